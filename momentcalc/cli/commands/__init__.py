@@ -1,0 +1,1 @@
+"""One module per command; importing a module registers its command on the app."""

@@ -1,0 +1,1 @@
+"""Placeholder: this command is registered here when implemented."""

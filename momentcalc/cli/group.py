@@ -1,0 +1,75 @@
+"""The one error path of the CLI: every failure becomes one stderr line and an exit code.
+
+Click/Typer run with ``standalone_mode=False`` so that usage errors (unknown option, missing
+value) come back as exceptions and are reported like momentcalc's own errors: one line on
+stderr naming the option, exit 2, and with ``--json`` the error object on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from typer.core import TyperGroup
+
+from ..errors import MomentcalcError
+
+
+def wants_json(argv: Sequence[str]) -> bool:
+    """Did the user ask for JSON (``--json``, ``--format json``, ``--format=json``)?"""
+    args = list(argv)
+    for i, arg in enumerate(args):
+        if arg == "--json" or arg == "--format=json":
+            return True
+        if arg == "--format" and i + 1 < len(args) and args[i + 1] == "json":
+            return True
+    return False
+
+
+def fail(code: int, message: str, as_json: bool) -> int:
+    """Report an error: one line on stderr, the JSON error object on stdout if asked. Returns code."""
+    line = " ".join(message.split())
+    if as_json:
+        from ..render.document import error_document
+
+        sys.stdout.write(json.dumps(error_document(code, line)) + "\n")
+        sys.stdout.flush()
+    sys.stderr.write(f"momentcalc: error: {line}\n")
+    sys.stderr.flush()
+    return code
+
+
+class MomentcalcGroup(TyperGroup):
+    """TyperGroup whose ``main`` owns exit codes and error output."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        try:
+            result = super().main(
+                args=argv, prog_name=prog_name or "momentcalc", complete_var=complete_var,
+                standalone_mode=False, **extra,
+            )
+            code = result if isinstance(result, int) else 0
+        except MomentcalcError as error:
+            code = fail(error.code, error.message, wants_json(argv))
+        except BrokenPipeError:
+            code = 0
+        except Exception as error:  # click/typer usage errors carry exit_code + format_message
+            if not (hasattr(error, "exit_code") and hasattr(error, "format_message")):
+                raise
+            if type(error).__name__ == "NoArgsIsHelpError":  # bare `momentcalc`: show help
+                sys.stdout.write(error.format_message() + "\n")
+                code = 0
+            else:
+                command = getattr(getattr(error, "ctx", None), "command_path", "momentcalc")
+                code = fail(2, f"{error.format_message()} (see '{command} --help')", wants_json(argv))
+        sys.exit(code)

@@ -1,0 +1,35 @@
+"""Option aliases, defined once (``Annotated``) and shared by every command."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+NUMBER_METAVAR = "X|LIST|RANGE"
+SWEEP_HELP = " Sweep: a comma list 0.5,1,2 or START:STOP:STEP."
+
+
+def number_option(flag: str, help: str, *, sweep: bool = True) -> object:
+    """An option that takes an exact decimal (as text, parsed by momentcalc, never a float)."""
+    return typer.Option(
+        flag, help=help + (SWEEP_HELP if sweep else ""), metavar=NUMBER_METAVAR if sweep else "X",
+        show_default=True,
+    )
+
+
+Digits = Annotated[
+    str,
+    typer.Option("--digits", metavar="N", help="Significant digits of every result, 1 to 1000; every digit shown is correct."),
+]
+Format = Annotated[str, typer.Option("--format", metavar="table|json|csv", help="Output format.")]
+Json = Annotated[bool, typer.Option("--json", help="Short for --format json.")]
+Derive = Annotated[bool, typer.Option("--derive", help="Also derive each result symbolically with sympy (closed form and LaTeX).")]
+Expect = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--expect", metavar="NAME=VALUE",
+        help="Check result NAME against VALUE (tolerance: one unit in VALUE's last digit); exit 1 on mismatch. Repeatable.",
+    ),
+]
+Rtol = Annotated[Optional[str], typer.Option("--rtol", metavar="R", help="Relative tolerance for --expect instead of the last digit.")]

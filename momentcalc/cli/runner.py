@@ -1,0 +1,169 @@
+"""Run one computing command: parse options, sweep, check expectations, render, exit code.
+
+Every computing command goes through ``computing_command``, which adds the shared options
+(--digits, --format/--json, --derive, --expect, --rtol) to the command's own signature, so a
+command module only declares its own options and says which computation to call.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import typer
+
+from ..engine.numbers import MAX_SWEEP_POINTS, parse_integer, parse_values
+from ..errors import InputError
+from ..render import FORMATS
+from ..result import Computation, Sweep
+from .options import Derive, Digits, Expect, Format, Json, Rtol
+
+
+@dataclass(frozen=True)
+class Numeric:
+    """How a numeric option is parsed: may it be infinite, may it be swept."""
+
+    allow_inf: bool = False
+    sweep: bool = True
+
+
+def flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _common_parameters() -> list[inspect.Parameter]:
+    kw = inspect.Parameter.KEYWORD_ONLY
+    return [
+        inspect.Parameter("digits", kw, default="15", annotation=Digits),
+        inspect.Parameter("format", kw, default="table", annotation=Format),
+        inspect.Parameter("json_", kw, default=False, annotation=Json),
+        inspect.Parameter("derive", kw, default=False, annotation=Derive),
+        inspect.Parameter("expect", kw, default=None, annotation=Expect),
+        inspect.Parameter("rtol", kw, default=None, annotation=Rtol),
+    ]
+
+
+def output_format(fmt: str, json_flag: bool) -> str:
+    if json_flag:
+        return "json"
+    if fmt not in FORMATS:
+        raise InputError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    return fmt
+
+
+def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, Numeric]) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
+    """Expand numeric option texts into points (cartesian product over swept options)."""
+    axes: dict[str, list[Any]] = {}
+    for name, value in options.items():
+        spec = numeric.get(name)
+        if spec is None or value is None:
+            axes[name] = [value]
+            continue
+        values = parse_values(str(value), flag(name), allow_inf=spec.allow_inf)
+        if len(values) > 1 and not spec.sweep:
+            raise InputError(f"{flag(name)} cannot be swept; give a single value")
+        axes[name] = values
+    swept = tuple(name for name, values in axes.items() if len(values) > 1)
+    total = 1
+    for values in axes.values():
+        total *= len(values)
+    if total > MAX_SWEEP_POINTS:
+        raise InputError(f"the sweep over {', '.join(map(flag, swept))} has {total} points; at most {MAX_SWEEP_POINTS} are allowed")
+    names = list(axes)
+    points = [dict(zip(names, combo)) for combo in itertools.product(*(axes[n] for n in names))]
+    return points, swept
+
+
+def _with_progress(points: list[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+    """Yield the points, showing a progress bar on a terminal's stderr once a second has passed."""
+    import time
+
+    if len(points) < 2 or not sys.stderr.isatty():
+        yield from points
+        return
+    start = time.monotonic()
+    progress = None
+    try:
+        for index, point in enumerate(points):
+            if progress is None and time.monotonic() - start > 1.0:
+                from rich.console import Console
+                from rich.progress import Progress
+
+                progress = Progress(console=Console(stderr=True), transient=True)
+                progress.start()
+                task = progress.add_task("sweep", total=len(points), completed=index)
+            if progress is not None:
+                progress.update(task, completed=index)
+            yield point
+    finally:
+        if progress is not None:
+            progress.stop()
+
+
+def execute(
+    compute: Callable[..., Computation],
+    options: Mapping[str, Any],
+    numeric: Mapping[str, Numeric],
+    *,
+    digits: str,
+    fmt: str,
+    json_flag: bool,
+    derive: bool,
+    expect: list[str] | None,
+    rtol: str | None,
+) -> int:
+    """Everything after option parsing; returns the exit code."""
+    from ..checks import apply_expectations, parse_expect, parse_rtol
+    from ..render import emit
+
+    form = output_format(fmt, json_flag)
+    n = parse_integer(digits, "--digits", 1, 1000)
+    expectations = [parse_expect(text) for text in expect or ()]
+    tolerance = parse_rtol(rtol)
+    points, swept = sweep_points(options, numeric)
+    rows = []
+    for point in _with_progress(points):
+        computation = compute(**point, digits=n, derive=derive)
+        if expectations:
+            computation = apply_expectations(computation, expectations, tolerance)
+        rows.append(computation)
+    result: Computation | Sweep = rows[0] if not swept else Sweep(rows[0].command, n, tuple(rows), swept)
+    emit(result, form)
+    failed = [check for row in rows for check in row.checks if not check.ok]
+    for check in failed:
+        sys.stderr.write(f"momentcalc: expected {check.name}={check.expected} ({check.tolerance}), found {check.found}\n")
+    return 1 if failed else 0
+
+
+def computing_command(
+    app: typer.Typer, name: str, numeric: Mapping[str, Numeric], **command_kwargs: Any
+) -> Callable[[Callable[..., Callable[..., Computation]]], Callable[..., None]]:
+    """Register ``name`` on ``app``. The decorated function takes the command's own options and
+    returns the computation to call (imported lazily); the shared options are added here."""
+
+    def register(define: Callable[..., Callable[..., Computation]]) -> Callable[..., None]:
+        own = list(inspect.signature(define, eval_str=True).parameters.values())
+
+        def command(**kwargs: Any) -> None:
+            common = {key: kwargs.pop(key) for key in ("digits", "format", "json_", "derive", "expect", "rtol")}
+            compute = define(**kwargs)
+            code = execute(
+                compute, kwargs, numeric, digits=common["digits"], fmt=common["format"],
+                json_flag=common["json_"], derive=common["derive"], expect=common["expect"], rtol=common["rtol"],
+            )
+            if code:
+                raise typer.Exit(code)
+
+        parameters = own + _common_parameters()
+        command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in parameters}
+        command.__doc__ = define.__doc__
+        command.__name__ = define.__name__
+        app.command(name, **command_kwargs)(command)
+        return command
+
+    return register

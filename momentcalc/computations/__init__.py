@@ -1,0 +1,1 @@
+"""One module per command: each exposes a function that returns a plain result object."""

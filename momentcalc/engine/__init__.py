@@ -1,0 +1,1 @@
+"""Pure mathematics at arbitrary precision: no typer, no rich, no I/O."""

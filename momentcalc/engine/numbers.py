@@ -1,0 +1,140 @@
+"""Exact decimal inputs and sweep specifications.
+
+``--std 0.02`` means the rational 1/50, not the double nearest to it: inputs are parsed
+into ``fractions.Fraction`` (or ±infinity) and only rounded when converted to ``mpf`` at
+the working precision of a computation.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+import mpmath
+
+from ..errors import InputError
+
+Number = Fraction | float  # a float here is only ever +inf or -inf
+
+MAX_SWEEP_POINTS = 100_000
+
+_DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_INFINITY = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf,
+             "infinity": math.inf, "+infinity": math.inf, "-infinity": -math.inf}
+# Exponents beyond this are refused: they are typos, and Fraction would build huge integers.
+_MAX_EXPONENT = 100_000
+
+
+def parse_number(text: str, option: str, *, allow_inf: bool = False) -> Number:
+    """One exact number from the user's text (``0.02``, ``-2``, ``1e-3``, ``inf``)."""
+    raw = text.strip()
+    if raw.lower() in _INFINITY:
+        if not allow_inf:
+            raise InputError(f"{option} must be a finite number, got {text!r}")
+        return _INFINITY[raw.lower()]
+    if not _DECIMAL.fullmatch(raw):
+        allowed = "a decimal number or inf" if allow_inf else "a decimal number"
+        raise InputError(f"{option} must be {allowed}, got {text!r}")
+    exponent = re.search(r"[eE]([+-]?\d+)$", raw)
+    if exponent and abs(int(exponent.group(1))) > _MAX_EXPONENT:
+        raise InputError(f"{option} exponent must be within ±{_MAX_EXPONENT}, got {text!r}")
+    return Fraction(raw)
+
+
+def parse_integer(text: str, option: str, low: int, high: int) -> int:
+    """A whole number in [low, high], with the range in the error message."""
+    raw = text.strip()
+    if not re.fullmatch(r"[+-]?\d+", raw) or not (low <= int(raw) <= high):
+        raise InputError(f"{option} must be a whole number from {low} to {high}, got {text!r}")
+    return int(raw)
+
+
+def parse_values(text: str, option: str, *, allow_inf: bool = False) -> list[Number]:
+    """A single number, a comma list ``0.5,1,2`` or an inclusive range ``START:STOP:STEP``.
+
+    Ranges are exact: ``0:1:0.1`` has 11 points, the last exactly 1. Empty, reversed,
+    zero-step and oversized (> MAX_SWEEP_POINTS) sweeps are refused.
+    """
+    raw = text.strip()
+    if ":" in raw:
+        parts = raw.split(":")
+        if len(parts) != 3:
+            raise InputError(f"{option} range must be START:STOP:STEP, got {text!r}")
+        start, stop, step = (parse_number(p, option) for p in parts)
+        if step == 0:
+            raise InputError(f"{option} range step must not be zero, got {text!r}")
+        if (stop - start) * step < 0:
+            raise InputError(f"{option} range is empty: STEP goes away from STOP in {text!r}")
+        count = math.floor((stop - start) / step) + 1
+        if count > MAX_SWEEP_POINTS:
+            raise InputError(
+                f"{option} range has {count} points; at most {MAX_SWEEP_POINTS} are allowed"
+            )
+        return [start + i * step for i in range(count)]
+    if "," in raw:
+        items = [p for p in raw.split(",")]
+        if any(not p.strip() for p in items):
+            raise InputError(f"{option} list has an empty item: {text!r}")
+        if len(items) > MAX_SWEEP_POINTS:
+            raise InputError(
+                f"{option} list has {len(items)} points; at most {MAX_SWEEP_POINTS} are allowed"
+            )
+        return [parse_number(p, option, allow_inf=allow_inf) for p in items]
+    return [parse_number(raw, option, allow_inf=allow_inf)]
+
+
+def as_number(value: object, name: str, *, allow_inf: bool = False) -> Number:
+    """Normalise a Python API argument (int, float, str, Fraction, Decimal) to a Number.
+
+    A float is read through its shortest repr, so ``0.02`` means 1/50, as on the CLI.
+    """
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a number, got {value!r}")
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            raise InputError(f"{name} must be a number, got nan")
+        if math.isinf(value):
+            if not allow_inf:
+                raise InputError(f"{name} must be a finite number, got {value!r}")
+            return value
+        return Fraction(repr(value))
+    if isinstance(value, str):
+        return parse_number(value, name, allow_inf=allow_inf)
+    try:  # decimal.Decimal and other exact numeric types
+        return Fraction(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a number, got {value!r}") from None
+
+
+def to_mpf(value: Number) -> mpmath.mpf:
+    """The input at the current working precision (one rounding)."""
+    if isinstance(value, float):
+        return mpmath.inf if value > 0 else -mpmath.inf
+    return mpmath.mpf(value.numerator) / value.denominator
+
+
+def to_json_number(value: Number) -> float | str:
+    """How an input appears in JSON ``inputs``: a double, or "inf"/"-inf" (JSON has no infinity)."""
+    if isinstance(value, float):
+        return "inf" if value > 0 else "-inf"
+    try:
+        return float(value)
+    except OverflowError:
+        return to_text(value)
+
+
+def to_text(value: Number) -> str:
+    """Short exact text for tables and CSV (``0.02``, ``-2``, ``inf``)."""
+    if isinstance(value, float):
+        return "inf" if value > 0 else "-inf"
+    if value.denominator == 1:
+        return str(value.numerator)
+    as_float = float(value)
+    if Fraction(repr(as_float)) == value:
+        return repr(as_float)
+    return f"{value.numerator}/{value.denominator}"

@@ -1,0 +1,94 @@
+"""Working precision: guard digits, precision that adapts to cancellation, rounding for output.
+
+The rule everywhere: compute with ``mp.workdps(digits + guard)`` (never change the global
+``mp.dps``), and only round when rendering. ``stable`` re-evaluates at growing precision
+until two evaluations agree to ``digits + 3`` significant digits, which catches formulas
+that cancel (truncated-normal tails, tiny intervals) without analysing each by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+import mpmath
+from mpmath import mp
+
+from ..errors import PrecisionError
+
+GUARD_DIGITS = 10
+MAX_DIGITS = 1000
+# The adaptive loop gives up beyond this working precision and reports exit 3.
+MAX_WORKING_DPS = 40000
+
+K = TypeVar("K")
+
+
+def working_dps(digits: int) -> int:
+    """Decimal digits to carry internally for ``digits`` correct output digits."""
+    return digits + GUARD_DIGITS
+
+
+def _agree(a: mpmath.mpf, b: mpmath.mpf, digits: int) -> bool:
+    """True when ``a`` and ``b`` agree to ``digits`` significant digits (or are both 0)."""
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(_agree(x, y, digits) for x, y in zip(a, b))
+    if a == b:
+        return True
+    if not (mpmath.isfinite(a) and mpmath.isfinite(b)):
+        return False
+    scale = max(abs(a), abs(b))
+    return abs(a - b) <= scale * mpmath.mpf(10) ** (-digits)
+
+
+def stable(
+    evaluate: Callable[[], Mapping[K, mpmath.mpf]], digits: int
+) -> dict[K, mpmath.mpf]:
+    """Evaluate ``evaluate()`` at growing precision until every entry is stable.
+
+    ``evaluate`` computes a mapping of results at the current ``mp.dps``. It is called at
+    ``working_dps(digits)``, then at twice that, and so on; the answer is returned once
+    two consecutive evaluations agree to ``digits + 3`` digits. The returned values are
+    the ones from the higher precision. Raises PrecisionError past MAX_WORKING_DPS.
+    """
+    dps = working_dps(digits)
+    with mp.workdps(dps):
+        previous = dict(evaluate())
+    while dps * 2 <= MAX_WORKING_DPS:
+        dps *= 2
+        with mp.workdps(dps):
+            current = dict(evaluate())
+        unstable = [
+            k for k in current if k not in previous or not _agree(previous[k], current[k], digits + 3)
+        ]
+        if not unstable:
+            return current
+        previous = current
+    raise PrecisionError(
+        f"could not reach {digits} correct digits for {', '.join(map(str, unstable))} "
+        f"within {MAX_WORKING_DPS} digits of working precision"
+    )
+
+
+def to_decimal(value: mpmath.mpf, digits: int) -> str:
+    """``value`` correctly rounded to ``digits`` significant digits, as text.
+
+    Works on the exact binary value, so it never underflows (``1.23e-1505``); the
+    trailing zeros are kept because they are significant.
+    """
+    if value == 0:
+        return "0"
+    if mpmath.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if mpmath.isnan(value):
+        return "nan"
+    text = mpmath.nstr(value, digits, strip_zeros=False, min_fixed=-4, max_fixed=digits)
+    return text
+
+
+def to_double(value: mpmath.mpf) -> float | None:
+    """The nearest IEEE double (0.0 on underflow), or None where it would overflow."""
+    result = float(value)
+    if result != result or result in (float("inf"), float("-inf")):
+        return None
+    return result

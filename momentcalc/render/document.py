@@ -1,0 +1,75 @@
+"""The JSON document of a result (SPEC: "JSON shape of a single computation"), as plain data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._version import __version__
+from ..engine.numbers import to_json_number
+from ..engine.precision import to_decimal, to_double
+from ..result import Check, Computation, Quantity, Sweep
+
+
+def quantity_document(quantity: Quantity, digits: int) -> dict[str, Any]:
+    """``{"value", "decimal", "description", "closed_form", "latex"}`` for one result."""
+    if quantity.is_list:
+        value: Any = [to_double(v) for v in quantity.value]
+        decimal: Any = [to_decimal(v, digits) for v in quantity.value]
+    else:
+        value = to_double(quantity.value)
+        decimal = to_decimal(quantity.value, digits)
+    return {
+        "value": value,
+        "decimal": decimal,
+        "description": quantity.description,
+        "closed_form": quantity.closed_form,
+        "latex": quantity.latex,
+    }
+
+
+def inputs_document(computation: Computation) -> dict[str, Any]:
+    return {
+        name: value if isinstance(value, str) else to_json_number(value)
+        for name, value in computation.inputs.items()
+    }
+
+
+def results_document(computation: Computation) -> dict[str, Any]:
+    return {q.name: quantity_document(q, computation.digits) for q in computation.results}
+
+
+def check_document(check: Check) -> dict[str, Any]:
+    return {"name": check.name, "expected": check.expected, "found": check.found, "ok": check.ok}
+
+
+def document(result: Computation | Sweep) -> dict[str, Any]:
+    """The whole JSON document: single computation, or a sweep with ``rows``."""
+    if isinstance(result, Sweep):
+        checks = [
+            {**check_document(check), "row": index}
+            for index, row in enumerate(result.rows)
+            for check in row.checks
+        ]
+        return {
+            "command": result.command,
+            "version": __version__,
+            "digits": result.digits,
+            "rows": [
+                {"inputs": inputs_document(row), "results": results_document(row)}
+                for row in result.rows
+            ],
+            "checks": checks,
+        }
+    return {
+        "command": result.command,
+        "version": __version__,
+        "inputs": inputs_document(result),
+        "digits": result.digits,
+        "results": results_document(result),
+        "checks": [check_document(c) for c in result.checks],
+    }
+
+
+def error_document(code: int, message: str) -> dict[str, Any]:
+    """``{"error": {"code": ..., "message": ...}}``."""
+    return {"error": {"code": code, "message": message}}

@@ -1,0 +1,12 @@
+"""JSON: exactly one document on stdout."""
+
+from __future__ import annotations
+
+import json
+
+from ..result import Computation, Sweep
+from .document import document
+
+
+def render_json(result: Computation | Sweep) -> str:
+    return json.dumps(document(result), indent=2, ensure_ascii=False, allow_nan=False)

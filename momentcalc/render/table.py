@@ -1,0 +1,86 @@
+"""Tables (rich): results, checks, --derive forms, and a bar chart for list-valued results."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from rich.console import Console
+from rich.table import Table
+
+from ..engine.numbers import to_text
+from ..engine.precision import to_decimal
+from ..result import Check, Computation, Sweep
+from .chart import bar_chart
+
+
+def _inputs_text(computation: Computation) -> str:
+    return "  ".join(
+        f"{name}={value if isinstance(value, str) else to_text(value)}"
+        for name, value in computation.inputs.items()
+    )
+
+
+def _checks_table(checks: tuple[Check, ...], with_row: bool = False) -> Table:
+    table = Table(title="checks", title_justify="left")
+    if with_row:
+        table.add_column("row", justify="right")
+    for column in ("name", "expected", "found", "tolerance", "ok"):
+        table.add_column(column)
+    for index, check in enumerate(checks):
+        cells = [check.name, check.expected, check.found, check.tolerance,
+                 "[green]ok[/]" if check.ok else "[red]MISMATCH[/]"]
+        table.add_row(*([str(index)] if with_row else []), *cells)
+    return table
+
+
+def _single(computation: Computation, console: Console) -> None:
+    table = Table(title=f"{computation.command}  {_inputs_text(computation)}", title_justify="left")
+    table.add_column("result", style="bold")
+    table.add_column("value", justify="left")
+    table.add_column("description", style="dim")
+    for quantity in computation.results:
+        if quantity.is_list:
+            shown = f"{len(quantity.value)} values (chart below)"
+        else:
+            shown = to_decimal(quantity.value, computation.digits)
+        table.add_row(quantity.name, shown, quantity.description)
+    console.print(table)
+    for quantity in computation.results:
+        if quantity.is_list:
+            console.print(bar_chart(quantity.name, quantity.value, computation.digits))
+    if any(q.closed_form for q in computation.results) or computation.derivation:
+        console.print("[bold]derivation[/]")
+        for label, text, _latex in computation.derivation:
+            console.print(f"  {text}", markup=False, highlight=False)
+        for quantity in computation.results:
+            if quantity.closed_form:
+                console.print(f"  {quantity.name} = {quantity.closed_form}", markup=False, highlight=False)
+    for note in computation.notes:
+        console.print(f"[dim]note:[/] {note}")
+    if computation.checks:
+        console.print(_checks_table(computation.checks))
+
+
+def _sweep(sweep: Sweep, console: Console) -> None:
+    first = sweep.rows[0]
+    scalar = [q.name for q in first.results if not q.is_list]
+    table = Table(title=f"{sweep.command}  sweep over {', '.join(sweep.swept)}", title_justify="left")
+    for name in first.inputs:
+        table.add_column(name, style="cyan" if name in sweep.swept else "dim")
+    for name in scalar:
+        table.add_column(name)
+    for row in sweep.rows:
+        inputs = [v if isinstance(v, str) else to_text(v) for v in row.inputs.values()]
+        values = [to_decimal(row.value(name), row.digits) for name in scalar]
+        table.add_row(*inputs, *values)
+    console.print(table)
+    if sweep.checks:
+        console.print(_checks_table(sweep.checks, with_row=True))
+
+
+def render_table(result: Computation | Sweep, stream: TextIO) -> None:
+    console = Console(file=stream, highlight=False, soft_wrap=False)
+    if isinstance(result, Sweep):
+        _sweep(result, console)
+    else:
+        _single(result, console)

@@ -1,0 +1,81 @@
+"""Plain result objects: what every computation returns and every renderer consumes.
+
+A ``Computation`` holds exact values (mpmath numbers at working precision); the table, JSON
+and CSV renderers round them to ``digits`` only when they print.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import mpmath
+
+from .engine.numbers import Number
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One named result. ``value`` is an mpf, or a tuple of mpf for a list-valued result."""
+
+    name: str
+    value: mpmath.mpf | tuple[mpmath.mpf, ...]
+    description: str
+    closed_form: str | None = None
+    latex: str | None = None
+
+    @property
+    def is_list(self) -> bool:
+        return isinstance(self.value, tuple)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One ``--expect NAME=VALUE`` comparison."""
+
+    name: str
+    expected: str
+    found: str
+    ok: bool
+    tolerance: str
+
+
+@dataclass(frozen=True)
+class Computation:
+    """The result of one command at one point of its inputs."""
+
+    command: str
+    inputs: dict[str, Number | str]
+    digits: int
+    results: tuple[Quantity, ...]
+    notes: tuple[str, ...] = ()
+    derivation: tuple[tuple[str, str, str], ...] = ()  # (label, sympy str, LaTeX) shown by --derive
+    checks: tuple[Check, ...] = ()
+
+    def __getitem__(self, name: str) -> Quantity:
+        for quantity in self.results:
+            if quantity.name == name:
+                return quantity
+        raise KeyError(name)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(q.name for q in self.results)
+
+    def value(self, name: str) -> Any:
+        """The exact value of result ``name`` (mpf, or tuple of mpf)."""
+        return self[name].value
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A command evaluated at several points (a swept option): one Computation per row."""
+
+    command: str
+    digits: int
+    rows: tuple[Computation, ...]
+    swept: tuple[str, ...] = field(default=())
+
+    @property
+    def checks(self) -> tuple[Check, ...]:
+        return tuple(check for row in self.rows for check in row.checks)
