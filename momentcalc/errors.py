@@ -11,6 +11,8 @@ class MomentcalcError(Exception):
     """Base class: ``code`` is the process exit code, ``message`` one line for the user."""
 
     code = 2
+    # Set by the CLI once it knows whether the error must also be written as a JSON object.
+    json_output: bool | None = None
 
     def __init__(self, message: str) -> None:
         super().__init__(message)

@@ -60,7 +60,8 @@ class MomentcalcGroup(TyperGroup):
             )
             code = result if isinstance(result, int) else 0
         except MomentcalcError as error:
-            code = fail(error.code, error.message, wants_json(argv))
+            as_json = getattr(error, "json_output", None)
+            code = fail(error.code, error.message, wants_json(argv) if as_json is None else as_json)
         except BrokenPipeError:
             code = 0
         except Exception as error:  # click/typer usage errors carry exit_code + format_message

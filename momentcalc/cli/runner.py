@@ -17,7 +17,7 @@ from typing import Any
 import typer
 
 from ..engine.numbers import MAX_SWEEP_POINTS, parse_integer, parse_values
-from ..errors import InputError
+from ..errors import InputError, MomentcalcError
 from ..render import FORMATS
 from ..result import Computation, Sweep
 from .options import Derive, Digits, Expect, Format, Json, Rtol
@@ -150,11 +150,16 @@ def computing_command(
 
         def command(**kwargs: Any) -> None:
             common = {key: kwargs.pop(key) for key in ("digits", "format", "json_", "derive", "expect", "rtol")}
-            compute = define(**kwargs)
-            code = execute(
-                compute, kwargs, numeric, digits=common["digits"], fmt=common["format"],
-                json_flag=common["json_"], derive=common["derive"], expect=common["expect"], rtol=common["rtol"],
-            )
+            try:
+                compute = define(**kwargs)
+                code = execute(
+                    compute, kwargs, numeric, digits=common["digits"], fmt=common["format"],
+                    json_flag=common["json_"], derive=common["derive"], expect=common["expect"], rtol=common["rtol"],
+                )
+            except MomentcalcError as error:
+                # The parsed options say for sure whether the error must also be JSON.
+                error.json_output = common["json_"] or common["format"] == "json"
+                raise
             if code:
                 raise typer.Exit(code)
 

@@ -36,7 +36,7 @@ def _checks_table(checks: tuple[Check, ...], with_row: bool = False) -> Table:
 def _single(computation: Computation, console: Console) -> None:
     table = Table(title=f"{computation.command}  {_inputs_text(computation)}", title_justify="left")
     table.add_column("result", style="bold")
-    table.add_column("value", justify="left")
+    table.add_column("value", justify="left", overflow="fold")
     table.add_column("description", style="dim")
     for quantity in computation.results:
         if quantity.is_list:
@@ -68,7 +68,7 @@ def _sweep(sweep: Sweep, console: Console) -> None:
     for name in first.inputs:
         table.add_column(name, style="cyan" if name in sweep.swept else "dim")
     for name in scalar:
-        table.add_column(name)
+        table.add_column(name, overflow="fold")
     for row in sweep.rows:
         inputs = [v if isinstance(v, str) else to_text(v) for v in row.inputs.values()]
         values = [to_decimal(row.value(name), row.digits) for name in scalar]

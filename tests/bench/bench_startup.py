@@ -1,0 +1,105 @@
+"""Whole-process timings: momentcalc commands vs reference one-liners, printed as ratios.
+
+Not part of the test suite (timed tests are flaky); run it by hand:
+
+    python tests/bench/bench_startup.py [--runs 15] [--only truncnorm]
+
+Every case is a full ``python ...`` process, run interleaved (one of each case per round) so
+that machine noise hits all cases alike. Reported: median and min seconds, and the ratio of
+each median to the reference it is judged against (the smallest Typer app that prints a rich
+table, or the default call of the same command).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+MINIMAL_TYPER_APP = '''
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer()
+
+@app.command()
+def main():
+    table = Table("name", "value")
+    table.add_row("gamma", "0.77")
+    Console().print(table)
+
+if __name__ == "__main__":
+    app()
+'''
+
+MC = [sys.executable, "-m", "momentcalc"]
+
+# name -> (argv, reference name or None, budget ratio from the issues)
+CASES: dict[str, tuple[list[str], str | None, float | None]] = {
+    "typer-minimal": ([sys.executable, "{app}"], None, None),
+    "scipy-truncnorm": ([sys.executable, "-c", "from scipy.stats import truncnorm; print(truncnorm.var(-2, 2))"], None, None),
+    "truncnorm --json": (MC + ["truncnorm", "--json"], "typer-minimal", 1.3),
+    "truncnorm (table)": (MC + ["truncnorm"], "typer-minimal", None),
+    "truncnorm --std 0.01:1:0.01 --json": (MC + ["truncnorm", "--std", "0.01:1:0.01", "--json"], "truncnorm --json", 5.0),
+    "activation-moment swish --json": (MC + ["activation-moment", "swish", "--json"], "typer-minimal", 1.3),
+    "activation-moment swish --digits 100 --json": (MC + ["activation-moment", "swish", "--digits", "100", "--json"], "activation-moment swish --json", 3.0),
+    "selu-solve --json": (MC + ["selu-solve", "--json"], "typer-minimal", 1.3),
+    "selu-solve --digits 100 --json": (MC + ["selu-solve", "--digits", "100", "--json"], "selu-solve --json", 3.0),
+    "postnorm-decay --json": (MC + ["postnorm-decay", "--json"], "typer-minimal", 1.3),
+    "postnorm-decay --layers 1000000 --json": (MC + ["postnorm-decay", "--layers", "1000000", "--json"], "postnorm-decay --json", 3.0),
+    "gau-scale --json": (MC + ["gau-scale", "--json"], "typer-minimal", 1.3),
+    "init --fan-in 768 --json": (MC + ["init", "--fan-in", "768", "--json"], "typer-minimal", 1.3),
+    "init --fan-in 1:100:1 --json": (MC + ["init", "--fan-in", "1:100:1", "--json"], "init --fan-in 768 --json", 5.0),
+    "attention --json": (MC + ["attention", "--json"], "typer-minimal", 1.3),
+    "verify --json": (MC + ["verify", "--json"], "truncnorm --json", 10.0),
+}
+
+
+def time_once(argv: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--only", default="", help="substring filter on case names (references always run)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        app = Path(tmp) / "minimal_typer_app.py"
+        app.write_text(MINIMAL_TYPER_APP)
+        cases = {
+            name: ([part.replace("{app}", str(app)) for part in argv], ref, budget)
+            for name, (argv, ref, budget) in CASES.items()
+            if args.only in name or ref is None or any(
+                args.only in other and r == name for other, (_, r, _) in CASES.items())
+        }
+        for argv, _, _ in cases.values():  # warm the OS caches and .pyc files
+            time_once(argv)
+        samples: dict[str, list[float]] = {name: [] for name in cases}
+        for _ in range(args.runs):
+            for name, (argv, _, _) in cases.items():
+                samples[name].append(time_once(argv))
+    medians = {name: statistics.median(values) for name, values in samples.items()}
+    print(f"{'case':48} {'median s':>9} {'min s':>7} {'ratio':>7} {'budget':>7}  vs")
+    failed = False
+    for name, (_, ref, budget) in cases.items():
+        ratio = medians[name] / medians[ref] if ref else None
+        over = ratio is not None and budget is not None and ratio > budget
+        failed |= over
+        print(
+            f"{name:48} {medians[name]:9.3f} {min(samples[name]):7.3f} "
+            f"{'' if ratio is None else f'{ratio:.2f}':>7} {'' if budget is None else f'{budget:.1f}x':>7}"
+            f"  {ref or ''}{'  OVER BUDGET' if over else ''}"
+        )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,200 @@
+"""The shared CLI conventions, through the real command line (typer's CliRunner)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import invoke
+
+EXPECTED_DEFAULT_JSON = {
+    "command": "truncnorm",
+    "version": "0.1.0",
+    "inputs": {"low": -2.0, "high": 2.0, "mean": 0.0, "std": 1.0},
+    "digits": 15,
+    "results": {
+        "gamma": {"value": 0.7737413035499232, "decimal": "0.773741303549923",
+                  "description": "Var[X] / std^2 of the truncated normal",
+                  "closed_form": None, "latex": None},
+        "std_ratio": {"value": 0.8796256610342398, "decimal": "0.879625661034240",
+                      "description": "sqrt(gamma): actual std / std passed",
+                      "closed_form": None, "latex": None},
+        "correction": {"value": 1.1368472343385565, "decimal": "1.13684723433856",
+                       "description": "1 / sqrt(gamma): multiply the wanted std by this before passing it",
+                       "closed_form": None, "latex": None},
+        "acceptance": {"value": 0.9544997361036416, "decimal": "0.954499736103642",
+                       "description": "Phi(high) - Phi(low): probability that one draw is kept",
+                       "closed_form": None, "latex": None},
+        "expected_draws": {"value": 1.0476692262714444, "decimal": "1.04766922627144",
+                           "description": "1 / acceptance: mean number of draws per kept sample",
+                           "closed_form": None, "latex": None},
+        "mean_shift": {"value": 0.0, "decimal": "0", "description": "(E[X] - mean) / std",
+                       "closed_form": None, "latex": None},
+        "mean": {"value": 0.0, "decimal": "0", "description": "E[X]", "closed_form": None, "latex": None},
+        "std": {"value": 0.8796256610342398, "decimal": "0.879625661034240",
+                "description": "sqrt(Var[X]), the actual std of the samples",
+                "closed_form": None, "latex": None},
+    },
+    "checks": [],
+}
+
+
+def test_default_json_document_exactly():
+    run = invoke("truncnorm", "--json")
+    assert run.code == 0
+    assert run.stderr == ""
+    assert run.json() == EXPECTED_DEFAULT_JSON
+
+
+def test_format_json_same_as_json_flag():
+    assert invoke("truncnorm", "--format", "json").stdout == invoke("truncnorm", "--json").stdout
+
+
+def test_csv_header_and_rows():
+    run = invoke("truncnorm", "--format", "csv", "--digits", "6")
+    lines = run.stdout.splitlines()
+    assert lines[0] == "name,value,decimal,description"
+    assert lines[1] == "gamma,0.7737413035499232,0.773741,Var[X] / std^2 of the truncated normal"
+    assert len(lines) == 1 + 8
+
+
+def test_table_shows_rounded_values():
+    run = invoke("truncnorm", "--digits", "8")
+    assert run.code == 0
+    assert "0.77374130" in run.stdout and "1.1368472" in run.stdout
+
+
+def test_decimal_never_underflows():
+    run = invoke("truncnorm", "--low", "-1000", "--high", "-999", "--json")
+    acceptance = run.json()["results"]["acceptance"]
+    assert acceptance["value"] == 0.0
+    assert acceptance["decimal"].startswith("1.") is False or "e-" in acceptance["decimal"]
+    assert acceptance["decimal"].endswith("e-216703") or "e-2167" in acceptance["decimal"]
+    # the reciprocal overflows a double: value is null, decimal exact
+    draws = run.json()["results"]["expected_draws"]
+    assert draws["value"] is None and "e+2167" in draws["decimal"]
+
+
+def test_infinite_bound_in_json_inputs():
+    run = invoke("truncnorm", "--low", "0", "--high", "inf", "--json")
+    assert run.json()["inputs"]["high"] == "inf"
+
+
+def test_expect_pass_and_fail():
+    ok = invoke("truncnorm", "--expect", "gamma=0.7737413", "--json")
+    assert ok.code == 0
+    assert ok.json()["checks"] == [
+        {"name": "gamma", "expected": "0.7737413", "found": "0.773741303549923", "ok": True}
+    ]
+    bad = invoke("truncnorm", "--expect", "gamma=0.7737415")
+    assert bad.code == 1
+    assert "expected gamma=0.7737415" in bad.stderr and "0.773741303549923" in bad.stderr
+
+
+def test_expect_tolerance_is_last_written_digit():
+    assert invoke("truncnorm", "--expect", "gamma=0.77374131").code == 0  # |diff| 6.5e-9 < 1e-8
+    assert invoke("truncnorm", "--expect", "gamma=0.773741314").code == 1  # |diff| 1.0e-8 > 1e-9
+    assert invoke("truncnorm", "--expect", "correction=1.14", "--rtol", "0.01").code == 0
+    assert invoke("truncnorm", "--expect", "correction=1.14", "--rtol", "0.001").code == 1
+
+
+def test_expect_unknown_result_is_usage_error():
+    run = invoke("truncnorm", "--expect", "gama=0.77")
+    assert run.code == 2
+    assert "gama" in run.stderr and "gamma" in run.stderr
+    assert run.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--low", "3", "--high", "2"], "--low must be less than --high"),
+        (["--std", "0"], "--std must be greater than 0"),
+        (["--std", "-0.5"], "--std must be greater than 0"),
+        (["--digits", "0"], "--digits must be a whole number from 1 to 1000"),
+        (["--digits", "1001"], "--digits must be a whole number from 1 to 1000"),
+        (["--digits", "ten"], "--digits must be a whole number"),
+        (["--low", "nan"], "--low must be a decimal number or inf"),
+        (["--mean", "inf"], "--mean must be a finite number"),
+        (["--bogus"], "No such option: --bogus"),
+        (["--std"], "--std"),
+        (["--format", "xml"], "--format must be one of table, json, csv"),
+        (["--expect", "gamma"], "--expect must look like NAME=VALUE"),
+        (["--std", "1:0:0.1"], "--std range is empty"),
+        (["--std", "0.1:1:0"], "--std range step must not be zero"),
+        (["--std", "0.1,,2"], "--std list has an empty item"),
+        (["--std", "1e-9:1:1e-9"], "at most 100000"),
+    ],
+)
+def test_bad_input_one_line_exit_2(args, needle):
+    run = invoke("truncnorm", *args)
+    assert run.code == 2
+    assert run.stdout == ""
+    assert needle in run.stderr
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+
+
+def test_bad_input_with_json_prints_error_object():
+    run = invoke("truncnorm", "--std", "0", "--json")
+    assert run.code == 2
+    assert run.json() == {"error": {"code": 2, "message": "--std must be greater than 0, got 0"}}
+    assert run.stderr.strip() == "momentcalc: error: --std must be greater than 0, got 0"
+
+
+def test_sweep_rows_equal_single_calls():
+    sweep = invoke("truncnorm", "--std", "0.01,0.02", "--low", "-2:-1:1", "--json").json()
+    assert len(sweep["rows"]) == 4 and "results" not in sweep
+    single = invoke("truncnorm", "--std", "0.02", "--low", "-1", "--json").json()
+    row = next(r for r in sweep["rows"] if r["inputs"] == single["inputs"])
+    assert row["results"] == single["results"]
+
+
+def test_version_and_help():
+    assert invoke("--version").stdout.strip() == "momentcalc 0.1.0"
+    run = invoke("truncnorm", "--help")
+    assert run.code == 0 and "Examples:" in run.stdout and "--digits" in run.stdout
+
+
+def test_python_dash_m_entry_point():
+    proc = subprocess.run([sys.executable, "-m", "momentcalc", "truncnorm", "--json", "--digits", "5"],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout)["results"]["gamma"]["decimal"] == "0.77374"
+
+
+def test_real_process_bad_input_has_no_traceback():
+    proc = subprocess.run([sys.executable, "-m", "momentcalc", "truncnorm", "--low", "x"],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == "momentcalc: error: --low must be a decimal number or inf, got 'x'\n"
+
+
+hostile_text = st.one_of(
+    st.text(max_size=12),
+    st.sampled_from(["nan", "-nan", "inf", "-inf", "1e999999", "0x10", "1_000", "--json", "", " ",
+                     "1:2", "2:1:1", "1,2,", "__import__('os')", "1e-400", "١", "½"]),
+)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(option=st.sampled_from(["--low", "--high", "--mean", "--std", "--target-std", "--digits", "--format",
+                               "--expect", "--rtol"]),
+       value=hostile_text, as_json=st.booleans())
+def test_hostile_arguments_never_crash(option, value, as_json):
+    args = ["truncnorm", option, value] + (["--json"] if as_json else [])
+    run = invoke(*args)
+    assert run.code in (0, 1, 2, 3)
+    assert "Traceback" not in run.stderr
+    if run.code == 2:
+        assert run.stderr.count("\n") == 1
+        if as_json:
+            assert run.json()["error"]["code"] == 2
+        else:
+            assert run.stdout == ""
+    if run.code == 0 and as_json:
+        run.json()
