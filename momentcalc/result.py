@@ -79,3 +79,20 @@ class Sweep:
     @property
     def checks(self) -> tuple[Check, ...]:
         return tuple(check for row in self.rows for check in row.checks)
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A table of plain cells (``verify``, ``constants``, ``activations``): one dict per row.
+
+    ``ok`` is None for a plain listing, or the overall verdict of a check (``verify``).
+    ``extra`` holds further top-level JSON fields.
+    """
+
+    command: str
+    columns: tuple[str, ...]
+    rows: tuple[dict[str, Any], ...]
+    title: str = ""
+    ok: bool | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()  # shown under the table only (JSON rows carry the details)

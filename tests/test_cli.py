@@ -198,3 +198,10 @@ def test_hostile_arguments_never_crash(option, value, as_json):
             assert run.stdout == ""
     if run.code == 0 and as_json:
         run.json()
+
+
+def test_precision_failure_is_exit_3():
+    run = invoke("truncnorm", "--low", "1e-20000", "--high", "2e-20000", "--json")
+    assert run.code == 3
+    assert run.json()["error"]["code"] == 3
+    assert "could not reach" in run.stderr

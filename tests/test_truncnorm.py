@@ -198,3 +198,17 @@ def test_derive_gives_seed_closed_form():
     with mp.workdps(40):
         value = mpmath.mpf(str(value))
     assert to_decimal(value, 30) == to_decimal(truncnorm(digits=30).value("gamma"), 30)
+
+
+def test_interval_narrower_than_working_precision():
+    """[0.1, 0.1 + 1e-31] collapses at 25 digits; the precision is raised, not divided by zero."""
+    r = truncnorm("0.1", "0.1000000000000000000000000000001", digits=15)
+    assert to_decimal(r.value("gamma"), 15) == "8.33333333333333e-64"  # width²/12
+    assert to_decimal(r.value("mean_shift"), 15) == "0.100000000000000"
+
+
+def test_unreachable_precision_is_exit_3():
+    from momentcalc.errors import PrecisionError
+
+    with pytest.raises(PrecisionError, match="could not reach 5 correct digits"):
+        truncnorm("1e-20000", "2e-20000", digits=5)

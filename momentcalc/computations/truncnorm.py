@@ -56,10 +56,13 @@ def truncnorm(
 
     def evaluate() -> dict[str, mpmath.mpf]:
         a, b = to_mpf(lo), to_mpf(hi)
+        # A tiny interval can collapse (a == b, zero mass) or cancel to gamma <= 0 while the
+        # working precision is too low; the nan sentinel cannot agree with the next, more
+        # precise, evaluation, so ``stable`` raises the precision.
+        if not a < b or normal.mass(a, b) == 0:
+            return {"gamma": mpmath.nan}
         z, shift, gamma = normal.truncated_moments(a, b)
-        if not gamma > 0 or not z > 0:
-            # Only possible while the working precision is too low for the cancellation;
-            # return a sentinel that cannot agree with the next, more precise, evaluation.
+        if not gamma > 0:
             return {"gamma": mpmath.nan}
         root = mpmath.sqrt(gamma)
         s = to_mpf(sigma)

@@ -9,12 +9,12 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from ..result import Computation, Sweep
+from ..result import Computation, Listing, Sweep
 
 FORMATS = ("table", "json", "csv")
 
 
-def emit(result: Computation | Sweep, fmt: str, stream: TextIO | None = None) -> None:
+def emit(result: Computation | Sweep | Listing, fmt: str, stream: TextIO | None = None) -> None:
     """Write ``result`` to ``stream`` (stdout) in format ``fmt``."""
     out = sys.stdout if stream is None else stream
     if fmt == "json":

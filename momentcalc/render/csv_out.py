@@ -10,7 +10,7 @@ import csv
 import io
 
 from ..engine.numbers import to_text
-from ..result import Computation, Sweep
+from ..result import Computation, Listing, Sweep
 from .document import quantity_document
 
 
@@ -20,10 +20,14 @@ def _cell(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def render_csv(result: Computation | Sweep) -> str:
+def render_csv(result: Computation | Sweep | Listing) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    if isinstance(result, Sweep):
+    if isinstance(result, Listing):
+        writer.writerow(result.columns)
+        for row in result.rows:
+            writer.writerow([_cell(row.get(column)) for column in result.columns])
+    elif isinstance(result, Sweep):
         first = result.rows[0]
         writer.writerow([*(f"input.{name}" for name in first.inputs), *first.names])
         for row in result.rows:

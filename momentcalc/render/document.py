@@ -7,7 +7,7 @@ from typing import Any
 from .._version import __version__
 from ..engine.numbers import to_json_number
 from ..engine.precision import to_decimal, to_double
-from ..result import Check, Computation, Quantity, Sweep
+from ..result import Check, Computation, Listing, Quantity, Sweep
 
 
 def quantity_document(quantity: Quantity, digits: int) -> dict[str, Any]:
@@ -42,8 +42,13 @@ def check_document(check: Check) -> dict[str, Any]:
     return {"name": check.name, "expected": check.expected, "found": check.found, "ok": check.ok}
 
 
-def document(result: Computation | Sweep) -> dict[str, Any]:
-    """The whole JSON document: single computation, or a sweep with ``rows``."""
+def document(result: Computation | Sweep | Listing) -> dict[str, Any]:
+    """The whole JSON document: single computation, a sweep with ``rows``, or a listing."""
+    if isinstance(result, Listing):
+        head: dict[str, Any] = {"command": result.command, "version": __version__}
+        if result.ok is not None:
+            head["ok"] = result.ok
+        return {**head, **result.extra, "rows": [dict(row) for row in result.rows]}
     if isinstance(result, Sweep):
         checks = [
             {**check_document(check), "row": index}

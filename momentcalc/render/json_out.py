@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from ..result import Computation, Sweep
+from ..result import Computation, Listing, Sweep
 from .document import document
 
 
-def render_json(result: Computation | Sweep) -> str:
+def render_json(result: Computation | Sweep | Listing) -> str:
     return json.dumps(document(result), indent=2, ensure_ascii=False, allow_nan=False)

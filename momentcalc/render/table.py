@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import TextIO
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..engine.numbers import to_text
 from ..engine.precision import to_decimal
-from ..result import Check, Computation, Sweep
+from ..result import Check, Computation, Listing, Sweep
 from .chart import bar_chart
 
 
@@ -78,9 +79,36 @@ def _sweep(sweep: Sweep, console: Console) -> None:
         console.print(_checks_table(sweep.checks, with_row=True))
 
 
-def render_table(result: Computation | Sweep, stream: TextIO) -> None:
+def _cell_text(value: object) -> str:
+    if value is None:
+        return ""
+    if value is True:
+        return "[green]ok[/]"
+    if value is False:
+        return "[red]FAIL[/]"
+    return escape(str(value))
+
+
+def _listing(listing: Listing, console: Console) -> None:
+    table = Table(title=listing.title or listing.command, title_justify="left")
+    for column in listing.columns:
+        table.add_column(column, overflow="fold")
+    for row in listing.rows:
+        table.add_row(*(_cell_text(row.get(column)) for column in listing.columns))
+    console.print(table)
+    for note in listing.notes:
+        console.print(f"[dim]note:[/] {escape(note)}")
+    if listing.ok is not None:
+        console.print("[green]all ok[/]" if listing.ok else "[red]FAILED[/]")
+
+
+def render_table(result: Computation | Sweep | Listing, stream: TextIO) -> None:
     console = Console(file=stream, highlight=False, soft_wrap=False)
-    if isinstance(result, Sweep):
+    if isinstance(result, Listing):
+        if not console.is_terminal:  # logs and pipes: wide rows read better than folded ones
+            console = Console(file=stream, highlight=False, soft_wrap=False, width=max(console.width, 140))
+        _listing(result, console)
+    elif isinstance(result, Sweep):
         _sweep(result, console)
     else:
         _single(result, console)

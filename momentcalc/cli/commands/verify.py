@@ -1,1 +1,56 @@
-"""Placeholder: this command is registered here when implemented."""
+"""``momentcalc verify`` and ``momentcalc constants``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from ..app import app
+from ..options import Format, Json
+from ..runner import output_format
+
+Only = Annotated[
+    Optional[list[str]],
+    typer.Option("--only", metavar="ID", help="Check only constants whose id contains ID. Repeatable."),
+]
+
+VERIFY_EXAMPLES = """
+Examples:
+
+  momentcalc verify                     every published constant, exit 1 if any fails
+
+  momentcalc verify --json | jq .ok     for CI scripts
+
+  momentcalc verify --only selu         just the SELU constants
+"""
+
+CONSTANTS_EXAMPLES = """
+Examples:
+
+  momentcalc constants                  the registry: id, published text, source
+
+  momentcalc constants --format csv
+"""
+
+
+@app.command("verify", epilog=VERIFY_EXAMPLES)
+def verify(only: Only = None, format: Format = "table", json_: Json = False) -> None:
+    """Recompute every published constant (seeds, SELU paper, TensorFlow, PyTorch) by two routes."""
+    from ...computations.verify import verify as run
+    from ...render import emit
+
+    form = output_format(format, json_)
+    listing = run(only)
+    emit(listing, form)
+    if not listing.ok:
+        raise typer.Exit(1)
+
+
+@app.command("constants", epilog=CONSTANTS_EXAMPLES)
+def constants(format: Format = "table", json_: Json = False) -> None:
+    """List the registry of published constants that `momentcalc verify` checks."""
+    from ...computations.verify import constants as listing
+    from ...render import emit
+
+    emit(listing(), output_format(format, json_))

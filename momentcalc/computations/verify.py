@@ -1,0 +1,100 @@
+"""``verify`` and ``constants``: recompute every published constant in the registry.
+
+Each row reports the published text, momentcalc's value, how many leading digits agree, the
+route momentcalc used and the independent route that confirmed it. A row fails when the value
+does not match the publication under its printing convention (verification.tolerance) or when
+the second route disagrees; informational rows (PyTorch's heuristic gains) never fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import mpmath
+from mpmath import mp
+
+from ..engine.numbers import parse_number, to_mpf
+from ..engine.precision import to_decimal, working_dps
+from ..errors import InputError, MomentcalcError
+from ..result import Listing
+from ..verification.registry import REGISTRY, Published
+from ..verification.tolerance import agreeing_digits, significant_digits, within
+
+VERIFY_COLUMNS = ("id", "source", "published", "computed", "agree", "route", "ok")
+CONSTANT_COLUMNS = ("id", "published", "tolerance", "source", "description", "computed_by")
+EXACT_DIGITS = 30
+
+
+def _digits_for(entry: Published) -> int:
+    if entry.exact is not None:
+        return EXACT_DIGITS
+    return max(20, significant_digits(entry.published) + 5)
+
+
+def _published_value(entry: Published, digits: int) -> mpmath.mpf:
+    with mp.workdps(working_dps(digits)):
+        if entry.exact is not None:
+            return entry.exact()
+        return to_mpf(parse_number(entry.published, entry.id))
+
+
+def check_entry(entry: Published) -> dict[str, object]:
+    """Recompute one registry entry: a row of the ``verify`` table."""
+    digits = _digits_for(entry)
+    second = entry.check.name if entry.check else "no second route"
+    row: dict[str, object] = {"id": entry.id, "source": entry.source, "published": entry.published,
+                              "route": f"{entry.via} | {second}", "informational": entry.informational}
+    try:
+        computed = entry.compute(digits)
+        published = _published_value(entry, digits)
+        cap = digits if entry.exact is not None else significant_digits(entry.published)
+        matches = within(entry.kind, computed, published, entry.published, digits)
+        if entry.check is None:
+            confirmed, detail = True, "none available"
+        else:
+            confirmed, detail = entry.check.run(computed, digits)
+            detail = f"{entry.check.name}: {detail}"
+        shown = cap + 3 if entry.exact is None else 20
+        row.update(
+            computed=to_decimal(computed, shown),
+            agree=agreeing_digits(computed, published, cap),
+            check=detail,
+            matches_published=matches,
+            routes_agree=confirmed,
+            ok="info" if entry.informational else bool(matches and confirmed),
+        )
+    except Exception as error:  # a broken route fails its row; verify itself must not crash
+        message = error.message if isinstance(error, MomentcalcError) else f"{type(error).__name__}: {error}"
+        row.update(computed=None, agree=0, check=f"error: {message}", matches_published=False,
+                   routes_agree=False, ok="info" if entry.informational else False)
+    return row
+
+
+def verify(only: Sequence[str] | str | None = None, registry: Sequence[Published] | None = None) -> Listing:
+    """Recompute the registry (or the entries whose id contains one of ``only``)."""
+    entries = tuple(REGISTRY if registry is None else registry)
+    if only:
+        wanted = [only] if isinstance(only, str) else list(only)
+        entries = tuple(e for e in entries if any(w in e.id for w in wanted))
+        if not entries:
+            raise InputError(f"--only matches no constant; ids are: {', '.join(e.id for e in REGISTRY)}")
+    rows = tuple(check_entry(entry) for entry in entries)
+    ok = all(row["ok"] is not False for row in rows)
+    notes = tuple(
+        f"{row['id']}: " + ("; ".join(
+            part for part, bad in (("does not match the published value", not row["matches_published"]),
+                                   (str(row["check"]), not row["routes_agree"])) if bad
+        ))
+        for row in rows if row["ok"] is False
+    )
+    return Listing("verify", VERIFY_COLUMNS, rows, title="momentcalc verify: published constants", ok=ok, notes=notes)
+
+
+def constants(registry: Sequence[Published] | None = None) -> Listing:
+    """The registry itself, without computing anything."""
+    rows = tuple(
+        {"id": e.id, "published": e.published, "tolerance": e.kind + (" (informational)" if e.informational else ""),
+         "source": e.source, "description": e.description, "computed_by": e.via}
+        for e in (REGISTRY if registry is None else registry)
+    )
+    return Listing("constants", CONSTANT_COLUMNS, rows, title="momentcalc constants: the verify registry")

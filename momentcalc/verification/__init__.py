@@ -1,0 +1,1 @@
+"""The ``verify`` registry: published constants and the independent routes that recompute them."""

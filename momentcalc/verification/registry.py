@@ -1,0 +1,256 @@
+"""Published constants that momentcalc recomputes (``momentcalc verify``, ``momentcalc constants``).
+
+These are the only literals of computed constants in momentcalc: each is kept exactly as its
+source printed it, to be compared against, never used in a computation. Each entry names the
+momentcalc computation that recomputes it and, where one exists, an independent second route.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from importlib import import_module
+
+import mpmath
+
+from .routes import (
+    Route,
+    gauss_legendre_expectation,
+    monte_carlo,
+    same_value,
+    selu_plug_back,
+    sympy_integral,
+    truncated_gamma_by_quadrature,
+)
+
+SEED_TRUNC = "seed 000 (sampling distributions)"
+SEED_RESIDUAL = "seed 000 (residual connections)"
+SEED_ACT = "seed 000 (activation functions)"
+SEED_SELU = "seed 000 (SELU, Mathematica solve)"
+SEED_BERT = "seed 001 (why BERT's std is 0.02)"
+SEED_SQRT_D = "seed 002 (where 1/sqrt(d) comes from)"
+SEED_GAU = "seed 003 (GAU magnitude at init)"
+SEED_NOTES = "seed 004 (reading notes)"
+SELU_PAPER = "SELU paper (Klambauer et al. 2017) / PyTorch nn.SELU"
+TF_TRUNC = "TensorFlow / Keras / JAX truncated-normal initializers"
+
+
+@dataclass(frozen=True)
+class Published:
+    """One published constant and how momentcalc recomputes it."""
+
+    id: str
+    description: str
+    published: str  # exactly as the source prints it
+    source: str
+    kind: str  # tolerance kind, see verification.tolerance
+    compute: Callable[[int], mpmath.mpf]  # momentcalc's computation, at ``digits``
+    via: str  # the momentcalc command behind ``compute``
+    check: Route | None = None  # an independent second route
+    exact: Callable[[], mpmath.mpf] | None = None  # the value of a published formula
+    informational: bool = False  # shown, never fails (e.g. PyTorch's heuristic gains)
+
+
+def result(function: str, name: str, **kwargs: object) -> Callable[[int], mpmath.mpf]:
+    """``momentcalc.<function>(**kwargs, digits=d).value(name)``, imported lazily."""
+
+    def compute(digits: int) -> mpmath.mpf:
+        return getattr(import_module("momentcalc"), function)(**kwargs, digits=digits).value(name)
+
+    return compute
+
+
+def moment(activation: str, name: str) -> Callable[[int], mpmath.mpf]:
+    """A Gaussian moment of a catalog activation under N(0, 1) (the activation-moment engine)."""
+
+    def compute(digits: int) -> mpmath.mpf:
+        from ..computations.activation import gaussian_moments
+
+        return gaussian_moments(activation, digits=digits)[name]
+
+    return compute
+
+
+def ratio(numerator: Callable[[int], mpmath.mpf], denominator: Callable[[int], mpmath.mpf]) -> Callable[[int], mpmath.mpf]:
+    def compute(digits: int) -> mpmath.mpf:
+        from mpmath import mp
+
+        from ..engine.precision import working_dps
+
+        top, bottom = numerator(digits), denominator(digits)
+        with mp.workdps(working_dps(digits)):
+            return top / bottom
+
+    return compute
+
+
+def fraction(value: Fraction) -> Callable[[], mpmath.mpf]:
+    return lambda: mpmath.mpf(value.numerator) / value.denominator
+
+
+def _sigmoid(t):
+    return 1 / (1 + mpmath.exp(-t))
+
+
+def _swish(t):
+    return t * _sigmoid(t)
+
+
+def _np_swish(z):
+    return z / (1 + __import__("numpy").exp(-z))
+
+
+S, N = 128, 512  # the seed's GAU sizes
+
+REGISTRY: tuple[Published, ...] = (
+    Published(
+        "truncnorm.gamma", "Var of the ±2σ truncated normal, in units of σ²", "0.7737413", SEED_TRUNC,
+        "truncated", result("truncnorm", "gamma"), "truncnorm",
+        same_value("quadrature of the density (seed 004's ratio of integrals)", lambda: truncated_gamma_by_quadrature(-2, 2)),
+    ),
+    Published(
+        "truncnorm.correction", "std to pass per unit of wanted std, ±2σ truncation", "1.1368472", SEED_TRUNC,
+        "truncated", result("truncnorm", "correction"), "truncnorm",
+        same_value("quadrature of the density", lambda: 1 / mpmath.sqrt(truncated_gamma_by_quadrature(-2, 2))),
+    ),
+    Published(
+        "truncnorm.std_ratio.tf", "actual std / std passed, hard-coded as a double", "0.87962566103423978", TF_TRUNC,
+        "double", result("truncnorm", "std_ratio"), "truncnorm",
+        same_value("quadrature of the density", lambda: mpmath.sqrt(truncated_gamma_by_quadrature(-2, 2))),
+    ),
+    Published(
+        "bert.actual_std", "actual std of BERT's truncated N(0, 0.02²), 0.02/1.1368472", "0.0176", SEED_BERT,
+        "rounded", result("truncnorm", "std", std="0.02"), "truncnorm --std 0.02",
+        same_value("quadrature of the density", lambda: mpmath.sqrt(truncated_gamma_by_quadrature(-2, 2)) / 50),
+    ),
+    Published(
+        "xavier.std_768", "Xavier/LeCun std for an n×n matrix, n = 768 (1/sqrt(768))", "0.0361", SEED_BERT,
+        "rounded", result("init", "std", fan_in=768), "init --fan-in 768",
+        same_value("1/sqrt(n) directly", lambda: 1 / mpmath.sqrt(768)),
+    ),
+    Published(
+        "sigmoid.second_moment", "E[sigmoid(Z)²], Z ~ N(0, 1)", "0.2933790", SEED_ACT,
+        "truncated", moment("sigmoid", "second_moment"), "activation-moment sigmoid",
+        same_value("Gauss-Legendre quadrature", lambda: gauss_legendre_expectation(lambda t: _sigmoid(t) ** 2)),
+    ),
+    Published(
+        "swish.mean", "mu = E[swish(Z)], Z ~ N(0, 1)", "0.2066", SEED_GAU,
+        "truncated", moment("swish", "mean"), "activation-moment swish",
+        same_value("Stein's identity: 1/2 − E[sigmoid²] (Gauss-Legendre)",
+                   lambda: mpmath.mpf(1) / 2 - gauss_legendre_expectation(lambda t: _sigmoid(t) ** 2)),
+    ),
+    Published(
+        "swish.second_moment", "nu² = E[swish(Z)²], Z ~ N(0, 1)", "0.3557", SEED_GAU,
+        "truncated", moment("swish", "second_moment"), "activation-moment swish",
+        same_value("Gauss-Legendre quadrature", lambda: gauss_legendre_expectation(lambda t: _swish(t) ** 2)),
+    ),
+    Published(
+        "swish.nu", "nu = sqrt(E[swish²]) ('one can take nu = 0.6')", "0.6", SEED_GAU,
+        "rounded", result("gau_scale", "nu"), "gau-scale",
+        monte_carlo("Monte Carlo (seeded)", lambda z: float((_np_swish(z) ** 2).mean() ** 0.5)),
+    ),
+    Published(
+        "gau.diag_offdiag_ratio", "A_ii / A_ij ≈ nu⁴/mu⁴ for swish", "69", SEED_GAU,
+        "rounded", result("gau_scale", "diag_offdiag_ratio"), "gau-scale",
+        monte_carlo("Monte Carlo (seeded)", lambda z: float((_np_swish(z) ** 2).mean() ** 2 / _np_swish(z).mean() ** 4)),
+    ),
+    Published(
+        "gau.output_scale", "GAU output magnitude s·nu⁶/n at s = 128, n = 512", "0.01", SEED_GAU,
+        "rounded", result("gau_scale", "output_scale"), "gau-scale",
+        monte_carlo("Monte Carlo (seeded)", lambda z: float(S * (_np_swish(z) ** 2).mean() ** 3 / N)),
+    ),
+    Published(
+        "gau.deepnorm_alpha", "DeepNorm alpha equivalent to the GAU's 1/(s·nu⁶/n)", "100", SEED_GAU,
+        "magnitude", result("gau_scale", "deepnorm_alpha"), "gau-scale",
+        monte_carlo("Monte Carlo (seeded)", lambda z: float(N / (S * (_np_swish(z) ** 2).mean() ** 3))),
+    ),
+    Published(
+        "gau.crazy_scale", "λ⁷ at λ = 1/2: the 'crazy scale' of scaling every init by λ", "0.01", SEED_GAU,
+        "magnitude",
+        ratio(result("gau_scale", "scaled_output", d=4, init_std="0.25"), result("gau_scale", "output_scale", d=4, init_std="0.25")),
+        "gau-scale --d 4 --init-std 0.25 (λ = 1/2)",
+        same_value("(1/2)^7 exactly", fraction(Fraction(1, 128))),
+    ),
+    Published(
+        "selu.lambda.seed", "SELU λ for mean 0, variance 1", "1.0507", SEED_SELU,
+        "truncated", result("selu_solve", "lambda"), "selu-solve", selu_plug_back("quadrature plug-back"),
+    ),
+    Published(
+        "selu.alpha.seed", "SELU α for mean 0, variance 1", "1.6732", SEED_SELU,
+        "truncated", result("selu_solve", "alpha"), "selu-solve", selu_plug_back("quadrature plug-back"),
+    ),
+    Published(
+        "selu.lambda.paper", "SELU λ, 32 digits", "1.0507009873554804934193349852946", SELU_PAPER,
+        "rounded", result("selu_solve", "lambda"), "selu-solve", selu_plug_back("quadrature plug-back"),
+    ),
+    Published(
+        "selu.alpha.paper", "SELU α, 32 digits", "1.6732632423543772848170429916717", SELU_PAPER,
+        "rounded", result("selu_solve", "alpha"), "selu-solve", selu_plug_back("quadrature plug-back"),
+    ),
+    Published(
+        "selu.saturation", "−λ·α, selu's limit for very negative inputs (alpha-dropout's constant)",
+        "-1.7580993408473766", "PyTorch alpha_dropout (ATen Dropout.cpp)",
+        "double", result("selu_solve", "saturation"), "selu-solve", selu_plug_back("quadrature plug-back"),
+    ),
+    Published(
+        "postnorm.identity_weight", "weight of x_0 after l = 12 Post-Norm layers, 2^(−l/2)", "2^(-12/2)", SEED_RESIDUAL,
+        "exact", result("postnorm_decay", "identity_weight", layers=12), "postnorm-decay --layers 12",
+        same_value("2^(−6) exactly", fraction(Fraction(1, 64))), exact=fraction(Fraction(1, 64)),
+    ),
+    Published(
+        "postnorm.last_branch", "weight of F_(l−1) in x_l under Post-Norm, 2^(−1/2)", "2^(-1/2)", SEED_BERT,
+        "exact", lambda d: result("postnorm_decay", "branch_weights", layers=12)(d)[-1], "postnorm-decay --layers 12",
+        same_value("1/sqrt(2) directly", lambda: 1 / mpmath.sqrt(2)), exact=lambda: 1 / mpmath.sqrt(2),
+    ),
+    Published(
+        "postnorm.first_branch", "weight of F_0 in x_l under Post-Norm, l = 12: 2^(−l/2)", "2^(-12/2)", SEED_BERT,
+        "exact", lambda d: result("postnorm_decay", "branch_weights", layers=12)(d)[0], "postnorm-decay --layers 12",
+        same_value("2^(−6) exactly", fraction(Fraction(1, 64))), exact=fraction(Fraction(1, 64)),
+    ),
+    Published(
+        "he.relu_second_moment", "E[relu(Z)²] = 1/2: why He init uses 2/m", "1/2", SEED_SQRT_D,
+        "exact", moment("relu", "second_moment"), "activation-moment relu",
+        same_value("sympy closed form", sympy_integral(lambda sp, x: x**2, lower="0")), exact=fraction(Fraction(1, 2)),
+    ),
+    Published(
+        "he.variance", "He init variance 2/m for m = 768", "2/768", SEED_SQRT_D,
+        "exact", result("init", "variance", fan_in=768, scheme="he"), "init --fan-in 768 --scheme he",
+        same_value("2/m exactly", fraction(Fraction(2, 768))), exact=fraction(Fraction(2, 768)),
+    ),
+    Published(
+        "pytorch.gain.relu", "torch.nn.init.calculate_gain('relu') = sqrt(2)", "sqrt(2)", "PyTorch calculate_gain",
+        "exact", moment("relu", "gain"), "activation-moment relu",
+        same_value("sympy closed form", lambda: 1 / mpmath.sqrt(sympy_integral(lambda sp, x: x**2, lower="0")())),
+        exact=lambda: mpmath.sqrt(2),
+    ),
+    Published(
+        "xavier.variance", "Xavier N(0, 2/(d_in + d_out)) at d_in = 768, d_out = 3072", "2/(768+3072)", SEED_NOTES,
+        "exact", result("init", "variance", fan_in=768, fan_out=3072, scheme="xavier"), "init --scheme xavier",
+        same_value("2/3840 exactly", fraction(Fraction(2, 3840))), exact=fraction(Fraction(2, 3840)),
+    ),
+    Published(
+        "uniform.bound", "U[−sqrt(3)σ, sqrt(3)σ] has std σ: bound / std", "sqrt(3)", SEED_TRUNC,
+        "exact",
+        ratio(result("init", "bound", fan_in=768, distribution="uniform"), result("init", "std", fan_in=768, distribution="uniform")),
+        "init --distribution uniform",
+        same_value("sqrt(3) directly", lambda: mpmath.sqrt(3)), exact=lambda: mpmath.sqrt(3),
+    ),
+    Published(
+        "attention.qk_second_moment", "E[(q·k)²] = d for unit-variance q, k; d = 64", "64", SEED_SQRT_D,
+        "exact", result("attention", "logit_second_moment", d=64), "attention --d 64",
+        monte_carlo("Monte Carlo (seeded)", lambda z: float((z.reshape(-1, 128)[:, :64] * z.reshape(-1, 128)[:, 64:]).sum(axis=1).__pow__(2).mean())),
+        exact=fraction(Fraction(64)),
+    ),
+    Published(
+        "pytorch.gain.tanh", "torch calculate_gain('tanh') heuristic vs the exact 1/sqrt(E[tanh²])", "5/3", "PyTorch calculate_gain",
+        "exact", moment("tanh", "gain"), "activation-moment tanh",
+        same_value("Gauss-Legendre quadrature", lambda: 1 / mpmath.sqrt(gauss_legendre_expectation(lambda t: mpmath.tanh(t) ** 2))),
+        exact=fraction(Fraction(5, 3)), informational=True,
+    ),
+    Published(
+        "pytorch.gain.selu", "torch calculate_gain('selu') heuristic vs the exact 1/sqrt(E[selu²])", "3/4", "PyTorch calculate_gain",
+        "exact", moment("selu", "gain"), "activation-moment selu", None,
+        exact=fraction(Fraction(3, 4)), informational=True,
+    ),
+)

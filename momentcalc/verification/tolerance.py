@@ -1,0 +1,62 @@
+"""How a published value is compared with the computed one, by the way it was printed.
+
+- ``truncated``: "0.7737413…" — the true value starts with these digits (p ≤ |v| < p + ulp).
+- ``rounded``: "≈ 0.0176" — the true value rounds to it (|v − p| ≤ ulp/2).
+- ``double``: ".87962566103423978" — a constant written as an IEEE double: within one ulp.
+- ``magnitude``: "at the level of 0.01" — the same order of magnitude (|log10(v/p)| ≤ 1/2).
+- ``exact``: a formula (2^(−l/2), sqrt(2), 2/(d_in + d_out)): equal to every computed digit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+
+import mpmath
+from mpmath import mp
+
+from ..engine.numbers import to_mpf
+
+KINDS = ("truncated", "rounded", "double", "magnitude", "exact")
+
+
+def last_unit(text: str) -> Fraction:
+    """One unit in the last written digit of a decimal text."""
+    mantissa, _, exponent = text.lower().partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    return Fraction(10) ** (int(exponent or 0) - decimals)
+
+
+def significant_digits(text: str) -> int:
+    """How many significant digits a decimal text shows."""
+    digits = re.sub(r"[^0-9]", "", text.lower().partition("e")[0]).lstrip("0")
+    return max(len(digits), 1)
+
+
+def agreeing_digits(computed: mpmath.mpf, published: mpmath.mpf, cap: int) -> int:
+    """Leading significant digits on which the two agree, at most ``cap``."""
+    if computed == published:
+        return cap
+    with mp.workdps(cap + 10):
+        scale = max(abs(computed), abs(published))
+        value = float(-mpmath.log10(abs(computed - published) / scale))
+    return max(0, min(cap, math.floor(value)))
+
+
+def within(kind: str, computed: mpmath.mpf, published: mpmath.mpf, text: str, digits: int) -> bool:
+    """Does the computed value match the published one under its printing convention?"""
+    with mp.workdps(digits + 10):
+        if kind == "truncated":
+            p, ulp = abs(published), to_mpf(last_unit(text))
+            return bool(p <= abs(computed) < p + ulp) and (computed < 0) == (published < 0)
+        if kind == "rounded":
+            return bool(abs(computed - published) <= to_mpf(last_unit(text)) / 2)
+        if kind == "double":
+            double = float(published)
+            return abs(float(computed) - double) <= math.ulp(double)
+        if kind == "magnitude":
+            return bool(abs(mpmath.log10(computed / published)) <= mpmath.mpf(1) / 2)
+        if kind == "exact":
+            return bool(abs(computed - published) <= abs(published) * mpmath.mpf(10) ** (-digits))
+    raise ValueError(f"unknown tolerance kind {kind!r}")

@@ -1,0 +1,114 @@
+"""verify: every published constant passes; a wrong entry fails with exit 1; constants lists them."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import momentcalc.computations.verify as verify_module
+from momentcalc.computations.verify import check_entry, verify
+from momentcalc.verification.registry import REGISTRY
+from momentcalc.verification.tolerance import within
+from tests.conftest import invoke
+
+SEED_NUMBERS = ["0.7737413", "1.1368472", "0.2933790", "1.0507", "1.6732", "0.0176", "0.0361", "0.2066",
+                "0.3557", "0.6", "69", "0.01", "100", "2^(-12/2)", "2^(-1/2)", "1/2", "2/(768+3072)", "64",
+                "sqrt(3)", "1.0507009873554804934193349852946", "1.6732632423543772848170429916717",
+                "0.87962566103423978"]
+
+
+def test_registry_covers_the_seeds_and_sources():
+    published = {entry.published for entry in REGISTRY}
+    assert set(SEED_NUMBERS) <= published
+    assert len(REGISTRY) >= 20
+    assert len({entry.id for entry in REGISTRY}) == len(REGISTRY)
+    assert all(entry.source and entry.description for entry in REGISTRY)
+    informational = {entry.id for entry in REGISTRY if entry.informational}
+    assert {"pytorch.gain.tanh", "pytorch.gain.selu"} <= informational
+
+
+@pytest.mark.parametrize("entry", REGISTRY, ids=lambda e: e.id)
+def test_every_real_entry_passes(entry):
+    row = check_entry(entry)
+    assert row["ok"] in (True, "info"), row
+    if not entry.informational:
+        assert row["matches_published"] and row["routes_agree"], row
+
+
+def test_informational_rows_show_the_exact_gain():
+    tanh = check_entry(next(e for e in REGISTRY if e.id == "pytorch.gain.tanh"))
+    assert tanh["ok"] == "info" and tanh["computed"].startswith("1.59")  # vs PyTorch's 5/3
+    assert not tanh["matches_published"]
+
+
+def test_wrong_entry_makes_verify_exit_1(monkeypatch):
+    good = next(e for e in REGISTRY if e.id == "truncnorm.gamma")
+    wrong = dataclasses.replace(good, id="deliberately.wrong", published="0.7737414")
+    monkeypatch.setattr(verify_module, "REGISTRY", (good, wrong))
+    listing = verify()
+    assert listing.ok is False
+    assert [row["ok"] for row in listing.rows] == [True, False]
+    run = invoke("verify")
+    assert run.code == 1
+    assert "deliberately.wrong" in run.stdout and "FAIL" in run.stdout
+    doc = invoke("verify", "--json")
+    assert doc.code == 1 and doc.json()["ok"] is False
+
+
+def test_disagreeing_second_route_fails(monkeypatch):
+    from momentcalc.verification.routes import same_value
+
+    good = next(e for e in REGISTRY if e.id == "truncnorm.gamma")
+    broken = dataclasses.replace(good, check=same_value("a wrong route", lambda: good.compute(20) * (1 + 1e-12)))
+    row = check_entry(broken)
+    assert row["matches_published"] and not row["routes_agree"] and row["ok"] is False
+
+
+@pytest.mark.parametrize(
+    "kind,computed,published,ok",
+    [
+        ("truncated", "0.77374130354", "0.7737413", True),
+        ("truncated", "0.77374139", "0.7737414", False),  # rounds to it, but does not start with it
+        ("rounded", "0.0175925", "0.0176", True),
+        ("rounded", "0.0174", "0.0176", False),
+        ("double", "0.8796256610342397504", "0.87962566103423978", True),
+        ("double", "0.879625661034240", "0.87962566103423978", False),
+        ("magnitude", "88.9", "100", True),
+        ("magnitude", "0.0078", "0.01", True),
+        ("magnitude", "0.002", "0.01", False),
+    ],
+)
+def test_tolerance_kinds(kind, computed, published, ok):
+    import mpmath
+    from mpmath import mp
+
+    with mp.workdps(30):
+        c, p = mpmath.mpf(computed), mpmath.mpf(published)
+    assert within(kind, c, p, published, 20) is ok
+
+
+def test_verify_json_shape_and_only_filter():
+    run = invoke("verify", "--only", "truncnorm.gamma", "--json")
+    assert run.code == 0
+    doc = run.json()
+    assert doc["command"] == "verify" and doc["ok"] is True
+    [row] = doc["rows"]
+    assert row["id"] == "truncnorm.gamma" and row["published"] == "0.7737413"
+    assert row["computed"].startswith("0.7737413035") and row["agree"] == 7
+    assert "quadrature" in row["route"]
+
+
+def test_verify_only_unknown_is_usage_error():
+    run = invoke("verify", "--only", "nonexistent")
+    assert run.code == 2 and "--only matches no constant" in run.stderr
+
+
+def test_constants_lists_registry():
+    run = invoke("constants", "--json")
+    assert run.code == 0
+    rows = run.json()["rows"]
+    assert len(rows) == len(REGISTRY)
+    assert {"id", "published", "tolerance", "source", "description", "computed_by"} <= set(rows[0])
+    csv = invoke("constants", "--format", "csv").stdout.splitlines()
+    assert csv[0] == "id,published,tolerance,source,description,computed_by" and len(csv) == len(REGISTRY) + 1
