@@ -23,6 +23,8 @@ class Quantity:
     description: str
     closed_form: str | None = None
     latex: str | None = None
+    # Standard error of a Monte Carlo estimate: it is printed only to the digits this justifies.
+    stderr: mpmath.mpf | None = None
 
     @property
     def is_list(self) -> bool:

@@ -28,7 +28,7 @@ EXACT_DIGITS = 30
 def _digits_for(entry: Published) -> int:
     if entry.exact is not None:
         return EXACT_DIGITS
-    return max(20, significant_digits(entry.published) + 5)
+    return max(12, significant_digits(entry.published) + 5)
 
 
 def _published_value(entry: Published, digits: int) -> mpmath.mpf:

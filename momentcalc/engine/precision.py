@@ -92,3 +92,12 @@ def to_double(value: mpmath.mpf) -> float | None:
     if result != result or result in (float("inf"), float("-inf")):
         return None
     return result
+
+
+def justified_digits(value: mpmath.mpf, stderr: mpmath.mpf, digits: int) -> int:
+    """Significant digits of an estimate that its standard error justifies (at most ``digits``):
+    the digits down to the place of the error's leading digit."""
+    if stderr <= 0 or value == 0 or not mpmath.isfinite(value):
+        return digits
+    places = int(mpmath.floor(mpmath.log10(abs(value)))) - int(mpmath.floor(mpmath.log10(stderr))) + 1
+    return max(1, min(digits, places))

@@ -6,7 +6,7 @@ from typing import Any
 
 from .._version import __version__
 from ..engine.numbers import to_json_number
-from ..engine.precision import to_decimal, to_double
+from ..engine.precision import justified_digits, to_decimal, to_double
 from ..result import Check, Computation, Listing, Quantity, Sweep
 
 
@@ -17,14 +17,24 @@ def quantity_document(quantity: Quantity, digits: int) -> dict[str, Any]:
         decimal: Any = [to_decimal(v, digits) for v in quantity.value]
     else:
         value = to_double(quantity.value)
-        decimal = to_decimal(quantity.value, digits)
-    return {
+        decimal = to_decimal(quantity.value, shown_digits(quantity, digits))
+    doc = {
         "value": value,
         "decimal": decimal,
         "description": quantity.description,
         "closed_form": quantity.closed_form,
         "latex": quantity.latex,
     }
+    if quantity.stderr is not None:
+        doc["stderr"] = to_double(quantity.stderr)
+    return doc
+
+
+def shown_digits(quantity: Quantity, digits: int) -> int:
+    """``digits``, or fewer for a Monte Carlo estimate whose standard error allows fewer."""
+    if quantity.stderr is None or quantity.is_list:
+        return digits
+    return justified_digits(quantity.value, quantity.stderr, digits)
 
 
 def inputs_document(computation: Computation) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from ..engine.numbers import to_text
 from ..engine.precision import to_decimal
 from ..result import Check, Computation, Listing, Sweep
 from .chart import bar_chart
+from .document import shown_digits
 
 
 def _inputs_text(computation: Computation) -> str:
@@ -43,8 +44,10 @@ def _single(computation: Computation, console: Console) -> None:
         if quantity.is_list:
             shown = f"{len(quantity.value)} values (chart below)"
         else:
-            shown = to_decimal(quantity.value, computation.digits)
-        table.add_row(quantity.name, shown, quantity.description)
+            shown = to_decimal(quantity.value, shown_digits(quantity, computation.digits))
+            if quantity.stderr is not None:
+                shown += f" ± {to_decimal(quantity.stderr, 2)}"
+        table.add_row(quantity.name, shown, escape(quantity.description))
     console.print(table)
     for quantity in computation.results:
         if quantity.is_list:
@@ -57,7 +60,7 @@ def _single(computation: Computation, console: Console) -> None:
             if quantity.closed_form:
                 console.print(f"  {quantity.name} = {quantity.closed_form}", markup=False, highlight=False)
     for note in computation.notes:
-        console.print(f"[dim]note:[/] {note}")
+        console.print(f"[dim]note:[/] {escape(note)}")
     if computation.checks:
         console.print(_checks_table(computation.checks))
 
@@ -72,7 +75,7 @@ def _sweep(sweep: Sweep, console: Console) -> None:
         table.add_column(name, overflow="fold")
     for row in sweep.rows:
         inputs = [v if isinstance(v, str) else to_text(v) for v in row.inputs.values()]
-        values = [to_decimal(row.value(name), row.digits) for name in scalar]
+        values = [to_decimal(row.value(name), shown_digits(row[name], row.digits)) for name in scalar]
         table.add_row(*inputs, *values)
     console.print(table)
     if sweep.checks:

@@ -16,11 +16,9 @@ import mpmath
 
 from .routes import (
     Route,
-    gauss_legendre_expectation,
+    direct_expectation,
     monte_carlo,
     same_value,
-    selu_plug_back,
-    sympy_integral,
     truncated_gamma_by_quadrature,
 )
 
@@ -101,6 +99,22 @@ def _np_swish(z):
     return z / (1 + __import__("numpy").exp(-z))
 
 
+def _selu_closed_form(index: int | None) -> Callable[[], mpmath.mpf]:
+    """λ (0), α (1) or −λ·α (None) from the catalog's closed form, not from a root finder."""
+
+    def compute() -> mpmath.mpf:
+        from ..catalog.activations import selu_constants
+
+        lam, alpha = selu_constants()
+        return -lam * alpha if index is None else (lam, alpha)[index]
+
+    return compute
+
+
+SELU_ROUTE = "closed form α = φ(0)/(1/2 − √e·Φ(−1)) (catalog)"
+SELU_LAMBDA = same_value(SELU_ROUTE, _selu_closed_form(0))
+SELU_ALPHA = same_value(SELU_ROUTE, _selu_closed_form(1))
+SELU_SATURATION = same_value(SELU_ROUTE, _selu_closed_form(None))
 S, N = 128, 512  # the seed's GAU sizes
 
 REGISTRY: tuple[Published, ...] = (
@@ -132,18 +146,18 @@ REGISTRY: tuple[Published, ...] = (
     Published(
         "sigmoid.second_moment", "E[sigmoid(Z)²], Z ~ N(0, 1)", "0.2933790", SEED_ACT,
         "truncated", moment("sigmoid", "second_moment"), "activation-moment sigmoid",
-        same_value("Gauss-Legendre quadrature", lambda: gauss_legendre_expectation(lambda t: _sigmoid(t) ** 2)),
+        same_value("direct quadrature", lambda: direct_expectation(lambda t: _sigmoid(t) ** 2)),
     ),
     Published(
         "swish.mean", "mu = E[swish(Z)], Z ~ N(0, 1)", "0.2066", SEED_GAU,
         "truncated", moment("swish", "mean"), "activation-moment swish",
-        same_value("Stein's identity: 1/2 − E[sigmoid²] (Gauss-Legendre)",
-                   lambda: mpmath.mpf(1) / 2 - gauss_legendre_expectation(lambda t: _sigmoid(t) ** 2)),
+        same_value("Stein's identity: 1/2 − E[sigmoid²] (direct quadrature)",
+                   lambda: mpmath.mpf(1) / 2 - direct_expectation(lambda t: _sigmoid(t) ** 2)),
     ),
     Published(
         "swish.second_moment", "nu² = E[swish(Z)²], Z ~ N(0, 1)", "0.3557", SEED_GAU,
         "truncated", moment("swish", "second_moment"), "activation-moment swish",
-        same_value("Gauss-Legendre quadrature", lambda: gauss_legendre_expectation(lambda t: _swish(t) ** 2)),
+        same_value("direct quadrature", lambda: direct_expectation(lambda t: _swish(t) ** 2)),
     ),
     Published(
         "swish.nu", "nu = sqrt(E[swish²]) ('one can take nu = 0.6')", "0.6", SEED_GAU,
@@ -174,24 +188,24 @@ REGISTRY: tuple[Published, ...] = (
     ),
     Published(
         "selu.lambda.seed", "SELU λ for mean 0, variance 1", "1.0507", SEED_SELU,
-        "truncated", result("selu_solve", "lambda"), "selu-solve", selu_plug_back("quadrature plug-back"),
+        "truncated", result("selu_solve", "lambda"), "selu-solve", SELU_LAMBDA,
     ),
     Published(
         "selu.alpha.seed", "SELU α for mean 0, variance 1", "1.6732", SEED_SELU,
-        "truncated", result("selu_solve", "alpha"), "selu-solve", selu_plug_back("quadrature plug-back"),
+        "truncated", result("selu_solve", "alpha"), "selu-solve", SELU_ALPHA,
     ),
     Published(
         "selu.lambda.paper", "SELU λ, 32 digits", "1.0507009873554804934193349852946", SELU_PAPER,
-        "rounded", result("selu_solve", "lambda"), "selu-solve", selu_plug_back("quadrature plug-back"),
+        "rounded", result("selu_solve", "lambda"), "selu-solve", SELU_LAMBDA,
     ),
     Published(
         "selu.alpha.paper", "SELU α, 32 digits", "1.6732632423543772848170429916717", SELU_PAPER,
-        "rounded", result("selu_solve", "alpha"), "selu-solve", selu_plug_back("quadrature plug-back"),
+        "rounded", result("selu_solve", "alpha"), "selu-solve", SELU_ALPHA,
     ),
     Published(
         "selu.saturation", "−λ·α, selu's limit for very negative inputs (alpha-dropout's constant)",
         "-1.7580993408473766", "PyTorch alpha_dropout (ATen Dropout.cpp)",
-        "double", result("selu_solve", "saturation"), "selu-solve", selu_plug_back("quadrature plug-back"),
+        "double", result("selu_solve", "saturation"), "selu-solve", SELU_SATURATION,
     ),
     Published(
         "postnorm.identity_weight", "weight of x_0 after l = 12 Post-Norm layers, 2^(−l/2)", "2^(-12/2)", SEED_RESIDUAL,
@@ -211,7 +225,8 @@ REGISTRY: tuple[Published, ...] = (
     Published(
         "he.relu_second_moment", "E[relu(Z)²] = 1/2: why He init uses 2/m", "1/2", SEED_SQRT_D,
         "exact", moment("relu", "second_moment"), "activation-moment relu",
-        same_value("sympy closed form", sympy_integral(lambda sp, x: x**2, lower="0")), exact=fraction(Fraction(1, 2)),
+        same_value("direct quadrature", lambda: direct_expectation(lambda t: t * t if t > 0 else 0 * t)),
+        exact=fraction(Fraction(1, 2)),
     ),
     Published(
         "he.variance", "He init variance 2/m for m = 768", "2/768", SEED_SQRT_D,
@@ -221,7 +236,7 @@ REGISTRY: tuple[Published, ...] = (
     Published(
         "pytorch.gain.relu", "torch.nn.init.calculate_gain('relu') = sqrt(2)", "sqrt(2)", "PyTorch calculate_gain",
         "exact", moment("relu", "gain"), "activation-moment relu",
-        same_value("sympy closed form", lambda: 1 / mpmath.sqrt(sympy_integral(lambda sp, x: x**2, lower="0")())),
+        same_value("direct quadrature", lambda: 1 / mpmath.sqrt(direct_expectation(lambda t: t * t if t > 0 else 0 * t))),
         exact=lambda: mpmath.sqrt(2),
     ),
     Published(
@@ -245,7 +260,7 @@ REGISTRY: tuple[Published, ...] = (
     Published(
         "pytorch.gain.tanh", "torch calculate_gain('tanh') heuristic vs the exact 1/sqrt(E[tanh²])", "5/3", "PyTorch calculate_gain",
         "exact", moment("tanh", "gain"), "activation-moment tanh",
-        same_value("Gauss-Legendre quadrature", lambda: 1 / mpmath.sqrt(gauss_legendre_expectation(lambda t: mpmath.tanh(t) ** 2))),
+        same_value("direct quadrature", lambda: 1 / mpmath.sqrt(direct_expectation(lambda t: mpmath.tanh(t) ** 2))),
         exact=fraction(Fraction(5, 3)), informational=True,
     ),
     Published(

@@ -1,0 +1,138 @@
+"""``attention``: why the logits q·k are divided by sqrt(d).
+
+Seed 002 (last section) and seed 000 ("q·k second moment d"): with q and k of d independent
+zero-mean components of std q_std and k_std,
+
+    E[(q·k)²] = Σ_i E[q_i²]·E[k_i²] = d·q_std²·k_std²
+
+so the logits' std grows like sqrt(d), ±3 stds spans 6·sqrt(d)·q_std·k_std, and softmax
+saturates on the largest logit. Multiplying by 1/sqrt(d) brings the std back to
+q_std·k_std whatever d is.
+
+With ``seq_len`` (a number of keys) the command also simulates it (numpy, seeded): one query
+against ``seq_len`` keys per trial, and reports the mean largest softmax weight with and
+without the 1/sqrt(d) scaling — Monte Carlo estimates with their standard errors.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+
+from ..engine.numbers import Number, to_mpf
+from ..engine.precision import stable
+from ..errors import InputError
+from ..result import Computation, Quantity
+from .common import check_digits, positive
+from .common import whole
+
+DEFAULT_SEED = 0
+DEFAULT_TRIALS = 1000
+MAX_TRIALS = 10**7
+# The simulation runs in double precision: the logits' std must stay well inside its range.
+SIMULATED_LOGIT_STD = (Fraction(1, 10**100), Fraction(10**100))
+
+DESCRIPTIONS = {
+    "logit_second_moment": "E[(q.k)^2] = d*q_std^2*k_std^2 (also the variance: the mean is 0)",
+    "logit_std": "sqrt(logit_second_moment) = sqrt(d)*q_std*k_std",
+    "logit_range": "3*logit_std: the +-3 sigma band of the unscaled logits",
+    "scale": "1/sqrt(d), the factor applied to q.k before softmax",
+    "scaled_logit_std": "scale*logit_std = q_std*k_std, whatever d is",
+    "uniform_weight": "1/seq_len: every softmax weight when all logits are equal",
+}
+SIMULATED = {
+    "simulated_logit_std": "RMS of the drawn unscaled logits q.k (Monte Carlo check of logit_std)",
+    "max_weight_unscaled": "mean largest weight of softmax(q.k) over the keys, Monte Carlo",
+    "max_weight_unscaled_stderr": "standard error of max_weight_unscaled",
+    "max_weight_scaled": "mean largest weight of softmax(q.k/sqrt(d)) over the keys, Monte Carlo",
+    "max_weight_scaled_stderr": "standard error of max_weight_scaled",
+}
+
+
+def attention(
+    d: object = 64,
+    q_std: object = 1,
+    k_std: object = 1,
+    seq_len: object = None,
+    simulate: bool = False,
+    seed: object = None,
+    trials: object = None,
+    *,
+    digits: int = 15,
+    derive: bool = False,
+) -> Computation:
+    """Logit statistics of dot-product attention, exact to ``digits`` digits.
+
+    ``seq_len`` switches the simulation on (``simulate=True`` alone is refused: it needs a
+    number of keys); ``seed`` (default 0) and ``trials`` (default 1000) apply to it only.
+
+    >>> attention().value("logit_std")
+    mpf('8.0')
+    """
+    digits = check_digits(digits)
+    dim = whole(d, "--d")
+    q = positive(q_std, "--q-std")
+    k = positive(k_std, "--k-std")
+    if simulate and seq_len is None:
+        raise InputError("--simulate needs --seq-len N, the number of keys each query attends to")
+    keys = None if seq_len is None else whole(seq_len, "--seq-len")
+    if keys is None:
+        for option, value in (("--seed", seed), ("--trials", trials)):
+            if value is not None:
+                raise InputError(f"{option} applies only to the simulation; add --seq-len N (and --simulate)")
+
+    def evaluate() -> dict[str, mpmath.mpf]:
+        second = to_mpf(dim) * to_mpf(q) ** 2 * to_mpf(k) ** 2
+        std = mpmath.sqrt(second)
+        scale = 1 / mpmath.sqrt(to_mpf(dim))
+        values = {
+            "logit_second_moment": second,
+            "logit_std": std,
+            "logit_range": 3 * std,
+            "scale": scale,
+            "scaled_logit_std": to_mpf(q) * to_mpf(k),
+        }
+        if keys is not None:
+            values["uniform_weight"] = 1 / to_mpf(keys)
+        return values
+
+    values = stable(evaluate, digits)
+    inputs: dict[str, Number | str] = {"d": dim, "q_std": q, "k_std": k}
+    notes: tuple[str, ...] = ()
+    descriptions = dict(DESCRIPTIONS)
+    if keys is not None:
+        draws = whole(DEFAULT_SEED if seed is None else seed, "--seed", 0)
+        count = whole(DEFAULT_TRIALS if trials is None else trials, "--trials", 2)
+        if count > MAX_TRIALS:
+            raise InputError(f"--trials must be a whole number from 2 to {MAX_TRIALS}, got {trials}")
+        low, high = SIMULATED_LOGIT_STD
+        if not low**2 <= dim * q**2 * k**2 <= high**2:
+            raise InputError(
+                f"--q-std and --k-std: the simulation works in double precision and needs "
+                f"sqrt(d)*q_std*k_std from 1e-100 to 1e100, got {mpmath.nstr(values['logit_std'], 3)}"
+            )
+        from .attention_simulation import simulate_softmax
+
+        estimate = simulate_softmax(int(dim), float(q * k), int(keys), int(count), int(draws))
+        values.update({name: mpmath.mpf(estimate[name]) for name in SIMULATED})
+        descriptions.update(SIMULATED)
+        inputs.update(seq_len=keys, seed=draws, trials=count)
+        notes = (
+            f"Monte Carlo in double precision: {int(count)} trials of one query against {int(keys)} keys, "
+            f"seed {int(draws)}; the max weights are estimates, printed to the digits their standard error justifies "
+            f"(unscaled ±{estimate['max_weight_unscaled_stderr']:.2g}, "
+            f"scaled ±{estimate['max_weight_scaled_stderr']:.2g}).",
+        )
+    closed: dict[str, tuple[str, str]] = {}
+    derivation: tuple[tuple[str, str, str], ...] = ()
+    if derive:
+        from ..symbolic.attention import derive as derive_forms
+
+        closed, derivation = derive_forms(dim, q, k, keys)
+    results = tuple(
+        Quantity(name, value, descriptions[name], *closed.get(name, (None, None)),
+                 stderr=values.get(f"{name}_stderr") if name in SIMULATED else None)
+        for name, value in values.items()
+    )
+    return Computation("attention", inputs, digits, results, notes=notes, derivation=derivation)
