@@ -1,0 +1,63 @@
+"""Activations by name or by expression: the catalog (``activations``) and the safe parser
+(``expressions``). ``resolve`` is the one entry point the computations use."""
+
+from __future__ import annotations
+
+import difflib
+
+from ..engine.numbers import Number, as_number
+from ..errors import InputError
+from .activations import BY_NAME, CATALOG, Activation, ClosedForm, Param
+
+__all__ = ["Activation", "ClosedForm", "Param", "CATALOG", "names", "lookup", "resolve"]
+
+_IDENTIFIER_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def names() -> tuple[str, ...]:
+    """The catalog's names, in catalog order (aliases not included)."""
+    return tuple(entry.name for entry in CATALOG)
+
+
+def _key(name: str) -> str:
+    return name.strip().lower().replace("-", "_")
+
+
+def lookup(name: str) -> Activation | None:
+    """The catalog entry for a name or alias (case and -/_ insensitive), or None."""
+    return BY_NAME.get(_key(name))
+
+
+def _looks_like_name(text: str) -> bool:
+    key = _key(text)
+    return bool(key) and set(key) <= _IDENTIFIER_CHARS and key != "x" and not key[0].isdigit()
+
+
+def resolve(activation: str, slope: object = None) -> Activation:
+    """A catalog name, an alias or an expression in x, with its parameters bound.
+
+    ``slope`` sets leaky_relu's negative-side slope; giving it to an activation without that
+    parameter is an InputError, as are unknown names (with the closest names suggested).
+    """
+    if not isinstance(activation, str) or not activation.strip():
+        raise InputError(f"ACTIVATION must be a catalog name or an expression in x, got {activation!r}")
+    entry = lookup(activation)
+    if entry is None:
+        from .expressions import parse_activation
+
+        if _looks_like_name(activation):
+            choices = sorted(BY_NAME)
+            close = difflib.get_close_matches(_key(activation), choices, n=3, cutoff=0.5)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise InputError(
+                f"ACTIVATION {activation.strip()!r} is not in the catalog{hint} "
+                "(see 'momentcalc activations', or give an expression in x)"
+            )
+        entry = parse_activation(activation)
+    values: dict[str, Number] = {}
+    if slope is not None:
+        if not any(p.name == "slope" for p in entry.params):
+            takes = ", ".join(e.name for e in CATALOG if any(p.name == "slope" for p in e.params))
+            raise InputError(f"--slope applies only to {takes}, not to {activation.strip()!r}")
+        values["slope"] = as_number(slope, "--slope")
+    return entry.bind(**values)

@@ -1,0 +1,421 @@
+"""The activation catalog, as data: one ``Activation`` per entry.
+
+Each entry carries its formula text, an mpmath function and its hand-written derivative (the
+default path never imports sympy), a lazily built sympy expression (``--derive`` and the
+tests, which check the derivative against sympy's), its kinks (points where it is not smooth,
+where the Gaussian integral is split), its steep points (where it changes on a scale of 1,
+split only when std is large), its parity, its parameters, and the moments under Z ~ N(0, 1)
+that have a closed form.
+
+Closed forms (E over Z ~ N(0, 1), Φ the normal cdf; E[e^{aZ}; Z < 0] = e^{a²/2}·Φ(−a)):
+
+* relu: E = 1/sqrt(2π), E[φ²] = 1/2, E[φ'²] = 1/2 (seed 002: He init's 2/m; seed 000)
+* leaky_relu(s): E = (1 − s)/sqrt(2π), E[φ²] = E[φ'²] = (1 + s²)/2
+* relu2: E = 1/2, E[φ²] = 3/2, E[φ'²] = 2
+* elu: E = 1/sqrt(2π) + √e·Φ(−1) − 1/2, E[φ²] = 1 + e²Φ(−2) − 2√e·Φ(−1), E[φ'²] = 1/2 + e²Φ(−2)
+* selu = λ·elu_α with λ, α solving E = 0, E[φ²] = 1 (seed 000's Mathematica solve), so
+  α = (1/sqrt(2π)) / (1/2 − √e·Φ(−1)) and λ = 1/sqrt(1/2 + α²(e²Φ(−2) − 2√e·Φ(−1) + 1/2))
+* gelu = x·Φ(x): E = 1/(2√π), E[φ²] = 1/3 + √3/(6π), E[φ'²] = 1/3 + 2/(3√3·π)
+  (Stein's identity twice, with E[φ(Z)²] = 1/(2√3·π))
+* erf: E[φ²] = (2/π)·asin(2/3), E[φ'²] = 4/(π√5)
+* identity: E = 0, E[φ²] = E[φ'²] = 1
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+import mpmath
+from mpmath import mp
+
+from ..engine.numbers import Number, to_mpf
+
+MpFn = Callable[[mpmath.mpf, Mapping[str, mpmath.mpf]], mpmath.mpf]
+
+
+def _no_kinks(p: Mapping[str, mpmath.mpf]) -> tuple[mpmath.mpf, ...]:
+    return ()
+
+SympyFn = Callable[[Any, Any, Mapping[str, Any]], Any]  # (sympy module, x, params) -> expression
+
+
+class Param(NamedTuple):
+    """A parameter of an activation, set by the CLI option of the same name."""
+
+    name: str
+    default: Fraction
+    description: str
+
+
+class ClosedForm(NamedTuple):
+    """A moment under Z ~ N(0, 1) in closed form: mpmath value, sympy expression, text."""
+
+    text: str
+    value: Callable[[Mapping[str, mpmath.mpf]], mpmath.mpf]
+    sympy: Callable[[Any, Mapping[str, Any]], Any]
+
+
+class Activation(NamedTuple):
+    """One activation φ with everything needed to integrate it against a Gaussian (an
+    immutable record; NamedTuple rather than a dataclass only because it is cheaper to
+    create at start-up)."""
+
+    name: str
+    formula: str
+    fn: MpFn
+    derivative: MpFn
+    sympy: SympyFn
+    aliases: tuple[str, ...] = ()
+    kinks: Callable[[Mapping[str, mpmath.mpf]], tuple[mpmath.mpf, ...]] = _no_kinks
+    steep: tuple[int, ...] = (0,)
+    parity: str | None = None  # "odd" or "even" when φ(−x) = ∓φ(x) exactly
+    params: tuple[Param, ...] = ()
+    closed_forms: Mapping[str, ClosedForm] = MappingProxyType({})
+    values: tuple[tuple[str, Number], ...] = ()  # bound parameter values
+    expression: bool = False  # built from a user expression rather than the catalog
+    # Expressions: sub-expressions whose real zeros are kinks or singular points.
+    critical: tuple[Callable[[mpmath.mpf], mpmath.mpf], ...] = ()
+    # Optional (x, params) -> (φ(x), φ'(x)) sharing work between the two (one exp for swish).
+    pair: Callable[[mpmath.mpf, Mapping[str, mpmath.mpf]], tuple[mpmath.mpf, mpmath.mpf]] | None = None
+
+    def bind(self, **values: Number) -> Activation:
+        """This activation with its parameters set (defaults for the ones not given)."""
+        bound = tuple((p.name, values.get(p.name, p.default)) for p in self.params)
+        return self._replace(values=bound)
+
+    def param_values(self) -> dict[str, mpmath.mpf]:
+        """The bound parameters as mpf at the current working precision."""
+        given = dict(self.values)
+        return {p.name: to_mpf(given.get(p.name, p.default)) for p in self.params}
+
+    def sympy_params(self) -> dict[str, Any]:
+        from ..symbolic import sympy_number
+
+        given = dict(self.values)
+        return {p.name: sympy_number(given.get(p.name, p.default)) for p in self.params}
+
+    def sympy_expression(self, x: Any) -> Any:
+        import sympy as sp
+
+        return self.sympy(sp, x, self.sympy_params())
+
+    def breaks(self, params: Mapping[str, mpmath.mpf], mean: mpmath.mpf, std: mpmath.mpf,
+               reach: mpmath.mpf) -> tuple[mpmath.mpf, ...]:
+        """Kinks, and for expressions the zeros of their critical parts within
+        mean ± reach·std, at the current precision."""
+        points = list(self.kinks(params))
+        if self.critical:
+            from .expressions import zeros
+
+            low, high = mean - reach * std, mean + reach * std
+            for part in self.critical:
+                points.extend(zeros(part, low, high, extra=(mp.zero, mean)))
+        return tuple(sorted(set(points)))
+
+
+# --- building blocks (mpmath, at the current precision) -------------------------------------
+
+
+def _sigmoid(x: mpmath.mpf) -> mpmath.mpf:
+    """1/(1 + e^−x), without overflow trouble on either side."""
+    if x >= 0:
+        return 1 / (1 + mpmath.exp(-x))
+    e = mpmath.exp(x)
+    return e / (1 + e)
+
+
+def _sigmoid_slope(x: mpmath.mpf) -> mpmath.mpf:
+    """σ'(x) = σ(x)(1 − σ(x)) = e^−|x| / (1 + e^−|x|)², without 1 − σ cancelling."""
+    e = mpmath.exp(-abs(x))
+    return e / (1 + e) ** 2
+
+
+def _sigmoid_pair(x: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(σ(x), σ'(x)) from one exp."""
+    e = mpmath.exp(-abs(x))
+    d = 1 / (1 + e)
+    return (d if x >= 0 else e * d), e * d * d
+
+
+def _swish_pair(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> tuple[mpmath.mpf, mpmath.mpf]:
+    s, ds = _sigmoid_pair(x)
+    return x * s, s + x * ds
+
+
+def _softplus(x: mpmath.mpf) -> mpmath.mpf:
+    """log(1 + e^x) = max(x, 0) + log1p(e^−|x|), exact in both tails."""
+    return max(x, mp.zero) + mpmath.log1p(mpmath.exp(-abs(x)))
+
+
+def _ncdf(x: mpmath.mpf) -> mpmath.mpf:
+    """Φ(x) = erfc(−x/√2)/2, accurate in the lower tail."""
+    return mpmath.erfc(-x / mpmath.sqrt(2)) / 2
+
+
+def _npdf(x: mpmath.mpf) -> mpmath.mpf:
+    return mpmath.exp(-x * x / 2) / mpmath.sqrt(2 * mp.pi)
+
+
+def _sech2(x: mpmath.mpf) -> mpmath.mpf:
+    return 1 / mpmath.cosh(x) ** 2
+
+
+def _zero_kink(p: Mapping[str, mpmath.mpf]) -> tuple[mpmath.mpf, ...]:
+    return (mp.zero,)
+
+
+# E[e^{aZ}; Z < 0] = e^{a²/2}·Φ(−a)
+def _elu_parts() -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+    """(E[e^Z − 1; Z < 0], E[(e^Z − 1)²; Z < 0], E[e^{2Z}; Z < 0])."""
+    e1 = mpmath.exp(mpmath.mpf(1) / 2) * _ncdf(-1)
+    e2 = mpmath.exp(2) * _ncdf(-2)
+    return e1 - mpmath.mpf(1) / 2, e2 - 2 * e1 + mpmath.mpf(1) / 2, e2
+
+
+def selu_constants() -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(λ, α) of selu: E[selu(Z)] = 0 and E[selu(Z)²] = 1 for Z ~ N(0, 1), in closed form."""
+    first, second, _ = _elu_parts()
+    alpha = (1 / mpmath.sqrt(2 * mp.pi)) / -first
+    lam = 1 / mpmath.sqrt(mpmath.mpf(1) / 2 + alpha**2 * second)
+    return lam, alpha
+
+
+def _sympy_selu_constants(sp: Any) -> tuple[Any, Any]:
+    Phi = lambda a: sp.erfc(-a / sp.sqrt(2)) / 2  # noqa: E731
+    e1 = sp.exp(sp.Rational(1, 2)) * Phi(-1)
+    e2 = sp.exp(2) * Phi(-2)
+    alpha = (1 / sp.sqrt(2 * sp.pi)) / (sp.Rational(1, 2) - e1)
+    lam = 1 / sp.sqrt(sp.Rational(1, 2) + alpha**2 * (e2 - 2 * e1 + sp.Rational(1, 2)))
+    return lam, alpha
+
+
+@functools.lru_cache(maxsize=32)
+def _selu_constants_at(prec: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    with mp.workprec(prec):
+        return selu_constants()
+
+
+def _selu(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> mpmath.mpf:
+    lam, alpha = _selu_constants_at(mp.prec)
+    return lam * x if x > 0 else lam * alpha * mpmath.expm1(x)
+
+
+def _selu_derivative(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> mpmath.mpf:
+    lam, alpha = _selu_constants_at(mp.prec)
+    return lam if x > 0 else lam * alpha * mpmath.exp(x)
+
+
+_GELU_TANH_C = Fraction("0.044715")  # the constant of the tanh approximation (Hendrycks & Gimpel)
+
+
+def _gelu_tanh_inner(x: mpmath.mpf) -> mpmath.mpf:
+    return mpmath.sqrt(2 / mp.pi) * (x + to_mpf(_GELU_TANH_C) * x**3)
+
+
+def _gelu_tanh(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> mpmath.mpf:
+    """x·(1 + tanh u)/2 = x·σ(2u): no cancellation of 1 + tanh u for u → −∞."""
+    return x * _sigmoid(2 * _gelu_tanh_inner(x))
+
+
+def _gelu_tanh_derivative(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> mpmath.mpf:
+    u = _gelu_tanh_inner(x)
+    du = mpmath.sqrt(2 / mp.pi) * (1 + 3 * to_mpf(_GELU_TANH_C) * x**2)
+    return _sigmoid(2 * u) + x / 2 * _sech2(u) * du
+
+
+def _mish_derivative(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> mpmath.mpf:
+    sp_ = _softplus(x)
+    return mpmath.tanh(sp_) + x * _sech2(sp_) * _sigmoid(x)
+
+
+def _cf(text: str, value: Callable[[Mapping[str, mpmath.mpf]], mpmath.mpf],
+        sympy: Callable[[Any, Mapping[str, Any]], Any]) -> ClosedForm:
+    return ClosedForm(text, value, sympy)
+
+
+def _rel(sp: Any, x: Any, positive: Any, negative: Any) -> Any:
+    return sp.Piecewise((positive, x > 0), (negative, True))
+
+
+CATALOG: tuple[Activation, ...] = (
+    Activation(
+        "identity", "x",
+        fn=lambda x, p: x,
+        derivative=lambda x, p: mp.one,
+        sympy=lambda sp, x, p: x,
+        aliases=("linear",),
+        steep=(),
+        parity="odd",
+        closed_forms={
+            "mean": _cf("0", lambda p: mp.zero, lambda sp, p: sp.Integer(0)),
+            "second_moment": _cf("1", lambda p: mp.one, lambda sp, p: sp.Integer(1)),
+            "derivative_second_moment": _cf("1", lambda p: mp.one, lambda sp, p: sp.Integer(1)),
+        },
+    ),
+    Activation(
+        "relu", "max(x, 0)",
+        fn=lambda x, p: x if x > 0 else mp.zero,
+        derivative=lambda x, p: mp.one if x > 0 else mp.zero,
+        sympy=lambda sp, x, p: _rel(sp, x, x, 0),
+        kinks=_zero_kink,
+        closed_forms={
+            "mean": _cf("1/sqrt(2*pi)", lambda p: 1 / mpmath.sqrt(2 * mp.pi), lambda sp, p: 1 / sp.sqrt(2 * sp.pi)),
+            "second_moment": _cf("1/2", lambda p: mpmath.mpf(1) / 2, lambda sp, p: sp.Rational(1, 2)),
+            "derivative_second_moment": _cf("1/2", lambda p: mpmath.mpf(1) / 2, lambda sp, p: sp.Rational(1, 2)),
+        },
+    ),
+    Activation(
+        "relu2", "max(x, 0)**2",
+        fn=lambda x, p: x * x if x > 0 else mp.zero,
+        derivative=lambda x, p: 2 * x if x > 0 else mp.zero,
+        sympy=lambda sp, x, p: _rel(sp, x, x**2, 0),
+        aliases=("squared_relu", "relu_squared"),
+        kinks=_zero_kink,
+        closed_forms={
+            "mean": _cf("1/2", lambda p: mpmath.mpf(1) / 2, lambda sp, p: sp.Rational(1, 2)),
+            "second_moment": _cf("3/2", lambda p: mpmath.mpf(3) / 2, lambda sp, p: sp.Rational(3, 2)),
+            "derivative_second_moment": _cf("2", lambda p: mpmath.mpf(2), lambda sp, p: sp.Integer(2)),
+        },
+    ),
+    Activation(
+        "leaky_relu", "x if x > 0 else slope*x",
+        fn=lambda x, p: x if x > 0 else p["slope"] * x,
+        derivative=lambda x, p: mp.one if x > 0 else p["slope"],
+        sympy=lambda sp, x, p: _rel(sp, x, x, p["slope"] * x),
+        aliases=("leakyrelu", "lrelu"),
+        kinks=_zero_kink,
+        params=(Param("slope", Fraction("0.01"), "negative-side slope of leaky_relu"),),
+        closed_forms={
+            "mean": _cf("(1 - slope)/sqrt(2*pi)", lambda p: (1 - p["slope"]) / mpmath.sqrt(2 * mp.pi),
+                        lambda sp, p: (1 - p["slope"]) / sp.sqrt(2 * sp.pi)),
+            "second_moment": _cf("(1 + slope**2)/2", lambda p: (1 + p["slope"] ** 2) / 2,
+                                 lambda sp, p: (1 + p["slope"] ** 2) / 2),
+            "derivative_second_moment": _cf("(1 + slope**2)/2", lambda p: (1 + p["slope"] ** 2) / 2,
+                                            lambda sp, p: (1 + p["slope"] ** 2) / 2),
+        },
+    ),
+    Activation(
+        "elu", "x if x > 0 else exp(x) - 1",
+        fn=lambda x, p: x if x > 0 else mpmath.expm1(x),
+        derivative=lambda x, p: mp.one if x > 0 else mpmath.exp(x),
+        sympy=lambda sp, x, p: _rel(sp, x, x, sp.exp(x) - 1),
+        kinks=_zero_kink,
+        closed_forms={
+            "mean": _cf("1/sqrt(2*pi) + sqrt(e)*Phi(-1) - 1/2",
+                        lambda p: 1 / mpmath.sqrt(2 * mp.pi) + _elu_parts()[0],
+                        lambda sp, p: 1 / sp.sqrt(2 * sp.pi) + sp.exp(sp.Rational(1, 2)) * sp.erfc(1 / sp.sqrt(2)) / 2
+                        - sp.Rational(1, 2)),
+            "second_moment": _cf("1 + e**2*Phi(-2) - 2*sqrt(e)*Phi(-1)",
+                                 lambda p: mpmath.mpf(1) / 2 + _elu_parts()[1],
+                                 lambda sp, p: 1 + sp.exp(2) * sp.erfc(sp.sqrt(2)) / 2
+                                 - sp.exp(sp.Rational(1, 2)) * sp.erfc(1 / sp.sqrt(2))),
+            "derivative_second_moment": _cf("1/2 + e**2*Phi(-2)",
+                                            lambda p: mpmath.mpf(1) / 2 + _elu_parts()[2],
+                                            lambda sp, p: sp.Rational(1, 2) + sp.exp(2) * sp.erfc(sp.sqrt(2)) / 2),
+        },
+    ),
+    Activation(
+        "selu", "lambda*(x if x > 0 else alpha*(exp(x) - 1)), lambda and alpha from E = 0, E^2 = 1 under N(0,1)",
+        fn=_selu,
+        derivative=_selu_derivative,
+        sympy=lambda sp, x, p: (lambda la: la[0] * _rel(sp, x, x, la[1] * (sp.exp(x) - 1)))(_sympy_selu_constants(sp)),
+        kinks=_zero_kink,
+        closed_forms={
+            "mean": _cf("0", lambda p: mp.zero, lambda sp, p: sp.Integer(0)),
+            "second_moment": _cf("1", lambda p: mp.one, lambda sp, p: sp.Integer(1)),
+            "derivative_second_moment": _cf(
+                "lambda**2*(1/2 + alpha**2*e**2*Phi(-2))",
+                lambda p: (lambda la: la[0] ** 2 * (mpmath.mpf(1) / 2 + la[1] ** 2 * _elu_parts()[2]))(selu_constants()),
+                lambda sp, p: (lambda la: la[0] ** 2 * (sp.Rational(1, 2) + la[1] ** 2 * sp.exp(2) * sp.erfc(sp.sqrt(2)) / 2))(
+                    _sympy_selu_constants(sp)),
+            ),
+        },
+    ),
+    Activation(
+        "gelu", "x*Phi(x) = x*(1 + erf(x/sqrt(2)))/2",
+        fn=lambda x, p: x * _ncdf(x),
+        derivative=lambda x, p: _ncdf(x) + x * _npdf(x),
+        sympy=lambda sp, x, p: x * (1 + sp.erf(x / sp.sqrt(2))) / 2,
+        closed_forms={
+            "mean": _cf("1/(2*sqrt(pi))", lambda p: 1 / (2 * mpmath.sqrt(mp.pi)), lambda sp, p: 1 / (2 * sp.sqrt(sp.pi))),
+            "second_moment": _cf("1/3 + sqrt(3)/(6*pi)", lambda p: mpmath.mpf(1) / 3 + mpmath.sqrt(3) / (6 * mp.pi),
+                                 lambda sp, p: sp.Rational(1, 3) + sp.sqrt(3) / (6 * sp.pi)),
+            "derivative_second_moment": _cf(
+                "1/3 + 2*sqrt(3)/(9*pi)", lambda p: mpmath.mpf(1) / 3 + 2 * mpmath.sqrt(3) / (9 * mp.pi),
+                lambda sp, p: sp.Rational(1, 3) + 2 * sp.sqrt(3) / (9 * sp.pi)),
+        },
+    ),
+    Activation(
+        "gelu_tanh", "x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x**3)))/2",
+        fn=_gelu_tanh,
+        derivative=_gelu_tanh_derivative,
+        sympy=lambda sp, x, p: x * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (x + sp.Rational(_GELU_TANH_C.numerator, _GELU_TANH_C.denominator) * x**3))) / 2,
+        aliases=("gelu_approx", "gelu_new"),
+    ),
+    Activation(
+        "sigmoid", "1/(1 + exp(-x))",
+        fn=lambda x, p: _sigmoid(x),
+        derivative=lambda x, p: _sigmoid_slope(x),
+        sympy=lambda sp, x, p: 1 / (1 + sp.exp(-x)),
+        aliases=("logistic",),
+        pair=lambda x, p: _sigmoid_pair(x),
+    ),
+    Activation(
+        "tanh", "tanh(x)",
+        fn=lambda x, p: mpmath.tanh(x),
+        derivative=lambda x, p: _sech2(x),
+        sympy=lambda sp, x, p: sp.tanh(x),
+        parity="odd",
+    ),
+    Activation(
+        "swish", "x*sigmoid(x) = x/(1 + exp(-x))",
+        fn=lambda x, p: x * _sigmoid(x),
+        derivative=lambda x, p: _sigmoid(x) + x * _sigmoid_slope(x),
+        sympy=lambda sp, x, p: x / (1 + sp.exp(-x)),
+        aliases=("silu",),
+        pair=_swish_pair,
+    ),
+    Activation(
+        "softplus", "log(1 + exp(x))",
+        fn=lambda x, p: _softplus(x),
+        derivative=lambda x, p: _sigmoid(x),
+        sympy=lambda sp, x, p: sp.log(1 + sp.exp(x)),
+    ),
+    Activation(
+        "mish", "x*tanh(softplus(x)) = x*tanh(log(1 + exp(x)))",
+        fn=lambda x, p: x * mpmath.tanh(_softplus(x)),
+        derivative=_mish_derivative,
+        sympy=lambda sp, x, p: x * sp.tanh(sp.log(1 + sp.exp(x))),
+    ),
+    Activation(
+        "softsign", "x/(1 + abs(x))",
+        fn=lambda x, p: x / (1 + abs(x)),
+        derivative=lambda x, p: 1 / (1 + abs(x)) ** 2,
+        sympy=lambda sp, x, p: _rel(sp, x, x / (1 + x), x / (1 - x)),
+        kinks=_zero_kink,
+        parity="odd",
+    ),
+    Activation(
+        "erf", "erf(x)",
+        fn=lambda x, p: mpmath.erf(x),
+        derivative=lambda x, p: 2 / mpmath.sqrt(mp.pi) * mpmath.exp(-x * x),
+        sympy=lambda sp, x, p: sp.erf(x),
+        parity="odd",
+        closed_forms={
+            "mean": _cf("0", lambda p: mp.zero, lambda sp, p: sp.Integer(0)),
+            "second_moment": _cf("2*asin(2/3)/pi", lambda p: 2 * mpmath.asin(mpmath.mpf(2) / 3) / mp.pi,
+                                 lambda sp, p: 2 * sp.asin(sp.Rational(2, 3)) / sp.pi),
+            "derivative_second_moment": _cf("4/(sqrt(5)*pi)", lambda p: 4 / (mpmath.sqrt(5) * mp.pi),
+                                            lambda sp, p: 4 / (sp.sqrt(5) * sp.pi)),
+        },
+    ),
+)
+
+BY_NAME: dict[str, Activation] = {}
+for _entry in CATALOG:
+    for _key in (_entry.name, *_entry.aliases):
+        BY_NAME[_key] = _entry
