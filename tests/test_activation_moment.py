@@ -223,9 +223,13 @@ def test_activations_table_and_json(cli):
     for name in names():
         assert name in table.stdout
     doc = cli("activations", "--json").json()
-    listed = {entry["name"]: entry for entry in doc["activations"]}
+    assert doc["command"] == "activations"
+    listed = {entry["name"]: entry for entry in doc["rows"]}
     assert set(listed) == set(names())
     assert listed["relu"]["closed_form"]["second_moment"] == "1/2"
     assert listed["swish"]["aliases"] == ["silu"]
     assert listed["leaky_relu"]["parameters"] == {"slope": 0.01}
     assert listed["sigmoid"]["closed_form"] == {}
+    csv = cli("activations", "--format", "csv").stdout.splitlines()
+    assert csv[0] == "name,aliases,formula,closed_form" and len(csv) == 1 + len(listed)
+    assert cli("activations", "--format", "xml").code == 2

@@ -27,7 +27,7 @@ from ..engine.gaussian import DivergentIntegral, gaussian_edge, gaussian_expecta
 from ..engine.numbers import Number, as_number, to_mpf, to_text
 from ..engine.precision import working_dps
 from ..errors import InputError, PrecisionError
-from ..result import Computation, Quantity
+from ..result import Computation, Listing, Quantity
 from .common import check_digits, positive
 
 RESULTS = ("mean", "second_moment", "variance", "rms", "gain", "centered_gain", "derivative_second_moment")
@@ -275,3 +275,26 @@ def activation_moment(
 
 
 __all__ = ["activation_moment", "gaussian_moments", "moments_by_quadrature", "RESULTS", "DESCRIPTIONS"]
+
+
+def catalog_listing() -> Listing:
+    """``momentcalc activations``: the catalog with its formulas and closed forms under N(0, 1)."""
+    from ..catalog import CATALOG
+
+    with mp.workdps(20):
+        rows = tuple(
+            {
+                "name": entry.name,
+                "aliases": list(entry.aliases),
+                "formula": entry.formula,
+                "parameters": {p.name: float(p.default) for p in entry.params},
+                "kinks": [float(k) for k in entry.kinks(entry.param_values())],
+                "parity": entry.parity,
+                "closed_form": {name: form.text for name, form in entry.closed_forms.items()},
+            }
+            for entry in CATALOG
+        )
+    return Listing(
+        "activations", ("name", "aliases", "formula", "closed_form"), rows,
+        title="activation catalog: momentcalc activation-moment NAME (or any expression in x)",
+    )

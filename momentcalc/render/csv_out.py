@@ -15,6 +15,8 @@ from .document import quantity_document
 
 
 def _cell(value: object) -> str:
+    if isinstance(value, dict):
+        return "; ".join(f"{k} = {v}" for k, v in value.items())
     if isinstance(value, list):
         return " ".join("" if v is None else str(v) for v in value)
     return "" if value is None else str(value)

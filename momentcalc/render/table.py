@@ -85,6 +85,10 @@ def _sweep(sweep: Sweep, console: Console) -> None:
 def _cell_text(value: object) -> str:
     if value is None:
         return ""
+    if isinstance(value, dict):
+        return escape("\n".join(f"{k} = {v}" for k, v in value.items()))
+    if isinstance(value, list):
+        return escape(", ".join(map(str, value)))
     if value is True:
         return "[green]ok[/]"
     if value is False:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Optional
 
 import typer
 
 from ..app import app
-from ..options import number_option
-from ..runner import Numeric, computing_command
+from ..options import Format, Json, number_option
+from ..runner import Numeric, computing_command, output_format
 
 ActivationArg = Annotated[
     str,
@@ -45,6 +44,8 @@ Examples:
   momentcalc activations
 
   momentcalc activations --json
+
+  momentcalc activations --format csv
 """
 
 
@@ -60,63 +61,10 @@ def activation_moment(activation: ActivationArg, mean: Mean = "0", std: Std = "1
     return compute
 
 
-def _catalog_rows() -> list[dict[str, object]]:
-    from ...catalog import CATALOG
-
-    return [
-        {
-            "name": entry.name,
-            "aliases": list(entry.aliases),
-            "formula": entry.formula,
-            "parameters": {p.name: float(p.default) for p in entry.params},
-            "kinks": [float(k) for k in entry.kinks(entry.param_values())],
-            "parity": entry.parity,
-            "closed_form": {name: form.text for name, form in entry.closed_forms.items()},
-        }
-        for entry in CATALOG
-    ]
-
-
-def render_catalog(as_json: bool) -> str | None:
-    """The catalog as one JSON document (returned), or as a rich table printed to stdout."""
-    from mpmath import mp
-
-    with mp.workdps(20):
-        rows = _catalog_rows()
-    if as_json:
-        import json
-
-        return json.dumps({"activations": rows}, indent=2)
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
-    table = Table(title="activation catalog: momentcalc activation-moment NAME", title_justify="left")
-    table.add_column("name (aliases)", style="bold")
-    table.add_column("formula")
-    table.add_column("closed form under N(0,1)")
-    short = {"mean": "E", "second_moment": "E2", "derivative_second_moment": "E'2"}
-    for row in rows:
-        name = row["name"] + (f" ({', '.join(row['aliases'])})" if row["aliases"] else "")
-        formula = row["formula"] + "".join(f"; {k} default {v:g}" for k, v in row["parameters"].items())
-        closed = row["closed_form"]
-        known = "\n".join(f"{short[k]} = {v}" for k, v in closed.items()) if closed else "no (quadrature)"
-        table.add_row(escape(name), escape(formula), escape(known))
-    table.caption = "E = mean, E2 = second_moment, E'2 = derivative_second_moment; any expression in x works too"
-    Console().print(table)
-    return None
-
-
 @app.command("activations", epilog=LIST_EXAMPLES)
-def activations(
-    json_: Annotated[bool, typer.Option("--json", help="One JSON document instead of the table.")] = False,
-    fmt: Annotated[str, typer.Option("--format", metavar="table|json", help="Output format.")] = "table",
-) -> None:
+def activations(format: Format = "table", json_: Json = False) -> None:
     """List the activation catalog: names, aliases, formulas, which moments have a closed form."""
-    from ...errors import InputError
+    from ...computations.activation import catalog_listing
+    from ...render import emit
 
-    if fmt not in ("table", "json"):
-        raise InputError(f"--format must be table or json for 'activations', got {fmt!r}")
-    text = render_catalog(json_ or fmt == "json")
-    if text is not None:
-        sys.stdout.write(text + "\n")
+    emit(catalog_listing(), output_format(format, json_))
