@@ -6,6 +6,7 @@ and CSV renderers round them to ``digits`` only when they print.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,10 +17,11 @@ from .engine.numbers import Number
 
 @dataclass(frozen=True)
 class Quantity:
-    """One named result. ``value`` is an mpf, or a tuple of mpf for a list-valued result."""
+    """One named result. ``value`` is an mpf, or a sequence of mpf for a list-valued result
+    (a sequence may render itself in bulk through ``doubles()`` and ``decimals(digits)``)."""
 
     name: str
-    value: mpmath.mpf | tuple[mpmath.mpf, ...]
+    value: mpmath.mpf | Sequence[mpmath.mpf]
     description: str
     closed_form: str | None = None
     latex: str | None = None
@@ -28,7 +30,7 @@ class Quantity:
 
     @property
     def is_list(self) -> bool:
-        return isinstance(self.value, tuple)
+        return isinstance(self.value, Sequence)
 
 
 @dataclass(frozen=True)

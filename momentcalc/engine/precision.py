@@ -82,8 +82,13 @@ def to_decimal(value: mpmath.mpf, digits: int) -> str:
         return "inf" if value > 0 else "-inf"
     if mpmath.isnan(value):
         return "nan"
+    with mp.workdps(digits + 20):
+        # Round away a mantissa far longer than needed first: nstr would otherwise convert a
+        # huge integer to text (Python refuses beyond 4300 digits) to print 15 of them.
+        value = +value
     text = mpmath.nstr(value, digits, strip_zeros=False, min_fixed=-4, max_fixed=digits)
-    return text
+    # nstr leaves a bare point when the digits end at the units place ("69.", "7.e-7").
+    return text.replace(".e", "e").removesuffix(".")
 
 
 def to_double(value: mpmath.mpf) -> float | None:

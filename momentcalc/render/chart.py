@@ -1,7 +1,10 @@
 """A horizontal bar chart of a list-valued result (e.g. per-layer weights), bucketed when long.
 
-With more entries than MAX_ROWS, consecutive entries are grouped and each bar shows the
-largest value of its group, labelled with the index range it covers.
+With more entries than MAX_ROWS, consecutive entries are grouped (at most MAX_ROWS rows)
+and each bar shows the largest |value| of its group, labelled with the index range it
+covers. Values spanning more than LOG_SPAN (a factor of 1000) are drawn on a log scale, so
+that weights decaying like 2^(−k/2) over 1000 layers show as a ramp rather than as one bar
+and 999 empty rows.
 """
 
 from __future__ import annotations
@@ -9,12 +12,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import mpmath
+from mpmath import mp
 from rich.table import Table
 
 from ..engine.precision import to_decimal
 
 MAX_ROWS = 40
 WIDTH = 40
+LOG_SPAN = 1000
+SHOWN_DIGITS = 6
+# On a log scale the smallest bar keeps this fraction of the width, so that it is visible.
+LOG_FLOOR = 0.05
+EIGHTHS = "▏▎▍▌▋▊▉"
 
 
 def _buckets(count: int) -> list[tuple[int, int]]:
@@ -24,19 +33,48 @@ def _buckets(count: int) -> list[tuple[int, int]]:
     return [(start, min(start + size, count) - 1) for start in range(0, count, size)]
 
 
+def _largest(values: Sequence[mpmath.mpf], buckets: list[tuple[int, int]]) -> list[mpmath.mpf]:
+    """The entry of largest |value| in each bucket."""
+    if len(buckets) == len(values):
+        return list(values)
+    return [max(values[first : last + 1], key=abs) for first, last in buckets]
+
+
+def _bar(fraction: float) -> str:
+    cells = int(round(fraction * WIDTH * 8))
+    return "█" * (cells // 8) + (EIGHTHS[cells % 8 - 1] if cells % 8 else "")
+
+
+def _fractions(shown: list[mpmath.mpf]) -> tuple[list[float], bool]:
+    """Bar lengths in [0, 1], and whether they are on a log scale."""
+    sizes = [abs(v) for v in shown]
+    top = max(sizes, default=mpmath.mpf(0))
+    if not top or not mpmath.isfinite(top):
+        return [0.0 if not top else float(s == top) for s in sizes], False
+    low = min(sizes)
+    if low > 0 and top / low > LOG_SPAN:
+        with mp.workdps(15):
+            span = float(mpmath.log10(top / low))
+            return [LOG_FLOOR + (1 - LOG_FLOOR) * float(mpmath.log10(s / low)) / span for s in sizes], True
+    return [float(s / top) for s in sizes], False
+
+
 def bar_chart(name: str, values: Sequence[mpmath.mpf], digits: int) -> Table:
-    top = max((abs(v) for v in values), default=mpmath.mpf(0))
-    table = Table(title=name, title_justify="left", show_header=True, box=None)
+    buckets = _buckets(len(values))
+    shown = _largest(values, buckets)
+    fractions, log_scale = _fractions(shown)
+    notes = []
+    if len(buckets) < len(values):
+        notes.append(f"largest of each {buckets[0][1] + 1} entries")
+    if log_scale:
+        notes.append("log scale")
+    title = name + (f"  ({', '.join(notes)})" if notes else "")
+    table = Table(title=title, title_justify="left", show_header=True, box=None)
     table.add_column("index", justify="right", style="dim")
     table.add_column("value")
     table.add_column("bar")
-    shown = min(digits, 6)
-    for first, last in _buckets(len(values)):
-        group = values[first : last + 1]
-        value = max(group, key=abs)
-        fraction = float(abs(value) / top) if top else 0.0
-        cells = int(round(fraction * WIDTH * 8))
-        bar = "█" * (cells // 8) + ("▏▎▍▌▋▊▉"[cells % 8 - 1] if cells % 8 else "")
+    places = min(digits, SHOWN_DIGITS)
+    for (first, last), value, fraction in zip(buckets, shown, fractions):
         label = str(first) if first == last else f"{first}-{last}"
-        table.add_row(label, to_decimal(value, shown), f"[cyan]{bar}[/]")
+        table.add_row(label, to_decimal(value, places), f"[cyan]{_bar(fraction)}[/]")
     return table

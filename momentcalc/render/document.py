@@ -12,9 +12,12 @@ from ..result import Check, Computation, Listing, Quantity, Sweep
 
 def quantity_document(quantity: Quantity, digits: int) -> dict[str, Any]:
     """``{"value", "decimal", "description", "closed_form", "latex"}`` for one result."""
-    if quantity.is_list:
-        value: Any = [to_double(v) for v in quantity.value]
-        decimal: Any = [to_decimal(v, digits) for v in quantity.value]
+    if quantity.is_list and hasattr(quantity.value, "decimals"):  # renders itself in bulk
+        value: Any = quantity.value.doubles()
+        decimal: Any = quantity.value.decimals(digits)
+    elif quantity.is_list:
+        value = [to_double(v) for v in quantity.value]
+        decimal = [to_decimal(v, digits) for v in quantity.value]
     else:
         value = to_double(quantity.value)
         decimal = to_decimal(quantity.value, shown_digits(quantity, digits))
@@ -75,7 +78,7 @@ def document(result: Computation | Sweep | Listing) -> dict[str, Any]:
             ],
             "checks": checks,
         }
-    return {
+    doc = {
         "command": result.command,
         "version": __version__,
         "inputs": inputs_document(result),
@@ -83,6 +86,12 @@ def document(result: Computation | Sweep | Listing) -> dict[str, Any]:
         "results": results_document(result),
         "checks": [check_document(c) for c in result.checks],
     }
+    # Only when there is something to say, so the plain document keeps SPEC's exact shape.
+    if result.notes:
+        doc["notes"] = list(result.notes)
+    if result.derivation:
+        doc["derivation"] = [{"label": label, "text": text, "latex": latex} for label, text, latex in result.derivation]
+    return doc
 
 
 def error_document(code: int, message: str) -> dict[str, Any]:

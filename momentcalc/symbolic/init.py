@@ -71,7 +71,7 @@ def derive(
     if scheme == "he":
         lines.append((
             "gain", f"gain = 1/sqrt(Integral({activation}(x)**2*exp(-x**2/2)/sqrt(2*pi), (x, -oo, oo)))",
-            rf"\mathrm{{gain}} = \left(\int_{{-\infty}}^{{\infty}} \mathrm{{act}}(x)^2"
+            r"\mathrm{gain} = \left(\int_{-\infty}^{\infty} \mathrm{act}(x)^2"
             r" \frac{e^{-x^2/2}}{\sqrt{2\pi}}\,dx\right)^{-1/2}",
         ))
         second = he_second_moment(activation, slope)

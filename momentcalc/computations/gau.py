@@ -1,0 +1,184 @@
+"""``gau-scale``: the output magnitude of a Gated Attention Unit at initialization.
+
+Seed 003 (FLASH's GAU): O = (U ⊙ A V) W_o with A = relu²(Q(Z) K(Z)ᵀ)/(n·s), U, V, Z = φ(X W),
+LeCun init, and Q(Z) = K(Z) = Z at initialization. With μ = E[φ(ε)], ν² = E[φ(ε)²],
+ε ~ N(0, 1) (swish: 0.2066…, 0.3557…, from the activation-moment engine):
+
+    A_ii ≈ relu²(s·ν²)/(n·s) = s·ν⁴/n,    A_ij ≈ relu²(s·μ²)/(n·s) = s·μ⁴/n  (i ≠ j)
+    A_ii / A_ij ≈ ν⁴/μ⁴ ≈ 69  ⇒  A ≈ (s·ν⁴/n)·I,  O ≈ (s·ν⁴/n)(U ⊙ V) W_o
+    E[O²] ≈ (s·ν⁴/n)²·ν⁴  ⇒  O = O(s·ν⁶/n) ≈ 0.01 at s = 128, n = 512
+
+Scaling every weight matrix by lam (lam = init_std·sqrt(d); 1 under LeCun) scales U, V, Z by
+about lam, A by lam⁴ and O by lam⁷ ("crazy scale"); x + GAU(x) ≈ x then behaves like
+DeepNorm with alpha = 1/(lam⁷·s·ν⁶/n) ≈ 100.
+
+``--simulate`` draws actual GAUs (``gau_simulation``) and reports the RMS of O next to the
+theory. The diagonal approximation is the seed's: A's n − 1 off-diagonal entries, each
+about 1/69 of the diagonal, multiply entries of V whose mean μ is not 0 and add up
+coherently, so the simulated RMS is several times s·ν⁶/n (swish at the default sizes:
+about 4.7) while the mean A_ii matches s·ν⁴/n.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+from mpmath import mp
+
+from ..catalog import resolve
+from ..engine.numbers import Number, to_mpf
+from ..engine.precision import working_dps
+from ..errors import InputError, PrecisionError
+from ..result import Computation, Quantity
+from .common import check_digits, positive
+from .init import whole
+
+DEFAULT_ACTIVATION = "swish"
+# Extra digits asked of mu and nu2, so that their rounding stays below ours.
+MOMENT_GUARD = 3
+DEFAULT_SEED = 0
+DEFAULT_TRIALS = 1
+MAX_TRIALS = 1000
+# Largest matrix (entries) the simulation builds: 2^24 doubles are 128 MiB.
+MAX_MATRIX = 1 << 24
+
+DESCRIPTIONS = {
+    "mu": "E(phi(Z)), Z ~ N(0, 1)",
+    "nu2": "E(phi(Z)^2)",
+    "nu": "sqrt(nu2)",
+    "diag_attention": "s*nu^4/n: A_ii = relu^2(<Z_i, Z_i>)/(n*s) at initialization",
+    "offdiag_attention": "s*mu^4/n: A_ij, i != j",
+    "diag_offdiag_ratio": "nu^4/mu^4 = A_ii / A_ij",
+    "output_scale": "s*nu^6/n: magnitude (RMS) of O under LeCun init, A taken as its diagonal",
+    "lambda": "init_std*sqrt(d): every weight matrix relative to its LeCun std",
+    "scaled_output": "lambda^7*output_scale: magnitude of O at this init",
+    "deepnorm_alpha": "1/scaled_output: the DeepNorm alpha that x + GAU(x) resembles",
+}
+SIMULATED = {
+    "simulated_rms": "RMS of O over the drawn GAU (mean over trials), Monte Carlo",
+    "simulated_ratio": "simulated_rms / scaled_output (the theory)",
+    "simulated_stderr": "standard error of simulated_rms over the trials",
+    "simulated_diag_attention": "mean A_ii of the drawn GAU (compare diag_attention*lambda^4)",
+    "simulated_offdiag_attention": "mean A_ij, i != j, of the drawn GAU (compare offdiag_attention*lambda^4)",
+}
+
+
+def gau_scale(
+    s: object = 128,
+    n: object = 512,
+    d: object = 768,
+    e: object = 1536,
+    activation: str = DEFAULT_ACTIVATION,
+    init_std: object = None,
+    simulate: bool = False,
+    seed: object = None,
+    trials: object = None,
+    *,
+    digits: int = 15,
+    derive: bool = False,
+) -> Computation:
+    """GAU magnitudes at initialization, correct to ``digits`` digits (simulated ones excepted).
+
+    >>> round(float(gau_scale().value("diag_offdiag_ratio")))
+    69
+    """
+    digits = check_digits(digits)
+    sizes = {name: whole(value, f"--{name}") for name, value in (("s", s), ("n", n), ("d", d), ("e", e))}
+    std = None if init_std is None else positive(init_std, "--init-std")
+    if not simulate:
+        for option, value in (("--seed", seed), ("--trials", trials)):
+            if value is not None:
+                raise InputError(f"{option} applies only with --simulate")
+    draws = int(whole(DEFAULT_SEED if seed is None else seed, "--seed", 0))
+    count = int(whole(DEFAULT_TRIALS if trials is None else trials, "--trials"))
+    if count > MAX_TRIALS:
+        raise InputError(f"--trials must be a whole number from 1 to {MAX_TRIALS}, got {count}")
+    act = resolve(activation)
+    label = act.name if not act.expression else act.formula
+
+    from .activation import gaussian_moments
+
+    moments = gaussian_moments(activation, mean=0, std=1, digits=digits + MOMENT_GUARD)
+    with mp.workdps(working_dps(digits)):
+        values = _theory(moments["mean"], moments["second_moment"], sizes, std)
+
+    inputs: dict[str, Number | str] = {**sizes, "activation": label}
+    if std is not None:
+        inputs["init_std"] = std
+    descriptions = dict(DESCRIPTIONS)
+    notes = []
+    if simulate:
+        simulated = _simulate(activation, sizes, std, draws, count)
+        if not math.isfinite(simulated["simulated_rms"]):
+            raise PrecisionError(
+                "--simulate overflowed double precision at this --init-std; the theory needs no "
+                "simulation: run without --simulate"
+            )
+        with mp.workdps(working_dps(digits)):
+            values["simulated_rms"] = mpmath.mpf(simulated["simulated_rms"])
+            theory = values["scaled_output"]
+            values["simulated_ratio"] = values["simulated_rms"] / theory if theory else mpmath.inf
+            for name in ("simulated_stderr", "simulated_diag_attention", "simulated_offdiag_attention"):
+                if name in simulated and math.isfinite(simulated[name]):
+                    values[name] = mpmath.mpf(simulated[name])
+        descriptions.update(SIMULATED)
+        inputs.update(seed=draws, trials=count)
+        spread = f", standard error {simulated['simulated_stderr']:.2g}" if count > 1 else ""
+        notes.append(
+            f"simulated values are Monte Carlo estimates in double precision ({count} "
+            f"{'draw' if count == 1 else 'draws'}, seed {draws}"
+            f"{spread}), good to their sampling error, not to every digit shown"
+        )
+        notes.append(
+            "output_scale keeps only A's diagonal (seed 003); its n - 1 off-diagonal entries multiply "
+            "V entries of mean mu and add up, so with mu != 0 the simulated RMS can be several times "
+            "output_scale (swish, default sizes: about 4.7 times)"
+        )
+    closed: dict[str, tuple[str, str]] = {}
+    derivation: tuple[tuple[str, str, str], ...] = ()
+    if derive:
+        from ..symbolic.gau import derive as derive_forms
+
+        closed, derivation = derive_forms(act, sizes, std)
+    results = tuple(
+        Quantity(name, value, descriptions[name], *closed.get(name, (None, None)))
+        for name, value in values.items()
+    )
+    return Computation("gau-scale", inputs, digits, results, notes=tuple(notes), derivation=derivation)
+
+
+def _theory(mu: mpmath.mpf, nu2: mpmath.mpf, sizes: dict[str, Number], std: Number | None) -> dict[str, mpmath.mpf]:
+    """Every closed-form result at the current precision."""
+    s, n, d = (to_mpf(sizes[k]) for k in ("s", "n", "d"))
+    nu4, mu4 = nu2 * nu2, mu**4
+    output = s * nu4 * nu2 / n
+    lam = mpmath.mpf(1) if std is None else to_mpf(std) * mpmath.sqrt(d)
+    scaled = lam**7 * output
+    return {
+        "mu": +mu,
+        "nu2": +nu2,
+        "nu": mpmath.sqrt(nu2),
+        "diag_attention": s * nu4 / n,
+        "offdiag_attention": s * mu4 / n,
+        "diag_offdiag_ratio": nu4 / mu4 if mu4 else mpmath.inf,
+        "output_scale": output,
+        "lambda": lam,
+        "scaled_output": scaled,
+        "deepnorm_alpha": 1 / scaled if scaled else mpmath.inf,
+    }
+
+
+def _simulate(activation: str, sizes: dict[str, Number], std: Number | None, seed: int, trials: int) -> dict[str, float]:
+    s, n, d, e = (int(sizes[k]) for k in ("s", "n", "d", "e"))
+    shapes = {"X": (n, d), "W_u": (d, e), "W_z": (d, s), "U": (n, e), "A": (n, n)}
+    for name, (rows, cols) in shapes.items():
+        if rows * cols > MAX_MATRIX:
+            raise InputError(
+                f"--n, --d, --e and --s are too large to simulate: {name} would have {rows}x{cols} entries, "
+                f"at most {MAX_MATRIX}"
+            )
+    from .gau_simulation import numpy_activation, simulate_gau
+
+    lam = 1.0 if std is None else float(std) * math.sqrt(d)
+    return simulate_gau(n, d, e, s, numpy_activation(activation), lam, trials, seed)

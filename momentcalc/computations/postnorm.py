@@ -1,0 +1,246 @@
+"""``postnorm-decay``: how the residual paths of a Post-Norm stack fade with depth.
+
+Seeds 000 and 001: at initialization x_t and F_t(x_t) are independent with Var[F_t] =
+sigma²·Var[x_t], so the Norm of x_{t+1} = Norm(x_t + F_t(x_t)) divides by sqrt(1 + sigma²):
+
+    x_L = d^L·x_0 + Σ_{k<L} d^(L−k)·F_k(x_k),   d = 1/sqrt(1 + sigma²)
+
+(sigma = 1: x_0 and F_0 weigh 2^(−L/2), F_{L−1} weighs 2^(−1/2); seed 001: BERT's small
+init std makes sigma small and d close to 1.) DeepNorm (DeepNet, Wang et al. 2022) scales
+the residual, x_{t+1} = Norm(alpha·x_t + F_t), which divides by sqrt(alpha² + sigma²):
+
+    d = alpha/sqrt(alpha² + sigma²),   weight of F_k = d^(L−k)/alpha
+
+with DeepNet's encoder-only alpha = (2L)^(1/4) by default. Pre-Norm, x_{t+1} = x_t +
+F_t(Norm(x_t)) (seed 000), adds without rescaling: every weight is 1 and Var[x_L] =
+1 + L·sigma² until the final Norm.
+
+``depth_to_threshold`` is the smallest L' with d^L' < threshold, i.e. floor(ln t / ln d) + 1,
+decided exactly when d^L' = t (e.g. sigma = 1, t = 1/4) and otherwise at growing precision.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+from mpmath import mp
+
+from ..engine.numbers import Number, as_number, to_mpf, to_text
+from ..engine.precision import MAX_WORKING_DPS, stable, working_dps
+from ..errors import InputError, PrecisionError
+from ..result import Computation, Quantity
+from .common import check_digits
+from .postnorm_series import GeometricWeights
+
+SCHEMES = ("post", "pre", "deepnorm")
+MAX_LAYERS = 10**6
+
+DECAY = {
+    "post": "1/sqrt(1 + sigma^2): the factor each Norm applies to everything before it",
+    "deepnorm": "alpha/sqrt(alpha^2 + sigma^2): the factor each DeepNorm layer applies to x_t",
+    "pre": "1: a pre-norm residual adds F_t without rescaling x_t",
+}
+BRANCH = {
+    "post": "weight of F_k(x_k) in x_L for k = 0 .. L-1: decay^(L-k)",
+    "deepnorm": "weight of F_k(x_k) in x_L for k = 0 .. L-1: decay^(L-k)/alpha",
+    "pre": "weight of F_k(x_k) in x_L for k = 0 .. L-1: 1 (before the final Norm)",
+}
+DESCRIPTIONS = {
+    "identity_weight": "decay^L: weight of x_0 in x_L",
+    "depth_to_threshold": "smallest depth whose identity weight decay^depth is below --threshold",
+    "final_variance": "variance of x_L for unit-variance x_0: 1 + L*sigma^2 for pre (before the final Norm), else 1",
+    "alpha": "DeepNorm residual multiplier alpha",
+}
+
+
+def postnorm_decay(
+    layers: object = 12,
+    sigma: object = 1,
+    threshold: object = Fraction(1, 100),
+    scheme: str = "post",
+    alpha: object = None,
+    *,
+    digits: int = 15,
+    derive: bool = False,
+) -> Computation:
+    """Weights of x_0 and of every branch F_k in x_L, correct to ``digits`` digits.
+
+    ``branch_weights`` is a sequence (indexable, iterable) of mpf computed on demand.
+
+    >>> postnorm_decay(layers=12).value("identity_weight")
+    mpf('0.015625')
+    """
+    digits = check_digits(digits)
+    depth = _layers(layers)
+    s = as_number(sigma, "--sigma")
+    if s < 0:
+        raise InputError(f"--sigma must be at least 0, got {to_text(s)}")
+    t = as_number(threshold, "--threshold")
+    if not 0 < t <= 1:
+        raise InputError(f"--threshold must be greater than 0 and at most 1, got {to_text(t)}")
+    form = str(scheme).strip().lower()
+    if form not in SCHEMES:
+        raise InputError(f"--scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
+    given_alpha = None
+    if alpha is not None:
+        if form != "deepnorm":
+            raise InputError(f"--alpha applies only with --scheme deepnorm, got --scheme {form}")
+        given_alpha = as_number(alpha, "--alpha")
+        if given_alpha <= 0:
+            raise InputError(f"--alpha must be greater than 0, got {to_text(given_alpha)}")
+
+    scheme_parts = _Scheme(form, depth, s, given_alpha)
+
+    def evaluate() -> dict[str, mpmath.mpf]:
+        _c, square, d = scheme_parts.parts()
+        values = {
+            "decay": d,
+            "identity_weight": square ** (depth // 2) * (d if depth % 2 else 1),
+            "final_variance": to_mpf(1 + depth * s * s) if form == "pre" else mpmath.mpf(1),
+        }
+        if form == "deepnorm":
+            values["alpha"] = scheme_parts.alpha()
+        return values
+
+    values = stable(evaluate, digits)
+    weights = GeometricWeights(depth, scheme_parts.parts, digits)
+    reach = scheme_parts.depth_to_threshold(t, digits)
+
+    closed: dict[str, tuple[str, str]] = {}
+    derivation: tuple[tuple[str, str, str], ...] = ()
+    if derive:
+        from ..symbolic.postnorm import derive as derive_forms
+
+        closed, derivation = derive_forms(depth, s, t, form, given_alpha)
+
+    def quantity(name: str, value: object, description: str) -> Quantity:
+        return Quantity(name, value, description, *closed.get(name, (None, None)))
+
+    results = [
+        quantity("decay", values["decay"], DECAY[form]),
+        quantity("identity_weight", values["identity_weight"], DESCRIPTIONS["identity_weight"]),
+        quantity("branch_weights", weights, BRANCH[form]),
+        quantity("depth_to_threshold", reach, DESCRIPTIONS["depth_to_threshold"]),
+        quantity("final_variance", values["final_variance"], DESCRIPTIONS["final_variance"]),
+    ]
+    inputs: dict[str, Number | str] = {"layers": Fraction(depth), "sigma": s, "threshold": t, "scheme": form}
+    notes = []
+    if form == "deepnorm":
+        results.append(quantity("alpha", values["alpha"], DESCRIPTIONS["alpha"]))
+        if given_alpha is None:
+            notes.append("alpha = (2L)^(1/4), DeepNet's encoder-only choice, with L = --layers")
+        else:
+            inputs["alpha"] = given_alpha
+    if form == "pre":
+        notes.append("pre-norm weights are those before the final Norm, which divides every one of them "
+                     "by sqrt(final_variance)")
+    if mpmath.isinf(reach):
+        notes.append("decay is 1, so the identity weight never falls below --threshold: depth_to_threshold is inf")
+    return Computation("postnorm-decay", inputs, digits, tuple(results), notes=tuple(notes),
+                       derivation=derivation)
+
+
+def _layers(value: object) -> int:
+    number = as_number(value, "--layers")
+    if number.denominator != 1 or not 1 <= number <= MAX_LAYERS:
+        raise InputError(f"--layers must be a whole number from 1 to {MAX_LAYERS}, got {to_text(number)}")
+    return int(number)
+
+
+class _Scheme:
+    """c, d² and d of one residual scheme at the current precision, and the depth search.
+
+    d² = alpha²/(alpha² + sigma²) with alpha = 1 for post; it is an exact fraction unless
+    alpha is DeepNet's irrational (2L)^(1/4).
+    """
+
+    def __init__(self, form: str, layers: int, sigma: Fraction, alpha: Fraction | None) -> None:
+        self.form = form
+        self.sigma_squared = sigma * sigma
+        self.alpha_squared: Fraction | None  # None: sqrt(2L), irrational
+        if form == "pre":
+            self.alpha_squared = None
+        elif form == "post":
+            self.alpha_squared = Fraction(1)
+        elif alpha is not None:
+            self.alpha_squared = alpha * alpha
+        else:
+            root = math.isqrt(2 * layers)
+            self.alpha_squared = Fraction(root) if root * root == 2 * layers else None
+        self.layers = layers
+
+    def _alpha_squared(self) -> mpmath.mpf:
+        if self.alpha_squared is not None:
+            return to_mpf(self.alpha_squared)
+        return mpmath.sqrt(2 * self.layers)
+
+    def alpha(self) -> mpmath.mpf:
+        return mpmath.sqrt(self._alpha_squared())
+
+    def exact_square(self) -> Fraction | None:
+        """d² as a fraction when it is rational."""
+        if self.form == "pre":
+            return Fraction(1)
+        if self.alpha_squared is None:
+            return None
+        return self.alpha_squared / (self.alpha_squared + self.sigma_squared)
+
+    def parts(self) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+        """(c, d², d) at the current precision: F_k weighs c·d^(L−k)."""
+        if self.form == "pre":
+            one = mpmath.mpf(1)
+            return one, one, one
+        exact = self.exact_square()
+        if exact is not None:
+            square = to_mpf(exact)
+        else:
+            a2 = self._alpha_squared()
+            square = a2 / (a2 + to_mpf(self.sigma_squared))
+        c = mpmath.mpf(1) if self.form == "post" else 1 / self.alpha()
+        return c, square, mpmath.sqrt(square)
+
+    def log_decay(self) -> mpmath.mpf:
+        """ln d = −ln(1 + sigma²/alpha²)/2, without cancellation for small sigma."""
+        return -mpmath.log1p(to_mpf(self.sigma_squared) / self._alpha_squared()) / 2
+
+    def depth_to_threshold(self, threshold: Fraction, digits: int) -> mpmath.mpf:
+        """Smallest L' ≥ 1 with d^L' < threshold (inf when d = 1)."""
+        if self.form == "pre" or self.sigma_squared == 0:
+            return mpmath.inf
+        square = self.exact_square()
+        dps = working_dps(digits)
+        while dps <= MAX_WORKING_DPS:
+            with mp.workdps(dps):
+                ratio = mpmath.log(to_mpf(threshold)) / self.log_decay()  # ≥ 0
+                nearest = int(mpmath.nint(ratio))
+                margin = (abs(ratio) + 1) * mpmath.mpf(10) ** (10 - dps)
+                if abs(ratio - nearest) > margin:
+                    return _exact_integer(int(mpmath.floor(ratio)) + 1)
+            # ratio is an integer n to within rounding: d^n = t exactly, or more digits decide.
+            if square is not None and _power_equals(square, nearest, threshold * threshold):
+                return _exact_integer(nearest + 1)
+            dps *= 2
+        raise PrecisionError(
+            f"could not decide depth_to_threshold within {MAX_WORKING_DPS} digits of working precision"
+        )
+
+
+def _exact_integer(n: int) -> mpmath.mpf:
+    """``n`` as an mpf with every bit (mpf(n) would round it to the current precision)."""
+    with mp.workprec(max(53, n.bit_length())):
+        return mpmath.mpf(n)
+
+
+def _power_equals(base: Fraction, exponent: int, target: Fraction) -> bool:
+    """base**exponent == target, without building huge powers that cannot match."""
+    if exponent < 0:
+        return False
+    if exponent == 0 or base == 1:
+        return target == 1
+    # In lowest terms base**n has numerator p**n and denominator q**n: bounded by target's.
+    for part, goal in ((base.numerator, target.numerator), (base.denominator, target.denominator)):
+        if part > 1 and exponent * (part.bit_length() - 1) > goal.bit_length():
+            return False
+    return base**exponent == target

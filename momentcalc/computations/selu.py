@@ -1,0 +1,291 @@
+"""``selu-solve``: the λ and α that give selu(Z), Z ~ N(m, s²), a target mean and variance.
+
+Seed 000, "SELU": selu(x) = λ·x for x > 0 and λ·α·(eˣ − 1) for x ≤ 0; the seed's Mathematica
+session solves E[selu(Z)] = 0, E[selu(Z)²] = 1 for Z ~ N(0, 1): λ = 1.0507…, α = 1.6732….
+
+Moments in closed form. Write selu = λ·g and Z = m + s·T with T ~ N(0, 1), c = −m/s:
+
+    P0 = P(Z > 0) = erfc(c/√2)/2,   E[T; T > c] = φ(c),   E[T²; T > c] = c·φ(c) + P0
+    M1 = E[Z; Z > 0] = m·P0 + s·φ(c),   M2 = E[Z²; Z > 0] = (m² + s²)·P0 + m·s·φ(c)
+    Q = P(Z ≤ 0),   A_k = E[e^(kZ); Z ≤ 0] = e^(k·m + k²s²/2) · erfc((k·s − c)/√2)/2
+    a = A_1 − Q = E[eᶻ − 1; Z ≤ 0] < 0,   b = A_2 − 2·A_1 + Q = E[(eᶻ − 1)²; Z ≤ 0] > 0
+    E[g] = M1 + α·a,   E[g²] = M2 + α²·b
+
+and the two moment equations are λ·E[g] = μ and λ²·E[g²] = μ² + v (target mean μ,
+target variance v; for μ = 0, v = 1 these are the seed's x1 = 0, x2 = 1).
+
+Reduction to one unknown. λ cancels from the mean/std ratio, so α alone must satisfy
+R(α) = E[g]/sqrt(E[g²] − E[g]²) = r = μ/√v. dR/dα has the sign of a·M2 − α·b·M1, which is
+negative for every α ≥ 0: R falls strictly from R(0) = M1/sqrt(M2 − M1²) (relu's ratio) to
+R(∞) = a/sqrt(b − a²). Hence every r strictly between R(∞) and R(0) is reached by exactly one
+α > 0, and no other r by any. With u = E[g] = M1 + α·a, k = |μ|/sqrt(μ² + v) and σ = sign(μ),
+the condition u² = k²·E[g²] is a quadratic in u; its root of sign σ, u = σ·k·W/(|a|·√I + σ·k·b·M1)
+with W = a²·M2 + b·M1² and I = W − k²·b·M2, gives (written so that M1 − u does not cancel)
+
+    α = (M1·√I − σ·k·|a|·M2) / (|a|·√I + σ·k·b·M1),   λ = sqrt((μ² + v)/(M2 + α²·b)).
+
+For μ = 0 this is the SELU paper's α = M1/|a| = sqrt(2/π)/(1 − erfc(1/√2)·√e) at N(0, 1).
+The closed form is then polished and verified by Newton on both original equations
+(``engine.roots``), and the residual of those equations at the solution is reported.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import NamedTuple
+
+import mpmath
+from mpmath import mp
+
+from ..engine import normal
+from ..engine.numbers import Number, as_number, to_mpf, to_text
+from ..engine.precision import stable, working_dps
+from ..engine.roots import find_root
+from ..errors import InputError, PrecisionError
+from ..result import Computation, Quantity
+from .common import check_digits, positive
+
+DESCRIPTIONS = {
+    "lambda": "scale: selu(x) = lambda*x for x > 0",
+    "alpha": "negative branch: selu(x) = lambda*alpha*(exp(x) - 1) for x <= 0",
+    "saturation": "-lambda*alpha: the limit of selu(x) as x -> -inf (alpha-dropout's value)",
+    "residual": "max abs error of the mean and second-moment equations at the unrounded solution",
+}
+
+# Digits of the reachable-ratio bounds shown in notes and messages (more when a target is
+# closer to a bound than this resolves).
+BOUND_DIGITS = 6
+
+
+class Pieces(NamedTuple):
+    """The α-free parts of E[g] = m1 + α·a and E[g²] = m2 + α²·b (module docstring)."""
+
+    m1: mpmath.mpf
+    m2: mpmath.mpf
+    a: mpmath.mpf
+    b: mpmath.mpf
+    var_exp: mpmath.mpf  # b − a², the variance of (eᶻ − 1)·[Z ≤ 0], written without b − a²
+
+
+def pieces(mean: Fraction, std: Fraction) -> Pieces:
+    """M1, M2, a, b for Z ~ N(mean, std²) at the current precision (they may cancel: callers
+    run this inside ``stable``)."""
+    c = -mean / std
+    m, s = to_mpf(mean), to_mpf(std)
+    density = normal.pdf(to_mpf(c))
+    above = normal.upper_tail(to_mpf(c))
+    below = normal.upper_tail(to_mpf(-c))
+
+    def exp_below(k: int) -> mpmath.mpf:
+        # E[e^(kZ); Z <= 0]: complete the square, then the mass of N(k*s, 1) below c.
+        exponent = k * mean + Fraction(k * k) * std * std / 2
+        return mpmath.exp(to_mpf(exponent)) * normal.upper_tail(to_mpf(k * std - c))
+
+    a1, a2 = exp_below(1), exp_below(2)
+    m1 = m * above + s * density
+    m2 = (m * m + s * s) * above + m * s * density
+    # b − a² = (A_2 − A_1²) + P0·(Q − 2·A_1): computing b and a² first would cancel
+    # catastrophically when Q is within P0 ≈ e^(−c²/2) of 1 (--input-mean -1e5).
+    var_exp = (a2 - a1 * a1) + above * (below - 2 * a1)
+    return Pieces(m1, m2, a1 - below, a2 - 2 * a1 + below, var_exp)
+
+
+def ratio_bounds(p: Pieces) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(R(∞), R(0)): the open interval of mean/std ratios that selu reaches for α > 0; nan
+    while the precision is too low for the cancellation in the variances."""
+    var_relu = p.m2 - p.m1 * p.m1
+    if not (p.a < 0 and p.var_exp > 0 and var_relu > 0):
+        return mpmath.nan, mpmath.nan
+    return p.a / mpmath.sqrt(p.var_exp), p.m1 / mpmath.sqrt(var_relu)
+
+
+def closed_form(p: Pieces, mean: Fraction, second: Fraction) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(λ, α) from the reduction in the module docstring; nan where the precision is too low
+    to tell (the caller has already checked that the target is reachable)."""
+    if not (p.a < 0 and p.b > 0 and p.m1 > 0):
+        return mpmath.nan, mpmath.nan
+    sign = (mean > 0) - (mean < 0)
+    k = mpmath.sqrt(to_mpf(mean * mean / second))
+    inner = p.a * p.a * p.m2 + p.b * (p.m1 * p.m1 - k * k * p.m2)
+    if inner < 0:
+        return mpmath.nan, mpmath.nan
+    root, size = mpmath.sqrt(inner), abs(p.a)
+    numerator = p.m1 * root - sign * k * size * p.m2
+    denominator = size * root + sign * k * p.b * p.m1
+    if not (numerator > 0 and denominator > 0):
+        return mpmath.nan, mpmath.nan
+    alpha = numerator / denominator
+    lam = mpmath.sqrt(to_mpf(second) / (p.m2 + alpha * alpha * p.b))
+    return lam, alpha
+
+
+def _equations(p: Pieces, mean: mpmath.mpf, second: mpmath.mpf):
+    """The two moment equations λ·E[g] − μ and λ²·E[g²] − (μ² + v), as functions of (λ, α)."""
+
+    def f(lam, alpha):
+        return [lam * (p.m1 + alpha * p.a) - mean, lam * lam * (p.m2 + alpha * alpha * p.b) - second]
+
+    return f
+
+
+def _scaled_equations(p: Pieces, mean: mpmath.mpf, second: mpmath.mpf, lam0: mpmath.mpf, alpha0: mpmath.mpf):
+    """The same equations in x = λ/λ0, y = α/α0, each divided by the size of its terms, with
+    their Jacobian: well scaled for Newton whatever the input (λ ~ 1e99 and α ~ 1e-200 occur
+    for --input-mean -30)."""
+    size1 = lam0 * (p.m1 + alpha0 * abs(p.a)) + abs(mean)
+
+    def f(x, y):
+        lam, alpha = lam0 * x, alpha0 * y
+        return [
+            (lam * (p.m1 + alpha * p.a) - mean) / size1,
+            (lam * lam * (p.m2 + alpha * alpha * p.b) - second) / second,
+        ]
+
+    def jacobian(x, y):
+        lam, alpha = lam0 * x, alpha0 * y
+        return [
+            [lam0 * (p.m1 + alpha * p.a) / size1, lam * alpha0 * p.a / size1],
+            [2 * lam * lam0 * (p.m2 + alpha * alpha * p.b) / second, 2 * lam * lam * alpha * alpha0 * p.b / second],
+        ]
+
+    return f, jacobian
+
+
+def _show(value: mpmath.mpf, digits: int) -> str:
+    return mpmath.nstr(value, digits)
+
+
+def _check_reachable(mean: Fraction, var: Fraction, input_mean: Fraction, input_std: Fraction) -> tuple[str, str]:
+    """Raise InputError unless R(∞) < μ/√v < R(0); return the bounds as text for the notes."""
+    shown = BOUND_DIGITS
+    while True:
+        def evaluate() -> dict[str, mpmath.mpf]:
+            low, high = ratio_bounds(pieces(input_mean, input_std))
+            return {"low": low, "high": high, "ratio": to_mpf(mean) / mpmath.sqrt(to_mpf(var))}
+
+        values = stable(evaluate, shown + 3)
+        low, high, ratio = values["low"], values["high"], values["ratio"]
+        # stable() gives shown + 6 correct digits; decide only with a margin well above that.
+        margin = mpmath.mpf(10) ** (-(shown + 4))
+        if abs(ratio - low) > margin * abs(low) and abs(ratio - high) > margin * abs(high):
+            break
+        if shown > 4 * 1000:
+            raise PrecisionError(
+                "--target-mean/--target-var: the target's mean/std ratio is too close to the edge "
+                "of what selu can reach to decide"
+            )
+        shown *= 2
+    interval = f"({_show(low, shown)}, {_show(high, shown)})"
+    if low < ratio < high:
+        return _show(low, BOUND_DIGITS), _show(high, BOUND_DIGITS)
+    raise InputError(
+        f"--target-mean/--target-var: no lambda > 0, alpha > 0 reaches mean/std ratio "
+        f"{_show(ratio, shown)} (target-mean/sqrt(target-var)) for input mean "
+        f"{to_text(input_mean)}, std {to_text(input_std)}; selu reaches only ratios in the open "
+        f"interval {interval}, from the alpha -> inf limit to relu's ratio (alpha -> 0)"
+    )
+
+
+def selu_solve(
+    target_mean: object = 0,
+    target_var: object = 1,
+    input_mean: object = 0,
+    input_std: object = 1,
+    *,
+    digits: int = 15,
+    derive: bool = False,
+) -> Computation:
+    """λ and α of selu for Z ~ N(input_mean, input_std²) → target mean and variance.
+
+    >>> from momentcalc.engine.precision import to_decimal
+    >>> to_decimal(selu_solve(digits=20).value("lambda"), 20)
+    '1.0507009873554804934'
+    """
+    digits = check_digits(digits)
+    mean = as_number(target_mean, "--target-mean")
+    var = positive(target_var, "--target-var")
+    in_mean = as_number(input_mean, "--input-mean")
+    in_std = positive(input_std, "--input-std")
+    second = mean * mean + var
+    low, high = _check_reachable(mean, var, in_mean, in_std)
+
+    final_dps = 0
+
+    def evaluate() -> dict[str, mpmath.mpf]:
+        nonlocal final_dps
+        final_dps = mp.dps
+        lam, alpha = closed_form(pieces(in_mean, in_std), mean, second)
+        return {"lambda": lam, "alpha": alpha}
+
+    closed = stable(evaluate, digits)
+    lam, alpha = _polish(closed, in_mean, in_std, mean, second, digits, final_dps)
+    polish_dps = final_dps + _scale_digits(second)
+
+    def evaluate_residual() -> dict[str, mpmath.mpf]:
+        # The residual is ~10^-polish_dps: evaluate it with that many extra digits.
+        with mp.workdps(mp.dps + polish_dps):
+            f = _equations(pieces(in_mean, in_std), to_mpf(mean), to_mpf(second))
+            return {"residual": max(abs(v) for v in f(lam, alpha))}
+
+    res = stable(evaluate_residual, digits)["residual"]
+    if not res < mpmath.mpf(10) ** (-digits):
+        raise PrecisionError(f"selu-solve: residual {mpmath.nstr(res, 3)} is not below 1e-{digits}")
+
+    # Arithmetic here must not run at the default 53 bits (-λ·α keeps every digit). Results are
+    # rounded to twice the working precision: the adaptive loops may have gone far higher, and
+    # nothing downstream needs (or prints) thousands of extra digits.
+    with mp.workdps(2 * working_dps(digits)):
+        values = {"lambda": +lam, "alpha": +alpha, "saturation": -lam * alpha, "residual": +res}
+    forms: dict[str, tuple[str, str]] = {}
+    derivation: tuple[tuple[str, str, str], ...] = ()
+    if derive:
+        from ..symbolic.selu import derive as derive_forms
+
+        derivation, forms = derive_forms(mean, var, in_mean, in_std, alpha, digits)
+    results = tuple(
+        Quantity(name, value, DESCRIPTIONS[name], *forms.get(name, (None, None)))
+        for name, value in values.items()
+    )
+    notes = (
+        f"reachable mean/std ratios for this input: ({low}, {high}); each is reached by exactly "
+        "one (lambda, alpha), since the ratio of selu(Z) falls strictly as alpha grows",
+    )
+    inputs = {"target_mean": mean, "target_var": var, "input_mean": in_mean, "input_std": in_std}
+    return Computation("selu-solve", inputs, digits, results, notes=notes, derivation=derivation)
+
+
+def _scale_digits(second: Fraction) -> int:
+    """Extra digits so that an absolute residual below 10^-digits is reachable for large targets."""
+    if second <= 1:
+        return 5
+    # log10 from bit lengths: exact enough, and no float overflow for --target-var 1e400.
+    bits = second.numerator.bit_length() - second.denominator.bit_length() + 1
+    return 5 + math.ceil(bits * math.log10(2))
+
+
+def _polish(
+    closed: dict[str, mpmath.mpf],
+    in_mean: Fraction,
+    in_std: Fraction,
+    mean: Number,
+    second: Fraction,
+    digits: int,
+    dps: int,
+) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """Newton on both moment equations from the closed form; both routes must agree."""
+    with mp.workdps(dps + _scale_digits(second)):
+        lam0, alpha0 = closed["lambda"], closed["alpha"]
+        f, jacobian = _scaled_equations(pieces(in_mean, in_std), to_mpf(mean), to_mpf(second), lam0, alpha0)
+        x, y = find_root(
+            f, (1, 1), jacobian=jacobian,
+            tol=mpmath.mpf(10) ** (-(digits + 5)), what="the selu moment equations",
+        )
+        lam, alpha = lam0 * x, alpha0 * y
+        tolerance = mpmath.mpf(10) ** (-(digits + 2))
+        for name, polished in (("lambda", lam), ("alpha", alpha)):
+            if abs(polished - closed[name]) > tolerance * abs(polished):
+                raise PrecisionError(
+                    f"selu-solve: Newton and the closed form disagree on {name} at {digits} digits"
+                )
+    return lam, alpha
