@@ -7,6 +7,7 @@ the working precision of a computation.
 
 from __future__ import annotations
 
+import decimal
 import math
 import re
 from fractions import Fraction
@@ -24,6 +25,8 @@ _INFINITY = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf,
              "infinity": math.inf, "+infinity": math.inf, "-infinity": -math.inf}
 # Exponents beyond this are refused: they are typos, and Fraction would build huge integers.
 _MAX_EXPONENT = 100_000
+# Inputs whose exact text would be longer than about 1000 digits are shown rounded.
+_TEXT_BITS = 3300
 
 
 def parse_number(text: str, option: str, *, allow_inf: bool = False) -> Number:
@@ -132,9 +135,16 @@ def to_text(value: Number) -> str:
     """Short exact text for tables and CSV (``0.02``, ``-2``, ``inf``)."""
     if isinstance(value, float):
         return "inf" if value > 0 else "-inf"
+    if max(value.numerator.bit_length(), value.denominator.bit_length()) > _TEXT_BITS:
+        # Python will not print an integer this long; 20 significant digits say enough.
+        with decimal.localcontext(decimal.Context(prec=20, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)):
+            return str((decimal.Decimal(value.numerator) / decimal.Decimal(value.denominator)).normalize())
     if value.denominator == 1:
         return str(value.numerator)
-    as_float = float(value)
-    if Fraction(repr(as_float)) == value:
+    try:
+        as_float = float(value)
+    except OverflowError:
+        as_float = math.inf
+    if math.isfinite(as_float) and Fraction(repr(as_float)) == value:
         return repr(as_float)
     return f"{value.numerator}/{value.denominator}"

@@ -68,13 +68,18 @@ def _single(computation: Computation, console: Console) -> None:
 def _sweep(sweep: Sweep, console: Console) -> None:
     first = sweep.rows[0]
     scalar = [q.name for q in first.results if not q.is_list]
-    table = Table(title=f"{sweep.command}  sweep over {', '.join(sweep.swept)}", title_justify="left")
-    for name in first.inputs:
-        table.add_column(name, style="cyan" if name in sweep.swept else "dim")
+    fixed = "  ".join(
+        f"{name}={value if isinstance(value, str) else to_text(value)}"
+        for name, value in first.inputs.items() if name not in sweep.swept
+    )
+    table = Table(title=f"{sweep.command}  {fixed}  sweep over {', '.join(sweep.swept)}", title_justify="left")
+    for name in sweep.swept:
+        table.add_column(name, style="cyan")
     for name in scalar:
         table.add_column(name, overflow="fold")
     for row in sweep.rows:
-        inputs = [v if isinstance(v, str) else to_text(v) for v in row.inputs.values()]
+        inputs = [row.inputs[name] for name in sweep.swept]
+        inputs = [v if isinstance(v, str) else to_text(v) for v in inputs]
         values = [to_decimal(row.value(name), shown_digits(row[name], row.digits)) for name in scalar]
         table.add_row(*inputs, *values)
     console.print(table)
@@ -111,9 +116,10 @@ def _listing(listing: Listing, console: Console) -> None:
 
 def render_table(result: Computation | Sweep | Listing, stream: TextIO) -> None:
     console = Console(file=stream, highlight=False, soft_wrap=False)
+    if isinstance(result, (Listing, Sweep)) and not console.is_terminal:
+        # Logs and pipes have no width to respect: wide rows read better than folded ones.
+        console = Console(file=stream, highlight=False, soft_wrap=False, width=max(console.width, 160))
     if isinstance(result, Listing):
-        if not console.is_terminal:  # logs and pipes: wide rows read better than folded ones
-            console = Console(file=stream, highlight=False, soft_wrap=False, width=max(console.width, 140))
         _listing(result, console)
     elif isinstance(result, Sweep):
         _sweep(result, console)
