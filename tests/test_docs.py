@@ -34,3 +34,44 @@ def test_command_is_in_readme(command):
 def test_readme_has_no_placeholders():
     for marker in ("COMMAND_EXAMPLES", "CI_SECTION", "API_SECTION", "EXAMPLE_"):
         assert marker not in README
+
+
+def test_readme_python_examples_run():
+    """The README's >>> examples are doctests: their printed outputs are the real ones."""
+    import doctest
+
+    path = Path(__file__).resolve().parent.parent / "README.md"
+    failures, tried = doctest.testfile(str(path), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert tried >= 8 and failures == 0
+
+
+def test_readme_cli_examples_are_real():
+    """Each `$ momentcalc ...` line followed by output in the README prints exactly that output
+    (tables are compared at the README's 100-column width)."""
+    import os
+    import re
+    import shlex
+    import subprocess
+    import sys
+
+    blocks = re.findall(r"```console\n(.*?)```", README, flags=re.S)
+    checked = 0
+    for block in blocks:
+        lines = block.splitlines()
+        for i, line in enumerate(lines):
+            if not line.startswith("$ momentcalc ") or "|" in line:
+                continue
+            expected = []
+            for following in lines[i + 1:]:
+                if following.startswith("$ "):
+                    break
+                expected.append(following)
+            if not expected or expected[0] == "..." or any(l.startswith("...") for l in expected):
+                continue
+            args = shlex.split(line[2:])[1:]
+            proc = subprocess.run([sys.executable, "-m", "momentcalc", *args], capture_output=True, text=True,
+                                  env={**os.environ, "COLUMNS": "100"}, check=False)
+            shown = [l.rstrip() for l in (proc.stdout + proc.stderr).rstrip("\n").splitlines()]
+            assert shown == expected, line
+            checked += 1
+    assert checked >= 8

@@ -111,7 +111,7 @@ def _selu_closed_form(index: int | None) -> Callable[[], mpmath.mpf]:
     return compute
 
 
-SELU_ROUTE = "closed form α = φ(0)/(1/2 − √e·Φ(−1)) (catalog)"
+SELU_ROUTE = "closed form (catalog): α = φ(0)/(1/2 − √e·Φ(−1)), no root finder"
 SELU_LAMBDA = same_value(SELU_ROUTE, _selu_closed_form(0))
 SELU_ALPHA = same_value(SELU_ROUTE, _selu_closed_form(1))
 SELU_SATURATION = same_value(SELU_ROUTE, _selu_closed_form(None))

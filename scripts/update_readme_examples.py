@@ -1,0 +1,57 @@
+"""Re-run every complete `$ momentcalc ...` example in README.md and paste its real output.
+
+    python scripts/update_readme_examples.py
+
+Examples whose output in the README is abridged (a line starting with "...") or that pipe into
+another program are left alone. tests/test_docs.py checks that the README matches.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def run(line: str) -> list[str]:
+    args = shlex.split(line[2:])[1:]
+    proc = subprocess.run([sys.executable, "-m", "momentcalc", *args], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "100"}, check=False)
+    return [text.rstrip() for text in (proc.stdout + proc.stderr).rstrip("\n").splitlines()]
+
+
+def update_block(block: str) -> str:
+    lines = block.splitlines()
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        out.append(line)
+        i += 1
+        if not line.startswith("$ momentcalc ") or "|" in line:
+            continue
+        j = i
+        while j < len(lines) and not lines[j].startswith("$ "):
+            j += 1
+        shown = lines[i:j]
+        if shown and not any(s.startswith("...") for s in shown):
+            shown = run(line)
+        out.extend(shown)
+        i = j
+    return "\n".join(out) + "\n"
+
+
+def main() -> None:
+    text = README.read_text()
+    text = re.sub(r"(```console\n)(.*?)(```)", lambda m: m.group(1) + update_block(m.group(2)) + m.group(3),
+                  text, flags=re.S)
+    README.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
