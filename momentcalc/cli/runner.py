@@ -10,7 +10,8 @@ from __future__ import annotations
 import inspect
 import itertools
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,8 +52,22 @@ def output_format(fmt: str, json_flag: bool) -> str:
     if json_flag:
         return "json"
     if fmt not in FORMATS:
-        raise InputError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+        error = InputError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+        error.json_output = False
+        raise error
     return fmt
+
+
+@contextmanager
+def errors_as(fmt: str, json_flag: bool) -> Iterator[None]:
+    """Mark any error raised inside with whether the user asked for JSON, which the parsed
+    options say for sure (the error path would otherwise have to guess from the raw argv)."""
+    try:
+        yield
+    except MomentcalcError as error:
+        if error.json_output is None:
+            error.json_output = json_flag or fmt == "json"
+        raise
 
 
 def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, Numeric]) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
@@ -150,16 +165,12 @@ def computing_command(
 
         def command(**kwargs: Any) -> None:
             common = {key: kwargs.pop(key) for key in ("digits", "format", "json_", "derive", "expect", "rtol")}
-            try:
+            with errors_as(common["format"], common["json_"]):
                 compute = define(**kwargs)
                 code = execute(
                     compute, kwargs, numeric, digits=common["digits"], fmt=common["format"],
                     json_flag=common["json_"], derive=common["derive"], expect=common["expect"], rtol=common["rtol"],
                 )
-            except MomentcalcError as error:
-                # The parsed options say for sure whether the error must also be JSON.
-                error.json_output = common["json_"] or common["format"] == "json"
-                raise
             if code:
                 raise typer.Exit(code)
 

@@ -38,7 +38,7 @@ DEFAULT_ACTIVATION = "swish"
 # Extra digits asked of mu and nu2, so that their rounding stays below ours.
 MOMENT_GUARD = 3
 DEFAULT_SEED = 0
-DEFAULT_TRIALS = 1
+DEFAULT_TRIALS = 3  # at least 2, so that every simulated value has a standard error
 MAX_TRIALS = 1000
 # Largest matrix (entries) the simulation builds: 2^24 doubles are 128 MiB.
 MAX_MATRIX = 1 << 24
@@ -91,9 +91,9 @@ def gau_scale(
             if value is not None:
                 raise InputError(f"{option} applies only with --simulate")
     draws = int(whole(DEFAULT_SEED if seed is None else seed, "--seed", 0))
-    count = int(whole(DEFAULT_TRIALS if trials is None else trials, "--trials"))
+    count = int(whole(DEFAULT_TRIALS if trials is None else trials, "--trials", 2))
     if count > MAX_TRIALS:
-        raise InputError(f"--trials must be a whole number from 1 to {MAX_TRIALS}, got {count}")
+        raise InputError(f"--trials must be a whole number from 2 to {MAX_TRIALS}, got {count}")
     act = resolve(activation)
     label = act.name if not act.expression else act.formula
 
@@ -108,6 +108,7 @@ def gau_scale(
         inputs["init_std"] = std
     descriptions = dict(DESCRIPTIONS)
     notes = []
+    stderr: dict[str, mpmath.mpf] = {}
     if simulate:
         simulated = _simulate(activation, sizes, std, draws, count)
         if not math.isfinite(simulated["simulated_rms"]):
@@ -122,13 +123,18 @@ def gau_scale(
             for name in ("simulated_stderr", "simulated_diag_attention", "simulated_offdiag_attention"):
                 if name in simulated and math.isfinite(simulated[name]):
                     values[name] = mpmath.mpf(simulated[name])
+            errors = {
+                "simulated_rms": simulated["simulated_stderr"],
+                "simulated_ratio": simulated["simulated_stderr"] / float(theory) if theory else math.nan,
+                "simulated_diag_attention": simulated["simulated_diag_attention_stderr"],
+                "simulated_offdiag_attention": simulated["simulated_offdiag_attention_stderr"],
+            }
+            stderr = {name: mpmath.mpf(err) for name, err in errors.items() if math.isfinite(err)}
         descriptions.update(SIMULATED)
         inputs.update(seed=draws, trials=count)
-        spread = f", standard error {simulated['simulated_stderr']:.2g}" if count > 1 else ""
         notes.append(
-            f"simulated values are Monte Carlo estimates in double precision ({count} "
-            f"{'draw' if count == 1 else 'draws'}, seed {draws}"
-            f"{spread}), good to their sampling error, not to every digit shown"
+            f"simulated values are Monte Carlo estimates in double precision ({count} draws, seed {draws}), "
+            f"printed to the digits their standard error justifies"
         )
         notes.append(
             "output_scale keeps only A's diagonal (seed 003); its n - 1 off-diagonal entries multiply "
@@ -142,7 +148,7 @@ def gau_scale(
 
         closed, derivation = derive_forms(act, sizes, std)
     results = tuple(
-        Quantity(name, value, descriptions[name], *closed.get(name, (None, None)))
+        Quantity(name, value, descriptions[name], *closed.get(name, (None, None)), stderr=stderr.get(name))
         for name, value in values.items()
     )
     return Computation("gau-scale", inputs, digits, results, notes=tuple(notes), derivation=derivation)

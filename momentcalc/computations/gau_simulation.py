@@ -117,6 +117,9 @@ def simulate_gau(
         "simulated_diag_attention": float(diagonal.mean()),
         "simulated_offdiag_attention": float(off_diagonal.mean()),
     }
-    if trials > 1:
-        result["simulated_stderr"] = float(rms.std(ddof=1)) / math.sqrt(trials)
+    root = math.sqrt(trials)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflowed draws: reported by the caller
+        result["simulated_stderr"] = float(rms.std(ddof=1)) / root
+        result["simulated_diag_attention_stderr"] = float(diagonal.std(ddof=1)) / root
+        result["simulated_offdiag_attention_stderr"] = float(off_diagonal.std(ddof=1)) / root
     return result

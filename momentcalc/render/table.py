@@ -37,9 +37,9 @@ def _checks_table(checks: tuple[Check, ...], with_row: bool = False) -> Table:
 
 def _single(computation: Computation, console: Console) -> None:
     table = Table(title=f"{computation.command}  {_inputs_text(computation)}", title_justify="left")
-    table.add_column("result", style="bold")
+    table.add_column("result", style="bold", overflow="fold")
     table.add_column("value", justify="left", overflow="fold")
-    table.add_column("description", style="dim")
+    table.add_column("description", style="dim", overflow="fold")
     for quantity in computation.results:
         if quantity.is_list:
             shown = f"{len(quantity.value)} values (chart below)"

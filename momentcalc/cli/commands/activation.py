@@ -8,7 +8,7 @@ import typer
 
 from ..app import app
 from ..options import Format, Json, number_option
-from ..runner import Numeric, computing_command, output_format
+from ..runner import Numeric, computing_command, errors_as, output_format
 
 ActivationArg = Annotated[
     str,
@@ -67,4 +67,5 @@ def activations(format: Format = "table", json_: Json = False) -> None:
     from ...computations.activation import catalog_listing
     from ...render import emit
 
-    emit(catalog_listing(), output_format(format, json_))
+    with errors_as(format, json_):
+        emit(catalog_listing(), output_format(format, json_))

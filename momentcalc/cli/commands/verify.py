@@ -8,7 +8,7 @@ import typer
 
 from ..app import app
 from ..options import Format, Json
-from ..runner import output_format
+from ..runner import errors_as, output_format
 
 Only = Annotated[
     Optional[list[str]],
@@ -40,8 +40,9 @@ def verify(only: Only = None, format: Format = "table", json_: Json = False) -> 
     from ...computations.verify import verify as run
     from ...render import emit
 
-    form = output_format(format, json_)
-    listing = run(only)
+    with errors_as(format, json_):
+        form = output_format(format, json_)
+        listing = run(only)
     emit(listing, form)
     if not listing.ok:
         raise typer.Exit(1)
@@ -53,4 +54,5 @@ def constants(format: Format = "table", json_: Json = False) -> None:
     from ...computations.verify import constants as listing
     from ...render import emit
 
-    emit(listing(), output_format(format, json_))
+    with errors_as(format, json_):
+        emit(listing(), output_format(format, json_))
