@@ -212,3 +212,15 @@ def test_unreachable_precision_is_exit_3():
 
     with pytest.raises(PrecisionError, match="could not reach 5 correct digits"):
         truncnorm("1e-20000", "2e-20000", digits=5)
+
+
+def test_beyond_mpmath_erfc_range():
+    """Q(x) for x > 1e100 comes from the asymptotic series (mpmath's erfc overflows a double
+    there); at 400 digits it agrees with erfc where both work."""
+    from momentcalc.engine.normal import upper_tail
+
+    with mp.workdps(400):
+        x = mpmath.mpf("3e100")
+        assert abs(upper_tail(x) / (mpmath.erfc(x / mpmath.sqrt(2)) / 2) - 1) < mpmath.mpf(10) ** -150
+    r = truncnorm("1e200", "2e200", digits=10)  # would overflow inside erfc
+    assert to_decimal(r.value("mean_shift"), 10) == "1.000000000e+200"

@@ -64,6 +64,11 @@ class MomentcalcGroup(TyperGroup):
             code = fail(error.code, error.message, wants_json(argv) if as_json is None else as_json)
         except BrokenPipeError:
             code = 0
+        except OverflowError as error:
+            # Only extreme inputs get here (a number too large for an intermediate double
+            # inside mpmath or numpy): say so rather than print a traceback.
+            message = f"the computation overflowed for these inputs ({error}); try less extreme values"
+            code = fail(3, message, wants_json(argv))
         except Exception as error:  # click/typer usage errors carry exit_code + format_message
             if not (hasattr(error, "exit_code") and hasattr(error, "format_message")):
                 raise

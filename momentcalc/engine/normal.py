@@ -31,13 +31,36 @@ def x_pdf(x: mpmath.mpf) -> mpmath.mpf:
     return x * pdf(x)
 
 
+# Beyond this, mpmath's erfc overflows a double internally; the asymptotic series is used.
+ASYMPTOTIC_FROM = mpmath.mpf(10) ** 100
+
+
 def upper_tail(x: mpmath.mpf) -> mpmath.mpf:
-    """Q(x) = P(X > x) = erfc(x / sqrt 2) / 2, accurate far into the tail."""
+    """Q(x) = P(X > x) = erfc(x / sqrt 2) / 2, accurate far into the tail.
+
+    For x > 1e100, Q(x) = φ(x)/x · (1 − 1/x² + 3/x⁴ − 15/x⁶ + …), whose terms shrink by a
+    factor of at least 1e200 each, so a few reach any working precision.
+    """
     if x == mpmath.inf:
         return mp.zero
     if x == -mpmath.inf:
         return mp.one
+    if x > ASYMPTOTIC_FROM:
+        return pdf(x) / x * _asymptotic_series(x)
+    if x < -ASYMPTOTIC_FROM:
+        return 1 - pdf(x) / -x * _asymptotic_series(-x)
     return mpmath.erfc(x / mpmath.sqrt(2)) / 2
+
+
+def _asymptotic_series(x: mpmath.mpf) -> mpmath.mpf:
+    """1 − 1/x² + 3/x⁴ − 15/x⁶ + … to the working precision (x > 1e100)."""
+    total, term, k = mp.one, mp.one, 1
+    epsilon = mp.eps
+    while abs(term) > epsilon:
+        term *= -(2 * k - 1) / (x * x)
+        total += term
+        k += 1
+    return total
 
 
 def mass(a: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:

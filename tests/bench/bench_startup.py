@@ -13,6 +13,7 @@ table, or the default call of the same command).
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -60,9 +61,9 @@ CASES: dict[str, tuple[list[str], str | None, float | None]] = {
 }
 
 
-def time_once(argv: list[str]) -> float:
+def time_once(argv: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)
     return time.perf_counter() - start
 
 
@@ -72,6 +73,10 @@ def main() -> int:
     parser.add_argument("--only", default="", help="substring filter on case names (references always run)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        # Byte-code is cached (in tmp) as an installed package has it, even where the environment
+        # sets PYTHONDONTWRITEBYTECODE: otherwise every run would recompile momentcalc's modules.
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         app = Path(tmp) / "minimal_typer_app.py"
         app.write_text(MINIMAL_TYPER_APP)
         cases = {
@@ -81,11 +86,11 @@ def main() -> int:
                 args.only in other and r == name for other, (_, r, _) in CASES.items())
         }
         for argv, _, _ in cases.values():  # warm the OS caches and .pyc files
-            time_once(argv)
+            time_once(argv, env)
         samples: dict[str, list[float]] = {name: [] for name in cases}
         for _ in range(args.runs):
             for name, (argv, _, _) in cases.items():
-                samples[name].append(time_once(argv))
+                samples[name].append(time_once(argv, env))
     medians = {name: statistics.median(values) for name, values in samples.items()}
     print(f"{'case':48} {'median s':>9} {'min s':>7} {'ratio':>7} {'budget':>7}  vs")
     failed = False

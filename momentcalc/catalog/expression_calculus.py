@@ -1,0 +1,237 @@
+"""Symbolic work on the expression tree: the derivative (symbolic differentiation with small
+simplifying constructors), the sympy expression, the parity proved from the tree, and the
+sub-expressions whose zeros are kinks or singular points.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .expression_tree import ONE, ZERO, Node, num
+
+
+# --- derivative --------------------------------------------------------------------------------
+
+
+def _add(a: Node, b: Node) -> Node:
+    if a == ZERO:
+        return b
+    if b == ZERO:
+        return a
+    return Node("add", (a, b))
+
+
+def _sub(a: Node, b: Node) -> Node:
+    if b == ZERO:
+        return a
+    if a == ZERO:
+        return _neg(b)
+    return Node("sub", (a, b))
+
+
+def _neg(a: Node) -> Node:
+    if a.kind == "num":
+        return num(-a.value)
+    return Node("neg", (a,))
+
+
+def _mul(a: Node, b: Node) -> Node:
+    if a == ZERO or b == ZERO:
+        return ZERO
+    if a == ONE:
+        return b
+    if b == ONE:
+        return a
+    return Node("mul", (a, b))
+
+
+def _chain(outer: Node, inner: Node) -> Node:
+    """outer·inner for the chain rule, evaluated as 0 wherever inner is 0."""
+    if outer == ZERO or inner == ZERO:
+        return ZERO
+    if inner == ONE:
+        return outer
+    if outer == ONE:
+        return inner
+    return Node("chain", (outer, inner))
+
+
+def _div(a: Node, b: Node) -> Node:
+    if a == ZERO:
+        return ZERO
+    return Node("div", (a, b))
+
+
+def _call(name: str, *args: Node) -> Node:
+    return Node("call", args, name)
+
+
+def derivative(node: Node) -> Node:
+    """d/dx of the tree, by the usual rules (max/min/abs through step and sign)."""
+    kind = node.kind
+    if kind in ("num", "const"):
+        return ZERO
+    if kind == "x":
+        return ONE
+    if kind == "neg":
+        return _neg(derivative(node.args[0]))
+    if kind in ("add", "sub"):
+        a, b = (derivative(x) for x in node.args)
+        return _add(a, b) if kind == "add" else _sub(a, b)
+    if kind in ("mul", "chain"):
+        u, v = node.args
+        return _add(_mul(derivative(u), v), _mul(u, derivative(v)))
+    if kind == "div":
+        u, v = node.args
+        du, dv = derivative(u), derivative(v)
+        if dv == ZERO:
+            return _div(du, v)
+        return _div(_sub(_mul(du, v), _mul(u, dv)), Node("pow", (v, num(2))))
+    if kind == "pow":
+        u, c = node.args
+        du = derivative(u)
+        if du == ZERO:
+            return ZERO
+        lowered = Node("pow", (u, Node("sub", (c, ONE)) if c.kind != "num" else num(c.value - 1)))
+        return _chain(_mul(c, lowered), du)
+    u = node.args[0]
+    du = derivative(u)
+    if du == ZERO:
+        return ZERO
+    name = node.value
+    outer = {
+        "exp": lambda: node,
+        "log": lambda: _div(ONE, u),
+        "log1p": lambda: _div(ONE, _add(ONE, u)),
+        "sqrt": lambda: _div(ONE, _mul(num(2), node)),
+        "abs": lambda: _call("sign", u),
+        "sin": lambda: _call("cos", u),
+        "cos": lambda: _neg(_call("sin", u)),
+        "tanh": lambda: _call("sech2", u),
+        "sinh": lambda: _call("cosh", u),
+        "cosh": lambda: _call("sinh", u),
+        "erf": lambda: _mul(_div(num(2), _call("sqrt", Node("const", value="pi"))), _call("exp", _neg(Node("pow", (u, num(2)))))),
+        "erfc": lambda: _neg(_mul(_div(num(2), _call("sqrt", Node("const", value="pi"))), _call("exp", _neg(Node("pow", (u, num(2))))))),
+        "sigmoid": lambda: _call("sigmoid_slope", u),
+        "softplus": lambda: _call("sigmoid", u),
+        "max": lambda: _call("step", _sub(u, node.args[1])),
+        "min": lambda: _call("step", _sub(node.args[1], u)),
+        "sign": lambda: ZERO,
+        "step": lambda: ZERO,
+        "sech2": lambda: _mul(num(-2), _mul(_call("sech2", u), _call("tanh", u))),
+    }[name]()
+    return _chain(outer, du)
+
+
+# --- sympy -------------------------------------------------------------------------------------
+
+
+def to_sympy(node: Node, x: Any) -> Any:
+    """The tree as a sympy expression in the symbol ``x`` (built node by node, no sympify)."""
+    import sympy as sp
+
+    kind = node.kind
+    if kind == "num":
+        return sp.Rational(node.value.numerator, node.value.denominator)
+    if kind == "const":
+        return sp.pi if node.value == "pi" else sp.E
+    if kind == "x":
+        return x
+    args = [to_sympy(a, x) for a in node.args]
+    if kind == "neg":
+        return -args[0]
+    if kind == "add":
+        return args[0] + args[1]
+    if kind == "sub":
+        return args[0] - args[1]
+    if kind in ("mul", "chain"):
+        return args[0] * args[1]
+    if kind == "div":
+        return args[0] / args[1]
+    if kind == "pow":
+        return args[0] ** args[1]
+    u = args[0]
+    table = {
+        "exp": lambda: sp.exp(u), "log": lambda: sp.log(u), "log1p": lambda: sp.log(1 + u),
+        "sqrt": lambda: sp.sqrt(u), "abs": lambda: sp.Abs(u), "sin": lambda: sp.sin(u),
+        "cos": lambda: sp.cos(u), "tanh": lambda: sp.tanh(u), "sinh": lambda: sp.sinh(u),
+        "cosh": lambda: sp.cosh(u), "erf": lambda: sp.erf(u), "erfc": lambda: sp.erfc(u),
+        "sigmoid": lambda: 1 / (1 + sp.exp(-u)), "softplus": lambda: sp.log(1 + sp.exp(u)),
+        "max": lambda: sp.Piecewise((u, u >= args[1]), (args[1], True)),
+        "min": lambda: sp.Piecewise((u, u <= args[1]), (args[1], True)),
+        "sign": lambda: sp.sign(u), "step": lambda: sp.Heaviside(u), "sech2": lambda: sp.sech(u) ** 2,
+        "sigmoid_slope": lambda: sp.exp(-u) / (1 + sp.exp(-u)) ** 2,
+    }
+    return table[node.value]()
+
+
+# --- parity --------------------------------------------------------------------------------------
+
+_ODD_FUNCTIONS = {"sin", "tanh", "sinh", "erf", "sign"}
+_EVEN_FUNCTIONS = {"cos", "cosh", "abs", "sech2", "sigmoid_slope"}
+
+
+def parity(node: Node) -> str | None:
+    """"even", "odd" or None (unknown): proved from the tree, so an odd φ has mean exactly 0."""
+    kind = node.kind
+    if kind in ("num", "const"):
+        return "even"
+    if kind == "x":
+        return "odd"
+    parts = [parity(a) for a in node.args]
+    if kind == "neg":
+        return parts[0]
+    if kind in ("add", "sub"):
+        if node.args[0] == ZERO or node.args[1] == ZERO:
+            return parts[1] if node.args[0] == ZERO else parts[0]
+        return parts[0] if parts[0] == parts[1] else None
+    if kind in ("mul", "chain", "div"):
+        if None in parts:
+            return None
+        return "even" if parts[0] == parts[1] else "odd"
+    if kind == "pow":
+        base, exponent = parts[0], node.args[1]
+        if base == "even":
+            return "even"
+        if base == "odd" and exponent.kind == "num" and exponent.value.denominator == 1:
+            return "odd" if exponent.value.numerator % 2 else "even"
+        return None
+    name, inner = node.value, parts[0]
+    if name in ("max", "min"):
+        return "even" if inner == "even" else None
+    if inner == "even":
+        return "even"
+    if inner == "odd":
+        if name in _ODD_FUNCTIONS:
+            return "odd"
+        if name in _EVEN_FUNCTIONS:
+            return "even"
+    return None
+
+
+# --- points where the expression is not smooth or not defined -------------------------------------
+
+
+def critical_parts(node: Node) -> list[Node]:
+    """Sub-expressions whose zeros are kinks or singular points: arguments of abs, max − c,
+    min − c, denominators, arguments of log, log1p + 1, sqrt, and bases of fractional or
+    negative powers."""
+    found: list[Node] = []
+    kind = node.kind
+    if kind == "call":
+        u = node.args[0]
+        if node.value in ("abs", "log", "sqrt"):
+            found.append(u)
+        elif node.value == "log1p":
+            found.append(_add(u, ONE))
+        elif node.value in ("max", "min"):
+            found.append(_sub(u, node.args[1]))
+    elif kind == "div":
+        found.append(node.args[1])
+    elif kind == "pow":
+        c = node.args[1]
+        if not (c.kind == "num" and c.value.denominator == 1 and c.value >= 0):
+            found.append(node.args[0])
+    for a in node.args:
+        found.extend(critical_parts(a))
+    return [p for p in found if p.has_x]
