@@ -205,3 +205,32 @@ def test_precision_failure_is_exit_3():
     assert run.code == 3
     assert run.json()["error"]["code"] == 3
     assert "could not reach" in run.stderr
+
+
+def test_inputs_that_a_double_cannot_hold_are_echoed_as_text():
+    doc = invoke("truncnorm", "--std", "1e-400", "--json").json()
+    assert doc["inputs"]["std"] == "1E-400"
+    assert doc["results"]["std"]["decimal"] == "8.79625661034240e-401"
+
+
+def test_subnormal_values_are_the_nearest_double():
+    """float(mpf) rounds twice below the smallest normal double; to_double rounds once."""
+    from fractions import Fraction
+
+    import mpmath
+    from mpmath import mp
+
+    from momentcalc.engine.precision import to_double
+
+    with mp.workdps(60):
+        value = mpmath.mpf(3 * 2**59 - 1) / mpmath.mpf(2) ** 1134
+    assert to_double(value) == float(Fraction(3 * 2**59 - 1, 2**1134)) == 5e-324
+
+
+def test_monte_carlo_results_print_only_justified_digits():
+    doc = invoke("attention", "--seq-len", "16", "--digits", "40", "--json").json()
+    for name in ("simulated_logit_std", "max_weight_scaled", "max_weight_scaled_stderr"):
+        result = doc["results"][name]
+        assert result["stderr"] > 0
+        assert len(result["decimal"].replace("0.", "").lstrip("0").replace(".", "")) <= 4, result
+    assert len(doc["results"]["logit_std"]["decimal"]) > 40  # the exact results keep every digit

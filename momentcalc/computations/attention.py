@@ -24,7 +24,7 @@ from ..engine.numbers import Number, to_mpf
 from ..engine.precision import stable
 from ..errors import InputError
 from ..result import Computation, Quantity
-from .common import check_digits, positive
+from .common import monte_carlo_errors, check_digits, positive
 from .common import whole
 
 DEFAULT_SEED = 0
@@ -130,9 +130,9 @@ def attention(
         from ..symbolic.attention import derive as derive_forms
 
         closed, derivation = derive_forms(dim, q, k, keys)
+    stderr = {} if keys is None else monte_carlo_errors(estimate, SIMULATED, int(count))
     results = tuple(
-        Quantity(name, value, descriptions[name], *closed.get(name, (None, None)),
-                 stderr=values.get(f"{name}_stderr") if name in SIMULATED else None)
+        Quantity(name, value, descriptions[name], *closed.get(name, (None, None)), stderr=stderr.get(name))
         for name, value in values.items()
     )
     return Computation("attention", inputs, digits, results, notes=notes, derivation=derivation)

@@ -53,18 +53,21 @@ def simulate_softmax(d: int, std_product: float, seq_len: int, trials: int, seed
     scale = 1.0 / math.sqrt(d)
     unscaled = np.empty(trials)
     scaled = np.empty(trials)
-    square_sum = 0.0
+    mean_square = np.empty(trials)
     for start in range(0, trials, chunk):
         stop = min(start + chunk, trials)
         draws = rng.standard_normal((stop - start, seq_len + 1, d))
         # Scaling the unit-variance dot products once is cheaper than scaling every draw.
         logits = np.einsum("tnd,td->tn", draws[:, 1:, :], draws[:, 0, :]) * std_product
-        square_sum += float(np.square(logits).sum())
+        mean_square[start:stop] = np.square(logits).mean(axis=1)
         unscaled[start:stop] = largest_weight(logits)
         scaled[start:stop] = largest_weight(logits * scale)
     root_n = math.sqrt(trials)
+    logit_std = math.sqrt(float(mean_square.mean()))
     return {
-        "simulated_logit_std": math.sqrt(square_sum / (trials * seq_len)),
+        "simulated_logit_std": logit_std,
+        # delta method: sd(sqrt(m)) = sd(m) / (2 sqrt(m))
+        "simulated_logit_std_stderr": float(mean_square.std(ddof=1)) / root_n / (2 * logit_std),
         "max_weight_unscaled": float(unscaled.mean()),
         "max_weight_unscaled_stderr": float(unscaled.std(ddof=1)) / root_n,
         "max_weight_scaled": float(scaled.mean()),

@@ -1,12 +1,18 @@
-"""Argument handling shared by every computation: digits, number normalisation."""
+"""Shared by the computations: argument checks (digits, positive and whole numbers, choices),
+the --activation wording of catalog errors, and the standard errors of Monte Carlo results."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from fractions import Fraction
+
+import mpmath
 
 from ..engine.numbers import Number, as_number, to_text
 from ..engine.precision import MAX_DIGITS
-from ..errors import InputError
+from ..errors import InputError, MomentcalcError
 
 
 def check_digits(digits: object) -> int:
@@ -38,3 +44,34 @@ def choice(value: object, option: str, allowed: tuple[str, ...]) -> str:
     if text not in allowed:
         raise InputError(f"{option} must be one of {', '.join(allowed)}, got {value!r}")
     return text
+
+
+@contextmanager
+def activation_option(option: str = "--activation") -> Iterator[None]:
+    """The catalog's messages name activation-moment's ACTIVATION argument; where the
+    activation is an option of another command, name that option instead."""
+    try:
+        yield
+    except MomentcalcError as error:
+        if not error.message.startswith("ACTIVATION"):
+            raise
+        raise type(error)(error.message.replace("ACTIVATION", option, 1)) from None
+
+
+def monte_carlo_errors(estimate: dict[str, float], names: Iterable[str], trials: int) -> dict[str, mpmath.mpf]:
+    """Standard errors of Monte Carlo results, so that each prints only the digits it justifies.
+
+    An estimate NAME has its error in ``estimate["NAME_stderr"]``; a result that is itself a
+    standard error over ``trials`` draws is known to a relative 1/sqrt(2·(trials − 1)).
+    """
+    errors: dict[str, mpmath.mpf] = {}
+    for name in names:
+        if f"{name}_stderr" in estimate:
+            error = estimate[f"{name}_stderr"]
+        elif name.endswith("_stderr") and name in estimate:
+            error = estimate[name] / math.sqrt(2 * (trials - 1))
+        else:
+            continue
+        if math.isfinite(error):
+            errors[name] = mpmath.mpf(error)
+    return errors

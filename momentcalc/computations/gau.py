@@ -31,7 +31,7 @@ from ..engine.numbers import Number, to_mpf
 from ..engine.precision import working_dps
 from ..errors import InputError, PrecisionError
 from ..result import Computation, Quantity
-from .common import check_digits, positive
+from .common import activation_option, check_digits, monte_carlo_errors, positive
 from .init import whole
 
 DEFAULT_ACTIVATION = "swish"
@@ -94,12 +94,12 @@ def gau_scale(
     count = int(whole(DEFAULT_TRIALS if trials is None else trials, "--trials", 2))
     if count > MAX_TRIALS:
         raise InputError(f"--trials must be a whole number from 2 to {MAX_TRIALS}, got {count}")
-    act = resolve(activation)
-    label = act.name if not act.expression else act.formula
-
     from .activation import gaussian_moments
 
-    moments = gaussian_moments(activation, mean=0, std=1, digits=digits + MOMENT_GUARD)
+    with activation_option():
+        act = resolve(activation)
+        moments = gaussian_moments(activation, mean=0, std=1, digits=digits + MOMENT_GUARD)
+    label = act.name if not act.expression else act.formula
     with mp.workdps(working_dps(digits)):
         values = _theory(moments["mean"], moments["second_moment"], sizes, std)
 
@@ -123,13 +123,9 @@ def gau_scale(
             for name in ("simulated_stderr", "simulated_diag_attention", "simulated_offdiag_attention"):
                 if name in simulated and math.isfinite(simulated[name]):
                     values[name] = mpmath.mpf(simulated[name])
-            errors = {
-                "simulated_rms": simulated["simulated_stderr"],
-                "simulated_ratio": simulated["simulated_stderr"] / float(theory) if theory else math.nan,
-                "simulated_diag_attention": simulated["simulated_diag_attention_stderr"],
-                "simulated_offdiag_attention": simulated["simulated_offdiag_attention_stderr"],
-            }
-            stderr = {name: mpmath.mpf(err) for name, err in errors.items() if math.isfinite(err)}
+        errors = {**simulated, "simulated_rms_stderr": simulated["simulated_stderr"],
+                  "simulated_ratio_stderr": simulated["simulated_stderr"] / float(theory) if theory else math.nan}
+        stderr = monte_carlo_errors(errors, SIMULATED, count)
         descriptions.update(SIMULATED)
         inputs.update(seed=draws, trials=count)
         notes.append(

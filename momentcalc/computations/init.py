@@ -32,7 +32,7 @@ from ..engine.numbers import Number, as_number, to_mpf
 from ..engine.precision import stable
 from ..errors import InputError
 from ..result import Computation, Quantity
-from .common import check_digits, choice, whole
+from .common import activation_option, check_digits, choice, whole
 
 SCHEMES = ("lecun", "xavier", "he")
 DISTRIBUTIONS = ("normal", "uniform", "truncnorm")
@@ -64,11 +64,8 @@ def he_gain(activation: str, slope: Number | None, digits: int) -> mpmath.mpf:
     ``gaussian_moments`` caches, so a sweep over --fan-in computes the gain once."""
     from .activation import gaussian_moments
 
-    try:
+    with activation_option():
         gain = gaussian_moments(activation, mean=0, std=1, slope=slope, digits=digits + GAIN_GUARD)["gain"]
-    except InputError as error:
-        # Its messages name activation-moment's ACTIVATION argument; here it is an option.
-        raise InputError(error.message.replace("ACTIVATION", "--activation", 1)) from None
     if not (mpmath.isfinite(gain) and gain > 0):
         raise InputError(f"--activation {activation!r} has no finite gain (E[act(Z)^2] is 0 or infinite)")
     return gain

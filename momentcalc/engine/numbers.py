@@ -122,13 +122,15 @@ def to_mpf(value: Number) -> mpmath.mpf:
 
 
 def to_json_number(value: Number) -> float | str:
-    """How an input appears in JSON ``inputs``: a double, or "inf"/"-inf" (JSON has no infinity)."""
+    """How an input appears in JSON ``inputs``: a double, or text where a double cannot hold it
+    ("inf"/"-inf", as JSON has no infinity, and inputs beyond the range of doubles)."""
     if isinstance(value, float):
         return "inf" if value > 0 else "-inf"
     try:
-        return float(value)
+        double = float(value)
     except OverflowError:
         return to_text(value)
+    return to_text(value) if double == 0 and value != 0 else double  # never echo 1e-400 as 0.0
 
 
 def to_text(value: Number) -> str:
@@ -147,4 +149,21 @@ def to_text(value: Number) -> str:
         as_float = math.inf
     if math.isfinite(as_float) and Fraction(repr(as_float)) == value:
         return repr(as_float)
+    twos, fives, rest = _power_of_ten_parts(value.denominator)
+    if rest == 1:  # a terminating decimal (1e-400): write it exactly
+        places = max(twos, fives)
+        context = decimal.Context(prec=len(str(abs(value.numerator))) + places + 2,
+                                  Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+        return str(context.divide(decimal.Decimal(value.numerator), decimal.Decimal(value.denominator)).normalize())
     return f"{value.numerator}/{value.denominator}"
+
+
+def _power_of_ten_parts(n: int) -> tuple[int, int, int]:
+    """n = 2^twos · 5^fives · rest."""
+    twos = (n & -n).bit_length() - 1
+    n >>= twos
+    fives = 0
+    while n % 5 == 0:
+        n //= 5
+        fives += 1
+    return twos, fives, n

@@ -9,6 +9,7 @@ that cancel (truncated-normal tails, tiny intervals) without analysing each by h
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 from typing import TypeVar
 
 import mpmath
@@ -91,8 +92,22 @@ def to_decimal(value: mpmath.mpf, digits: int) -> str:
     return text.replace(".e", "e").removesuffix(".")
 
 
+# Below the smallest normal double, float(mpf) rounds twice (to 53 bits, then to the subnormal
+# grid); there the exact binary value is rounded once instead. Below the smallest subnormal
+# by a wide margin the answer is 0.0 without work.
+_SMALLEST_NORMAL_EXPONENT = -1022
+_UNDERFLOW_EXPONENT = -1080
+
+
 def to_double(value: mpmath.mpf) -> float | None:
     """The nearest IEEE double (0.0 on underflow), or None where it would overflow."""
+    if value != 0 and mpmath.isfinite(value):
+        exponent = int(mpmath.floor(mpmath.log(abs(value), 2))) if abs(value) < 1 else 0
+        if exponent < _UNDERFLOW_EXPONENT:
+            return 0.0 if value > 0 else -0.0
+        if exponent < _SMALLEST_NORMAL_EXPONENT:
+            sign, mantissa, binary_exponent, _ = value._mpf_
+            return float(Fraction((-1) ** sign * mantissa) / 2 ** -binary_exponent)
     result = float(value)
     if result != result or result in (float("inf"), float("-inf")):
         return None
