@@ -7,7 +7,6 @@ the working precision of a computation.
 
 from __future__ import annotations
 
-import decimal
 import math
 import re
 from fractions import Fraction
@@ -138,6 +137,8 @@ def to_text(value: Number) -> str:
     if isinstance(value, float):
         return "inf" if value > 0 else "-inf"
     if max(value.numerator.bit_length(), value.denominator.bit_length()) > _TEXT_BITS:
+        import decimal  # only for rare inputs: not worth its import on every start
+
         # Python will not print an integer this long; 20 significant digits say enough.
         with decimal.localcontext(decimal.Context(prec=20, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)):
             return str((decimal.Decimal(value.numerator) / decimal.Decimal(value.denominator)).normalize())
@@ -151,6 +152,7 @@ def to_text(value: Number) -> str:
         return repr(as_float)
     twos, fives, rest = _power_of_ten_parts(value.denominator)
     if rest == 1:  # a terminating decimal (1e-400): write it exactly
+        import decimal
         places = max(twos, fives)
         context = decimal.Context(prec=len(str(abs(value.numerator))) + places + 2,
                                   Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
