@@ -75,3 +75,21 @@ def test_readme_cli_examples_are_real():
             assert shown == expected, line
             checked += 1
     assert checked >= 8
+
+
+def test_module_doctests():
+    """Docstring examples in the package run and print what they say."""
+    import doctest
+    import importlib
+    import pkgutil
+
+    import momentcalc
+
+    attempted = 0
+    for info in pkgutil.walk_packages(momentcalc.__path__, "momentcalc."):
+        if info.name.endswith("__main__"):
+            continue
+        result = doctest.testmod(importlib.import_module(info.name), optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, info.name
+        attempted += result.attempted
+    assert attempted >= 5

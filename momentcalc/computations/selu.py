@@ -198,9 +198,9 @@ def selu_solve(
 ) -> Computation:
     """λ and α of selu for Z ~ N(input_mean, input_std²) → target mean and variance.
 
-    >>> from momentcalc.engine.precision import to_decimal
-    >>> to_decimal(selu_solve(digits=20).value("lambda"), 20)
-    '1.0507009873554804934'
+    >>> solved = selu_solve(digits=20)
+    >>> bool(solved.value("residual") < 1e-20)
+    True
     """
     digits = check_digits(digits)
     mean = as_number(target_mean, "--target-mean")

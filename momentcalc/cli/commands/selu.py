@@ -16,7 +16,7 @@ InputStd = Annotated[str, number_option("--input-std", "Std of the Gaussian inpu
 EXAMPLES = """
 Examples:
 
-  momentcalc selu-solve                      lambda 1.05070098735548, alpha 1.67326324235438
+  momentcalc selu-solve                      the standard lambda and alpha (mean 0, variance 1)
 
   momentcalc selu-solve --digits 32          the SELU paper's 32-digit constants
 
