@@ -249,13 +249,13 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
     import io
     import sys
 
-    from momentcalc.computations import gau_simulation
+    from momentcalc import progress
 
     class Terminal(io.StringIO):
         def isatty(self):
             return True
 
-    monkeypatch.setattr(gau_simulation, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(progress, "DELAY", 0.0)
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     gau_scale(n=16, d=16, e=16, s=4, simulate=True, trials=2)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +20,7 @@ import typer
 from ..engine.numbers import MAX_SWEEP_POINTS, parse_integer, parse_values
 from ..errors import InputError, MomentcalcError
 from ..render import FORMATS
+from ..progress import delayed_progress
 from ..result import Computation, Sweep
 from .options import Derive, Digits, Expect, Format, Json, Rtol
 
@@ -93,30 +94,12 @@ def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, Numeric]) -> 
     return points, swept
 
 
-def _with_progress(points: list[dict[str, Any]]) -> Iterable[dict[str, Any]]:
-    """Yield the points, showing a progress bar on a terminal's stderr once a second has passed."""
-    import time
-
-    if len(points) < 2 or not sys.stderr.isatty():
-        yield from points
-        return
-    start = time.monotonic()
-    progress = None
-    try:
-        for index, point in enumerate(points):
-            if progress is None and time.monotonic() - start > 1.0:
-                from rich.console import Console
-                from rich.progress import Progress
-
-                progress = Progress(console=Console(stderr=True), transient=True)
-                progress.start()
-                task = progress.add_task("sweep", total=len(points), completed=index)
-            if progress is not None:
-                progress.update(task, completed=index)
+def _with_progress(points: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Yield the points; a long sweep shows a progress bar on a terminal's stderr."""
+    with delayed_progress(len(points), "sweep") as step:
+        for point in points:
             yield point
-    finally:
-        if progress is not None:
-            progress.stop()
+            step()
 
 
 def execute(

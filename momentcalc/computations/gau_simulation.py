@@ -16,16 +16,13 @@ RMS of O, its standard error, and the mean diagonal and off-diagonal entries of 
 from __future__ import annotations
 
 import math
-import sys
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
+
+from ..progress import delayed_progress
 
 # Steps reported to the progress bar per trial: the draws, U, V, Z, A, O.
 STEPS = 6
-# Seconds after which a progress bar appears (on a terminal's stderr only).
-PROGRESS_AFTER = 1.0
 
 
 def numpy_activation(activation: str) -> Callable[[Any], Any]:
@@ -51,34 +48,6 @@ def numpy_activation(activation: str) -> Callable[[Any], Any]:
     return apply
 
 
-@contextmanager
-def _progress(total: int) -> Iterator[Callable[[], None]]:
-    """A ``step()`` callback; a transient rich bar appears on stderr after PROGRESS_AFTER seconds."""
-    start = time.monotonic()
-    done = 0
-    bar: list[Any] = []
-
-    def step() -> None:
-        nonlocal done
-        done += 1
-        if not bar and time.monotonic() - start > PROGRESS_AFTER and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import Progress
-
-            progress = Progress(console=Console(stderr=True), transient=True)
-            progress.start()
-            bar.append((progress, progress.add_task("simulating GAU", total=total, completed=done)))
-        if bar:
-            progress, task = bar[0]
-            progress.update(task, completed=done)
-
-    try:
-        yield step
-    finally:
-        if bar:
-            bar[0][0].stop()
-
-
 def simulate_gau(
     n: int, d: int, e: int, s: int, phi: Callable[[Any], Any], lam: float, trials: int, seed: int
 ) -> dict[str, float]:
@@ -90,7 +59,7 @@ def simulate_gau(
     diagonal = np.empty(trials)
     off_diagonal = np.empty(trials)
     # Overflow (a huge --init-std) shows up as a non-finite RMS, which the caller reports.
-    with _progress(trials * STEPS) as step, np.errstate(over="ignore", invalid="ignore"):
+    with delayed_progress(trials * STEPS, "simulating GAU") as step, np.errstate(over="ignore", invalid="ignore"):
         for trial in range(trials):
             x = rng.standard_normal((n, d))
             w_u = rng.standard_normal((d, e)) * (lam / math.sqrt(d))
