@@ -30,3 +30,32 @@ def invoke(*args: str) -> Run:
 @pytest.fixture
 def cli():
     return invoke
+
+
+@pytest.fixture
+def stderr_as():
+    """``stderr_as(terminal=True)`` replaces sys.stderr by a buffer that is, or is not, a
+    terminal, with progress bars due at once; read what was written with ``.getvalue()``."""
+    import io
+    import sys
+
+    from momentcalc import progress
+
+    class Buffer(io.StringIO):
+        def __init__(self, terminal: bool) -> None:
+            super().__init__()
+            self.terminal = terminal
+
+        def isatty(self) -> bool:
+            return self.terminal
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(progress, "DELAY", 0.0)
+
+    def install(terminal: bool) -> io.StringIO:
+        buffer = Buffer(terminal)
+        patch.setattr(sys, "stderr", buffer)
+        return buffer
+
+    yield install
+    patch.undo()

@@ -245,23 +245,11 @@ def test_simulation_overflow_is_exit_3():
     assert "overflowed double precision" in run.stderr and "Warning" not in run.stderr
 
 
-def test_progress_bar_only_on_a_terminal(monkeypatch):
-    import io
-    import sys
-
-    from momentcalc import progress
-
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
-
-    monkeypatch.setattr(progress, "DELAY", 0.0)
-    terminal = Terminal()
-    monkeypatch.setattr(sys, "stderr", terminal)
+def test_progress_bar_only_on_a_terminal(stderr_as):
+    terminal = stderr_as(terminal=True)
     gau_scale(n=16, d=16, e=16, s=4, simulate=True, trials=2)
     assert "simulating GAU" in terminal.getvalue()
 
-    pipe = io.StringIO()
-    monkeypatch.setattr(sys, "stderr", pipe)
+    pipe = stderr_as(terminal=False)
     gau_scale(n=16, d=16, e=16, s=4, simulate=True, trials=2)
     assert pipe.getvalue() == ""

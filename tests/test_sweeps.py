@@ -131,23 +131,13 @@ def test_expect_is_checked_on_every_row():
     assert [(c["row"], c["ok"]) for c in checks] == [(0, False), (1, True)]
 
 
-def test_long_sweep_shows_progress_only_on_a_terminal(monkeypatch):
-    import io
-    import sys
-
-    from momentcalc import progress
+def test_long_sweep_shows_progress_only_on_a_terminal(stderr_as):
     from momentcalc.cli.runner import _with_progress
 
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
-
-    monkeypatch.setattr(progress, "DELAY", 0.0)
-    terminal = Terminal()
-    monkeypatch.setattr(sys, "stderr", terminal)
-    assert list(_with_progress([{"i": i} for i in range(3)])) == [{"i": 0}, {"i": 1}, {"i": 2}]
+    points = [{"i": i} for i in range(3)]
+    terminal = stderr_as(terminal=True)
+    assert list(_with_progress(points)) == points
     assert "sweep" in terminal.getvalue()
-    pipe = io.StringIO()
-    monkeypatch.setattr(sys, "stderr", pipe)
-    list(_with_progress([{"i": i} for i in range(3)]))
+    pipe = stderr_as(terminal=False)
+    list(_with_progress(points))
     assert pipe.getvalue() == ""
