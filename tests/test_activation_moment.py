@@ -233,3 +233,16 @@ def test_activations_table_and_json(cli):
     csv = cli("activations", "--format", "csv").stdout.splitlines()
     assert csv[0] == "name,aliases,formula,closed_form" and len(csv) == 1 + len(listed)
     assert cli("activations", "--format", "xml").code == 2
+
+
+@pytest.mark.parametrize("activation", ["swish", "tanh", "relu", "x*sigmoid(2*x)"])
+def test_moments_without_the_derivative_agree(activation):
+    """gau-scale and init skip E[φ'²]; the moments they use are the same digits."""
+    from momentcalc.computations.activation import gaussian_moments
+    from momentcalc.engine.precision import to_decimal
+
+    full = gaussian_moments(activation, digits=30)
+    lean = gaussian_moments(activation, digits=30, derivative=False)
+    assert "derivative_second_moment" not in lean
+    for name in ("mean", "second_moment", "gain", "variance"):
+        assert to_decimal(lean[name], 30) == to_decimal(full[name], 30), name

@@ -53,8 +53,8 @@ EXPRESSION_RETRIES = 3
 _MOMENT_NAMES = ("mean", "second_moment", "derivative_second_moment")
 
 
-def _quadrature(act: Activation, mean: Number, std: Number, digits: int, dps: int
-                ) -> tuple[dict[str, mpmath.mpf], int]:
+def _quadrature(act: Activation, mean: Number, std: Number, digits: int, dps: int,
+                names: tuple[str, ...] = _MOMENT_NAMES) -> tuple[dict[str, mpmath.mpf], int]:
     """All results at working precision ``dps`` (closed forms where known, else quadrature),
     and the number of digits the variance lost to cancellation (0 if it lost none)."""
     with mp.workdps(dps):
@@ -85,7 +85,7 @@ def _quadrature(act: Activation, mean: Number, std: Number, digits: int, dps: in
             from ..catalog.expressions import check_defined
 
             check_defined(lambda x: fn(x, params), to_mpf(mean), to_mpf(std))
-        wanted = [name for name in _MOMENT_NAMES if name not in known]
+        wanted = [name for name in names if name not in known]
         steep = tuple(act.steep) if std > STEEP_STD else ()
 
         def breaks() -> tuple[mpmath.mpf, ...]:
@@ -145,7 +145,7 @@ def _quadrature(act: Activation, mean: Number, std: Number, digits: int, dps: in
             "rms": rms,
             "gain": 1 / rms if rms else mpmath.inf,
             "centered_gain": 1 / mpmath.sqrt(variance) if variance else mpmath.inf,
-            "derivative_second_moment": known["derivative_second_moment"],
+            **({"derivative_second_moment": known["derivative_second_moment"]} if "derivative_second_moment" in names else {}),
         }, lost
 
 
@@ -163,10 +163,11 @@ def _agree(a: mpmath.mpf, b: mpmath.mpf, digits: int) -> bool:
     return abs(a - b) <= max(abs(a), abs(b)) * mpmath.mpf(10) ** (-digits)
 
 
-def _moments(act: Activation, mean: Number, std: Number, digits: int) -> dict[str, mpmath.mpf]:
+def _moments(act: Activation, mean: Number, std: Number, digits: int,
+             names: tuple[str, ...] = _MOMENT_NAMES) -> dict[str, mpmath.mpf]:
     label = act.name if not act.expression else act.formula
     try:
-        values, lost = _quadrature(act, mean, std, digits, working_dps(digits))
+        values, lost = _quadrature(act, mean, std, digits, working_dps(digits), names)
         if not act.expression and not lost:
             return values
         # A user expression may cancel internally, and a variance that cancels needs its mean
@@ -175,7 +176,7 @@ def _moments(act: Activation, mean: Number, std: Number, digits: int) -> dict[st
         extra = 0
         for _ in range(EXPRESSION_RETRIES):
             extra += EXPRESSION_EXTRA_DIGITS + digits // 2
-            again, lost = _quadrature(act, mean, std, digits + lost, working_dps(digits + lost) + extra)
+            again, lost = _quadrature(act, mean, std, digits + lost, working_dps(digits + lost) + extra, names)
             with mp.workdps(working_dps(digits + lost) + extra):
                 if all(_agree(values[k], again[k], digits + 2) for k in values):
                     return again
@@ -202,9 +203,10 @@ def moments_by_quadrature(act: Activation, *, mean: object = 0, std: object = 1,
 
 
 @functools.lru_cache(maxsize=4096)
-def _cached(activation: str, slope: Number | None, mean: Number, std: Number, digits: int) -> tuple[tuple[str, mpmath.mpf], ...]:
+def _cached(activation: str, slope: Number | None, mean: Number, std: Number, digits: int,
+            names: tuple[str, ...] = _MOMENT_NAMES) -> tuple[tuple[str, mpmath.mpf], ...]:
     act = resolve(activation, slope)
-    return tuple(_moments(act, mean, std, digits).items())
+    return tuple(_moments(act, mean, std, digits, names).items())
 
 
 def _normalised(activation: object, mean: object, std: object, slope: object, digits: object
@@ -221,19 +223,22 @@ def _normalised(activation: object, mean: object, std: object, slope: object, di
 
 
 def gaussian_moments(
-    activation: str, *, mean: object = 0, std: object = 1, slope: object = None, digits: int = 15
+    activation: str, *, mean: object = 0, std: object = 1, slope: object = None, digits: int = 15,
+    derivative: bool = True,
 ) -> dict[str, mpmath.mpf]:
     """Every result of ``activation-moment`` as mpf, each correct to ``digits`` digits.
 
     ``activation`` is a catalog name, an alias or an expression in x. Cached per
     (activation, slope, mean, std, digits). Raises InputError for unknown names, bad or
     divergent expressions and --slope on an activation without it; PrecisionError when the
-    digits cannot be reached.
+    digits cannot be reached. ``derivative=False`` leaves out derivative_second_moment,
+    whose integrand sets the pace of the quadrature (gau-scale needs only E[φ] and E[φ²]).
 
     >>> gaussian_moments("relu")["second_moment"]
     mpf('0.5')
     """
-    return dict(_cached(*_normalised(activation, mean, std, slope, digits)))
+    names = _MOMENT_NAMES if derivative else _MOMENT_NAMES[:2]
+    return dict(_cached(*_normalised(activation, mean, std, slope, digits), names))
 
 
 def activation_moment(

@@ -98,7 +98,7 @@ def gau_scale(
 
     with activation_option():
         act = resolve(activation)
-        moments = gaussian_moments(activation, mean=0, std=1, digits=digits + MOMENT_GUARD)
+        moments = gaussian_moments(activation, mean=0, std=1, digits=digits + MOMENT_GUARD, derivative=False)
     label = act.name if not act.expression else act.formula
     with mp.workdps(working_dps(digits)):
         values = _theory(moments["mean"], moments["second_moment"], sizes, std)

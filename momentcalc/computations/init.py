@@ -65,7 +65,8 @@ def he_gain(activation: str, slope: Number | None, digits: int) -> mpmath.mpf:
     from .activation import gaussian_moments
 
     with activation_option():
-        gain = gaussian_moments(activation, mean=0, std=1, slope=slope, digits=digits + GAIN_GUARD)["gain"]
+        gain = gaussian_moments(activation, mean=0, std=1, slope=slope, digits=digits + GAIN_GUARD,
+                                derivative=False)["gain"]
     if not (mpmath.isfinite(gain) and gain > 0):
         raise InputError(f"--activation {activation!r} has no finite gain (E[act(Z)^2] is 0 or infinite)")
     return gain
