@@ -1,17 +1,9 @@
-"""User activations written as expressions in x, parsed safely.
+"""User activations written as expressions in x, parsed safely: ``parse_activation``.
 
-The text is parsed with Python's ``ast`` (``mode="eval"``) and every node is checked against a
-whitelist: numbers, ``x``, ``pi``, ``e``, ``+ - * / **``, unary minus and plus, and calls of
-exp, log, log1p, sqrt, abs, sin, cos, tanh, sinh, cosh, erf, erfc, sigmoid, softplus, and
-max/min of an expression and a constant. Anything else (attribute access, other names,
-lambda, subscripts, comprehensions, strings, comparisons…) is refused with an InputError
-naming the offending part. Nothing from the text is ever executed: the checked tree is turned
-into our own small ``Node`` tree, from which the mpmath function, its derivative (symbolic
-differentiation on the tree), the sympy expression, the parity and the points where the
-function is not smooth or not defined are all built.
-
-Numbers are exact (``0.1`` is 1/10, as on the command line); constant powers are bounded so
-``9**9**9`` is refused rather than computed.
+Nothing from the text is ever executed. ``expression_parse`` checks the text against a
+whitelist (see there) and builds our own small ``Node`` tree, from which the mpmath function,
+its derivative (symbolic differentiation on the tree), the sympy expression, the parity and the
+points where the function is not smooth or not defined are all built.
 
 The work is split by what it holds: ``expression_tree`` (the ``Node`` tree, the exceptions and
 the text printer), ``expression_parse`` (the whitelist and ``parse``), ``expression_eval``

@@ -25,7 +25,7 @@ from mpmath import mp
 from ..catalog import Activation, resolve
 from ..engine.gaussian import DivergentIntegral, gaussian_edge, gaussian_expectations
 from ..engine.numbers import Number, as_number, to_mpf, to_text
-from ..engine.precision import working_dps
+from ..engine.precision import agree, working_dps
 from ..errors import InputError, PrecisionError
 from ..result import Computation, Listing, Quantity
 from .common import check_digits, positive
@@ -155,14 +155,6 @@ class _Divergent(Exception):
         self.result = result
 
 
-def _agree(a: mpmath.mpf, b: mpmath.mpf, digits: int) -> bool:
-    if a == b:
-        return True
-    if not (mpmath.isfinite(a) and mpmath.isfinite(b)):
-        return False
-    return abs(a - b) <= max(abs(a), abs(b)) * mpmath.mpf(10) ** (-digits)
-
-
 def _moments(act: Activation, mean: Number, std: Number, digits: int,
              names: tuple[str, ...] = _MOMENT_NAMES) -> dict[str, mpmath.mpf]:
     label = act.name if not act.expression else act.formula
@@ -178,7 +170,7 @@ def _moments(act: Activation, mean: Number, std: Number, digits: int,
             extra += EXPRESSION_EXTRA_DIGITS + digits // 2
             again, lost = _quadrature(act, mean, std, digits + lost, working_dps(digits + lost) + extra, names)
             with mp.workdps(working_dps(digits + lost) + extra):
-                if all(_agree(values[k], again[k], digits + 2) for k in values):
+                if all(agree(values[k], again[k], digits + 2) for k in values):
                     return again
             values = again
         raise PrecisionError(

@@ -24,8 +24,7 @@ from ..engine.numbers import Number, to_mpf
 from ..engine.precision import stable
 from ..errors import InputError
 from ..result import Computation, Quantity
-from .common import monte_carlo_errors, check_digits, positive
-from .common import whole
+from .common import check_digits, monte_carlo_errors, positive, simulation_options, whole
 
 DEFAULT_SEED = 0
 DEFAULT_TRIALS = 1000
@@ -77,10 +76,10 @@ def attention(
     if simulate and seq_len is None:
         raise InputError("--simulate needs --seq-len N, the number of keys each query attends to")
     keys = None if seq_len is None else whole(seq_len, "--seq-len")
-    if keys is None:
-        for option, value in (("--seed", seed), ("--trials", trials)):
-            if value is not None:
-                raise InputError(f"{option} applies only to the simulation; add --seq-len N (and --simulate)")
+    monte_carlo = simulation_options(
+        keys is not None, seed, trials, default_seed=DEFAULT_SEED, default_trials=DEFAULT_TRIALS,
+        max_trials=MAX_TRIALS, only="to the simulation; add --seq-len N (and --simulate)",
+    )
 
     def evaluate() -> dict[str, mpmath.mpf]:
         second = to_mpf(dim) * to_mpf(q) ** 2 * to_mpf(k) ** 2
@@ -101,11 +100,8 @@ def attention(
     inputs: dict[str, Number | str] = {"d": dim, "q_std": q, "k_std": k}
     notes: tuple[str, ...] = ()
     descriptions = dict(DESCRIPTIONS)
-    if keys is not None:
-        draws = whole(DEFAULT_SEED if seed is None else seed, "--seed", 0)
-        count = whole(DEFAULT_TRIALS if trials is None else trials, "--trials", 2)
-        if count > MAX_TRIALS:
-            raise InputError(f"--trials must be a whole number from 2 to {MAX_TRIALS}, got {trials}")
+    if monte_carlo is not None:
+        draws, count = monte_carlo
         low, high = SIMULATED_LOGIT_STD
         if not low**2 <= dim * q**2 * k**2 <= high**2:
             raise InputError(

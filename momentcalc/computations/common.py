@@ -75,3 +75,19 @@ def monte_carlo_errors(estimate: dict[str, float], names: Iterable[str], trials:
         if math.isfinite(error):
             errors[name] = mpmath.mpf(error)
     return errors
+
+
+def simulation_options(simulating: bool, seed: object, trials: object, *, default_seed: int,
+                       default_trials: int, max_trials: int, only: str) -> tuple[int, int] | None:
+    """--seed and --trials of a Monte Carlo option: (seed, trials) when simulating, else None
+    (and then neither may be given; ``only`` says when they apply)."""
+    if not simulating:
+        for option, value in (("--seed", seed), ("--trials", trials)):
+            if value is not None:
+                raise InputError(f"{option} applies only {only}")
+        return None
+    draws = int(whole(default_seed if seed is None else seed, "--seed", 0))
+    count = int(whole(default_trials if trials is None else trials, "--trials", 2))
+    if count > max_trials:
+        raise InputError(f"--trials must be a whole number from 2 to {max_trials}, got {count}")
+    return draws, count

@@ -31,8 +31,7 @@ from ..engine.numbers import Number, to_mpf
 from ..engine.precision import working_dps
 from ..errors import InputError, PrecisionError
 from ..result import Computation, Quantity
-from .common import activation_option, check_digits, monte_carlo_errors, positive
-from .init import whole
+from .common import activation_option, check_digits, monte_carlo_errors, positive, simulation_options, whole
 
 DEFAULT_ACTIVATION = "swish"
 # Extra digits asked of mu and nu2, so that their rounding stays below ours.
@@ -86,14 +85,10 @@ def gau_scale(
     digits = check_digits(digits)
     sizes = {name: whole(value, f"--{name}") for name, value in (("s", s), ("n", n), ("d", d), ("e", e))}
     std = None if init_std is None else positive(init_std, "--init-std")
-    if not simulate:
-        for option, value in (("--seed", seed), ("--trials", trials)):
-            if value is not None:
-                raise InputError(f"{option} applies only with --simulate")
-    draws = int(whole(DEFAULT_SEED if seed is None else seed, "--seed", 0))
-    count = int(whole(DEFAULT_TRIALS if trials is None else trials, "--trials", 2))
-    if count > MAX_TRIALS:
-        raise InputError(f"--trials must be a whole number from 2 to {MAX_TRIALS}, got {count}")
+    monte_carlo = simulation_options(
+        simulate, seed, trials, default_seed=DEFAULT_SEED, default_trials=DEFAULT_TRIALS,
+        max_trials=MAX_TRIALS, only="with --simulate",
+    )
     from .activation import gaussian_moments
 
     with activation_option():
@@ -109,7 +104,8 @@ def gau_scale(
     descriptions = dict(DESCRIPTIONS)
     notes = []
     stderr: dict[str, mpmath.mpf] = {}
-    if simulate:
+    if monte_carlo is not None:
+        draws, count = monte_carlo
         simulated = _simulate(activation, sizes, std, draws, count)
         if not math.isfinite(simulated["simulated_rms"]):
             raise PrecisionError(

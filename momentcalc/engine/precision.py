@@ -30,10 +30,10 @@ def working_dps(digits: int) -> int:
     return digits + GUARD_DIGITS
 
 
-def _agree(a: mpmath.mpf, b: mpmath.mpf, digits: int) -> bool:
+def agree(a: mpmath.mpf, b: mpmath.mpf, digits: int) -> bool:
     """True when ``a`` and ``b`` agree to ``digits`` significant digits (or are both 0)."""
     if isinstance(a, (tuple, list)):
-        return len(a) == len(b) and all(_agree(x, y, digits) for x, y in zip(a, b))
+        return len(a) == len(b) and all(agree(x, y, digits) for x, y in zip(a, b))
     if a == b:
         return True
     if not (mpmath.isfinite(a) and mpmath.isfinite(b)):
@@ -60,7 +60,7 @@ def stable(
         with mp.workdps(dps):
             current = dict(evaluate())
         unstable = [
-            k for k in current if k not in previous or not _agree(previous[k], current[k], digits + 3)
+            k for k in current if k not in previous or not agree(previous[k], current[k], digits + 3)
         ]
         if not unstable:
             return current

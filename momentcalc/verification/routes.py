@@ -16,6 +16,7 @@ import mpmath
 from mpmath import mp
 
 from ..engine.precision import working_dps
+from .tolerance import agreeing_digits
 
 MC_SAMPLES = 1 << 18
 MC_BATCHES = 16
@@ -30,22 +31,14 @@ class Route:
     run: Callable[[mpmath.mpf, int], tuple[bool, str]]
 
 
-def _agreement(a: mpmath.mpf, b: mpmath.mpf) -> float:
-    """Significant decimal digits on which a and b agree (inf when equal)."""
-    if a == b:
-        return float("inf")
-    scale = max(abs(a), abs(b))
-    return float(-mpmath.log10(abs(a - b) / scale))
-
-
 def same_value(name: str, compute: Callable[[], mpmath.mpf]) -> Route:
     """A route that recomputes the value at working precision; it must agree to ``digits``."""
 
     def run(value: mpmath.mpf, digits: int) -> tuple[bool, str]:
         with mp.workdps(working_dps(digits)):
             other = compute()
-            agree = _agreement(value, other)
-        shown = "all" if agree == float("inf") else f"{int(agree)}"
+            agree = agreeing_digits(value, other, cap=mp.dps)
+        shown = "all" if value == other else f"{agree}"
         return agree >= digits, f"agrees to {shown} digits"
 
     return Route(name, run)

@@ -11,21 +11,14 @@ from __future__ import annotations
 
 import math
 import re
-from fractions import Fraction
 
 import mpmath
 from mpmath import mp
 
+from ..checks import last_digit_unit
 from ..engine.numbers import to_mpf
 
 KINDS = ("truncated", "rounded", "double", "magnitude", "exact")
-
-
-def last_unit(text: str) -> Fraction:
-    """One unit in the last written digit of a decimal text."""
-    mantissa, _, exponent = text.lower().partition("e")
-    decimals = len(mantissa.partition(".")[2])
-    return Fraction(10) ** (int(exponent or 0) - decimals)
 
 
 def significant_digits(text: str) -> int:
@@ -48,10 +41,10 @@ def within(kind: str, computed: mpmath.mpf, published: mpmath.mpf, text: str, di
     """Does the computed value match the published one under its printing convention?"""
     with mp.workdps(digits + 10):
         if kind == "truncated":
-            p, ulp = abs(published), to_mpf(last_unit(text))
+            p, ulp = abs(published), to_mpf(last_digit_unit(text))
             return bool(p <= abs(computed) < p + ulp) and (computed < 0) == (published < 0)
         if kind == "rounded":
-            return bool(abs(computed - published) <= to_mpf(last_unit(text)) / 2)
+            return bool(abs(computed - published) <= to_mpf(last_digit_unit(text)) / 2)
         if kind == "double":
             double = float(published)
             return abs(float(computed) - double) <= math.ulp(double)
