@@ -82,3 +82,15 @@ def test_unknown_option_is_one_line(command):
     run = invoke(*args)
     assert run.code == 2 and "No such option" in run.stderr
     assert run.json()["error"]["code"] == 2
+
+
+@pytest.mark.parametrize("expression", ["1if x else 2", "2x", "0x1g", "1_"])
+def test_parser_warnings_do_not_reach_stderr(expression):
+    """Python's parser warns (SyntaxWarning) about text like "1if x"; the user sees one line."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-W", "default", "-m", "momentcalc", "activation-moment", expression],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("momentcalc: error: ACTIVATION"), proc.stderr

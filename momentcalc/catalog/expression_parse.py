@@ -15,6 +15,7 @@ Numbers are exact (``0.1`` is 1/10, as on the command line); constant powers are
 from __future__ import annotations
 
 import ast
+import warnings
 from fractions import Fraction
 
 import mpmath
@@ -155,7 +156,11 @@ def parse(text: str) -> Node:
     if "__" in source:
         raise InputError("ACTIVATION expression: names with '__' are not allowed")
     try:
-        tree = ast.parse(source, mode="eval")
+        with warnings.catch_warnings():
+            # Python's parser warns on stderr about text like "1if x"; the user gets our one
+            # line instead (the whitelist refuses it, or it is a syntax error).
+            warnings.simplefilter("error", SyntaxWarning)
+            tree = ast.parse(source, mode="eval")
     except SyntaxError as error:
         where = f" at column {error.offset}" if error.offset else ""
         raise InputError(f"ACTIVATION is neither a catalog name nor a valid expression in x (syntax error{where}: {source!r})") from None
