@@ -15,6 +15,20 @@ import mpmath
 from .engine.numbers import Number
 
 
+class Numerals(list[str]):
+    """Numbers as text (a long list result's ``decimal``): nothing in them needs escaping,
+    so renderers may join them as they are."""
+
+
+class Underflowed(list[float | None]):
+    """Doubles of a long list result whose first ``zeros`` items underflowed to 0.0."""
+
+    def __init__(self, zeros: int, rest: list[float | None]) -> None:
+        super().__init__([0.0] * zeros)
+        self.extend(rest)
+        self.zeros = zeros
+
+
 @dataclass(frozen=True)
 class Quantity:
     """One named result. ``value`` is an mpf, or a sequence of mpf for a list-valued result

@@ -244,6 +244,33 @@ def test_bulk_doubles_equal_per_element(kwargs):
     assert weights.doubles() == [to_double(w) for w in weights]
 
 
+def test_bulk_path_at_depth_against_independent_powers():
+    """Deep in a long sequence (many blocks of the bulk path, d far from 1/sqrt(2)), sampled
+    elements equal mpmath's power at high precision, and the doubles their nearest double."""
+    layers, sigma = 200_000, Fraction(3, 10)
+    weights = postnorm_decay(layers=layers, sigma=sigma).value("branch_weights")
+    decimals, doubles = weights.decimals(15), weights.doubles()
+    square = 1 / (1 + sigma * sigma)
+    for k in (0, 1, 1023, 1024, 1025, 77_777, 150_000, 198_976, 199_999):
+        assert decimals[k] == power_decimal(square, layers - k, 15), k
+        with mp.workdps(40):
+            exact = mpmath.sqrt(mpmath.mpf(square.numerator) / square.denominator) ** (layers - k)
+            assert doubles[k] == to_double(exact), k
+
+
+def test_long_lists_in_json_equal_the_encoder():
+    """The joined fast path for long lists writes what json.dumps would (as parsed JSON)."""
+    from momentcalc.render.document import document
+    from momentcalc.render.json_out import render_json
+
+    for kwargs in (dict(layers=3000), dict(layers=1500, scheme="pre"), dict(layers=2000, sigma="0.05")):
+        result = postnorm_decay(**kwargs)
+        text = render_json(result)
+        assert json.loads(text) == json.loads(json.dumps(document(result)))
+        weights = json.loads(text)["results"]["branch_weights"]
+        assert len(weights["value"]) == len(weights["decimal"]) == kwargs["layers"]
+
+
 def test_sequence_protocol():
     weights = postnorm_decay(layers=10, digits=20).value("branch_weights")
     items = list(weights)

@@ -5,13 +5,9 @@ At 10^6 layers, a tuple of 10^6 mpf objects formatted one by one with mpmath tak
 so this sequence computes its elements on demand and renders all of them in bulk:
 
 ``decimals(digits)``
-    Python's ``decimal`` module (C) with interval arithmetic. Lower and upper bounds of c
-    and d are rounded outwards, and c·d^(K·i) and d^r are multiplied with directed rounding
-    (ROUND_FLOOR for the lower chain, ROUND_CEILING for the upper), so that each element
-    m = K·i + r lies between A_lo[i]·B_lo[r] and A_hi[i]·B_hi[r]. Rounding is monotone: when
-    both bounds round to the same ``digits``-digit decimal, so does the true value. Where
-    they differ (a near-tie, about once in 10^7 elements) the element is computed with
-    mpmath and rounded by ``to_decimal``, exactly as the per-element path does.
+    Python's ``decimal`` module (C): each element is one product A·b of two factors carried
+    with guard digits (``_bulk_decimals``), rounded once to ``digits`` digits and written
+    as to_decimal writes it.
 ``doubles()``
     the nearest double of each element; everything below 2^−1075 is 0.0 without work.
 
@@ -21,23 +17,28 @@ so with d² = 1/2 (sigma = 1) every even power is an exact power of two.
 
 from __future__ import annotations
 
-import bisect
 import math
 import operator
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
 from itertools import repeat
-from typing import overload
+from typing import Any, overload
 
 import mpmath
 from mpmath import mp
 from mpmath.libmp import mpf_mul, round_nearest
 
-from ..engine.precision import to_decimal, to_double, working_dps
+from ..engine.precision import to_decimal, working_dps
+from ..result import Numerals, Underflowed
 
 # Below this many elements the bulk path is not worth its set-up.
 BULK_MIN = 256
-# Guard digits of the interval chains beyond digits + log10(count).
-BULK_GUARD = 8
+# Guard digits of the bulk path beyond digits + log10(count).
+BULK_GUARD = 10
+# Elements per block of the bulk path (even: see _bulk_decimals).
+BLOCK = 1024
+# Bits of the two factors of each double (see _binary_doubles).
+BITS = 100
 
 Parts = Callable[[], tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]]
 
@@ -111,7 +112,7 @@ class GeometricWeights(Sequence[mpmath.mpf]):
             m -= 1
 
     # -- bulk rendering ------------------------------------------------------------------
-    def doubles(self) -> list[float | None]:
+    def doubles(self) -> Underflowed:
         """``to_double`` of every element; elements below 2^−1075 are 0.0 without evaluation."""
         count = self._count
         with mp.workdps(30):
@@ -123,146 +124,168 @@ class GeometricWeights(Sequence[mpmath.mpf]):
                 # c·d^m ≥ 2^−1076 ⇔ m ≤ log(2^−1076 / c) / log(d); one extra for rounding.
                 bound = int(mpmath.floor(mpmath.log(smallest / c) / mpmath.log(d))) + 1
                 nonzero = max(0, min(count, bound))
-        normal = _binary_doubles(self, nonzero)  # m = 1, 2, … while normal doubles
-        # The rest (subnormal: rounded once, to fewer bits) through the exact elements.
-        tail = [to_double(v) for v in self._run(count - nonzero, count - len(normal))]
-        normal.reverse()
-        return [0.0] * (count - nonzero) + tail + normal
+        nonzero_doubles = _binary_doubles(self, nonzero)  # m = 1, 2, …
+        nonzero_doubles.reverse()
+        return Underflowed(count - nonzero, nonzero_doubles)
 
-    def decimals(self, digits: int) -> list[str]:
+    def decimals(self, digits: int) -> Numerals:
         """``to_decimal(element, digits)`` of every element, in bulk (see the module docstring).
 
         ``digits`` may not exceed the digits the sequence was built for."""
         if digits > self._digits:
             raise ValueError(f"built for {self._digits} digits, asked for {digits}")
         if self._count < BULK_MIN:
-            return [to_decimal(v, digits) for v in self]
+            return Numerals(to_decimal(v, digits) for v in self)
         return _bulk_decimals(self, digits)
 
 
 def _binary_doubles(weights: GeometricWeights, count: int) -> list[float | None]:
-    """Doubles of c·d^m for m = 1, 2, …, count, stopping before the first subnormal one.
+    """Doubles of c·d^m for m = 1, 2, …, count (None beyond the largest double).
 
-    A binary fixed-point recurrence on Python integers: the value is M·2^E with M of
-    ``bits`` bits, and each step multiplies M by d's mantissa (``bits`` bits) and drops
-    ``bits`` bits.
-    After count ≤ 2^n steps the relative error is below count·2^(2−bits) = 2^−90, so
-    ``float(M)`` (correctly rounded) is the nearest double unless the value lies within
-    2^−90 of a midpoint between doubles, as likely as for ``to_double`` of an mpf.
+    Each element is one product α_i·β_r·2^(e_i + e_r) (m = BLOCK·i + r) of two integers of
+    ``BITS`` bits, with α_i·2^e_i = c·d^(BLOCK·i) and β_r·2^e_r = d^r taken from mpmath
+    at ``BITS`` + 40 bits. The product is within 2^(2−BITS) of c·d^m, so its correctly rounded
+    double (``float`` of an integer, then an exact ``ldexp``; an integer quotient where the
+    double is subnormal) is the nearest double unless c·d^m lies that close to a midpoint
+    between doubles, as likely as for ``to_double`` of an mpf.
     """
     if count == 0:
         return []
-    bits = 93 + count.bit_length()
-    with mp.workprec(bits + 30):
+    with mp.workprec(BITS + 40):
         c, _square, d = weights._parts()
-        d_mantissa, d_exponent = mpmath.frexp(d)  # d = d_mantissa·2^d_exponent
-        step = int(mpmath.nint(mpmath.ldexp(d_mantissa, bits)))
-        mantissa, exponent = mpmath.frexp(c * d)
-        value = int(mpmath.nint(mpmath.ldexp(mantissa, bits)))
-    shift = exponent - bits  # c·d = value·2^shift
+        steps = [_binary(power) for power in _powers(d, d, min(BLOCK, count))]  # d^r, r = 1 … BLOCK
+        bases = [_binary(base) for base in _powers(d ** len(steps), c, -(-count // len(steps)))]
+    betas = [beta for beta, _ in steps]
+    shifts = [shift for _, shift in steps]
     out: list[float | None] = []
-    for _ in range(count):
-        top = shift + value.bit_length()  # 2^(top−1) ≤ value·2^shift < 2^top
-        if top <= -1021:
-            break
-        try:
-            out.append(math.ldexp(float(value), shift))
-        except OverflowError:  # beyond the largest double, as to_double says
-            out.append(None)
-        value = value * step >> bits
-        shift += d_exponent
-        lost = bits - value.bit_length()
-        if lost > 0:
-            value <<= lost
-            shift -= lost
+    for first, (alpha, alpha_shift) in zip(range(0, count, len(steps)), bases):
+        size = min(len(steps), count - first)
+        products = list(map(operator.mul, repeat(alpha, size), betas))
+        exponents = list(map(operator.add, repeat(alpha_shift, size), shifts))
+        # 2^(top−1) ≤ product·2^exponent < 2^top: the largest value comes first, the smallest last.
+        if products[0].bit_length() + exponents[0] <= 1024 and products[-1].bit_length() + exponents[-1] > -1021:
+            out.extend(map(math.ldexp, map(float, products), exponents))  # normal doubles throughout
+        else:
+            out.extend(map(_scaled_double, products, exponents))
     return out
 
 
-def _bulk_decimals(weights: GeometricWeights, digits: int) -> list[str]:
+def _powers(ratio: mpmath.mpf, start: mpmath.mpf, count: int) -> Iterator[mpmath.mpf]:
+    """start, start·ratio, start·ratio², …, count of them, at the current precision."""
+    value = start
+    for _ in range(count):
+        yield value
+        value *= ratio
+
+
+def _binary(value: mpmath.mpf) -> tuple[int, int]:
+    """(M, e) with value ≈ M·2^e and M of ``BITS`` bits."""
+    mantissa, exponent = mpmath.frexp(value)
+    return int(mpmath.nint(mpmath.ldexp(mantissa, BITS))), exponent - BITS
+
+
+def _scaled_double(mantissa: int, exponent: int) -> float | None:
+    """The double nearest to mantissa·2^exponent, correctly rounded also where it is subnormal
+    (an integer quotient is), None beyond the largest double."""
+    try:
+        return mantissa / (1 << -exponent) if exponent < 0 else float(mantissa << exponent)
+    except OverflowError:
+        return None
+
+
+def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
+    """Elements m = 1 … count as A_i·b_r (m = BLOCK·i + r), each product rounded once.
+
+    A_i = c·(d²)^(BLOCK·i/2) and b_r = (d²)^(r//2)·d^(r mod 2) are carried at ``prec``
+    digits; their relative errors add up to less than 2·count·10^(1−prec), below 10^−8 units
+    in the last place of the result, so every element is within that of the exact c·d^m
+    before its one rounding (half up, as nstr): the correctly rounded value unless c·d^m lies
+    that close to a tie, and never more than one unit off. Short exact values stay exact
+    (with d² = 1/2, c·(d²)^j is a product of exact decimals), so exact ties round as
+    to_decimal rounds them.
+    """
     import decimal
     from decimal import Decimal
 
     count = len(weights)
     prec = digits + len(str(count)) + BULK_GUARD
     limits = {"Emin": decimal.MIN_EMIN, "Emax": decimal.MAX_EMAX, "traps": []}
-    down = decimal.Context(prec=prec, rounding=decimal.ROUND_FLOOR, **limits)
-    up = decimal.Context(prec=prec, rounding=decimal.ROUND_CEILING, **limits)
+    work = decimal.Context(prec=prec, rounding=decimal.ROUND_HALF_EVEN, **limits)
     # mpmath's nstr rounds half up; so does this context, and exact ties agree.
-    out = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_UP, **limits)
+    out = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_UP, capitals=0, **limits)
 
     with mp.workdps(prec + 10):
-        c, _square, d = weights._parts()
-        c_text, d_text = mpmath.nstr(c, prec + 5), mpmath.nstr(d, prec + 5)
-    # The texts are within a unit of their last digit; one unit at prec digits covers that.
-    c_lo, c_hi = down.next_minus(down.plus(Decimal(c_text))), up.next_plus(up.plus(Decimal(c_text)))
-    d_lo, d_hi = down.next_minus(down.plus(Decimal(d_text))), up.next_plus(up.plus(Decimal(d_text)))
-    d_lo = max(d_lo, Decimal(0))
+        # nstr rounds to nearest: a short exact value (0.5) comes out exact.
+        c, square, d = (work.plus(Decimal(mpmath.nstr(x, prec + 5))) for x in weights._parts())
+    b = [d]  # b[r − 1] = d^r, r = 1 … BLOCK
+    even = Decimal(1)
+    while len(b) < BLOCK:
+        even = work.multiply(even, square)
+        b.append(even)
+        b.append(work.multiply(even, d))
+    b = b[:BLOCK]
+    step = b[BLOCK - 1]  # (d²)^(BLOCK/2)
+    # With d ≤ 1 the elements of a block fall from first to last, so its two ends tell
+    # which notation all of them take.
+    falling = d <= 1 and square <= d
 
-    block = max(1, math.isqrt(count))
-    b_lo, b_hi = [d_lo], [d_hi]  # d^r for r = 1 … block
-    for _ in range(block - 1):
-        b_lo.append(down.multiply(b_lo[-1], d_lo))
-        b_hi.append(up.multiply(b_hi[-1], d_hi))
-    lo: list[Decimal] = []
-    hi: list[Decimal] = []
-    a_lo, a_hi = c_lo, c_hi  # c·d^(block·i)
-    multiply = out.multiply
-    for first in range(1, count + 1, block):  # elements m = first … first + block − 1
-        size = min(block, count + 1 - first)
-        lo.extend(map(multiply, repeat(a_lo, size), b_lo[:size]))
-        hi.extend(map(multiply, repeat(a_hi, size), b_hi[:size]))
-        a_lo, a_hi = down.multiply(a_lo, b_lo[-1]), up.multiply(a_hi, b_hi[-1])
-
-    text, redo = _texts(lo, digits, monotone=d_hi < up.subtract(1, Decimal(f"1e-{digits + 5}")))
-    agree = list(map(operator.eq, lo, hi))
-    index = -1
-    while True:
-        try:
-            index = agree.index(False, index + 1)
-        except ValueError:
-            break
-        redo.append(index)
-    for j in redo:
-        text[j] = to_decimal(weights[count - 1 - j], digits)
-    text.reverse()  # element k is m = count − k
-    return text
-
-
-def _texts(values: list, digits: int, monotone: bool) -> tuple[list[str], list[int]]:
-    """to_decimal's text of each ``digits``-digit Decimal, and the indices left to to_decimal.
-
-    to_decimal (mpmath's nstr) writes a value with leading digit at 10^a in fixed notation
-    when −4 < a < digits (with no point at all when a = digits − 1) and in scientific notation
-    otherwise; ``str`` matches it for −4 < a < digits − 1 and ``format(x, "e")`` for a ≤ −4.
-    When the values do not grow (``monotone``, guaranteed when d is clearly below 1) the
-    three cases are three runs, found by bisection; so they are when all values fall in one
-    case; otherwise each value is looked at.
-    """
-    fixed = lambda x: x.adjusted() < digits - 1  # noqa: E731
-    scientific = lambda x: x.adjusted() <= -4  # noqa: E731
-    if not monotone:
-        # Both keys are monotone in the value: if the extremes share them, every value does.
-        low, high = min(values), max(values)
-        monotone = (fixed(low), scientific(low)) == (fixed(high), scientific(high))
-    if not monotone:
-        keys = [(fixed(x), scientific(x)) for x in values]
-        monotone = keys == sorted(keys)
-    if not monotone:
-        text, redo = [], []
-        for j, x in enumerate(values):
-            if not fixed(x):
-                text.append("")
-                redo.append(j)
+    texts = Numerals()
+    redo: list[int] = []
+    write = _writers(out)
+    base = _padded(c, prec)  # a full coefficient keeps the product's trailing zeros
+    with decimal.localcontext(out):
+        for first in range(0, count, BLOCK):
+            size = min(BLOCK, count - first)
+            values = map(base.__mul__, b[:size])
+            notation = _notation((base * b[0]).adjusted(), digits)
+            if falling and notation == _notation((base * b[size - 1]).adjusted(), digits) != _REDO:
+                texts.extend(write[notation](values))  # one notation for the whole block
             else:
-                text.append(_scientific(x, digits) if scientific(x) else str(x))
-        return text, redo
-    start_fixed = bisect.bisect_left(values, True, key=fixed)
-    start_sci = bisect.bisect_left(values, True, key=scientific)
-    text = [""] * start_fixed
-    text.extend(map(str, values[start_fixed:start_sci]))
-    text.extend(map(format, values[start_sci:], repeat("e")))
-    return text, list(range(start_fixed))
+                for r, value in enumerate(values):
+                    notation = _notation(value.adjusted(), digits)
+                    if notation == _REDO:
+                        redo.append(first + r)
+                        texts.append("")
+                    else:
+                        texts.extend(write[notation]((value,)))
+            base = _padded(work.multiply(base, step), prec)
+    for j in redo:  # m = j + 1 is element k = count − 1 − j
+        texts[j] = to_decimal(weights[count - 1 - j], digits)
+    texts.reverse()  # element k is m = count − k
+    return texts
 
 
-def _scientific(value, digits: int) -> str:
-    return format(value, "e")
+def _padded(value, length: int):
+    """``value`` with its coefficient padded by trailing zeros to ``length`` digits."""
+    from decimal import Decimal
+
+    sign, coefficient, exponent = value.as_tuple()
+    extra = length - len(coefficient)
+    if extra <= 0:
+        return value
+    return Decimal((sign, coefficient + (0,) * extra, exponent - extra))
+
+
+# How to_decimal (mpmath's nstr) writes a value whose leading digit is at 10^a: in scientific
+# notation for a ≤ −4 and in fixed notation for −4 < a < digits, without a point when
+# a = digits − 1, which is left to to_decimal itself. Decimal's ``str`` (in a context with
+# lower-case "e") writes the same for a ≤ −7 and −4 < a < digits − 1, ``format(x, "e")`` for
+# a ≤ −4.
+_SCIENTIFIC, _SHORT_EXPONENT, _FIXED, _REDO = range(4)
+
+
+def _writers(lower_case: Any) -> dict[int, Callable[[Iterable[Any]], Iterable[str]]]:
+    """Bulk writers of each notation; ``lower_case`` is a decimal context with capitals=0."""
+    return {
+        _SCIENTIFIC: partial(map, lower_case.to_sci_string),
+        _SHORT_EXPONENT: lambda values: map(format, values, repeat("e")),
+        _FIXED: partial(map, str),
+    }
+
+
+def _notation(a: int, digits: int) -> int:
+    if a <= -7:
+        return _SCIENTIFIC
+    if a <= -4:
+        return _SHORT_EXPONENT
+    return _FIXED if a < digits - 1 else _REDO

@@ -18,9 +18,10 @@ def emit(result: Computation | Sweep | Listing, fmt: str, stream: TextIO | None 
     """Write ``result`` to ``stream`` (stdout) in format ``fmt``."""
     out = sys.stdout if stream is None else stream
     if fmt == "json":
-        from .json_out import render_json
+        from .json_out import json_pieces
 
-        out.write(render_json(result) + "\n")
+        out.writelines(json_pieces(result))
+        out.write("\n")
     elif fmt == "csv":
         from .csv_out import render_csv
 
