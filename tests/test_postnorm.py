@@ -271,6 +271,18 @@ def test_long_lists_in_json_equal_the_encoder():
         assert len(weights["value"]) == len(weights["decimal"]) == kwargs["layers"]
 
 
+def test_largest_in_a_range_equals_the_maximum():
+    """The chart's bucket maxima come from ``largest`` without computing the bucket."""
+    from momentcalc.computations.postnorm_series import GeometricWeights
+
+    falling = postnorm_decay(layers=500, sigma="0.7").value("branch_weights")
+    rising = GeometricWeights(50, lambda: (mpmath.mpf(3), mpmath.mpf(4), mpmath.mpf(2)), 15)  # 3·2^(50−k)
+    for weights in (falling, rising):
+        for first, last in ((0, 0), (0, 9), (13, 37), (len(weights) - 5, len(weights) - 1)):
+            expected = max(weights[first : last + 1], key=abs)
+            assert to_decimal(weights.largest(first, last), 15) == to_decimal(expected, 15)
+
+
 def test_sequence_protocol():
     weights = postnorm_decay(layers=10, digits=20).value("branch_weights")
     items = list(weights)

@@ -111,6 +111,15 @@ class GeometricWeights(Sequence[mpmath.mpf]):
                 even = mpf_mul(even, inverse_square, prec, round_nearest)
             m -= 1
 
+    def largest(self, first: int, last: int) -> mpmath.mpf:
+        """The element of largest |value| among indices first … last (inclusive).
+
+        Elements are positive (c, d > 0), so c·d^(count − k) is largest at the largest k
+        when d ≤ 1 and at the smallest k when d > 1."""
+        with mp.workdps(30):
+            _c, _square, d = self._parts()
+        return self[last] if d <= 1 else self[first]
+
     # -- bulk rendering ------------------------------------------------------------------
     def doubles(self) -> Underflowed:
         """``to_double`` of every element; elements below 2^−1075 are 0.0 without evaluation."""

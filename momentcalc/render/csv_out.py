@@ -10,15 +10,17 @@ import csv
 import io
 
 from ..engine.numbers import to_text
-from ..result import Computation, Listing, Sweep
+from ..result import Computation, Listing, Numerals, Sweep
 from .document import quantity_document
 
 
 def _cell(value: object) -> str:
     if isinstance(value, dict):
         return "; ".join(f"{k} = {v}" for k, v in value.items())
+    if isinstance(value, Numerals):
+        return " ".join(value)
     if isinstance(value, list):
-        return " ".join("" if v is None else str(v) for v in value)
+        return " ".join(["" if v is None else str(v) for v in value])
     return "" if value is None else str(value)
 
 
