@@ -271,6 +271,19 @@ def test_long_lists_in_json_equal_the_encoder():
         assert len(weights["value"]) == len(weights["decimal"]) == kwargs["layers"]
 
 
+def test_doubles_just_below_the_overflow_threshold():
+    """1/alpha just under 2^1024 rounds up to infinity: None, as to_double says (found by review:
+    the normal-range fast path raised OverflowError here)."""
+    alpha = "5.5626846462680034577255817934e-309"
+    for layers in (1, 300):
+        weights = postnorm_decay(layers=layers, scheme="deepnorm", sigma=0, alpha=alpha).value("branch_weights")
+        assert weights.doubles() == [to_double(w) for w in weights]
+        assert weights.doubles()[-1] is None
+    run = invoke("postnorm-decay", "--layers", "1", "--sigma", "0", "--scheme", "deepnorm", "--alpha", alpha, "--json")
+    assert run.code == 0, run.stderr
+    assert run.json()["results"]["branch_weights"]["value"] == [None]
+
+
 def test_largest_in_a_range_equals_the_maximum():
     """The chart's bucket maxima come from ``largest`` without computing the bucket."""
     from momentcalc.computations.postnorm_series import GeometricWeights
@@ -281,6 +294,8 @@ def test_largest_in_a_range_equals_the_maximum():
         for first, last in ((0, 0), (0, 9), (13, 37), (len(weights) - 5, len(weights) - 1)):
             expected = max(weights[first : last + 1], key=abs)
             assert to_decimal(weights.largest(first, last), 15) == to_decimal(expected, 15)
+        with pytest.raises(IndexError):
+            weights.largest(10, 5)
 
 
 def test_sequence_protocol():

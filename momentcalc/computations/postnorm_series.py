@@ -116,6 +116,8 @@ class GeometricWeights(Sequence[mpmath.mpf]):
 
         Elements are positive (c, d > 0), so c·d^(count − k) is largest at the largest k
         when d ≤ 1 and at the smallest k when d > 1."""
+        if not 0 <= first <= last < self._count:
+            raise IndexError(f"no elements from {first} to {last} in {self._count}")
         with mp.workdps(30):
             _c, _square, d = self._parts()
         return self[last] if d <= 1 else self[first]
@@ -171,8 +173,9 @@ def _binary_doubles(weights: GeometricWeights, count: int) -> list[float | None]
         size = min(len(steps), count - first)
         products = list(map(operator.mul, repeat(alpha, size), betas))
         exponents = list(map(operator.add, repeat(alpha_shift, size), shifts))
-        # 2^(top−1) ≤ product·2^exponent < 2^top: the largest value comes first, the smallest last.
-        if products[0].bit_length() + exponents[0] <= 1024 and products[-1].bit_length() + exponents[-1] > -1021:
+        # 2^(top−1) ≤ product·2^exponent < 2^top: the largest value comes first, the smallest
+        # last. Below 2^1023 nothing rounds up to infinity; from 2^−1021 up all are normal.
+        if products[0].bit_length() + exponents[0] <= 1023 and products[-1].bit_length() + exponents[-1] > -1021:
             out.extend(map(math.ldexp, map(float, products), exponents))  # normal doubles throughout
         else:
             out.extend(map(_scaled_double, products, exponents))
@@ -208,10 +211,12 @@ def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
     A_i = c·(d²)^(BLOCK·i/2) and b_r = (d²)^(r//2)·d^(r mod 2) are carried at ``prec``
     digits; their relative errors add up to less than 2·count·10^(1−prec), below 10^−8 units
     in the last place of the result, so every element is within that of the exact c·d^m
-    before its one rounding (half up, as nstr): the correctly rounded value unless c·d^m lies
-    that close to a tie, and never more than one unit off. Short exact values stay exact
-    (with d² = 1/2, c·(d²)^j is a product of exact decimals), so exact ties round as
-    to_decimal rounds them.
+    before its one rounding (half up, as nstr): never more than one unit off (SPEC), and the
+    correctly rounded value unless c·d^m lies within 10^−8 units of a tie. Factors that are
+    short decimals stay exact (with d² = 1/2 and c = 1, c·(d²)^j is a product of exact
+    decimals), so the exact ties of such sequences (2^−22 at 15 digits) round half up; an
+    exact tie built from long factors (c = 2^40/100) may round either way, as in to_decimal.
+    Values of 10^(digits−1) and more are left to to_decimal (about 30 µs each).
     """
     import decimal
     from decimal import Decimal

@@ -72,10 +72,13 @@ def stable(
 
 
 def to_decimal(value: mpmath.mpf, digits: int) -> str:
-    """``value`` correctly rounded to ``digits`` significant digits, as text.
+    """``value`` rounded to ``digits`` significant digits, as text.
 
-    Works on the exact binary value, so it never underflows (``1.23e-1505``); the
-    trailing zeros are kept because they are significant.
+    Works on the binary value, so it never underflows (``1.23e-1505``); the trailing zeros
+    are kept because they are significant. mpmath's nstr rounds a copy cut to about
+    (digits + 3)·log2(10) + 10 bits: the result is the correctly rounded value unless
+    ``value`` lies within about 10^−6 units in the last place of a tie, and never more than
+    one unit off (SPEC's "every digit correct").
     """
     if value == 0:
         return "0"
