@@ -28,7 +28,7 @@ import mpmath
 from mpmath import mp
 from mpmath.libmp import mpf_mul, round_nearest
 
-from ..engine.precision import to_decimal, working_dps
+from ..engine.precision import scaled_double, to_decimal, working_dps
 from ..result import Numerals, Underflowed
 
 # Below this many elements the bulk path is not worth its set-up.
@@ -178,7 +178,7 @@ def _binary_doubles(weights: GeometricWeights, count: int) -> list[float | None]
         if products[0].bit_length() + exponents[0] <= 1023 and products[-1].bit_length() + exponents[-1] > -1021:
             out.extend(map(math.ldexp, map(float, products), exponents))  # normal doubles throughout
         else:
-            out.extend(map(_scaled_double, products, exponents))
+            out.extend(map(scaled_double, products, exponents))
     return out
 
 
@@ -194,15 +194,6 @@ def _binary(value: mpmath.mpf) -> tuple[int, int]:
     """(M, e) with value ≈ M·2^e and M of ``BITS`` bits."""
     mantissa, exponent = mpmath.frexp(value)
     return int(mpmath.nint(mpmath.ldexp(mantissa, BITS))), exponent - BITS
-
-
-def _scaled_double(mantissa: int, exponent: int) -> float | None:
-    """The double nearest to mantissa·2^exponent, correctly rounded also where it is subnormal
-    (an integer quotient is), None beyond the largest double."""
-    try:
-        return mantissa / (1 << -exponent) if exponent < 0 else float(mantissa << exponent)
-    except OverflowError:
-        return None
 
 
 def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
@@ -225,7 +216,7 @@ def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
     prec = digits + len(str(count)) + BULK_GUARD
     limits = {"Emin": decimal.MIN_EMIN, "Emax": decimal.MAX_EMAX, "traps": []}
     work = decimal.Context(prec=prec, rounding=decimal.ROUND_HALF_EVEN, **limits)
-    # mpmath's nstr rounds half up; so does this context, and exact ties agree.
+    # mpmath's nstr rounds half up; so does this context.
     out = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_UP, capitals=0, **limits)
 
     with mp.workdps(prec + 10):

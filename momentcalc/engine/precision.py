@@ -9,7 +9,6 @@ that cancel (truncated-normal tails, tiny intervals) without analysing each by h
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from fractions import Fraction
 from typing import TypeVar
 
 import mpmath
@@ -102,6 +101,15 @@ _SMALLEST_NORMAL_EXPONENT = -1022
 _UNDERFLOW_EXPONENT = -1080
 
 
+def scaled_double(mantissa: int, exponent: int) -> float | None:
+    """The double nearest to mantissa·2^exponent, correctly rounded also where it is
+    subnormal (an integer quotient is), None beyond the largest double."""
+    try:
+        return mantissa / (1 << -exponent) if exponent < 0 else float(mantissa << exponent)
+    except OverflowError:
+        return None
+
+
 def to_double(value: mpmath.mpf) -> float | None:
     """The nearest IEEE double (0.0 on underflow), or None where it would overflow."""
     if value != 0 and mpmath.isfinite(value):
@@ -110,7 +118,7 @@ def to_double(value: mpmath.mpf) -> float | None:
             return 0.0 if value > 0 else -0.0
         if exponent < _SMALLEST_NORMAL_EXPONENT:
             sign, mantissa, binary_exponent, _ = value._mpf_
-            return float(Fraction((-1) ** sign * mantissa) / 2 ** -binary_exponent)
+            return scaled_double((-1) ** sign * mantissa, binary_exponent)
     result = float(value)
     if result != result or result in (float("inf"), float("-inf")):
         return None
