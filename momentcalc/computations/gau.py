@@ -129,7 +129,7 @@ def gau_scale(
             f"printed to the digits their standard error justifies"
         )
         notes.append(
-            "output_scale keeps only A's diagonal (seed 003); its n - 1 off-diagonal entries multiply "
+            "output_scale keeps only A's diagonal (Su, 2022, GAU at initialization); its n - 1 off-diagonal entries multiply "
             "V entries of mean mu and add up, so with mu != 0 the simulated RMS can be several times "
             "output_scale (swish, default sizes: about 4.7 times)"
         )

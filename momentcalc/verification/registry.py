@@ -22,14 +22,14 @@ from .routes import (
     truncated_gamma_by_quadrature,
 )
 
-SEED_TRUNC = "seed 000 (sampling distributions)"
-SEED_RESIDUAL = "seed 000 (residual connections)"
-SEED_ACT = "seed 000 (activation functions)"
-SEED_SELU = "seed 000 (SELU, Mathematica solve)"
-SEED_BERT = "seed 001 (why BERT's std is 0.02)"
-SEED_SQRT_D = "seed 002 (where 1/sqrt(d) comes from)"
-SEED_GAU = "seed 003 (GAU magnitude at init)"
-SEED_NOTES = "seed 004 (reading notes)"
+SEED_TRUNC = "Su, 2021, Initialization, parameterization and normalization of Transformers (sampling distributions)"
+SEED_RESIDUAL = "Su, 2021, Initialization, parameterization and normalization of Transformers (residual connections)"
+SEED_ACT = "Su, 2021, Initialization, parameterization and normalization of Transformers (activation functions)"
+SEED_SELU = "Su, 2021, Initialization, parameterization and normalization of Transformers (SELU, Mathematica solve)"
+SEED_BERT = "Su, 2021, Why is BERT's initial standard deviation 0.02?"
+SEED_SQRT_D = "Garg, 2023, Where does 1/sqrt(d) come from"
+SEED_GAU = "Su, 2022, GAU at initialization"
+SEED_NOTES = "Wu, 2022, NLP reading notes"
 SELU_PAPER = "SELU paper (Klambauer et al. 2017) / PyTorch nn.SELU"
 TF_TRUNC = "TensorFlow / Keras / JAX truncated-normal initializers"
 
@@ -121,7 +121,7 @@ REGISTRY: tuple[Published, ...] = (
     Published(
         "truncnorm.gamma", "Var of the ±2σ truncated normal, in units of σ²", "0.7737413", SEED_TRUNC,
         "truncated", result("truncnorm", "gamma"), "truncnorm",
-        same_value("quadrature of the density (seed 004's ratio of integrals)", lambda: truncated_gamma_by_quadrature(-2, 2)),
+        same_value("quadrature of the density (Wu, 2022's ratio of integrals)", lambda: truncated_gamma_by_quadrature(-2, 2)),
     ),
     Published(
         "truncnorm.correction", "std to pass per unit of wanted std, ±2σ truncation", "1.1368472", SEED_TRUNC,

@@ -25,9 +25,9 @@ Slope = Annotated[Optional[str], number_option("--slope", "leaky_relu only: the 
 EXAMPLES = """
 Examples:
 
-  momentcalc activation-moment sigmoid             seed 000: 0.2933790...
+  momentcalc activation-moment sigmoid             Su 2021: 0.2933790...
 
-  momentcalc activation-moment swish --json        seed 003: 0.2066, 0.3557
+  momentcalc activation-moment swish --json        Su 2022: 0.2066, 0.3557
 
   momentcalc activation-moment relu --derive       gain sqrt(2), He init
 

@@ -17,7 +17,7 @@ TargetStd = Annotated[Optional[str], number_option("--target-std", "Wanted actua
 EXAMPLES = """
 Examples:
 
-  momentcalc truncnorm                      gamma of tf's +-2 sigma (seed 000: 0.7737413...)
+  momentcalc truncnorm                      gamma of tf's +-2 sigma (0.7737413...)
 
   momentcalc truncnorm --std 0.02 --json    BERT: actual std 0.0175926...
 
