@@ -1,0 +1,103 @@
+"""The fixed command lines whose exact output ``tests/test_snapshots.py`` compares byte for byte.
+
+Each case is (name, argv). ``tests/snapshots/NAME.out`` holds its stdout, ``NAME.err`` its stderr
+(only when there is any) and ``exit_codes.json`` every exit code. After a deliberate change of
+output, regenerate with ``python scripts/update_snapshots.py`` and review the diff.
+"""
+
+from __future__ import annotations
+
+CASES: list[tuple[str, tuple[str, ...]]] = [
+    # every computing command at its defaults
+    ("truncnorm", ("truncnorm", "--json")),
+    ("activation_moment_gelu", ("activation-moment", "gelu", "--json")),
+    ("activation_moment_tanh", ("activation-moment", "tanh", "--json", "--digits", "30")),
+    ("activation_moment_sigmoid", ("activation-moment", "sigmoid", "--json")),
+    ("activation_moment_relu", ("activation-moment", "relu", "--json")),
+    ("activation_moment_swish", ("activation-moment", "swish", "--json", "--mean", "0.5", "--std", "2")),
+    ("activation_moment_softplus", ("activation-moment", "softplus", "--json", "--mean", "-0.3")),
+    ("activation_moment_leaky_relu", ("activation-moment", "leaky_relu", "--json")),
+    ("activation_moment_expression", ("activation-moment", "x*tanh(log(1+exp(x)))", "--json", "--digits", "20")),
+    ("activation_moment_expression_abs", ("activation-moment", "abs(x)+max(x,0.5)", "--json")),
+    ("selu_solve", ("selu-solve", "--json")),
+    ("selu_solve_32", ("selu-solve", "--json", "--digits", "32")),
+    ("postnorm_decay", ("postnorm-decay", "--json")),
+    ("postnorm_decay_pre", ("postnorm-decay", "--json", "--scheme", "pre")),
+    ("postnorm_decay_deepnorm", ("postnorm-decay", "--json", "--scheme", "deepnorm", "--layers", "100")),
+    ("postnorm_decay_deepnorm_alpha", ("postnorm-decay", "--json", "--scheme", "deepnorm", "--alpha", "2")),
+    ("postnorm_decay_post_sigma", ("postnorm-decay", "--json", "--scheme", "post", "--sigma", "0.02", "--layers", "50")),
+    ("gau_scale", ("gau-scale", "--json")),
+    ("gau_scale_relu", ("gau-scale", "--json", "--activation", "relu", "--init-std", "0.02")),
+    ("gau_scale_expression", ("gau-scale", "--json", "--activation", "x*sigmoid(x)")),
+    ("init", ("init", "--json", "--fan-in", "768")),
+    ("init_xavier_truncnorm", ("init", "--json", "--fan-in", "768", "--fan-out", "512", "--scheme", "xavier",
+                               "--distribution", "truncnorm")),
+    ("init_he_uniform", ("init", "--json", "--fan-in", "512", "--scheme", "he", "--distribution", "uniform")),
+    ("init_he_gelu", ("init", "--json", "--fan-in", "1024", "--scheme", "he", "--activation", "gelu", "--digits", "30")),
+    ("init_he_leaky", ("init", "--json", "--fan-in", "100", "--scheme", "he", "--activation", "leaky_relu",
+                       "--slope", "0.2")),
+    ("attention", ("attention", "--json")),
+    # sweeps: lists and ranges
+    ("truncnorm_sweep_list", ("truncnorm", "--json", "--std", "0.01,0.02,1")),
+    ("truncnorm_sweep_range", ("truncnorm", "--json", "--high", "1:3:0.5")),
+    ("activation_moment_sweep_slope", ("activation-moment", "leaky_relu", "--json", "--slope", "0.1,0.2,0.3")),
+    ("activation_moment_sweep_std", ("activation-moment", "gelu", "--json", "--std", "0.5:2:0.5")),
+    ("selu_solve_sweep", ("selu-solve", "--json", "--input-std", "0.5,1,2")),
+    ("postnorm_decay_sweep", ("postnorm-decay", "--json", "--sigma", "0.1,0.5,1", "--threshold", "0.5")),
+    ("gau_scale_sweep", ("gau-scale", "--json", "--n", "128,512,2048")),
+    ("init_sweep", ("init", "--json", "--fan-in", "64,256,1024", "--scheme", "he")),
+    ("attention_sweep", ("attention", "--json", "--d", "64:256:64")),
+    ("attention_sweep_two_axes", ("attention", "--json", "--d", "16,64", "--q-std", "0.5,1")),
+    # --derive
+    ("truncnorm_derive", ("truncnorm", "--json", "--derive")),
+    ("activation_moment_relu_derive", ("activation-moment", "relu", "--json", "--derive")),
+    ("attention_derive", ("attention", "--json", "--derive")),
+    ("postnorm_decay_derive", ("postnorm-decay", "--json", "--derive")),
+    ("init_derive", ("init", "--json", "--fan-in", "768", "--derive")),
+    # --expect
+    ("expect_pass", ("truncnorm", "--json", "--expect", "gamma=0.7737413")),
+    ("expect_fail", ("truncnorm", "--json", "--expect", "gamma=0.7737415")),
+    ("expect_rtol", ("activation-moment", "gelu", "--json", "--expect", "gain=1.53", "--rtol", "0.01")),
+    # errors (exit 2): JSON error documents and stderr wording
+    ("error_json_std", ("truncnorm", "--json", "--std", "-1")),
+    ("error_std", ("truncnorm", "--std", "-1")),
+    ("error_std_text", ("truncnorm", "--std", "abc")),
+    ("error_activation_unknown", ("activation-moment", "nosuch", "--json")),
+    ("error_activation_diverges", ("activation-moment", "exp(x**2)")),
+    ("error_activation_std", ("activation-moment", "gelu", "--std", "0")),
+    ("error_activation_slope", ("activation-moment", "gelu", "--slope", "0.1")),
+    ("error_gau_activation", ("gau-scale", "--activation", "nosuch")),
+    ("error_gau_diverges", ("gau-scale", "--activation", "exp(x**2)", "--json")),
+    ("error_init_activation", ("init", "--fan-in", "10", "--scheme", "he", "--activation", "nosuch")),
+    ("error_init_slope", ("init", "--fan-in", "10", "--slope", "0.1")),
+    ("error_gau_seed_sweep", ("gau-scale", "--simulate", "--seed", "0,1")),
+    ("error_digits", ("truncnorm", "--digits", "0")),
+    ("error_format", ("truncnorm", "--format", "xml")),
+    ("error_selu_ratio", ("selu-solve", "--target-mean", "0.9", "--json")),
+    # simulations with small fixed seeds and trials
+    ("gau_scale_simulate", ("gau-scale", "--json", "--simulate", "--seed", "3", "--trials", "2",
+                            "--s", "8", "--n", "16", "--d", "32", "--e", "64")),
+    ("attention_simulate", ("attention", "--json", "--seq-len", "64", "--simulate", "--trials", "200", "--seed", "1")),
+    # listings and verify
+    ("verify", ("verify", "--json")),
+    ("constants", ("constants", "--json")),
+    ("activations", ("activations", "--json")),
+    # tables (at 100 columns) and CSV
+    ("truncnorm_table", ("truncnorm", "--std", "0.02", "--digits", "20")),
+    ("postnorm_decay_table", ("postnorm-decay", "--layers", "6")),
+    ("activation_moment_sweep_table", ("activation-moment", "gelu", "--std", "0.5,1")),
+    ("truncnorm_csv", ("truncnorm", "--format", "csv", "--std", "0.01,0.02")),
+    ("init_csv", ("init", "--format", "csv", "--fan-in", "64,256,1024", "--scheme", "he")),
+    ("postnorm_decay_csv", ("postnorm-decay", "--format", "csv", "--layers", "5")),
+    ("activations_csv", ("activations", "--format", "csv")),
+]
+
+
+def run_case(argv: tuple[str, ...]) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of ``momentcalc ARGV`` in-process at a fixed 100 columns."""
+    from typer.testing import CliRunner
+
+    from momentcalc.cli import app
+
+    result = CliRunner().invoke(app, list(argv), env={"COLUMNS": "100"}, catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
