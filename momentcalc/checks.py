@@ -1,34 +1,70 @@
-"""``--expect NAME=VALUE`` and ``--rtol``: compare a computed result with a written value.
+"""``--expect NAME=VALUE``, ``--rtol`` and ``--atol``: compare a computed result with a written value.
 
-The default tolerance is one unit in the last digit written: ``gamma=0.7737413`` accepts
-anything within 1e-7 of 0.7737413, ``x=1.5e-3`` within 1e-4, ``n=100`` within 1.
+VALUE is read as a correctly rounded published value: it passes when |result − VALUE| is at
+most half a unit in VALUE's last written digit (``gamma=0.7737413`` accepts 0.77374125 …
+0.77374135, ``x=1.5e-3`` accepts 1.45e-3 … 1.55e-3). A VALUE with fewer than
+MIN_SIGNIFICANT significant digits is refused unless ``--rtol``/``--atol`` gives the tolerance:
+``std=0.02`` would accept BERT's actual 0.0176, the very mistake the check exists to catch.
+With ``--rtol R`` and/or ``--atol A`` the tolerance is A + R·|VALUE| instead (as numpy's isclose).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
-import mpmath
 from mpmath import mp
 
-from .engine.numbers import parse_number, to_mpf
+from .engine.numbers import _power_of_ten_parts, parse_number, to_mpf
 from .engine.precision import to_decimal, working_dps
 from .errors import InputError
 from .result import Check, Computation
 
+MIN_SIGNIFICANT = 3
+# The found value of a failed check is shown to this many more digits than VALUE has, so
+# that the two never look equal.
+EXTRA_FOUND_DIGITS = 2
+
 _WRITTEN = re.compile(r"[+-]?(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?")
 
 
-def parse_expect(text: str) -> tuple[str, str]:
-    """Split ``NAME=VALUE`` and check VALUE is a number; returns (name, value text)."""
-    name, sep, value = text.partition("=")
-    name, value = name.strip(), value.strip()
-    if not sep or not name or not value:
-        raise InputError(f"--expect must look like NAME=VALUE (e.g. gamma=0.7737413), got {text!r}")
-    parse_number(value, f"--expect {name}")
-    return name, value
+@dataclass(frozen=True)
+class Expectation:
+    """One parsed ``--expect NAME=VALUE``."""
+
+    name: str
+    written: str
+    value: Fraction
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """``--rtol``/``--atol``: None for both means half a unit in VALUE's last digit."""
+
+    rtol: Fraction | None = None
+    atol: Fraction | None = None
+
+    @property
+    def explicit(self) -> bool:
+        return self.rtol is not None or self.atol is not None
+
+    def bound(self, expected: Expectation) -> tuple[Fraction, str]:
+        """The absolute tolerance for ``expected`` and the rule it comes from."""
+        if not self.explicit:
+            return last_digit_unit(expected.written) / 2, "half a unit in the last digit"
+        rtol, atol = self.rtol or Fraction(0), self.atol or Fraction(0)
+        rule = " + ".join(
+            part for part, given in ((f"atol {decimal_text(atol)}", self.atol is not None),
+                                     (f"rtol {decimal_text(rtol)}", self.rtol is not None)) if given
+        )
+        return atol + rtol * abs(expected.value), rule
+
+
+def significant_digits(text: str) -> int:
+    """How many significant digits a decimal text shows (``0.0200`` → 3, ``100`` → 3, ``0`` → 1)."""
+    digits = re.sub(r"[^0-9]", "", text.lower().partition("e")[0]).lstrip("0")
+    return max(len(digits), 1)
 
 
 def last_digit_unit(written: str) -> Fraction:
@@ -41,39 +77,99 @@ def last_digit_unit(written: str) -> Fraction:
     return Fraction(10) ** (exponent - decimals)
 
 
-def parse_rtol(text: str | None) -> Fraction | None:
-    """``--rtol R``: a relative tolerance, R ≥ 0."""
-    if text is None:
-        return None
-    rtol = parse_number(text, "--rtol")
-    if rtol < 0:
-        raise InputError(f"--rtol must be at least 0, got {text!r}")
-    return rtol
+def decimal_text(value: Fraction) -> str:
+    """Exact text of a terminating decimal (every tolerance is one): 1/20000000 → ``5e-8``."""
+    import decimal
+
+    twos, fives, rest = _power_of_ten_parts(value.denominator)
+    if rest != 1:
+        raise ValueError(f"{value} is not a terminating decimal")
+    places = max(twos, fives)
+    mantissa = value.numerator * 10**places // value.denominator
+    context = decimal.Context(prec=len(str(abs(mantissa))) + 2, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+    return str(context.scaleb(decimal.Decimal(mantissa), -places).normalize(context)).lower()
 
 
-def apply_expectations(
-    computation: Computation, expects: list[tuple[str, str]], rtol: Fraction | None
-) -> Computation:
-    """The computation with its ``checks`` filled in (one Check per expectation)."""
+def parse_expect(text: str, tolerance: Tolerance | None = None) -> Expectation:
+    """Split ``NAME=VALUE``, check VALUE is a number written with enough digits."""
+    name, sep, value = text.partition("=")
+    name, value = name.strip(), value.strip()
+    if not sep or not name or not value:
+        raise InputError(f"--expect must look like NAME=VALUE (e.g. gamma=0.7737413), got {text!r}")
+    number = parse_number(value, f"--expect {name}")
+    if tolerance is not None and not tolerance.explicit and significant_digits(value) < MIN_SIGNIFICANT:
+        count = significant_digits(value)
+        raise InputError(
+            f"--expect {name}={value}: VALUE has {count} significant digit{'s' if count > 1 else ''}, so it would "
+            f"accept anything that rounds to it; write at least {MIN_SIGNIFICANT} as published (e.g. "
+            f"{_padded(value)}), or give the tolerance with --rtol R or --atol A"
+        )
+    return Expectation(name, value, number)
+
+
+def _padded(value: str) -> str:
+    """``0.02`` → ``0.0200``: the hint shows what three significant digits look like."""
+    mantissa, e, exponent = value.lower().partition("e")
+    missing = MIN_SIGNIFICANT - significant_digits(value)
+    if float(Fraction(mantissa)) == 0:
+        return value
+    return mantissa + ("" if "." in mantissa else ".") + "0" * missing + (e + exponent if e else "")
+
+
+def parse_tolerance(rtol: str | None, atol: str | None) -> Tolerance:
+    """``--rtol R`` (relative) and ``--atol A`` (absolute), each ≥ 0."""
+    parsed = []
+    for option, text in (("--rtol", rtol), ("--atol", atol)):
+        if text is None:
+            parsed.append(None)
+            continue
+        value = parse_number(text, option)
+        if value < 0:
+            raise InputError(f"{option} must be at least 0, got {text!r}")
+        parsed.append(value)
+    return Tolerance(*parsed)
+
+
+def needed_digits(expects: list[Expectation], digits: int) -> int:
+    """Digits to compute at so that a found value can be shown two digits past VALUE's."""
+    return max([digits, *(significant_digits(e.written) + EXTRA_FOUND_DIGITS for e in expects)])
+
+
+def apply_expectations(computation: Computation, expects: list[Expectation], tolerance: Tolerance) -> Computation:
+    """The computation with its ``checks`` filled in (one Check per expectation).
+
+    ``found`` carries at least two digits more than VALUE (and at least ``computation.digits``):
+    the computation must have been made with ``needed_digits`` for that to be exact.
+    """
+    from .render.document import shown_digits
+
     checks = []
-    for name, written in expects:
-        if name not in computation.names:
+    for expected in expects:
+        if expected.name not in computation.names:
             allowed = ", ".join(computation.names)
-            raise InputError(f"--expect names an unknown result {name!r}; results are: {allowed}")
-        quantity = computation[name]
+            raise InputError(f"--expect names an unknown result {expected.name!r}; results are: {allowed}")
+        quantity = computation[expected.name]
         if quantity.is_list:
-            raise InputError(f"--expect cannot check {name!r}: it is a list of values")
-        expected = parse_number(written, f"--expect {name}")
-        with mp.workdps(working_dps(computation.digits) + len(written)):
+            raise InputError(f"--expect cannot check {expected.name!r}: it is a list of values")
+        bound, rule = tolerance.bound(expected)
+        digits = needed_digits([expected], computation.digits)
+        with mp.workdps(working_dps(digits) + len(expected.written)):
             found = quantity.value
-            target = to_mpf(expected)
-            if rtol is None:
-                tolerance = last_digit_unit(written)
-                bound = to_mpf(tolerance)
-                label = f"±{mpmath.nstr(bound, 3)}"
-            else:
-                bound = to_mpf(rtol) * abs(target)
-                label = f"rtol {mpmath.nstr(to_mpf(rtol), 3)}"
-            ok = bool(abs(found - target) <= bound)
-        checks.append(Check(name, written, to_decimal(found, computation.digits), ok, label))
+            ok = bool(abs(found - to_mpf(expected.value)) <= to_mpf(bound))
+        shown = to_decimal(found, shown_digits(quantity, digits))
+        if quantity.stderr is not None:
+            shown += f" ± {to_decimal(quantity.stderr, 2)}"
+        checks.append(Check(expected.name, expected.written, shown, ok, decimal_text(bound), rule))
     return replace(computation, checks=tuple(checks))
+
+
+def mismatch_line(check: Check, at: dict[str, object] | None = None) -> str:
+    """The one stderr line of a failed check: expected value, tolerance, found value (and the
+    sweep point)."""
+    from .engine.numbers import to_text
+
+    where = ""
+    if at:
+        where = " at " + ", ".join(f"{k}={v if isinstance(v, str) else to_text(v)}" for k, v in at.items())
+    return (f"momentcalc: --expect {check.name} failed{where}: expected {check.expected} "
+            f"± {check.tolerance} ({check.rule}), found {check.found}")

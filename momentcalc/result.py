@@ -49,13 +49,16 @@ class Quantity:
 
 @dataclass(frozen=True)
 class Check:
-    """One ``--expect NAME=VALUE`` comparison."""
+    """One ``--expect NAME=VALUE`` comparison: ``found`` carries at least two digits more
+    than ``expected``; ``tolerance`` is the absolute tolerance (exact decimal text) and
+    ``rule`` where it comes from."""
 
     name: str
     expected: str
     found: str
     ok: bool
     tolerance: str
+    rule: str = ""
 
 
 @dataclass(frozen=True)
@@ -103,8 +106,9 @@ class Sweep:
 class Listing:
     """A table of plain cells (``verify``, ``constants``, ``activations``): one dict per row.
 
-    ``ok`` is None for a plain listing, or the overall verdict of a check (``verify``).
-    ``extra`` holds further top-level JSON fields.
+    ``ok`` is None for a plain listing, or the overall verdict of a check (``verify``), whose
+    ``failures`` are one line each for stderr. ``extra`` holds further top-level JSON fields;
+    ``labels`` shorter table headers for some columns.
     """
 
     command: str
@@ -114,3 +118,5 @@ class Listing:
     ok: bool | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()  # shown under the table only (JSON rows carry the details)
+    failures: tuple[str, ...] = ()
+    labels: dict[str, str] = field(default_factory=dict)

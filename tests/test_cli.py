@@ -85,31 +85,6 @@ def test_infinite_bound_in_json_inputs():
     assert run.json()["inputs"]["high"] == "inf"
 
 
-def test_expect_pass_and_fail():
-    ok = invoke("truncnorm", "--expect", "gamma=0.7737413", "--json")
-    assert ok.code == 0
-    assert ok.json()["checks"] == [
-        {"name": "gamma", "expected": "0.7737413", "found": "0.773741303549923", "ok": True}
-    ]
-    bad = invoke("truncnorm", "--expect", "gamma=0.7737415")
-    assert bad.code == 1
-    assert "expected gamma=0.7737415" in bad.stderr and "0.773741303549923" in bad.stderr
-
-
-def test_expect_tolerance_is_last_written_digit():
-    assert invoke("truncnorm", "--expect", "gamma=0.77374131").code == 0  # |diff| 6.5e-9 < 1e-8
-    assert invoke("truncnorm", "--expect", "gamma=0.773741314").code == 1  # |diff| 1.0e-8 > 1e-9
-    assert invoke("truncnorm", "--expect", "correction=1.14", "--rtol", "0.01").code == 0
-    assert invoke("truncnorm", "--expect", "correction=1.14", "--rtol", "0.001").code == 1
-
-
-def test_expect_unknown_result_is_usage_error():
-    run = invoke("truncnorm", "--expect", "gama=0.77")
-    assert run.code == 2
-    assert "gama" in run.stderr and "gamma" in run.stderr
-    assert run.stdout == ""
-
-
 @pytest.mark.parametrize(
     "args,needle",
     [

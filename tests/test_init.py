@@ -238,5 +238,5 @@ def test_api_raises_input_error():
 def test_expect_against_seed_value():
     ok = invoke("init", "--fan-in", "768", "--fan-out", "768", "--scheme", "xavier", "--expect", "std=0.0361")
     assert ok.code == 0
-    bad = invoke("init", "--fan-in", "768", "--expect", "std=0.02")
+    bad = invoke("init", "--fan-in", "768", "--expect", "std=0.0200")
     assert bad.code == 1

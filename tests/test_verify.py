@@ -31,14 +31,14 @@ def test_registry_covers_the_seeds_and_sources():
 @pytest.mark.parametrize("entry", REGISTRY, ids=lambda e: e.id)
 def test_every_real_entry_passes(entry):
     row = check_entry(entry)
-    assert row["ok"] in (True, "info"), row
+    assert row["ok"] is True and row["status"] == ("info" if entry.informational else "ok"), row
     if not entry.informational:
         assert row["matches_published"] and row["routes_agree"], row
 
 
 def test_informational_rows_show_the_exact_gain():
     tanh = check_entry(next(e for e in REGISTRY if e.id == "pytorch.gain.tanh"))
-    assert tanh["ok"] == "info" and tanh["computed"].startswith("1.59")  # vs PyTorch's 5/3
+    assert tanh["status"] == "info" and tanh["ok"] is True and tanh["computed"].startswith("1.59")  # vs PyTorch's 5/3
     assert not tanh["matches_published"]
 
 
@@ -48,12 +48,44 @@ def test_wrong_entry_makes_verify_exit_1(monkeypatch):
     monkeypatch.setattr(verify_module, "REGISTRY", (good, wrong))
     listing = verify()
     assert listing.ok is False
-    assert [row["ok"] for row in listing.rows] == [True, False]
+    assert [(row["status"], row["ok"]) for row in listing.rows] == [("ok", True), ("fail", False)]
     run = invoke("verify")
     assert run.code == 1
     assert "deliberately.wrong" in run.stdout and "FAIL" in run.stdout
-    doc = invoke("verify", "--json")
-    assert doc.code == 1 and doc.json()["ok"] is False
+    # the reason is one line on stderr, whatever the output format
+    for args in ((), ("--json",), ("--format", "csv")):
+        run = invoke("verify", *args)
+        assert run.code == 1
+        [line] = run.stderr.splitlines()
+        assert line.startswith("momentcalc: verify failed: deliberately.wrong: published 0.7737414, computed 0.7737413035")
+        assert "does not match the published value" in line
+    doc = invoke("verify", "--json").json()
+    assert doc["ok"] is False
+    assert [(row["id"], row["status"], row["ok"]) for row in doc["rows"]] == [
+        ("truncnorm.gamma", "ok", True), ("deliberately.wrong", "fail", False)]
+
+
+def test_a_crashing_route_is_a_failure_line_not_a_traceback(monkeypatch):
+    good = next(e for e in REGISTRY if e.id == "truncnorm.gamma")
+
+    def crash(digits):
+        raise ZeroDivisionError("boom")
+
+    broken = dataclasses.replace(good, id="deliberately.crashing", compute=crash)
+    monkeypatch.setattr(verify_module, "REGISTRY", (broken,))
+    run = invoke("verify", "--json")
+    assert run.code == 1 and run.json()["rows"][0]["status"] == "fail"
+    [line] = run.stderr.splitlines()
+    assert "deliberately.crashing" in line and "ZeroDivisionError: boom" in line and "computed nothing" in line
+
+
+def test_passing_verify_writes_nothing_on_stderr():
+    run = invoke("verify", "--only", "selu.lambda", "--only", "pytorch.gain.tanh", "--json")
+    assert run.code == 0 and run.stderr == ""
+    doc = run.json()
+    assert doc["ok"] is True
+    assert all(row["ok"] is True for row in doc["rows"])  # jq -e 'all(.rows[]; .ok)' holds
+    assert {row["status"] for row in doc["rows"]} == {"ok", "info"}
 
 
 def test_disagreeing_second_route_fails(monkeypatch):
@@ -95,7 +127,7 @@ def test_verify_json_shape_and_only_filter():
     assert doc["command"] == "verify" and doc["ok"] is True
     [row] = doc["rows"]
     assert row["id"] == "truncnorm.gamma" and row["published"] == "0.7737413"
-    assert row["computed"].startswith("0.7737413035") and row["agree"] == 7
+    assert row["computed"].startswith("0.7737413035") and row["agreeing_digits"] == 7
     assert "quadrature" in row["route"]
 
 

@@ -29,7 +29,22 @@ Expect = Annotated[
     Optional[list[str]],
     typer.Option(
         "--expect", metavar="NAME=VALUE",
-        help="Check result NAME against VALUE (tolerance: one unit in VALUE's last digit); exit 1 on mismatch. Repeatable.",
+        help="Check result NAME against VALUE, a correctly rounded published value with at least 3 significant "
+             "digits (passes within half a unit in its last digit); exit 1 on mismatch. Repeatable.",
     ),
 ]
-Rtol = Annotated[Optional[str], typer.Option("--rtol", metavar="R", help="Relative tolerance for --expect instead of the last digit.")]
+Rtol = Annotated[
+    Optional[str],
+    typer.Option("--rtol", metavar="R", help="Relative tolerance for --expect: pass when |result - VALUE| <= A + R*|VALUE|."),
+]
+Atol = Annotated[
+    Optional[str],
+    typer.Option("--atol", metavar="A", help="Absolute tolerance for --expect: pass when |result - VALUE| <= A + R*|VALUE|."),
+]
+Get = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--get", metavar="NAME",
+        help="Print only result NAME's decimal (one line per sweep point). Repeatable: tab-separated, in the order given.",
+    ),
+]

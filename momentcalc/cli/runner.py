@@ -1,7 +1,7 @@
 """Run one computing command: parse options, sweep, check expectations, render, exit code.
 
 Every computing command goes through ``computing_command``, which adds the shared options
-(--digits, --format/--json, --derive, --expect, --rtol) to the command's own signature, so a
+(--digits, --format/--json, --derive, --expect, --rtol, --atol, --get) to the command's own signature, so a
 command module only declares its own options and says which computation to call.
 """
 
@@ -12,17 +12,20 @@ import itertools
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import typer
 
-from ..engine.numbers import MAX_SWEEP_POINTS, parse_integer, parse_values
+from ..engine.numbers import MAX_SWEEP_POINTS, is_sweep_syntax, parse_integer, parse_values
+from ..engine.precision import MAX_DIGITS
 from ..errors import InputError, MomentcalcError
 from ..render import FORMATS
 from ..progress import delayed_progress
 from ..result import Computation, Sweep
-from .options import Derive, Digits, Expect, Format, Json, Rtol
+from .options import Atol, Derive, Digits, Expect, Format, Get, Json, Rtol
+
+SHARED = ("digits", "format", "json_", "derive", "expect", "rtol", "atol", "get")
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,8 @@ def _common_parameters() -> list[inspect.Parameter]:
         inspect.Parameter("derive", kw, default=False, annotation=Derive),
         inspect.Parameter("expect", kw, default=None, annotation=Expect),
         inspect.Parameter("rtol", kw, default=None, annotation=Rtol),
+        inspect.Parameter("atol", kw, default=None, annotation=Atol),
+        inspect.Parameter("get", kw, default=None, annotation=Get),
     ]
 
 
@@ -72,7 +77,10 @@ def errors_as(fmt: str, json_flag: bool) -> Iterator[None]:
 
 
 def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, Numeric]) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
-    """Expand numeric option texts into points (cartesian product over swept options)."""
+    """Expand numeric option texts into points (cartesian product over swept options).
+
+    An option is swept when it is written as a sweep (a comma list or a range), even when
+    that yields one point: the output's shape follows the command line, not the data."""
     axes: dict[str, list[Any]] = {}
     for name, value in options.items():
         spec = numeric.get(name)
@@ -83,7 +91,10 @@ def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, Numeric]) -> 
         if len(values) > 1 and not spec.sweep:
             raise InputError(f"{flag(name)} cannot be swept; give a single value")
         axes[name] = values
-    swept = tuple(name for name, values in axes.items() if len(values) > 1)
+    swept = tuple(
+        name for name, values in axes.items()
+        if len(values) > 1 or (name in numeric and options[name] is not None and is_sweep_syntax(str(options[name])))
+    )
     total = 1
     for values in axes.values():
         total *= len(values)
@@ -113,27 +124,38 @@ def execute(
     derive: bool,
     expect: list[str] | None,
     rtol: str | None,
+    atol: str | None = None,
+    get: list[str] | None = None,
 ) -> int:
     """Everything after option parsing; returns the exit code."""
-    from ..checks import apply_expectations, parse_expect, parse_rtol
-    from ..render import emit
+    from ..checks import apply_expectations, mismatch_line, needed_digits, parse_expect, parse_tolerance
+    from ..render import emit, emit_values
 
     form = output_format(fmt, json_flag)
-    n = parse_integer(digits, "--digits", 1, 1000)
-    expectations = [parse_expect(text) for text in expect or ()]
-    tolerance = parse_rtol(rtol)
+    if get and form != "table":
+        raise InputError(f"--get prints bare values; it cannot be combined with --format {form}")
+    n = parse_integer(digits, "--digits", 1, MAX_DIGITS)
+    tolerance = parse_tolerance(rtol, atol)
+    expectations = [parse_expect(text, tolerance) for text in expect or ()]
+    # A failed --expect shows the found value two digits past VALUE's: compute that far.
+    work = min(needed_digits(expectations, n), MAX_DIGITS)
     points, swept = sweep_points(options, numeric)
     rows = []
     for point in _with_progress(points):
-        computation = compute(**point, digits=n, derive=derive)
+        computation = compute(**point, digits=work, derive=derive)
+        if work != n:
+            computation = replace(computation, digits=n)
         if expectations:
             computation = apply_expectations(computation, expectations, tolerance)
         rows.append(computation)
-    result: Computation | Sweep = rows[0] if not swept else Sweep(rows[0].command, n, tuple(rows), swept)
-    emit(result, form)
-    failed = [check for row in rows for check in row.checks if not check.ok]
-    for check in failed:
-        sys.stderr.write(f"momentcalc: expected {check.name}={check.expected} ({check.tolerance}), found {check.found}\n")
+    result: Computation | Sweep = Sweep(rows[0].command, n, tuple(rows), swept) if swept else rows[0]
+    if get:
+        emit_values(result, get)
+    else:
+        emit(result, form)
+    failed = [(row, check) for row in rows for check in row.checks if not check.ok]
+    for row, check in failed:
+        sys.stderr.write(mismatch_line(check, {name: row.inputs.get(name) for name in swept}) + "\n")
     return 1 if failed else 0
 
 
@@ -147,12 +169,13 @@ def computing_command(
         own = list(inspect.signature(define, eval_str=True).parameters.values())
 
         def command(**kwargs: Any) -> None:
-            common = {key: kwargs.pop(key) for key in ("digits", "format", "json_", "derive", "expect", "rtol")}
+            common = {key: kwargs.pop(key) for key in SHARED}
             with errors_as(common["format"], common["json_"]):
                 compute = define(**kwargs)
                 code = execute(
                     compute, kwargs, numeric, digits=common["digits"], fmt=common["format"],
                     json_flag=common["json_"], derive=common["derive"], expect=common["expect"], rtol=common["rtol"],
+                    atol=common["atol"], get=common["get"],
                 )
             if code:
                 raise typer.Exit(code)

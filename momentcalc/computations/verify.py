@@ -18,9 +18,11 @@ from ..engine.precision import to_decimal, working_dps
 from ..errors import InputError, MomentcalcError
 from ..result import Listing
 from ..verification.registry import REGISTRY, Published
-from ..verification.tolerance import agreeing_digits, significant_digits, within
+from ..checks import significant_digits
+from ..verification.tolerance import agreeing_digits, within
 
-VERIFY_COLUMNS = ("id", "source", "published", "computed", "agree", "route", "ok")
+VERIFY_COLUMNS = ("id", "source", "published", "computed", "agreeing_digits", "route", "status")
+VERIFY_LABELS = {"agreeing_digits": "agree"}
 CONSTANT_COLUMNS = ("id", "published", "tolerance", "source", "description", "computed_by")
 EXACT_DIGITS = 30
 
@@ -57,16 +59,18 @@ def check_entry(entry: Published) -> dict[str, object]:
         shown = cap + 3 if entry.exact is None else 20
         row.update(
             computed=to_decimal(computed, shown),
-            agree=agreeing_digits(computed, published, cap),
+            agreeing_digits=agreeing_digits(computed, published, cap),
             check=detail,
             matches_published=matches,
             routes_agree=confirmed,
-            ok="info" if entry.informational else bool(matches and confirmed),
         )
     except Exception as error:  # a broken route fails its row; verify itself must not crash
         message = error.message if isinstance(error, MomentcalcError) else f"{type(error).__name__}: {error}"
-        row.update(computed=None, agree=0, check=f"error: {message}", matches_published=False,
-                   routes_agree=False, ok="info" if entry.informational else False)
+        row.update(computed=None, agreeing_digits=0, check=f"error: {message}", matches_published=False,
+                   routes_agree=False)
+    passed = bool(row["matches_published"] and row["routes_agree"])
+    row["status"] = "info" if entry.informational else "ok" if passed else "fail"
+    row["ok"] = row["status"] != "fail"
     return row
 
 
@@ -79,15 +83,18 @@ def verify(only: Sequence[str] | str | None = None, registry: Sequence[Published
         if not entries:
             raise InputError(f"--only matches no constant; ids are: {', '.join(e.id for e in REGISTRY)}")
     rows = tuple(check_entry(entry) for entry in entries)
-    ok = all(row["ok"] is not False for row in rows)
-    notes = tuple(
-        f"{row['id']}: " + ("; ".join(
-            part for part, bad in (("does not match the published value", not row["matches_published"]),
-                                   (str(row["check"]), not row["routes_agree"])) if bad
-        ))
-        for row in rows if row["ok"] is False
-    )
-    return Listing("verify", VERIFY_COLUMNS, rows, title="momentcalc verify: published constants", ok=ok, notes=notes)
+    failures = tuple(failure_line(row) for row in rows if not row["ok"])
+    return Listing("verify", VERIFY_COLUMNS, rows, title="momentcalc verify: published constants",
+                   ok=not failures, failures=failures, labels=VERIFY_LABELS)
+
+
+def failure_line(row: dict[str, object]) -> str:
+    """One line saying which constant failed and why (verify writes it to stderr)."""
+    reasons = [part for part, bad in (("does not match the published value", not row["matches_published"]),
+                                      (str(row["check"]), not row["routes_agree"])) if bad]
+    computed = "nothing" if row["computed"] is None else row["computed"]
+    return (f"momentcalc: verify failed: {row['id']}: published {row['published']}, computed {computed} "
+            f"({row['agreeing_digits']} digits agree): {'; '.join(reasons)}")
 
 
 def constants(registry: Sequence[Published] | None = None) -> Listing:

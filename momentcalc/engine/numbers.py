@@ -86,6 +86,11 @@ def parse_values(text: str, option: str, *, allow_inf: bool = False) -> list[Num
     return [parse_number(raw, option, allow_inf=allow_inf)]
 
 
+def is_sweep_syntax(text: str) -> bool:
+    """Is ``text`` written as a sweep (a comma list or a range), whatever number of points it has?"""
+    return "," in text or ":" in text
+
+
 def as_number(value: object, name: str, *, allow_inf: bool = False) -> Number:
     """Normalise a Python API argument (int, float, str, Fraction, Decimal) to a Number.
 

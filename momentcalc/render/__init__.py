@@ -1,6 +1,6 @@
 """Renderers: the one place where results become text (table, JSON, CSV) or errors are shown.
 
-``emit`` is the single output choke point; ``error_document`` the shape of a JSON error.
+``emit`` is the single output choke point (``emit_values`` its bare form for ``--get``); ``error_document`` the shape of a JSON error.
 Only the table renderer imports rich.
 """
 
@@ -30,3 +30,22 @@ def emit(result: Computation | Sweep | Listing, fmt: str, stream: TextIO | None 
         from .table import render_table
 
         render_table(result, out)
+
+
+def emit_values(result: Computation | Sweep, names: list[str], stream: TextIO | None = None) -> None:
+    """``--get NAME ...``: each named result's decimal, tab-separated in the order given, one
+    line per point (a list-valued result as its decimals separated by spaces)."""
+    from ..errors import InputError
+    from .document import quantity_document
+
+    rows = result.rows if isinstance(result, Sweep) else (result,)
+    for name in names:
+        if name not in rows[0].names:
+            raise InputError(f"--get names an unknown result {name!r}; results are: {', '.join(rows[0].names)}")
+    out = sys.stdout if stream is None else stream
+    for row in rows:
+        cells = []
+        for name in names:
+            decimal = quantity_document(row[name], row.digits)["decimal"]
+            cells.append(decimal if isinstance(decimal, str) else " ".join(decimal))
+        out.write("\t".join(cells) + "\n")

@@ -52,7 +52,8 @@ def results_document(computation: Computation) -> dict[str, Any]:
 
 
 def check_document(check: Check) -> dict[str, Any]:
-    return {"name": check.name, "expected": check.expected, "found": check.found, "ok": check.ok}
+    return {"name": check.name, "expected": check.expected, "found": check.found, "tolerance": check.tolerance,
+            "ok": check.ok}
 
 
 def document(result: Computation | Sweep | Listing) -> dict[str, Any]:

@@ -27,9 +27,9 @@ def _checks_table(checks: tuple[Check, ...], with_row: bool = False) -> Table:
     if with_row:
         table.add_column("row", justify="right")
     for column in ("name", "expected", "found", "tolerance", "ok"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     for index, check in enumerate(checks):
-        cells = [check.name, check.expected, check.found, check.tolerance,
+        cells = [check.name, check.expected, check.found, f"±{check.tolerance}",
                  "[green]ok[/]" if check.ok else "[red]MISMATCH[/]"]
         table.add_row(*([str(index)] if with_row else []), *cells)
     return table
@@ -101,12 +101,17 @@ def _cell_text(value: object) -> str:
     return escape(str(value))
 
 
+def _status_text(status: str) -> str:
+    return {"ok": "[green]ok[/]", "fail": "[red]FAIL[/]"}.get(status, escape(status))
+
+
 def _listing(listing: Listing, console: Console) -> None:
     table = Table(title=listing.title or listing.command, title_justify="left")
     for column in listing.columns:
-        table.add_column(column, overflow="fold")
+        table.add_column(listing.labels.get(column, column), overflow="fold")
     for row in listing.rows:
-        table.add_row(*(_cell_text(row.get(column)) for column in listing.columns))
+        table.add_row(*(_status_text(row[column]) if column == "status" else _cell_text(row.get(column))
+                        for column in listing.columns))
     console.print(table)
     for note in listing.notes:
         console.print(f"[dim]note:[/] {escape(note)}")

@@ -10,21 +10,14 @@
 from __future__ import annotations
 
 import math
-import re
 
 import mpmath
 from mpmath import mp
 
-from ..checks import last_digit_unit
+from ..checks import last_digit_unit, significant_digits
 from ..engine.numbers import to_mpf
 
 KINDS = ("truncated", "rounded", "double", "magnitude", "exact")
-
-
-def significant_digits(text: str) -> int:
-    """How many significant digits a decimal text shows."""
-    digits = re.sub(r"[^0-9]", "", text.lower().partition("e")[0]).lstrip("0")
-    return max(len(digits), 1)
 
 
 def agreeing_digits(computed: mpmath.mpf, published: mpmath.mpf, cap: int) -> int:

@@ -40,10 +40,15 @@ def verify(only: Only = None, format: Format = "table", json_: Json = False) -> 
     from ...computations.verify import verify as run
     from ...render import emit
 
+    import sys
+
     with errors_as(format, json_):
         form = output_format(format, json_)
         listing = run(only)
     emit(listing, form)
+    sys.stdout.flush()
+    for line in listing.failures:  # on stderr too, so a CI log shows it when stdout goes to a file
+        sys.stderr.write(line + "\n")
     if not listing.ok:
         raise typer.Exit(1)
 
