@@ -20,7 +20,7 @@ def number_option(flag: str, help: str, *, sweep: bool = True) -> object:
 
 Digits = Annotated[
     str,
-    typer.Option("--digits", metavar="N", help="Significant digits of every result, 1 to 1000; every digit shown is correct."),
+    typer.Option("--digits", metavar="N", help="Significant digits of every result, 1 to 1000; correctly rounded (half away from zero)."),
 ]
 Format = Annotated[str, typer.Option("--format", metavar="table|json|csv", help="Output format.")]
 Json = Annotated[bool, typer.Option("--json", help="Short for --format json.")]

@@ -9,12 +9,14 @@ that cancel (truncated-normal tails, tiny intervals) without analysing each by h
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 from typing import TypeVar
 
 import mpmath
 from mpmath import mp
 
 from ..errors import PrecisionError
+from .rounding import decimal_text
 
 GUARD_DIGITS = 10
 MAX_DIGITS = 1000
@@ -70,28 +72,15 @@ def stable(
     )
 
 
-def to_decimal(value: mpmath.mpf, digits: int) -> str:
-    """``value`` rounded to ``digits`` significant digits, as text.
+def to_decimal(value: mpmath.mpf | Fraction | int, digits: int) -> str:
+    """``value`` correctly rounded to ``digits`` significant digits, half away from zero, as text.
 
-    Works on the binary value, so it never underflows (``1.23e-1505``); the trailing zeros
-    are kept because they are significant. mpmath's nstr rounds a copy cut to about
-    (digits + 3)·log2(10) + 10 bits: the result is the correctly rounded value unless
-    ``value`` lies within about 10^−6 units in the last place of a tie, and never more than
-    one unit off (SPEC's "every digit correct").
+    The exact value is rounded (an mpf is exactly m·2^e; a Fraction exactly p/q), in integer
+    arithmetic, so ties go up in magnitude (0.25 → 0.3, 0.95 → 1 at one digit) and nothing
+    underflows (``1.23e-1505``); the trailing zeros are kept because they are significant.
+    See ``engine/rounding``.
     """
-    if value == 0:
-        return "0"
-    if mpmath.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    if mpmath.isnan(value):
-        return "nan"
-    with mp.workdps(digits + 20):
-        # Round away a mantissa far longer than needed first: nstr would otherwise convert a
-        # huge integer to text (Python refuses beyond 4300 digits) to print 15 of them.
-        value = +value
-    text = mpmath.nstr(value, digits, strip_zeros=False, min_fixed=-4, max_fixed=digits)
-    # nstr leaves a bare point when the digits end at the units place ("69.", "7.e-7").
-    return text.replace(".e", "e").removesuffix(".")
+    return decimal_text(value, digits)
 
 
 # Below the smallest normal double, float(mpf) rounds twice (to 53 bits, then to the subnormal

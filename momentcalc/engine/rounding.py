@@ -1,0 +1,284 @@
+"""Every printed decimal, by one rule: correctly rounded, half away from zero.
+
+A value is rounded to ``digits`` significant digits from its *exact* value, in integer
+arithmetic: an exact rational (``Fraction``, ``int``) or an exact binary number (an mpmath
+``mpf`` is m·2^e exactly). Nothing is cut to a shorter binary or decimal copy first, so ties
+(0.25, 0.125, 0.95 at one or two digits) all go up in magnitude, and a value a hair away from a
+tie goes the way it lies.
+
+A ball (midpoint ± radius, an Arb ``arb`` from python-flint or a pair of mpf) has a proven
+rounding only when both of its ends round to the same text (rounding is monotone, so then
+every point between them does); otherwise ``ball_text`` returns None and the caller raises
+its working precision (``decide`` does that loop and raises PrecisionError, exit 3, at its
+limit).
+
+The text format: ``digits`` significant digits with their trailing zeros (they are
+significant), fixed notation when the leading digit sits at 10^a with −4 < a < digits
+(``0.000123``, ``12.5``, ``12345``; never a bare point), scientific otherwise
+(``1.23e-5``, ``1.23456789012345e-1505``, ``1.0e+20``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+# log10(2) to 17 digits; only a first guess of the decimal exponent, corrected exactly below.
+_LOG10_2 = 0.30102999566398120
+_MIN_FIXED = -4
+
+
+def decimal_text(value: Any, digits: int) -> str:
+    """``value`` (Fraction, int or mpf) correctly rounded to ``digits`` significant digits,
+    half away from zero, as text (see the module docstring for the format)."""
+    if digits < 1:
+        raise ValueError(f"digits must be at least 1, got {digits}")
+    if isinstance(value, (int, float)):
+        value = Fraction(value)  # exact (a float is a binary fraction)
+    if isinstance(value, Fraction):
+        if value == 0:
+            return "0"
+        numerator, denominator = abs(value.numerator), value.denominator
+        if denominator & (denominator - 1) == 0:  # a binary fraction: no long division
+            rounded = _round_binary(numerator, 1 - denominator.bit_length(), digits)
+        else:
+            rounded = _round_rational(numerator, denominator, digits)
+        return _format(value < 0, *rounded, digits)
+    raw = value._mpf_  # mpmath mpf: (sign, mantissa, exponent, bitcount)
+    sign, mantissa, exponent, _bits = raw
+    if not mantissa:
+        return _special(raw)
+    return _format(bool(sign), *_round_binary(mantissa, exponent, digits), digits)
+
+
+def ball_text(ball: Any, digits: int, radius: Any = None) -> str | None:
+    """The rounded text of every point of a ball, or None when its ends round differently.
+
+    ``ball`` is an ``arb`` (python-flint), or an mpf midpoint with an mpf ``radius``.
+    Both ends are rounded exactly (``decimal_text``'s rule), so a returned text is proven.
+    """
+    if radius is None:  # an arb
+        if not ball.is_finite():
+            return None
+        mid_m, mid_e = (int(x) for x in ball.mid().man_exp())
+        rad_m, rad_e = (int(x) for x in ball.rad().man_exp())
+    else:
+        mid_m, mid_e = _signed_binary(ball)
+        rad_m, rad_e = _signed_binary(radius)
+        if mid_m is None or rad_m is None:
+            return None
+    if rad_m == 0:
+        return _dyadic_text(mid_m, mid_e, digits)
+    shift = min(mid_e, rad_e)
+    mid_m <<= mid_e - shift
+    rad_m = abs(rad_m) << (rad_e - shift)
+    low = _dyadic_text(mid_m - rad_m, shift, digits)
+    high = _dyadic_text(mid_m + rad_m, shift, digits)
+    return low if low == high else None
+
+
+def decide(evaluate: Callable[[int], Any], digits: int, start_bits: int, max_bits: int,
+           what: str = "the result") -> tuple[Any, str]:
+    """Evaluate a ball at rising precision until it rounds to one text at ``digits`` digits.
+
+    ``evaluate(bits)`` returns an ``arb`` computed at ``bits`` bits of working precision; it
+    is called at ``start_bits``, then at twice that, and so on up to ``max_bits``. Returns
+    (ball, text). Raises PrecisionError (exit 3) when no precision up to ``max_bits`` decides
+    the rounding, so no unproven digit is ever printed.
+    """
+    from ..errors import PrecisionError
+
+    bits = start_bits
+    while True:
+        ball = evaluate(bits)
+        text = ball_text(ball, digits)
+        if text is not None:
+            return ball, text
+        if bits >= max_bits:
+            raise PrecisionError(
+                f"could not prove {digits} correct digits of {what} within {max_bits} bits of working precision"
+            )
+        bits = min(2 * bits, max_bits)
+
+
+# -- exact rounding -------------------------------------------------------------------------
+
+def _round_rational(numerator: int, denominator: int, digits: int) -> tuple[int, int]:
+    """(q, a): numerator/denominator > 0 rounded to q·10^(a − digits + 1), 10^(digits−1) ≤ q < 10^digits."""
+    bits = numerator.bit_length() - denominator.bit_length()
+    a = int(bits * _LOG10_2)
+    while True:
+        s = digits - 1 - a
+        if s >= 0:
+            q, r = divmod(numerator * 10**s, denominator)
+            twice_r, half_unit = 2 * r, denominator
+        else:
+            scale = denominator * 10**-s
+            q, r = divmod(numerator, scale)
+            twice_r, half_unit = 2 * r, scale
+        a_step = _exponent_step(q, digits)
+        if a_step:
+            a += a_step
+            continue
+        return _carry(q + (twice_r >= half_unit), a, digits)
+
+
+def _round_binary(mantissa: int, exponent: int, digits: int) -> tuple[int, int]:
+    """(q, a) for mantissa·2^exponent > 0, as ``_round_rational``.
+
+    v·10^s = mantissa·5^s·2^(exponent+s): for s ≥ 0 a multiplication and a shift. Far from
+    1 (10^−150000 at 10^6 Post-Norm layers) 5^|s| is a long integer; there the product is
+    first bracketed between two short ones (``_bracket``), and only when the bracket holds a
+    rounding boundary is the exact product formed."""
+    a = int((mantissa.bit_length() - 1 + exponent) * _LOG10_2)
+    width = int(digits * 3.33) + 64
+    while True:
+        s = digits - 1 - a
+        step = 0
+        if abs(s) > _EXACT_POWER_LIMIT:
+            low, high = _bracket(mantissa, exponent, s, width)
+            q_low, q_high = _floor(*low), _floor(*high)
+            step_low, step_high = _exponent_step(q_low, digits), _exponent_step(q_high, digits)
+            if step_low == step_high and step_low:
+                a += step_low
+                continue
+            if step_low == step_high == 0:
+                rounded = _round_half_up(*low)
+                if rounded == _round_half_up(*high):
+                    return _carry(rounded, a, digits)
+        q, round_up = _scaled_exactly(mantissa, exponent, s)
+        step = _exponent_step(q, digits)
+        if step:
+            a += step
+            continue
+        return _carry(q + round_up, a, digits)
+
+
+# Beyond 10^±this, 5^|s| is bracketed by short integers first (see _round_binary).
+_EXACT_POWER_LIMIT = 600
+
+
+def _scaled_exactly(mantissa: int, exponent: int, s: int) -> tuple[int, bool]:
+    """(floor(v·10^s), whether its fractional part is ≥ 1/2) for v = mantissa·2^exponent."""
+    t = exponent + s
+    if s >= 0:
+        product = mantissa * 5**s
+        if t >= 0:
+            return product << t, False
+        return product >> -t, bool((product >> (-t - 1)) & 1)  # the first bit below the unit
+    numerator, denominator = (mantissa << t, 5**-s) if t >= 0 else (mantissa, 5**-s << -t)
+    q, r = divmod(numerator, denominator)
+    return q, 2 * r >= denominator
+
+
+def _bracket(mantissa: int, exponent: int, s: int, width: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Dyadic bounds (n, k), meaning n·2^k, below and above v·10^s, about ``width`` bits wide."""
+    low, high, shift = _power5_bounds(abs(s), width)  # low·2^shift ≤ 5^|s| ≤ high·2^shift
+    t = exponent + s
+    if s >= 0:
+        return (mantissa * low, t + shift), (mantissa * high, t + shift)
+    # v·10^s = mantissa·2^t / 5^|s|, between mantissa·2^(t−shift)/high and …/low.
+    extra = width + high.bit_length() - mantissa.bit_length()
+    if extra >= 0:
+        above = below = mantissa << extra
+    else:  # a mantissa longer than needed: bracket it too
+        below, above = mantissa >> -extra, -(-mantissa >> -extra)
+    return (below // high, t - shift - extra), (-(-above // low), t - shift - extra)
+
+
+def _power5_bounds(n: int, width: int) -> tuple[int, int, int]:
+    """(low, high, shift) with low·2^shift ≤ 5^n ≤ high·2^shift, low and high of ``width`` bits
+    (binary powering, each product cut down to ``width`` bits: floor below, ceiling above)."""
+    result = (1, 1, 0)
+    base = (5, 5, 0)
+    while n:
+        if n & 1:
+            result = _product_bounds(result, base, width)
+        n >>= 1
+        if n:
+            base = _product_bounds(base, base, width)
+    return result
+
+
+def _product_bounds(x: tuple[int, int, int], y: tuple[int, int, int], width: int) -> tuple[int, int, int]:
+    low, high, shift = x[0] * y[0], x[1] * y[1], x[2] + y[2]
+    extra = high.bit_length() - width
+    if extra > 0:
+        low >>= extra
+        high = -(-high >> extra)
+        shift += extra
+    return low, high, shift
+
+
+def _floor(n: int, k: int) -> int:
+    return n << k if k >= 0 else n >> -k
+
+
+def _round_half_up(n: int, k: int) -> int:
+    """n·2^k (≥ 0) rounded to an integer, halves up."""
+    if k >= 0:
+        return n << k
+    return (n >> -k) + ((n >> (-k - 1)) & 1)
+
+
+def _exponent_step(q: int, digits: int) -> int:
+    """0 when the truncated q has ``digits`` digits, else a correction of the exponent guess
+    that never overshoots upwards (the guess is off by at most one but for absurd exponents)."""
+    if q >= _power10(digits):
+        return max(1, int(q.bit_length() * _LOG10_2) - digits)
+    if q < _power10(digits - 1):
+        return -1 if q else -digits
+    return 0
+
+
+@lru_cache(maxsize=64)
+def _power10(n: int) -> int:
+    return 10**n
+
+
+def _carry(q: int, a: int, digits: int) -> tuple[int, int]:
+    """Rounding up 99…9 gives 10^digits: one more place, the same value."""
+    if q == _power10(digits):
+        return q // 10, a + 1
+    return q, a
+
+
+def _dyadic_text(mantissa: int, exponent: int, digits: int) -> str:
+    if mantissa == 0:
+        return "0"
+    return _format(mantissa < 0, *_round_binary(abs(mantissa), exponent, digits), digits)
+
+
+def _signed_binary(value: Any) -> tuple[int | None, int]:
+    sign, mantissa, exponent, _bits = value._mpf_
+    if not mantissa:
+        return (0, 0) if value == 0 else (None, 0)
+    return (-mantissa if sign else mantissa), exponent
+
+
+def _special(raw: tuple) -> str:
+    """Zero, infinities and nan (mpmath marks them with a zero mantissa)."""
+    from mpmath.libmp import finf, fninf, fzero
+
+    if raw == fzero:
+        return "0"
+    if raw == finf:
+        return "inf"
+    if raw == fninf:
+        return "-inf"
+    return "nan"
+
+
+def _format(negative: bool, q: int, a: int, digits: int) -> str:
+    """q (``digits`` digits) times 10^(a − digits + 1) in momentcalc's text format."""
+    text = str(q)
+    sign = "-" if negative else ""
+    if _MIN_FIXED < a < digits:
+        if a < 0:
+            return f"{sign}0.{'0' * (-a - 1)}{text}"
+        whole, fraction = text[: a + 1], text[a + 1 :]
+        return f"{sign}{whole}.{fraction}" if fraction else f"{sign}{whole}"
+    mantissa = f"{text[0]}.{text[1:]}" if digits > 1 else text
+    return f"{sign}{mantissa}e{'+' if a >= 0 else ''}{a}"
