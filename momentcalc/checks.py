@@ -71,7 +71,7 @@ def last_digit_unit(written: str) -> Fraction:
     """One unit in the last digit written: ``0.7737413`` → 1e-7, ``1.5e-3`` → 1e-4."""
     match = _WRITTEN.fullmatch(written.strip())
     if match is None:
-        raise InputError(f"--expect value must be a decimal number, got {written!r}")
+        raise InputError(f"{{expect}} value must be a decimal number, got {written!r}", param="expect")
     decimals = len(match.group("frac") or "")
     exponent = int(match.group("exp") or 0)
     return Fraction(10) ** (exponent - decimals)
@@ -95,16 +95,26 @@ def parse_expect(text: str, tolerance: Tolerance | None = None) -> Expectation:
     name, sep, value = text.partition("=")
     name, value = name.strip(), value.strip()
     if not sep or not name or not value:
-        raise InputError(f"--expect must look like NAME=VALUE (e.g. gamma=0.7737413), got {text!r}")
-    number = parse_number(value, f"--expect {name}")
+        raise InputError(f"{{expect}} must look like NAME=VALUE (e.g. gamma=0.7737413), got {text!r}", param="expect",
+                         allowed="NAME=VALUE", got=repr(text))
+    number = _expected_number(value, name)
     if tolerance is not None and not tolerance.explicit and significant_digits(value) < MIN_SIGNIFICANT:
         count = significant_digits(value)
         raise InputError(
-            f"--expect {name}={value}: VALUE has {count} significant digit{'s' if count > 1 else ''}, so it would "
+            f"{{expect}} {name}={value}: VALUE has {count} significant digit{'s' if count > 1 else ''}, so it would "
             f"accept anything that rounds to it; write at least {MIN_SIGNIFICANT} as published (e.g. "
-            f"{_padded(value)}), or give the tolerance with --rtol R or --atol A"
+            f"{_padded(value)}), or give the tolerance with {{rtol}} R or {{atol}} A", param="expect",
+            params=("rtol", "atol"),
         )
     return Expectation(name, value, number)
+
+
+def _expected_number(text: str, name: str) -> Fraction:
+    """VALUE of ``--expect NAME=VALUE``; errors say which NAME."""
+    try:
+        return parse_number(text, "expect")
+    except InputError as error:
+        raise error.with_template(error.template.replace("{expect}", "{expect} " + name, 1)) from None
 
 
 def _padded(value: str) -> str:
@@ -119,13 +129,13 @@ def _padded(value: str) -> str:
 def parse_tolerance(rtol: str | None, atol: str | None) -> Tolerance:
     """``--rtol R`` (relative) and ``--atol A`` (absolute), each ≥ 0."""
     parsed = []
-    for option, text in (("--rtol", rtol), ("--atol", atol)):
+    for option, text in (("rtol", rtol), ("atol", atol)):
         if text is None:
             parsed.append(None)
             continue
         value = parse_number(text, option)
         if value < 0:
-            raise InputError(f"{option} must be at least 0, got {text!r}")
+            raise InputError(param=option, allowed="at least 0", got=repr(text))
         parsed.append(value)
     return Tolerance(*parsed)
 
@@ -147,10 +157,11 @@ def apply_expectations(computation: Computation, expects: list[Expectation], tol
     for expected in expects:
         if expected.name not in computation.names:
             allowed = ", ".join(computation.names)
-            raise InputError(f"--expect names an unknown result {expected.name!r}; results are: {allowed}")
+            raise InputError(f"{{expect}} names an unknown result {expected.name!r}; results are: {allowed}",
+                             param="expect")
         quantity = computation[expected.name]
         if quantity.is_list:
-            raise InputError(f"--expect cannot check {expected.name!r}: it is a list of values")
+            raise InputError(f"{{expect}} cannot check {expected.name!r}: it is a list of values", param="expect")
         bound, rule = tolerance.bound(expected)
         digits = needed_digits([expected], computation.digits)
         with mp.workdps(working_dps(digits) + len(expected.written)):

@@ -2,25 +2,65 @@
 
 Every error that reaches a user goes through one of these; the CLI turns them into
 one line on stderr (and a JSON error object with ``--json``) and the exit code.
+
+An error about an argument names it by its Python name and carries it as data: ``param``
+(the argument), ``allowed`` (what it may be) and ``got`` (what it was, as text), e.g.
+``InputError(param="std", allowed="greater than 0", got="-1")`` reads
+``std must be greater than 0, got -1``. Messages that mention arguments write them as
+``{name}`` placeholders (``"{low} must be less than {high}"``, with ``params=("high",)``);
+``render`` fills them in, with the Python names by default and with ``--low`` and the like
+when the CLI reports the error.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+
+
+def _same(name: str) -> str:
+    return name
 
 
 class MomentcalcError(Exception):
     """Base class: ``code`` is the process exit code, ``message`` one line for the user."""
 
     code = 2
-    # Set by the CLI once it knows whether the error must also be written as a JSON object.
+    # Set by the CLI once it knows whether the error must also be written as a JSON object,
+    # and how the command names its positional arguments (``{"activation": "ACTIVATION"}``).
     json_output: bool | None = None
+    cli_names: dict[str, str] | None = None
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str | None = None, *, param: str | None = None, allowed: str | None = None,
+                 got: str | None = None, params: tuple[str, ...] = ()) -> None:
+        if message is None:
+            if param is None or allowed is None:
+                raise TypeError("an error needs a message, or a param and what is allowed")
+            message = f"{{{param}}} must be {allowed}" + ("" if got is None else f", got {got}")
+        self.template = message
+        self.param = param
+        self.allowed = allowed
+        self.got = got
+        self.params = tuple(dict.fromkeys(((param,) if param else ()) + tuple(params)))
+        self.message = self.render()
+        super().__init__(self.message)
+
+    def render(self, name_of: Callable[[str], str] = _same) -> str:
+        """The message with every argument named by ``name_of`` (default: its Python name)."""
+        text = self.template
+        for name in self.params:
+            text = text.replace("{" + name + "}", name_of(name))
+        return text
+
+    def with_template(self, template: str) -> MomentcalcError:
+        """The same error (class, fields) with another message template."""
+        error = type(self)(template, param=self.param, allowed=self.allowed, got=self.got, params=self.params)
+        error.json_output = self.json_output
+        error.cli_names = self.cli_names
+        return error
 
 
 class InputError(MomentcalcError, ValueError):
-    """Bad input or usage (exit 2). The message names the option and what is allowed."""
+    """Bad input or usage (exit 2). The message names the argument and what is allowed."""
 
     code = 2
 

@@ -12,7 +12,7 @@ import pytest
 from mpmath import mp
 
 from momentcalc.catalog import CATALOG, lookup, names, resolve
-from momentcalc.computations.activation import gaussian_moments, moments_by_quadrature
+from momentcalc.moments import gaussian_moments, moments_by_quadrature
 from momentcalc.engine.gaussian import gaussian_expectations
 from momentcalc.errors import InputError
 
@@ -186,10 +186,10 @@ def test_monte_carlo_within_five_standard_errors(act):
 
 
 def test_resolve_binds_slope_and_refuses_it_elsewhere():
-    act = resolve("leaky_relu", "0.2")
+    act = resolve("leaky_relu", {"slope": "0.2"})
     assert dict(act.values)["slope"] == Fraction(1, 5)
-    with pytest.raises(InputError, match="--slope"):
-        resolve("tanh", "0.2")
+    with pytest.raises(InputError, match="^slope applies only to leaky_relu"):
+        resolve("tanh", {"slope": "0.2"})
 
 
 def test_unknown_name_suggests_the_closest():

@@ -9,7 +9,8 @@ import mpmath
 import pytest
 from mpmath import mp
 
-from momentcalc.computations.activation import RESULTS, activation_moment, gaussian_moments
+from momentcalc.computations.activation import RESULTS, activation_moment
+from momentcalc.moments import gaussian_moments
 from momentcalc.errors import InputError, PrecisionError
 
 
@@ -238,7 +239,7 @@ def test_activations_table_and_json(cli):
 @pytest.mark.parametrize("activation", ["swish", "tanh", "relu", "x*sigmoid(2*x)"])
 def test_moments_without_the_derivative_agree(activation):
     """gau-scale and init skip E[φ'²]; the moments they use are the same digits."""
-    from momentcalc.computations.activation import gaussian_moments
+    from momentcalc.moments import gaussian_moments
     from momentcalc.engine.precision import to_decimal
 
     full = gaussian_moments(activation, digits=30)

@@ -197,7 +197,7 @@ def test_bad_input_exits_2_with_one_line(args, fragment):
 
 
 def test_api_raises_input_error():
-    with pytest.raises(InputError, match="--d"):
+    with pytest.raises(InputError, match="^d must"):
         attention(d=0)
-    with pytest.raises(InputError, match="--seq-len"):
+    with pytest.raises(InputError, match="^simulate needs seq_len"):
         attention(simulate=True)

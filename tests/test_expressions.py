@@ -174,7 +174,7 @@ def test_an_expression_activation_has_its_kinks_found():
 
 def test_kinked_expression_matches_closed_form():
     """E[max(X − a, 0)] = φ(a) − a·Q(a) for X ~ N(0, 1): needs the kink at a resolved."""
-    from momentcalc.computations.activation import gaussian_moments
+    from momentcalc.moments import gaussian_moments
 
     values = gaussian_moments("max(x - 0.3, 0)", digits=30)
     with mp.workdps(40):

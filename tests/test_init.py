@@ -229,9 +229,9 @@ def test_bad_input_exits_2_with_one_line(args, fragment):
 
 
 def test_api_raises_input_error():
-    with pytest.raises(InputError, match="--fan-in"):
+    with pytest.raises(InputError, match="^fan_in"):
         init()
-    with pytest.raises(InputError, match="--scheme"):
+    with pytest.raises(InputError, match="^scheme must"):
         init(fan_in=3, scheme="orthogonal")
 
 

@@ -212,7 +212,7 @@ def test_million_layers_exact_without_underflow():
 
 
 def test_layers_above_a_million_are_refused():
-    with pytest.raises(InputError, match="--layers must be a whole number from 1 to 1000000"):
+    with pytest.raises(InputError, match="^layers must be a whole number from 1 to 1000000"):
         postnorm_decay(layers=10**6 + 1)
 
 

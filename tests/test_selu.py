@@ -295,7 +295,7 @@ def test_unreachable_and_invalid_targets_exit_2_with_a_message(cli, args, needle
 def test_api_raises_input_error():
     with pytest.raises(InputError, match="open interval"):
         selu_solve(target_mean=1, target_var=1)
-    with pytest.raises(InputError, match="--target-var"):
+    with pytest.raises(InputError, match="^target_var must"):
         selu_solve(target_var=0)
 
 

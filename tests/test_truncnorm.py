@@ -114,16 +114,16 @@ def test_far_tail_is_exact_where_double_precision_fails():
 @pytest.mark.parametrize(
     "kwargs,message",
     [
-        (dict(low=3, high=2), "--low must be less than --high"),
-        (dict(low=2, high=2), "--low must be less than --high"),
-        (dict(std=0), "--std must be greater than 0"),
-        (dict(std=-1), "--std must be greater than 0"),
-        (dict(target_std=0), "--target-std must be greater than 0"),
-        (dict(low=float("nan")), "--low"),
-        (dict(low="abc"), "--low must be a decimal number or inf"),
-        (dict(mean="inf"), "--mean must be a finite number"),
-        (dict(digits=0), "--digits must be a whole number from 1 to 1000"),
-        (dict(digits=1001), "--digits must be a whole number from 1 to 1000"),
+        (dict(low=3, high=2), "^low must be less than high"),
+        (dict(low=2, high=2), "^low must be less than high"),
+        (dict(std=0), "^std must be greater than 0"),
+        (dict(std=-1), "^std must be greater than 0"),
+        (dict(target_std=0), "^target_std must be greater than 0"),
+        (dict(low=float("nan")), "^low"),
+        (dict(low="abc"), "^low must be a decimal number or inf"),
+        (dict(mean="inf"), "^mean must be a finite number"),
+        (dict(digits=0), "^digits must be a whole number from 1 to 1000"),
+        (dict(digits=1001), "^digits must be a whole number from 1 to 1000"),
     ],
 )
 def test_bad_input(kwargs, message):

@@ -33,6 +33,10 @@ import mpmath
 from mpmath import mp
 
 from ..engine.numbers import Number, to_mpf
+from .elementary import sech2 as _sech2
+from .elementary import sigmoid as _sigmoid
+from .elementary import sigmoid_slope as _sigmoid_slope
+from .elementary import softplus as _softplus
 
 MpFn = Callable[[mpmath.mpf, Mapping[str, mpmath.mpf]], mpmath.mpf]
 
@@ -120,20 +124,6 @@ class Activation(NamedTuple):
 # --- building blocks (mpmath, at the current precision) -------------------------------------
 
 
-def _sigmoid(x: mpmath.mpf) -> mpmath.mpf:
-    """1/(1 + e^−x), without overflow trouble on either side."""
-    if x >= 0:
-        return 1 / (1 + mpmath.exp(-x))
-    e = mpmath.exp(x)
-    return e / (1 + e)
-
-
-def _sigmoid_slope(x: mpmath.mpf) -> mpmath.mpf:
-    """σ'(x) = σ(x)(1 − σ(x)) = e^−|x| / (1 + e^−|x|)², without 1 − σ cancelling."""
-    e = mpmath.exp(-abs(x))
-    return e / (1 + e) ** 2
-
-
 def _sigmoid_pair(x: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(σ(x), σ'(x)) from one exp."""
     e = mpmath.exp(-abs(x))
@@ -146,11 +136,6 @@ def _swish_pair(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> tuple[mpmath.mpf,
     return x * s, s + x * ds
 
 
-def _softplus(x: mpmath.mpf) -> mpmath.mpf:
-    """log(1 + e^x) = max(x, 0) + log1p(e^−|x|), exact in both tails."""
-    return max(x, mp.zero) + mpmath.log1p(mpmath.exp(-abs(x)))
-
-
 def _ncdf(x: mpmath.mpf) -> mpmath.mpf:
     """Φ(x) = erfc(−x/√2)/2, accurate in the lower tail."""
     return mpmath.erfc(-x / mpmath.sqrt(2)) / 2
@@ -158,10 +143,6 @@ def _ncdf(x: mpmath.mpf) -> mpmath.mpf:
 
 def _npdf(x: mpmath.mpf) -> mpmath.mpf:
     return mpmath.exp(-x * x / 2) / mpmath.sqrt(2 * mp.pi)
-
-
-def _sech2(x: mpmath.mpf) -> mpmath.mpf:
-    return 1 / mpmath.cosh(x) ** 2
 
 
 def _zero_kink(p: Mapping[str, mpmath.mpf]) -> tuple[mpmath.mpf, ...]:

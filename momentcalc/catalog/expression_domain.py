@@ -108,22 +108,22 @@ def _checked(fn: Callable[[mpmath.mpf], mpmath.mpf], label: str) -> Callable[[mp
             value = fn(x)
         except Undefined as error:
             raise UndefinedInput(
-                f"ACTIVATION {label!r} is not defined at x = {mpmath.nstr(x, 6)} ({error}), "
+                f"{{activation}} {label!r} is not defined at x = {mpmath.nstr(x, 6)} ({error}), "
                 "so on a set of positive probability; moments need a real value everywhere"
             ) from None
         except (Singular, ZeroDivisionError) as error:
             raise SingularInput(
-                f"ACTIVATION {label!r} is singular at x = {mpmath.nstr(x, 6)} ({error}); its moments do not exist"
+                f"{{activation}} {label!r} is singular at x = {mpmath.nstr(x, 6)} ({error}); its moments do not exist"
             ) from None
         except (TooLarge, OverflowError, MemoryError) as error:
             raise SingularInput(
-                f"ACTIVATION {label!r} grows too fast at x = {mpmath.nstr(x, 6)} ({error}): "
+                f"{{activation}} {label!r} grows too fast at x = {mpmath.nstr(x, 6)} ({error}): "
                 "its moments diverge for a Gaussian input"
             ) from None
         if not isinstance(value, mpmath.mpf):
-            raise UndefinedInput(f"ACTIVATION {label!r} has no real value at x = {mpmath.nstr(x, 6)}")
+            raise UndefinedInput(f"{{activation}} {label!r} has no real value at x = {mpmath.nstr(x, 6)}")
         if not mpmath.isfinite(value):
-            raise SingularInput(f"ACTIVATION {label!r} is infinite at x = {mpmath.nstr(x, 6)}; its moments do not exist")
+            raise SingularInput(f"{{activation}} {label!r} is infinite at x = {mpmath.nstr(x, 6)}; its moments do not exist")
         return value
 
     return evaluate

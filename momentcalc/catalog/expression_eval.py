@@ -11,6 +11,7 @@ from collections.abc import Callable
 import mpmath
 from mpmath import mp
 
+from .elementary import sech2, sigmoid, sigmoid_slope, softplus
 from .expression_tree import Node, Singular, TooLarge, Undefined
 
 # exp(u) is refused when u > 4·x² + EXP_LIMIT: f = exp(u) then grows far faster than
@@ -43,17 +44,6 @@ def _sqrt(u: mpmath.mpf) -> mpmath.mpf:
     return mpmath.sqrt(u)
 
 
-def _sigmoid(u: mpmath.mpf) -> mpmath.mpf:
-    if u >= 0:
-        return 1 / (1 + mpmath.exp(-u))
-    e = mpmath.exp(u)
-    return e / (1 + e)
-
-
-def _softplus(u: mpmath.mpf) -> mpmath.mpf:
-    return max(u, mp.zero) + mpmath.log1p(mpmath.exp(-abs(u)))
-
-
 def _guard(u: mpmath.mpf, x: mpmath.mpf) -> None:
     if u > 4 * x * x + EXP_LIMIT:
         raise TooLarge(f"exp of {mpmath.nstr(u, 3)}")
@@ -65,12 +55,11 @@ _GUARDED = {"exp": lambda u: u, "sinh": abs, "cosh": abs}
 _MP_FUNCTIONS: dict[str, Callable[..., mpmath.mpf]] = {
     "exp": mpmath.exp, "log": _log, "log1p": _log1p, "sqrt": _sqrt, "abs": abs,
     "sin": mpmath.sin, "cos": mpmath.cos, "tanh": mpmath.tanh, "sinh": mpmath.sinh, "cosh": mpmath.cosh,
-    "erf": mpmath.erf, "erfc": mpmath.erfc, "sigmoid": _sigmoid, "softplus": _softplus,
+    "erf": mpmath.erf, "erfc": mpmath.erfc, "sigmoid": sigmoid, "softplus": softplus,
     "max": lambda u, c: u if u >= c else c, "min": lambda u, c: u if u <= c else c,
     # used only in derivatives, never accepted from the user:
     "sign": lambda u: mpmath.sign(u), "step": lambda u: mp.one if u > 0 else mp.zero,
-    "sech2": lambda u: 1 / mpmath.cosh(u) ** 2,
-    "sigmoid_slope": lambda u: (lambda e: e / (1 + e) ** 2)(mpmath.exp(-abs(u))),
+    "sech2": sech2, "sigmoid_slope": sigmoid_slope,
 }
 
 

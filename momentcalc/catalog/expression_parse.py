@@ -21,9 +21,8 @@ from fractions import Fraction
 import mpmath
 from mpmath import mp
 
-from ..errors import InputError
 from .expression_eval import compile_mpmath
-from .expression_tree import X, Node, num
+from .expression_tree import ActivationInputError, X, Node, num
 
 MAX_LENGTH = 500
 MAX_NODES = 200
@@ -38,15 +37,15 @@ CONSTANTS = ("pi", "e")
 # --- parsing ---------------------------------------------------------------------------------
 
 
-class _Refused(InputError):
+class _Refused(ActivationInputError):
     pass
 
 
-def _refuse(text: str, node: ast.AST | None, what: str) -> InputError:
+def _refuse(text: str, node: ast.AST | None, what: str) -> ActivationInputError:
     segment = ast.get_source_segment(text, node) if node is not None else None
     where = f" in {segment!r}" if segment else ""
     allowed = "allowed: numbers, x, pi, e, + - * / **, and " + ", ".join(FUNCTIONS)
-    return _Refused(f"ACTIVATION expression: {what}{where} is not allowed ({allowed})")
+    return _Refused(f"{{activation}} expression: {what}{where} is not allowed ({allowed})")
 
 
 def _literal(text: str, node: ast.Constant) -> Fraction:
@@ -77,7 +76,7 @@ def _constant_value(node: Node) -> float | None:
 def _convert(text: str, node: ast.AST, count: list[int]) -> Node:
     count[0] += 1
     if count[0] > MAX_NODES:
-        raise InputError(f"ACTIVATION expression is too long: at most {MAX_NODES} operations")
+        raise ActivationInputError(f"{{activation}} expression is too long: at most {MAX_NODES} operations")
     if isinstance(node, ast.Expression):
         return _convert(text, node.body, count)
     if isinstance(node, ast.Constant):
@@ -151,10 +150,10 @@ def _convert(text: str, node: ast.AST, count: list[int]) -> Node:
 def parse(text: str) -> Node:
     """The checked tree of an expression in x; InputError for anything not whitelisted."""
     if len(text) > MAX_LENGTH:
-        raise InputError(f"ACTIVATION expression is too long: {len(text)} characters, at most {MAX_LENGTH}")
+        raise ActivationInputError(f"{{activation}} expression is too long: {len(text)} characters, at most {MAX_LENGTH}")
     source = text.strip()
     if "__" in source:
-        raise InputError("ACTIVATION expression: names with '__' are not allowed")
+        raise ActivationInputError("{activation} expression: names with '__' are not allowed")
     try:
         with warnings.catch_warnings():
             # Python's parser warns on stderr about text like "1if x"; the user gets our one
@@ -163,13 +162,13 @@ def parse(text: str) -> Node:
             tree = ast.parse(source, mode="eval")
     except SyntaxError as error:
         where = f" at column {error.offset}" if error.offset else ""
-        raise InputError(f"ACTIVATION is neither a catalog name nor a valid expression in x (syntax error{where}: {source!r})") from None
+        raise ActivationInputError(f"{{activation}} is neither a catalog name nor a valid expression in x (syntax error{where}: {source!r})") from None
     except (ValueError, RecursionError, MemoryError):
-        raise InputError(f"ACTIVATION expression cannot be parsed: {source[:60]!r}") from None
+        raise ActivationInputError(f"{{activation}} expression cannot be parsed: {source[:60]!r}") from None
     try:
         node = _convert(source, tree, [0])
     except RecursionError:
-        raise InputError("ACTIVATION expression is nested too deeply") from None
+        raise ActivationInputError("{activation} expression is nested too deeply") from None
     if not node.has_x:
-        raise InputError(f"ACTIVATION expression {source!r} does not depend on x")
+        raise ActivationInputError(f"{{activation}} expression {source!r} does not depend on x")
     return node

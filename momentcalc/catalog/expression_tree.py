@@ -24,11 +24,19 @@ class Singular(ArithmeticError):
     """The expression is infinite at this point (division by zero, log(0))."""
 
 
-class UndefinedInput(InputError):
+class ActivationInputError(InputError):
+    """Bad input about the ``activation`` argument (its messages start with ``{activation}``)."""
+
+    def __init__(self, message: str, **fields: object) -> None:
+        fields.setdefault("param", "activation")
+        super().__init__(message, **fields)  # type: ignore[arg-type]
+
+
+class UndefinedInput(ActivationInputError):
     """The expression has no real value on a set of positive probability."""
 
 
-class SingularInput(InputError):
+class SingularInput(ActivationInputError):
     """The expression is infinite (or too large to evaluate) at a point."""
 
 

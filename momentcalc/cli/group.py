@@ -28,6 +28,13 @@ def wants_json(argv: Sequence[str]) -> bool:
     return False
 
 
+def cli_message(error: MomentcalcError) -> str:
+    """The error's message with each parameter named as the command line spells it: a
+    positional argument by its metavar, anything else as its option (std -> --std)."""
+    names = error.cli_names or {}
+    return error.render(lambda name: names.get(name) or "--" + name.replace("_", "-"))
+
+
 def fail(code: int, message: str, as_json: bool) -> int:
     """Report an error: one line on stderr, the JSON error object on stdout if asked. Returns code."""
     line = " ".join(message.split())
@@ -61,7 +68,7 @@ class MomentcalcGroup(TyperGroup):
             code = result if isinstance(result, int) else 0
         except MomentcalcError as error:
             as_json = getattr(error, "json_output", None)
-            code = fail(error.code, error.message, wants_json(argv) if as_json is None else as_json)
+            code = fail(error.code, cli_message(error), wants_json(argv) if as_json is None else as_json)
         except BrokenPipeError:
             code = 0
         except OverflowError as error:

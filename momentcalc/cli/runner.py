@@ -40,6 +40,16 @@ def flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
+def _arguments(parameters: list[inspect.Parameter]) -> dict[str, str]:
+    """Positional arguments by their metavar (activation -> ACTIVATION): how errors name them."""
+    names = {}
+    for parameter in parameters:
+        for info in getattr(parameter.annotation, "__metadata__", ()):
+            if isinstance(info, typer.models.ArgumentInfo):
+                names[parameter.name] = info.metavar or parameter.name.upper()
+    return names
+
+
 def _common_parameters() -> list[inspect.Parameter]:
     kw = inspect.Parameter.KEYWORD_ONLY
     return [
@@ -58,21 +68,24 @@ def output_format(fmt: str, json_flag: bool) -> str:
     if json_flag:
         return "json"
     if fmt not in FORMATS:
-        error = InputError(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+        error = InputError(param="format", allowed=f"one of {', '.join(FORMATS)}", got=repr(fmt))
         error.json_output = False
         raise error
     return fmt
 
 
 @contextmanager
-def errors_as(fmt: str, json_flag: bool) -> Iterator[None]:
+def errors_as(fmt: str, json_flag: bool, arguments: Mapping[str, str] | None = None) -> Iterator[None]:
     """Mark any error raised inside with whether the user asked for JSON, which the parsed
-    options say for sure (the error path would otherwise have to guess from the raw argv)."""
+    options say for sure (the error path would otherwise have to guess from the raw argv), and
+    with how this command names the parameters: ``--std``, or a positional argument's metavar."""
     try:
         yield
     except MomentcalcError as error:
         if error.json_output is None:
             error.json_output = json_flag or fmt == "json"
+        if error.cli_names is None:
+            error.cli_names = dict(arguments or {})
         raise
 
 
@@ -87,9 +100,9 @@ def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, Numeric]) -> 
         if spec is None or value is None:
             axes[name] = [value]
             continue
-        values = parse_values(str(value), flag(name), allow_inf=spec.allow_inf)
+        values = parse_values(str(value), name, allow_inf=spec.allow_inf)
         if len(values) > 1 and not spec.sweep:
-            raise InputError(f"{flag(name)} cannot be swept; give a single value")
+            raise InputError(f"{{{name}}} cannot be swept; give a single value", param=name)
         axes[name] = values
     swept = tuple(
         name for name, values in axes.items()
@@ -99,7 +112,8 @@ def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, Numeric]) -> 
     for values in axes.values():
         total *= len(values)
     if total > MAX_SWEEP_POINTS:
-        raise InputError(f"the sweep over {', '.join(map(flag, swept))} has {total} points; at most {MAX_SWEEP_POINTS} are allowed")
+        raise InputError(f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {total} points; "
+                         f"at most {MAX_SWEEP_POINTS} are allowed", params=swept)
     names = list(axes)
     points = [dict(zip(names, combo)) for combo in itertools.product(*(axes[n] for n in names))]
     return points, swept
@@ -133,8 +147,9 @@ def execute(
 
     form = output_format(fmt, json_flag)
     if get and form != "table":
-        raise InputError(f"--get prints bare values; it cannot be combined with --format {form}")
-    n = parse_integer(digits, "--digits", 1, MAX_DIGITS)
+        raise InputError(f"{{get}} prints bare values; it cannot be combined with {{format}} {form}", param="get",
+                         params=("format",))
+    n = parse_integer(digits, "digits", 1, MAX_DIGITS)
     tolerance = parse_tolerance(rtol, atol)
     expectations = [parse_expect(text, tolerance) for text in expect or ()]
     # A failed --expect shows the found value two digits past VALUE's: compute that far.
@@ -167,10 +182,11 @@ def computing_command(
 
     def register(define: Callable[..., Callable[..., Computation]]) -> Callable[..., None]:
         own = list(inspect.signature(define, eval_str=True).parameters.values())
+        arguments = _arguments(own)
 
         def command(**kwargs: Any) -> None:
             common = {key: kwargs.pop(key) for key in SHARED}
-            with errors_as(common["format"], common["json_"]):
+            with errors_as(common["format"], common["json_"], arguments):
                 compute = define(**kwargs)
                 code = execute(
                     compute, kwargs, numeric, digits=common["digits"], fmt=common["format"],

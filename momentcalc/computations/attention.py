@@ -70,15 +70,17 @@ def attention(
     mpf('8.0')
     """
     digits = check_digits(digits)
-    dim = whole(d, "--d")
-    q = positive(q_std, "--q-std")
-    k = positive(k_std, "--k-std")
+    dim = whole(d, "d")
+    q = positive(q_std, "q_std")
+    k = positive(k_std, "k_std")
     if simulate and seq_len is None:
-        raise InputError("--simulate needs --seq-len N, the number of keys each query attends to")
-    keys = None if seq_len is None else whole(seq_len, "--seq-len")
+        raise InputError("{simulate} needs {seq_len} N, the number of keys each query attends to", param="simulate",
+                         params=("seq_len",))
+    keys = None if seq_len is None else whole(seq_len, "seq_len")
     monte_carlo = simulation_options(
         keys is not None, seed, trials, default_seed=DEFAULT_SEED, default_trials=DEFAULT_TRIALS,
-        max_trials=MAX_TRIALS, only="to the simulation; add --seq-len N (and --simulate)",
+        max_trials=MAX_TRIALS, only="to the simulation; add {seq_len} N (and {simulate})",
+        mentions=("seq_len", "simulate"),
     )
 
     def evaluate() -> dict[str, mpmath.mpf]:
@@ -105,8 +107,9 @@ def attention(
         low, high = SIMULATED_LOGIT_STD
         if not low**2 <= dim * q**2 * k**2 <= high**2:
             raise InputError(
-                f"--q-std and --k-std: the simulation works in double precision and needs "
-                f"sqrt(d)*q_std*k_std from 1e-100 to 1e100, got {mpmath.nstr(values['logit_std'], 3)}"
+                f"{{q_std}} and {{k_std}}: the simulation works in double precision and needs "
+                f"sqrt(d)*q_std*k_std from 1e-100 to 1e100, got {mpmath.nstr(values['logit_std'], 3)}",
+                param="q_std", params=("k_std",),
             )
         from .attention_simulation import simulate_softmax
 

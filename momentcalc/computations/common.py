@@ -1,24 +1,24 @@
-"""Shared by the computations: argument checks (digits, positive and whole numbers, choices),
-the --activation wording of catalog errors, and the standard errors of Monte Carlo results."""
+"""Shared by the computations: argument checks (digits, positive and whole numbers, choices)
+and the standard errors of Monte Carlo results. Errors name the argument by its Python name
+(``std``); the CLI shows it as its option (``--std``)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from fractions import Fraction
 
 import mpmath
 
 from ..engine.numbers import Number, as_number, to_text
 from ..engine.precision import MAX_DIGITS
-from ..errors import InputError, MomentcalcError
+from ..errors import InputError
 
 
 def check_digits(digits: object) -> int:
-    """``--digits``: a whole number from 1 to MAX_DIGITS."""
+    """``digits``: a whole number from 1 to MAX_DIGITS."""
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= MAX_DIGITS:
-        raise InputError(f"--digits must be a whole number from 1 to {MAX_DIGITS}, got {digits!r}")
+        raise InputError(param="digits", allowed=f"a whole number from 1 to {MAX_DIGITS}", got=repr(digits))
     return digits
 
 
@@ -26,7 +26,7 @@ def positive(value: object, option: str) -> Number:
     """A finite number > 0 (a std, a size)."""
     number = as_number(value, option)
     if number <= 0:
-        raise InputError(f"{option} must be greater than 0, got {to_text(number)}")
+        raise InputError(param=option, allowed="greater than 0", got=to_text(number))
     return number
 
 
@@ -34,7 +34,7 @@ def whole(value: object, option: str, minimum: int = 1) -> Fraction:
     """A whole number ≥ ``minimum`` (a fan, a dimension, a count), given exactly."""
     number = as_number(value, option)
     if number.denominator != 1 or number < minimum:
-        raise InputError(f"{option} must be a whole number >= {minimum}, got {to_text(number)}")
+        raise InputError(param=option, allowed=f"a whole number >= {minimum}", got=to_text(number))
     return number
 
 
@@ -42,20 +42,8 @@ def choice(value: object, option: str, allowed: tuple[str, ...]) -> str:
     """One of ``allowed`` (case-insensitive), else InputError listing them."""
     text = str(value).strip().lower()
     if text not in allowed:
-        raise InputError(f"{option} must be one of {', '.join(allowed)}, got {value!r}")
+        raise InputError(param=option, allowed=f"one of {', '.join(allowed)}", got=repr(value))
     return text
-
-
-@contextmanager
-def activation_option(option: str = "--activation") -> Iterator[None]:
-    """The catalog's messages name activation-moment's ACTIVATION argument; where the
-    activation is an option of another command, name that option instead."""
-    try:
-        yield
-    except MomentcalcError as error:
-        if not error.message.startswith("ACTIVATION"):
-            raise
-        raise type(error)(error.message.replace("ACTIVATION", option, 1)) from None
 
 
 def monte_carlo_errors(estimate: dict[str, float], names: Iterable[str], trials: int) -> dict[str, mpmath.mpf]:
@@ -78,16 +66,18 @@ def monte_carlo_errors(estimate: dict[str, float], names: Iterable[str], trials:
 
 
 def simulation_options(simulating: bool, seed: object, trials: object, *, default_seed: int,
-                       default_trials: int, max_trials: int, only: str) -> tuple[int, int] | None:
-    """--seed and --trials of a Monte Carlo option: (seed, trials) when simulating, else None
-    (and then neither may be given; ``only`` says when they apply)."""
+                       default_trials: int, max_trials: int, only: str,
+                       mentions: tuple[str, ...] = ("simulate",)) -> tuple[int, int] | None:
+    """``seed`` and ``trials`` of a Monte Carlo option: (seed, trials) when simulating, else None
+    (and then neither may be given; ``only`` says when they apply, naming arguments as
+    ``{name}`` placeholders, e.g. ``"with {simulate}"``, and listing them in ``mentions``)."""
     if not simulating:
-        for option, value in (("--seed", seed), ("--trials", trials)):
+        for option, value in (("seed", seed), ("trials", trials)):
             if value is not None:
-                raise InputError(f"{option} applies only {only}")
+                raise InputError(f"{{{option}}} applies only {only}", param=option, params=mentions)
         return None
-    draws = int(whole(default_seed if seed is None else seed, "--seed", 0))
-    count = int(whole(default_trials if trials is None else trials, "--trials", 2))
+    draws = int(whole(default_seed if seed is None else seed, "seed", 0))
+    count = int(whole(default_trials if trials is None else trials, "trials", 2))
     if count > max_trials:
-        raise InputError(f"--trials must be a whole number from 2 to {max_trials}, got {count}")
+        raise InputError(param="trials", allowed=f"a whole number from 2 to {max_trials}", got=str(count))
     return draws, count

@@ -31,7 +31,7 @@ from ..engine.numbers import Number, to_mpf
 from ..engine.precision import working_dps
 from ..errors import InputError, PrecisionError
 from ..result import Computation, Quantity
-from .common import activation_option, check_digits, monte_carlo_errors, positive, simulation_options, whole
+from .common import check_digits, monte_carlo_errors, positive, simulation_options, whole
 
 DEFAULT_ACTIVATION = "swish"
 # Extra digits asked of mu and nu2, so that their rounding stays below ours.
@@ -83,17 +83,16 @@ def gau_scale(
     69
     """
     digits = check_digits(digits)
-    sizes = {name: whole(value, f"--{name}") for name, value in (("s", s), ("n", n), ("d", d), ("e", e))}
-    std = None if init_std is None else positive(init_std, "--init-std")
+    sizes = {name: whole(value, name) for name, value in (("s", s), ("n", n), ("d", d), ("e", e))}
+    std = None if init_std is None else positive(init_std, "init_std")
     monte_carlo = simulation_options(
         simulate, seed, trials, default_seed=DEFAULT_SEED, default_trials=DEFAULT_TRIALS,
-        max_trials=MAX_TRIALS, only="with --simulate",
+        max_trials=MAX_TRIALS, only="with {simulate}",
     )
-    from .activation import gaussian_moments
+    from ..moments import gaussian_moments
 
-    with activation_option():
-        act = resolve(activation)
-        moments = gaussian_moments(activation, mean=0, std=1, digits=digits + MOMENT_GUARD, derivative=False)
+    act = resolve(activation)
+    moments = gaussian_moments(activation, mean=0, std=1, digits=digits + MOMENT_GUARD, derivative=False)
     label = act.name if not act.expression else act.formula
     with mp.workdps(working_dps(digits)):
         values = _theory(moments["mean"], moments["second_moment"], sizes, std)
@@ -109,8 +108,8 @@ def gau_scale(
         simulated = _simulate(activation, sizes, std, draws, count)
         if not math.isfinite(simulated["simulated_rms"]):
             raise PrecisionError(
-                "--simulate overflowed double precision at this --init-std; the theory needs no "
-                "simulation: run without --simulate"
+                "{simulate} overflowed double precision at this {init_std}; the theory needs no "
+                "simulation: run without {simulate}", param="simulate", params=("init_std",)
             )
         with mp.workdps(working_dps(digits)):
             values["simulated_rms"] = mpmath.mpf(simulated["simulated_rms"])
@@ -173,8 +172,8 @@ def _simulate(activation: str, sizes: dict[str, Number], std: Number | None, see
     for name, (rows, cols) in shapes.items():
         if rows * cols > MAX_MATRIX:
             raise InputError(
-                f"--n, --d, --e and --s are too large to simulate: {name} would have {rows}x{cols} entries, "
-                f"at most {MAX_MATRIX}"
+                f"{{n}}, {{d}}, {{e}} and {{s}} are too large to simulate: {name} would have {rows}x{cols} entries, "
+                f"at most {MAX_MATRIX}", param="n", params=("d", "e", "s")
             )
     from .gau_simulation import numpy_activation, simulate_gau
 

@@ -9,7 +9,7 @@ He multiplies by the square of the activation's moment-preserving gain,
 
 (ReLU: E[relu(Z)²] = 1/2, so gain² = 2 and Var[w] = 2/fan_in; seed 002's text says "scaled by
 2/sqrt(n_l)", but its own Var[w] = 2/n_l means a std of sqrt(2/n_l)). The gain is computed exactly
-for any activation by ``activation.gaussian_moments``, never taken from a table.
+for any activation by ``moments.gaussian_moments``, never taken from a table.
 
 How to draw a weight with that std:
     normal     N(0, std²)
@@ -32,7 +32,7 @@ from ..engine.numbers import Number, as_number, to_mpf
 from ..engine.precision import stable
 from ..errors import InputError
 from ..result import Computation, Quantity
-from .common import activation_option, check_digits, choice, whole
+from .common import check_digits, choice, whole
 
 SCHEMES = ("lecun", "xavier", "he")
 DISTRIBUTIONS = ("normal", "uniform", "truncnorm")
@@ -62,13 +62,13 @@ def he_gain(activation: str, slope: Number | None, digits: int) -> mpmath.mpf:
     """1 / sqrt(E[act(Z)²]) for Z ~ N(0, 1), correct to more than ``digits`` digits.
 
     ``gaussian_moments`` caches, so a sweep over --fan-in computes the gain once."""
-    from .activation import gaussian_moments
+    from ..moments import gaussian_moments
 
-    with activation_option():
-        gain = gaussian_moments(activation, mean=0, std=1, slope=slope, digits=digits + GAIN_GUARD,
-                                derivative=False)["gain"]
+    gain = gaussian_moments(activation, mean=0, std=1, params={"slope": slope}, digits=digits + GAIN_GUARD,
+                            derivative=False)["gain"]
     if not (mpmath.isfinite(gain) and gain > 0):
-        raise InputError(f"--activation {activation!r} has no finite gain (E[act(Z)^2] is 0 or infinite)")
+        raise InputError(f"{{activation}} {activation!r} has no finite gain (E[act(Z)^2] is 0 or infinite)",
+                         param="activation")
     return gain
 
 
@@ -92,20 +92,22 @@ def init(
     mpf('0.03608439182435161...')
     """
     digits = check_digits(digits)
-    kind = choice(scheme, "--scheme", SCHEMES)
-    draw = choice(distribution, "--distribution", DISTRIBUTIONS)
+    kind = choice(scheme, "scheme", SCHEMES)
+    draw = choice(distribution, "distribution", DISTRIBUTIONS)
     if fan_in is None:
-        raise InputError("--fan-in is required: the number of inputs of each unit, a whole number >= 1")
-    n_in = whole(fan_in, "--fan-in")
-    n_out = None if fan_out is None else whole(fan_out, "--fan-out")
+        raise InputError("{fan_in} is required: the number of inputs of each unit, a whole number >= 1", param="fan_in")
+    n_in = whole(fan_in, "fan_in")
+    n_out = None if fan_out is None else whole(fan_out, "fan_out")
     if kind == "xavier" and n_out is None:
-        raise InputError("--fan-out is required with --scheme xavier (variance 2/(fan_in + fan_out))")
+        raise InputError("{fan_out} is required with {scheme} xavier (variance 2/(fan_in + fan_out))", param="fan_out",
+                         params=("scheme",))
     if kind != "he" and (activation is not None or slope is not None):
-        option = "--activation" if activation is not None else "--slope"
-        raise InputError(f"{option} applies only to --scheme he (lecun and xavier assume a linear unit)")
+        option = "activation" if activation is not None else "slope"
+        raise InputError(f"{{{option}}} applies only to {{scheme}} he (lecun and xavier assume a linear unit)",
+                         param=option, params=("scheme",))
     act = None
     gain = None
-    slope_n = None if slope is None else as_number(slope, "--slope")
+    slope_n = None if slope is None else as_number(slope, "slope")
     if kind == "he":
         act = DEFAULT_ACTIVATION if activation is None else str(activation)
         gain = he_gain(act, slope_n, digits)

@@ -74,22 +74,23 @@ def postnorm_decay(
     """
     digits = check_digits(digits)
     depth = _layers(layers)
-    s = as_number(sigma, "--sigma")
+    s = as_number(sigma, "sigma")
     if s < 0:
-        raise InputError(f"--sigma must be at least 0, got {to_text(s)}")
-    t = as_number(threshold, "--threshold")
+        raise InputError(param="sigma", allowed="at least 0", got=to_text(s))
+    t = as_number(threshold, "threshold")
     if not 0 < t <= 1:
-        raise InputError(f"--threshold must be greater than 0 and at most 1, got {to_text(t)}")
+        raise InputError(param="threshold", allowed="greater than 0 and at most 1", got=to_text(t))
     form = str(scheme).strip().lower()
     if form not in SCHEMES:
-        raise InputError(f"--scheme must be one of {', '.join(SCHEMES)}, got {scheme!r}")
+        raise InputError(param="scheme", allowed=f"one of {', '.join(SCHEMES)}", got=repr(scheme))
     given_alpha = None
     if alpha is not None:
         if form != "deepnorm":
-            raise InputError(f"--alpha applies only with --scheme deepnorm, got --scheme {form}")
-        given_alpha = as_number(alpha, "--alpha")
+            raise InputError(f"{{alpha}} applies only with {{scheme}} deepnorm, got {{scheme}} {form}", param="alpha",
+                             params=("scheme",))
+        given_alpha = as_number(alpha, "alpha")
         if given_alpha <= 0:
-            raise InputError(f"--alpha must be greater than 0, got {to_text(given_alpha)}")
+            raise InputError(param="alpha", allowed="greater than 0", got=to_text(given_alpha))
 
     scheme_parts = _Scheme(form, depth, s, given_alpha)
 
@@ -143,9 +144,9 @@ def postnorm_decay(
 
 
 def _layers(value: object) -> int:
-    number = as_number(value, "--layers")
+    number = as_number(value, "layers")
     if number.denominator != 1 or not 1 <= number <= MAX_LAYERS:
-        raise InputError(f"--layers must be a whole number from 1 to {MAX_LAYERS}, got {to_text(number)}")
+        raise InputError(param="layers", allowed=f"a whole number from 1 to {MAX_LAYERS}", got=to_text(number))
     return int(number)
 
 

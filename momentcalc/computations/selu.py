@@ -172,18 +172,19 @@ def _check_reachable(mean: Fraction, var: Fraction, input_mean: Fraction, input_
             break
         if shown > 4 * 1000:
             raise PrecisionError(
-                "--target-mean/--target-var: the target's mean/std ratio is too close to the edge "
-                "of what selu can reach to decide"
+                "{target_mean}/{target_var}: the target's mean/std ratio is too close to the edge "
+                "of what selu can reach to decide", param="target_mean", params=("target_var",)
             )
         shown *= 2
     interval = f"({_show(low, shown)}, {_show(high, shown)})"
     if low < ratio < high:
         return _show(low, BOUND_DIGITS), _show(high, BOUND_DIGITS)
     raise InputError(
-        f"--target-mean/--target-var: no lambda > 0, alpha > 0 reaches mean/std ratio "
+        f"{{target_mean}}/{{target_var}}: no lambda > 0, alpha > 0 reaches mean/std ratio "
         f"{_show(ratio, shown)} (target-mean/sqrt(target-var)) for input mean "
         f"{to_text(input_mean)}, std {to_text(input_std)}; selu reaches only ratios in the open "
-        f"interval {interval}, from the alpha -> inf limit to relu's ratio (alpha -> 0)"
+        f"interval {interval}, from the alpha -> inf limit to relu's ratio (alpha -> 0)",
+        param="target_mean", params=("target_var",),
     )
 
 
@@ -203,10 +204,10 @@ def selu_solve(
     True
     """
     digits = check_digits(digits)
-    mean = as_number(target_mean, "--target-mean")
-    var = positive(target_var, "--target-var")
-    in_mean = as_number(input_mean, "--input-mean")
-    in_std = positive(input_std, "--input-std")
+    mean = as_number(target_mean, "target_mean")
+    var = positive(target_var, "target_var")
+    in_mean = as_number(input_mean, "input_mean")
+    in_std = positive(input_std, "input_std")
     second = mean * mean + var
     low, high = _check_reachable(mean, var, in_mean, in_std)
 

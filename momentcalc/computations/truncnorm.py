@@ -46,13 +46,13 @@ def truncnorm(
     True
     """
     digits = check_digits(digits)
-    lo = as_number(low, "--low", allow_inf=True)
-    hi = as_number(high, "--high", allow_inf=True)
-    mu = as_number(mean, "--mean")
-    sigma = positive(std, "--std")
-    target = None if target_std is None else positive(target_std, "--target-std")
+    lo = as_number(low, "low", allow_inf=True)
+    hi = as_number(high, "high", allow_inf=True)
+    mu = as_number(mean, "mean")
+    sigma = positive(std, "std")
+    target = None if target_std is None else positive(target_std, "target_std")
     if not lo < hi:
-        raise InputError(f"--low must be less than --high, got low={low} and high={high}")
+        raise InputError(f"{{low}} must be less than {{high}}, got low={low} and high={high}", param="low", params=("high",))
 
     def evaluate() -> dict[str, mpmath.mpf]:
         a, b = to_mpf(lo), to_mpf(hi)

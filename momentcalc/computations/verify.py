@@ -81,7 +81,7 @@ def verify(only: Sequence[str] | str | None = None, registry: Sequence[Published
         wanted = [only] if isinstance(only, str) else list(only)
         entries = tuple(e for e in entries if any(w in e.id for w in wanted))
         if not entries:
-            raise InputError(f"--only matches no constant; ids are: {', '.join(e.id for e in REGISTRY)}")
+            raise InputError(f"{{only}} matches no constant; ids are: {', '.join(e.id for e in REGISTRY)}", param="only")
     rows = tuple(check_entry(entry) for entry in entries)
     failures = tuple(failure_line(row) for row in rows if not row["ok"])
     return Listing("verify", VERIFY_COLUMNS, rows, title="momentcalc verify: published constants",

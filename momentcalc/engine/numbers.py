@@ -29,18 +29,20 @@ _TEXT_BITS = 3300
 
 
 def parse_number(text: str, option: str, *, allow_inf: bool = False) -> Number:
-    """One exact number from the user's text (``0.02``, ``-2``, ``1e-3``, ``inf``)."""
+    """One exact number from the user's text (``0.02``, ``-2``, ``1e-3``, ``inf``); errors name
+    the argument ``option`` (a Python name such as ``std``)."""
     raw = text.strip()
     if raw.lower() in _INFINITY:
         if not allow_inf:
-            raise InputError(f"{option} must be a finite number, got {text!r}")
+            raise InputError(param=option, allowed="a finite number", got=repr(text))
         return _INFINITY[raw.lower()]
     if not _DECIMAL.fullmatch(raw):
         allowed = "a decimal number or inf" if allow_inf else "a decimal number"
-        raise InputError(f"{option} must be {allowed}, got {text!r}")
+        raise InputError(param=option, allowed=allowed, got=repr(text))
     exponent = re.search(r"[eE]([+-]?\d+)$", raw)
     if exponent and abs(int(exponent.group(1))) > _MAX_EXPONENT:
-        raise InputError(f"{option} exponent must be within ±{_MAX_EXPONENT}, got {text!r}")
+        raise InputError(f"{{{option}}} exponent must be within ±{_MAX_EXPONENT}, got {text!r}", param=option,
+                         allowed=f"an exponent within ±{_MAX_EXPONENT}", got=repr(text))
     return Fraction(raw)
 
 
@@ -48,7 +50,7 @@ def parse_integer(text: str, option: str, low: int, high: int) -> int:
     """A whole number in [low, high], with the range in the error message."""
     raw = text.strip()
     if not re.fullmatch(r"[+-]?\d+", raw) or not (low <= int(raw) <= high):
-        raise InputError(f"{option} must be a whole number from {low} to {high}, got {text!r}")
+        raise InputError(param=option, allowed=f"a whole number from {low} to {high}", got=repr(text))
     return int(raw)
 
 
@@ -62,25 +64,25 @@ def parse_values(text: str, option: str, *, allow_inf: bool = False) -> list[Num
     if ":" in raw:
         parts = raw.split(":")
         if len(parts) != 3:
-            raise InputError(f"{option} range must be START:STOP:STEP, got {text!r}")
+            raise InputError(f"{{{option}}} range must be START:STOP:STEP, got {text!r}", param=option)
         start, stop, step = (parse_number(p, option) for p in parts)
         if step == 0:
-            raise InputError(f"{option} range step must not be zero, got {text!r}")
+            raise InputError(f"{{{option}}} range step must not be zero, got {text!r}", param=option)
         if (stop - start) * step < 0:
-            raise InputError(f"{option} range is empty: STEP goes away from STOP in {text!r}")
+            raise InputError(f"{{{option}}} range is empty: STEP goes away from STOP in {text!r}", param=option)
         count = math.floor((stop - start) / step) + 1
         if count > MAX_SWEEP_POINTS:
             raise InputError(
-                f"{option} range has {count} points; at most {MAX_SWEEP_POINTS} are allowed"
+                f"{{{option}}} range has {count} points; at most {MAX_SWEEP_POINTS} are allowed", param=option
             )
         return [start + i * step for i in range(count)]
     if "," in raw:
         items = [p for p in raw.split(",")]
         if any(not p.strip() for p in items):
-            raise InputError(f"{option} list has an empty item: {text!r}")
+            raise InputError(f"{{{option}}} list has an empty item: {text!r}", param=option)
         if len(items) > MAX_SWEEP_POINTS:
             raise InputError(
-                f"{option} list has {len(items)} points; at most {MAX_SWEEP_POINTS} are allowed"
+                f"{{{option}}} list has {len(items)} points; at most {MAX_SWEEP_POINTS} are allowed", param=option
             )
         return [parse_number(p, option, allow_inf=allow_inf) for p in items]
     return [parse_number(raw, option, allow_inf=allow_inf)]
@@ -92,30 +94,39 @@ def is_sweep_syntax(text: str) -> bool:
 
 
 def as_number(value: object, name: str, *, allow_inf: bool = False) -> Number:
-    """Normalise a Python API argument (int, float, str, Fraction, Decimal) to a Number.
+    """Normalise a Python API argument (int, float, str, Fraction, Decimal, mpf) to a Number.
 
     A float is read through its shortest repr, so ``0.02`` means 1/50, as on the CLI.
     """
     if isinstance(value, Fraction):
         return value
     if isinstance(value, bool):
-        raise InputError(f"{name} must be a number, got {value!r}")
+        raise InputError(param=name, allowed="a number", got=repr(value))
     if isinstance(value, int):
         return Fraction(value)
     if isinstance(value, float):
         if math.isnan(value):
-            raise InputError(f"{name} must be a number, got nan")
+            raise InputError(param=name, allowed="a number", got="nan")
         if math.isinf(value):
             if not allow_inf:
-                raise InputError(f"{name} must be a finite number, got {value!r}")
+                raise InputError(param=name, allowed="a finite number", got=repr(value))
             return value
         return Fraction(repr(value))
     if isinstance(value, str):
         return parse_number(value, name, allow_inf=allow_inf)
+    if isinstance(value, mpmath.mpf):  # exact: an mpf is a binary fraction
+        if mpmath.isnan(value):
+            raise InputError(param=name, allowed="a number", got="nan")
+        if mpmath.isinf(value):
+            if not allow_inf:
+                raise InputError(param=name, allowed="a finite number", got=repr(value))
+            return math.inf if value > 0 else -math.inf
+        mantissa, exponent = value.man_exp
+        return Fraction(mantissa) * Fraction(2) ** exponent
     try:  # decimal.Decimal and other exact numeric types
         return Fraction(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number, got {value!r}") from None
+        raise InputError(param=name, allowed="a number", got=repr(value)) from None
 
 
 def to_mpf(value: Number) -> mpmath.mpf:

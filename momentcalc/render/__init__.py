@@ -41,7 +41,8 @@ def emit_values(result: Computation | Sweep, names: list[str], stream: TextIO | 
     rows = result.rows if isinstance(result, Sweep) else (result,)
     for name in names:
         if name not in rows[0].names:
-            raise InputError(f"--get names an unknown result {name!r}; results are: {', '.join(rows[0].names)}")
+            raise InputError(f"{{get}} names an unknown result {name!r}; results are: {', '.join(rows[0].names)}",
+                             param="get")
     out = sys.stdout if stream is None else stream
     for row in rows:
         cells = []

@@ -63,7 +63,7 @@ def moment(activation: str, name: str) -> Callable[[int], mpmath.mpf]:
     """A Gaussian moment of a catalog activation under N(0, 1) (the activation-moment engine)."""
 
     def compute(digits: int) -> mpmath.mpf:
-        from ..computations.activation import gaussian_moments
+        from ..moments import gaussian_moments
 
         return gaussian_moments(activation, digits=digits)[name]
 

@@ -1,0 +1,190 @@
+"""The public Gaussian expectations: ``expectations`` (any monomials) and ``gaussian_moments``
+(the summary activation-moment, gau-scale, init and verify report).
+
+Each value is correct to the requested digits: closed forms where the catalog has them,
+otherwise the quadrature of ``engine.gaussian`` with its error checked against the digits. A
+user expression may cancel internally, and a variance that cancels needs its mean and each
+φ(x) − mean to more digits: those are evaluated again with more digits until two evaluations
+agree.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+
+import mpmath
+from mpmath import mp
+
+from ..catalog import Activation, resolve
+from ..engine.numbers import Number, as_number, to_text
+from ..engine.precision import MAX_DIGITS, agree, working_dps
+from ..errors import InputError, PrecisionError
+from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, SECOND_MOMENT, Monomial, checked, name
+from .quadrature import Divergent, Evaluation
+
+# Expressions: extra digits of the second evaluation, and how many times to raise them.
+EXPRESSION_EXTRA_DIGITS = 12
+EXPRESSION_RETRIES = 3
+# What gaussian_moments reports.
+SUMMARY = ("mean", "second_moment", "variance", "rms", "gain", "centered_gain", "derivative_second_moment")
+_CLASSIC = (MEAN, SECOND_MOMENT, DERIVATIVE_SECOND_MOMENT)
+
+
+def _summary(ev: Evaluation, derivative: bool) -> tuple[dict[str, mpmath.mpf], int]:
+    """gaussian_moments' values at the current precision, and the digits the variance lost
+    to cancellation (0 if it lost none)."""
+    monomials = _CLASSIC if derivative else _CLASSIC[:2]
+    found = ev.expectations(monomials)
+    m, m2 = found[0], found[1]
+    lost = 0
+    if m2 == 0:
+        variance = mp.zero
+    elif m * m <= m2 * 9 / 10:
+        variance = m2 - m * m  # loses at most one digit
+    else:
+        # φ is nearly constant: E[(φ − m)²] directly. Its digits rest on m and on each
+        # φ(x) − m, which lose log10(m²/variance) digits: the caller redoes the whole
+        # computation with that many more.
+        variance = ev.central_second_moment(m)
+        ratio = m2 / variance if variance > 0 else mpmath.mpf(10) ** mp.dps
+        lost = max(1, int(mpmath.ceil(mpmath.log10(ratio))))
+    rms = mpmath.sqrt(m2)
+    values = {
+        "mean": m,
+        "second_moment": m2,
+        "variance": variance,
+        "rms": rms,
+        "gain": 1 / rms if rms else mpmath.inf,
+        "centered_gain": 1 / mpmath.sqrt(variance) if variance else mpmath.inf,
+    }
+    if derivative:
+        values["derivative_second_moment"] = found[2]
+    return values, lost
+
+
+def _converged(act: Activation, mean: Number, std: Number, digits: int, compute):  # type: ignore[no-untyped-def]
+    """``compute(evaluation)`` → (values, digits lost), at the working precision of ``digits``
+    and, for expressions or cancelling variances, again with more digits until two agree."""
+    label = act.name if not act.expression else act.formula
+    try:
+        with mp.workdps(working_dps(digits)):
+            values, lost = compute(Evaluation(act, mean, std, digits, working_dps(digits)))
+        if not act.expression and not lost:
+            return values
+        extra = 0
+        for _ in range(EXPRESSION_RETRIES):
+            extra += EXPRESSION_EXTRA_DIGITS + digits // 2
+            dps = working_dps(digits + lost) + extra
+            with mp.workdps(dps):
+                again, lost = compute(Evaluation(act, mean, std, digits + lost, dps))
+            with mp.workdps(working_dps(digits + lost) + extra):
+                if all(agree(a, b, digits + 2) for a, b in zip(_items(values), _items(again))):
+                    return again
+            values = again
+        raise PrecisionError(f"its values lose too many digits to cancellation to give {digits} digits")
+    except Divergent as error:
+        what = error.what if isinstance(error.what, str) else name(error.what)
+        raise InputError(
+            f"{{activation}} {label!r}: {what} diverges (the integral is infinite) for "
+            f"Z ~ N({to_text(mean)}, {to_text(std)}^2); choose an activation with finite moments",
+            param="activation",
+        ) from None
+    except PrecisionError as error:
+        if error.param == "activation":
+            raise
+        raise PrecisionError(f"{{activation}} {label!r}: {error.message}", param="activation") from None
+
+
+def _items(values: object) -> list[mpmath.mpf]:
+    return list(values.values()) if isinstance(values, dict) else list(values)  # type: ignore[arg-type]
+
+
+def _inputs(mean: object, std: object, digits: object) -> tuple[Number, Number, int]:
+    mu = as_number(mean, "mean")
+    sigma = as_number(std, "std")
+    if sigma <= 0:
+        raise InputError(param="std", allowed="greater than 0", got=to_text(sigma))
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= MAX_DIGITS:
+        raise InputError(param="digits", allowed=f"a whole number from 1 to {MAX_DIGITS}", got=repr(digits))
+    return mu, sigma, digits
+
+
+def _activation(activation: str | Activation, params: Mapping[str, object] | None) -> Activation:
+    if isinstance(activation, Activation):
+        if params:
+            return activation.bind(**{**dict(activation.values), **{k: as_number(v, k) for k, v in params.items()}})
+        return activation
+    if not isinstance(activation, str):
+        raise InputError(f"{{activation}} must be a catalog name or an expression in x, got {activation!r}",
+                         param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
+    return resolve(activation.strip(), params)
+
+
+def _key(params: Mapping[str, object] | None) -> tuple[tuple[str, Number], ...]:
+    return tuple(sorted((k, as_number(v, k)) for k, v in (params or {}).items() if v is not None))
+
+
+def expectations(
+    activation: str | Activation,
+    monomials: Sequence[Monomial],
+    *,
+    mean: object = 0,
+    std: object = 1,
+    digits: int = 15,
+    params: Mapping[str, object] | None = None,
+) -> list[mpmath.mpf]:
+    """E[X^a·φ(X)^b·φ'(X)^c], X ~ N(mean, std²), for each monomial (a, b, c), each correct to
+    ``digits`` significant digits (mpf at ``digits`` plus guard digits).
+
+    ``activation`` is a catalog name or alias, an expression in x, or a catalog ``Activation``;
+    ``params`` sets its parameters by name (``{"slope": "0.1"}``). ``mean`` and ``std`` may be
+    int, Fraction, decimal string, Decimal, float (read as its shortest repr) or mpf (exact).
+    Cached for text activations. Raises InputError (bad arguments, unknown names, divergent
+    integrals) or PrecisionError (the digits cannot be reached).
+    """
+    wanted = checked(monomials)
+    mu, sigma, digits = _inputs(mean, std, digits)
+    if isinstance(activation, str):
+        return list(_cached_expectations(activation.strip(), _key(params), mu, sigma, digits, wanted))
+    act = _activation(activation, params)
+    return _converged(act, mu, sigma, digits, lambda ev: (ev.expectations(wanted), 0))
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_expectations(activation: str, params: tuple[tuple[str, Number], ...], mean: Number, std: Number,
+                         digits: int, monomials: tuple[Monomial, ...]) -> tuple[mpmath.mpf, ...]:
+    act = resolve(activation, dict(params))
+    return tuple(_converged(act, mean, std, digits, lambda ev: (ev.expectations(monomials), 0)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_summary(activation: str, params: tuple[tuple[str, Number], ...], mean: Number, std: Number,
+                    digits: int, derivative: bool) -> tuple[tuple[str, mpmath.mpf], ...]:
+    act = resolve(activation, dict(params))
+    return tuple(_converged(act, mean, std, digits, lambda ev: _summary(ev, derivative)).items())
+
+
+def gaussian_moments(
+    activation: str | Activation, *, mean: object = 0, std: object = 1, digits: int = 15,
+    params: Mapping[str, object] | None = None, derivative: bool = True,
+) -> dict[str, mpmath.mpf]:
+    """mean = E[φ(Z)], second_moment = E[φ(Z)²], variance, rms, gain = 1/rms,
+    centered_gain = 1/sqrt(variance) and derivative_second_moment = E[φ'(Z)²] for
+    Z ~ N(mean, std²), each correct to ``digits`` digits (arguments as ``expectations``).
+
+    The variance is computed as E[(φ − mean)²] where E[φ²] − mean² would cancel.
+    ``derivative=False`` leaves out derivative_second_moment, whose integrand sets the pace
+    of the quadrature (gau-scale needs only E[φ] and E[φ²]).
+    """
+    mu, sigma, digits = _inputs(mean, std, digits)
+    if isinstance(activation, str):
+        return dict(_cached_summary(activation.strip(), _key(params), mu, sigma, digits, derivative))
+    act = _activation(activation, params)
+    return _converged(act, mu, sigma, digits, lambda ev: _summary(ev, derivative))
+
+
+def moments_by_quadrature(act: Activation, *, mean: object = 0, std: object = 1, digits: int = 15) -> dict[str, mpmath.mpf]:
+    """gaussian_moments by quadrature alone (no closed form, no symmetry shortcut): the
+    independent route the tests hold the closed forms against."""
+    return gaussian_moments(act._replace(closed_forms={}, parity=None), mean=mean, std=std, digits=digits)

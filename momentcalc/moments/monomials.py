@@ -1,0 +1,96 @@
+"""Integrands as monomials x^a·φ(x)^b·φ'(x)^c, written as tuples ``(a, b, c)``.
+
+The moments the commands need are such monomials: E[φ] = (0, 1, 0), E[φ²] = (0, 2, 0),
+E[φ'²] = (0, 0, 2), and mean-field theory's E[x·φ·φ'] = (1, 1, 1) (with Stein's lemma,
+E[φ·φ''] = E[X·φ·φ']/q − E[φ'²] under N(0, q)); GAU's E[φ⁴] = (0, 4, 0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import mpmath
+
+Monomial = tuple[int, int, int]
+
+MEAN: Monomial = (0, 1, 0)
+SECOND_MOMENT: Monomial = (0, 2, 0)
+DERIVATIVE_SECOND_MOMENT: Monomial = (0, 0, 2)
+
+# The catalog's closed forms (under N(0, 1)) are keyed by these names.
+NAMES: dict[Monomial, str] = {
+    MEAN: "mean",
+    SECOND_MOMENT: "second_moment",
+    DERIVATIVE_SECOND_MOMENT: "derivative_second_moment",
+}
+
+
+def checked(monomials: Sequence[object]) -> tuple[Monomial, ...]:
+    """The monomials as tuples of three whole numbers >= 0 (TypeError/ValueError otherwise)."""
+    result = []
+    for item in monomials:
+        powers = tuple(item)  # type: ignore[arg-type]
+        if len(powers) != 3 or not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in powers):
+            raise ValueError(f"a monomial is (a, b, c) with whole a, b, c >= 0 for x^a*phi^b*phi'^c, got {item!r}")
+        result.append(powers)
+    return tuple(result)  # type: ignore[return-value]
+
+
+def name(monomial: Monomial) -> str:
+    """How errors call the expectation: ``mean``, ``second_moment``, … or ``E[x*phi*phi'^2]``."""
+    if monomial in NAMES:
+        return NAMES[monomial]
+    parts = [f"{base}^{power}" if power > 1 else base
+             for base, power in zip(("x", "phi", "phi'"), monomial) if power]
+    return "E[" + ("*".join(parts) or "1") + "]"
+
+
+def vanishes(monomial: Monomial, parity: str | None) -> bool:
+    """Is E[x^a·φ^b·φ'^c] exactly 0 under a centred Gaussian, by symmetry? For odd φ (φ' even)
+    the integrand is odd when a + b is odd; for even φ (φ' odd), when a + c is odd."""
+    a, b, c = monomial
+    if parity == "odd":
+        return (a + b) % 2 == 1
+    if parity == "even":
+        return (a + c) % 2 == 1
+    return False
+
+
+def _power(value: mpmath.mpf, exponent: int) -> mpmath.mpf:
+    result = value
+    for _ in range(exponent - 1):
+        result = result * value
+    return result
+
+
+def _term(monomial: Monomial) -> Callable[[mpmath.mpf, mpmath.mpf, mpmath.mpf], mpmath.mpf]:
+    a, b, c = monomial
+    factors = [(i, p) for i, p in enumerate((a, b, c)) if p]
+    if not factors:
+        return lambda x, f, d: mpmath.mpf(1)
+
+    def term(x: mpmath.mpf, f: mpmath.mpf, d: mpmath.mpf) -> mpmath.mpf:
+        values = (x, f, d)
+        result = None
+        for index, power in factors:
+            part = _power(values[index], power)
+            result = part if result is None else result * part
+        return result
+
+    return term
+
+
+def integrand(monomials: Sequence[Monomial], values: Callable[[mpmath.mpf], tuple[mpmath.mpf, mpmath.mpf]]
+              ) -> Callable[[mpmath.mpf], tuple[mpmath.mpf, ...]]:
+    """x -> (x^a·φ^b·φ'^c for each monomial), with ``values(x) = (φ(x), φ'(x))`` called once."""
+    terms = [_term(m) for m in monomials]
+
+    def evaluate(x: mpmath.mpf) -> tuple[mpmath.mpf, ...]:
+        f, d = values(x)
+        return tuple(term(x, f, d) for term in terms)
+
+    return evaluate
+
+
+def needs_derivative(monomials: Sequence[Monomial]) -> bool:
+    return any(m[2] for m in monomials)
