@@ -393,3 +393,24 @@ def test_cli_bad_input(args, message):
     run = invoke("postnorm-decay", *args, "--json")
     assert run.code == 2
     assert message in json.loads(run.stdout)["error"]["message"]
+
+
+@pytest.mark.parametrize("layers", [100, 600])  # the per-element path and the bulk path
+@pytest.mark.parametrize("digits", [1, 2, 15])
+@pytest.mark.parametrize("options", [{}, {"sigma": "0.3"}, {"scheme": "deepnorm"}, {"scheme": "deepnorm", "alpha": "0.000001"}])
+def test_branch_weight_decimals_are_correctly_rounded(layers, digits, options):
+    """Every bulk decimal equals the proven one (exact rational, or an Arb ball that rounds)."""
+    weights = postnorm_decay(layers=layers, digits=digits, **options).value("branch_weights")
+    texts = weights.decimals(digits)
+    assert texts == [weights.proven_text(layers - k, digits) for k in range(layers)]
+
+
+def test_branch_weight_ties_round_away_from_zero():
+    """sigma = 1: even elements are exact powers of 2; 2^−22 = 2.384185791015625e-7 is a tie at
+    15 digits and 2^−2 = 0.25 at one digit: both go up."""
+    for layers in (100, 600):
+        weights = postnorm_decay(layers=layers, digits=15).value("branch_weights")
+        assert weights.decimals(15)[layers - 44] == "2.38418579101563e-7"  # m = 44: (1/2)^22
+        weights = postnorm_decay(layers=layers, digits=1).value("branch_weights")
+        assert weights.decimals(1)[layers - 4] == "0.3"  # m = 4: 1/4
+        assert weights.decimals(1)[layers - 2] == "0.5"

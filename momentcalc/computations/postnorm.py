@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 from mpmath import mp
@@ -106,7 +107,7 @@ def postnorm_decay(
         return values
 
     values = stable(evaluate, digits)
-    weights = GeometricWeights(depth, scheme_parts.parts, digits)
+    weights = GeometricWeights(depth, scheme_parts.parts, digits, scheme_parts.exact_parts, scheme_parts.ball_parts)
     reach = scheme_parts.depth_to_threshold(t, digits)
 
     closed: dict[str, tuple[str, str]] = {}
@@ -202,6 +203,33 @@ class _Scheme:
         c = mpmath.mpf(1) if self.form == "post" else 1 / self.alpha()
         return c, square, mpmath.sqrt(square)
 
+    def exact_parts(self) -> tuple[Fraction | None, Fraction | None, Fraction | None]:
+        """(c, d², d) as fractions where they are rational, None where not."""
+        square = self.exact_square()
+        if square is None:
+            return None, None, None
+        if self.form == "deepnorm":
+            alpha = _rational_sqrt(self.alpha_squared) if self.alpha_squared is not None else None
+            c = 1 / alpha if alpha is not None else None
+        else:
+            c = Fraction(1)
+        return c, square, _rational_sqrt(square)
+
+    def ball_parts(self) -> tuple[Any, Any, Any]:
+        """(c, d², d) as Arb balls at the current Arb precision."""
+        from ..engine.balls import exact_ball
+
+        if self.form == "pre":
+            one = exact_ball(1)
+            return one, one, one
+        if self.alpha_squared is not None:
+            a2 = exact_ball(self.alpha_squared)
+        else:
+            a2 = exact_ball(2 * self.layers).sqrt()
+        square = a2 / (a2 + exact_ball(self.sigma_squared))
+        c = exact_ball(1) if self.form == "post" else 1 / a2.sqrt()
+        return c, square, square.sqrt()
+
     def log_decay(self) -> mpmath.mpf:
         """ln d = −ln(1 + sigma²/alpha²)/2, without cancellation for small sigma."""
         return -mpmath.log1p(to_mpf(self.sigma_squared) / self._alpha_squared()) / 2
@@ -226,6 +254,12 @@ class _Scheme:
         raise PrecisionError(
             f"could not decide depth_to_threshold within {MAX_WORKING_DPS} digits of working precision"
         )
+
+
+def _rational_sqrt(value: Fraction) -> Fraction | None:
+    """sqrt(value) when it is rational, else None."""
+    p, q = math.isqrt(value.numerator), math.isqrt(value.denominator)
+    return Fraction(p, q) if p * p == value.numerator and q * q == value.denominator else None
 
 
 def _exact_integer(n: int) -> mpmath.mpf:

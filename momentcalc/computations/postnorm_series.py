@@ -5,9 +5,10 @@ At 10^6 layers, a tuple of 10^6 mpf objects formatted one by one with mpmath tak
 so this sequence computes its elements on demand and renders all of them in bulk:
 
 ``decimals(digits)``
-    Python's ``decimal`` module (C): each element is one product A·b of two factors carried
-    with guard digits (``_bulk_decimals``), rounded once to ``digits`` digits and written
-    as to_decimal writes it.
+    correctly rounded, half away from zero (engine/rounding's rule), in Python's ``decimal``
+    module (C): each element is bracketed by two products of factors carried with guard
+    digits (``_bulk_decimals``); where the two round alike that is the answer, and the rare
+    element near a tie is decided exactly or with Arb balls (``proven_text``).
 ``doubles()``
     the nearest double of each element; everything below 2^−1075 is 0.0 without work.
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import math
 import operator
+from fractions import Fraction
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from itertools import repeat
@@ -28,7 +30,10 @@ import mpmath
 from mpmath import mp
 from mpmath.libmp import mpf_mul, round_nearest
 
-from ..engine.precision import scaled_double, to_decimal, working_dps
+from ..engine.balls import arb_precision
+from ..engine.precision import scaled_double, working_dps
+from ..engine.rounding import ball_text, decide, decimal_text
+from ..errors import PrecisionError
 from ..result import Numerals, Underflowed
 
 # Below this many elements the bulk path is not worth its set-up.
@@ -41,6 +46,8 @@ BLOCK = 1024
 BITS = 100
 
 Parts = Callable[[], tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]]
+ExactParts = Callable[[], tuple[Fraction | None, Fraction | None, Fraction | None]]
+BallParts = Callable[[], tuple[Any, Any, Any]]  # arb balls at the current Arb precision
 
 
 class GeometricWeights(Sequence[mpmath.mpf]):
@@ -51,11 +58,14 @@ class GeometricWeights(Sequence[mpmath.mpf]):
     whatever the depth: ``log10(count)`` extra digits absorb the error of long products.
     """
 
-    def __init__(self, count: int, parts: Parts, digits: int) -> None:
+    def __init__(self, count: int, parts: Parts, digits: int, exact_parts: ExactParts | None = None,
+                 ball_parts: BallParts | None = None) -> None:
         self._count = count
         self._parts = parts
         self._digits = digits
         self._dps = working_dps(digits) + len(str(count)) + 2
+        self._exact_parts = exact_parts
+        self._ball_parts = ball_parts
 
     # -- Sequence ----------------------------------------------------------------------
     def __len__(self) -> int:
@@ -146,8 +156,35 @@ class GeometricWeights(Sequence[mpmath.mpf]):
         if digits > self._digits:
             raise ValueError(f"built for {self._digits} digits, asked for {digits}")
         if self._count < BULK_MIN:
-            return Numerals(to_decimal(v, digits) for v in self)
+            # Each element is within 10^−(digits+8) of its value, relatively (far more than the
+            # few roundings of _run can cost at self._dps); an element that close to a tie is
+            # decided by proven_text.
+            texts = Numerals()
+            for m, value in zip(range(self._count, 0, -1), self):
+                with mp.workdps(20):
+                    radius = abs(value) * mpmath.mpf(10) ** -(digits + 8)
+                texts.append(ball_text(value, digits, radius) or self.proven_text(m, digits))
+            return texts
         return _bulk_decimals(self, digits)
+
+    def proven_text(self, m: int, digits: int) -> str:
+        """c·d^m correctly rounded: exact when c·d^m is rational, else from Arb balls at rising
+        precision (exit 3 if none decides). For the rare elements the fast paths cannot decide."""
+        exact = self._exact_parts() if self._exact_parts else (None, None, None)
+        c, square, d = exact
+        if c is not None and square is not None and (m % 2 == 0 or d is not None):
+            return decimal_text(c * square ** (m // 2) * (d if m % 2 else 1), digits)
+        if self._ball_parts is None:
+            raise PrecisionError(f"no proven value of branch weight m = {m}")
+
+        def element(bits: int):
+            with arb_precision(bits):
+                c, square, d = self._ball_parts()
+                value = c * square ** (m // 2)
+                return value * d if m % 2 else value
+
+        start = int(digits * 3.33) + 64 + 2 * m.bit_length()
+        return decide(element, digits, start, 64 * start, what=f"branch weight m = {m}")[1]
 
 
 def _binary_doubles(weights: GeometricWeights, count: int) -> list[float | None]:
@@ -197,17 +234,17 @@ def _binary(value: mpmath.mpf) -> tuple[int, int]:
 
 
 def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
-    """Elements m = 1 … count as A_i·b_r (m = BLOCK·i + r), each product rounded once.
+    """Elements m = 1 … count as A_i·b_r (m = BLOCK·i + r), correctly rounded, half away from zero.
 
     A_i = c·(d²)^(BLOCK·i/2) and b_r = (d²)^(r//2)·d^(r mod 2) are carried at ``prec``
-    digits; their relative errors add up to less than 2·count·10^(1−prec), below 10^−8 units
-    in the last place of the result, so every element is within that of the exact c·d^m
-    before its one rounding (half up, as nstr): never more than one unit off (SPEC), and the
-    correctly rounded value unless c·d^m lies within 10^−8 units of a tie. Factors that are
-    short decimals stay exact (with d² = 1/2 and c = 1, c·(d²)^j is a product of exact
-    decimals), so the exact ties of such sequences (2^−22 at 15 digits) round half up; an
-    exact tie built from long factors (c = 2^40/100) may round either way, as in to_decimal.
-    Values of 10^(digits−1) and more are left to to_decimal (about 30 µs each).
+    digits; each is a chain of at most count/BLOCK + 2·BLOCK + 3 roundings to ``prec`` digits
+    (and the mpmath parts behind them are far more precise), so A_i·b_r is within
+    ``eps`` = (count + 2·BLOCK + 10)·10^(1−prec) of c·d^m, relatively. Each element is
+    rounded twice, from a coefficient A_i·(1 − eps) rounded down and from A_i·(1 + eps)
+    rounded up, in one ``decimal`` product each: rounding is monotone, so where the two texts
+    agree they are the correctly rounded c·d^m. Where they differ (c·d^m within about
+    10^−8 units of a tie, or exactly on one: with d² = 1/2 and c = 1 the factors are exact
+    decimals and 2^−22 is a tie at 15 digits) ``proven_text`` decides it.
     """
     import decimal
     from decimal import Decimal
@@ -216,8 +253,12 @@ def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
     prec = digits + len(str(count)) + BULK_GUARD
     limits = {"Emin": decimal.MIN_EMIN, "Emax": decimal.MAX_EMAX, "traps": []}
     work = decimal.Context(prec=prec, rounding=decimal.ROUND_HALF_EVEN, **limits)
-    # mpmath's nstr rounds half up; so does this context.
+    below = decimal.Context(prec=prec, rounding=decimal.ROUND_FLOOR, **limits)
+    above = decimal.Context(prec=prec, rounding=decimal.ROUND_CEILING, **limits)
+    # ROUND_HALF_UP is half away from zero (engine/rounding's rule).
     out = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_UP, capitals=0, **limits)
+    eps = Decimal(count + 2 * BLOCK + 10).scaleb(1 - prec)
+    shrink, grow = 1 - eps, 1 + eps  # exact: eps has few digits
 
     with mp.workdps(prec + 10):
         # nstr rounds to nearest: a short exact value (0.5) comes out exact.
@@ -237,25 +278,27 @@ def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
     texts = Numerals()
     redo: list[int] = []
     write = _writers(out)
-    base = _padded(c, prec)  # a full coefficient keeps the product's trailing zeros
+    base = c
     with decimal.localcontext(out):
         for first in range(0, count, BLOCK):
             size = min(BLOCK, count - first)
-            values = map(base.__mul__, b[:size])
-            notation = _notation((base * b[0]).adjusted(), digits)
-            if falling and notation == _notation((base * b[size - 1]).adjusted(), digits) != _REDO:
-                texts.extend(write[notation](values))  # one notation for the whole block
-            else:
-                for r, value in enumerate(values):
-                    notation = _notation(value.adjusted(), digits)
-                    if notation == _REDO:
+            # Full coefficients keep the products' trailing zeros.
+            low = _padded(below.multiply(base, shrink), prec)
+            high = _padded(above.multiply(base, grow), prec)
+            lows = list(map(low.__mul__, b[:size]))
+            highs = list(map(high.__mul__, b[:size]))
+            if lows != highs:
+                for r in range(size):
+                    if lows[r] != highs[r]:
                         redo.append(first + r)
-                        texts.append("")
-                    else:
-                        texts.extend(write[notation]((value,)))
-            base = _padded(work.multiply(base, step), prec)
-    for j in redo:  # m = j + 1 is element k = count − 1 − j
-        texts[j] = to_decimal(weights[count - 1 - j], digits)
+            notation = _notation(lows[0].adjusted(), digits)
+            if falling and notation == _notation(lows[-1].adjusted(), digits):
+                texts.extend(write[notation](lows))  # one notation for the whole block
+            else:
+                texts.extend(text for value in lows for text in write[_notation(value.adjusted(), digits)]((value,)))
+            base = work.multiply(base, step)
+    for j in redo:  # m = j + 1
+        texts[j] = weights.proven_text(j + 1, digits)
     texts.reverse()  # element k is m = count − k
     return texts
 
@@ -271,12 +314,12 @@ def _padded(value, length: int):
     return Decimal((sign, coefficient + (0,) * extra, exponent - extra))
 
 
-# How to_decimal (mpmath's nstr) writes a value whose leading digit is at 10^a: in scientific
-# notation for a ≤ −4 and in fixed notation for −4 < a < digits, without a point when
-# a = digits − 1, which is left to to_decimal itself. Decimal's ``str`` (in a context with
-# lower-case "e") writes the same for a ≤ −7 and −4 < a < digits − 1, ``format(x, "e")`` for
-# a ≤ −4.
-_SCIENTIFIC, _SHORT_EXPONENT, _FIXED, _REDO = range(4)
+# How engine/rounding writes a value whose leading digit is at 10^a: in scientific notation
+# for a ≤ −4 and a ≥ digits, in fixed notation for −4 < a < digits (without a point when
+# a = digits − 1). Decimal's ``str`` (in a context with lower-case "e") writes the same for
+# a ≤ −7, −4 < a < digits − 1 and a ≥ digits − 1 (a value rounded to ``digits`` digits has
+# exponent a − digits + 1 ≥ 0 there), ``format(x, "e")`` for −7 < a ≤ −4.
+_SCIENTIFIC, _SHORT_EXPONENT, _FIXED, _LARGE = range(4)  # in order of a (a block is contiguous)
 
 
 def _writers(lower_case: Any) -> dict[int, Callable[[Iterable[Any]], Iterable[str]]]:
@@ -285,6 +328,7 @@ def _writers(lower_case: Any) -> dict[int, Callable[[Iterable[Any]], Iterable[st
         _SCIENTIFIC: partial(map, lower_case.to_sci_string),
         _SHORT_EXPONENT: lambda values: map(format, values, repeat("e")),
         _FIXED: partial(map, str),
+        _LARGE: partial(map, lower_case.to_sci_string),
     }
 
 
@@ -293,4 +337,4 @@ def _notation(a: int, digits: int) -> int:
         return _SCIENTIFIC
     if a <= -4:
         return _SHORT_EXPONENT
-    return _FIXED if a < digits - 1 else _REDO
+    return _FIXED if a < digits - 1 else _LARGE
