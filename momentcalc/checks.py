@@ -16,7 +16,7 @@ from fractions import Fraction
 
 from mpmath import mp
 
-from .engine.numbers import _power_of_ten_parts, parse_number, to_mpf
+from .engine.numbers import decimal_text, parse_number, to_mpf
 from .engine.precision import to_decimal, working_dps
 from .errors import InputError
 from .result import Check, Computation
@@ -75,19 +75,6 @@ def last_digit_unit(written: str) -> Fraction:
     decimals = len(match.group("frac") or "")
     exponent = int(match.group("exp") or 0)
     return Fraction(10) ** (exponent - decimals)
-
-
-def decimal_text(value: Fraction) -> str:
-    """Exact text of a terminating decimal (every tolerance is one): 1/20000000 → ``5e-8``."""
-    import decimal
-
-    twos, fives, rest = _power_of_ten_parts(value.denominator)
-    if rest != 1:
-        raise ValueError(f"{value} is not a terminating decimal")
-    places = max(twos, fives)
-    mantissa = value.numerator * 10**places // value.denominator
-    context = decimal.Context(prec=len(str(abs(mantissa))) + 2, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
-    return str(context.scaleb(decimal.Decimal(mantissa), -places).normalize(context)).lower()
 
 
 def parse_expect(text: str, tolerance: Tolerance | None = None) -> Expectation:

@@ -41,6 +41,10 @@ class Quantity:
     latex: str | None = None
     # Standard error of a Monte Carlo estimate: it is printed only to the digits this justifies.
     stderr: mpmath.mpf | None = None
+    # True when the printed digits are proven (Arb ball arithmetic); error_bound then bounds
+    # |value - true value| of the unrounded value.
+    certified: bool = False
+    error_bound: mpmath.mpf | None = None
 
     @property
     def is_list(self) -> bool:

@@ -12,35 +12,39 @@ from hypothesis import strategies as st
 
 from tests.conftest import invoke
 
+EXACT = {"stderr": None, "certified": False, "error_bound": None}
 EXPECTED_DEFAULT_JSON = {
+    "schema_version": 1,
     "command": "truncnorm",
-    "version": "0.1.0",
-    "inputs": {"low": -2.0, "high": 2.0, "mean": 0.0, "std": 1.0},
+    "version": "0.2.0",
+    "inputs": {"low": -2, "high": 2, "mean": 0, "std": 1},
     "digits": 15,
     "results": {
         "gamma": {"value": 0.7737413035499232, "decimal": "0.773741303549923",
                   "description": "Var[X] / std^2 of the truncated normal",
-                  "closed_form": None, "latex": None},
+                  "closed_form": None, "latex": None, **EXACT},
         "std_ratio": {"value": 0.8796256610342398, "decimal": "0.879625661034240",
                       "description": "sqrt(gamma): actual std / std passed",
-                      "closed_form": None, "latex": None},
+                      "closed_form": None, "latex": None, **EXACT},
         "correction": {"value": 1.1368472343385565, "decimal": "1.13684723433856",
                        "description": "1 / sqrt(gamma): multiply the wanted std by this before passing it",
-                       "closed_form": None, "latex": None},
+                       "closed_form": None, "latex": None, **EXACT},
         "acceptance": {"value": 0.9544997361036416, "decimal": "0.954499736103642",
                        "description": "Phi(high) - Phi(low): probability that one draw is kept",
-                       "closed_form": None, "latex": None},
+                       "closed_form": None, "latex": None, **EXACT},
         "expected_draws": {"value": 1.0476692262714444, "decimal": "1.04766922627144",
                            "description": "1 / acceptance: mean number of draws per kept sample",
-                           "closed_form": None, "latex": None},
+                           "closed_form": None, "latex": None, **EXACT},
         "mean_shift": {"value": 0.0, "decimal": "0", "description": "(E[X] - mean) / std",
-                       "closed_form": None, "latex": None},
-        "mean": {"value": 0.0, "decimal": "0", "description": "E[X]", "closed_form": None, "latex": None},
+                       "closed_form": None, "latex": None, **EXACT},
+        "mean": {"value": 0.0, "decimal": "0", "description": "E[X]", "closed_form": None, "latex": None, **EXACT},
         "std": {"value": 0.8796256610342398, "decimal": "0.879625661034240",
                 "description": "sqrt(Var[X]), the actual std of the samples",
-                "closed_form": None, "latex": None},
+                "closed_form": None, "latex": None, **EXACT},
     },
     "checks": [],
+    "notes": [],
+    "derivation": [],
 }
 
 
@@ -58,9 +62,10 @@ def test_format_json_same_as_json_flag():
 def test_csv_header_and_rows():
     run = invoke("truncnorm", "--format", "csv", "--digits", "6")
     lines = run.stdout.splitlines()
-    assert lines[0] == "name,value,decimal,description"
-    assert lines[1] == "gamma,0.7737413035499232,0.773741,Var[X] / std^2 of the truncated normal"
-    assert len(lines) == 1 + 8
+    assert lines[0] == ("input.low,input.high,input.mean,input.std,"
+                        "gamma,std_ratio,correction,acceptance,expected_draws,mean_shift,mean,std")
+    assert lines[1] == "-2,2,0,1,0.773741,0.879626,1.13685,0.954500,1.04767,0,0,0.879626"
+    assert len(lines) == 2
 
 
 def test_table_shows_rounded_values():
@@ -117,7 +122,7 @@ def test_bad_input_one_line_exit_2(args, needle):
 def test_bad_input_with_json_prints_error_object():
     run = invoke("truncnorm", "--std", "0", "--json")
     assert run.code == 2
-    assert run.json() == {"error": {"code": 2, "message": "--std must be greater than 0, got 0"}}
+    assert run.json() == {"schema_version": 1, "error": {"code": 2, "message": "--std must be greater than 0, got 0"}}
     assert run.stderr.strip() == "momentcalc: error: --std must be greater than 0, got 0"
 
 
@@ -130,7 +135,9 @@ def test_sweep_rows_equal_single_calls():
 
 
 def test_version_and_help():
-    assert invoke("--version").stdout.strip() == "momentcalc 0.1.0"
+    from momentcalc import __version__
+
+    assert invoke("--version").stdout.strip() == f"momentcalc {__version__}"
     run = invoke("truncnorm", "--help")
     assert run.code == 0 and "Examples:" in run.stdout and "--digits" in run.stdout
 
@@ -184,7 +191,7 @@ def test_precision_failure_is_exit_3():
 
 def test_inputs_that_a_double_cannot_hold_are_echoed_as_text():
     doc = invoke("truncnorm", "--std", "1e-400", "--json").json()
-    assert doc["inputs"]["std"] == "1E-400"
+    assert doc["inputs"]["std"] == "1e-400"
     assert doc["results"]["std"]["decimal"] == "8.79625661034240e-401"
 
 

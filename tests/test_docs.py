@@ -93,3 +93,25 @@ def test_module_doctests():
         assert result.failed == 0, info.name
         attempted += result.attempted
     assert attempted >= 5
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_short_help_on_every_command(command):
+    run = invoke(command, "-h")
+    assert run.code == 0 and run.stdout == invoke(command, "--help").stdout
+    assert "-h, --help" in run.stdout
+
+
+def test_shell_completion_is_available():
+    import os
+    import subprocess
+    import sys
+
+    top = invoke("-h").stdout
+    assert "--install-completion" in top and "--show-completion" in top
+    script = invoke("--show-completion", "bash")
+    assert script.code == 0 and "_MOMENTCALC_COMPLETE" in script.stdout
+    env = {**os.environ, "_MOMENTCALC_COMPLETE": "complete_bash", "COMP_WORDS": "momentcalc truncnorm --tar",
+           "COMP_CWORD": "2"}
+    proc = subprocess.run([sys.executable, "-m", "momentcalc"], env=env, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and proc.stdout.split() == ["--target-std"]

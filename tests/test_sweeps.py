@@ -28,11 +28,11 @@ SWEEPS = [
 @pytest.mark.parametrize("fixed,option,text,singles", SWEEPS, ids=lambda v: v if isinstance(v, str) else None)
 def test_rows_equal_single_calls(fixed, option, text, singles):
     doc = invoke(*fixed, option, text, "--digits", "25", "--json").json()
-    assert set(doc) == {"command", "version", "digits", "rows", "checks"}
+    assert set(doc) == {"schema_version", "command", "version", "digits", "swept", "rows", "checks"}
     assert doc["command"] == fixed[0] and doc["digits"] == 25 and doc["checks"] == []
     assert len(doc["rows"]) == len(singles)
     for row, value in zip(doc["rows"], singles):
-        assert set(row) == {"inputs", "results"}
+        assert set(row) == {"inputs", "results", "notes", "derivation"}
         single = invoke(*fixed, option, value, "--digits", "25", "--json").json()
         assert row["inputs"] == single["inputs"]
         assert row["results"] == single["results"]

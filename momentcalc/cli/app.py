@@ -18,7 +18,11 @@ app = typer.Typer(
         "scale, correct to every printed digit."
     ),
     no_args_is_help=True,
-    add_completion=False,
+    # -h as well as --help, on every command (subcommands inherit the group's context settings).
+    context_settings={"help_option_names": ["-h", "--help"]},
+    # Typer's --install-completion/--show-completion: measured at about 0.4 ms of start-up (the
+    # completion modules are imported by typer either way).
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -47,6 +51,7 @@ from .commands import (  # noqa: E402,F401
     gau,
     init,
     postnorm,
+    schema,
     selu,
     truncnorm,
     verify,

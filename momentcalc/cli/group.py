@@ -41,7 +41,7 @@ def fail(code: int, message: str, as_json: bool) -> int:
     if as_json:
         from ..render.document import error_document
 
-        sys.stdout.write(json.dumps(error_document(code, line)) + "\n")
+        sys.stdout.write(json.dumps(error_document(code, line), ensure_ascii=False) + "\n")
         sys.stdout.flush()
     sys.stderr.write(f"momentcalc: error: {line}\n")
     sys.stderr.flush()

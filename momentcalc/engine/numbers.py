@@ -136,18 +136,6 @@ def to_mpf(value: Number) -> mpmath.mpf:
     return mpmath.mpf(value.numerator) / value.denominator
 
 
-def to_json_number(value: Number) -> float | str:
-    """How an input appears in JSON ``inputs``: a double, or text where a double cannot hold it
-    ("inf"/"-inf", as JSON has no infinity, and inputs beyond the range of doubles)."""
-    if isinstance(value, float):
-        return "inf" if value > 0 else "-inf"
-    try:
-        double = float(value)
-    except OverflowError:
-        return to_text(value)
-    return to_text(value) if double == 0 and value != 0 else double  # never echo 1e-400 as 0.0
-
-
 def to_text(value: Number) -> str:
     """Short exact text for tables and CSV (``0.02``, ``-2``, ``inf``)."""
     if isinstance(value, float):
@@ -174,6 +162,19 @@ def to_text(value: Number) -> str:
                                   Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
         return str(context.divide(decimal.Decimal(value.numerator), decimal.Decimal(value.denominator)).normalize())
     return f"{value.numerator}/{value.denominator}"
+
+
+def decimal_text(value: Fraction) -> str:
+    """Exact, short text of a terminating decimal: 1/20000000 → ``5e-8``, 10^400 → ``1e+400``."""
+    import decimal
+
+    twos, fives, rest = _power_of_ten_parts(value.denominator)
+    if rest != 1:
+        raise ValueError(f"{value} is not a terminating decimal")
+    places = max(twos, fives)
+    mantissa = value.numerator * 10**places // value.denominator
+    context = decimal.Context(prec=len(str(abs(mantissa))) + 2, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+    return str(context.scaleb(decimal.Decimal(mantissa), -places).normalize(context)).lower()
 
 
 def _power_of_ten_parts(n: int) -> tuple[int, int, int]:

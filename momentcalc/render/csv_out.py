@@ -1,7 +1,14 @@
-"""CSV: a header row, then one row per result (single computation) or per sweep point.
+"""CSV, tidy (one observation per row), the same form for every command:
 
-List-valued results are written as their decimals joined by spaces. In a sweep the input
-columns are named ``input.NAME`` so they never clash with a result of the same name.
+- the header is the inputs (``input.NAME``, so that an input never clashes with a result of
+  the same name, e.g. truncnorm's ``--std`` and its result ``std``), then the results by name,
+  in the command's fixed order;
+- a single computation is one data row, a sweep one row per point;
+- a list-valued result (per-layer weights) adds a ``layer`` column after the inputs and gives
+  one row per layer, the scalar results repeated on each row;
+- cells hold the inputs as exact text and the results' ``decimal``.
+
+Listings (verify, constants, activations) are one row per item with their columns.
 """
 
 from __future__ import annotations
@@ -10,37 +17,67 @@ import csv
 import io
 
 from ..engine.numbers import to_text
-from ..result import Computation, Listing, Numerals, Sweep
+from ..result import Computation, Listing, Sweep
 from .document import quantity_document
+
+LAYER = "layer"
 
 
 def _cell(value: object) -> str:
     if isinstance(value, dict):
         return "; ".join(f"{k} = {v}" for k, v in value.items())
-    if isinstance(value, Numerals):
-        return " ".join(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, list):
         return " ".join(["" if v is None else str(v) for v in value])
-    return "" if value is None else str(value)
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else to_text(value)
+
+
+def _line(cells: list[str]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(cells)
+    return buffer.getvalue()
+
+
+def _points(row: Computation, with_layer: bool) -> list[str]:
+    """The CSV lines of one computation: one, or one per layer."""
+    inputs = [_cell(value) for value in row.inputs.values()]
+    decimals = [quantity_document(q, row.digits)["decimal"] for q in row.results]
+    if not with_layer:
+        return [_line([*inputs, *decimals])]
+    # Decimals never need quoting, so the lines are joined directly (10^6 layers).
+    head = _line(inputs).rstrip("\n")
+    head = head + "," if inputs else head
+    lists = [(i, d) for i, d in enumerate(decimals) if isinstance(d, list)]
+    layers = max(len(d) for _, d in lists)
+    scalars = [_line([d]).rstrip("\n") if isinstance(d, str) else None for d in decimals]
+    if len(lists) == 1 and len(lists[0][1]) == layers:
+        at = lists[0][0]
+        before = "".join(s + "," for s in scalars[:at])
+        after = "".join("," + s for s in scalars[at + 1:])
+        return [f"{head}{k},{before}{value}{after}\n" for k, value in enumerate(lists[0][1])]
+    lines = []
+    for k in range(layers):
+        cells = [s if s is not None else (decimals[i][k] if k < len(decimals[i]) else "") for i, s in enumerate(scalars)]
+        lines.append(f"{head}{k}," + ",".join(cells) + "\n")
+    return lines
 
 
 def render_csv(result: Computation | Sweep | Listing) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
     if isinstance(result, Listing):
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(result.columns)
         for row in result.rows:
             writer.writerow([_cell(row.get(column)) for column in result.columns])
-    elif isinstance(result, Sweep):
-        first = result.rows[0]
-        writer.writerow([*(f"input.{name}" for name in first.inputs), *first.names])
-        for row in result.rows:
-            inputs = [v if isinstance(v, str) else to_text(v) for v in row.inputs.values()]
-            decimals = [_cell(quantity_document(q, row.digits)["decimal"]) for q in row.results]
-            writer.writerow([*inputs, *decimals])
-    else:
-        writer.writerow(["name", "value", "decimal", "description"])
-        for quantity in result.results:
-            doc = quantity_document(quantity, result.digits)
-            writer.writerow([quantity.name, _cell(doc["value"]), _cell(doc["decimal"]), quantity.description])
-    return buffer.getvalue()
+        return buffer.getvalue()
+    rows = result.rows if isinstance(result, Sweep) else (result,)
+    first = rows[0]
+    with_layer = any(q.is_list for q in first.results)
+    header = [*(f"input.{name}" for name in first.inputs), *([LAYER] if with_layer else []), *first.names]
+    lines = [_line(header)]
+    for row in rows:
+        lines.extend(_points(row, with_layer))
+    return "".join(lines)

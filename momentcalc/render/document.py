@@ -1,13 +1,54 @@
-"""The JSON document of a result (SPEC: "JSON shape of a single computation"), as plain data."""
+"""The JSON document of a result (SPEC: JSON version 1), as plain data.
+
+Its shape follows the command line, never the data: a single computation has ``inputs`` and
+``results``; a sweep syntax (a comma list or a range, even of one point) gives ``rows``; every
+key of a shape is always present. ``momentcalc schema`` (``json_schema.json`` beside this file)
+describes every document, error objects and listings included.
+"""
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Any
 
 from .._version import __version__
-from ..engine.numbers import to_json_number
+from ..engine.numbers import Number, decimal_text, to_text
 from ..engine.precision import justified_digits, to_decimal, to_double
 from ..result import Check, Computation, Listing, Quantity, Sweep
+
+SCHEMA_VERSION = 1
+_LARGEST_DOUBLE = Fraction(2) ** 1024
+
+
+class ExactNumber(float):
+    """An input whose exact decimal text is longer than its double's: the JSON writer prints
+    ``text`` as the number (it is still the nearest double to anything that reads it as one)."""
+
+    text: str
+
+    def __new__(cls, text: str) -> "ExactNumber":
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+
+def input_json(value: Number | str | bool | None) -> Any:
+    """An input in JSON: whole numbers as integers, other numbers as the exact decimal as a JSON
+    number, and as a string only where a double cannot hold it (±inf, beyond the double range)."""
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, float):  # only ever ±inf
+        return "inf" if value > 0 else "-inf"
+    text = to_text(value)
+    if abs(value) >= _LARGEST_DOUBLE or (value != 0 and float(value) == 0):
+        return text if "/" in text else decimal_text(value)
+    if value.denominator == 1:
+        return int(value)
+    double = float(value)
+    if "/" in text or Fraction(repr(double)) == value:
+        return double
+    return ExactNumber(text)
 
 
 def quantity_document(quantity: Quantity, digits: int) -> dict[str, Any]:
@@ -21,16 +62,16 @@ def quantity_document(quantity: Quantity, digits: int) -> dict[str, Any]:
     else:
         value = to_double(quantity.value)
         decimal = to_decimal(quantity.value, shown_digits(quantity, digits))
-    doc = {
+    return {
         "value": value,
         "decimal": decimal,
         "description": quantity.description,
         "closed_form": quantity.closed_form,
         "latex": quantity.latex,
+        "stderr": None if quantity.stderr is None else to_double(quantity.stderr),
+        "certified": quantity.certified,
+        "error_bound": None if quantity.error_bound is None else to_double(quantity.error_bound),
     }
-    if quantity.stderr is not None:
-        doc["stderr"] = to_double(quantity.stderr)
-    return doc
 
 
 def shown_digits(quantity: Quantity, digits: int) -> int:
@@ -41,14 +82,15 @@ def shown_digits(quantity: Quantity, digits: int) -> int:
 
 
 def inputs_document(computation: Computation) -> dict[str, Any]:
-    return {
-        name: value if isinstance(value, str) else to_json_number(value)
-        for name, value in computation.inputs.items()
-    }
+    return {name: input_json(value) for name, value in computation.inputs.items()}
 
 
 def results_document(computation: Computation) -> dict[str, Any]:
     return {q.name: quantity_document(q, computation.digits) for q in computation.results}
+
+
+def derivation_document(computation: Computation) -> list[dict[str, str]]:
+    return [{"label": label, "text": text, "latex": latex} for label, text, latex in computation.derivation]
 
 
 def check_document(check: Check) -> dict[str, Any]:
@@ -56,45 +98,44 @@ def check_document(check: Check) -> dict[str, Any]:
             "ok": check.ok}
 
 
+def _head(command: str) -> dict[str, Any]:
+    return {"schema_version": SCHEMA_VERSION, "command": command, "version": __version__}
+
+
 def document(result: Computation | Sweep | Listing) -> dict[str, Any]:
     """The whole JSON document: single computation, a sweep with ``rows``, or a listing."""
     if isinstance(result, Listing):
-        head: dict[str, Any] = {"command": result.command, "version": __version__}
+        head = _head(result.command)
         if result.ok is not None:
             head["ok"] = result.ok
         return {**head, **result.extra, "rows": [dict(row) for row in result.rows]}
     if isinstance(result, Sweep):
-        checks = [
-            {**check_document(check), "row": index}
-            for index, row in enumerate(result.rows)
-            for check in row.checks
-        ]
         return {
-            "command": result.command,
-            "version": __version__,
+            **_head(result.command),
             "digits": result.digits,
+            "swept": list(result.swept),
             "rows": [
-                {"inputs": inputs_document(row), "results": results_document(row)}
+                {"inputs": inputs_document(row), "results": results_document(row),
+                 "notes": list(row.notes), "derivation": derivation_document(row)}
                 for row in result.rows
             ],
-            "checks": checks,
+            "checks": [
+                {**check_document(check), "row": index}
+                for index, row in enumerate(result.rows)
+                for check in row.checks
+            ],
         }
-    doc = {
-        "command": result.command,
-        "version": __version__,
+    return {
+        **_head(result.command),
         "inputs": inputs_document(result),
         "digits": result.digits,
         "results": results_document(result),
         "checks": [check_document(c) for c in result.checks],
+        "notes": list(result.notes),
+        "derivation": derivation_document(result),
     }
-    # Only when there is something to say, so the plain document keeps SPEC's exact shape.
-    if result.notes:
-        doc["notes"] = list(result.notes)
-    if result.derivation:
-        doc["derivation"] = [{"label": label, "text": text, "latex": latex} for label, text, latex in result.derivation]
-    return doc
 
 
 def error_document(code: int, message: str) -> dict[str, Any]:
-    """``{"error": {"code": ..., "message": ...}}``."""
-    return {"error": {"code": code, "message": message}}
+    """``{"schema_version": 1, "error": {"code": ..., "message": ...}}``."""
+    return {"schema_version": SCHEMA_VERSION, "error": {"code": code, "message": message}}

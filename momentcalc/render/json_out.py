@@ -12,10 +12,11 @@ import json
 from typing import Any
 
 from ..result import Computation, Listing, Numerals, Sweep, Underflowed
-from .document import document
+from .document import ExactNumber, document
 
 LONG_LIST = 1000
 _MARK = "\x00long-list\x00"
+_EXACT = "\x00exact\x00"
 
 
 def render_json(result: Computation | Sweep | Listing) -> str:
@@ -26,8 +27,12 @@ def json_pieces(result: Computation | Sweep | Listing) -> list[str]:
     """The document as consecutive pieces of text: a 30 MB document is written piece by
     piece rather than copied into one string."""
     long_lists: list[list[Any]] = []
+    exact: list[str] = []
 
     def swap(node: Any) -> Any:
+        if isinstance(node, ExactNumber):
+            exact.append(node.text)
+            return _EXACT
         if isinstance(node, dict):
             return {key: swap(value) for key, value in node.items()}
         if isinstance(node, list):
@@ -37,7 +42,11 @@ def json_pieces(result: Computation | Sweep | Listing) -> list[str]:
             return [swap(value) for value in node]
         return node
 
-    pieces = _dumps(swap(document(result)), indent=2).split(json.dumps(_MARK))
+    text = _dumps(swap(document(result)), indent=2)
+    if exact:  # inputs whose exact decimal is longer than a double's shortest text
+        parts = text.split(json.dumps(_EXACT))
+        text = "".join(part + number for part, number in zip(parts, [*exact, ""], strict=True))
+    pieces = text.split(json.dumps(_MARK))
     out = [pieces[0]]
     for items, piece in zip(long_lists, pieces[1:], strict=True):
         out += [*compact_list(items), piece]
