@@ -1,12 +1,24 @@
 """momentcalc: analytic moment calculator for neural-network initialization theory.
 
-The computations are plain functions returning a ``Computation``::
+The computations are plain functions returning a ``Computation``, whose values are mpmath
+numbers carrying guard digits (round them with ``momentcalc.engine.precision.to_decimal``)::
 
     >>> from momentcalc import truncnorm
     >>> r = truncnorm(std="0.02", digits=20)
-    >>> r.value("std")          # an mpmath number at working precision
+    >>> r.value("std")  # shown at mpmath's default 15 digits
+    mpf('0.017592513220684795')
+    >>> from momentcalc.engine.precision import to_decimal
+    >>> to_decimal(r.value("gamma"), 20)
+    '0.77374130354992324718'
 
-They are imported lazily so that ``import momentcalc`` (and the CLI) start fast.
+Gaussian expectations of any activation are the building block ``expectations`` (see
+``momentcalc.moments``)::
+
+    >>> from momentcalc import expectations
+    >>> [to_decimal(v, 6) for v in expectations("relu", [(0, 1, 0), (0, 2, 0)], digits=6)]
+    ['0.398942', '0.500000']
+
+Everything is imported lazily so that ``import momentcalc`` (and the CLI) start fast.
 """
 
 from __future__ import annotations
@@ -16,16 +28,18 @@ from typing import Any
 
 from ._version import __version__
 
-# public name -> module under momentcalc.computations that defines it
+# public name -> module that defines it
 _API = {
-    "truncnorm": "truncnorm",
-    "activation_moment": "activation",
-    "selu_solve": "selu",
-    "postnorm_decay": "postnorm",
-    "gau_scale": "gau",
-    "init": "init",
-    "attention": "attention",
-    "verify": "verify",
+    "truncnorm": ".computations.truncnorm",
+    "activation_moment": ".computations.activation",
+    "selu_solve": ".computations.selu",
+    "postnorm_decay": ".computations.postnorm",
+    "gau_scale": ".computations.gau",
+    "init": ".computations.init",
+    "attention": ".computations.attention",
+    "verify": ".verification.run",
+    "expectations": ".moments",
+    "gaussian_moments": ".moments",
 }
 
 __all__ = ["__version__", *_API]
@@ -33,5 +47,5 @@ __all__ = ["__version__", *_API]
 
 def __getattr__(name: str) -> Any:
     if name in _API:
-        return getattr(import_module(f".computations.{_API[name]}", __name__), name)
+        return getattr(import_module(_API[name], __name__), name)
     raise AttributeError(f"module 'momentcalc' has no attribute {name!r}")

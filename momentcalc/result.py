@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import mpmath
 
@@ -27,6 +27,30 @@ class Underflowed(list[float | None]):
         super().__init__([0.0] * zeros)
         self.extend(rest)
         self.zeros = zeros
+
+
+@runtime_checkable
+class BulkValues(Protocol):
+    """A long list-valued result that renders itself in bulk (per-layer weights at 10^6
+    layers): a sequence of mpf that also gives all its doubles, all its decimals, and its
+    largest |value| over an index range without computing the others. Renderers use these
+    instead of converting item by item; a plain list or tuple of mpf works too, item by item."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, index: int) -> mpmath.mpf: ...
+
+    def doubles(self) -> Underflowed:
+        """The nearest double of every item (0.0 on underflow, None beyond the largest double)."""
+        ...
+
+    def decimals(self, digits: int) -> Numerals:
+        """Every item as ``to_decimal(item, digits)`` would write it."""
+        ...
+
+    def largest(self, first: int, last: int) -> mpmath.mpf:
+        """The item of largest |value| among indices first … last (inclusive)."""
+        ...
 
 
 @dataclass(frozen=True)

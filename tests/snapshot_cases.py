@@ -70,13 +70,15 @@ CASES: list[tuple[str, tuple[str, ...]]] = [
     ("error_gau_diverges", ("gau-scale", "--activation", "exp(x**2)", "--json")),
     ("error_init_activation", ("init", "--fan-in", "10", "--scheme", "he", "--activation", "nosuch")),
     ("error_init_slope", ("init", "--fan-in", "10", "--slope", "0.1")),
-    ("error_gau_seed_sweep", ("gau-scale", "--simulate", "--seed", "0,1")),
     ("error_digits", ("truncnorm", "--digits", "0")),
     ("error_format", ("truncnorm", "--format", "xml")),
     ("error_selu_ratio", ("selu-solve", "--target-mean", "0.9", "--json")),
     # simulations with small fixed seeds and trials
     ("gau_scale_simulate", ("gau-scale", "--json", "--simulate", "--seed", "3", "--trials", "2",
                             "--s", "8", "--n", "16", "--d", "32", "--e", "64")),
+    ("gau_scale_seed_sweep", ("gau-scale", "--json", "--simulate", "--seed", "0,1", "--trials", "2",
+                              "--s", "8", "--n", "16", "--d", "32", "--e", "64")),
+    ("gau_scale_leaky_slope", ("gau-scale", "--json", "--activation", "leaky_relu", "--slope", "0.2")),
     ("attention_simulate", ("attention", "--json", "--seq-len", "64", "--simulate", "--trials", "200", "--seed", "1")),
     # listings and verify
     ("verify", ("verify", "--json")),

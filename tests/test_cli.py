@@ -13,46 +13,37 @@ from hypothesis import strategies as st
 from tests.conftest import invoke
 
 EXACT = {"stderr": None, "certified": False, "error_bound": None}
-EXPECTED_DEFAULT_JSON = {
-    "schema_version": 1,
-    "command": "truncnorm",
-    "version": "0.2.0",
-    "inputs": {"low": -2, "high": 2, "mean": 0, "std": 1},
-    "digits": 15,
-    "results": {
-        "gamma": {"value": 0.7737413035499232, "decimal": "0.773741303549923",
-                  "description": "Var[X] / std^2 of the truncated normal",
-                  "closed_form": None, "latex": None, **EXACT},
-        "std_ratio": {"value": 0.8796256610342398, "decimal": "0.879625661034240",
-                      "description": "sqrt(gamma): actual std / std passed",
-                      "closed_form": None, "latex": None, **EXACT},
-        "correction": {"value": 1.1368472343385565, "decimal": "1.13684723433856",
-                       "description": "1 / sqrt(gamma): multiply the wanted std by this before passing it",
-                       "closed_form": None, "latex": None, **EXACT},
-        "acceptance": {"value": 0.9544997361036416, "decimal": "0.954499736103642",
-                       "description": "Phi(high) - Phi(low): probability that one draw is kept",
-                       "closed_form": None, "latex": None, **EXACT},
-        "expected_draws": {"value": 1.0476692262714444, "decimal": "1.04766922627144",
-                           "description": "1 / acceptance: mean number of draws per kept sample",
-                           "closed_form": None, "latex": None, **EXACT},
-        "mean_shift": {"value": 0.0, "decimal": "0", "description": "(E[X] - mean) / std",
-                       "closed_form": None, "latex": None, **EXACT},
-        "mean": {"value": 0.0, "decimal": "0", "description": "E[X]", "closed_form": None, "latex": None, **EXACT},
-        "std": {"value": 0.8796256610342398, "decimal": "0.879625661034240",
-                "description": "sqrt(Var[X]), the actual std of the samples",
-                "closed_form": None, "latex": None, **EXACT},
-    },
-    "checks": [],
-    "notes": [],
-    "derivation": [],
-}
+RESULT_KEYS = {"value", "decimal", "description", "closed_form", "latex", *EXACT}
 
 
-def test_default_json_document_exactly():
+def test_default_json_document():
+    """The document's shape, the package version, and every value derived from a 30-digit run:
+    ``decimal`` is it rounded to 15 significant digits, ``value`` the double nearest to it."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    from momentcalc import __version__
+
     run = invoke("truncnorm", "--json")
     assert run.code == 0
     assert run.stderr == ""
-    assert run.json() == EXPECTED_DEFAULT_JSON
+    doc = run.json()
+    precise = invoke("truncnorm", "--json", "--digits", "30").json()["results"]
+    assert list(doc) == ["schema_version", "command", "version", "inputs", "digits", "results", "checks", "notes",
+                         "derivation"]
+    assert (doc["schema_version"], doc["command"], doc["version"], doc["digits"]) == (1, "truncnorm", __version__, 15)
+    assert doc["checks"] == doc["notes"] == doc["derivation"] == []
+    assert doc["inputs"] == {"low": -2, "high": 2, "mean": 0, "std": 1}
+    assert list(doc["results"]) == list(precise)
+    for name, result in doc["results"].items():
+        assert set(result) == RESULT_KEYS and result["closed_form"] is None and result["latex"] is None
+        assert {key: result[key] for key in EXACT} == EXACT
+        exact = Decimal(precise[name]["decimal"])
+        assert result["value"] == float(exact), name
+        if exact:
+            quantum = Decimal(1).scaleb(exact.adjusted() - 14)
+            assert Decimal(result["decimal"]) == exact.quantize(quantum, rounding=ROUND_HALF_UP), name
+        else:
+            assert result["decimal"] == "0"
 
 
 def test_format_json_same_as_json_flag():

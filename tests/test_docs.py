@@ -86,12 +86,16 @@ def test_module_doctests():
     import momentcalc
 
     attempted = 0
-    for info in pkgutil.walk_packages(momentcalc.__path__, "momentcalc."):
-        if info.name.endswith("__main__"):
+    # walk_packages lists the subpackages and modules, not the root package itself
+    names = ["momentcalc", *(info.name for info in pkgutil.walk_packages(momentcalc.__path__, "momentcalc."))]
+    for name in names:
+        if name.endswith("__main__"):
             continue
-        result = doctest.testmod(importlib.import_module(info.name), optionflags=doctest.ELLIPSIS)
-        assert result.failed == 0, info.name
+        result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, name
         attempted += result.attempted
+        if name == "momentcalc":
+            assert result.attempted >= 5, "the package docstring's examples must run"
     assert attempted >= 5
 
 

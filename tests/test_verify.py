@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-import momentcalc.computations.verify as verify_module
-from momentcalc.computations.verify import check_entry, verify
+import momentcalc.verification.run as verify_module
+from momentcalc.verification.run import check_entry, verify
 from momentcalc.verification.registry import REGISTRY
 from momentcalc.verification.tolerance import within
 from tests.conftest import invoke

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 import mpmath
 from mpmath import mp
 
-from ..engine.numbers import Number, to_mpf
+from ..engine.numbers import Number, sympy_number, to_mpf
 from .elementary import sech2 as _sech2
 from .elementary import sigmoid as _sigmoid
 from .elementary import sigmoid_slope as _sigmoid_slope
@@ -97,8 +97,6 @@ class Activation(NamedTuple):
         return {p.name: to_mpf(given.get(p.name, p.default)) for p in self.params}
 
     def sympy_params(self) -> dict[str, Any]:
-        from ..symbolic import sympy_number
-
         given = dict(self.values)
         return {p.name: sympy_number(given.get(p.name, p.default)) for p in self.params}
 
@@ -269,7 +267,7 @@ CATALOG: tuple[Activation, ...] = (
         sympy=lambda sp, x, p: _rel(sp, x, x, p["slope"] * x),
         aliases=("leakyrelu", "lrelu"),
         kinks=_zero_kink,
-        params=(Param("slope", Fraction("0.01"), "negative-side slope of leaky_relu"),),
+        params=(Param("slope", Fraction("0.01"), "negative-side slope"),),
         closed_forms={
             "mean": _cf("(1 - slope)/sqrt(2*pi)", lambda p: (1 - p["slope"]) / mpmath.sqrt(2 * mp.pi),
                         lambda sp, p: (1 - p["slope"]) / sp.sqrt(2 * sp.pi)),

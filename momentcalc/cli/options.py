@@ -1,8 +1,16 @@
-"""Option aliases, defined once (``Annotated``) and shared by every command."""
+"""Every option shared by several commands, declared once as an ``Annotated`` alias.
+
+A numeric option carries its reading rule in the alias (``NumberRule``: may it be swept, may it
+be infinite), so the runner learns how to parse each option from the command's signature and
+nothing is declared twice. Command-specific options live in the command's module, built with
+``number``; catalog parameters (leaky_relu's ``--slope``) are generated from the catalog
+(``catalog_parameters``).
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from dataclasses import dataclass
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -10,13 +18,53 @@ NUMBER_METAVAR = "X|LIST|RANGE"
 SWEEP_HELP = " Sweep: a comma list 0.5,1,2 or START:STOP:STEP."
 
 
-def number_option(flag: str, help: str, *, sweep: bool = True) -> object:
-    """An option that takes an exact decimal (as text, parsed by momentcalc, never a float)."""
-    return typer.Option(
+@dataclass(frozen=True)
+class NumberRule:
+    """How the runner reads a numeric option's text: may it be infinite, may it be swept."""
+
+    allow_inf: bool = False
+    sweep: bool = True
+
+
+def number(flag: str, help: str, *, sweep: bool = True, allow_inf: bool = False, optional: bool = False) -> Any:
+    """An option that takes an exact decimal (as text, parsed by momentcalc, never a float),
+    with its rule attached: ``Annotated[str, typer.Option(...), NumberRule(...)]``."""
+    option = typer.Option(
         flag, help=help + (SWEEP_HELP if sweep else ""), metavar=NUMBER_METAVAR if sweep else "X",
         show_default=True,
     )
+    kind = Optional[str] if optional else str
+    return Annotated[kind, option, NumberRule(allow_inf=allow_inf, sweep=sweep)]  # type: ignore[valid-type]
 
+
+# --- the Gaussian input, the activation and its Monte Carlo (activation-moment, gau-scale, init, ...)
+
+Mean = number("--mean", "Mean of the Gaussian input Z.")
+Std = number("--std", "Std of the Gaussian input Z, > 0.")
+ActivationArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="ACTIVATION",
+        help="A catalog name (see 'momentcalc activations') or an expression in x, e.g. 'x*tanh(log(1+exp(x)))'.",
+        show_default=False,
+    ),
+]
+Activation = Annotated[
+    Optional[str],
+    typer.Option(
+        "--activation", metavar="NAME|EXPR",
+        help="Activation phi: a catalog name (see 'momentcalc activations') or an expression in x.",
+    ),
+]
+Simulate = Annotated[
+    bool,
+    typer.Option("--simulate", help="Also draw the model with numpy (seeded) and report Monte Carlo estimates beside the exact results."),
+]
+Seed = number("--seed", "Random seed of the simulation, a whole number >= 0. [default: 0]", optional=True)
+Trials = number("--trials", "Draws of the simulation, a whole number >= 2 (its maximum depends on the command). "
+                            "[default: 1000 queries for attention, 3 GAUs for gau-scale]", optional=True)
+
+# --- the options every computing command takes --------------------------------------------
 
 Digits = Annotated[
     str,
@@ -48,3 +96,34 @@ Get = Annotated[
         help="Print only result NAME's decimal (one line per sweep point). Repeatable: tab-separated, in the order given.",
     ),
 ]
+
+# name -> (alias, default) of the shared options, in the order --help lists them.
+SHARED: dict[str, tuple[Any, Any]] = {
+    "digits": (Digits, "15"),
+    "format": (Format, "table"),
+    "json_": (Json, False),
+    "derive": (Derive, False),
+    "expect": (Expect, None),
+    "rtol": (Rtol, None),
+    "atol": (Atol, None),
+    "get": (Get, None),
+}
+
+
+def catalog_parameters() -> dict[str, Any]:
+    """One option per catalog parameter (``--slope`` …), generated from the catalog entries that
+    declare it, for every command that takes an activation."""
+    from ..catalog import CATALOG
+
+    options: dict[str, Any] = {}
+    for entry in CATALOG:
+        for param in entry.params:
+            if param.name in options:
+                continue
+            owners = [e.name for e in CATALOG if any(p.name == param.name for p in e.params)]
+            default = str(param.default.numerator) if param.default.denominator == 1 else str(float(param.default))
+            options[param.name] = number(
+                "--" + param.name.replace("_", "-"),
+                f"{', '.join(owners)} only: the {param.description}. [default: {default}]", optional=True,
+            )
+    return options

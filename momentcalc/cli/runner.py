@@ -1,8 +1,11 @@
 """Run one computing command: parse options, sweep, check expectations, render, exit code.
 
-Every computing command goes through ``computing_command``, which adds the shared options
-(--digits, --format/--json, --derive, --expect, --rtol, --atol, --get) to the command's own signature, so a
-command module only declares its own options and says which computation to call.
+A command is a plain function: its own options (``Annotated`` aliases from ``options``, whose
+``NumberRule`` says how each number is read), then keyword-only ``digits`` and ``derive`` (and
+``params`` if it takes an activation); it calls the library and returns the ``Computation``.
+``computing_command`` registers it with the shared options (--digits, --format/--json,
+--derive, --expect, --rtol, --atol, --get) and, for ``params``, one option per catalog
+parameter; the runner calls the function once per sweep point with exact numbers.
 """
 
 from __future__ import annotations
@@ -12,29 +15,19 @@ import itertools
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import typer
 
-from ..engine.numbers import MAX_SWEEP_POINTS, is_sweep_syntax, parse_integer, parse_values
+from ..engine.numbers import parse_integer
 from ..engine.precision import MAX_DIGITS
 from ..errors import InputError, MomentcalcError
 from ..render import FORMATS
 from ..progress import delayed_progress
 from ..result import Computation, Sweep
-from .options import Atol, Derive, Digits, Expect, Format, Get, Json, Rtol
-
-SHARED = ("digits", "format", "json_", "derive", "expect", "rtol", "atol", "get")
-
-
-@dataclass(frozen=True)
-class Numeric:
-    """How a numeric option is parsed: may it be infinite, may it be swept."""
-
-    allow_inf: bool = False
-    sweep: bool = True
-
+from .options import SHARED, NumberRule, catalog_parameters
+from .sweep import MAX_SWEEP_POINTS, is_sweep_syntax, parse_values
 
 def flag(name: str) -> str:
     return "--" + name.replace("_", "-")
@@ -48,20 +41,6 @@ def _arguments(parameters: list[inspect.Parameter]) -> dict[str, str]:
             if isinstance(info, typer.models.ArgumentInfo):
                 names[parameter.name] = info.metavar or parameter.name.upper()
     return names
-
-
-def _common_parameters() -> list[inspect.Parameter]:
-    kw = inspect.Parameter.KEYWORD_ONLY
-    return [
-        inspect.Parameter("digits", kw, default="15", annotation=Digits),
-        inspect.Parameter("format", kw, default="table", annotation=Format),
-        inspect.Parameter("json_", kw, default=False, annotation=Json),
-        inspect.Parameter("derive", kw, default=False, annotation=Derive),
-        inspect.Parameter("expect", kw, default=None, annotation=Expect),
-        inspect.Parameter("rtol", kw, default=None, annotation=Rtol),
-        inspect.Parameter("atol", kw, default=None, annotation=Atol),
-        inspect.Parameter("get", kw, default=None, annotation=Get),
-    ]
 
 
 def output_format(fmt: str, json_flag: bool) -> str:
@@ -89,7 +68,7 @@ def errors_as(fmt: str, json_flag: bool, arguments: Mapping[str, str] | None = N
         raise
 
 
-def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, Numeric]) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
+def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, NumberRule]) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
     """Expand numeric option texts into points (cartesian product over swept options).
 
     An option is swept when it is written as a sweep (a comma list or a range), even when
@@ -130,8 +109,9 @@ def _with_progress(points: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 def execute(
     compute: Callable[..., Computation],
     options: Mapping[str, Any],
-    numeric: Mapping[str, Numeric],
+    numeric: Mapping[str, NumberRule],
     *,
+    catalog: tuple[str, ...] = (),
     digits: str,
     fmt: str,
     json_flag: bool,
@@ -157,7 +137,10 @@ def execute(
     points, swept = sweep_points(options, numeric)
     rows = []
     for point in _with_progress(points):
-        computation = compute(**point, digits=work, derive=derive)
+        own = {name: value for name, value in point.items() if name not in catalog}
+        if catalog:
+            own["params"] = {name: point[name] for name in catalog}
+        computation = compute(**own, digits=work, derive=derive)
         if work != n:
             computation = replace(computation, digits=n)
         if expectations:
@@ -174,34 +157,50 @@ def execute(
     return 1 if failed else 0
 
 
-def computing_command(
-    app: typer.Typer, name: str, numeric: Mapping[str, Numeric], **command_kwargs: Any
-) -> Callable[[Callable[..., Callable[..., Computation]]], Callable[..., None]]:
-    """Register ``name`` on ``app``. The decorated function takes the command's own options and
-    returns the computation to call (imported lazily); the shared options are added here."""
+def _rules(parameters: list[inspect.Parameter]) -> dict[str, NumberRule]:
+    """The numeric options of a signature, each with the rule its alias carries."""
+    rules = {}
+    for parameter in parameters:
+        for info in getattr(parameter.annotation, "__metadata__", ()):
+            if isinstance(info, NumberRule):
+                rules[parameter.name] = info
+    return rules
 
-    def register(define: Callable[..., Callable[..., Computation]]) -> Callable[..., None]:
-        own = list(inspect.signature(define, eval_str=True).parameters.values())
+
+def computing_command(
+    app: typer.Typer, name: str, **command_kwargs: Any
+) -> Callable[[Callable[..., Computation]], Callable[..., Computation]]:
+    """Register the decorated function as command ``name`` on ``app`` (see the module
+    docstring); the function itself is returned unchanged."""
+
+    def register(function: Callable[..., Computation]) -> Callable[..., Computation]:
+        signature = inspect.signature(function, eval_str=True)
+        own = [p for name, p in signature.parameters.items() if name not in ("digits", "derive", "params")]
+        kw = inspect.Parameter.KEYWORD_ONLY
+        catalog = catalog_parameters() if "params" in signature.parameters else {}
+        generated = [inspect.Parameter(option, kw, default=None, annotation=alias) for option, alias in catalog.items()]
+        shared = [inspect.Parameter(option, kw, default=default, annotation=alias)
+                  for option, (alias, default) in SHARED.items()]
+        parameters = own + generated + shared
+        numeric = _rules(own + generated)
         arguments = _arguments(own)
 
         def command(**kwargs: Any) -> None:
             common = {key: kwargs.pop(key) for key in SHARED}
             with errors_as(common["format"], common["json_"], arguments):
-                compute = define(**kwargs)
                 code = execute(
-                    compute, kwargs, numeric, digits=common["digits"], fmt=common["format"],
+                    function, kwargs, numeric, catalog=tuple(catalog), digits=common["digits"], fmt=common["format"],
                     json_flag=common["json_"], derive=common["derive"], expect=common["expect"], rtol=common["rtol"],
                     atol=common["atol"], get=common["get"],
                 )
             if code:
                 raise typer.Exit(code)
 
-        parameters = own + _common_parameters()
         command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
         command.__annotations__ = {p.name: p.annotation for p in parameters}
-        command.__doc__ = define.__doc__
-        command.__name__ = define.__name__
+        command.__doc__ = function.__doc__
+        command.__name__ = function.__name__
         app.command(name, **command_kwargs)(command)
-        return command
+        return function
 
     return register

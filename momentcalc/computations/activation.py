@@ -18,7 +18,10 @@ from __future__ import annotations
 
 from mpmath import mp
 
+from collections.abc import Mapping
+
 from ..catalog import resolve
+from ..defaults import ACTIVATION_MOMENT as DEFAULTS
 from ..engine.numbers import as_number
 from ..errors import InputError
 from ..moments import SUMMARY, gaussian_moments
@@ -41,13 +44,15 @@ DERIVE_CHECK_DIGITS = 20
 def activation_moment(
     activation: str,
     *,
-    mean: object = 0,
-    std: object = 1,
-    slope: object = None,
+    mean: object = DEFAULTS["mean"],
+    std: object = DEFAULTS["std"],
+    params: Mapping[str, object] | None = None,
     digits: int = 15,
     derive: bool = False,
 ) -> Computation:
     """Moments and gains of φ(Z), Z ~ N(mean, std²), every result correct to ``digits`` digits.
+
+    ``params`` sets the activation's catalog parameters by name (``{"slope": "0.2"}``).
 
     >>> activation_moment("relu").value("second_moment") == 0.5  # He init's 1/2
     True
@@ -56,7 +61,6 @@ def activation_moment(
         raise InputError(f"{{activation}} must be a catalog name or an expression in x, got {activation!r}",
                          param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
     name = activation.strip()
-    params = {"slope": slope}
     values = gaussian_moments(name, mean=mean, std=std, digits=digits, params=params)
     act = resolve(name, params)
     mu, sigma = as_number(mean, "mean"), as_number(std, "std")

@@ -20,14 +20,13 @@ from fractions import Fraction
 
 import mpmath
 
+from ..defaults import ATTENTION as DEFAULTS
 from ..engine.numbers import Number, to_mpf
 from ..engine.precision import stable
 from ..errors import InputError
 from ..result import Computation, Quantity
 from .common import check_digits, monte_carlo_errors, positive, simulation_options, whole
 
-DEFAULT_SEED = 0
-DEFAULT_TRIALS = 1000
 MAX_TRIALS = 10**7
 # The simulation runs in double precision: the logits' std must stay well inside its range.
 SIMULATED_LOGIT_STD = (Fraction(1, 10**100), Fraction(10**100))
@@ -50,9 +49,9 @@ SIMULATED = {
 
 
 def attention(
-    d: object = 64,
-    q_std: object = 1,
-    k_std: object = 1,
+    d: object = DEFAULTS["d"],
+    q_std: object = DEFAULTS["q_std"],
+    k_std: object = DEFAULTS["k_std"],
     seq_len: object = None,
     simulate: bool = False,
     seed: object = None,
@@ -78,7 +77,7 @@ def attention(
                          params=("seq_len",))
     keys = None if seq_len is None else whole(seq_len, "seq_len")
     monte_carlo = simulation_options(
-        keys is not None, seed, trials, default_seed=DEFAULT_SEED, default_trials=DEFAULT_TRIALS,
+        keys is not None, seed, trials, default_seed=DEFAULTS["seed"], default_trials=DEFAULTS["trials"],
         max_trials=MAX_TRIALS, only="to the simulation; add {seq_len} N (and {simulate})",
         mentions=("seq_len", "simulate"),
     )

@@ -22,22 +22,21 @@ about 4.7) while the mean A_ii matches s·ν⁴/n.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import mpmath
 from mpmath import mp
 
 from ..catalog import resolve
+from ..defaults import GAU_SCALE as DEFAULTS
 from ..engine.numbers import Number, to_mpf
 from ..engine.precision import working_dps
 from ..errors import InputError, PrecisionError
 from ..result import Computation, Quantity
 from .common import check_digits, monte_carlo_errors, positive, simulation_options, whole
 
-DEFAULT_ACTIVATION = "swish"
 # Extra digits asked of mu and nu2, so that their rounding stays below ours.
 MOMENT_GUARD = 3
-DEFAULT_SEED = 0
-DEFAULT_TRIALS = 3  # at least 2, so that every simulated value has a standard error
 MAX_TRIALS = 1000
 # Largest matrix (entries) the simulation builds: 2^24 doubles are 128 MiB.
 MAX_MATRIX = 1 << 24
@@ -64,20 +63,23 @@ SIMULATED = {
 
 
 def gau_scale(
-    s: object = 128,
-    n: object = 512,
-    d: object = 768,
-    e: object = 1536,
-    activation: str = DEFAULT_ACTIVATION,
+    s: object = DEFAULTS["s"],
+    n: object = DEFAULTS["n"],
+    d: object = DEFAULTS["d"],
+    e: object = DEFAULTS["e"],
+    activation: str = DEFAULTS["activation"],
     init_std: object = None,
     simulate: bool = False,
     seed: object = None,
     trials: object = None,
     *,
+    params: Mapping[str, object] | None = None,
     digits: int = 15,
     derive: bool = False,
 ) -> Computation:
     """GAU magnitudes at initialization, correct to ``digits`` digits (simulated ones excepted).
+
+    ``params`` sets the activation's catalog parameters by name (``{"slope": "0.2"}``).
 
     >>> round(float(gau_scale().value("diag_offdiag_ratio")))
     69
@@ -86,18 +88,19 @@ def gau_scale(
     sizes = {name: whole(value, name) for name, value in (("s", s), ("n", n), ("d", d), ("e", e))}
     std = None if init_std is None else positive(init_std, "init_std")
     monte_carlo = simulation_options(
-        simulate, seed, trials, default_seed=DEFAULT_SEED, default_trials=DEFAULT_TRIALS,
+        simulate, seed, trials, default_seed=DEFAULTS["seed"], default_trials=DEFAULTS["trials"],
         max_trials=MAX_TRIALS, only="with {simulate}",
     )
     from ..moments import gaussian_moments
 
-    act = resolve(activation)
-    moments = gaussian_moments(activation, mean=0, std=1, digits=digits + MOMENT_GUARD, derivative=False)
+    act = resolve(activation, params)
+    moments = gaussian_moments(activation, mean=0, std=1, digits=digits + MOMENT_GUARD, params=params,
+                               derivative=False)
     label = act.name if not act.expression else act.formula
     with mp.workdps(working_dps(digits)):
         values = _theory(moments["mean"], moments["second_moment"], sizes, std)
 
-    inputs: dict[str, Number | str] = {**sizes, "activation": label}
+    inputs: dict[str, Number | str] = {**sizes, "activation": label, **dict(act.values)}
     if std is not None:
         inputs["init_std"] = std
     descriptions = dict(DESCRIPTIONS)
@@ -105,7 +108,7 @@ def gau_scale(
     stderr: dict[str, mpmath.mpf] = {}
     if monte_carlo is not None:
         draws, count = monte_carlo
-        simulated = _simulate(activation, sizes, std, draws, count)
+        simulated = _simulate(activation, params, sizes, std, draws, count)
         if not math.isfinite(simulated["simulated_rms"]):
             raise PrecisionError(
                 "{simulate} overflowed double precision at this {init_std}; the theory needs no "
@@ -166,7 +169,8 @@ def _theory(mu: mpmath.mpf, nu2: mpmath.mpf, sizes: dict[str, Number], std: Numb
     }
 
 
-def _simulate(activation: str, sizes: dict[str, Number], std: Number | None, seed: int, trials: int) -> dict[str, float]:
+def _simulate(activation: str, params: Mapping[str, object] | None, sizes: dict[str, Number], std: Number | None,
+              seed: int, trials: int) -> dict[str, float]:
     s, n, d, e = (int(sizes[k]) for k in ("s", "n", "d", "e"))
     shapes = {"X": (n, d), "W_u": (d, e), "W_z": (d, s), "U": (n, e), "A": (n, n)}
     for name, (rows, cols) in shapes.items():
@@ -175,7 +179,10 @@ def _simulate(activation: str, sizes: dict[str, Number], std: Number | None, see
                 f"{{n}}, {{d}}, {{e}} and {{s}} are too large to simulate: {name} would have {rows}x{cols} entries, "
                 f"at most {MAX_MATRIX}", param="n", params=("d", "e", "s")
             )
-    from .gau_simulation import numpy_activation, simulate_gau
+    from .gau_simulation import STEPS, numpy_activation, simulate_gau
 
     lam = 1.0 if std is None else float(std) * math.sqrt(d)
-    return simulate_gau(n, d, e, s, numpy_activation(activation), lam, trials, seed)
+    from ..progress import delayed_progress
+
+    with delayed_progress(trials * STEPS, "simulating GAU") as step:
+        return simulate_gau(n, d, e, s, numpy_activation(resolve(activation, params)), lam, trials, seed, step)

@@ -17,25 +17,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..progress import delayed_progress
+if TYPE_CHECKING:
+    from ..catalog import Activation
 
 # Steps reported to the progress bar per trial: the draws, U, V, Z, A, O.
 STEPS = 6
 
 
-def numpy_activation(activation: str) -> Callable[[Any], Any]:
+def numpy_activation(act: Activation) -> Callable[[Any], Any]:
     """The catalog activation (or expression) as a vectorised numpy function.
 
     Built from the same sympy expression ``--derive`` uses, so the simulation draws through
     exactly the function whose moments are computed."""
     import sympy as sp
 
-    from ..catalog import resolve
-
     x = sp.Symbol("x", real=True)
-    expression = resolve(activation).sympy_expression(x)
+    expression = act.sympy_expression(x)
     function = sp.lambdify(x, expression, modules=["numpy", "scipy"])
 
     def apply(values: Any) -> Any:
@@ -49,9 +48,11 @@ def numpy_activation(activation: str) -> Callable[[Any], Any]:
 
 
 def simulate_gau(
-    n: int, d: int, e: int, s: int, phi: Callable[[Any], Any], lam: float, trials: int, seed: int
+    n: int, d: int, e: int, s: int, phi: Callable[[Any], Any], lam: float, trials: int, seed: int,
+    step: Callable[[], None] = lambda: None,
 ) -> dict[str, float]:
-    """Mean RMS of O over ``trials`` drawn GAUs (and its standard error), mean A_ii and A_ij."""
+    """Mean RMS of O over ``trials`` drawn GAUs (and its standard error), mean A_ii and A_ij;
+    ``step()`` is called STEPS times per trial (the caller's progress report)."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -59,7 +60,7 @@ def simulate_gau(
     diagonal = np.empty(trials)
     off_diagonal = np.empty(trials)
     # Overflow (a huge --init-std) shows up as a non-finite RMS, which the caller reports.
-    with delayed_progress(trials * STEPS, "simulating GAU") as step, np.errstate(over="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         for trial in range(trials):
             x = rng.standard_normal((n, d))
             w_u = rng.standard_normal((d, e)) * (lam / math.sqrt(d))

@@ -23,10 +23,12 @@ Seed 001: BERT passes 0.02; ``bert_ratio`` = 0.02 / std says how that compares
 
 from __future__ import annotations
 
-from fractions import Fraction
+from collections.abc import Mapping
 
 import mpmath
 
+from ..defaults import BERT_STD, TRUNCATION
+from ..defaults import INIT as DEFAULTS
 from ..engine import normal
 from ..engine.numbers import Number, as_number, to_mpf
 from ..engine.precision import stable
@@ -36,11 +38,6 @@ from .common import check_digits, choice, whole
 
 SCHEMES = ("lecun", "xavier", "he")
 DISTRIBUTIONS = ("normal", "uniform", "truncnorm")
-DEFAULT_ACTIVATION = "relu"
-BERT_STD = Fraction(1, 50)
-# Cut-off of the truncated normal in units of the std passed: the ±2σ of
-# tf.random.truncated_normal and of BERT's initializer (a convention, not a computed constant).
-TRUNCATION = 2
 # Extra digits asked of the activation gain, so that its rounding stays below ours.
 GAIN_GUARD = 5
 
@@ -58,13 +55,13 @@ BOUND_DESCRIPTIONS = {
 }
 
 
-def he_gain(activation: str, slope: Number | None, digits: int) -> mpmath.mpf:
+def he_gain(activation: str, params: Mapping[str, object] | None, digits: int) -> mpmath.mpf:
     """1 / sqrt(E[act(Z)²]) for Z ~ N(0, 1), correct to more than ``digits`` digits.
 
     ``gaussian_moments`` caches, so a sweep over --fan-in computes the gain once."""
     from ..moments import gaussian_moments
 
-    gain = gaussian_moments(activation, mean=0, std=1, params={"slope": slope}, digits=digits + GAIN_GUARD,
+    gain = gaussian_moments(activation, mean=0, std=1, params=params, digits=digits + GAIN_GUARD,
                             derivative=False)["gain"]
     if not (mpmath.isfinite(gain) and gain > 0):
         raise InputError(f"{{activation}} {activation!r} has no finite gain (E[act(Z)^2] is 0 or infinite)",
@@ -75,17 +72,18 @@ def he_gain(activation: str, slope: Number | None, digits: int) -> mpmath.mpf:
 def init(
     fan_in: object = None,
     fan_out: object = None,
-    scheme: str = "lecun",
-    distribution: str = "normal",
+    scheme: str = DEFAULTS["scheme"],
+    distribution: str = DEFAULTS["distribution"],
     activation: str | None = None,
-    slope: object = None,
     *,
+    params: Mapping[str, object] | None = None,
     digits: int = 15,
     derive: bool = False,
 ) -> Computation:
     """Weight-init parameters of a layer, every result correct to ``digits`` digits.
 
-    ``activation`` (default relu) and ``slope`` (its leaky_relu slope) apply to
+    ``activation`` (default relu) and ``params`` (its catalog parameters by name, e.g.
+    ``{"slope": "0.2"}`` for leaky_relu) apply to
     ``scheme="he"`` only; ``fan_out`` is required by xavier and reported otherwise.
 
     >>> init(fan_in=768, fan_out=768, scheme="xavier").value("std")  # doctest: +ELLIPSIS
@@ -101,16 +99,17 @@ def init(
     if kind == "xavier" and n_out is None:
         raise InputError("{fan_out} is required with {scheme} xavier (variance 2/(fan_in + fan_out))", param="fan_out",
                          params=("scheme",))
-    if kind != "he" and (activation is not None or slope is not None):
-        option = "activation" if activation is not None else "slope"
+    given = {name: value for name, value in (params or {}).items() if value is not None}
+    if kind != "he" and (activation is not None or given):
+        option = "activation" if activation is not None else next(iter(given))
         raise InputError(f"{{{option}}} applies only to {{scheme}} he (lecun and xavier assume a linear unit)",
                          param=option, params=("scheme",))
     act = None
     gain = None
-    slope_n = None if slope is None else as_number(slope, "slope")
+    exact = {name: as_number(value, name) for name, value in given.items()}
     if kind == "he":
-        act = DEFAULT_ACTIVATION if activation is None else str(activation)
-        gain = he_gain(act, slope_n, digits)
+        act = DEFAULTS["activation"] if activation is None else str(activation)
+        gain = he_gain(act, exact, digits)
 
     def evaluate() -> dict[str, mpmath.mpf]:
         if kind == "lecun":
@@ -140,14 +139,16 @@ def init(
     inputs.update(scheme=kind, distribution=draw)
     if act is not None:
         inputs["activation"] = act
-        if slope_n is not None:
-            inputs["slope"] = slope_n
+        inputs.update(exact)
     closed: dict[str, tuple[str, str]] = {}
     derivation: tuple[tuple[str, str, str], ...] = ()
     if derive:
         from ..symbolic.init import derive as derive_forms
 
-        closed, derivation = derive_forms(kind, draw, n_in, n_out, act, slope_n)
+        from ..catalog import resolve
+
+        bound = resolve(act, exact) if act is not None else None
+        closed, derivation = derive_forms(kind, draw, n_in, n_out, bound, act)
     results = tuple(
         Quantity(name, value, BOUND_DESCRIPTIONS[draw] if name == "bound" else DESCRIPTIONS[name],
                  *closed.get(name, (None, None)))

@@ -28,6 +28,7 @@ from typing import Any
 import mpmath
 from mpmath import mp
 
+from ..defaults import POSTNORM_DECAY as DEFAULTS
 from ..engine.numbers import Number, as_number, to_mpf, to_text
 from ..engine.precision import MAX_WORKING_DPS, stable, working_dps
 from ..errors import InputError, PrecisionError
@@ -57,10 +58,10 @@ DESCRIPTIONS = {
 
 
 def postnorm_decay(
-    layers: object = 12,
-    sigma: object = 1,
-    threshold: object = Fraction(1, 100),
-    scheme: str = "post",
+    layers: object = DEFAULTS["layers"],
+    sigma: object = DEFAULTS["sigma"],
+    threshold: object = DEFAULTS["threshold"],
+    scheme: str = DEFAULTS["scheme"],
     alpha: object = None,
     *,
     digits: int = 15,

@@ -34,7 +34,7 @@ from ..engine.balls import arb_precision
 from ..engine.precision import scaled_double, working_dps
 from ..engine.rounding import ball_text, decide, decimal_text
 from ..errors import PrecisionError
-from ..result import Numerals, Underflowed
+from ..result import BulkValues, Numerals, Underflowed
 
 # Below this many elements the bulk path is not worth its set-up.
 BULK_MIN = 256
@@ -50,7 +50,7 @@ ExactParts = Callable[[], tuple[Fraction | None, Fraction | None, Fraction | Non
 BallParts = Callable[[], tuple[Any, Any, Any]]  # arb balls at the current Arb precision
 
 
-class GeometricWeights(Sequence[mpmath.mpf]):
+class GeometricWeights(Sequence[mpmath.mpf], BulkValues):
     """Element k (0 ≤ k < count) is c·d^(count − k).
 
     ``parts()`` returns (c, d², d) as mpf at the current ``mp.dps``; it is called at the
@@ -261,8 +261,8 @@ def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
     shrink, grow = 1 - eps, 1 + eps  # exact: eps has few digits
 
     with mp.workdps(prec + 10):
-        # nstr rounds to nearest: a short exact value (0.5) comes out exact.
-        c, square, d = (work.plus(Decimal(mpmath.nstr(x, prec + 5))) for x in weights._parts())
+        # Each factor rounded once from its exact binary value: a short exact value (0.5) stays exact.
+        c, square, d = (work.plus(_exact_decimal(x)) for x in weights._parts())
     b = [d]  # b[r − 1] = d^r, r = 1 … BLOCK
     even = Decimal(1)
     while len(b) < BLOCK:
@@ -301,6 +301,16 @@ def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
         texts[j] = weights.proven_text(j + 1, digits)
     texts.reverse()  # element k is m = count − k
     return texts
+
+
+def _exact_decimal(value: mpmath.mpf) -> Any:
+    """The finite mpf m·2^e as an exact Decimal (m·5^−e·10^e for e < 0)."""
+    from decimal import Decimal
+
+    mantissa, exponent = value.man_exp
+    if exponent >= 0:
+        return Decimal(mantissa << exponent)
+    return Decimal(f"{mantissa * 5 ** -exponent}E{exponent}")  # exact: no context rounding
 
 
 def _padded(value, length: int):

@@ -38,6 +38,7 @@ from typing import NamedTuple
 import mpmath
 from mpmath import mp
 
+from ..defaults import SELU_SOLVE as DEFAULTS
 from ..engine import normal
 from ..engine.numbers import Number, as_number, to_mpf, to_text
 from ..engine.precision import stable, working_dps
@@ -189,10 +190,10 @@ def _check_reachable(mean: Fraction, var: Fraction, input_mean: Fraction, input_
 
 
 def selu_solve(
-    target_mean: object = 0,
-    target_var: object = 1,
-    input_mean: object = 0,
-    input_std: object = 1,
+    target_mean: object = DEFAULTS["target_mean"],
+    target_var: object = DEFAULTS["target_var"],
+    input_mean: object = DEFAULTS["input_mean"],
+    input_std: object = DEFAULTS["input_std"],
     *,
     digits: int = 15,
     derive: bool = False,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import mpmath
 
+from ..defaults import TRUNCNORM as DEFAULTS
 from ..engine import normal
 from ..engine.numbers import as_number, to_mpf
 from ..engine.precision import stable
@@ -31,10 +32,10 @@ DESCRIPTIONS = {
 
 
 def truncnorm(
-    low: object = -2,
-    high: object = 2,
-    mean: object = 0,
-    std: object = 1,
+    low: object = DEFAULTS["low"],
+    high: object = DEFAULTS["high"],
+    mean: object = DEFAULTS["mean"],
+    std: object = DEFAULTS["std"],
     target_std: object = None,
     *,
     digits: int = 15,

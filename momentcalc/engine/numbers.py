@@ -1,4 +1,4 @@
-"""Exact decimal inputs and sweep specifications.
+"""Exact decimal inputs.
 
 ``--std 0.02`` means the rational 1/50, not the double nearest to it: inputs are parsed
 into ``fractions.Fraction`` (or ±infinity) and only rounded when converted to ``mpf`` at
@@ -10,14 +10,13 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 
 from ..errors import InputError
 
 Number = Fraction | float  # a float here is only ever +inf or -inf
-
-MAX_SWEEP_POINTS = 100_000
 
 _DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 _INFINITY = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf,
@@ -54,45 +53,6 @@ def parse_integer(text: str, option: str, low: int, high: int) -> int:
     return int(raw)
 
 
-def parse_values(text: str, option: str, *, allow_inf: bool = False) -> list[Number]:
-    """A single number, a comma list ``0.5,1,2`` or an inclusive range ``START:STOP:STEP``.
-
-    Ranges are exact: ``0:1:0.1`` has 11 points, the last exactly 1. Empty, reversed,
-    zero-step and oversized (> MAX_SWEEP_POINTS) sweeps are refused.
-    """
-    raw = text.strip()
-    if ":" in raw:
-        parts = raw.split(":")
-        if len(parts) != 3:
-            raise InputError(f"{{{option}}} range must be START:STOP:STEP, got {text!r}", param=option)
-        start, stop, step = (parse_number(p, option) for p in parts)
-        if step == 0:
-            raise InputError(f"{{{option}}} range step must not be zero, got {text!r}", param=option)
-        if (stop - start) * step < 0:
-            raise InputError(f"{{{option}}} range is empty: STEP goes away from STOP in {text!r}", param=option)
-        count = math.floor((stop - start) / step) + 1
-        if count > MAX_SWEEP_POINTS:
-            raise InputError(
-                f"{{{option}}} range has {count} points; at most {MAX_SWEEP_POINTS} are allowed", param=option
-            )
-        return [start + i * step for i in range(count)]
-    if "," in raw:
-        items = [p for p in raw.split(",")]
-        if any(not p.strip() for p in items):
-            raise InputError(f"{{{option}}} list has an empty item: {text!r}", param=option)
-        if len(items) > MAX_SWEEP_POINTS:
-            raise InputError(
-                f"{{{option}}} list has {len(items)} points; at most {MAX_SWEEP_POINTS} are allowed", param=option
-            )
-        return [parse_number(p, option, allow_inf=allow_inf) for p in items]
-    return [parse_number(raw, option, allow_inf=allow_inf)]
-
-
-def is_sweep_syntax(text: str) -> bool:
-    """Is ``text`` written as a sweep (a comma list or a range), whatever number of points it has?"""
-    return "," in text or ":" in text
-
-
 def as_number(value: object, name: str, *, allow_inf: bool = False) -> Number:
     """Normalise a Python API argument (int, float, str, Fraction, Decimal, mpf) to a Number.
 
@@ -127,6 +87,15 @@ def as_number(value: object, name: str, *, allow_inf: bool = False) -> Number:
         return Fraction(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise InputError(param=name, allowed="a number", got=repr(value)) from None
+
+
+def sympy_number(value: Number) -> Any:
+    """An exact sympy number for an input (Rational, or ±oo); sympy is imported only here."""
+    import sympy as sp
+
+    if isinstance(value, float):
+        return sp.oo if value > 0 else -sp.oo
+    return sp.Rational(value.numerator, value.denominator)
 
 
 def to_mpf(value: Number) -> mpmath.mpf:

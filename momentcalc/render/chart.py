@@ -16,6 +16,7 @@ from mpmath import mp
 from rich.table import Table
 
 from ..engine.precision import to_decimal
+from ..result import BulkValues
 
 MAX_ROWS = 40
 WIDTH = 40
@@ -34,13 +35,12 @@ def _buckets(count: int) -> list[tuple[int, int]]:
 
 
 def _largest(values: Sequence[mpmath.mpf], buckets: list[tuple[int, int]]) -> list[mpmath.mpf]:
-    """The entry of largest |value| in each bucket (a sequence with a ``largest(first, last)``
-    method knows where it is without computing the others)."""
+    """The entry of largest |value| in each bucket (``BulkValues`` know where it is without
+    computing the others)."""
     if len(buckets) == len(values):
         return list(values)
-    largest = getattr(values, "largest", None)
-    if largest is not None:
-        return [largest(first, last) for first, last in buckets]
+    if isinstance(values, BulkValues):
+        return [values.largest(first, last) for first, last in buckets]
     return [max(values[first : last + 1], key=abs) for first, last in buckets]
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from .._version import __version__
 from ..engine.numbers import Number, decimal_text, to_text
 from ..engine.precision import justified_digits, to_decimal, to_double
-from ..result import Check, Computation, Listing, Quantity, Sweep
+from ..result import BulkValues, Check, Computation, Listing, Quantity, Sweep
 
 SCHEMA_VERSION = 1
 _LARGEST_DOUBLE = Fraction(2) ** 1024
@@ -53,7 +53,7 @@ def input_json(value: Number | str | bool | None) -> Any:
 
 def quantity_document(quantity: Quantity, digits: int) -> dict[str, Any]:
     """``{"value", "decimal", "description", "closed_form", "latex"}`` for one result."""
-    if quantity.is_list and hasattr(quantity.value, "decimals"):  # renders itself in bulk
+    if quantity.is_list and isinstance(quantity.value, BulkValues):
         value: Any = quantity.value.doubles()
         decimal: Any = quantity.value.decimals(digits)
     elif quantity.is_list:

@@ -3,7 +3,8 @@
 Long lists (per-layer weights at 10^6 layers) are written on one line each: indenting two
 million items one per line costs more than the whole computation. Lists that say what they
 hold (``Numerals``, ``Underflowed``) are joined directly instead of going through the
-encoder item by item.
+encoder item by item. The writer walks the document itself (``json.dumps`` with ``indent=2``
+for everything else), so long lists need no placeholder.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ from ..result import Computation, Listing, Numerals, Sweep, Underflowed
 from .document import ExactNumber, document
 
 LONG_LIST = 1000
-_MARK = "\x00long-list\x00"
-_EXACT = "\x00exact\x00"
+INDENT = "  "
 
 
 def render_json(result: Computation | Sweep | Listing) -> str:
@@ -24,33 +24,39 @@ def render_json(result: Computation | Sweep | Listing) -> str:
 
 
 def json_pieces(result: Computation | Sweep | Listing) -> list[str]:
-    """The document as consecutive pieces of text: a 30 MB document is written piece by
-    piece rather than copied into one string."""
-    long_lists: list[list[Any]] = []
-    exact: list[str] = []
-
-    def swap(node: Any) -> Any:
-        if isinstance(node, ExactNumber):
-            exact.append(node.text)
-            return _EXACT
-        if isinstance(node, dict):
-            return {key: swap(value) for key, value in node.items()}
-        if isinstance(node, list):
-            if len(node) > LONG_LIST:
-                long_lists.append(node)
-                return _MARK
-            return [swap(value) for value in node]
-        return node
-
-    text = _dumps(swap(document(result)), indent=2)
-    if exact:  # inputs whose exact decimal is longer than a double's shortest text
-        parts = text.split(json.dumps(_EXACT))
-        text = "".join(part + number for part, number in zip(parts, [*exact, ""], strict=True))
-    pieces = text.split(json.dumps(_MARK))
-    out = [pieces[0]]
-    for items, piece in zip(long_lists, pieces[1:], strict=True):
-        out += [*compact_list(items), piece]
+    """The document as consecutive pieces of text (a 30 MB document is written piece by piece
+    rather than copied into one string): ``json.dumps(document, indent=2)`` exactly, except
+    that lists longer than LONG_LIST stay on one line."""
+    out: list[str] = []
+    _write(document(result), 0, out)
     return out
+
+
+def _write(node: Any, level: int, out: list[str]) -> None:
+    if isinstance(node, ExactNumber):  # an input's exact decimal, longer than a double's text
+        out.append(node.text)
+        return
+    if isinstance(node, dict):
+        items = list(node.items())
+        opening, closing = "{", "}"
+    elif isinstance(node, (list, tuple)):
+        if len(node) > LONG_LIST:
+            out.extend(compact_list(node))  # type: ignore[arg-type]
+            return
+        items = [(None, value) for value in node]
+        opening, closing = "[", "]"
+    else:
+        out.append(_dumps(node))
+        return
+    if not items:
+        out.append(opening + closing)
+        return
+    inner = "\n" + INDENT * (level + 1)
+    out.append(opening)
+    for i, (key, value) in enumerate(items):
+        out.append(("," if i else "") + inner + ("" if key is None else _dumps(str(key)) + ": "))
+        _write(value, level + 1, out)
+    out.append("\n" + INDENT * level + closing)
 
 
 def compact_list(items: list[Any]) -> list[str]:

@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
+from ..engine.numbers import sympy_number
 
-def sympy_number(value: Fraction | float) -> Any:
-    """An exact sympy number for an input (Rational, or ±oo)."""
-    import sympy as sp
-
-    if isinstance(value, float):
-        return sp.oo if value > 0 else -sp.oo
-    return sp.Rational(value.numerator, value.denominator)
+__all__ = ["forms", "shortest", "sympy_number"]
 
 
 def shortest(expr: Any) -> Any:

@@ -33,13 +33,11 @@ def truncation_gamma(cut: int) -> Any:
     return sp.sympify(text)
 
 
-def he_second_moment(activation: str, slope: object) -> Any:
-    """E[act(Z)**2] for Z ~ N(0, 1): the catalog's closed form, else the integral it reduces to."""
+def he_second_moment(act: Any) -> Any:
+    """E[act(Z)**2] for Z ~ N(0, 1) of a bound catalog ``Activation``: the catalog's closed
+    form, else the integral it reduces to."""
     import sympy as sp
 
-    from ..catalog import resolve
-
-    act = resolve(activation, slope)
     form = act.closed_forms.get("second_moment")
     if form is not None:
         return form.sympy(sp, act.sympy_params())
@@ -53,13 +51,14 @@ def derive(
     distribution: str,
     fan_in: Fraction,
     fan_out: Fraction | None,
-    activation: str | None,
-    slope: object,
+    activation: Any,
+    label: str | None = None,
 ) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
-    """(closed forms by result name, derivation lines) for these exact inputs."""
+    """(closed forms by result name, derivation lines) for these exact inputs; ``activation``
+    is the bound catalog ``Activation`` of scheme he (None otherwise), ``label`` its name as given."""
     import sympy as sp
 
-    from ..computations.init import BERT_STD, TRUNCATION
+    from ..defaults import BERT_STD, TRUNCATION
 
     n_in, n_out, gain_symbol = sp.symbols("fan_in fan_out gain", positive=True)
     general = sp.sympify(VARIANCE[scheme], locals={"fan_in": n_in, "fan_out": n_out, "gain": gain_symbol})
@@ -70,11 +69,11 @@ def derive(
     exprs: dict[str, Any] = {}
     if scheme == "he":
         lines.append((
-            "gain", f"gain = 1/sqrt(Integral({activation}(x)**2*exp(-x**2/2)/sqrt(2*pi), (x, -oo, oo)))",
+            "gain", f"gain = 1/sqrt(Integral({label}(x)**2*exp(-x**2/2)/sqrt(2*pi), (x, -oo, oo)))",
             r"\mathrm{gain} = \left(\int_{-\infty}^{\infty} \mathrm{act}(x)^2"
             r" \frac{e^{-x^2/2}}{\sqrt{2\pi}}\,dx\right)^{-1/2}",
         ))
-        second = he_second_moment(activation, slope)
+        second = he_second_moment(activation)
         values[gain_symbol] = shortest(1 / sp.sqrt(second))
         exprs["gain"] = values[gain_symbol]
     variance = shortest(general.subs(values))

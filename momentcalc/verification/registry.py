@@ -50,11 +50,17 @@ class Published:
     informational: bool = False  # shown, never fails (e.g. PyTorch's heuristic gains)
 
 
+# The computation behind each function name, under momentcalc.computations.
+_MODULES = {"truncnorm": "truncnorm", "selu_solve": "selu", "postnorm_decay": "postnorm", "gau_scale": "gau",
+            "init": "init", "attention": "attention"}
+
+
 def result(function: str, name: str, **kwargs: object) -> Callable[[int], mpmath.mpf]:
-    """``momentcalc.<function>(**kwargs, digits=d).value(name)``, imported lazily."""
+    """``<function>(**kwargs, digits=d).value(name)`` from momentcalc.computations, imported lazily."""
 
     def compute(digits: int) -> mpmath.mpf:
-        return getattr(import_module("momentcalc"), function)(**kwargs, digits=digits).value(name)
+        module = import_module(f"momentcalc.computations.{_MODULES[function]}")
+        return getattr(module, function)(**kwargs, digits=digits).value(name)
 
     return compute
 

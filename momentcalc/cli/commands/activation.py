@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from collections.abc import Mapping
 
-import typer
-
+from ...defaults import ACTIVATION_MOMENT as DEFAULTS
+from ...result import Computation
 from ..app import app
-from ..options import Format, Json, number_option
-from ..runner import Numeric, computing_command, errors_as, output_format
-
-ActivationArg = Annotated[
-    str,
-    typer.Argument(
-        metavar="ACTIVATION",
-        help="A catalog name (see 'momentcalc activations') or an expression in x, e.g. 'x*tanh(log(1+exp(x)))'.",
-        show_default=False,
-    ),
-]
-Mean = Annotated[str, number_option("--mean", "Mean of the Gaussian input Z.")]
-Std = Annotated[str, number_option("--std", "Std of the Gaussian input Z, > 0.")]
-Slope = Annotated[Optional[str], number_option("--slope", "leaky_relu only: the negative-side slope. [default: 0.01]")]
+from ..options import ActivationArgument, Format, Json, Mean, Std
+from ..runner import computing_command, errors_as, output_format
 
 EXAMPLES = """
 Examples:
@@ -49,16 +37,15 @@ Examples:
 """
 
 
-@computing_command(
-    app, "activation-moment",
-    numeric={"mean": Numeric(), "std": Numeric(), "slope": Numeric()},
-    epilog=EXAMPLES,
-)
-def activation_moment(activation: ActivationArg, mean: Mean = "0", std: Std = "1", slope: Slope = None):
+@computing_command(app, "activation-moment", epilog=EXAMPLES)
+def activation_moment(
+    activation: ActivationArgument, mean: Mean = DEFAULTS["mean"], std: Std = DEFAULTS["std"],
+    *, params: Mapping[str, object], digits: int, derive: bool,
+) -> Computation:
     """Moments and exact gains of phi(Z), Z ~ N(mean, std^2), for a catalog activation or an expression in x."""
-    from ...computations.activation import activation_moment as compute
+    from ...computations.activation import activation_moment
 
-    return compute
+    return activation_moment(activation, mean=mean, std=std, params=params, digits=digits, derive=derive)
 
 
 @app.command("activations", epilog=LIST_EXAMPLES)

@@ -2,29 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
-
-import typer
-
+from ...defaults import ATTENTION as DEFAULTS
+from ...result import Computation
 from ..app import app
-from ..options import number_option
-from ..runner import Numeric, computing_command
+from ..options import Seed, Simulate, Trials, number
+from ..runner import computing_command
 
-D = Annotated[str, number_option("--d", "Dimension of queries and keys (d_k), a whole number >= 1.")]
-QStd = Annotated[str, number_option("--q-std", "Std of each query component, > 0.")]
-KStd = Annotated[str, number_option("--k-std", "Std of each key component, > 0.")]
-SeqLen = Annotated[
-    Optional[str],
-    number_option("--seq-len", "Number of keys per query; simulates softmax (implies --simulate)."),
-]
-Simulate = Annotated[
-    bool,
-    typer.Option("--simulate", help="Draw q and K with numpy and report the mean largest softmax weight (needs --seq-len)."),
-]
-Seed = Annotated[Optional[str], number_option("--seed", "Random seed of the simulation, a whole number >= 0. [default: 0]")]
-Trials = Annotated[
-    Optional[str], number_option("--trials", "Queries drawn by the simulation, a whole number >= 2. [default: 1000]")
-]
+D = number("--d", "Dimension of queries and keys (d_k), a whole number >= 1.")
+QStd = number("--q-std", "Std of each query component, > 0.")
+KStd = number("--k-std", "Std of each key component, > 0.")
+SeqLen = number("--seq-len", "Number of keys per query; simulates softmax (implies --simulate).", optional=True)
 
 EXAMPLES = """
 Examples:
@@ -39,22 +26,20 @@ Examples:
 """
 
 
-@computing_command(
-    app, "attention",
-    numeric={"d": Numeric(), "q_std": Numeric(), "k_std": Numeric(), "seq_len": Numeric(),
-             "seed": Numeric(), "trials": Numeric()},
-    epilog=EXAMPLES,
-)
+@computing_command(app, "attention", epilog=EXAMPLES)
 def attention(
-    d: D = "64",
-    q_std: QStd = "1",
-    k_std: KStd = "1",
+    d: D = DEFAULTS["d"],
+    q_std: QStd = DEFAULTS["q_std"],
+    k_std: KStd = DEFAULTS["k_std"],
     seq_len: SeqLen = None,
     simulate: Simulate = False,
     seed: Seed = None,
     trials: Trials = None,
-):
+    *,
+    digits: int,
+    derive: bool,
+) -> Computation:
     """Why attention divides q.k by sqrt(d): logit moments, and (simulated) how peaked softmax gets."""
-    from ...computations.attention import attention as compute
+    from ...computations.attention import attention
 
-    return compute
+    return attention(d, q_std, k_std, seq_len, simulate, seed, trials, digits=digits, derive=derive)

@@ -2,36 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from collections.abc import Mapping
 
-import typer
-
+from ...defaults import GAU_SCALE as DEFAULTS
+from ...result import Computation
 from ..app import app
-from ..options import number_option
-from ..runner import Numeric, computing_command
+from ..options import Activation, Seed, Simulate, Trials, number
+from ..runner import computing_command
 
-S = Annotated[str, number_option("--s", "Attention key size s (columns of Z), a whole number >= 1.")]
-N = Annotated[str, number_option("--n", "Sequence length n, a whole number >= 1.")]
-D = Annotated[str, number_option("--d", "Model width d, a whole number >= 1.")]
-E = Annotated[str, number_option("--e", "Expanded width e of U and V, a whole number >= 1.")]
-Activation = Annotated[
-    str,
-    typer.Option("--activation", metavar="NAME|EXPR",
-                 help="Activation phi: a catalog name (see 'momentcalc activations') or an expression in x."),
-]
-InitStd = Annotated[
-    Optional[str],
-    number_option("--init-std", "Std of W_u, W_v, W_z (W_o is scaled alike), > 0; "
-                                "0.02 as in the GAU paper's code. [default: LeCun 1/sqrt(d)]"),
-]
-Simulate = Annotated[
-    bool,
-    typer.Option("--simulate", help="Draw an actual GAU with numpy at these sizes and report the RMS of its output."),
-]
-Seed = Annotated[Optional[str], number_option("--seed", "Random seed of --simulate, a whole number >= 0. [default: 0]", sweep=False)]
-Trials = Annotated[
-    Optional[str], number_option("--trials", "GAUs drawn by --simulate (their RMS is averaged), 1 to 1000. [default: 1]", sweep=False)
-]
+S = number("--s", "Attention key size s (columns of Z), a whole number >= 1.")
+N = number("--n", "Sequence length n, a whole number >= 1.")
+D = number("--d", "Model width d, a whole number >= 1.")
+E = number("--e", "Expanded width e of U and V, a whole number >= 1.")
+InitStd = number("--init-std", "Std of W_u, W_v, W_z (W_o is scaled alike), > 0; "
+                               "0.02 as in the GAU paper's code. [default: LeCun 1/sqrt(d)]", optional=True)
 
 EXAMPLES = """
 Examples:
@@ -48,24 +32,26 @@ Examples:
 """
 
 
-@computing_command(
-    app, "gau-scale",
-    numeric={"s": Numeric(), "n": Numeric(), "d": Numeric(), "e": Numeric(), "init_std": Numeric(),
-             "seed": Numeric(sweep=False), "trials": Numeric(sweep=False)},
-    epilog=EXAMPLES,
-)
+@computing_command(app, "gau-scale", epilog=EXAMPLES)
 def gau_scale(
-    s: S = "128",
-    n: N = "512",
-    d: D = "768",
-    e: E = "1536",
-    activation: Activation = "swish",
+    s: S = DEFAULTS["s"],
+    n: N = DEFAULTS["n"],
+    d: D = DEFAULTS["d"],
+    e: E = DEFAULTS["e"],
+    activation: Activation = DEFAULTS["activation"],
     init_std: InitStd = None,
     simulate: Simulate = False,
     seed: Seed = None,
     trials: Trials = None,
-):
-    """Magnitude of a Gated Attention Unit at initialization: s*nu^6/n, the lambda^7 law, DeepNorm alpha."""
-    from ...computations.gau import gau_scale as compute
+    *,
+    params: Mapping[str, object],
+    digits: int,
+    derive: bool,
+) -> Computation:
+    """Magnitude of a Gated Attention Unit at initialization: s*nu^6/n, the lambda^7 law, DeepNorm alpha.
 
-    return compute
+    The activation defaults to swish."""
+    from ...computations.gau import gau_scale
+
+    return gau_scale(s, n, d, e, activation, init_std, simulate, seed, trials, params=params, digits=digits,
+                     derive=derive)

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from collections.abc import Mapping
+from typing import Annotated
 
 import typer
 
+from ...defaults import INIT as DEFAULTS
+from ...result import Computation
 from ..app import app
-from ..options import number_option
-from ..runner import Numeric, computing_command
+from ..options import Activation, number
+from ..runner import computing_command
 
-FanIn = Annotated[Optional[str], number_option("--fan-in", "Inputs of each unit (fan-in), a whole number >= 1; required.")]
-FanOut = Annotated[
-    Optional[str], number_option("--fan-out", "Outputs of the layer (fan-out), a whole number >= 1; required by xavier.")
-]
+FanIn = number("--fan-in", "Inputs of each unit (fan-in), a whole number >= 1; required.", optional=True)
+FanOut = number("--fan-out", "Outputs of the layer (fan-out), a whole number >= 1; required by xavier.", optional=True)
 Scheme = Annotated[
     str,
     typer.Option(
@@ -28,14 +29,6 @@ Distribution = Annotated[
         help="How the weights are drawn: normal, uniform (reports bound), truncnorm at +-2 sigma (reports std_to_pass, bound).",
     ),
 ]
-Activation = Annotated[
-    Optional[str],
-    typer.Option(
-        "--activation", metavar="ACTIVATION",
-        help="With --scheme he: a catalog name (see 'momentcalc activations') or an expression in x. [default: relu]",
-    ),
-]
-Slope = Annotated[Optional[str], number_option("--slope", "With --scheme he --activation leaky_relu: the negative slope.")]
 
 EXAMPLES = """
 Examples:
@@ -52,20 +45,21 @@ Examples:
 """
 
 
-@computing_command(
-    app, "init",
-    numeric={"fan_in": Numeric(), "fan_out": Numeric(), "slope": Numeric()},
-    epilog=EXAMPLES,
-)
+@computing_command(app, "init", epilog=EXAMPLES)
 def init(
     fan_in: FanIn = None,
     fan_out: FanOut = None,
-    scheme: Scheme = "lecun",
-    distribution: Distribution = "normal",
+    scheme: Scheme = DEFAULTS["scheme"],
+    distribution: Distribution = DEFAULTS["distribution"],
     activation: Activation = None,
-    slope: Slope = None,
-):
-    """Weight-init parameters of a layer: variance, std, bound, std to pass, and BERT's 0.02 compared."""
-    from ...computations.init import init as compute
+    *,
+    params: Mapping[str, object],
+    digits: int,
+    derive: bool,
+) -> Computation:
+    """Weight-init parameters of a layer: variance, std, bound, std to pass, and BERT's 0.02 compared.
 
-    return compute
+    --activation (default relu) and its parameters apply to --scheme he only."""
+    from ...computations.init import init
+
+    return init(fan_in, fan_out, scheme, distribution, activation, params=params, digits=digits, derive=derive)

@@ -2,26 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
+from ...defaults import POSTNORM_DECAY as DEFAULTS
+from ...result import Computation
 from ..app import app
-from ..options import number_option
-from ..runner import Numeric, computing_command
+from ..options import number
+from ..runner import computing_command
 
-Layers = Annotated[str, number_option("--layers", "Number of residual layers L, a whole number from 1 to 1000000.")]
-Sigma = Annotated[str, number_option("--sigma", "Std of each branch F_t relative to its input (Var[F_t] = sigma^2 Var[x_t]), >= 0.")]
-Threshold = Annotated[str, number_option("--threshold", "Identity weight that counts as faded, in (0, 1].")]
+Layers = number("--layers", "Number of residual layers L, a whole number from 1 to 1000000.")
+Sigma = number("--sigma", "Std of each branch F_t relative to its input (Var[F_t] = sigma^2 Var[x_t]), >= 0.")
+Threshold = number("--threshold", "Identity weight that counts as faded, in (0, 1].")
 Scheme = Annotated[
     str,
     typer.Option("--scheme", metavar="post|pre|deepnorm",
                  help="post: Norm(x + F(x)); pre: x + F(Norm(x)); deepnorm: Norm(alpha*x + F(x))."),
 ]
-Alpha = Annotated[
-    Optional[str],
-    number_option("--alpha", "DeepNorm residual multiplier, > 0 (only with --scheme deepnorm). [default: (2L)^(1/4)]"),
-]
+Alpha = number("--alpha", "DeepNorm residual multiplier, > 0 (only with --scheme deepnorm). [default: (2L)^(1/4)]",
+               optional=True)
 
 EXAMPLES = """
 Examples:
@@ -38,19 +38,18 @@ Examples:
 """
 
 
-@computing_command(
-    app, "postnorm-decay",
-    numeric={"layers": Numeric(), "sigma": Numeric(), "threshold": Numeric(), "alpha": Numeric()},
-    epilog=EXAMPLES,
-)
+@computing_command(app, "postnorm-decay", epilog=EXAMPLES)
 def postnorm_decay(
-    layers: Layers = "12",
-    sigma: Sigma = "1",
-    threshold: Threshold = "0.01",
-    scheme: Scheme = "post",
+    layers: Layers = DEFAULTS["layers"],
+    sigma: Sigma = DEFAULTS["sigma"],
+    threshold: Threshold = DEFAULTS["threshold"],
+    scheme: Scheme = DEFAULTS["scheme"],
     alpha: Alpha = None,
-):
+    *,
+    digits: int,
+    derive: bool,
+) -> Computation:
     """How residual paths fade with depth: weights of x_0 and of each F_k in x_L under Post-Norm."""
-    from ...computations.postnorm import postnorm_decay as compute
+    from ...computations.postnorm import postnorm_decay
 
-    return compute
+    return postnorm_decay(layers, sigma, threshold, scheme, alpha, digits=digits, derive=derive)

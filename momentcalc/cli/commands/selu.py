@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
+from ...defaults import SELU_SOLVE as DEFAULTS
+from ...result import Computation
 from ..app import app
-from ..options import number_option
-from ..runner import Numeric, computing_command
+from ..options import number
+from ..runner import computing_command
 
-TargetMean = Annotated[str, number_option("--target-mean", "Wanted mean of selu(Z).")]
-TargetVar = Annotated[str, number_option("--target-var", "Wanted variance of selu(Z), > 0.")]
-InputMean = Annotated[str, number_option("--input-mean", "Mean of the Gaussian input Z.")]
-InputStd = Annotated[str, number_option("--input-std", "Std of the Gaussian input Z, > 0.")]
+TargetMean = number("--target-mean", "Wanted mean of selu(Z).")
+TargetVar = number("--target-var", "Wanted variance of selu(Z), > 0.")
+InputMean = number("--input-mean", "Mean of the Gaussian input Z.")
+InputStd = number("--input-std", "Std of the Gaussian input Z, > 0.")
 
 EXAMPLES = """
 Examples:
@@ -28,15 +28,13 @@ Examples:
 """
 
 
-@computing_command(
-    app, "selu-solve",
-    numeric={"target_mean": Numeric(), "target_var": Numeric(), "input_mean": Numeric(), "input_std": Numeric()},
-    epilog=EXAMPLES,
-)
+@computing_command(app, "selu-solve", epilog=EXAMPLES)
 def selu_solve(
-    target_mean: TargetMean = "0", target_var: TargetVar = "1", input_mean: InputMean = "0", input_std: InputStd = "1"
-):
+    target_mean: TargetMean = DEFAULTS["target_mean"], target_var: TargetVar = DEFAULTS["target_var"],
+    input_mean: InputMean = DEFAULTS["input_mean"], input_std: InputStd = DEFAULTS["input_std"],
+    *, digits: int, derive: bool,
+) -> Computation:
     """SELU constants: lambda and alpha so that selu(Z), Z ~ N(input-mean, input-std^2), has the target mean and variance."""
-    from ...computations.selu import selu_solve as compute
+    from ...computations.selu import selu_solve
 
-    return compute
+    return selu_solve(target_mean, target_var, input_mean, input_std, digits=digits, derive=derive)

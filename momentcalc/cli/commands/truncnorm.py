@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
-
+from ...defaults import TRUNCNORM as DEFAULTS
+from ...result import Computation
 from ..app import app
-from ..options import number_option
-from ..runner import Numeric, computing_command
+from ..options import number
+from ..runner import computing_command
 
-Low = Annotated[str, number_option("--low", "Lower bound in units of std from the mean (may be -inf).")]
-High = Annotated[str, number_option("--high", "Upper bound in units of std from the mean (may be inf).")]
-Mean = Annotated[str, number_option("--mean", "Mean of the normal before truncation.")]
-Std = Annotated[str, number_option("--std", "Std of the normal before truncation (the value you pass), > 0.")]
-TargetStd = Annotated[Optional[str], number_option("--target-std", "Wanted actual std: report the std to pass.")]
+Low = number("--low", "Lower bound in units of std from the mean (may be -inf).", allow_inf=True)
+High = number("--high", "Upper bound in units of std from the mean (may be inf).", allow_inf=True)
+Mean = number("--mean", "Mean of the normal before truncation.")
+Std = number("--std", "Std of the normal before truncation (the value you pass), > 0.")
+TargetStd = number("--target-std", "Wanted actual std: report the std to pass.", optional=True)
 
 EXAMPLES = """
 Examples:
@@ -27,14 +27,12 @@ Examples:
 """
 
 
-@computing_command(
-    app, "truncnorm",
-    numeric={"low": Numeric(allow_inf=True), "high": Numeric(allow_inf=True), "mean": Numeric(),
-             "std": Numeric(), "target_std": Numeric()},
-    epilog=EXAMPLES,
-)
-def truncnorm(low: Low = "-2", high: High = "2", mean: Mean = "0", std: Std = "1", target_std: TargetStd = None):
+@computing_command(app, "truncnorm", epilog=EXAMPLES)
+def truncnorm(
+    low: Low = DEFAULTS["low"], high: High = DEFAULTS["high"], mean: Mean = DEFAULTS["mean"], std: Std = DEFAULTS["std"],
+    target_std: TargetStd = None, *, digits: int, derive: bool,
+) -> Computation:
     """Truncated normal moments: X ~ N(mean, std^2) kept on [mean + low*std, mean + high*std]."""
-    from ...computations.truncnorm import truncnorm as compute
+    from ...computations.truncnorm import truncnorm
 
-    return compute
+    return truncnorm(low, high, mean, std, target_std, digits=digits, derive=derive)

@@ -37,7 +37,7 @@ Examples:
 @app.command("verify", epilog=VERIFY_EXAMPLES)
 def verify(only: Only = None, format: Format = "table", json_: Json = False) -> None:
     """Recompute every published constant (seeds, SELU paper, TensorFlow, PyTorch) by two routes."""
-    from ...computations.verify import verify as run
+    from ...verification.run import verify as run
     from ...render import emit
 
     import sys
@@ -56,7 +56,7 @@ def verify(only: Only = None, format: Format = "table", json_: Json = False) -> 
 @app.command("constants", epilog=CONSTANTS_EXAMPLES)
 def constants(format: Format = "table", json_: Json = False) -> None:
     """List the registry of published constants that `momentcalc verify` checks."""
-    from ...computations.verify import constants as listing
+    from ...verification.run import constants as listing
     from ...render import emit
 
     with errors_as(format, json_):

@@ -17,9 +17,9 @@ from ..engine.numbers import parse_number, to_mpf
 from ..engine.precision import to_decimal, working_dps
 from ..errors import InputError, MomentcalcError
 from ..result import Listing
-from ..verification.registry import REGISTRY, Published
+from .registry import REGISTRY, Published
 from ..checks import significant_digits
-from ..verification.tolerance import agreeing_digits, within
+from .tolerance import agreeing_digits, within
 
 VERIFY_COLUMNS = ("id", "source", "published", "computed", "agreeing_digits", "route", "status")
 VERIFY_LABELS = {"agreeing_digits": "agree"}

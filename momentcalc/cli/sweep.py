@@ -1,0 +1,50 @@
+"""The command line's sweep syntax: a single number, a comma list ``0.5,1,2`` or an inclusive
+range ``START:STOP:STEP`` of exact decimals (the library only ever sees the numbers)."""
+
+from __future__ import annotations
+
+import math
+
+from ..engine.numbers import Number, parse_number
+from ..errors import InputError
+
+MAX_SWEEP_POINTS = 100_000
+
+
+def parse_values(text: str, option: str, *, allow_inf: bool = False) -> list[Number]:
+    """A single number, a comma list ``0.5,1,2`` or an inclusive range ``START:STOP:STEP``.
+
+    Ranges are exact: ``0:1:0.1`` has 11 points, the last exactly 1. Empty, reversed,
+    zero-step and oversized (> MAX_SWEEP_POINTS) sweeps are refused.
+    """
+    raw = text.strip()
+    if ":" in raw:
+        parts = raw.split(":")
+        if len(parts) != 3:
+            raise InputError(f"{{{option}}} range must be START:STOP:STEP, got {text!r}", param=option)
+        start, stop, step = (parse_number(p, option) for p in parts)
+        if step == 0:
+            raise InputError(f"{{{option}}} range step must not be zero, got {text!r}", param=option)
+        if (stop - start) * step < 0:
+            raise InputError(f"{{{option}}} range is empty: STEP goes away from STOP in {text!r}", param=option)
+        count = math.floor((stop - start) / step) + 1
+        if count > MAX_SWEEP_POINTS:
+            raise InputError(
+                f"{{{option}}} range has {count} points; at most {MAX_SWEEP_POINTS} are allowed", param=option
+            )
+        return [start + i * step for i in range(count)]
+    if "," in raw:
+        items = [p for p in raw.split(",")]
+        if any(not p.strip() for p in items):
+            raise InputError(f"{{{option}}} list has an empty item: {text!r}", param=option)
+        if len(items) > MAX_SWEEP_POINTS:
+            raise InputError(
+                f"{{{option}}} list has {len(items)} points; at most {MAX_SWEEP_POINTS} are allowed", param=option
+            )
+        return [parse_number(p, option, allow_inf=allow_inf) for p in items]
+    return [parse_number(raw, option, allow_inf=allow_inf)]
+
+
+def is_sweep_syntax(text: str) -> bool:
+    """Is ``text`` written as a sweep (a comma list or a range), whatever number of points it has?"""
+    return "," in text or ":" in text

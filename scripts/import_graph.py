@@ -1,0 +1,112 @@
+"""Print the import graph between momentcalc's subpackages, read from the source (AST).
+
+    python scripts/import_graph.py            # one line per subpackage: what it imports
+    python scripts/import_graph.py --check    # also exit 1 if the graph has a cycle
+
+Every ``import``/``from ... import`` counts, at module level or inside a function (a lazy
+import is still a dependency). Top-level modules (``errors``, ``result``, ``defaults``,
+``progress``, ``checks``) appear as nodes of their own.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "momentcalc"
+
+
+ROOT = "momentcalc"  # the package itself: its lazy public API (``from momentcalc import truncnorm``)
+
+
+def node_of(module: str) -> str | None:
+    """``momentcalc.cli.runner`` -> ``cli``; ``momentcalc.errors`` -> ``errors``."""
+    parts = module.split(".")
+    if parts[0] != "momentcalc":
+        return None
+    return parts[1] if len(parts) > 1 else ROOT
+
+
+def module_name(path: Path) -> str:
+    relative = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(relative.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports(path: Path) -> set[str]:
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names)  # from . import x
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "import_module":
+            argument = node.args[0] if node.args else None
+            if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+                found.add(argument.value)  # import_module("momentcalc.x")
+            elif isinstance(argument, ast.JoinedStr) and isinstance(argument.values[0], ast.Constant):
+                found.add(str(argument.values[0].value).rstrip("."))  # import_module(f"momentcalc.x.{name}")
+    if name == "momentcalc":  # the lazy API: _API = {"truncnorm": ".computations.truncnorm", ...}
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_API":
+                found.update("momentcalc" + value.value for value in node.value.values)  # type: ignore[attr-defined]
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        source = node_of(module_name(path))
+        if source is None or source in ("__main__", "_version"):
+            continue
+        edges.setdefault(source, set())
+        for target in imports(path):
+            other = node_of(target)
+            if other is None or other in (source, "_version"):
+                continue
+            if other == ROOT or (PACKAGE / other).is_dir() or (PACKAGE / f"{other}.py").exists():
+                edges[source].add(other)
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    found = []
+    def visit(node: str, path: list[str]) -> None:
+        for nxt in sorted(edges.get(node, ())):
+            if nxt in path:
+                cycle = path[path.index(nxt):] + [nxt]
+                if min(cycle[:-1]) == cycle[0]:
+                    found.append(cycle)
+            else:
+                visit(nxt, path + [nxt])
+    for start in sorted(edges):
+        visit(start, [start])
+    return found
+
+
+def main() -> int:
+    edges = graph()
+    for source in sorted(edges, key=lambda n: (-len(edges[n]), n)):
+        print(f"{source:14} -> {', '.join(sorted(edges[source])) or '(nothing)'}")
+    loops = cycles(edges)
+    for loop in loops:
+        print("cycle: " + " -> ".join(loop))
+    if not loops:
+        print("no cycles")
+    return 1 if loops and "--check" in sys.argv else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
