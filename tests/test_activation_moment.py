@@ -53,6 +53,7 @@ def test_expression_equal_to_mish_gives_the_same_digits(cli):
         assert by_name[name]["decimal"] == by_text[name]["decimal"], name
 
 
+@pytest.mark.slow
 def test_expression_equal_to_swish_at_another_mean_and_std(cli):
     by_name = cli("activation-moment", "swish", "--mean", "0.3", "--std", "2.5", "--json").json()["results"]
     by_text = cli("activation-moment", "x*sigmoid(x)", "--mean", "0.3", "--std", "2.5", "--json").json()["results"]
@@ -140,6 +141,7 @@ def test_api_normalises_and_caches():
     assert gaussian_moments("swish")["mean"] != 0
 
 
+@pytest.mark.slow
 def test_derive_gives_closed_forms_and_integrals(cli):
     relu = cli("activation-moment", "relu", "--derive", "--json").json()["results"]
     assert relu["gain"]["closed_form"] == "sqrt(2)"

@@ -53,6 +53,7 @@ def test_seed_values():
     assert to_decimal(r.value("logit_range"), 5) == "24.000"
 
 
+@pytest.mark.slow
 def test_derive_closed_forms():
     results = cli_results("--d", "48", "--q-std", "0.5", "--derive")
     assert results["logit_second_moment"]["closed_form"] == "12"

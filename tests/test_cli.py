@@ -154,6 +154,7 @@ hostile_text = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(option=st.sampled_from(["--low", "--high", "--mean", "--std", "--target-std", "--digits", "--format",
                                "--expect", "--rtol"]),
@@ -173,6 +174,7 @@ def test_hostile_arguments_never_crash(option, value, as_json):
         run.json()
 
 
+@pytest.mark.slow
 def test_precision_failure_is_exit_3():
     run = invoke("truncnorm", "--low", "1e-20000", "--high", "2e-20000", "--json")
     assert run.code == 3

@@ -45,6 +45,7 @@ def check(run, as_json):
         run.json()
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), as_json=st.booleans())
 def test_every_command_survives_hostile_options(data, as_json):
@@ -69,6 +70,7 @@ def test_every_command_survives_hostile_options(data, as_json):
     check(invoke(*args), wants)
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(expression=st.text(alphabet="x0123456789.+-*/() epsqrtlogabcinh_,[]'\"", max_size=16), as_json=st.booleans())
 def test_activation_expression_fuzz(expression, as_json):

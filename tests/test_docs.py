@@ -45,6 +45,7 @@ def test_readme_python_examples_run():
     assert tried >= 8 and failures == 0
 
 
+@pytest.mark.slow
 def test_readme_cli_examples_are_real():
     """Each `$ momentcalc ...` line followed by output in the README prints exactly that output
     (tables are compared at the README's 100-column width)."""

@@ -118,6 +118,7 @@ def second_order_attention(s, n):
     return float(diagonal), float(off_diagonal)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sizes,trials,tolerance", [(SEED_SIZES, 2, 0.06), (SMALL_SIZES, 8, 0.15)])
 def test_simulated_gau_against_theory(sizes, trials, tolerance):
     """Measured (seeds 0–2): A_ii, A_ij within 1–5% of the second-order values at the seed's sizes
@@ -154,6 +155,7 @@ def test_trials_average_and_standard_error():
     assert any("standard error" in note for note in r.notes)
 
 
+@pytest.mark.slow
 def test_lambda_seventh_law_exact_for_relu():
     """relu is homogeneous: the same draws at lam and lam/2 give outputs 2^7 apart exactly."""
     full = gau_scale(**SMALL_SIZES, activation="relu", simulate=True, seed=5, init_std=Fraction(1, 20))

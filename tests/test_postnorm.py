@@ -188,6 +188,7 @@ def test_depth_far_beyond_the_layers_and_huge():
 # --- 10^6 layers ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_million_layers_exact_without_underflow():
     """2^−500000 has the right mantissa and exponent (checked with Python's decimal module)."""
     result = postnorm_decay(layers=10**6)

@@ -119,6 +119,7 @@ def test_exact_ties_and_near_ties_a_millionth_of_a_unit_away(tie, digits, down, 
         assert Decimal(text) == reference(near, digits)
 
 
+@pytest.mark.slow
 def test_random_values_against_the_decimal_module():
     rng = random.Random(2024)
     for _ in range(3000):

@@ -140,6 +140,7 @@ def test_saturation_is_minus_lambda_alpha_to_every_digit():
         assert agree(result.value("saturation"), -result.value("lambda") * result.value("alpha"), 60)
 
 
+@pytest.mark.slow
 def test_digits_1000(cli):
     run = cli("selu-solve", "--digits", "1000", "--json")
     assert run.code == 0, run.stderr
@@ -221,6 +222,7 @@ def test_extreme_input_means_solve_and_verify(cli, input_mean):
     assert float(mpmath.mpf(results["alpha"]["decimal"])) >= 0
 
 
+@pytest.mark.slow
 def test_input_mean_minus_30_by_quadrature():
     """lambda ~ 1e99, alpha ~ 1e-199: the moments still hold when checked by quadrature."""
     result = selu_solve(input_mean=-30, digits=20)
@@ -308,6 +310,7 @@ def test_api_raises_input_error():
     position=st.fractions(min_value=Fraction(1, 50), max_value=Fraction(49, 50), max_denominator=50),
     target_var=st.fractions(min_value=Fraction(1, 10), max_value=10, max_denominator=10),
 )
+@pytest.mark.slow
 def test_random_reachable_targets_verify_and_plug_back(input_mean, input_std, position, target_var):
     digits = 20
     with mp.workdps(40):
@@ -345,6 +348,7 @@ def test_expect_passes_and_fails(cli):
     assert cli("selu-solve", "--expect", "alpha=1.6734").code == 1
 
 
+@pytest.mark.slow
 def test_derive_shows_the_equations_and_the_papers_closed_form():
     import sympy as sp
 
@@ -364,6 +368,7 @@ def test_derive_shows_the_equations_and_the_papers_closed_form():
     assert result["residual"].closed_form is None
 
 
+@pytest.mark.slow
 def test_derive_for_a_non_standard_target():
     import sympy as sp
 

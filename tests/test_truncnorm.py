@@ -187,6 +187,7 @@ def test_one_sided():
         assert to_decimal(r.value("mean_shift"), 40) == to_decimal(mpmath.sqrt(2 / mp.pi), 40)
 
 
+@pytest.mark.slow
 def test_derive_gives_seed_closed_form():
     r = truncnorm(derive=True)
     assert r["gamma"].closed_form == "-2*sqrt(2)*exp(-2)/(sqrt(pi)*erf(sqrt(2))) + 1"
@@ -207,6 +208,7 @@ def test_interval_narrower_than_working_precision():
     assert to_decimal(r.value("mean_shift"), 15) == "0.100000000000000"
 
 
+@pytest.mark.slow
 def test_unreachable_precision_is_exit_3():
     from momentcalc.errors import PrecisionError
 
@@ -214,6 +216,7 @@ def test_unreachable_precision_is_exit_3():
         truncnorm("1e-20000", "2e-20000", digits=5)
 
 
+@pytest.mark.slow
 def test_beyond_mpmath_erfc_range():
     """Q(x) for x > 1e100 comes from the asymptotic series (mpmath's erfc overflows a double
     there); at 400 digits it agrees with erfc where both work."""
