@@ -197,3 +197,12 @@ def test_unknown_name_suggests_the_closest():
         resolve("rleu")
     with pytest.raises(InputError, match="swish"):
         resolve("swishh")
+
+
+def test_parameters_name_their_owners_exactly():
+    """catalog.parameters lists who takes each parameter; the entries agree."""
+    from momentcalc.catalog import CATALOG
+    from momentcalc.catalog.parameters import PARAMETERS
+
+    for param in PARAMETERS:
+        assert param.owners == tuple(e.name for e in CATALOG if param in e.params)

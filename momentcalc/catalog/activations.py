@@ -34,6 +34,7 @@ from mpmath import mp
 
 from ..engine.numbers import Number, sympy_number, to_mpf
 from .elementary import sech2 as _sech2
+from .parameters import Param, params_of
 from .elementary import sigmoid as _sigmoid
 from .elementary import sigmoid_slope as _sigmoid_slope
 from .elementary import softplus as _softplus
@@ -45,14 +46,6 @@ def _no_kinks(p: Mapping[str, mpmath.mpf]) -> tuple[mpmath.mpf, ...]:
     return ()
 
 SympyFn = Callable[[Any, Any, Mapping[str, Any]], Any]  # (sympy module, x, params) -> expression
-
-
-class Param(NamedTuple):
-    """A parameter of an activation, set by the CLI option of the same name."""
-
-    name: str
-    default: Fraction
-    description: str
 
 
 class ClosedForm(NamedTuple):
@@ -267,7 +260,7 @@ CATALOG: tuple[Activation, ...] = (
         sympy=lambda sp, x, p: _rel(sp, x, x, p["slope"] * x),
         aliases=("leakyrelu", "lrelu"),
         kinks=_zero_kink,
-        params=(Param("slope", Fraction("0.01"), "negative-side slope"),),
+        params=params_of("leaky_relu"),
         closed_forms={
             "mean": _cf("(1 - slope)/sqrt(2*pi)", lambda p: (1 - p["slope"]) / mpmath.sqrt(2 * mp.pi),
                         lambda sp, p: (1 - p["slope"]) / sp.sqrt(2 * sp.pi)),

@@ -113,17 +113,13 @@ SHARED: dict[str, tuple[Any, Any]] = {
 def catalog_parameters() -> dict[str, Any]:
     """One option per catalog parameter (``--slope`` …), generated from the catalog entries that
     declare it, for every command that takes an activation."""
-    from ..catalog import CATALOG
+    from ..catalog.parameters import PARAMETERS
 
     options: dict[str, Any] = {}
-    for entry in CATALOG:
-        for param in entry.params:
-            if param.name in options:
-                continue
-            owners = [e.name for e in CATALOG if any(p.name == param.name for p in e.params)]
-            default = str(param.default.numerator) if param.default.denominator == 1 else str(float(param.default))
-            options[param.name] = number(
-                "--" + param.name.replace("_", "-"),
-                f"{', '.join(owners)} only: the {param.description}. [default: {default}]", optional=True,
-            )
+    for param in PARAMETERS:
+        default = str(param.default.numerator) if param.default.denominator == 1 else str(float(param.default))
+        options[param.name] = number(
+            "--" + param.name.replace("_", "-"),
+            f"{', '.join(param.owners)} only: the {param.description}. [default: {default}]", optional=True,
+        )
     return options

@@ -1,0 +1,66 @@
+"""Look-up of activations by name or expression, and their parameters bound: ``resolve``."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+
+from ..engine.numbers import Number, as_number
+from ..errors import InputError
+from .activations import BY_NAME, CATALOG, Activation
+
+_IDENTIFIER_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def names() -> tuple[str, ...]:
+    """The catalog's names, in catalog order (aliases not included)."""
+    return tuple(entry.name for entry in CATALOG)
+
+
+def _key(name: str) -> str:
+    return name.strip().lower().replace("-", "_")
+
+
+def lookup(name: str) -> Activation | None:
+    """The catalog entry for a name or alias (case and -/_ insensitive), or None."""
+    return BY_NAME.get(_key(name))
+
+
+def _looks_like_name(text: str) -> bool:
+    key = _key(text)
+    return bool(key) and set(key) <= _IDENTIFIER_CHARS and key != "x" and not key[0].isdigit()
+
+
+def resolve(activation: str, params: Mapping[str, object] | None = None) -> Activation:
+    """A catalog name, an alias or an expression in x, with its parameters bound.
+
+    ``params`` sets the entry's parameters by name (leaky_relu's ``slope``); ``None`` values
+    are left at their defaults. A parameter the activation does not have is an InputError,
+    as are unknown names (with the closest names suggested).
+    """
+    if not isinstance(activation, str) or not activation.strip():
+        raise InputError(f"{{activation}} must be a catalog name or an expression in x, got {activation!r}",
+                         param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
+    entry = lookup(activation)
+    if entry is None:
+        from .expressions import parse_activation
+
+        if _looks_like_name(activation):
+            choices = sorted(BY_NAME)
+            close = difflib.get_close_matches(_key(activation), choices, n=3, cutoff=0.5)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise InputError(
+                f"{{activation}} {activation.strip()!r} is not in the catalog{hint} "
+                "(see 'momentcalc activations', or give an expression in x)", param="activation",
+            )
+        entry = parse_activation(activation)
+    values: dict[str, Number] = {}
+    for name, value in (params or {}).items():
+        if value is None:
+            continue
+        if not any(p.name == name for p in entry.params):
+            takes = ", ".join(e.name for e in CATALOG if any(p.name == name for p in e.params))
+            raise InputError(f"{{{name}}} applies only to {takes}, not to {activation.strip()!r}", param=name,
+                             allowed=f"only with {takes}")
+        values[name] = as_number(value, name)
+    return entry.bind(**values)
