@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-import momentcalc.computations.verify as verify_module
+import momentcalc.verification.run as verify_module
 from momentcalc.verification.registry import REGISTRY
 from tests.conftest import invoke
 from tests.snapshot_cases import CASES
