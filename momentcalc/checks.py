@@ -17,7 +17,7 @@ from fractions import Fraction
 from mpmath import mp
 
 from .engine.numbers import decimal_text, parse_number, to_mpf
-from .engine.precision import to_decimal, working_dps
+from .engine.precision import MAX_DIGITS, to_decimal, working_dps
 from .errors import InputError
 from .result import Check, Computation
 
@@ -128,8 +128,9 @@ def parse_tolerance(rtol: str | None, atol: str | None) -> Tolerance:
 
 
 def needed_digits(expects: list[Expectation], digits: int) -> int:
-    """Digits to compute at so that a found value can be shown two digits past VALUE's."""
-    return max([digits, *(significant_digits(e.written) + EXTRA_FOUND_DIGITS for e in expects)])
+    """Digits to compute at so that a found value can be shown two digits past VALUE's (at most
+    MAX_DIGITS: a longer VALUE is still compared exactly, its found value shown to MAX_DIGITS)."""
+    return min(MAX_DIGITS, max([digits, *(significant_digits(e.written) + EXTRA_FOUND_DIGITS for e in expects)]))
 
 
 def apply_expectations(computation: Computation, expects: list[Expectation], tolerance: Tolerance) -> Computation:

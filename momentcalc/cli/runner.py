@@ -133,7 +133,7 @@ def execute(
     tolerance = parse_tolerance(rtol, atol)
     expectations = [parse_expect(text, tolerance) for text in expect or ()]
     # A failed --expect shows the found value two digits past VALUE's: compute that far.
-    work = min(needed_digits(expectations, n), MAX_DIGITS)
+    work = needed_digits(expectations, n)
     points, swept = sweep_points(options, numeric)
     rows = []
     for point in _with_progress(points):
