@@ -16,9 +16,9 @@ Gaussian quadrature split at the kinks, with its error checked against the reque
 
 from __future__ import annotations
 
-from mpmath import mp
-
 from collections.abc import Mapping
+
+from mpmath import mp
 
 from ..catalog import resolve
 from ..defaults import ACTIVATION_MOMENT as DEFAULTS

@@ -11,7 +11,8 @@ agree.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 import mpmath
 from mpmath import mp
@@ -63,7 +64,11 @@ def _summary(ev: Evaluation, derivative: bool) -> tuple[dict[str, mpmath.mpf], i
     return values, lost
 
 
-def _converged(act: Activation, mean: Number, std: Number, digits: int, compute):  # type: ignore[no-untyped-def]
+Values = TypeVar("Values", list[mpmath.mpf], dict[str, mpmath.mpf])
+
+
+def _converged(act: Activation, mean: Number, std: Number, digits: int,
+               compute: Callable[[Evaluation], tuple[Values, int]]) -> Values:
     """``compute(evaluation)`` → (values, digits lost), at the working precision of ``digits``
     and, for expressions or cancelling variances, again with more digits until two agree."""
     label = act.name if not act.expression else act.formula
@@ -96,8 +101,8 @@ def _converged(act: Activation, mean: Number, std: Number, digits: int, compute)
         raise PrecisionError(f"{{activation}} {label!r}: {error.message}", param="activation") from None
 
 
-def _items(values: object) -> list[mpmath.mpf]:
-    return list(values.values()) if isinstance(values, dict) else list(values)  # type: ignore[arg-type]
+def _items(values: list[mpmath.mpf] | dict[str, mpmath.mpf]) -> list[mpmath.mpf]:
+    return list(values.values()) if isinstance(values, dict) else list(values)
 
 
 def _inputs(mean: object, std: object, digits: object) -> tuple[Number, Number, int]:
