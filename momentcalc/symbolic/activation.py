@@ -22,7 +22,8 @@ import mpmath
 
 from . import forms, shortest, sympy_number
 
-# Seconds sympy may spend integrating one moment.
+# CPU seconds sympy may spend integrating one moment (CPU, not wall-clock, time: what --derive
+# finds must not depend on how busy the machine is).
 INTEGRATION_SECONDS = 3
 MOMENTS = ("mean", "second_moment", "derivative_second_moment")
 
@@ -33,21 +34,22 @@ class _Timeout(Exception):
 
 @contextmanager
 def _time_limit(seconds: int) -> Iterator[None]:
-    """Raise _Timeout after ``seconds`` (SIGALRM, main thread only; elsewhere no limit)."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
+    """Raise _Timeout after ``seconds`` of this process's CPU time (ITIMER_PROF, main thread
+    only; elsewhere no limit)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield
         return
 
-    def _alarm(signum: int, frame: Any) -> None:
+    def _expired(signum: int, frame: Any) -> None:
         raise _Timeout
 
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(seconds)
+    previous = signal.signal(signal.SIGPROF, _expired)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
     try:
         yield
     finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 def _integrable_class(expr: Any, t: Any) -> bool:
