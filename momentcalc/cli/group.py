@@ -7,7 +7,9 @@ stderr naming the option, exit 2, and with ``--json`` the error object on stdout
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -15,6 +17,14 @@ from typing import Any
 from typer.core import TyperGroup
 
 from ..errors import MomentcalcError
+from ..render import OutputClosed
+
+# A closed pipe (``momentcalc ... | head``) ends the run quietly with the code a shell reports
+# for a process stopped by SIGPIPE (128 + 13), as cat or grep would.
+EXIT_CLOSED_PIPE = 141
+# Output that cannot be written (a full disk, /dev/full): sysexits' EX_IOERR. Not 1, which
+# means a failed check, and not 2 or 3, which are about the input and the computation.
+EXIT_WRITE_FAILED = 74
 
 
 def wants_json(argv: Sequence[str]) -> bool:
@@ -37,12 +47,19 @@ def cli_message(error: MomentcalcError) -> str:
 
 def fail(code: int, message: str, as_json: bool) -> int:
     """Report an error: one line on stderr, the JSON error object on stdout if asked. Returns code."""
-    line = " ".join(message.split())
+    from ..render.text import visible
+
+    line = visible(" ".join(message.split()))
     if as_json:
         from ..render.document import error_document
 
-        sys.stdout.write(json.dumps(error_document(code, line), ensure_ascii=False) + "\n")
-        sys.stdout.flush()
+        from ..render.text import fitting_stream
+
+        try:  # fitting_stream: on an ASCII stdout what does not fit is escaped as JSON's \uXXXX
+            fitting_stream(sys.stdout, json=True).write(json.dumps(error_document(code, line), ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+        except OSError:  # a closed pipe or a full device: the stderr line still says it
+            _discard_stdout()
     sys.stderr.write(f"momentcalc: error: {line}\n")
     sys.stderr.flush()
     return code
@@ -66,11 +83,18 @@ class MomentcalcGroup(TyperGroup):
                 standalone_mode=False, **extra,
             )
             code = result if isinstance(result, int) else 0
+            sys.stdout.flush()  # a full device fails here, where it can still be reported
         except MomentcalcError as error:
             as_json = getattr(error, "json_output", None)
             code = fail(error.code, cli_message(error), wants_json(argv) if as_json is None else as_json)
-        except BrokenPipeError:
-            code = 0
+        except (BrokenPipeError, OutputClosed):
+            _discard_stdout()
+            code = EXIT_CLOSED_PIPE
+        except OSError as error:
+            if error.errno not in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EPIPE):
+                raise
+            _discard_stdout()
+            code = fail(EXIT_WRITE_FAILED, f"cannot write the output: {os.strerror(error.errno)}", False)
         except OverflowError as error:
             # Only extreme inputs get here (a number too large for an intermediate double
             # inside mpmath or numpy): say so rather than print a traceback.
@@ -86,3 +110,14 @@ class MomentcalcGroup(TyperGroup):
                 command = getattr(getattr(error, "ctx", None), "command_path", "momentcalc")
                 code = fail(2, f"{error.format_message()} (see '{command} --help')", wants_json(argv))
         sys.exit(code)
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of what is still
+    buffered does not fail a second time on the way out."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # not a real file (tests capture stdout)
+        pass

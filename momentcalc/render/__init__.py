@@ -1,6 +1,8 @@
 """Renderers: the one place where results become text (table, JSON, CSV) or errors are shown.
 
-``emit`` is the single output choke point (``emit_values`` its bare form for ``--get``); ``error_document`` the shape of a JSON error.
+``emit`` is the single output choke point (``emit_values`` its bare form for ``--get``; both
+spell what the stream cannot encode in ASCII, see ``text``); ``error_document`` the shape of a
+JSON error.
 Only the table renderer imports rich.
 """
 
@@ -14,9 +16,23 @@ from ..result import Computation, Listing, Sweep
 FORMATS = ("table", "json", "csv")
 
 
+class OutputClosed(Exception):
+    """stdout was closed by its reader (``| head``). Not an OSError, so that click, which
+    turns a broken pipe into exit 1, leaves it to the CLI's error path."""
+
+
 def emit(result: Computation | Sweep | Listing, fmt: str, stream: TextIO | None = None) -> None:
     """Write ``result`` to ``stream`` (stdout) in format ``fmt``."""
-    out = sys.stdout if stream is None else stream
+    from .text import fitting_stream
+
+    out = fitting_stream(sys.stdout if stream is None else stream, json=fmt == "json")
+    try:
+        _write(result, fmt, out)
+    except BrokenPipeError:
+        raise OutputClosed from None
+
+
+def _write(result: Computation | Sweep | Listing, fmt: str, out: TextIO) -> None:
     if fmt == "json":
         from .json_out import json_pieces
 
@@ -44,9 +60,12 @@ def emit_values(result: Computation | Sweep, names: list[str], stream: TextIO | 
             raise InputError(f"{{get}} names an unknown result {name!r}; results are: {', '.join(rows[0].names)}",
                              param="get")
     out = sys.stdout if stream is None else stream
-    for row in rows:
-        cells = []
-        for name in names:
-            decimal = quantity_document(row[name], row.digits)["decimal"]
-            cells.append(decimal if isinstance(decimal, str) else " ".join(decimal))
-        out.write("\t".join(cells) + "\n")
+    try:
+        for row in rows:
+            cells = []
+            for name in names:
+                decimal = quantity_document(row[name], row.digits)["decimal"]
+                cells.append(decimal if isinstance(decimal, str) else " ".join(decimal))
+            out.write("\t".join(cells) + "\n")
+    except BrokenPipeError:
+        raise OutputClosed from None
