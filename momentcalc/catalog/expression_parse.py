@@ -29,6 +29,9 @@ MAX_NODES = 200
 MAX_LITERAL_DIGITS = 100
 MAX_LITERAL_EXPONENT = 1000
 MAX_POWER = 1000  # largest |exponent| of a power
+# Functions (and powers) nested inside each other: the chain rule multiplies the work of every
+# evaluation by the depth, so sin(sin(...)) 60 deep would take minutes.
+MAX_DEPTH = 12
 FUNCTIONS = ("exp", "log", "log1p", "sqrt", "abs", "sin", "cos", "tanh", "sinh", "cosh",
              "erf", "erfc", "sigmoid", "softplus", "max", "min")
 CONSTANTS = ("pi", "e")
@@ -73,6 +76,19 @@ def _constant_value(node: Node) -> float | None:
         return float("inf")
 
 
+def _trivially_constant(kind: str, left: Node, right: Node) -> Node | None:
+    """u**0 = 1, u*0 = 0 and u - u = 0 as constants, so that abs(x)**0 is refused as not
+    depending on x at once (the quadrature of a constant with a kink only finds, slowly, that
+    its variance cannot be resolved)."""
+    if kind == "pow" and right.kind == "num" and right.value == 0:
+        return num(1)
+    if kind == "mul" and (left.kind == "num" and left.value == 0 or right.kind == "num" and right.value == 0):
+        return num(0)
+    if kind == "sub" and left == right:
+        return num(0)
+    return None
+
+
 def _convert(text: str, node: ast.AST, count: list[int]) -> Node:
     count[0] += 1
     if count[0] > MAX_NODES:
@@ -102,6 +118,9 @@ def _convert(text: str, node: ast.AST, count: list[int]) -> Node:
         if kind is None:
             raise _refuse(text, node, f"the operator {type(node.op).__name__}")
         left, right = _convert(text, node.left, count), _convert(text, node.right, count)
+        constant = _trivially_constant(kind, left, right)
+        if constant is not None:
+            return constant
         if kind == "pow":
             if right.has_x:
                 base = _constant_value(left)
@@ -171,4 +190,13 @@ def parse(text: str) -> Node:
         raise ActivationInputError("{activation} expression is nested too deeply") from None
     if not node.has_x:
         raise ActivationInputError(f"{{activation}} expression {source!r} does not depend on x")
+    if _depth(node) > MAX_DEPTH:
+        raise ActivationInputError(
+            f"{{activation}} expression is nested too deeply: at most {MAX_DEPTH} functions or powers inside each other")
     return node
+
+
+def _depth(node: Node) -> int:
+    """How many calls and powers are nested inside each other (x and numbers: 0)."""
+    below = max((_depth(a) for a in node.args), default=0)
+    return below + (1 if node.kind in ("call", "pow") else 0)

@@ -31,6 +31,14 @@ def _looks_like_name(text: str) -> bool:
     return bool(key) and set(key) <= _IDENTIFIER_CHARS and key != "x" and not key[0].isdigit()
 
 
+def _is_expression(text: str) -> bool:
+    """Is ``text``, which looks like a name (catalog names may be written with - for _), an
+    expression in x? ``x-pi``, ``e-x`` and ``x-x`` are: every part between the minus signs is
+    x, pi, e or a number."""
+    parts = [part.strip().lower() for part in text.split("-")]
+    return len(parts) > 1 and all(part in ("", "x", "pi", "e") or part.isdigit() for part in parts)
+
+
 def resolve(activation: str, params: Mapping[str, object] | None = None) -> Activation:
     """A catalog name, an alias or an expression in x, with its parameters bound.
 
@@ -45,7 +53,7 @@ def resolve(activation: str, params: Mapping[str, object] | None = None) -> Acti
     if entry is None:
         from .expressions import parse_activation
 
-        if _looks_like_name(activation):
+        if _looks_like_name(activation) and not _is_expression(activation):
             choices = sorted(BY_NAME)
             close = difflib.get_close_matches(_key(activation), choices, n=3, cutoff=0.5)
             hint = f"; did you mean {', '.join(close)}?" if close else ""

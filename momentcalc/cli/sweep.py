@@ -5,38 +5,42 @@ from __future__ import annotations
 
 import math
 
-from ..engine.numbers import Number, parse_number
+from ..engine.numbers import Number, parse_number, quoted
 from ..errors import InputError
 
 MAX_SWEEP_POINTS = 100_000
 
 
-def parse_values(text: str, option: str, *, allow_inf: bool = False) -> list[Number]:
+def parse_values(text: str, option: str, *, allow_inf: bool = False, sweep: bool = True) -> list[Number]:
     """A single number, a comma list ``0.5,1,2`` or an inclusive range ``START:STOP:STEP``.
 
     Ranges are exact: ``0:1:0.1`` has 11 points, the last exactly 1. Empty, reversed,
-    zero-step and oversized (> MAX_SWEEP_POINTS) sweeps are refused.
+    zero-step and oversized (> MAX_SWEEP_POINTS) sweeps are refused; so is any sweep syntax
+    (even ``1:1:1``) for an option that cannot be swept (``sweep=False``).
     """
     raw = text.strip()
+    if not sweep and is_sweep_syntax(raw):
+        raise InputError(f"{{{option}}} cannot be swept; give a single value", param=option)
     if ":" in raw:
         parts = raw.split(":")
         if len(parts) != 3:
-            raise InputError(f"{{{option}}} range must be START:STOP:STEP, got {text!r}", param=option)
+            raise InputError(f"{{{option}}} range must be START:STOP:STEP, got {quoted(text)}", param=option)
         start, stop, step = (parse_number(p, option) for p in parts)
         if step == 0:
-            raise InputError(f"{{{option}}} range step must not be zero, got {text!r}", param=option)
+            raise InputError(f"{{{option}}} range step must not be zero, got {quoted(text)}", param=option)
         if (stop - start) * step < 0:
-            raise InputError(f"{{{option}}} range is empty: STEP goes away from STOP in {text!r}", param=option)
+            raise InputError(f"{{{option}}} range is empty: STEP goes away from STOP in {quoted(text)}", param=option)
         count = math.floor((stop - start) / step) + 1
         if count > MAX_SWEEP_POINTS:
+            shown = count if count < 10**15 else "more than 10^15"  # never a 5000-digit count
             raise InputError(
-                f"{{{option}}} range has {count} points; at most {MAX_SWEEP_POINTS} are allowed", param=option
+                f"{{{option}}} range has {shown} points; at most {MAX_SWEEP_POINTS} are allowed", param=option
             )
         return [start + i * step for i in range(count)]
     if "," in raw:
         items = [p for p in raw.split(",")]
         if any(not p.strip() for p in items):
-            raise InputError(f"{{{option}}} list has an empty item: {text!r}", param=option)
+            raise InputError(f"{{{option}}} list has an empty item: {quoted(text)}", param=option)
         if len(items) > MAX_SWEEP_POINTS:
             raise InputError(
                 f"{{{option}}} list has {len(items)} points; at most {MAX_SWEEP_POINTS} are allowed", param=option

@@ -26,6 +26,7 @@ from ..engine.numbers import as_number
 from ..errors import InputError
 from ..moments import SUMMARY, gaussian_moments
 from ..result import Computation, Listing, Quantity
+from .common import check_digits
 
 RESULTS = SUMMARY
 DESCRIPTIONS = {
@@ -61,6 +62,7 @@ def activation_moment(
         raise InputError(f"{{activation}} must be a catalog name or an expression in x, got {activation!r}",
                          param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
     name = activation.strip()
+    digits = check_digits(digits)
     values = gaussian_moments(name, mean=mean, std=std, digits=digits, params=params)
     act = resolve(name, params)
     mu, sigma = as_number(mean, "mean"), as_number(std, "std")

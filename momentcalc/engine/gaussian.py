@@ -34,6 +34,7 @@ import mpmath
 from mpmath import mp
 
 from ..errors import PrecisionError
+from .numbers import fraction_to_mpf
 
 Integrand = Callable[[mpmath.mpf], Sequence[mpmath.mpf]]
 
@@ -347,7 +348,7 @@ def _double_exponential(evaluate: Integrand, count: int, mean: mpmath.mpf, std: 
 def _mpf(value: Fraction | int | mpmath.mpf) -> mpmath.mpf:
     """An exact input (Fraction, int) or an mpf, at the current precision."""
     if isinstance(value, Fraction):
-        return mpmath.mpf(value.numerator) / value.denominator
+        return fraction_to_mpf(value.numerator, value.denominator)
     return mpmath.mpf(value)
 
 

@@ -18,38 +18,61 @@ from ..errors import InputError
 
 Number = Fraction | float  # a float here is only ever +inf or -inf
 
-_DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 _INFINITY = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf,
              "infinity": math.inf, "+infinity": math.inf, "-infinity": -math.inf}
 # Exponents beyond this are refused: they are typos, and Fraction would build huge integers.
 _MAX_EXPONENT = 100_000
+# Digits in a number's mantissa: twice the most --digits can ask for, and well below the
+# 4300 digits Python refuses to convert to an integer.
+MAX_INPUT_DIGITS = 2000
+# How much of a long input an error message quotes.
+_QUOTED = 40
 # Inputs whose exact text would be longer than about 1000 digits are shown rounded.
 _TEXT_BITS = 3300
 
 
+def quoted(text: str) -> str:
+    """The user's text for an error message: repr (control characters escaped), and only its
+    start when it is long."""
+    if len(text) <= _QUOTED:
+        return repr(text)
+    return f"{text[:_QUOTED]!r}... ({len(text)} characters)"
+
+
 def parse_number(text: str, option: str, *, allow_inf: bool = False) -> Number:
     """One exact number from the user's text (``0.02``, ``-2``, ``1e-3``, ``inf``); errors name
-    the argument ``option`` (a Python name such as ``std``)."""
+    the argument ``option`` (a Python name such as ``std``).
+
+    The one spelling rule of every numeric option: spaces around the number are ignored and a
+    leading ``+`` is allowed (`` 1``, ``1 ``, ``+1`` all mean 1).
+    """
     raw = text.strip()
     if raw.lower() in _INFINITY:
         if not allow_inf:
-            raise InputError(param=option, allowed="a finite number", got=repr(text))
+            raise InputError(param=option, allowed="a finite number", got=quoted(text))
         return _INFINITY[raw.lower()]
-    if not _DECIMAL.fullmatch(raw):
+    match = _DECIMAL.fullmatch(raw)
+    if not match:
         allowed = "a decimal number or inf" if allow_inf else "a decimal number"
-        raise InputError(param=option, allowed=allowed, got=repr(text))
-    exponent = re.search(r"[eE]([+-]?\d+)$", raw)
-    if exponent and abs(int(exponent.group(1))) > _MAX_EXPONENT:
-        raise InputError(f"{{{option}}} exponent must be within ±{_MAX_EXPONENT}, got {text!r}", param=option,
-                         allowed=f"an exponent within ±{_MAX_EXPONENT}", got=repr(text))
+        raise InputError(param=option, allowed=allowed, got=quoted(text))
+    mantissa_digits = sum(ch.isdigit() for ch in match.group(1))
+    if mantissa_digits > MAX_INPUT_DIGITS:
+        raise InputError(param=option, allowed=f"a number of at most {MAX_INPUT_DIGITS} digits",
+                         got=f"{mantissa_digits} digits")
+    exponent = match.group(3)
+    if exponent and (len(exponent) > 8 or abs(int(exponent[1:])) > _MAX_EXPONENT):
+        raise InputError(f"{{{option}}} exponent must be within ±{_MAX_EXPONENT}, got {quoted(text)}", param=option,
+                         allowed=f"an exponent within ±{_MAX_EXPONENT}", got=quoted(text))
     return Fraction(raw)
 
 
 def parse_integer(text: str, option: str, low: int, high: int) -> int:
-    """A whole number in [low, high], with the range in the error message."""
+    """A whole number in [low, high], with the range in the error message (spaces and a
+    leading + allowed, as for every number)."""
     raw = text.strip()
-    if not re.fullmatch(r"[+-]?\d+", raw) or not (low <= int(raw) <= high):
-        raise InputError(param=option, allowed=f"a whole number from {low} to {high}", got=repr(text))
+    if not re.fullmatch(r"[+-]?\d{1,20}", raw) or not (low <= int(raw) <= high):
+        raise InputError(param=option, allowed=f"a whole number from {low} to {high}", got=quoted(text))
     return int(raw)
 
 
@@ -102,7 +125,32 @@ def to_mpf(value: Number) -> mpmath.mpf:
     """The input at the current working precision (one rounding)."""
     if isinstance(value, float):
         return mpmath.inf if value > 0 else -mpmath.inf
-    return mpmath.mpf(value.numerator) / value.denominator
+    return fraction_to_mpf(value.numerator, value.denominator)
+
+
+# Integers mpmath converts quickly itself; above this (1e-100000 has a 332,000-bit
+# denominator) it spends about a second per conversion normalising the integer.
+_SMALL_BITS = 4096
+
+
+def fraction_to_mpf(numerator: int, denominator: int = 1) -> mpmath.mpf:
+    """numerator/denominator correctly rounded to the current precision, in one integer
+    division however large the integers are (mpf(numerator)/denominator rounds twice)."""
+    if denominator == 1 and numerator.bit_length() <= _SMALL_BITS:
+        return mpmath.mpf(numerator)
+    if numerator == 0:
+        return mpmath.mpf(0)
+    sign = -1 if numerator < 0 else 1
+    numerator = abs(numerator)
+    # A quotient of prec + 3 or 4 bits; the remainder (if any) as a sticky last bit, so that
+    # rounding it to prec bits is the correct rounding of the exact quotient.
+    shift = mpmath.mp.prec + 3 - (numerator.bit_length() - denominator.bit_length())
+    if shift >= 0:
+        quotient, remainder = divmod(numerator << shift, denominator)
+    else:
+        quotient, remainder = divmod(numerator, denominator << -shift)
+    quotient = (quotient << 1) | (1 if remainder else 0)
+    return sign * mpmath.ldexp(mpmath.mpf(quotient), -shift - 1)
 
 
 def to_text(value: Number) -> str:

@@ -20,6 +20,8 @@ from .rounding import decimal_text
 
 GUARD_DIGITS = 10
 MAX_DIGITS = 1000
+# What one computation may ask of another that it builds on: its own digits plus guard digits.
+MAX_INTERNAL_DIGITS = MAX_DIGITS + GUARD_DIGITS
 # The adaptive loop gives up beyond this working precision and reports exit 3.
 MAX_WORKING_DPS = 40000
 

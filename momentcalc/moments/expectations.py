@@ -19,7 +19,7 @@ from mpmath import mp
 
 from ..catalog import Activation, resolve
 from ..engine.numbers import Number, as_number, to_text
-from ..engine.precision import MAX_DIGITS, agree, working_dps
+from ..engine.precision import MAX_INTERNAL_DIGITS, agree, working_dps
 from ..errors import InputError, PrecisionError
 from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, SECOND_MOMENT, Monomial, checked, name
 from .quadrature import Divergent, Evaluation
@@ -110,8 +110,10 @@ def _inputs(mean: object, std: object, digits: object) -> tuple[Number, Number, 
     sigma = as_number(std, "std")
     if sigma <= 0:
         raise InputError(param="std", allowed="greater than 0", got=to_text(sigma))
-    if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= MAX_DIGITS:
-        raise InputError(param="digits", allowed=f"a whole number from 1 to {MAX_DIGITS}", got=repr(digits))
+    # Up to MAX_INTERNAL_DIGITS: gau-scale and init ask their own --digits plus guard digits,
+    # which must not turn a valid --digits 1000 into an error.
+    if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= MAX_INTERNAL_DIGITS:
+        raise InputError(param="digits", allowed=f"a whole number from 1 to {MAX_INTERNAL_DIGITS}", got=repr(digits))
     return mu, sigma, digits
 
 
