@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
@@ -28,6 +29,14 @@ from ..progress import delayed_progress
 from ..result import Computation, Sweep
 from .options import SHARED, NumberRule, catalog_parameters
 from .sweep import MAX_SWEEP_POINTS, is_sweep_syntax, parse_values
+
+# CPU seconds a sweep may compute for, and the points done before its time is projected.
+# Writing the rows out costs about half as much again (JSON, CSV).
+SWEEP_BUDGET = 5.0
+PROJECT_AFTER = 3
+# A rich table takes about half a millisecond a row: longer sweeps are for CSV and JSON.
+MAX_TABLE_ROWS = 2000
+
 
 def flag(name: str) -> str:
     return "--" + name.replace("_", "-")
@@ -79,10 +88,7 @@ def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, NumberRule]) 
         if spec is None or value is None:
             axes[name] = [value]
             continue
-        values = parse_values(str(value), name, allow_inf=spec.allow_inf)
-        if len(values) > 1 and not spec.sweep:
-            raise InputError(f"{{{name}}} cannot be swept; give a single value", param=name)
-        axes[name] = values
+        axes[name] = parse_values(str(value), name, allow_inf=spec.allow_inf, sweep=spec.sweep)
     swept = tuple(
         name for name, values in axes.items()
         if len(values) > 1 or (name in numeric and options[name] is not None and is_sweep_syntax(str(options[name])))
@@ -98,12 +104,33 @@ def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, NumberRule]) 
     return points, swept
 
 
-def _with_progress(points: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Yield the points; a long sweep shows a progress bar on a terminal's stderr."""
+def _with_progress(points: list[dict[str, Any]], swept: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
+    """Yield the points; a long sweep shows a progress bar on a terminal's stderr.
+
+    A sweep is bounded by its work, not only by its number of points: it may compute for at
+    most SWEEP_BUDGET seconds of CPU time. Once a few points are done, the time they took
+    projects the whole sweep, and a sweep projected past the budget is refused then (within a
+    second or so, with the projection in the message) rather than after minutes.
+    """
+    start = time.process_time()
+    first = 0.0
     with delayed_progress(len(points), "sweep") as step:
-        for point in points:
+        for done, point in enumerate(points, 1):
             yield point
             step()
+            spent = time.process_time() - start
+            if done == 1:
+                first = spent  # the first point also pays for imports and caches
+                continue
+            per_point = (spent - first) / (done - 1)
+            projected = spent + per_point * (len(points) - done)
+            if done < len(points) and (spent > SWEEP_BUDGET or (done >= PROJECT_AFTER and projected > SWEEP_BUDGET)):
+                raise InputError(
+                    f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {len(points)} points at about "
+                    f"{per_point * 1000:.2g} ms each, about {projected:.0f} s of computing; a sweep may take "
+                    f"at most {SWEEP_BUDGET:.0f} s: sweep fewer points (or split the range over several calls)",
+                    params=swept,
+                )
 
 
 def execute(
@@ -135,8 +162,13 @@ def execute(
     # A failed --expect shows the found value two digits past VALUE's: compute that far.
     work = needed_digits(expectations, n)
     points, swept = sweep_points(options, numeric)
+    if form == "table" and not get and len(points) > MAX_TABLE_ROWS:
+        raise InputError(
+            f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {len(points)} points; a table "
+            f"shows at most {MAX_TABLE_ROWS} rows: use {{format}} csv or json for more", params=(*swept, "format")
+        )
     rows = []
-    for point in _with_progress(points):
+    for point in _with_progress(points, swept):
         own = {name: value for name, value in point.items() if name not in catalog}
         if catalog:
             own["params"] = {name: point[name] for name in catalog}

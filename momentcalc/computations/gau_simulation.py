@@ -47,6 +47,17 @@ def numpy_activation(act: Activation) -> Callable[[Any], Any]:
     return apply
 
 
+# A normal draw costs about as much as this many multiply-adds of a matrix product.
+DRAW_COST = 20
+
+
+def simulation_work(n: int, d: int, e: int, s: int) -> int:
+    """Multiply-adds of one drawn GAU: the six matrix products, plus its normal draws."""
+    products = 2 * n * d * e + n * d * s + n * n * s + n * n * e + n * e * d
+    draws = n * d + 2 * d * e + d * s + e * d
+    return products + DRAW_COST * draws
+
+
 def simulate_gau(
     n: int, d: int, e: int, s: int, phi: Callable[[Any], Any], lam: float, trials: int, seed: int,
     step: Callable[[], None] = lambda: None,
