@@ -1,0 +1,247 @@
+"""Bivariate Gaussian expectations E[g(u₁)·g(u₂)], (u₁, u₂) centred Gaussian with variance q
+each and correlation c (Poole et al. 2016, Schoenholz et al. 2017: the correlation map).
+
+Write u₁ = a·W + b·V₁ and u₂ = ±(a·W + b·V₂) with W, V₁, V₂ independent standard normals,
+a = sqrt(q·|c|), b = sqrt(q·(1 − |c|)) and the sign of c. Then
+
+    E[g(u₁)·g(u₂)] = E_W[ψ(a·W)·ψ(±a·W)],   ψ(m) = E[g(m + b·V)],
+
+an outer Gaussian expectation of products of inner ones (the inner mean is the shared part
+a·W, the inner std the private part b). ψ is a Gaussian smoothing of g, analytic even where g
+has kinks, so the outer integral is a plain trapezoid sum; the inner ones are split at g's
+kinks. Both levels are ``engine.gaussian`` sums with their own convergence tests: the inner
+values to ``digits + 3`` significant digits, the outer sum to ``digits``.
+
+c = 0 factorises (E[g]²); c = ±1 reduces to the univariate E[g(u)·g(±u)].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import mpmath
+from mpmath import mp
+
+from ..errors import PrecisionError
+from .gaussian import gaussian_expectations
+
+# Inner expectations carry this many more digits than the outer sum needs.
+INNER_EXTRA_DIGITS = 3
+
+
+def bivariate_expectations(
+    values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]],
+    count: int,
+    *,
+    q: mpmath.mpf,
+    c: mpmath.mpf,
+    breaks: Sequence[mpmath.mpf] = (),
+    odd: Sequence[bool] = (),
+    digits: int,
+    dps: int,
+) -> list[mpmath.mpf]:
+    """E[g_i(u₁)·g_i(u₂)] for the ``count`` components g_i of ``values(x)``.
+
+    ``q`` > 0 is the variance of u₁ and u₂, ``c`` in [−1, 1] their correlation; ``breaks``
+    are the kinks of the g_i; ``odd[i]`` says that g_i is odd (its smoothing ψ_i(0) is then
+    exactly 0, which quadrature alone could only approach). Each result to ``digits``
+    significant digits, computed at ``dps`` decimal digits (more where a sum cancels).
+    """
+    odd = tuple(odd) + (False,) * (count - len(odd))
+    with mp.workdps(dps):
+        q, c = mpmath.mpf(q), mpmath.mpf(c)
+        if c == 0 or abs(c) == 1:
+            sign = 1 if c >= 0 else -1
+            if c == 0:
+                wanted = [i for i in range(count) if not odd[i]]
+                means = [mp.zero] * count
+                if wanted:
+                    found = gaussian_expectations(
+                        lambda x: [values(x)[i] for i in wanted], len(wanted), mean=0, std=mpmath.sqrt(q),
+                        breaks=breaks, digits=digits + INNER_EXTRA_DIGITS, dps=dps,
+                    )
+                    for i, v in zip(wanted, found):
+                        means[i] = v
+                return [m * m for m in means]
+            return gaussian_expectations(
+                lambda x: [u * v for u, v in zip(values(x), values(sign * x))], count,
+                mean=0, std=mpmath.sqrt(q), breaks=breaks, digits=digits, dps=dps,
+            )
+        a = mpmath.sqrt(q * abs(c))
+        b = mpmath.sqrt(q * (1 - abs(c)))
+        if breaks:
+            smoothing = _adaptive_smoothing(values, count, b, breaks, odd, digits + INNER_EXTRA_DIGITS)
+            return _outer(smoothing, count, a, c, digits, dps)
+        return _fixed_rule_levels(values, count, a, b, c, odd, digits, dps)
+
+
+Smoothing = Callable[[mpmath.mpf], list[mpmath.mpf]]
+
+
+def _outer(smoothed: Smoothing, count: int, a: mpmath.mpf, c: mpmath.mpf, digits: int, dps: int) -> list[mpmath.mpf]:
+    """E_W[ψ(a·W)·ψ(±a·W)] by the (adaptive, whole-line) Gaussian rule: ψ is analytic."""
+
+    def outer(w: mpmath.mpf) -> list[mpmath.mpf]:
+        first = smoothed(a * w)
+        if c > 0:
+            return [v * v for v in first]
+        second = smoothed(-a * w)
+        return [u * v for u, v in zip(first, second)]
+
+    return gaussian_expectations(outer, count, mean=0, std=1, digits=digits, dps=dps)
+
+
+def _adaptive_smoothing(values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], count: int, b: mpmath.mpf,
+                        breaks: Sequence[mpmath.mpf], odd: Sequence[bool], digits: int) -> Smoothing:
+    """ψ(m) = E[g(m + b·V)] by the adaptive rule split at the kinks, for every m anew (g with
+    kinks: the kink moves with m, so no one rule serves all m)."""
+
+    def smoothed(m: mpmath.mpf) -> list[mpmath.mpf]:
+        wanted = [i for i in range(count) if not (m == 0 and odd[i])]
+        known = [mp.zero] * count
+        if wanted:
+            found = gaussian_expectations(
+                lambda x: [values(x)[i] for i in wanted] if len(wanted) < count else values(x),
+                len(wanted), mean=m, std=b, breaks=breaks, digits=digits, dps=mp.dps,
+            )
+            for i, v in zip(wanted, found):
+                known[i] = v
+        return known
+
+    return smoothed
+
+
+# Smooth g: product trapezoid with step 2^-level in both variables, levels from FIRST_LEVEL.
+FIRST_LEVEL, MAX_LEVEL = 1, 8
+QUIET_TERMS = 3
+# Accept level L + 1 when SAFETY·(relative change)^ORDER is below the tolerance (the
+# trapezoid error of an analytic integrand about squares when the step halves).
+ORDER, SAFETY = 2, 10
+# A tail still significant this far out (in units of the Gaussian edge) does not decay.
+MAX_REACH = 4
+
+
+def _fixed_rule_levels(values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], count: int, a: mpmath.mpf,
+                       b: mpmath.mpf, c: mpmath.mpf, odd: Sequence[bool], digits: int, dps: int) -> list[mpmath.mpf]:
+    """g analytic: the product trapezoid rule, step h in both w and v,
+
+        E ≈ h·Σ_j ϕ(w_j)·ψ(a·w_j)·ψ(±a·w_j),   ψ(m) ≈ h·Σ_k ϕ(v_k)·g(m + b·v_k),
+
+    with h halved until two levels agree (the strip where v -> g(m + b·v) is analytic does
+    not depend on m, so one step serves every m). Each sum marches outward until
+    QUIET_TERMS terms in a row are negligible past the Gaussian bulk. Inner sums are kept
+    per node and refined by the new nodes only; the weights ϕ(k·h) are shared by all nodes.
+    """
+    work = dps
+    for _ in range(3):
+        with mp.workdps(work):
+            sums, absolutes = _product_levels(values, count, mpmath.mpf(a), mpmath.mpf(b), c, digits)
+            lost = max((int(mpmath.log10(t / abs(v))) + 1 if v else work for v, t in zip(sums, absolutes) if t),
+                       default=0)
+            if work - lost >= digits + 6:
+                return [+v for v in sums]
+        work = dps + lost + 6
+    raise PrecisionError(
+        f"the bivariate expectation cancels to below {digits} significant digits "
+        f"(it may be exactly 0) within {work} digits of working precision"
+    )
+
+
+def _product_levels(values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], count: int, a: mpmath.mpf,
+                    b: mpmath.mpf, c: mpmath.mpf, digits: int) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
+    rtol = mpmath.mpf(10) ** -(digits + 3)
+    quiet_rtol = rtol / 1000
+    edge = mpmath.sqrt(2 * mpmath.log(1000 / rtol))
+    finest = 2**MAX_LEVEL  # index k stands for k / finest
+    unit = mpmath.mpf(1) / finest
+    density: dict[int, mpmath.mpf] = {}
+    norm = 1 / mpmath.sqrt(2 * mp.pi)
+
+    def weight(k: int) -> mpmath.mpf:
+        if k not in density:
+            v = k * unit
+            density[k] = norm * mpmath.exp(-v * v / 2)
+        return density[k]
+
+    # inner[j] = (stride reached, raw sums Σ ϕ(v_k)·g(m + b·v_k), their absolute values)
+    inner: dict[int, tuple[int, list[mpmath.mpf], list[mpmath.mpf]]] = {}
+
+    def march(add: Callable[[int], bool], stride: int, offset: int) -> None:
+        for direction in (1, -1):
+            k = offset if direction == 1 else offset - stride
+            quiet = 0
+            while True:
+                loud = add(k)
+                quiet = 0 if (loud or abs(k * unit) <= edge) else quiet + 1
+                if quiet >= QUIET_TERMS:
+                    break
+                if abs(k * unit) > MAX_REACH * edge:
+                    raise PrecisionError("the bivariate Gaussian integral converges too slowly in the tails")
+                k += direction * stride
+
+    def psi(j: int, stride: int) -> list[mpmath.mpf]:
+        """ψ at m = a·w_j, refined to the stride of this level."""
+        m = a * (j * unit)
+        if j not in inner:
+            raw, absolute = [mp.zero] * count, [mp.zero] * count
+            start = 2 * stride
+        else:
+            start, raw, absolute = inner[j]
+        offsets: list[tuple[int, int]] = []
+        if j not in inner:
+            offsets.append((stride, 0))
+        else:
+            s = start
+            while s > stride:  # nodes halfway between those already summed
+                offsets.append((s, s // 2))
+                s //= 2
+
+        for step, offset in offsets:
+            def add(k: int) -> bool:
+                wk = weight(k)
+                got = values(m + b * (k * unit))
+                loud = False
+                for i in range(count):
+                    term = wk * got[i]
+                    raw[i] += term
+                    absolute[i] += abs(term)
+                    if abs(term) > quiet_rtol * absolute[i]:
+                        loud = True
+                return loud
+
+            march(add, step, offset)
+        inner[j] = (stride, raw, absolute)
+        h = stride * unit
+        return [r * h for r in raw]
+
+    previous = None
+    for level in range(FIRST_LEVEL, MAX_LEVEL + 1):
+        stride = finest >> level
+        h = stride * unit
+        totals, absolutes = [mp.zero] * count, [mp.zero] * count
+
+        def add_outer(j: int) -> bool:
+            first = psi(j, stride)
+            second = first if c > 0 else psi(-j, stride)
+            wj = weight(j)
+            loud = False
+            for i in range(count):
+                term = wj * first[i] * second[i]
+                totals[i] += term
+                absolutes[i] += abs(term)
+                if abs(term) > quiet_rtol * absolutes[i]:
+                    loud = True
+            return loud
+
+        march(add_outer, stride, 0)
+        current = [t * h for t in totals]
+        if previous is not None:
+            worst = mp.zero
+            for old, new, size in zip(previous, current, absolutes):
+                scale = max(abs(new), abs(old), size * h * mpmath.mpf(10) ** (-mp.dps) * 1000 / rtol)
+                if scale:
+                    worst = max(worst, abs(new - old) / scale)
+            if worst < mpmath.mpf(10) ** -3 and SAFETY * worst**ORDER <= rtol:
+                return current, [t * h for t in absolutes]
+        previous = current
+    raise PrecisionError("the bivariate Gaussian expectation did not converge at the finest step")
