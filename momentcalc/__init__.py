@@ -37,6 +37,7 @@ _API = {
     "gau_scale": ".computations.gau",
     "init": ".computations.init",
     "attention": ".computations.attention",
+    "meanfield": ".computations.meanfield",
     "verify": ".verification.run",
     "expectations": ".moments",
     "gaussian_moments": ".moments",

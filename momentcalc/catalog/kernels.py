@@ -1,0 +1,98 @@
+"""Closed-form Gaussian kernels of the catalog activations that have them, as data.
+
+For (u₁, u₂) centred Gaussian with variance q each and correlation c (Cho & Saul 2009, the
+arc-cosine kernel; Williams 1997, the arcsine kernel of erf; Poole et al. 2016 and Schoenholz
+et al. 2017 use both for mean-field signal propagation):
+
+* relu: E[φ(u₁)φ(u₂)] = q·(sqrt(1 − c²) + (π − arccos c)·c)/(2π),
+  E[φ'(u₁)φ'(u₂)] = (π − arccos c)/(2π)
+* leaky_relu (slope s) = s·x + (1 − s)·relu(x): E[φφ] = q·(s·c + (1 − s)²·k(c)) with
+  k(c) = (sqrt(1 − c²) + (π − arccos c)·c)/(2π) (Stein: E[u₁·relu(u₂)] = q·c/2),
+  E[φ'φ'] = s + (1 − s)²·(π − arccos c)/(2π)
+* erf: E[φφ] = (2/π)·arcsin(2qc/(1 + 2q)), E[φ'φ'] = (4/π)/sqrt((1 + 2q)² − 4q²c²)
+* identity: E[φφ] = q·c, E[φ'φ'] = 1
+
+With c = 1 they give E[φ(√q·Z)²] and E[φ'(√q·Z)²]; ``slope`` is E[X·φ(X)·φ'(X)]/q =
+d/dq E[φ(√q·Z)²], the derivative of the length map per unit σ_w². The computations use
+these where they exist (fast at any precision); the tests hold them against quadrature.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
+
+import mpmath
+from mpmath import mp
+
+Params = Mapping[str, mpmath.mpf]
+
+
+class Kernel(NamedTuple):
+    """E[φ(u₁)φ(u₂)] and E[φ'(u₁)φ'(u₂)] as functions of (q, c, params), d/dq E[φ(√q·Z)²]
+    as a function of (q, params), and the same three as sympy expressions."""
+
+    cross: Callable[[mpmath.mpf, mpmath.mpf, Params], mpmath.mpf]
+    derivative_cross: Callable[[mpmath.mpf, mpmath.mpf, Params], mpmath.mpf]
+    slope: Callable[[mpmath.mpf, Params], mpmath.mpf]
+    sympy: Callable[[Any, Any, Any, Mapping[str, Any]], tuple[Any, Any]]  # (sp, q, c, params) -> (cross, dcross)
+
+
+def _arccos_part(c: mpmath.mpf) -> mpmath.mpf:
+    """(sqrt(1 − c²) + (π − arccos c)·c)/(2π), E[relu(u₁)relu(u₂)]/q."""
+    return (mpmath.sqrt(1 - c * c) + (mp.pi - mpmath.acos(c)) * c) / (2 * mp.pi)
+
+
+def _sp_arccos_part(sp: Any, c: Any) -> Any:
+    return (sp.sqrt(1 - c**2) + (sp.pi - sp.acos(c)) * c) / (2 * sp.pi)
+
+
+def _leaky_cross(q: mpmath.mpf, c: mpmath.mpf, p: Params) -> mpmath.mpf:
+    s = p.get("slope", mp.zero)
+    return q * (s * c + (1 - s) ** 2 * _arccos_part(c))
+
+
+def _leaky_dcross(q: mpmath.mpf, c: mpmath.mpf, p: Params) -> mpmath.mpf:
+    s = p.get("slope", mp.zero)
+    return s + (1 - s) ** 2 * (mp.pi - mpmath.acos(c)) / (2 * mp.pi)
+
+
+def _leaky_slope(q: mpmath.mpf, p: Params) -> mpmath.mpf:
+    s = p.get("slope", mp.zero)
+    return (1 + s * s) / 2
+
+
+def _sp_leaky(sp: Any, q: Any, c: Any, p: Mapping[str, Any]) -> tuple[Any, Any]:
+    s = p.get("slope", sp.Integer(0))
+    return (q * (s * c + (1 - s) ** 2 * _sp_arccos_part(sp, c)),
+            s + (1 - s) ** 2 * (sp.pi - sp.acos(c)) / (2 * sp.pi))
+
+
+def _sp_erf(sp: Any, q: Any, c: Any, p: Mapping[str, Any]) -> tuple[Any, Any]:
+    return (2 / sp.pi * sp.asin(2 * q * c / (1 + 2 * q)),
+            4 / sp.pi / sp.sqrt((1 + 2 * q) ** 2 - 4 * q**2 * c**2))
+
+
+LEAKY = Kernel(_leaky_cross, _leaky_dcross, _leaky_slope, _sp_leaky)
+
+KERNELS: dict[str, Kernel] = {
+    "relu": LEAKY,  # slope 0
+    "leaky_relu": LEAKY,
+    "erf": Kernel(
+        cross=lambda q, c, p: 2 / mp.pi * mpmath.asin(2 * q * c / (1 + 2 * q)),
+        derivative_cross=lambda q, c, p: 4 / mp.pi / mpmath.sqrt((1 + 2 * q) ** 2 - 4 * q * q * c * c),
+        slope=lambda q, p: 4 / mp.pi / ((1 + 2 * q) * mpmath.sqrt(1 + 4 * q)),
+        sympy=_sp_erf,
+    ),
+    "identity": Kernel(
+        cross=lambda q, c, p: q * c,
+        derivative_cross=lambda q, c, p: mp.one,
+        slope=lambda q, p: mp.one,
+        sympy=lambda sp, q, c, p: (q * c, sp.Integer(1)),
+    ),
+}
+
+
+def kernel(name: str) -> Kernel | None:
+    """The closed-form kernel of catalog entry ``name`` (not an alias), or None."""
+    return KERNELS.get(name)

@@ -1,0 +1,503 @@
+"""``meanfield``: signal propagation through a deep random network (Poole et al. 2016,
+"Exponential expressivity in deep neural networks through transient chaos"; Schoenholz et
+al. 2017, "Deep information propagation").
+
+    q_star         fixed point of the length map V(q) = σ_w²·E[φ(√q·Z)²] + σ_b² reached from q0
+    chi1           σ_w²·E[φ'(√q*·Z)²]: slope of the correlation map at c = 1
+    c_star         stable fixed point of the correlation map in [0, 1] (1 when χ₁ <= 1)
+    depth_scale_q  ξ_q = −1/ln|V'(q*)|, V'(q*) = χ₁ + σ_w²·E[φ''·φ] (Stein: σ_w²·E[X·φ·φ']/q*)
+    depth_scale_c  ξ_c = −1/ln(σ_w²·E[φ'(u₁)φ'(u₂)]) at c* (infinite at criticality)
+    sigma_w2       with ``critical``: the σ_w² where χ₁(q*) = 1 at the given σ_b²
+
+How each is found and proved (``model`` holds the maps):
+
+* q*: the length map is iterated from q0 at low precision (Newton steps where the map
+  contracts, doubling or halving where it does not) until a fixed point is bracketed or q
+  runs off: to infinity (no fixed point: InputError) or to 0 (σ_b² = 0 and φ(0) = 0: q* = 0,
+  the signal dies out). Then Newton's method on V(q) − q at precisions doubling up to the
+  working precision, until a step is below 10^−(digits+3) relative: with Newton's quadratic
+  convergence the point where that step was computed is within that distance of q*.
+* c*: the correlation map R is convex and increasing on [0, 1] (its Hermite expansion
+  has non-negative coefficients) with R(1) = 1 and R'(1) = χ₁: for χ₁ <= 1 the stable fixed
+  point is 1; for χ₁ > 1 it is the one root of R(c) = c in [0, 1), reached monotonically by
+  Newton's method from c = 0, with the same stopping rule (c* = 0 exactly when R(0) = 0).
+* critical: on the critical line σ_w² = 1/B(q) and q = σ_w²·A(q) + σ_b², so q solves
+  A(q)/B(q) + σ_b² − q = 0 (bracketed by a scan, then Newton as above) and σ_w² = 1/B(q).
+* q* = 0 (σ_b² = 0, φ(0) = 0, and the map contracts): the limits q -> 0 of the maps, from
+  the one-sided slopes φ'(0±): χ₁ = σ_w²·(φ'(0−)² + φ'(0+)²)/2; correlations then follow
+  the network's linearisation at 0 (kept when φ'(0−) = φ'(0+), driven to 1 only
+  polynomially otherwise): c* is undefined or 1, ξ_c infinite.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+from mpmath import mp
+
+from ..catalog import resolve
+from ..engine.numbers import Number, as_number, to_mpf, to_text
+from ..engine.precision import working_dps
+from ..errors import InputError, PrecisionError
+from ..result import Computation, Quantity
+from .common import check_digits
+from .meanfield_model import Length, Model
+
+RESULTS = ("q_star", "chi1", "c_star", "depth_scale_q", "depth_scale_c")
+DESCRIPTIONS = {
+    "sigma_w2": "critical weight variance: chi1 = 1 at this sigma_b2 (the edge of chaos)",
+    "q_star": "fixed point of the length map q -> sigma_w2*E[phi(sqrt(q)Z)^2] + sigma_b2",
+    "chi1": "sigma_w2*E[phi'(sqrt(q*)Z)^2]: < 1 ordered, > 1 chaotic",
+    "c_star": "stable fixed point of the correlation map (1 in the ordered phase)",
+    "depth_scale_q": "xi_q: layers for the length to settle at q* (e-folding depth)",
+    "depth_scale_c": "xi_c: layers over which correlations between inputs survive (e-folding depth)",
+    "q_layers": "q at layers 0..L from q0",
+    "c_layers": "correlation c at layers 0..L from c0",
+}
+LOCATE_DIGITS = 12  # precision of the search that brackets the fixed point
+MAX_LOCATE_STEPS = 400
+RUN_OFF = mpmath.mpf(10) ** 30  # q beyond RUN_OFF·scale (or below scale/RUN_OFF) has run off
+SCAN_STEPS = 10  # the checks below a contracting q near 0 (factors of 4)
+MAX_NEWTON_STEPS = 12
+# The critical line's q is searched from 1 by factors of 4, this many times up or down (4^25 ~ 10^15).
+CRITICAL_SCAN_STEPS = 25
+MAX_DEPTH = 1000
+# Schoenholz et al. 2017: networks train up to about this many multiples of ξ_c.
+TRAINABLE_XI = 6
+
+
+# --- arguments ------------------------------------------------------------------------------
+
+
+def _inputs(activation: object, sigma_w2: object, sigma_b2: object, critical: object, q0: object,
+            c0: object, depth: object, slope: object, digits: object) -> dict[str, object]:
+    if not isinstance(activation, str):
+        raise InputError(f"{{activation}} must be a catalog name or an expression in x, got {activation!r}",
+                         param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
+    out: dict[str, object] = {"digits": check_digits(digits), "critical": bool(critical)}
+    if critical and sigma_w2 is not None:
+        raise InputError("{sigma_w2} cannot be given with {critical}: the critical value is what it solves for",
+                         param="sigma_w2", params=("critical",))
+    if sigma_w2 is not None or not critical:
+        w = as_number(1 if sigma_w2 is None else sigma_w2, "sigma_w2")
+        if not isinstance(w, Fraction) or w <= 0:
+            raise InputError(param="sigma_w2", allowed="a finite number greater than 0", got=to_text(w))
+        out["sigma_w2"] = w
+    b = as_number(sigma_b2, "sigma_b2")
+    if not isinstance(b, Fraction) or b < 0:
+        raise InputError(param="sigma_b2", allowed="a finite number >= 0", got=to_text(b))
+    out["sigma_b2"] = b
+    q = as_number(q0, "q0")
+    if not isinstance(q, Fraction) or q <= 0:
+        raise InputError(param="q0", allowed="a finite number greater than 0 (the squared length of the input)",
+                         got=to_text(q))
+    out["q0"] = q
+    if c0 is not None:
+        c = as_number(c0, "c0")
+        if not isinstance(c, Fraction) or not -1 <= c <= 1:
+            raise InputError(param="c0", allowed="a correlation from -1 to 1", got=to_text(c))
+        if depth is None:
+            raise InputError("{c0} applies only with {depth} (the correlation at layer 0 of the trajectory)",
+                             param="c0", params=("depth",))
+        out["c0"] = c
+    if depth is not None:
+        d = as_number(depth, "depth")
+        if not isinstance(d, Fraction) or d.denominator != 1 or not 1 <= d <= MAX_DEPTH:
+            raise InputError(param="depth", allowed=f"a whole number from 1 to {MAX_DEPTH}", got=to_text(d))
+        out["depth"] = int(d)
+    if critical and depth is not None:
+        raise InputError("{depth} cannot be combined with {critical}", param="depth", params=("critical",))
+    name = activation.strip()
+    params = {"slope": slope}
+    out["act"] = resolve(name, params)
+    out["model"] = Model(out["act"], name, params)  # type: ignore[arg-type]
+    return out
+
+
+# --- Newton's method at doubling precision ----------------------------------------------------
+
+
+def _stages(digits: int) -> list[int]:
+    """Target digits of the Newton stages: doubling from LOCATE_DIGITS to digits + 5."""
+    final = digits + 5
+    stages, t = [], LOCATE_DIGITS
+    while t < final:
+        t = min(2 * t, final)
+        stages.append(t)
+    return stages or [final]
+
+
+def _newton(step, x: mpmath.mpf, digits: int, what: str):  # type: ignore[no-untyped-def]
+    """Polish a root of f near ``x``: ``step(x, t)`` returns (f, f', extra) at the current
+    precision with expectations to ``t`` digits. One Newton step per intermediate stage;
+    at the last, steps until one is below 10^−(digits+3)·|x|. Returns (x, extra) at the
+    point where that last step was computed (within about that step of the root)."""
+    stages = _stages(digits)
+    for index, t in enumerate(stages):
+        with mp.workdps(t + 10):
+            x = +x
+            for _ in range(MAX_NEWTON_STEPS):
+                f, df, extra = step(x, t)
+                if df == 0 or not mpmath.isfinite(df):
+                    raise PrecisionError(f"Newton's method for {what} met a zero derivative")
+                delta = f / df
+                if index < len(stages) - 1:
+                    x = x - delta
+                    break
+                if abs(delta) <= mpmath.mpf(10) ** (-(digits + 3)) * abs(x) or delta == 0:
+                    return x, extra
+                x = x - delta
+            else:
+                raise PrecisionError(f"Newton's method for {what} did not converge to {digits} digits")
+    raise AssertionError("unreachable")
+
+
+# --- q* ---------------------------------------------------------------------------------------
+
+
+def _length_step(model: Model, w: mpmath.mpf, b: mpmath.mpf):  # type: ignore[no-untyped-def]
+    def step(q: mpmath.mpf, t: int) -> tuple[mpmath.mpf, mpmath.mpf, Length]:
+        length = model.length(q, t)
+        return w * length.A + b - q, w * length.S - 1, length
+
+    return step
+
+
+def _no_fixed_point(w: mpmath.mpf, b_text: str, w_text: str) -> InputError:
+    return InputError(
+        f"the length map has no fixed point at {{sigma_w2}} = {w_text}, {{sigma_b2}} = {b_text}: "
+        "q grows without bound with depth (the signal explodes); lower sigma_w2",
+        param="sigma_w2", params=("sigma_b2",),
+    )
+
+
+def _locate(model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf, zero_fixed: bool,
+            texts: tuple[str, str]) -> mpmath.mpf | None:
+    """A point close to the fixed point reached from q0 (None: q* = 0), at LOCATE_DIGITS."""
+    step = _length_step(model, w, b)
+    scale = max(q0, b, mp.one)
+    q = q0
+    low: mpmath.mpf | None = None  # F(low) > 0
+    high: mpmath.mpf | None = None  # F(high) < 0
+    for _ in range(MAX_LOCATE_STEPS):
+        f, df, _ = step(q, LOCATE_DIGITS)
+        if abs(f) <= mpmath.mpf(10) ** (-LOCATE_DIGITS + 3) * q:
+            return q
+        if f > 0:
+            low = q if low is None or q > low else low
+        else:
+            high = q if high is None or q < high else high
+        if low is not None and high is not None and low < high:
+            # A bracketed root: Newton inside the bracket, else its midpoint.
+            candidate = q - f / df if df != 0 else (low + high) / 2
+            q = candidate if low < candidate < high else (low + high) / 2
+            if high - low <= mpmath.mpf(10) ** (-LOCATE_DIGITS + 2) * high:
+                return q
+            continue
+        if df < 0:
+            candidate = q - f / df  # moves toward the root in the direction of the map
+            q = candidate if candidate > 0 else q / 8
+        elif f > 0:
+            q = max(q + f, 2 * q)  # q + f = V(q)
+        else:
+            q = min(q + f, q / 2)
+        if q > RUN_OFF * scale:
+            raise _no_fixed_point(w, *texts)
+        if q < scale / RUN_OFF:
+            if zero_fixed:
+                return None
+            raise PrecisionError("the length map's fixed point is below the search range")
+        if zero_fixed and f < 0 and high is not None and low is None and q < q0 / 4:
+            # Contracting toward 0: is there any fixed point left between 0 and q?
+            probe, found = q, False
+            for _ in range(SCAN_STEPS):
+                probe = probe / 4
+                if step(probe, LOCATE_DIGITS)[0] > 0:
+                    low, found = probe, True
+                    break
+            if not found:
+                return None
+    raise PrecisionError("the search for the length map's fixed point did not settle")
+
+
+# --- the computation --------------------------------------------------------------------------
+
+
+def _depth_scale(slope: mpmath.mpf) -> mpmath.mpf:
+    """−1/ln|slope|: inf at |slope| = 1, 0 at slope = 0."""
+    s = abs(slope)
+    if s == 0:
+        return mp.zero
+    if s == 1:
+        return mpmath.inf
+    return -1 / mpmath.log(s)
+
+
+def _is_one(x: mpmath.mpf, digits: int) -> bool:
+    """x = 1 to the working precision (criticality cannot be told apart from it)."""
+    return abs(x - 1) <= mpmath.mpf(10) ** (-(digits + 5))
+
+
+def meanfield(
+    activation: str,
+    *,
+    sigma_w2: object = None,
+    sigma_b2: object = 0,
+    critical: bool = False,
+    q0: object = 1,
+    c0: object = None,
+    depth: object = None,
+    slope: object = None,
+    digits: int = 15,
+    derive: bool = False,
+) -> Computation:
+    """Mean-field signal propagation of a deep random network with activation ``activation``.
+
+    ``sigma_w2`` (default 1) and ``sigma_b2`` (default 0) are the weight and bias variances;
+    ``critical=True`` solves for sigma_w2 instead (χ₁ = 1). ``q0`` is the input's squared
+    length (the fixed point reached from it is q*); ``depth`` adds the per-layer q (and,
+    with ``c0``, the correlation) from layer 0 to ``depth``. Every result to ``digits``.
+
+    >>> r = meanfield("relu", sigma_w2="1.5", sigma_b2="0.1")
+    >>> r.value("q_star") == mpmath.mpf("0.4")   # sigma_b2 / (1 - sigma_w2/2)
+    True
+    """
+    given = _inputs(activation, sigma_w2, sigma_b2, critical, q0, c0, depth, slope, digits)
+    digits = given["digits"]  # type: ignore[assignment]
+    model: Model = given["model"]  # type: ignore[assignment]
+    act = model.act
+    label = act.name if not act.expression else activation.strip()
+    notes: list[str] = []
+    if act.expression:
+        notes.append(f"phi(x) = {act.formula}")
+    dps = working_dps(digits)
+    with mp.workdps(dps):
+        b = to_mpf(given["sigma_b2"])  # type: ignore[arg-type]
+        q0_ = to_mpf(given["q0"])  # type: ignore[arg-type]
+        phi0, left, right = model.at_zero()
+        zero_fixed = b == 0 and phi0 == 0
+        results: dict[str, mpmath.mpf] = {}
+        if critical:
+            w, q_star, length = _critical(model, b, zero_fixed, (left, right), digits, label)
+            results["sigma_w2"] = w
+        else:
+            w = to_mpf(given["sigma_w2"])  # type: ignore[arg-type]
+            texts = (to_text(given["sigma_b2"]), to_text(given["sigma_w2"]))  # type: ignore[arg-type]
+            with mp.workdps(LOCATE_DIGITS + 10):
+                start = _locate(model, +w, +b, +q0_, zero_fixed, texts)
+            if start is None:
+                q_star, length = mp.zero, None
+            else:
+                q_star, length = _newton(_length_step(model, w, b), start, digits, "the fixed point q*")
+        results.update(_at_fixed_point(model, w, b, q_star, length, (left, right), digits, notes, critical))
+        quantities = []
+        for name in (("sigma_w2",) if critical else ()) + RESULTS:
+            quantities.append(Quantity(name, +results[name], DESCRIPTIONS[name]))
+        if "depth" in given:
+            layers_q, layers_c = _trajectories(model, w, b, q0_, given.get("c0"), given["depth"], digits)  # type: ignore[arg-type]
+            quantities.append(Quantity("q_layers", tuple(layers_q), DESCRIPTIONS["q_layers"]))
+            if layers_c is not None:
+                quantities.append(Quantity("c_layers", tuple(layers_c), DESCRIPTIONS["c_layers"]))
+    inputs: dict[str, object] = {"activation": label}
+    inputs.update(dict(act.values))
+    if not critical:
+        inputs["sigma_w2"] = given["sigma_w2"]
+    inputs["sigma_b2"] = given["sigma_b2"]
+    inputs["q0"] = given["q0"]
+    for key in ("c0", "depth"):
+        if key in given:
+            inputs[key] = given[key] if key == "c0" else Fraction(given[key])  # type: ignore[arg-type]
+    derivation: tuple[tuple[str, str, str], ...] = ()
+    if derive:
+        from ..symbolic.meanfield import derive as derive_forms
+
+        closed, derivation = derive_forms(act, given, {q.name: q.value for q in quantities if not q.is_list}, digits)
+        quantities = [q if q.name not in closed else Quantity(q.name, q.value, q.description, *closed[q.name])
+                      for q in quantities]
+    return Computation("meanfield", inputs, digits, tuple(quantities), notes=tuple(notes), derivation=derivation)
+
+
+def _critical(model: Model, b: mpmath.mpf, zero_fixed: bool, slopes: tuple[mpmath.mpf, mpmath.mpf],
+              digits: int, label: str) -> tuple[mpmath.mpf, mpmath.mpf, Length | None]:
+    """(σ_w², q*, Length at q*) on the critical line at σ_b² = b."""
+    if zero_fixed:
+        # q* = 0 on the critical line: χ₁ = σ_w²·(φ'(0−)² + φ'(0+)²)/2 = 1.
+        limit = (slopes[0] ** 2 + slopes[1] ** 2) / 2
+        if limit == 0:
+            raise InputError(f"{{activation}} {label!r} has phi'(0) = 0: chi1 -> 0 as q -> 0 for every sigma_w2, "
+                             "so at sigma_b2 = 0 there is no edge of chaos at q* = 0", param="activation")
+        return 1 / limit, mp.zero, None
+
+    def step(q: mpmath.mpf, t: int) -> tuple[mpmath.mpf, mpmath.mpf, Length]:
+        length = model.length(q, t)
+        db = model.b_slope(q, t)
+        ratio = length.A / length.B
+        d_ratio = (length.S * length.B - length.A * db) / length.B**2
+        return ratio + b - q, d_ratio - 1, length
+
+    with mp.workdps(LOCATE_DIGITS + 10):
+        # f(0+) = A/B -> φ(0)²/φ'(0)² >= 0, plus σ_b² > 0 here: scan up for a sign change.
+        q, previous, found = mp.one, None, None
+        f1 = step(q, LOCATE_DIGITS)[0]
+        factor = 4 if f1 > 0 else mpmath.mpf(1) / 4
+        previous = q
+        for _ in range(CRITICAL_SCAN_STEPS):
+            q = q * factor
+            f = step(q, LOCATE_DIGITS)[0]
+            if f == 0 or (f > 0) != (f1 > 0):
+                found = (min(q, previous), max(q, previous))
+                break
+            previous = q
+        if found is None:
+            raise InputError(
+                f"{{activation}} {label!r} has no edge of chaos at {{sigma_b2}} = {mpmath.nstr(b, 10)}: "
+                "chi1 = 1 is not reached at any fixed point (for relu-like activations it holds only "
+                "at sigma_b2 = 0)", param="activation", params=("sigma_b2",))
+        low, high = found
+        # Bisection in log q to a few digits, then Newton at growing precision.
+        f_low = step(low, LOCATE_DIGITS)[0]
+        for _ in range(40):
+            mid = mpmath.sqrt(low * high)
+            f_mid = step(mid, LOCATE_DIGITS)[0]
+            if (f_mid > 0) == (f_low > 0):
+                low, f_low = mid, f_mid
+            else:
+                high = mid
+            if high / low < 1 + mpmath.mpf(10) ** -4:
+                break
+        start = mpmath.sqrt(low * high)
+    q_star, length = _newton(step, start, digits, "the critical line")
+    return 1 / length.B, q_star, length
+
+
+def _at_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf, length: Length | None,
+                    slopes: tuple[mpmath.mpf, mpmath.mpf], digits: int, notes: list[str],
+                    critical: bool) -> dict[str, mpmath.mpf]:
+    """χ₁, c*, ξ_q, ξ_c at the fixed point q (with ``length`` there; None for q = 0)."""
+    out: dict[str, mpmath.mpf] = {"q_star": q}
+    if length is None:  # q* = 0: the limits q -> 0
+        left, right = slopes
+        chi = w * (left**2 + right**2) / 2
+        out["chi1"] = chi
+        if critical or _is_one(chi, digits):
+            out["chi1"] = mp.one if critical else chi
+            out["depth_scale_q"] = mpmath.inf
+            notes.append("critical at q* = 0 (chi1 = 1): the signal length decays to 0 only polynomially "
+                         "with depth (no fixed point above 0; depth_scale_q is infinite)")
+        else:
+            out["depth_scale_q"] = _depth_scale(chi)
+            notes.append(f"q* = 0: the signal length shrinks by chi1 = {mpmath.nstr(chi, 6)} per layer and dies out "
+                         f"(1/e every {mpmath.nstr(out['depth_scale_q'], 4)} layers); add bias variance "
+                         "(sigma_b2 > 0) or raise sigma_w2 to keep a signal")
+        out["depth_scale_c"] = mpmath.inf
+        if left == right:
+            out["c_star"] = mpmath.nan
+            notes.append("c_star is undefined (nan): as q -> 0 the network acts as its linearisation at 0, which "
+                         "keeps every correlation; depth_scale_c is infinite (correlations are not forgotten at "
+                         "an exponential rate, the signal itself fades instead)")
+        else:
+            out["c_star"] = mp.one
+            notes.append("as q -> 0 the network acts as its piecewise-linear limit at 0, which drives correlations "
+                         "to c* = 1 only polynomially: depth_scale_c is infinite")
+        return out
+    chi = w * length.B
+    out["chi1"] = mp.one if critical else chi
+    out["depth_scale_q"] = _depth_scale(w * length.S)
+    if critical or _is_one(chi, digits):
+        out["c_star"] = mp.one
+        out["depth_scale_c"] = mpmath.inf
+        notes.append("critical (chi1 = 1, the edge of chaos): correlations between inputs decay only "
+                     "polynomially with depth, so depth_scale_c is infinite; at initialization signals and "
+                     "gradients pass through any depth (the initialization Schoenholz et al. 2017 recommend "
+                     "for very deep networks)")
+        return out
+    if chi < 1:
+        out["c_star"] = mp.one
+        xi = _depth_scale(chi)
+        out["depth_scale_c"] = xi
+        notes.append(
+            f"ordered phase (chi1 = {mpmath.nstr(chi, 6)} < 1): all inputs converge to the same representation "
+            f"(c* = 1), with correlation gaps shrinking 1/e every {mpmath.nstr(xi, 4)} layers; gradients vanish "
+            f"by chi1 per layer. Networks train up to about {TRAINABLE_XI}*depth_scale_c = "
+            f"{mpmath.nstr(TRAINABLE_XI * xi, 3)} layers (Schoenholz et al. 2017); raise sigma_w2 toward the "
+            "critical value (--critical) to go deeper")
+        return out
+    c_star, slope = _correlation_fixed_point(model, w, b, q, digits)
+    out["c_star"] = c_star
+    xi = _depth_scale(slope)
+    out["depth_scale_c"] = xi
+    notes.append(
+        f"chaotic phase (chi1 = {mpmath.nstr(chi, 6)} > 1): nearby inputs decorrelate toward c* = "
+        f"{mpmath.nstr(c_star, 6)}, settling 1/e every {mpmath.nstr(xi, 4)} layers; gradients explode by chi1 "
+        f"per layer. Networks train up to about {TRAINABLE_XI}*depth_scale_c = {mpmath.nstr(TRAINABLE_XI * xi, 3)} "
+        "layers (Schoenholz et al. 2017); lower sigma_w2 toward the critical value (--critical) to go deeper")
+    return out
+
+
+def _correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf,
+                             digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(c*, slope of the correlation map at c*) in the chaotic phase."""
+    if b == 0 and model.act.parity == "odd":
+        # R(0) = (σ_w²·E[φ]² + σ_b²)/q* = 0: c* = 0, slope σ_w²·E[φ']².
+        d = model.derivative_mean(q, digits + 3)
+        return mp.zero, w * d * d
+
+    def step(c: mpmath.mpf, t: int) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+        k, kd = model.cross(q, c, t)
+        slope = w * kd  # dR/dc = σ_w²·q·K'/q
+        return (w * k + b) / q - c, slope - 1, slope
+
+    # Newton from c = 0 at low precision (monotone: R is convex), then at doubling precision.
+    with mp.workdps(LOCATE_DIGITS + 10):
+        c = mp.zero
+        for _ in range(60):
+            f, df, _ = step(c, LOCATE_DIGITS)
+            if f == 0:
+                break
+            nxt = c - f / df
+            if not 0 <= nxt < 1:
+                raise PrecisionError("Newton's method for the correlation fixed point left [0, 1)")
+            if abs(nxt - c) <= mpmath.mpf(10) ** (-LOCATE_DIGITS + 3) * abs(nxt):
+                c = nxt
+                break
+            c = nxt
+        else:
+            raise PrecisionError("the search for the correlation fixed point did not settle")
+    if c == 0:
+        return mp.zero, step(mp.zero, digits + 3)[2]
+    c_star, slope = _newton(step, c, digits, "the correlation fixed point c*")
+    return c_star, slope
+
+
+def _trajectories(model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf, c0: Number | None, depth: int,
+                  digits: int) -> tuple[list[mpmath.mpf], list[mpmath.mpf] | None]:
+    """q and c at layers 0..depth, computed at two precisions that must agree (the maps may
+    amplify rounding errors layer by layer)."""
+
+    def run(extra: int) -> tuple[list[mpmath.mpf], list[mpmath.mpf] | None]:
+        t = digits + 3 + extra
+        with mp.workdps(t + 10):
+            qs, cs = [+q0], None if c0 is None else [to_mpf(c0)]
+            for _ in range(depth):
+                q = qs[-1]
+                q_next = w * model.length(q, t).A + b
+                if cs is not None:
+                    c = cs[-1]
+                    if c == 1:
+                        cs.append(mp.one)
+                    else:
+                        k, _ = model.cross(q, c, t)
+                        cs.append((w * k + b) / q_next)
+                qs.append(q_next)
+            return qs, cs
+
+    first = run(0)
+    second = run(10)
+    with mp.workdps(digits + 20):
+        for a, b_ in zip(first[0] + (first[1] or []), second[0] + (second[1] or [])):
+            if abs(a - b_) > mpmath.mpf(10) ** (-(digits + 2)) * max(abs(a), abs(b_)):
+                raise PrecisionError(
+                    f"the trajectory amplifies rounding errors too much to give {digits} digits at depth {depth}; "
+                    "ask for fewer layers or fewer digits")
+    return second

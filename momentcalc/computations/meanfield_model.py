@@ -1,0 +1,103 @@
+"""The maps of mean-field signal propagation for one activation (Poole et al. 2016,
+"Exponential expressivity in deep neural networks through transient chaos"; Schoenholz et al.
+2017, "Deep information propagation"), evaluated at the current working precision.
+
+A fully connected layer h' = W·φ(h) + b with W_ij ~ N(0, σ_w²/fan_in), b_i ~ N(0, σ_b²):
+
+    length map       V(q) = σ_w²·A(q) + σ_b²,       A(q) = E[φ(√q·Z)²]
+    its slope        V'(q) = σ_w²·E[X·φ(X)·φ'(X)]/q = σ_w²·(E[φ'²] + E[φ·φ''])   (X = √q·Z, Stein)
+    χ₁               σ_w²·B(q),                      B(q) = E[φ'(√q·Z)²]
+    correlation map  R(c) = (σ_w²·K(q, c) + σ_b²)/V(q),  K = E[φ(u₁)φ(u₂)]
+    its slope        σ_w²·q·K'(q, c)/V(q),           K' = E[φ'(u₁)φ'(u₂)]  (Price's theorem)
+
+(u₁, u₂ of variance q and correlation c). Univariate expectations come from the moments
+package, bivariate ones from the catalog's closed-form kernels where they exist, else from
+``engine.bivariate``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import mpmath
+from mpmath import mp
+
+from ..catalog import Activation
+from ..catalog.kernels import Kernel, kernel
+from ..engine.gaussian import gaussian_edge
+from ..moments import expectations
+
+SECOND, STEIN, DERIV2, X2_DERIV2, DERIV = (0, 2, 0), (1, 1, 1), (0, 0, 2), (2, 0, 2), (0, 0, 1)
+
+
+class Length(NamedTuple):
+    """At one q: A = E[φ²], S = E[X·φ·φ']/q = dA/dq, B = E[φ'²]."""
+
+    A: mpmath.mpf
+    S: mpmath.mpf
+    B: mpmath.mpf
+
+
+class Model:
+    """One activation with its parameters: the expectations the maps need, at ``digits``."""
+
+    def __init__(self, act: Activation, text: str, params: dict[str, object]) -> None:
+        self.act = act
+        self.text = text  # name or expression, for the moments package's cache
+        self.params = params
+        self.kernel: Kernel | None = None if act.expression else kernel(act.name)
+
+    def _values(self) -> dict[str, mpmath.mpf]:
+        return self.act.param_values()
+
+    def length(self, q: mpmath.mpf, digits: int) -> Length:
+        """A(q), A'(q) and B(q) for q > 0."""
+        if self.kernel is not None:
+            p = self._values()
+            k = self.kernel
+            return Length(k.cross(q, mp.one, p), k.slope(q, p), k.derivative_cross(q, mp.one, p))
+        a, xs, b = expectations(self.text, [SECOND, STEIN, DERIV2], std=mpmath.sqrt(q), digits=digits,
+                                params=self.params)
+        return Length(a, xs / q, b)
+
+    def b_slope(self, q: mpmath.mpf, digits: int) -> mpmath.mpf:
+        """dB/dq = (E[X²·φ'²]/q − B)/(2q) (differentiating the Gaussian density in q)."""
+        if self.kernel is not None:
+            h = q * mpmath.mpf(10) ** (-(mp.dps // 3))
+            p = self._values()
+            f = self.kernel.derivative_cross
+            return (f(q + h, mp.one, p) - f(q - h, mp.one, p)) / (2 * h)
+        x2b, b = expectations(self.text, [X2_DERIV2, DERIV2], std=mpmath.sqrt(q), digits=digits, params=self.params)
+        return (x2b / q - b) / (2 * q)
+
+    def derivative_mean(self, q: mpmath.mpf, digits: int) -> mpmath.mpf:
+        """E[φ'(√q·Z)] (the correlation map's slope at c = 0 is σ_w²·E[φ']²)."""
+        if self.kernel is not None and self.act.parity == "odd":
+            # K'(q, 0) = E[φ']² for the kernels; E[φ'] > 0 for these monotone φ.
+            return mpmath.sqrt(self.kernel.derivative_cross(q, mp.zero, self._values()))
+        return expectations(self.text, [DERIV], std=mpmath.sqrt(q), digits=digits, params=self.params)[0]
+
+    def cross(self, q: mpmath.mpf, c: mpmath.mpf, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+        """(K(q, c), K'(q, c)) = (E[φ(u₁)φ(u₂)], E[φ'(u₁)φ'(u₂)])."""
+        if self.kernel is not None:
+            p = self._values()
+            return self.kernel.cross(q, c, p), self.kernel.derivative_cross(q, c, p)
+        from ..engine.bivariate import bivariate_expectations
+
+        act, p = self.act, self._values()
+        if act.pair is not None:
+            values = lambda x: act.pair(x, p)  # noqa: E731
+        else:
+            values = lambda x: (act.fn(x, p), act.derivative(x, p))  # noqa: E731
+        breaks = act.breaks(p, mp.zero, mpmath.sqrt(q), 2 * gaussian_edge(mp.dps))
+        odd = (act.parity == "odd", act.parity == "even")
+        k, kd = bivariate_expectations(values, 2, q=q, c=c, breaks=breaks, odd=odd, digits=digits, dps=mp.dps)
+        return k, kd
+
+    def at_zero(self) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+        """(φ(0), φ'(0−), φ'(0+)): one-sided slopes at 0 for the limit q -> 0 (φ' is taken at
+        ±2^−(2·prec), where a φ' smooth on each side of 0 is its one-sided limit to the
+        working precision)."""
+        p = self._values()
+        eps = mpmath.ldexp(1, -2 * mp.prec)
+        return self.act.fn(mp.zero, p), self.act.derivative(-eps, p), self.act.derivative(eps, p)
