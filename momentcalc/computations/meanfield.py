@@ -57,12 +57,15 @@ DESCRIPTIONS = {
 }
 LOCATE_DIGITS = 12  # precision of the search that brackets the fixed point
 MAX_LOCATE_STEPS = 400
+C_LOCATE_DIGITS = 8  # the correlation search starts lower: each step is a bivariate expectation
 RUN_OFF = mpmath.mpf(10) ** 30  # q beyond RUN_OFF·scale (or below scale/RUN_OFF) has run off
 SCAN_STEPS = 10  # the checks below a contracting q near 0 (factors of 4)
 MAX_NEWTON_STEPS = 12
 # The critical line's q is searched from 1 by factors of 4, this many times up or down (4^25 ~ 10^15).
 CRITICAL_SCAN_STEPS = 25
 MAX_DEPTH = 1000
+# Trajectories are computed twice, the second time with this many more digits; they must agree.
+TRAJECTORY_EXTRA_DIGITS = 5
 # Schoenholz et al. 2017: networks train up to about this many multiples of ξ_c.
 TRAINABLE_XI = 6
 
@@ -118,22 +121,22 @@ def _inputs(activation: object, sigma_w2: object, sigma_b2: object, critical: ob
 # --- Newton's method at doubling precision ----------------------------------------------------
 
 
-def _stages(digits: int) -> list[int]:
-    """Target digits of the Newton stages: doubling from LOCATE_DIGITS to digits + 5."""
+def _stages(digits: int, start: int = LOCATE_DIGITS) -> list[int]:
+    """Target digits of the Newton stages: doubling from ``start`` to digits + 5."""
     final = digits + 5
-    stages, t = [], LOCATE_DIGITS
+    stages, t = [], start
     while t < final:
         t = min(2 * t, final)
         stages.append(t)
     return stages or [final]
 
 
-def _newton(step, x: mpmath.mpf, digits: int, what: str):  # type: ignore[no-untyped-def]
+def _newton(step, x: mpmath.mpf, digits: int, what: str, start: int = LOCATE_DIGITS):  # type: ignore[no-untyped-def]
     """Polish a root of f near ``x``: ``step(x, t)`` returns (f, f', extra) at the current
     precision with expectations to ``t`` digits. One Newton step per intermediate stage;
     at the last, steps until one is below 10^−(digits+3)·|x|. Returns (x, extra) at the
     point where that last step was computed (within about that step of the root)."""
-    stages = _stages(digits)
+    stages = _stages(digits, start)
     for index, t in enumerate(stages):
         with mp.workdps(t + 10):
             x = +x
@@ -167,7 +170,7 @@ def _length_step(model: Model, w: mpmath.mpf, b: mpmath.mpf):  # type: ignore[no
 def _no_fixed_point(w: mpmath.mpf, b_text: str, w_text: str) -> InputError:
     return InputError(
         f"the length map has no fixed point at {{sigma_w2}} = {w_text}, {{sigma_b2}} = {b_text}: "
-        "q grows without bound with depth (the signal explodes); lower sigma_w2",
+        "q grows without bound with depth (the signal explodes); lower {sigma_w2}",
         param="sigma_w2", params=("sigma_b2",),
     )
 
@@ -260,8 +263,8 @@ def meanfield(
     with ``c0``, the correlation) from layer 0 to ``depth``. Every result to ``digits``.
 
     >>> r = meanfield("relu", sigma_w2="1.5", sigma_b2="0.1")
-    >>> r.value("q_star") == mpmath.mpf("0.4")   # sigma_b2 / (1 - sigma_w2/2)
-    True
+    >>> mpmath.nstr(r.value("q_star"), 15)   # sigma_b2 / (1 - sigma_w2/2)
+    '0.4'
     """
     given = _inputs(activation, sigma_w2, sigma_b2, critical, q0, c0, depth, slope, digits)
     digits = given["digits"]  # type: ignore[assignment]
@@ -449,16 +452,16 @@ def _correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpma
         return (w * k + b) / q - c, slope - 1, slope
 
     # Newton from c = 0 at low precision (monotone: R is convex), then at doubling precision.
-    with mp.workdps(LOCATE_DIGITS + 10):
+    with mp.workdps(C_LOCATE_DIGITS + 10):
         c = mp.zero
-        for _ in range(60):
-            f, df, _ = step(c, LOCATE_DIGITS)
+        for _ in range(MAX_LOCATE_STEPS):
+            f, df, _ = step(c, C_LOCATE_DIGITS)
             if f == 0:
                 break
             nxt = c - f / df
             if not 0 <= nxt < 1:
                 raise PrecisionError("Newton's method for the correlation fixed point left [0, 1)")
-            if abs(nxt - c) <= mpmath.mpf(10) ** (-LOCATE_DIGITS + 3) * abs(nxt):
+            if abs(nxt - c) <= mpmath.mpf(10) ** (-C_LOCATE_DIGITS + 2) * abs(nxt):
                 c = nxt
                 break
             c = nxt
@@ -466,7 +469,7 @@ def _correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpma
             raise PrecisionError("the search for the correlation fixed point did not settle")
     if c == 0:
         return mp.zero, step(mp.zero, digits + 3)[2]
-    c_star, slope = _newton(step, c, digits, "the correlation fixed point c*")
+    c_star, slope = _newton(step, c, digits, "the correlation fixed point c*", C_LOCATE_DIGITS)
     return c_star, slope
 
 
@@ -493,7 +496,7 @@ def _trajectories(model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf, c0
             return qs, cs
 
     first = run(0)
-    second = run(10)
+    second = run(TRAJECTORY_EXTRA_DIGITS)
     with mp.workdps(digits + 20):
         for a, b_ in zip(first[0] + (first[1] or []), second[0] + (second[1] or [])):
             if abs(a - b_) > mpmath.mpf(10) ** (-(digits + 2)) * max(abs(a), abs(b_)):

@@ -89,10 +89,23 @@ class Model:
             values = lambda x: act.pair(x, p)  # noqa: E731
         else:
             values = lambda x: (act.fn(x, p), act.derivative(x, p))  # noqa: E731
-        breaks = act.breaks(p, mp.zero, mpmath.sqrt(q), 2 * gaussian_edge(mp.dps))
+        breaks = self._kinks(q)
         odd = (act.parity == "odd", act.parity == "even")
         k, kd = bivariate_expectations(values, 2, q=q, c=c, breaks=breaks, odd=odd, digits=digits, dps=mp.dps)
         return k, kd
+
+    def _kinks(self, q: mpmath.mpf) -> tuple[mpmath.mpf, ...]:
+        """Points where φ or φ' is not analytic: the catalog's kinks, and for an expression the
+        zeros of its critical parts (abs, sqrt, … arguments). Near-zeros of denominators, where
+        the one-dimensional rule also splits, are left out: φ is analytic there, and the
+        bivariate rule for analytic φ is much the faster."""
+        act, p = self.act, self._values()
+        points = act.breaks(p, mp.zero, mpmath.sqrt(q), 2 * gaussian_edge(mp.dps))
+        if not act.expression:
+            return points
+        small = mpmath.mpf(10) ** (-(mp.dps // 2))
+        kinks = tuple(act.kinks(p))
+        return tuple(x for x in points if x in kinks or any(abs(part(x)) <= small for part in act.critical))
 
     def at_zero(self) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
         """(φ(0), φ'(0−), φ'(0+)): one-sided slopes at 0 for the limit q -> 0 (φ' is taken at

@@ -149,81 +149,84 @@ def _fixed_rule_levels(values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], cou
 
 def _product_levels(values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], count: int, a: mpmath.mpf,
                     b: mpmath.mpf, c: mpmath.mpf, digits: int) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
+    """The product trapezoid sums on a lattice: outer step h_w = h, inner step h_v in
+    (h/2, h] chosen so that every argument a·w_j + b·v_k = δ·(P·j + Q·k) with whole P, Q, one
+    of them 1. Arguments then repeat across outer nodes, and g is evaluated once per lattice
+    point (a few times the nodes of one axis instead of their product)."""
     rtol = mpmath.mpf(10) ** -(digits + 3)
     quiet_rtol = rtol / 1000
     edge = mpmath.sqrt(2 * mpmath.log(1000 / rtol))
-    finest = 2**MAX_LEVEL  # index k stands for k / finest
-    unit = mpmath.mpf(1) / finest
-    density: dict[int, mpmath.mpf] = {}
     norm = 1 / mpmath.sqrt(2 * mp.pi)
+    finest = 2**MAX_LEVEL
+    unit = mpmath.mpf(1) / finest
+    if b >= a:  # a·h = δ, b·h_v = Q·δ
+        p_, q_ = 1, max(1, int(mpmath.floor(b / a)))
+        ratio = a * q_ / b  # h_v / h
+        delta0 = a * unit
+    else:  # a·h = P·δ, b·h_v = δ
+        p_, q_ = max(1, int(mpmath.ceil(a / b))), 1
+        ratio = a / (b * p_)
+        delta0 = a * unit / p_
+    evaluated: dict[int, Sequence[mpmath.mpf]] = {}  # lattice index (units of delta0) -> g
+    density: dict[tuple[int, int], mpmath.mpf] = {}
 
-    def weight(k: int) -> mpmath.mpf:
-        if k not in density:
-            v = k * unit
-            density[k] = norm * mpmath.exp(-v * v / 2)
-        return density[k]
+    def g_at(n: int) -> Sequence[mpmath.mpf]:
+        if n not in evaluated:
+            evaluated[n] = values(delta0 * n)
+        return evaluated[n]
 
-    # inner[j] = (stride reached, raw sums Σ ϕ(v_k)·g(m + b·v_k), their absolute values)
-    inner: dict[int, tuple[int, list[mpmath.mpf], list[mpmath.mpf]]] = {}
+    def weight(k: int, scale: mpmath.mpf, key: int) -> mpmath.mpf:
+        if (key, k) not in density:
+            v = k * scale
+            density[(key, k)] = norm * mpmath.exp(-v * v / 2)
+        return density[(key, k)]
 
-    def march(add: Callable[[int], bool], stride: int, offset: int) -> None:
+    def march(add: Callable[[int], bool], step: mpmath.mpf) -> None:
         for direction in (1, -1):
-            k = offset if direction == 1 else offset - stride
+            k = 0 if direction == 1 else -1
             quiet = 0
             while True:
                 loud = add(k)
-                quiet = 0 if (loud or abs(k * unit) <= edge) else quiet + 1
+                quiet = 0 if (loud or abs(k * step) <= edge) else quiet + 1
                 if quiet >= QUIET_TERMS:
                     break
-                if abs(k * unit) > MAX_REACH * edge:
+                if abs(k * step) > MAX_REACH * edge:
                     raise PrecisionError("the bivariate Gaussian integral converges too slowly in the tails")
-                k += direction * stride
-
-    def psi(j: int, stride: int) -> list[mpmath.mpf]:
-        """ψ at m = a·w_j, refined to the stride of this level."""
-        m = a * (j * unit)
-        if j not in inner:
-            raw, absolute = [mp.zero] * count, [mp.zero] * count
-            start = 2 * stride
-        else:
-            start, raw, absolute = inner[j]
-        offsets: list[tuple[int, int]] = []
-        if j not in inner:
-            offsets.append((stride, 0))
-        else:
-            s = start
-            while s > stride:  # nodes halfway between those already summed
-                offsets.append((s, s // 2))
-                s //= 2
-
-        for step, offset in offsets:
-            def add(k: int) -> bool:
-                wk = weight(k)
-                got = values(m + b * (k * unit))
-                loud = False
-                for i in range(count):
-                    term = wk * got[i]
-                    raw[i] += term
-                    absolute[i] += abs(term)
-                    if abs(term) > quiet_rtol * absolute[i]:
-                        loud = True
-                return loud
-
-            march(add, step, offset)
-        inner[j] = (stride, raw, absolute)
-        h = stride * unit
-        return [r * h for r in raw]
+                k += direction
 
     previous = None
     for level in range(FIRST_LEVEL, MAX_LEVEL + 1):
         stride = finest >> level
         h = stride * unit
+        h_v = h * ratio
+        inner: dict[int, list[mpmath.mpf]] = {}
+
+        def psi(j: int) -> list[mpmath.mpf]:
+            if j not in inner:
+                raw, absolute = [mp.zero] * count, [mp.zero] * count
+
+                def add(k: int) -> bool:
+                    wk = weight(k, h_v, -level)
+                    got = g_at(stride * (p_ * j + q_ * k))
+                    loud = False
+                    for i in range(count):
+                        term = wk * got[i]
+                        raw[i] += term
+                        absolute[i] += abs(term)
+                        if abs(term) > quiet_rtol * absolute[i]:
+                            loud = True
+                    return loud
+
+                march(add, h_v)
+                inner[j] = [r * h_v for r in raw]
+            return inner[j]
+
         totals, absolutes = [mp.zero] * count, [mp.zero] * count
 
         def add_outer(j: int) -> bool:
-            first = psi(j, stride)
-            second = first if c > 0 else psi(-j, stride)
-            wj = weight(j)
+            first = psi(j)
+            second = first if c > 0 else psi(-j)
+            wj = weight(j, h, level)
             loud = False
             for i in range(count):
                 term = wj * first[i] * second[i]
@@ -233,7 +236,7 @@ def _product_levels(values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], count:
                     loud = True
             return loud
 
-        march(add_outer, stride, 0)
+        march(add_outer, h)
         current = [t * h for t in totals]
         if previous is not None:
             worst = mp.zero

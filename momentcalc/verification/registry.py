@@ -16,6 +16,7 @@ import mpmath
 
 from .routes import (
     Route,
+    critical_sigma_w2_directly,
     direct_expectation,
     monte_carlo,
     same_value,
@@ -32,6 +33,9 @@ SEED_GAU = "Su, 2022, GAU at initialization"
 SEED_NOTES = "Wu, 2022, NLP reading notes"
 SELU_PAPER = "SELU paper (Klambauer et al. 2017) / PyTorch nn.SELU"
 TF_TRUNC = "TensorFlow / Keras / JAX truncated-normal initializers"
+MEANFIELD = "Schoenholz et al., 2017, Deep information propagation (Fig. 1, tanh phase diagram)"
+MEANFIELD_RELU = "He et al., 2015, Delving deep into rectifiers; Schoenholz et al., 2017, Deep information propagation"
+MEANFIELD_ERF = "Williams, 1997, Computing with infinite networks (arcsine kernel); Poole et al., 2016, Exponential expressivity in deep neural networks through transient chaos"
 
 
 @dataclass(frozen=True)
@@ -122,6 +126,11 @@ SELU_LAMBDA = same_value(SELU_ROUTE, _selu_closed_form(0))
 SELU_ALPHA = same_value(SELU_ROUTE, _selu_closed_form(1))
 SELU_SATURATION = same_value(SELU_ROUTE, _selu_closed_form(None))
 S, N = 128, 512  # the seed's GAU sizes
+
+def _tanh_critical_directly() -> mpmath.mpf:
+    sech2 = lambda t: 1 / mpmath.cosh(t) ** 2  # noqa: E731
+    return critical_sigma_w2_directly(mpmath.tanh, sech2, mpmath.mpf(5) / 100, 0.5)
+
 
 REGISTRY: tuple[Published, ...] = (
     Published(
@@ -273,5 +282,26 @@ REGISTRY: tuple[Published, ...] = (
         "pytorch.gain.selu", "torch calculate_gain('selu') heuristic vs the exact 1/sqrt(E[selu²])", "3/4", "PyTorch calculate_gain",
         "exact", moment("selu", "gain"), "activation-moment selu", None,
         exact=fraction(Fraction(3, 4)), informational=True,
+    ),
+    Published(
+        "meanfield.tanh.critical_sigma_w2", "edge of chaos of tanh at sigma_b2 = 0.05: chi1 = 1", "1.76", MEANFIELD,
+        "rounded", result("meanfield", "sigma_w2", activation="tanh", sigma_b2="0.05", critical=True),
+        "meanfield tanh --sigma-b2 0.05 --critical",
+        same_value("tanh-sinh quadrature and a secant root on q = A(q)/B(q) + sigma_b2", _tanh_critical_directly),
+    ),
+    Published(
+        "meanfield.relu.critical_sigma_w2", "edge of chaos of relu (sigma_b2 = 0): He init's sigma_w2 = 2", "2",
+        MEANFIELD_RELU, "exact", result("meanfield", "sigma_w2", activation="relu", critical=True),
+        "meanfield relu --critical",
+        same_value("1/E[relu'(Z)^2] by direct quadrature",
+                   lambda: 1 / direct_expectation(lambda t: mpmath.mpf(1) if t > 0 else mpmath.mpf(0))),
+        exact=fraction(Fraction(2)),
+    ),
+    Published(
+        "meanfield.erf.critical_sigma_w2", "edge of chaos of erf at sigma_b2 = 0: 1/erf'(0)^2 = pi/4", "pi/4",
+        MEANFIELD_ERF, "exact", result("meanfield", "sigma_w2", activation="erf", critical=True),
+        "meanfield erf --critical",
+        same_value("1/erf'(0)^2 by numerical differentiation of erf", lambda: 1 / mpmath.diff(mpmath.erf, 0) ** 2),
+        exact=lambda: mpmath.pi / 4,
     ),
 )

@@ -83,3 +83,22 @@ def truncated_gamma_by_quadrature(low: int, high: int) -> mpmath.mpf:
     z = mpmath.quad(w, [low, 0, high])
     m = mpmath.quad(lambda x: x * w(x), [low, 0, high]) / z
     return mpmath.quad(lambda x: (x - m) ** 2 * w(x), [low, 0, high]) / z
+
+
+def critical_sigma_w2_directly(f: Callable[[mpmath.mpf], mpmath.mpf], df: Callable[[mpmath.mpf], mpmath.mpf],
+                               sigma_b2: mpmath.mpf, q_start: float) -> mpmath.mpf:
+    """The critical σ_w² of mean-field theory (Schoenholz et al. 2017) by another path than
+    ``meanfield --critical``: plain tanh-sinh quadrature (``direct_expectation``) of
+    A(q) = E[f(√q·Z)²] and B(q) = E[f'(√q·Z)²], mpmath's secant root finder on
+    q = A(q)/B(q) + σ_b² (no derivatives, no bracketing scan), then σ_w² = 1/B(q)."""
+
+    def a_b(q: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
+        s = mpmath.sqrt(q)
+        return direct_expectation(lambda t: f(s * t) ** 2), direct_expectation(lambda t: df(s * t) ** 2)
+
+    def equation(q: mpmath.mpf) -> mpmath.mpf:
+        a, b = a_b(q)
+        return a / b + sigma_b2 - q
+
+    q = mpmath.findroot(equation, (mpmath.mpf(q_start), mpmath.mpf(q_start) * 1.1), solver="secant")
+    return 1 / a_b(q)[1]

@@ -1,0 +1,211 @@
+"""meanfield: closed forms against quadrature, quadrature against an actual random network
+(Monte Carlo), published critical points, exit codes, infinite depth scales."""
+
+from __future__ import annotations
+
+import json
+
+import mpmath
+import numpy as np
+import pytest
+from mpmath import mp
+
+from momentcalc.catalog import resolve
+from momentcalc.computations.meanfield import meanfield
+from momentcalc.computations.meanfield_model import Model
+from momentcalc.errors import InputError
+
+
+def _quadrature_model(name: str, params: dict | None = None) -> Model:
+    """The model without its closed-form kernel: every expectation by quadrature."""
+    model = Model(resolve(name, params or {}), name, params or {})
+    model.kernel = None
+    return model
+
+
+def _kernel_model(name: str, params: dict | None = None) -> Model:
+    model = Model(resolve(name, params or {}), name, params or {})
+    assert model.kernel is not None
+    return model
+
+
+def _agree(a: mpmath.mpf, b: mpmath.mpf, digits: int) -> bool:
+    return abs(a - b) <= max(abs(a), abs(b)) * mpmath.mpf(10) ** -digits
+
+
+@pytest.mark.parametrize("name, params", [("relu", None), ("leaky_relu", {"slope": "0.2"}), ("erf", None),
+                                          ("identity", None)])
+def test_length_kernels_match_quadrature(name, params):
+    closed, quad = _kernel_model(name, params), _quadrature_model(name, params)
+    with mp.workdps(40):
+        for q in (mpmath.mpf("0.3"), mpmath.mpf("2.5")):
+            a, b = closed.length(q, 30), quad.length(q, 30)
+            for x, y in zip(a, b):
+                assert _agree(x, y, 28), (name, q, x, y)
+
+
+@pytest.mark.parametrize("name, c, digits", [("erf", "0.6", 15), ("erf", "-0.4", 10), ("identity", "0.3", 20),
+                                             ("relu", "-0.5", 4)])
+def test_bivariate_kernels_match_quadrature(name, c, digits):
+    """arc-cosine (relu) and arcsine (erf) kernels against the bivariate quadrature (relu's
+    kink makes its quadrature slow: checked at fewer digits)."""
+    closed, quad = _kernel_model(name), _quadrature_model(name)
+    with mp.workdps(digits + 10):
+        q, c = mpmath.mpf("1.3"), mpmath.mpf(c)
+        for x, y in zip(closed.cross(q, c, digits), quad.cross(q, c, digits)):
+            assert _agree(x, y, digits), (name, c, x, y)
+
+
+def test_relu_closed_forms():
+    r = meanfield("relu", sigma_w2="1.5", sigma_b2="0.1", digits=30)
+    with mp.workdps(40):
+        assert _agree(r.value("q_star"), mpmath.mpf("0.1") / (1 - mpmath.mpf("0.75")), 30)
+        assert _agree(r.value("chi1"), mpmath.mpf("0.75"), 30)
+        assert _agree(r.value("depth_scale_c"), -1 / mpmath.log(mpmath.mpf("0.75")), 30)
+    assert r.value("c_star") == 1
+
+
+def test_erf_chaotic_fixed_point_against_quadrature():
+    """c* from the arcsine kernel and from the bivariate quadrature agree."""
+    a = meanfield("erf", sigma_w2="3", sigma_b2="0.1", digits=12)
+    model = _quadrature_model("erf")
+    with mp.workdps(25):
+        q, c = a.value("q_star"), a.value("c_star")
+        k, kd = model.cross(q, c, 15)
+        assert _agree((3 * k + mpmath.mpf("0.1")) / q, c, 12)  # c* is a fixed point of the map
+        assert _agree(-1 / mpmath.log(3 * kd), a.value("depth_scale_c"), 12)
+    assert 0 < c < 1
+
+
+def test_erf_critical_line_closed_form():
+    """On erf's critical line sigma_w2 = pi*sqrt(1 + 4q)/4 and sigma_b2 = q - sigma_w2*(2/pi)*asin(2q/(1 + 2q))."""
+    r = meanfield("erf", sigma_b2="0.05", critical=True, digits=40)
+    with mp.workdps(50):
+        q, w = r.value("q_star"), r.value("sigma_w2")
+        assert _agree(w, mp.pi * mpmath.sqrt(1 + 4 * q) / 4, 40)
+        assert _agree(q - w * 2 / mp.pi * mpmath.asin(2 * q / (1 + 2 * q)), mpmath.mpf("0.05"), 38)
+
+
+def test_tanh_critical_point_published_and_by_two_routes():
+    """Schoenholz et al. 2017 (Fig. 1): tanh's critical sigma_w2 at sigma_b2 = 0.05 is about 1.76."""
+    from momentcalc.verification.registry import _tanh_critical_directly
+
+    r = meanfield("tanh", sigma_b2="0.05", critical=True, digits=20)
+    w = r.value("sigma_w2")
+    assert abs(float(w) - 1.76) < 0.005
+    with mp.workdps(30):
+        assert _agree(w, _tanh_critical_directly(), 20)
+    # chi1 really is 1 there: recompute at the (rounded) critical value, sigma_w2 given.
+    again = meanfield("tanh", sigma_w2=mpmath.nstr(w, 25), sigma_b2="0.05", digits=20)
+    assert abs(again.value("chi1") - 1) < mpmath.mpf(10) ** -20
+    assert r.value("depth_scale_c") == mpmath.inf
+
+
+def test_relu_critical_is_he_init():
+    r = meanfield("relu", critical=True)
+    assert r.value("sigma_w2") == 2 and r.value("depth_scale_c") == mpmath.inf
+
+
+def test_tanh_at_origin_is_critical_with_infinite_depth_scales():
+    r = meanfield("tanh")
+    assert r.value("q_star") == 0 and r.value("chi1") == 1
+    assert r.value("depth_scale_q") == mpmath.inf and r.value("depth_scale_c") == mpmath.inf
+    assert any("critical" in note for note in r.notes)
+
+
+def test_ordered_and_chaotic_notes():
+    ordered = meanfield("tanh", sigma_w2="1.5", sigma_b2="0.05")
+    chaotic = meanfield("erf", sigma_w2="3", sigma_b2="0.1")
+    assert "ordered phase" in ordered.notes[0] and "raise sigma_w2" in ordered.notes[0]
+    assert "chaotic phase" in chaotic.notes[0] and "lower sigma_w2" in chaotic.notes[0]
+
+
+def test_odd_activation_without_bias_has_c_star_zero_in_the_chaotic_phase():
+    r = meanfield("tanh", sigma_w2="2", digits=20)
+    assert r.value("c_star") == 0
+    assert r.value("chi1") > 1
+
+
+def test_q_star_converges_to_full_precision():
+    low = meanfield("tanh", sigma_w2="1.5", sigma_b2="0.05", digits=15)
+    high = meanfield("tanh", sigma_w2="1.5", sigma_b2="0.05", digits=60)
+    with mp.workdps(70):
+        for name in ("q_star", "chi1", "depth_scale_q", "depth_scale_c"):
+            assert _agree(low.value(name), high.value(name), 15)
+        # q* is a fixed point of the length map to 60 digits.
+        q = high.value("q_star")
+        a = _quadrature_model("tanh").length(q, 62).A
+        assert _agree(mpmath.mpf("1.5") * a + mpmath.mpf("0.05"), q, 60)
+
+
+# --- Monte Carlo: an actual seeded wide deep random network --------------------------------------
+
+WIDTH, LAYERS, NETWORKS = 1000, 2, 12
+
+
+def _simulate(phi, sigma_w2: float, sigma_b2: float, q0: float, c0: float, seed: int = 0):
+    """q and c per layer for two inputs of squared length q0 and correlation c0, through
+    NETWORKS independent random networks: (mean, standard error) over the networks."""
+    rng = np.random.default_rng(seed)
+    qs, cs = [], []
+    for _ in range(NETWORKS):
+        z1, z2 = rng.standard_normal(WIDTH), rng.standard_normal(WIDTH)
+        h1 = np.sqrt(q0) * z1
+        h2 = np.sqrt(q0) * (c0 * z1 + np.sqrt(1 - c0 * c0) * z2)
+        per_q, per_c = [], []
+        for _ in range(LAYERS):
+            w = rng.standard_normal((WIDTH, WIDTH)) * np.sqrt(sigma_w2 / WIDTH)
+            bias = rng.standard_normal(WIDTH) * np.sqrt(sigma_b2)
+            h1, h2 = w @ phi(h1) + bias, w @ phi(h2) + bias
+            q1, q2 = np.mean(h1 * h1), np.mean(h2 * h2)
+            per_q.append(q1)
+            per_c.append(np.mean(h1 * h2) / np.sqrt(q1 * q2))
+        qs.append(per_q)
+        cs.append(per_c)
+    qs, cs = np.array(qs), np.array(cs)
+    return (qs.mean(0), qs.std(0, ddof=1) / np.sqrt(NETWORKS)), (cs.mean(0), cs.std(0, ddof=1) / np.sqrt(NETWORKS))
+
+
+@pytest.mark.parametrize("activation, phi", [
+    ("tanh", np.tanh),
+    ("x*tanh(log(1+exp(x)))", lambda x: x * np.tanh(np.logaddexp(0, x))),
+])
+def test_trajectories_match_a_random_network(activation, phi):
+    r = meanfield(activation, sigma_w2="1.5", sigma_b2="0.05", depth=LAYERS, c0="0.5", digits=4)
+    q_theory = [float(v) for v in r.value("q_layers")[1:]]
+    c_theory = [float(v) for v in r.value("c_layers")[1:]]
+    (q_mean, q_se), (c_mean, c_se) = _simulate(phi, 1.5, 0.05, 1.0, 0.5)
+    for theory, mean, se in ((q_theory, q_mean, q_se), (c_theory, c_mean, c_se)):
+        for t, m, s in zip(theory, mean, se):
+            # 5 standard errors, plus the O(1/width) finite-width bias.
+            assert abs(t - m) <= 5 * s + 2.0 / WIDTH, (activation, theory, mean, se)
+
+
+# --- bad input --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"sigma_w2": "2.5", "sigma_b2": "0.1"}, "no fixed point"),
+    ({"sigma_w2": "0"}, "sigma_w2 must be"),
+    ({"sigma_b2": "-1"}, "sigma_b2 must be"),
+    ({"q0": "0"}, "q0 must be"),
+    ({"depth": "3", "c0": "1.5"}, "c0 must be"),
+    ({"c0": "0.5"}, "applies only with"),
+    ({"depth": "0"}, "depth must be"),
+    ({"critical": True, "sigma_b2": "0.1"}, "no edge of chaos"),
+    ({"critical": True, "sigma_w2": "2"}, "cannot be given"),
+])
+def test_bad_input(kwargs, words):
+    with pytest.raises(InputError, match=words):
+        meanfield("relu", **kwargs)
+
+
+def test_cli_exit_codes_and_json(cli):
+    ok = cli("meanfield", "relu", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--json")
+    assert ok.code == 0
+    doc = json.loads(ok.stdout)
+    assert doc["results"]["q_star"]["decimal"] == "0.400000000000000"
+    bad = cli("meanfield", "relu", "--sigma-w2", "3", "--sigma-b2", "0.1")
+    assert bad.code == 2 and "--sigma-w2" in bad.stderr and bad.stdout == ""
+    critical = cli("meanfield", "tanh", "--sigma-b2", "0.05", "--critical", "--json")
+    assert json.loads(critical.stdout)["results"]["depth_scale_c"]["decimal"] == "inf"
