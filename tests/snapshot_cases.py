@@ -37,6 +37,8 @@ CASES: list[tuple[str, tuple[str, ...]]] = [
     ("init_he_leaky", ("init", "--json", "--fan-in", "100", "--scheme", "he", "--activation", "leaky_relu",
                        "--slope", "0.2")),
     ("attention", ("attention", "--json")),
+    ("meanfield_relu", ("meanfield", "relu", "--json", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--derive")),
+    ("meanfield_tanh_critical", ("meanfield", "tanh", "--json", "--sigma-b2", "0.05", "--critical")),
     # sweeps: lists and ranges
     ("truncnorm_sweep_list", ("truncnorm", "--json", "--std", "0.01,0.02,1")),
     ("truncnorm_sweep_range", ("truncnorm", "--json", "--high", "1:3:0.5")),
