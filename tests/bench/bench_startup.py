@@ -61,6 +61,12 @@ CASES: dict[str, tuple[list[str], str | None, float | None]] = {
     "init --fan-in 1:100:1 --json": (MC + ["init", "--fan-in", "1:100:1", "--json"], "init --fan-in 768 --json", 5.0),
     "attention --json": (MC + ["attention", "--json"], "typer-minimal", 1.3),
     "verify --json": (MC + ["verify", "--json"], "truncnorm --json", 10.0),
+    "meanfield tanh --json": (MC + ["meanfield", "tanh", "--json"], "typer-minimal", None),
+    "meanfield tanh --sigma-b2 0.05 --critical --json": (
+        MC + ["meanfield", "tanh", "--sigma-b2", "0.05", "--critical", "--json"], "meanfield tanh --json", None),
+    "meanfield tanh --sigma-b2 0.05 --critical --digits 50 --json": (
+        MC + ["meanfield", "tanh", "--sigma-b2", "0.05", "--critical", "--digits", "50", "--json"],
+        "meanfield tanh --json", 20.0),
 }
 
 
