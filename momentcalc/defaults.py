@@ -12,6 +12,7 @@ SELU_SOLVE = {"target_mean": "0", "target_var": "1", "input_mean": "0", "input_s
 POSTNORM_DECAY = {"layers": "12", "sigma": "1", "threshold": "0.01", "scheme": "post"}
 GAU_SCALE = {"s": "128", "n": "512", "d": "768", "e": "1536", "activation": "swish", "seed": 0, "trials": 3}
 INIT = {"scheme": "lecun", "distribution": "normal", "activation": "relu"}
+MEANFIELD = {"sigma_w2": "1", "sigma_b2": "0", "q0": "1"}
 ATTENTION = {"d": "64", "q_std": "1", "k_std": "1", "seed": 0, "trials": 1000}
 DIGITS = 15
 

@@ -31,12 +31,14 @@ How each is found and proved (``model`` holds the maps):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
 
 import mpmath
 from mpmath import mp
 
 from ..catalog import resolve
+from ..defaults import MEANFIELD as DEFAULTS
 from ..engine.numbers import Number, as_number, to_mpf, to_text
 from ..engine.precision import working_dps
 from ..errors import InputError, PrecisionError
@@ -74,7 +76,7 @@ TRAINABLE_XI = 6
 
 
 def _inputs(activation: object, sigma_w2: object, sigma_b2: object, critical: object, q0: object,
-            c0: object, depth: object, slope: object, digits: object) -> dict[str, object]:
+            c0: object, depth: object, params: Mapping[str, object] | None, digits: object) -> dict[str, object]:
     if not isinstance(activation, str):
         raise InputError(f"{{activation}} must be a catalog name or an expression in x, got {activation!r}",
                          param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
@@ -83,7 +85,7 @@ def _inputs(activation: object, sigma_w2: object, sigma_b2: object, critical: ob
         raise InputError("{sigma_w2} cannot be given with {critical}: the critical value is what it solves for",
                          param="sigma_w2", params=("critical",))
     if sigma_w2 is not None or not critical:
-        w = as_number(1 if sigma_w2 is None else sigma_w2, "sigma_w2")
+        w = as_number(DEFAULTS["sigma_w2"] if sigma_w2 is None else sigma_w2, "sigma_w2")
         if not isinstance(w, Fraction) or w <= 0:
             raise InputError(param="sigma_w2", allowed="a finite number greater than 0", got=to_text(w))
         out["sigma_w2"] = w
@@ -112,7 +114,7 @@ def _inputs(activation: object, sigma_w2: object, sigma_b2: object, critical: ob
     if critical and depth is not None:
         raise InputError("{depth} cannot be combined with {critical}", param="depth", params=("critical",))
     name = activation.strip()
-    params = {"slope": slope}
+    params = dict(params or {})
     out["act"] = resolve(name, params)
     out["model"] = Model(out["act"], name, params)  # type: ignore[arg-type]
     return out
@@ -246,19 +248,20 @@ def meanfield(
     activation: str,
     *,
     sigma_w2: object = None,
-    sigma_b2: object = 0,
+    sigma_b2: object = DEFAULTS["sigma_b2"],
     critical: bool = False,
-    q0: object = 1,
+    q0: object = DEFAULTS["q0"],
     c0: object = None,
     depth: object = None,
-    slope: object = None,
+    params: Mapping[str, object] | None = None,
     digits: int = 15,
     derive: bool = False,
 ) -> Computation:
     """Mean-field signal propagation of a deep random network with activation ``activation``.
 
     ``sigma_w2`` (default 1) and ``sigma_b2`` (default 0) are the weight and bias variances;
-    ``critical=True`` solves for sigma_w2 instead (χ₁ = 1). ``q0`` is the input's squared
+    ``critical=True`` solves for sigma_w2 instead (χ₁ = 1). ``params`` sets catalog
+    parameters by name (``{"slope": "0.2"}`` for leaky_relu). ``q0`` is the input's squared
     length (the fixed point reached from it is q*); ``depth`` adds the per-layer q (and,
     with ``c0``, the correlation) from layer 0 to ``depth``. Every result to ``digits``.
 
@@ -266,7 +269,7 @@ def meanfield(
     >>> mpmath.nstr(r.value("q_star"), 15)   # sigma_b2 / (1 - sigma_w2/2)
     '0.4'
     """
-    given = _inputs(activation, sigma_w2, sigma_b2, critical, q0, c0, depth, slope, digits)
+    given = _inputs(activation, sigma_w2, sigma_b2, critical, q0, c0, depth, params, digits)
     digits = given["digits"]  # type: ignore[assignment]
     model: Model = given["model"]  # type: ignore[assignment]
     act = model.act

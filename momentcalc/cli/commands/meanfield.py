@@ -2,28 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from collections.abc import Mapping
+from typing import Annotated
 
 import typer
 
+from ...defaults import MEANFIELD as DEFAULTS
+from ...result import Computation
 from ..app import app
-from ..options import number_option
-from ..runner import Numeric, computing_command
-from .activation import ActivationArg
+from ..options import ActivationArgument, number
+from ..runner import computing_command
 
-SigmaW2 = Annotated[
-    Optional[str],
-    number_option("--sigma-w2", "Weight variance sigma_w^2 (weights ~ N(0, sigma_w^2/fan_in)), > 0. [default: 1]"),
-]
-SigmaB2 = Annotated[str, number_option("--sigma-b2", "Bias variance sigma_b^2 (biases ~ N(0, sigma_b^2)), >= 0.")]
+SigmaW2 = number("--sigma-w2", "Weight variance sigma_w^2 (weights ~ N(0, sigma_w^2/fan_in)), > 0. [default: 1]",
+                 optional=True)
+SigmaB2 = number("--sigma-b2", "Bias variance sigma_b^2 (biases ~ N(0, sigma_b^2)), >= 0.")
 Critical = Annotated[
     bool,
     typer.Option("--critical", help="Solve for the critical --sigma-w2 (chi1 = 1, the edge of chaos) at the given --sigma-b2."),
 ]
-Q0 = Annotated[str, number_option("--q0", "Squared length q of the input at layer 0, > 0: q_star is the fixed point reached from it.", sweep=False)]
-C0 = Annotated[Optional[str], number_option("--c0", "With --depth: correlation of two inputs at layer 0, in [-1, 1] (adds c_layers).", sweep=False)]
-Depth = Annotated[Optional[str], number_option("--depth", "Add the per-layer q (and c, with --c0) for layers 0..L, L from 1 to 1000.", sweep=False)]
-Slope = Annotated[Optional[str], number_option("--slope", "leaky_relu only: the negative-side slope. [default: 0.01]")]
+Q0 = number("--q0", "Squared length q of the input at layer 0, > 0: q_star is the fixed point reached from it.",
+            sweep=False)
+C0 = number("--c0", "With --depth: correlation of two inputs at layer 0, in [-1, 1] (adds c_layers).", sweep=False,
+            optional=True)
+Depth = number("--depth", "Add the per-layer q (and c, with --c0) for layers 0..L, L from 1 to 1000.", sweep=False,
+               optional=True)
 
 EXAMPLES = """
 Examples:
@@ -32,7 +34,7 @@ Examples:
 
   momentcalc meanfield tanh --sigma-w2 1:3:0.25 --sigma-b2 0.05   a phase diagram
 
-  momentcalc meanfield relu --sigma-w2 2 --derive        He init is critical (arc-cosine kernel)
+  momentcalc meanfield relu --sigma-w2 1.5 --sigma-b2 0.1 --derive   arc-cosine kernel
 
   momentcalc meanfield erf --sigma-b2 0:0.5:0.1 --critical --derive
 
@@ -42,23 +44,22 @@ Examples:
 """
 
 
-@computing_command(
-    app, "meanfield",
-    numeric={"sigma_w2": Numeric(), "sigma_b2": Numeric(), "q0": Numeric(sweep=False),
-             "c0": Numeric(sweep=False), "depth": Numeric(sweep=False), "slope": Numeric()},
-    epilog=EXAMPLES,
-)
+@computing_command(app, "meanfield", epilog=EXAMPLES)
 def meanfield(
-    activation: ActivationArg,
+    activation: ActivationArgument,
     sigma_w2: SigmaW2 = None,
-    sigma_b2: SigmaB2 = "0",
+    sigma_b2: SigmaB2 = DEFAULTS["sigma_b2"],
     critical: Critical = False,
-    q0: Q0 = "1",
+    q0: Q0 = DEFAULTS["q0"],
     c0: C0 = None,
     depth: Depth = None,
-    slope: Slope = None,
-):
+    *,
+    params: Mapping[str, object],
+    digits: int,
+    derive: bool,
+) -> Computation:
     """Signal propagation through a deep random network (Poole et al. 2016; Schoenholz et al. 2017): q*, chi1, c*, depth scales, the edge of chaos."""
-    from ...computations.meanfield import meanfield as compute
+    from ...computations.meanfield import meanfield
 
-    return compute
+    return meanfield(activation, sigma_w2=sigma_w2, sigma_b2=sigma_b2, critical=critical, q0=q0, c0=c0, depth=depth,
+                     params=params, digits=digits, derive=derive)
