@@ -56,7 +56,7 @@ class Published:
 
 # The computation behind each function name, under momentcalc.computations.
 _MODULES = {"truncnorm": "truncnorm", "selu_solve": "selu", "postnorm_decay": "postnorm", "gau_scale": "gau",
-            "init": "init", "attention": "attention"}
+            "init": "init", "attention": "attention", "meanfield": "meanfield"}
 
 
 def result(function: str, name: str, **kwargs: object) -> Callable[[int], mpmath.mpf]:
