@@ -1,0 +1,30 @@
+"""Imports flow one way between momentcalc's subpackages (scripts/import_graph.py draws it)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "import_graph.py"
+
+
+def _graph_module():
+    spec = importlib.util.spec_from_file_location("import_graph", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_import_cycles_between_subpackages():
+    graph = _graph_module()
+    assert graph.cycles(graph.graph()) == []
+
+
+def test_lower_layers_know_nothing_of_the_upper_ones():
+    edges = _graph_module().graph()
+    assert edges["engine"] <= {"errors"}
+    assert edges["catalog"] <= {"engine", "errors"}
+    assert edges["moments"] <= {"catalog", "engine", "errors"}
+    for lower in ("engine", "catalog", "moments", "symbolic", "computations", "render"):
+        assert "cli" not in edges[lower], lower
+    assert "verification" not in edges["computations"]
