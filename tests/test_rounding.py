@@ -186,3 +186,14 @@ def test_decide_raises_precision_until_the_ball_rounds():
     assert text == "0." + "3" * 100 and calls[0] == 64 and len(calls) > 1
     with pytest.raises(PrecisionError):
         decide(lambda bits: arb("0.25 +/- 1e-40"), 1, start_bits=64, max_bits=256, what="x")
+
+
+@pytest.mark.parametrize("exponent", [-10**40, 10**40, -3 * 10**15, 7 * 10**12])
+def test_exponents_beyond_a_double(exponent):
+    """Binary exponents far beyond a double's (truncnorm --low 1e20: a mass of 10^(-2e39))
+    round promptly; mpmath's nstr is the second route (no tie can be this close)."""
+    with mp.workdps(40):
+        value = mpmath.ldexp(mpmath.mpf(3) / 7, exponent)
+        expected = mpmath.nstr(value, 15, strip_zeros=False, min_fixed=-4, max_fixed=15)
+    assert to_decimal(value, 15) == expected
+    assert to_decimal(-value, 15) == "-" + expected

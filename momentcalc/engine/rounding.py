@@ -21,12 +21,13 @@ significant), fixed notation when the leading digit sits at 10^a with −4 < a <
 from __future__ import annotations
 
 from collections.abc import Callable
+import math
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-# log10(2) to 17 digits; only a first guess of the decimal exponent, corrected exactly below.
-_LOG10_2 = 0.30102999566398120
+# Only for a first guess of the decimal exponent, corrected exactly below.
+_LOG10_2 = math.log10(2)
 _MIN_FIXED = -4
 
 
@@ -107,8 +108,7 @@ def decide(evaluate: Callable[[int], Any], digits: int, start_bits: int, max_bit
 
 def _round_rational(numerator: int, denominator: int, digits: int) -> tuple[int, int]:
     """(q, a): numerator/denominator > 0 rounded to q·10^(a − digits + 1), 10^(digits−1) ≤ q < 10^digits."""
-    bits = numerator.bit_length() - denominator.bit_length()
-    a = int(bits * _LOG10_2)
+    a = _exponent_guess(numerator.bit_length() - denominator.bit_length())
     while True:
         s = digits - 1 - a
         if s >= 0:
@@ -132,13 +132,13 @@ def _round_binary(mantissa: int, exponent: int, digits: int) -> tuple[int, int]:
     1 (10^−150000 at 10^6 Post-Norm layers) 5^|s| is a long integer; there the product is
     first bracketed between two short ones (``_bracket``), and only when the bracket holds a
     rounding boundary is the exact product formed."""
-    a = int((mantissa.bit_length() - 1 + exponent) * _LOG10_2)
+    a = _exponent_guess(mantissa.bit_length() - 1 + exponent)
     width = int(digits * 3.33) + 64
     while True:
         s = digits - 1 - a
-        step = 0
         if abs(s) > _EXACT_POWER_LIMIT:
-            low, high = _bracket(mantissa, exponent, s, width)
+            # Each squaring in _power5_bounds doubles the relative width of the bracket.
+            low, high = _bracket(mantissa, exponent, s, width + 2 * abs(s).bit_length())
             q_low, q_high = _floor(*low), _floor(*high)
             step_low, step_high = _exponent_step(q_low, digits), _exponent_step(q_high, digits)
             if step_low == step_high and step_low:
@@ -148,6 +148,11 @@ def _round_binary(mantissa: int, exponent: int, digits: int) -> tuple[int, int]:
                 rounded = _round_half_up(*low)
                 if rounded == _round_half_up(*high):
                     return _carry(rounded, a, digits)
+            # An exact tie needs 5^|s| to divide the value: impossible for s > 0 (not binary)
+            # and for a mantissa shorter than 2|s| bits; then a narrower bracket decides.
+            if abs(s) > _EXACT_AFFORDABLE and (s > 0 or mantissa.bit_length() < 2 * -s):
+                width *= 2
+                continue
         q, round_up = _scaled_exactly(mantissa, exponent, s)
         step = _exponent_step(q, digits)
         if step:
@@ -156,8 +161,20 @@ def _round_binary(mantissa: int, exponent: int, digits: int) -> tuple[int, int]:
         return _carry(q + round_up, a, digits)
 
 
-# Beyond 10^±this, 5^|s| is bracketed by short integers first (see _round_binary).
+# Beyond 10^±this, 5^|s| is bracketed by short integers first (see _round_binary); beyond
+# 10^±_EXACT_AFFORDABLE it is never formed exactly unless an exact tie is possible.
 _EXACT_POWER_LIMIT = 600
+_EXACT_AFFORDABLE = 10**6
+
+
+def _exponent_guess(bits: int) -> int:
+    """About log10(2^bits), within one (mpmath for exponents beyond a double's reach)."""
+    if abs(bits) < 2**50:
+        return int(bits * _LOG10_2)
+    import mpmath
+
+    with mpmath.workprec(bits.bit_length() + 64):
+        return int(mpmath.floor(bits * mpmath.log10(2)))
 
 
 def _scaled_exactly(mantissa: int, exponent: int, s: int) -> tuple[int, bool]:
