@@ -155,7 +155,7 @@ def apply_expectations(computation: Computation, expects: list[Expectation], tol
         with mp.workdps(working_dps(digits) + len(expected.written)):
             found = quantity.value
             ok = bool(abs(found - to_mpf(expected.value)) <= to_mpf(bound))
-        shown = to_decimal(found, shown_digits(quantity, digits))
+        shown = to_decimal(quantity.rounded_from, shown_digits(quantity, digits))
         if quantity.stderr is not None:
             shown += f" ± {to_decimal(quantity.stderr, 2)}"
         checks.append(Check(expected.name, expected.written, shown, ok, decimal_text(bound), rule))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Protocol, runtime_checkable
 
 import mpmath
@@ -65,14 +66,21 @@ class Quantity:
     latex: str | None = None
     # Standard error of a Monte Carlo estimate: it is printed only to the digits this justifies.
     stderr: mpmath.mpf | None = None
-    # True when the printed digits are proven (Arb ball arithmetic); error_bound then bounds
-    # |value - true value| of the unrounded value.
+    # Proven: the printed digits are the correctly rounded true value, shown by ``error_bound``
+    # (|value − true value| ≤ error_bound; 0 for an exact value) or by exact arithmetic.
     certified: bool = False
     error_bound: mpmath.mpf | None = None
+    # The exact value when it is rational (``value`` is then its mpf): it is what gets rounded.
+    exact: Fraction | None = None
 
     @property
     def is_list(self) -> bool:
         return isinstance(self.value, Sequence)
+
+    @property
+    def rounded_from(self) -> Any:
+        """What the printed decimal is rounded from: the exact fraction when there is one."""
+        return self.exact if self.exact is not None else self.value
 
 
 @dataclass(frozen=True)

@@ -173,7 +173,8 @@ def test_tiny_interval_is_nearly_uniform(a, w):
 
 
 def test_gamma_tends_to_one_as_bounds_widen():
-    gammas = [truncnorm(-c, c, digits=20).value("gamma") for c in (2, 4, 8, 16, 32)]
+    # 1 − gamma(32) is about 1e-222: 250 digits tell the last two apart.
+    gammas = [truncnorm(-c, c, digits=250).value("gamma") for c in (2, 4, 8, 16, 32)]
     assert all(x < y for x, y in zip(gammas, gammas[1:]))
     assert 1 - gammas[-1] < mpmath.mpf(10) ** -200
     assert truncnorm("-inf", "inf").value("gamma") == 1
@@ -227,3 +228,49 @@ def test_beyond_mpmath_erfc_range():
         assert abs(upper_tail(x) / (mpmath.erfc(x / mpmath.sqrt(2)) / 2) - 1) < mpmath.mpf(10) ** -150
     r = truncnorm("1e200", "2e200", digits=10)  # would overflow inside erfc
     assert to_decimal(r.value("mean_shift"), 10) == "1.000000000e+200"
+
+
+@pytest.mark.parametrize(("low", "high"), [(-2, 2), (30, 31), (-1000, -999), ("-inf", "0.5"), ("1.5", "inf"), ("0.1", "0.1000001")])
+def test_certified_balls_against_the_mpmath_route_at_50_digits(low, high):
+    """The Arb route (engine/normal_balls) against the mpmath route (engine/normal, ``stable``)."""
+    from momentcalc.engine import normal
+    from momentcalc.engine.precision import stable
+
+    lo, hi = (mpmath.mpf(str(x)) if not isinstance(x, str) or "inf" not in x else mpmath.mpf(x) for x in (low, high))
+    result = truncnorm(str(low), str(high), digits=50)
+    values = stable(lambda: dict(zip(("acceptance", "mean_shift", "gamma"), normal.truncated_moments(
+        mpmath.mpf(str(low)) if "inf" not in str(low) else mpmath.mpf(low),
+        mpmath.mpf(str(high)) if "inf" not in str(high) else mpmath.mpf(high)))), 50)
+    assert lo < hi
+    for name, value in values.items():
+        quantity = result[name]
+        assert to_decimal(quantity.rounded_from, 50) == to_decimal(value, 50), name
+        assert quantity.certified
+        # The radius is honest: the mpmath value (correct to far more than 50 digits) is inside.
+        with mp.workdps(120):
+            assert abs(quantity.value - value) <= quantity.error_bound + abs(value) * mpmath.mpf(10) ** -55, name
+
+
+def test_far_tail_against_an_independent_high_precision_computation():
+    """truncnorm --low 30 --high 31: acceptance by mpmath's quadrature of the density at 80
+    digits (no erfc), gamma from the integrals of x·φ and x²·φ."""  # noqa: D401
+    r = truncnorm(30, 31, digits=30)
+    with mp.workdps(80):
+        # x = 30 + t: φ(x) = e^(−450)/sqrt(2π)·g(t) with g(t) = e^(−30t − t²/2), well scaled for quad.
+        g = lambda t: mpmath.exp(-30 * t - t * t / 2)  # noqa: E731
+        points = mpmath.linspace(0, 1, 21)
+        scale = mpmath.exp(-450) / mpmath.sqrt(2 * mp.pi)
+        mass = mpmath.quad(g, points)
+        z = scale * mass
+        m1 = mpmath.quad(lambda t: (30 + t) * g(t), points) / mass
+        m2 = mpmath.quad(lambda t: (30 + t) ** 2 * g(t), points) / mass
+        assert to_decimal(r.value("acceptance"), 30) == to_decimal(z, 30)
+        assert to_decimal(r.value("mean_shift"), 30) == to_decimal(m1, 30)
+        assert to_decimal(r.value("gamma"), 30) == to_decimal(m2 - m1 * m1, 30)
+        assert r["gamma"].certified and r["gamma"].error_bound < mpmath.mpf(10) ** -33
+
+
+def test_symmetric_interval_mean_is_exact():
+    r = truncnorm(-2, 2, mean="0.25", digits=1)
+    assert r["mean"].certified and r["mean"].error_bound == 0
+    assert to_decimal(r["mean"].rounded_from, 1) == "0.3"  # an exact tie, away from zero

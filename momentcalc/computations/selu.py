@@ -25,24 +25,28 @@ with W = a²·M2 + b·M1² and I = W − k²·b·M2, gives (written so that M1 �
     α = (M1·√I − σ·k·|a|·M2) / (|a|·√I + σ·k·b·M1),   λ = sqrt((μ² + v)/(M2 + α²·b)).
 
 For μ = 0 this is the SELU paper's α = M1/|a| = sqrt(2/π)/(1 − erfc(1/√2)·√e) at N(0, 1).
-The closed form is then polished and verified by Newton on both original equations
-(``engine.roots``), and the residual of those equations at the solution is reported.
+The closed form is evaluated in Arb balls (``pieces_ball``, ``closed_form_ball``) until λ, α
+and −λ·α round with proven digits; ``residual`` is then the larger error of the two equations at
+the *reported* decimals of λ and α, also proven. The mpmath route (``solve_mpmath``: the closed
+form polished and verified by Newton on both equations, ``engine.roots``) is the tests' second route.
 """
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import mpmath
 from mpmath import mp
 
 from ..defaults import SELU_SOLVE as DEFAULTS
-from ..engine import normal
+from ..engine import normal, normal_balls
+from ..engine.balls import arb_precision, ball_midpoint, exact_ball, max_bits, proven, start_bits
 from ..engine.numbers import Number, as_number, to_mpf, to_text
 from ..engine.precision import stable, working_dps
 from ..engine.roots import find_root
+from ..engine.rounding import decide_all, decimal_text
 from ..errors import InputError, PrecisionError
 from ..result import Computation, Quantity
 from .common import check_digits, positive
@@ -51,7 +55,7 @@ DESCRIPTIONS = {
     "lambda": "scale: selu(x) = lambda*x for x > 0",
     "alpha": "negative branch: selu(x) = lambda*alpha*(exp(x) - 1) for x <= 0",
     "saturation": "-lambda*alpha: the limit of selu(x) as x -> -inf (alpha-dropout's value)",
-    "residual": "max abs error of the mean and second-moment equations at the unrounded solution",
+    "residual": "max abs error of the mean and second-moment equations at the reported (rounded) lambda and alpha",
 }
 
 # Digits of the reachable-ratio bounds shown in notes and messages (more when a target is
@@ -90,6 +94,54 @@ def pieces(mean: Fraction, std: Fraction) -> Pieces:
     # catastrophically when Q is within P0 ≈ e^(−c²/2) of 1 (--input-mean -1e5).
     var_exp = (a2 - a1 * a1) + above * (below - 2 * a1)
     return Pieces(m1, m2, a1 - below, a2 - 2 * a1 + below, var_exp)
+
+
+def pieces_ball(mean: Fraction, std: Fraction, bits: int) -> Pieces:
+    """``pieces`` in Arb balls at the current Arb precision (``bits``): the same formulas,
+    each piece with a proven radius (cancellation widens it; the caller raises precision)."""
+    c = -mean / std
+    m, s = exact_ball(mean), exact_ball(std)
+    density = normal_balls.pdf(exact_ball(c))
+    above = _tail(c, bits)
+    below = _tail(-c, bits)
+
+    def exp_below(k: int) -> Any:
+        exponent = k * mean + Fraction(k * k) * std * std / 2
+        return exact_ball(exponent).exp() * _tail(k * std - c, bits)
+
+    a1, a2 = exp_below(1), exp_below(2)
+    m1 = m * above + s * density
+    m2 = (m * m + s * s) * above + m * s * density
+    var_exp = (a2 - a1 * a1) + above * (below - 2 * a1)
+    return Pieces(m1, m2, a1 - below, a2 - 2 * a1 + below, var_exp)
+
+
+def _tail(x: Fraction, bits: int) -> Any:
+    """Q(x) for any real x, from the small tail."""
+    return normal_balls.upper_tail(x, bits) if x >= 0 else 1 - normal_balls.upper_tail(-x, bits)
+
+
+def closed_form_ball(p: Pieces, mean: Fraction, second: Fraction) -> tuple[Any, Any]:
+    """``closed_form`` on balls: (λ, α) with proven radii, nan balls while a sign the formula
+    needs is not yet proven (the caller raises the precision)."""
+    from flint import arb
+
+    nan = arb("nan")
+    if not (p.a < 0 and p.b > 0 and p.m1 > 0):
+        return nan, nan
+    sign = (mean > 0) - (mean < 0)
+    k = exact_ball(mean * mean / second).sqrt()
+    inner = p.a * p.a * p.m2 + p.b * (p.m1 * p.m1 - k * k * p.m2)
+    if not inner > 0:
+        return nan, nan
+    root, size = inner.sqrt(), abs(p.a)
+    numerator = p.m1 * root - sign * k * size * p.m2
+    denominator = size * root + sign * k * p.b * p.m1
+    if not (numerator > 0 and denominator > 0):
+        return nan, nan
+    alpha = numerator / denominator
+    lam = (exact_ball(second) / (p.m2 + alpha * alpha * p.b)).sqrt()
+    return lam, alpha
 
 
 def ratio_bounds(p: Pieces) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -212,33 +264,29 @@ def selu_solve(
     second = mean * mean + var
     low, high = _check_reachable(mean, var, in_mean, in_std)
 
-    final_dps = 0
+    def evaluate(bits: int) -> dict[str, Any]:
+        with arb_precision(bits):
+            lam, alpha = closed_form_ball(pieces_ball(in_mean, in_std, bits), mean, second)
+            return {"lambda": lam, "alpha": alpha, "saturation": -lam * alpha}
 
-    def evaluate() -> dict[str, mpmath.mpf]:
-        nonlocal final_dps
-        final_dps = mp.dps
-        lam, alpha = closed_form(pieces(in_mean, in_std), mean, second)
-        return {"lambda": lam, "alpha": alpha}
+    balls = decide_all(evaluate, digits, start_bits(digits), max_bits())
+    # SPEC: the residual of the two equations at the *reported* λ and α, i.e. at the rounded
+    # decimals, evaluated exactly on those decimals (in balls, and proven like the rest).
+    # (Arb reads a decimal as a ball around it: 1e+2171472409 needs no 10^2171472409.)
+    shown = {name: decimal_text(ball_midpoint(balls[name]), digits) for name in ("lambda", "alpha")}
 
-    closed = stable(evaluate, digits)
-    lam, alpha = _polish(closed, in_mean, in_std, mean, second, digits, final_dps)
-    polish_dps = final_dps + _scale_digits(second)
+    def evaluate_residual(bits: int) -> dict[str, Any]:
+        from flint import arb
 
-    def evaluate_residual() -> dict[str, mpmath.mpf]:
-        # The residual is ~10^-polish_dps: evaluate it with that many extra digits.
-        with mp.workdps(mp.dps + polish_dps):
-            f = _equations(pieces(in_mean, in_std), to_mpf(mean), to_mpf(second))
-            return {"residual": max(abs(v) for v in f(lam, alpha))}
+        with arb_precision(bits):
+            p = pieces_ball(in_mean, in_std, bits)
+            lam, alpha = arb(shown["lambda"]), arb(shown["alpha"])
+            first = lam * (p.m1 + alpha * p.a) - exact_ball(mean)
+            second_eq = lam * lam * (p.m2 + alpha * alpha * p.b) - exact_ball(second)
+            return {"residual": abs(first).max(abs(second_eq))}
 
-    res = stable(evaluate_residual, digits)["residual"]
-    if not res < mpmath.mpf(10) ** (-digits):
-        raise PrecisionError(f"selu-solve: residual {mpmath.nstr(res, 3)} is not below 1e-{digits}")
-
-    # Arithmetic here must not run at the default 53 bits (-λ·α keeps every digit). Results are
-    # rounded to twice the working precision: the adaptive loops may have gone far higher, and
-    # nothing downstream needs (or prints) thousands of extra digits.
-    with mp.workdps(2 * working_dps(digits)):
-        values = {"lambda": +lam, "alpha": +alpha, "saturation": -lam * alpha, "residual": +res}
+    balls.update(decide_all(evaluate_residual, digits, start_bits(digits), max_bits()))
+    alpha = ball_midpoint(balls["alpha"])
     forms: dict[str, tuple[str, str]] = {}
     derivation: tuple[tuple[str, str, str], ...] = ()
     if derive:
@@ -246,8 +294,9 @@ def selu_solve(
 
         derivation, forms = derive_forms(mean, var, in_mean, in_std, alpha, digits)
     results = tuple(
-        Quantity(name, value, DESCRIPTIONS[name], *forms.get(name, (None, None)))
-        for name, value in values.items()
+        Quantity(name, description=DESCRIPTIONS[name], **dict(zip(("closed_form", "latex"), forms.get(name, (None, None)))),
+                 **proven(balls[name]))
+        for name in DESCRIPTIONS
     )
     notes = (
         f"reachable mean/std ratios for this input: ({low}, {high}); each is reached by exactly "
@@ -255,6 +304,23 @@ def selu_solve(
     )
     inputs = {"target_mean": mean, "target_var": var, "input_mean": in_mean, "input_std": in_std}
     return Computation("selu-solve", inputs, digits, results, notes=notes, derivation=derivation)
+
+
+def solve_mpmath(target_mean: Fraction, target_var: Fraction, input_mean: Fraction, input_std: Fraction,
+                 digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(λ, α) by the mpmath route: the closed form at rising precision (``stable``), polished
+    and verified by Newton on both equations. The tests' second route to the Arb balls."""
+    second = target_mean * target_mean + target_var
+    final_dps = 0
+
+    def evaluate() -> dict[str, mpmath.mpf]:
+        nonlocal final_dps
+        final_dps = mp.dps
+        lam, alpha = closed_form(pieces(input_mean, input_std), target_mean, second)
+        return {"lambda": lam, "alpha": alpha}
+
+    closed = stable(evaluate, digits)
+    return _polish(closed, input_mean, input_std, target_mean, second, digits, final_dps)
 
 
 def _scale_digits(second: Fraction) -> int:

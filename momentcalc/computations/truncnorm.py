@@ -8,12 +8,14 @@ of 0.02·sqrt(gamma) ≈ 0.0176.
 
 from __future__ import annotations
 
-import mpmath
+from fractions import Fraction
+from typing import Any
 
 from ..defaults import TRUNCNORM as DEFAULTS
-from ..engine import normal
-from ..engine.numbers import as_number, to_mpf
-from ..engine.precision import stable
+from ..engine import normal_balls
+from ..engine.balls import arb_precision, exact_ball, exactly, max_bits, proven, start_bits
+from ..engine.numbers import as_number
+from ..engine.rounding import decide_all
 from ..errors import InputError
 from ..result import Computation, Quantity
 from .common import check_digits, positive
@@ -55,33 +57,30 @@ def truncnorm(
     if not lo < hi:
         raise InputError(f"{{low}} must be less than {{high}}, got low={low} and high={high}", param="low", params=("high",))
 
-    def evaluate() -> dict[str, mpmath.mpf]:
-        a, b = to_mpf(lo), to_mpf(hi)
-        # A tiny interval can collapse (a == b, zero mass) or cancel to gamma <= 0 while the
-        # working precision is too low; the nan sentinel cannot agree with the next, more
-        # precise, evaluation, so ``stable`` raises the precision.
-        if not a < b or normal.mass(a, b) == 0:
-            return {"gamma": mpmath.nan}
-        z, shift, gamma = normal.truncated_moments(a, b)
-        if not gamma > 0:
-            return {"gamma": mpmath.nan}
-        root = mpmath.sqrt(gamma)
-        s = to_mpf(sigma)
-        values = {
-            "gamma": gamma,
-            "std_ratio": root,
-            "correction": 1 / root,
-            "acceptance": z,
-            "expected_draws": 1 / z,
-            "mean_shift": shift,
-            "mean": to_mpf(mu) + s * shift,
-            "std": s * root,
-        }
-        if target is not None:
-            values["std_to_pass"] = to_mpf(target) / root
-        return values
+    # φ is even: on a symmetric interval the shift is exactly 0 and the mean exactly --mean,
+    # which no ball around them could prove (0 ± r has no sign; 0.25 ± r no rounding at 1 digit).
+    exact = {"mean_shift": Fraction(0), "mean": mu} if lo == -hi else {}
 
-    values = stable(evaluate, digits)
+    def evaluate(bits: int) -> dict[str, Any]:
+        with arb_precision(bits):
+            z, shift, gamma = normal_balls.truncated_moments(lo, hi, bits)
+            root = gamma.sqrt()  # nan while gamma's ball reaches 0: precision rises
+            s = exact_ball(sigma)
+            values = {
+                "gamma": gamma,
+                "std_ratio": root,
+                "correction": 1 / root,
+                "acceptance": z,
+                "expected_draws": 1 / z,
+                "mean_shift": shift,
+                "mean": exact_ball(mu) + s * shift,
+                "std": s * root,
+            }
+            if target is not None:
+                values["std_to_pass"] = exact_ball(target) / root
+            return {name: ball for name, ball in values.items() if name not in exact}
+
+    balls = decide_all(evaluate, digits, start_bits(digits), max_bits())
     closed = {}
     if derive:
         from ..symbolic.truncnorm import derive as derive_forms
@@ -90,9 +89,11 @@ def truncnorm(
     inputs = {"low": lo, "high": hi, "mean": mu, "std": sigma}
     if target is not None:
         inputs["target_std"] = target
+    names = [name for name in DESCRIPTIONS if name in balls or name in exact]
     results = tuple(
-        Quantity(name, value, DESCRIPTIONS[name], *closed.get(name, (None, None)))
-        for name, value in values.items()
+        Quantity(name, description=DESCRIPTIONS[name], **dict(zip(("closed_form", "latex"), closed.get(name, (None, None)))),
+                 **(proven(balls[name]) if name in balls else exactly(exact[name])))
+        for name in names
     )
     derivation = ()
     if derive:

@@ -51,3 +51,33 @@ def ball_midpoint(ball: Any) -> Any:
     mantissa, exponent = (int(x) for x in ball.mid().man_exp())
     with mp.workprec(max(53, mantissa.bit_length())):
         return mpmath.ldexp(mpmath.mpf(mantissa), exponent)
+
+
+def start_bits(digits: int) -> int:
+    """A first Arb precision for ``digits`` correct digits: the digits plus 32 guard bits."""
+    return int(digits * 3.33) + 32
+
+
+def max_bits() -> int:
+    """Where ``decide_all`` gives up (exit 3): the mpmath route's limit, in bits."""
+    from .precision import MAX_WORKING_DPS
+
+    return int(MAX_WORKING_DPS * 3.33)
+
+
+def proven(ball: Any) -> dict[str, Any]:
+    """Quantity fields of a decided ball: its midpoint as ``value``, ``certified`` and its radius
+    as ``error_bound``."""
+    return {"value": ball_midpoint(ball), "certified": True, "error_bound": ball_radius(ball)}
+
+
+def exactly(value: Fraction) -> dict[str, Any]:
+    """Quantity fields of an exact rational: its mpf as ``value`` (every bit when it is binary),
+    the fraction itself (what is rounded), ``certified`` with ``error_bound`` 0."""
+    import mpmath
+    from mpmath import mp
+
+    value = Fraction(value)
+    with mp.workprec(max(113, value.numerator.bit_length() + 64)):
+        number = mpmath.mpf(value.numerator) / value.denominator
+    return {"value": number, "exact": value, "certified": True, "error_bound": mpmath.mpf(0)}

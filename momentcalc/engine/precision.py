@@ -116,6 +116,20 @@ def to_double(value: mpmath.mpf) -> float | None:
     return result
 
 
+def bound_double(bound: mpmath.mpf) -> float | None:
+    """The smallest double ≥ ``bound`` (≥ 0), so a bound stays a bound when written as a
+    double (5e-324 for a bound below every double); None beyond the largest double."""
+    import math
+
+    if bound == 0:
+        return 0.0
+    nearest = to_double(bound)
+    if nearest is None:
+        return None
+    above = nearest if nearest >= bound else math.nextafter(nearest, math.inf)
+    return None if math.isinf(above) else above
+
+
 def justified_digits(value: mpmath.mpf, stderr: mpmath.mpf, digits: int) -> int:
     """Significant digits of an estimate that its standard error justifies (at most ``digits``):
     the digits down to the place of the error's leading digit."""

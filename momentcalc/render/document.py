@@ -14,7 +14,7 @@ from typing import Any
 
 from .._version import __version__
 from ..engine.numbers import Number, decimal_text, to_text
-from ..engine.precision import justified_digits, to_decimal, to_double
+from ..engine.precision import bound_double, justified_digits, to_decimal, to_double
 from ..result import BulkValues, Check, Computation, Listing, Quantity, Sweep
 
 SCHEMA_VERSION = 1
@@ -61,7 +61,7 @@ def quantity_document(quantity: Quantity, digits: int) -> dict[str, Any]:
         decimal = [to_decimal(v, digits) for v in quantity.value]
     else:
         value = to_double(quantity.value)
-        decimal = to_decimal(quantity.value, shown_digits(quantity, digits))
+        decimal = to_decimal(quantity.rounded_from, shown_digits(quantity, digits))
     return {
         "value": value,
         "decimal": decimal,
@@ -70,8 +70,15 @@ def quantity_document(quantity: Quantity, digits: int) -> dict[str, Any]:
         "latex": quantity.latex,
         "stderr": None if quantity.stderr is None else to_double(quantity.stderr),
         "certified": quantity.certified,
-        "error_bound": None if quantity.error_bound is None else to_double(quantity.error_bound),
+        "error_bound": error_bound_double(quantity),
     }
+
+
+def error_bound_double(quantity: Quantity) -> float | None:
+    """The proven bound as a double, rounded up (a bound must not shrink), or None."""
+    if quantity.error_bound is None:
+        return None
+    return bound_double(quantity.error_bound)
 
 
 def shown_digits(quantity: Quantity, digits: int) -> int:

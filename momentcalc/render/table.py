@@ -10,7 +10,7 @@ from rich.table import Table
 
 from ..engine.numbers import to_text
 from ..engine.precision import to_decimal
-from ..result import Check, Computation, Listing, Sweep
+from ..result import Check, Computation, Listing, Quantity, Sweep
 from .chart import bar_chart
 from .document import shown_digits
 from .text import fits, spell_ascii, visible
@@ -59,8 +59,14 @@ def _checks_table(checks: tuple[Check, ...], with_row: bool = False) -> Table:
     return table
 
 
+def _certified(quantities: tuple[Quantity, ...]) -> str:
+    """"  certified" for a title line when every result shown is proven."""
+    return "  certified" if quantities and all(q.certified for q in quantities) else ""
+
+
 def _single(computation: Computation, console: Console) -> None:
-    table = Table(title=_markup_safe(f"{computation.command}  {_inputs_text(computation)}"), title_justify="left")
+    title = f"{computation.command}  {_inputs_text(computation)}{_certified(computation.results)}"
+    table = Table(title=_markup_safe(title), title_justify="left")
     table.add_column("result", style="bold", overflow="fold")
     table.add_column("value", justify="left", overflow="fold")
     table.add_column("description", style="dim", overflow="fold")
@@ -68,7 +74,7 @@ def _single(computation: Computation, console: Console) -> None:
         if quantity.is_list:
             shown = f"{len(quantity.value)} values (chart below)"
         else:
-            shown = to_decimal(quantity.value, shown_digits(quantity, computation.digits))
+            shown = to_decimal(quantity.rounded_from, shown_digits(quantity, computation.digits))
             if quantity.stderr is not None:
                 shown += f" ± {to_decimal(quantity.stderr, 2)}"
         table.add_row(quantity.name, shown, _markup_safe(quantity.description))
@@ -96,7 +102,8 @@ def _sweep(sweep: Sweep, console: Console) -> None:
         f"{name}={value if isinstance(value, str) else to_text(value)}"
         for name, value in first.inputs.items() if name not in sweep.swept
     )
-    table = Table(title=_markup_safe(f"{sweep.command}  {fixed}  sweep over {', '.join(sweep.swept)}"), title_justify="left")
+    certified = _certified(tuple(q for row in sweep.rows for q in row.results if q.name in scalar))
+    table = Table(title=_markup_safe(f"{sweep.command}  {fixed}  sweep over {', '.join(sweep.swept)}{certified}"), title_justify="left")
     for name in sweep.swept:
         table.add_column(name, style="cyan")
     for name in scalar:
@@ -104,7 +111,7 @@ def _sweep(sweep: Sweep, console: Console) -> None:
     for row in sweep.rows:
         inputs = [row.inputs[name] for name in sweep.swept]
         inputs = [_markup_safe(v) if isinstance(v, str) else to_text(v) for v in inputs]
-        values = [to_decimal(row.value(name), shown_digits(row[name], row.digits)) for name in scalar]
+        values = [to_decimal(row[name].rounded_from, shown_digits(row[name], row.digits)) for name in scalar]
         table.add_row(*inputs, *values)
     console.print(table)
     if sweep.checks:
