@@ -168,29 +168,38 @@ def _product_levels(values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], count:
         ratio = a / (b * p_)
         delta0 = a * unit / p_
     evaluated: dict[int, Sequence[mpmath.mpf]] = {}  # lattice index (units of delta0) -> g
-    density: dict[tuple[int, int], mpmath.mpf] = {}
+    density: dict[int, dict[int, mpmath.mpf]] = {}
 
     def g_at(n: int) -> Sequence[mpmath.mpf]:
         if n not in evaluated:
             evaluated[n] = values(delta0 * n)
         return evaluated[n]
 
-    def weight(k: int, scale: mpmath.mpf, key: int) -> mpmath.mpf:
-        if (key, k) not in density:
-            v = k * scale
-            density[(key, k)] = norm * mpmath.exp(-v * v / 2)
-        return density[(key, k)]
+    def weights(step: mpmath.mpf, key: int) -> Callable[[int], mpmath.mpf]:
+        table = density.setdefault(key, {})
 
-    def march(add: Callable[[int], bool], step: mpmath.mpf) -> None:
+        def weight(k: int) -> mpmath.mpf:
+            if k not in table:
+                v = k * step
+                table[k] = norm * mpmath.exp(-v * v / 2)
+            return table[k]
+
+        return weight
+
+    def march(add: Callable[[int, bool], bool], step: mpmath.mpf) -> None:
+        """Nodes k = 0, 1, … and −1, −2, …: every node within the Gaussian edge, then on
+        until QUIET_TERMS negligible terms in a row (only those are tested)."""
+        bulk = int(mpmath.floor(edge / step))
+        reach = int(mpmath.ceil(MAX_REACH * edge / step))
         for direction in (1, -1):
             k = 0 if direction == 1 else -1
+            while abs(k) <= bulk:
+                add(k, False)
+                k += direction
             quiet = 0
-            while True:
-                loud = add(k)
-                quiet = 0 if (loud or abs(k * step) <= edge) else quiet + 1
-                if quiet >= QUIET_TERMS:
-                    break
-                if abs(k * step) > MAX_REACH * edge:
+            while quiet < QUIET_TERMS:
+                quiet = 0 if add(k, True) else quiet + 1
+                if abs(k) > reach:
                     raise PrecisionError("the bivariate Gaussian integral converges too slowly in the tails")
                 k += direction
 
@@ -200,21 +209,28 @@ def _product_levels(values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], count:
         h = stride * unit
         h_v = h * ratio
         inner: dict[int, list[mpmath.mpf]] = {}
+        inner_weight = weights(h_v, -level)
+        outer_weight = weights(h, level)
 
         def psi(j: int) -> list[mpmath.mpf]:
             if j not in inner:
                 raw, absolute = [mp.zero] * count, [mp.zero] * count
+                base = stride * p_ * j
+                step_k = stride * q_
 
-                def add(k: int) -> bool:
-                    wk = weight(k, h_v, -level)
-                    got = g_at(stride * (p_ * j + q_ * k))
+                def add(k: int, check: bool) -> bool:
+                    wk = inner_weight(k)
+                    got = g_at(base + step_k * k)
                     loud = False
                     for i in range(count):
                         term = wk * got[i]
                         raw[i] += term
-                        absolute[i] += abs(term)
-                        if abs(term) > quiet_rtol * absolute[i]:
-                            loud = True
+                        if check:
+                            if abs(term) > quiet_rtol * absolute[i]:
+                                loud = True
+                            absolute[i] += abs(term)
+                        else:
+                            absolute[i] += abs(term)
                     return loud
 
                 march(add, h_v)
@@ -223,16 +239,16 @@ def _product_levels(values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], count:
 
         totals, absolutes = [mp.zero] * count, [mp.zero] * count
 
-        def add_outer(j: int) -> bool:
+        def add_outer(j: int, check: bool) -> bool:
             first = psi(j)
             second = first if c > 0 else psi(-j)
-            wj = weight(j, h, level)
+            wj = outer_weight(j)
             loud = False
             for i in range(count):
                 term = wj * first[i] * second[i]
                 totals[i] += term
                 absolutes[i] += abs(term)
-                if abs(term) > quiet_rtol * absolutes[i]:
+                if check and abs(term) > quiet_rtol * absolutes[i]:
                     loud = True
             return loud
 
