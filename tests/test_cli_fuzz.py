@@ -429,3 +429,19 @@ def test_parser_warnings_do_not_reach_stderr(expression):
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("momentcalc: error: ACTIVATION"), proc.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["activation-moment", "erf", "--mean", "-1e309"],
+    ["activation-moment", "relu", "--mean", "1e100000", "--json"],
+    ["selu-solve", "--input-mean", "1e309", "--input-std", "1e-320", "--target-mean", "0"],
+])
+def test_extreme_inputs_end_within_the_cpu_budget(args, monkeypatch):
+    """Inputs that need more precision than any machine gives quickly: exit 3 once the
+    computation's CPU budget is spent (shrunk here to keep the suite fast)."""
+    from momentcalc.cli import budget
+
+    monkeypatch.setattr(budget, "BASE_SECONDS", 0.5)
+    run = call(args)
+    check(run)
+    assert run.code == 3 and "budget" in run.stderr, run

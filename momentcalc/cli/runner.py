@@ -23,7 +23,7 @@ import typer
 
 from ..engine.numbers import parse_integer
 from ..engine.precision import MAX_DIGITS
-from ..errors import InputError, MomentcalcError
+from ..errors import InputError, MomentcalcError, PrecisionError
 from ..render import FORMATS
 from ..progress import delayed_progress
 from ..result import Computation, Sweep
@@ -172,7 +172,7 @@ def execute(
         own = {name: value for name, value in point.items() if name not in catalog}
         if catalog:
             own["params"] = {name: point[name] for name in catalog}
-        computation = compute(**own, digits=work, derive=derive)
+        computation = _within_budget(compute, own, work, derive)
         if work != n:
             computation = replace(computation, digits=n)
         if expectations:
@@ -197,6 +197,23 @@ def _rules(parameters: list[inspect.Parameter]) -> dict[str, NumberRule]:
             if isinstance(info, NumberRule):
                 rules[parameter.name] = info
     return rules
+
+
+def _within_budget(compute: Callable[..., Computation], arguments: dict[str, Any], digits: int,
+                   derive: bool) -> Computation:
+    """``compute(**arguments)`` within its CPU budget (cli.budget); past it, exit 3 at once."""
+    from .budget import OverBudget, budget_seconds, cpu_budget
+
+    seconds = budget_seconds(digits, derive)
+    try:
+        with cpu_budget(seconds):
+            return compute(**arguments, digits=digits, derive=derive)
+    except OverBudget:
+        raise PrecisionError(
+            f"the computation did not finish within its budget of {seconds:.0f} s of CPU time (at {{digits}} "
+            f"{digits}{' with {derive}' if derive else ''}): these inputs need more working precision than "
+            "that allows; try less extreme values", params=("digits", "derive") if derive else ("digits",)
+        ) from None
 
 
 def computing_command(
