@@ -445,3 +445,13 @@ def test_extreme_inputs_end_within_the_cpu_budget(args, monkeypatch):
     run = call(args)
     check(run)
     assert run.code == 3 and "budget" in run.stderr, run
+
+
+def test_an_integrable_endpoint_singularity_is_not_called_divergent():
+    """E[phi'(Z)^2] of abs(x)**0.5001 is finite (|x|^-0.9998 is integrable): never "diverges";
+    abs(x)**0.5 (|x|^-1) does diverge."""
+    finite = call(["activation-moment", "abs(x)**0.5001", "--digits", "8"])
+    check(finite)
+    assert finite.code in (0, 3) and "diverges" not in finite.stderr, finite
+    divergent = call(["activation-moment", "abs(x)**0.5", "--digits", "8"])
+    assert divergent.code == 2 and "diverges" in divergent.stderr, divergent

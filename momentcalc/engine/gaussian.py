@@ -49,6 +49,10 @@ MAX_S = 3.6
 TRAPEZOID_REACH = 3
 # How far past the plain endpoint cut-off the march may go (integrable endpoint singularities).
 ENDPOINT_EXTRA_S = 2
+# An endpoint singularity |g| ~ d^-a is judged divergent when its fitted a is within this of 1
+# (the fit from two nodes at distances below 10^-dps is exact to far better than that);
+# |x|^-0.9998 (the derivative of abs(x)**0.5001) is integrable and must not be called divergent.
+DIVERGENT_MARGIN = mpmath.mpf(10) ** -6
 # Extra precision is added at most this many times when a sum cancels.
 MAX_PRECISION_RAISES = 3
 # Halving h raises the relative error to about this power, with a safety factor. Trapezoid on
@@ -151,9 +155,9 @@ def _left_out(last: _Node, before: _Node | None, absolutes: Sequence[mpmath.mpf]
             exponent = mpmath.log(g / abs(before[4][i])) / mpmath.log(before[3] / dist)
         mass = g * density * dist
         scale = max(absolutes[i], reference[i])
-        if exponent >= 1 - mpmath.mpf(10) ** -3 and mass > rtol * scale:
+        if exponent >= 1 - DIVERGENT_MARGIN and mass > rtol * scale:
             raise DivergentIntegral(i)
-        if mass / (1 - min(max(exponent, mp.zero), 1 - mpmath.mpf(10) ** -3)) > rtol / 10 * scale:
+        if mass / (1 - min(max(exponent, mp.zero), 1 - DIVERGENT_MARGIN)) > rtol / 10 * scale:
             uncertain = True
     return uncertain
 
