@@ -38,11 +38,12 @@ from hypothesis import strategies as st
 
 from momentcalc.cli import app
 
-# CPU seconds one call may take. The slowest legitimate calls fuzzed here (abs(x)**1000) take
-# about 1.5 s on an idle machine and up to three times that on a busy one; the classes this
-# guards against took 10 to 80 s.
-CALL_LIMIT = 8.0
-EXAMPLES = 60
+# CPU seconds (user + system) one call may take. Every computation already stops at its CPU
+# budget (cli.budget: 4 s at these digits, exit 3); this limit catches a hang anywhere else
+# (parsing, rendering, a loop outside the budget). The slowest legitimate calls fuzzed here
+# (abs(x)**1000) take about 1.5 s on an idle machine, several times that on a loaded one.
+CALL_LIMIT = 20.0
+EXAMPLES = 30
 # Fixed examples (derandomize, no example database), and no shrinking or explaining: a failure
 # shows the call that broke the contract, and a slow input is not replayed for minutes under
 # hypothesis' tracer.
@@ -252,7 +253,7 @@ def test_expressions_survive_nesting_powers_and_comments(expression, where):
         assert expression.split("#")[0].strip() in run.stdout  # shown as written, not as markup
 
 
-@pytest.mark.parametrize("value", [" 1", "1 ", "+1", " +1 ", "\t1"])
+@pytest.mark.parametrize("value", [" +1 ", "\t1"])
 @pytest.mark.parametrize(("command", "option"), [(c, o) for c in COMPUTING for o in NUMERIC[c]])
 def test_every_numeric_option_reads_spaces_and_plus_alike(command, option, value):
     """One spelling rule everywhere: spaces around a number and a leading + are accepted."""
@@ -364,7 +365,7 @@ def _process(args: list[str], stdout=subprocess.PIPE, env=None):
 
 def test_real_processes_closed_pipe_full_device_and_c_locale():
     """The same through a real process: ``| head -c 10``, ``> /dev/full``, LC_ALL=C."""
-    proc = subprocess.Popen([sys.executable, "-m", "momentcalc", "postnorm-decay", "--layers", "1000000", "--json"],
+    proc = subprocess.Popen([sys.executable, "-m", "momentcalc", "postnorm-decay", "--layers", "100000", "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.read(10)
     proc.stdout.close()
@@ -447,11 +448,15 @@ def test_extreme_inputs_end_within_the_cpu_budget(args, monkeypatch):
     assert run.code == 3 and "budget" in run.stderr, run
 
 
-def test_an_integrable_endpoint_singularity_is_not_called_divergent():
-    """E[phi'(Z)^2] of abs(x)**0.5001 is finite (|x|^-0.9998 is integrable): never "diverges";
-    abs(x)**0.5 (|x|^-1) does diverge."""
-    finite = call(["activation-moment", "abs(x)**0.5001", "--digits", "8"])
+def test_an_integrable_endpoint_singularity_is_not_called_divergent(monkeypatch):
+    """E[phi'(Z)^2] of abs(x)**0.5001 is finite (|x|^-0.9998 is integrable): never "diverges"
+    (that verdict came within 0.2 s; a short budget keeps the test fast); abs(x)**0.5 (|x|^-1)
+    does diverge."""
+    from momentcalc.cli import budget
+
+    monkeypatch.setattr(budget, "BASE_SECONDS", 0.7)
+    finite = call(["activation-moment", "abs(x)**0.5001", "--digits", "3"])
     check(finite)
     assert finite.code in (0, 3) and "diverges" not in finite.stderr, finite
-    divergent = call(["activation-moment", "abs(x)**0.5", "--digits", "8"])
+    divergent = call(["activation-moment", "abs(x)**0.5", "--digits", "3"])
     assert divergent.code == 2 and "diverges" in divergent.stderr, divergent
