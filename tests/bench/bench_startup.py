@@ -61,6 +61,15 @@ CASES: dict[str, tuple[list[str], str | None, float | None]] = {
     "init --fan-in 1:100:1 --json": (MC + ["init", "--fan-in", "1:100:1", "--json"], "init --fan-in 768 --json", 5.0),
     "attention --json": (MC + ["attention", "--json"], "typer-minimal", 1.3),
     "verify --json": (MC + ["verify", "--json"], "truncnorm --json", 10.0),
+    # Issue 15: every command at 1000 digits within 10x its default call.
+    "truncnorm --digits 1000 --json": (MC + ["truncnorm", "--digits", "1000", "--json"], "truncnorm --json", 10.0),
+    "truncnorm --low 30 --high 31 --digits 1000 --json": (
+        MC + ["truncnorm", "--low", "30", "--high", "31", "--digits", "1000", "--json"], "truncnorm --json", 10.0),
+    "selu-solve --digits 1000 --json": (MC + ["selu-solve", "--digits", "1000", "--json"], "selu-solve --json", 10.0),
+    "postnorm-decay --digits 1000 --json": (MC + ["postnorm-decay", "--digits", "1000", "--json"], "postnorm-decay --json", 10.0),
+    "gau-scale --digits 1000 --json": (MC + ["gau-scale", "--digits", "1000", "--json"], "gau-scale --json", 10.0),
+    "init --fan-in 768 --digits 1000 --json": (MC + ["init", "--fan-in", "768", "--digits", "1000", "--json"], "init --fan-in 768 --json", 10.0),
+    "attention --digits 1000 --json": (MC + ["attention", "--digits", "1000", "--json"], "attention --json", 10.0),
     "meanfield tanh --json": (MC + ["meanfield", "tanh", "--json"], "typer-minimal", None),
     "meanfield tanh --sigma-b2 0.05 --critical --json": (
         MC + ["meanfield", "tanh", "--sigma-b2", "0.05", "--critical", "--json"], "meanfield tanh --json", None),
