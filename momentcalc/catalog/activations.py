@@ -78,6 +78,8 @@ class Activation(NamedTuple):
     critical: tuple[Callable[[mpmath.mpf], mpmath.mpf], ...] = ()
     # Optional (x, params) -> (φ(x), φ'(x)) sharing work between the two (one exp for swish).
     pair: Callable[[mpmath.mpf, Mapping[str, mpmath.mpf]], tuple[mpmath.mpf, mpmath.mpf]] | None = None
+    # Expressions: the checked tree (``expression_tree.Node``) the functions were built from.
+    tree: Any = None
 
     def bind(self, **values: Number) -> Activation:
         """This activation with its parameters set (defaults for the ones not given)."""

@@ -74,4 +74,5 @@ def parse_activation(text: str) -> Activation:
         parity=parity(node),
         expression=True,
         critical=critical,
+        tree=node,
     )

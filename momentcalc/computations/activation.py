@@ -24,7 +24,7 @@ from ..catalog import resolve
 from ..defaults import ACTIVATION_MOMENT as DEFAULTS
 from ..engine.numbers import as_number
 from ..errors import InputError
-from ..moments import SUMMARY, gaussian_moments
+from ..moments import SUMMARY, gaussian_moments, midpoint, moment_balls, radius
 from ..result import Computation, Listing, Quantity
 from .common import check_digits
 
@@ -51,7 +51,8 @@ def activation_moment(
     digits: int = 15,
     derive: bool = False,
 ) -> Computation:
-    """Moments and gains of φ(Z), Z ~ N(mean, std²), every result correct to ``digits`` digits.
+    """Moments and gains of φ(Z), Z ~ N(mean, std²), every result proven to ``digits`` digits
+    (Arb balls: ``certified`` is True and ``error_bound`` the ball's radius).
 
     ``params`` sets the activation's catalog parameters by name (``{"slope": "0.2"}``).
 
@@ -63,7 +64,8 @@ def activation_moment(
                          param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
     name = activation.strip()
     digits = check_digits(digits)
-    values = gaussian_moments(name, mean=mean, std=std, digits=digits, params=params)
+    balls = moment_balls(name, mean=mean, std=std, digits=digits, params=params)
+    values = {key: midpoint(ball) for key, ball in balls.items()}
     act = resolve(name, params)
     mu, sigma = as_number(mean, "mean"), as_number(std, "std")
     inputs: dict[str, object] = {"activation": act.name if not act.expression else name,
@@ -79,8 +81,12 @@ def activation_moment(
         reference = values if digits >= DERIVE_CHECK_DIGITS else gaussian_moments(
             name, mean=mu, std=sigma, digits=check_digits_, params=params)
         closed, derivation = derive_forms(act, mu, sigma, reference, check_digits_)
+    # Every value is the midpoint of an Arb ball that rounds to one text at ``digits``
+    # digits; its radius is the proven error bound.
     results = tuple(
-        Quantity(key, values[key], DESCRIPTIONS[key], *closed.get(key, (None, None))) for key in RESULTS
+        Quantity(key, values[key], DESCRIPTIONS[key], *closed.get(key, (None, None)),
+                 certified=True, error_bound=radius(balls[key]))
+        for key in RESULTS
     )
     notes = ()
     if act.expression:

@@ -43,10 +43,20 @@ momentcalc.errors.InputError: std must be greater than 0, got -1
 
 from __future__ import annotations
 
-from .expectations import SUMMARY, expectations, gaussian_moments, moments_by_quadrature
+from .expectations import (
+    SUMMARY,
+    expectation_balls,
+    expectations,
+    gaussian_moments,
+    midpoint,
+    moment_balls,
+    moments_by_quadrature,
+    radius,
+)
 from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, SECOND_MOMENT, Monomial
 
 __all__ = [
     "DERIVATIVE_SECOND_MOMENT", "MEAN", "SECOND_MOMENT", "SUMMARY", "Monomial",
-    "expectations", "gaussian_moments", "moments_by_quadrature",
+    "expectation_balls", "expectations", "gaussian_moments", "midpoint", "moment_balls", "moments_by_quadrature",
+    "radius",
 ]

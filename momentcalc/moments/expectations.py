@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import mpmath
 from mpmath import mp
 
 from ..catalog import Activation, resolve
-from ..engine.numbers import Number, as_number, to_text
+from ..engine.numbers import Number, as_number, to_mpf, to_text
 from ..engine.precision import MAX_INTERNAL_DIGITS, agree, working_dps
 from ..errors import InputError, PrecisionError
 from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, SECOND_MOMENT, Monomial, checked, name
@@ -67,8 +67,8 @@ def _summary(ev: Evaluation, derivative: bool) -> tuple[dict[str, mpmath.mpf], i
 Values = TypeVar("Values", list[mpmath.mpf], dict[str, mpmath.mpf])
 
 
-def _converged(act: Activation, mean: Number, std: Number, digits: int,
-               compute: Callable[[Evaluation], tuple[Values, int]]) -> Values:
+def _by_quadrature(act: Activation, mean: Number, std: Number, digits: int,
+                   compute: Callable[[Evaluation], tuple[Values, int]]) -> Values:
     """``compute(evaluation)`` → (values, digits lost), at the working precision of ``digits``
     and, for expressions or cancelling variances, again with more digits until two agree."""
     label = act.name if not act.expression else act.formula
@@ -99,6 +99,36 @@ def _converged(act: Activation, mean: Number, std: Number, digits: int,
         if error.param == "activation":
             raise
         raise PrecisionError(f"{{activation}} {label!r}: {error.message}", param="activation") from None
+
+
+def _label(act: Activation) -> str:
+    return act.name if not act.expression else act.formula
+
+
+def _certified(act: Activation, mean: Number, std: Number, digits: int, prove, compute):  # type: ignore[no-untyped-def]
+    """``prove()`` → balls that round to one text at ``digits`` digits (``certified``). Where
+    no proof can be made (no growth bound for the tails, a singular point on the path, a
+    growth bound not integrable), the quadrature route ``compute`` decides whether the
+    integral diverges (InputError, exit 2, as it always has); otherwise PrecisionError
+    (exit 3): a value that cannot be proven is not printed."""
+    from ..engine.certified import NotCertified, UnboundedTail
+
+    if act.expression:
+        from ..catalog.expressions import check_defined
+
+        with mp.workdps(working_dps(digits)):
+            check_defined(lambda x: act.fn(x, {}), to_mpf(mean), to_mpf(std))
+    try:
+        return prove()
+    except (NotCertified, UnboundedTail) as error:
+        _by_quadrature(act, mean, std, digits, compute)  # raises InputError if it diverges
+        raise PrecisionError(
+            f"{{activation}} {_label(act)!r}: its moments cannot be proven ({error}); "
+            "no unproven digits are printed", param="activation") from None
+    except PrecisionError as error:
+        if error.param == "activation":
+            raise
+        raise PrecisionError(f"{{activation}} {_label(act)!r}: {error.message}", param="activation") from None
 
 
 def _items(values: list[mpmath.mpf] | dict[str, mpmath.mpf]) -> list[mpmath.mpf]:
@@ -141,35 +171,65 @@ def expectations(
     digits: int = 15,
     params: Mapping[str, object] | None = None,
 ) -> list[mpmath.mpf]:
-    """E[X^a·φ(X)^b·φ'(X)^c], X ~ N(mean, std²), for each monomial (a, b, c), each correct to
-    ``digits`` significant digits (mpf at ``digits`` plus guard digits).
+    """E[X^a·φ(X)^b·φ'(X)^c], X ~ N(mean, std²), for each monomial (a, b, c), each proven to
+    ``digits`` significant digits: the midpoint (mpf) of an Arb ball whose radius is below
+    10^−(digits+3) relative and that rounds to one text at ``digits`` digits
+    (``expectation_balls`` gives the balls themselves).
 
     ``activation`` is a catalog name or alias, an expression in x, or a catalog ``Activation``;
     ``params`` sets its parameters by name (``{"slope": "0.1"}``). ``mean`` and ``std`` may be
     int, Fraction, decimal string, Decimal, float (read as its shortest repr) or mpf (exact).
     Cached for text activations. Raises InputError (bad arguments, unknown names, divergent
-    integrals) or PrecisionError (the digits cannot be reached).
+    integrals) or PrecisionError (the digits cannot be proven).
     """
+    return [midpoint(b) for b in expectation_balls(activation, monomials, mean=mean, std=std, digits=digits,
+                                                   params=params)]
+
+
+def expectation_balls(
+    activation: str | Activation,
+    monomials: Sequence[Monomial],
+    *,
+    mean: object = 0,
+    std: object = 1,
+    digits: int = 15,
+    params: Mapping[str, object] | None = None,
+) -> list[Any]:
+    """``expectations`` as Arb balls (python-flint ``arb``): each contains the exact value."""
     wanted = checked(monomials)
     mu, sigma, digits = _inputs(mean, std, digits)
     if isinstance(activation, str):
         return list(_cached_expectations(activation.strip(), _key(params), mu, sigma, digits, wanted))
-    act = _activation(activation, params)
-    return _converged(act, mu, sigma, digits, lambda ev: (ev.expectations(wanted), 0))
+    return _proven_expectations(_activation(activation, params), mu, sigma, digits, wanted)
+
+
+def _proven_expectations(act: Activation, mean: Number, std: Number, digits: int,
+                         monomials: tuple[Monomial, ...]) -> list[Any]:
+    from .certified import proven_expectations
+
+    return _certified(act, mean, std, digits,
+                      lambda: proven_expectations(act, monomials, mean, std, digits),
+                      lambda ev: (ev.expectations(monomials), 0))
+
+
+def _proven_summary(act: Activation, mean: Number, std: Number, digits: int, derivative: bool) -> dict[str, Any]:
+    from .certified import summary_balls
+
+    return _certified(act, mean, std, digits,
+                      lambda: summary_balls(act, mean, std, digits, derivative),
+                      lambda ev: _summary(ev, derivative))
 
 
 @functools.lru_cache(maxsize=4096)
 def _cached_expectations(activation: str, params: tuple[tuple[str, Number], ...], mean: Number, std: Number,
-                         digits: int, monomials: tuple[Monomial, ...]) -> tuple[mpmath.mpf, ...]:
-    act = resolve(activation, dict(params))
-    return tuple(_converged(act, mean, std, digits, lambda ev: (ev.expectations(monomials), 0)))
+                         digits: int, monomials: tuple[Monomial, ...]) -> tuple[Any, ...]:
+    return tuple(_proven_expectations(resolve(activation, dict(params)), mean, std, digits, monomials))
 
 
 @functools.lru_cache(maxsize=4096)
 def _cached_summary(activation: str, params: tuple[tuple[str, Number], ...], mean: Number, std: Number,
-                    digits: int, derivative: bool) -> tuple[tuple[str, mpmath.mpf], ...]:
-    act = resolve(activation, dict(params))
-    return tuple(_converged(act, mean, std, digits, lambda ev: _summary(ev, derivative)).items())
+                    digits: int, derivative: bool) -> tuple[tuple[str, Any], ...]:
+    return tuple(_proven_summary(resolve(activation, dict(params)), mean, std, digits, derivative).items())
 
 
 def gaussian_moments(
@@ -178,20 +238,61 @@ def gaussian_moments(
 ) -> dict[str, mpmath.mpf]:
     """mean = E[φ(Z)], second_moment = E[φ(Z)²], variance, rms, gain = 1/rms,
     centered_gain = 1/sqrt(variance) and derivative_second_moment = E[φ'(Z)²] for
-    Z ~ N(mean, std²), each correct to ``digits`` digits (arguments as ``expectations``).
+    Z ~ N(mean, std²), each proven to ``digits`` digits (arguments as ``expectations``;
+    ``moment_balls`` gives the Arb balls).
 
-    The variance is computed as E[(φ − mean)²] where E[φ²] − mean² would cancel.
-    ``derivative=False`` leaves out derivative_second_moment, whose integrand sets the pace
-    of the quadrature (gau-scale needs only E[φ] and E[φ²]).
+    The variance is computed as E[(φ − c)²] − (mean − c)² (c near the mean) where
+    E[φ²] − mean² would cancel. ``derivative=False`` leaves out derivative_second_moment
+    (gau-scale needs only E[φ] and E[φ²]).
     """
+    return {k: midpoint(v) for k, v in moment_balls(activation, mean=mean, std=std, digits=digits, params=params,
+                                                    derivative=derivative).items()}
+
+
+def moment_balls(
+    activation: str | Activation, *, mean: object = 0, std: object = 1, digits: int = 15,
+    params: Mapping[str, object] | None = None, derivative: bool = True,
+) -> dict[str, Any]:
+    """``gaussian_moments`` as Arb balls: each contains the exact value and rounds to one text
+    at ``digits`` digits (its radius is the proven error bound)."""
     mu, sigma, digits = _inputs(mean, std, digits)
     if isinstance(activation, str):
         return dict(_cached_summary(activation.strip(), _key(params), mu, sigma, digits, derivative))
-    act = _activation(activation, params)
-    return _converged(act, mu, sigma, digits, lambda ev: _summary(ev, derivative))
+    return _proven_summary(_activation(activation, params), mu, sigma, digits, derivative)
+
+
+def midpoint(ball: Any) -> mpmath.mpf:
+    """The midpoint of an arb as an mpf, exactly (0 for an exact zero)."""
+    mantissa, exponent = (int(v) for v in ball.mid().man_exp())
+    if not mantissa:
+        return mp.zero
+    with mp.workprec(max(53, mantissa.bit_length())):
+        return mpmath.ldexp(mpmath.mpf(mantissa), exponent)
+
+
+def radius(ball: Any) -> mpmath.mpf:
+    """The radius of an arb as an mpf, exactly."""
+    mantissa, exponent = (int(v) for v in ball.rad().man_exp())
+    if not mantissa:
+        return mp.zero
+    with mp.workprec(max(53, mantissa.bit_length())):
+        return mpmath.ldexp(mpmath.mpf(mantissa), exponent)
 
 
 def moments_by_quadrature(act: Activation, *, mean: object = 0, std: object = 1, digits: int = 15) -> dict[str, mpmath.mpf]:
-    """gaussian_moments by quadrature alone (no closed form, no symmetry shortcut): the
-    independent route the tests hold the closed forms against."""
-    return gaussian_moments(act._replace(closed_forms={}, parity=None), mean=mean, std=std, digits=digits)
+    """gaussian_moments by mpmath quadrature alone (no Arb, no closed form, no symmetry
+    shortcut): the independent route the tests hold the closed forms and the certified
+    balls against."""
+    mu, sigma, digits = _inputs(mean, std, digits)
+    bare = act._replace(closed_forms={}, parity=None)
+    return _by_quadrature(bare, mu, sigma, digits, lambda ev: _summary(ev, True))
+
+
+def expectations_by_quadrature(act: Activation, monomials: Sequence[Monomial], *, mean: object = 0, std: object = 1,
+                               digits: int = 15) -> list[mpmath.mpf]:
+    """``expectations`` by mpmath quadrature alone (no Arb, no closed form; zeros by symmetry
+    kept): the independent route for the certified balls."""
+    wanted = checked(monomials)
+    mu, sigma, digits = _inputs(mean, std, digits)
+    bare = act._replace(closed_forms={})
+    return _by_quadrature(bare, mu, sigma, digits, lambda ev: (ev.expectations(wanted), 0))

@@ -146,3 +146,4 @@ def document(result: Computation | Sweep | Listing) -> dict[str, Any]:
 def error_document(code: int, message: str) -> dict[str, Any]:
     """``{"schema_version": 1, "error": {"code": ..., "message": ...}}``."""
     return {"schema_version": SCHEMA_VERSION, "error": {"code": code, "message": message}}
+

@@ -1,0 +1,248 @@
+"""Every catalog activation and its derivative on Arb balls (python-flint), keyed by the
+catalog entry's name: the data the certified Gaussian expectations need.
+
+For each entry: its kinks (x-values, exact), one analytic branch of φ and of φ' between
+consecutive kinks (acb functions of (z, params), holomorphic near the real segment they serve,
+so that Arb's integrator may evaluate them on complex boxes), and growth bounds on the whole
+real line, |φ(x)| ≤ Σ c·|x|^k and |φ'(x)| ≤ Σ c·|x|^k, which bound the Gaussian tails.
+
+Forms are chosen to be meromorphic and free of cancellation on balls:
+
+* sigmoid(z) = (1 + tanh(z/2))/2, σ'(z) = sech²(z/2)/4 (no overflow of e^{−z});
+* mish: tanh(softplus(z)) = n/(n + 2) with n = e^z·(e^z + 2) (rational in e^z, no branch cut),
+  and mish' = n/(n + 2) + 4z·e^z·(1 + e^z)/(n + 2)² (sech²(softplus z)·σ(z) simplified);
+* softplus(z) = log1p(e^z), whose cut (1 + e^z ≤ 0) lies at Im z = ±π: boxes that reach it
+  are refused when the integrator asks for an analytic evaluation;
+* gelu(z) = z·erfc(−z/√2)/2, gelu'(z) = erfc(−z/√2)/2 + z·e^{−z²/2}/√(2π).
+
+Growth bounds (|φ| first, then |φ'|), each elementary: identity |x|, 1; relu |x|, 1;
+relu2 x², 2|x|; leaky_relu max(1,|s|)·|x|, max(1,|s|); elu 1 + |x|, 1 (e^x ≤ 1 for x ≤ 0);
+selu λα + λ|x|, λ·max(1, α); gelu |x| (Φ ≤ 1), 1 + 1/2 (|x|φ(x) ≤ φ(1) < 1/2);
+gelu_tanh |x|, 1 + |x|·u'(x)/2 with u' = √(2/π)(1 + 3c·x²) ≤ 1 + 3c·x² (sech² ≤ 1);
+sigmoid 1, 1/4; tanh 1, 1; swish |x|, 1 + |x|/4; softplus log 2 + |x| ≤ 1 + |x|, 1;
+mish |x|, 1 + |x| (|tanh| ≤ 1, sech²·σ ≤ 1); softsign 1, 1; erf 1, 2/√π ≤ 2.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from typing import NamedTuple
+
+from flint import acb, arb, ctx
+
+from ..engine.certified import ExpTerm, Term, as_arb
+
+BallFn = Callable[[acb, Mapping[str, arb], bool], acb]  # (z, parameters, analytic) -> acb
+GrowthFn = Callable[[Mapping[str, arb]], tuple[Term, ...]]
+
+
+class BallActivation(NamedTuple):
+    """φ and φ' of one catalog entry on balls: ``branches[i]`` = (φ, φ') on the i-th interval
+    between ``kinks`` (ascending x-values), and growth bounds of |φ| and |φ'|."""
+
+    kinks: tuple[Fraction, ...]
+    branches: tuple[tuple[BallFn, BallFn], ...]
+    growth: GrowthFn
+    derivative_growth: GrowthFn
+
+
+def _m(f: Callable[[acb, Mapping[str, arb]], acb]) -> BallFn:
+    """A meromorphic branch: poles make non-finite balls by themselves, so the analytic flag
+    needs no check."""
+    return lambda z, p, analytic: f(z, p)
+
+
+def _const(value: int | Fraction) -> GrowthFn:
+    return lambda p: (Term(value),)
+
+
+def _linear(c0: int | Fraction, c1: int | Fraction) -> GrowthFn:
+    return lambda p: (Term(c0), Term(c1, 1))
+
+
+_ZERO = _m(lambda z, p: acb(0))
+_ONE = _m(lambda z, p: acb(1))
+_X = _m(lambda z, p: z)
+
+
+def _sigmoid(z: acb) -> acb:
+    return (1 + (z / 2).tanh()) / 2
+
+
+def _sigmoid_slope(z: acb) -> acb:
+    return (z / 2).sech() ** 2 / 4
+
+
+def _mish_parts(z: acb) -> tuple[acb, acb, acb]:
+    e = z.exp()
+    n = e * (e + 2)
+    return e, n, n / (n + 2)
+
+
+def _mish(z: acb, p: Mapping[str, arb]) -> acb:
+    return z * _mish_parts(z)[2]
+
+
+def _mish_derivative(z: acb, p: Mapping[str, arb]) -> acb:
+    e, n, ratio = _mish_parts(z)
+    return ratio + 4 * z * e * (1 + e) / (n + 2) ** 2
+
+
+def _normal_cdf(z: acb) -> acb:
+    return (-z / arb(2).sqrt()).erfc() / 2
+
+
+def _gelu(z: acb, p: Mapping[str, arb]) -> acb:
+    return z * _normal_cdf(z)
+
+
+def _gelu_derivative(z: acb, p: Mapping[str, arb]) -> acb:
+    return _normal_cdf(z) + z * (-z * z / 2).exp() / (2 * arb.pi()).sqrt()
+
+
+def _gelu_tanh_c() -> Fraction:
+    """The constant of the tanh approximation (Hendrycks & Gimpel): the catalog's own value."""
+    from .activations import _GELU_TANH_C
+
+    return _GELU_TANH_C
+
+
+def _gelu_tanh(z: acb, p: Mapping[str, arb]) -> acb:
+    u = (2 / arb.pi()).sqrt() * (z + as_arb(_gelu_tanh_c()) * z**3)
+    return z * _sigmoid(2 * u)
+
+
+def _gelu_tanh_derivative(z: acb, p: Mapping[str, arb]) -> acb:
+    c = as_arb(_gelu_tanh_c())
+    root = (2 / arb.pi()).sqrt()
+    u = root * (z + c * z**3)
+    return _sigmoid(2 * u) + z / 2 * u.sech() ** 2 * root * (1 + 3 * c * z * z)
+
+
+def touches_log1p_cut(w: acb) -> bool:
+    """May the box w reach log1p's branch cut, the real half-line w ≤ −1?"""
+    return w.imag.contains(0) and not w.real.lower() > -1
+
+
+def _softplus(z: acb, p: Mapping[str, arb], analytic: bool) -> acb:
+    w = z.exp()
+    if analytic and touches_log1p_cut(w):
+        return acb(arb.nan())
+    return w.log1p()
+
+
+@functools.lru_cache(maxsize=16)
+def _selu_constants(prec: int) -> tuple[arb, arb]:
+    """(λ, α) of selu as balls, from the closed form of ``activations.selu_constants``:
+    with e1 = √e·Φ(−1), e2 = e²·Φ(−2): α = (1/√(2π))/(1/2 − e1), λ = 1/√(1/2 + α²(e2 − 2e1 + 1/2))."""
+    with ctx.workprec(prec):
+        def lower_tail(a: int) -> arb:  # Φ(−a)
+            return (arb(a) / arb(2).sqrt()).erfc() / 2
+
+        e1 = arb(1).exp().sqrt() * lower_tail(1)
+        e2 = arb(2).exp() * lower_tail(2)
+        alpha = (1 / (2 * arb.pi()).sqrt()) / (arb(1) / 2 - e1)
+        lam = 1 / (arb(1) / 2 + alpha**2 * (e2 - 2 * e1 + arb(1) / 2)).sqrt()
+        return lam, alpha
+
+
+def selu_constants() -> tuple[arb, arb]:
+    """(λ, α) at the current precision."""
+    return _selu_constants(ctx.prec)
+
+
+def _up(value: arb) -> arb:
+    return arb(value.upper())
+
+
+def _selu_growth(p: Mapping[str, arb]) -> tuple[Term, ...]:
+    lam, alpha = selu_constants()
+    return (Term(_up(lam * alpha)), Term(_up(lam), 1))
+
+
+def _selu_derivative_growth(p: Mapping[str, arb]) -> tuple[Term, ...]:
+    lam, alpha = selu_constants()
+    return (Term(_up(lam * alpha.max(arb(1)))),)
+
+
+def _slope_size(p: Mapping[str, arb]) -> arb:
+    return _up(abs(p["slope"]).max(arb(1)))
+
+
+def _selu_left(z: acb, p: Mapping[str, arb]) -> acb:
+    lam, alpha = selu_constants()
+    return lam * alpha * z.expm1()
+
+
+def _selu_left_derivative(z: acb, p: Mapping[str, arb]) -> acb:
+    lam, alpha = selu_constants()
+    return lam * alpha * z.exp()
+
+
+_ORIGIN = (Fraction(0),)
+
+BALL_FUNCTIONS: dict[str, BallActivation] = {
+    "identity": BallActivation((), ((_X, _ONE),), _linear(0, 1), _const(1)),
+    "relu": BallActivation(_ORIGIN, ((_ZERO, _ZERO), (_X, _ONE)), _linear(0, 1), _const(1)),
+    "relu2": BallActivation(_ORIGIN, ((_ZERO, _ZERO), (_m(lambda z, p: z * z), _m(lambda z, p: 2 * z))),
+                            lambda p: (Term(1, 2),), lambda p: (Term(2, 1),)),
+    "leaky_relu": BallActivation(
+        _ORIGIN, ((_m(lambda z, p: p["slope"] * z), _m(lambda z, p: acb(p["slope"]))), (_X, _ONE)),
+        lambda p: (Term(_slope_size(p), 1),), lambda p: (Term(_slope_size(p)),)),
+    "elu": BallActivation(_ORIGIN, ((_m(lambda z, p: z.expm1()), _m(lambda z, p: z.exp())), (_X, _ONE)),
+                          _linear(1, 1), _const(1)),
+    "selu": BallActivation(
+        _ORIGIN, ((_m(_selu_left), _m(_selu_left_derivative)),
+                  (_m(lambda z, p: selu_constants()[0] * z), _m(lambda z, p: acb(selu_constants()[0])))),
+        _selu_growth, _selu_derivative_growth),
+    "gelu": BallActivation((), ((_m(_gelu), _m(_gelu_derivative)),), _linear(0, 1), _const(Fraction(3, 2))),
+    "gelu_tanh": BallActivation(
+        (), ((_m(_gelu_tanh), _m(_gelu_tanh_derivative)),), _linear(0, 1),
+        lambda p: (Term(1), Term(Fraction(1, 2), 1), Term(3 * _gelu_tanh_c() / 2, 3))),
+    "sigmoid": BallActivation((), ((_m(lambda z, p: _sigmoid(z)), _m(lambda z, p: _sigmoid_slope(z))),),
+                              _const(1), _const(Fraction(1, 4))),
+    "tanh": BallActivation((), ((_m(lambda z, p: z.tanh()), _m(lambda z, p: z.sech() ** 2)),), _const(1), _const(1)),
+    "swish": BallActivation(
+        (), ((_m(lambda z, p: z * _sigmoid(z)), _m(lambda z, p: _sigmoid(z) + z * _sigmoid_slope(z))),),
+        _linear(0, 1), _linear(1, Fraction(1, 4))),
+    "softplus": BallActivation((), ((_softplus, _m(lambda z, p: _sigmoid(z))),), _linear(1, 1), _const(1)),
+    "mish": BallActivation((), ((_m(_mish), _m(_mish_derivative)),), _linear(0, 1), _linear(1, 1)),
+    "softsign": BallActivation(
+        _ORIGIN,
+        ((_m(lambda z, p: z / (1 - z)), _m(lambda z, p: 1 / (1 - z) ** 2)),
+         (_m(lambda z, p: z / (1 + z)), _m(lambda z, p: 1 / (1 + z) ** 2))),
+        _const(1), _const(1)),
+    "erf": BallActivation(
+        (), ((_m(lambda z, p: z.erf()), _m(lambda z, p: 2 / arb.pi().sqrt() * (-z * z).exp())),), _const(1), _const(2)),
+}
+
+# Closed forms under N(0, 1) on balls, where a parameter can make them exactly 0 (which no
+# integral can prove): leaky_relu's mean (1 − s)/√(2π) vanishes at s = 1.
+BALL_CLOSED_FORMS: dict[str, dict[str, Callable[[Mapping[str, arb]], arb]]] = {
+    "leaky_relu": {
+        "mean": lambda p: (1 - p["slope"]) / (2 * arb.pi()).sqrt(),
+        "second_moment": lambda p: (1 + p["slope"] ** 2) / 2,
+        "derivative_second_moment": lambda p: (1 + p["slope"] ** 2) / 2,
+    },
+}
+
+
+# Piecewise exp-polynomials (Σ c·x^j·e^{λx} between the kinks): their Gaussian expectations
+# are exact (``engine.certified.exp_poly_expectation``), no integral needed. For each entry:
+# parameters -> (φ's pieces, φ''s pieces), one tuple of ExpTerms per interval between the kinks.
+def _selu_exp_poly(p: Mapping[str, arb]) -> tuple:
+    lam, alpha = selu_constants()
+    return (((ExpTerm(lam * alpha, 0, 1), ExpTerm(-lam * alpha)), (ExpTerm(lam, 1),)),
+            ((ExpTerm(lam * alpha, 0, 1),), (ExpTerm(lam),)))
+
+
+EXP_POLYNOMIALS: dict[str, Callable[[Mapping[str, arb]], tuple]] = {
+    "identity": lambda p: (((ExpTerm(1, 1),),), ((ExpTerm(1),),)),
+    "relu": lambda p: (((), (ExpTerm(1, 1),)), ((), (ExpTerm(1),))),
+    "relu2": lambda p: (((), (ExpTerm(1, 2),)), ((), (ExpTerm(2, 1),))),
+    "leaky_relu": lambda p: (((ExpTerm(p["slope"], 1),), (ExpTerm(1, 1),)), ((ExpTerm(p["slope"]),), (ExpTerm(1),))),
+    "elu": lambda p: (((ExpTerm(1, 0, 1), ExpTerm(-1)), (ExpTerm(1, 1),)), ((ExpTerm(1, 0, 1),), (ExpTerm(1),))),
+    "selu": _selu_exp_poly,
+}

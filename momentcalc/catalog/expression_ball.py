@@ -1,0 +1,529 @@
+"""User expressions on Arb balls: the tree as an acb function (with its kinks resolved into
+analytic branches), and a growth bound of |φ| derived from the tree, for the certified
+Gaussian expectations (``engine.certified``).
+
+* ``compile_ball(node, choices)`` turns the tree into (z, analytic) -> acb. abs, max/min (and
+  sign, step in derivatives) are the kinks: where ``choices`` fixes the sign of their argument
+  (one sign per piece between kinks), they become the analytic branch (u or −u, u or c, ±1,
+  0 or 1); elsewhere Arb's piecewise-analytic ``real_abs``, ``real_max``… are used, which
+  refuse boxes that straddle the kink. log, sqrt, log1p and fractional powers check their
+  branch cuts when the integrator asks for an analytic evaluation.
+* ``growth(node, r0)`` bounds |φ(x)| for |x| ≥ r0 (the tails) by terms c·|x|^k·e^{a|x|+b·x²},
+  with the rules: sums add; products multiply; (Σ t_i)^n ≤ m^{n−1}·Σ t_i^n (m terms);
+  negative powers and division need a lower bound of |denominator| on the tails (from r0, or a
+  constant part that dominates); exp(u) needs an upper bound α + β|x| + γx² of u (from the
+  signs of the tree: −x², exp ≥ 0…), so exp(x**2/5) is bounded and exp(exp(x)) is not;
+  log u ≤ log(Σ c_i) + (k + a)|x| + b·x² (log y ≤ y) and log u ≥ log(lower bound of u);
+  sin, cos, tanh, erf, sigmoid are bounded by 1, erfc by 2; sinh, cosh by e^{|u|};
+  softplus u ≤ |u| + 1. Where no bound follows, ``NoGrowthBound``.
+* ``piece_choices`` proves, for each piece between the candidate kinks, the sign of every kink
+  argument on the piece (interval evaluation, bisection, and monotonicity from the derivative
+  near the ends), so that the branch integrated there is φ itself.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
+from typing import NamedTuple
+
+from flint import acb, arb
+
+from ..engine.certified import NotCertified, Term, as_arb
+from .ball_functions import touches_log1p_cut
+from .expression_calculus import _sub, derivative
+from .expression_tree import ONE, Node
+
+BallFn = Callable[[acb, bool], acb]
+Choices = Mapping[Node, int]
+
+
+class NoGrowthBound(NotCertified):
+    """No bound of |φ| on the tails follows from the tree's rules."""
+
+
+# --- the tree on balls ----------------------------------------------------------------------
+
+
+def kink_argument(node: Node) -> Node | None:
+    """The expression whose sign selects the branch of abs, max, min, sign and step."""
+    if node.kind != "call":
+        return None
+    if node.value in ("abs", "sign", "step"):
+        return node.args[0]
+    if node.value in ("max", "min"):
+        return _sub(node.args[0], node.args[1])
+    return None
+
+
+def kink_arguments(node: Node) -> list[Node]:
+    """Every kink argument in the tree (with x in it), each once."""
+    found: list[Node] = []
+
+    def walk(n: Node) -> None:
+        arg = kink_argument(n)
+        if arg is not None and arg.has_x and arg not in found:
+            found.append(arg)
+        for a in n.args:
+            walk(a)
+
+    walk(node)
+    return found
+
+
+def _nan() -> acb:
+    return acb(arb.nan())
+
+
+def _constant(node: Node) -> acb:
+    if node.kind == "num":
+        return acb(as_arb(node.value))
+    return acb(arb.pi() if node.value == "pi" else arb(1).exp())
+
+
+def compile_ball(node: Node, choices: Choices | None = None) -> BallFn:
+    """The tree as (z, analytic) -> acb at the current precision (closures, no eval)."""
+    choices = choices or {}
+    kind = node.kind
+    if kind in ("num", "const"):
+        return lambda z, analytic: _constant(node)
+    if kind == "x":
+        return lambda z, analytic: z
+    parts = [compile_ball(a, choices) for a in node.args]
+    if kind == "neg":
+        (a,) = parts
+        return lambda z, analytic: -a(z, analytic)
+    if kind == "call":
+        return _call(node, parts, choices)
+    a, b = parts
+    if kind == "add":
+        return lambda z, analytic: a(z, analytic) + b(z, analytic)
+    if kind == "sub":
+        return lambda z, analytic: a(z, analytic) - b(z, analytic)
+    if kind == "mul":
+        return lambda z, analytic: a(z, analytic) * b(z, analytic)
+    if kind == "chain":
+        def chain(z: acb, analytic: bool) -> acb:
+            db = b(z, analytic)
+            return db if db == 0 else a(z, analytic) * db
+
+        return chain
+    if kind == "div":
+        return lambda z, analytic: a(z, analytic) / b(z, analytic)
+    exponent = node.args[1]
+    if exponent.kind == "num" and exponent.value.denominator == 1:
+        n = int(exponent.value)
+        return lambda z, analytic: a(z, analytic) ** n
+    return lambda z, analytic: a(z, analytic).pow(b(z, analytic), analytic=analytic)
+
+
+def _call(node: Node, parts: list[BallFn], choices: Choices) -> BallFn:
+    name = node.value
+    a = parts[0]
+    arg = kink_argument(node)
+    sign = choices.get(arg) if arg is not None else None
+    if name == "abs":
+        if sign is not None:
+            return (lambda z, analytic: a(z, analytic)) if sign > 0 else (lambda z, analytic: -a(z, analytic))
+        return lambda z, analytic: a(z, analytic).real_abs(analytic=analytic)
+    if name in ("max", "min"):
+        c = parts[1]
+        if sign is not None:
+            first = (sign > 0) == (name == "max")
+            return a if first else c
+        if name == "max":
+            return lambda z, analytic: a(z, analytic).real_max(c(z, analytic), analytic=analytic)
+        return lambda z, analytic: a(z, analytic).real_min(c(z, analytic), analytic=analytic)
+    if name == "sign":
+        if sign is not None:
+            return lambda z, analytic: acb(sign)
+        return lambda z, analytic: a(z, analytic).real_sgn(analytic=analytic)
+    if name == "step":
+        if sign is not None:
+            return lambda z, analytic: acb(1 if sign > 0 else 0)
+        return lambda z, analytic: a(z, analytic).real_heaviside(analytic=analytic)
+    if name in ("log", "sqrt"):
+        return lambda z, analytic: getattr(a(z, analytic), name)(analytic=analytic)
+    if name == "log1p":
+        def log1p(z: acb, analytic: bool) -> acb:
+            u = a(z, analytic)
+            return _nan() if analytic and touches_log1p_cut(u) else u.log1p()
+
+        return log1p
+    if name == "softplus":
+        def softplus(z: acb, analytic: bool) -> acb:
+            w = a(z, analytic).exp()
+            return _nan() if analytic and touches_log1p_cut(w) else w.log1p()
+
+        return softplus
+    simple: dict[str, Callable[[acb], acb]] = {
+        "exp": acb.exp, "sin": acb.sin, "cos": acb.cos, "tanh": acb.tanh, "sinh": acb.sinh,
+        "cosh": acb.cosh, "erf": acb.erf, "erfc": acb.erfc,
+        "sigmoid": lambda u: (1 + (u / 2).tanh()) / 2,
+        "sech2": lambda u: u.sech() ** 2,
+        "sigmoid_slope": lambda u: (u / 2).sech() ** 2 / 4,
+    }
+    fn = simple[name]
+    return lambda z, analytic: fn(a(z, analytic))
+
+
+# --- growth bounds ---------------------------------------------------------------------------
+
+
+class Bound(NamedTuple):
+    """What is known of a sub-expression v on the tails |x| ≥ r0: |v| ≤ Σ terms (None: no
+    bound), |v| ≥ low, and α + β|x| + γx² bounds above (``upper``) and below (``lower``)."""
+
+    terms: tuple[tuple[arb, Fraction, arb, arb], ...] | None
+    low: arb
+    upper: tuple[arb, arb, arb] | None
+    lower: tuple[arb, arb, arb] | None
+
+
+def _quadratic(terms: tuple | None) -> tuple[arb, arb, arb] | None:
+    """(A, B, C) with Σ terms ≤ A + B|x| + Cx², when every term is a power up to 2."""
+    if terms is None:
+        return None
+    coefficients = [arb(0), arb(0), arb(0)]
+    for c, k, a, b in terms:
+        if a != 0 or b != 0 or k > 2:
+            return None
+        if k in (0, 1, 2):
+            coefficients[int(k)] += c
+        else:  # |x|^k ≤ |x|^floor + |x|^ceil
+            coefficients[math.floor(k)] += c
+            coefficients[math.ceil(k)] += c
+    return tuple(coefficients)  # type: ignore[return-value]
+
+
+def _neg3(v: tuple[arb, arb, arb] | None) -> tuple[arb, arb, arb] | None:
+    return None if v is None else (-v[0], -v[1], -v[2])
+
+
+def _scale3(v: tuple | None, c: arb) -> tuple | None:
+    return None if v is None else tuple(c * p for p in v)
+
+
+def _add3(u: tuple | None, v: tuple | None) -> tuple | None:
+    return None if u is None or v is None else tuple(p + q for p, q in zip(u, v))
+
+
+def _make(terms: tuple | None, low: arb, upper: tuple | None = None, lower: tuple | None = None) -> Bound:
+    q = _quadratic(terms)
+    if upper is None:
+        upper = q
+    if lower is None:
+        lower = _neg3(q)
+    return Bound(terms, low, upper, lower)
+
+
+def _sup(terms: tuple | None) -> arb | None:
+    """A constant bound of Σ terms, when all are constants."""
+    if terms is None or any(k != 0 or a != 0 or b != 0 for _, k, a, b in terms):
+        return None
+    return sum((c for c, _, _, _ in terms), arb(0))
+
+
+def _at(v: tuple[arb, arb, arb], r0: arb, sign: int) -> arb | None:
+    """The constant bound of α + β|x| + γx² on |x| ≥ r0 in direction ``sign`` (+1: the value
+    is ≤ it, from an upper bound; −1: ≥ it, from a lower bound), if β, γ allow one."""
+    alpha, beta, gamma = v
+    if sign > 0 and not (beta <= 0 and gamma <= 0):
+        return None
+    if sign < 0 and not (beta >= 0 and gamma >= 0):
+        return None
+    return alpha + beta * r0 + gamma * r0 * r0
+
+
+def _positive_part(v: arb) -> arb:
+    return v.max(arb(0))
+
+
+def _terms_product(p: tuple, q: tuple) -> tuple:
+    return tuple((c1 * c2, k1 + k2, a1 + a2, b1 + b2) for c1, k1, a1, b1 in p for c2, k2, a2, b2 in q)
+
+
+def _terms_power(terms: tuple, power: Fraction) -> tuple:
+    """A bound of (Σ t_i)^power (power > 0): m^{power−1}·Σ t_i^power for power ≥ 1 (convexity),
+    Σ t_i^power for power < 1 (subadditivity)."""
+    m = len(terms)
+    factor = arb(m) ** as_arb(power - 1) if power > 1 and m > 1 else arb(1)
+    p = as_arb(power)
+    return tuple((factor * c ** p, k * power, a * p, b * p) for c, k, a, b in terms)
+
+
+def _low_of_sum(a: Bound, b: Bound, r0: arb) -> arb:
+    low = arb(0)
+    for first, second in ((a, b), (b, a)):
+        sup = _sup(second.terms)
+        if sup is not None:
+            low = low.max(first.low - sup)
+    return low
+
+
+def _low_from_sides(bound: Bound, r0: arb) -> Bound:
+    """Raise ``low`` where the linear bounds keep v away from 0 on one side."""
+    low = bound.low
+    if bound.lower is not None:
+        at = _at(bound.lower, r0, -1)
+        if at is not None and at > 0:
+            low = low.max(at)
+    if bound.upper is not None:
+        at = _at(bound.upper, r0, 1)
+        if at is not None and at < 0:
+            low = low.max(-at)
+    return bound._replace(low=low)
+
+
+def _exp_terms(upper: tuple[arb, arb, arb], r0: arb) -> tuple:
+    """e^u for u ≤ α + β|x| + γx²: e^α·e^{β⁺|x| + γ⁺x²}, negative parts taken at |x| = r0."""
+    alpha, beta, gamma = upper
+    shift = arb(0)
+    if not beta >= 0:
+        shift += beta.min(arb(0)) * r0
+        beta = _positive_part(beta)
+    if not gamma >= 0:
+        shift += gamma.min(arb(0)) * r0 * r0
+        gamma = _positive_part(gamma)
+    return ((arb((alpha + shift).exp().upper()), Fraction(0), arb(beta.upper()), arb(gamma.upper())),)
+
+
+def _log_bound(u: Bound, r0: arb) -> Bound:
+    if u.terms is None or not u.low > 0:
+        raise NoGrowthBound("log of an expression that may come near 0 in the tails")
+    log_low = u.low.log()
+    count = len(u.terms)
+    const = arb(count).log() + max((c.log() for c, _, _, _ in u.terms if c > 0), default=arb(0))
+    rate = max((as_arb(k) + a for _, k, a, _ in u.terms), default=arb(0))
+    square = max((b for _, _, _, b in u.terms), default=arb(0))
+    size = abs(log_low).max(arb(0)) + abs(const)
+    terms = ((arb(size.upper()), Fraction(0), arb(0), arb(0)), (arb(rate.upper()), Fraction(1), arb(0), arb(0)),
+             (arb(square.upper()), Fraction(2), arb(0), arb(0)))
+    low = _positive_part(log_low) if log_low > 0 else arb(0)
+    return Bound(terms, low, (const, rate, square), (log_low, arb(0), arb(0)))
+
+
+def _constant_value(node: Node) -> arb:
+    value = compile_ball(node)(acb(0), False)
+    return value.real
+
+
+def growth_bound(node: Node, r0: arb) -> Bound:
+    """The ``Bound`` of the tree on |x| ≥ r0 (NoGrowthBound where the rules give none)."""
+    kind = node.kind
+    if not node.has_x:
+        v = _constant_value(node)
+        return Bound(((abs(v), Fraction(0), arb(0), arb(0)),), abs(v), (v, arb(0), arb(0)), (v, arb(0), arb(0)))
+    if kind == "x":
+        return Bound(((arb(1), Fraction(1), arb(0), arb(0)),), r0, (arb(0), arb(1), arb(0)), (arb(0), arb(-1), arb(0)))
+    args = [growth_bound(a, r0) for a in node.args]
+    if kind == "neg":
+        (a,) = args
+        return Bound(a.terms, a.low, _neg3(a.lower), _neg3(a.upper))
+    if kind in ("add", "sub"):
+        a, b = args
+        if kind == "sub":
+            b = Bound(b.terms, b.low, _neg3(b.lower), _neg3(b.upper))
+        terms = None if a.terms is None or b.terms is None else a.terms + b.terms
+        q = _quadratic(terms)
+        upper = _add3(a.upper, b.upper) or q
+        lower = _add3(a.lower, b.lower) or _neg3(q)
+        return _low_from_sides(Bound(terms, _low_of_sum(a, b, r0), upper, lower), r0)
+    if kind in ("mul", "chain"):
+        a, b = args
+        terms = None if a.terms is None or b.terms is None else _terms_product(a.terms, b.terms)
+        bound = _make(terms, a.low * b.low)
+        for constant, other, varying in ((node.args[0], a, b), (node.args[1], b, a)):
+            if not constant.has_x:  # c·v: v's bounds scaled (and swapped when c < 0)
+                c = _constant_value(constant)
+                if c >= 0:
+                    upper, lower = _scale3(varying.upper, c), _scale3(varying.lower, c)
+                elif c < 0:
+                    upper, lower = _scale3(varying.lower, c), _scale3(varying.upper, c)
+                else:
+                    continue
+                bound = bound._replace(upper=upper or bound.upper, lower=lower or bound.lower)
+        return _low_from_sides(bound, r0)
+    if kind == "div":
+        a, b = args
+        if not b.low > 0:
+            raise NoGrowthBound("a denominator that may come near 0 in the tails")
+        terms = None if a.terms is None else tuple((c / b.low, k, p, q) for c, k, p, q in a.terms)
+        sup = _sup(b.terms)
+        return _make(terms, a.low / sup if sup is not None and sup > 0 else arb(0))
+    if kind == "pow":
+        return _power_bound(node, args[0], r0)
+    return _call_bound(node, args, r0)
+
+
+def _power_bound(node: Node, u: Bound, r0: arb) -> Bound:
+    exponent = node.args[1]
+    if exponent.kind != "num":
+        raise NoGrowthBound("a power with an exponent that is not a number")
+    power = exponent.value
+    if power == 0:
+        return Bound(((arb(1), Fraction(0), arb(0), arb(0)),), arb(1), (arb(1), arb(0), arb(0)), (arb(1), arb(0), arb(0)))
+    if power < 0:
+        if not u.low > 0:
+            raise NoGrowthBound("a negative power of an expression that may come near 0 in the tails")
+        sup = _sup(u.terms)
+        low = sup ** as_arb(power) if sup is not None and sup > 0 else arb(0)
+        return _make(((u.low ** as_arb(power), Fraction(0), arb(0), arb(0)),), low)
+    if u.terms is None:
+        return _make(None, arb(0))
+    terms = _terms_power(u.terms, power)
+    low = u.low ** as_arb(power)
+    bound = _make(terms, low)
+    if power.denominator == 1 and power.numerator % 2 == 0:
+        bound = bound._replace(lower=(low, arb(0), arb(0)))
+    return bound
+
+
+def _bounded(size: int | Fraction, low: arb | None = None, lower: arb | None = None) -> Bound:
+    s = as_arb(size)
+    return Bound(((s, Fraction(0), arb(0), arb(0)),), low if low is not None else arb(0), (s, arb(0), arb(0)),
+                 (lower if lower is not None else -s, arb(0), arb(0)))
+
+
+def _call_bound(node: Node, args: list[Bound], r0: arb) -> Bound:
+    name = node.value
+    u = args[0]
+    if name in ("sin", "cos", "tanh", "erf", "sign"):
+        return _bounded(1)
+    if name in ("sigmoid", "step", "sech2"):
+        return _bounded(1, lower=arb(0))
+    if name == "sigmoid_slope":
+        return _bounded(Fraction(1, 4), lower=arb(0))
+    if name == "erfc":
+        return _bounded(2, lower=arb(0))
+    if name == "exp":
+        if u.upper is None:
+            raise NoGrowthBound("exp of an expression with no bound above by a quadratic in x")
+        low = arb(0)
+        if u.lower is not None:
+            at = _at(u.lower, r0, -1)
+            if at is not None:
+                low = at.exp()
+        terms = _exp_terms(u.upper, r0)
+        return Bound(terms, low, _quadratic(terms), (arb(0), arb(0), arb(0)))
+    if name in ("sinh", "cosh"):
+        q = _quadratic(u.terms)
+        if q is None:
+            raise NoGrowthBound(f"{name} of an expression with no quadratic bound")
+        terms = _exp_terms(q, r0)
+        if name == "cosh":
+            return Bound(terms, arb(1), _quadratic(terms), (arb(1), arb(0), arb(0)))
+        return _make(terms, arb(0))
+    if name == "log":
+        return _log_bound(u, r0)
+    if name == "log1p":
+        one = _bounded(1, low=arb(1), lower=arb(1))
+        inner = _low_from_sides(Bound(None if u.terms is None else u.terms + one.terms, _low_of_sum(one, u, r0),
+                                      _add3(one.upper, u.upper), _add3(one.lower, u.lower)), r0)
+        return _log_bound(inner, r0)
+    if name == "sqrt":
+        if u.terms is None:
+            raise NoGrowthBound("sqrt of an unbounded expression")
+        terms = _terms_power(u.terms, Fraction(1, 2))
+        return _make(terms, u.low.sqrt(), lower=(arb(0), arb(0), arb(0)))
+    if name == "abs":
+        return _make(u.terms, u.low, lower=(u.low, arb(0), arb(0)))
+    if name == "softplus":
+        terms = None if u.terms is None else u.terms + ((arb(1), Fraction(0), arb(0), arb(0)),)
+        return _make(terms, arb(0), lower=(arb(0), arb(0), arb(0)))
+    if name in ("max", "min"):
+        c = _constant_value(node.args[1])
+        terms = None if u.terms is None else u.terms + ((abs(c), Fraction(0), arb(0), arb(0)),)
+        if name == "max":
+            low = c if c > 0 else arb(0)
+            return _make(terms, low, lower=(c, arb(0), arb(0)))
+        low = -c if c < 0 else arb(0)
+        return _make(terms, low, upper=(c, arb(0), arb(0)))
+    raise NoGrowthBound(f"no growth rule for {name}")
+
+
+def growth_terms(node: Node, r0: arb) -> tuple[Term, ...]:
+    """|φ(x)| ≤ Σ terms for |x| ≥ r0, with natural powers (|x|^κ ≤ |x|^⌊κ⌋ + |x|^⌈κ⌉)."""
+    bound = growth_bound(node, r0)
+    if bound.terms is None:
+        raise NoGrowthBound("no bound of the expression's size in the tails")
+    terms: list[Term] = []
+    for c, k, a, b in bound.terms:
+        c = arb(c.upper())
+        if k < 0:  # |x|^k ≤ r0^k on the tails
+            if not r0 > 0:
+                raise NoGrowthBound("a negative power of x near 0")
+            terms.append(Term(arb((c * r0 ** as_arb(k)).upper()), 0, a, b))
+        elif Fraction(k).denominator == 1:
+            terms.append(Term(c, int(k), a, b))
+        else:
+            terms += [Term(c, math.floor(k), a, b), Term(c, math.ceil(k), a, b)]
+    return tuple(terms)
+
+
+# --- kinks: where each kink argument changes sign ------------------------------------------------
+
+MAX_BISECTIONS = 2000
+
+
+def _sign_of(value: acb) -> int:
+    if value.real > 0:
+        return 1
+    if value.real < 0:
+        return -1
+    return 0
+
+
+def prove_sign(u: BallFn, du: BallFn, low: arb, high: arb, sign: int) -> bool:
+    """Does u keep ``sign`` on [low, high]? Interval evaluation, bisection, and, where the
+    interval holds 0, monotonicity (u' ≠ 0) with the right sign at both ends."""
+    stack = [(low, high)]
+    budget = MAX_BISECTIONS
+    while stack:
+        a, b = stack.pop()
+        box = acb(a.union(b))
+        value = u(box, False)
+        if _sign_of(value) == sign:
+            continue
+        if _sign_of(value) == -sign:
+            return False
+        slope = du(box, False)
+        if _sign_of(slope) != 0 and _sign_of(u(acb(a), False)) == sign and _sign_of(u(acb(b), False)) == sign:
+            continue
+        budget -= 1
+        if budget <= 0:
+            return False
+        mid = arb(((a + b) / 2).mid())
+        stack += [(a, mid), (mid, b)]
+    return True
+
+
+class Kinks(NamedTuple):
+    """Kink balls (x) and, for each interval between them, the sign of each kink argument."""
+
+    points: tuple[arb, ...]
+    choices: tuple[dict[Node, int], ...]
+
+
+def piece_choices(arguments: Sequence[Node], candidates: Sequence[arb], low: arb, high: arb, margin: arb) -> Kinks:
+    """Prove the sign of every kink argument on each interval between the candidate kinks
+    (exact points, within [low, high]), outside balls of radius ``margin`` around them."""
+    points = sorted(c for c in candidates if low < c < high)
+    edges = [low] + points + [high]
+    compiled = [(arg, compile_ball(arg), compile_ball(derivative(arg))) for arg in arguments]
+    choices = []
+    for i, (a, b) in enumerate(zip(edges, edges[1:])):
+        inner_a = a + margin if i > 0 else a
+        inner_b = b - margin if i < len(points) else b
+        if not inner_b > inner_a:
+            raise NotCertified("two kinks are too close together to be separated")
+        mid = arb(((inner_a + inner_b) / 2).mid())
+        signs: dict[Node, int] = {}
+        for arg, u, du in compiled:
+            sign = _sign_of(u(acb(mid), False))
+            if sign == 0 or not prove_sign(u, du, inner_a, inner_b, sign):
+                raise NotCertified(f"cannot prove where {arg} changes sign")
+            signs[arg] = sign
+        choices.append(signs)
+    return Kinks(tuple(arb(p, margin) for p in points), tuple(choices))

@@ -1,0 +1,386 @@
+"""Certified Gaussian expectations: E[g(X)], X ~ N(mean, std²), as an Arb ball (python-flint)
+whose radius is a proven bound on the error.
+
+    E[g(X)] = ∫ g(mean + std·t) · exp(−t²/2) / sqrt(2π) dt
+
+is split into
+
+* the finite part t ∈ [−L, L], integrated by ``acb.integral`` (Arb's rigorous Gauss–Legendre
+  integration with error bounds from the integrand's size on complex ellipses). The t-line is
+  cut at the break points of g (kinks, where g switches between analytic branches); on each
+  piece the integrand is that piece's analytic branch, which must return a non-finite ball when
+  asked (``analytic=True``) for a box on which it is not holomorphic (a branch cut);
+* the tails |t| > L, bounded analytically from a growth bound of g (``Term``s:
+  |g(x)| ≤ Σ c·|x|^k·e^{a|x| + b·x²}), so they are proven small, never assumed small:
+  with y = |mean| + std·t, each term's tail is, after completing the square,
+  c·e^{C + p²/(2q)}/sqrt(q) · ∫_{u0}^∞ (A + B·u)^k φ(u) du, expanded binomially into the
+  Gaussian tail moments M_j(u0) = ∫_{u0}^∞ u^j φ(u) du
+  (M_0 = erfc(u0/√2)/2, M_1 = φ(u0), M_j = u0^{j−1}φ(u0) + (j − 1)·M_{j−2});
+* a kink known only to lie in a ball: the split is made at an exact point c near it, and the
+  region between c and the true kink (where the wrong branch may have been integrated) adds
+  its width times the size of both branches there to the radius.
+
+The precision rises until the ball is narrow against its midpoint (``digits`` + 3 digits):
+an expectation that cancels (an integrand far larger than its integral) shows up as a radius
+large against the value and is retried with a smaller absolute goal; when the goal reaches
+``MAX_CANCELLATION_DIGITS`` below the integrand's size, PrecisionError. A growth bound that
+does not make the tail integrable (b·std² ≥ 1/2) raises UnboundedTail.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import NamedTuple
+
+from flint import acb, arb, ctx
+
+from ..errors import PrecisionError
+
+# An analytic branch of g: (x as acb, analytic flag) -> g(x) as acb.
+Branch = Callable[[acb, bool], acb]
+
+GUARD_BITS = 30
+# How many digits below the size of the integrand an expectation may cancel before
+# PrecisionError (an expectation that is exactly 0 but not known to be never narrows).
+MAX_CANCELLATION_DIGITS = 700
+# A retry asks for this many times more digits of absolute accuracy than the last one.
+GOAL_GROWTH = 2
+# The integration interval [−L, L] grows in these steps until the tails are below the goal.
+MAX_L = 400
+BITS_PER_DIGIT = math.log2(10)
+
+
+class UnboundedTail(ArithmeticError):
+    """The growth bound does not make the Gaussian tail integrable (e^{b·x²} with b·std² ≥ 1/2)."""
+
+
+class NotCertified(ArithmeticError):
+    """The integrator could not enclose the integral (a singularity on the path, a branch cut
+    the integrand cannot avoid): the caller decides whether the integral diverges."""
+
+
+class Integrand(NamedTuple):
+    """g for ``gaussian_expectation_ball``, built at the working precision on request:
+    ``pieces(low, high)`` its analytic branches between its break points on [low, high] (x),
+    ascending, the first from −∞ (None) and the last to +∞ (None); ``terms(r0)`` a growth bound
+    of |g(x)| for |x| ≥ r0 (the tails); ``truth`` g itself where a kink is known only to lie in
+    a ball (it bounds g there, with analytic=False)."""
+
+    pieces: Callable[[arb, arb], Sequence[Piece]]
+    terms: Callable[[arb], Sequence[Term]]
+    truth: Branch | None = None
+
+
+class Term(NamedTuple):
+    """One term of a growth bound: c·|x|^k·e^{a|x| + b·x²} (c, a, b ≥ 0, k a natural number)."""
+
+    c: arb | Fraction | int
+    k: int = 0
+    a: arb | Fraction | int = 0
+    b: arb | Fraction | int = 0
+
+
+class Piece(NamedTuple):
+    """g between two break points (x-values; None for ±∞): its analytic branch there."""
+
+    low: arb | Fraction | int | None
+    high: arb | Fraction | int | None
+    branch: Branch
+
+
+def as_arb(value: arb | Fraction | int | float) -> arb:
+    """An exact input (Fraction, int) as a ball at the current precision."""
+    if isinstance(value, arb):
+        return value
+    if isinstance(value, Fraction):
+        return arb(value.numerator) / value.denominator
+    return arb(value)
+
+
+def normalise(terms: Sequence[Term]) -> tuple[Term, ...]:
+    """Terms with arb coefficients, same-shaped terms merged (by k, a, b as given)."""
+    merged: dict[tuple, list] = {}
+    for term in terms:
+        c, a, b = as_arb(term.c), as_arb(term.a), as_arb(term.b)
+        key = (term.k, a.mid().str(30, radius=False), b.mid().str(30, radius=False))
+        if key in merged:
+            merged[key][0] += c
+        else:
+            merged[key] = [c, term.k, a, b]
+    return tuple(Term(c, k, a, b) for c, k, a, b in merged.values())
+
+
+def product(left: Sequence[Term], right: Sequence[Term]) -> tuple[Term, ...]:
+    """A growth bound of |f·g| from bounds of |f| and |g|."""
+    return normalise([Term(as_arb(p.c) * as_arb(q.c), p.k + q.k, as_arb(p.a) + as_arb(q.a), as_arb(p.b) + as_arb(q.b))
+                      for p in left for q in right])
+
+
+def pieces_of(kinks: Sequence[arb | Fraction | int], branches: Sequence[Branch]) -> tuple[Piece, ...]:
+    """Pieces from ascending kinks and one branch per interval between them."""
+    edges: list = [None, *kinks, None]
+    return tuple(Piece(low, high, branch) for low, high, branch in zip(edges, edges[1:], branches))
+
+
+def _upper(value: arb) -> arb:
+    """The upper end of a ball, as an exact ball."""
+    return arb(value.upper())
+
+
+def _tail_moments(u0: arb, k: int) -> list[arb]:
+    """M_j(u0) = ∫_{u0}^∞ u^j φ(u) du for j = 0..k (u0 ≥ 0)."""
+    density = (-u0 * u0 / 2).exp() / (2 * arb.pi()).sqrt()
+    moments = [(u0 / arb(2).sqrt()).erfc() / 2, density]
+    for j in range(2, k + 1):
+        moments.append(u0 ** (j - 1) * density + (j - 1) * moments[j - 2])
+    return moments[: k + 1]
+
+
+def _term_tail(term: Term, L: arb, mean_abs: arb, std: arb) -> arb | None:
+    """An upper bound of ∫_L^∞ c·y^k·e^{a·y + b·y²} φ(t) dt with y = |mean| + std·t (which
+    bounds |x| on both tails); None when L is still left of the completed square's centre."""
+    c, k, a, b = _upper(as_arb(term.c)), term.k, _upper(as_arb(term.a)), _upper(as_arb(term.b))
+    q = 1 - 2 * b * std * std
+    if not q > 0:
+        raise UnboundedTail("the growth bound is not integrable against the Gaussian")
+    p = std * (a + 2 * b * mean_abs)
+    centre = p / q
+    if not L >= centre:
+        return None
+    root = q.sqrt()
+    u0 = root * (L - centre)
+    base, slope = mean_abs + std * centre, std / root
+    moments = _tail_moments(u0, k)
+    total = arb(0)
+    for j in range(k + 1):
+        total += math.comb(k, j) * base ** (k - j) * slope**j * moments[j]
+    scale = (a * mean_abs + b * mean_abs * mean_abs + p * p / (2 * q)).exp() / root
+    return _upper(c * scale * total)
+
+
+def tail_bound(terms: Sequence[Term], L: arb, mean: arb, std: arb) -> arb | None:
+    """A proven upper bound of |∫_{|t|>L} g(mean + std·t) φ(t) dt| for |g| bounded by ``terms``
+    (both tails), or None if L is too small for the bound to apply."""
+    mean_abs = abs(mean)
+    total = arb(0)
+    for term in terms:
+        part = _term_tail(term, L, mean_abs, std)
+        if part is None:
+            return None
+        total += part
+    return _upper(2 * total)
+
+
+def _choose_L(integrand: Integrand, mean: arb, std: arb, goal: arb, start: float
+              ) -> tuple[arb, arb, tuple[Term, ...]]:
+    """The smallest L (in steps from ``start``) whose tail bound is below ``goal``, the bound,
+    and the growth terms used (valid for |x| ≥ std·L − |mean|)."""
+    L = max(1.0, math.floor(start))
+    failure: NotCertified | None = None
+    while L <= MAX_L:
+        try:
+            terms = normalise(integrand.terms(tail_start(L, mean, std)))
+        except NotCertified as error:  # no bound this close to the centre; further out maybe
+            failure = error
+            terms = None
+        bound = tail_bound(terms, arb(L), mean, std) if terms is not None else None
+        if bound is not None and bound < goal:
+            return arb(L), bound, terms
+        L += 1 if L < 40 else L // 8
+    if failure is not None:
+        raise failure
+    raise PrecisionError("the tails of the Gaussian integral cannot be bounded below the requested accuracy")
+
+
+def tail_start(L: float, mean: arb, std: arb) -> arb:
+    """A lower bound of |x| on the tails |t| ≥ L (x = mean + std·t)."""
+    return arb((std * L - abs(mean)).lower()).max(arb(0))
+
+
+def _log2(value: arb) -> float:
+    """log2 of a positive ball's magnitude, roughly (for choosing precisions)."""
+    mid = abs(value.mid()) if value.mid() != 0 else _upper(abs(value))
+    if mid == 0:
+        return -math.inf
+    mantissa, exponent = mid.mid().man_exp()
+    return math.log2(abs(int(mantissa))) + int(exponent)
+
+
+def _bulk_size(terms: Sequence[Term], mean: arb, std: arb) -> arb:
+    """The growth bound at |x| = |mean| + 2·std: the size of the integrand in the Gaussian bulk,
+    which sets the scale of the rounding errors (for choosing precisions only)."""
+    y = abs(mean) + 2 * std
+    total = arb(0)
+    for c, k, a, b in terms:
+        total += as_arb(c) * y**k * (as_arb(a) * y + as_arb(b) * y * y).exp()
+    return _upper(total)
+
+
+class _Split(NamedTuple):
+    t: arb  # exact split point in t
+    slack: arb  # width of the region the wrong branch may cover (0 for an exact kink)
+    hull: arb  # a real ball holding the split point and the true kink (in t)
+
+
+def _splits(pieces: Sequence[Piece], mean: arb, std: arb) -> list[_Split]:
+    splits = []
+    for piece in pieces[1:]:
+        kink = (as_arb(piece.low) - mean) / std
+        point = arb(kink.mid())
+        slack = _upper(abs(kink - point))
+        hull = kink.union(point)
+        splits.append(_Split(point, slack, hull))
+    return splits
+
+
+def _mismatch(pieces: Sequence[Piece], splits: Sequence[_Split], mean: arb, std: arb,
+              truth: Branch | None) -> arb:
+    """Bound on what integrating the neighbouring branch between a split point and the true
+    kink may have cost: 2·slack·(|left| + |right| + |g|)·φ over the hull, at each split."""
+    total = arb(0)
+    norm = 1 / (2 * arb.pi()).sqrt()
+    for i, split in enumerate(splits):
+        if split.slack == 0:
+            continue
+        x = acb(mean + std * split.hull)
+        left, right = pieces[i].branch(x, False), pieces[i + 1].branch(x, False)
+        size = left.abs_upper() + right.abs_upper()
+        if truth is not None:
+            size += truth(x, False).abs_upper()
+        weight = (-split.hull * split.hull / 2).exp() * norm
+        term = 2 * split.slack * arb(size) * _upper(weight)
+        if not term.is_finite():
+            raise NotCertified("a kink cannot be located precisely enough")
+        total += term
+    return _upper(total)
+
+
+def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb, mean: arb, std: arb,
+                      abs_tol: arb, rel_tol: arb) -> acb:
+    """Σ over the pieces of ∫ branch(mean + std·t)·e^{−t²/2} dt over the piece ∩ [−L, L]."""
+    edges = [-L] + [s.t for s in splits] + [L]
+    total = acb(0)
+    count = sum(1 for a, b in zip(edges, edges[1:]) if b > a)
+    for piece, low, high in zip(pieces, edges, edges[1:]):
+        low, high = low.max(-L), high.min(L)
+        if not high > low:
+            continue
+        branch = piece.branch
+
+        def integrand(t: acb, analytic: bool, branch: Branch = branch) -> acb:
+            return branch(mean + std * t, analytic) * (-t * t / 2).exp()
+
+        part = acb.integral(integrand, low, high, abs_tol=abs_tol / max(count, 1), rel_tol=rel_tol)
+        if not part.is_finite():
+            raise NotCertified("the integrand could not be enclosed on the integration path")
+        total += part
+    return total
+
+
+def _attempt(integrand: Integrand, mean: Fraction, std: Fraction, goal_log2: float, prec: int) -> arb:
+    """One evaluation at ``prec`` bits aiming at an absolute error of 2^goal_log2."""
+    with ctx.workprec(prec):
+        m, s = as_arb(mean), as_arb(std)
+        goal = arb(2) ** int(math.floor(goal_log2))
+        start = math.sqrt(max(0.0, -2 * goal_log2 * math.log(2)))
+        L, tail, _ = _choose_L(integrand, m, s, goal / 4, start * 0.8)
+        pieces = integrand.pieces(m - s * L, m + s * L)
+        splits = _splits(pieces, m, s)
+        norm = 1 / (2 * arb.pi()).sqrt()
+        finite = _integrate_pieces(pieces, splits, L, m, s, goal / 2 / norm, arb(2) ** (-prec + GUARD_BITS // 2))
+        mismatch = _mismatch(pieces, splits, m, s, integrand.truth)
+        value = finite.real * norm
+        imag = finite.imag
+        if not imag.contains(0):
+            raise NotCertified("the integrand is not real on the integration path")
+        return value + arb(0, tail + mismatch)
+
+
+def gaussian_expectation_ball(integrand: Integrand, *, mean: Fraction | int, std: Fraction | int,
+                              digits: int) -> arb:
+    """E[g(X)], X ~ N(mean, std²), as a ball narrow enough for ``digits`` + 3 significant
+    digits (relative radius ≤ 10^−(digits+3)), or PrecisionError.
+
+    An expectation that stays within its radius of 0 raises PrecisionError (it may be exactly
+    0); NotCertified when the integral cannot be enclosed (the caller decides whether it
+    diverges), UnboundedTail when the growth bound is not Gaussian-integrable.
+    """
+    mean, std = Fraction(mean), Fraction(std)
+    with ctx.workprec(64):
+        m, s = as_arb(mean), as_arb(std)
+        try:
+            size = _bulk_size(normalise(integrand.terms(tail_start(8, m, s))), m, s)
+        except NotCertified:
+            size = arb(1)
+    size_log2 = max(_log2(size), -10**6) if size > 0 else 0.0
+    wanted = (digits + 3) * BITS_PER_DIGIT
+    # First aim: the value is about as large as the integrand.
+    goal_log2 = size_log2 - wanted - 4
+    floor = size_log2 - (digits + 3 + MAX_CANCELLATION_DIGITS) * BITS_PER_DIGIT
+    while True:
+        prec = int(size_log2 - goal_log2) + GUARD_BITS + 20
+        ball = _attempt(integrand, mean, std, goal_log2, prec)
+        radius = ball.rad()
+        if ball.mid() != 0 and radius <= abs(ball.mid()) * arb(10) ** (-(digits + 3)):
+            return ball
+        if goal_log2 <= floor:
+            raise PrecisionError(
+                f"the expectation cancels to below {digits} significant digits (it may be exactly 0) "
+                f"within {MAX_CANCELLATION_DIGITS} digits below the integrand's size")
+        if abs(ball.mid()) > 4 * radius:
+            # The magnitude is known: aim at it.
+            magnitude = _log2(abs(ball))
+            goal_log2 = max(min(goal_log2 - 8, magnitude - wanted - 4), floor)
+        else:
+            goal_log2 = max(size_log2 - (size_log2 - goal_log2) * GOAL_GROWTH, floor)
+
+
+# --- exact expectations of piecewise exp-polynomials ------------------------------------------
+
+
+class ExpTerm(NamedTuple):
+    """c·x^power·e^{rate·x}."""
+
+    c: arb | Fraction | int
+    power: int = 0
+    rate: arb | Fraction | int = 0
+
+
+def exp_poly_product(left: Sequence[ExpTerm], right: Sequence[ExpTerm]) -> tuple[ExpTerm, ...]:
+    return tuple(ExpTerm(as_arb(p.c) * as_arb(q.c), p.power + q.power, as_arb(p.rate) + as_arb(q.rate))
+                 for p in left for q in right)
+
+
+def _moment_between(u_low: arb | None, u_high: arb | None, k: int) -> arb:
+    """∫ u^k φ(u) du over [u_low, u_high] (None for ∓∞), from the tail moments
+    M_k(u) = ∫_u^∞ u^k φ (the recursion M_k = u^{k−1}φ(u) + (k − 1)M_{k−2} holds for every u)."""
+    def tail(u: arb | None, infinite_value: arb) -> arb:
+        return infinite_value if u is None else _tail_moments(u, k)[k]
+
+    full = arb(0) if k % 2 else arb(math.prod(range(k - 1, 0, -2)))  # E[u^k] = (k − 1)!!
+    return tail(u_low, full) - tail(u_high, arb(0))
+
+
+def exp_poly_expectation(pieces: Sequence[tuple[arb | Fraction | None, arb | Fraction | None, Sequence[ExpTerm]]],
+                         mean: arb, std: arb) -> arb:
+    """E[g(X)], X ~ N(mean, std²), exactly (in ball arithmetic), for g = Σ c·x^j·e^{λx} on each
+    piece [low, high] (x; None for ±∞): with x = mean + std·t and u = t − λ·std,
+    e^{λx}φ(t) = e^{λ·mean + λ²std²/2}·φ(u) and (mean + λ·std² + std·u)^j expands binomially
+    into the Gaussian moments of u over the piece."""
+    total = arb(0)
+    for low, high, terms in pieces:
+        t_low = None if low is None else (as_arb(low) - mean) / std
+        t_high = None if high is None else (as_arb(high) - mean) / std
+        for c, j, rate in terms:
+            rate = as_arb(rate)
+            shift = rate * std
+            u_low = None if t_low is None else t_low - shift
+            u_high = None if t_high is None else t_high - shift
+            base = mean + rate * std * std
+            part = arb(0)
+            for k in range(j + 1):
+                part += math.comb(j, k) * base ** (j - k) * std**k * _moment_between(u_low, u_high, k)
+            total += as_arb(c) * (rate * mean + rate * rate * std * std / 2).exp() * part
+    return total

@@ -1,0 +1,344 @@
+"""Certified moments of φ(Z), Z ~ N(mean, std²): every value an Arb ball whose radius proves
+its digits (``engine.certified`` integrates, ``catalog.ball_functions`` and
+``catalog.expression_ball`` give φ and φ' on balls).
+
+    mean = E[φ(Z)],  second_moment = E[φ(Z)²],  derivative_second_moment = E[φ'(Z)²],
+    variance = second_moment − mean², or, where that cancels (φ nearly constant),
+               E[(φ(Z) − c)²] − (mean − c)² with c the midpoint of mean's ball,
+    rms = sqrt(second_moment), gain = 1/rms, centered_gain = 1/sqrt(variance).
+
+An odd φ at mean 0 has mean exactly 0 (parity proved from the catalog or the tree). Each
+ball is returned only once it rounds to one text at ``digits`` digits (both ends agree);
+otherwise the precision rises, and PrecisionError (exit 3) when it cannot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import NamedTuple
+
+from flint import acb, arb, ctx
+
+from ..catalog import Activation
+from ..catalog.expression_tree import Node
+from .monomials import Monomial
+from ..engine.certified import (
+    Branch,
+    Integrand,
+    NotCertified,
+    Piece,
+    Term,
+    as_arb,
+    gaussian_expectation_ball,
+    normalise,
+    pieces_of,
+    product,
+)
+from ..engine.rounding import ball_text
+from ..errors import PrecisionError
+
+class Branches(NamedTuple):
+    """φ and φ' on balls for the x-range [low, high], at the current precision: kinks (balls or
+    exact points, ascending), one branch of φ and of φ' per interval between them, and φ, φ'
+    themselves (for kinks known only to lie in a ball; None when the kinks are exact)."""
+
+    kinks: Sequence[arb | Fraction]
+    values: Sequence[Branch]
+    derivatives: Sequence[Branch]
+    truth: tuple[Branch, Branch] | None = None
+
+
+class Model(NamedTuple):
+    """An activation on balls: ``branches(low, high)``, and growth bounds of |φ| and |φ'| on
+    |x| ≥ r0 (each called at the working precision)."""
+
+    branches: Callable[[arb, arb], Branches]
+    growth: Callable[[arb], Sequence[Term]]
+    derivative_growth: Callable[[arb], Sequence[Term]]
+
+
+def catalog_model(act: Activation) -> Model:
+    """The catalog entry's ball functions with its parameters bound."""
+    from ..catalog.ball_functions import BALL_FUNCTIONS
+
+    entry = BALL_FUNCTIONS[act.name]
+    given = dict(act.values)
+
+    def params() -> dict[str, arb]:
+        return {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
+
+    def branches(low: arb, high: arb) -> Branches:
+        p = params()
+        values = [(lambda z, a, f=f: f(z, p, a)) for f, _ in entry.branches]
+        derivatives = [(lambda z, a, d=d: d(z, p, a)) for _, d in entry.branches]
+        return Branches(entry.kinks, values, derivatives)
+
+    return Model(branches, lambda r0: entry.growth(params()), lambda r0: entry.derivative_growth(params()))
+
+
+def expression_model(node: Node, mean: Fraction) -> Model:
+    """A user expression: candidate kinks found by mpmath, their signs proved on balls
+    (``expression_ball.piece_choices``), one specialised branch per piece."""
+    import mpmath
+    from mpmath import mp
+
+    from ..catalog.expression_ball import compile_ball, growth_terms, kink_arguments, piece_choices
+    from ..catalog.expression_calculus import derivative
+    from ..catalog.expression_domain import zeros
+    from ..catalog.expression_eval import compile_mpmath
+    d_node = derivative(node)
+    arguments = kink_arguments(node)
+    arguments += [a for a in kink_arguments(d_node) if a not in arguments]
+    critical = [compile_mpmath(a) for a in arguments]
+
+    def branches(low: arb, high: arb) -> Branches:
+        candidates: list[arb] = []
+        with mp.workprec(ctx.prec):
+            lo, hi, centre = _mpf(low), _mpf(high), _mpf(as_arb(mean))
+            for part in critical:
+                candidates += [_from_mpf(r) for r in zeros(part, lo, hi, extra=(mp.zero, centre))]
+        candidates.sort(key=lambda c: float(c.mid()))
+        size = max((abs(c) for c in candidates), default=arb(1)).max(arb(1))
+        margin = arb((size * arb(2) ** (-(ctx.prec - 24))).upper())
+        kinks = piece_choices(arguments, _separated(candidates, margin), low, high, margin)
+        return Branches(kinks.points,
+                        [compile_ball(node, choices) for choices in kinks.choices],
+                        [compile_ball(d_node, choices) for choices in kinks.choices],
+                        (compile_ball(node), compile_ball(d_node)))
+
+    del mpmath
+    return Model(branches, lambda r0: growth_terms(node, r0), lambda r0: growth_terms(d_node, r0))
+
+
+def _separated(points: list[arb], margin: arb) -> list[arb]:
+    """Candidate kinks closer than a few margins merged (one split covers both)."""
+    kept: list[arb] = []
+    for p in points:
+        if kept and not p - kept[-1] > 4 * margin:
+            continue
+        kept.append(p)
+    return kept
+
+
+def _mpf(value: arb):  # noqa: ANN202
+    """The midpoint of a ball as an mpf (exactly)."""
+    import mpmath
+
+    mantissa, exponent = value.mid().man_exp()
+    return mpmath.mpf((int(mantissa), int(exponent)))
+
+
+def _from_mpf(value) -> arb:  # noqa: ANN001
+    """An mpf as an exact ball."""
+    sign, mantissa, exponent, _ = value._mpf_
+    return arb(int((-1) ** sign * mantissa)) * arb(2) ** int(exponent) if mantissa else arb(0)
+
+
+def _power(value: acb, exponent: int) -> acb:
+    return value**exponent if exponent != 1 else value
+
+
+def integrand(model: Model, monomial: Monomial, centre: arb | None = None) -> Integrand:
+    """The ``Integrand`` of E[x^a·φ^b·φ'^c] for the monomial (a, b, c); with ``centre``, of
+    E[(φ − centre)²] (a variance that would cancel as E[φ²] − mean²)."""
+    a, b, c = monomial
+    built: dict[int, Branches] = {}
+
+    def shape(f: Branch, d: Branch) -> Branch:
+        if centre is not None:
+            return lambda z, analytic: (f(z, analytic) - centre) ** 2
+
+        def g(z: acb, analytic: bool) -> acb:
+            result = acb(1)
+            if a:
+                result *= _power(z, a)
+            if b:
+                result *= _power(f(z, analytic), b)
+            if c:
+                result *= _power(d(z, analytic), c)
+            return result
+
+        return g
+
+    def pieces(low: arb, high: arb) -> Sequence[Piece]:
+        br = built[ctx.prec] = model.branches(low, high)
+        return pieces_of(br.kinks, [shape(f, d) for f, d in zip(br.values, br.derivatives)])
+
+    def terms(r0: arb) -> Sequence[Term]:
+        if centre is not None:
+            g = normalise([*model.growth(r0), Term(arb(abs(centre).upper()))])
+            return product(g, g)
+        result: tuple[Term, ...] = (Term(1),)
+        factors = [((Term(1, 1),), a)]
+        if b:
+            factors.append((normalise(model.growth(r0)), b))
+        if c:
+            factors.append((normalise(model.derivative_growth(r0)), c))
+        for bound, power in factors:
+            for _ in range(power):
+                result = product(result, bound)
+        return result
+
+    def truth(z: acb, analytic: bool) -> acb:
+        br = built.get(ctx.prec)
+        if br is None or br.truth is None:
+            return acb(0)  # exact kinks: the branches themselves bound the mismatch
+        return shape(*br.truth)(z, analytic)
+
+    return Integrand(pieces, terms, truth)
+
+
+# --- expectations and the summary as proven balls --------------------------------------------
+
+# Extra digits asked of the integrals when a ball does not yet round to one text, in turn.
+ROUNDING_EXTRA = (0, 6, 24)
+# Exact (exp-polynomial) expectations double their precision at most this many times.
+EXACT_RAISES = 8
+BITS_PER_DIGIT = 3.33
+
+
+def model_of(act: Activation, mean: Fraction) -> Model:
+    if act.expression:
+        return expression_model(act.tree, mean)
+    return catalog_model(act)
+
+
+def _closed_form(act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int) -> arb | None:
+    """A closed form under N(0, 1) that is exact: a rational number in the catalog (selu's 0
+    and 1, relu's 1/2), or one the catalog gives on balls (leaky_relu's, 0 at slope 1).
+    Others are integrated: their mpmath value is not a proof."""
+    from ..catalog.ball_functions import BALL_CLOSED_FORMS
+    from .monomials import NAMES
+
+    key = NAMES.get(monomial)
+    if mean != 0 or std != 1 or key is None:
+        return None
+    if key in BALL_CLOSED_FORMS.get(act.name, {}) and not act.expression:
+        given = dict(act.values)
+        with ctx.workprec(int((digits + 10) * 3.33) + 64):
+            params = {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
+            return BALL_CLOSED_FORMS[act.name][key](params)
+    if key not in act.closed_forms:
+        return None
+    try:
+        return as_arb(Fraction(act.closed_forms[key].text))
+    except ValueError:
+        return None
+
+
+def exp_poly_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int,
+                  centre: arb | None = None) -> arb | None:
+    """E[x^a·φ^b·φ'^c] (or E[(φ − centre)²]) exactly, for a catalog entry that is a piecewise
+    exp-polynomial (relu, elu, selu…; ``ball_functions.EXP_POLYNOMIALS``), at a precision
+    raised until the ball is narrow; None for other activations."""
+    from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
+    from ..engine.certified import ExpTerm, exp_poly_expectation, exp_poly_product
+
+    if act.expression or act.name not in EXP_POLYNOMIALS:
+        return None
+    kinks = BALL_FUNCTIONS[act.name].kinks
+    given = dict(act.values)
+    a, b, c = monomial
+    bits = int((digits + 3) * BITS_PER_DIGIT) + 64
+    for _ in range(EXACT_RAISES):
+        with ctx.workprec(bits):
+            params = {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
+            values, derivatives = EXP_POLYNOMIALS[act.name](params)
+            edges = [None, *kinks, None]
+            pieces = []
+            for i, (f, d) in enumerate(zip(values, derivatives)):
+                if centre is not None:
+                    shifted = (*f, ExpTerm(-centre))
+                    g = exp_poly_product(shifted, shifted)
+                else:
+                    g = (ExpTerm(1, a),)
+                    for factor, power in ((f, b), (d, c)):
+                        for _ in range(power):
+                            g = exp_poly_product(g, factor)
+                pieces.append((edges[i], edges[i + 1], g))
+            ball = exp_poly_expectation(pieces, as_arb(mean), as_arb(std))
+        if ball.mid() != 0 and ball.rad() <= abs(ball.mid()) * arb(10) ** (-(digits + 3)):
+            return ball
+        bits *= 2
+    raise PrecisionError(f"the expectation cancels to below {digits} significant digits (it may be exactly 0)")
+
+
+def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Fraction, std: Fraction,
+                      digits: int) -> list[arb]:
+    """E[x^a·φ^b·φ'^c] for each monomial as balls with relative radius ≤ 10^−(digits+3) (or
+    exactly 0 by symmetry, or an exact closed form). Raises NotCertified, UnboundedTail and
+    PrecisionError from the engine."""
+    from .monomials import vanishes
+
+    model = model_of(act, mean)
+    found = []
+    for monomial in monomials:
+        if mean == 0 and vanishes(monomial, act.parity):
+            found.append(arb(0))
+            continue
+        exact = _closed_form(act, monomial, mean, std, digits)
+        if exact is not None:
+            found.append(exact)
+            continue
+        exact = exp_poly_ball(act, monomial, mean, std, digits)
+        if exact is not None:
+            found.append(exact)
+            continue
+        found.append(gaussian_expectation_ball(integrand(model, monomial), mean=mean, std=std, digits=digits))
+    return found
+
+
+def rounds(balls: Sequence[arb], digits: int) -> bool:
+    """Does every ball round to one text at ``digits`` digits (a proven rounding)?"""
+    return all(ball_text(b, digits) is not None for b in balls)
+
+
+def proven_expectations(act: Activation, monomials: Sequence[Monomial], mean: Fraction, std: Fraction,
+                        digits: int) -> list[arb]:
+    """``expectation_balls`` narrowed until each rounds to one text at ``digits`` digits."""
+    for extra in ROUNDING_EXTRA:
+        balls = expectation_balls(act, monomials, mean, std, digits + extra)
+        if rounds(balls, digits):
+            return balls
+    raise PrecisionError(f"the rounding to {digits} digits cannot be decided (the value lies on a tie)")
+
+
+def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, derivative: bool) -> dict[str, arb]:
+    """mean, second_moment, variance, rms, gain, centered_gain (and derivative_second_moment)
+    as balls that each round to one text at ``digits`` digits.
+
+    variance = second_moment − mean² where that loses at most a digit, otherwise
+    E[(φ − c)²] − (mean − c)² with c the midpoint of mean's ball (φ nearly constant)."""
+    from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, SECOND_MOMENT
+
+    wanted = (MEAN, SECOND_MOMENT, DERIVATIVE_SECOND_MOMENT) if derivative else (MEAN, SECOND_MOMENT)
+    for extra in ROUNDING_EXTRA:
+        target = digits + extra
+        found = expectation_balls(act, wanted, mean, std, target)
+        m, m2 = found[0], found[1]
+        with ctx.workprec(max(_bits(m), _bits(m2))):
+            if m * m <= m2 * 9 / 10:
+                variance = m2 - m * m
+            else:
+                centre = arb(m.mid())
+                central = exp_poly_ball(act, MEAN, mean, std, target, centre)
+                if central is None:
+                    central = gaussian_expectation_ball(integrand(model_of(act, mean), MEAN, centre), mean=mean,
+                                                        std=std, digits=target)
+                shift = m - centre
+                variance = central - arb(0, (shift * shift).upper())
+            rms = m2.sqrt()
+            values = {"mean": m, "second_moment": m2, "variance": variance, "rms": rms, "gain": 1 / rms,
+                      "centered_gain": 1 / variance.sqrt()}
+        if derivative:
+            values["derivative_second_moment"] = found[2]
+        if rounds(values.values(), digits):
+            return values
+    raise PrecisionError(f"the rounding to {digits} digits cannot be decided (a value lies on a tie)")
+
+
+def _bits(ball: arb) -> int:
+    """Enough bits to hold a ball's midpoint and radius without rounding them."""
+    mantissa, _ = ball.mid().man_exp()
+    return max(64, int(mantissa).bit_length() + 64)

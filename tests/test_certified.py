@@ -1,0 +1,168 @@
+"""Certified (Arb ball) Gaussian expectations: the balls against the independent mpmath
+quadrature route and against closed forms (the true value must lie inside every ball), the
+cancellation cases of the audit (right digits or exit 3, never wrong digits), and the tail
+bound that makes the finite integration interval honest."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from flint import arb, ctx
+from mpmath import mp
+
+from momentcalc.catalog import names, resolve
+from momentcalc.engine import certified
+from momentcalc.engine.certified import Integrand, Piece, Term, gaussian_expectation_ball, tail_bound
+from momentcalc.engine.rounding import decimal_text
+from momentcalc.errors import PrecisionError
+from momentcalc.moments import expectation_balls, moment_balls, moments_by_quadrature
+from momentcalc.moments.expectations import expectations_by_quadrature
+
+MOMENTS = ("mean", "second_moment", "derivative_second_moment")
+MONOMIALS = {"mean": (0, 1, 0), "second_moment": (0, 2, 0), "derivative_second_moment": (0, 0, 2)}
+
+
+def contains(ball: arb, value: mpmath.mpf, slack: mpmath.mpf = mpmath.mpf(0)) -> bool:
+    """Does ``ball`` contain ``value`` (an mpf correct to within ``slack``)?"""
+    with ctx.workprec(4000), mp.workdps(1200):
+        v = arb(mpmath.nstr(value, 1100, strip_zeros=False))
+        return (ball - v).abs_lower() <= arb(mpmath.nstr(abs(slack), 30)) + arb(10) ** -1090
+
+
+@pytest.mark.parametrize("name", names())
+@pytest.mark.parametrize(("mean", "std"), [(0, 1), (Fraction(3, 10), Fraction(5, 2))])
+def test_catalog_balls_agree_with_mpmath_quadrature_at_50_digits(name, mean, std):
+    act = resolve(name)
+    # selu's mean is exactly 0 by construction under N(0, 1), which no quadrature reaches.
+    moments = MOMENTS[1:] if mean == 0 and name == "selu" else MOMENTS
+    monomials = [MONOMIALS[m] for m in moments]
+    reference = expectations_by_quadrature(act, monomials, mean=mean, std=std, digits=50)
+    balls = expectation_balls(name, monomials, mean=mean, std=std, digits=50)
+    for moment, ball, expected in zip(moments, balls, reference):
+        with mp.workdps(70):
+            assert contains(ball, expected, abs(expected) * mpmath.mpf(10) ** -50), (name, moment)
+            assert ball.rad() <= abs(ball.mid()) * arb(10) ** -50 or ball == 0, (name, moment)
+
+
+EXPRESSIONS = ["x*tanh(log(1+exp(x)))", "max(x - 0.3, 0) + abs(x + 1.25)", "exp(x**2/5)", "1/(1+x**2)",
+               "softplus(x)**2 + erfc(x)", "log1p(x**2)*sinh(x) - 2**x", "exp(-2*x**2)*x"]
+
+
+@pytest.mark.parametrize("text", EXPRESSIONS)
+def test_expression_balls_agree_with_mpmath_quadrature(text):
+    reference = moments_by_quadrature(resolve(text), mean="0.2", std=1, digits=30)
+    balls = moment_balls(text, mean="0.2", digits=30)
+    for moment in MOMENTS:
+        with mp.workdps(50):
+            expected = reference[moment]
+            assert contains(balls[moment], expected, abs(expected) * mpmath.mpf(10) ** -30), (text, moment)
+
+
+def _gelu_mean(m, s):
+    """E[XΦ(X)], X ~ N(m, s²) = m·Φ(m/r) + s²/r·φ(m/r), r = sqrt(1 + s²) (Stein's lemma)."""
+    r = mpmath.sqrt(1 + s * s)
+    return m * mpmath.ncdf(m / r) + s * s / r * mpmath.npdf(m / r)
+
+
+CLOSED_FORMS = [
+    # (activation, monomial, mean, std, closed form of the expectation)
+    ("gelu", (0, 1, 0), "0.7", "1.3", lambda m, s: _gelu_mean(m, s)),
+    ("erf", (0, 1, 0), "-0.4", "2.2", lambda m, s: mpmath.erf(m / mpmath.sqrt(1 + 2 * s * s))),
+    ("relu", (0, 1, 0), "-0.8", "1.7", lambda m, s: m * mpmath.ncdf(m / s) + s * mpmath.npdf(m / s)),
+    ("elu", (0, 0, 2), "0", "1", lambda m, s: mpmath.mpf(1) / 2 + mpmath.e**2 * mpmath.ncdf(-2)),
+    ("cos(3*x)", (0, 1, 0), "0.3", "1", lambda m, s: mpmath.exp(-9 * s * s / 2) * mpmath.cos(3 * m)),
+    ("exp(x**2/5)", (0, 1, 0), "0", "1", lambda m, s: 1 / mpmath.sqrt(mpmath.mpf(3) / 5)),
+]
+
+
+@pytest.mark.parametrize(("activation", "monomial", "mean", "std", "exact"), CLOSED_FORMS)
+def test_true_value_lies_inside_the_ball(activation, monomial, mean, std, exact):
+    """Radii are honest: the closed form (at 120 digits) lies inside the ball."""
+    (ball,) = expectation_balls(activation, [monomial], mean=mean, std=std, digits=40)
+    with mp.workdps(120):
+        value = exact(mpmath.mpf(mean), mpmath.mpf(std))
+        assert contains(ball, value)
+        # and the ball is narrow: 40 digits proven
+        assert ball.rad() <= abs(ball.mid()) * arb(10) ** -40
+
+
+def _closed_text(value, digits):
+    return decimal_text(value, digits)
+
+
+@pytest.mark.parametrize(("expression", "mean", "exact", "digits"), [
+    ("cos(50*x)", "0", lambda m: mpmath.exp(-1250) * mpmath.cos(50 * m), "15"),
+    ("sin(40*x)", "0.3", lambda m: mpmath.exp(-800) * mpmath.sin(40 * m), "15"),
+    ("sin(40*x)", "0.3", lambda m: mpmath.exp(-800) * mpmath.sin(40 * m), "40"),
+])
+def test_audit_cancellation_gives_the_right_digits(cli, expression, mean, exact, digits):
+    """E[cos(ωZ + θ)] = e^{−ω²/2}·cos θ: the integrand is 1 while the expectation is 10^−348
+    (10^−543): the digits printed are the closed form's, with exit 0."""
+    run = cli("activation-moment", expression, "--mean", mean, "--digits", digits, "--json")
+    assert run.code == 0, run.stderr
+    result = run.json()["results"]["mean"]
+    with mp.workdps(int(digits) + 30):
+        assert result["decimal"] == _closed_text(exact(mpmath.mpf(Fraction(mean).numerator) / Fraction(mean).denominator),
+                                                 int(digits))
+    assert result["certified"] is True and 0 < result["error_bound"]  # (a double: 1e-575 is its smallest)
+
+
+def test_cancellation_beyond_reach_is_exit_3(cli, monkeypatch):
+    """E[sin(40X)], X ~ N(0.3, 2.5²) = e^{−5000}·sin(12): beyond the precision limit, so exit 3
+    (never digits that two precisions merely agree on). The limit is lowered to reach the
+    same verdict sooner."""
+    monkeypatch.setattr(certified, "MAX_CANCELLATION_DIGITS", 150)
+    run = cli("activation-moment", "sin(40*x)", "--mean", "0.3", "--std", "2.5", "--json")
+    assert run.code == 3
+    assert run.stdout.count("\n") <= 1 and "cancels" in run.json()["error"]["message"]
+
+
+def test_json_carries_the_proof(cli):
+    doc = cli("activation-moment", "swish", "--json").json()
+    for name, result in doc["results"].items():
+        assert result["certified"] is True, name
+        assert result["error_bound"] is not None and result["error_bound"] < 1e-17, name
+
+
+# --- the tail bound ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("terms", "true_tail"), [
+    # ∫_{|t|>L} |g| φ for |g(x)| = the terms exactly (mean 0, std 1), by mpmath
+    ((Term(1, 2),), lambda t: t * t),
+    ((Term(3, 0, 1),), lambda t: 3 * mpmath.exp(abs(t))),
+    ((Term(1, 1, 0, Fraction(1, 5)),), lambda t: abs(t) * mpmath.exp(t * t / 5)),
+])
+@pytest.mark.parametrize("L", [2, 6])
+def test_tail_bound_bounds_the_true_tail(terms, true_tail, L):
+    with mp.workdps(30):
+        true = 2 * mpmath.quad(lambda t: true_tail(t) * mpmath.npdf(t), [L, mpmath.inf])
+    with ctx.workprec(200):
+        bound = tail_bound(terms, arb(L), arb(0), arb(1))
+        true_ball = arb(mpmath.nstr(true, 25))
+        assert bound >= true_ball * (1 - arb(10) ** -20)  # exact for a pure power of |x|
+        assert bound <= 100 * true_ball  # and not uselessly loose  # and not uselessly loose
+
+
+def _x_squared() -> Integrand:
+    return Integrand(lambda low, high: (Piece(None, None, lambda z, a: z * z),), lambda r0: (Term(1, 2),))
+
+
+def test_a_dropped_tail_bound_would_be_caught(monkeypatch):
+    """E[X²] = 1: with the tail bound the ball holds 1; were the tails beyond L assumed to be 0,
+    L would be chosen too small and the ball would miss the mass beyond it."""
+    ball = gaussian_expectation_ball(_x_squared(), mean=0, std=1, digits=20)
+    assert ball.contains(1)
+    monkeypatch.setattr(certified, "tail_bound", lambda terms, L, mean, std: arb(0))
+    dropped = gaussian_expectation_ball(_x_squared(), mean=0, std=1, digits=20)
+    assert not dropped.contains(1)
+
+
+def test_exact_zero_is_exit_3_not_digits(monkeypatch):
+    """E[σ(Z) − 1/2] = 0 exactly, which no ball can prove (parity is not provable from the tree
+    here): PrecisionError rather than noise printed as digits."""
+    monkeypatch.setattr(certified, "MAX_CANCELLATION_DIGITS", 60)  # the same verdict, sooner
+    with pytest.raises(PrecisionError):
+        expectation_balls("sigmoid(x) - 1/2", [(0, 1, 0)])
