@@ -527,3 +527,61 @@ def piece_choices(arguments: Sequence[Node], candidates: Sequence[arb], low: arb
             signs[arg] = sign
         choices.append(signs)
     return Kinks(tuple(arb(p, margin) for p in points), tuple(choices))
+
+
+# --- polynomials, integrated exactly ---------------------------------------------------------
+
+MAX_POLYNOMIAL_TERMS = 64
+
+
+def polynomial_terms(node: Node) -> dict[int, arb] | None:
+    """The tree as a polynomial {power: coefficient} at the current precision, if it is one
+    (numbers, constants, x, +, −, ·, natural powers) with few terms; else None."""
+    kind = node.kind
+    if not node.has_x:
+        return {0: _constant_value(node)}
+    if kind == "x":
+        return {1: arb(1)}
+    if kind == "neg":
+        inner = polynomial_terms(node.args[0])
+        return None if inner is None else {k: -c for k, c in inner.items()}
+    if kind in ("add", "sub"):
+        left, right = (polynomial_terms(a) for a in node.args)
+        if left is None or right is None:
+            return None
+        sign = 1 if kind == "add" else -1
+        out = dict(left)
+        for k, c in right.items():
+            out[k] = out.get(k, arb(0)) + sign * c
+        return out if len(out) <= MAX_POLYNOMIAL_TERMS else None
+    if kind in ("mul", "chain"):
+        left, right = (polynomial_terms(a) for a in node.args)
+        if left is None or right is None or len(left) * len(right) > MAX_POLYNOMIAL_TERMS**2:
+            return None
+        out: dict[int, arb] = {}
+        for k1, c1 in left.items():
+            for k2, c2 in right.items():
+                out[k1 + k2] = out.get(k1 + k2, arb(0)) + c1 * c2
+        return out if len(out) <= MAX_POLYNOMIAL_TERMS else None
+    if kind == "pow":
+        exponent = node.args[1]
+        if exponent.kind != "num" or exponent.value.denominator != 1 or exponent.value < 0:
+            return None
+        base = polynomial_terms(node.args[0])
+        if base is None:
+            return None
+        n = int(exponent.value)
+        if len(base) == 1:
+            ((k, c),) = base.items()
+            return {k * n: c**n}
+        out = {0: arb(1)}
+        for _ in range(n):
+            nxt: dict[int, arb] = {}
+            for k1, c1 in out.items():
+                for k2, c2 in base.items():
+                    nxt[k1 + k2] = nxt.get(k1 + k2, arb(0)) + c1 * c2
+            if len(nxt) > MAX_POLYNOMIAL_TERMS:
+                return None
+            out = nxt
+        return out
+    return None

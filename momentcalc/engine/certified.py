@@ -209,12 +209,23 @@ def _log2(value: arb) -> float:
 
 
 def _bulk_size(terms: Sequence[Term], mean: arb, std: arb) -> arb:
-    """The growth bound at |x| = |mean| + 2·std: the size of the integrand in the Gaussian bulk,
-    which sets the scale of the rounding errors (for choosing precisions only)."""
+    """The size of the integrand (for choosing precisions and the first goal only): the
+    growth bound at |x| = |mean| + 2·std, or its Gaussian integral beyond the point where the
+    bound's weight peaks, when that is larger (x**1000 has its mass near |t| = 32)."""
     y = abs(mean) + 2 * std
     total = arb(0)
+    peak = arb(0)
     for c, k, a, b in terms:
         total += as_arb(c) * y**k * (as_arb(a) * y + as_arb(b) * y * y).exp()
+        q = 1 - 2 * _upper(as_arb(b)) * std * std
+        if q > 0:  # the completed square's centre, and where y^k·φ peaks
+            peak = peak.max(std * (_upper(as_arb(a)) + 2 * _upper(as_arb(b)) * abs(mean)) / q + arb(k).sqrt())
+    try:
+        mass = tail_bound(terms, arb(_upper(peak)), mean, std)
+    except UnboundedTail:
+        mass = None
+    if mass is not None and mass.is_finite():
+        total = total.max(mass)
     return _upper(total)
 
 

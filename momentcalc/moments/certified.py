@@ -235,7 +235,9 @@ def exp_poly_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Frac
     from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
     from ..engine.certified import ExpTerm, exp_poly_expectation, exp_poly_product
 
-    if act.expression or act.name not in EXP_POLYNOMIALS:
+    if act.expression:
+        return _polynomial_ball(act, monomial, mean, std, digits, centre)
+    if act.name not in EXP_POLYNOMIALS:
         return None
     kinks = BALL_FUNCTIONS[act.name].kinks
     given = dict(act.values)
@@ -258,6 +260,39 @@ def exp_poly_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Frac
                             g = exp_poly_product(g, factor)
                 pieces.append((edges[i], edges[i + 1], g))
             ball = exp_poly_expectation(pieces, as_arb(mean), as_arb(std))
+        if ball.mid() != 0 and ball.rad() <= abs(ball.mid()) * arb(10) ** (-(digits + 3)):
+            return ball
+        bits *= 2
+    raise PrecisionError(f"the expectation cancels to below {digits} significant digits (it may be exactly 0)")
+
+
+def _polynomial_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int,
+                     centre: arb | None) -> arb | None:
+    """An expression that is a polynomial (x**1000, x**3 - 2*x): its expectations exactly,
+    as a one-piece exp-polynomial; None for other expressions."""
+    from ..catalog.expression_ball import polynomial_terms
+    from ..catalog.expression_calculus import derivative
+    from ..engine.certified import ExpTerm, exp_poly_expectation, exp_poly_product
+
+    a, b, c = monomial
+    bits = int((digits + 3) * BITS_PER_DIGIT) + 64
+    for _ in range(EXACT_RAISES):
+        with ctx.workprec(bits):
+            f = polynomial_terms(act.tree)
+            d = polynomial_terms(derivative(act.tree)) if c else {}
+            if f is None or d is None:
+                return None
+            f_terms = tuple(ExpTerm(coefficient, power) for power, coefficient in f.items())
+            d_terms = tuple(ExpTerm(coefficient, power) for power, coefficient in d.items())
+            if centre is not None:
+                shifted = (*f_terms, ExpTerm(-centre))
+                g = exp_poly_product(shifted, shifted)
+            else:
+                g = (ExpTerm(1, a),)
+                for factor, power in ((f_terms, b), (d_terms, c)):
+                    for _ in range(power):
+                        g = exp_poly_product(g, factor)
+            ball = exp_poly_expectation([(None, None, g)], as_arb(mean), as_arb(std))
         if ball.mid() != 0 and ball.rad() <= abs(ball.mid()) * arb(10) ** (-(digits + 3)):
             return ball
         bits *= 2

@@ -79,6 +79,17 @@ CASES: dict[str, tuple[list[str], str | None, float | None]] = {
 }
 
 
+# Issue 15: every catalog activation at --digits 1000 within 20x its default call. Slow (seconds
+# to minutes per call), so only with --thousand (and usually --runs 1 or 3).
+CATALOG = ("identity", "relu", "relu2", "leaky_relu", "elu", "selu", "gelu", "gelu_tanh", "sigmoid", "tanh",
+           "swish", "softplus", "mish", "softsign", "erf")
+THOUSAND: dict[str, tuple[list[str], str | None, float | None]] = {}
+for _name in CATALOG:
+    THOUSAND[f"activation-moment {_name} --json"] = (MC + ["activation-moment", _name, "--json"], None, None)
+    THOUSAND[f"activation-moment {_name} --digits 1000 --json"] = (
+        MC + ["activation-moment", _name, "--digits", "1000", "--json"], f"activation-moment {_name} --json", 20.0)
+
+
 def time_once(argv: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
     subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)
@@ -89,7 +100,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--only", default="", help="substring filter on case names (references always run)")
+    parser.add_argument("--thousand", action="store_true",
+                        help="also every catalog activation at --digits 1000 against its default call")
     args = parser.parse_args()
+    if args.thousand:
+        CASES.update(THOUSAND)
     with tempfile.TemporaryDirectory() as tmp:
         # Byte-code is cached (in tmp) as an installed package has it, even where the environment
         # sets PYTHONDONTWRITEBYTECODE: otherwise every run would recompile momentcalc's modules.
