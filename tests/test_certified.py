@@ -166,3 +166,13 @@ def test_exact_zero_is_exit_3_not_digits(monkeypatch):
     monkeypatch.setattr(certified, "MAX_CANCELLATION_DIGITS", 60)  # the same verdict, sooner
     with pytest.raises(PrecisionError):
         expectation_balls("sigmoid(x) - 1/2", [(0, 1, 0)])
+
+
+@pytest.mark.parametrize("digits", [15, 200])
+def test_exact_moments_give_every_derived_result(cli, digits):
+    """relu2 under N(0, 1) has exact moments (1/2, 3/2, 2): rms, gain and centered_gain are
+    computed from them at the digits asked (not at the few bits the exact values need)."""
+    run = cli("activation-moment", "relu2", "--digits", str(digits), "--json")
+    assert run.code == 0, run.stderr
+    with mp.workdps(digits + 30):
+        assert run.json()["results"]["gain"]["decimal"] == decimal_text(mpmath.sqrt(mpmath.mpf(2) / 3), digits)

@@ -352,7 +352,7 @@ def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, d
         target = digits + extra
         found = expectation_balls(act, wanted, mean, std, target)
         m, m2 = found[0], found[1]
-        with ctx.workprec(max(_bits(m), _bits(m2))):
+        with ctx.workprec(max(_bits(m), _bits(m2), int((target + 10) * BITS_PER_DIGIT) + 64)):
             if m * m <= m2 * 9 / 10:
                 variance = m2 - m * m
             else:
