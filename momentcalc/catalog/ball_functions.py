@@ -126,11 +126,19 @@ def touches_log1p_cut(w: acb) -> bool:
     return w.imag.contains(0) and not w.real.lower() > -1
 
 
-def _softplus(z: acb, p: Mapping[str, arb], analytic: bool) -> acb:
+def softplus_ball(z: acb, analytic: bool) -> acb:
+    """log(1 + e^z) = z + log1p(e^−z) where Re z > 0 (there |e^−z| < 1, far from log1p's
+    cut at −1, so wide boxes are not refused), log1p(e^z) elsewhere."""
+    if z.real > 0:
+        return z + (-z).exp().log1p()
     w = z.exp()
     if analytic and touches_log1p_cut(w):
         return acb(arb.nan())
     return w.log1p()
+
+
+def _softplus(z: acb, p: Mapping[str, arb], analytic: bool) -> acb:
+    return softplus_ball(z, analytic)
 
 
 @functools.lru_cache(maxsize=16)

@@ -31,7 +31,7 @@ from typing import NamedTuple
 from flint import acb, arb
 
 from ..engine.certified import NotCertified, Term, as_arb
-from .ball_functions import touches_log1p_cut
+from .ball_functions import softplus_ball, touches_log1p_cut
 from .expression_calculus import _sub, derivative
 from .expression_tree import ONE, Node
 
@@ -153,8 +153,7 @@ def _call(node: Node, parts: list[BallFn], choices: Choices) -> BallFn:
         return log1p
     if name == "softplus":
         def softplus(z: acb, analytic: bool) -> acb:
-            w = a(z, analytic).exp()
-            return _nan() if analytic and touches_log1p_cut(w) else w.log1p()
+            return softplus_ball(a(z, analytic), analytic)
 
         return softplus
     simple: dict[str, Callable[[acb], acb]] = {
