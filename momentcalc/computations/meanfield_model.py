@@ -12,7 +12,7 @@ A fully connected layer h' = W·φ(h) + b with W_ij ~ N(0, σ_w²/fan_in), b_i ~
 
 (u₁, u₂ of variance q and correlation c). Univariate expectations come from the moments
 package, bivariate ones from the catalog's closed-form kernels where they exist, else from
-``engine.bivariate``.
+``moments.bivariate``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from mpmath import mp
 
 from ..catalog import Activation
 from ..catalog.kernels import Kernel, kernel
-from ..engine.gaussian import gaussian_edge
 from ..moments import expectations
 
 SECOND, STEIN, DERIV2, X2_DERIV2, DERIV = (0, 2, 0), (1, 1, 1), (0, 0, 2), (2, 0, 2), (0, 0, 1)
@@ -82,30 +81,9 @@ class Model:
         if self.kernel is not None:
             p = self._values()
             return self.kernel.cross(q, c, p), self.kernel.derivative_cross(q, c, p)
-        from ..engine.bivariate import bivariate_expectations
+        from ..moments.bivariate import cross_expectations
 
-        act, p = self.act, self._values()
-        if act.pair is not None:
-            values = lambda x: act.pair(x, p)  # noqa: E731
-        else:
-            values = lambda x: (act.fn(x, p), act.derivative(x, p))  # noqa: E731
-        breaks = self._kinks(q)
-        odd = (act.parity == "odd", act.parity == "even")
-        k, kd = bivariate_expectations(values, 2, q=q, c=c, breaks=breaks, odd=odd, digits=digits, dps=mp.dps)
-        return k, kd
-
-    def _kinks(self, q: mpmath.mpf) -> tuple[mpmath.mpf, ...]:
-        """Points where φ or φ' is not analytic: the catalog's kinks, and for an expression the
-        zeros of its critical parts (abs, sqrt, … arguments). Near-zeros of denominators, where
-        the one-dimensional rule also splits, are left out: φ is analytic there, and the
-        bivariate rule for analytic φ is much the faster."""
-        act, p = self.act, self._values()
-        points = act.breaks(p, mp.zero, mpmath.sqrt(q), 2 * gaussian_edge(mp.dps))
-        if not act.expression:
-            return points
-        small = mpmath.mpf(10) ** (-(mp.dps // 2))
-        kinks = tuple(act.kinks(p))
-        return tuple(x for x in points if x in kinks or any(abs(part(x)) <= small for part in act.critical))
+        return cross_expectations(self.act, q, c, digits)
 
     def at_zero(self) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
         """(φ(0), φ'(0−), φ'(0+)): one-sided slopes at 0 for the limit q -> 0 (φ' is taken at
