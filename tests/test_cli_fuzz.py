@@ -445,7 +445,9 @@ def test_extreme_inputs_end_within_the_cpu_budget(args, monkeypatch):
     monkeypatch.setattr(budget, "BASE_SECONDS", 0.5)
     run = call(args)
     check(run)
-    assert run.code == 3 and "budget" in run.stderr, run
+    # exit 3: the CPU budget is spent, or (activation-moment, Arb balls) the precision limit is
+    # reached first, which is quicker and says so
+    assert run.code == 3 and ("budget" in run.stderr or "precision" in run.stderr or "cancels" in run.stderr), run
 
 
 def test_an_integrable_endpoint_singularity_is_not_called_divergent(monkeypatch):

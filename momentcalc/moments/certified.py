@@ -336,7 +336,8 @@ def proven_expectations(act: Activation, monomials: Sequence[Monomial], mean: Fr
         balls = expectation_balls(act, monomials, mean, std, digits + extra)
         if rounds(balls, digits):
             return balls
-    raise PrecisionError(f"the rounding to {digits} digits cannot be decided (the value lies on a tie)")
+    raise PrecisionError(f"{digits} digits cannot be proven within the precision limit (a value on a rounding tie, "
+                         "or digits lost to cancellation)")
 
 
 def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, derivative: bool) -> dict[str, arb]:
@@ -370,7 +371,8 @@ def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, d
             values["derivative_second_moment"] = found[2]
         if rounds(values.values(), digits):
             return values
-    raise PrecisionError(f"the rounding to {digits} digits cannot be decided (a value lies on a tie)")
+    raise PrecisionError(f"{digits} digits cannot be proven within the precision limit (a value on a rounding tie, "
+                         "or digits lost to cancellation)")
 
 
 def _bits(ball: arb) -> int:
