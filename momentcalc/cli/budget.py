@@ -21,6 +21,7 @@ from typing import Any
 BASE_SECONDS = 4.0
 THOUSAND_DIGITS_SECONDS = 40.0
 DERIVE_SECONDS = 20.0
+REPEAT = 0.05
 
 
 class OverBudget(BaseException):
@@ -49,7 +50,9 @@ def cpu_budget(seconds: float) -> Iterator[None]:
         raise OverBudget(seconds)
 
     previous = signal.signal(signal.SIGVTALRM, expired)
-    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    # Again every REPEAT seconds: a signal that lands in a finaliser or a gc callback has its
+    # exception ignored by Python, and the computation must not then run on unbounded.
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds, REPEAT)
     try:
         yield
     finally:
