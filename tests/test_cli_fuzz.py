@@ -462,3 +462,10 @@ def test_an_integrable_endpoint_singularity_is_not_called_divergent(monkeypatch)
     assert finite.code in (0, 3) and "diverges" not in finite.stderr, finite
     divergent = call(["activation-moment", "abs(x)**0.5", "--digits", "3"])
     assert divergent.code == 2 and "diverges" in divergent.stderr, divergent
+
+
+def test_a_kink_beyond_reach_is_not_a_zero_mean():
+    """relu at mean -1e309: every node sees relu = 0, but the mean is positive, not 0."""
+    run = call(["activation-moment", "relu", "--mean", "-1e309"])
+    check(run)
+    assert run.code == 3 and "too far out" in run.stderr, run

@@ -356,6 +356,20 @@ def _mpf(value: Fraction | int | mpmath.mpf) -> mpmath.mpf:
     return mpmath.mpf(value)
 
 
+def _check_far_breaks(sums: Sequence[mpmath.mpf], breaks_t: Sequence[mpmath.mpf], dps: int) -> None:
+    """A sum of exactly 0 is only 0 if the nodes could see what lies beyond every break: past
+    |t| ≈ 10^(dps/2) the density falls off on a scale (1/|t|) finer than the spacing of the
+    numbers near t (|t|·10^-dps), so x = mean + std·t cannot resolve the tail there
+    (relu at --mean -1e309 would print 0 for a positive mean)."""
+    reach = mpmath.mpf(10) ** (dps // 2 - 2)
+    far = [b for b in breaks_t if abs(b) > reach]
+    if far and any(v == 0 for v in sums):
+        raise PrecisionError(
+            f"a break point lies {mpmath.nstr(abs(far[0]), 3)} standard deviations from the mean, too far out for "
+            f"{dps} digits of working precision to resolve the tail beyond it, on which the result depends"
+        )
+
+
 def gaussian_expectations(
     integrand: Integrand,
     count: int,
@@ -398,6 +412,7 @@ def gaussian_expectations(
                 default=0,
             )
             if work - lost >= digits + 6:
+                _check_far_breaks(sums, breaks_t, work)
                 return [+v for v in sums]
         work = dps + lost + 6
     raise PrecisionError(
