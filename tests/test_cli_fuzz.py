@@ -289,6 +289,17 @@ def test_guard_digits_do_not_count_against_digits(args):
     assert run.code == 0, run.stderr
 
 
+@pytest.mark.parametrize("args", [
+    ["truncnorm", "--low", "1e100000", "--format", "csv"],
+    ["attention", "--seq-len", "16", "--trials", "1e100000"],
+    ["gau-scale", "--simulate", "--seed", "1e100000"],
+])
+def test_huge_whole_numbers_in_messages_never_hit_the_4300_digit_limit(args):
+    run = call(args)
+    check(run)
+    assert run.code == 2, run
+
+
 @pytest.mark.parametrize("expression", ["x-pi", "e-x", "pi-x", "e-pi*x", "x-2"])
 def test_names_with_a_minus_are_expressions(expression):
     run = call(["activation-moment", expression, "--json"])

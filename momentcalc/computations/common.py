@@ -65,6 +65,9 @@ def monte_carlo_errors(estimate: dict[str, float], names: Iterable[str], trials:
     return errors
 
 
+MAX_SEED = 2**64
+
+
 def simulation_options(simulating: bool, seed: object, trials: object, *, default_seed: int,
                        default_trials: int, max_trials: int, only: str,
                        mentions: tuple[str, ...] = ("simulate",)) -> tuple[int, int] | None:
@@ -77,7 +80,9 @@ def simulation_options(simulating: bool, seed: object, trials: object, *, defaul
                 raise InputError(f"{{{option}}} applies only {only}", param=option, params=mentions)
         return None
     draws = int(whole(default_seed if seed is None else seed, "seed", 0))
+    if draws >= MAX_SEED:  # numpy would take any size, but the seed is echoed in notes and JSON
+        raise InputError(param="seed", allowed="a whole number from 0 to 2^64 - 1", got=to_text(Fraction(draws)))
     count = int(whole(default_trials if trials is None else trials, "trials", 2))
     if count > max_trials:
-        raise InputError(param="trials", allowed=f"a whole number from 2 to {max_trials}", got=str(count))
+        raise InputError(param="trials", allowed=f"a whole number from 2 to {max_trials}", got=to_text(Fraction(count)))
     return draws, count

@@ -14,7 +14,7 @@ from typing import Any
 from ..defaults import TRUNCNORM as DEFAULTS
 from ..engine import normal_balls
 from ..engine.balls import arb_precision, exact_ball, exactly, max_bits, proven, start_bits
-from ..engine.numbers import as_number
+from ..engine.numbers import as_number, to_text
 from ..engine.rounding import decide_all
 from ..errors import InputError
 from ..result import Computation, Quantity
@@ -55,7 +55,8 @@ def truncnorm(
     sigma = positive(std, "std")
     target = None if target_std is None else positive(target_std, "target_std")
     if not lo < hi:
-        raise InputError(f"{{low}} must be less than {{high}}, got low={low} and high={high}", param="low", params=("high",))
+        raise InputError(f"{{low}} must be less than {{high}}, got low={to_text(lo)} and high={to_text(hi)}",
+                         param="low", params=("high",))
 
     # φ is even: on a symmetric interval the shift is exactly 0 and the mean exactly --mean,
     # which no ball around them could prove (0 ± r has no sign; 0.25 ± r no rounding at 1 digit).
