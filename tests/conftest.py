@@ -5,10 +5,19 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+import os
+
 import pytest
+from hypothesis import settings
 from typer.testing import CliRunner
 
 from momentcalc.cli import app
+
+# The default run (CI's) draws the same examples every time, so a red CI is reproducible and
+# never a coin toss; `HYPOTHESIS_PROFILE=explore` draws fresh ones to hunt for new failures.
+settings.register_profile("deterministic", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 
 @dataclass
