@@ -72,6 +72,8 @@ class Quantity:
     error_bound: mpmath.mpf | None = None
     # The exact value when it is rational (``value`` is then its mpf): it is what gets rounded.
     exact: Fraction | None = None
+    # A count (a depth): printed as the whole number it is, every digit, whatever ``digits`` is.
+    whole: bool = False
 
     @property
     def is_list(self) -> bool:

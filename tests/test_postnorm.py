@@ -83,7 +83,7 @@ def test_bert_small_sigma_keeps_the_identity_path():
 def test_pre_norm_final_variance_and_unit_weights():
     for layers, sigma in ((12, 1), (5, Fraction(1, 3)), (1000, Fraction(2))):
         result = postnorm_decay(layers=layers, sigma=sigma, scheme="pre", digits=40)
-        assert to_decimal(result.value("final_variance"), 40) == exact_decimal(1 + layers * Fraction(sigma) ** 2, 40)
+        assert to_decimal(result["final_variance"].rounded_from, 40) == exact_decimal(1 + layers * Fraction(sigma) ** 2, 40)
         assert result.value("decay") == 1 and result.value("identity_weight") == 1
         assert set(result.value("branch_weights")) == {1}
         assert mpmath.isinf(result.value("depth_to_threshold"))
@@ -415,3 +415,66 @@ def test_branch_weight_ties_round_away_from_zero():
         weights = postnorm_decay(layers=layers, digits=1).value("branch_weights")
         assert weights.decimals(1)[layers - 4] == "0.3"  # m = 4: 1/4
         assert weights.decimals(1)[layers - 2] == "0.5"
+
+
+# --- certified ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"sigma": "0.3", "layers": 37}, {"sigma": "0.02", "layers": 1000, "threshold": "0.5"},
+    {"scheme": "deepnorm", "layers": 100}, {"scheme": "deepnorm", "alpha": "1.5", "sigma": "0.7"},
+    {"scheme": "deepnorm", "layers": 8}, {"scheme": "pre", "sigma": "0.3", "layers": 7},
+])
+def test_certified_results_against_the_mpmath_route_at_50_digits(options):
+    """Every scalar result proven (an exact rational or a ball below half a unit of its last
+    digit) and equal at 50 digits to mpmath at 90 digits; the branch weights certified."""
+    from .certified_checks import assert_certified
+
+    result = postnorm_decay(digits=50, **options)
+    layers, form = options.get("layers", 12), options.get("scheme", "post")
+    with mp.workdps(90):
+        s = mpmath.mpf(Fraction(options.get("sigma", 1)).numerator) / Fraction(options.get("sigma", 1)).denominator
+        if form == "pre":
+            alpha, d = None, mpmath.mpf(1)
+        else:
+            if form == "post":
+                alpha = mpmath.mpf(1)
+            elif "alpha" in options:
+                alpha = mpmath.mpf(options["alpha"])
+            else:
+                alpha = mpmath.root(2 * layers, 4)
+            d = alpha / mpmath.sqrt(alpha**2 + s**2)
+        expected = {"decay": d, "identity_weight": d**layers, "final_variance": 1 + layers * s**2 if form == "pre" else 1}
+        if form == "deepnorm":
+            expected["alpha"] = alpha
+        for name, value in expected.items():
+            assert assert_certified(result[name], 50) == to_decimal(value, 50), name
+            proven = result[name].rounded_from  # the exact fraction, or the ball's midpoint
+            proven = mpmath.mpf(proven.numerator) / proven.denominator if isinstance(proven, Fraction) else proven
+            assert abs(proven - value) <= result[name].error_bound + abs(value) * mpmath.mpf(10) ** -80, name
+    assert result["branch_weights"].certified and result["branch_weights"].error_bound < mpmath.mpf(10) ** -50
+    depth = result["depth_to_threshold"]
+    assert depth.certified and depth.error_bound == 0 and depth.whole
+
+
+def test_depth_to_threshold_prints_as_a_whole_number():
+    """An integer prints as one, whatever --digits (SPEC: the smallest depth), in every format."""
+    for digits in ("1", "15", "40"):
+        doc = invoke("postnorm-decay", "--json", "--digits", digits).json()["results"]["depth_to_threshold"]
+        assert (doc["decimal"], doc["value"], doc["certified"], doc["error_bound"]) == ("14", 14.0, True, 0.0)
+    big = invoke("postnorm-decay", "--json", "--sigma", "1e-10", "--threshold", "1e-100", "--digits", "3").json()
+    with mp.workdps(100):
+        ratio = mpmath.log(mpmath.mpf(10) ** -100) / (-mpmath.log1p(mpmath.mpf(10) ** -20) / 2)
+        expected = str(int(mpmath.floor(ratio)) + 1)
+    assert len(expected) == 23 and big["results"]["depth_to_threshold"]["decimal"] == expected
+    assert "│ depth_to_threshold │ 14 " in invoke("postnorm-decay", "--layers", "6").stdout
+    assert invoke("postnorm-decay", "--format", "csv", "--layers", "2").stdout.splitlines()[1].split(",")[-2:-1] == ["14"]
+    run = invoke("postnorm-decay", "--json", "--expect", "depth_to_threshold=14.0")
+    assert run.code == 0 and run.json()["checks"][0]["found"] == "14", run.stderr
+
+
+def test_certified_markers_in_table_and_json():
+    assert "certified" in invoke("postnorm-decay", "--layers", "6").stdout.splitlines()[0]
+    for args in ((), ("--scheme", "pre"), ("--scheme", "deepnorm", "--layers", "30")):
+        results = invoke("postnorm-decay", "--json", *args).json()["results"]
+        assert all(r["certified"] is True and r["error_bound"] is not None for r in results.values()), args

@@ -16,7 +16,13 @@ F_t(Norm(x_t)) (seed 000), adds without rescaling: every weight is 1 and Var[x_L
 1 + L·sigma² until the final Norm.
 
 ``depth_to_threshold`` is the smallest L' with d^L' < threshold, i.e. floor(ln t / ln d) + 1,
-decided exactly when d^L' = t (e.g. sigma = 1, t = 1/4) and otherwise at growing precision.
+decided exactly when d^L' = t (e.g. sigma = 1, t = 1/4) and otherwise by an Arb ball of the
+ratio at growing precision; it prints as the whole number it is.
+
+Every result is proven: exact rationals where they are rational (d² always is unless alpha is
+DeepNet's irrational (2L)^(1/4)), Arb balls rounded only when the whole ball rounds alike
+(``rounding.decide_all``) otherwise; the branch weights are proven element by element
+(``postnorm_series``).
 """
 
 from __future__ import annotations
@@ -26,11 +32,11 @@ from fractions import Fraction
 from typing import Any
 
 import mpmath
-from mpmath import mp
 
 from ..defaults import POSTNORM_DECAY as DEFAULTS
+from ..engine.balls import arb_precision, exactly, max_bits, proven, start_bits
 from ..engine.numbers import Number, as_number, to_mpf, to_text
-from ..engine.precision import MAX_WORKING_DPS, stable, working_dps
+from ..engine.rounding import decide_all
 from ..errors import InputError, PrecisionError
 from ..result import Computation, Quantity
 from .common import check_digits
@@ -95,21 +101,20 @@ def postnorm_decay(
             raise InputError(param="alpha", allowed="greater than 0", got=to_text(given_alpha))
 
     scheme_parts = _Scheme(form, depth, s, given_alpha)
+    exact = scheme_parts.exact_results(depth, s)
 
-    def evaluate() -> dict[str, mpmath.mpf]:
-        _c, square, d = scheme_parts.parts()
-        values = {
-            "decay": d,
-            "identity_weight": square ** (depth // 2) * (d if depth % 2 else 1),
-            "final_variance": to_mpf(1 + depth * s * s) if form == "pre" else mpmath.mpf(1),
-        }
-        if form == "deepnorm":
-            values["alpha"] = scheme_parts.alpha()
-        return values
+    def evaluate(bits: int) -> dict[str, Any]:
+        with arb_precision(bits):
+            _c, square, d = scheme_parts.ball_parts()
+            values = {"decay": d, "identity_weight": square ** (depth // 2) * (d if depth % 2 else 1)}
+            if form == "deepnorm":
+                values["alpha"] = scheme_parts.alpha_ball()
+            return {name: ball for name, ball in values.items() if name not in exact}
 
-    values = stable(evaluate, digits)
+    # The power's radius grows with the depth: log2(depth) more bits from the start.
+    balls = decide_all(evaluate, digits, start_bits(digits) + depth.bit_length(), max_bits())
     weights = GeometricWeights(depth, scheme_parts.parts, digits, scheme_parts.exact_parts, scheme_parts.ball_parts)
-    reach = scheme_parts.depth_to_threshold(t, digits)
+    reach = scheme_parts.depth_to_threshold(t)
 
     closed: dict[str, tuple[str, str]] = {}
     derivation: tuple[tuple[str, str, str], ...] = ()
@@ -118,20 +123,27 @@ def postnorm_decay(
 
         closed, derivation = derive_forms(depth, s, t, form, given_alpha)
 
-    def quantity(name: str, value: object, description: str) -> Quantity:
-        return Quantity(name, value, description, *closed.get(name, (None, None)))
+    def quantity(name: str, description: str, **value: Any) -> Quantity:
+        if not value:
+            value = proven(balls[name]) if name in balls else exactly(exact[name])
+        return Quantity(name, description=description, **dict(zip(("closed_form", "latex"), closed.get(name, (None, None)))),
+                        **value)
 
+    if reach is None:  # decay 1: never below the threshold
+        reach_value = {"value": mpmath.inf, "certified": True, "error_bound": mpmath.mpf(0), "whole": True}
+    else:
+        reach_value = {**exactly(Fraction(reach)), "whole": True}
     results = [
-        quantity("decay", values["decay"], DECAY[form]),
-        quantity("identity_weight", values["identity_weight"], DESCRIPTIONS["identity_weight"]),
-        quantity("branch_weights", weights, BRANCH[form]),
-        quantity("depth_to_threshold", reach, DESCRIPTIONS["depth_to_threshold"]),
-        quantity("final_variance", values["final_variance"], DESCRIPTIONS["final_variance"]),
+        quantity("decay", DECAY[form]),
+        quantity("identity_weight", DESCRIPTIONS["identity_weight"]),
+        quantity("branch_weights", BRANCH[form], value=weights, certified=True, error_bound=weights.error_bound()),
+        quantity("depth_to_threshold", DESCRIPTIONS["depth_to_threshold"], **reach_value),
+        quantity("final_variance", DESCRIPTIONS["final_variance"]),
     ]
     inputs: dict[str, Number | str] = {"layers": Fraction(depth), "sigma": s, "threshold": t, "scheme": form}
     notes = []
     if form == "deepnorm":
-        results.append(quantity("alpha", values["alpha"], DESCRIPTIONS["alpha"]))
+        results.append(quantity("alpha", DESCRIPTIONS["alpha"]))
         if given_alpha is None:
             notes.append("alpha = (2L)^(1/4), DeepNet's encoder-only choice, with L = --layers")
         else:
@@ -139,7 +151,7 @@ def postnorm_decay(
     if form == "pre":
         notes.append("pre-norm weights are those before the final Norm, which divides every one of them "
                      "by sqrt(final_variance)")
-    if mpmath.isinf(reach):
+    if reach is None:
         notes.append("decay is 1, so the identity weight never falls below --threshold: depth_to_threshold is inf")
     return Computation("postnorm-decay", inputs, digits, tuple(results), notes=tuple(notes),
                        derivation=derivation)
@@ -231,42 +243,77 @@ class _Scheme:
         c = exact_ball(1) if self.form == "post" else 1 / a2.sqrt()
         return c, square, square.sqrt()
 
-    def log_decay(self) -> mpmath.mpf:
-        """ln d = −ln(1 + sigma²/alpha²)/2, without cancellation for small sigma."""
-        return -mpmath.log1p(to_mpf(self.sigma_squared) / self._alpha_squared()) / 2
+    def alpha_ball(self) -> Any:
+        """alpha as a ball at the current Arb precision."""
+        from ..engine.balls import exact_ball
 
-    def depth_to_threshold(self, threshold: Fraction, digits: int) -> mpmath.mpf:
-        """Smallest L' ≥ 1 with d^L' < threshold (inf when d = 1)."""
+        if self.alpha_squared is not None:
+            return exact_ball(self.alpha_squared).sqrt()
+        return exact_ball(2 * self.layers).root(4)
+
+    def exact_results(self, layers: int, sigma: Fraction) -> dict[str, Fraction]:
+        """The scalar results that are rational, exactly (the rest are proven by balls).
+
+        A rational power too long to write out cheaply is left to the balls: it is then either
+        a binary fraction (which Arb holds exactly) or has more significant decimals than any
+        ``digits`` (its numerator or its denominator's odd part is a long power), so no
+        rounding tie can hide in it and the ball decides."""
+        exact: dict[str, Fraction] = {"final_variance": 1 + layers * sigma * sigma if self.form == "pre" else Fraction(1)}
+        if self.form == "pre":
+            return {**exact, "decay": Fraction(1), "identity_weight": Fraction(1)}
+        c, square, d = self.exact_parts()
+        if d is not None:
+            exact["decay"] = d
+        if square is not None and (layers % 2 == 0 or d is not None):
+            size = max(square.numerator.bit_length(), square.denominator.bit_length()) * (layers // 2 + 1)
+            if size <= _EXACT_POWER_BITS:
+                exact["identity_weight"] = square ** (layers // 2) * (d if layers % 2 else 1)
+        if self.form == "deepnorm" and self.alpha_squared is not None:
+            alpha = _rational_sqrt(self.alpha_squared)
+            if alpha is not None:
+                exact["alpha"] = alpha
+        return exact
+
+    def depth_to_threshold(self, threshold: Fraction) -> int | None:
+        """Smallest L' ≥ 1 with d^L' < threshold, None when d = 1 (never).
+
+        L' = floor(ln t / ln d) + 1 with ln d = −ln(1 + sigma²/alpha²)/2 (no cancellation for
+        small sigma), from an Arb ball of the ratio: proven once the ball's floor is one
+        integer. When the ball keeps holding an integer n, d^n = t may hold exactly (sigma = 1,
+        t = 1/4): decided in rationals when d² is rational, else more precision decides."""
+        from ..engine.balls import exact_ball, max_bits
+
         if self.form == "pre" or self.sigma_squared == 0:
-            return mpmath.inf
+            return None
         square = self.exact_square()
-        dps = working_dps(digits)
-        while dps <= MAX_WORKING_DPS:
-            with mp.workdps(dps):
-                ratio = mpmath.log(to_mpf(threshold)) / self.log_decay()  # ≥ 0
-                nearest = int(mpmath.nint(ratio))
-                margin = (abs(ratio) + 1) * mpmath.mpf(10) ** (10 - dps)
-                if abs(ratio - nearest) > margin:
-                    return _exact_integer(int(mpmath.floor(ratio)) + 1)
-            # ratio is an integer n to within rounding: d^n = t exactly, or more digits decide.
-            if square is not None and _power_equals(square, nearest, threshold * threshold):
-                return _exact_integer(nearest + 1)
-            dps *= 2
-        raise PrecisionError(
-            f"could not decide depth_to_threshold within {MAX_WORKING_DPS} digits of working precision"
-        )
+        bits = 64
+        while True:
+            with arb_precision(bits):
+                if self.alpha_squared is not None:
+                    a2 = exact_ball(self.alpha_squared)
+                else:
+                    a2 = exact_ball(2 * self.layers).sqrt()
+                log_decay = -(exact_ball(self.sigma_squared) / a2).log1p() / 2
+                ratio = exact_ball(threshold).log() / log_decay  # ≥ 0
+                floor = ratio.floor().unique_fmpz()
+                if floor is not None:
+                    return int(floor) + 1
+                nearest = ratio.unique_fmpz()
+            if nearest is not None and square is not None and _power_equals(square, int(nearest), threshold * threshold):
+                return int(nearest) + 1
+            if bits >= max_bits():
+                raise PrecisionError(f"could not decide depth_to_threshold within {max_bits()} bits of working precision")
+            bits = min(2 * bits, max_bits())
+
+
+# Rational powers up to this many bits are written out exactly.
+_EXACT_POWER_BITS = 20000
 
 
 def _rational_sqrt(value: Fraction) -> Fraction | None:
     """sqrt(value) when it is rational, else None."""
     p, q = math.isqrt(value.numerator), math.isqrt(value.denominator)
     return Fraction(p, q) if p * p == value.numerator and q * q == value.denominator else None
-
-
-def _exact_integer(n: int) -> mpmath.mpf:
-    """``n`` as an mpf with every bit (mpf(n) would round it to the current precision)."""
-    with mp.workprec(max(53, n.bit_length())):
-        return mpmath.mpf(n)
 
 
 def _power_equals(base: Fraction, exponent: int, target: Fraction) -> bool:

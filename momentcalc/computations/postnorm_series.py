@@ -5,10 +5,11 @@ At 10^6 layers, a tuple of 10^6 mpf objects formatted one by one with mpmath tak
 so this sequence computes its elements on demand and renders all of them in bulk:
 
 ``decimals(digits)``
-    correctly rounded, half away from zero (engine/rounding's rule), in Python's ``decimal``
-    module (C): each element is bracketed by two products of factors carried with guard
-    digits (``_bulk_decimals``); where the two round alike that is the answer, and the rare
-    element near a tie is decided exactly or with Arb balls (``proven_text``).
+    correctly rounded, half away from zero (engine/rounding's rule), and proven: each element
+    is bracketed by two products of factors taken from Arb balls and carried with guard digits
+    in Python's ``decimal`` module (C) with directed rounding (``_bulk_decimals``); where the
+    two round alike that is the answer, and the rare element near a tie is decided exactly or
+    with Arb balls (``proven_text``). Short sequences are rounded from balls element by element.
 ``doubles()``
     the nearest double of each element; everything below 2^−1075 is 0.0 without work.
 
@@ -30,7 +31,7 @@ import mpmath
 from mpmath import mp
 from mpmath.libmp import mpf_mul, round_nearest
 
-from ..engine.balls import arb_precision
+from ..engine.balls import arb_precision, ball_midpoint
 from ..engine.precision import scaled_double, working_dps
 from ..engine.rounding import ball_text, decide, decimal_text
 from ..errors import PrecisionError
@@ -156,16 +157,41 @@ class GeometricWeights(Sequence[mpmath.mpf], BulkValues):
         if digits > self._digits:
             raise ValueError(f"built for {self._digits} digits, asked for {digits}")
         if self._count < BULK_MIN:
-            # Each element is within 10^−(digits+8) of its value, relatively (far more than the
-            # few roundings of _run can cost at self._dps); an element that close to a tie is
-            # decided by proven_text.
-            texts = Numerals()
-            for m, value in zip(range(self._count, 0, -1), self):
-                with mp.workdps(20):
-                    radius = abs(value) * mpmath.mpf(10) ** -(digits + 8)
-                texts.append(ball_text(value, digits, radius) or self.proven_text(m, digits))
-            return texts
+            return self._ball_decimals(digits)
         return _bulk_decimals(self, digits)
+
+    def _ball_decimals(self, digits: int) -> Numerals:
+        """Each element from Arb balls of (c, d², d) with log2(count) guard bits; an element
+        whose ball does not round (near or on a tie) is decided by ``proven_text``."""
+        texts = Numerals()
+        with arb_precision(int(digits * 3.33) + 40 + 2 * self._count.bit_length()):
+            c, square, d = self._ball_parts()
+            even = c * square ** (self._count // 2)  # c·(d²)^(m//2) for m = count, count − 1, …
+            inverse = 1 / square
+            for m in range(self._count, 0, -1):
+                value = even * d if m % 2 else even
+                texts.append(ball_text(value, digits) or self.proven_text(m, digits))
+                if m % 2 == 0:
+                    even = even * inverse
+        return texts
+
+    def error_bound(self) -> mpmath.mpf:
+        """A proven bound on |element − c·d^m| over every element (each mpf of ``_run``).
+
+        The parts (c, d², d) are correctly rounded to ``self._dps`` digits by mpmath (sqrt and
+        division are), the start c·(d²)^j is an integer power (mpmath's: within one ulp) and
+        each step one more rounded product, so every element is within (count + 8) units of
+        2^(1 − prec) of its value, relatively; times c·max(1, d)^count, which bounds every element."""
+        with mp.workdps(self._dps):
+            prec = mp.prec
+        from flint import arb
+
+        with arb_precision(64):
+            c, _square, d = self._ball_parts()
+            largest = c.abs_upper() * max(d.upper(), arb(1)) ** self._count  # c when d ≤ 1
+            relative = (self._count + 8) * arb(2) ** (1 - prec)
+            bound = arb((largest * relative).upper())
+        return ball_midpoint(bound)
 
     def proven_text(self, m: int, digits: int) -> str:
         """c·d^m correctly rounded: exact when c·d^m is rational, else from Arb balls at rising
@@ -238,9 +264,9 @@ def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
 
     A_i = c·(d²)^(BLOCK·i/2) and b_r = (d²)^(r//2)·d^(r mod 2) are carried at ``prec``
     digits; each is a chain of at most count/BLOCK + 2·BLOCK + 3 roundings to ``prec`` digits
-    (and the mpmath parts behind them are far more precise), so A_i·b_r is within
-    ``eps`` = (count + 2·BLOCK + 10)·10^(1−prec) of c·d^m, relatively. Each element is
-    rounded twice, from a coefficient A_i·(1 − eps) rounded down and from A_i·(1 + eps)
+    from the midpoints of Arb balls of c, d², d (whose radii add their share), so A_i·b_r is
+    within ``eps`` ≈ (count + 2·BLOCK + 10)·10^(1−prec) of c·d^m, relatively. Each element is
+    rounded twice, from a coefficient A_i·(1 − eps) rounded down and from A_i·(1 + 3·eps)
     rounded up, in one ``decimal`` product each: rounding is monotone, so where the two texts
     agree they are the correctly rounded c·d^m. Where they differ (c·d^m within about
     10^−8 units of a tie, or exactly on one: with d² = 1/2 and c = 1 the factors are exact
@@ -257,12 +283,21 @@ def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
     above = decimal.Context(prec=prec, rounding=decimal.ROUND_CEILING, **limits)
     # ROUND_HALF_UP is half away from zero (engine/rounding's rule).
     out = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_UP, capitals=0, **limits)
-    eps = Decimal(count + 2 * BLOCK + 10).scaleb(1 - prec)
-    shrink, grow = 1 - eps, 1 + eps  # exact: eps has few digits
-
-    with mp.workdps(prec + 10):
-        # Each factor rounded once from its exact binary value: a short exact value (0.5) stays exact.
-        c, square, d = (work.plus(_exact_decimal(x)) for x in weights._parts())
+    # The factors come from Arb balls of (c, d², d), each within 2^−accuracy of its value,
+    # relatively; an element is a product of at most count + 2 of them.
+    bits = int((prec + 10) * 3.33) + 2 * count.bit_length()
+    with arb_precision(bits):
+        balls = weights._ball_parts()
+        accuracy = min(bits, *(ball.rel_accuracy_bits() for ball in balls))  # an exact ball: huge
+        # Each factor rounded once from its ball's midpoint: a short exact value (0.5) stays exact.
+        c, square, d = (work.plus(_arb_decimal(ball)) for ball in balls)
+    if accuracy < prec * 3.33:
+        raise PrecisionError("the branch weights' factors are not known to the digits they need")
+    # 2^−accuracy ≤ 10^−places: the balls' share of eps, (1 + ρ)^(count + 2) − 1 ≤ 2·(count + 2)·ρ.
+    places = int(accuracy * 0.30102) - 1
+    eps = Decimal(count + 2 * BLOCK + 10).scaleb(1 - prec) + Decimal(2 * (count + 2)).scaleb(-places)
+    # x = A_i·b_r within eps of c·d^m =: v, relatively: x(1 − eps) ≤ v ≤ x(1 + 3·eps).
+    shrink, grow = 1 - eps, 1 + 3 * eps  # exact: eps has few digits
     b = [d]  # b[r − 1] = d^r, r = 1 … BLOCK
     even = Decimal(1)
     while len(b) < BLOCK:
@@ -303,14 +338,14 @@ def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
     return texts
 
 
-def _exact_decimal(value: mpmath.mpf) -> Any:
-    """The finite mpf m·2^e as an exact Decimal (m·5^−e·10^e for e < 0)."""
+def _arb_decimal(ball: Any) -> Any:
+    """The midpoint of an arb as an exact Decimal."""
     from decimal import Decimal
 
-    mantissa, exponent = value.man_exp
+    mantissa, exponent = (int(x) for x in ball.mid().man_exp())
     if exponent >= 0:
         return Decimal(mantissa << exponent)
-    return Decimal(f"{mantissa * 5 ** -exponent}E{exponent}")  # exact: no context rounding
+    return Decimal(f"{mantissa * 5 ** -exponent}E{exponent}")
 
 
 def _padded(value, length: int):

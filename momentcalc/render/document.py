@@ -82,7 +82,10 @@ def error_bound_double(quantity: Quantity) -> float | None:
 
 
 def shown_digits(quantity: Quantity, digits: int) -> int:
-    """``digits``, or fewer for a Monte Carlo estimate whose standard error allows fewer."""
+    """``digits``, or fewer for a Monte Carlo estimate whose standard error allows fewer; a
+    whole-number result (``whole``) shows all of its digits and no decimals."""
+    if quantity.whole and quantity.exact is not None and quantity.exact:
+        return len(str(abs(quantity.exact.numerator)))
     if quantity.stderr is None or quantity.is_list:
         return digits
     return justified_digits(quantity.value, quantity.stderr, digits)
