@@ -242,3 +242,55 @@ def test_expect_against_seed_value():
     assert ok.code == 0
     bad = invoke("init", "--fan-in", "768", "--expect", "std=0.0200")
     assert bad.code == 1
+
+
+_SECOND_AT_80: dict[str, mpmath.mpf] = {}  # E[act(Z)²] by quadrature at 80 digits, once per activation
+
+
+@pytest.mark.parametrize("scheme,activation,function,fan_in,fan_out", [
+    ("lecun", None, None, "768", None),
+    ("xavier", None, None, "784", "300"),
+    ("he", "relu", lambda x: max(x, 0), "7", None),
+    ("he", "gelu", lambda x: x * mpmath.ncdf(x), "256", None),
+    ("he", "leaky_relu", lambda x: x if x > 0 else x / 100, "12", None),
+])
+@pytest.mark.parametrize("distribution", ["normal", "uniform", "truncnorm"])
+def test_certified_results_against_the_mpmath_route_at_50_digits(scheme, activation, function, fan_in, fan_out,
+                                                                 distribution):
+    """Every result certified (exact rational, or a ball below half a unit of its last digit)
+    and equal at 50 digits to quadrature at 80 digits (gamma and E[act(Z)²] integrated)."""
+    from .certified_checks import assert_certified
+
+    r = init(fan_in=fan_in, fan_out=fan_out, scheme=scheme, activation=activation, distribution=distribution,
+             digits=50)
+    with mp.workdps(80):
+        n_in = mpmath.mpf(fan_in)
+        if scheme == "lecun":
+            want = expected(1 / n_in, distribution)
+        elif scheme == "xavier":
+            want = expected(2 / (n_in + mpmath.mpf(fan_out)), distribution)
+        else:
+            if activation not in _SECOND_AT_80:
+                _SECOND_AT_80[activation] = second_moment_by_quadrature(function)
+            second = _SECOND_AT_80[activation]
+            want = {"gain": 1 / mpmath.sqrt(second), **expected(1 / (second * n_in), distribution)}
+    assert set(r.names) == set(want)
+    for name, value in want.items():
+        assert assert_certified(r[name], 50) == to_decimal(value, 50), name
+
+
+def test_exact_results_round_their_ties_away_from_zero():
+    """1/40 = 0.025 and 0.02/sqrt(1/25) = 0.1: exact rationals, proven with error_bound 0."""
+    r = init(fan_in=40, digits=1)
+    assert [to_decimal(r[name].rounded_from, 1) for name in ("variance", "bert_ratio")] == ["0.03", "0.1"]
+    assert r["variance"].error_bound == 0 and r["variance"].exact == Fraction(1, 40)
+    u = init(fan_in=3, distribution="uniform")
+    assert u["bound"].exact == 1 and u["bound"].certified
+    he = init(fan_in=8, scheme="he", activation="relu2")  # E[relu2(Z)²] = 3/2
+    assert he["variance"].exact == Fraction(1, 12) and he["gain"].exact is None and he["gain"].certified
+
+
+def test_table_title_says_certified():
+    assert invoke("init", "--fan-in", "768").stdout.splitlines()[0].rstrip().endswith("certified")
+    results = invoke("init", "--fan-in", "768", "--scheme", "he", "--activation", "swish", "--json").json()["results"]
+    assert all(r["certified"] is True and r["error_bound"] is not None for r in results.values())

@@ -19,19 +19,29 @@ How to draw a weight with that std:
 
 Seed 001: BERT passes 0.02; ``bert_ratio`` = 0.02 / std says how that compares
 (Xavier at 768×768: std 1/sqrt(768) ≈ 0.0361, ratio ≈ 0.55).
+
+Every result is proven: exact rationals where they are rational (the lecun and xavier
+variances, he's when E[act(Z)²] is rational, and any square root that comes out rational),
+Arb balls otherwise — E[act(Z)²] from the certified moments, gamma from the certified
+truncated normal — rounded only when the whole ball rounds alike (``rounding.decide_all``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
 
 import mpmath
 
 from ..defaults import BERT_STD, TRUNCATION
 from ..defaults import INIT as DEFAULTS
-from ..engine import normal
-from ..engine.numbers import Number, as_number, to_mpf
-from ..engine.precision import stable
+from ..engine import normal_balls
+from ..engine.balls import arb_precision, exact_ball, exactly, max_bits, proven, start_bits
+from ..engine.numbers import Number, as_number
+from ..engine.precision import MAX_INTERNAL_DIGITS
+from ..engine.rounding import decide_all
 from ..errors import InputError
 from ..result import Computation, Quantity
 from .common import check_digits, choice, whole
@@ -67,6 +77,66 @@ def he_gain(activation: str, params: Mapping[str, object] | None, digits: int) -
         raise InputError(f"{{activation}} {activation!r} has no finite gain (E[act(Z)^2] is 0 or infinite)",
                          param="activation")
     return gain
+
+
+def exact_second_moment(activation: str, params: Mapping[str, Fraction]) -> Fraction | None:
+    """E[act(Z)²], Z ~ N(0, 1), as a fraction when the catalog's closed form is rational
+    (relu 1/2, relu2 3/2, leaky_relu (1 + slope²)/2, identity and selu 1), else None."""
+    from ..catalog import resolve
+
+    act = resolve(activation, params)
+    form = None if act.expression else act.closed_forms.get("second_moment")
+    if form is None:
+        return None
+    try:
+        return Fraction(form.text)
+    except ValueError:
+        pass
+    given = dict(act.values)
+    values = {p.name: Fraction(given.get(p.name, p.default)) for p in act.params}
+    try:
+        value = form.value(values)
+    except (TypeError, ValueError):
+        return None
+    return Fraction(value) if isinstance(value, (int, Fraction)) else None
+
+
+def _second_moment_ball(activation: str, params: Mapping[str, Fraction], digits: int, extra_bits: int) -> Any:
+    """E[act(Z)²] as a proven ball, to ``digits`` + GAIN_GUARD digits and as many more as
+    ``extra_bits`` (the certified moments: cached, shared with ``he_gain``)."""
+    from ..moments import moment_balls
+
+    wanted = min(MAX_INTERNAL_DIGITS, digits + GAIN_GUARD + int(extra_bits / 3.33))
+    return moment_balls(activation, mean=0, std=1, params=params, digits=wanted,
+                        derivative=False)["second_moment"]
+
+
+def _exact_results(kind: str, draw: str, variance: Fraction | None, square: Fraction | None) -> dict[str, Fraction]:
+    """The results that are rational, exactly: the variance when it is (always for lecun and
+    xavier; for he when E[act(Z)²] is), and the gain, std, uniform bound and bert_ratio when
+    their square roots are rational (fan_in 3: std 1/sqrt(3), bound 1)."""
+    if variance is None:
+        return {}
+    known = {"variance": variance}
+    if kind == "he" and square is not None:
+        gain = _rational_sqrt(1 / square)
+        if gain is not None:
+            known["gain"] = gain
+    std = _rational_sqrt(variance)
+    if std is not None:
+        known["std"] = std
+        known["bert_ratio"] = BERT_STD / std
+    if draw == "uniform":
+        bound = _rational_sqrt(3 * variance)
+        if bound is not None:
+            known["bound"] = bound
+    return known
+
+
+def _rational_sqrt(value: Fraction) -> Fraction | None:
+    """sqrt(value) when it is rational, else None."""
+    p, q = math.isqrt(value.numerator), math.isqrt(value.denominator)
+    return Fraction(p, q) if p * p == value.numerator and q * q == value.denominator else None
 
 
 def init(
@@ -105,34 +175,46 @@ def init(
         raise InputError(f"{{{option}}} applies only to {{scheme}} he (lecun and xavier assume a linear unit)",
                          param=option, params=("scheme",))
     act = None
-    gain = None
+    square = None
     exact = {name: as_number(value, name) for name, value in given.items()}
-    if kind == "he":
+    if kind == "lecun":
+        variance: Fraction | None = 1 / n_in
+    elif kind == "xavier":
+        variance = 2 / (n_in + n_out)
+    else:
         act = DEFAULTS["activation"] if activation is None else str(activation)
-        gain = he_gain(act, exact, digits)
+        he_gain(act, exact, digits)  # the activation's errors (no finite gain) first
+        square = exact_second_moment(act, exact)  # E[act(Z)²], when it is rational
+        variance = None if square is None else 1 / (square * n_in)
+    known = _exact_results(kind, draw, variance, square)
 
-    def evaluate() -> dict[str, mpmath.mpf]:
-        if kind == "lecun":
-            variance = 1 / to_mpf(n_in)
-        elif kind == "xavier":
-            variance = 2 / (to_mpf(n_in) + to_mpf(n_out))
-        else:
-            variance = (+gain) ** 2 / to_mpf(n_in)
-        std = mpmath.sqrt(variance)
-        values = {"gain": +gain} if gain is not None else {}
-        values.update(variance=variance, std=std)
-        if draw == "uniform":
-            values["bound"] = mpmath.sqrt(3) * std
-        elif draw == "truncnorm":
-            t = mpmath.mpf(TRUNCATION)
-            _, _, gamma = normal.truncated_moments(-t, t)
-            to_pass = std / mpmath.sqrt(gamma)
-            values["bound"] = t * to_pass
-            values["std_to_pass"] = to_pass
-        values["bert_ratio"] = to_mpf(BERT_STD) / std
-        return values
+    def evaluate(bits: int) -> dict[str, Any]:
+        with arb_precision(bits):
+            if kind == "he":
+                square_ball = _second_moment_ball(act, exact, digits, bits - first_bits)
+                variance_ball = 1 / (square_ball * exact_ball(n_in))
+                values = {"gain": 1 / square_ball.sqrt()}
+            else:
+                variance_ball = exact_ball(variance)
+                values = {}
+            std = variance_ball.sqrt()
+            values.update(variance=variance_ball, std=std)
+            if draw == "uniform":
+                values["bound"] = (3 * variance_ball).sqrt()
+            elif draw == "truncnorm":
+                t = exact_ball(TRUNCATION)
+                _, _, gamma = normal_balls.truncated_moments(-TRUNCATION, TRUNCATION, bits)
+                to_pass = std / gamma.sqrt()
+                values["bound"] = t * to_pass
+                values["std_to_pass"] = to_pass
+            values["bert_ratio"] = exact_ball(BERT_STD) / std
+            return {name: ball for name, ball in values.items() if name not in known}
 
-    values = stable(evaluate, digits)
+    first_bits = start_bits(digits)
+    balls = decide_all(evaluate, digits, first_bits, max_bits())
+    order = ["gain"] if kind == "he" else []
+    order += ["variance", "std", *(["bound"] if draw != "normal" else []),
+              *(["std_to_pass"] if draw == "truncnorm" else []), "bert_ratio"]
     inputs: dict[str, Number | str] = {"fan_in": n_in}
     if n_out is not None:
         inputs["fan_out"] = n_out
@@ -150,8 +232,9 @@ def init(
         bound = resolve(act, exact) if act is not None else None
         closed, derivation = derive_forms(kind, draw, n_in, n_out, bound, act)
     results = tuple(
-        Quantity(name, value, BOUND_DESCRIPTIONS[draw] if name == "bound" else DESCRIPTIONS[name],
-                 *closed.get(name, (None, None)))
-        for name, value in values.items()
+        Quantity(name, description=BOUND_DESCRIPTIONS[draw] if name == "bound" else DESCRIPTIONS[name],
+                 **dict(zip(("closed_form", "latex"), closed.get(name, (None, None)))),
+                 **(exactly(known[name]) if name in known else proven(balls[name])))
+        for name in order
     )
     return Computation("init", inputs, digits, results, derivation=derivation)

@@ -64,7 +64,14 @@ def result(function: str, name: str, **kwargs: object) -> Callable[[int], mpmath
 
     def compute(digits: int) -> mpmath.mpf:
         module = import_module(f"momentcalc.computations.{_MODULES[function]}")
-        return getattr(module, function)(**kwargs, digits=digits).value(name)
+        quantity = getattr(module, function)(**kwargs, digits=digits)[name]
+        if quantity.exact is not None:  # an exact rational: its mpf at the digits asked, not a short copy
+            from ..engine.numbers import to_mpf
+            from ..engine.precision import working_dps
+
+            with mpmath.mp.workdps(working_dps(digits)):
+                return to_mpf(quantity.exact)
+        return quantity.value
 
     return compute
 
