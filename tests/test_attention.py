@@ -202,3 +202,28 @@ def test_api_raises_input_error():
         attention(d=0)
     with pytest.raises(InputError, match="^simulate needs seq_len"):
         attention(simulate=True)
+
+
+@pytest.mark.parametrize("d,q_std,k_std", [(64, "1", "1"), (60, "0.02", "1.5"), (768, "0.3", "0.7"), (2, "1e-30", "3")])
+def test_certified_closed_forms_against_the_mpmath_route_at_50_digits(d, q_std, k_std):
+    """Every closed form certified (exact, or a ball below half a unit of its last digit) and
+    equal at 50 digits to mpmath at 80 digits."""
+    from .certified_checks import assert_certified
+
+    r = attention(d=d, q_std=q_std, k_std=k_std, seq_len=7, simulate=True, trials=10, digits=50)
+    with mp.workdps(80):
+        q, k, n = mpmath.mpf(q_std), mpmath.mpf(k_std), mpmath.mpf(d)
+        want = {"logit_second_moment": n * q**2 * k**2, "logit_std": mpmath.sqrt(n) * q * k,
+                "logit_range": 3 * mpmath.sqrt(n) * q * k, "scale": 1 / mpmath.sqrt(n), "scaled_logit_std": q * k,
+                "uniform_weight": mpmath.mpf(1) / 7}
+    for name, value in want.items():
+        assert assert_certified(r[name], 50) == to_decimal(value, 50), name
+    simulated = [q for q in r.results if q.name not in want]
+    assert simulated and not any(q.certified or q.error_bound is not None for q in simulated)
+
+
+def test_certified_marker_only_without_the_simulation():
+    assert invoke("attention").stdout.splitlines()[0].rstrip().endswith("certified")
+    assert "certified" not in invoke("attention", "--seq-len", "8", "--trials", "10").stdout.splitlines()[0]
+    results = invoke("attention", "--json", "--seq-len", "8", "--trials", "10").json()["results"]
+    assert results["scale"]["certified"] is True and results["max_weight_scaled"]["certified"] is False

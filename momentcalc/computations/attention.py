@@ -12,17 +12,24 @@ q_std·k_std whatever d is.
 With ``seq_len`` (a number of keys) the command also simulates it (numpy, seeded): one query
 against ``seq_len`` keys per trial, and reports the mean largest softmax weight with and
 without the 1/sqrt(d) scaling — Monte Carlo estimates with their standard errors.
+
+The closed forms are proven: rational where they are (the second moment, q_std·k_std, 1/seq_len,
+and everything when d is a perfect square), Arb balls of sqrt(d) otherwise. The simulated
+results are estimates and say so (``certified`` false).
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 
 from ..defaults import ATTENTION as DEFAULTS
-from ..engine.numbers import Number, to_mpf
-from ..engine.precision import stable
+from ..engine.balls import arb_precision, exact_ball, exactly, max_bits, proven, start_bits
+from ..engine.numbers import Number
+from ..engine.rounding import decide_all
 from ..errors import InputError
 from ..result import Computation, Quantity
 from .common import check_digits, monte_carlo_errors, positive, simulation_options, whole
@@ -82,22 +89,25 @@ def attention(
         mentions=("seq_len", "simulate"),
     )
 
-    def evaluate() -> dict[str, mpmath.mpf]:
-        second = to_mpf(dim) * to_mpf(q) ** 2 * to_mpf(k) ** 2
-        std = mpmath.sqrt(second)
-        scale = 1 / mpmath.sqrt(to_mpf(dim))
-        values = {
-            "logit_second_moment": second,
-            "logit_std": std,
-            "logit_range": 3 * std,
-            "scale": scale,
-            "scaled_logit_std": to_mpf(q) * to_mpf(k),
-        }
-        if keys is not None:
-            values["uniform_weight"] = 1 / to_mpf(keys)
-        return values
+    second = dim * q * q * k * k
+    root_d = _rational_sqrt(dim)
+    exact: dict[str, Fraction] = {"logit_second_moment": second, "scaled_logit_std": q * k}
+    if root_d is not None:  # d a perfect square: every result is rational
+        exact.update(logit_std=root_d * q * k, logit_range=3 * root_d * q * k, scale=1 / root_d)
+    if keys is not None:
+        exact["uniform_weight"] = 1 / keys
+    names = [*DESCRIPTIONS][: 5 if keys is None else 6]
 
-    values = stable(evaluate, digits)
+    def evaluate(bits: int) -> dict[str, Any]:
+        with arb_precision(bits):
+            root = exact_ball(dim).sqrt()
+            std = root * exact_ball(q * k)
+            values = {"logit_std": std, "logit_range": 3 * std, "scale": 1 / root}
+            return {name: ball for name, ball in values.items() if name not in exact}
+
+    balls = decide_all(evaluate, digits, start_bits(digits), max_bits()) if root_d is None else {}
+    values = {name: exactly(exact[name]) if name in exact else proven(balls[name]) for name in names}
+
     inputs: dict[str, Number | str] = {"d": dim, "q_std": q, "k_std": k}
     notes: tuple[str, ...] = ()
     descriptions = dict(DESCRIPTIONS)
@@ -107,13 +117,13 @@ def attention(
         if not low**2 <= dim * q**2 * k**2 <= high**2:
             raise InputError(
                 f"{{q_std}} and {{k_std}}: the simulation works in double precision and needs "
-                f"sqrt(d)*q_std*k_std from 1e-100 to 1e100, got {mpmath.nstr(values['logit_std'], 3)}",
+                f"sqrt(d)*q_std*k_std from 1e-100 to 1e100, got {mpmath.nstr(values['logit_std']['value'], 3)}",
                 param="q_std", params=("k_std",),
             )
         from .attention_simulation import simulate_softmax
 
         estimate = simulate_softmax(int(dim), float(q * k), int(keys), int(count), int(draws))
-        values.update({name: mpmath.mpf(estimate[name]) for name in SIMULATED})
+        values.update({name: {"value": mpmath.mpf(estimate[name])} for name in SIMULATED})  # estimates: not certified
         descriptions.update(SIMULATED)
         inputs.update(seq_len=keys, seed=draws, trials=count)
         notes = (
@@ -130,7 +140,14 @@ def attention(
         closed, derivation = derive_forms(dim, q, k, keys)
     stderr = {} if keys is None else monte_carlo_errors(estimate, SIMULATED, int(count))
     results = tuple(
-        Quantity(name, value, descriptions[name], *closed.get(name, (None, None)), stderr=stderr.get(name))
+        Quantity(name, description=descriptions[name], **dict(zip(("closed_form", "latex"), closed.get(name, (None, None)))),
+                 stderr=stderr.get(name), **value)
         for name, value in values.items()
     )
     return Computation("attention", inputs, digits, results, notes=notes, derivation=derivation)
+
+
+def _rational_sqrt(value: Fraction) -> Fraction | None:
+    """sqrt(value) when it is rational, else None."""
+    p, q = math.isqrt(value.numerator), math.isqrt(value.denominator)
+    return Fraction(p, q) if p * p == value.numerator and q * q == value.denominator else None
