@@ -110,6 +110,9 @@ class Computation:
     notes: tuple[str, ...] = ()
     derivation: tuple[tuple[str, str, str], ...] = ()  # (label, sympy str, LaTeX) shown by --derive
     checks: tuple[Check, ...] = ()
+    # Further JSON keys of this command's documents (always the same keys for a command), e.g.
+    # initializer's ``equivalents``; the table shows them under the notes.
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def __getitem__(self, name: str) -> Quantity:
         for quantity in self.results:

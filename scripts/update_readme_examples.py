@@ -50,7 +50,16 @@ def main() -> None:
     text = README.read_text()
     text = re.sub(r"(```console\n)(.*?)(```)", lambda m: m.group(1) + update_block(m.group(2)) + m.group(3),
                   text, flags=re.S)
+    text = re.sub(r"(<!-- initializers-table -->\n)(.*?)(\n<!-- /initializers-table -->)",
+                  lambda m: m.group(1) + initializers_table() + m.group(3), text, flags=re.S)
     README.write_text(text)
+
+
+def initializers_table() -> str:
+    sys.path.insert(0, str(README.parent))
+    from momentcalc.computations.initializer import ratio_table_markdown
+
+    return ratio_table_markdown()
 
 
 if __name__ == "__main__":

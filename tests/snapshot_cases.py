@@ -94,6 +94,20 @@ CASES: list[tuple[str, tuple[str, ...]]] = [
     ("init_csv", ("init", "--format", "csv", "--fan-in", "64,256,1024", "--scheme", "he")),
     ("postnorm_decay_csv", ("postnorm-decay", "--format", "csv", "--layers", "5")),
     ("activations_csv", ("activations", "--format", "csv")),
+    # initializer: what framework init calls sample (BERT, timm, Keras, PyTorch's Linear)
+    ("initializer_bert", ("initializer", "tf.random.truncated_normal", "--stddev", "0.02", "--json")),
+    ("initializer_timm", ("initializer", "torch.nn.init.trunc_normal_", "--std", "0.02", "--json")),
+    ("initializer_keras_variance_scaling", ("initializer", "tf.keras.initializers.VarianceScaling", "--fan-in", "768",
+                                            "--digits", "20", "--json")),
+    ("initializer_linear", ("initializer", "torch.nn.Linear", "--fan-in", "768", "--json")),
+    ("initializer_jax_sweep", ("initializer", "jax.nn.initializers.variance_scaling", "--scale", "2", "--mode",
+                               "fan_avg", "--distribution", "uniform", "--fan-in", "64,256", "--fan-out", "128",
+                               "--json")),
+    ("initializer_table", ("initializer", "torch.nn.init.kaiming_normal_", "--fan-in", "512", "--nonlinearity", "relu")),
+    ("initializer_csv", ("initializer", "tf.keras.initializers.HeNormal", "--fan-in", "64,256", "--format", "csv")),
+    ("initializers", ("initializers", "--json")),
+    ("error_initializer_name", ("initializer", "trunc_normal", "--json")),
+    ("error_initializer_bounds", ("initializer", "torch.nn.init.trunc_normal_", "--a", "2", "--b", "-2")),
 ]
 
 

@@ -50,6 +50,7 @@ from .commands import (  # noqa: E402,F401
     attention,
     gau,
     init,
+    initializer,
     meanfield,
     postnorm,
     schema,

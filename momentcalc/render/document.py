@@ -126,7 +126,7 @@ def document(result: Computation | Sweep | Listing) -> dict[str, Any]:
             "swept": list(result.swept),
             "rows": [
                 {"inputs": inputs_document(row), "results": results_document(row),
-                 "notes": list(row.notes), "derivation": derivation_document(row)}
+                 "notes": list(row.notes), "derivation": derivation_document(row), **row.extra}
                 for row in result.rows
             ],
             "checks": [
@@ -143,6 +143,7 @@ def document(result: Computation | Sweep | Listing) -> dict[str, Any]:
         "checks": [check_document(c) for c in result.checks],
         "notes": list(result.notes),
         "derivation": derivation_document(result),
+        **result.extra,
     }
 
 

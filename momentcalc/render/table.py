@@ -91,6 +91,9 @@ def _single(computation: Computation, console: Console) -> None:
                 console.print(f"  {quantity.name} = {visible(quantity.closed_form)}", markup=False, highlight=False)
     for note in computation.notes:
         console.print(f"[dim]note:[/] {_markup_safe(note)}")
+    for key, value in computation.extra.items():
+        for item in value if isinstance(value, list) else [value]:
+            console.print(f"[dim]{key.rstrip('s')}:[/] {_markup_safe(str(item))}")
     if computation.checks:
         console.print(_checks_table(computation.checks))
 

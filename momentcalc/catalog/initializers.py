@@ -1,0 +1,370 @@
+"""Framework initializers as data: what each call samples, read from the framework's own source.
+
+One ``Initializer`` per name a user writes (``torch.nn.init.trunc_normal_``), with its arguments
+as the framework spells them and with the framework's defaults, the framework version and the
+source file its semantics were read from, and a ``rule``: a function from the resolved
+arguments (and the layer's fans) to a ``Draw``, the distribution the call actually produces.
+Rules are shared by the entries that sample alike (``variance_scaling`` serves Keras's
+``VarianceScaling``, ``HeNormal``, ``LecunNormal`` …, each with its fixed arguments); nothing
+here branches on an initializer's name.
+
+Model: exact real arithmetic on the call's formula (fans, gains, sqrt(3) of the uniform bound);
+a decimal literal the source hard-codes (Keras's and JAX's ``.87962566103423978``) is the binary
+number it becomes: a double in Keras, the weights' dtype in JAX (float32 unless x64 is on).
+The frameworks' own floating-point rounding of the computed std (one ulp of its dtype) is not
+modelled: it depends on the fans, not on the call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..engine.numbers import to_text
+
+# A positive real number as a product of rational powers of positive rationals:
+# ((base, exponent), ...) means prod(base ** exponent). Exact, and cheap to evaluate as a ball.
+Product = tuple[tuple[Fraction, Fraction], ...]
+
+HALF = Fraction(1, 2)
+INF = float("inf")
+
+# The literal Keras and JAX divide by (Keras: keras/src/initializers/random_initializers.py,
+# VarianceScaling.__call__; JAX: jax/_src/nn/initializers.py, variance_scaling), as written there.
+# tests/test_initializer.py checks it is the text the verify registry holds for TensorFlow/Keras/JAX.
+TRUNCATED_STD_LITERAL = ".87962566103423978"
+
+
+def stored_as(text: str, dtype: str) -> Fraction:
+    """The exact value of the decimal literal ``text`` once stored in ``dtype`` (float64 or
+    float32; round to nearest even, as IEEE and numpy do)."""
+    double = float(text)
+    if dtype == "float64":
+        return Fraction(double)
+    import numpy
+
+    return Fraction(float(numpy.float32(double)))
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One argument of the call: its name as the framework spells it, its default (exact
+    decimal text, or a choice; None when the framework requires it), and for a choice the
+    values the framework accepts."""
+
+    name: str
+    default: str | None
+    choices: tuple[str, ...] = ()
+    lower_case: bool = False  # the framework lower-cases the value before checking it
+    aliases: Mapping[str, str] = field(default_factory=dict)  # accepted spellings -> canonical
+
+    @property
+    def is_choice(self) -> bool:
+        return bool(self.choices)
+
+
+@dataclass(frozen=True)
+class Draw:
+    """The distribution a call produces.
+
+    ``family`` normal: N(mean, sigma²); truncated_normal: N(mean, sigma²) kept on
+    [mean + low·sigma, mean + high·sigma] (``low``/``high`` in units of sigma, ±inf allowed);
+    uniform: U(mean − sqrt(3)·sigma, mean + sqrt(3)·sigma), so sigma is its std.
+    ``nominal`` is the std the arguments name or the documentation promises."""
+
+    family: str
+    mean: Fraction
+    sigma: Product
+    nominal: Product
+    low: Fraction | float = -INF
+    high: Fraction | float = INF
+
+
+class RuleError(ValueError):
+    """An argument the framework would reject: ``argument`` as the framework spells it."""
+
+    def __init__(self, argument: str, message: str) -> None:
+        super().__init__(message)
+        self.argument = argument
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Initializer:
+    """One catalog entry (see the module docstring)."""
+
+    name: str
+    framework: str  # PyTorch, Keras, TensorFlow, JAX, Flax
+    version: str  # the framework version whose source was read
+    source: str  # the file (and function) whose behaviour the rule encodes
+    arguments: tuple[Argument, ...]
+    rule: Callable[[Mapping[str, object], Fraction | None, Fraction | None], Draw]
+    fixed: Mapping[str, str] = field(default_factory=dict)  # arguments the call fixes (HeNormal: scale=2)
+    fans: tuple[str, ...] = ()  # which of fan_in, fan_out the std depends on
+    notes: tuple[str, ...] = ()  # what surprises users, in words
+
+    @property
+    def argument_names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.arguments)
+
+
+# --- rules: arguments -> Draw ------------------------------------------------------------------
+
+
+def _positive(args: Mapping[str, object], name: str) -> Fraction:
+    value = args[name]
+    assert isinstance(value, Fraction)
+    if value <= 0:
+        raise RuleError(name, f"{{{name}}} must be greater than 0, got {to_text(value)}")
+    return value
+
+
+def _fan(fan: Fraction | None, name: str) -> Fraction:
+    if fan is None:
+        raise RuleError(name, f"{{{name}}} is required: the std of this call depends on the layer's {name.replace('_', '-')}")
+    return fan
+
+
+def _root(value: Fraction) -> Product:
+    return ((value, HALF),)
+
+
+def normal(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
+    """N(mean, std²) (torch.nn.init.normal_)."""
+    std = _positive(args, "std")
+    return Draw("normal", Fraction(args["mean"]), ((std, Fraction(1)),), ((std, Fraction(1)),))
+
+
+def absolute_truncated_normal(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
+    """N(mean, std²) kept on the *absolute* interval [a, b] (torch.nn.init.trunc_normal_: the
+    inverse CDF of a uniform on [Φ((a−mean)/std), Φ((b−mean)/std)], then clamped to [a, b])."""
+    std = _positive(args, "std")
+    mean, a, b = (Fraction(args[k]) for k in ("mean", "a", "b"))
+    if not a < b:
+        raise RuleError("a", f"{{a}} must be less than {{b}}, got a={to_text(a)} and b={to_text(b)}")
+    sigma = ((std, Fraction(1)),)
+    return Draw("truncated_normal", mean, sigma, sigma, (a - mean) / std, (b - mean) / std)
+
+
+def relative_truncated_normal(std_name: str, low: str | int, high: str | int) -> Callable[..., Draw]:
+    """N(mean, stddev²) kept within [low, high] *stddevs* (tf.random.truncated_normal and
+    Keras's TruncatedNormal: ±2, re-drawn outside; JAX's truncated_normal: [lower, upper])."""
+
+    def rule(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
+        std = _positive(args, std_name)
+        lo = Fraction(args[low]) if isinstance(low, str) else Fraction(low)
+        hi = Fraction(args[high]) if isinstance(high, str) else Fraction(high)
+        if not lo < hi:
+            raise RuleError(str(low), f"{{{low}}} must be less than {{{high}}}, got {low}={to_text(lo)} and {high}={to_text(hi)}")
+        sigma = ((std, Fraction(1)),)
+        return Draw("truncated_normal", Fraction(args.get("mean", 0)), sigma, sigma, lo, hi)
+
+    rule.__doc__ = relative_truncated_normal.__doc__
+    return rule
+
+
+def torch_gain_squared(nonlinearity: str, a_squared: Fraction) -> Fraction:
+    """calculate_gain(nonlinearity, a)², exactly (torch/nn/init.py): 1 for the linear maps and
+    sigmoid, (5/3)² for tanh, 2 for relu, 2/(1 + a²) for leaky_relu, (3/4)² for selu."""
+    gains = {"tanh": Fraction(25, 9), "relu": Fraction(2), "leaky_relu": 2 / (1 + a_squared), "selu": Fraction(9, 16)}
+    return gains.get(nonlinearity, Fraction(1))
+
+
+TORCH_NONLINEARITIES = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                        "conv_transpose3d", "sigmoid", "tanh", "relu", "leaky_relu", "selu")
+
+
+def kaiming(family: str) -> Callable[..., Draw]:
+    """std = gain / sqrt(fan_mode) (torch kaiming_normal_, kaiming_uniform_ with bound
+    sqrt(3)·std); nominal: that std, as the documentation states it."""
+
+    def rule(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
+        mode = str(args["mode"])
+        fan = _fan(fan_in if mode == "fan_in" else fan_out, mode)
+        variance = torch_gain_squared(str(args["nonlinearity"]), Fraction(args["a"]) ** 2) / fan
+        return Draw(family, Fraction(0), _root(variance), _root(variance))
+
+    rule.__doc__ = kaiming.__doc__
+    return rule
+
+
+def xavier(family: str) -> Callable[..., Draw]:
+    """std = gain·sqrt(2 / (fan_in + fan_out)) (torch xavier_normal_, xavier_uniform_ with bound
+    sqrt(3)·std)."""
+
+    def rule(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
+        gain = Fraction(args["gain"])
+        if gain <= 0:
+            raise RuleError("gain", f"{{gain}} must be greater than 0, got {to_text(gain)}")
+        variance = gain * gain * 2 / (_fan(fan_in, "fan_in") + _fan(fan_out, "fan_out"))
+        return Draw(family, Fraction(0), _root(variance), _root(variance))
+
+    rule.__doc__ = xavier.__doc__
+    return rule
+
+
+def torch_linear(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
+    """torch.nn.Linear.reset_parameters: kaiming_uniform_(weight, a=sqrt(5)), i.e. gain² =
+    2/(1 + 5) = 1/3 and U(−1/sqrt(fan_in), 1/sqrt(fan_in)) (std 1/sqrt(3·fan_in)); nominal: the
+    documentation's sqrt(k) = 1/sqrt(in_features), the scale a reader takes from U(−√k, √k)."""
+    fan = _fan(fan_in, "fan_in")
+    variance = torch_gain_squared("leaky_relu", Fraction(5)) / fan  # a = sqrt(5): a² = 5
+    return Draw("uniform", Fraction(0), _root(variance), _root(1 / fan))
+
+
+def variance_scaling(dtype_argument: str | None) -> Callable[..., Draw]:
+    """Keras/JAX VarianceScaling: variance = scale / n (n: fan_in, fan_out, their mean, or for
+    JAX's fan_geo_avg their geometric mean). truncated_normal: N(0, (sqrt(variance)/c)²) cut at
+    ±2 of its std, c the literal .87962566103423978 as stored (double in Keras, the weights'
+    dtype in JAX); normal (Keras: untruncated_normal): std sqrt(variance); uniform: bound
+    sqrt(3·variance). Nominal: sqrt(variance), the std the documentation promises "after
+    truncation". Keras divides by max(1, n); fans here are whole numbers >= 1."""
+
+    def rule(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
+        scale = _positive(args, "scale")
+        mode = str(args["mode"])
+        if mode == "fan_in":
+            n: Product = ((_fan(fan_in, "fan_in"), Fraction(-1)),)
+        elif mode == "fan_out":
+            n = ((_fan(fan_out, "fan_out"), Fraction(-1)),)
+        elif mode == "fan_avg":
+            n = (((_fan(fan_in, "fan_in") + _fan(fan_out, "fan_out")) / 2, Fraction(-1)),)
+        else:  # fan_geo_avg
+            n = ((_fan(fan_in, "fan_in") * _fan(fan_out, "fan_out"), Fraction(-1, 2)),)
+        root = tuple((base, exponent / 2) for base, exponent in ((scale, Fraction(1)), *n))
+        distribution = str(args["distribution"])
+        if distribution == "truncated_normal":
+            dtype = "float64" if dtype_argument is None else str(args[dtype_argument])
+            c = stored_as(TRUNCATED_STD_LITERAL, dtype)
+            return Draw("truncated_normal", Fraction(0), (*root, (c, Fraction(-1))), root, Fraction(-2), Fraction(2))
+        family = "uniform" if distribution == "uniform" else "normal"
+        return Draw(family, Fraction(0), root, root)
+
+    rule.__doc__ = variance_scaling.__doc__
+    return rule
+
+
+# --- the catalog -------------------------------------------------------------------------------
+
+TORCH = ("PyTorch", "2.8.0")
+KERAS = ("Keras", "3.16.0")
+TF = ("TensorFlow", "2.20.0")
+JAX = ("JAX", "0.11.1")
+FLAX = ("Flax", "0.12.8")
+
+TORCH_INIT = "torch/nn/init.py"
+KERAS_INIT = "keras/src/initializers/random_initializers.py"
+JAX_INIT = "jax/_src/nn/initializers.py"
+
+_MODE_TORCH = Argument("mode", "fan_in", ("fan_in", "fan_out"), lower_case=True)
+_NONLINEARITY = Argument("nonlinearity", "leaky_relu", TORCH_NONLINEARITIES)
+_KERAS_MODE = Argument("mode", "fan_in", ("fan_in", "fan_out", "fan_avg"))
+_KERAS_DISTRIBUTION = Argument("distribution", "truncated_normal", ("truncated_normal", "untruncated_normal", "uniform"),
+                               lower_case=True, aliases={"normal": "truncated_normal"})
+_JAX_DTYPE = Argument("dtype", "float32", ("float32", "float64"))
+
+_ABSOLUTE = ("trunc_normal_ takes absolute bounds a, b (default -2, 2), not bounds in stds: with std=0.02 they "
+             "sit at +-100 std and truncate nothing, while Keras's TruncatedNormal(stddev=0.02) cuts at +-2 std")
+_NO_CORRECTION = "the stddev argument is the std before truncation: the values have std 0.8796... of it (no correction)"
+_CORRECTED = ("the std passed to the truncated normal is divided by .87962566103423978 (the std of N(0,1) cut at +-2), "
+              "so the values have the documented std, up to that literal's rounding (effective_ratio shows it)")
+_UNIFORM = "uniform: the values lie in +-sqrt(3) std, not +-std"
+
+CATALOG: tuple[Initializer, ...] = (
+    Initializer(
+        "torch.nn.init.trunc_normal_", *TORCH, f"{TORCH_INIT} (trunc_normal_, _no_grad_trunc_normal_)",
+        (Argument("mean", "0.0"), Argument("std", "1.0"), Argument("a", "-2.0"), Argument("b", "2.0")),
+        absolute_truncated_normal, notes=(_ABSOLUTE,),
+    ),
+    Initializer(
+        "torch.nn.init.normal_", *TORCH, f"{TORCH_INIT} (normal_)",
+        (Argument("mean", "0.0"), Argument("std", "1.0")), normal,
+    ),
+    Initializer(
+        "torch.nn.init.kaiming_normal_", *TORCH, f"{TORCH_INIT} (kaiming_normal_, calculate_gain)",
+        (Argument("a", "0"), _MODE_TORCH, _NONLINEARITY), kaiming("normal"), fans=("fan_in", "fan_out"),
+        notes=("the default nonlinearity is leaky_relu with a=0, i.e. relu's gain sqrt(2); the normal is not truncated",),
+    ),
+    Initializer(
+        "torch.nn.init.kaiming_uniform_", *TORCH, f"{TORCH_INIT} (kaiming_uniform_, calculate_gain)",
+        (Argument("a", "0"), _MODE_TORCH, _NONLINEARITY), kaiming("uniform"), fans=("fan_in", "fan_out"),
+        notes=(_UNIFORM,),
+    ),
+    Initializer(
+        "torch.nn.init.xavier_normal_", *TORCH, f"{TORCH_INIT} (xavier_normal_)",
+        (Argument("gain", "1.0"),), xavier("normal"), fans=("fan_in", "fan_out"),
+    ),
+    Initializer(
+        "torch.nn.init.xavier_uniform_", *TORCH, f"{TORCH_INIT} (xavier_uniform_)",
+        (Argument("gain", "1.0"),), xavier("uniform"), fans=("fan_in", "fan_out"), notes=(_UNIFORM,),
+    ),
+    Initializer(
+        "torch.nn.Linear", *TORCH, "torch/nn/modules/linear.py (Linear.reset_parameters) and torch/nn/init.py",
+        (), torch_linear, fixed={"a": "sqrt(5)"}, fans=("fan_in",),
+        notes=("the default weight init is kaiming_uniform_(a=sqrt(5)): U(-1/sqrt(fan_in), 1/sqrt(fan_in)), std "
+               "1/sqrt(3*fan_in), a third of LeCun's variance; nominal_std is the documentation's "
+               "sqrt(k) = 1/sqrt(in_features); the bias is U(-1/sqrt(fan_in), 1/sqrt(fan_in)) too",),
+    ),
+    Initializer(
+        "tf.keras.initializers.TruncatedNormal", *KERAS,
+        f"{KERAS_INIT} (TruncatedNormal) and keras/src/backend/*/random.py (truncated_normal: +-2 stddev)",
+        (Argument("mean", "0.0"), Argument("stddev", "0.05")), relative_truncated_normal("stddev", -2, 2),
+        notes=(_NO_CORRECTION, "the default stddev is 0.05"),
+    ),
+    Initializer(
+        "tf.keras.initializers.VarianceScaling", *KERAS, f"{KERAS_INIT} (VarianceScaling)",
+        (Argument("scale", "1.0"), _KERAS_MODE, _KERAS_DISTRIBUTION), variance_scaling(None),
+        fans=("fan_in", "fan_out"), notes=(_CORRECTED,),
+    ),
+    Initializer(
+        "tf.keras.initializers.GlorotUniform", *KERAS, f"{KERAS_INIT} (GlorotUniform)", (),
+        variance_scaling(None), fixed={"scale": "1.0", "mode": "fan_avg", "distribution": "uniform"},
+        fans=("fan_in", "fan_out"), notes=(_UNIFORM,),
+    ),
+    Initializer(
+        "tf.keras.initializers.HeNormal", *KERAS, f"{KERAS_INIT} (HeNormal)", (),
+        variance_scaling(None), fixed={"scale": "2.0", "mode": "fan_in", "distribution": "truncated_normal"},
+        fans=("fan_in",), notes=("HeNormal is truncated at +-2 std (PyTorch's kaiming_normal_ is not); " + _CORRECTED,),
+    ),
+    Initializer(
+        "tf.keras.initializers.LecunNormal", *KERAS, f"{KERAS_INIT} (LecunNormal)", (),
+        variance_scaling(None), fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
+        fans=("fan_in",), notes=(_CORRECTED,),
+    ),
+    Initializer(
+        "tf.random.truncated_normal", *TF, "tensorflow/python/ops/random_ops.py (truncated_normal)",
+        (Argument("mean", "0.0"), Argument("stddev", "1.0")), relative_truncated_normal("stddev", -2, 2),
+        notes=(_NO_CORRECTION + "; BERT's initializer_range 0.02 is really 0.0176",),
+    ),
+    Initializer(
+        "jax.nn.initializers.variance_scaling", *JAX, f"{JAX_INIT} (variance_scaling)",
+        (Argument("scale", None), Argument("mode", None, ("fan_in", "fan_out", "fan_avg", "fan_geo_avg")),
+         Argument("distribution", None, ("truncated_normal", "normal", "uniform")), _JAX_DTYPE),
+        variance_scaling("dtype"), fans=("fan_in", "fan_out"),
+        notes=(_CORRECTED + "; JAX stores that constant in the weights' dtype (float32 unless jax_enable_x64)",),
+    ),
+    Initializer(
+        "jax.nn.initializers.lecun_normal", *JAX, f"{JAX_INIT} (lecun_normal, variance_scaling)", (_JAX_DTYPE,),
+        variance_scaling("dtype"), fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
+        fans=("fan_in",),
+        notes=(_CORRECTED + "; JAX stores that constant in the weights' dtype (float32 unless jax_enable_x64)",),
+    ),
+    Initializer(
+        "jax.nn.initializers.truncated_normal", *JAX, f"{JAX_INIT} (truncated_normal)",
+        (Argument("stddev", "1e-2"), Argument("lower", "-2.0"), Argument("upper", "2.0")),
+        relative_truncated_normal("stddev", "lower", "upper"),
+        notes=(_NO_CORRECTION + "; default stddev 0.01, bounds lower/upper in stds",),
+    ),
+    Initializer(
+        "flax.linen.Dense", *FLAX, "flax/linen/linear.py (Dense: kernel_init = default_kernel_init = lecun_normal())",
+        (Argument("param_dtype", "float32", ("float32", "float64")),),
+        variance_scaling("param_dtype"), fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
+        fans=("fan_in",),
+        notes=("Flax's Dense defaults to lecun_normal, a truncated normal with std 1/sqrt(fan_in), where PyTorch's "
+               "Linear draws a uniform with std 1/sqrt(3*fan_in); the bias starts at zeros",),
+    ),
+)
+
+BY_NAME: dict[str, Initializer] = {entry.name: entry for entry in CATALOG}
+FRAMEWORK_OF: dict[str, str] = {entry.name: entry.framework for entry in CATALOG}

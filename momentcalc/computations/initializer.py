@@ -1,0 +1,368 @@
+"""``initializer NAME``: what a framework's init call actually samples, and the same call elsewhere.
+
+A catalog entry (``catalog.initializers``) turns the call's arguments into a ``Draw``: a normal,
+a normal truncated at [low, high] of its std sigma, or a uniform with std sigma. Then, with
+gamma(low, high) the variance of N(0, 1) kept on [low, high] and shift its mean (seed: "Sampling
+distributions", Su 2021),
+
+    effective_std  = sigma·sqrt(gamma)        (normal: sigma; uniform: sigma = bound/sqrt(3))
+    effective_mean = mean + sigma·shift
+    effective_ratio = effective_std / nominal_std
+
+all as Arb balls (``engine.normal_balls``), so every printed digit is proven. sigma and the
+nominal std are products of rational powers of rationals, so their ratio is simplified exactly
+before it is evaluated: Keras's VarianceScaling gives sqrt(gamma)/c with c the double nearest
+.87962566103423978, i.e. 1 − 3.46e-17.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from ..catalog.initializers import BY_NAME, CATALOG, INF, Draw, Initializer, Product, RuleError
+from ..engine import normal_balls
+from ..engine.balls import arb_precision, exact_ball, exactly, max_bits, proven, start_bits
+from ..engine.numbers import Number, as_number, quoted
+from ..engine.precision import to_decimal
+from ..engine.rounding import decide_all
+from ..errors import InputError
+from ..result import Computation, Listing, Quantity
+from .common import check_digits, whole
+
+# The options of every catalog entry, in the order the command line lists them.
+ARGUMENTS = ("mean", "std", "stddev", "a", "b", "lower", "upper", "scale", "mode", "distribution", "gain",
+             "nonlinearity", "dtype", "param_dtype")
+
+DESCRIPTIONS = {
+    "effective_std": "std of the values the call actually produces",
+    "effective_mean": "mean of the values the call actually produces",
+    "nominal_std": "the std the arguments name or the documentation promises",
+    "effective_ratio": "effective_std / nominal_std",
+    "low_sigma": "lowest value, in stds of the normal before truncation from its mean (uniform: in its std)",
+    "high_sigma": "highest value, in stds of the normal before truncation from its mean (uniform: in its std)",
+    "normal_std": "std of the normal the call samples before truncation",
+    "low": "lowest value the call can produce",
+    "high": "highest value the call can produce",
+    "excluded_mass": "probability that the normal falls outside the bounds (what truncation removes)",
+}
+# Excluded below this, a truncation is never observed in practice (the equivalents say so).
+NEGLIGIBLE_MASS = 1e-30
+# The listing shows effective_ratio to 20 digits: enough for 1 − 3.46e-17 to show.
+LISTING_DIGITS = 20
+
+
+def closest_names(name: str) -> list[str]:
+    """Catalog names close to ``name``: the same last component (``trunc_normal_``,
+    ``TruncatedNormal``), then difflib's closest."""
+    tail = name.rsplit(".", 1)[-1].lower()
+    same_tail = [entry.name for entry in CATALOG if entry.name.rsplit(".", 1)[-1].lower() == tail]
+    close = difflib.get_close_matches(name, [entry.name for entry in CATALOG], n=3, cutoff=0.5)
+    return list(dict.fromkeys(same_tail + close))[:4]
+
+
+def lookup(name: object) -> Initializer:
+    text = str(name).strip()
+    if text in BY_NAME:
+        return BY_NAME[text]
+    close = closest_names(text)
+    hint = f"; closest: {', '.join(close)}" if close else ""
+    raise InputError(f"{{name}} {quoted(text)} is not in the initializer catalog{hint} (see 'momentcalc initializers')",
+                     param="name")
+
+
+def _placeholders(message: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(re.findall(r"\{(\w+)\}", message)))
+
+
+def _flags(names: tuple[str, ...]) -> str:
+    return ", ".join("{" + n + "}" for n in names) if names else "no options"
+
+
+def resolve_arguments(entry: Initializer, given: Mapping[str, object]) -> dict[str, Number | str]:
+    """The call's arguments: the given ones checked as the framework checks them, the others at
+    the framework's defaults, then the ones the call fixes."""
+    own = entry.argument_names
+    for name, value in given.items():
+        if value is not None and name not in own:
+            raise InputError(f"{{{name}}} is not an argument of {entry.name} (it takes {_flags(own)})",
+                             param=name, params=own)
+    values: dict[str, Number | str] = {}
+    for argument in entry.arguments:
+        raw = given.get(argument.name)
+        if raw is None:
+            if argument.default is None:
+                raise InputError(f"{{{argument.name}}} is required: {entry.name} has no default for it", param=argument.name)
+            raw = argument.default
+        if argument.is_choice:
+            text = str(raw).strip()
+            if argument.lower_case:
+                text = text.lower()
+            text = argument.aliases.get(text, text)
+            if text not in argument.choices and text not in argument.aliases.values():
+                raise InputError(param=argument.name, allowed=f"one of {', '.join(argument.choices)}", got=repr(str(raw)))
+            values[argument.name] = text
+        else:
+            values[argument.name] = as_number(raw, argument.name)
+    for name, text in entry.fixed.items():
+        try:
+            values[name] = as_number(text, name)
+        except InputError:
+            values[name] = text  # a formula shown as written (torch.nn.Linear's a = sqrt(5))
+    return values
+
+
+def _ratio(sigma: Product, nominal: Product) -> Product:
+    """sigma / nominal with equal bases merged (exponents added) and unit factors dropped."""
+    exponents: dict[Fraction, Fraction] = {}
+    for base, exponent in (*sigma, *((b, -e) for b, e in nominal)):
+        exponents[base] = exponents.get(base, Fraction(0)) + exponent
+    return tuple((b, e) for b, e in exponents.items() if e != 0 and b != 1)
+
+
+def _exact(product: Product) -> Fraction | None:
+    """The product as a rational when every exponent is whole, else None."""
+    if any(e.denominator != 1 for _, e in product):
+        return None
+    value = Fraction(1)
+    for base, exponent in product:
+        value *= base ** int(exponent)
+    return value
+
+
+def _ball(product: Product) -> Any:
+    from flint import arb, fmpq
+
+    value = arb(1)
+    for base, exponent in product:
+        b = exact_ball(base)
+        value *= b ** int(exponent) if exponent.denominator == 1 else b ** arb(fmpq(exponent.numerator, exponent.denominator))
+    return value
+
+
+def _below(x: Fraction | float, bits: int) -> Any:
+    """P(Z < x), Z ~ N(0, 1), from the small tail."""
+    if x <= 0:
+        return normal_balls.upper_tail(-x, bits)
+    return 1 - normal_balls.upper_tail(x, bits)
+
+
+def _above(x: Fraction | float, bits: int) -> Any:
+    if x >= 0:
+        return normal_balls.upper_tail(x, bits)
+    return 1 - normal_balls.upper_tail(-x, bits)
+
+
+def _balls(draw: Draw, digits: int) -> tuple[dict[str, Any], dict[str, Fraction]]:
+    """The proven results as balls, and those known exactly as rationals."""
+    ratio = _ratio(draw.sigma, draw.nominal)
+    exact: dict[str, Fraction] = {}
+    truncated = draw.family == "truncated_normal"
+    symmetric = not truncated or draw.low == -draw.high
+    if symmetric:
+        exact["effective_mean"] = draw.mean
+    for name, product in (("nominal_std", draw.nominal), ("normal_std", draw.sigma)):
+        value = _exact(product)
+        if value is not None and (name == "nominal_std" or draw.family != "uniform"):
+            exact[name] = value
+    if not truncated:
+        if _exact(draw.sigma) is not None:
+            exact["effective_std"] = _exact(draw.sigma)
+        if not ratio:
+            exact["effective_ratio"] = Fraction(1)
+
+    def evaluate(bits: int) -> dict[str, Any]:
+        from flint import arb
+
+        with arb_precision(bits):
+            sigma = _ball(draw.sigma)
+            values: dict[str, Any] = {"nominal_std": _ball(draw.nominal)}
+            if truncated:
+                z, shift, gamma = normal_balls.truncated_moments(draw.low, draw.high, bits)
+                root = gamma.sqrt()
+                values.update(effective_std=sigma * root, effective_mean=exact_ball(draw.mean) + sigma * shift,
+                              effective_ratio=_ball(ratio) * root, normal_std=sigma,
+                              excluded_mass=_below(draw.low, bits) + _above(draw.high, bits))
+                for end, where in (("low", draw.low), ("high", draw.high)):
+                    if where not in (INF, -INF):
+                        values[end] = exact_ball(draw.mean) + sigma * exact_ball(where)
+            else:
+                values.update(effective_std=sigma, effective_ratio=_ball(ratio))
+                if draw.family == "normal":
+                    values["normal_std"] = sigma
+                else:
+                    root3 = arb(3).sqrt()
+                    values.update(low_sigma=-root3, high_sigma=root3, low=exact_ball(draw.mean) - root3 * sigma,
+                                  high=exact_ball(draw.mean) + root3 * sigma)
+            return {name: ball for name, ball in values.items() if name not in exact}
+
+    return decide_all(evaluate, digits, start_bits(digits), max_bits()), exact
+
+
+def _code(value: Any, digits: int) -> str:
+    """A decided result as a Python literal: its ``digits``-digit decimal without trailing zeros."""
+    text = to_decimal(value, digits)
+    mantissa, _, exponent = text.partition("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    if "." not in mantissa and not exponent:
+        mantissa += ".0"
+    return mantissa + (f"e{exponent}" if exponent else "")
+
+
+def equivalents(entry: Initializer, draw: Draw, text: Mapping[str, str], negligible: bool) -> tuple[str, ...]:
+    """The call in each other framework that samples the same distribution (``text``: decided
+    values as literals). A truncation that excludes less than NEGLIGIBLE_MASS also maps to the
+    plain normal, said so."""
+    mean, sigma = text["mean"], text.get("normal_std", "")
+    zero_mean = draw.mean == 0
+    calls: list[tuple[str, str]] = []
+    if draw.family == "uniform":
+        low, high = text["low"], text["high"]
+        calls += [("PyTorch", f"torch.nn.init.uniform_(w, a={low}, b={high})"),
+                  ("Keras", f"tf.keras.initializers.RandomUniform(minval={low}, maxval={high})"),
+                  ("TensorFlow", f"tf.random.uniform(shape, minval={low}, maxval={high})"),
+                  ("JAX", f"jax.random.uniform(key, shape, minval={low}, maxval={high})")]
+    else:
+        plain = [("PyTorch", f"torch.nn.init.normal_(w, mean={mean}, std={sigma})"),
+                 ("Keras", f"tf.keras.initializers.RandomNormal(mean={mean}, stddev={sigma})"),
+                 ("TensorFlow", f"tf.random.normal(shape, mean={mean}, stddev={sigma})")]
+        if zero_mean:
+            plain.append(("JAX", f"jax.nn.initializers.normal(stddev={sigma})"))
+        if draw.family == "normal":
+            calls += plain
+        else:
+            two = draw.low == -2 and draw.high == 2
+            calls.append(("PyTorch", f"torch.nn.init.trunc_normal_(w, mean={mean}, std={sigma}, a={text['low']}, b={text['high']})"))
+            if two:
+                calls += [("Keras", f"tf.keras.initializers.TruncatedNormal(mean={mean}, stddev={sigma})"),
+                          ("TensorFlow", f"tf.random.truncated_normal(shape, mean={mean}, stddev={sigma})")]
+            if zero_mean:
+                calls.append(("JAX", f"jax.nn.initializers.truncated_normal(stddev={sigma}, lower={text['low_sigma']}, "
+                                     f"upper={text['high_sigma']})"))
+            if negligible:
+                seen = {framework for framework, _ in calls}
+                calls += [(framework, call + f" (the truncation at {text['low_sigma']}, {text['high_sigma']} stds is "
+                                             "never reached)")
+                          for framework, call in plain if framework not in seen or framework == "PyTorch"]
+    return tuple(call for framework, call in calls if framework != entry.framework)
+
+
+def initializer(
+    name: object,
+    arguments: Mapping[str, object] | None = None,
+    fan_in: object = None,
+    fan_out: object = None,
+    *,
+    digits: int = 15,
+    derive: bool = False,
+) -> Computation:
+    """What the initializer call ``name`` with ``arguments`` (by the framework's names; the
+    others at its defaults) samples, every result correct to ``digits`` digits.
+
+    >>> initializer("tf.random.truncated_normal", {"stddev": "0.02"}).value("effective_std")  # doctest: +ELLIPSIS
+    mpf('0.01759251322068479...')
+    """
+    digits = check_digits(digits)
+    entry = lookup(name)
+    given = {key: value for key, value in (arguments or {}).items() if value is not None}
+    values = resolve_arguments(entry, given)
+    fans = {}
+    for fan_name, fan in (("fan_in", fan_in), ("fan_out", fan_out)):
+        if fan is None:
+            continue
+        if not entry.fans:
+            raise InputError(f"{{{fan_name}}} does not change what {entry.name} samples (its std does not depend on "
+                             "the layer's fans)", param=fan_name)
+        fans[fan_name] = whole(fan, fan_name)
+    try:
+        draw = entry.rule(values, fans.get("fan_in"), fans.get("fan_out"))
+    except RuleError as error:
+        raise InputError(error.message + f" ({entry.name})", param=error.argument,
+                         params=_placeholders(error.message)) from None
+
+    balls, exact = _balls(draw, digits)
+    results: dict[str, Quantity] = {}
+    for key in DESCRIPTIONS:
+        if key in exact:
+            results[key] = Quantity(key, description=DESCRIPTIONS[key], **exactly(exact[key]))
+        elif key in balls:
+            results[key] = Quantity(key, description=DESCRIPTIONS[key], **proven(balls[key]))
+    if draw.family != "uniform":
+        import mpmath
+
+        for key, bound in (("low_sigma", draw.low), ("high_sigma", draw.high)):
+            fields = exactly(bound) if bound not in (INF, -INF) else {
+                "value": mpmath.mpf(bound), "certified": True, "error_bound": mpmath.mpf(0)}
+            results[key] = Quantity(key, description=DESCRIPTIONS[key], **fields)
+            if bound in (INF, -INF):
+                end = key.removesuffix("_sigma")
+                results[end] = Quantity(end, description=DESCRIPTIONS[end], **fields)
+    order = ("effective_std", "effective_mean", "nominal_std", "effective_ratio", "low_sigma", "high_sigma",
+             "normal_std", "low", "high", "excluded_mass")
+    quantities = tuple(results[key] for key in order if key in results)
+
+    text = {key: _code(q.rounded_from, digits) for key, q in results.items()}
+    text["mean"] = _code(draw.mean, digits)
+    negligible = draw.family == "truncated_normal" and results["excluded_mass"].value < NEGLIGIBLE_MASS
+    notes = list(entry.notes)
+    if negligible:
+        notes.append(f"the bounds exclude a mass of {to_decimal(results['excluded_mass'].value, 2)} of the normal: "
+                     "the truncation is never reached, the values are normal")
+    notes.append(f"semantics read from {entry.framework} {entry.version}, {entry.source}")
+    inputs: dict[str, Number | str] = {"name": entry.name}
+    inputs.update(values)
+    inputs.update(fans)
+    return Computation("initializer", inputs, digits, quantities, notes=tuple(notes),
+                       extra={"equivalents": list(equivalents(entry, draw, text, negligible))})
+
+
+def defaults_ratio(entry: Initializer, digits: int = 15) -> Quantity | None:
+    """effective_ratio at the entry's defaults (fans 1: the ratio does not depend on them), or
+    None when the framework has no default for an argument."""
+    if any(argument.default is None for argument in entry.arguments):
+        return None
+    fans = {name: 1 for name in entry.fans}
+    return initializer(entry.name, {}, fans.get("fan_in", 1 if entry.fans else None),
+                       fans.get("fan_out", 1 if entry.fans else None), digits=digits)["effective_ratio"]
+
+
+def catalog_listing() -> Listing:
+    """``momentcalc initializers``: every entry with its arguments and defaults, the source it was
+    read from, and its effective_ratio at the defaults."""
+    rows = []
+    for entry in CATALOG:
+        ratio = defaults_ratio(entry, LISTING_DIGITS)
+        rows.append({
+            "name": entry.name,
+            "framework": entry.framework,
+            "version": entry.version,
+            "source": entry.source,
+            "arguments": {a.name: a.default for a in entry.arguments},
+            "fixed": dict(entry.fixed),
+            "fans": list(entry.fans),
+            "effective_ratio": None if ratio is None else to_decimal(ratio.rounded_from, LISTING_DIGITS),
+        })
+    return Listing(
+        "initializers", ("name", "framework", "version", "arguments", "effective_ratio"), tuple(rows),
+        title="initializer catalog: momentcalc initializer NAME (effective_ratio at the defaults)",
+        notes=("effective_ratio = actual std / the std the arguments name; it does not depend on the fans",
+               "jax.nn.initializers.variance_scaling has no defaults: give --scale, --mode and --distribution"),
+    )
+
+
+def ratio_table_markdown() -> str:
+    """The README's table of effective_ratio at the defaults (``scripts/update_readme_examples.py``
+    writes it, ``tests/test_initializer.py`` checks it)."""
+    lines = ["| call | defaults | effective_ratio at the defaults | read from |", "|---|---|---|---|"]
+    for row in catalog_listing().rows:
+        given = [f"{k}={v}" if v is not None else f"{k} (required)" for k, v in row["arguments"].items()]
+        fixed = [f"{k}={v}" for k, v in row["fixed"].items()]
+        defaults = ", ".join(given) + ("; " if given and fixed else "") + ("fixes " + ", ".join(fixed) if fixed else "")
+        ratio = row["effective_ratio"] or "(no defaults)"
+        lines.append(f"| `{row['name']}` | {defaults or '(none)'} | {ratio} | {row['framework']} {row['version']}, "
+                     f"`{row['source'].split(' ')[0]}` |")
+    return "\n".join(lines)

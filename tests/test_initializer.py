@@ -1,0 +1,262 @@
+"""``initializer NAME``: every catalog entry against two routes.
+
+1. Closed form at 30 digits: each call's documented formula, written out here by hand from the
+   framework's source, with the truncation factor from the truncnorm command (std of N(0, 1)
+   kept on [low, high]) and the uniform's std bound/sqrt(3).
+2. Sampling: 10^6 numpy draws reproducing the framework's algorithm as its source describes it
+   (PyTorch's and JAX's inverse CDF of a uniform then a clamp; TensorFlow's re-drawing outside
+   ±2 std), compared within 5 standard errors of the sample std.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import mpmath
+import numpy
+import pytest
+
+from momentcalc.catalog.initializers import BY_NAME, CATALOG, TRUNCATED_STD_LITERAL
+from momentcalc.computations.initializer import initializer
+from momentcalc.computations.truncnorm import truncnorm
+from momentcalc.errors import InputError
+from momentcalc.verification.registry import REGISTRY
+from tests.conftest import invoke
+
+DIGITS = 30
+DRAWS = 10**6
+FAN_IN, FAN_OUT = 300, 200
+KERAS_C = Fraction(float(TRUNCATED_STD_LITERAL))
+F32_C = Fraction(float(numpy.float32(float(TRUNCATED_STD_LITERAL))))
+
+
+def mp(x):
+    x = Fraction(x)
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def trunc_factor(low, high):
+    """std of N(0, 1) kept on [low, high], from the truncnorm command (another computation)."""
+    return truncnorm(low=Fraction(low), high=Fraction(high), digits=DIGITS + 10).value("std_ratio")
+
+
+# (entry, arguments, fan_in, fan_out, family, closed form of (sigma, low, high) or uniform bound)
+# sigma: std of the normal before truncation; low/high: truncation in stds (None: untruncated).
+def cases():
+    s = mpmath.sqrt
+    return [
+        ("torch.nn.init.trunc_normal_", {}, None, None, "trunc", lambda: (mp(1), -2, 2)),
+        ("torch.nn.init.trunc_normal_", {"std": "0.02"}, None, None, "trunc", lambda: (mp("0.02"), -100, 100)),
+        ("torch.nn.init.trunc_normal_", {"std": "0.5", "mean": "0.25", "a": "-0.5", "b": "1"}, None, None, "trunc",
+         lambda: (mp("0.5"), Fraction(-3, 2), Fraction(3, 2))),
+        ("torch.nn.init.normal_", {"std": "0.02"}, None, None, "normal", lambda: (mp("0.02"), None, None)),
+        ("torch.nn.init.kaiming_normal_", {}, FAN_IN, FAN_OUT, "normal", lambda: (s(2) / s(FAN_IN), None, None)),
+        ("torch.nn.init.kaiming_normal_", {"mode": "fan_out", "nonlinearity": "tanh"}, FAN_IN, FAN_OUT, "normal",
+         lambda: (mp(Fraction(5, 3)) / s(FAN_OUT), None, None)),
+        ("torch.nn.init.kaiming_uniform_", {"a": "0.2"}, FAN_IN, FAN_OUT, "uniform",
+         lambda: s(3) * s(2 / (1 + mp("0.04"))) / s(FAN_IN)),
+        ("torch.nn.init.xavier_normal_", {"gain": "2"}, FAN_IN, FAN_OUT, "normal",
+         lambda: (2 * s(mp(2) / (FAN_IN + FAN_OUT)), None, None)),
+        ("torch.nn.init.xavier_uniform_", {}, FAN_IN, FAN_OUT, "uniform", lambda: s(mp(6) / (FAN_IN + FAN_OUT))),
+        ("torch.nn.Linear", {}, FAN_IN, None, "uniform", lambda: 1 / s(FAN_IN)),
+        ("tf.keras.initializers.TruncatedNormal", {}, None, None, "trunc", lambda: (mp("0.05"), -2, 2)),
+        ("tf.keras.initializers.VarianceScaling", {}, FAN_IN, FAN_OUT, "trunc",
+         lambda: (s(mp(1) / FAN_IN) / mp(KERAS_C), -2, 2)),
+        ("tf.keras.initializers.VarianceScaling", {"scale": "3", "mode": "fan_avg", "distribution": "untruncated_normal"},
+         FAN_IN, FAN_OUT, "normal", lambda: (s(mp(3) / ((FAN_IN + FAN_OUT) / mp(2))), None, None)),
+        ("tf.keras.initializers.GlorotUniform", {}, FAN_IN, FAN_OUT, "uniform",
+         lambda: s(mp(6) / (FAN_IN + FAN_OUT))),
+        ("tf.keras.initializers.HeNormal", {}, FAN_IN, None, "trunc", lambda: (s(mp(2) / FAN_IN) / mp(KERAS_C), -2, 2)),
+        ("tf.keras.initializers.LecunNormal", {}, FAN_IN, None, "trunc", lambda: (s(mp(1) / FAN_IN) / mp(KERAS_C), -2, 2)),
+        ("tf.random.truncated_normal", {"stddev": "0.02"}, None, None, "trunc", lambda: (mp("0.02"), -2, 2)),
+        ("jax.nn.initializers.variance_scaling", {"scale": "2", "mode": "fan_geo_avg", "distribution": "truncated_normal"},
+         FAN_IN, FAN_OUT, "trunc", lambda: (s(2 / s(mp(FAN_IN * FAN_OUT))) / mp(F32_C), -2, 2)),
+        ("jax.nn.initializers.variance_scaling", {"scale": "1", "mode": "fan_out", "distribution": "uniform"},
+         FAN_IN, FAN_OUT, "uniform", lambda: s(mp(3) / FAN_OUT)),
+        ("jax.nn.initializers.lecun_normal", {}, FAN_IN, None, "trunc", lambda: (s(mp(1) / FAN_IN) / mp(F32_C), -2, 2)),
+        ("jax.nn.initializers.lecun_normal", {"dtype": "float64"}, FAN_IN, None, "trunc",
+         lambda: (s(mp(1) / FAN_IN) / mp(KERAS_C), -2, 2)),
+        ("jax.nn.initializers.truncated_normal", {"lower": "-1", "upper": "3"}, None, None, "trunc",
+         lambda: (mp("0.01"), -1, 3)),
+        ("flax.linen.Dense", {}, FAN_IN, None, "trunc", lambda: (s(mp(1) / FAN_IN) / mp(F32_C), -2, 2)),
+    ]
+
+
+CASES = cases()
+IDS = [f"{name}-{i}" for i, (name, *_rest) in enumerate(CASES)]
+
+
+def test_every_catalog_entry_is_tested():
+    assert {name for name, *_ in CASES} == set(BY_NAME)
+    spec = {"torch.nn.init.trunc_normal_", "torch.nn.init.normal_", "torch.nn.init.kaiming_normal_",
+            "torch.nn.init.kaiming_uniform_", "torch.nn.init.xavier_normal_", "torch.nn.init.xavier_uniform_",
+            "torch.nn.Linear", "tf.keras.initializers.TruncatedNormal", "tf.keras.initializers.VarianceScaling",
+            "tf.keras.initializers.GlorotUniform", "tf.keras.initializers.HeNormal",
+            "tf.keras.initializers.LecunNormal", "tf.random.truncated_normal",
+            "jax.nn.initializers.variance_scaling", "jax.nn.initializers.lecun_normal",
+            "jax.nn.initializers.truncated_normal", "flax.linen.Dense"}
+    assert spec <= set(BY_NAME)
+    for entry in CATALOG:
+        assert entry.version[0].isdigit() and "/" in entry.source
+
+
+def expected_std(family, closed):
+    with mpmath.workdps(DIGITS + 10):
+        if family == "uniform":
+            return closed() / mpmath.sqrt(3)
+        sigma, low, high = closed()
+        return sigma if family == "normal" else sigma * trunc_factor(low, high)
+
+
+@pytest.mark.parametrize(("name", "args", "fan_in", "fan_out", "family", "closed"), CASES, ids=IDS)
+def test_closed_form_at_30_digits(name, args, fan_in, fan_out, family, closed):
+    result = initializer(name, args, fan_in, fan_out, digits=DIGITS)
+    want = expected_std(family, closed)
+    got = result.value("effective_std")
+    with mpmath.workdps(DIGITS + 10):
+        assert abs(got - want) <= abs(want) * mpmath.mpf(10) ** -(DIGITS - 1)
+    assert result["effective_std"].certified
+
+
+def draw(family, closed, mean, rng):
+    """DRAWS values by the framework's own algorithm."""
+    from scipy.special import erf, erfinv
+
+    if family == "uniform":
+        bound = float(closed())
+        return rng.uniform(-bound, bound, DRAWS)
+    sigma, low, high = closed()
+    sigma = float(sigma)
+    if family == "normal":
+        return rng.normal(mean, sigma, DRAWS)
+    low, high = float(low), float(high)
+    if (low, high) == (-2.0, 2.0) and mean == 0:
+        # tf.random.truncated_normal (and Keras's TF backend): re-draw anything beyond 2 std.
+        values = rng.normal(0.0, 1.0, 2 * DRAWS)
+        values = values[numpy.abs(values) <= 2][:DRAWS]
+        assert values.size == DRAWS
+        return values * sigma
+    # PyTorch's trunc_normal_ and jax.random.truncated_normal: inverse CDF of a uniform, clamped.
+    a, b = erf(low / numpy.sqrt(2)), erf(high / numpy.sqrt(2))
+    values = erfinv(rng.uniform(a, b, DRAWS)) * numpy.sqrt(2)
+    return numpy.clip(values, low, high) * sigma + mean
+
+
+@pytest.mark.parametrize(("name", "args", "fan_in", "fan_out", "family", "closed"), CASES, ids=IDS)
+def test_effective_std_against_sampling(name, args, fan_in, fan_out, family, closed):
+    result = initializer(name, args, fan_in, fan_out, digits=15)
+    mean = float(result.value("effective_mean"))
+    rng = numpy.random.default_rng(20261123)
+    values = draw(family, closed, float(Fraction(args.get("mean", "0"))), rng)
+    sample = values.std()
+    # standard error of a sample std: std·sqrt((kurtosis − 1)/(4n)); kurtosis <= 3 here.
+    error = sample * numpy.sqrt(2 / (4 * DRAWS))
+    assert abs(sample - float(result.value("effective_std"))) < 5 * error
+    assert abs(values.mean() - mean) < 5 * sample / numpy.sqrt(DRAWS)
+
+
+def test_keras_variance_scaling_shows_the_double_literal():
+    """The literal divides as the double it is: effective_ratio = sqrt(gamma)/c = 1 − 3.46e-17."""
+    run = invoke("initializer", "tf.keras.initializers.VarianceScaling", "--fan-in", "768", "--digits", "20",
+                 "--get", "effective_ratio")
+    assert run.stdout.strip() == "0.99999999999999996544"
+    with mpmath.workdps(40):
+        ratio = initializer("tf.keras.initializers.HeNormal", {}, 10, digits=30).value("effective_ratio")
+        assert mpmath.nstr(ratio - 1, 3) == "-3.46e-17"
+    # JAX stores it in float32 by default: 1 − 1.94e-8.
+    with mpmath.workdps(40):
+        ratio = initializer("jax.nn.initializers.lecun_normal", {}, 10, digits=30).value("effective_ratio")
+        assert mpmath.nstr(ratio - 1, 3) == "-1.94e-8"
+
+
+def test_the_literal_is_the_published_one():
+    published = next(e.published for e in REGISTRY if e.id == "truncnorm.std_ratio.tf")
+    assert Fraction(float(published)) == Fraction(float(TRUNCATED_STD_LITERAL))
+
+
+def test_bert_timm_keras():
+    bert = initializer("tf.random.truncated_normal", {"stddev": "0.02"}, digits=15)
+    assert str(bert.value("effective_std")).startswith("0.0175925132206848")
+    assert "torch.nn.init.trunc_normal_(w, mean=0.0, std=0.02, a=-0.04, b=0.04)" in bert.extra["equivalents"]
+    timm = initializer("torch.nn.init.trunc_normal_", {"std": "0.02"}, digits=15)
+    assert timm.value("high_sigma") == 100 and abs(timm.value("effective_ratio") - 1) < mpmath.mpf(10) ** -20
+    assert timm.value("excluded_mass") < mpmath.mpf(10) ** -2000
+    assert any(call.startswith("tf.keras.initializers.RandomNormal(mean=0.0, stddev=0.02)")
+               for call in timm.extra["equivalents"])
+    keras = initializer("tf.keras.initializers.TruncatedNormal", {"stddev": "0.02"}, digits=15)
+    assert keras.value("low_sigma") == -2
+
+
+def test_equivalents_sample_the_same():
+    """An equivalent that is itself a catalog call gives the same effective std."""
+    first = initializer("tf.random.truncated_normal", {"stddev": "0.02"}, digits=15)
+    jax_call = next(c for c in first.extra["equivalents"] if c.startswith("jax.nn.initializers.truncated_normal"))
+    assert jax_call == "jax.nn.initializers.truncated_normal(stddev=0.02, lower=-2.0, upper=2.0)"
+    again = initializer("jax.nn.initializers.truncated_normal", {"stddev": "0.02", "lower": "-2", "upper": "2"})
+    assert again.value("effective_std") == first.value("effective_std")
+    torch = initializer("torch.nn.init.trunc_normal_", {"std": "0.02", "a": "-0.04", "b": "0.04"})
+    assert abs(torch.value("effective_std") - first.value("effective_std")) < mpmath.mpf(10) ** -25
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (("torch.nn.init.trunc_norml_",), ("NAME", "torch.nn.init.trunc_normal_")),
+        (("TruncatedNormal",), ("tf.keras.initializers.TruncatedNormal",)),
+        (("torch.nn.init.trunc_normal_", "--a", "2", "--b", "1"), ("--a must be less than --b",)),
+        (("torch.nn.init.trunc_normal_", "--std", "-0.02"), ("--std must be greater than 0",)),
+        (("tf.keras.initializers.TruncatedNormal", "--stddev", "-1"), ("--stddev must be greater than 0",)),
+        (("torch.nn.init.kaiming_normal_", "--mode", "fan_avg", "--fan-in", "3"), ("--mode", "fan_in, fan_out")),
+        (("tf.keras.initializers.VarianceScaling", "--mode", "fan", "--fan-in", "3"), ("--mode", "fan_avg")),
+        (("tf.keras.initializers.VarianceScaling", "--distribution", "cauchy", "--fan-in", "3"), ("--distribution",)),
+        (("torch.nn.init.kaiming_normal_", "--nonlinearity", "gelu", "--fan-in", "3"), ("--nonlinearity",)),
+        (("torch.nn.init.trunc_normal_", "--stddev", "1"), ("--stddev is not an argument", "--std")),
+        (("jax.nn.initializers.variance_scaling", "--fan-in", "3"), ("--scale is required",)),
+        (("torch.nn.Linear",), ("--fan-in is required",)),
+        (("torch.nn.init.normal_", "--fan-in", "3"), ("--fan-in",)),
+        (("jax.nn.initializers.truncated_normal", "--lower", "2", "--upper", "2"), ("--lower must be less than --upper",)),
+        (("torch.nn.Linear", "--fan-in", "0"), ("--fan-in must be a whole number >= 1",)),
+    ],
+)
+def test_bad_input_is_exit_2_naming_the_argument(argv, words):
+    run = invoke("initializer", *argv)
+    assert run.code == 2 and run.stdout == ""
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+    for word in words:
+        assert word in run.stderr
+    assert invoke("initializer", *argv, "--json").json()["error"]["code"] == 2
+
+
+def test_framework_spellings_are_accepted():
+    """PyTorch lower-cases mode; Keras lower-cases distribution and reads normal as truncated_normal."""
+    assert initializer("torch.nn.init.kaiming_normal_", {"mode": "FAN_OUT"}, 3, 5).inputs["mode"] == "fan_out"
+    keras = initializer("tf.keras.initializers.VarianceScaling", {"distribution": "Normal"}, 3)
+    assert keras.inputs["distribution"] == "truncated_normal" and keras.value("low_sigma") == -2
+
+
+def test_library_errors_use_python_names():
+    with pytest.raises(InputError, match="std must be greater than 0"):
+        initializer("torch.nn.init.normal_", {"std": "0"})
+
+
+def test_listing_has_every_entry_with_its_source():
+    run = invoke("initializers", "--json")
+    rows = run.json()["rows"]
+    assert [row["name"] for row in rows] == [entry.name for entry in CATALOG]
+    by_name = {row["name"]: row for row in rows}
+    assert by_name["torch.nn.Linear"]["effective_ratio"].startswith("0.5773502691896257")
+    assert by_name["tf.keras.initializers.VarianceScaling"]["effective_ratio"] == "0.99999999999999996544"
+    assert by_name["jax.nn.initializers.variance_scaling"]["effective_ratio"] is None
+    assert json.loads(invoke("initializers", "--format", "json").stdout)["command"] == "initializers"
+
+
+def test_readme_table_is_the_listing():
+    from pathlib import Path
+
+    from momentcalc.computations.initializer import ratio_table_markdown
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    table = readme.split("<!-- initializers-table -->\n", 1)[1].split("\n<!-- /initializers-table -->", 1)[0]
+    assert table == ratio_table_markdown()
+    assert "| `tf.keras.initializers.VarianceScaling` |" in table and "0.99999999999999996544" in table
