@@ -25,6 +25,8 @@ CASES: list[tuple[str, tuple[str, ...]]] = [
     ("postnorm_decay_pre", ("postnorm-decay", "--json", "--scheme", "pre")),
     ("postnorm_decay_deepnorm", ("postnorm-decay", "--json", "--scheme", "deepnorm", "--layers", "100")),
     ("postnorm_decay_deepnorm_alpha", ("postnorm-decay", "--json", "--scheme", "deepnorm", "--alpha", "2")),
+    ("postnorm_decay_deepnet_encdec", ("postnorm-decay", "--json", "--scheme", "deepnorm", "--arch", "encdec", "--layers",
+                                       "12", "--decoder-layers", "6")),
     ("postnorm_decay_post_sigma", ("postnorm-decay", "--json", "--scheme", "post", "--sigma", "0.02", "--layers", "50")),
     ("gau_scale", ("gau-scale", "--json")),
     ("gau_scale_relu", ("gau-scale", "--json", "--activation", "relu", "--init-std", "0.02")),

@@ -40,6 +40,7 @@ from ..engine.rounding import decide_all
 from ..errors import InputError, PrecisionError
 from ..result import Computation, Quantity
 from .common import check_digits
+from .deepnet import ARCHES, Root, deepnet
 from .postnorm_series import GeometricWeights
 
 SCHEMES = ("post", "pre", "deepnorm")
@@ -69,6 +70,8 @@ def postnorm_decay(
     threshold: object = DEFAULTS["threshold"],
     scheme: str = DEFAULTS["scheme"],
     alpha: object = None,
+    arch: str | None = None,
+    decoder_layers: object = None,
     *,
     digits: int = 15,
     derive: bool = False,
@@ -100,7 +103,10 @@ def postnorm_decay(
         if given_alpha <= 0:
             raise InputError(param="alpha", allowed="greater than 0", got=to_text(given_alpha))
 
-    scheme_parts = _Scheme(form, depth, s, given_alpha)
+    architecture, decoder_depth = _architecture(form, arch, decoder_layers)
+    configs = deepnet(architecture, depth, decoder_depth) if form == "deepnorm" else {}
+    config_exact = {name: root.exact() for name, root in configs.items()}
+    scheme_parts = _Scheme(form, depth, s, given_alpha, configs.get("deepnorm_alpha"))
     exact = scheme_parts.exact_results(depth, s)
 
     def evaluate(bits: int) -> dict[str, Any]:
@@ -109,6 +115,7 @@ def postnorm_decay(
             values = {"decay": d, "identity_weight": square ** (depth // 2) * (d if depth % 2 else 1)}
             if form == "deepnorm":
                 values["alpha"] = scheme_parts.alpha_ball()
+                values.update({name: root.ball() for name, root in configs.items() if config_exact[name] is None})
             return {name: ball for name, ball in values.items() if name not in exact}
 
     # The power's radius grows with the depth: log2(depth) more bits from the start.
@@ -121,7 +128,9 @@ def postnorm_decay(
     if derive:
         from ..symbolic.postnorm import derive as derive_forms
 
-        closed, derivation = derive_forms(depth, s, t, form, given_alpha)
+        closed, derivation = derive_forms(depth, s, t, form, given_alpha, configs)
+
+    exact.update({name: value for name, value in config_exact.items() if value is not None})
 
     def quantity(name: str, description: str, **value: Any) -> Quantity:
         if not value:
@@ -144,10 +153,22 @@ def postnorm_decay(
     notes = []
     if form == "deepnorm":
         results.append(quantity("alpha", DESCRIPTIONS["alpha"]))
+        results.extend(quantity(name, DEEPNET_DESCRIPTIONS[name] + ": " + root.text) for name, root in configs.items())
+        inputs["arch"] = architecture
+        if decoder_depth is not None:
+            inputs["decoder_layers"] = Fraction(decoder_depth)
         if given_alpha is None:
-            notes.append("alpha = (2L)^(1/4), DeepNet's encoder-only choice, with L = --layers")
+            notes.append(f"alpha = deepnorm_alpha = {configs['deepnorm_alpha'].text}, DeepNet's choice for --arch "
+                         f"{architecture}, with {ARCH_LAYERS[architecture]} (Wang et al., 2022, DeepNet: Scaling "
+                         "Transformers to 1,000 Layers)")
         else:
             inputs["alpha"] = given_alpha
+        if architecture == "encdec":
+            notes.append("the weights are the encoder's (N = --layers, alpha = deepnorm_alpha); the decoder's "
+                         "residuals use decoder_alpha, and its value, output and feed-forward weights are "
+                         "initialized with gain decoder_beta")
+        notes.append("deepnorm_beta multiplies the init std of the value and output projections and of the "
+                     "feed-forward weights (Xavier init with gain beta in DeepNet)")
     if form == "pre":
         notes.append("pre-norm weights are those before the final Norm, which divides every one of them "
                      "by sqrt(final_variance)")
@@ -155,6 +176,43 @@ def postnorm_decay(
         notes.append("decay is 1, so the identity weight never falls below --threshold: depth_to_threshold is inf")
     return Computation("postnorm-decay", inputs, digits, tuple(results), notes=tuple(notes),
                        derivation=derivation)
+
+
+DEEPNET_DESCRIPTIONS = {
+    "deepnorm_alpha": "DeepNet's residual multiplier alpha for --arch",
+    "deepnorm_beta": "DeepNet's init gain beta for --arch",
+    "decoder_alpha": "DeepNet's decoder alpha in an encoder-decoder",
+    "decoder_beta": "DeepNet's decoder init gain beta in an encoder-decoder",
+}
+ARCH_LAYERS = {"encoder": "N = --layers", "decoder": "M = --layers",
+               "encdec": "N = --layers encoder and M = --decoder-layers decoder layers"}
+
+
+def _architecture(form: str, arch: str | None, decoder_layers: object) -> tuple[str, int | None]:
+    """(arch, M): DeepNet's configuration, encoder-only unless said; M only for encdec."""
+    if arch is None:
+        if decoder_layers is not None:
+            raise InputError("{decoder_layers} applies only with {arch} encdec", param="decoder_layers",
+                             params=("arch",))
+        return "encoder", None
+    if form != "deepnorm":
+        raise InputError(f"{{arch}} applies only with {{scheme}} deepnorm, got {{scheme}} {form}", param="arch",
+                         params=("scheme",))
+    name = str(arch).strip().lower()
+    if name not in ARCHES:
+        raise InputError(param="arch", allowed=f"one of {', '.join(ARCHES)}", got=repr(arch))
+    if name != "encdec":
+        if decoder_layers is not None:
+            raise InputError("{decoder_layers} applies only with {arch} encdec", param="decoder_layers",
+                             params=("arch",))
+        return name, None
+    if decoder_layers is None:
+        raise InputError("{decoder_layers} is required with {arch} encdec: the number M of decoder layers",
+                         param="decoder_layers", params=("arch",))
+    number = as_number(decoder_layers, "decoder_layers")
+    if number.denominator != 1 or not 1 <= number <= MAX_LAYERS:
+        raise InputError(param="decoder_layers", allowed=f"a whole number from 1 to {MAX_LAYERS}", got=to_text(number))
+    return name, int(number)
 
 
 def _layers(value: object) -> int:
@@ -171,10 +229,13 @@ class _Scheme:
     alpha is DeepNet's irrational (2L)^(1/4).
     """
 
-    def __init__(self, form: str, layers: int, sigma: Fraction, alpha: Fraction | None) -> None:
+    def __init__(self, form: str, layers: int, sigma: Fraction, alpha: Fraction | None,
+                 default_alpha: Root | None = None) -> None:
         self.form = form
         self.sigma_squared = sigma * sigma
-        self.alpha_squared: Fraction | None  # None: sqrt(2L), irrational
+        self.alpha_squared: Fraction | None  # None: DeepNet's default alpha², irrational
+        # DeepNet's alpha for the architecture (encoder-only (2L)^(1/4) unless said otherwise).
+        self.default_alpha = default_alpha or deepnet("encoder", layers, None)["deepnorm_alpha"]
         if form == "pre":
             self.alpha_squared = None
         elif form == "post":
@@ -182,14 +243,13 @@ class _Scheme:
         elif alpha is not None:
             self.alpha_squared = alpha * alpha
         else:
-            root = math.isqrt(2 * layers)
-            self.alpha_squared = Fraction(root) if root * root == 2 * layers else None
+            self.alpha_squared = self.default_alpha.squared().exact()
         self.layers = layers
 
     def _alpha_squared(self) -> mpmath.mpf:
         if self.alpha_squared is not None:
             return to_mpf(self.alpha_squared)
-        return mpmath.sqrt(2 * self.layers)
+        return self.default_alpha.squared().mpf()
 
     def alpha(self) -> mpmath.mpf:
         return mpmath.sqrt(self._alpha_squared())
@@ -238,7 +298,7 @@ class _Scheme:
         if self.alpha_squared is not None:
             a2 = exact_ball(self.alpha_squared)
         else:
-            a2 = exact_ball(2 * self.layers).sqrt()
+            a2 = self.default_alpha.squared().ball()
         square = a2 / (a2 + exact_ball(self.sigma_squared))
         c = exact_ball(1) if self.form == "post" else 1 / a2.sqrt()
         return c, square, square.sqrt()
@@ -249,7 +309,7 @@ class _Scheme:
 
         if self.alpha_squared is not None:
             return exact_ball(self.alpha_squared).sqrt()
-        return exact_ball(2 * self.layers).root(4)
+        return self.default_alpha.ball()
 
     def exact_results(self, layers: int, sigma: Fraction) -> dict[str, Fraction]:
         """The scalar results that are rational, exactly (the rest are proven by balls).
@@ -292,7 +352,7 @@ class _Scheme:
                 if self.alpha_squared is not None:
                     a2 = exact_ball(self.alpha_squared)
                 else:
-                    a2 = exact_ball(2 * self.layers).sqrt()
+                    a2 = self.default_alpha.squared().ball()
                 log_decay = -(exact_ball(self.sigma_squared) / a2).log1p() / 2
                 ratio = exact_ball(threshold).log() / log_decay  # ≥ 0
                 floor = ratio.floor().unique_fmpz()

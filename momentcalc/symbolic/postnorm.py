@@ -9,6 +9,7 @@ alpha = 1 is Post-Norm; Pre-Norm, x_{t+1} = x_t + F_t(Norm(x_t)), gives x_L = x_
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from . import forms, shortest, sympy_number
 
@@ -18,7 +19,8 @@ LONGEST_FORM = 300
 
 
 def derive(
-    layers: int, sigma: Fraction, threshold: Fraction, scheme: str, alpha: Fraction | None
+    layers: int, sigma: Fraction, threshold: Fraction, scheme: str, alpha: Fraction | None,
+    configs: dict[str, Any] | None = None,
 ) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
     """(closed forms by result name, derivation lines) for these exact inputs."""
     import sympy as sp
@@ -52,12 +54,16 @@ def derive(
         ("recursion", f"x_(t+1) = {norm} = {step}", r"x_{t+1} = " + sp.latex(step)),
         ("expansion", f"x_L = {expansion}", r"x_L = " + sp.latex(expansion)),
     ]
+    roots = {name: sympy_number(root.coefficient) * sympy_number(root.radicand) ** sp.Rational(1, root.index)
+             for name, root in (configs or {}).items()}
     if scheme == "deepnorm" and alpha is None:
-        lines.append(("alpha", "alpha = (2*L)**(1/4)  (DeepNet, encoder only)", r"\alpha = (2L)^{1/4}"))
+        text = configs["deepnorm_alpha"].text if configs else "(2*L)**(1/4)"
+        lines.append(("alpha", f"alpha = {text}  (DeepNet)", r"\alpha = " + text))
 
     alpha_value = (
         sp.Integer(1) if scheme == "post" else
-        sympy_number(alpha) if alpha is not None else (2 * sp.Integer(layers)) ** sp.Rational(1, 4)
+        sympy_number(alpha) if alpha is not None else
+        roots["deepnorm_alpha"] if roots else (2 * sp.Integer(layers)) ** sp.Rational(1, 4)
     )
     values = {s: sympy_number(sigma), a: alpha_value}
     decay = d.subs(values)
@@ -70,6 +76,7 @@ def derive(
     }
     if scheme == "deepnorm":
         exprs["alpha"] = alpha_value
+        exprs.update(roots)
     return {name: forms(expr) for name, expr in exprs.items()}, tuple(lines)
 
 

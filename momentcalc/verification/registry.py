@@ -35,6 +35,8 @@ SELU_PAPER = "SELU paper (Klambauer et al. 2017) / PyTorch nn.SELU"
 TF_TRUNC = "TensorFlow / Keras / JAX truncated-normal initializers"
 MEANFIELD = "Schoenholz et al., 2017, Deep information propagation (Fig. 1, tanh phase diagram)"
 MEANFIELD_RELU = "He et al., 2015, Delving deep into rectifiers; Schoenholz et al., 2017, Deep information propagation"
+DEEPNET = "Wang et al., 2022, DeepNet: Scaling Transformers to 1,000 Layers (Table 1)"
+DEEPNET_CODE = "Wang et al., 2022, DeepNet (Table 1: 0.87) vs its official code, torchscale's encoder (1/1.15)"
 MEANFIELD_ERF = "Williams, 1997, Computing with infinite networks (arcsine kernel); Poole et al., 2016, Exponential expressivity in deep neural networks through transient chaos"
 
 
@@ -310,5 +312,58 @@ REGISTRY: tuple[Published, ...] = (
         "meanfield erf --critical",
         same_value("1/erf'(0)^2 by numerical differentiation of erf", lambda: 1 / mpmath.diff(mpmath.erf, 0) ** 2),
         exact=lambda: mpmath.pi / 4,
+    ),
+    Published(
+        "deepnet.alpha.encoder", "DeepNet encoder-only alpha (2N)^(1/4) at N = 18: sqrt(6)", "(2*18)^(1/4)", DEEPNET,
+        "exact", result("postnorm_decay", "deepnorm_alpha", layers=18, scheme="deepnorm"),
+        "postnorm-decay --scheme deepnorm --layers 18",
+        same_value("sqrt(6) directly", lambda: mpmath.sqrt(6)), exact=lambda: mpmath.root(36, 4),
+    ),
+    Published(
+        "deepnet.beta.encoder", "DeepNet encoder-only init gain (8N)^(-1/4) at N = 18: 1/sqrt(12)", "(8*18)^(-1/4)",
+        DEEPNET, "exact", result("postnorm_decay", "deepnorm_beta", layers=18, scheme="deepnorm"),
+        "postnorm-decay --scheme deepnorm --layers 18",
+        same_value("1/sqrt(12) directly", lambda: 1 / mpmath.sqrt(12)), exact=lambda: mpmath.root(144, 4) ** -1,
+    ),
+    Published(
+        "deepnet.alpha.decoder", "DeepNet decoder-only alpha (2M)^(1/4) at M = 32: 2*sqrt(2)", "(2*32)^(1/4)", DEEPNET,
+        "exact", result("postnorm_decay", "deepnorm_alpha", layers=32, scheme="deepnorm", arch="decoder"),
+        "postnorm-decay --scheme deepnorm --arch decoder --layers 32",
+        same_value("2*sqrt(2) directly", lambda: 2 * mpmath.sqrt(2)), exact=lambda: mpmath.root(64, 4),
+    ),
+    Published(
+        "deepnet.alpha.encdec", "DeepNet encoder alpha in an encoder-decoder, 0.81 (N^4 M)^(1/16), N = M = 100",
+        "0.81*(100^4*100)^(1/16)", DEEPNET, "exact",
+        result("postnorm_decay", "deepnorm_alpha", layers=100, scheme="deepnorm", arch="encdec", decoder_layers=100),
+        "postnorm-decay --scheme deepnorm --arch encdec --layers 100 --decoder-layers 100",
+        same_value("0.81*10^(5/8) directly", lambda: mpmath.mpf(81) / 100 * mpmath.power(10, mpmath.mpf(5) / 8)),
+        exact=lambda: mpmath.mpf(81) / 100 * mpmath.root(mpmath.mpf(10) ** 10, 16),
+    ),
+    Published(
+        "deepnet.beta.encdec", "DeepNet encoder init gain in an encoder-decoder, 0.87 (N^4 M)^(-1/16), N = M = 100",
+        "0.87*(100^4*100)^(-1/16)", DEEPNET, "exact",
+        result("postnorm_decay", "deepnorm_beta", layers=100, scheme="deepnorm", arch="encdec", decoder_layers=100),
+        "postnorm-decay --scheme deepnorm --arch encdec --layers 100 --decoder-layers 100",
+        same_value("0.87*10^(-5/8) directly", lambda: mpmath.mpf(87) / 100 * mpmath.power(10, -mpmath.mpf(5) / 8)),
+        exact=lambda: mpmath.mpf(87) / 100 / mpmath.root(mpmath.mpf(10) ** 10, 16),
+    ),
+    Published(
+        "deepnet.decoder.encdec", "DeepNet decoder alpha in an encoder-decoder, (3M)^(1/4), M = 27: 3", "(3*27)^(1/4)",
+        DEEPNET, "exact",
+        result("postnorm_decay", "decoder_alpha", layers=6, scheme="deepnorm", arch="encdec", decoder_layers=27),
+        "postnorm-decay --scheme deepnorm --arch encdec --layers 6 --decoder-layers 27",
+        same_value("3 exactly", fraction(Fraction(3))), exact=fraction(Fraction(3)),
+    ),
+    Published(
+        "deepnet.decoder_beta.encdec", "DeepNet decoder init gain in an encoder-decoder, (12M)^(-1/4), M = 27: 1/sqrt(18)",
+        "(12*27)^(-1/4)", DEEPNET, "exact",
+        result("postnorm_decay", "decoder_beta", layers=6, scheme="deepnorm", arch="encdec", decoder_layers=27),
+        "postnorm-decay --scheme deepnorm --arch encdec --layers 6 --decoder-layers 27",
+        same_value("1/sqrt(18) directly", lambda: 1 / mpmath.sqrt(18)), exact=lambda: mpmath.root(324, 4) ** -1,
+    ),
+    Published(
+        "deepnet.beta.encdec.code", "the paper's 0.87 against the official code's 1/1.15 = 0.8696 (torchscale divides "
+        "the init by (N^4 M)^(1/16)/1.15)", "0.87", DEEPNET_CODE, "rounded",
+        lambda d: fraction(Fraction(100, 115))(), "torchscale (official DeepNet code)", None,
     ),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -20,6 +20,15 @@ Scheme = Annotated[
     typer.Option("--scheme", metavar="post|pre|deepnorm",
                  help="post: Norm(x + F(x)); pre: x + F(Norm(x)); deepnorm: Norm(alpha*x + F(x))."),
 ]
+Arch = Annotated[
+    Optional[str],
+    typer.Option("--arch", metavar="encoder|decoder|encdec",
+                 help="DeepNet configuration (with --scheme deepnorm) whose alpha and beta are reported and whose alpha "
+                      "is the default: encoder-only, decoder-only (--layers is M), encoder-decoder (--layers N encoder "
+                      "layers, --decoder-layers M). [default: encoder]"),
+]
+DecoderLayers = number("--decoder-layers", "Decoder layers M of an encoder-decoder (--arch encdec), a whole number "
+                       "from 1 to 1000000.", optional=True)
 Alpha = number("--alpha", "DeepNorm residual multiplier, > 0 (only with --scheme deepnorm). [default: (2L)^(1/4)]",
                optional=True)
 
@@ -31,6 +40,8 @@ Examples:
   momentcalc postnorm-decay --sigma 0.02           BERT's small init keeps weights near 1
 
   momentcalc postnorm-decay --layers 1000 --scheme deepnorm
+
+  momentcalc postnorm-decay --layers 100 --scheme deepnorm --arch encdec --decoder-layers 100
 
   momentcalc postnorm-decay --layers 1000000 --json > weights.json
 
@@ -45,6 +56,8 @@ def postnorm_decay(
     threshold: Threshold = DEFAULTS["threshold"],
     scheme: Scheme = DEFAULTS["scheme"],
     alpha: Alpha = None,
+    arch: Arch = None,
+    decoder_layers: DecoderLayers = None,
     *,
     digits: int,
     derive: bool,
@@ -52,4 +65,4 @@ def postnorm_decay(
     """How residual paths fade with depth: weights of x_0 and of each F_k in x_L under Post-Norm."""
     from ...computations.postnorm import postnorm_decay
 
-    return postnorm_decay(layers, sigma, threshold, scheme, alpha, digits=digits, derive=derive)
+    return postnorm_decay(layers, sigma, threshold, scheme, alpha, arch, decoder_layers, digits=digits, derive=derive)
