@@ -23,6 +23,10 @@ How each is found and proved (``model`` holds the maps):
   Newton's method from c = 0, with the same stopping rule (c* = 0 exactly when R(0) = 0).
 * critical: on the critical line σ_w² = 1/B(q) and q = σ_w²·A(q) + σ_b², so q solves
   A(q)/B(q) + σ_b² − q = 0 (bracketed by a scan, then Newton as above) and σ_w² = 1/B(q).
+* proofs: ``meanfield_proof`` proves the results in Arb balls around the values found here (a
+  sign change brackets q*; expectations at q* enclosed from those at the bracket's ends);
+  what it cannot prove keeps this route's value, marked ``certified: false`` and named in
+  a note.
 * q* = 0 (σ_b² = 0, φ(0) = 0, and the map contracts): the limits q -> 0 of the maps, from
   the one-sided slopes φ'(0±): χ₁ = σ_w²·(φ'(0−)² + φ'(0+)²)/2; correlations then follow
   the network's linearisation at 0 (kept when φ'(0−) = φ'(0+), driven to 1 only
@@ -32,6 +36,7 @@ How each is found and proved (``model`` holds the maps):
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 
 import mpmath
@@ -297,14 +302,23 @@ def meanfield(
             else:
                 q_star, length = _newton(_length_step(model, w, b), start, digits, "the fixed point q*")
         results.update(_at_fixed_point(model, w, b, q_star, length, (left, right), digits, notes, critical))
+        proof = {}
+        if length is not None:  # q* > 0: proven in balls around the values found
+            from .meanfield_proof import prove
+
+            proof = prove(model, None if critical else given["sigma_w2"], given["sigma_b2"], q_star, digits)  # type: ignore[arg-type]
         quantities = []
         for name in (("sigma_w2",) if critical else ()) + RESULTS:
-            quantities.append(Quantity(name, +results[name], DESCRIPTIONS[name]))
+            quantities.append(Quantity(name, description=DESCRIPTIONS[name], **_proven_or_found(proof, name, results, digits)))
         if "depth" in given:
             layers_q, layers_c = _trajectories(model, w, b, q0_, given.get("c0"), given["depth"], digits)  # type: ignore[arg-type]
             quantities.append(Quantity("q_layers", tuple(layers_q), DESCRIPTIONS["q_layers"]))
             if layers_c is not None:
                 quantities.append(Quantity("c_layers", tuple(layers_c), DESCRIPTIONS["c_layers"]))
+    unproven = [q.name for q in quantities if not q.certified]
+    if unproven:
+        notes.append(f"not proven by ball arithmetic (certified: false): {', '.join(unproven)}; "
+                     f"they rest on mpmath at raised precision ({_why_unproven(unproven, q_star)})")
     inputs: dict[str, object] = {"activation": label}
     inputs.update(dict(act.values))
     if not critical:
@@ -319,9 +333,41 @@ def meanfield(
         from ..symbolic.meanfield import derive as derive_forms
 
         closed, derivation = derive_forms(act, given, {q.name: q.value for q in quantities if not q.is_list}, digits)
-        quantities = [q if q.name not in closed else Quantity(q.name, q.value, q.description, *closed[q.name])
+        quantities = [q if q.name not in closed else replace(q, closed_form=closed[q.name][0], latex=closed[q.name][1])
                       for q in quantities]
     return Computation("meanfield", inputs, digits, tuple(quantities), notes=tuple(notes), derivation=derivation)
+
+
+def _why_unproven(names: list[str], q_star: mpmath.mpf) -> str:
+    """Why the results ``names`` are not proven, in a few words."""
+    if q_star == 0:
+        return "the limits at q* = 0 are not proven"
+    reasons = []
+    if "c_star" in names or "depth_scale_c" in names:
+        reasons.append("the chaotic phase's c* needs a bivariate expectation E[phi'(u1)phi'(u2)], proven only "
+                       "through a closed-form kernel (erf), or the balls could not tell the phase")
+    if {"q_star", "chi1", "depth_scale_q", "sigma_w2"} & set(names):
+        reasons.append("the fixed point's balls did not decide the digits (a value on a rounding tie, or too "
+                       "close to criticality)")
+    if "q_layers" in names or "c_layers" in names:
+        reasons.append("the per-layer trajectories are not proven")
+    return "; ".join(reasons)
+
+
+def _proven_or_found(proof: dict[str, object], name: str, results: dict[str, mpmath.mpf], digits: int) -> dict[str, object]:
+    """Quantity fields: proven (an exact value or a ball that rounds) when ``proof`` has them,
+    else the mpmath route's value, not certified."""
+    from ..engine.balls import exactly, proven
+    from .meanfield_proof import rounds
+
+    value = proof.get(name)
+    if value is None or not rounds(value, digits):
+        return {"value": +results[name]}
+    if isinstance(value, Fraction):
+        return exactly(value)
+    if value is mpmath.inf:
+        return {"value": mpmath.inf, "certified": True, "error_bound": mpmath.mpf(0)}
+    return proven(value)
 
 
 def _critical(model: Model, b: mpmath.mpf, zero_fixed: bool, slopes: tuple[mpmath.mpf, mpmath.mpf],

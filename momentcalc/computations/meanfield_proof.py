@@ -1,0 +1,233 @@
+"""Proofs of ``meanfield``'s results in Arb balls (python-flint), around the values the mpmath
+route (``computations.meanfield``) found.
+
+The fixed point q* (or the critical line's q) is proven by a sign change: with s̃ = sqrt(q̃)
+at the approximate root, the exact points q_lo = (s̃(1 − δ))² and q_hi = (s̃(1 + δ))² give
+balls of F(q) = σ_w²·A(q) + σ_b² − q (critical: A(q)/B(q) + σ_b² − q) of opposite signs, so
+(F continuous) a root lies in [q_lo, q_hi]: that interval is q*'s ball. The univariate
+expectations there are the certified moments (Arb balls at an exact std).
+
+An expectation E_q[g(X)], X ~ N(0, q), at the unknown q* in [q_lo, q_hi] is enclosed from its
+ball at q_lo and a bound on its slope over the interval:
+
+    d/dq E_q[g] = E_q[g·(X²/q − 1)]/(2q),  |·| ≤ sqrt(E_q[g²])·sqrt(2)/(2q)   (Cauchy–Schwarz,
+                                                                          E[(Z² − 1)²] = 2)
+    E_q[g²] ≤ sqrt(q_hi/q)·E_{q_hi}[g²]  for q ≤ q_hi   (the ratio of the two densities)
+
+so E_{q*}[g] ∈ E_{q_lo}[g] ± (q_hi − q_lo)·sqrt(sqrt(q_hi/q_lo)·E_{q_hi}[g²])·sqrt(2)/(2·q_lo).
+
+What is proven: q*, χ₁, ξ_q, and in the ordered phase (χ₁'s ball below 1) c* = 1 and ξ_c =
+−1/ln χ₁; in the chaotic phase c* = 0 and ξ_c for an odd φ without bias (the slope σ_w²·E[φ']²
+is univariate) and c* from erf's closed-form kernel on balls; on the critical line σ_w² =
+1/B(q*), χ₁ = 1, c* = 1 and ξ_c = ∞ by definition. Not proven (left to the mpmath route and
+marked ``certified: false``): the chaotic c* and ξ_c of other activations (a bivariate
+expectation E[φ'(u₁)φ'(u₂)] without a rigorous two-dimensional integral), the limits at q* = 0,
+a phase that the balls cannot decide (χ₁'s ball holds 1), and the per-layer trajectories.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+from mpmath import mp
+
+from ..engine.rounding import ball_text
+from .meanfield_model import Model
+
+# q*'s interval is q̃·(1 ± 2·10^−(digits + ROOT_GUARD)); the expectations carry EXTRA more digits.
+ROOT_GUARD = 6
+EXTRA = 4
+# Secant steps allowed when the mpmath route's root is not yet inside the first interval.
+ROOT_ATTEMPTS = 4
+# Digits of the E_{q_hi}[g²] that only bound a slope.
+BOUND_DIGITS = 5
+
+SECOND, STEIN, DERIV2, DERIV = (0, 2, 0), (1, 1, 1), (0, 0, 2), (0, 0, 1)
+SQUARES = {SECOND: (0, 4, 0), STEIN: (2, 2, 2), DERIV2: (0, 0, 4), DERIV: (0, 0, 2)}
+
+
+def _arb(value: Any) -> Any:
+    """An mpf or a Fraction as an exact ball (a Fraction with a binary denominator, or else
+    a ball of the current precision around it)."""
+    from flint import arb, fmpq
+
+    if isinstance(value, Fraction):
+        return arb(fmpq(value.numerator, value.denominator))
+    mantissa, exponent = value.man_exp
+    return arb(int(mantissa)) * arb(2) ** int(exponent)
+
+
+def _mpf(ball: Any) -> mpmath.mpf:
+    """A ball's midpoint as an mpf at the current precision."""
+    mantissa, exponent = (int(x) for x in ball.mid().man_exp())
+    return mpmath.ldexp(mpmath.mpf(mantissa), exponent)
+
+
+def _balls(model: Model, std: mpmath.mpf, monomials: tuple, digits: int) -> list[Any]:
+    from ..moments import expectation_balls
+
+    return expectation_balls(model.text, list(monomials), std=std, digits=digits, params=model.params)
+
+
+class _Interval:
+    """q in [q_lo, q_hi] (exact ends, stds s_lo and s_hi): expectations at q_lo and enclosures
+    of them anywhere in the interval."""
+
+    def __init__(self, model: Model, s_lo: mpmath.mpf, s_hi: mpmath.mpf, digits: int, monomials: tuple) -> None:
+        self.model, self.s_lo, self.s_hi = model, s_lo, s_hi
+        self.q_lo, self.q_hi = _arb(s_lo) ** 2, _arb(s_hi) ** 2
+        self.monomials = monomials
+        self.at_lo = dict(zip(monomials, _balls(model, s_lo, monomials, digits)))
+
+    def ball(self) -> Any:
+        """The interval as a ball."""
+        from flint import arb
+
+        return (self.q_lo + self.q_hi) / 2 + arb(0, ((self.q_hi - self.q_lo) / 2).upper())
+
+    def enclosure(self, monomial: tuple) -> Any:
+        """E_q[g] for every q in the interval (see the module docstring)."""
+        from flint import arb
+
+        square = _balls(self.model, self.s_hi, (SQUARES[monomial],), BOUND_DIGITS)[0]
+        ratio = (self.q_hi / self.q_lo).sqrt()
+        slope = (ratio * square).sqrt() * arb(2).sqrt() / (2 * self.q_lo)
+        width = (self.q_hi - self.q_lo) * slope
+        return self.at_lo[monomial] + arb(0, width.abs_upper())
+
+
+def _ends(q: mpmath.mpf, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """Exact stds s̃(1 ∓ δ) around sqrt(q)."""
+    with mp.workdps(digits + ROOT_GUARD + 15):
+        s = mpmath.sqrt(q)
+        delta = mpmath.mpf(10) ** -(digits + ROOT_GUARD)
+        return s * (1 - delta), s * (1 + delta)
+
+
+def _opposite(low: Any, high: Any) -> bool:
+    """Proven opposite signs (or an exact zero at an end)."""
+    return bool((low > 0 and high < 0) or (low < 0 and high > 0) or low == 0 or high == 0)
+
+
+def _depth(slope: Any) -> Any | None:
+    """−1/ln|slope| as a ball, None unless |slope| is provably away from 0 and 1."""
+    s = abs(slope)
+    if not (s > 0) or s.contains(1):
+        return None
+    return -1 / s.log()
+
+
+def prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: int) -> dict[str, Any]:
+    """Proven balls (or exact values: Fraction, or mpmath.inf) of the results, by name, for the
+    fixed point near ``q`` > 0 (``w`` None: the critical line). Results that cannot be proven
+    are left out (the caller keeps the mpmath route's value, not certified)."""
+    from flint import ctx
+
+    from ..errors import MomentcalcError
+
+    old = ctx.prec
+    ctx.prec = int((digits + ROOT_GUARD + EXTRA + 20) * 3.33)
+    try:
+        return _prove(model, w, b, q, digits)
+    except MomentcalcError:  # a moment the certified engine cannot prove: nothing is claimed
+        return {}
+    finally:
+        ctx.prec = old
+
+
+def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: int) -> dict[str, Any]:
+    target = digits + ROOT_GUARD + EXTRA
+    critical = w is None
+    bb = _arb(b)
+    ww = None if critical else _arb(w)
+    for _ in range(ROOT_ATTEMPTS):
+        s_lo, s_hi = _ends(q, digits)
+        here = _Interval(model, s_lo, s_hi, target, (SECOND, STEIN, DERIV2))
+        high = dict(zip((SECOND, DERIV2), _balls(model, s_hi, (SECOND, DERIV2), target)))
+        if critical:
+            f_lo = here.at_lo[SECOND] / here.at_lo[DERIV2] + bb - here.q_lo
+            f_hi = high[SECOND] / high[DERIV2] + bb - here.q_hi
+        else:
+            f_lo = ww * here.at_lo[SECOND] + bb - here.q_lo
+            f_hi = ww * high[SECOND] + bb - here.q_hi
+        if _opposite(f_lo, f_hi):
+            break
+        # The root lies outside: a secant step through the two (accurate) values moves q to it.
+        if not (f_hi - f_lo).is_finite() or (f_hi - f_lo).contains(0):
+            return {}
+        step = f_lo * (here.q_hi - here.q_lo) / (f_hi - f_lo)
+        with mp.workdps(target + 20):
+            q = _mpf(here.q_lo - step)
+        if not q > 0:
+            return {}
+    else:
+        return {}
+    q_star = here.ball()
+    slope_b = here.enclosure(DERIV2)  # B(q*)
+    out: dict[str, Any] = {"q_star": q_star}
+    if critical:
+        ww = 1 / slope_b
+        out["sigma_w2"] = ww
+        out.update(chi1=Fraction(1), c_star=Fraction(1), depth_scale_c=mpmath.inf)
+    else:
+        out["chi1"] = chi = ww * slope_b
+    xi_q = _depth(ww * here.enclosure(STEIN) / q_star)
+    if xi_q is not None:
+        out["depth_scale_q"] = xi_q
+    if critical:
+        return out
+    if chi < 1:  # ordered: R is convex with R(1) = 1 and R'(1) = χ₁ < 1
+        out["c_star"] = Fraction(1)
+        xi_c = _depth(chi)
+    elif chi > 1:
+        xi_c = _chaotic(model, ww, bb, b, q_star, here, out, digits)
+    else:
+        xi_c = None
+    if xi_c is not None:
+        out["depth_scale_c"] = xi_c
+    return out
+
+
+def _chaotic(model: Model, ww: Any, bb: Any, b: Fraction, q_star: Any, here: _Interval, out: dict[str, Any],
+             digits: int) -> Any | None:
+    """c* and ξ_c in the chaotic phase where they can be proven (see the module docstring)."""
+    if b == 0 and model.act.parity == "odd":
+        # R(0) = σ_w²·E[φ]²/q* = 0: c* = 0, slope σ_w²·E[φ']².
+        here.at_lo.update(zip((DERIV,), _balls(model, here.s_lo, (DERIV,), digits + ROOT_GUARD + EXTRA)))
+        mean_slope = here.enclosure(DERIV)
+        out["c_star"] = Fraction(0)
+        return _depth(ww * mean_slope * mean_slope)
+    if model.act.expression or model.act.name != "erf":
+        return None
+    from flint import arb
+
+    def cross(c: Any) -> tuple[Any, Any]:
+        k = 2 / arb.pi() * (2 * q_star * c / (1 + 2 * q_star)).asin()
+        kd = 4 / arb.pi() / ((1 + 2 * q_star) ** 2 - 4 * q_star * q_star * c * c).sqrt()
+        return k, kd
+
+    # Newton on R(c) − c at balls' midpoints, then a sign change proves the root.
+    c = arb(0)
+    for _ in range(200):
+        k, kd = cross(c)
+        step = ((ww * k + bb) / q_star - c) / (ww * kd - 1)  # dR/dc = σ_w²·K' (Price)
+        c = arb((c - step).mid())
+        if abs(step.mid()) < arb(10) ** -(digits + ROOT_GUARD + 5):
+            break
+    # Wider than q*'s ball, whose width R carries into both ends.
+    delta = arb(10) ** -(digits + ROOT_GUARD - 3)
+    lo, hi = arb((c * (1 - delta)).mid()), arb((c * (1 + delta)).mid())
+    if not _opposite((ww * cross(lo)[0] + bb) / q_star - lo, (ww * cross(hi)[0] + bb) / q_star - hi):
+        return None
+    c_star = (lo + hi) / 2 + arb(0, ((hi - lo) / 2).abs_upper())
+    out["c_star"] = c_star
+    return _depth(ww * cross(c_star)[1])
+
+
+def rounds(value: Any, digits: int) -> bool:
+    """Does a proven ball round to one text (exact values always do)?"""
+    if isinstance(value, Fraction) or value is mpmath.inf:
+        return True
+    return ball_text(value, digits) is not None
