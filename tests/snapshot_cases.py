@@ -36,6 +36,7 @@ CASES: list[tuple[str, tuple[str, ...]]] = [
                                "--distribution", "truncnorm")),
     ("init_he_uniform", ("init", "--json", "--fan-in", "512", "--scheme", "he", "--distribution", "uniform")),
     ("init_he_gelu", ("init", "--json", "--fan-in", "1024", "--scheme", "he", "--activation", "gelu", "--digits", "30")),
+    ("init_residual_tfixup", ("init", "--json", "--fan-in", "512", "--residual", "tfixup-encoder", "--layers", "6")),
     ("init_he_leaky", ("init", "--json", "--fan-in", "100", "--scheme", "he", "--activation", "leaky_relu",
                        "--slope", "0.2")),
     ("attention", ("attention", "--json")),

@@ -310,7 +310,9 @@ CATALOG: tuple[Initializer, ...] = (
         "tf.keras.initializers.TruncatedNormal", *KERAS,
         f"{KERAS_INIT} (TruncatedNormal) and keras/src/backend/*/random.py (truncated_normal: +-2 stddev)",
         (Argument("mean", "0.0"), Argument("stddev", "0.05")), relative_truncated_normal("stddev", -2, 2),
-        notes=(_NO_CORRECTION, "the default stddev is 0.05"),
+        notes=(_NO_CORRECTION, "the default stddev is 0.05",
+               "modelled as the TensorFlow and JAX backends draw (exactly truncated); Keras's PyTorch backend keeps "
+               "the first of 4 normals inside +-2 std and, when none is (probability 4.3e-6), the first one"),
     ),
     Initializer(
         "tf.keras.initializers.VarianceScaling", *KERAS, f"{KERAS_INIT} (VarianceScaling)",

@@ -45,6 +45,7 @@ from ..engine.rounding import decide_all
 from ..errors import InputError
 from ..result import Computation, Quantity
 from .common import check_digits, choice, whole
+from .residual_scaling import RESIDUALS, residual_scaling
 
 SCHEMES = ("lecun", "xavier", "he")
 DISTRIBUTIONS = ("normal", "uniform", "truncnorm")
@@ -58,7 +59,11 @@ DESCRIPTIONS = {
     "bound": "largest |w| a draw can take",
     "std_to_pass": "std to pass to a +-2 sigma truncated normal so that the actual std is std",
     "bert_ratio": "0.02 / std: BERT's initializer std relative to this one",
+    "residual_scale": "factor on the init std of the residual branches' output weights (--residual)",
+    "residual_std": "std * residual_scale: the std of those weights",
+    "embedding_scale": "T-Fixup's factor on the input embeddings (drawn N(0, d^(-1/2)))",
 }
+MAX_LAYERS = 10**6
 BOUND_DESCRIPTIONS = {
     "uniform": "draw U(-bound, bound): bound = sqrt(3)*std",
     "truncnorm": "cut-off of the truncated normal: bound = 2*std_to_pass",
@@ -145,6 +150,8 @@ def init(
     scheme: str = DEFAULTS["scheme"],
     distribution: str = DEFAULTS["distribution"],
     activation: str | None = None,
+    residual: str | None = None,
+    layers: object = None,
     *,
     params: Mapping[str, object] | None = None,
     digits: int = 15,
@@ -155,6 +162,8 @@ def init(
     ``activation`` (default relu) and ``params`` (its catalog parameters by name, e.g.
     ``{"slope": "0.2"}`` for leaky_relu) apply to
     ``scheme="he"`` only; ``fan_out`` is required by xavier and reported otherwise.
+    ``residual`` (gpt2, tfixup-encoder, tfixup-decoder) with ``layers`` adds the residual-branch
+    scaling those methods apply on top of this init (``residual_scaling``).
 
     >>> init(fan_in=768, fan_out=768, scheme="xavier").value("std")  # doctest: +ELLIPSIS
     mpf('0.03608439182435161...')
@@ -187,6 +196,17 @@ def init(
         square = exact_second_moment(act, exact)  # E[act(Z)²], when it is rational
         variance = None if square is None else 1 / (square * n_in)
     known = _exact_results(kind, draw, variance, square)
+    scaling = _residual(residual, layers)
+    if scaling is not None:
+        for name, root in (("residual_scale", scaling.scale), ("embedding_scale", scaling.embedding)):
+            value = None if root is None else root.exact()
+            if value is not None:
+                known[name] = value
+        scale_squared = scaling.scale.squared().exact()
+        if "variance" in known and scale_squared is not None:
+            residual_std = _rational_sqrt(known["variance"] * scale_squared)
+            if residual_std is not None:
+                known["residual_std"] = residual_std
 
     def evaluate(bits: int) -> dict[str, Any]:
         with arb_precision(bits):
@@ -208,6 +228,11 @@ def init(
                 values["bound"] = t * to_pass
                 values["std_to_pass"] = to_pass
             values["bert_ratio"] = exact_ball(BERT_STD) / std
+            if scaling is not None:
+                scale = scaling.scale.ball()
+                values.update(residual_scale=scale, residual_std=std * scale)
+                if scaling.embedding is not None:
+                    values["embedding_scale"] = scaling.embedding.ball()
             return {name: ball for name, ball in values.items() if name not in known}
 
     first_bits = start_bits(digits)
@@ -215,6 +240,11 @@ def init(
     order = ["gain"] if kind == "he" else []
     order += ["variance", "std", *(["bound"] if draw != "normal" else []),
               *(["std_to_pass"] if draw == "truncnorm" else []), "bert_ratio"]
+    notes: list[str] = []
+    if scaling is not None:
+        order += ["residual_scale", "residual_std", *(["embedding_scale"] if scaling.embedding is not None else [])]
+        notes.append(f"{residual}: residual_scale = {scaling.scale.text} with {layers_name(residual)} = {int(Fraction(layers))}, "
+                     f"applied to {scaling.applies_to} ({scaling.source})")
     inputs: dict[str, Number | str] = {"fan_in": n_in}
     if n_out is not None:
         inputs["fan_out"] = n_out
@@ -222,6 +252,8 @@ def init(
     if act is not None:
         inputs["activation"] = act
         inputs.update(exact)
+    if scaling is not None:
+        inputs.update(residual=str(residual).strip().lower(), layers=Fraction(layers))
     closed: dict[str, tuple[str, str]] = {}
     derivation: tuple[tuple[str, str, str], ...] = ()
     if derive:
@@ -237,4 +269,28 @@ def init(
                  **(exactly(known[name]) if name in known else proven(balls[name])))
         for name in order
     )
-    return Computation("init", inputs, digits, results, derivation=derivation)
+    return Computation("init", inputs, digits, results, notes=tuple(notes), derivation=derivation)
+
+
+def layers_name(residual: str | None) -> str:
+    return {"gpt2": "L", "tfixup-encoder": "N", "tfixup-decoder": "M"}.get(str(residual).strip().lower(), "L")
+
+
+def _residual(residual: object, layers: object):  # type: ignore[no-untyped-def]
+    """The residual scaling asked for, or None; ``layers`` goes with it."""
+    if residual is None:
+        if layers is not None:
+            raise InputError("{layers} applies only with {residual} (gpt2, tfixup-encoder, tfixup-decoder)",
+                             param="layers", params=("residual",))
+        return None
+    kind = choice(residual, "residual", RESIDUALS)
+    if layers is None:
+        raise InputError(f"{{layers}} is required with {{residual}} {kind}: the number of "
+                         f"{'blocks L' if kind == 'gpt2' else 'layers ' + layers_name(kind)}", param="layers",
+                         params=("residual",))
+    number = as_number(layers, "layers")
+    if number.denominator != 1 or not 1 <= number <= MAX_LAYERS:
+        from ..engine.numbers import to_text
+
+        raise InputError(param="layers", allowed=f"a whole number from 1 to {MAX_LAYERS}", got=to_text(number))
+    return residual_scaling(kind, int(number))

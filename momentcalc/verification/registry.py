@@ -35,6 +35,8 @@ SELU_PAPER = "SELU paper (Klambauer et al. 2017) / PyTorch nn.SELU"
 TF_TRUNC = "TensorFlow / Keras / JAX truncated-normal initializers"
 MEANFIELD = "Schoenholz et al., 2017, Deep information propagation (Fig. 1, tanh phase diagram)"
 MEANFIELD_RELU = "He et al., 2015, Delving deep into rectifiers; Schoenholz et al., 2017, Deep information propagation"
+GPT2 = "Radford et al., 2019, Language Models are Unsupervised Multitask Learners (1/sqrt(N), N residual layers)"
+TFIXUP = "Huang et al., 2020, Improving Transformer Optimization Through Better Initialization (T-Fixup)"
 DEEPNET = "Wang et al., 2022, DeepNet: Scaling Transformers to 1,000 Layers (Table 1)"
 DEEPNET_CODE = "Wang et al., 2022, DeepNet (Table 1: 0.87) vs its official code, torchscale's encoder (1/1.15)"
 MEANFIELD_ERF = "Williams, 1997, Computing with infinite networks (arcsine kernel); Poole et al., 2016, Exponential expressivity in deep neural networks through transient chaos"
@@ -365,5 +367,25 @@ REGISTRY: tuple[Published, ...] = (
         "deepnet.beta.encdec.code", "the paper's 0.87 against the official code's 1/1.15 = 0.8696 (torchscale divides "
         "the init by (N^4 M)^(1/16)/1.15)", "0.87", DEEPNET_CODE, "rounded",
         lambda d: fraction(Fraction(100, 115))(), "torchscale (official DeepNet code)", None,
+    ),
+    Published(
+        "gpt2.residual_scale", "GPT-2 small's residual-projection scale: 12 blocks, N = 24 residual layers",
+        "24^(-1/2)", GPT2, "exact", result("init", "residual_scale", fan_in=768, residual="gpt2", layers=12),
+        "init --fan-in 768 --residual gpt2 --layers 12",
+        same_value("1/sqrt(24) directly", lambda: 1 / mpmath.sqrt(24)), exact=lambda: mpmath.mpf(24) ** -0.5,
+    ),
+    Published(
+        "tfixup.encoder_scale", "T-Fixup's encoder scale 0.67 N^(-1/4) at N = 6 layers", "0.67*6^(-1/4)", TFIXUP,
+        "exact", result("init", "residual_scale", fan_in=512, residual="tfixup-encoder", layers=6),
+        "init --fan-in 512 --residual tfixup-encoder --layers 6",
+        same_value("0.67/6^(1/4) directly", lambda: mpmath.mpf(67) / 100 / mpmath.sqrt(mpmath.sqrt(6))),
+        exact=lambda: mpmath.mpf(67) / 100 * mpmath.root(6, 4) ** -1,
+    ),
+    Published(
+        "tfixup.decoder_scale", "T-Fixup's decoder scale (9M)^(-1/4) at M = 6 layers", "(9*6)^(-1/4)", TFIXUP,
+        "exact", result("init", "residual_scale", fan_in=512, residual="tfixup-decoder", layers=6),
+        "init --fan-in 512 --residual tfixup-decoder --layers 6",
+        same_value("1/sqrt(sqrt(54)) directly", lambda: 1 / mpmath.sqrt(mpmath.sqrt(54))),
+        exact=lambda: mpmath.root(54, 4) ** -1,
     ),
 )

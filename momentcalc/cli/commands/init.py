@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -30,6 +30,17 @@ Distribution = Annotated[
     ),
 ]
 
+Residual = Annotated[
+    Optional[str],
+    typer.Option(
+        "--residual", metavar="gpt2|tfixup-encoder|tfixup-decoder",
+        help="Also the residual-branch scaling of GPT-2 (2L)^(-1/2) or T-Fixup (encoder 0.67*N^(-1/4), decoder "
+             "(9M)^(-1/4)), with --layers.",
+    ),
+]
+Layers = number("--layers", "Blocks L (gpt2) or layers N, M (T-Fixup) for --residual, a whole number from 1 to 1000000.",
+                optional=True)
+
 EXAMPLES = """
 Examples:
 
@@ -42,6 +53,8 @@ Examples:
   momentcalc init --fan-in 1024 --scheme he --activation gelu --digits 30
 
   momentcalc init --fan-in 64,256,1024 --scheme he --json
+
+  momentcalc init --fan-in 768 --fan-out 768 --scheme xavier --residual gpt2 --layers 12
 """
 
 
@@ -52,6 +65,8 @@ def init(
     scheme: Scheme = DEFAULTS["scheme"],
     distribution: Distribution = DEFAULTS["distribution"],
     activation: Activation = None,
+    residual: Residual = None,
+    layers: Layers = None,
     *,
     params: Mapping[str, object],
     digits: int,
@@ -62,4 +77,5 @@ def init(
     --activation (default relu) and its parameters apply to --scheme he only."""
     from ...computations.init import init
 
-    return init(fan_in, fan_out, scheme, distribution, activation, params=params, digits=digits, derive=derive)
+    return init(fan_in, fan_out, scheme, distribution, activation, residual, layers, params=params, digits=digits,
+                derive=derive)
