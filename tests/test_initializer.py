@@ -260,3 +260,14 @@ def test_readme_table_is_the_listing():
     table = readme.split("<!-- initializers-table -->\n", 1)[1].split("\n<!-- /initializers-table -->", 1)[0]
     assert table == ratio_table_markdown()
     assert "| `tf.keras.initializers.VarianceScaling` |" in table and "0.99999999999999996544" in table
+
+
+def test_far_tails_and_extremes_answer_or_exit_3():
+    """std 1e-300 puts trunc_normal_'s bounds at ±2e300 stds: the excluded mass is e^(-2e600),
+    next to a gamma of 1 (its ball's radius must not blow up the rounding). Beyond the budget:
+    exit 3, said plainly."""
+    run = invoke("initializer", "torch.nn.init.trunc_normal_", "--std", "1e-300", "--get", "effective_std",
+                 "--get", "effective_ratio")
+    assert run.code == 0 and run.stdout.split() == ["1.00000000000000e-300", "1.00000000000000"]
+    run = invoke("initializer", "torch.nn.init.trunc_normal_", "--a", "-1e100000", "--b", "1e100000")
+    assert run.code in (0, 3) and "Traceback" not in run.stderr

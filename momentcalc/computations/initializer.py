@@ -197,9 +197,20 @@ def _balls(draw: Draw, digits: int) -> tuple[dict[str, Any], dict[str, Fraction]
                     root3 = arb(3).sqrt()
                     values.update(low_sigma=-root3, high_sigma=root3, low=exact_ball(draw.mean) - root3 * sigma,
                                   high=exact_ball(draw.mean) + root3 * sigma)
-            return {name: ball for name, ball in values.items() if name not in exact}
+            return {name: _tame(ball, bits) for name, ball in values.items() if name not in exact}
 
     return decide_all(evaluate, digits, start_bits(digits), max_bits()), exact
+
+
+def _tame(ball: Any, bits: int) -> Any:
+    """The ball widened to a radius of at least 2^-(bits + 16) of its magnitude: still a proven
+    enclosure, and rounding it never shifts a midpoint by the astronomically many bits that a
+    far tail's radius (e^(-10^600) next to 1) would ask for."""
+    from flint import arb
+
+    if not ball.is_finite() or ball.is_exact():
+        return ball
+    return ball + arb(0, abs(ball).upper() * arb(2) ** -(bits + 16))
 
 
 def _code(value: Any, digits: int) -> str:
