@@ -271,3 +271,12 @@ def test_far_tails_and_extremes_answer_or_exit_3():
     assert run.code == 0 and run.stdout.split() == ["1.00000000000000e-300", "1.00000000000000"]
     run = invoke("initializer", "torch.nn.init.trunc_normal_", "--a", "-1e100000", "--b", "1e100000")
     assert run.code in (0, 3) and "Traceback" not in run.stderr
+
+
+def test_derive_states_the_distribution():
+    doc = invoke("initializer", "tf.keras.initializers.HeNormal", "--fan-in", "512", "--derive", "--json").json()
+    lines = {line["label"]: line["text"] for line in doc["derivation"]}
+    double = Fraction(float(TRUNCATED_STD_LITERAL))
+    assert lines["sigma"] == f"sigma = 2^(1/2)*512^(-1/2)*({double})^(-1)"
+    assert "kept on" in lines["draw"] and "gamma" in lines["effective_std"]
+    assert invoke("initializer", "torch.nn.init.normal_", "--json").json()["derivation"] == []

@@ -328,7 +328,44 @@ def initializer(
     inputs.update(values)
     inputs.update(fans)
     return Computation("initializer", inputs, digits, quantities, notes=tuple(notes),
+                       derivation=derivation(draw) if derive else (),
                        extra={"equivalents": list(equivalents(entry, draw, text, negligible))})
+
+
+def _product_text(product: Product) -> str:
+    """A Product as a formula: 0.02, (1/768)^(1/2)*(9007199254740992/7922816251426433)."""
+    if not product:
+        return "1"
+    parts = []
+    for base, exponent in product:
+        b = str(base) if base.denominator == 1 else f"({base})"
+        parts.append(b if exponent == 1 else f"{b}^({exponent})")
+    return "*".join(parts)
+
+
+def derivation(draw: Draw) -> tuple[tuple[str, str, str], ...]:
+    """``--derive``: the distribution the call draws, and how effective_std follows (text and LaTeX)."""
+    sigma = _product_text(draw.sigma)
+    nominal = _product_text(draw.nominal)
+    lines = [("sigma", f"sigma = {sigma}", r"\sigma = " + sigma), ("nominal_std", f"nominal_std = {nominal}",
+                                                                      r"\mathrm{nominal} = " + nominal)]
+    if draw.family == "normal":
+        lines.append(("draw", f"N({draw.mean}, sigma^2); effective_std = sigma", r"\mathcal{N}(\mu, \sigma^2)"))
+    elif draw.family == "uniform":
+        lines.append(("draw", f"U({draw.mean} - sqrt(3)*sigma, {draw.mean} + sqrt(3)*sigma); effective_std = sigma",
+                      r"\mathcal{U}(\mu - \sqrt{3}\sigma, \mu + \sqrt{3}\sigma)"))
+    else:
+        lo, hi = draw.low, draw.high
+        lines += [
+            ("draw", f"N({draw.mean}, sigma^2) kept on [{draw.mean} + ({lo})*sigma, {draw.mean} + ({hi})*sigma]",
+             r"\mathcal{N}(\mu, \sigma^2)\ \text{on}\ [\mu + a\sigma, \mu + b\sigma]"),
+            ("effective_std", "effective_std = sigma*sqrt(gamma), gamma = 1 + (a*phi(a) - b*phi(b))/Z - "
+                              f"((phi(a) - phi(b))/Z)^2, Z = Phi(b) - Phi(a), a = {lo}, b = {hi}",
+             r"\sigma\sqrt{1 + \frac{a\varphi(a) - b\varphi(b)}{Z} - \left(\frac{\varphi(a) - \varphi(b)}{Z}\right)^2}"),
+            ("effective_mean", "effective_mean = mean + sigma*(phi(a) - phi(b))/Z",
+             r"\mu + \sigma\frac{\varphi(a) - \varphi(b)}{Z}"),
+        ]
+    return tuple(lines)
 
 
 def defaults_ratio(entry: Initializer, digits: int = 15) -> Quantity | None:
