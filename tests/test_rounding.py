@@ -168,6 +168,23 @@ def test_balls_round_only_when_both_ends_agree():
     assert ball_text(mpmath.mpf(1) / 3, 10, mpmath.mpf(1e-9)) is None
 
 
+def test_balls_with_astronomically_small_radii_round_without_huge_integers():
+    """Arb gives radii like 2^-(10^600) (a normal's tail at 1e300); ball_text must not shift
+    integers by that many bits, and a widened radius must not decide a tie it holds."""
+    from flint import arb
+
+    tiny = arb(1) * arb(2) ** -(10**9)  # far below any midpoint's last bit
+    assert ball_text(arb(1) / 3 + arb(0, tiny.mid()), 15) == "0.333333333333333"
+    assert ball_text(arb(1) / 4 + arb(0, tiny.mid()), 1) is None  # still holds the tie 0.25
+    assert ball_text(arb(0, tiny.mid()), 3) is None  # a ball around 0: no significant digit
+    assert ball_text(arb(1, 3), 3) is None  # radius above the midpoint: straddles 0
+
+
+def test_truncnorm_with_bounds_at_1e300_is_the_normal(cli):
+    run = cli("truncnorm", "--low", "-1e300", "--high", "1e300", "--get", "gamma")
+    assert (run.code, run.stdout, run.stderr) == (0, "1.00000000000000\n", "")
+
+
 def test_decide_raises_precision_until_the_ball_rounds():
     from flint import arb, ctx
 

@@ -29,6 +29,9 @@ from typing import Any
 # Only for a first guess of the decimal exponent, corrected exactly below.
 _LOG10_2 = math.log10(2)
 _MIN_FIXED = -4
+# Bits below the midpoint's last bit (and below the requested digits) at which a tinier
+# radius is widened in ``ball_text``.
+_SLACK = 256
 
 
 def decimal_text(value: Any, digits: int) -> str:
@@ -72,9 +75,22 @@ def ball_text(ball: Any, digits: int, radius: Any = None) -> str | None:
             return None
     if rad_m == 0:
         return _dyadic_text(mid_m, mid_e, digits)
+    if mid_m == 0:
+        return None  # a ball around 0 has no proven significant digit
+    mid_top = mid_e + abs(mid_m).bit_length()
+    rad_m = abs(rad_m)
+    if rad_e + rad_m.bit_length() > mid_top:
+        return None  # the radius exceeds |midpoint|: the ball straddles 0
+    # A radius far below the midpoint's last bit (Arb gives radii like 2^-(10^600) for the
+    # tail of a normal at 1e300) would make the shifts below astronomically long; widening it
+    # to a bound ``_SLACK`` bits below that bit is safe (a wider ball can leave the rounding
+    # undecided, never decide it wrongly) and keeps the integers short.
+    floor = min(mid_e, mid_top - _SLACK - math.ceil(digits / _LOG10_2))
+    if rad_e + rad_m.bit_length() < floor:
+        rad_m, rad_e = 1, floor
     shift = min(mid_e, rad_e)
     mid_m <<= mid_e - shift
-    rad_m = abs(rad_m) << (rad_e - shift)
+    rad_m <<= rad_e - shift
     low = _dyadic_text(mid_m - rad_m, shift, digits)
     high = _dyadic_text(mid_m + rad_m, shift, digits)
     return low if low == high else None
