@@ -96,3 +96,39 @@ KERNELS: dict[str, Kernel] = {
 def kernel(name: str) -> Kernel | None:
     """The closed-form kernel of catalog entry ``name`` (not an alias), or None."""
     return KERNELS.get(name)
+
+
+# The same kernels on Arb balls (python-flint ``arb``; q may be a ball: the results enclose
+# every q in it), for the certified mean-field results. (A, S, B) = (E[φ²], dA/dq, E[φ'²]) at
+# X ~ N(0, q); ``cross`` gives (K(q, c), K'(q, c)).
+def _leaky_length_ball(q: Any, p: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+    from flint import arb
+
+    half = (1 + p.get("slope", arb(0)) ** 2) / 2  # relu: slope 0
+    return q * half, half, half
+
+
+def _erf_length_ball(q: Any, p: Mapping[str, Any]) -> tuple[Any, Any, Any]:
+    from flint import arb
+
+    root = (1 + 4 * q).sqrt()
+    return 2 / arb.pi() * (2 * q / (1 + 2 * q)).asin(), 4 / arb.pi() / ((1 + 2 * q) * root), 4 / arb.pi() / root
+
+
+def _erf_cross_ball(q: Any, c: Any, p: Mapping[str, Any]) -> tuple[Any, Any]:
+    from flint import arb
+
+    return (2 / arb.pi() * (2 * q * c / (1 + 2 * q)).asin(),
+            4 / arb.pi() / ((1 + 2 * q) ** 2 - 4 * q * q * c * c).sqrt())
+
+
+BALL_LENGTHS: dict[str, Callable[[Any, Mapping[str, Any]], tuple[Any, Any, Any]]] = {
+    "relu": _leaky_length_ball,
+    "leaky_relu": _leaky_length_ball,
+    "erf": _erf_length_ball,
+    "identity": lambda q, p: (q, q / q, q / q),
+}
+BALL_CROSS: dict[str, Callable[[Any, Any, Mapping[str, Any]], tuple[Any, Any]]] = {
+    "erf": _erf_cross_ball,
+    "identity": lambda q, c, p: (q * c, q / q),
+}

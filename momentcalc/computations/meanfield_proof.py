@@ -16,9 +16,13 @@ ball at q_lo and a bound on its slope over the interval:
 
 so E_{q*}[g] ∈ E_{q_lo}[g] ± (q_hi − q_lo)·sqrt(sqrt(q_hi/q_lo)·E_{q_hi}[g²])·sqrt(2)/(2·q_lo).
 
+For an activation with a closed-form kernel (relu, leaky_relu, erf, identity;
+``catalog.kernels.BALL_LENGTHS``) the kernel is evaluated on balls instead, at q*'s ball itself:
+no integral, fast at any digits.
+
 What is proven: q*, χ₁, ξ_q, and in the ordered phase (χ₁'s ball below 1) c* = 1 and ξ_c =
 −1/ln χ₁; in the chaotic phase c* = 0 and ξ_c for an odd φ without bias (the slope σ_w²·E[φ']²
-is univariate) and c* from erf's closed-form kernel on balls; on the critical line σ_w² =
+is univariate) and c* from a closed-form kernel on balls (erf); on the critical line σ_w² =
 1/B(q*), χ₁ = 1, c* = 1 and ξ_c = ∞ by definition. Not proven (left to the mpmath route and
 marked ``certified: false``): the chaotic c* and ξ_c of other activations (a bivariate
 expectation E[φ'(u₁)φ'(u₂)] without a rigorous two-dimensional integral), the limits at q* = 0,
@@ -137,15 +141,41 @@ def prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: 
         ctx.prec = old
 
 
+class _KernelInterval:
+    """The same as ``_Interval`` from a closed-form kernel on balls (``catalog.kernels``): the
+    kernel at the interval's ball encloses its values over the interval, no slope bound needed."""
+
+    def __init__(self, model: Model, s_lo: mpmath.mpf, s_hi: mpmath.mpf, lengths: Any) -> None:
+        given = dict(model.act.values)
+        self.params = {p.name: _arb(Fraction(given.get(p.name, p.default))) for p in model.act.params}
+        self.model, self.lengths = model, lengths
+        self.q_lo, self.q_hi = _arb(s_lo) ** 2, _arb(s_hi) ** 2
+        a, _s, b = lengths(self.q_lo, self.params)
+        self.at_lo = {SECOND: a, DERIV2: b}
+
+    ball = _Interval.ball
+
+    def at(self, q: Any) -> dict[tuple, Any]:
+        a, s, b = self.lengths(q, self.params)
+        return {SECOND: a, DERIV2: b, STEIN: s * q}
+
+
 def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: int) -> dict[str, Any]:
+    from ..catalog.kernels import BALL_LENGTHS
+
     target = digits + ROOT_GUARD + EXTRA
     critical = w is None
     bb = _arb(b)
     ww = None if critical else _arb(w)
+    lengths = None if model.act.expression else BALL_LENGTHS.get(model.act.name)
     for _ in range(ROOT_ATTEMPTS):
         s_lo, s_hi = _ends(q, digits)
-        here = _Interval(model, s_lo, s_hi, target, (SECOND, STEIN, DERIV2))
-        high = dict(zip((SECOND, DERIV2), _balls(model, s_hi, (SECOND, DERIV2), target)))
+        if lengths is not None:
+            here: Any = _KernelInterval(model, s_lo, s_hi, lengths)
+            high = here.at(here.q_hi)
+        else:
+            here = _Interval(model, s_lo, s_hi, target, (SECOND, STEIN, DERIV2))
+            high = dict(zip((SECOND, DERIV2), _balls(model, s_hi, (SECOND, DERIV2), target)))
         if critical:
             f_lo = here.at_lo[SECOND] / here.at_lo[DERIV2] + bb - here.q_lo
             f_hi = high[SECOND] / high[DERIV2] + bb - here.q_hi
@@ -165,7 +195,12 @@ def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits:
     else:
         return {}
     q_star = here.ball()
-    slope_b = here.enclosure(DERIV2)  # B(q*)
+    if lengths is not None:
+        star = here.at(q_star)
+        enclosure = star.__getitem__
+    else:
+        enclosure = here.enclosure
+    slope_b = enclosure(DERIV2)  # B(q*)
     out: dict[str, Any] = {"q_star": q_star}
     if critical:
         ww = 1 / slope_b
@@ -173,7 +208,7 @@ def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits:
         out.update(chi1=Fraction(1), c_star=Fraction(1), depth_scale_c=mpmath.inf)
     else:
         out["chi1"] = chi = ww * slope_b
-    xi_q = _depth(ww * here.enclosure(STEIN) / q_star)
+    xi_q = _depth(ww * enclosure(STEIN) / q_star)
     if xi_q is not None:
         out["depth_scale_q"] = xi_q
     if critical:
@@ -190,23 +225,28 @@ def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits:
     return out
 
 
-def _chaotic(model: Model, ww: Any, bb: Any, b: Fraction, q_star: Any, here: _Interval, out: dict[str, Any],
+def _chaotic(model: Model, ww: Any, bb: Any, b: Fraction, q_star: Any, here: Any, out: dict[str, Any],
              digits: int) -> Any | None:
     """c* and ξ_c in the chaotic phase where they can be proven (see the module docstring)."""
-    if b == 0 and model.act.parity == "odd":
-        # R(0) = σ_w²·E[φ]²/q* = 0: c* = 0, slope σ_w²·E[φ']².
-        here.at_lo.update(zip((DERIV,), _balls(model, here.s_lo, (DERIV,), digits + ROOT_GUARD + EXTRA)))
-        mean_slope = here.enclosure(DERIV)
-        out["c_star"] = Fraction(0)
-        return _depth(ww * mean_slope * mean_slope)
-    if model.act.expression or model.act.name != "erf":
-        return None
     from flint import arb
 
+    from ..catalog.kernels import BALL_CROSS
+
+    kernel = None if model.act.expression else BALL_CROSS.get(model.act.name)
+
     def cross(c: Any) -> tuple[Any, Any]:
-        k = 2 / arb.pi() * (2 * q_star * c / (1 + 2 * q_star)).asin()
-        kd = 4 / arb.pi() / ((1 + 2 * q_star) ** 2 - 4 * q_star * q_star * c * c).sqrt()
-        return k, kd
+        return kernel(q_star, c, getattr(here, "params", {}))  # type: ignore[misc]
+
+    if b == 0 and model.act.parity == "odd":
+        # R(0) = σ_w²·E[φ]²/q* = 0: c* = 0, slope σ_w²·E[φ']² (= σ_w²·K'(q*, 0) from a kernel).
+        out["c_star"] = Fraction(0)
+        if kernel is not None:
+            return _depth(ww * cross(arb(0))[1])
+        here.at_lo.update(zip((DERIV,), _balls(model, here.s_lo, (DERIV,), digits + ROOT_GUARD + EXTRA)))
+        mean_slope = here.enclosure(DERIV)
+        return _depth(ww * mean_slope * mean_slope)
+    if kernel is None:
+        return None
 
     # Newton on R(c) − c at balls' midpoints, then a sign change proves the root.
     c = arb(0)
