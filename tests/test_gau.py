@@ -255,3 +255,42 @@ def test_progress_bar_only_on_a_terminal(stderr_as):
     pipe = stderr_as(terminal=False)
     gau_scale(n=16, d=16, e=16, s=4, simulate=True, trials=2)
     assert pipe.getvalue() == ""
+
+
+def test_certified_seed_results_against_quadrature_at_50_digits():
+    """Every seed result certified (a ball below half a unit of its last digit, or exact) and
+    equal at 50 digits to mpmath's quadrature of swish's moments at 70 digits."""
+    from momentcalc.computations.gau import gau_scale
+    from momentcalc.engine.precision import to_decimal
+
+    from .certified_checks import assert_certified
+
+    r = gau_scale(init_std="0.03", digits=50)
+    with mpmath.mp.workdps(70):
+        density = lambda z: mpmath.exp(-z * z / 2) / mpmath.sqrt(2 * mpmath.pi)  # noqa: E731
+        swish = lambda z: z / (1 + mpmath.exp(-z))  # noqa: E731
+        mu = mpmath.quad(lambda z: swish(z) * density(z), [-mpmath.inf, 0, mpmath.inf])
+        nu2 = mpmath.quad(lambda z: swish(z) ** 2 * density(z), [-mpmath.inf, 0, mpmath.inf])
+        s, n, lam = 128, 512, mpmath.mpf("0.03") * mpmath.sqrt(768)
+        output = s * nu2**3 / n
+        want = {"mu": mu, "nu2": nu2, "nu": mpmath.sqrt(nu2), "diag_attention": s * nu2**2 / n,
+                "offdiag_attention": s * mu**4 / n, "diag_offdiag_ratio": nu2**2 / mu**4, "output_scale": output,
+                "lambda": lam, "scaled_output": lam**7 * output, "deepnorm_alpha": 1 / (lam**7 * output)}
+    for name, value in want.items():
+        assert assert_certified(r[name], 50) == to_decimal(value, 50), name
+
+
+def test_certified_exact_moments_and_estimates():
+    """leaky_relu at slope 0.3: nu2 = 0.545 exactly, a tie at two digits, rounds away from zero;
+    tanh's mu is exactly 0 (A_ij = 0, ratio inf); simulated values are not certified."""
+    from momentcalc.computations.gau import gau_scale
+
+    leaky = gau_scale(activation="leaky_relu", params={"slope": "0.3"}, digits=2)
+    assert leaky["nu2"].exact == Fraction(109, 200) and leaky["nu2"].error_bound == 0
+    assert invoke("gau-scale", "--activation", "leaky_relu", "--slope", "0.3", "--digits", "2",
+                  "--json").json()["results"]["nu2"]["decimal"] == "0.55"
+    tanh = gau_scale(activation="tanh")
+    assert tanh["mu"].exact == 0 and tanh["offdiag_attention"].exact == 0
+    assert tanh["diag_offdiag_ratio"].certified and tanh["diag_offdiag_ratio"].value == mpmath.inf
+    results = invoke("gau-scale", "--simulate", "--trials", "2", "--json").json()["results"]
+    assert results["simulated_rms"]["certified"] is False and results["mu"]["certified"] is True

@@ -104,6 +104,9 @@ def gau_scale(
     label = act.name if not act.expression else act.formula
     with mp.workdps(working_dps(digits)):
         values = _theory(mu, nu2, sizes, std)
+    from .gau_proof import proven_theory
+
+    proofs = proven_theory(activation, params, sizes, std, digits)  # the seed results, certified
 
     inputs: dict[str, Number | str] = {**sizes, "activation": label, **dict(act.values)}
     if std is not None:
@@ -147,7 +150,8 @@ def gau_scale(
 
         closed, derivation = derive_forms(act, sizes, std)
     results = tuple(
-        Quantity(name, value, descriptions[name], *closed.get(name, (None, None)), stderr=stderr.get(name))
+        Quantity(name, description=descriptions[name], **dict(zip(("closed_form", "latex"), closed.get(name, (None, None)))),
+                 stderr=stderr.get(name), **proofs.get(name, {"value": value}))
         for name, value in values.items()
     )
     return Computation("gau-scale", inputs, digits, results, notes=tuple(notes), derivation=derivation)

@@ -1,0 +1,115 @@
+"""``gau-scale``'s seed results (Su, 2022, GAU at initialization) proven in Arb balls.
+
+mu = E[φ(Z)] and nu2 = E[φ(Z)²] are the certified moments (balls that contain the exact
+values); the closed forms built from them (s·ν⁴/n, s·μ⁴/n, ν⁴/μ⁴, s·ν⁶/n, λ = init_std·sqrt(d),
+λ⁷·s·ν⁶/n and its inverse) are evaluated on those balls, and each is printed only when its
+whole ball rounds alike (``rounding.ball_text``). Exact where exact: μ = 0 for an odd φ (so
+A_ij = 0 and the ratio is infinite), λ = 1 under LeCun and rational when d is a perfect square.
+The moments' closed form E[φ²] is used exactly when it is rational (relu 1/2, leaky_relu
+(1 + slope²)/2: 0.545 at slope 0.3 is a tie the balls could never decide). A value the balls
+cannot decide within a few precision raises stays the mpmath route's, ``certified: false``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+
+from ..engine.numbers import Number
+
+# Extra digits asked of mu and nu2 (as gau.MOMENT_GUARD); precision doublings tried.
+MOMENT_GUARD = 3
+RAISES = 2
+THEORY = ("mu", "nu2", "nu", "diag_attention", "offdiag_attention", "diag_offdiag_ratio", "output_scale", "lambda",
+          "scaled_output", "deepnorm_alpha")
+
+
+def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: dict[str, Number],
+                  std: Number | None, digits: int) -> dict[str, dict[str, Any]]:
+    """Quantity fields (value, certified, error_bound, exact) of every seed result that is
+    proven; results left out keep the mpmath route's value."""
+    from ..engine.balls import arb_precision, exact_ball, exactly, proven, start_bits
+    from ..engine.precision import MAX_INTERNAL_DIGITS
+    from ..engine.rounding import ball_text
+    from ..errors import MomentcalcError
+    from ..moments import expectation_balls
+
+    def moments(extra: int) -> list[Any]:
+        wanted = min(MAX_INTERNAL_DIGITS, digits + MOMENT_GUARD + extra)
+        return expectation_balls(activation, [(0, 1, 0), (0, 2, 0)], mean=0, std=1, digits=wanted, params=params)
+
+    s, n, d = (Fraction(sizes[k]) for k in ("s", "n", "d"))
+    exact: dict[str, Any] = {}
+    if std is None:
+        exact["lambda"] = Fraction(1)
+    else:
+        root = _rational_sqrt(d)
+        if root is not None:
+            exact["lambda"] = Fraction(std) * root
+    try:
+        mu0, _nu2 = moments(0)
+    except MomentcalcError:
+        return {}
+    odd_zero = mu0.is_exact() and mu0.is_zero()
+    if odd_zero:
+        exact.update(mu=Fraction(0), offdiag_attention=Fraction(0), diag_offdiag_ratio=mpmath.inf)
+    from .init import exact_second_moment
+
+    nu2_exact = exact_second_moment(activation, params or {})  # relu 1/2, leaky_relu (1 + slope²)/2, …
+    if nu2_exact is not None:
+        output = s * nu2_exact**3 / n
+        exact.update(nu2=nu2_exact, diag_attention=s * nu2_exact**2 / n, output_scale=output)
+        root = _rational_sqrt(nu2_exact)
+        if root is not None:
+            exact["nu"] = root
+        if "lambda" in exact:
+            exact["scaled_output"] = exact["lambda"] ** 7 * output
+            exact["deepnorm_alpha"] = 1 / exact["scaled_output"]
+    first = start_bits(digits)
+
+    def evaluate(bits: int) -> dict[str, Any]:
+        mu, nu2 = moments(int((bits - first) / 3.33))
+        with arb_precision(bits):
+            nu4 = nu2 * nu2
+            output = exact_ball(s) * nu4 * nu2 / exact_ball(n)
+            lam = exact_ball(1) if std is None else exact_ball(Fraction(std)) * exact_ball(d).sqrt()
+            scaled = lam**7 * output
+            values = {"mu": mu, "nu2": nu2, "nu": nu2.sqrt(), "diag_attention": exact_ball(s) * nu4 / exact_ball(n),
+                      "output_scale": output, "lambda": lam, "scaled_output": scaled, "deepnorm_alpha": 1 / scaled}
+            if not odd_zero:
+                mu4 = mu**4
+                values.update(offdiag_attention=exact_ball(s) * mu4 / exact_ball(n), diag_offdiag_ratio=nu4 / mu4)
+            return {name: ball for name, ball in values.items() if name not in exact}
+
+    # Each result as soon as its ball rounds; one that never does (in RAISES doublings) is left
+    # to the mpmath route rather than holding the others back.
+    balls: dict[str, Any] = {}
+    bits = first
+    for _ in range(RAISES + 1):
+        try:
+            found = evaluate(bits)
+        except MomentcalcError:
+            break
+        balls.update({name: ball for name, ball in found.items()
+                      if name not in balls and ball_text(ball, digits) is not None})
+        if len(balls) == len(found):
+            break
+        bits *= 2
+    out: dict[str, dict[str, Any]] = {}
+    for name in THEORY:
+        if name in balls:
+            out[name] = proven(balls[name])
+        elif exact.get(name) is mpmath.inf:
+            out[name] = {"value": mpmath.inf, "certified": True, "error_bound": mpmath.mpf(0)}
+        elif name in exact:
+            out[name] = exactly(exact[name])
+    return out
+
+
+def _rational_sqrt(value: Fraction) -> Fraction | None:
+    p, q = math.isqrt(value.numerator), math.isqrt(value.denominator)
+    return Fraction(p, q) if p * p == value.numerator and q * q == value.denominator else None
