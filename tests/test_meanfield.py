@@ -280,3 +280,26 @@ def test_certified_marker_in_title_only_when_all_are(cli=None):
     assert invoke("meanfield", "relu", "--sigma-w2", "1.5", "--sigma-b2", "0.1").stdout.splitlines()[0].rstrip().endswith("certified")
     # The trajectories are not proven: the title does not claim every result.
     assert "certified" not in invoke("meanfield", "relu", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--depth", "3").stdout.splitlines()[0]
+
+
+def test_certified_limits_at_q_star_zero_from_the_kernels():
+    """At sigma_b2 = 0 the kernels give the q -> 0 limits on balls: relu's critical sigma_w2 is
+    He's 2, erf's pi/4 (to 50 digits against mpmath), c* = 1 and xi_c = inf for relu (homogeneous);
+    erf's undefined c* and tanh's limits (no kernel) are not claimed."""
+    from momentcalc.engine.precision import to_decimal
+
+    from .certified_checks import assert_certified
+
+    he = meanfield("relu", critical=True)
+    assert he["sigma_w2"].certified and to_decimal(he["sigma_w2"].rounded_from, 15) == "2.00000000000000"
+    assert all(q.certified for q in he.results) and he["c_star"].exact == 1
+    erf = meanfield("erf", critical=True, digits=50)
+    with mp.workdps(60):
+        assert assert_certified(erf["sigma_w2"], 50) == to_decimal(mp.pi / 4, 50)
+    assert not erf["c_star"].certified and erf["q_star"].exact == 0
+    ordered = meanfield("erf", sigma_w2="0.5", digits=30)
+    with mp.workdps(40):
+        chi = mpmath.mpf("0.5") * 4 / mp.pi
+        assert assert_certified(ordered["chi1"], 30) == to_decimal(chi, 30)
+        assert assert_certified(ordered["depth_scale_q"], 30) == to_decimal(-1 / mpmath.log(chi), 30)
+    assert not any(q.certified for q in meanfield("tanh").results)

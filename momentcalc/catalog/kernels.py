@@ -126,9 +126,12 @@ BALL_LENGTHS: dict[str, Callable[[Any, Mapping[str, Any]], tuple[Any, Any, Any]]
     "relu": _leaky_length_ball,
     "leaky_relu": _leaky_length_ball,
     "erf": _erf_length_ball,
-    "identity": lambda q, p: (q, q / q, q / q),
+    "identity": lambda q, p: (q, q * 0 + 1, q * 0 + 1),
 }
+# Positively homogeneous activations (φ(ax) = a·φ(x), a > 0): A(q) = q·B(0) and the correlation
+# map does not depend on q. For every kernel above A(q) <= q·B(0) (erf: asin is concave).
+HOMOGENEOUS = frozenset({"relu", "leaky_relu", "identity"})
 BALL_CROSS: dict[str, Callable[[Any, Any, Mapping[str, Any]], tuple[Any, Any]]] = {
     "erf": _erf_cross_ball,
-    "identity": lambda q, c, p: (q * c, q / q),
+    "identity": lambda q, c, p: (q * c, q * 0 + 1),
 }

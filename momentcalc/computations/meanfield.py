@@ -307,6 +307,11 @@ def meanfield(
             from .meanfield_proof import prove
 
             proof = prove(model, None if critical else given["sigma_w2"], given["sigma_b2"], q_star, digits)  # type: ignore[arg-type]
+        else:
+            from .meanfield_proof import prove_at_zero
+
+            proof = prove_at_zero(model, None if critical else given["sigma_w2"], given["sigma_b2"],  # type: ignore[arg-type]
+                                  results["c_star"] == 1, digits)
         quantities = []
         for name in (("sigma_w2",) if critical else ()) + RESULTS:
             quantities.append(Quantity(name, description=DESCRIPTIONS[name], **_proven_or_found(proof, name, results, digits)))
@@ -341,7 +346,8 @@ def meanfield(
 def _why_unproven(names: list[str], q_star: mpmath.mpf) -> str:
     """Why the results ``names`` are not proven, in a few words."""
     if q_star == 0:
-        return "the limits at q* = 0 are not proven"
+        return ("the limits at q* = 0 are proven only for an activation with a closed-form kernel; "
+                "c* is undefined where phi'(0-) = phi'(0+)")
     reasons = []
     if "c_star" in names or "depth_scale_c" in names:
         reasons.append("the chaotic phase's c* needs a bivariate expectation E[phi'(u1)phi'(u2)], proven only "

@@ -266,6 +266,48 @@ def _chaotic(model: Model, ww: Any, bb: Any, b: Fraction, q_star: Any, here: Any
     return _depth(ww * cross(c_star)[1])
 
 
+def prove_at_zero(model: Model, w: Fraction | None, b: Fraction, c_star_is_one: bool, digits: int) -> dict[str, Any]:
+    """The q* = 0 limits (σ_b² = 0, φ(0) = 0) for an activation with a kernel on balls, whose
+    A(q) <= q·B(0): then σ_w²·B(0) <= 1 leaves no fixed point above 0 (q* = 0 proven), χ₁ =
+    σ_w²·B(0) (critical: σ_w² = 1/B(0), χ₁ = 1) and ξ_q = −1/ln χ₁. For a positively
+    homogeneous φ the correlation map does not depend on q: ξ_c is infinite, and c* = 1 where
+    φ'(0−) ≠ φ'(0+) (``c_star_is_one``). Empty when none of this applies."""
+    from flint import arb, ctx
+
+    from ..catalog.kernels import BALL_LENGTHS, HOMOGENEOUS
+
+    lengths = None if model.act.expression else BALL_LENGTHS.get(model.act.name)
+    if b != 0 or lengths is None:
+        return {}
+    old = ctx.prec
+    ctx.prec = int((digits + 20) * 3.33)
+    try:
+        given = dict(model.act.values)
+        params = {p.name: _arb(Fraction(given.get(p.name, p.default))) for p in model.act.params}
+        b0 = lengths(arb(0), params)[2]
+        out: dict[str, Any] = {"q_star": Fraction(0)}
+        if w is None:
+            out.update(sigma_w2=1 / b0, chi1=Fraction(1), depth_scale_q=mpmath.inf)
+        else:
+            chi = _arb(w) * b0
+            if not chi <= 1:
+                return {}
+            out["chi1"] = chi
+            if chi.is_exact() and chi == 1:
+                out["depth_scale_q"] = mpmath.inf
+            else:
+                xi = _depth(chi)
+                if xi is not None:
+                    out["depth_scale_q"] = xi
+        if model.act.name in HOMOGENEOUS:
+            out["depth_scale_c"] = mpmath.inf
+            if c_star_is_one:
+                out["c_star"] = Fraction(1)
+        return out
+    finally:
+        ctx.prec = old
+
+
 def rounds(value: Any, digits: int) -> bool:
     """Does a proven ball round to one text (exact values always do)?"""
     if isinstance(value, Fraction) or value is mpmath.inf:
