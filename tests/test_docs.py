@@ -45,19 +45,13 @@ def test_readme_python_examples_run():
     assert tried >= 8 and failures == 0
 
 
-@pytest.mark.slow
-def test_readme_cli_examples_are_real():
-    """Each `$ momentcalc ...` line followed by output in the README prints exactly that output
-    (tables are compared at the README's 100-column width)."""
-    import os
+def _readme_cli_examples() -> list[tuple[str, list[str]]]:
+    """Each `$ momentcalc ...` line followed by its complete output (not abridged with "...", not
+    piped into another program), with that output's lines."""
     import re
-    import shlex
-    import subprocess
-    import sys
 
-    blocks = re.findall(r"```console\n(.*?)```", README, flags=re.S)
-    checked = 0
-    for block in blocks:
+    examples = []
+    for block in re.findall(r"```console\n(.*?)```", README, flags=re.S):
         lines = block.splitlines()
         for i, line in enumerate(lines):
             if not line.startswith("$ momentcalc ") or "|" in line:
@@ -67,15 +61,31 @@ def test_readme_cli_examples_are_real():
                 if following.startswith("$ "):
                     break
                 expected.append(following)
-            if not expected or expected[0] == "..." or any(l.startswith("...") for l in expected):
-                continue
-            args = shlex.split(line[2:])[1:]
-            proc = subprocess.run([sys.executable, "-m", "momentcalc", *args], capture_output=True, text=True,
-                                  env={**os.environ, "COLUMNS": "100"}, check=False)
-            shown = [l.rstrip() for l in (proc.stdout + proc.stderr).rstrip("\n").splitlines()]
-            assert shown == expected, line
-            checked += 1
-    assert checked >= 8
+            if expected and not any(l.startswith("...") for l in expected):
+                examples.append((line, expected))
+    return examples
+
+
+README_CLI_EXAMPLES = _readme_cli_examples()
+
+
+def test_readme_has_cli_examples():
+    assert len(README_CLI_EXAMPLES) >= 8
+
+
+@pytest.mark.parametrize(("line", "expected"), README_CLI_EXAMPLES, ids=[line for line, _ in README_CLI_EXAMPLES])
+def test_readme_cli_example_is_real(line, expected):
+    """The example prints exactly the README's output (stdout then stderr; tables at the README's
+    100-column width). In-process, as the other CLI tests run; the installed entry point is
+    tested through a real process in test_cli.py (`python -m momentcalc`)."""
+    import shlex
+
+    from typer.testing import CliRunner
+
+    args = shlex.split(line[2:])[1:]
+    result = CliRunner(env={"COLUMNS": "100"}).invoke(app, args, prog_name="momentcalc", catch_exceptions=False)
+    shown = [l.rstrip() for l in (result.stdout + result.stderr).rstrip("\n").splitlines()]
+    assert shown == expected, line
 
 
 def test_module_doctests():
