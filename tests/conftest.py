@@ -9,9 +9,8 @@ import os
 
 import pytest
 from hypothesis import settings
-from typer.testing import CliRunner
 
-from momentcalc.cli import app
+from tests import cli_runner
 
 # The default run (CI's) draws the same examples every time, so a red CI is reproducible and
 # never a coin toss; `HYPOTHESIS_PROFILE=explore` draws fresh ones to hunt for new failures.
@@ -32,8 +31,7 @@ class Run:
 
 def invoke(*args: str) -> Run:
     """``momentcalc ARGS`` in-process, as a user would run it."""
-    result = CliRunner().invoke(app, list(args), catch_exceptions=False)
-    return Run(result.exit_code, result.stdout, result.stderr)
+    return Run(*cli_runner.run(args))
 
 
 @pytest.fixture

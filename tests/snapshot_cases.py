@@ -116,9 +116,6 @@ CASES: list[tuple[str, tuple[str, ...]]] = [
 
 def run_case(argv: tuple[str, ...]) -> tuple[int, str, str]:
     """(exit code, stdout, stderr) of ``momentcalc ARGV`` in-process at a fixed 100 columns."""
-    from typer.testing import CliRunner
+    from tests.cli_runner import run
 
-    from momentcalc.cli import app
-
-    result = CliRunner().invoke(app, list(argv), env={"COLUMNS": "100"}, catch_exceptions=False)
-    return result.exit_code, result.stdout, result.stderr
+    return run(argv, env={"COLUMNS": "100"})

@@ -130,7 +130,7 @@ def call(args: list[str], stdout: io.TextIOBase | None = None) -> Run:
     code = None
     try:
         with cpu_limit(CALL_LIMIT):
-            app(args=list(args), prog_name="momentcalc")
+            GROUP(args=list(args), prog_name="momentcalc")  # the app's click command, built once
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
     except CallTooSlow:

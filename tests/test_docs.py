@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import typer
 
-from momentcalc.cli import app
+from tests import cli_runner
 from tests.conftest import invoke
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-COMMANDS = sorted(typer.main.get_command(app).commands)
+COMMANDS = sorted(cli_runner.command().commands)
 
 
 def test_there_are_commands():
@@ -80,11 +79,9 @@ def test_readme_cli_example_is_real(line, expected):
     tested through a real process in test_cli.py (`python -m momentcalc`)."""
     import shlex
 
-    from typer.testing import CliRunner
-
     args = shlex.split(line[2:])[1:]
-    result = CliRunner(env={"COLUMNS": "100"}).invoke(app, args, prog_name="momentcalc", catch_exceptions=False)
-    shown = [l.rstrip() for l in (result.stdout + result.stderr).rstrip("\n").splitlines()]
+    _, stdout, stderr = cli_runner.run(args, env={"COLUMNS": "100"})
+    shown = [l.rstrip() for l in (stdout + stderr).rstrip("\n").splitlines()]
     assert shown == expected, line
 
 
