@@ -19,6 +19,32 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 
+# CPython 3.11 keeps Python frames in 16 KiB chunks that it maps when a call needs a new one and
+# unmaps when that call returns: a hot loop whose calls cross a chunk boundary (the Arb integrand
+# of an expression, called 10^5 times, at the depth pytest and hypothesis add) pays an mmap and
+# a munmap per call, up to 3x the work itself (measured: 333k pairs, 2 s of system time in one
+# fuzz test). Each test runs inside one very large frame, which gets a chunk with room to spare
+# for the test's own calls, so the boundary is only crossed at that depth.
+_FRAME_SLOTS = 16000
+_namespace: dict = {}
+exec(  # a function with _FRAME_SLOTS local variables (never assigned: only the frame size counts)
+    "def _in_a_large_frame(function, kwargs):\n    if False:\n        "
+    + " = ".join(f"v{i}" for i in range(_FRAME_SLOTS)) + " = 0\n    return function(**kwargs)\n",
+    _namespace,
+)
+_in_a_large_frame = _namespace["_in_a_large_frame"]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem):
+    test = pyfuncitem.obj
+    pyfuncitem.obj = lambda **kwargs: _in_a_large_frame(test, kwargs)
+    try:
+        return (yield)
+    finally:
+        pyfuncitem.obj = test
+
+
 @dataclass
 class Run:
     code: int

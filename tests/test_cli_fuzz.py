@@ -404,6 +404,7 @@ hostile = st.one_of(
 TEXT_ONLY = {"--digits"}
 
 
+@pytest.mark.xdist_group("selu-derive")  # it draws `selu-solve --derive`: with the selu tests that integrate it
 @pytest.mark.slow
 @FUZZ
 @given(data=st.data(), as_json=st.booleans())

@@ -145,6 +145,7 @@ def test_fan_values_are_exact_and_large_values_work():
     assert init(fan_in=Fraction(12), digits=5).value("variance") == init(fan_in="12", digits=5).value("variance")
 
 
+@pytest.mark.xdist_group("truncnorm-derive")  # sympy integrates the truncated density once per process
 @pytest.mark.slow
 def test_derive_closed_forms():
     run = invoke("init", "--fan-in", "768", "--fan-out", "768", "--scheme", "xavier",
@@ -169,6 +170,7 @@ def test_derive_he_relu_is_exactly_two_over_fan_in():
     assert results["bert_ratio"]["closed_form"] == "8/25"
 
 
+@pytest.mark.xdist_group("truncnorm-derive")  # sympy integrates the truncated density once per process
 @pytest.mark.slow
 @pytest.mark.parametrize("activation", ["gelu", "tanh", "elu"])
 def test_derive_he_closed_forms_evaluate_to_the_numbers(activation):

@@ -357,6 +357,7 @@ def test_expect_passes_and_fails(cli):
     assert cli("selu-solve", "--expect", "alpha=1.6734").code == 1
 
 
+@pytest.mark.xdist_group("selu-derive")  # sympy integrates selu once per process: one worker does it
 @pytest.mark.slow
 def test_derive_shows_the_equations_and_the_papers_closed_form():
     import sympy as sp
@@ -377,6 +378,7 @@ def test_derive_shows_the_equations_and_the_papers_closed_form():
     assert result["residual"].closed_form is None
 
 
+@pytest.mark.xdist_group("selu-derive")  # sympy integrates selu once per process: one worker does it
 @pytest.mark.slow
 def test_derive_for_a_non_standard_target():
     import sympy as sp
@@ -389,6 +391,7 @@ def test_derive_for_a_non_standard_target():
         assert agree(mpmath.mpf(str(value)), result.value("alpha"), 29)
 
 
+@pytest.mark.xdist_group("selu-derive")  # sympy integrates selu once per process: one worker does it
 def test_derive_cli_json(cli):
     run = cli("selu-solve", "--derive", "--json", "--input-std", "0.75")
     assert run.code == 0, run.stderr

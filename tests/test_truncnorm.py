@@ -188,6 +188,7 @@ def test_one_sided():
         assert to_decimal(r.value("mean_shift"), 40) == to_decimal(mpmath.sqrt(2 / mp.pi), 40)
 
 
+@pytest.mark.xdist_group("truncnorm-derive")  # sympy integrates the truncated density once per process
 @pytest.mark.slow
 def test_derive_gives_seed_closed_form():
     r = truncnorm(derive=True)
