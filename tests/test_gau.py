@@ -292,5 +292,6 @@ def test_certified_exact_moments_and_estimates():
     tanh = gau_scale(activation="tanh")
     assert tanh["mu"].exact == 0 and tanh["offdiag_attention"].exact == 0
     assert tanh["diag_offdiag_ratio"].certified and tanh["diag_offdiag_ratio"].value == mpmath.inf
-    results = invoke("gau-scale", "--simulate", "--trials", "2", "--json").json()["results"]
+    results = invoke("gau-scale", "--simulate", "--trials", "2", "--n", "16", "--d", "16", "--e", "32", "--s", "8",
+                     "--json").json()["results"]
     assert results["simulated_rms"]["certified"] is False and results["mu"]["certified"] is True
