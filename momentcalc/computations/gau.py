@@ -12,11 +12,11 @@ Scaling every weight matrix by lam (lam = init_std·sqrt(d); 1 under LeCun) scal
 about lam, A by lam⁴ and O by lam⁷ ("crazy scale"); x + GAU(x) ≈ x then behaves like
 DeepNorm with alpha = 1/(lam⁷·s·ν⁶/n) ≈ 100.
 
-``--simulate`` draws actual GAUs (``gau_simulation``) and reports the RMS of O next to the
-theory. The diagonal approximation is the seed's: A's n − 1 off-diagonal entries, each
-about 1/69 of the diagonal, multiply entries of V whose mean μ is not 0 and add up
-coherently, so the simulated RMS is several times s·ν⁶/n (swish at the default sizes:
-about 4.7) while the mean A_ii matches s·ν⁴/n.
+These are the seed's diagonal estimate. A's n − 1 off-diagonal entries, each about 1/46 of
+the diagonal, multiply entries of V whose mean μ is not 0 and add up coherently, so an actual
+GAU's output is several times s·ν⁶/n (swish at the default sizes: about 5); ``gau_report``
+adds E[A_ii], E[A_ij] and the full estimate ``output_rms`` (``gau_full``). ``--simulate`` draws
+actual GAUs (``gau_simulation``) and compares their RMS with ``output_rms``.
 """
 
 from __future__ import annotations
@@ -43,25 +43,29 @@ MAX_MATRIX = 1 << 24
 # Work of one --simulate call (multiply-adds over all trials, see simulation_work): a few
 # seconds on a 2-core machine. The default sizes allow 12 trials.
 MAX_SIMULATION_WORK = 3 * 10**10
+# Without --trials, --simulate draws until simulated_rms has this relative standard error (or
+# reaches the work bound above).
+TARGET_STDERR = 0.01
+MIN_ADAPTIVE_TRIALS = 5  # fewer would trust a standard error drawn from too few trials
 
 DESCRIPTIONS = {
     "mu": "E(phi(Z)), Z ~ N(0, 1)",
     "nu2": "E(phi(Z)^2)",
     "nu": "sqrt(nu2)",
-    "diag_attention": "s*nu^4/n: A_ii = relu^2(<Z_i, Z_i>)/(n*s) at initialization",
-    "offdiag_attention": "s*mu^4/n: A_ij, i != j",
-    "diag_offdiag_ratio": "nu^4/mu^4 = A_ii / A_ij",
-    "output_scale": "s*nu^6/n: magnitude (RMS) of O under LeCun init, A taken as its diagonal",
+    "diag_attention": "seed's diagonal estimate: A_ii ~ s*nu^4/n, A_ii = relu^2(<Z_i, Z_i>)/(n*s) at initialization",
+    "offdiag_attention": "seed's diagonal estimate: A_ij ~ s*mu^4/n, i != j",
+    "diag_offdiag_ratio": "seed's diagonal estimate: nu^4/mu^4 = A_ii / A_ij",
+    "output_scale": "seed's diagonal estimate: s*nu^6/n, RMS of O under LeCun init with A taken as its diagonal",
     "lambda": "init_std*sqrt(d): every weight matrix relative to its LeCun std",
-    "scaled_output": "lambda^7*output_scale: magnitude of O at this init",
-    "deepnorm_alpha": "1/scaled_output: the DeepNorm alpha that x + GAU(x) resembles",
+    "scaled_output": "seed's diagonal estimate: lambda^7*output_scale, RMS of O at this init",
+    "deepnorm_alpha": "seed's diagonal estimate: 1/scaled_output, the DeepNorm alpha that x + GAU(x) resembles",
 }
 SIMULATED = {
-    "simulated_rms": "RMS of O over the drawn GAU (mean over trials), Monte Carlo",
-    "simulated_ratio": "simulated_rms / scaled_output (the theory)",
+    "simulated_rms": "RMS of O over the drawn GAUs (all trials' entries pooled), Monte Carlo",
+    "simulated_ratio": "simulated_rms / output_rms (the full estimate)",
     "simulated_stderr": "standard error of simulated_rms over the trials",
-    "simulated_diag_attention": "mean A_ii of the drawn GAU (compare diag_attention*lambda^4)",
-    "simulated_offdiag_attention": "mean A_ij, i != j, of the drawn GAU (compare offdiag_attention*lambda^4)",
+    "simulated_diag_attention": "mean A_ii of the drawn GAUs (compare attention_diag_mean)",
+    "simulated_offdiag_attention": "mean A_ij, i != j, of the drawn GAUs (compare attention_offdiag_mean)",
 }
 
 
@@ -107,16 +111,29 @@ def gau_scale(
     from .gau_proof import proven_theory
 
     proofs = proven_theory(activation, params, sizes, std, digits)  # the seed results, certified
+    from .gau_report import DESCRIPTIONS as FULL, fourth_moment, full_results, moments_at_init
+
+    lam = values["lambda"]
+    seed_moments = None if std is not None else (mu, nu2, fourth_moment(activation, params, lam, digits + MOMENT_GUARD))
+    moments = moments_at_init(activation, params, lam, digits + MOMENT_GUARD, seed_moments)
+    full, accuracy, full_notes = full_results(activation, params, sizes, lam, moments, values["scaled_output"], digits)
+    values.update(full)
 
     inputs: dict[str, Number | str] = {**sizes, "activation": label, **dict(act.values)}
     if std is not None:
         inputs["init_std"] = std
-    descriptions = dict(DESCRIPTIONS)
-    notes = []
-    stderr: dict[str, mpmath.mpf] = {}
+    descriptions = {**DESCRIPTIONS, **FULL}
+    notes = [
+        "diag_attention ... deepnorm_alpha are the seed's diagonal estimate (Su, 2022, GAU at initialization): A taken "
+        "as its diagonal, moments at lambda = 1 and the lambda^7 law; A's n - 1 off-diagonal entries multiply V "
+        "entries of mean mu != 0 and add up, which output_rms keeps",
+        *full_notes,
+    ]
+    stderr: dict[str, mpmath.mpf] = dict(accuracy)
     if monte_carlo is not None:
         draws, count = monte_carlo
-        simulated = _simulate(activation, params, sizes, std, draws, count)
+        simulated = _simulate(activation, params, sizes, std, draws, count, adaptive=trials is None)
+        count = simulated.pop("trials")
         if not math.isfinite(simulated["simulated_rms"]):
             raise PrecisionError(
                 "{simulate} overflowed double precision at this {init_std}; the theory needs no "
@@ -124,24 +141,19 @@ def gau_scale(
             )
         with mp.workdps(working_dps(digits)):
             values["simulated_rms"] = mpmath.mpf(simulated["simulated_rms"])
-            theory = values["scaled_output"]
-            values["simulated_ratio"] = values["simulated_rms"] / theory if theory else mpmath.inf
+            theory = values["output_rms"]
+            values["simulated_ratio"] = values["simulated_rms"] / theory if theory and mpmath.isfinite(theory) else mpmath.inf
             for name in ("simulated_stderr", "simulated_diag_attention", "simulated_offdiag_attention"):
                 if name in simulated and math.isfinite(simulated[name]):
                     values[name] = mpmath.mpf(simulated[name])
         errors = {**simulated, "simulated_rms_stderr": simulated["simulated_stderr"],
                   "simulated_ratio_stderr": simulated["simulated_stderr"] / float(theory) if theory else math.nan}
-        stderr = monte_carlo_errors(errors, SIMULATED, count)
+        stderr.update(monte_carlo_errors(errors, SIMULATED, count))
         descriptions.update(SIMULATED)
         inputs.update(seed=draws, trials=count)
         notes.append(
             f"simulated values are Monte Carlo estimates in double precision ({count} draws, seed {draws}), "
             f"printed to the digits their standard error justifies"
-        )
-        notes.append(
-            "output_scale keeps only A's diagonal (Su, 2022, GAU at initialization); its n - 1 off-diagonal entries multiply "
-            "V entries of mean mu and add up, so with mu != 0 the simulated RMS can be several times "
-            "output_scale (swish, default sizes: about 4.7 times)"
         )
     closed: dict[str, tuple[str, str]] = {}
     derivation: tuple[tuple[str, str, str], ...] = ()
@@ -179,7 +191,9 @@ def _theory(mu: mpmath.mpf, nu2: mpmath.mpf, sizes: dict[str, Number], std: Numb
 
 
 def _simulate(activation: str, params: Mapping[str, object] | None, sizes: dict[str, Number], std: Number | None,
-              seed: int, trials: int) -> dict[str, float]:
+              seed: int, trials: int, adaptive: bool = False) -> dict[str, float]:
+    """The drawn GAUs' results. ``adaptive`` (no --trials given): draw until simulated_rms has a
+    relative standard error of TARGET_STDERR, at least ``trials`` and within the work bound."""
     s, n, d, e = (int(sizes[k]) for k in ("s", "n", "d", "e"))
     shapes = {"X": (n, d), "W_u": (d, e), "W_z": (d, s), "U": (n, e), "A": (n, n)}
     for name, (rows, cols) in shapes.items():
@@ -190,6 +204,10 @@ def _simulate(activation: str, params: Mapping[str, object] | None, sizes: dict[
             )
     from .gau_simulation import STEPS, numpy_activation, simulate_gau, simulation_work
 
+    target = None
+    if adaptive:
+        target = TARGET_STDERR
+        trials = max(trials, min(MAX_TRIALS, MAX_SIMULATION_WORK // max(1, simulation_work(n, d, e, s))))
     work = simulation_work(n, d, e, s) * trials
     if work > MAX_SIMULATION_WORK:
         raise InputError(
@@ -202,4 +220,5 @@ def _simulate(activation: str, params: Mapping[str, object] | None, sizes: dict[
     from ..progress import delayed_progress
 
     with delayed_progress(trials * STEPS, "simulating GAU") as step:
-        return simulate_gau(n, d, e, s, numpy_activation(resolve(activation, params)), lam, trials, seed, step)
+        return simulate_gau(n, d, e, s, numpy_activation(resolve(activation, params)), lam, trials, seed, step,
+                            target_stderr=target, min_trials=MIN_ADAPTIVE_TRIALS)

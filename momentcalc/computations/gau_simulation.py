@@ -9,8 +9,10 @@ so every matrix is lam times its LeCun std, and computes
 
     U = phi(X W_u),  V = phi(X W_v),  Z = phi(X W_z),  A = relu²(Z Zᵀ)/(n·s),  O = (U ⊙ A V) W_o
 
-with Q(Z) = K(Z) = Z, as at initialization. Reported per call: the mean over trials of the
-RMS of O, its standard error, and the mean diagonal and off-diagonal entries of A.
+with Q(Z) = K(Z) = Z, as at initialization. Reported per call: the RMS of O over all trials'
+entries, sqrt(mean over trials of mean(O²)), comparable with sqrt(E[O²]); its standard error
+(delta method from the spread of the trials' mean squares); the mean diagonal and off-diagonal
+entries of A; and the number of trials drawn (fewer than asked when ``target_stderr`` is met).
 """
 
 from __future__ import annotations
@@ -60,17 +62,20 @@ def simulation_work(n: int, d: int, e: int, s: int) -> int:
 
 def simulate_gau(
     n: int, d: int, e: int, s: int, phi: Callable[[Any], Any], lam: float, trials: int, seed: int,
-    step: Callable[[], None] = lambda: None,
+    step: Callable[[], None] = lambda: None, *, target_stderr: float | None = None, min_trials: int = 3,
 ) -> dict[str, float]:
-    """Mean RMS of O over ``trials`` drawn GAUs (and its standard error), mean A_ii and A_ij;
-    ``step()`` is called STEPS times per trial (the caller's progress report)."""
+    """RMS of O over up to ``trials`` drawn GAUs (and its standard error), mean A_ii and A_ij;
+    ``step()`` is called STEPS times per trial (the caller's progress report). With
+    ``target_stderr``, stop after at least ``min_trials`` once the relative standard error of the
+    RMS is at most that."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    rms = np.empty(trials)
+    squares = np.empty(trials)
     diagonal = np.empty(trials)
     off_diagonal = np.empty(trials)
     # Overflow (a huge --init-std) shows up as a non-finite RMS, which the caller reports.
+    drawn = 0
     with np.errstate(over="ignore", invalid="ignore"):
         for trial in range(trials):
             x = rng.standard_normal((n, d))
@@ -91,16 +96,26 @@ def simulate_gau(
             off_diagonal[trial] = (float(a.sum()) - trace) / (n * (n - 1)) if n > 1 else math.nan
             step()
             o = (u * (a @ v)) @ w_o
-            rms[trial] = math.sqrt(float(np.mean(np.square(o))))
+            squares[trial] = float(np.mean(np.square(o)))
             step()
+            drawn = trial + 1
+            if target_stderr is not None and drawn >= max(2, min_trials):
+                mean = float(squares[:drawn].mean())
+                if mean > 0 and float(squares[:drawn].std(ddof=1)) / math.sqrt(drawn) / (2 * mean) <= target_stderr:
+                    break
+    squares, diagonal, off_diagonal = squares[:drawn], diagonal[:drawn], off_diagonal[:drawn]
+    trials = drawn
+    mean_square = float(squares.mean())
     result = {
-        "simulated_rms": float(rms.mean()),
+        "trials": trials,
+        "simulated_rms": math.sqrt(mean_square),
         "simulated_diag_attention": float(diagonal.mean()),
         "simulated_offdiag_attention": float(off_diagonal.mean()),
     }
     root = math.sqrt(trials)
     with np.errstate(over="ignore", invalid="ignore"):  # overflowed draws: reported by the caller
-        result["simulated_stderr"] = float(rms.std(ddof=1)) / root
+        # sqrt of a mean: its relative error is half the mean's.
+        result["simulated_stderr"] = float(squares.std(ddof=1)) / root / (2 * math.sqrt(mean_square))
         result["simulated_diag_attention_stderr"] = float(diagonal.std(ddof=1)) / root
         result["simulated_offdiag_attention_stderr"] = float(off_diagonal.std(ddof=1)) / root
     return result
