@@ -98,6 +98,7 @@ def gau_scale(
         simulate, seed, trials, default_seed=DEFAULTS["seed"], default_trials=DEFAULTS["trials"],
         max_trials=MAX_TRIALS, only="with {simulate}",
     )
+
     from ..moments import expectations
 
     act = resolve(activation, params)
@@ -111,11 +112,11 @@ def gau_scale(
     from .gau_proof import proven_theory
 
     proofs = proven_theory(activation, params, sizes, std, digits)  # the seed results, certified
-    from .gau_report import DESCRIPTIONS as FULL, fourth_moment, full_results, moments_at_init
+    from .gau_report import DESCRIPTIONS as FULL, full_results, moments_at
 
     lam = values["lambda"]
-    seed_moments = None if std is not None else (mu, nu2, fourth_moment(activation, params, lam, digits + MOMENT_GUARD))
-    moments = moments_at_init(activation, params, lam, digits + MOMENT_GUARD, seed_moments)
+    # at LeCun init (mu, nu2) are the seed's: only E[φ⁴] is new (from the cache the proofs share)
+    moments = moments_at(activation, params, lam, digits + MOMENT_GUARD, (mu, nu2) if std is None else None)
     full, accuracy, full_notes = full_results(activation, params, sizes, lam, moments, values["scaled_output"], digits)
     values.update(full)
 
@@ -159,8 +160,12 @@ def gau_scale(
     derivation: tuple[tuple[str, str, str], ...] = ()
     if derive:
         from ..symbolic.gau import derive as derive_forms
+        from ..symbolic.gau_full import derive as derive_full
+        from .gau_full import PATTERNS
 
         closed, derivation = derive_forms(act, sizes, std)
+        full_closed, full_lines = derive_full(act, sizes, std, "attention_offdiag_mean" in accuracy, PATTERNS)
+        closed, derivation = {**closed, **full_closed}, derivation + full_lines
     results = tuple(
         Quantity(name, description=descriptions[name], **dict(zip(("closed_form", "latex"), closed.get(name, (None, None)))),
                  stderr=stderr.get(name), **proofs.get(name, {"value": value}))

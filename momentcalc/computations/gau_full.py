@@ -11,7 +11,7 @@ Y = φ(λ·ε), ε ~ N(0, 1), with m_k = E[Y^k] (the moments engine). Integratin
 
 (Su, 2022, GAU at initialization keeps A_ii only, with ⟨Z_i, Z_i⟩ = s·m2). Without the relu,
 each E[·] is a polynomial in m_1 … m_8 and s: powers of ⟨Z_i, Z_j⟩ and ‖Z_i‖² are column sums
-(``gau_series``). The relu's part is approximated in ``gau_negative``.
+(``engine.column_sums``). The relu's part is approximated in ``gau_negative``.
 
 Finite width. The pre-activations of a layer are not iid: given X, each column of X·W is
 N(0, λ²K) with K = X Xᵀ/d, so token norms fluctuate (K_ii − 1, variance 2/d) and tokens overlap
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import mpmath
 
 from ..errors import InputError, PrecisionError
-from .gau_series import column_sum_moment, times
+from ..engine.column_sums import column_sum_moment, times
 
 # Moments for the estimate: it is good to about 1 %, so 10 digits are ample.
 ESTIMATE_DIGITS = 10
@@ -95,15 +95,25 @@ def hermite_table(activation: str, params: Mapping[str, object] | None, lam: mpm
 
 
 def _expectations(expectations, activation, params, wanted, lam):  # type: ignore[no-untyped-def]
+    """Certified (Arb) where the engine can prove the digits; else its quadrature route (the
+    estimate needs values, not proven roundings: an exact 0.5002 sits on a rounding tie, an odd
+    φ makes E[ε·φ(λε)²] exactly 0)."""
     try:
         return expectations(activation, wanted, std=lam, digits=ESTIMATE_DIGITS, params=params)
     except PrecisionError:
         pass
-    # One of them cancels to 0 (E[ε·φ(λε)²] = 0 for an odd φ): take each alone, such a one as 0.
+    from ..catalog import resolve
+    from ..moments.expectations import expectations_by_quadrature
+
+    act = resolve(activation, params)
+    try:
+        return expectations_by_quadrature(act, wanted, std=lam, digits=ESTIMATE_DIGITS)
+    except PrecisionError:
+        pass
     values = []
-    for monomial in wanted:
+    for monomial in wanted:  # the one that cancels to 0 counts as 0
         try:
-            values.extend(expectations(activation, [monomial], std=lam, digits=ESTIMATE_DIGITS, params=params))
+            values.extend(expectations_by_quadrature(act, [monomial], std=lam, digits=ESTIMATE_DIGITS))
         except PrecisionError as error:
             if "cancels" not in str(error):
                 raise

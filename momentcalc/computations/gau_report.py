@@ -31,28 +31,27 @@ DESCRIPTIONS = {
 }
 
 
-def moments_at_init(activation: str, params: Mapping[str, object] | None, lam: mpmath.mpf, digits: int,
-                    seed_moments: tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf | None] | None) -> tuple[mpmath.mpf, ...]:
-    """(m1, m2, m4) of φ(λε) to ``digits`` digits; m4 = +inf when it diverges. ``seed_moments``
-    are (mu, nu2, m4) at λ = 1, reused when λ = 1."""
-    if seed_moments is not None and seed_moments[2] is not None:
-        return seed_moments  # type: ignore[return-value]
+def moments_at(activation: str, params: Mapping[str, object] | None, lam: object, digits: int,
+               known: tuple[mpmath.mpf, mpmath.mpf] | None = None) -> tuple[mpmath.mpf, ...]:
+    """(m1, m2, m4) of φ(λε) to ``digits`` digits, m4 = +inf when it diverges; ``known`` are
+    (m1, m2) already computed (the seed's, at λ = 1). Otherwise one quadrature for all three."""
+    from ..errors import PrecisionError
     from ..moments import expectations
 
-    m1, m2 = expectations(activation, [(0, 1, 0), (0, 2, 0)], std=lam, digits=digits, params=params)
-    return m1, m2, fourth_moment(activation, params, lam, digits)
-
-
-def fourth_moment(activation: str, params: Mapping[str, object] | None, lam: mpmath.mpf, digits: int) -> mpmath.mpf:
-    from ..moments import expectations
-
+    if known is None:
+        try:
+            return tuple(expectations(activation, [(0, 1, 0), (0, 2, 0), (0, 4, 0)], std=lam, digits=digits,
+                                      params=params))
+        except (InputError, PrecisionError):
+            pass
+    m1, m2 = known or expectations(activation, [(0, 1, 0), (0, 2, 0)], std=lam, digits=digits, params=params)
     try:
-        return expectations(activation, [(0, 4, 0)], std=lam, digits=digits, params=params)[0]
+        return m1, m2, expectations(activation, [(0, 4, 0)], std=lam, digits=digits, params=params)[0]
     except InputError as error:
         from .gau_full import diverges
 
         if diverges(error):
-            return mpmath.inf
+            return m1, m2, mpmath.inf
         raise
 
 

@@ -56,6 +56,7 @@ class Published:
     check: Route | None = None  # an independent second route
     exact: Callable[[], mpmath.mpf] | None = None  # the value of a published formula
     informational: bool = False  # shown, never fails (e.g. PyTorch's heuristic gains)
+    shown_digits: int | None = None  # digits of an estimate's computed value that its accuracy allows
 
 
 # The computation behind each function name, under momentcalc.computations.
@@ -211,6 +212,13 @@ REGISTRY: tuple[Published, ...] = (
         ratio(result("gau_scale", "scaled_output", d=4, init_std="0.25"), result("gau_scale", "output_scale", d=4, init_std="0.25")),
         "gau-scale --d 4 --init-std 0.25 (λ = 1/2)",
         same_value("(1/2)^7 exactly", fraction(Fraction(1, 128))),
+    ),
+    Published(
+        "gau.output_rms", "GAU output RMS at s = 128, n = 512, d = 768 by the full estimate (all of A, finite "
+        "width; ±2 %): about 5× the seed's ≈ 0.01, which keeps A's diagonal only. No published figure: shown, "
+        "not checked", "0.01", SEED_GAU,
+        "magnitude", result("gau_scale", "output_rms"), "gau-scale (output_rms)", None,
+        informational=True, shown_digits=2,
     ),
     Published(
         "selu.lambda.seed", "SELU λ for mean 0, variance 1", "1.0507", SEED_SELU,

@@ -57,6 +57,8 @@ def check_entry(entry: Published) -> dict[str, object]:
             confirmed, detail = entry.check.run(computed, digits)
             detail = f"{entry.check.name}: {detail}"
         shown = cap + 3 if entry.exact is None else 20
+        if entry.shown_digits is not None:
+            shown = entry.shown_digits
         row.update(
             computed=to_decimal(computed, shown),
             agreeing_digits=agreeing_digits(computed, published, cap),

@@ -1,4 +1,4 @@
-"""Moments of products of column sums, by truncated power series (used by ``gau_full``).
+"""Moments of products of column sums, by truncated power series (used by ``computations.gau_full``).
 
 Columns a = 1 … s are independent and identically distributed; a *column sum* is
 S_v = Σ_a f_v(a) with f_v a monomial in per-token values of column a (⟨Z_i, Z_j⟩ = Σ_a z_ia·z_ja,
@@ -9,7 +9,7 @@ one column, the s independent columns give
 
 the set-partition (moment–cumulant) expansion of the powers of the sums, done by series
 arithmetic instead of enumerating partitions. One more series variable ε carries a small
-perturbation of the columns' Gaussian law (``gau_full``); every coefficient is a product of
+perturbation of the columns' Gaussian law (``computations.gau_full``); every coefficient is a product of
 per-token moments, so the result is a polynomial in those moments and s.
 
 Series are dicts from exponent tuples to coefficients (float, mpf or sympy expressions),
