@@ -225,3 +225,14 @@ def test_cli_derive_shows_the_polynomials():
     assert {"P1", "P2", "P3", "P4", "width"} <= set(labels)
     p1 = next(line["text"] for line in doc["derivation"] if line["label"] == "P1")
     assert "m8" in p1 and "m2" in p1
+
+
+def test_gauss_hermite_nodes_equal_numpy():
+    """The plain-Python Gauss rule of the relu's part against numpy's hermegauss."""
+    np = pytest.importorskip("numpy")
+    from momentcalc.computations.gau_negative import hermite_nodes
+
+    for n in (1, 2, 7, 10, 16):
+        nodes, weights = hermite_nodes(n)
+        x, w = np.polynomial.hermite_e.hermegauss(n)
+        assert np.allclose(nodes, x, rtol=0, atol=1e-13) and np.allclose(weights, w / w.sum(), rtol=1e-12, atol=0)

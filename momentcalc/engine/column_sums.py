@@ -9,63 +9,75 @@ one column, the s independent columns give
 
 the set-partition (moment–cumulant) expansion of the powers of the sums, done by series
 arithmetic instead of enumerating partitions. One more series variable ε carries a small
-perturbation of the columns' Gaussian law (``computations.gau_full``); every coefficient is a product of
-per-token moments, so the result is a polynomial in those moments and s.
+perturbation of the columns' Gaussian law (``computations.gau_full``); every coefficient is a
+product of per-token moments, so the result is a polynomial in those moments and s.
 
-Series are dicts from exponent tuples to coefficients (float, mpf or sympy expressions),
-truncated by a cap per variable.
+A series is a dense list of coefficients (float, mpf or sympy expressions) over the exponents
+up to ``cap`` (one bound per variable), in row-major order.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-Series = dict[tuple[int, ...], Any]
+Series = list[Any]
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(cap: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[tuple[int, int], ...], ...]]:
+    """(exponents in order, for each index the (other index, product index) pairs within cap)."""
+    exponents = tuple(itertools.product(*(range(c + 1) for c in cap)))
+    index = {e: k for k, e in enumerate(exponents)}
+    pairs = []
+    for ea in exponents:
+        row = []
+        for kb, eb in enumerate(exponents):
+            total = tuple(p + q for p, q in zip(ea, eb))
+            if all(x <= c for x, c in zip(total, cap)):
+                row.append((kb, index[total]))
+        pairs.append(tuple(row))
+    return exponents, tuple(pairs)
 
 
 def multiply(a: Series, b: Series, cap: tuple[int, ...]) -> Series:
     """a·b, dropping every term beyond ``cap``."""
-    out: Series = {}
-    for ea, ca in a.items():
-        for eb, cb in b.items():
-            e = tuple(x + y for x, y in zip(ea, eb))
-            if all(x <= c for x, c in zip(e, cap)):
-                out[e] = out[e] + ca * cb if e in out else ca * cb
+    _, pairs = _layout(cap)
+    out: Series = [0] * len(a)
+    for ka, ca in enumerate(a):
+        if ca == 0:
+            continue
+        for kb, k in pairs[ka]:
+            cb = b[kb]
+            if cb != 0:
+                out[k] = out[k] + ca * cb
     return out
-
-
-def _order(cap: tuple[int, ...]) -> int:
-    return sum(cap)
 
 
 def log1p(x: Series, cap: tuple[int, ...]) -> Series:
     """log(1 + x) for x without constant term: Σ_k (−1)^(k+1) x^k / k."""
-    out: Series = {}
-    power: Series = {tuple(0 for _ in cap): 1}
-    for k in range(1, _order(cap) + 1):
+    out: Series = [0] * len(x)
+    power: Series = [1] + [0] * (len(x) - 1)
+    for k in range(1, sum(cap) + 1):
         power = multiply(power, x, cap)
-        if not power:
-            break
-        for e, c in power.items():
-            term = c / k if k % 2 else -c / k
-            out[e] = out[e] + term if e in out else term
+        for i, c in enumerate(power):
+            if c != 0:
+                out[i] = out[i] + (c / k if k % 2 else -c / k)
     return out
 
 
 def exp(x: Series, cap: tuple[int, ...]) -> Series:
     """exp(x) for x without constant term: Σ_k x^k / k!."""
-    zero = tuple(0 for _ in cap)
-    out: Series = {zero: 1}
-    power: Series = {zero: 1}
-    for k in range(1, _order(cap) + 1):
-        power = {e: c / k for e, c in multiply(power, x, cap).items()}
-        if not power:
-            break
-        for e, c in power.items():
-            out[e] = out[e] + c if e in out else c
+    out: Series = [1] + [0] * (len(x) - 1)
+    power: Series = list(out)
+    for k in range(1, sum(cap) + 1):
+        power = [c / k for c in multiply(power, x, cap)]
+        for i, c in enumerate(power):
+            if c != 0:
+                out[i] = out[i] + c
     return out
 
 
@@ -83,18 +95,18 @@ def column_sum_moment(
     column (tokens independent at ε = 0, so a product of per-token moments)."""
     tokens = sorted({t for f in sums for t in f})
     cap = (*powers, order)
-    generating: Series = {}
-    for p in itertools.product(*(range(P + 1) for P in powers)):
+    exponents, _ = _layout(cap)
+    generating: Series = []
+    for e in exponents:
+        p, r = e[:-1], e[-1]
         b = {t: sum(pv * f.get(t, 0) for pv, f in zip(p, sums)) for t in tokens}
-        weight = math.prod(math.factorial(pv) for pv in p)
-        for r in range(order + 1):
-            generating[(*p, r)] = column_moment(b, r) / weight
-    zero = tuple(0 for _ in cap)
-    constant = generating.pop(zero)
-    logarithm = log1p({e: c / constant for e, c in generating.items()}, cap)
-    total = exp({e: s * c for e, c in logarithm.items()}, cap)
+        generating.append(column_moment(b, r) / math.prod(math.factorial(pv) for pv in p))
+    constant = generating[0]
+    logarithm = log1p([0] + [c / constant for c in generating[1:]], cap)
+    total = exp([s * c for c in logarithm], cap)
     scale = math.prod(math.factorial(P) for P in powers)
-    return [scale * total.get((*powers, r), 0) * constant**s for r in range(order + 1)]
+    index = {e: k for k, e in enumerate(exponents)}
+    return [scale * total[index[(*powers, r)]] * constant**s for r in range(order + 1)]
 
 
 def times(series: Sequence[Sequence[Any]], order: int) -> list[Any]:
