@@ -178,3 +178,49 @@ def test_exact_moments_give_every_derived_result(cli, digits):
     assert run.code == 0, run.stderr
     with mp.workdps(digits + 30):
         assert run.json()["results"]["gain"]["decimal"] == decimal_text(mpmath.sqrt(mpmath.mpf(2) / 3), digits)
+
+
+# --- means far beyond std (issue 16): the tails by their asymptotic series, exact pieces ------
+
+@pytest.mark.parametrize("u", ["70000", "1e20", "1e40"])
+def test_asymptotic_gaussian_tail_holds_the_true_tail(u):
+    """Q(u) from the bracketing series against mpmath's erfc at 60 digits (an independent
+    route); Arb's own erfc gives 0 ± 2^(−10^41) from u ≈ 1e6 on."""
+    with ctx.workprec(200):
+        ball = certified._gaussian_tail(arb(u), certified._density(arb(u)))
+    size = int(u.split("e")[1]) if "e" in u else len(u)
+    with mp.workdps(10 * size + 60):  # mpmath's erfc far out loses about 2·log10(u) digits
+        true = mpmath.erfc(mpmath.mpf(u) / mpmath.sqrt(2)) / 2
+        mid, rad = (mpmath.mpf(ball.mid().str(70, radius=False)), mpmath.mpf(ball.rad().str(5, radius=False)))
+        assert abs(mid - true) <= rad + abs(true) * mpmath.mpf(10) ** -55
+        assert rad <= abs(true) * mpmath.mpf(10) ** -50
+
+
+def _relu_moments_by_mpmath(mu: int) -> dict[str, mpmath.mpf]:
+    """relu under N(mu, 1) by its closed form at 10·log10|mu| + 60 digits (E = μΦ(μ) + φ(μ),
+    E² = (μ² + 1)Φ(μ) + μφ(μ)), where the terms cancel to 1/μ³ (mu < 0) or μ² (variance).
+    Φ through erfc: mpmath's ncdf loses the digits far out, its erfc about 2·log10|mu|."""
+    with mp.workdps(10 * len(str(abs(mu))) + 60):
+        m = mpmath.mpf(mu)
+        cdf, pdf = mpmath.erfc(-m / mpmath.sqrt(2)) / 2, mpmath.npdf(m)
+        mean = m * cdf + pdf
+        second = (m * m + 1) * cdf + m * pdf
+        return {"mean": +mean, "second_moment": +second, "variance": second - mean * mean,
+                "derivative_second_moment": +cdf}
+
+
+@pytest.mark.parametrize("mu", [10**20, -10**20, 10**60, -10**60])
+def test_relu_far_from_its_kink_agrees_with_the_closed_form(mu):
+    """Means 1e20 std beyond the kink: the exact pieces (started at a precision that covers the
+    cancellation) against relu's closed form in mpmath; used to be exit 3."""
+    balls = moment_balls("relu", mean=mu, digits=15)
+    expected = _relu_moments_by_mpmath(mu)
+    for key, value in expected.items():
+        with mp.workdps(30):
+            assert decimal_text(certified_midpoint(balls[key]), 15) == decimal_text(value, 15), key
+
+
+def certified_midpoint(ball):
+    from momentcalc.moments import midpoint
+
+    return midpoint(ball)

@@ -129,10 +129,66 @@ def _upper(value: arb) -> arb:
     return arb(value.upper())
 
 
+# From here on the Gaussian tail Q(u) comes from its asymptotic series (Arb's erfc loses all
+# relative accuracy for arguments near 1e6 and beyond: relu at mean -1e20 gave 0 ± 2^-10^41).
+ASYMPTOTIC_TAIL_FROM = 2**16
+
+
+def _gaussian_tail(u0: arb, density: arb) -> arb:
+    """Q(u0) = ∫_{u0}^∞ φ(u) du; for u0 ≥ ASYMPTOTIC_TAIL_FROM from the series
+    Q(u) = φ(u)/u · Σ (−1)^n (2n−1)!!/u^{2n}, whose partial sums bracket Q (each truncation
+    error has the sign of, and is smaller than, the first term left out)."""
+    if not u0 > ASYMPTOTIC_TAIL_FROM:
+        return (u0 / arb(2).sqrt()).erfc() / 2
+    inverse_square = 1 / (u0 * u0)
+    total, term, n = arb(0), arb(1), 0
+    goal = arb(2) ** (-ctx.prec - 8)
+    while not abs(term) < goal:
+        total += term
+        n += 1
+        term = -term * (2 * n - 1) * inverse_square
+    # The next partial sum lies on the other side of Q: the ball spans both.
+    low, high = (total, total + term) if term > 0 else (total + term, total)
+    return density / u0 * low.union(high)
+
+
+def _density(u0: arb) -> arb:
+    """φ(u0) = exp(−u0²/2)/sqrt(2π). Far left of the mean (u0 < −ASYMPTOTIC_TAIL_FROM) it only
+    bounds a tail that is negligible against the bulk: 64 bits give a proven bound at once, where
+    the full precision would take a second per call at u0 = −1e100000."""
+    if u0 < -ASYMPTOTIC_TAIL_FROM:
+        with ctx.workprec(64):
+            return (-u0 * u0 / 2).exp() / (2 * arb.pi()).sqrt()
+    if not u0 > ASYMPTOTIC_TAIL_FROM:
+        return (-u0 * u0 / 2).exp() / (2 * arb.pi()).sqrt()
+    # Far right (relu at mean −1e100000): exp of a huge argument at full precision costs up to
+    # a second, and every moment and piece asks for the same one.
+    needed = 2 * _log2(u0) + ctx.prec
+    if needed > MAX_TAIL_BITS:
+        raise PrecisionError(f"the Gaussian tail {u0.mid().str(3, radius=False)} std from the mean needs about "
+                             f"{needed:.3g} bits of working precision; at most {MAX_TAIL_BITS} are used")
+    key = (ctx.prec, *(int(v) for v in u0.mid().man_exp()), *(int(v) for v in u0.rad().man_exp()))
+    if key not in _FAR_DENSITIES:
+        if len(_FAR_DENSITIES) > 64:
+            _FAR_DENSITIES.clear()
+        _FAR_DENSITIES[key] = (-u0 * u0 / 2).exp() / (2 * arb.pi()).sqrt()
+    return _FAR_DENSITIES[key]
+
+
+_FAR_DENSITIES: dict[tuple[int, ...], arb] = {}
+# exp(−u²/2) at this many bits (counting u²'s) takes about 0.1 s; 1e100000 std would take
+# seconds per call, in one uninterruptible Arb call.
+MAX_TAIL_BITS = 2**18
+
+
 def _tail_moments(u0: arb, k: int) -> list[arb]:
-    """M_j(u0) = ∫_{u0}^∞ u^j φ(u) du for j = 0..k (u0 ≥ 0)."""
-    density = (-u0 * u0 / 2).exp() / (2 * arb.pi()).sqrt()
-    moments = [(u0 / arb(2).sqrt()).erfc() / 2, density]
+    """M_j(u0) = ∫_{u0}^∞ u^j φ(u) du for j = 0..k (any u0; relative accuracy for u0 ≥ 0)."""
+    density = _density(u0)
+    if u0 < -ASYMPTOTIC_TAIL_FROM:
+        head = 1 - _gaussian_tail(-u0, density)  # 1 − Q(|u0|), Q(|u0|) below any precision
+    else:
+        head = _gaussian_tail(u0, density)
+    moments = [head, density]
     for j in range(2, k + 1):
         moments.append(u0 ** (j - 1) * density + (j - 1) * moments[j - 2])
     return moments[: k + 1]
@@ -370,6 +426,11 @@ def _moment_between(u_low: arb | None, u_high: arb | None, k: int) -> arb:
     def tail(u: arb | None, infinite_value: arb) -> arb:
         return infinite_value if u is None else _tail_moments(u, k)[k]
 
+    if u_high is not None and u_high < 0:
+        # A piece left of the mean, mirrored (u → −u): the tail moments keep their relative
+        # accuracy, where full − M_k(u_high) would cancel (elu's negative piece at mean 1e20).
+        mirrored = _moment_between(-u_high, None if u_low is None else -u_low, k)
+        return -mirrored if k % 2 else mirrored
     full = arb(0) if k % 2 else arb(math.prod(range(k - 1, 0, -2)))  # E[u^k] = (k − 1)!!
     return tail(u_low, full) - tail(u_high, arb(0))
 
@@ -380,18 +441,50 @@ def exp_poly_expectation(pieces: Sequence[tuple[arb | Fraction | None, arb | Fra
     piece [low, high] (x; None for ±∞): with x = mean + std·t and u = t − λ·std,
     e^{λx}φ(t) = e^{λ·mean + λ²std²/2}·φ(u) and (mean + λ·std² + std·u)^j expands binomially
     into the Gaussian moments of u over the piece."""
-    total = arb(0)
+    total, far = arb(0), []
     for low, high, terms in pieces:
         t_low = None if low is None else (as_arb(low) - mean) / std
         t_high = None if high is None else (as_arb(high) - mean) / std
-        for c, j, rate in terms:
-            rate = as_arb(rate)
-            shift = rate * std
+        for term in terms:
+            shift = as_arb(term.rate) * std
             u_low = None if t_low is None else t_low - shift
             u_high = None if t_high is None else t_high - shift
-            base = mean + rate * std * std
-            part = arb(0)
-            for k in range(j + 1):
-                part += math.comb(j, k) * base ** (j - k) * std**k * _moment_between(u_low, u_high, k)
-            total += as_arb(c) * (rate * mean + rate * rate * std * std / 2).exp() * part
+            if (u_low is not None and u_low > ASYMPTOTIC_TAIL_FROM) or (
+                    u_high is not None and u_high < -ASYMPTOTIC_TAIL_FROM):
+                far.append((term, u_low, u_high))
+            else:
+                total += _term_expectation(term, u_low, u_high, mean, std)
+    if far:
+        # Pieces beyond 65536 std: first a 64-bit enclosure, kept when it is negligible
+        # against the rest (relu's zero side at mean 1e100000 would otherwise take seconds).
+        with ctx.workprec(64):
+            rough = sum((_far_term_bound(*item, mean, std) for item in far), arb(0))
+        if rough.is_finite() and total != 0 and abs(rough).upper() < abs(total).lower() * arb(2) ** (-ctx.prec - 8):
+            return total + rough
+        total += sum((_term_expectation(*item, mean, std) for item in far), arb(0))
     return total
+
+
+def _far_term_bound(term: ExpTerm, u_low: arb | None, u_high: arb | None, mean: arb, std: arb) -> arb:
+    """A ball around 0 holding E[c·x^j·e^{λx}] over a piece that lies beyond u0 ≥ 65536 on one
+    side: M_k(u0) ≤ k!·u0^k·φ(u0) for u0 ≥ 1 (from M_k = u0^{k−1}φ + (k−1)M_{k−2}), with
+    e^{λ·mean + λ²std²/2}·φ(u0) taken as one exponential (apart, each overflows)."""
+    c, j, rate = term
+    rate = as_arb(rate)
+    u0 = u_low if u_low is not None and u_low > 0 else -u_high
+    base = abs(mean + rate * std * std)
+    scale = (rate * mean + rate * rate * std * std / 2 - u0 * u0 / 2).exp() / (2 * arb.pi()).sqrt()
+    bound = sum((math.comb(j, k) * base ** (j - k) * std**k * math.factorial(k) * u0**k for k in range(j + 1)),
+                arb(0))
+    return arb(0, (abs(as_arb(c)) * scale * bound).upper())
+
+
+def _term_expectation(term: ExpTerm, u_low: arb | None, u_high: arb | None, mean: arb, std: arb) -> arb:
+    """E[c·x^j·e^{λx}] over the piece u_low < u < u_high (u = t − λ·std)."""
+    c, j, rate = term
+    rate = as_arb(rate)
+    base = mean + rate * std * std
+    part = arb(0)
+    for k in range(j + 1):
+        part += math.comb(j, k) * base ** (j - k) * std**k * _moment_between(u_low, u_high, k)
+    return as_arb(c) * (rate * mean + rate * rate * std * std / 2).exp() * part

@@ -169,6 +169,12 @@ def _round_binary(mantissa: int, exponent: int, digits: int) -> tuple[int, int]:
     first bracketed between two short ones (``_bracket``), and only when the bracket holds a
     rounding boundary is the exact product formed."""
     a = _exponent_guess(mantissa.bit_length() - 1 + exponent)
+    if a.bit_length() > MAX_EXPONENT_BITS:
+        from ..errors import PrecisionError
+
+        raise PrecisionError(f"a value whose decimal exponent has {_exponent_digits(a.bit_length())} digits cannot be "
+                             f"rounded in reasonable time (exponents of at most "
+                             f"{_exponent_digits(MAX_EXPONENT_BITS)} digits)")
     width = int(digits * 3.33) + 64
     while True:
         s = digits - 1 - a
@@ -195,6 +201,17 @@ def _round_binary(mantissa: int, exponent: int, digits: int) -> tuple[int, int]:
             a += step
             continue
         return _carry(q + round_up, a, digits)
+
+
+# Rounding v·10^s costs about bits(s)² (binary powering of 5^|s| at a width of 2·bits(s)): a
+# decimal exponent of 2^12 bits takes a tenth of a second; relu's mean at mean −1e5000
+# (10^−(2·10^9999)) would take minutes.
+MAX_EXPONENT_BITS = 2**12
+
+
+def _exponent_digits(bits: int) -> int:
+    """About how many decimal digits an integer of ``bits`` bits has."""
+    return int((bits - 1) * _LOG10_2) + 1
 
 
 # Beyond 10^±this, 5^|s| is bracketed by short integers first (see _round_binary); beyond
@@ -241,6 +258,7 @@ def _bracket(mantissa: int, exponent: int, s: int, width: int) -> tuple[tuple[in
     return (below // high, t - shift - extra), (-(-above // low), t - shift - extra)
 
 
+@lru_cache(maxsize=32)  # both ends of a ball, and each value rounded again when printed
 def _power5_bounds(n: int, width: int) -> tuple[int, int, int]:
     """(low, high, shift) with low·2^shift ≤ 5^n ≤ high·2^shift, low and high of ``width`` bits
     (binary powering, each product cut down to ``width`` bits: floor below, ceiling above)."""

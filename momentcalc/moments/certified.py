@@ -242,7 +242,7 @@ def exp_poly_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Frac
     kinks = BALL_FUNCTIONS[act.name].kinks
     given = dict(act.values)
     a, b, c = monomial
-    bits = int((digits + 3) * BITS_PER_DIGIT) + 64
+    bits = _start_bits(digits, mean, std)
     for _ in range(EXACT_RAISES):
         with ctx.workprec(bits):
             params = {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
@@ -266,6 +266,17 @@ def exp_poly_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Frac
     raise PrecisionError(f"the expectation cancels to below {digits} significant digits (it may be exactly 0)")
 
 
+def _start_bits(digits: int, mean: Fraction, std: Fraction) -> int:
+    """The first working precision of an exact expectation: the digits, plus twice the bits
+    of |mean|/std. A mean far beyond std (relu at mean 1e100000) makes its terms cancel by
+    that much: E[φ²] and mean² agree to (mean/std)², and the tail Q(t) against φ(t)/t, t =
+    mean/std, to 1/t² (relu at mean −1e100000); doubling the precision from the digits alone
+    would give up long before."""
+    ratio = abs(mean) / std
+    extra = 2 * (ratio.numerator.bit_length() - ratio.denominator.bit_length()) if ratio > 1 else 0
+    return int((digits + 3) * BITS_PER_DIGIT) + 64 + extra
+
+
 def _polynomial_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int,
                      centre: arb | None) -> arb | None:
     """An expression that is a polynomial (x**1000, x**3 - 2*x): its expectations exactly,
@@ -275,7 +286,7 @@ def _polynomial_ball(act: Activation, monomial: Monomial, mean: Fraction, std: F
     from ..engine.certified import ExpTerm, exp_poly_expectation, exp_poly_product
 
     a, b, c = monomial
-    bits = int((digits + 3) * BITS_PER_DIGIT) + 64
+    bits = _start_bits(digits, mean, std)
     for _ in range(EXACT_RAISES):
         with ctx.workprec(bits):
             f = polynomial_terms(act.tree)
