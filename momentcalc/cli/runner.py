@@ -36,6 +36,8 @@ SWEEP_BUDGET = 5.0
 PROJECT_AFTER = 3
 # A rich table takes about half a millisecond a row: longer sweeps are for CSV and JSON.
 MAX_TABLE_ROWS = 2000
+# ... and about a microsecond a printed digit: 1000 rows at --digits 1000 took 10 s to lay out.
+MAX_TABLE_DIGITS = 100_000
 
 
 def flag(name: str) -> str:
@@ -121,6 +123,12 @@ def _with_progress(points: list[dict[str, Any]], swept: tuple[str, ...] = ()) ->
             spent = time.process_time() - start
             if done == 1:
                 first = spent  # the first point also pays for imports and caches
+                if len(points) > 2 and first > SWEEP_BUDGET / 2:
+                    # No import takes that long: every point is heavy (1000 digits of tanh).
+                    raise InputError(
+                        f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {len(points)} points "
+                        f"and its first took {first:.1f} s of computing; a sweep may take at most "
+                        f"{SWEEP_BUDGET:.0f} s: sweep fewer points (or ask fewer digits)", params=swept)
                 continue
             per_point = (spent - first) / (done - 1)
             projected = spent + per_point * (len(points) - done)
@@ -167,12 +175,22 @@ def execute(
             f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {len(points)} points; a table "
             f"shows at most {MAX_TABLE_ROWS} rows: use {{format}} csv or json for more", params=(*swept, "format")
         )
+    if form == "table" and not get and len(points) * n > MAX_TABLE_DIGITS:
+        raise InputError(
+            f"a table of {len(points)} rows at {{digits}} {n} is too large to lay out (rows times digits at most "
+            f"{MAX_TABLE_DIGITS}): use {{format}} csv or json, or fewer digits", params=(*swept, "format", "digits")
+        )
     rows = []
+    started = time.process_time()
     for point in _with_progress(points, swept):
         own = {name: value for name, value in point.items() if name not in catalog}
         if catalog:
             own["params"] = {name: point[name] for name in catalog}
-        computation = _within_budget(compute, own, work, derive)
+        # A point of a sweep may only use what is left of the sweep's budget: a sweep of
+        # 1000-digit points ends within SWEEP_BUDGET, refused by its work, not after minutes.
+        left = SWEEP_BUDGET - (time.process_time() - started) if len(points) > 1 else None
+        computation = _within_budget(compute, own, work, derive, sweep_left=left, swept=swept,
+                                     count=len(points))
         if work != n:
             computation = replace(computation, digits=n)
         if expectations:
@@ -200,15 +218,24 @@ def _rules(parameters: list[inspect.Parameter]) -> dict[str, NumberRule]:
 
 
 def _within_budget(compute: Callable[..., Computation], arguments: dict[str, Any], digits: int,
-                   derive: bool) -> Computation:
-    """``compute(**arguments)`` within its CPU budget (cli.budget); past it, exit 3 at once."""
+                   derive: bool, *, sweep_left: float | None = None, swept: tuple[str, ...] = (),
+                   count: int = 1) -> Computation:
+    """``compute(**arguments)`` within its CPU budget (cli.budget); past it, exit 3 at once.
+    In a sweep, the point gets at most ``sweep_left`` seconds; past that, exit 2 (the sweep is
+    too much work, whatever one point could do)."""
     from .budget import OverBudget, budget_seconds, cpu_budget
 
     seconds = budget_seconds(digits, derive)
+    by_sweep = sweep_left is not None and sweep_left < seconds
     try:
-        with cpu_budget(seconds):
+        with cpu_budget(max(sweep_left, 0.05) if by_sweep else seconds):
             return compute(**arguments, digits=digits, derive=derive)
     except OverBudget:
+        if by_sweep:
+            raise InputError(
+                f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {count} points and used its "
+                f"{SWEEP_BUDGET:.0f} s of computing before finishing (at {{digits}} {digits}): sweep fewer points "
+                "or ask fewer digits", params=(*swept, "digits")) from None
         raise PrecisionError(
             f"the computation did not finish within its budget of {seconds:.0f} s of CPU time (at {{digits}} "
             f"{digits}{' with {derive}' if derive else ''}): these inputs need more working precision than "
