@@ -381,6 +381,9 @@ def gaussian_expectation_ball(integrand: Integrand, *, mean: Fraction | int, std
             size = _bulk_size(normalise(integrand.terms(tail_start(8, m, s))), m, s)
         except NotCertified:
             size = arb(1)
+    if not size.is_finite():
+        # exp(1e309*x): the growth bound overflows even Arb's exponents at 64 bits.
+        raise PrecisionError("the integrand is too large to bound at these inputs (its size overflows)")
     size_log2 = max(_log2(size), -10**6) if size > 0 else 0.0
     wanted = (digits + 3) * BITS_PER_DIGIT
     # First aim: the value is about as large as the integrand.
