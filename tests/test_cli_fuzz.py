@@ -492,3 +492,78 @@ def test_a_kink_beyond_reach_is_not_a_zero_mean():
     run = call(["activation-moment", "relu", "--mean", "-1e309"])
     check(run)
     assert run.code == 3, run
+
+
+# --- classes fixed after the fuzz re-run of issue 16 ----------------------------------------------
+
+@pytest.mark.parametrize(("activation", "mean", "expected"), [
+    ("relu", "1e100000", {"mean": "1.00000000000000e+100000", "variance": "1.00000000000000"}),
+    ("leaky_relu", "1e309", {"mean": "1.00000000000000e+309", "variance": "1.00000000000000"}),
+    ("elu", "1e20", {"mean": "1.00000000000000e+20", "derivative_second_moment": "1.00000000000000"}),
+    ("relu", "-1e20", {"mean": "4.12934384481593e-2171472409516259138255644594583025411513"}),
+])
+def test_a_mean_far_beyond_std_is_answered(activation, mean, expected):
+    """E ≈ the input mean and variance ≈ std² is what a user expects, not exit 3 (the exact
+    pieces at a precision that covers the cancellation; the far tail by its series)."""
+    run = call(["activation-moment", activation, "--mean", mean, "--json"])
+    check(run)
+    assert run.code == 0, run
+    results = json.loads(run.stdout)["results"]
+    for key, text in expected.items():
+        assert results[key]["decimal"] == text, (key, results[key])
+
+
+@pytest.mark.parametrize("args", [
+    ["activation-moment", "relu", "--mean", "-1e1000"],  # 10^-(2e1999): too long an exponent to round
+    ["activation-moment", "relu", "--mean", "-1e100000"],  # the tail needs 2^19 bits
+    ["activation-moment", "elu", "--mean", "-1e309"],  # its variance lies e^(-1e309) below its mean
+    ["activation-moment", "exp(1e309*x)"],  # the growth bound overflows (was a ValueError traceback)
+    ["gau-scale", "--activation", "exp(1e309*x)", "--digits", "8"],
+])
+def test_hopeless_extremes_are_exit_3_at_once(args):
+    """Well inside the budget (the per-call limit here is the test's; these take a fraction
+    of a second), with the reason."""
+    import time
+
+    start = time.process_time()
+    run = call(args)
+    check(run)
+    assert run.code == 3 and time.process_time() - start < 2.0, run
+
+
+@pytest.mark.parametrize("args", [
+    ["truncnorm", "--mean", "-1e100000", "--json"],  # the exact input in JSON (4300-digit limit)
+])
+def test_huge_inputs_are_echoed_without_the_4300_digit_limit(args):
+    run = call(args)
+    check(run)
+    assert run.code == 0 and json.loads(run.stdout)["inputs"]["mean"] == "-1e+100000", run
+
+
+def test_a_bound_shown_in_a_message_has_few_digits():
+    """selu-solve decides reachability with up to 8000 digits, then showed them all (mpmath's
+    nstr: the 4300-digit traceback at --input-std 4.9e-324)."""
+    import mpmath
+
+    from momentcalc.computations.selu import SHOWN_DIGITS, _show
+
+    with mpmath.workdps(9000):
+        text = _show(mpmath.mpf(1) / 3 * mpmath.mpf(10) ** -(10**6), 8000)
+    assert text.startswith("3.33333") and len(text.split("e")[0]) <= SHOWN_DIGITS + 2, text
+
+
+def test_a_sweep_of_heavy_points_ends_within_its_budget(monkeypatch):
+    """Each point gets only what is left of the sweep's budget (shrunk here): exit 2 naming
+    the sweep, not a per-point budget of 44 s at 1000 digits, times 100."""
+    from momentcalc.cli import runner
+
+    monkeypatch.setattr(runner, "SWEEP_BUDGET", 0.3)
+    run = call(["activation-moment", "tanh", "--std", "0.1:10:0.1", "--digits", "300", "--format", "csv"])
+    check(run)
+    assert run.code == 2 and "sweep over --std" in run.stderr, run
+
+
+def test_a_table_too_large_to_lay_out_is_refused_at_once():
+    run = call(["truncnorm", "--low", "-1000:-1:1", "--digits", "1000"])
+    check(run)
+    assert run.code == 2 and "--format csv or json" in run.stderr, run

@@ -205,8 +205,13 @@ def _scaled_equations(p: Pieces, mean: mpmath.mpf, second: mpmath.mpf, lam0: mpm
     return f, jacobian
 
 
+# A message shows at most this many digits of a bound (deciding may take thousands).
+SHOWN_DIGITS = 60
+
+
 def _show(value: mpmath.mpf, digits: int) -> str:
-    return mpmath.nstr(value, digits)
+    """A bound for a message, correctly rounded (mpmath's nstr fails on 4300-digit integers)."""
+    return decimal_text(value, min(digits, SHOWN_DIGITS))
 
 
 def _check_reachable(mean: Fraction, var: Fraction, input_mean: Fraction, input_std: Fraction) -> tuple[str, str]:

@@ -190,7 +190,9 @@ def decimal_text(value: Fraction) -> str:
         raise ValueError(f"{value} is not a terminating decimal")
     places = max(twos, fives)
     mantissa = value.numerator * 10**places // value.denominator
-    context = decimal.Context(prec=len(str(abs(mantissa))) + 2, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+    # Enough digits for the mantissa, counted without str() (Python's 4300-digit limit).
+    context = decimal.Context(prec=int(abs(mantissa).bit_length() * 0.30103) + 3, Emax=decimal.MAX_EMAX,
+                              Emin=decimal.MIN_EMIN)
     return str(context.scaleb(decimal.Decimal(mantissa), -places).normalize(context)).lower()
 
 
