@@ -210,8 +210,12 @@ SHOWN_DIGITS = 60
 
 
 def _show(value: mpmath.mpf, digits: int) -> str:
-    """A bound for a message, correctly rounded (mpmath's nstr fails on 4300-digit integers)."""
-    return decimal_text(value, min(digits, SHOWN_DIGITS))
+    """A bound for a message, correctly rounded without trailing zeros (as mpmath's nstr, which
+    fails on values whose exponent needs a 4300-digit integer)."""
+    mantissa, e, exponent = decimal_text(value, min(digits, SHOWN_DIGITS)).partition("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return mantissa + e + exponent
 
 
 def _check_reachable(mean: Fraction, var: Fraction, input_mean: Fraction, input_std: Fraction) -> tuple[str, str]:
