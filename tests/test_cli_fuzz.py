@@ -73,18 +73,11 @@ class CallTooSlow(BaseException):
     under test may swallow it)."""
 
 
-@contextmanager
 def cpu_limit(seconds: float):
-    def expire(signum, frame):
-        raise CallTooSlow(f"a call took more than {seconds} s of CPU time")
+    """The per-call limit, on the same nesting CPU timer as the budget it wraps."""
+    from momentcalc.cpu_limit import cpu_limit as limit
 
-    previous = signal.signal(signal.SIGPROF, expire)
-    signal.setitimer(signal.ITIMER_PROF, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, previous)
+    return limit(seconds, lambda: CallTooSlow(f"a call took more than {seconds} s of CPU time"))
 
 
 # The computation budget (cli.budget, 4 s) cut for the hypothesis tests: the contract (exit 3
@@ -569,3 +562,67 @@ def test_a_table_too_large_to_lay_out_is_refused_at_once():
     run = call(["truncnorm", "--low", "-1000:-1:1", "--digits", "1000"])
     check(run)
     assert run.code == 2 and "--format csv or json" in run.stderr, run
+
+
+def test_cpu_limits_nest():
+    """One timer for the budget, sympy's limit and this file's per-call limit: an inner limit
+    fires and the outer one still holds; an outer one that runs out wins over an inner one."""
+    import time
+
+    from momentcalc.cpu_limit import cpu_limit
+
+    class Outer(BaseException):
+        pass
+
+    class Inner(Exception):
+        pass
+
+    def spin(seconds):
+        start = time.process_time()
+        while time.process_time() - start < seconds:
+            pass
+
+    with pytest.raises(Outer):
+        with cpu_limit(0.6, Outer):
+            with pytest.raises(Inner):
+                with cpu_limit(0.1, Inner):
+                    spin(5)
+            spin(5)
+    with pytest.raises(Outer):
+        with cpu_limit(0.1, Outer):
+            with cpu_limit(5, Inner):
+                spin(5)
+    assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)
+
+
+def test_an_exception_inside_arb_integration_is_raised_not_a_ball():
+    """A CPU limit's signal (or any error) in an integrand called by Arb's C integrator must
+    not leave a node undefined inside a narrow ball: it is raised after the integration."""
+    from flint import arb, ctx
+
+    from momentcalc.engine.certified import Piece, _integrate_pieces
+
+    class Stop(BaseException):
+        pass
+
+    calls = []
+
+    def branch(z, analytic):
+        calls.append(z)
+        if len(calls) == 3:
+            raise Stop
+        return z
+
+    with ctx.workprec(64), pytest.raises(Stop):
+        _integrate_pieces([Piece(None, None, branch)], [], arb(4), arb(0), arb(1), arb(2) ** -40, arb(2) ** -40)
+
+
+def test_a_far_kink_costs_no_far_node():
+    """softsign at mean 1e100000: its kink lies 1e100000 std away; mpmath took seconds per
+    node there (exp(−t²/2)) before the exit 3."""
+    import time
+
+    start = time.process_time()
+    run = call(["activation-moment", "softsign", "--mean", "1e100000"])
+    check(run)
+    assert run.code == 3 and time.process_time() - start < 2.5, run

@@ -3,25 +3,21 @@
 Extreme inputs (``--mean 1e309``, ``--input-std 1e-320``) can need more working precision
 than any machine gives in reasonable time; the adaptive loops would keep raising it for
 minutes before reporting exit 3. The command line gives each computation (each sweep point)
-``budget_seconds(digits, derive)`` of CPU time (process user time, so a busy machine does not
-cut it short) and past it stops the computation wherever it is and reports exit 3 at once.
+``budget_seconds(digits, derive)`` of CPU time (so a busy machine does not cut it short) and
+past it stops the computation wherever it is and reports exit 3 at once.
 The budget grows with ``--digits`` (1000 digits of a quadrature legitimately take seconds) and
 with ``--derive`` (sympy). The library itself has no budget.
 """
 
 from __future__ import annotations
 
-import signal
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 # Seconds of CPU time: the base, and what 1000 digits add (their quadratures take 15-20 s).
 BASE_SECONDS = 4.0
 THOUSAND_DIGITS_SECONDS = 40.0
 DERIVE_SECONDS = 20.0
-REPEAT = 0.05
 
 
 class OverBudget(BaseException):
@@ -40,21 +36,9 @@ def budget_seconds(digits: int, derive: bool) -> float:
 
 @contextmanager
 def cpu_budget(seconds: float) -> Iterator[None]:
-    """Raise OverBudget once the process has used ``seconds`` more of user CPU time
-    (SIGVTALRM; the main thread only, elsewhere no limit)."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
-        return
+    """Raise OverBudget once the process has used ``seconds`` more of CPU time (main thread
+    only; ``momentcalc.cpu_limit``, which nests with sympy's limit and a test's)."""
+    from ..cpu_limit import cpu_limit
 
-    def expired(signum: int, frame: Any) -> None:
-        raise OverBudget(seconds)
-
-    previous = signal.signal(signal.SIGVTALRM, expired)
-    # Again every REPEAT seconds: a signal that lands in a finaliser or a gc callback has its
-    # exception ignored by Python, and the computation must not then run on unbounded.
-    signal.setitimer(signal.ITIMER_VIRTUAL, seconds, REPEAT)
-    try:
+    with cpu_limit(seconds, lambda: OverBudget(seconds)):
         yield
-    finally:
-        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
-        signal.signal(signal.SIGVTALRM, previous)

@@ -335,11 +335,23 @@ def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb,
         if not high > low:
             continue
         branch = piece.branch
+        raised: list[BaseException] = []
 
         def integrand(t: acb, analytic: bool, branch: Branch = branch) -> acb:
-            return branch(mean + std * t, analytic) * (-t * t / 2).exp()
+            # An exception must not cross Arb's C integrator: it would go on with that node's
+            # value undefined (a CPU limit's signal once gave a narrow, wrong ball). It is kept,
+            # every node from then on is nan (no enclosure), and it is raised afterwards.
+            if raised:
+                return acb(arb("nan"))
+            try:
+                return branch(mean + std * t, analytic) * (-t * t / 2).exp()
+            except BaseException as error:  # noqa: BLE001  (raised again below)
+                raised.append(error)
+                return acb(arb("nan"))
 
         part = acb.integral(integrand, low, high, abs_tol=abs_tol / max(count, 1), rel_tol=rel_tol)
+        if raised:
+            raise raised[0]
         if not part.is_finite():
             raise NotCertified("the integrand could not be enclosed on the integration path")
         total += part

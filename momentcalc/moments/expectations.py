@@ -105,6 +105,15 @@ def _label(act: Activation) -> str:
     return act.name if not act.expression else act.formula
 
 
+# CPU seconds the quadrature may take to tell a divergent integral from one that only cannot
+# be proven (abs(x)**0.5 diverges: a fifth of that).
+DIVERGENCE_CHECK_SECONDS = 1.5
+
+
+class _CheckTooLong(BaseException):
+    """The divergence check ran out of time (BaseException: nothing on the way swallows it)."""
+
+
 def _certified(act: Activation, mean: Number, std: Number, digits: int, prove, compute):  # type: ignore[no-untyped-def]
     """``prove()`` → balls that round to one text at ``digits`` digits (``certified``). Where
     no proof can be made (no growth bound for the tails, a singular point on the path, a
@@ -121,7 +130,15 @@ def _certified(act: Activation, mean: Number, std: Number, digits: int, prove, c
     try:
         return prove()
     except (NotCertified, UnboundedTail) as error:
-        _by_quadrature(act, mean, std, digits, compute)  # raises InputError if it diverges
+        from ..cpu_limit import cpu_limit
+
+        try:
+            # raises InputError if it diverges; past its CPU limit (exp(-x**2) at mean 1e309
+            # takes mpmath seconds per node) the verdict is left open: exit 3, not divergent
+            with cpu_limit(DIVERGENCE_CHECK_SECONDS, _CheckTooLong):
+                _by_quadrature(act, mean, std, digits, compute)
+        except _CheckTooLong:
+            pass
         raise PrecisionError(
             f"{{activation}} {_label(act)!r}: its moments cannot be proven ({error}); "
             "no unproven digits are printed", param="activation") from None

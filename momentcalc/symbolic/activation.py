@@ -12,11 +12,8 @@ quadrature before it is shown. Where none is found, the integral it reduces to i
 
 from __future__ import annotations
 
-import signal
-import threading
-from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any, Iterator
+from typing import Any
 
 import mpmath
 
@@ -32,28 +29,12 @@ class _Timeout(Exception):
     pass
 
 
-@contextmanager
-def _time_limit(seconds: int) -> Iterator[None]:
-    """Raise _Timeout after ``seconds`` of this process's CPU time (ITIMER_PROF, main thread
-    only; elsewhere no limit)."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        yield
-        return
+def _time_limit(seconds: int) -> Any:
+    """Raise _Timeout after ``seconds`` of this process's CPU time (``momentcalc.cpu_limit``:
+    nested in the command line's budget and a test's limit; main thread only)."""
+    from ..cpu_limit import cpu_limit
 
-    def _expired(signum: int, frame: Any) -> None:
-        raise _Timeout
-
-    previous = signal.signal(signal.SIGPROF, _expired)
-    # An outer ITIMER_PROF limit (a test harness's) is suspended meanwhile and given back,
-    # less the CPU time spent here, instead of being switched off for good.
-    outer, _ = signal.setitimer(signal.ITIMER_PROF, seconds)
-    try:
-        yield
-    finally:
-        left, _ = signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, previous)
-        if outer > 0:
-            signal.setitimer(signal.ITIMER_PROF, max(outer - (seconds - left), 1e-6))
+    return cpu_limit(seconds, _Timeout)
 
 
 def _integrable_class(expr: Any, t: Any) -> bool:
