@@ -75,7 +75,7 @@ class CallTooSlow(BaseException):
 
 def cpu_limit(seconds: float):
     """The per-call limit, on the same nesting CPU timer as the budget it wraps."""
-    from momentcalc.cpu_limit import cpu_limit as limit
+    from momentcalc.engine.cpu_limit import cpu_limit as limit
 
     return limit(seconds, lambda: CallTooSlow(f"a call took more than {seconds} s of CPU time"))
 
@@ -569,7 +569,7 @@ def test_cpu_limits_nest():
     fires and the outer one still holds; an outer one that runs out wins over an inner one."""
     import time
 
-    from momentcalc.cpu_limit import cpu_limit
+    from momentcalc.engine.cpu_limit import cpu_limit
 
     class Outer(BaseException):
         pass

@@ -37,8 +37,8 @@ def budget_seconds(digits: int, derive: bool) -> float:
 @contextmanager
 def cpu_budget(seconds: float) -> Iterator[None]:
     """Raise OverBudget once the process has used ``seconds`` more of CPU time (main thread
-    only; ``momentcalc.cpu_limit``, which nests with sympy's limit and a test's)."""
-    from ..cpu_limit import cpu_limit
+    only; ``engine.cpu_limit``, which nests with sympy's limit and a test's)."""
+    from ..engine.cpu_limit import cpu_limit
 
     with cpu_limit(seconds, lambda: OverBudget(seconds)):
         yield

@@ -130,7 +130,7 @@ def _certified(act: Activation, mean: Number, std: Number, digits: int, prove, c
     try:
         return prove()
     except (NotCertified, UnboundedTail) as error:
-        from ..cpu_limit import cpu_limit
+        from ..engine.cpu_limit import cpu_limit
 
         try:
             # raises InputError if it diverges; past its CPU limit (exp(-x**2) at mean 1e309

@@ -30,9 +30,9 @@ class _Timeout(Exception):
 
 
 def _time_limit(seconds: int) -> Any:
-    """Raise _Timeout after ``seconds`` of this process's CPU time (``momentcalc.cpu_limit``:
+    """Raise _Timeout after ``seconds`` of this process's CPU time (``engine.cpu_limit``:
     nested in the command line's budget and a test's limit; main thread only)."""
-    from ..cpu_limit import cpu_limit
+    from ..engine.cpu_limit import cpu_limit
 
     return cpu_limit(seconds, _Timeout)
 
