@@ -626,3 +626,11 @@ def test_a_far_kink_costs_no_far_node():
     run = call(["activation-moment", "softsign", "--mean", "1e100000"])
     check(run)
     assert run.code == 3 and time.process_time() - start < 2.5, run
+
+
+def test_a_whole_number_of_thousands_of_digits_is_rounded_not_a_traceback():
+    """postnorm-decay --sigma 1e-4300: depth_to_threshold ≈ 9.2e8600, a whole number shown in
+    full used str() on 8601 digits (Python's 4300-digit limit)."""
+    run = call(["postnorm-decay", "--sigma", "1e-4300", "--format", "csv"])
+    check(run)
+    assert run.code == 0 and "9.21034037197618e+8600" in run.stdout, run

@@ -81,10 +81,16 @@ def error_bound_double(quantity: Quantity) -> float | None:
     return bound_double(quantity.error_bound)
 
 
+# A whole number is shown in full up to about 1000 digits (str() refuses 4300).
+WHOLE_BITS = 3300
+
+
 def shown_digits(quantity: Quantity, digits: int) -> int:
     """``digits``, or fewer for a Monte Carlo estimate whose standard error allows fewer; a
     whole-number result (``whole``) shows all of its digits and no decimals."""
     if quantity.whole and quantity.exact is not None and quantity.exact:
+        if abs(quantity.exact.numerator).bit_length() > WHOLE_BITS:
+            return digits  # (postnorm-decay --sigma 1e-4300: a depth of 10^8600) rounded, as any value
         return len(str(abs(quantity.exact.numerator)))
     if quantity.stderr is None or quantity.is_list:
         return digits
