@@ -1,5 +1,9 @@
 """The command-line interface (typer): thin commands over ``momentcalc.computations``."""
 
-from .app import app, main
+from .. import flint_lazy
+
+flint_lazy.install()  # before anything imports flint: only the Arb types load (start-up)
+
+from .app import app, main  # noqa: E402
 
 __all__ = ["app", "main"]

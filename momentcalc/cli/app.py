@@ -61,5 +61,28 @@ from .commands import (  # noqa: E402,F401
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point.
+
+    Typer builds a click command (every parameter's converter and callback) for each registered
+    command before it parses anything: about 10 ms for the dozen commands. When the first
+    argument names a command exactly, only that command is registered for this run — the group
+    still has its callback and options, so parsing, help and errors are the same; anything
+    else (``--help``, ``--version``, a misspelt command, shell completion) builds them all."""
+    import sys
+
+    everything = app.registered_commands
+    app.registered_commands = only_the_invoked(everything, sys.argv[1:])
+    try:
+        app()
+    finally:
+        app.registered_commands = everything
+
+
+def only_the_invoked(commands: list, argv: list[str]) -> list:
+    """The one command ``argv[0]`` names, or every command."""
+    import os
+
+    if not argv or any(key.startswith("_MOMENTCALC") for key in os.environ):  # shell completion
+        return commands
+    chosen = [c for c in commands if c.name == argv[0]]
+    return chosen if len(chosen) == 1 else commands

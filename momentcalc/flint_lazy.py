@@ -1,0 +1,64 @@
+"""python-flint without its package ``__init__``: the CLI's start-up cost of Arb balls.
+
+``import flint`` loads all of python-flint's 38 extension modules (polynomials, matrices,
+finite fields…), about 40 ms per process; momentcalc needs three of them (``arb``, ``acb``
+and the context ``ctx``, with ``fmpq`` for exact rationals). ``install()`` puts a stand-in
+for the ``flint`` package in ``sys.modules`` — the real package's spec and ``__path__``, so
+that ``flint.types.arb`` imports as usual — whose attributes load on first use (PEP 562
+module ``__getattr__``): ``arb``, ``acb``, ``ctx``, ``fmpq``, ``fmpz``, ``arf`` from their own
+submodules, anything else by running the real ``flint/__init__.py`` into the stand-in, which
+then is the real package. ``from flint import arb`` anywhere works unchanged.
+
+Installed by the CLI only (``momentcalc.cli``), before anything imports flint; a process that
+has already imported flint keeps it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from types import ModuleType
+from typing import Any
+
+# name -> the submodule of flint that defines it
+SUBMODULES = {
+    "ctx": "flint.pyflint",
+    "arb": "flint.types.arb",
+    "acb": "flint.types.acb",
+    "arf": "flint.types.arf",
+    "fmpq": "flint.types.fmpq",
+    "fmpz": "flint.types.fmpz",
+}
+
+
+def install() -> bool:
+    """Put the lazy ``flint`` in ``sys.modules`` (unless flint is imported already or missing).
+    Returns whether it did."""
+    if "flint" in sys.modules:
+        return False
+    spec = importlib.util.find_spec("flint")
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        return False
+    module = importlib.util.module_from_spec(spec)
+
+    def __getattr__(name: str) -> Any:  # noqa: N807 (PEP 562)
+        if name in SUBMODULES:
+            value = getattr(importlib.import_module(SUBMODULES[name]), name)
+            setattr(module, name, value)
+            return value
+        if name.startswith("__") and name not in ("__all__", "__version__"):
+            raise AttributeError(name)
+        # Anything else: become the real package.
+        del module.__dict__["__getattr__"]
+        spec.loader.exec_module(module)
+        return getattr(module, name)
+
+    module.__getattr__ = __getattr__  # type: ignore[method-assign]
+    sys.modules["flint"] = module
+    return True
+
+
+def is_lazy(module: ModuleType) -> bool:
+    """Is ``module`` the stand-in (not yet the whole package)?"""
+    return "__getattr__" in module.__dict__
