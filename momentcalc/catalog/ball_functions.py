@@ -226,13 +226,25 @@ BALL_FUNCTIONS: dict[str, BallActivation] = {
         (), ((_m(lambda z, p: z.erf()), _m(lambda z, p: 2 / arb.pi().sqrt() * (-z * z).exp())),), _const(1), _const(2)),
 }
 
-# Closed forms under N(0, 1) on balls, where a parameter can make them exactly 0 (which no
-# integral can prove): leaky_relu's mean (1 − s)/√(2π) vanishes at s = 1.
+# Closed forms under N(0, 1) on balls (the catalog's closed forms, ``activations``, evaluated
+# in Arb: a proof, where an integral at 1000 digits takes many seconds), and where a parameter
+# can make them exactly 0 (which no integral can prove): leaky_relu's mean (1 − s)/√(2π)
+# vanishes at s = 1. gelu's come from Stein's identity (E[Z·g(Z)] = E[g'(Z)]) and
+# E[Φ(Z)²] = 1/3, E[φ(Z)²] = 1/(2√3·π); erf's from E[erf(aZ)erf(bZ)] = (2/π)·asin(2ab/√((1+2a²)(1+2b²))).
 BALL_CLOSED_FORMS: dict[str, dict[str, Callable[[Mapping[str, arb]], arb]]] = {
     "leaky_relu": {
         "mean": lambda p: (1 - p["slope"]) / (2 * arb.pi()).sqrt(),
         "second_moment": lambda p: (1 + p["slope"] ** 2) / 2,
         "derivative_second_moment": lambda p: (1 + p["slope"] ** 2) / 2,
+    },
+    "gelu": {
+        "mean": lambda p: 1 / (2 * arb.pi().sqrt()),
+        "second_moment": lambda p: arb(1) / 3 + arb(3).sqrt() / (6 * arb.pi()),
+        "derivative_second_moment": lambda p: arb(1) / 3 + 2 * arb(3).sqrt() / (9 * arb.pi()),
+    },
+    "erf": {
+        "second_moment": lambda p: 2 * (arb(2) / 3).asin() / arb.pi(),
+        "derivative_second_moment": lambda p: 4 / (arb(5).sqrt() * arb.pi()),
     },
 }
 
