@@ -163,11 +163,44 @@ def test_a_dropped_tail_bound_would_be_caught(monkeypatch):
 
 
 def test_exact_zero_is_exit_3_not_digits(monkeypatch):
-    """E[σ(Z) − 1/2] = 0 exactly, which no ball can prove (parity is not provable from the tree
-    here): PrecisionError rather than noise printed as digits."""
+    """E[σ(Z) − σ(−Z)] = 0 exactly, which no ball can prove (parity is not provable from the
+    tree here): PrecisionError rather than noise printed as digits."""
     monkeypatch.setattr(certified, "MAX_CANCELLATION_DIGITS", 60)  # the same verdict, sooner
     with pytest.raises(PrecisionError):
-        expectation_balls("sigmoid(x) - 1/2", [(0, 1, 0)])
+        expectation_balls("sigmoid(x) - 1/(1 + exp(x))", [(0, 1, 0)])
+
+
+def test_odd_up_to_a_constant_has_mean_exactly_0(cli):
+    """sigmoid(x) − 1/2 is odd (parity proved from the tree): its mean is printed as an exact
+    0, its second moment agrees with the mpmath route (quadrature at 50 digits)."""
+    run = cli("activation-moment", "sigmoid(x)-1/2", "--json", "--digits", "30")
+    assert run.code == 0, run.stderr
+    results = run.json()["results"]
+    assert results["mean"]["decimal"] == "0" and results["mean"]["error_bound"] == 0
+    (second,) = expectations_by_quadrature(resolve("sigmoid(x)-1/2"), [(0, 2, 0)], mean=0, std=1, digits=50)
+    with mp.workdps(50):
+        assert results["second_moment"]["decimal"] == decimal_text(second, 30)
+        assert results["variance"]["decimal"] == results["second_moment"]["decimal"]
+
+
+def test_an_exception_inside_the_integrand_is_not_swallowed():
+    """python-flint's acb.integral drops an exception raised by the integrand (the CPU
+    budget's signal, Ctrl-C) and goes on with a garbage evaluation; the engine re-raises it."""
+    class Stop(BaseException):
+        pass
+
+    calls = [0]
+
+    def branch(z, analytic):
+        calls[0] += 1
+        if calls[0] == 40:
+            raise Stop
+        return (z / 2).tanh()
+
+    integrand = Integrand(lambda low, high: (Piece(None, None, branch),), lambda r0: (Term(1),))
+    with pytest.raises(Stop):
+        gaussian_expectation_ball(integrand, mean=Fraction(1, 3), std=1, digits=30)
+
 
 
 @pytest.mark.parametrize("digits", [15, 200])

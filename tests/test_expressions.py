@@ -160,7 +160,27 @@ def test_parity_is_proved_from_the_tree():
     assert parity(parse("abs(x) + x**2")) == "even"
     assert parity(parse("exp(-x**2)")) == "even"
     assert parity(parse("x + 1")) is None
-    assert parity(parse("sigmoid(x) - 1/2")) is None  # odd, but not provable by these rules
+    # odd up to a rational constant: sigmoid(-u) = 1 - sigmoid(u), erfc(-u) = 2 - erfc(u)
+    assert parity(parse("sigmoid(x) - 1/2")) == "odd"
+    assert parity(parse("2*sigmoid(x) - 1")) == "odd"
+    assert parity(parse("erfc(x) + sigmoid(x) - 3/2")) == "odd"
+    assert parity(parse("(sigmoid(x) - 1/2)**2")) == "even"
+    assert parity(parse("sigmoid(x) - 1/3")) is None
+    assert parity(parse("sigmoid(x)*x")) is None  # (1/2 + odd)·odd: neither
+    assert parity(parse("2**x")) is None  # a constant base with an x-dependent exponent
+    assert parity(parse("sigmoid(x) - 1/(1 + exp(x))")) is None  # odd, but not provable by these rules
+
+
+def test_shifted_parity_is_what_the_function_does():
+    """The rules checked against the functions themselves: φ(−x) = ∓φ(x) at a few points."""
+    import mpmath
+
+    for text in ("sigmoid(x) - 1/2", "erfc(x) + sigmoid(x) - 3/2", "sigmoid(sin(x))/2 - 1/4", "(sigmoid(x) - 1/2)**2",
+                 "x/(x**2 + 1)", "sin(x)/x"):
+        act = parse_activation(text)
+        sign = {"odd": -1, "even": 1}[act.parity]
+        for x in (mpmath.mpf("0.3"), mpmath.mpf("1.7"), mpmath.mpf("-4.2")):
+            assert mpmath.almosteq(act.fn(-x, {}), sign * act.fn(x, {}), 1e-14), (text, x)
     assert parity(parse("x*sigmoid(x)")) is None
 
 

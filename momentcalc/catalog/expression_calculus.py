@@ -5,6 +5,8 @@ sub-expressions whose zeros are kinks or singular points.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from typing import Any
 
 from .expression_tree import ONE, ZERO, Node, num
@@ -169,44 +171,104 @@ def to_sympy(node: Node, x: Any) -> Any:
 
 _ODD_FUNCTIONS = {"sin", "tanh", "sinh", "erf", "sign"}
 _EVEN_FUNCTIONS = {"cos", "cosh", "abs", "sech2", "sigmoid_slope"}
+# f(−u) = 2c − f(u): f − c is odd (sigmoid(−u) = 1 − sigmoid(u), erfc(−u) = 2 − erfc(u)).
+_SHIFTED_ODD_FUNCTIONS = {"sigmoid": Fraction(1, 2), "erfc": Fraction(1)}
 
 
 def parity(node: Node) -> str | None:
-    """"even", "odd" or None (unknown): proved from the tree, so an odd φ has mean exactly 0."""
-    kind = node.kind
-    if kind in ("num", "const"):
-        return "even"
-    if kind == "x":
-        return "odd"
-    parts = [parity(a) for a in node.args]
-    if kind == "neg":
-        return parts[0]
-    if kind in ("add", "sub"):
-        if node.args[0] == ZERO or node.args[1] == ZERO:
-            return parts[1] if node.args[0] == ZERO else parts[0]
-        return parts[0] if parts[0] == parts[1] else None
-    if kind in ("mul", "chain", "div"):
-        if None in parts:
-            return None
-        return "even" if parts[0] == parts[1] else "odd"
-    if kind == "pow":
-        base, exponent = parts[0], node.args[1]
-        if base == "even":
-            return "even"
-        if base == "odd" and exponent.kind == "num" and exponent.value.denominator == 1:
-            return "odd" if exponent.value.numerator % 2 else "even"
+    """"even", "odd" or None (unknown): proved from the tree, so an odd φ has mean exactly 0.
+    Odd means φ(−x) = −φ(x); a sum of parts each odd up to a rational constant (σ(x) − 1/2,
+    erfc(x) − 1, 2·sigmoid(x) − 1) is odd when the constants cancel."""
+    found = _symmetry(node)
+    if found is None:
         return None
-    name, inner = node.value, parts[0]
-    if name in ("max", "min"):
-        return "even" if inner == "even" else None
-    if inner == "even":
+    kind, shift = found
+    if kind in ("num", "even"):
         return "even"
-    if inner == "odd":
-        if name in _ODD_FUNCTIONS:
-            return "odd"
-        if name in _EVEN_FUNCTIONS:
-            return "even"
+    return "odd" if shift == 0 else None
+
+
+# _symmetry: ("num", v) a rational constant v; ("even", None) φ(−x) = φ(x); ("odd", c) φ − c is
+# odd (c rational); None: unknown.
+_Symmetry = tuple[str, Fraction | None] | None
+
+
+def _symmetry(node: Node) -> _Symmetry:
+    kind = node.kind
+    if kind == "num":
+        return ("num", node.value)
+    if kind == "const":
+        return ("even", None)
+    if kind == "x":
+        return ("odd", Fraction(0))
+    parts = [_symmetry(a) for a in node.args]
+    if None in parts:
+        return None
+    if kind == "neg":
+        return _scaled(parts[0], Fraction(-1))
+    if kind in ("add", "sub"):
+        right = parts[1] if kind == "add" else _scaled(parts[1], Fraction(-1))
+        return _sum(parts[0], right)
+    if kind in ("mul", "chain"):
+        return _product(parts[0], parts[1])
+    if kind == "div":
+        (left_kind, left_value), (right_kind, right_value) = parts
+        if right_kind == "num":
+            return _scaled(parts[0], 1 / right_value) if right_value != 0 else None
+        if right_kind == "odd" and right_value != 0:
+            return None
+        # 1/v has v's parity (odd: 1/(−v) = −1/v); then the product's rules.
+        return _product(parts[0], parts[1])
+    if kind == "pow":
+        (base_kind, base_value), exponent = parts[0], node.args[1]
+        if base_kind in ("num", "even") and parts[1][0] in ("num", "even"):  # not 2**x
+            return ("even", None)
+        if base_value == 0 and exponent.kind == "num" and exponent.value.denominator == 1:
+            return ("odd", Fraction(0)) if exponent.value.numerator % 2 else ("even", None)
+        return None
+    name, (inner_kind, inner_value) = node.value, parts[0]
+    if name in ("max", "min"):
+        return ("even", None) if inner_kind in ("num", "even") and parts[1][0] in ("num", "even") else None
+    if inner_kind in ("num", "even"):
+        return ("even", None)
+    if inner_value != 0:
+        return None
+    if name in _ODD_FUNCTIONS:
+        return ("odd", Fraction(0))
+    if name in _EVEN_FUNCTIONS:
+        return ("even", None)
+    if name in _SHIFTED_ODD_FUNCTIONS:
+        return ("odd", _SHIFTED_ODD_FUNCTIONS[name])
     return None
+
+
+def _scaled(part: _Symmetry, factor: Fraction) -> _Symmetry:
+    kind, value = part  # type: ignore[misc]
+    if kind == "even":
+        return part
+    return (kind, value * factor)
+
+
+def _sum(left: _Symmetry, right: _Symmetry) -> _Symmetry:
+    (lk, lv), (rk, rv) = left, right  # type: ignore[misc]
+    if lk == "num" and rk == "num":
+        return ("num", lv + rv)
+    if "even" in (lk, rk):
+        return ("even", None) if {lk, rk} <= {"even", "num"} else None
+    return ("odd", lv + rv)  # odd + odd, odd + a constant, a constant + odd
+
+
+def _product(left: _Symmetry, right: _Symmetry) -> _Symmetry:
+    (lk, lv), (rk, rv) = left, right  # type: ignore[misc]
+    if lk == "num" and rk == "num":
+        return ("num", lv * rv)
+    if lk == "num":
+        return _scaled(right, lv)
+    if rk == "num":
+        return _scaled(left, rv)
+    if (lk == "odd" and lv != 0) or (rk == "odd" and rv != 0):
+        return None
+    return ("even", None) if lk == rk else ("odd", Fraction(0))
 
 
 # --- points where the expression is not smooth or not defined -------------------------------------

@@ -324,6 +324,10 @@ def _mismatch(pieces: Sequence[Piece], splits: Sequence[_Split], mean: arb, std:
     return _upper(total)
 
 
+def _nan_ball() -> acb:
+    return acb(arb.nan())
+
+
 def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb, mean: arb, std: arb,
                       abs_tol: arb, rel_tol: arb) -> acb:
     """Σ over the pieces of ∫ branch(mean + std·t)·e^{−t²/2} dt over the piece ∩ [−L, L]."""
