@@ -121,6 +121,10 @@ def derivative(node: Node) -> Node:
         "sign": lambda: ZERO,
         "step": lambda: ZERO,
         "sech2": lambda: _mul(num(-2), _mul(_call("sech2", u), _call("tanh", u))),
+        # sinc(u) = sin(u)/u (expression_ball.removable): sinc' = (cos u − sinc u)/u,
+        # sinc'' = −sinc u − 2·sinc'(u)/u
+        "sinc": lambda: _call("sinc_slope", u),
+        "sinc_slope": lambda: _sub(_neg(_call("sinc", u)), _div(_mul(num(2), _call("sinc_slope", u)), u)),
     }[name]()
     return _chain(outer, du)
 

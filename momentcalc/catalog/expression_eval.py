@@ -60,6 +60,8 @@ _MP_FUNCTIONS: dict[str, Callable[..., mpmath.mpf]] = {
     # used only in derivatives, never accepted from the user:
     "sign": lambda u: mpmath.sign(u), "step": lambda u: mp.one if u > 0 else mp.zero,
     "sech2": sech2, "sigmoid_slope": sigmoid_slope,
+    # the certified route's removable singularities (expression_ball.removable): sin(u)/u
+    "sinc": mpmath.sinc, "sinc_slope": lambda u: (mpmath.cos(u) - mpmath.sinc(u)) / u if u else mp.zero,
 }
 
 

@@ -83,10 +83,11 @@ def expression_model(node: Node, mean: Fraction) -> Model:
     import mpmath
     from mpmath import mp
 
-    from ..catalog.expression_ball import compile_ball, growth_terms, kink_arguments, piece_choices
+    from ..catalog.expression_ball import compile_ball, growth_terms, kink_arguments, piece_choices, removable
     from ..catalog.expression_calculus import derivative
     from ..catalog.expression_domain import zeros
     from ..catalog.expression_eval import compile_mpmath
+    node = removable(node)
     d_node = derivative(node)
     arguments = kink_arguments(node)
     arguments += [a for a in kink_arguments(d_node) if a not in arguments]
