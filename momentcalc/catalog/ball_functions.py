@@ -266,3 +266,80 @@ EXP_POLYNOMIALS: dict[str, Callable[[Mapping[str, arb]], tuple]] = {
     "elu": lambda p: (((ExpTerm(1, 0, 1), ExpTerm(-1)), (ExpTerm(1, 1),)), ((ExpTerm(1, 0, 1),), (ExpTerm(1),))),
     "selu": _selu_exp_poly,
 }
+
+
+# --- analytic in a strip: the whole-line trapezoidal rule (``engine.trapezoid``) ----------------
+# For each entry: w, and bounds |φ(z)| ≤ P(|z|), |φ'(z)| ≤ Q(|z|) on |Im z| ≤ w (coefficients
+# of 1, |z|, |z|²…), and (φ, φ') at a real x from x and e^x by arithmetic alone. The bounds:
+#
+# * |tanh(x + iy)|² = (sinh²x + sin²y)/(sinh²x + cos²y) ≤ sec²y and |sech(x + iy)|² =
+#   1/(sinh²x + cos²y) ≤ sec²y for |y| < π/2 (poles at ±iπ/2);
+# * sigmoid(z) = (1 + tanh(z/2))/2 and σ' = sech²(z/2)/4: |σ| ≤ (1 + sec(w/2))/2,
+#   |σ'| ≤ sec²(w/2)/4 for w < π; swish = z·σ, swish' = σ + z·σ';
+# * softplus = log(1 + e^z), analytic for |Im z| < π (1 + e^z meets (−∞, 0] only at Im z = ±π):
+#   |1 + e^z| ≥ 1 where cos y ≥ 0 and ≥ sin w where π/2 < |y| ≤ w, so
+#   |log(1 + e^z)| ≤ |x| + log 2 + |log sin w| + π;
+# * mish = z·T, T = tanh(softplus z) = 1 − 2/((1 + e^z)² + 1): for |Im z| ≤ π/2, Re(1 + e^z) ≥ 1,
+#   so |(1 + e^z)² + 1| = |1 + e^z − i|·|1 + e^z + i| ≥ 1, |T| ≤ 3, |1 − T²| ≤ 10, and
+#   mish' = T + z·(1 − T²)·σ(z) with |σ| ≤ (1 + sec(π/4))/2.
+
+class StripFunctions(NamedTuple):
+    width: Callable[[], arb]
+    value_bound: Callable[[arb], tuple[arb, ...]]  # w -> coefficients of P
+    slope_bound: Callable[[arb], tuple[arb, ...]]  # w -> coefficients of Q
+    at: Callable[[arb, arb], tuple[arb, arb]]  # (x, e^x) -> (φ(x), φ'(x))
+
+
+def _sec(y: arb) -> arb:
+    return arb((1 / y.cos()).upper())
+
+
+def _sigmoid_bounds(w: arb) -> tuple[arb, arb]:
+    return arb(((1 + _sec(w / 2)) / 2).upper()), arb((_sec(w / 2) ** 2 / 4).upper())
+
+
+def _sigmoid_at(x: arb, ex: arb) -> tuple[arb, arb]:
+    d = 1 + ex
+    s = ex / d
+    return s, s / d
+
+
+def _tanh_at(x: arb, ex: arb) -> tuple[arb, arb]:
+    e2 = ex * ex
+    d = e2 + 1
+    return 1 - 2 / d, 4 * e2 / (d * d)
+
+
+def _swish_at(x: arb, ex: arb) -> tuple[arb, arb]:
+    s, ds = _sigmoid_at(x, ex)
+    return x * s, s + x * ds
+
+
+def _softplus_at(x: arb, ex: arb) -> tuple[arb, arb]:
+    s, _ = _sigmoid_at(x, ex)
+    if x > 0:
+        return x + (1 / ex).log1p(), s
+    return ex.log1p(), s
+
+
+def _mish_at(x: arb, ex: arb) -> tuple[arb, arb]:
+    one = 1 + ex
+    t = 1 - 2 / (one * one + 1)
+    return x * t, t + x * (1 - t * t) * (ex / one)
+
+
+def _softplus_value_bound(w: arb) -> tuple[arb, ...]:
+    return (arb((arb(2).log() + abs(w.sin().log()) + arb.pi()).upper()), arb(1))
+
+
+STRIP_FUNCTIONS: dict[str, StripFunctions] = {
+    "sigmoid": StripFunctions(lambda: arb.pi() * 7 / 8, lambda w: (_sigmoid_bounds(w)[0],),
+                              lambda w: (_sigmoid_bounds(w)[1],), _sigmoid_at),
+    "tanh": StripFunctions(lambda: arb.pi() * 7 / 16, lambda w: (_sec(w),), lambda w: (_sec(w) ** 2,), _tanh_at),
+    "swish": StripFunctions(lambda: arb.pi() * 7 / 8, lambda w: (arb(0), _sigmoid_bounds(w)[0]),
+                            lambda w: _sigmoid_bounds(w), _swish_at),
+    "softplus": StripFunctions(lambda: arb.pi() * 3 / 4, _softplus_value_bound,
+                               lambda w: (_sigmoid_bounds(w)[0],), _softplus_at),
+    "mish": StripFunctions(lambda: arb.pi() / 2, lambda w: (arb(0), arb(3)),
+                           lambda w: (arb(3), arb((10 * _sigmoid_bounds(w)[0]).upper())), _mish_at),
+}

@@ -319,21 +319,115 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
     from .monomials import vanishes
 
     model = model_of(act, mean)
-    found = []
+    found: list[arb | None] = []
     for monomial in monomials:
         if mean == 0 and vanishes(monomial, act.parity):
             found.append(arb(0))
             continue
         exact = _closed_form(act, monomial, mean, std, digits)
-        if exact is not None:
-            found.append(exact)
-            continue
-        exact = exp_poly_ball(act, monomial, mean, std, digits)
-        if exact is not None:
-            found.append(exact)
-            continue
-        found.append(gaussian_expectation_ball(integrand(model, monomial), mean=mean, std=std, digits=digits))
-    return found
+        if exact is None:
+            exact = exp_poly_ball(act, monomial, mean, std, digits)
+        found.append(exact)
+    pending = [i for i, ball in enumerate(found) if ball is None]
+    if pending:
+        shared = trapezoid_balls(act, [(monomials[i], None) for i in pending], mean, std, digits)
+        for i, ball in zip(pending, shared or [None] * len(pending)):
+            found[i] = ball if ball is not None else gaussian_expectation_ball(
+                integrand(model, monomials[i]), mean=mean, std=std, digits=digits)
+    return found  # type: ignore[return-value]
+
+
+# A shape of integrand: a monomial (x^a·φ^b·φ'^c), or with a centre c, (φ − c)².
+Shape = tuple[Monomial, arb | None]
+
+
+def _poly_product(p: Sequence[arb], q: Sequence[arb]) -> list[arb]:
+    out = [arb(0)] * (len(p) + len(q) - 1)
+    for i, a in enumerate(p):
+        for j, b in enumerate(q):
+            out[i + j] += a * b
+    return out
+
+
+def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, std: Fraction,
+                    digits: int) -> list[arb] | None:
+    """E[shape(X)] for catalog activations analytic in a strip (``ball_functions.STRIP_FUNCTIONS``:
+    sigmoid, tanh, swish, softplus, mish), all shapes from one set of trapezoidal nodes
+    (``engine.trapezoid``), each with relative radius ≤ 10^−(digits+3); None for other
+    activations, or when the rule would need too many nodes (a very large std)."""
+    from ..catalog.ball_functions import STRIP_FUNCTIONS
+    from ..engine.certified import BITS_PER_DIGIT, MAX_CANCELLATION_DIGITS, _bulk_size, _log2, tail_start
+    from ..engine.trapezoid import trapezoid_expectations, working_bits
+
+    spec = None if act.expression else STRIP_FUNCTIONS.get(act.name)
+    if spec is None:
+        return None
+    model = catalog_model(act)
+    growths = [integrand(model, monomial, centre).terms for monomial, centre in shapes]
+    sizes = []
+    with ctx.workprec(64):
+        m, s = as_arb(mean), as_arb(std)
+        for terms in growths:
+            size = _bulk_size(normalise(terms(tail_start(8, m, s))), m, s)
+            sizes.append(max(_log2(size), -10**6) if size > 0 else 0.0)
+    wanted = (digits + 3) * BITS_PER_DIGIT
+    goals = [size - wanted - 4 for size in sizes]
+    floors = [size - (digits + 3 + MAX_CANCELLATION_DIGITS) * BITS_PER_DIGIT for size in sizes]
+    results: list[arb | None] = [None] * len(shapes)
+    pending = list(range(len(shapes)))
+    while pending:
+        goal = min(goals[j] for j in pending)
+        with ctx.workprec(working_bits(max(sizes[j] for j in pending), goal)):
+            width = spec.width()
+            value_bound, slope_bound = spec.value_bound(width), spec.slope_bound(width)
+            todo = [shapes[j] for j in pending]
+            strips = []
+            for (a, b, c), centre in todo:
+                if centre is not None:
+                    shifted = [value_bound[0] + abs(centre), *value_bound[1:]]
+                    strips.append(_poly_product(shifted, shifted))
+                    continue
+                poly = [arb(0)] * a + [arb(1)]
+                for factor, power in ((value_bound, b), (slope_bound, c)):
+                    for _ in range(power):
+                        poly = _poly_product(poly, factor)
+                strips.append(poly)
+
+            def values(x: arb, ex: arb, todo: list = todo) -> list[arb]:
+                f, d = spec.at(x, ex)
+                out = []
+                for (a, b, c), centre in todo:
+                    if centre is not None:
+                        out.append((f - centre) ** 2)
+                        continue
+                    v = x**a if a else arb(1)
+                    if b:
+                        v = v * (f if b == 1 else f**b)
+                    if c:
+                        v = v * (d if c == 1 else d**c)
+                    out.append(v)
+                return out
+
+            balls = trapezoid_expectations(values, strips, width, [growths[j](arb(0)) for j in pending],
+                                           mean, std, goal)
+        if balls is None:
+            return None
+        still = []
+        for j, ball in zip(pending, balls):
+            if ball.mid() != 0 and ball.rad() <= abs(ball.mid()) * arb(10) ** (-(digits + 3)):
+                results[j] = ball
+                continue
+            if goals[j] <= floors[j]:
+                raise PrecisionError(
+                    f"the expectation cancels to below {digits} significant digits (it may be exactly 0) "
+                    f"within {MAX_CANCELLATION_DIGITS} digits below the integrand's size")
+            if abs(ball.mid()) > 4 * ball.rad():
+                goals[j] = max(min(goals[j] - 8, _log2(abs(ball)) - wanted - 4), floors[j])
+            else:
+                goals[j] = max(sizes[j] - (sizes[j] - goals[j]) * 2, floors[j])
+            still.append(j)
+        pending = still
+    return results  # type: ignore[return-value]
 
 
 def rounds(balls: Sequence[arb], digits: int) -> bool:
@@ -371,6 +465,9 @@ def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, d
             else:
                 centre = arb(m.mid())
                 central = exp_poly_ball(act, MEAN, mean, std, target, centre)
+                if central is None:
+                    shared = trapezoid_balls(act, [(MEAN, centre)], mean, std, target)
+                    central = shared[0] if shared else None
                 if central is None:
                     central = gaussian_expectation_ball(integrand(model_of(act, mean), MEAN, centre), mean=mean,
                                                         std=std, digits=target)

@@ -8,7 +8,8 @@ Not part of the test suite (timed tests are flaky); run it by hand, one run per 
 
 CPU seconds (user + system of the child process) are reported beside wall seconds because on a
 shared machine they are much less noisy; the ratio is taken of the CPU times, same run. To time
-another checkout (a "before" column), put it first on the path: ``PYTHONPATH=/path/to/checkout``.
+another checkout (a "before" column), put it first on the path: ``PYTHONPATH=/path/to/checkout``
+(the calls run in a scratch directory, so the current directory's package does not shadow it).
 """
 
 from __future__ import annotations
@@ -28,13 +29,13 @@ EXPRESSIONS = ("x*tanh(log(1+exp(x)))", "sin(x)/x", "log(abs(x))", "sigmoid(x)-1
 BUDGET = 20.0
 
 
-def run(argv: list[str], env: dict[str, str], timeout: float) -> tuple[float, float, int]:
+def run(argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = None) -> tuple[float, float, int]:
     """(wall s, CPU s of the child, exit code); exit code -1 on timeout."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     try:
         code = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                              timeout=timeout, check=False).returncode
+                              timeout=timeout, check=False, cwd=cwd).returncode
     except subprocess.TimeoutExpired:
         code = -1
     wall = time.perf_counter() - start
@@ -55,6 +56,10 @@ def main() -> int:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         base = [sys.executable, "-m", "momentcalc", "activation-moment"]
+
+        def run(argv: list[str], env: dict[str, str], timeout: float, _run=run) -> tuple[float, float, int]:
+            return _run(argv, env, timeout, cwd=tmp)
+
         run(base + ["relu", "--json"], env, 60)  # warm the caches and .pyc files
         load = os.getloadavg()[0]
         rows = []

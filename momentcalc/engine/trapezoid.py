@@ -1,0 +1,158 @@
+"""Certified Gaussian expectations of functions analytic in a strip, several at once, by the
+whole-line trapezoidal rule with a proven error bound (Arb balls, python-flint).
+
+For X = mean + std·T, T ~ N(0, 1), and f(t) = g(mean + std·t)·φ(t) (φ the normal density),
+
+    E[g(X)] = ∫ f(t) dt ≈ h·Σ_{|k|≤N} f(k·h),
+
+with two errors, both bounded, never estimated:
+
+* discretisation (Trefethen & Weideman, "The exponentially convergent trapezoidal rule", SIAM
+  Review 56 (2014), Theorem 5.1): if f is analytic in the strip |Im t| < a, decays in it, and
+  ∫|f(t + ib)| dt ≤ M for |b| < a, then |∫f − h·Σ_{k∈Z} f(kh)| ≤ 2M/(e^{2πa/h} − 1). Here g
+  is analytic on |Im x| ≤ w with |g(z)| ≤ P(|z|) (P a polynomial with non-negative
+  coefficients, from the catalog), a = min(w/std, A_MAX), |z| ≤ |mean| + std·|t| + w and
+  |e^{−(t+ib)²/2}| ≤ e^{a²/2}·e^{−t²/2}, so M ≤ e^{a²/2}·E[P(|mean| + w + std·|T|)], a sum of
+  absolute normal moments E|T|^j = (j − 1)·E|T|^{j−2} (E|T|⁰ = 1, E|T| = √(2/π));
+* truncation: |g(x)| ≤ Σ growth terms on the real line (``engine.certified.Term``); beyond
+  L = N·h the terms' bound G(t) decreases (checked), so h·Σ_{k>N} G(kh) ≤ ∫_L^∞ G, which
+  ``engine.certified.tail_bound`` bounds (both tails).
+
+The nodes are equispaced, so e^x and the Gaussian weights come by recurrence (multiplications
+only): x_k = mean + std·h·k, e^{x_{k±1}} = e^{x_k}·e^{±std·h}, and
+e^{−(k+1)²h²/2} = e^{−k²h²/2}·r_k with r_{k+1} = r_k·e^{−h²}. The caller evaluates its functions
+at (x, e^x) with arithmetic only (``values``), sharing them across every integrand (φ, φ², φ'²).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+from flint import arb, ctx
+
+from .certified import Term, UnboundedTail, as_arb, normalise, tail_bound
+
+# The strip half-width in t is capped: e^{a²/2} in M grows faster than e^{2πa/h} helps.
+A_MAX = 4
+# Beyond this many nodes the caller integrates otherwise (a very large std narrows the strip).
+MAX_NODES = 150_000
+
+Values = Callable[[arb, arb], Sequence[arb]]  # (x, e^x) -> the integrands at x
+
+
+def _abs_moments(n: int) -> list[arb]:
+    """E|T|^j for j = 0..n."""
+    moments = [arb(1), (2 / arb.pi()).sqrt()]
+    for j in range(2, n + 1):
+        moments.append((j - 1) * moments[j - 2])
+    return moments[: n + 1]
+
+
+def strip_integral_bound(poly: Sequence[arb], a: arb, mean: arb, std: arb, width: arb) -> arb:
+    """An upper bound of sup_{|b|<a} ∫|f(t + ib)| dt for |g(z)| ≤ Σ poly[k]·|z|^k on the strip."""
+    base = abs(mean) + width
+    moments = _abs_moments(len(poly))
+    total = arb(0)
+    for k, c in enumerate(poly):
+        if c == 0:
+            continue
+        part = arb(0)
+        for j in range(k + 1):
+            part += math.comb(k, j) * base ** (k - j) * std**j * moments[j]
+        total += c * part
+    return arb((total * (a * a / 2).exp()).upper())
+
+
+def _decreasing_from(terms: Sequence[Term], L: arb, mean: arb, std: arb) -> bool:
+    """Is each term's bound c·y^k·e^{αy + βy²}·e^{−t²/2} (y = |mean| + std·t) decreasing for t ≥ L?
+    Its log-derivative is k·std/y + std·(α + 2β|mean|) − t·(1 − 2β·std²), increasing in neither
+    k·std/y ≤ k/t nor −t·q: negative at L means negative beyond."""
+    for term in terms:
+        alpha, beta = as_arb(term.a), as_arb(term.b)
+        q = 1 - 2 * beta * std * std
+        slope = term.k / L + std * (alpha + 2 * beta * abs(mean)) - L * q
+        if not slope < 0:
+            return False
+    return True
+
+
+def trapezoid_expectations(values: Values, strips: Sequence[Sequence[arb]], width: arb,
+                           growth: Sequence[Sequence[Term]], mean: Fraction, std: Fraction,
+                           goal_log2: float) -> list[arb] | None:
+    """E[g_j(X)] for every integrand g_j that ``values`` gives, each within 2^goal_log2 (plus
+    the arithmetic's own radius), at the current precision; ``strips[j]`` bounds |g_j| on
+    |Im z| ≤ ``width`` (polynomial coefficients in |z|), ``growth[j]`` on the real line. None
+    when the rule would need more than MAX_NODES nodes."""
+    m, s = as_arb(mean), as_arb(std)
+    goal = arb(2) ** int(math.floor(goal_log2))
+    a = arb(min(float((width / s).lower()) * (1 - 2.0**-20), A_MAX))
+    if not a > 0:
+        return None
+    bounds = [strip_integral_bound(p, a, m, s, width) for p in strips]
+    largest = max(bounds, key=lambda b: float(b.log()) if b > 0 else -math.inf)
+    # h from 2M/(e^{2πa/h} − 1) ≤ goal/4, with a margin; checked in balls below.
+    logs = float((8 * largest / goal + 1).log())
+    h = arb(2 * math.pi * float(a.lower()) / (logs * 1.02 + 1))
+    discretisation = 2 * largest / ((2 * arb.pi() * a / h).exp() - 1)
+    if not discretisation <= goal / 4:
+        return None
+    # L: the tails below goal/4 and each growth bound decreasing beyond it.
+    L = max(2.0, math.sqrt(max(0.0, -2 * goal_log2 * math.log(2))) * 0.9)
+    terms = [normalise(g) for g in growth]
+    tails: arb | None = None
+    while L < 10**6:
+        Lb = arb(L)
+        try:
+            parts = [tail_bound(t, Lb, m, s) for t in terms]
+        except UnboundedTail:
+            return None
+        if all(p is not None for p in parts) and all(_decreasing_from(t, Lb, m, s) for t in terms):
+            tails = arb(0)
+            for p in parts:
+                tails = tails.max(p)
+            if tails <= goal / 4:
+                break
+        L *= 1.05
+    if tails is None or not tails <= goal / 4:
+        return None
+    n = int(math.ceil(L / float(h.lower()))) + 1
+    if n > MAX_NODES:
+        return None
+    return [total * h / (2 * arb.pi()).sqrt() + arb(0, arb((discretisation + tails).upper()))
+            for total in _sums(values, len(strips), m, s, h, n)]
+
+
+def _sums(values: Values, count: int, m: arb, s: arb, h: arb, n: int) -> list[arb]:
+    """Σ_{|k|≤n} g_j(x_k)·e^{−k²h²/2} for each j, the exponentials by recurrence."""
+    step = s * h
+    up, down = step.exp(), (-step).exp()
+    e0 = m.exp()
+    totals = [arb(0)] * count
+    for j, v in enumerate(values(m, e0)):
+        totals[j] = v
+    weight = arb(1)
+    ratio = (-h * h / 2).exp()
+    square = (-h * h).exp()
+    e_right, e_left = e0, e0
+    for k in range(1, n + 1):
+        weight *= ratio
+        ratio *= square
+        e_right *= up
+        e_left *= down
+        offset = step * k
+        right = values(m + offset, e_right)
+        left = values(m - offset, e_left)
+        for j in range(count):
+            totals[j] += (right[j] + left[j]) * weight
+    return totals
+
+
+def working_bits(size_log2: float, goal_log2: float, nodes_hint: int = MAX_NODES) -> int:
+    """A precision for an absolute goal of 2^goal_log2 on sums of terms about 2^size_log2:
+    the digits, the error the recurrences accumulate over the nodes, and guard bits."""
+    return int(size_log2 - goal_log2) + int(math.log2(nodes_hint)) + 40
+
+
+__all__ = ["trapezoid_expectations", "strip_integral_bound", "working_bits", "A_MAX", "MAX_NODES", "ctx"]

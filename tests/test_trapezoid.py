@@ -1,0 +1,109 @@
+"""The whole-line trapezoidal rule with a proven error bound (engine.trapezoid) and the strip
+bounds of the catalog entries it serves (ball_functions.STRIP_FUNCTIONS): the bounds hold on
+their strips, the balls hold the mpmath route's values, and an understated bound is caught."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from flint import arb, ctx
+from mpmath import mp
+
+from momentcalc.catalog import resolve
+from momentcalc.catalog.ball_functions import STRIP_FUNCTIONS
+from momentcalc.engine import trapezoid
+from momentcalc.engine.certified import Term
+from momentcalc.moments.certified import trapezoid_balls
+from momentcalc.moments.expectations import expectations_by_quadrature
+
+# The functions themselves, complex, by mpmath (an independent route to the bounds).
+COMPLEX = {
+    "sigmoid": (lambda z: 1 / (1 + mpmath.exp(-z)), lambda z: mpmath.exp(-z) / (1 + mpmath.exp(-z)) ** 2),
+    "tanh": (mpmath.tanh, lambda z: mpmath.sech(z) ** 2),
+    "swish": (lambda z: z / (1 + mpmath.exp(-z)),
+              lambda z: 1 / (1 + mpmath.exp(-z)) + z * mpmath.exp(-z) / (1 + mpmath.exp(-z)) ** 2),
+    "softplus": (lambda z: mpmath.log(1 + mpmath.exp(z)), lambda z: 1 / (1 + mpmath.exp(-z))),
+    "mish": (lambda z: z * mpmath.tanh(mpmath.log(1 + mpmath.exp(z))),
+             lambda z: mpmath.tanh(mpmath.log(1 + mpmath.exp(z)))
+             + z * mpmath.sech(mpmath.log(1 + mpmath.exp(z))) ** 2 / (1 + mpmath.exp(-z))),
+}
+
+
+def _poly(coefficients, r):
+    return sum(float(c.upper()) * r**k for k, c in enumerate(coefficients))
+
+
+@pytest.mark.parametrize("name", sorted(STRIP_FUNCTIONS))
+def test_strip_bounds_hold_on_the_strip(name):
+    """|φ(z)| ≤ P(|z|) and |φ'(z)| ≤ Q(|z|) on a grid of the strip |Im z| ≤ w, its edges
+    included, and the real-axis evaluation from (x, e^x) is φ, φ'."""
+    spec = STRIP_FUNCTIONS[name]
+    f, df = COMPLEX[name]
+    with ctx.workprec(80), mp.workdps(30):
+        w = spec.width()
+        P, Q = spec.value_bound(w), spec.slope_bound(w)
+        wf = float(w.lower())
+        for i in range(-40, 41):
+            x = mpmath.mpf(i) * 3 / 4
+            for j in range(-8, 9):
+                z = mpmath.mpc(x, wf * j / 8)
+                assert abs(f(z)) <= _poly(P, abs(z)), (name, z)
+                assert abs(df(z)) <= _poly(Q, abs(z)), (name, z)
+            xb = arb(mpmath.nstr(x, 20))
+            value, slope = spec.at(xb, xb.exp())
+            assert mpmath.almosteq(f(x), mpmath.mpf(value.mid().str(25, radius=False)), 1e-20)
+            assert mpmath.almosteq(df(x), mpmath.mpf(slope.mid().str(25, radius=False)), 1e-20)
+
+
+@pytest.mark.parametrize("name", sorted(STRIP_FUNCTIONS))
+@pytest.mark.parametrize(("mean", "std"), [(0, 1), (Fraction(-7, 10), Fraction(1, 3)), (Fraction(2), Fraction(4))])
+def test_trapezoid_balls_hold_the_mpmath_values_at_50_digits(name, mean, std):
+    """The second route: mpmath quadrature (split at the kinks, error-checked) at 50 digits."""
+    act = resolve(name)
+    shapes = [((0, 1, 0), None), ((0, 2, 0), None), ((0, 0, 2), None), ((1, 1, 0), None)]
+    if mean == 0 and act.parity == "odd":
+        shapes = shapes[1:]  # exactly 0, which no ball proves (the caller uses parity)
+    balls = trapezoid_balls(act, shapes, mean, std, 50)
+    reference = expectations_by_quadrature(act, [s for s, _ in shapes], mean=mean, std=std, digits=50)
+    with mp.workdps(60), ctx.workprec(400):
+        for ball, expected in zip(balls, reference):
+            value = arb(mpmath.nstr(expected, 60))
+            assert (ball - value).abs_lower() <= abs(value) * arb(10) ** -50, (name, ball, expected)
+            assert ball.rad() <= abs(ball.mid()) * arb(10) ** -53
+
+
+def _tanh_squared_at(x, ex):
+    e2 = ex * ex
+    t = 1 - 2 / (e2 + 1)
+    return [t * t]
+
+
+def _tanh_squared(goal_log2):
+    spec = STRIP_FUNCTIONS["tanh"]
+    with ctx.workprec(200):
+        w = spec.width()
+        (ball,) = trapezoid.trapezoid_expectations(
+            _tanh_squared_at, [[spec.value_bound(w)[0] ** 2]], w, [(Term(1),)], Fraction(1, 5), Fraction(3, 2),
+            goal_log2)
+    return ball
+
+
+def test_an_understated_strip_bound_would_be_caught(monkeypatch):
+    """E[tanh(X)²], X ~ N(1/5, 9/4): the ball holds the mpmath value; with the strip integral
+    bound M understated the step h comes out too large and the ball misses it."""
+    with mp.workdps(40), ctx.workprec(200):
+        exact = mpmath.quad(lambda t: mpmath.tanh(mpmath.mpf(1) / 5 + 1.5 * t) ** 2 * mpmath.npdf(t),
+                            [-mpmath.inf, -2, 0, 2, mpmath.inf])
+        value = arb(mpmath.nstr(exact, 40)) + arb(0, arb(10) ** -38)
+        assert _tanh_squared(-100).overlaps(value)
+        assert _tanh_squared(-100).rad() < arb(10) ** -29
+        monkeypatch.setattr(trapezoid, "strip_integral_bound", lambda *args: arb(2) ** -2000)
+        assert not _tanh_squared(-100).overlaps(value)
+
+
+def test_too_many_nodes_hands_back_to_the_integrator():
+    """A std so large that the strip in t is thin would need more than MAX_NODES nodes: None
+    (the caller integrates with acb.integral), never a coarse rule."""
+    assert trapezoid_balls(resolve("tanh"), [((0, 2, 0), None)], Fraction(0), Fraction(10**6), 30) is None
