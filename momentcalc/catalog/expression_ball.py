@@ -575,7 +575,27 @@ def piece_choices(arguments: Sequence[Node], candidates: Sequence[arb], low: arb
                 raise NotCertified(f"cannot prove where {arg} changes sign")
             signs[arg] = sign
         choices.append(signs)
-    return Kinks(tuple(arb(p, margin) for p in points), tuple(choices))
+    return Kinks(tuple(p if _exact_kink(p, margin, compiled) else arb(p, margin) for p in points), tuple(choices))
+
+
+def _exact_kink(point: arb, margin: arb, compiled: Sequence[tuple[Node, BallFn, BallFn]]) -> bool:
+    """Is the only kink within ``margin`` of the exact ``point`` exactly there? Some argument
+    is exactly 0 at the point with a derivative bounded away from 0 on the ball (its one zero
+    there), and every other argument keeps away from 0 on the ball."""
+    if point.rad() != 0:
+        return False
+    ball = acb(arb(point, margin))
+    found = False
+    for _, u, du in compiled:
+        whole = u(ball, False)
+        if whole.is_finite() and not whole.real.contains(0):
+            continue
+        at = u(acb(point), False)
+        slope = du(ball, False)
+        if not (at.real == 0 and at.imag == 0 and slope.is_finite() and slope.real.abs_lower() > 0):
+            return False
+        found = True
+    return found
 
 
 # --- polynomials, integrated exactly ---------------------------------------------------------
@@ -634,3 +654,92 @@ def polynomial_terms(node: Node) -> dict[int, arb] | None:
             out = nxt
         return out
     return None
+
+
+# --- integrable log singularities ------------------------------------------------------------
+
+# Bounded real functions: |f(u)| ≤ the value for every real u.
+_BOUNDED = {"sin": 1, "cos": 1, "tanh": 1, "erf": 1, "sigmoid": 1, "sign": 1, "step": 1, "sech2": 1,
+            "sigmoid_slope": 1, "sinc": 1, "sinc_slope": 1, "erfc": 2}
+
+
+def _poly_add(p: list[arb], q: list[arb]) -> list[arb]:
+    n = max(len(p), len(q))
+    return [(p[i] if i < len(p) else arb(0)) + (q[i] if i < len(q) else arb(0)) for i in range(n)]
+
+
+def _poly_mul(p: list[arb], q: list[arb]) -> list[arb]:
+    out = [arb(0)] * (len(p) + len(q) - 1)
+    for i, a in enumerate(p):
+        for j, b in enumerate(q):
+            out[i + j] += a * b
+    return out
+
+
+def _strip_abs(node: Node) -> Node:
+    while node.kind == "call" and node.value == "abs":
+        node = node.args[0]
+    return node
+
+
+def local_log_bound(node: Node, p: arb, delta: arb) -> list[arb] | None:
+    """Coefficients c_k with |φ(x)| ≤ Σ c_k·ℓ(x)^k for 0 < |x − p| ≤ δ (δ < 1/e), where
+    ℓ(x) = log(1/|x − p|) ≥ 1: φ may be singular at p only through log of an expression u
+    with a simple zero at p (u(p) = 0 exactly, |u'| ≥ c1 > 0 on the interval, so by the mean
+    value theorem c1·|x − p| ≤ |u(x)| ≤ c2·|x − p| and |log|u(x)|| ≤ ℓ(x) + max|log c_i|).
+    The rules: a sub-expression finite on the whole interval is bounded by its ball there;
+    sums add, products multiply, natural powers; sin, cos, tanh, erf, sigmoid… are bounded
+    whatever their argument, abs keeps its argument's bound, division by a sub-expression
+    bounded away from 0 divides. None where no bound follows (then the caller does not
+    integrate across p)."""
+    interval = acb(arb(p, delta.upper()))
+    value = compile_ball(node)(interval, False)
+    if value.is_finite():
+        return [arb(value.abs_upper())]
+    kind = node.kind
+    if kind == "neg" or (kind == "call" and node.value == "abs"):
+        return local_log_bound(node.args[0], p, delta)
+    if kind == "call" and node.value in _BOUNDED:
+        return [arb(_BOUNDED[node.value])]
+    if kind == "call" and node.value == "log":
+        u = _strip_abs(node.args[0])
+        at_p = compile_ball(u)(acb(p), False)
+        if not (at_p.real == 0 and at_p.imag == 0):
+            return None
+        slope = compile_ball(derivative(u))(interval, False)
+        if not slope.is_finite() or not slope.abs_lower() > 0:
+            return None
+        low, high = arb(slope.abs_lower()), arb(slope.abs_upper())
+        shift = abs(low.log()).max(abs(high.log()))
+        return [arb(shift.upper()), arb(1)]
+    if kind in ("add", "sub"):
+        parts = [local_log_bound(a, p, delta) for a in node.args]
+        return None if None in parts else _poly_add(*parts)  # type: ignore[arg-type]
+    if kind in ("mul", "chain"):
+        parts = [local_log_bound(a, p, delta) for a in node.args]
+        return None if None in parts else _poly_mul(*parts)  # type: ignore[arg-type]
+    if kind == "div":
+        top = local_log_bound(node.args[0], p, delta)
+        bottom = compile_ball(node.args[1])(interval, False)
+        if top is None or not bottom.is_finite() or not bottom.abs_lower() > 0:
+            return None
+        low = arb(bottom.abs_lower())
+        return [arb((c / low).upper()) for c in top]
+    if kind == "pow":
+        exponent = node.args[1]
+        if exponent.kind != "num" or exponent.value.denominator != 1 or exponent.value < 0:
+            return None
+        base = local_log_bound(node.args[0], p, delta)
+        if base is None:
+            return None
+        result = [arb(1)]
+        for _ in range(int(exponent.value)):
+            result = _poly_mul(result, base)
+        return result
+    return None
+
+
+def log_power_integral(k: int, delta: arb) -> arb:
+    """∫_0^δ log(1/t)^k dt = δ·Σ_{j=0}^{k} k!/j!·log(1/δ)^j (integrating by parts)."""
+    L = (1 / delta).log()
+    return delta * sum((arb(math.factorial(k) // math.factorial(j)) * L**j for j in range(k + 1)), arb(0))

@@ -71,6 +71,9 @@ class Integrand(NamedTuple):
     pieces: Callable[[arb, arb], Sequence[Piece]]
     terms: Callable[[arb], Sequence[Term]]
     truth: Branch | None = None
+    # At an exact break point p where g is singular: coefficients c_k with
+    # |g(x)| ≤ Σ c_k·log(1/|x − p|)^k for 0 < |x − p| ≤ δ (an integrable log singularity), or None.
+    local: Callable[[arb, arb], Sequence[arb] | None] | None = None
 
 
 class Term(NamedTuple):
@@ -328,13 +331,53 @@ def _nan_ball() -> acb:
     return acb(arb.nan())
 
 
+def _singular_gaps(integrand: Integrand, pieces: Sequence[Piece], splits: Sequence[_Split], mean: arb,
+                   std: arb, goal: arb) -> tuple[list[arb], arb]:
+    """Half-widths (in t) of the neighbourhoods cut out around exact break points where g is
+    singular with a local log bound (0 elsewhere), and the bound of what they hold:
+    norm/std·2·Σ c_k·∫_0^δ log(1/u)^k du (the Gaussian weight is at most 1)."""
+    from ..catalog.expression_ball import log_power_integral
+
+    gaps = [arb(0)] * len(splits)
+    total = arb(0)
+    if integrand.local is None:
+        return gaps, total
+    norm = 1 / (2 * arb.pi()).sqrt()
+    for i, split in enumerate(splits):
+        low = pieces[i + 1].low
+        if split.slack != 0 or low is None:
+            continue
+        p = as_arb(low)
+        x = acb(p)
+        if pieces[i].branch(x, False).is_finite() and pieces[i + 1].branch(x, False).is_finite():
+            continue
+        delta = arb(2) ** (min(-4, _log2(goal) - 16))
+        for _ in range(40):
+            poly = integrand.local(p, delta)
+            if poly is None:
+                break
+            bound = 2 * norm / std * sum((c * log_power_integral(k, delta) for k, c in enumerate(poly)), arb(0))
+            if bound <= goal / 8:
+                gaps[i] = arb((delta / std).lower())
+                total += _upper(bound)
+                break
+            delta = delta * arb(2) ** -16
+    return gaps, total
+
+
 def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb, mean: arb, std: arb,
-                      abs_tol: arb, rel_tol: arb) -> acb:
-    """Σ over the pieces of ∫ branch(mean + std·t)·e^{−t²/2} dt over the piece ∩ [−L, L]."""
+                      abs_tol: arb, rel_tol: arb, gaps: Sequence[arb] = ()) -> acb:
+    """Σ over the pieces of ∫ branch(mean + std·t)·e^{−t²/2} dt over the piece ∩ [−L, L], less
+    the neighbourhood ±gaps[j] of each split point j."""
+    gaps = list(gaps) or [arb(0)] * len(splits)
     edges = [-L] + [s.t for s in splits] + [L]
     total = acb(0)
     count = sum(1 for a, b in zip(edges, edges[1:]) if b > a)
-    for piece, low, high in zip(pieces, edges, edges[1:]):
+    for j, (piece, low, high) in enumerate(zip(pieces, edges, edges[1:])):
+        if j > 0:
+            low = low + gaps[j - 1]
+        if j < len(splits):
+            high = high - gaps[j]
         low, high = low.max(-L), high.min(L)
         if not high > low:
             continue
@@ -372,8 +415,9 @@ def _attempt(integrand: Integrand, mean: Fraction, std: Fraction, goal_log2: flo
         pieces = integrand.pieces(m - s * L, m + s * L)
         splits = _splits(pieces, m, s)
         norm = 1 / (2 * arb.pi()).sqrt()
-        finite = _integrate_pieces(pieces, splits, L, m, s, goal / 2 / norm, arb(2) ** (-prec + GUARD_BITS // 2))
-        mismatch = _mismatch(pieces, splits, m, s, integrand.truth)
+        gaps, singular = _singular_gaps(integrand, pieces, splits, m, s, goal)
+        finite = _integrate_pieces(pieces, splits, L, m, s, goal / 2 / norm, arb(2) ** (-prec + GUARD_BITS // 2), gaps)
+        mismatch = _mismatch(pieces, splits, m, s, integrand.truth) + singular
         value = finite.real * norm
         imag = finite.imag
         if not imag.contains(0):

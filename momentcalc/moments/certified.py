@@ -56,6 +56,8 @@ class Model(NamedTuple):
     branches: Callable[[arb, arb], Branches]
     growth: Callable[[arb], Sequence[Term]]
     derivative_growth: Callable[[arb], Sequence[Term]]
+    # (p, δ) -> local log bounds of φ and φ' near a singular break point p (expression_ball.local_log_bound)
+    local: Callable[[arb, arb], tuple[list[arb] | None, list[arb] | None]] | None = None
 
 
 def catalog_model(act: Activation) -> Model:
@@ -83,7 +85,14 @@ def expression_model(node: Node, mean: Fraction) -> Model:
     import mpmath
     from mpmath import mp
 
-    from ..catalog.expression_ball import compile_ball, growth_terms, kink_arguments, piece_choices, removable
+    from ..catalog.expression_ball import (
+        compile_ball,
+        growth_terms,
+        kink_arguments,
+        local_log_bound,
+        piece_choices,
+        removable,
+    )
     from ..catalog.expression_calculus import derivative
     from ..catalog.expression_domain import zeros
     from ..catalog.expression_eval import compile_mpmath
@@ -108,8 +117,11 @@ def expression_model(node: Node, mean: Fraction) -> Model:
                         [compile_ball(d_node, choices) for choices in kinks.choices],
                         (compile_ball(node), compile_ball(d_node)))
 
+    def local(p: arb, delta: arb) -> tuple[list[arb] | None, list[arb] | None]:
+        return local_log_bound(node, p, delta), local_log_bound(d_node, p, delta)
+
     del mpmath
-    return Model(branches, lambda r0: growth_terms(node, r0), lambda r0: growth_terms(d_node, r0))
+    return Model(branches, lambda r0: growth_terms(node, r0), lambda r0: growth_terms(d_node, r0), local)
 
 
 def _separated(points: list[arb], margin: arb) -> list[arb]:
@@ -187,7 +199,25 @@ def integrand(model: Model, monomial: Monomial, centre: arb | None = None) -> In
             return acb(0)  # exact kinks: the branches themselves bound the mismatch
         return shape(*br.truth)(z, analytic)
 
-    return Integrand(pieces, terms, truth)
+    def local(p: arb, delta: arb) -> list[arb] | None:
+        """|x^a·φ^b·φ'^c| (or (φ − centre)²) near p from the local bounds of φ and φ'."""
+        if model.local is None:
+            return None
+        f, d = model.local(p, delta)
+        if centre is not None:
+            if f is None:
+                return None
+            shifted = [f[0] + abs(centre), *f[1:]]
+            return _poly_product(shifted, shifted)
+        result = [arb(((abs(p) + delta) ** a).upper())]
+        for factor, power in ((f, b), (d, c)):
+            if power and factor is None:
+                return None
+            for _ in range(power):
+                result = _poly_product(result, factor)
+        return result
+
+    return Integrand(pieces, terms, truth, local)
 
 
 # --- expectations and the summary as proven balls --------------------------------------------

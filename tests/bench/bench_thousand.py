@@ -57,15 +57,12 @@ def main() -> int:
         env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         base = [sys.executable, "-m", "momentcalc", "activation-moment"]
 
-        def run(argv: list[str], env: dict[str, str], timeout: float, _run=run) -> tuple[float, float, int]:
-            return _run(argv, env, timeout, cwd=tmp)
-
-        run(base + ["relu", "--json"], env, 60)  # warm the caches and .pyc files
+        run(base + ["relu", "--json"], env, 60, tmp)  # warm the caches and .pyc files
         load = os.getloadavg()[0]
         rows = []
         for name in names:
-            default = run(base + [name, "--json"], env, 60)
-            thousand = run(base + [name, "--digits", "1000", "--json"], env, args.timeout)
+            default = run(base + [name, "--json"], env, 60, tmp)
+            thousand = run(base + [name, "--digits", "1000", "--json"], env, args.timeout, tmp)
             ratio = thousand[1] / default[1] if default[1] > 0 else float("inf")
             rows.append((name, default, thousand, ratio))
             if not args.markdown:
