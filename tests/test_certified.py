@@ -297,3 +297,11 @@ def test_log_singularity_mean_via_the_cli(cli):
     (reference,) = expectations_by_quadrature(resolve("log(abs(x))"), [(0, 1, 0)], mean="0.5", std=2, digits=30)
     with mp.workdps(40):
         assert contains(value, reference, abs(reference) * mpmath.mpf(10) ** -28)
+
+
+@pytest.mark.parametrize("k", [0, 1, 3])
+def test_log_power_integral_against_quadrature(k):
+    with ctx.workprec(200), mp.workdps(40):
+        delta = arb(2) ** -7
+        exact = mpmath.quad(lambda u: mpmath.log(1 / u) ** k, [0, mpmath.mpf(2) ** -7])
+        assert contains(certified.log_power_integral(k, delta), exact, mpmath.mpf(10) ** -35)

@@ -737,9 +737,3 @@ def local_log_bound(node: Node, p: arb, delta: arb) -> list[arb] | None:
             result = _poly_mul(result, base)
         return result
     return None
-
-
-def log_power_integral(k: int, delta: arb) -> arb:
-    """∫_0^δ log(1/t)^k dt = δ·Σ_{j=0}^{k} k!/j!·log(1/δ)^j (integrating by parts)."""
-    L = (1 / delta).log()
-    return delta * sum((arb(math.factorial(k) // math.factorial(j)) * L**j for j in range(k + 1)), arb(0))

@@ -331,13 +331,17 @@ def _nan_ball() -> acb:
     return acb(arb.nan())
 
 
+def log_power_integral(k: int, delta: arb) -> arb:
+    """∫_0^δ log(1/t)^k dt = δ·Σ_{j=0}^{k} k!/j!·log(1/δ)^j (integrating by parts)."""
+    L = (1 / delta).log()
+    return delta * sum((arb(math.factorial(k) // math.factorial(j)) * L**j for j in range(k + 1)), arb(0))
+
+
 def _singular_gaps(integrand: Integrand, pieces: Sequence[Piece], splits: Sequence[_Split], mean: arb,
                    std: arb, goal: arb) -> tuple[list[arb], arb]:
     """Half-widths (in t) of the neighbourhoods cut out around exact break points where g is
     singular with a local log bound (0 elsewhere), and the bound of what they hold:
     norm/std·2·Σ c_k·∫_0^δ log(1/u)^k du (the Gaussian weight is at most 1)."""
-    from ..catalog.expression_ball import log_power_integral
-
     gaps = [arb(0)] * len(splits)
     total = arb(0)
     if integrand.local is None:
