@@ -103,6 +103,8 @@ def trapezoid_expectations(values: Values, strips: Sequence[Sequence[arb]], widt
     terms = [normalise(g) for g in growth]
     tails: arb | None = None
     while L < 10**6:
+        if L / float(h.lower()) > MAX_NODES:  # give up before bounding tails no rule can reach
+            return None
         Lb = arb(L)
         try:
             parts = [tail_bound(t, Lb, m, s) for t in terms]
