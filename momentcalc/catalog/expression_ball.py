@@ -668,7 +668,8 @@ def _poly_add(p: list[arb], q: list[arb]) -> list[arb]:
     return [(p[i] if i < len(p) else arb(0)) + (q[i] if i < len(q) else arb(0)) for i in range(n)]
 
 
-def _poly_mul(p: list[arb], q: list[arb]) -> list[arb]:
+def poly_mul(p: Sequence[arb], q: Sequence[arb]) -> list[arb]:
+    """The product of two polynomials given by their coefficient lists (constant first)."""
     out = [arb(0)] * (len(p) + len(q) - 1)
     for i, a in enumerate(p):
         for j, b in enumerate(q):
@@ -717,7 +718,7 @@ def local_log_bound(node: Node, p: arb, delta: arb) -> list[arb] | None:
         return None if None in parts else _poly_add(*parts)  # type: ignore[arg-type]
     if kind in ("mul", "chain"):
         parts = [local_log_bound(a, p, delta) for a in node.args]
-        return None if None in parts else _poly_mul(*parts)  # type: ignore[arg-type]
+        return None if None in parts else poly_mul(*parts)  # type: ignore[arg-type]
     if kind == "div":
         top = local_log_bound(node.args[0], p, delta)
         bottom = compile_ball(node.args[1])(interval, False)
@@ -734,6 +735,6 @@ def local_log_bound(node: Node, p: arb, delta: arb) -> list[arb] | None:
             return None
         result = [arb(1)]
         for _ in range(int(exponent.value)):
-            result = _poly_mul(result, base)
+            result = poly_mul(result, base)
         return result
     return None

@@ -21,6 +21,7 @@ from typing import NamedTuple
 from flint import acb, arb, ctx
 
 from ..catalog import Activation
+from ..catalog.expression_ball import poly_mul
 from ..catalog.expression_tree import Node
 from .monomials import Monomial
 from ..engine.certified import (
@@ -208,13 +209,13 @@ def integrand(model: Model, monomial: Monomial, centre: arb | None = None) -> In
             if f is None:
                 return None
             shifted = [f[0] + abs(centre), *f[1:]]
-            return _poly_product(shifted, shifted)
+            return poly_mul(shifted, shifted)
         result = [arb(((abs(p) + delta) ** a).upper())]
         for factor, power in ((f, b), (d, c)):
             if power and factor is None:
                 return None
             for _ in range(power):
-                result = _poly_product(result, factor)
+                result = poly_mul(result, factor)
         return result
 
     return Integrand(pieces, terms, truth, local)
@@ -371,14 +372,6 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
 Shape = tuple[Monomial, arb | None]
 
 
-def _poly_product(p: Sequence[arb], q: Sequence[arb]) -> list[arb]:
-    out = [arb(0)] * (len(p) + len(q) - 1)
-    for i, a in enumerate(p):
-        for j, b in enumerate(q):
-            out[i + j] += a * b
-    return out
-
-
 def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, std: Fraction,
                     digits: int) -> list[arb] | None:
     """E[shape(X)] for catalog activations analytic in a strip (``ball_functions.STRIP_FUNCTIONS``:
@@ -415,12 +408,12 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
             for (a, b, c), centre in todo:
                 if centre is not None:
                     shifted = [value_bound[0] + abs(centre), *value_bound[1:]]
-                    strips.append(_poly_product(shifted, shifted))
+                    strips.append(poly_mul(shifted, shifted))
                     continue
                 poly = [arb(0)] * a + [arb(1)]
                 for factor, power in ((value_bound, b), (slope_bound, c)):
                     for _ in range(power):
-                        poly = _poly_product(poly, factor)
+                        poly = poly_mul(poly, factor)
                 strips.append(poly)
 
             def values(x: arb, ex: arb, todo: list = todo) -> list[arb]:
