@@ -112,6 +112,19 @@ def test_bad_input_one_line_exit_2(args, needle):
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
 
 
+@pytest.mark.parametrize("command", ["truncnorm", "verify"])
+@pytest.mark.parametrize("args,needle", [
+    (["--format", "junk", "--json"], "--format must be one of table, json, csv, got 'junk'"),
+    (["--format", "csv", "--json"], "--format csv contradicts --json"),
+])
+def test_json_flag_does_not_excuse_a_bad_format(command, args, needle):
+    """--json is short for --format json: a bad or contradicting --format is exit 2 (it was
+    silently overruled), with the error object on stdout since JSON was asked for."""
+    run = invoke(command, *args)
+    assert run.code == 2 and needle in run.stderr
+    assert run.json()["error"]["code"] == 2
+
+
 def test_bad_input_with_json_prints_error_object():
     run = invoke("truncnorm", "--std", "0", "--json")
     assert run.code == 2

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -303,3 +304,39 @@ def test_certified_limits_at_q_star_zero_from_the_kernels():
         assert assert_certified(ordered["chi1"], 30) == to_decimal(chi, 30)
         assert assert_certified(ordered["depth_scale_q"], 30) == to_decimal(-1 / mpmath.log(chi), 30)
     assert not any(q.certified for q in meanfield("tanh").results)
+
+
+@pytest.mark.parametrize("name, params, sigma_w2, q0", [
+    ("relu", None, "2", "3"),  # He initialization, no bias
+    ("leaky_relu", {"slope": "0.5"}, "1.6", "1"),  # 1.6·(1 + 0.25)/2 = 1: printed q* = 0 before
+    ("leaky_relu", {"slope": "0.75"}, "1.28", "0.25"),  # 1.28·(1 + 0.5625)/2 = 1
+])
+def test_length_preserving_map_keeps_q0(name, params, sigma_w2, q0):
+    """sigma_w2*E[phi(Z)^2] = 1 and sigma_b2 = 0 for a positively homogeneous phi: the length map
+    is q -> q, so q* is q0 exactly (it was an exit 3 'zero derivative', or q* = 0 for leaky_relu),
+    chi1 = 1, c* = 1 and both depth scales infinite, all exact. Second route: the length map by
+    quadrature (no kernel) at q0 returns q0, and E[phi'^2] = E[phi^2] by quadrature (chi1 = 1)."""
+    r = meanfield(name, sigma_w2=sigma_w2, q0=q0, params=params, digits=30)
+    assert r["q_star"].exact == Fraction(q0)
+    assert r["chi1"].exact == 1 and r["c_star"].exact == 1
+    assert r.value("depth_scale_q") == mpmath.inf and r.value("depth_scale_c") == mpmath.inf
+    assert all(q.certified for q in r.results)
+    with mp.workdps(40):
+        q, w = (mpmath.mpf(Fraction(t).numerator) / Fraction(t).denominator for t in (q0, sigma_w2))
+        length = _quadrature_model(name, params).length(q, 35)
+        assert _agree(w * length.A, q, 30) and _agree(w * length.B, mp.one, 30)
+
+
+def test_length_preserving_critical_and_linear():
+    """relu --critical: sigma_w2 = 2 with q* = q0 (not 0); identity: every c is a fixed point too
+    (c* undefined, nan, not claimed); sigma_b2 > 0 on the same map: q grows by sigma_b2 per layer,
+    no fixed point (exit 2)."""
+    he = meanfield("relu", critical=True, q0="5")
+    assert he["sigma_w2"].exact == 2 and he["q_star"].exact == 5 and he["chi1"].exact == 1
+    linear = meanfield("identity", q0="2")
+    assert linear["q_star"].exact == 2 and mpmath.isnan(linear.value("c_star")) and not linear["c_star"].certified
+    assert any("undefined" in note for note in linear.notes)
+    with pytest.raises(InputError, match="no fixed point"):
+        meanfield("relu", sigma_w2="2", sigma_b2="0.1")
+    with pytest.raises(InputError, match="no fixed point"):
+        meanfield("leaky_relu", sigma_w2="1.6", sigma_b2="0.01", params={"slope": "0.5"})

@@ -55,13 +55,17 @@ def _arguments(parameters: list[inspect.Parameter]) -> dict[str, str]:
 
 
 def output_format(fmt: str, json_flag: bool) -> str:
-    if json_flag:
-        return "json"
+    """The output form: ``--json`` is short for ``--format json``, so it cannot excuse a bad
+    ``--format`` nor overrule ``--format csv`` (the default ``table`` gives way to it)."""
     if fmt not in FORMATS:
         error = InputError(param="format", allowed=f"one of {', '.join(FORMATS)}", got=repr(fmt))
-        error.json_output = False
-        raise error
-    return fmt
+    elif json_flag and fmt == "csv":
+        error = InputError("{format} csv contradicts --json (short for --format json): give one of them",
+                           param="format")
+    else:
+        return "json" if json_flag else fmt
+    error.json_output = json_flag
+    raise error
 
 
 @contextmanager

@@ -233,6 +233,44 @@ def _locate(model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf, zero_fix
 
 # --- the computation --------------------------------------------------------------------------
 
+def _preserved_notes(kink: bool) -> list[str]:
+    """Notes for the length-preserving case; ``kink``: φ'(0−) ≠ φ'(0+)."""
+    notes = ["the length is preserved exactly: sigma_w2*E[phi(Z)^2] = 1 with sigma_b2 = 0 makes the length map "
+             "q -> q for this positively homogeneous phi, so every q is a fixed point and q* is q0 at every depth; "
+             "chi1 = 1 (the edge of chaos; for relu this is He initialization, sigma_w2 = 2)"]
+    if kink:
+        notes.append("correlations between inputs approach c* = 1 only polynomially with depth: both depth scales "
+                     "are infinite")
+    else:
+        notes.append("c_star is undefined (nan): the network is linear and keeps every correlation; both depth "
+                     "scales are infinite")
+    return notes
+
+
+def _homogeneous_second_moment(model: Model) -> Fraction | None:
+    """E[φ(Z)²] (= E[φ'(Z)²]) exactly for a positively homogeneous catalog φ, else None."""
+    from ..catalog.kernels import HOMOGENEOUS_SECOND_MOMENT
+
+    moment = None if model.act.expression else HOMOGENEOUS_SECOND_MOMENT.get(model.act.name)
+    if moment is None:
+        return None
+    given = dict(model.act.values)
+    return moment({p.name: Fraction(given.get(p.name, p.default)) for p in model.act.params})
+
+
+def _length_preserved(q0: Fraction, second: Fraction, critical: bool, kink: bool) -> dict[str, object]:
+    """The exact results where the length map is q -> q (σ_w²·E[φ(Z)²] = 1, σ_b² = 0, φ
+    positively homogeneous): q* = q0; χ₁ = σ_w²·E[φ'²] = 1 since E[φ'²] = E[φ²]; V' = 1 and
+    χ₁ = 1 make both depth scales infinite. The correlation map (convex, R(1) = 1, R'(1) =
+    χ₁ = 1) has c* = 1 where φ has a kink at 0, and is c -> c (c* undefined: nan) where φ
+    is linear."""
+    out: dict[str, object] = {"sigma_w2": 1 / second} if critical else {}
+    out.update(q_star=q0, chi1=Fraction(1), depth_scale_q=mpmath.inf, depth_scale_c=mpmath.inf)
+    if kink:
+        out["c_star"] = Fraction(1)
+    return out
+
+
 
 def _depth_scale(slope: mpmath.mpf) -> mpmath.mpf:
     """−1/ln|slope|: inf at |slope| = 1, 0 at slope = 0."""
@@ -289,7 +327,18 @@ def meanfield(
         phi0, left, right = model.at_zero()
         zero_fixed = b == 0 and phi0 == 0
         results: dict[str, mpmath.mpf] = {}
-        if critical:
+        second = _homogeneous_second_moment(model)
+        preserved = second is not None and (
+            given["sigma_b2"] == 0 if critical else given["sigma_w2"] * second == 1)  # type: ignore[operator]
+        if preserved:
+            if given["sigma_b2"] != 0:
+                raise _no_fixed_point(b, to_text(given["sigma_b2"]), to_text(given["sigma_w2"]))  # type: ignore[arg-type]  # V(q) = q + sigma_b2
+            w = to_mpf(1 / second) if critical else to_mpf(given["sigma_w2"])  # type: ignore[arg-type, operator]
+            q_star, length = q0_, None
+            results["c_star"] = mpmath.nan  # used where φ is linear (no kink): c* undefined
+            proof: dict[str, object] = _length_preserved(given["q0"], second, critical, left != right)  # type: ignore[arg-type]
+            notes.extend(_preserved_notes(left != right))
+        elif critical:
             w, q_star, length = _critical(model, b, zero_fixed, (left, right), digits, label)
             results["sigma_w2"] = w
         else:
@@ -301,9 +350,11 @@ def meanfield(
                 q_star, length = mp.zero, None
             else:
                 q_star, length = _newton(_length_step(model, w, b), start, digits, "the fixed point q*")
-        results.update(_at_fixed_point(model, w, b, q_star, length, (left, right), digits, notes, critical))
-        proof = {}
-        if length is not None:  # q* > 0: proven in balls around the values found
+        if not preserved:
+            results.update(_at_fixed_point(model, w, b, q_star, length, (left, right), digits, notes, critical))
+        if preserved:
+            pass
+        elif length is not None:  # q* > 0: proven in balls around the values found
             from .meanfield_proof import prove
 
             proof = prove(model, None if critical else given["sigma_w2"], given["sigma_b2"], q_star, digits)  # type: ignore[arg-type]
@@ -323,7 +374,7 @@ def meanfield(
     unproven = [q.name for q in quantities if not q.certified]
     if unproven:
         notes.append(f"not proven by ball arithmetic (certified: false): {', '.join(unproven)}; "
-                     f"they rest on mpmath at raised precision ({_why_unproven(unproven, q_star)})")
+                     f"they rest on mpmath at raised precision ({_why_unproven(unproven, q_star, preserved)})")
     inputs: dict[str, object] = {"activation": label}
     inputs.update(dict(act.values))
     if not critical:
@@ -343,13 +394,16 @@ def meanfield(
     return Computation("meanfield", inputs, digits, tuple(quantities), notes=tuple(notes), derivation=derivation)
 
 
-def _why_unproven(names: list[str], q_star: mpmath.mpf) -> str:
-    """Why the results ``names`` are not proven, in a few words."""
+def _why_unproven(names: list[str], q_star: mpmath.mpf, preserved: bool = False) -> str:
+    """Why the results ``names`` are not proven, in a few words (``preserved``: the length
+    map is q -> q, where only a linear φ's undefined c* is left unproven)."""
     if q_star == 0:
         return ("the limits at q* = 0 are proven only for an activation with a closed-form kernel; "
                 "c* is undefined where phi'(0-) = phi'(0+)")
     reasons = []
-    if "c_star" in names or "depth_scale_c" in names:
+    if preserved and "c_star" in names:
+        reasons.append("c* is undefined where phi'(0-) = phi'(0+)")
+    elif "c_star" in names or "depth_scale_c" in names:
         reasons.append("the chaotic phase's c* needs a bivariate expectation E[phi'(u1)phi'(u2)], proven only "
                        "through a closed-form kernel (erf), or the balls could not tell the phase")
     if {"q_star", "chi1", "depth_scale_q", "sigma_w2"} & set(names):
