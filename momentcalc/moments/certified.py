@@ -149,8 +149,42 @@ def _from_mpf(value) -> arb:  # noqa: ANN001
     return arb(int((-1) ** sign * mantissa)) * arb(2) ** int(exponent) if mantissa else arb(0)
 
 
-def _power(value: acb, exponent: int) -> acb:
+# A shape of integrand: a monomial (x^a·φ^b·φ'^c), or with a centre c, (φ − c)².
+Shape = tuple[Monomial, arb | None]
+
+
+def _power(value, exponent: int):  # noqa: ANN001, ANN202  (acb or arb)
     return value**exponent if exponent != 1 else value
+
+
+def monomial_value(monomial: Monomial, x, f, d, one):  # noqa: ANN001, ANN201  (acb or arb)
+    """x^a·f^b·d^c at one point, from x, f = φ(x) and d = φ'(x) (each None where its power is
+    0), starting from ``one`` (acb(1) or arb(1)) and multiplying in that order."""
+    result = one
+    for value, power in zip((x, f, d), monomial):
+        if power:
+            result *= _power(value, power)
+    return result
+
+
+def bound_polynomial(shape: Shape, x_bound: list[arb], f: Sequence[arb] | None, d: Sequence[arb] | None
+                     ) -> list[arb] | None:
+    """A polynomial (coefficients, constant first, in whatever variable f and d are given in)
+    bounding |x^a·φ^b·φ'^c| from bounds ``x_bound`` of |x|^a, f of |φ| and d of |φ'|; with a
+    centre, (|φ| + |centre|)² bounding (φ − centre)². None when a bound it needs is None."""
+    (_, b, c), centre = shape
+    if centre is not None:
+        if f is None:
+            return None
+        shifted = [f[0] + abs(centre), *f[1:]]
+        return poly_mul(shifted, shifted)
+    result = x_bound
+    for factor, power in ((f, b), (d, c)):
+        if power and factor is None:
+            return None
+        for _ in range(power):
+            result = poly_mul(result, factor)
+    return result
 
 
 def integrand(model: Model, monomial: Monomial, centre: arb | None = None) -> Integrand:
@@ -164,14 +198,7 @@ def integrand(model: Model, monomial: Monomial, centre: arb | None = None) -> In
             return lambda z, analytic: (f(z, analytic) - centre) ** 2
 
         def g(z: acb, analytic: bool) -> acb:
-            result = acb(1)
-            if a:
-                result *= _power(z, a)
-            if b:
-                result *= _power(f(z, analytic), b)
-            if c:
-                result *= _power(d(z, analytic), c)
-            return result
+            return monomial_value(monomial, z, f(z, analytic) if b else None, d(z, analytic) if c else None, acb(1))
 
         return g
 
@@ -205,18 +232,7 @@ def integrand(model: Model, monomial: Monomial, centre: arb | None = None) -> In
         if model.local is None:
             return None
         f, d = model.local(p, delta)
-        if centre is not None:
-            if f is None:
-                return None
-            shifted = [f[0] + abs(centre), *f[1:]]
-            return poly_mul(shifted, shifted)
-        result = [arb(((abs(p) + delta) ** a).upper())]
-        for factor, power in ((f, b), (d, c)):
-            if power and factor is None:
-                return None
-            for _ in range(power):
-                result = poly_mul(result, factor)
-        return result
+        return bound_polynomial((monomial, centre), [arb(((abs(p) + delta) ** a).upper())], f, d)
 
     return Integrand(pieces, terms, truth, local)
 
@@ -265,7 +281,6 @@ def exp_poly_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Frac
     exp-polynomial (relu, elu, selu…; ``ball_functions.EXP_POLYNOMIALS``), at a precision
     raised until the ball is narrow; None for other activations."""
     from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
-    from ..engine.certified import ExpTerm, exp_poly_expectation, exp_poly_product
 
     if act.expression:
         return _polynomial_ball(act, monomial, mean, std, digits, centre)
@@ -273,25 +288,46 @@ def exp_poly_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Frac
         return None
     kinks = BALL_FUNCTIONS[act.name].kinks
     given = dict(act.values)
-    a, b, c = monomial
+    edges = [None, *kinks, None]
+
+    def pieces() -> list:
+        params = {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
+        values, derivatives = EXP_POLYNOMIALS[act.name](params)
+        return [(edges[i], edges[i + 1], exp_poly_shape((monomial, centre), f, d))
+                for i, (f, d) in enumerate(zip(values, derivatives))]
+
+    return _exact_ball(pieces, mean, std, digits)
+
+
+def exp_poly_shape(shape: Shape, f: Sequence, d: Sequence) -> tuple:
+    """x^a·φ^b·φ'^c (or (φ − centre)²) as an exp-polynomial (``engine.certified.ExpTerm``s),
+    from φ and φ' as exp-polynomials."""
+    from ..engine.certified import ExpTerm, exp_poly_product
+
+    (a, b, c), centre = shape
+    if centre is not None:
+        shifted = (*f, ExpTerm(-centre))
+        return exp_poly_product(shifted, shifted)
+    g = (ExpTerm(1, a),)
+    for factor, power in ((f, b), (d, c)):
+        for _ in range(power):
+            g = exp_poly_product(g, factor)
+    return g
+
+
+def _exact_ball(pieces: Callable[[], list | None], mean: Fraction, std: Fraction, digits: int) -> arb | None:
+    """E[g(X)] exactly for the piecewise exp-polynomial g that ``pieces()`` builds at the
+    working precision ((low, high, terms) each; None: not one), at a precision doubled until
+    the ball is narrow against its value; PrecisionError when it stays around 0."""
+    from ..engine.certified import exp_poly_expectation
+
     bits = _start_bits(digits, mean, std)
     for _ in range(EXACT_RAISES):
         with ctx.workprec(bits):
-            params = {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
-            values, derivatives = EXP_POLYNOMIALS[act.name](params)
-            edges = [None, *kinks, None]
-            pieces = []
-            for i, (f, d) in enumerate(zip(values, derivatives)):
-                if centre is not None:
-                    shifted = (*f, ExpTerm(-centre))
-                    g = exp_poly_product(shifted, shifted)
-                else:
-                    g = (ExpTerm(1, a),)
-                    for factor, power in ((f, b), (d, c)):
-                        for _ in range(power):
-                            g = exp_poly_product(g, factor)
-                pieces.append((edges[i], edges[i + 1], g))
-            ball = exp_poly_expectation(pieces, as_arb(mean), as_arb(std))
+            built = pieces()
+            if built is None:
+                return None
+            ball = exp_poly_expectation(built, as_arb(mean), as_arb(std))
         if ball.mid() != 0 and ball.rad() <= abs(ball.mid()) * arb(10) ** (-(digits + 3)):
             return ball
         bits *= 2
@@ -315,31 +351,18 @@ def _polynomial_ball(act: Activation, monomial: Monomial, mean: Fraction, std: F
     as a one-piece exp-polynomial; None for other expressions."""
     from ..catalog.expression_ball import polynomial_terms
     from ..catalog.expression_calculus import derivative
-    from ..engine.certified import ExpTerm, exp_poly_expectation, exp_poly_product
+    from ..engine.certified import ExpTerm
 
-    a, b, c = monomial
-    bits = _start_bits(digits, mean, std)
-    for _ in range(EXACT_RAISES):
-        with ctx.workprec(bits):
-            f = polynomial_terms(act.tree)
-            d = polynomial_terms(derivative(act.tree)) if c else {}
-            if f is None or d is None:
-                return None
-            f_terms = tuple(ExpTerm(coefficient, power) for power, coefficient in f.items())
-            d_terms = tuple(ExpTerm(coefficient, power) for power, coefficient in d.items())
-            if centre is not None:
-                shifted = (*f_terms, ExpTerm(-centre))
-                g = exp_poly_product(shifted, shifted)
-            else:
-                g = (ExpTerm(1, a),)
-                for factor, power in ((f_terms, b), (d_terms, c)):
-                    for _ in range(power):
-                        g = exp_poly_product(g, factor)
-            ball = exp_poly_expectation([(None, None, g)], as_arb(mean), as_arb(std))
-        if ball.mid() != 0 and ball.rad() <= abs(ball.mid()) * arb(10) ** (-(digits + 3)):
-            return ball
-        bits *= 2
-    raise PrecisionError(f"the expectation cancels to below {digits} significant digits (it may be exactly 0)")
+    def pieces() -> list | None:
+        f = polynomial_terms(act.tree)
+        d = polynomial_terms(derivative(act.tree)) if monomial[2] else {}
+        if f is None or d is None:
+            return None
+        f_terms = tuple(ExpTerm(coefficient, power) for power, coefficient in f.items())
+        d_terms = tuple(ExpTerm(coefficient, power) for power, coefficient in d.items())
+        return [(None, None, exp_poly_shape((monomial, centre), f_terms, d_terms))]
+
+    return _exact_ball(pieces, mean, std, digits)
 
 
 def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Fraction, std: Fraction,
@@ -366,10 +389,6 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
             found[i] = ball if ball is not None else gaussian_expectation_ball(
                 integrand(model, monomials[i]), mean=mean, std=std, digits=digits)
     return found  # type: ignore[return-value]
-
-
-# A shape of integrand: a monomial (x^a·φ^b·φ'^c), or with a centre c, (φ − c)².
-Shape = tuple[Monomial, arb | None]
 
 
 def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, std: Fraction,
@@ -404,32 +423,14 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
             width = spec.width()
             value_bound, slope_bound = spec.value_bound(width), spec.slope_bound(width)
             todo = [shapes[j] for j in pending]
-            strips = []
-            for (a, b, c), centre in todo:
-                if centre is not None:
-                    shifted = [value_bound[0] + abs(centre), *value_bound[1:]]
-                    strips.append(poly_mul(shifted, shifted))
-                    continue
-                poly = [arb(0)] * a + [arb(1)]
-                for factor, power in ((value_bound, b), (slope_bound, c)):
-                    for _ in range(power):
-                        poly = poly_mul(poly, factor)
-                strips.append(poly)
+            # |x|^a bounded on the strip by |z|^a: the polynomial z^a
+            strips = [bound_polynomial(shape, [arb(0)] * shape[0][0] + [arb(1)], value_bound, slope_bound)
+                      for shape in todo]
 
             def values(x: arb, ex: arb, todo: list = todo) -> list[arb]:
                 f, d = spec.at(x, ex)
-                out = []
-                for (a, b, c), centre in todo:
-                    if centre is not None:
-                        out.append((f - centre) ** 2)
-                        continue
-                    v = x**a if a else arb(1)
-                    if b:
-                        v = v * (f if b == 1 else f**b)
-                    if c:
-                        v = v * (d if c == 1 else d**c)
-                    out.append(v)
-                return out
+                return [(f - centre) ** 2 if centre is not None else monomial_value(monomial, x, f, d, arb(1))
+                        for monomial, centre in todo]
 
             balls = trapezoid_expectations(values, strips, width, [growths[j](arb(0)) for j in pending],
                                            mean, std, goal)
