@@ -281,13 +281,25 @@ EXP_POLYNOMIALS: dict[str, Callable[[Mapping[str, arb]], tuple]] = {
 #   |log(1 + e^z)| ≤ |x| + log 2 + |log sin w| + π;
 # * mish = z·T, T = tanh(softplus z) = 1 − 2/((1 + e^z)² + 1): for |Im z| ≤ π/2, Re(1 + e^z) ≥ 1,
 #   so |(1 + e^z)² + 1| = |1 + e^z − i|·|1 + e^z + i| ≥ 1, |T| ≤ 3, |1 − T²| ≤ 10, and
-#   mish' = T + z·(1 − T²)·σ(z) with |σ| ≤ (1 + sec(π/4))/2.
+#   mish' = T + z·(1 − T²)·σ(z) with |σ| ≤ (1 + sec(π/4))/2;
+# * gelu_tanh = z·σ(2u) = z·(1 + tanh u)/2, u = k(z + c·z³), k = √(2/π): with x + iy = z,
+#   Re u = k·x·(1 + c·x² − 3c·y²) and Im u = k·y·(1 + 3c·x² − c·y²). cosh u vanishes where
+#   Re u = 0 and Im u ∈ π/2 + πZ: off the imaginary axis that needs x² = 3y² − 1/c, so
+#   |y| ≥ 1/√(3c) ≈ 2.73; on it, |k(y − c·y³)| = π/2 + nπ, which |y| ≤ 1/√(3c) cannot reach
+#   (there |y − c·y³| ≤ 2/(3√(3c)) and k·2/(3√(3c)) < 1.46 < π/2). So the poles lie at
+#   |Im z| > 2.73, however large Re z, and the strip |Im z| ≤ w = 19/8 is free of them; on it
+#   B = 1/128 ≤ |cosh u|² (``_gelu_tanh_cosh_floor``, proved on boxes) gives |tanh u|² = 1 −
+#   cos(2 Im u)/|cosh u|² ≤ 1 + 1/B and |sech u|² ≤ 1/B, so with T = √(1 + 1/B):
+#   |φ| ≤ |z|·(1 + T)/2 and |φ'| = |σ(2u) + z·sech²(u)·u'/2| ≤ (1 + T)/2 + |z|·k(1 + 3c|z|²)/(2B).
+#   On the real line φ is evaluated from E = e^{2u(x)}: σ(2u) = E/(1 + E), φ' = σ(2u) +
+#   2x·u'(x)·σ(2u)/(1 + E).
 
 class StripFunctions(NamedTuple):
     width: Callable[[], arb]
     value_bound: Callable[[arb], tuple[arb, ...]]  # w -> coefficients of P
     slope_bound: Callable[[arb], tuple[arb, ...]]  # w -> coefficients of Q
-    at: Callable[[arb, arb], tuple[arb, arb]]  # (x, e^x) -> (φ(x), φ'(x))
+    at: Callable[[arb, arb], tuple[arb, arb]]  # (x, e^{P(x)}) -> (φ(x), φ'(x))
+    exponent: Callable[[], tuple[arb | int, ...]] = lambda: (0, 1)  # coefficients of P (e^x by default)
 
 
 def _sec(y: arb) -> arb:
@@ -332,6 +344,67 @@ def _softplus_value_bound(w: arb) -> tuple[arb, ...]:
     return (arb((arb(2).log() + abs(w.sin().log()) + arb.pi()).upper()), arb(1))
 
 
+_GELU_TANH_WIDTH = Fraction(19, 8)
+_GELU_TANH_FAR = 4  # beyond |Re z| = 4, Re u alone bounds |cosh u| from below
+_FLOOR = Fraction(1, 128)  # the lower bound of |cosh u|² proved on the strip's boxes
+
+
+@functools.lru_cache(maxsize=4)
+def _gelu_tanh_cosh_floor(width: Fraction) -> arb:
+    """A proven lower bound B = 1/128 of |cosh u(z)|² on |Im z| ≤ width, u = k(z + c·z³)
+    (the minimum is about 0.019 at width 19/8, near z = ±0.6 ± 2.4i).
+
+    |cosh u| is even in z and in Im z (u is odd with real coefficients): one quadrant. For
+    Re z ≥ X = 4, Re u = k·x(1 + c·x² − 3c·y²) increases with x (its x-derivative is
+    k(1 + 3c·x² − 3c·y²) > 0 as 3c·width² < 1), so |cosh u|² = sinh²(Re u) + cos²(Im u) ≥
+    sinh²(k·X(1 + c·X² − 3c·width²)). [0, X] × [0, width] is covered by boxes of side 1/8
+    (exact dyadic balls) on which Arb proves |cosh u|² ≥ B, each quartered (down to side
+    2^−10) where the enclosure of a whole box does not; ValueError if that fails."""
+    with ctx.workprec(64):
+        c, w, far = as_arb(_gelu_tanh_c()), as_arb(width), arb(_GELU_TANH_FAR)
+        k = (2 / arb.pi()).sqrt()
+        floor = as_arb(_FLOOR)
+        if not 3 * c * w * w < 1 or not (k * far * (1 + c * far * far - 3 * c * w * w)).sinh() ** 2 >= floor:
+            raise ValueError("no lower bound of |cosh u| on the strip")
+        side = 8  # boxes of side 1/side from the grid
+        rows = width * side
+        if rows.denominator != 1:
+            raise ValueError("the strip's width must be a multiple of 1/8")
+        boxes = [(arb(i) / side, arb(j) / side, arb(1) / side)
+                 for i in range(_GELU_TANH_FAR * side) for j in range(int(rows))]
+        while boxes:
+            x0, y0, edge = boxes.pop()
+            half = edge / 2
+            z = acb(arb(x0 + half, half), arb(y0 + half, half))
+            if abs((k * (z + c * z**3)).cosh()) ** 2 >= floor:
+                continue
+            if not edge > arb(2) ** -10:
+                raise ValueError("no lower bound of |cosh u| on the strip")
+            boxes += [(x0, y0, half), (x0 + half, y0, half), (x0, y0 + half, half), (x0 + half, y0 + half, half)]
+        return floor
+
+
+def _gelu_tanh_bounds(w: arb) -> tuple[tuple[arb, ...], tuple[arb, ...]]:
+    floor = _gelu_tanh_cosh_floor(_GELU_TANH_WIDTH)
+    c, k = as_arb(_gelu_tanh_c()), (2 / arb.pi()).sqrt()
+    half_one_plus_t = arb(((1 + (1 + 1 / floor).sqrt()) / 2).upper())
+    return ((arb(0), half_one_plus_t),
+            (half_one_plus_t, arb((k / (2 * floor)).upper()), arb(0), arb((3 * c * k / (2 * floor)).upper())))
+
+
+def _gelu_tanh_exponent() -> tuple[arb, ...]:
+    """2u(x) = 2k·x + 2k·c·x³."""
+    k2 = 2 * (2 / arb.pi()).sqrt()
+    return (arb(0), k2, arb(0), k2 * as_arb(_gelu_tanh_c()))
+
+
+def _gelu_tanh_at(x: arb, e: arb) -> tuple[arb, arb]:
+    one = 1 + e
+    s = e / one
+    slope_u = (2 / arb.pi()).sqrt() * (1 + 3 * as_arb(_gelu_tanh_c()) * x * x)
+    return x * s, s + 2 * x * slope_u * s / one
+
+
 STRIP_FUNCTIONS: dict[str, StripFunctions] = {
     "sigmoid": StripFunctions(lambda: arb.pi() * 7 / 8, lambda w: (_sigmoid_bounds(w)[0],),
                               lambda w: (_sigmoid_bounds(w)[1],), _sigmoid_at),
@@ -342,4 +415,6 @@ STRIP_FUNCTIONS: dict[str, StripFunctions] = {
                                lambda w: (_sigmoid_bounds(w)[0],), _softplus_at),
     "mish": StripFunctions(lambda: arb.pi() / 2, lambda w: (arb(0), arb(3)),
                            lambda w: (arb(3), arb((10 * _sigmoid_bounds(w)[0]).upper())), _mish_at),
+    "gelu_tanh": StripFunctions(lambda: as_arb(_GELU_TANH_WIDTH), lambda w: _gelu_tanh_bounds(w)[0],
+                                lambda w: _gelu_tanh_bounds(w)[1], _gelu_tanh_at, _gelu_tanh_exponent),
 }

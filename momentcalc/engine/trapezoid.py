@@ -18,10 +18,13 @@ with two errors, both bounded, never estimated:
   L = N·h the terms' bound G(t) decreases (checked), so h·Σ_{k>N} G(kh) ≤ ∫_L^∞ G, which
   ``engine.certified.tail_bound`` bounds (both tails).
 
-The nodes are equispaced, so e^x and the Gaussian weights come by recurrence (multiplications
-only): x_k = mean + std·h·k, e^{x_{k±1}} = e^{x_k}·e^{±std·h}, and
-e^{−(k+1)²h²/2} = e^{−k²h²/2}·r_k with r_{k+1} = r_k·e^{−h²}. The caller evaluates its functions
-at (x, e^x) with arithmetic only (``values``), sharing them across every integrand (φ, φ², φ'²).
+The nodes are equispaced, so e^{P(x)} (P a polynomial the caller names, e^x by default) and the
+Gaussian weights come by recurrence (multiplications only): x_k = mean + std·h·k is linear in k,
+so P(x_k) is a polynomial of degree d in k and its d-th forward difference is constant;
+E_j(k) = e^{Δ^j P(x_k)} then steps as E_j(k + 1) = E_j(k)·E_{j+1}(k) (e^{x_{k±1}} = e^{x_k}·e^{±std·h}
+for P(x) = x), and e^{−(k+1)²h²/2} = e^{−k²h²/2}·r_k with r_{k+1} = r_k·e^{−h²}. The caller
+evaluates its functions at (x, e^{P(x)}) with arithmetic only (``values``), sharing them across
+every integrand (φ, φ², φ'²).
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ A_MAX = 4
 # Beyond this many nodes the caller integrates otherwise (a very large std narrows the strip).
 MAX_NODES = 150_000
 
-Values = Callable[[arb, arb], Sequence[arb]]  # (x, e^x) -> the integrands at x
+Values = Callable[[arb, arb], Sequence[arb]]  # (x, e^{P(x)}) -> the integrands at x
+EXP_X = (0, 1)  # P(x) = x
 
 
 def _abs_moments(n: int) -> list[arb]:
@@ -80,11 +84,12 @@ def _decreasing_from(terms: Sequence[Term], L: arb, mean: arb, std: arb) -> bool
 
 def trapezoid_expectations(values: Values, strips: Sequence[Sequence[arb]], width: arb,
                            growth: Sequence[Sequence[Term]], mean: Fraction, std: Fraction,
-                           goal_log2: float) -> list[arb] | None:
+                           goal_log2: float, exponent: Sequence[arb | int] = EXP_X) -> list[arb] | None:
     """E[g_j(X)] for every integrand g_j that ``values`` gives, each within 2^goal_log2 (plus
     the arithmetic's own radius), at the current precision; ``strips[j]`` bounds |g_j| on
-    |Im z| ≤ ``width`` (polynomial coefficients in |z|), ``growth[j]`` on the real line. None
-    when the rule would need more than MAX_NODES nodes."""
+    |Im z| ≤ ``width`` (polynomial coefficients in |z|), ``growth[j]`` on the real line;
+    ``values`` receives (x, e^{P(x)}) with P's coefficients ``exponent``. None when the rule
+    would need more than MAX_NODES nodes."""
     m, s = as_arb(mean), as_arb(std)
     goal = arb(2) ** int(math.floor(goal_log2))
     a = arb(min(float((width / s).lower()) * (1 - 2.0**-20), A_MAX))
@@ -123,38 +128,60 @@ def trapezoid_expectations(values: Values, strips: Sequence[Sequence[arb]], widt
     if n > MAX_NODES:
         return None
     return [total * h / (2 * arb.pi()).sqrt() + arb(0, arb((discretisation + tails).upper()))
-            for total in _sums(values, len(strips), m, s, h, n)]
+            for total in _sums(values, len(strips), m, s, h, n, [as_arb(c) for c in exponent])]
 
 
-def _sums(values: Values, count: int, m: arb, s: arb, h: arb, n: int) -> list[arb]:
+def _polynomial(coefficients: Sequence[arb], x: arb) -> arb:
+    total = arb(0)
+    for c in reversed(coefficients):
+        total = total * x + c
+    return total
+
+
+def _exp_table(coefficients: Sequence[arb], m: arb, step: arb) -> list[arb]:
+    """[e^{Δ^j P(x_k)} at k = 0 for j = 0..d], x_k = m + step·k: the state of the recurrence."""
+    degree = len(coefficients) - 1
+    row = [_polynomial(coefficients, m + step * k) for k in range(degree + 1)]
+    differences = []
+    for _ in range(degree + 1):
+        differences.append(row[0])
+        row = [b - a for a, b in zip(row, row[1:])]
+    return [d.exp() for d in differences]
+
+
+def _advance(table: list[arb]) -> arb:
+    """Step the table from k to k + 1 (E_j ← E_j·E_{j+1}, lowest first); e^{P(x_{k+1})}."""
+    for j in range(len(table) - 1):
+        table[j] *= table[j + 1]
+    return table[0]
+
+
+def _sums(values: Values, count: int, m: arb, s: arb, h: arb, n: int, exponent: Sequence[arb]) -> list[arb]:
     """Σ_{|k|≤n} g_j(x_k)·e^{−k²h²/2} for each j, the exponentials by recurrence."""
     step = s * h
-    up, down = step.exp(), (-step).exp()
-    e0 = m.exp()
+    right_table, left_table = _exp_table(exponent, m, step), _exp_table(exponent, m, -step)
     totals = [arb(0)] * count
-    for j, v in enumerate(values(m, e0)):
+    for j, v in enumerate(values(m, right_table[0])):
         totals[j] = v
     weight = arb(1)
     ratio = (-h * h / 2).exp()
     square = (-h * h).exp()
-    e_right, e_left = e0, e0
     for k in range(1, n + 1):
         weight *= ratio
         ratio *= square
-        e_right *= up
-        e_left *= down
         offset = step * k
-        right = values(m + offset, e_right)
-        left = values(m - offset, e_left)
+        right = values(m + offset, _advance(right_table))
+        left = values(m - offset, _advance(left_table))
         for j in range(count):
             totals[j] += (right[j] + left[j]) * weight
     return totals
 
 
-def working_bits(size_log2: float, goal_log2: float, nodes_hint: int = MAX_NODES) -> int:
+def working_bits(size_log2: float, goal_log2: float, nodes_hint: int = MAX_NODES, degree: int = 1) -> int:
     """A precision for an absolute goal of 2^goal_log2 on sums of terms about 2^size_log2:
-    the digits, the error the recurrences accumulate over the nodes, and guard bits."""
-    return int(size_log2 - goal_log2) + int(math.log2(nodes_hint)) + 40
+    the digits, the error the recurrences accumulate over the nodes (relative k^d·2^−prec
+    after k steps of an exponent of degree d), and guard bits."""
+    return int(size_log2 - goal_log2) + degree * int(math.log2(nodes_hint)) + 40
 
 
-__all__ = ["trapezoid_expectations", "strip_integral_bound", "working_bits", "A_MAX", "MAX_NODES", "ctx"]
+__all__ = ["trapezoid_expectations", "strip_integral_bound", "working_bits", "A_MAX", "MAX_NODES", "EXP_X", "ctx"]

@@ -394,7 +394,7 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
 def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, std: Fraction,
                     digits: int) -> list[arb] | None:
     """E[shape(X)] for catalog activations analytic in a strip (``ball_functions.STRIP_FUNCTIONS``:
-    sigmoid, tanh, swish, softplus, mish), all shapes from one set of trapezoidal nodes
+    sigmoid, tanh, swish, softplus, mish, gelu_tanh), all shapes from one set of trapezoidal nodes
     (``engine.trapezoid``), each with relative radius ≤ 10^−(digits+3); None for other
     activations, or when the rule would need too many nodes (a very large std)."""
     from ..catalog.ball_functions import STRIP_FUNCTIONS
@@ -419,7 +419,7 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
     pending = list(range(len(shapes)))
     while pending:
         goal = min(goals[j] for j in pending)
-        with ctx.workprec(working_bits(max(sizes[j] for j in pending), goal)):
+        with ctx.workprec(working_bits(max(sizes[j] for j in pending), goal, degree=len(spec.exponent()) - 1)):
             width = spec.width()
             value_bound, slope_bound = spec.value_bound(width), spec.slope_bound(width)
             todo = [shapes[j] for j in pending]
@@ -433,7 +433,7 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
                         for monomial, centre in todo]
 
             balls = trapezoid_expectations(values, strips, width, [growths[j](arb(0)) for j in pending],
-                                           mean, std, goal)
+                                           mean, std, goal, spec.exponent())
         if balls is None:
             return None
         still = []
