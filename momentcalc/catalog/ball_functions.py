@@ -268,6 +268,16 @@ EXP_POLYNOMIALS: dict[str, Callable[[Mapping[str, arb]], tuple]] = {
 }
 
 
+# Laurent polynomials in q = 1 + σx on the half-line σx > 0 (σ = ±1; there x = σ(q − 1)): their
+# Gaussian expectations are exact (``engine.reciprocal``: integer powers of 1 + x over a
+# half-line), no integral needed. For each entry: parameters -> one (σ, φ, φ') per half-line,
+# φ and φ' as {power of q: coefficient}. softsign: x/(1 + x) = 1 − 1/q and 1/(1 + x)² = q^−2 on
+# x > 0; x/(1 − x) = 1/q − 1 and 1/(1 − x)² = q^−2 on x < 0 (q = 1 − x).
+HALF_LINE_LAURENT: dict[str, Callable[[Mapping[str, arb]], tuple]] = {
+    "softsign": lambda p: ((-1, {-1: 1, 0: -1}, {-2: 1}), (1, {0: 1, -1: -1}, {-2: 1})),
+}
+
+
 # --- analytic in a strip: the whole-line trapezoidal rule (``engine.trapezoid``) ----------------
 # For each entry: w, and bounds |φ(z)| ≤ P(|z|), |φ'(z)| ≤ Q(|z|) on |Im z| ≤ w (coefficients
 # of 1, |z|, |z|²…), and (φ, φ') at a real x from x and e^x by arithmetic alone. The bounds:

@@ -370,6 +370,7 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
     """E[x^a·φ^b·φ'^c] for each monomial as balls with relative radius ≤ 10^−(digits+3) (or
     exactly 0 by symmetry, or an exact closed form). Raises NotCertified, UnboundedTail and
     PrecisionError from the engine."""
+    from .laurent import laurent_ball
     from .monomials import vanishes
 
     model = model_of(act, mean)
@@ -381,6 +382,8 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
         exact = _closed_form(act, monomial, mean, std, digits)
         if exact is None:
             exact = exp_poly_ball(act, monomial, mean, std, digits)
+        if exact is None:
+            exact = laurent_ball(act, monomial, mean, std, digits)
         found.append(exact)
     pending = [i for i, ball in enumerate(found) if ball is None]
     if pending:
@@ -476,6 +479,7 @@ def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, d
 
     variance = second_moment − mean² where that loses at most a digit, otherwise
     E[(φ − c)²] − (mean − c)² with c the midpoint of mean's ball (φ nearly constant)."""
+    from .laurent import laurent_ball
     from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, SECOND_MOMENT
 
     wanted = (MEAN, SECOND_MOMENT, DERIVATIVE_SECOND_MOMENT) if derivative else (MEAN, SECOND_MOMENT)
@@ -489,6 +493,8 @@ def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, d
             else:
                 centre = arb(m.mid())
                 central = exp_poly_ball(act, MEAN, mean, std, target, centre)
+                if central is None:
+                    central = laurent_ball(act, MEAN, mean, std, target, centre)
                 if central is None:
                     shared = trapezoid_balls(act, [(MEAN, centre)], mean, std, target)
                     central = shared[0] if shared else None

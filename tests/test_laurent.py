@@ -1,0 +1,74 @@
+"""softsign's moments in closed form (moments.laurent, engine.reciprocal: integer powers of 1 + x
+over a half-line by a recurrence and one Goodwin–Staton-type series): the balls hold mpmath
+quadrature's values (the independent route), also where the series alternates (mean < −1)."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from flint import arb, ctx
+from mpmath import mp
+
+from momentcalc.catalog import resolve
+from momentcalc.engine.reciprocal import half_line_moments
+from momentcalc.moments.expectations import expectations_by_quadrature
+from momentcalc.moments.laurent import laurent_ball
+
+CASES = [(Fraction(0), Fraction(1)), (Fraction(-7, 10), Fraction(1, 3)), (Fraction(2), Fraction(4)),
+         (Fraction(-10), Fraction(1)), (Fraction(5, 2), Fraction(1, 50))]
+
+
+def _quadrature(n, mean, std):
+    m, s = mpmath.mpf(mean.numerator) / mean.denominator, mpmath.mpf(std.numerator) / std.denominator
+    density = lambda x: mpmath.exp(-(x - m) ** 2 / (2 * s * s)) / (s * mpmath.sqrt(2 * mpmath.pi))  # noqa: E731
+    points = sorted({mpmath.mpf(0), *(p for p in (m - 8 * s, m, m + 8 * s) if p > 0)})
+    return mpmath.quad(lambda x: (1 + x) ** (-n) * density(x), [*points, mpmath.inf])
+
+
+def _arb(value, digits):
+    return arb(mpmath.nstr(value, digits + 5))
+
+
+@pytest.mark.parametrize(("mean", "std"), CASES)
+def test_half_line_powers_hold_the_quadrature_values(mean, std):
+    with ctx.workprec(300):  # the upward recurrence loses log2(1/std²) bits a step
+        k = half_line_moments(arb(mean.numerator) / mean.denominator, arb(std.numerator) / std.denominator, -3, 5)
+    with mp.workdps(55):
+        for n, ball in k.items():
+            expected = _quadrature(n, mean, std)
+            assert (ball - _arb(expected, 55)).abs_lower() <= abs(expected) * mpmath.mpf(10) ** -50, (n, ball, expected)
+            assert ball.rad() <= abs(ball.mid()) * arb(10) ** -50, (n, ball)
+
+
+@pytest.mark.parametrize(("mean", "std"), CASES)
+def test_softsign_moments_hold_the_mpmath_values_at_50_digits(mean, std):
+    act = resolve("softsign")
+    shapes = [(0, 1, 0), (0, 2, 0), (0, 0, 2), (1, 1, 0), (0, 0, 1), (2, 1, 1)]
+    reference = expectations_by_quadrature(act, shapes, mean=mean, std=std, digits=50)
+    with mp.workdps(60):
+        for shape, expected in zip(shapes, reference):
+            if mean == 0 and shape in ((0, 1, 0), (2, 1, 1)):
+                continue  # exactly 0 by parity, which the caller proves (a ball cannot)
+            ball = laurent_ball(act, shape, mean, std, 50)
+            assert (ball - _arb(expected, 60)).abs_lower() <= abs(expected) * mpmath.mpf(10) ** -50, (shape, ball)
+            assert ball.rad() <= abs(ball.mid()) * arb(10) ** -53
+
+
+def test_the_centred_second_moment():
+    """E[(φ − c)²] = E[φ²] − 2c·E[φ] + c², c = 1/3, at mean 1/2."""
+    act = resolve("softsign")
+    mean, std = Fraction(1, 2), Fraction(1)
+    with ctx.workprec(300):
+        centre = arb(1) / 3
+        central = laurent_ball(act, (0, 1, 0), mean, std, 50, centre)
+        first = laurent_ball(act, (0, 1, 0), mean, std, 50)
+        second = laurent_ball(act, (0, 2, 0), mean, std, 50)
+        assert central.overlaps(second - 2 * centre * first + centre * centre)
+        assert central.rad() < arb(10) ** -52
+
+
+def test_other_activations_and_far_means_are_left_to_the_integrator():
+    assert laurent_ball(resolve("tanh"), (0, 2, 0), Fraction(0), Fraction(1), 30) is None
+    assert laurent_ball(resolve("softsign"), (0, 2, 0), Fraction(10**6), Fraction(1), 30) is None
