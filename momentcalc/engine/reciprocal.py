@@ -40,19 +40,35 @@ from flint import arb, ctx
 MAX_WORK = 4 * 10**7
 
 
-def _series_k1(m: arb, s: arb) -> arb | None:
-    """K_1 by the series above, at the current precision (plus the alternating series' loss);
-    None when it would cost more than MAX_WORK."""
-    root2 = arb(2).sqrt()
-    z, d = (1 + m) / (s * root2), 1 / (s * root2)
-    zf, df = float(z.mid()), float(d.mid())
+def _series_plan(m: arb, s: arb, goal: int) -> tuple[float, int, int] | None:
+    """(z, extra bits, the most terms allowed) for the series at ``goal`` bits, or None when
+    it would cost more than MAX_WORK."""
+    with ctx.workprec(64):
+        root2 = arb(2).sqrt()
+        z, d = (1 + m) / (s * root2), 1 / (s * root2)
+        zf, df = float(z.mid()), float(d.mid())
     if not (math.isfinite(zf) and math.isfinite(df)) or 4 * zf * zf > MAX_WORK:
         return None
     extra = int(1.4427 * (abs(zf) + df) ** 2) + 16 if zf < 0 else 16
-    goal = ctx.prec
     max_terms = MAX_WORK // (goal + extra)
     if 4 * zf * zf + goal / 2 > max_terms:
         return None
+    return zf, extra, max_terms
+
+
+def reachable(mean: arb, std: arb, goal: int) -> bool:
+    """Will ``half_line_moments`` answer at ``goal`` bits (a cheap check before the work)?"""
+    return _series_plan(mean, std, goal) is not None or (1 + mean < 0)
+
+
+def _series_k1(m: arb, s: arb) -> arb | None:
+    """K_1 by the series above, at the current precision (plus the alternating series' loss);
+    None when it would cost more than MAX_WORK."""
+    goal = ctx.prec
+    plan = _series_plan(m, s, goal)
+    if plan is None:
+        return None
+    zf, extra, max_terms = plan
     with ctx.workprec(goal + extra):
         root2 = arb(2).sqrt()
         z, d = (1 + m) / (s * root2), 1 / (s * root2)
@@ -108,4 +124,4 @@ def half_line_moments(mean: arb, std: arb, low: int, high: int) -> dict[int, arb
     return {n: k[n] for n in range(low, high + 1)}
 
 
-__all__ = ["half_line_moments", "MAX_WORK"]
+__all__ = ["half_line_moments", "reachable", "MAX_WORK"]

@@ -16,7 +16,7 @@ from flint import arb, ctx
 
 from ..catalog import Activation
 from ..engine.certified import as_arb
-from ..engine.reciprocal import half_line_moments
+from ..engine.reciprocal import half_line_moments, reachable
 from .monomials import Monomial
 
 Laurent = dict[int, arb]
@@ -55,6 +55,11 @@ def laurent_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fract
     a, b, c = monomial
     given = dict(act.values)
     bits = _start_bits(digits, mean, std)
+    with ctx.workprec(64):
+        params = {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
+        sides = [side for side, _, _ in HALF_LINE_LAURENT[act.name](params)]
+        if not all(reachable(side * as_arb(mean), as_arb(std), bits) for side in sides):
+            return None
     for _ in range(EXACT_RAISES):
         with ctx.workprec(bits):
             params = {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
