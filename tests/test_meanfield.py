@@ -340,3 +340,59 @@ def test_length_preserving_critical_and_linear():
         meanfield("relu", sigma_w2="2", sigma_b2="0.1")
     with pytest.raises(InputError, match="no fixed point"):
         meanfield("leaky_relu", sigma_w2="1.6", sigma_b2="0.01", params={"slope": "0.5"})
+
+
+def _direct_length_map(phi, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf) -> mpmath.mpf:
+    """sigma_w2*E[phi(sqrt(q) Z)^2] + sigma_b2 by mpmath.quad, for the independent route."""
+    f = lambda z: phi(mpmath.sqrt(q) * z) ** 2 * mpmath.npdf(z)  # noqa: E731
+    return w * mpmath.quad(f, [-mpmath.inf, 0, mpmath.inf]) + b
+
+
+@pytest.mark.parametrize("name, sigma_b2, words", [
+    ("gelu", "0", "q* = 0 (sigma_w2 = 4.0), where q grows away from 0"),
+    ("swish", "0.1", "q* = 1.55191 (sigma_w2 = 2.43955), where the length map's slope is 1.091 > 1"),
+])
+def test_critical_line_only_at_fixed_points_that_repel(name, sigma_b2, words):
+    """chi1 = 1 for gelu at sigma_b2 = 0 holds only at q* = 0 with gelu''(0) > 0 making V(q) > q
+    there, and for swish at sigma_b2 = 0.1 only at a q* where V' > 1: no network settles at
+    either, so --critical says so (exit 2) instead of printing them as the edge of chaos (it
+    printed gelu's as 'decays to 0' and swish's with depth_scale_q = -11.4)."""
+    with pytest.raises(InputError, match="no stable edge of chaos") as caught:
+        meanfield(name, critical=True, sigma_b2=sigma_b2)
+    assert words in str(caught.value)
+
+
+def test_repelling_critical_point_by_direct_iteration():
+    """Second route for swish at sigma_b2 = 0.1: iterate the length map by mpmath.quad from 1 %
+    either side of the reported q* at the reported sigma_w2: both runs move away from q*."""
+    with pytest.raises(InputError) as caught:
+        meanfield("swish", critical=True, sigma_b2="0.1")
+    text = str(caught.value)
+    q_star = mpmath.mpf(text.split("q* = ")[1].split(" ")[0])
+    w = mpmath.mpf(text.split("sigma_w2 = ")[1].split(")")[0])
+    swish = lambda x: x / (1 + mpmath.exp(-x))  # noqa: E731
+    with mp.workdps(15):
+        for side in (-1, 1):
+            q = q_star * (1 + side * mpmath.mpf("0.01"))
+            for _ in range(6):
+                q = _direct_length_map(swish, w, mpmath.mpf("0.1"), q)
+            assert side * (q - q_star) > mpmath.mpf("0.011") * q_star  # the 1 % gap grew
+
+
+def test_exploding_length_is_sampled_at_widening_factors():
+    """A length map with V(q) ~ 1.25 q for large q (gelu at sigma_w2 = 2.5) runs off: exit 2
+    naming it, after few samples (each costs an expectation at a large q; at doublings gelu
+    spent the whole CPU budget, and the budget's signal could crash Arb's integrator)."""
+    from momentcalc.computations.meanfield import _locate
+    from momentcalc.computations.meanfield_model import Length
+
+    class Growing:  # A(q) = q/2 + 1/10: V(q) = 1.25 q + 0.25 at sigma_w2 = 2.5
+        calls = 0
+
+        def length(self, q, digits):
+            Growing.calls += 1
+            return Length(q / 2 + mpmath.mpf(1) / 10, mpmath.mpf(1) / 2, mpmath.mpf(1) / 2)
+
+    with mp.workdps(25), pytest.raises(InputError, match=r"no fixed point above q0 = 1 .*explodes"):
+        _locate(Growing(), mpmath.mpf("2.5"), mp.zero, mp.one, True, ("0", "2.5", "1"))
+    assert Growing.calls <= 30  # 1 to 10^30 at factors of 16 (it took about 100 at doublings)

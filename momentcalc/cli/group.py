@@ -84,7 +84,15 @@ class MomentcalcGroup(TyperGroup):
             )
             code = result if isinstance(result, int) else 0
             sys.stdout.flush()  # a full device fails here, where it can still be reported
-        except MomentcalcError as error:
+        except (MomentcalcError, SystemError) as caught:
+            # A SystemError wrapping one of ours: the CPU budget's signal raised its error
+            # while a C extension (Arb's integrator) was running, which then reports "returned
+            # a result with an exception set"; the error meant is its cause.
+            error: BaseException | None = caught
+            while isinstance(error, SystemError):
+                error = error.__cause__ or error.__context__
+            if not isinstance(error, MomentcalcError):
+                raise
             as_json = getattr(error, "json_output", None)
             code = fail(error.code, cli_message(error), wants_json(argv) if as_json is None else as_json)
         except (BrokenPipeError, OutputClosed):

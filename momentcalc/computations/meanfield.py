@@ -66,10 +66,12 @@ LOCATE_DIGITS = 12  # precision of the search that brackets the fixed point
 MAX_LOCATE_STEPS = 400
 C_LOCATE_DIGITS = 8  # the correlation search starts lower: each step is a bivariate expectation
 RUN_OFF = mpmath.mpf(10) ** 30  # q beyond RUN_OFF·scale (or below scale/RUN_OFF) has run off
+MAX_RISING_DOUBLINGS = 4  # a rising q is sampled at factors of at most 16
 SCAN_STEPS = 10  # the checks below a contracting q near 0 (factors of 4)
 MAX_NEWTON_STEPS = 12
 # The critical line's q is searched from 1 by factors of 4, this many times up or down (4^25 ~ 10^15).
 CRITICAL_SCAN_STEPS = 25
+CRITICAL_SCAN_AFTER = 4  # steps on past a critical q that repels, looking for one that attracts
 MAX_DEPTH = 1000
 # Trajectories are computed twice, the second time with this many more digits; they must agree.
 TRAJECTORY_EXTRA_DIGITS = 5
@@ -174,22 +176,25 @@ def _length_step(model: Model, w: mpmath.mpf, b: mpmath.mpf):  # type: ignore[no
     return step
 
 
-def _no_fixed_point(w: mpmath.mpf, b_text: str, w_text: str) -> InputError:
+def _no_fixed_point(w: mpmath.mpf, b_text: str, w_text: str, q0_text: str | None = None) -> InputError:
+    """q runs off to infinity: from q0 (where the map was followed from there), or from any q."""
+    where = "" if q0_text is None else f" above {{q0}} = {q0_text}"
     return InputError(
-        f"the length map has no fixed point at {{sigma_w2}} = {w_text}, {{sigma_b2}} = {b_text}: "
+        f"the length map has no fixed point{where} at {{sigma_w2}} = {w_text}, {{sigma_b2}} = {b_text}: "
         "q grows without bound with depth (the signal explodes); lower {sigma_w2}",
-        param="sigma_w2", params=("sigma_b2",),
+        param="sigma_w2", params=("sigma_b2", "q0"),
     )
 
 
 def _locate(model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf, zero_fixed: bool,
-            texts: tuple[str, str]) -> mpmath.mpf | None:
+            texts: tuple[str, str, str]) -> mpmath.mpf | None:
     """A point close to the fixed point reached from q0 (None: q* = 0), at LOCATE_DIGITS."""
     step = _length_step(model, w, b)
     scale = max(q0, b, mp.one)
     q = q0
     low: mpmath.mpf | None = None  # F(low) > 0
     high: mpmath.mpf | None = None  # F(high) < 0
+    rising = 0  # steps in a row that found V(q) > q with no root bracketed
     for _ in range(MAX_LOCATE_STEPS):
         f, df, _ = step(q, LOCATE_DIGITS)
         if abs(f) <= mpmath.mpf(10) ** (-LOCATE_DIGITS + 3) * q:
@@ -209,7 +214,10 @@ def _locate(model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf, zero_fix
             candidate = q - f / df  # moves toward the root in the direction of the map
             q = candidate if candidate > 0 else q / 8
         elif f > 0:
-            q = max(q + f, 2 * q)  # q + f = V(q)
+            # q + f = V(q); growing, the steps widen to factors of up to 2^MAX_RISING_DOUBLINGS
+            # (each expectation at a large q costs more, and q may run off to RUN_OFF).
+            rising += 1
+            q = max(q + f, 2 ** min(rising, MAX_RISING_DOUBLINGS) * q)
         else:
             q = min(q + f, q / 2)
         if q > RUN_OFF * scale:
@@ -343,7 +351,7 @@ def meanfield(
             results["sigma_w2"] = w
         else:
             w = to_mpf(given["sigma_w2"])  # type: ignore[arg-type]
-            texts = (to_text(given["sigma_b2"]), to_text(given["sigma_w2"]))  # type: ignore[arg-type]
+            texts = (to_text(given["sigma_b2"]), to_text(given["sigma_w2"]), to_text(given["q0"]))  # type: ignore[arg-type]
             with mp.workdps(LOCATE_DIGITS + 10):
                 start = _locate(model, +w, +b, +q0_, zero_fixed, texts)
             if start is None:
@@ -432,14 +440,19 @@ def _proven_or_found(proof: dict[str, object], name: str, results: dict[str, mpm
 
 def _critical(model: Model, b: mpmath.mpf, zero_fixed: bool, slopes: tuple[mpmath.mpf, mpmath.mpf],
               digits: int, label: str) -> tuple[mpmath.mpf, mpmath.mpf, Length | None]:
-    """(σ_w², q*, Length at q*) on the critical line at σ_b² = b."""
+    """(σ_w², q*, Length at q*) on the critical line at σ_b² = b, at a fixed point the length
+    map settles at (V'(q*) <= 1); an edge of chaos only at fixed points that repel is no
+    answer (InputError naming them)."""
+    repelled: list[str] = []
     if zero_fixed:
         # q* = 0 on the critical line: χ₁ = σ_w²·(φ'(0−)² + φ'(0+)²)/2 = 1.
         limit = (slopes[0] ** 2 + slopes[1] ** 2) / 2
         if limit == 0:
             raise InputError(f"{{activation}} {label!r} has phi'(0) = 0: chi1 -> 0 as q -> 0 for every sigma_w2, "
                              "so at sigma_b2 = 0 there is no edge of chaos at q* = 0", param="activation")
-        return 1 / limit, mp.zero, None
+        if not _zero_repels(model, 1 / limit):
+            return 1 / limit, mp.zero, None
+        repelled.append(f"q* = 0 (sigma_w2 = {mpmath.nstr(1 / limit, 6)}), where q grows away from 0")
 
     def step(q: mpmath.mpf, t: int) -> tuple[mpmath.mpf, mpmath.mpf, Length]:
         length = model.length(q, t)
@@ -448,39 +461,67 @@ def _critical(model: Model, b: mpmath.mpf, zero_fixed: bool, slopes: tuple[mpmat
         d_ratio = (length.S * length.B - length.A * db) / length.B**2
         return ratio + b - q, d_ratio - 1, length
 
+    scanned: list[mpmath.mpf] = []
+    for low, high in _critical_brackets(step, scanned):
+        with mp.workdps(LOCATE_DIGITS + 10):
+            # Bisection in log q to a few digits, then Newton at growing precision.
+            f_low = step(low, LOCATE_DIGITS)[0]
+            for _ in range(40):
+                mid = mpmath.sqrt(low * high)
+                f_mid = step(mid, LOCATE_DIGITS)[0]
+                if (f_mid > 0) == (f_low > 0):
+                    low, f_low = mid, f_mid
+                else:
+                    high = mid
+                if high / low < 1 + mpmath.mpf(10) ** -4:
+                    break
+            start = mpmath.sqrt(low * high)
+        q_star, length = _newton(step, start, digits, "the critical line")
+        slope = length.S / length.B  # V'(q*) at σ_w² = 1/B
+        if slope <= 1 + mpmath.mpf(10) ** (-digits):
+            return 1 / length.B, q_star, length
+        repelled.append(f"q* = {mpmath.nstr(q_star, 6)} (sigma_w2 = {mpmath.nstr(1 / length.B, 6)}), where the "
+                        f"length map's slope is {mpmath.nstr(slope, 4)} > 1")
+    if repelled:
+        raise InputError(
+            f"{{activation}} {label!r} has no stable edge of chaos at {{sigma_b2}} = {mpmath.nstr(b, 10)}: chi1 = 1 "
+            f"holds only at fixed points the length map moves away from ({'; '.join(repelled)}; none other with q* "
+            f"{'up to' if scanned and scanned[0] > 1 else 'down to'} {mpmath.nstr(scanned[0] if scanned else 0, 3)}), "
+            "so no network settles there", param="activation", params=("sigma_b2",))
+    raise InputError(
+        f"{{activation}} {label!r} has no edge of chaos at {{sigma_b2}} = {mpmath.nstr(b, 10)}: "
+        "chi1 = 1 is not reached at any fixed point (for relu-like activations it holds only "
+        "at sigma_b2 = 0)", param="activation", params=("sigma_b2",))
+
+
+def _critical_brackets(step, scanned: list[mpmath.mpf]):  # type: ignore[no-untyped-def]
+    """Brackets (low, high) of the critical line's q, scanning from q = 1 by factors of 4 in
+    the direction f(1) points to (f(0+) = A/B + σ_b² >= 0); past a sign change, only
+    CRITICAL_SCAN_AFTER more steps (far-off q are costly and rarely hold another root).
+    ``scanned`` receives the last q looked at."""
     with mp.workdps(LOCATE_DIGITS + 10):
-        # f(0+) = A/B -> φ(0)²/φ'(0)² >= 0, plus σ_b² > 0 here: scan up for a sign change.
-        q, previous, found = mp.one, None, None
-        f1 = step(q, LOCATE_DIGITS)[0]
-        factor = 4 if f1 > 0 else mpmath.mpf(1) / 4
-        previous = q
-        for _ in range(CRITICAL_SCAN_STEPS):
-            q = q * factor
+        q = mp.one
+        f_previous = step(q, LOCATE_DIGITS)[0]
+        factor = 4 if f_previous > 0 else mpmath.mpf(1) / 4
+        steps = CRITICAL_SCAN_STEPS
+        while steps > 0:
+            steps -= 1
+            previous, q = q, q * factor
+            scanned[:] = [q]
             f = step(q, LOCATE_DIGITS)[0]
-            if f == 0 or (f > 0) != (f1 > 0):
-                found = (min(q, previous), max(q, previous))
-                break
-            previous = q
-        if found is None:
-            raise InputError(
-                f"{{activation}} {label!r} has no edge of chaos at {{sigma_b2}} = {mpmath.nstr(b, 10)}: "
-                "chi1 = 1 is not reached at any fixed point (for relu-like activations it holds only "
-                "at sigma_b2 = 0)", param="activation", params=("sigma_b2",))
-        low, high = found
-        # Bisection in log q to a few digits, then Newton at growing precision.
-        f_low = step(low, LOCATE_DIGITS)[0]
-        for _ in range(40):
-            mid = mpmath.sqrt(low * high)
-            f_mid = step(mid, LOCATE_DIGITS)[0]
-            if (f_mid > 0) == (f_low > 0):
-                low, f_low = mid, f_mid
-            else:
-                high = mid
-            if high / low < 1 + mpmath.mpf(10) ** -4:
-                break
-        start = mpmath.sqrt(low * high)
-    q_star, length = _newton(step, start, digits, "the critical line")
-    return 1 / length.B, q_star, length
+            if f == 0 or (f > 0) != (f_previous > 0):
+                yield min(q, previous), max(q, previous)
+                steps = min(steps, CRITICAL_SCAN_AFTER)
+            f_previous = f
+
+
+def _zero_repels(model: Model, w: mpmath.mpf) -> bool:
+    """At σ_b² = 0 and σ_w² = w, does the length map move a small q away from 0 (V(q) > q)?
+    Decided at q = 10^−6, where the leading term of V(q) − q (order q² or q^(3/2) for the
+    catalog's activations: tanh −2q², gelu +6q²/π) is far above the working precision."""
+    with mp.workdps(40):
+        q = mpmath.mpf(10) ** -6
+        return w * model.length(q, 30).A - q > 0
 
 
 def _at_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf, length: Length | None,
@@ -516,6 +557,10 @@ def _at_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf, l
     chi = w * length.B
     out["chi1"] = mp.one if critical else chi
     out["depth_scale_q"] = _depth_scale(w * length.S)
+    if w * length.S > 1 and not _is_one(w * length.S, digits):
+        notes.append(f"q* = {mpmath.nstr(q, 6)} repels: the length map's slope there is {mpmath.nstr(w * length.S, 4)} "
+                     "> 1, so a length slightly off q* moves away from it (depth_scale_q < 0 is the e-folding depth "
+                     "of that departure); this q* is reached only from q0 = q* exactly")
     if critical or _is_one(chi, digits):
         out["c_star"] = mp.one
         out["depth_scale_c"] = mpmath.inf

@@ -37,11 +37,13 @@ from typing import NamedTuple
 from flint import acb, arb, ctx
 
 from ..errors import PrecisionError
+from .cpu_limit import due, held
 
 # An analytic branch of g: (x as acb, analytic flag) -> g(x) as acb.
 Branch = Callable[[acb, bool], acb]
 
 GUARD_BITS = 30
+NAN = acb(arb("nan"))  # an integrand value that encloses nothing: Arb's integral gives up
 # How many digits below the size of the integrand an expectation may cancel before
 # PrecisionError (an expectation that is exactly 0 but not known to be never narrows).
 MAX_CANCELLATION_DIGITS = 700
@@ -390,17 +392,20 @@ def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb,
 
         def integrand(t: acb, analytic: bool, branch: Branch = branch) -> acb:
             # An exception must not cross Arb's C integrator: it would go on with that node's
-            # value undefined (a CPU limit's signal once gave a narrow, wrong ball). It is kept,
-            # every node from then on is nan (no enclosure), and it is raised afterwards.
-            if raised:
-                return acb(arb("nan"))
+            # value undefined (a CPU limit's signal once gave a narrow, wrong ball, and one
+            # raised between callbacks a segmentation fault). It is kept, every node from then
+            # on is nan (no enclosure), and it is raised afterwards; the CPU limit is held
+            # (``cpu_limit.held``) and only polled here.
+            if raised or due():
+                return NAN
             try:
                 return branch(mean + std * t, analytic) * (-t * t / 2).exp()
             except BaseException as error:  # noqa: BLE001  (raised again below)
                 raised.append(error)
-                return acb(arb("nan"))
+                return NAN
 
-        part = acb.integral(integrand, low, high, abs_tol=abs_tol / max(count, 1), rel_tol=rel_tol)
+        with held():
+            part = acb.integral(integrand, low, high, abs_tol=abs_tol / max(count, 1), rel_tol=rel_tol)
         if raised:
             raise raised[0]
         if not part.is_finite():

@@ -30,14 +30,41 @@ SLACK = 0.02
 
 _open: list[tuple[float, Callable[[], BaseException]]] = []
 _previous: list[Any] = []
+_holding: list[bool] = []  # one entry per open ``held`` block
+_due: list[Callable[[], BaseException]] = []  # an error that came due while held
 
 
 def _expired(signum: int, frame: Any) -> None:
     now = time.process_time()
     for deadline, error in _open:  # outermost first
         if now >= deadline - SLACK:
+            if _holding:
+                _due[:] = [error]
+                return
             raise error()
     _arm()  # early: set the timer again for what is left
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """Hold a limit's error while a C extension runs Python callbacks (Arb's integrator): an
+    exception raised inside such a call, between or within callbacks, is lost or corrupts its
+    state (a SystemError, then a segmentation fault). The callbacks poll ``due()`` and stop
+    work; the error is raised when the block ends."""
+    _holding.append(True)
+    try:
+        yield
+    finally:
+        _holding.pop()
+    if not _holding and _due:
+        error = _due.pop()
+        if any(error is e for _, e in _open):
+            raise error()
+
+
+def due() -> bool:
+    """Has a limit run out inside the current ``held`` block?"""
+    return bool(_due)
 
 
 def _arm() -> None:
@@ -70,6 +97,8 @@ def cpu_limit(seconds: float, error: Callable[[], BaseException]) -> Iterator[No
             except BaseException:  # noqa: BLE001  (that late signal's error: already leaving)
                 continue
         _open.remove(entry)
+        if not _open:
+            _due.clear()
         if _open:
             _arm()
         else:
