@@ -303,7 +303,10 @@ def test_api_raises_input_error():
 
 # --- properties, sweeps, derivation ----------------------------------------------------------
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Six draws (about 0.2 s each: a solve and a 35-digit quadrature): the position in the reachable
+# interval, the input distribution and the target variance vary together; the edge that CI found
+# is the explicit example.
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     input_mean=st.fractions(min_value=-2, max_value=2, max_denominator=20),
     input_std=st.fractions(min_value=Fraction(1, 4), max_value=3, max_denominator=20),
