@@ -170,8 +170,10 @@ def _call(node: Node, parts: list[BallFn], choices: Choices) -> BallFn:
 
 
 def removable(node: Node) -> Node:
-    """The tree with each removable singularity sin(u)/u written as sinc(u), which Arb
-    evaluates on balls around u = 0 (where sin(u)/u is 0/0 and no integral can be enclosed)."""
+    """The tree with each removable singularity written so that Arb evaluates it on balls
+    around u = 0, where it is 0/0 and no integral could be enclosed: sin(u)/u as sinc(u), and
+    u/abs(u), abs(u)/u as sign(u) (equal wherever u ≠ 0; a u that vanishes on an interval is
+    refused before, as undefined there)."""
     if not node.args:
         return node
     args = tuple(removable(a) for a in node.args)
@@ -179,6 +181,9 @@ def removable(node: Node) -> Node:
         top, bottom = args
         if top.kind == "call" and top.value == "sin" and top.args[0] == bottom and bottom.has_x:
             return Node("call", (bottom,), "sinc")
+        for u, magnitude in ((top, bottom), (bottom, top)):
+            if magnitude.kind == "call" and magnitude.value == "abs" and magnitude.args[0] == u and u.has_x:
+                return Node("call", (u,), "sign")
     return Node(node.kind, args, node.value)
 
 

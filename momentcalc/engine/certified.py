@@ -372,9 +372,9 @@ def _singular_gaps(integrand: Integrand, pieces: Sequence[Piece], splits: Sequen
 
 
 def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb, mean: arb, std: arb,
-                      abs_tol: arb, rel_tol: arb, gaps: Sequence[arb] = ()) -> acb:
+                      abs_tol: arb, rel_tol: arb, gaps: Sequence[arb] = (), eval_limit: int | None = None) -> acb:
     """Σ over the pieces of ∫ branch(mean + std·t)·e^{−t²/2} dt over the piece ∩ [−L, L], less
-    the neighbourhood ±gaps[j] of each split point j."""
+    the neighbourhood ±gaps[j] of each split point j (``eval_limit``: acb.integral's, per piece)."""
     gaps = list(gaps) or [arb(0)] * len(splits)
     edges = [-L] + [s.t for s in splits] + [L]
     total = acb(0)
@@ -405,7 +405,8 @@ def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb,
                 return NAN
 
         with held():
-            part = acb.integral(integrand, low, high, abs_tol=abs_tol / max(count, 1), rel_tol=rel_tol)
+            part = acb.integral(integrand, low, high, abs_tol=abs_tol / max(count, 1), rel_tol=rel_tol,
+                                eval_limit=eval_limit)
         if raised:
             raise raised[0]
         if not part.is_finite():
@@ -414,7 +415,8 @@ def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb,
     return total
 
 
-def _attempt(integrand: Integrand, mean: Fraction, std: Fraction, goal_log2: float, prec: int) -> arb:
+def _attempt(integrand: Integrand, mean: Fraction, std: Fraction, goal_log2: float, prec: int,
+             eval_limit: int | None = None) -> arb:
     """One evaluation at ``prec`` bits aiming at an absolute error of 2^goal_log2."""
     with ctx.workprec(prec):
         m, s = as_arb(mean), as_arb(std)
@@ -425,7 +427,8 @@ def _attempt(integrand: Integrand, mean: Fraction, std: Fraction, goal_log2: flo
         splits = _splits(pieces, m, s)
         norm = 1 / (2 * arb.pi()).sqrt()
         gaps, singular = _singular_gaps(integrand, pieces, splits, m, s, goal)
-        finite = _integrate_pieces(pieces, splits, L, m, s, goal / 2 / norm, arb(2) ** (-prec + GUARD_BITS // 2), gaps)
+        finite = _integrate_pieces(pieces, splits, L, m, s, goal / 2 / norm, arb(2) ** (-prec + GUARD_BITS // 2), gaps,
+                                   eval_limit)
         mismatch = _mismatch(pieces, splits, m, s, integrand.truth) + singular
         value = finite.real * norm
         imag = finite.imag
@@ -474,6 +477,40 @@ def gaussian_expectation_ball(integrand: Integrand, *, mean: Fraction | int, std
             goal_log2 = max(min(goal_log2 - 8, magnitude - wanted - 4), floor)
         else:
             goal_log2 = max(size_log2 - (size_log2 - goal_log2) * GOAL_GROWTH, floor)
+
+
+# Relative accuracy (bits below the integrand's size) of ``integrable_enclosure``: any finite
+# enclosure is the proof; a coarse one is cheap.
+ENCLOSURE_BITS = 20
+# acb.integral's evaluations per piece for it: a bounded integrand needs a few hundred at this
+# accuracy; one unbounded near a point (1/x) would spend them all before giving up.
+ENCLOSURE_EVALUATIONS = 5000
+
+
+def integrable_enclosure(integrand: Integrand, *, mean: Fraction | int, std: Fraction | int) -> arb:
+    """A finite ball holding E[g(X)], X ~ N(mean, std²), at low precision; that it exists
+    proves E[|g(X)|] < ∞. Every part of it bounds |g|, not g: the tails by a growth bound of
+    |g|, each piece by ``acb.integral``, whose enclosure is finite only where g is bounded on
+    every box it evaluates, the neighbourhoods of singular points by local bounds of |g|.
+    So an odd g's expectation under a centred Gaussian is 0 (the integral converges
+    absolutely), which parity alone does not give: E[1/X] diverges. Raises NotCertified
+    (1/x at 0: no box around 0 bounds it) or UnboundedTail; whether the integral diverges or
+    only cannot be bounded, the caller decides."""
+    mean, std = Fraction(mean), Fraction(std)
+    with ctx.workprec(64):
+        m, s = as_arb(mean), as_arb(std)
+        try:
+            size = _bulk_size(normalise(integrand.terms(tail_start(8, m, s))), m, s)
+        except NotCertified:
+            size = arb(1)
+    if not size.is_finite():
+        raise PrecisionError("the integrand is too large to bound at these inputs (its size overflows)")
+    size_log2 = max(_log2(size), -10**6) if size > 0 else 0.0
+    ball = _attempt(integrand, mean, std, size_log2 - ENCLOSURE_BITS, ENCLOSURE_BITS + GUARD_BITS + 44,
+                    ENCLOSURE_EVALUATIONS)
+    if not ball.is_finite():
+        raise NotCertified("the integrand could not be bounded on the integration path")
+    return ball
 
 
 # --- exact expectations of piecewise exp-polynomials ------------------------------------------

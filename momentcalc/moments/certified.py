@@ -22,7 +22,7 @@ from flint import acb, arb, ctx
 
 from ..catalog import Activation
 from ..catalog.expression_ball import poly_mul
-from ..catalog.expression_tree import Node
+from ..catalog.expression_tree import ZERO, Node
 from .monomials import Monomial
 from ..engine.certified import (
     Branch,
@@ -59,6 +59,8 @@ class Model(NamedTuple):
     derivative_growth: Callable[[arb], Sequence[Term]]
     # (p, δ) -> local log bounds of φ and φ' near a singular break point p (expression_ball.local_log_bound)
     local: Callable[[arb, arb], tuple[list[arb] | None, list[arb] | None]] | None = None
+    # φ' ≡ 0 wherever it is defined (an expression such as x/abs(x), read as sign(x))
+    flat: bool = False
 
 
 def catalog_model(act: Activation) -> Model:
@@ -122,7 +124,8 @@ def expression_model(node: Node, mean: Fraction) -> Model:
         return local_log_bound(node, p, delta), local_log_bound(d_node, p, delta)
 
     del mpmath
-    return Model(branches, lambda r0: growth_terms(node, r0), lambda r0: growth_terms(d_node, r0), local)
+    return Model(branches, lambda r0: growth_terms(node, r0), lambda r0: growth_terms(d_node, r0), local,
+                 d_node == ZERO)
 
 
 def _separated(points: list[arb], margin: arb) -> list[arb]:
@@ -365,18 +368,36 @@ def _polynomial_ball(act: Activation, monomial: Monomial, mean: Fraction, std: F
     return _exact_ball(pieces, mean, std, digits)
 
 
+def _exactly_zero(act: Activation, model: Model, monomial: Monomial, mean: Fraction, std: Fraction) -> bool:
+    """Is E[x^a·φ^b·φ'^c] exactly 0 without integrating? When φ' ≡ 0 (x/abs(x), as sign(x))
+    and c > 0; or when the integrand is odd (``monomials.vanishes``) under a centred Gaussian
+    and its integral converges absolutely: catalog entries are bounded by their growth
+    bounds and have no singular points; for an expression (1/x is odd, E[1/X] diverges),
+    ``engine.certified.integrable_enclosure`` proves it or raises NotCertified or
+    UnboundedTail (the caller then decides whether the integral diverges)."""
+    from ..engine.certified import integrable_enclosure
+    from .monomials import vanishes
+
+    if act.expression and monomial[2] and model.flat:
+        return True
+    if mean != 0 or not vanishes(monomial, act.parity):
+        return False
+    if act.expression:
+        integrable_enclosure(integrand(model, monomial), mean=mean, std=std)
+    return True
+
+
 def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Fraction, std: Fraction,
                       digits: int) -> list[arb]:
     """E[x^a·φ^b·φ'^c] for each monomial as balls with relative radius ≤ 10^−(digits+3) (or
     exactly 0 by symmetry, or an exact closed form). Raises NotCertified, UnboundedTail and
     PrecisionError from the engine."""
     from .laurent import laurent_ball
-    from .monomials import vanishes
 
     model = model_of(act, mean)
     found: list[arb | None] = []
     for monomial in monomials:
-        if mean == 0 and vanishes(monomial, act.parity):
+        if _exactly_zero(act, model, monomial, mean, std):
             found.append(arb(0))
             continue
         exact = _closed_form(act, monomial, mean, std, digits)
