@@ -22,9 +22,10 @@ from mpmath import mp
 
 from ..catalog import resolve
 from ..defaults import ACTIVATION_MOMENT as DEFAULTS
+from ..engine.balls import exactly
 from ..engine.numbers import as_number
 from ..errors import InputError
-from ..moments import SUMMARY, gaussian_moments, midpoint, moment_balls, radius
+from ..moments import SUMMARY, exact_moments, gaussian_moments, midpoint, moment_balls, radius
 from ..result import Computation, Listing, Quantity
 from .common import check_digits
 
@@ -82,10 +83,14 @@ def activation_moment(
             name, mean=mu, std=sigma, digits=check_digits_, params=params)
         closed, derivation = derive_forms(act, mu, sigma, reference, check_digits_)
     # Every value is the midpoint of an Arb ball that rounds to one text at ``digits``
-    # digits; its radius is the proven error bound.
+    # digits (its radius is the proven error bound), or a rational, rounded exactly.
+    exact = exact_moments(act, mean=mu, std=sigma)
     results = tuple(
         Quantity(key, values[key], DESCRIPTIONS[key], *closed.get(key, (None, None)),
                  certified=True, error_bound=radius(balls[key]))
+        if key not in exact else
+        Quantity(key, description=DESCRIPTIONS[key], closed_form=closed.get(key, (None, None))[0],
+                 latex=closed.get(key, (None, None))[1], **exactly(exact[key]))
         for key in RESULTS
     )
     notes = ()

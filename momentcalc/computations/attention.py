@@ -20,7 +20,6 @@ results are estimates and say so (``certified`` false).
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Any
 
@@ -28,7 +27,7 @@ import mpmath
 
 from ..defaults import ATTENTION as DEFAULTS
 from ..engine.balls import arb_precision, exact_ball, exactly, max_bits, proven, start_bits
-from ..engine.numbers import Number
+from ..engine.numbers import Number, rational_sqrt
 from ..engine.rounding import decide_all
 from ..errors import InputError
 from ..result import Computation, Quantity
@@ -90,7 +89,7 @@ def attention(
     )
 
     second = dim * q * q * k * k
-    root_d = _rational_sqrt(dim)
+    root_d = rational_sqrt(dim)
     exact: dict[str, Fraction] = {"logit_second_moment": second, "scaled_logit_std": q * k}
     if root_d is not None:  # d a perfect square: every result is rational
         exact.update(logit_std=root_d * q * k, logit_range=3 * root_d * q * k, scale=1 / root_d)
@@ -147,7 +146,3 @@ def attention(
     return Computation("attention", inputs, digits, results, notes=notes, derivation=derivation)
 
 
-def _rational_sqrt(value: Fraction) -> Fraction | None:
-    """sqrt(value) when it is rational, else None."""
-    p, q = math.isqrt(value.numerator), math.isqrt(value.denominator)
-    return Fraction(p, q) if p * p == value.numerator and q * q == value.denominator else None

@@ -12,14 +12,13 @@ cannot decide within a few precision raises stays the mpmath route's, ``certifie
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
 import mpmath
 
-from ..engine.numbers import Number
+from ..engine.numbers import Number, rational_sqrt
 
 # Extra digits asked of mu and nu2 (as gau.MOMENT_GUARD); precision doublings tried.
 MOMENT_GUARD = 3
@@ -47,7 +46,7 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
     if std is None:
         exact["lambda"] = Fraction(1)
     else:
-        root = _rational_sqrt(d)
+        root = rational_sqrt(d)
         if root is not None:
             exact["lambda"] = Fraction(std) * root
     try:
@@ -63,7 +62,7 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
     if nu2_exact is not None:
         output = s * nu2_exact**3 / n
         exact.update(nu2=nu2_exact, diag_attention=s * nu2_exact**2 / n, output_scale=output)
-        root = _rational_sqrt(nu2_exact)
+        root = rational_sqrt(nu2_exact)
         if root is not None:
             exact["nu"] = root
         if "lambda" in exact:
@@ -110,6 +109,3 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
     return out
 
 
-def _rational_sqrt(value: Fraction) -> Fraction | None:
-    p, q = math.isqrt(value.numerator), math.isqrt(value.denominator)
-    return Fraction(p, q) if p * p == value.numerator and q * q == value.denominator else None

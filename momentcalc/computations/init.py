@@ -28,7 +28,6 @@ truncated normal — rounded only when the whole ball rounds alike (``rounding.d
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -39,7 +38,7 @@ from ..defaults import BERT_STD, TRUNCATION
 from ..defaults import INIT as DEFAULTS
 from ..engine import normal_balls
 from ..engine.balls import arb_precision, exact_ball, exactly, max_bits, proven, start_bits
-from ..engine.numbers import Number, as_number
+from ..engine.numbers import Number, as_number, rational_sqrt
 from ..engine.precision import MAX_INTERNAL_DIGITS
 from ..engine.rounding import decide_all
 from ..errors import InputError
@@ -86,24 +85,12 @@ def he_gain(activation: str, params: Mapping[str, object] | None, digits: int) -
 
 def exact_second_moment(activation: str, params: Mapping[str, Fraction]) -> Fraction | None:
     """E[act(Z)²], Z ~ N(0, 1), as a fraction when the catalog's closed form is rational
-    (relu 1/2, relu2 3/2, leaky_relu (1 + slope²)/2, identity and selu 1), else None."""
+    (relu 1/2, relu2 3/2, leaky_relu (1 + slope²)/2, identity and selu 1), else None
+    (``moments.exact``)."""
     from ..catalog import resolve
+    from ..moments.exact import exact_closed_form
 
-    act = resolve(activation, params)
-    form = None if act.expression else act.closed_forms.get("second_moment")
-    if form is None:
-        return None
-    try:
-        return Fraction(form.text)
-    except ValueError:
-        pass
-    given = dict(act.values)
-    values = {p.name: Fraction(given.get(p.name, p.default)) for p in act.params}
-    try:
-        value = form.value(values)
-    except (TypeError, ValueError):
-        return None
-    return Fraction(value) if isinstance(value, (int, Fraction)) else None
+    return exact_closed_form(resolve(activation, params), "second_moment")
 
 
 def _second_moment_ball(activation: str, params: Mapping[str, Fraction], digits: int, extra_bits: int) -> Any:
@@ -124,24 +111,18 @@ def _exact_results(kind: str, draw: str, variance: Fraction | None, square: Frac
         return {}
     known = {"variance": variance}
     if kind == "he" and square is not None:
-        gain = _rational_sqrt(1 / square)
+        gain = rational_sqrt(1 / square)
         if gain is not None:
             known["gain"] = gain
-    std = _rational_sqrt(variance)
+    std = rational_sqrt(variance)
     if std is not None:
         known["std"] = std
         known["bert_ratio"] = BERT_STD / std
     if draw == "uniform":
-        bound = _rational_sqrt(3 * variance)
+        bound = rational_sqrt(3 * variance)
         if bound is not None:
             known["bound"] = bound
     return known
-
-
-def _rational_sqrt(value: Fraction) -> Fraction | None:
-    """sqrt(value) when it is rational, else None."""
-    p, q = math.isqrt(value.numerator), math.isqrt(value.denominator)
-    return Fraction(p, q) if p * p == value.numerator and q * q == value.denominator else None
 
 
 def init(
@@ -204,7 +185,7 @@ def init(
                 known[name] = value
         scale_squared = scaling.scale.squared().exact()
         if "variance" in known and scale_squared is not None:
-            residual_std = _rational_sqrt(known["variance"] * scale_squared)
+            residual_std = rational_sqrt(known["variance"] * scale_squared)
             if residual_std is not None:
                 known["residual_std"] = residual_std
 

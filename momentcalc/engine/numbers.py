@@ -181,6 +181,12 @@ def to_text(value: Number) -> str:
     return f"{value.numerator}/{value.denominator}"
 
 
+def rational_sqrt(value: Fraction) -> Fraction | None:
+    """sqrt(value) (value ≥ 0) when it is rational, else None."""
+    p, q = math.isqrt(value.numerator), math.isqrt(value.denominator)
+    return Fraction(p, q) if p * p == value.numerator and q * q == value.denominator else None
+
+
 def decimal_text(value: Fraction) -> str:
     """Exact, short text of a terminating decimal: 1/20000000 → ``5e-8``, 10^400 → ``1e+400``."""
     import decimal

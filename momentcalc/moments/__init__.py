@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from .expectations import (
     SUMMARY,
+    exact_moments,
     expectation_balls,
     expectations,
     gaussian_moments,
@@ -57,6 +58,6 @@ from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, SECOND_MOMENT, Monomial
 
 __all__ = [
     "DERIVATIVE_SECOND_MOMENT", "MEAN", "SECOND_MOMENT", "SUMMARY", "Monomial",
-    "expectation_balls", "expectations", "gaussian_moments", "midpoint", "moment_balls", "moments_by_quadrature",
+    "exact_moments", "expectation_balls", "expectations", "gaussian_moments", "midpoint", "moment_balls", "moments_by_quadrature",
     "radius",
 ]

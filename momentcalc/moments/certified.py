@@ -485,10 +485,14 @@ def rounds(balls: Sequence[arb], digits: int) -> bool:
 
 def proven_expectations(act: Activation, monomials: Sequence[Monomial], mean: Fraction, std: Fraction,
                         digits: int) -> list[arb]:
-    """``expectation_balls`` narrowed until each rounds to one text at ``digits`` digits."""
+    """``expectation_balls`` narrowed until each rounds to one text at ``digits`` digits, but
+    for the rational ones (``exact.exact_expectations``: a tie is rounded from the fraction)."""
+    from .exact import exact_expectations
+
+    exact = exact_expectations(act, monomials, mean, std)
     for extra in ROUNDING_EXTRA:
         balls = expectation_balls(act, monomials, mean, std, digits + extra)
-        if rounds(balls, digits):
+        if rounds([b for m, b in zip(monomials, balls) if m not in exact], digits):
             return balls
     raise PrecisionError(f"{digits} digits cannot be proven within the precision limit (a value on a rounding tie, "
                          "or digits lost to cancellation)")
@@ -496,12 +500,16 @@ def proven_expectations(act: Activation, monomials: Sequence[Monomial], mean: Fr
 
 def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, derivative: bool) -> dict[str, arb]:
     """mean, second_moment, variance, rms, gain, centered_gain (and derivative_second_moment)
-    as balls that each round to one text at ``digits`` digits.
+    as balls that each round to one text at ``digits`` digits, but for the rational ones
+    (``exact.exact_summary``: a tie is rounded from the fraction).
 
     variance = second_moment − mean² where that loses at most a digit, otherwise
     E[(φ − c)²] − (mean − c)² with c the midpoint of mean's ball (φ nearly constant)."""
+    from .exact import exact_summary
     from .laurent import laurent_ball
     from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, SECOND_MOMENT
+
+    exact = exact_summary(act, mean, std)
 
     wanted = (MEAN, SECOND_MOMENT, DERIVATIVE_SECOND_MOMENT) if derivative else (MEAN, SECOND_MOMENT)
     for extra in ROUNDING_EXTRA:
@@ -529,7 +537,7 @@ def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, d
                       "centered_gain": 1 / variance.sqrt()}
         if derivative:
             values["derivative_second_moment"] = found[2]
-        if rounds(values.values(), digits):
+        if rounds([ball for name, ball in values.items() if name not in exact], digits):
             return values
     raise PrecisionError(f"{digits} digits cannot be proven within the precision limit (a value on a rounding tie, "
                          "or digits lost to cancellation)")

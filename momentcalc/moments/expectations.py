@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
 from typing import Any, TypeVar
 
 import mpmath
@@ -214,7 +215,8 @@ def expectation_balls(
     digits: int = 15,
     params: Mapping[str, object] | None = None,
 ) -> list[Any]:
-    """``expectations`` as Arb balls (python-flint ``arb``): each contains the exact value."""
+    """``expectations`` as Arb balls (python-flint ``arb``): each contains the exact value
+    (a rational closed form may sit on a rounding tie: ``moments.exact``)."""
     wanted = checked(monomials)
     mu, sigma, digits = _inputs(mean, std, digits)
     if isinstance(activation, str):
@@ -273,11 +275,24 @@ def moment_balls(
     params: Mapping[str, object] | None = None, derivative: bool = True,
 ) -> dict[str, Any]:
     """``gaussian_moments`` as Arb balls: each contains the exact value and rounds to one text
-    at ``digits`` digits (its radius is the proven error bound)."""
+    at ``digits`` digits (its radius is the proven error bound), but for the rational ones
+    (``exact_moments``), which may sit on a rounding tie."""
     mu, sigma, digits = _inputs(mean, std, digits)
     if isinstance(activation, str):
         return dict(_cached_summary(activation.strip(), _key(params), mu, sigma, digits, derivative))
     return _proven_summary(_activation(activation, params), mu, sigma, digits, derivative)
+
+
+def exact_moments(activation: str | Activation, *, mean: object = 0, std: object = 1,
+                  params: Mapping[str, object] | None = None) -> dict[str, Fraction]:
+    """The ``gaussian_moments`` results that are rational, as Fractions (relu's second moment
+    1/2, leaky_relu's (1 + slope²)/2; see ``moments.exact``): round these, not the balls,
+    which cannot decide a value on a rounding tie (0.545 at 2 digits)."""
+    from .exact import exact_summary
+
+    mu, sigma, _ = _inputs(mean, std, 1)
+    act = resolve(activation.strip(), params) if isinstance(activation, str) else _activation(activation, params)
+    return exact_summary(act, mu, sigma)
 
 
 def midpoint(ball: Any) -> mpmath.mpf:
