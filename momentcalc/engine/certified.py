@@ -437,6 +437,21 @@ def _attempt(integrand: Integrand, mean: Fraction, std: Fraction, goal_log2: flo
         return value + arb(0, tail + mismatch)
 
 
+def _size_log2(integrand: Integrand, mean: Fraction, std: Fraction) -> float:
+    """log2 of the integrand's size (``_bulk_size``, at 64 bits; 0 where its growth bound
+    cannot be had near the centre): what the first goal and precision are measured from."""
+    with ctx.workprec(64):
+        m, s = as_arb(mean), as_arb(std)
+        try:
+            size = _bulk_size(normalise(integrand.terms(tail_start(8, m, s))), m, s)
+        except NotCertified:
+            size = arb(1)
+    if not size.is_finite():
+        # exp(1e309*x): the growth bound overflows even Arb's exponents at 64 bits.
+        raise PrecisionError("the integrand is too large to bound at these inputs (its size overflows)")
+    return max(_log2(size), -10**6) if size > 0 else 0.0
+
+
 def gaussian_expectation_ball(integrand: Integrand, *, mean: Fraction | int, std: Fraction | int,
                               digits: int) -> arb:
     """E[g(X)], X ~ N(mean, std²), as a ball narrow enough for ``digits`` + 3 significant
@@ -447,16 +462,7 @@ def gaussian_expectation_ball(integrand: Integrand, *, mean: Fraction | int, std
     diverges), UnboundedTail when the growth bound is not Gaussian-integrable.
     """
     mean, std = Fraction(mean), Fraction(std)
-    with ctx.workprec(64):
-        m, s = as_arb(mean), as_arb(std)
-        try:
-            size = _bulk_size(normalise(integrand.terms(tail_start(8, m, s))), m, s)
-        except NotCertified:
-            size = arb(1)
-    if not size.is_finite():
-        # exp(1e309*x): the growth bound overflows even Arb's exponents at 64 bits.
-        raise PrecisionError("the integrand is too large to bound at these inputs (its size overflows)")
-    size_log2 = max(_log2(size), -10**6) if size > 0 else 0.0
+    size_log2 = _size_log2(integrand, mean, std)
     wanted = (digits + 3) * BITS_PER_DIGIT
     # First aim: the value is about as large as the integrand.
     goal_log2 = size_log2 - wanted - 4
@@ -497,15 +503,7 @@ def integrable_enclosure(integrand: Integrand, *, mean: Fraction | int, std: Fra
     (1/x at 0: no box around 0 bounds it) or UnboundedTail; whether the integral diverges or
     only cannot be bounded, the caller decides."""
     mean, std = Fraction(mean), Fraction(std)
-    with ctx.workprec(64):
-        m, s = as_arb(mean), as_arb(std)
-        try:
-            size = _bulk_size(normalise(integrand.terms(tail_start(8, m, s))), m, s)
-        except NotCertified:
-            size = arb(1)
-    if not size.is_finite():
-        raise PrecisionError("the integrand is too large to bound at these inputs (its size overflows)")
-    size_log2 = max(_log2(size), -10**6) if size > 0 else 0.0
+    size_log2 = _size_log2(integrand, mean, std)
     ball = _attempt(integrand, mean, std, size_log2 - ENCLOSURE_BITS, ENCLOSURE_BITS + GUARD_BITS + 44,
                     ENCLOSURE_EVALUATIONS)
     if not ball.is_finite():
