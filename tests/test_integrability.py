@@ -17,9 +17,9 @@ from momentcalc.errors import InputError, PrecisionError
 from momentcalc.moments import expectation_balls, expectations
 from momentcalc.moments.certified import integrand, model_of
 
-# Odd (parity proved from the tree) with a non-integrable singularity at 0, or tails that
-# are not Gaussian-integrable.
-DIVERGENT_ODD = ["1/x", "1/x**3", "sin(x)/x**2", "x*exp(x**2)"]
+# Odd (parity proved from the tree) with a non-integrable singularity at 0 or away from it
+# (tan(x) at ±π/2, x/(x²−1) at ±1), or tails that are not Gaussian-integrable.
+DIVERGENT_ODD = ["1/x", "1/x**3", "sin(x)/x**2", "sin(x)/cos(x)", "x/(x**2-1)", "x*exp(x**2)"]
 
 
 @pytest.mark.parametrize("expression", DIVERGENT_ODD)
