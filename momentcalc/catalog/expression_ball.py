@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from flint import acb, arb
 
@@ -608,56 +608,85 @@ def _exact_kink(point: arb, margin: arb, compiled: Sequence[tuple[Node, BallFn, 
 MAX_POLYNOMIAL_TERMS = 64
 
 
-def polynomial_terms(node: Node) -> dict[int, arb] | None:
+def polynomial_terms(node: Node, constant: Callable[[Node], Any] | None = None) -> dict[int, Any] | None:
     """The tree as a polynomial {power: coefficient} at the current precision, if it is one
-    (numbers, constants, x, +, −, ·, natural powers) with few terms; else None."""
+    (numbers, constants, x, +, −, ·, division by a constant, natural powers) with few terms;
+    else None. Coefficients
+    are balls, or what ``constant`` makes of the tree's constant parts (``rational_constant``:
+    Fractions, None for π or e)."""
     kind = node.kind
     if not node.has_x:
-        return {0: _constant_value(node)}
+        value = (constant or _constant_value)(node)
+        return None if value is None else {0: value}
     if kind == "x":
-        return {1: arb(1)}
+        return {1: 1}
+    parts = [polynomial_terms(a, constant) for a in node.args]
+    if None in parts:
+        return None
     if kind == "neg":
-        inner = polynomial_terms(node.args[0])
-        return None if inner is None else {k: -c for k, c in inner.items()}
+        return {k: -c for k, c in parts[0].items()}
     if kind in ("add", "sub"):
-        left, right = (polynomial_terms(a) for a in node.args)
-        if left is None or right is None:
-            return None
+        left, right = parts
         sign = 1 if kind == "add" else -1
         out = dict(left)
         for k, c in right.items():
-            out[k] = out.get(k, arb(0)) + sign * c
+            out[k] = out.get(k, 0) + sign * c
         return out if len(out) <= MAX_POLYNOMIAL_TERMS else None
     if kind in ("mul", "chain"):
-        left, right = (polynomial_terms(a) for a in node.args)
-        if left is None or right is None or len(left) * len(right) > MAX_POLYNOMIAL_TERMS**2:
+        left, right = parts
+        return _terms_times(left, right) if len(left) * len(right) <= MAX_POLYNOMIAL_TERMS**2 else None
+    if kind == "div":  # by a constant (x**2/2)
+        left, right = parts
+        if set(right) != {0} or right[0] == 0:
             return None
-        out: dict[int, arb] = {}
-        for k1, c1 in left.items():
-            for k2, c2 in right.items():
-                out[k1 + k2] = out.get(k1 + k2, arb(0)) + c1 * c2
-        return out if len(out) <= MAX_POLYNOMIAL_TERMS else None
+        return {k: c / right[0] for k, c in left.items()}
     if kind == "pow":
         exponent = node.args[1]
         if exponent.kind != "num" or exponent.value.denominator != 1 or exponent.value < 0:
             return None
-        base = polynomial_terms(node.args[0])
-        if base is None:
-            return None
+        base = parts[0]
         n = int(exponent.value)
         if len(base) == 1:
             ((k, c),) = base.items()
             return {k * n: c**n}
-        out = {0: arb(1)}
+        out = {0: 1}
         for _ in range(n):
-            nxt: dict[int, arb] = {}
-            for k1, c1 in out.items():
-                for k2, c2 in base.items():
-                    nxt[k1 + k2] = nxt.get(k1 + k2, arb(0)) + c1 * c2
-            if len(nxt) > MAX_POLYNOMIAL_TERMS:
+            out = _terms_times(out, base)
+            if out is None:
                 return None
-            out = nxt
         return out
+    return None
+
+
+def _terms_times(left: dict[int, Any], right: dict[int, Any]) -> dict[int, Any] | None:
+    out: dict[int, Any] = {}
+    for k1, c1 in left.items():
+        for k2, c2 in right.items():
+            out[k1 + k2] = out.get(k1 + k2, 0) + c1 * c2
+    return out if len(out) <= MAX_POLYNOMIAL_TERMS else None
+
+
+def rational_constant(node: Node) -> Fraction | None:
+    """A constant sub-tree as a Fraction (numbers, + − · /, whole powers), None otherwise."""
+    kind = node.kind
+    if kind == "num":
+        return node.value
+    parts = [rational_constant(a) for a in node.args]
+    if kind == "const" or not parts or None in parts:
+        return None
+    if kind == "neg":
+        return -parts[0]
+    a, b = parts if len(parts) == 2 else (parts[0], None)
+    if kind == "add":
+        return a + b
+    if kind == "sub":
+        return a - b
+    if kind in ("mul", "chain"):
+        return a * b
+    if kind == "div":
+        return a / b if b else None
+    if kind == "pow" and b is not None and b.denominator == 1 and (a or b > 0):
+        return a ** int(b)
     return None
 
 
@@ -673,9 +702,9 @@ def _poly_add(p: list[arb], q: list[arb]) -> list[arb]:
     return [(p[i] if i < len(p) else arb(0)) + (q[i] if i < len(q) else arb(0)) for i in range(n)]
 
 
-def poly_mul(p: Sequence[arb], q: Sequence[arb]) -> list[arb]:
+def poly_mul(p: Sequence[Any], q: Sequence[Any]) -> list[Any]:
     """The product of two polynomials given by their coefficient lists (constant first)."""
-    out = [arb(0)] * (len(p) + len(q) - 1)
+    out = [type(p[0])(0)] * (len(p) + len(q) - 1)  # arb(0), or Fraction(0) for exact ones
     for i, a in enumerate(p):
         for j, b in enumerate(q):
             out[i + j] += a * b

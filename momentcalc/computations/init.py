@@ -88,9 +88,10 @@ def exact_second_moment(activation: str, params: Mapping[str, Fraction]) -> Frac
     (relu 1/2, relu2 3/2, leaky_relu (1 + slope²)/2, identity and selu 1), else None
     (``moments.exact``)."""
     from ..catalog import resolve
-    from ..moments.exact import exact_closed_form
+    from ..moments.exact import exact_expectations
+    from ..moments.monomials import SECOND_MOMENT
 
-    return exact_closed_form(resolve(activation, params), "second_moment")
+    return exact_expectations(resolve(activation, params), (SECOND_MOMENT,), 0, 1).get(SECOND_MOMENT)
 
 
 def _second_moment_ball(activation: str, params: Mapping[str, Fraction], digits: int, extra_bits: int) -> Any:
