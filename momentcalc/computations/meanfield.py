@@ -365,7 +365,9 @@ def meanfield(
         elif length is not None:  # q* > 0: proven in balls around the values found
             from .meanfield_proof import prove
 
-            proof = prove(model, None if critical else given["sigma_w2"], given["sigma_b2"], q_star, digits)  # type: ignore[arg-type]
+            chaotic_c = results["c_star"] if 0 < results["c_star"] < 1 else None
+            proof = prove(model, None if critical else given["sigma_w2"], given["sigma_b2"], q_star, digits,  # type: ignore[arg-type]
+                          chaotic_c)
         else:
             from .meanfield_proof import prove_at_zero
 
@@ -412,8 +414,11 @@ def _why_unproven(names: list[str], q_star: mpmath.mpf, preserved: bool = False)
     if preserved and "c_star" in names:
         reasons.append("c* is undefined where phi'(0-) = phi'(0+)")
     elif "c_star" in names or "depth_scale_c" in names:
-        reasons.append("the chaotic phase's c* needs a bivariate expectation E[phi'(u1)phi'(u2)], proven only "
-                       "through a closed-form kernel (erf), or the balls could not tell the phase")
+        reasons.append("the chaotic phase's c* needs bivariate expectations E[phi(u1)phi(u2)] and "
+                       "E[phi'(u1)phi'(u2)], proven for catalog activations analytic in a strip (tanh, sigmoid, "
+                       "swish, softplus, mish, erf), piecewise exp-polynomial (relu, elu, selu, ...) or with a "
+                       "closed-form kernel, not for expressions and the other catalog entries; or the balls "
+                       "could not tell the phase")
     if {"q_star", "chi1", "depth_scale_q", "sigma_w2"} & set(names):
         reasons.append("the fixed point's balls did not decide the digits (a value on a rounding tie, or too "
                        "close to criticality)")

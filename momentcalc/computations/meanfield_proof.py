@@ -22,11 +22,13 @@ no integral, fast at any digits.
 
 What is proven: q*, χ₁, ξ_q, and in the ordered phase (χ₁'s ball below 1) c* = 1 and ξ_c =
 −1/ln χ₁; in the chaotic phase c* = 0 and ξ_c for an odd φ without bias (the slope σ_w²·E[φ']²
-is univariate) and c* from a closed-form kernel on balls (erf); on the critical line σ_w² =
-1/B(q*), χ₁ = 1, c* = 1 and ξ_c = ∞ by definition. Not proven (left to the mpmath route and
-marked ``certified: false``): the chaotic c* and ξ_c of other activations (a bivariate
-expectation E[φ'(u₁)φ'(u₂)] without a rigorous two-dimensional integral), the limits at q* = 0,
-a phase that the balls cannot decide (χ₁'s ball holds 1), and the per-layer trajectories.
+is univariate), c* from a closed-form kernel on balls (erf), and otherwise c* and ξ_c from
+certified bivariate expectations (``meanfield_correlation_proof``: catalog activations analytic
+in a strip or piecewise exp-polynomial); on the critical line σ_w² = 1/B(q*), χ₁ = 1, c* = 1
+and ξ_c = ∞ by definition. Not proven (left to the mpmath route and marked ``certified:
+false``): the chaotic c* and ξ_c of expressions and of the catalog entries that route does not
+cover (gelu, softsign, …), the limits at q* = 0, a phase that the balls cannot decide (χ₁'s
+ball holds 1), and the per-layer trajectories.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def _arb(value: Any) -> Any:
     if isinstance(value, Fraction):
         return arb(fmpq(value.numerator, value.denominator))
     mantissa, exponent = value.man_exp
-    return arb(int(mantissa)) * arb(2) ** int(exponent)
+    return arb((int(mantissa), int(exponent)))  # exact (a product would round to the precision)
 
 
 def _mpf(ball: Any) -> mpmath.mpf:
@@ -123,10 +125,12 @@ def _depth(slope: Any) -> Any | None:
     return -1 / s.log()
 
 
-def prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: int) -> dict[str, Any]:
+def prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: int,
+          c_estimate: mpmath.mpf | None = None) -> dict[str, Any]:
     """Proven balls (or exact values: Fraction, or mpmath.inf) of the results, by name, for the
-    fixed point near ``q`` > 0 (``w`` None: the critical line). Results that cannot be proven
-    are left out (the caller keeps the mpmath route's value, not certified)."""
+    fixed point near ``q`` > 0 (``w`` None: the critical line); ``c_estimate`` is the mpmath
+    route's c* in the chaotic phase. Results that cannot be proven are left out (the caller
+    keeps the mpmath route's value, not certified)."""
     from flint import ctx
 
     from ..errors import MomentcalcError
@@ -134,7 +138,7 @@ def prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: 
     old = ctx.prec
     ctx.prec = int((digits + ROOT_GUARD + EXTRA + 20) * 3.33)
     try:
-        return _prove(model, w, b, q, digits)
+        return _prove(model, w, b, q, digits, c_estimate)
     except MomentcalcError:  # a moment the certified engine cannot prove: nothing is claimed
         return {}
     finally:
@@ -160,7 +164,8 @@ class _KernelInterval:
         return {SECOND: a, DERIV2: b, STEIN: s * q}
 
 
-def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: int) -> dict[str, Any]:
+def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: int,
+           c_estimate: mpmath.mpf | None) -> dict[str, Any]:
     from ..catalog.kernels import BALL_LENGTHS
 
     target = digits + ROOT_GUARD + EXTRA
@@ -217,7 +222,7 @@ def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits:
         out["c_star"] = Fraction(1)
         xi_c = _depth(chi)
     elif chi > 1:
-        xi_c = _chaotic(model, ww, bb, b, q_star, here, out, digits)
+        xi_c = _chaotic(model, ww, bb, b, q_star, here, out, digits, c_estimate)
     else:
         xi_c = None
     if xi_c is not None:
@@ -226,7 +231,7 @@ def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits:
 
 
 def _chaotic(model: Model, ww: Any, bb: Any, b: Fraction, q_star: Any, here: Any, out: dict[str, Any],
-             digits: int) -> Any | None:
+             digits: int, c_estimate: mpmath.mpf | None = None) -> Any | None:
     """c* and ξ_c in the chaotic phase where they can be proven (see the module docstring)."""
     from flint import arb
 
@@ -246,7 +251,16 @@ def _chaotic(model: Model, ww: Any, bb: Any, b: Fraction, q_star: Any, here: Any
         mean_slope = here.enclosure(DERIV)
         return _depth(ww * mean_slope * mean_slope)
     if kernel is None:
-        return None
+        if c_estimate is None or not 0 < c_estimate < 1:
+            return None
+        from .meanfield_correlation_proof import prove_correlation
+
+        proven = prove_correlation(model.act, ww, bb, q_star, out["chi1"] / ww, _arb(c_estimate),
+                                   digits + ROOT_GUARD + EXTRA)
+        if proven is None:
+            return None
+        out["c_star"], slope = proven
+        return _depth(slope)
 
     # Newton on R(c) − c at balls' midpoints, then a sign change proves the root.
     c = arb(0)

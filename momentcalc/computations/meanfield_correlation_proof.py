@@ -1,0 +1,88 @@
+"""The chaotic phase's correlation fixed point c* and the slope of the correlation map there,
+proven in Arb balls from certified bivariate expectations (``moments.bivariate_certified``)
+for activations without a closed-form kernel (Poole et al. 2016; Schoenholz et al. 2017).
+
+With F(c) = R(c) − c = (σ_w²·K(c) + σ_b²)/q* − c, K(c) = E[φ(u₁)φ(u₂)] and, by Price's
+theorem, F'(c) = σ_w²·K₁(c) − 1 with K₁(c) = E[φ'(u₁)φ'(u₂)] (the slope of the correlation
+map is σ_w²·K₁(c)):
+
+* one evaluation of (K, K₁) at an exact point c₀ near c* (the mpmath route's estimate), for
+  every q in q*'s ball, gives F(c₀) and F'(c₀); the Newton point c₁ = c₀ − F(c₀)/F'(c₀);
+* a bound on F'': by Mehler's expansion K₁(c) = Σ_n β_n²·c^n with Σ_n β_n² = E[φ'(√q·Z)²] = B,
+  so for 0 ≤ c ≤ c_max < 1, 0 ≤ dK₁/dc = Σ n·β_n²·c^{n−1} ≤ B·S(c_max),
+  S(c) = sup_{n≥1} n·c^{n−1} (reached at n ≤ c/(1 − c) + 1, where the ratio (n + 1)c/n
+  falls below 1); so |F''| ≤ σ_w²·B·S(c_max);
+* Taylor's theorem at c₀ then encloses F at the ends of [c₁ − ρ, c₁ + ρ] (exact points);
+  opposite signs prove a root there (F is continuous), which is c* (the chaotic phase's only
+  root in [0, 1): R is convex with R(1) = 1 and R'(1) = χ₁ > 1);
+* K₁ at c* lies within dist·B·S(c_max) of K₁(c₀), dist the farthest end from c₀: the slope
+  σ_w²·K₁(c*) as a ball, and ξ_c = −1/ln(slope).
+
+If the slope's ball is too wide for the digits (c₀ was not close enough), the evaluation is
+repeated once at c₁.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+ATTEMPTS = 2
+
+
+def _sup_power(c: Any) -> Any:
+    """S(c) = sup_{n≥1} n·c^{n−1} for 0 ≤ c < 1 (an upper bound, as a ball)."""
+    from flint import arb
+
+    last = int(float((c / (1 - c)).upper())) + 2
+    best, power = arb(1), arb(1)
+    for n in range(2, last + 1):
+        power *= c
+        best = best.max(n * power)
+    return arb(best.upper())
+
+
+def _opposite(low: Any, high: Any) -> bool:
+    return bool((low > 0 and high < 0) or (low < 0 and high > 0))
+
+
+def prove_correlation(act: Any, ww: Any, bb: Any, q_star: Any, b_ball: Any, centre: Any,
+                      digits: int) -> tuple[Any, Any] | None:
+    """(c*'s ball, the ball of σ_w²·K₁(c*)) with radii near 10^−digits, or None when the route
+    does not apply or the signs could not be proven. ``b_ball`` holds E[φ'(√q·Z)²] over q*'s
+    ball ``q_star``; ``centre`` is an exact point near c*."""
+    from flint import arb
+
+    from ..moments.bivariate_certified import cross_balls
+
+    for attempt in range(ATTEMPTS):
+        balls = cross_balls(act, q_star, centre, digits)
+        if balls is None:
+            return None
+        k, k1 = balls
+        f0 = (ww * k + bb) / q_star - centre
+        d0 = ww * k1 - 1
+        if not d0 < 0:  # a stable fixed point has slope below 1
+            return None
+        c1 = centre - f0 / d0
+        step = abs(c1 - centre)
+        c_max = arb((centre + 2 * step + arb(2) ** -20).upper())
+        if not c_max < 1:
+            return None
+        m2 = arb((ww * b_ball * _sup_power(c_max)).upper())  # |F''| on [0, c_max]
+        rho = arb((4 * c1.rad() + m2 * (2 * step) * (2 * step) / abs(d0) + abs(c1) * arb(2) ** -(3.33 * digits + 10)).upper())
+        ends = [arb((c1 - rho).lower()), arb((c1 + rho).upper())]
+        if not ends[0] > 0 or not ends[1] <= c_max:
+            return None
+        values = []
+        for end in ends:
+            offset = end - centre
+            values.append(f0 + d0 * offset + arb(0, (m2 * offset * offset / 2).upper()))
+        if not _opposite(*values):
+            return None
+        c_star = (ends[0] + ends[1]) / 2 + arb(0, ((ends[1] - ends[0]) / 2).upper())
+        dist = arb(max(abs(ends[0] - centre).upper(), abs(ends[1] - centre).upper()))
+        slope = ww * (k1 + arb(0, (dist * b_ball * _sup_power(c_max)).upper()))
+        if attempt == ATTEMPTS - 1 or slope.rad() <= abs(slope.mid()) * arb(10) ** -digits:
+            return c_star, slope
+        centre = arb(c1.mid())
+    return None

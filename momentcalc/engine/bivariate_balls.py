@@ -1,0 +1,244 @@
+"""Certified bivariate Gaussian expectations E[g(u₁)·g(u₂)] as Arb balls (python-flint), for
+(u₁, u₂) centred Gaussian with variance q each and correlation 0 < c < 1 (the correlation map
+of mean-field theory: Poole et al. 2016, "Exponential expressivity in deep neural networks
+through transient chaos"; Schoenholz et al. 2017, "Deep information propagation").
+
+With W, V₁, V₂ independent standard normals, a = sqrt(q·c) and b = sqrt(q·(1 − c)),
+u₁ = a·W + b·V₁ and u₂ = a·W + b·V₂, so
+
+    E[g(u₁)·g(u₂)] = ∫ ϕ(w)·ψ(a·w)² dw,   ψ(m) = E[g(m + b·V)] = ∫ g(x)·ϕ((x − m)/b)/b dx
+
+(ϕ the standard normal density). Both integrals are proven, never estimated:
+
+* outer: ψ is entire (a Gaussian convolution of a g of polynomial growth), and for real m,
+  |ψ(m + iy)| ≤ e^{y²/(2b²)}·E|g(m + b·V)| (|ϕ((x − m − iy)/b)| = ϕ((x − m)/b)·e^{y²/(2b²)}).
+  With |g(x)| ≤ P(|x|) on the real line (P with non-negative coefficients) and Jensen,
+  w ↦ ϕ(w)·ψ(a·w)² is entire with ∫|f(t + iβ)| dt ≤ e^{κβ²}·M₀ for every β, where
+  κ = 1/2 + a²/b² = 1/2 + c/(1 − c) and M₀ = E[P(a|T| + b|V|)²] (T, V standard normals; a
+  sum of products of absolute normal moments). The whole-line trapezoidal rule with step h
+  then errs by at most 2M₀e^{κβ²}/(e^{2πβ/h} − 1) (Trefethen & Weideman, "The exponentially
+  convergent trapezoidal rule", SIAM Review 56 (2014), Theorem 5.1), taken at β = π/(κh):
+  about 2M₀·e^{−π²/(κh²)}. Its nodes beyond |w| > L are bounded by the tail of
+  Q(|w|) = E_V[P(a|w| + b|V|)²] ≥ ψ(a·w)² (``certified.tail_bound``, each term checked
+  decreasing beyond L, so h·Σ_{|j|h>L} ≤ ∫_{|w|>L});
+* inner: ψ at the outer nodes, each as a ball that holds the exact value — from the caller
+  (``smoothing``: a closed form, e.g. for piecewise exp-polynomials), or for g analytic in the
+  strip |Im x| ≤ width with |g(z)| ≤ P_strip(|z|) there, by the trapezoidal rule in v
+  (``engine.trapezoid``'s bounds: discretisation with the strip |Im v| < width/b, tails
+  from the real-line bound), uniformly for every mean |m| ≤ a·L + a·h. The inner step h_v
+  is chosen so that every argument a·w_j + b·v_k is a multiple of one δ (a·h = P·δ,
+  b·h_v = δ, P whole): g is evaluated once per lattice point and the inner sums at all
+  outer nodes are one polynomial product (Arb's ``arb_poly`` multiplication, in C).
+
+q may be a ball (q* known to lie in it): every step is ball arithmetic, so the result holds
+the expectation for every q in the ball.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from flint import arb, arb_poly, ctx
+
+from .certified import Term, tail_bound
+from .trapezoid import A_MAX, _decreasing_from, strip_integral_bound
+
+# Beyond this many lattice points (a correlation very close to 1, a very wide strip of means)
+# the caller does without a certified value.
+MAX_LATTICE = 400_000
+MAX_OUTER_NODES = 20_000
+
+
+class Strip(NamedTuple):
+    """g analytic on |Im z| ≤ width, |g(z)| ≤ Σ bound[k]·|z|^k there; ``at(x, e^x)`` gives the
+    values of every integrand at a real x (a list, one per integrand)."""
+
+    width: arb
+    bounds: Sequence[Sequence[arb]]  # per integrand
+    at: Callable[[arb, arb], Sequence[arb]]
+
+
+# (means as balls) -> per integrand, ψ at each mean as a ball holding the exact value
+Smoothing = Callable[[Sequence[arb], arb], Sequence[Sequence[arb]]]
+
+
+def _abs_moments(n: int) -> list[arb]:
+    """E|T|^j for j = 0..n."""
+    moments = [arb(1), (2 / arb.pi()).sqrt()]
+    for j in range(2, n + 1):
+        moments.append((j - 1) * moments[j - 2])
+    return moments[: n + 1]
+
+
+def _poly_square(p: Sequence[arb]) -> list[arb]:
+    out = [arb(0)] * (2 * len(p) - 1)
+    for i, x in enumerate(p):
+        for j, y in enumerate(p):
+            out[i + j] += x * y
+    return out
+
+
+def _up(x: arb) -> arb:
+    return arb(x.upper())
+
+
+def _outer_terms(poly: Sequence[arb], a: arb, b: arb) -> tuple[list[arb], arb]:
+    """Q(|w|) = E_V[P(a|w| + b|V|)²] as coefficients in |w|, and M₀ = E[Q(|T|)]."""
+    square = _poly_square(poly)
+    mu = _abs_moments(len(square))
+    q = [arb(0)] * len(square)
+    for k, r in enumerate(square):
+        if r == 0:
+            continue
+        for j in range(k + 1):
+            q[j] += r * math.comb(k, j) * a**j * b ** (k - j) * mu[k - j]
+    m0 = sum((c * mu[j] for j, c in enumerate(q)), arb(0))
+    return [_up(c) for c in q], _up(m0)
+
+
+def _tail_from(terms: Sequence[Term], mean: arb, std: arb, goal: arb, start: float) -> float | None:
+    """The smallest L (from ``start``, in steps of 5%) with the tails beyond L below ``goal`` and
+    every term decreasing from L on."""
+    L = max(start, 1.0)
+    while L < 10**5:
+        Lb = arb(L)
+        bound = tail_bound(terms, Lb, mean, std)
+        if bound is not None and bound <= goal and _decreasing_from(terms, Lb, mean, std):
+            return L
+        L *= 1.05
+    return None
+
+
+def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: float,
+                    strip: Strip | None = None, smoothing: Smoothing | None = None) -> list[arb] | None:
+    """E[g_i(u₁)·g_i(u₂)] for each integrand g_i, |g_i(x)| ≤ Σ polys[i][k]·|x|^k on the real
+    line, each within 2^goal_log2 plus its arithmetic's own radius, at the current precision.
+    ψ comes from ``smoothing`` or from ``strip`` (see the module docstring). None when c is
+    not provably inside (0, 1) or the rule needs too many nodes."""
+    if not (c > 0 and c < 1 and q > 0):
+        return None
+    goal = arb(2) ** int(math.floor(goal_log2))
+    a, b = (q * c).sqrt(), (q * (1 - c)).sqrt()
+    a_up, b_up, b_low = _up(a), _up(b), arb(b.lower())
+    kappa = _up(arb(1) / 2 + c / (1 - c))
+    outer = [_outer_terms(p, a_up, b_up) for p in polys]
+    m0 = max((m for _, m in outer), key=lambda m: float(m.upper()))
+    # Outer step: 2M₀·e^{−π²/(κh²)} ≤ goal/8, checked in balls at β = π/(κh).
+    logs = float((16 * m0 / goal).log().upper())
+    h = arb(math.pi / math.sqrt(float(kappa.upper()) * logs) * 0.98)
+    h = arb(h.mid().str(8, radius=False))  # an exact, short step
+    beta = arb.pi() / (kappa * h)
+    discretisation = 2 * m0 * (kappa * beta * beta).exp() / ((2 * arb.pi() * beta / h).exp() - 1)
+    if not discretisation <= goal / 8:
+        return None
+    start = math.sqrt(max(0.0, -2 * goal_log2 * math.log(2))) * 0.9
+    lengths = [_tail_from([Term(c_, j) for j, c_ in enumerate(terms) if c_ != 0], arb(0), arb(1), goal / 8, start)
+               for terms, _ in outer]
+    if any(L is None for L in lengths):
+        return None
+    L = max(lengths)  # type: ignore[type-var]
+    nodes = int(math.ceil(L / float(h.lower())))
+    if 2 * nodes + 1 > MAX_OUTER_NODES:
+        return None
+    bound = discretisation + tail_bound([Term(c_, j) for terms, _ in outer for j, c_ in enumerate(terms) if c_ != 0],
+                                        arb(L), arb(0), arb(1))
+    # ψ at the nodes: a ball around each, for each integrand.
+    inner_goal = goal / (16 * (1 + m0.sqrt()))
+    if smoothing is not None:
+        means = [a * (h * j) for j in range(-nodes, nodes + 1)]
+        psis = smoothing(means, b)
+    elif strip is not None:
+        psis = _strip_smoothing(strip, a, b, b_up, b_low, c, h, nodes, inner_goal)
+        if psis is None:
+            return None
+    else:
+        raise ValueError("bivariate_balls needs a smoothing or a strip")
+    weight_ratio = (-h * h / 2).exp()
+    weight_square = (-h * h).exp()
+    results = []
+    for values in psis:
+        total = values[nodes] * values[nodes]  # (not ** 2: Arb's power of a ball holding 0 is nan)
+        weight, ratio = arb(1), weight_ratio
+        for j in range(1, nodes + 1):
+            weight *= ratio
+            ratio *= weight_square
+            right, left = values[nodes + j], values[nodes - j]
+            total += weight * (right * right + left * left)
+        results.append(total * h / (2 * arb.pi()).sqrt() + arb(0, _up(bound)))
+    return results
+
+
+def _strip_smoothing(strip: Strip, a: arb, b: arb, b_up: arb, b_low: arb, c: arb, h: arb, nodes: int,
+                     goal: arb) -> list[list[arb]] | None:
+    """ψ_i(a·h·j), |j| ≤ nodes, for g analytic in the strip, by the lattice trapezoidal rule."""
+    width = strip.width
+    alpha = arb(min(float((width / b_up).lower()) * (1 - 2.0**-20), A_MAX))
+    if not alpha > 0:
+        return None
+    m_max = _up(a * h * (nodes + 1))
+    strip_bounds = [strip_integral_bound(p, alpha, m_max, b_up, width) for p in strip.bounds]
+    largest = max(strip_bounds, key=lambda x: float(x.upper()))
+    logs = float((8 * largest / goal + 1).log().upper())
+    h_v_max = arb(2 * math.pi * float(alpha.lower()) / (logs * 1.02 + 1))
+    # The lattice: a·h = P·δ, b·h_v = δ with h_v ≤ h_v_max.
+    ratio = (c / (1 - c)).sqrt()  # a/b
+    lattice_steps = int(math.ceil(float((ratio * h / h_v_max).upper())))
+    lattice_steps = max(lattice_steps, 1)
+    h_v = h * ratio / lattice_steps
+    if not h_v <= h_v_max:
+        return None
+    delta = a * h / lattice_steps
+    discretisation = 2 * largest / ((2 * arb.pi() * alpha / h_v).exp() - 1)
+    terms = [Term(_up(c_), k) for p in strip.bounds for k, c_ in enumerate(p) if c_ != 0]
+    start = math.sqrt(max(0.0, -2 * float(goal.log().upper()))) * 0.9
+    L = _tail_from(terms, m_max, b_up, goal / 2, start)
+    if L is None or not discretisation <= goal / 2:
+        return None
+    inner = int(math.ceil(L / float(h_v.lower())))
+    span = lattice_steps * nodes + inner
+    if 2 * span + 1 > MAX_LATTICE:
+        return None
+    error = _up(discretisation + tail_bound(terms, arb(L), m_max, b_up))
+    del b, b_low
+    # g at the lattice points x_n = n·δ, |n| ≤ span, e^{x_n} by recurrence.
+    up = delta.exp()
+    count = len(strip.bounds)
+    columns: list[list[arb]] = [[arb(0)] * (2 * span + 1) for _ in range(count)]
+    for i, v in enumerate(strip.at(arb(0), arb(1))):
+        columns[i][span] = v
+    e_right = e_left = arb(1)
+    down = 1 / up
+    for n in range(1, span + 1):
+        e_right *= up
+        e_left *= down
+        x = delta * n
+        for i, v in enumerate(strip.at(x, e_right)):
+            columns[i][span + n] = v
+        for i, v in enumerate(strip.at(-x, e_left)):
+            columns[i][span - n] = v
+    # Gaussian weights ϕ(k·h_v)·√(2π), k = −inner..inner, by recurrence.
+    half = [arb(1)]
+    weight, r, r2 = arb(1), (-h_v * h_v / 2).exp(), (-h_v * h_v).exp()
+    for _ in range(inner):
+        weight *= r
+        r *= r2
+        half.append(weight)
+    weights = arb_poly(half[:0:-1] + half)
+    scale = h_v / (2 * arb.pi()).sqrt()
+    out = []
+    for column in columns:
+        product = (arb_poly(column) * weights).coeffs()
+        # coefficient of x^(n + span + inner) is Σ_k w_k·g(x_{n−k}) = Σ_k w_k·g(x_{n+k})
+        out.append([product[lattice_steps * j + span + inner] * scale + arb(0, error)
+                    for j in range(-nodes, nodes + 1)])
+    return out
+
+
+def working_bits(size_log2: float, goal_log2: float) -> int:
+    """A precision for an absolute goal of 2^goal_log2 on sums of terms about 2^size_log2."""
+    return int(size_log2 - goal_log2) + 60
+
+
+__all__ = ["Strip", "Smoothing", "bivariate_balls", "working_bits", "ctx"]

@@ -1,0 +1,178 @@
+"""Certified bivariate Gaussian expectations of catalog activations: (E[φ(u₁)φ(u₂)],
+E[φ'(u₁)φ'(u₂)]) for (u₁, u₂) centred Gaussian with variance q each and correlation
+0 < c < 1, as Arb balls whose radii are proven (``engine.bivariate_balls``: the outer
+integral over the shared part by the trapezoidal rule for an entire integrand, the inner
+Gaussian smoothing ψ(m) = E[φ(m + b·V)] either in closed form or by the lattice trapezoidal
+rule). Mean-field theory's correlation map needs exactly these (Poole et al. 2016; Schoenholz
+et al. 2017).
+
+Which activations:
+
+* analytic in a strip (``catalog.ball_functions.STRIP_FUNCTIONS``: sigmoid, tanh, swish,
+  softplus, mish; and erf here, |erf(x + iy)| ≤ e^{y²}·(1 + 2|y|/√π) along the path
+  0 → iy → x + iy, |erf'(z)| ≤ (2/√π)·e^{y²}): ψ by the lattice trapezoidal rule;
+* piecewise exp-polynomials (``catalog.ball_functions.EXP_POLYNOMIALS``: relu, leaky_relu,
+  elu, selu, relu2, identity): ψ(m) = E[φ(m + b·V)] in closed form on balls
+  (``engine.certified.exp_poly_expectation``) at each outer node;
+
+others (expressions, gelu, softsign, …) give None: the caller keeps its uncertified value.
+The outer rule's bound needs |φ| and |φ'| below polynomials on the real line: the catalog's
+growth bounds.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from flint import arb, ctx
+
+from ..catalog import Activation
+from ..engine.certified import BITS_PER_DIGIT, ExpTerm, Term, as_arb, exp_poly_expectation, exp_poly_product
+from ..engine.bivariate_balls import Strip, bivariate_balls
+
+# Goals lowered (cancellation: a value far below the integrand's size) at most this often.
+ATTEMPTS = 3
+
+
+def _erf_at(x: arb, ex: arb) -> tuple[arb, arb]:
+    return x.erf(), 2 / arb.pi().sqrt() * (-x * x).exp()
+
+
+def _erf_strip(w: arb) -> tuple[tuple[arb], tuple[arb]]:
+    grow = (w * w).exp()
+    return (arb((grow * (1 + 2 * w / arb.pi().sqrt())).upper()),), (arb((2 / arb.pi().sqrt() * grow).upper()),)
+
+
+def _strip(act: Activation) -> Strip | None:
+    from ..catalog.ball_functions import STRIP_FUNCTIONS
+
+    if act.name == "erf":
+        w = arb(1)
+        f, d = _erf_strip(w)
+        return Strip(w, (f, d), _erf_at)
+    spec = STRIP_FUNCTIONS.get(act.name)
+    if spec is None:
+        return None
+    w = spec.width()
+    return Strip(w, (spec.value_bound(w), spec.slope_bound(w)), spec.at)
+
+
+def _params(act: Activation) -> dict[str, arb]:
+    given = dict(act.values)
+    return {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
+
+
+def _polys(act: Activation) -> list[list[arb]] | None:
+    """Real-line bounds |φ(x)| ≤ Σ p[k]·|x|^k and the same for φ' (the catalog's growth
+    bounds), None when they are not polynomial."""
+    from ..catalog.ball_functions import BALL_FUNCTIONS
+
+    entry = BALL_FUNCTIONS.get(act.name)
+    if entry is None:
+        return None
+    p = _params(act)
+    out = []
+    for terms in (entry.growth(p), entry.derivative_growth(p)):
+        poly: list[arb] = []
+        for term in terms:
+            term = Term(*term)
+            if as_arb(term.a) != 0 or as_arb(term.b) != 0:
+                return None
+            poly += [arb(0)] * (term.k + 1 - len(poly))
+            poly[term.k] += abs(as_arb(term.c))
+        out.append([arb(x.upper()) for x in poly])
+    return out
+
+
+def _exp_poly_smoothing(act: Activation):  # noqa: ANN202
+    """ψ(m) = E[φ(m + b·V)] and E[φ'(m + b·V)] in closed form (piecewise exp-polynomials)."""
+    from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
+
+    if act.name not in EXP_POLYNOMIALS:
+        return None
+    kinks = BALL_FUNCTIONS[act.name].kinks
+
+    def smoothing(means: list[arb], std: arb) -> list[list[arb]]:
+        values, derivatives = EXP_POLYNOMIALS[act.name](_params(act))
+        edges = [None, *kinks, None]
+        out = []
+        for parts in (values, derivatives):
+            pieces = [(edges[i], edges[i + 1], exp_poly_product((ExpTerm(1),), part)) for i, part in enumerate(parts)]
+            out.append([exp_poly_expectation(pieces, m, std) for m in means])
+        return out
+
+    return smoothing
+
+
+def supported(act: Activation) -> bool:
+    """Does this route certify the activation's bivariate expectations?"""
+    if act.expression:
+        return False
+    from ..catalog.ball_functions import EXP_POLYNOMIALS
+
+    return (act.name in EXP_POLYNOMIALS or _strip(act) is not None) and _polys(act) is not None
+
+
+def cross_values(act: Activation, q, c, digits: int):  # noqa: ANN001, ANN201
+    """(E[φ(u₁)φ(u₂)], E[φ'(u₁)φ'(u₂)]) as mpf at the current mpmath precision, to ``digits``
+    digits, from the balls of ``cross_balls`` at exact q and c (mpf); None where that route
+    does not apply."""
+    import mpmath
+
+    balls = cross_balls(act, _exact(q), _exact(c), digits)
+    if balls is None:
+        return None
+    out = []
+    for ball in balls:
+        mantissa, exponent = ball.mid().man_exp()
+        out.append(mpmath.ldexp(mpmath.mpf(int(mantissa)), int(exponent)))
+    return out[0], out[1]
+
+
+def _exact(value):  # noqa: ANN001, ANN202
+    """An mpf as an exact ball (python-flint's arb(mpf) would round it to 53 bits)."""
+    if isinstance(value, (arb, Fraction, int)):
+        return value
+    mantissa, exponent = value.man_exp
+    return arb((int(mantissa), int(exponent)))
+
+
+def cross_balls(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int) -> tuple[arb, arb] | None:
+    """(E[φ(u₁)φ(u₂)], E[φ'(u₁)φ'(u₂)]) as balls, each with radius ≤ 10^−(digits+3) of its
+    value (or, for a value that cancels to below that, of the integrand's size), for every q in
+    the ball ``q`` > 0 and correlation ``c`` in (0, 1). None for activations this route does not
+    cover, a c not inside (0, 1), or a rule that would need too many nodes."""
+    if not supported(act):
+        return None
+    wanted = (digits + 3) * BITS_PER_DIGIT
+    with ctx.workprec(max(64, int(wanted) + 64)):
+        polys = _polys(act)
+        qq, cc = as_arb(q), as_arb(c)
+        if polys is None or not (cc > 0 and cc < 1 and qq > 0):
+            return None
+        size = float((qq.upper()) + 1) * max(float(sum(p, arb(0)).upper()) for p in polys) ** 2
+    size_log2 = math.log2(max(size, 1.0))
+    loss = 0.0
+    for _ in range(ATTEMPTS):
+        goal_log2 = size_log2 - wanted - 6 - loss
+        with ctx.workprec(int(size_log2 - goal_log2) + 60):
+            polys = _polys(act)
+            smoothing = _exp_poly_smoothing(act)
+            strip = None if smoothing is not None else _strip(act)
+            balls = bivariate_balls(polys, as_arb(q), as_arb(c), goal_log2, strip=strip, smoothing=smoothing)  # type: ignore[arg-type]
+        if balls is None:
+            return None
+        short = 0.0
+        for ball in balls:
+            if ball.rad() == 0:
+                continue
+            if ball.mid() == 0 or not abs(ball.mid()) > 0:
+                short = max(short, wanted)
+                continue
+            ratio = float((ball.rad() / abs(ball.mid())).log()) / math.log(2)
+            short = max(short, ratio + wanted)
+        if short <= 0:
+            return balls[0], balls[1]
+        loss += short + 8
+    return balls[0], balls[1]
