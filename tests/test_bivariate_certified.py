@@ -1,0 +1,157 @@
+"""Certified bivariate Gaussian expectations (moments.bivariate_certified): the balls against
+the closed-form kernels (relu's arc-cosine, erf's arcsine) and against independent mpmath
+routes, radii that must hold the exact value and be small; meanfield's chaotic c* and
+depth_scale_c proven from them."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from flint import arb, ctx
+from mpmath import mp
+
+from momentcalc.catalog import resolve
+from momentcalc.catalog.kernels import kernel
+from momentcalc.computations.meanfield import meanfield
+from momentcalc.moments.bivariate import cross_expectations
+from momentcalc.moments.bivariate_certified import cross_balls
+
+Q, C = Fraction(13, 10), Fraction(3, 5)
+
+
+def _mpf(ball: arb) -> mpmath.mpf:
+    mantissa, exponent = ball.mid().man_exp()
+    return mpmath.ldexp(mpmath.mpf(int(mantissa)), int(exponent))
+
+
+def _holds(ball: arb, value: mpmath.mpf, digits: int) -> None:
+    """``ball`` holds ``value`` (known far beyond the ball's radius) and its radius proves
+    ``digits`` + 3 digits."""
+    with mp.workdps(digits + 40):
+        mid, rad = _mpf(ball), _mpf(arb(ball.rad()))
+        assert abs(mid - value) <= rad, (mid, value, rad)
+        assert rad <= abs(value) * mpmath.mpf(10) ** -(digits + 3), (rad, value)
+
+
+@pytest.mark.parametrize("name, digits", [("erf", 50), ("relu", 50), ("erf", 15), ("relu", 200)])
+def test_balls_hold_the_closed_form_kernels(name, digits):
+    """The strip route (erf) and the closed-form smoothing route (relu) against the arcsine and
+    arc-cosine kernels, evaluated 40 digits further: the exact value lies in every ball, and
+    the radius proves the digits asked for (a radius too small, or a bound left out, fails)."""
+    k, k1 = cross_balls(resolve(name, {}), Q, C, digits)
+    closed = kernel(name)
+    with mp.workdps(digits + 40):
+        q, c = mpmath.mpf(Q.numerator) / Q.denominator, mpmath.mpf(C.numerator) / C.denominator
+        _holds(k, closed.cross(q, c, {}), digits)
+        _holds(k1, closed.derivative_cross(q, c, {}), digits)
+
+
+@pytest.mark.parametrize("name, digits", [("tanh", 20), ("sigmoid", 30), ("mish", 20)])
+def test_balls_agree_with_quadrature(name, digits):
+    """Strip-analytic activations against the bivariate quadrature of ``moments.bivariate``
+    (mpmath, to ``digits``), and the ball at ``digits`` holds the one at ``digits`` + 25."""
+    act = resolve(name, {})
+    k, k1 = cross_balls(act, Q, C, digits)
+    finer = cross_balls(act, Q, C, digits + 25)
+    with mp.workdps(digits + 10):
+        q, c = mpmath.mpf(Q.numerator) / Q.denominator, mpmath.mpf(C.numerator) / C.denominator
+        reference = cross_expectations(act, q, c, digits)
+    for ball, fine, ref in zip((k, k1), finer, reference):
+        with mp.workdps(digits + 40):
+            _holds(ball, _mpf(fine), digits)
+        with mp.workdps(digits + 10):
+            assert abs(_mpf(ball) - ref) <= abs(ref) * mpmath.mpf(10) ** -digits, (name, ball, ref)
+
+
+def _elu_smoothing(m: mpmath.mpf, b: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(E[elu(m + bV)], E[elu'(m + bV)]) by hand: m·Φ(m/b) + b·ϕ(m/b) + e^{m + b²/2}·Φ(−m/b − b)
+    − Φ(−m/b), and Φ(m/b) + e^{m + b²/2}·Φ(−m/b − b)."""
+    cdf = lambda x: mpmath.erfc(-x / mpmath.sqrt(2)) / 2  # noqa: E731
+    t = m / b
+    shifted = mpmath.exp(m + b * b / 2) * cdf(-t - b)
+    return (m * cdf(t) + b * mpmath.npdf(t) + shifted - cdf(-t), cdf(t) + shifted)
+
+
+def test_exp_polynomial_route_against_one_dimensional_quadrature():
+    """elu (no kernel): E[g(u1)g(u2)] = E_W[psi(aW)^2] with psi in closed form by hand, the outer
+    integral by mpmath's quadrature at 30 digits; the balls at 15 digits hold it."""
+    k, k1 = cross_balls(resolve("elu", {}), Q, C, 15)
+    with mp.workdps(30):
+        q, c = mpmath.mpf(Q.numerator) / Q.denominator, mpmath.mpf(C.numerator) / C.denominator
+        a, b = mpmath.sqrt(q * c), mpmath.sqrt(q * (1 - c))
+        for i, ball in enumerate((k, k1)):
+            want = mpmath.quad(lambda w: _elu_smoothing(a * w, b)[i] ** 2 * mpmath.npdf(w), [-mpmath.inf, 0, mpmath.inf])
+            _holds(ball, want, 15)
+
+
+def test_a_ball_q_holds_every_q_in_it():
+    """q as a ball (meanfield's q*): the result holds the expectations at both ends."""
+    act = resolve("tanh", {})
+    with ctx.workprec(200):
+        q = arb(Q.numerator) / Q.denominator + arb(0, 1e-30)
+        k, _ = cross_balls(act, q, C, 20)
+        for end in (arb(Q.numerator) / Q.denominator - arb(1e-30), arb(Q.numerator) / Q.denominator + arb(1e-30)):
+            k_end, _ = cross_balls(act, arb(end.mid()), C, 20)
+            assert k.overlaps(k_end) and k.rad() < arb(1e-25)
+
+
+def test_outside_the_route():
+    """Expressions, c outside (0, 1): None (the caller keeps its uncertified value)."""
+    assert cross_balls(resolve("x*tanh(x)", {}), Q, C, 15) is None
+    assert cross_balls(resolve("tanh", {}), Q, Fraction(1), 15) is None
+    assert cross_balls(resolve("tanh", {}), Q, Fraction(-1, 2), 15) is None
+
+
+# --- meanfield ---------------------------------------------------------------------------------
+
+
+def test_tanh_chaotic_c_star_certified_and_against_quadrature():
+    """tanh at sigma_w2 = 2.5, sigma_b2 = 0.05 (chaotic): every result certified at 15 and 50
+    digits; the quadrature route (moments.bivariate, mpmath) finds the correlation map's
+    R(c) - c changing sign across the certified c* +- 1e-15, and its slope there gives the
+    same depth_scale_c to 15 digits."""
+    from momentcalc.engine.precision import to_decimal
+
+    from .certified_checks import assert_certified
+
+    r15 = meanfield("tanh", sigma_w2="2.5", sigma_b2="0.05")
+    r50 = meanfield("tanh", sigma_w2="2.5", sigma_b2="0.05", digits=50)
+    for r, digits in ((r15, 15), (r50, 50)):
+        assert all(assert_certified(q, digits) for q in r.results)
+    assert to_decimal(r50["c_star"].rounded_from, 15) == to_decimal(r15["c_star"].rounded_from, 15)
+    act = resolve("tanh", {})
+    with mp.workdps(28):
+        q, c = +r50.value("q_star"), +r50.value("c_star")
+        w, b = mpmath.mpf("2.5"), mpmath.mpf("0.05")
+        signs = []
+        for end in (c - mpmath.mpf(10) ** -15, c + mpmath.mpf(10) ** -15):
+            k, k1 = cross_expectations(act, q, end, 18)
+            signs.append((w * k + b) / q - end)
+        assert signs[0] > 0 > signs[1]
+        assert to_decimal(r15["depth_scale_c"].rounded_from, 15) == to_decimal(-1 / mpmath.log(w * k1), 15)
+
+
+@pytest.mark.parametrize("name, w, b", [("selu", "1.5", "0.1"), ("elu", "1.8", "0.2"), ("tanh", "4", "0.3")])
+def test_other_chaotic_points_certified(name, w, b):
+    """Piecewise exp-polynomials (selu; elu with c* near 1) and tanh with a larger bias: every
+    result proven."""
+    from .certified_checks import assert_certified
+
+    r = meanfield(name, sigma_w2=w, sigma_b2=b)
+    assert 0 < r.value("c_star") < 1
+    assert all(assert_certified(q, 15) for q in r.results)
+
+
+def test_an_unproven_c_star_says_so(monkeypatch):
+    """When the proof cannot be reached (here: made to fail), c* and depth_scale_c keep the
+    mpmath route's values and say certified: false; the rest stays proven."""
+    from momentcalc.computations import meanfield_correlation_proof
+
+    monkeypatch.setattr(meanfield_correlation_proof, "prove_correlation", lambda *args: None)
+    r = meanfield("tanh", sigma_w2="2.5", sigma_b2="0.05")
+    assert not r["c_star"].certified and not r["depth_scale_c"].certified
+    assert r["c_star"].error_bound is None
+    assert r["q_star"].certified and r["chi1"].certified
+    assert any("certified: false" in note and "c_star" in note for note in r.notes)
