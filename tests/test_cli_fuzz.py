@@ -650,3 +650,60 @@ def test_a_whole_number_of_thousands_of_digits_is_rounded_not_a_traceback():
     run = call(["postnorm-decay", "--sigma", "1e-4300", "--format", "csv"])
     check(run)
     assert run.code == 0 and "9.21034037197618e+8600" in run.stdout, run
+
+
+def test_a_cpu_limit_inside_arb_integration_ends_it_at_once():
+    """A limit that runs out while Arb's integrator calls the integrand is held back until the
+    integration returns (cpu_limit.deferred), and the nodes from then on are exact zeros: the
+    integration ends at once. With nan nodes Arb bisected to its depth limit (millions of
+    calls at 1000 bits) and, once an error crossed into python-flint, ran on in C where no
+    signal handler runs: activation-moment tanh --mean 1e-100000 --std 1e6 took 8 GB."""
+    import time
+
+    from flint import arb, ctx
+
+    from momentcalc.engine.certified import Piece, _integrate_pieces
+    from momentcalc.engine.cpu_limit import cpu_limit
+
+    class Stop(BaseException):
+        pass
+
+    def branch(z, analytic):
+        start = time.process_time()
+        while time.process_time() - start < 0.002:
+            pass
+        return z.tanh()
+
+    start = time.process_time()
+    with ctx.workprec(1000), pytest.raises(Stop):
+        with cpu_limit(0.2, Stop):
+            _integrate_pieces([Piece(None, None, branch)], [], arb(40), arb(0), arb(1), arb(2) ** -900, arb(2) ** -900)
+    assert time.process_time() - start < 1.0  # 18 s with nan nodes
+
+
+def test_running_out_of_memory_is_exit_3_in_one_line(monkeypatch):
+    """A MemoryError (past the CLI's memory ceiling, cli.memory) is exit 3 and one stderr line."""
+    import momentcalc.computations.truncnorm as computation
+
+    def boom(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(computation, "truncnorm", boom)
+    run = call(["truncnorm", "--json"])
+    assert run.code == 3 and run.stderr.count("\n") == 1 and "needs more than" in run.stderr, run
+    assert json.loads(run.stdout)["error"]["code"] == 3
+
+
+def test_the_memory_ceiling_is_set_by_the_entry_point_only():
+    """Importing the CLI (the tests' in-process calls) sets no limit; ``main`` lowers RLIMIT_AS."""
+    import subprocess
+
+    code = ("import resource, sys; import momentcalc.cli as c; before = resource.getrlimit(resource.RLIMIT_AS)[0]\n"
+            "sys.argv = ['momentcalc', '--version']\n"
+            "try:\n    c.main()\nexcept SystemExit:\n    pass\n"
+            "print(before, resource.getrlimit(resource.RLIMIT_AS)[0])")
+    before, after = map(int, subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                            check=True).stdout.split()[-2:])
+    from momentcalc.cli.memory import MAX_BYTES, MIN_BYTES
+
+    assert before == -1 and MIN_BYTES <= after <= MAX_BYTES

@@ -70,6 +70,9 @@ def main() -> None:
     else (``--help``, ``--version``, a misspelt command, shell completion) builds them all."""
     import sys
 
+    from .memory import cap
+
+    cap()  # a memory ceiling for this process only (not on import: tests run commands in-process)
     everything = app.registered_commands
     app.registered_commands = only_the_invoked(everything, sys.argv[1:])
     try:

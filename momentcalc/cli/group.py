@@ -103,6 +103,12 @@ class MomentcalcGroup(TyperGroup):
                 raise
             _discard_stdout()
             code = fail(EXIT_WRITE_FAILED, f"cannot write the output: {os.strerror(error.errno)}", False)
+        except MemoryError:
+            # Past the process's memory ceiling (cli.memory) or the machine's.
+            from .memory import limit_text
+
+            code = fail(3, f"the computation needs more than {limit_text()} at this precision; "
+                           "try fewer digits or less extreme values", wants_json(argv))
         except OverflowError as error:
             # Only extreme inputs get here (a number too large for an intermediate double
             # inside mpmath or numpy): say so rather than print a traceback.
