@@ -45,12 +45,15 @@ def test_length_kernels_match_quadrature(name, params):
                 assert _agree(x, y, 28), (name, q, x, y)
 
 
-@pytest.mark.parametrize("name, c, digits", [("erf", "0.6", 15), ("erf", "-0.4", 10), ("identity", "0.3", 20),
-                                             ("relu", "0.6", 3)])
-def test_bivariate_kernels_match_quadrature(name, c, digits):
-    """arc-cosine (relu) and arcsine (erf) kernels against the bivariate quadrature (relu's
-    kink makes its quadrature slow: checked at fewer digits)."""
-    closed, quad = _kernel_model(name), _quadrature_model(name)
+@pytest.mark.parametrize("name, params, c, digits", [
+    ("erf", None, "0.6", 15), ("erf", None, "-0.4", 10), ("identity", None, "0.3", 20),
+    ("relu", None, "0.6", 15), ("leaky_relu", {"slope": "0.2"}, "-0.4", 12),
+])
+def test_bivariate_kernels_match_quadrature(name, params, c, digits):
+    """arc-cosine (relu, leaky_relu) and arcsine (erf) kernels against the bivariate quadrature
+    (for relu and leaky_relu: the outer Gaussian rule over the inner expectations in closed
+    form, the route selu and elu take)."""
+    closed, quad = _kernel_model(name, params), _quadrature_model(name, params)
     with mp.workdps(digits + 10):
         q, c = mpmath.mpf("1.3"), mpmath.mpf(c)
         for x, y in zip(closed.cross(q, c, digits), quad.cross(q, c, digits)):
@@ -395,3 +398,22 @@ def test_exploding_length_is_sampled_at_widening_factors():
     with mp.workdps(25), pytest.raises(InputError, match=r"no fixed point above q0 = 1 .*explodes"):
         _locate(Growing(), mpmath.mpf("2.5"), mp.zero, mp.one, True, ("0", "2.5", "1"))
     assert Growing.calls <= 30  # 1 to 10^30 at factors of 16 (it took about 100 at doublings)
+
+
+def test_selu_self_normalizing_point_exactly():
+    """selu at sigma_w2 = 1, sigma_b2 = 0 (Klambauer et al. 2017's self-normalizing network):
+    q* = 1 and c* = 0 exactly, from the catalog's E[selu(Z)] = 0 and E[selu(Z)^2] = 1 (it spent
+    its whole CPU budget on c*'s bivariate quadrature before); chi1 and depth_scale_c against
+    mpmath.quad of selu'(Z)^2 and E[selu'(Z)] (c* = 0: the slope is sigma_w2*E[phi']^2)."""
+    r = meanfield("selu", sigma_w2="1", digits=20)
+    assert r["q_star"].exact == 1 and r["c_star"].exact == 0
+    from momentcalc.catalog.activations import selu_constants
+
+    with mp.workdps(30):
+        lam, alpha = selu_constants()
+        slope = lambda z: lam if z > 0 else lam * alpha * mpmath.exp(z)  # noqa: E731
+        gauss = lambda f: mpmath.quad(lambda z: f(z) * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf])  # noqa: E731
+        chi = gauss(lambda z: slope(z) ** 2)
+        mean_slope = gauss(slope)
+        assert _agree(r.value("chi1"), chi, 20)
+        assert _agree(r.value("depth_scale_c"), -1 / mpmath.log(mean_slope**2), 20)

@@ -358,6 +358,8 @@ def meanfield(
                 q_star, length = mp.zero, None
             else:
                 q_star, length = _newton(_length_step(model, w, b), start, digits, "the fixed point q*")
+                if _unit_fixed_point(model, given) and abs(q_star - 1) <= mpmath.mpf(10) ** -(digits + 2):
+                    q_star = mp.one  # exactly, by the catalog's closed form (selu at sigma_w2 = 1)
         if not preserved:
             results.update(_at_fixed_point(model, w, b, q_star, length, (left, right), digits, notes, critical))
         if preserved:
@@ -368,6 +370,10 @@ def meanfield(
             chaotic_c = results["c_star"] if 0 < results["c_star"] < 1 else None
             proof = prove(model, None if critical else given["sigma_w2"], given["sigma_b2"], q_star, digits,  # type: ignore[arg-type]
                           chaotic_c)
+            if q_star == 1 and not critical and _unit_fixed_point(model, given):
+                proof["q_star"] = Fraction(1)
+                if results["c_star"] == 0 and _mean_zero_at_unit(model) and given["sigma_b2"] == 0:
+                    proof["c_star"] = Fraction(0)
         else:
             from .meanfield_proof import prove_at_zero
 
@@ -585,7 +591,7 @@ def _at_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf, l
             f"{mpmath.nstr(TRAINABLE_XI * xi, 3)} layers (Schoenholz et al. 2017); raise sigma_w2 toward the "
             "critical value (--critical) to go deeper")
         return out
-    c_star, slope = _correlation_fixed_point(model, w, b, q, digits)
+    c_star, slope = _correlation_fixed_point(model, w, b, q, digits, q == 1 and _mean_zero_at_unit(model))
     out["c_star"] = c_star
     xi = _depth_scale(slope)
     out["depth_scale_c"] = xi
@@ -597,11 +603,35 @@ def _at_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf, l
     return out
 
 
+def _rational_closed_form(model: Model, name: str) -> Fraction | None:
+    """The catalog's closed form of moment ``name`` under N(0, 1) when it is a rational number
+    as written (selu's mean "0" and second moment "1"), else None."""
+    form = None if model.act.expression else model.act.closed_forms.get(name)
+    try:
+        return None if form is None else Fraction(form.text)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def _unit_fixed_point(model: Model, given: Mapping[str, object]) -> bool:
+    """Is q = 1 exactly a fixed point: σ_w²·E[φ(Z)²] + σ_b² = 1 with the catalog's rational
+    E[φ(Z)²] (selu at σ_w² = 1, σ_b² = 0: the self-normalizing fixed point)?"""
+    second = _rational_closed_form(model, "second_moment")
+    return second is not None and given["sigma_w2"] * second + given["sigma_b2"] == 1  # type: ignore[operator]
+
+
+def _mean_zero_at_unit(model: Model) -> bool:
+    """E[φ(Z)] = 0 exactly by the catalog (selu)."""
+    return _rational_closed_form(model, "mean") == 0
+
+
 def _correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf,
-                             digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """(c*, slope of the correlation map at c*) in the chaotic phase."""
-    if b == 0 and model.act.parity == "odd":
-        # R(0) = (σ_w²·E[φ]² + σ_b²)/q* = 0: c* = 0, slope σ_w²·E[φ']².
+                             digits: int, mean_zero: bool = False) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(c*, slope of the correlation map at c*) in the chaotic phase; ``mean_zero``: E[φ(√q·Z)]
+    = 0 exactly (by the catalog), as it is for an odd φ."""
+    if b == 0 and (model.act.parity == "odd" or mean_zero):
+        # R(0) = (σ_w²·E[φ]² + σ_b²)/q* = 0: c* = 0 (R convex with R(1) = 1 lies below the
+        # diagonal, so 0 is the stable fixed point), slope σ_w²·E[φ']².
         d = model.derivative_mean(q, digits + 3)
         return mp.zero, w * d * d
 

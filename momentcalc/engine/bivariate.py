@@ -25,6 +25,7 @@ from mpmath import mp
 from ..errors import PrecisionError
 from .gaussian import gaussian_expectations
 
+Smoothing = Callable[[mpmath.mpf], list[mpmath.mpf]]
 # Inner expectations carry this many more digits than the outer sum needs.
 INNER_EXTRA_DIGITS = 3
 
@@ -39,12 +40,15 @@ def bivariate_expectations(
     odd: Sequence[bool] = (),
     digits: int,
     dps: int,
+    smoothing: Callable[[mpmath.mpf], Smoothing] | None = None,
 ) -> list[mpmath.mpf]:
     """E[g_i(u₁)·g_i(u₂)] for the ``count`` components g_i of ``values(x)``.
 
     ``q`` > 0 is the variance of u₁ and u₂, ``c`` in [−1, 1] their correlation; ``breaks``
     are the kinks of the g_i; ``odd[i]`` says that g_i is odd (its smoothing ψ_i(0) is then
-    exactly 0, which quadrature alone could only approach). Each result to ``digits``
+    exactly 0, which quadrature alone could only approach). ``smoothing(b)``, where given,
+    returns ψ in closed form (the inner expectations E[g_i(m + b·V)] as a function of m),
+    instead of the adaptive inner rule for g with kinks. Each result to ``digits``
     significant digits, computed at ``dps`` decimal digits (more where a sum cancels).
     """
     odd = tuple(odd) + (False,) * (count - len(odd))
@@ -69,13 +73,13 @@ def bivariate_expectations(
             )
         a = mpmath.sqrt(q * abs(c))
         b = mpmath.sqrt(q * (1 - abs(c)))
+        if smoothing is not None:
+            return _outer(smoothing(b), count, a, c, digits, dps)
         if breaks:
-            smoothing = _adaptive_smoothing(values, count, b, breaks, odd, digits + INNER_EXTRA_DIGITS)
-            return _outer(smoothing, count, a, c, digits, dps)
+            return _outer(_adaptive_smoothing(values, count, b, breaks, odd, digits + INNER_EXTRA_DIGITS),
+                          count, a, c, digits, dps)
         return _fixed_rule_levels(values, count, a, b, c, odd, digits, dps)
 
-
-Smoothing = Callable[[mpmath.mpf], list[mpmath.mpf]]
 
 
 def _outer(smoothed: Smoothing, count: int, a: mpmath.mpf, c: mpmath.mpf, digits: int, dps: int) -> list[mpmath.mpf]:
