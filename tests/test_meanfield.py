@@ -407,6 +407,7 @@ def test_selu_self_normalizing_point_exactly():
     mpmath.quad of selu'(Z)^2 and E[selu'(Z)] (c* = 0: the slope is sigma_w2*E[phi']^2)."""
     r = meanfield("selu", sigma_w2="1", digits=20)
     assert r["q_star"].exact == 1 and r["c_star"].exact == 0
+    assert all(q.certified for q in r.results)
     from momentcalc.catalog.activations import selu_constants
 
     with mp.workdps(30):

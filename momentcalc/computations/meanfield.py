@@ -373,7 +373,7 @@ def meanfield(
             if q_star == 1 and not critical and _unit_fixed_point(model, given):
                 proof["q_star"] = Fraction(1)
                 if results["c_star"] == 0 and _mean_zero_at_unit(model) and given["sigma_b2"] == 0:
-                    proof["c_star"] = Fraction(0)
+                    proof.update(_proven_zero_correlation(model, given["sigma_w2"], digits))  # type: ignore[arg-type]
         else:
             from .meanfield_proof import prove_at_zero
 
@@ -623,6 +623,23 @@ def _unit_fixed_point(model: Model, given: Mapping[str, object]) -> bool:
 def _mean_zero_at_unit(model: Model) -> bool:
     """E[φ(Z)] = 0 exactly by the catalog (selu)."""
     return _rational_closed_form(model, "mean") == 0
+
+
+def _proven_zero_correlation(model: Model, w: Fraction, digits: int) -> dict[str, object]:
+    """c* = 0 exactly at q* = 1 (E[φ(Z)] = 0 by the catalog, σ_b² = 0), and ξ_c = −1/ln(σ_w²·E[φ'(Z)]²)
+    from a proven ball of E[φ'(Z)] (the correlation map's slope at 0)."""
+    from ..moments import expectation_balls
+    from .meanfield_proof import _arb, _depth
+
+    from flint import ctx
+
+    out: dict[str, object] = {"c_star": Fraction(0)}
+    (mean_slope,) = expectation_balls(model.act, [(0, 0, 1)], std=1, digits=digits + 10)
+    with ctx.workprec(int((digits + 20) * 3.33)):
+        xi = _depth(_arb(w) * mean_slope * mean_slope)
+    if xi is not None:
+        out["depth_scale_c"] = xi
+    return out
 
 
 def _correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf,
