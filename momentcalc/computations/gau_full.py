@@ -182,8 +182,9 @@ def nonnegative(activation: str, params: Mapping[str, object] | None, lam: mpmat
     act = resolve(activation, params)
     values = act.param_values()
     with mpmath.workdps(20):
-        points = [mpmath.mpf(k) / 50 for k in range(-2000, 2001)]
-        points += [k / lam for k in act.kinks(values) if abs(k / lam) <= 40]
+        # kinks first, then the grid, lazily: the first negative value ends the check
+        points = itertools.chain((k / lam for k in act.kinks(values) if abs(k / lam) <= 40),
+                                 (mpmath.mpf(k) / 50 for k in range(-2000, 2001)))
         try:
             return all(act.fn(lam * x, values) >= 0 for x in points)
         except (ValueError, ZeroDivisionError, ArithmeticError):

@@ -104,7 +104,7 @@ def negative_parts(m: Sequence[float], s: float, nodes: int = NODES) -> dict[str
         for i2, a2 in enumerate(x):
             for i3, a3 in enumerate(x):
                 weight = w[i1] * w[i2] * w[i3]
-                if weight < 1e-14 * wmax:
+                if weight < 1e-8 * wmax:  # the corners move the result by < 1e-7 of itself
                     continue
                 g = (a1, a2, a3)
                 t1, t2, t3 = (mean[r] + sum(L[r][k] * g[k] for k in range(3)) for r in range(3))
