@@ -321,15 +321,15 @@ def _sigmoid_bounds(w: arb) -> tuple[arb, arb]:
 
 
 def _sigmoid_at(x: arb, ex: arb) -> tuple[arb, arb]:
-    d = 1 + ex
-    s = ex / d
-    return s, s / d
+    inverse = 1 / (1 + ex)  # one division a node: divisions cost several multiplications
+    s = ex * inverse
+    return s, s * inverse
 
 
 def _tanh_at(x: arb, ex: arb) -> tuple[arb, arb]:
     e2 = ex * ex
-    d = e2 + 1
-    return 1 - 2 / d, 4 * e2 / (d * d)
+    inverse = 1 / (e2 + 1)
+    return 1 - 2 * inverse, 4 * e2 * inverse * inverse
 
 
 def _swish_at(x: arb, ex: arb) -> tuple[arb, arb]:
@@ -409,10 +409,10 @@ def _gelu_tanh_exponent() -> tuple[arb, ...]:
 
 
 def _gelu_tanh_at(x: arb, e: arb) -> tuple[arb, arb]:
-    one = 1 + e
-    s = e / one
+    inverse = 1 / (1 + e)
+    s = e * inverse
     slope_u = (2 / arb.pi()).sqrt() * (1 + 3 * as_arb(_gelu_tanh_c()) * x * x)
-    return x * s, s + 2 * x * slope_u * s / one
+    return x * s, s + 2 * x * slope_u * s * inverse
 
 
 STRIP_FUNCTIONS: dict[str, StripFunctions] = {

@@ -179,8 +179,12 @@ def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits:
             here: Any = _KernelInterval(model, s_lo, s_hi, lengths)
             high = here.at(here.q_hi)
         else:
-            here = _Interval(model, s_lo, s_hi, target, (SECOND, STEIN, DERIV2))
-            high = dict(zip((SECOND, DERIV2), _balls(model, s_hi, (SECOND, DERIV2), target)))
+            # E[φ'] too where the chaotic phase will need it (c* = 0: odd φ, no bias), on the
+            # same nodes; at q_hi the sign of F needs only A (and B on the critical line).
+            extra = (DERIV,) if not critical and b == 0 and model.act.parity == "odd" else ()
+            here = _Interval(model, s_lo, s_hi, target, (SECOND, STEIN, DERIV2, *extra))
+            ends = (SECOND, DERIV2) if critical else (SECOND,)
+            high = dict(zip(ends, _balls(model, s_hi, ends, target)))
         if critical:
             f_lo = here.at_lo[SECOND] / here.at_lo[DERIV2] + bb - here.q_lo
             f_hi = high[SECOND] / high[DERIV2] + bb - here.q_hi
@@ -247,7 +251,8 @@ def _chaotic(model: Model, ww: Any, bb: Any, b: Fraction, q_star: Any, here: Any
         out["c_star"] = Fraction(0)
         if kernel is not None:
             return _depth(ww * cross(arb(0))[1])
-        here.at_lo.update(zip((DERIV,), _balls(model, here.s_lo, (DERIV,), digits + ROOT_GUARD + EXTRA)))
+        if DERIV not in here.at_lo:
+            here.at_lo.update(zip((DERIV,), _balls(model, here.s_lo, (DERIV,), digits + ROOT_GUARD + EXTRA)))
         mean_slope = here.enclosure(DERIV)
         return _depth(ww * mean_slope * mean_slope)
     if kernel is None:

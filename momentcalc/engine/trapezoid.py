@@ -171,12 +171,14 @@ def _sums(values: Values, count: int, m: arb, s: arb, h: arb, n: int, exponent: 
     weight = arb(1)
     ratio = (-h * h / 2).exp()
     square = (-h * h).exp()
-    for k in range(1, n + 1):
+    x_right, x_left = m, m
+    for _ in range(n):
         weight *= ratio
         ratio *= square
-        offset = step * k
-        right = values(m + offset, _advance(right_table))
-        left = values(m - offset, _advance(left_table))
+        x_right += step
+        x_left -= step
+        right = values(x_right, _advance(right_table))
+        left = values(x_left, _advance(left_table))
         for j in range(count):
             totals[j] += (right[j] + left[j]) * weight
     return totals
