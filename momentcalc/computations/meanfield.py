@@ -47,6 +47,7 @@ from ..defaults import MEANFIELD as DEFAULTS
 from ..engine.numbers import Number, as_number, to_mpf, to_text
 from ..engine.precision import working_dps
 from ..errors import InputError, PrecisionError
+from ..moments import expectations
 from ..result import Computation, Quantity
 from .common import check_digits
 from .meanfield_model import Length, Model
@@ -75,6 +76,7 @@ CRITICAL_SCAN_AFTER = 4  # steps on past a critical q that repels, looking for o
 MAX_DEPTH = 1000
 # Trajectories are computed twice, the second time with this many more digits; they must agree.
 TRAJECTORY_EXTRA_DIGITS = 5
+CRITICAL_START_DIGITS = 4  # the critical line's bisection stops at this relative width
 # Schoenholz et al. 2017: networks train up to about this many multiples of ξ_c.
 TRAINABLE_XI = 6
 
@@ -140,17 +142,27 @@ def _stages(digits: int, start: int = LOCATE_DIGITS) -> list[int]:
     return stages or [final]
 
 
-def _newton(step, x: mpmath.mpf, digits: int, what: str, start: int = LOCATE_DIGITS):  # type: ignore[no-untyped-def]
+def _newton(step, x: mpmath.mpf, digits: int, what: str, start: int = LOCATE_DIGITS, check=None):  # type: ignore[no-untyped-def]
     """Polish a root of f near ``x``: ``step(x, t)`` returns (f, f', extra) at the current
     precision with expectations to ``t`` digits. One Newton step per intermediate stage;
     at the last, steps until one is below 10^−(digits+3)·|x|. Returns (x, extra) at the
-    point where that last step was computed (within about that step of the root)."""
+    point where that last step was computed (within about that step of the root).
+
+    ``check(x)``, when given, returns (f, extra) at a point within 10^−(digits+5)·|x| of x,
+    with expectations to more than digits + 5 digits: after a step at the last stage the
+    root test f/f' (f' of that step) is made with it instead of a whole step, and (x, its
+    extra) returned when it passes (the proof reuses those expectations)."""
     stages = _stages(digits, start)
+    guard = 0  # at the last stage, digits that a small f' would take from the step
     for index, t in enumerate(stages):
+        if index == len(stages) - 1:
+            t += guard
         with mp.workdps(t + 10):
             x = +x
             for _ in range(MAX_NEWTON_STEPS):
                 f, df, extra = step(x, t)
+                if df != 0 and mpmath.isfinite(df) and abs(df) < 1:
+                    guard = int(mpmath.ceil(-mpmath.log10(abs(df)))) + 1
                 if df == 0 or not mpmath.isfinite(df):
                     raise PrecisionError(f"Newton's method for {what} met a zero derivative")
                 delta = f / df
@@ -160,6 +172,10 @@ def _newton(step, x: mpmath.mpf, digits: int, what: str, start: int = LOCATE_DIG
                 if abs(delta) <= mpmath.mpf(10) ** (-(digits + 3)) * abs(x) or delta == 0:
                     return x, extra
                 x = x - delta
+                if check is not None:
+                    f, extra = check(x)
+                    if abs(f / df) <= mpmath.mpf(10) ** (-(digits + 3)) * abs(x):
+                        return x, extra
             else:
                 raise PrecisionError(f"Newton's method for {what} did not converge to {digits} digits")
     raise AssertionError("unreachable")
@@ -347,7 +363,8 @@ def meanfield(
             proof: dict[str, object] = _length_preserved(given["q0"], second, critical, left != right)  # type: ignore[arg-type]
             notes.extend(_preserved_notes(left != right))
         elif critical:
-            w, q_star, length = _critical(model, b, zero_fixed, (left, right), digits, label)
+            w, q_star, length = _critical(model, b, zero_fixed, (left, right), digits, label,
+                                          _proof_check(model, True, given["sigma_b2"], None, b, digits))  # type: ignore[arg-type]
             results["sigma_w2"] = w
         else:
             w = to_mpf(given["sigma_w2"])  # type: ignore[arg-type]
@@ -357,7 +374,8 @@ def meanfield(
             if start is None:
                 q_star, length = mp.zero, None
             else:
-                q_star, length = _newton(_length_step(model, w, b), start, digits, "the fixed point q*")
+                check = _proof_check(model, False, given["sigma_b2"], w, b, digits)  # type: ignore[arg-type]
+                q_star, length = _newton(_length_step(model, w, b), start, digits, "the fixed point q*", check=check)
                 if _unit_fixed_point(model, given) and abs(q_star - 1) <= mpmath.mpf(10) ** -(digits + 2):
                     q_star = mp.one  # exactly, by the catalog's closed form (selu at sigma_w2 = 1)
         if not preserved:
@@ -449,8 +467,25 @@ def _proven_or_found(proof: dict[str, object], name: str, results: dict[str, mpm
     return proven(value)
 
 
+def _proof_check(model: Model, critical: bool, b_exact: Fraction, w: mpmath.mpf | None, b: mpmath.mpf,
+                 digits: int):  # type: ignore[no-untyped-def]
+    """The last Newton step's check (``_newton``) at the proof's first point: f there and the
+    Length, from the expectations the proof starts with. None where the proof uses a kernel."""
+    from .meanfield_proof import first_expectations
+
+    def check(x: mpmath.mpf) -> tuple[mpmath.mpf, Length]:
+        std, monomials, wanted = first_expectations(model, critical, b_exact, x, digits)  # type: ignore[misc]
+        q, length = model.length_at(std, monomials, wanted)
+        if critical:
+            return length.A / length.B + b - q, length
+        return w * length.A + b - q, length  # type: ignore[operator]
+
+    probe = first_expectations(model, critical, b_exact, mp.one, digits)
+    return None if probe is None else check
+
+
 def _critical(model: Model, b: mpmath.mpf, zero_fixed: bool, slopes: tuple[mpmath.mpf, mpmath.mpf],
-              digits: int, label: str) -> tuple[mpmath.mpf, mpmath.mpf, Length | None]:
+              digits: int, label: str, check=None) -> tuple[mpmath.mpf, mpmath.mpf, Length | None]:  # type: ignore[no-untyped-def]
     """(σ_w², q*, Length at q*) on the critical line at σ_b² = b, at a fixed point the length
     map settles at (V'(q*) <= 1); an edge of chaos only at fixed points that repel is no
     answer (InputError naming them)."""
@@ -466,8 +501,7 @@ def _critical(model: Model, b: mpmath.mpf, zero_fixed: bool, slopes: tuple[mpmat
         repelled.append(f"q* = 0 (sigma_w2 = {mpmath.nstr(1 / limit, 6)}), where q grows away from 0")
 
     def step(q: mpmath.mpf, t: int) -> tuple[mpmath.mpf, mpmath.mpf, Length]:
-        length = model.length(q, t)
-        db = model.b_slope(q, t)
+        length, db = model.length_and_b_slope(q, t)
         ratio = length.A / length.B
         d_ratio = (length.S * length.B - length.A * db) / length.B**2
         return ratio + b - q, d_ratio - 1, length
@@ -484,10 +518,11 @@ def _critical(model: Model, b: mpmath.mpf, zero_fixed: bool, slopes: tuple[mpmat
                     low, f_low = mid, f_mid
                 else:
                     high = mid
-                if high / low < 1 + mpmath.mpf(10) ** -4:
+                if high / low < 1 + mpmath.mpf(10) ** -CRITICAL_START_DIGITS:
                     break
             start = mpmath.sqrt(low * high)
-        q_star, length = _newton(step, start, digits, "the critical line")
+        # the bisection leaves about CRITICAL_START_DIGITS correct digits: the stages double from there
+        q_star, length = _newton(step, start, digits, "the critical line", start=CRITICAL_START_DIGITS, check=check)
         slope = length.S / length.B  # V'(q*) at σ_w² = 1/B
         if slope <= 1 + mpmath.mpf(10) ** (-digits):
             return 1 / length.B, q_star, length
@@ -648,8 +683,17 @@ def _correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpma
     = 0 exactly (by the catalog), as it is for an odd φ."""
     if b == 0 and (model.act.parity == "odd" or mean_zero):
         # R(0) = (σ_w²·E[φ]² + σ_b²)/q* = 0: c* = 0 (R convex with R(1) = 1 lies below the
-        # diagonal, so 0 is the stable fixed point), slope σ_w²·E[φ']².
-        d = model.derivative_mean(q, digits + 3)
+        # diagonal, so 0 is the stable fixed point), slope σ_w²·E[φ']² (E[φ'] from the proof's
+        # first expectations, within 10^−(digits+5) of q, where they include it: cached).
+        from .meanfield_proof import DERIV, first_expectations
+
+        shared = first_expectations(model, False, Fraction(0), q, digits)
+        if shared is not None and DERIV in shared[1]:
+            std, monomials, wanted = shared
+            d = expectations(model.text, list(monomials), std=std, digits=wanted,
+                             params=model.params)[monomials.index(DERIV)]
+        else:
+            d = model.derivative_mean(q, digits + 3)
         return mp.zero, w * d * d
 
     def step(c: mpmath.mpf, t: int) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:

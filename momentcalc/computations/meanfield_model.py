@@ -60,6 +60,21 @@ class Model:
                                 params=self.params)
         return Length(a, xs / q, b)
 
+    def length_and_b_slope(self, q: mpmath.mpf, digits: int) -> tuple[Length, mpmath.mpf]:
+        """``length`` and ``b_slope`` together (one quadrature for the four expectations)."""
+        if self.kernel is not None:
+            return self.length(q, digits), self.b_slope(q, digits)
+        a, xs, b, x2b = expectations(self.text, [SECOND, STEIN, DERIV2, X2_DERIV2], std=mpmath.sqrt(q), digits=digits,
+                                     params=self.params)
+        return Length(a, xs / q, b), (x2b / q - b) / (2 * q)
+
+    def length_at(self, std: mpmath.mpf, monomials: tuple, digits: int) -> tuple[mpmath.mpf, Length]:
+        """(q, Length at q) for q = std² exactly, from the expectations of ``monomials`` (which
+        start with A's, S's and B's) at that std: the same call as the proof's, so cached."""
+        q = std * std
+        a, xs, b = expectations(self.text, list(monomials), std=std, digits=digits, params=self.params)[:3]
+        return q, Length(a, xs / q, b)
+
     def b_slope(self, q: mpmath.mpf, digits: int) -> mpmath.mpf:
         """dB/dq = (E[X²·φ'²]/q − B)/(2q) (differentiating the Gaussian density in q)."""
         if self.kernel is not None:

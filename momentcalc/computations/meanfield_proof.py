@@ -112,6 +112,21 @@ def _ends(q: mpmath.mpf, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
         return s * (1 - delta), s * (1 + delta)
 
 
+def first_expectations(model: Model, critical: bool, b: Fraction, q: mpmath.mpf,
+                       digits: int) -> tuple[mpmath.mpf, tuple, int] | None:
+    """(std, monomials, digits) of the proof's first expectations for a root near ``q``: at
+    q_lo, the lower end of q*'s interval (within 2·10^−(digits+6) of q). The mpmath route
+    checks its last Newton step with these very expectations, which the proof then finds in
+    the moments package's cache. None where the proof uses a kernel on balls instead."""
+    from ..catalog.kernels import BALL_LENGTHS
+
+    if not model.act.expression and model.act.name in BALL_LENGTHS:
+        return None
+    # E[φ'] too where the chaotic phase will need it (c* = 0: odd φ, no bias), on the same nodes
+    extra = (DERIV,) if not critical and b == 0 and model.act.parity == "odd" else ()
+    return _ends(q, digits)[0], (SECOND, STEIN, DERIV2, *extra), digits + ROOT_GUARD + EXTRA
+
+
 def _opposite(low: Any, high: Any) -> bool:
     """Proven opposite signs (or an exact zero at an end)."""
     return bool((low > 0 and high < 0) or (low < 0 and high > 0) or low == 0 or high == 0)
@@ -179,10 +194,9 @@ def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits:
             here: Any = _KernelInterval(model, s_lo, s_hi, lengths)
             high = here.at(here.q_hi)
         else:
-            # E[φ'] too where the chaotic phase will need it (c* = 0: odd φ, no bias), on the
-            # same nodes; at q_hi the sign of F needs only A (and B on the critical line).
-            extra = (DERIV,) if not critical and b == 0 and model.act.parity == "odd" else ()
-            here = _Interval(model, s_lo, s_hi, target, (SECOND, STEIN, DERIV2, *extra))
+            _, monomials, _ = first_expectations(model, critical, b, q, digits)  # type: ignore[misc]
+            here = _Interval(model, s_lo, s_hi, target, monomials)
+            # at q_hi the sign of F needs only A (and B on the critical line)
             ends = (SECOND, DERIV2) if critical else (SECOND,)
             high = dict(zip(ends, _balls(model, s_hi, ends, target)))
         if critical:
