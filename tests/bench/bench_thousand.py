@@ -9,8 +9,10 @@ Not part of the test suite (timed tests are flaky); run it by hand, one run per 
 
 CPU seconds (user + system of the child process) are reported beside wall seconds because on a
 shared machine they are much less noisy; the ratio is taken of the CPU times, same run. To time
-another checkout (a "before" column), put it first on the path: ``PYTHONPATH=/path/to/checkout``
-(the calls run in a scratch directory, so the current directory's package does not shadow it).
+another checkout, put it first on the path: ``PYTHONPATH=/path/to/checkout`` (the calls run in a
+scratch directory, so the current directory's package does not shadow it); ``--before PATH``
+times that checkout too, case by case interleaved with this one (same load), as before/after
+columns.
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ def main() -> int:
     parser.add_argument("--no-commands", action="store_true", help="activations only")
     parser.add_argument("--no-activations", action="store_true", help="the other commands only")
     parser.add_argument("--markdown", action="store_true", help="a Markdown table")
+    parser.add_argument("--before", default="", help="a checkout to time case by case beside this one")
     args = parser.parse_args()
     names = [] if args.no_activations else [
         n for n in (*CATALOG, *(() if args.no_expressions else EXPRESSIONS)) if args.only in n]
@@ -85,10 +88,23 @@ def main() -> int:
         cases = [(name, mc + ["activation-moment", name], BUDGET) for name in names]
         cases += [(name, mc + COMMANDS[name], COMMAND_BUDGET) for name in commands]
 
-        run(mc + ["activation-moment", "relu", "--json"], env, 60, tmp)  # warm the caches and .pyc files
+        old_env = {**env, "PYTHONPATH": args.before} if args.before else None
+        for warm in (env, old_env):  # warm the caches and .pyc files of every command
+            if warm is not None:
+                first = {}
+                for _, argv, _ in cases:
+                    first.setdefault(argv[3], argv)
+                for argv in first.values():
+                    run([*argv, "--json"], warm, 60, tmp)
         load = os.getloadavg()[0]
         rows = []
+        earlier = {}
         for name, argv, budget in cases:
+            if old_env is not None:
+                old_default = run(argv + ["--json"], old_env, 60, tmp)
+                old_thousand = run(argv + ["--digits", "1000", "--json"], old_env, args.timeout, tmp)
+                earlier[name] = (old_default, old_thousand,
+                                 old_thousand[1] / old_default[1] if old_default[1] > 0 else float("inf"))
             default = run(argv + ["--json"], env, 60, tmp)
             thousand = run(argv + ["--digits", "1000", "--json"], env, args.timeout, tmp)
             ratio = thousand[1] / default[1] if default[1] > 0 else float("inf")
@@ -98,7 +114,16 @@ def main() -> int:
                       f"1000 digits {thousand[0]:8.2f} s wall {thousand[1]:8.2f} s cpu  exit {thousand[2]:>2}  "
                       f"cpu ratio {ratio:7.1f}{'  OVER' if ratio > budget else ''}", flush=True)
         load = (load + os.getloadavg()[0]) / 2
-    if args.markdown:
+    if args.markdown and earlier:
+        print("| case | default cpu s (before) | 1000 digits cpu s (before) | ratio (before) | "
+              "default cpu s (after) | 1000 digits cpu s (after) | ratio (after) | budget |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for name, default, thousand, ratio, budget in rows:
+            od, ot, oratio = earlier[name]
+            marks = ["" if t[2] in (0, 3) else f" (exit {t[2]})" for t in (ot, thousand)]
+            print(f"| `{name}` | {od[1]:.2f} | {ot[1]:.2f}{marks[0]} | {oratio:.1f} | {default[1]:.2f} | "
+                  f"{thousand[1]:.2f}{marks[1]} | {ratio:.1f}{' (over)' if ratio > budget else ''} | {budget:.0f}x |")
+    elif args.markdown:
         print("| case | default wall s | default cpu s | 1000 digits wall s | 1000 digits cpu s | exit | cpu ratio | budget |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|")
         for name, default, thousand, ratio, budget in rows:
