@@ -9,12 +9,13 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from flint import arb, ctx
 from mpmath import mp
 
 from momentcalc.catalog import resolve
-from momentcalc.engine.certified import NotCertified, integrable_enclosure
+from momentcalc.engine.certified import NotCertified, integrable_enclosure, power_log_integral
 from momentcalc.errors import InputError, PrecisionError
-from momentcalc.moments import expectation_balls, expectations
+from momentcalc.moments import expectation_balls, expectations, midpoint, radius
 from momentcalc.moments.certified import integrand, model_of
 
 # Odd (parity proved from the tree) with a non-integrable singularity at 0 or away from it
@@ -78,14 +79,27 @@ def test_sign_function_answers(cli):
     assert results["derivative_second_moment"]["decimal"] == "0"
 
 
-def test_integrable_power_singularity_is_proven_or_exit_3():
-    """E[|Z|^(-1/2)] = 2^(-1/4)·Γ(1/4)/√π is finite: a proven value or exit 3, never
-    "diverges" (its second moment E[1/|Z|] does: test_activation_moment)."""
-    try:
-        (ball,) = expectation_balls("abs(x)**-0.5", [(0, 1, 0)], digits=20)
-    except PrecisionError as error:
-        assert "cannot be proven" in str(error)
-    else:
-        with mp.workdps(40):
-            exact = mpmath.mpf(2) ** -0.25 * mpmath.gamma(0.25) / mpmath.sqrt(mpmath.pi)
-            assert abs(mpmath.mpf(ball.mid().str(35, radius=False)) - exact) < mpmath.mpf(10) ** -22
+def test_integrable_power_singularity_is_proven():
+    """E[|Z|^(-1/2)] = 2^(-1/4)·Γ(1/4)/√π (E|Z|^p = 2^(p/2)·Γ((p+1)/2)/√π): the neighbourhood
+    of 0 is cut out and bounded by ∫_0^δ u^(-1/2) du; E[log|Z|·|Z|^(-1/2)] against mpmath's
+    quadrature (split at 0). Its second moment E[1/|Z|] diverges (test_activation_moment)."""
+    (ball,) = expectation_balls("abs(x)**-0.5", [(0, 1, 0)], digits=25)
+    with mp.workdps(40):
+        exact = mpmath.mpf(2) ** -0.25 * mpmath.gamma(0.25) / mpmath.sqrt(mpmath.pi)
+        assert abs(midpoint(ball) - exact) <= radius(ball)
+    assert ball.rad() <= abs(ball.mid()) * arb(10) ** -25
+    (mixed,) = expectation_balls("log(abs(x))*abs(x)**-0.5", [(0, 1, 0)], digits=15)
+    with mp.workdps(30):
+        reference = 2 * mpmath.quad(lambda t: mpmath.log(t) / mpmath.sqrt(t) * mpmath.npdf(t), [0, 1, mpmath.inf])
+        assert abs(midpoint(mixed) - reference) < abs(reference) * mpmath.mpf(10) ** -14
+
+
+@pytest.mark.parametrize(("alpha", "k"), [(Fraction(1, 2), 0), (Fraction(1, 2), 2), (Fraction(-1), 1), (Fraction(0), 3)])
+def test_power_log_integral_against_quadrature(alpha, k):
+    with ctx.workprec(200), mp.workdps(40):
+        delta = arb(2) ** -7
+        # u = e^(-s): ∫_{log(1/δ)}^∞ s^k·e^(−(1−α)s) ds, smooth for the quadrature
+        beta = 1 - mpmath.mpf(alpha.numerator) / alpha.denominator
+        exact = mpmath.quad(lambda v: v**k * mpmath.exp(-beta * v), [7 * mpmath.log(2), 40, mpmath.inf])
+        value = power_log_integral(alpha, k, delta)
+        assert abs(midpoint(value) - exact) < abs(exact) * mpmath.mpf(10) ** -30

@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 from flint import acb, arb
 
-from ..engine.certified import NotCertified, Term, as_arb
+from ..engine.certified import LocalBound, NotCertified, Term, as_arb
 from .ball_functions import softplus_ball, touches_log1p_cut
 from .expression_calculus import _sub, derivative
 from .expression_tree import ONE, Node
@@ -690,7 +690,7 @@ def rational_constant(node: Node) -> Fraction | None:
     return None
 
 
-# --- integrable log singularities ------------------------------------------------------------
+# --- integrable singularities: logs and powers |x − p|^(−α), α < 1 -------------------------------
 
 # Bounded real functions: |f(u)| ≤ the value for every real u.
 _BOUNDED = {"sin": 1, "cos": 1, "tanh": 1, "erf": 1, "sigmoid": 1, "sign": 1, "step": 1, "sech2": 1,
@@ -717,58 +717,76 @@ def _strip_abs(node: Node) -> Node:
     return node
 
 
-def local_log_bound(node: Node, p: arb, delta: arb) -> list[arb] | None:
-    """Coefficients c_k with |φ(x)| ≤ Σ c_k·ℓ(x)^k for 0 < |x − p| ≤ δ (δ < 1/e), where
-    ℓ(x) = log(1/|x − p|) ≥ 1: φ may be singular at p only through log of an expression u
-    with a simple zero at p (u(p) = 0 exactly, |u'| ≥ c1 > 0 on the interval, so by the mean
-    value theorem c1·|x − p| ≤ |u(x)| ≤ c2·|x − p| and |log|u(x)|| ≤ ℓ(x) + max|log c_i|).
-    The rules: a sub-expression finite on the whole interval is bounded by its ball there;
-    sums add, products multiply, natural powers; sin, cos, tanh, erf, sigmoid… are bounded
-    whatever their argument, abs keeps its argument's bound, division by a sub-expression
-    bounded away from 0 divides. None where no bound follows (then the caller does not
-    integrate across p)."""
+def _simple_zero(u: Node, p: arb, interval: acb) -> tuple[arb, arb] | None:
+    """(c1, c2) with c1·|x − p| ≤ |u(x)| ≤ c2·|x − p| on the interval (mean value theorem):
+    u(p) = 0 exactly and c1 ≤ |u'| ≤ c2 there, c1 > 0; None otherwise."""
+    at_p = compile_ball(u)(acb(p), False)
+    if not (at_p.real == 0 and at_p.imag == 0):
+        return None
+    slope = compile_ball(derivative(u))(interval, False)
+    if not slope.is_finite() or not slope.abs_lower() > 0:
+        return None
+    return arb(slope.abs_lower()), arb(slope.abs_upper())
+
+
+def local_bound(node: Node, p: arb, delta: arb) -> LocalBound | None:
+    """A ``LocalBound`` (α, c_k): |φ(x)| ≤ |x − p|^(−α)·Σ c_k·ℓ(x)^k for 0 < |x − p| ≤ δ
+    (δ < 1/e), where ℓ(x) = log(1/|x − p|) ≥ 1. φ may be singular at p only through log of,
+    or a negative power of, an expression u with a simple zero at p (``_simple_zero``:
+    c1·|x − p| ≤ |u(x)| ≤ c2·|x − p|, so |log|u(x)|| ≤ ℓ(x) + max|log c_i| and
+    |u(x)|^(−β) ≤ c1^(−β)·|x − p|^(−β)). The rules: a sub-expression finite on the whole
+    interval is bounded by its ball there; sums add (with the larger α: |x − p|^(−α) grows
+    with α below 1), products multiply (α's add), natural powers; sin, cos, tanh, erf,
+    sigmoid… are bounded whatever their argument, abs keeps its argument's bound, division by
+    a sub-expression bounded away from 0 divides. None where no bound follows (then the
+    caller does not integrate across p); the caller also refuses α ≥ 1 (not integrable)."""
     interval = acb(arb(p, delta.upper()))
     value = compile_ball(node)(interval, False)
     if value.is_finite():
-        return [arb(value.abs_upper())]
+        return LocalBound(Fraction(0), [arb(value.abs_upper())])
     kind = node.kind
     if kind == "neg" or (kind == "call" and node.value == "abs"):
-        return local_log_bound(node.args[0], p, delta)
+        return local_bound(node.args[0], p, delta)
     if kind == "call" and node.value in _BOUNDED:
-        return [arb(_BOUNDED[node.value])]
+        return LocalBound(Fraction(0), [arb(_BOUNDED[node.value])])
     if kind == "call" and node.value == "log":
-        u = _strip_abs(node.args[0])
-        at_p = compile_ball(u)(acb(p), False)
-        if not (at_p.real == 0 and at_p.imag == 0):
+        slopes = _simple_zero(_strip_abs(node.args[0]), p, interval)
+        if slopes is None:
             return None
-        slope = compile_ball(derivative(u))(interval, False)
-        if not slope.is_finite() or not slope.abs_lower() > 0:
+        shift = abs(slopes[0].log()).max(abs(slopes[1].log()))
+        return LocalBound(Fraction(0), [arb(shift.upper()), arb(1)])
+    if kind in ("add", "sub", "mul", "chain"):
+        parts = [local_bound(a, p, delta) for a in node.args]
+        if None in parts:
             return None
-        low, high = arb(slope.abs_lower()), arb(slope.abs_upper())
-        shift = abs(low.log()).max(abs(high.log()))
-        return [arb(shift.upper()), arb(1)]
-    if kind in ("add", "sub"):
-        parts = [local_log_bound(a, p, delta) for a in node.args]
-        return None if None in parts else _poly_add(*parts)  # type: ignore[arg-type]
-    if kind in ("mul", "chain"):
-        parts = [local_log_bound(a, p, delta) for a in node.args]
-        return None if None in parts else poly_mul(*parts)  # type: ignore[arg-type]
+        (alpha, left), (beta, right) = parts  # type: ignore[misc]
+        if kind in ("add", "sub"):
+            return LocalBound(max(alpha, beta), _poly_add(left, right))
+        return LocalBound(alpha + beta, poly_mul(left, right))
     if kind == "div":
-        top = local_log_bound(node.args[0], p, delta)
+        top = local_bound(node.args[0], p, delta)
         bottom = compile_ball(node.args[1])(interval, False)
         if top is None or not bottom.is_finite() or not bottom.abs_lower() > 0:
             return None
         low = arb(bottom.abs_lower())
-        return [arb((c / low).upper()) for c in top]
+        return LocalBound(top.alpha, [arb((c / low).upper()) for c in top.coefficients])
     if kind == "pow":
         exponent = node.args[1]
-        if exponent.kind != "num" or exponent.value.denominator != 1 or exponent.value < 0:
+        if exponent.kind != "num":
             return None
-        base = local_log_bound(node.args[0], p, delta)
+        power = exponent.value
+        if power < 0:  # |u|^(−β) ≤ c1^(−β)·|x − p|^(−β)
+            slopes = _simple_zero(_strip_abs(node.args[0]), p, interval)
+            if slopes is None:
+                return None
+            return LocalBound(-power, [arb((slopes[0] ** as_arb(power)).upper())])
+        if power.denominator != 1:
+            return None
+        base = local_bound(node.args[0], p, delta)
         if base is None:
             return None
         result = [arb(1)]
-        for _ in range(int(exponent.value)):
-            result = poly_mul(result, base)
-        return result
+        for _ in range(int(power)):
+            result = poly_mul(result, base.coefficients)
+        return LocalBound(base.alpha * power, result)
     return None

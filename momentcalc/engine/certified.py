@@ -75,9 +75,16 @@ class Integrand(NamedTuple):
     pieces: Callable[[arb, arb], Sequence[Piece]]
     terms: Callable[[arb], Sequence[Term]]
     truth: Branch | None = None
-    # At an exact break point p where g is singular: coefficients c_k with
-    # |g(x)| ≤ Σ c_k·log(1/|x − p|)^k for 0 < |x − p| ≤ δ (an integrable log singularity), or None.
-    local: Callable[[arb, arb], Sequence[arb] | None] | None = None
+    # At an exact break point p where g is singular: (p, δ) -> a LocalBound, or None.
+    local: Callable[[arb, arb], LocalBound | None] | None = None
+
+
+class LocalBound(NamedTuple):
+    """|g(x)| ≤ |x − p|^(−alpha)·Σ c_k·log(1/|x − p|)^k for 0 < |x − p| ≤ δ < 1/e: an
+    integrable singularity at p when alpha < 1 (a log: alpha = 0; |x|^(−1/2): alpha = 1/2)."""
+
+    alpha: Fraction
+    coefficients: list[arb]
 
 
 class Term(NamedTuple):
@@ -341,16 +348,29 @@ def log_power_integral(k: int, delta: arb) -> arb:
     return delta * sum((arb(math.factorial(k) // math.factorial(j)) * L**j for j in range(k + 1)), arb(0))
 
 
+def power_log_integral(alpha: Fraction, k: int, delta: arb) -> arb:
+    """∫_0^δ t^(−α)·log(1/t)^k dt (α < 1) = k!·δ^β/β^(k+1)·Σ_{j=0}^{k} (β·log(1/δ))^j/j!,
+    β = 1 − α (with t = e^(−s), the incomplete gamma function Γ(k+1, β·log(1/δ))/β^(k+1));
+    ``log_power_integral`` at α = 0."""
+    if alpha == 0:
+        return log_power_integral(k, delta)
+    beta = as_arb(1 - Fraction(alpha))
+    x = beta * (1 / delta).log()
+    series = sum((x**j / math.factorial(j) for j in range(k + 1)), arb(0))
+    return math.factorial(k) * (-x).exp() * series / beta ** (k + 1)
+
+
 def _singular_gaps(integrand: Integrand, pieces: Sequence[Piece], splits: Sequence[_Split], mean: arb,
-                   std: arb, goal: arb) -> tuple[list[arb], arb]:
-    """Half-widths (in t) of the neighbourhoods cut out around exact break points where g is
-    singular with a local log bound (0 elsewhere), and the bound of what they hold:
-    norm/std·2·Σ c_k·∫_0^δ log(1/u)^k du (the Gaussian weight is at most 1)."""
-    gaps = [arb(0)] * len(splits)
+                   std: arb, goal: arb) -> tuple[list[tuple[arb, arb] | None], arb]:
+    """The neighbourhoods (exact ends in t) cut out around exact break points where g is
+    singular with an integrable local bound (``LocalBound``, α < 1; None elsewhere), and the
+    bound of what they hold: norm/std·2·Σ c_k·∫_0^δ u^(−α)·log(1/u)^k du (the Gaussian weight
+    is at most 1), δ the half-width in x they reach once their ends are rounded outward to
+    points of the working precision."""
+    gaps: list[tuple[arb, arb] | None] = [None] * len(splits)
     total = arb(0)
     if integrand.local is None:
         return gaps, total
-    norm = 1 / (2 * arb.pi()).sqrt()
     for i, split in enumerate(splits):
         low = pieces[i + 1].low
         if split.slack != 0 or low is None:
@@ -361,31 +381,48 @@ def _singular_gaps(integrand: Integrand, pieces: Sequence[Piece], splits: Sequen
             continue
         delta = arb(2) ** (min(-4, _log2(goal) - 16))
         for _ in range(40):
-            poly = integrand.local(p, delta)
-            if poly is None:
+            bound = _singular_bound(integrand, p, delta, std)
+            if bound is None:
                 break
-            bound = 2 * norm / std * sum((c * log_power_integral(k, delta) for k, c in enumerate(poly)), arb(0))
             if bound <= goal / 8:
-                gaps[i] = arb((delta / std).lower())
+                ends = arb((split.t - delta / std).lower()), arb((split.t + delta / std).upper())
+                reach = _upper((ends[1] - split.t).max(split.t - ends[0]) * std)
+                if reach > delta:  # rounded outward: bound what the wider neighbourhood holds
+                    bound = _singular_bound(integrand, p, reach, std)
+                    if bound is None:
+                        break
+                gaps[i] = ends
                 total += _upper(bound)
                 break
             delta = delta * arb(2) ** -16
     return gaps, total
 
 
+def _singular_bound(integrand: Integrand, p: arb, delta: arb, std: arb) -> arb | None:
+    """A bound of E[|g(X)|; |X − p| ≤ δ] from g's local bound at p, or None (none, or α ≥ 1)."""
+    local = integrand.local(p, delta)  # type: ignore[misc]
+    if local is None or local.alpha >= 1:
+        return None
+    norm = 1 / (2 * arb.pi()).sqrt()
+    return 2 * norm / std * sum((c * power_log_integral(local.alpha, k, delta)
+                                 for k, c in enumerate(local.coefficients)), arb(0))
+
+
 def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb, mean: arb, std: arb,
-                      abs_tol: arb, rel_tol: arb, gaps: Sequence[arb] = (), eval_limit: int | None = None) -> acb:
+                      abs_tol: arb, rel_tol: arb, gaps: Sequence[tuple[arb, arb] | None] = (),
+                      eval_limit: int | None = None) -> acb:
     """Σ over the pieces of ∫ branch(mean + std·t)·e^{−t²/2} dt over the piece ∩ [−L, L], less
-    the neighbourhood ±gaps[j] of each split point j (``eval_limit``: acb.integral's, per piece)."""
-    gaps = list(gaps) or [arb(0)] * len(splits)
+    the neighbourhood gaps[j] = (low, high) of each split point j that has one (``eval_limit``:
+    acb.integral's, per piece)."""
+    gaps = list(gaps) or [None] * len(splits)
     edges = [-L] + [s.t for s in splits] + [L]
     total = acb(0)
     count = sum(1 for a, b in zip(edges, edges[1:]) if b > a)
     for j, (piece, low, high) in enumerate(zip(pieces, edges, edges[1:])):
-        if j > 0:
-            low = low + gaps[j - 1]
-        if j < len(splits):
-            high = high - gaps[j]
+        if j > 0 and gaps[j - 1] is not None:
+            low = gaps[j - 1][1]
+        if j < len(splits) and gaps[j] is not None:
+            high = gaps[j][0]
         low, high = low.max(-L), high.min(L)
         if not high > low:
             continue

@@ -27,6 +27,7 @@ from .monomials import Monomial
 from ..engine.certified import (
     Branch,
     Integrand,
+    LocalBound,
     NotCertified,
     Piece,
     Term,
@@ -57,8 +58,8 @@ class Model(NamedTuple):
     branches: Callable[[arb, arb], Branches]
     growth: Callable[[arb], Sequence[Term]]
     derivative_growth: Callable[[arb], Sequence[Term]]
-    # (p, δ) -> local log bounds of φ and φ' near a singular break point p (expression_ball.local_log_bound)
-    local: Callable[[arb, arb], tuple[list[arb] | None, list[arb] | None]] | None = None
+    # (p, δ) -> local bounds of φ and φ' near a singular break point p (expression_ball.local_bound)
+    local: Callable[[arb, arb], tuple[LocalBound | None, LocalBound | None]] | None = None
     # φ' ≡ 0 wherever it is defined (an expression such as x/abs(x), read as sign(x))
     flat: bool = False
 
@@ -92,7 +93,7 @@ def expression_model(node: Node, mean: Fraction) -> Model:
         compile_ball,
         growth_terms,
         kink_arguments,
-        local_log_bound,
+        local_bound,
         piece_choices,
         removable,
     )
@@ -120,8 +121,8 @@ def expression_model(node: Node, mean: Fraction) -> Model:
                         [compile_ball(d_node, choices) for choices in kinks.choices],
                         (compile_ball(node), compile_ball(d_node)))
 
-    def local(p: arb, delta: arb) -> tuple[list[arb] | None, list[arb] | None]:
-        return local_log_bound(node, p, delta), local_log_bound(d_node, p, delta)
+    def local(p: arb, delta: arb) -> tuple[LocalBound | None, LocalBound | None]:
+        return local_bound(node, p, delta), local_bound(d_node, p, delta)
 
     del mpmath
     return Model(branches, lambda r0: growth_terms(node, r0), lambda r0: growth_terms(d_node, r0), local,
@@ -230,12 +231,18 @@ def integrand(model: Model, monomial: Monomial, centre: arb | None = None) -> In
             return acb(0)  # exact kinks: the branches themselves bound the mismatch
         return shape(*br.truth)(z, analytic)
 
-    def local(p: arb, delta: arb) -> list[arb] | None:
-        """|x^a·φ^b·φ'^c| (or (φ − centre)²) near p from the local bounds of φ and φ'."""
+    def local(p: arb, delta: arb) -> LocalBound | None:
+        """|x^a·φ^b·φ'^c| (or (φ − centre)²) near p from the local bounds of φ and φ': the
+        powers |x − p|^(−α) multiply (|centre| ≤ |centre|·|x − p|^(−α) as |x − p| < 1)."""
         if model.local is None:
             return None
         f, d = model.local(p, delta)
-        return bound_polynomial((monomial, centre), [arb(((abs(p) + delta) ** a).upper())], f, d)
+        poly = bound_polynomial((monomial, centre), [arb(((abs(p) + delta) ** a).upper())],
+                                None if f is None else f.coefficients, None if d is None else d.coefficients)
+        if poly is None:
+            return None
+        alpha = 2 * f.alpha if centre is not None else (b * f.alpha if b else 0) + (c * d.alpha if c else 0)
+        return LocalBound(Fraction(alpha), poly)
 
     return Integrand(pieces, terms, truth, local)
 
