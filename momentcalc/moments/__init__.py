@@ -18,11 +18,13 @@ shortest repr) or mpf, taken exactly — std = sqrt(q) as an mpf inside a fixed-
 works. ``params`` sets catalog parameters by name (``{"slope": "0.2"}`` for leaky_relu).
 
 Values are mpf carrying guard digits beyond ``digits``: closed forms where the catalog has one
-(under N(0, 1)), exact zeros by symmetry, otherwise Gaussian quadrature split at the kinks
+(under N(0, 1)), exact zeros by symmetry (of integrals proven to converge absolutely),
+otherwise Gaussian quadrature split at the kinks
 (``engine.gaussian``) with its error checked against the digits; expressions are evaluated at
 two precisions that must agree. Errors: InputError with ``param`` (``"std"``,
 ``"activation"``, …) for bad arguments and divergent integrals, PrecisionError when the digits
-cannot be reached.
+cannot be reached. ``exact_moments`` gives the results that are rational as Fractions (a value
+on a rounding tie, leaky_relu's 0.545, is rounded from it).
 
 >>> from mpmath import mp, mpf, sqrt
 >>> from momentcalc.moments import expectations, gaussian_moments

@@ -7,7 +7,8 @@ its digits (``engine.certified`` integrates, ``catalog.ball_functions`` and
                E[(φ(Z) − c)²] − (mean − c)² with c the midpoint of mean's ball,
     rms = sqrt(second_moment), gain = 1/rms, centered_gain = 1/sqrt(variance).
 
-An odd φ at mean 0 has mean exactly 0 (parity proved from the catalog or the tree). Each
+An odd φ at mean 0 has mean exactly 0 (parity proved from the catalog or the tree) when the
+integral converges absolutely (proved for expressions: E[1/X] diverges though 1/x is odd). Each
 ball is returned only once it rounds to one text at ``digits`` digits (both ends agree);
 otherwise the precision rises, and PrecisionError (exit 3) when it cannot.
 """

@@ -325,7 +325,9 @@ def moments_by_quadrature(act: Activation, *, mean: object = 0, std: object = 1,
 def expectations_by_quadrature(act: Activation, monomials: Sequence[Monomial], *, mean: object = 0, std: object = 1,
                                digits: int = 15) -> list[mpmath.mpf]:
     """``expectations`` by mpmath quadrature alone (no Arb, no closed form; zeros by symmetry
-    kept): the independent route for the certified balls."""
+    kept, so an odd expression's divergent integral reads as 0 here: the certified route
+    proves convergence first): the independent route for the certified balls, and
+    gau-scale's estimate where they cannot be proven."""
     wanted = checked(monomials)
     mu, sigma, digits = _inputs(mean, std, digits)
     bare = act._replace(closed_forms={})
