@@ -22,6 +22,7 @@ a full device one line and exit 74.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -257,11 +258,17 @@ def test_expressions_survive_nesting_powers_and_comments(expression, where):
         assert expression.split("#")[0].strip() in run.stdout  # shown as written, not as markup
 
 
+@functools.lru_cache(maxsize=None)
+def _plain_run(command: str, option: str) -> Run:
+    """The call with the plain spelling, made once for both spellings checked against it."""
+    return call(_numeric_args(None, command, option, "1" if option != "--trials" else "2") + ["--json"])
+
+
 @pytest.mark.parametrize("value", [" +1 ", "\t1"])
 @pytest.mark.parametrize(("command", "option"), [(c, o) for c in COMPUTING for o in NUMERIC[c]])
 def test_every_numeric_option_reads_spaces_and_plus_alike(command, option, value):
     """One spelling rule everywhere: spaces around a number and a leading + are accepted."""
-    plain = call(_numeric_args(None, command, option, "1" if option != "--trials" else "2") + ["--json"])
+    plain = _plain_run(command, option)
     spelled = call(_numeric_args(None, command, option, value.replace("1", "2") if option == "--trials" else value)
                    + ["--json"])
     check(spelled)

@@ -4,6 +4,7 @@ range ``START:STOP:STEP`` of exact decimals (the library only ever sees the numb
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from ..engine.numbers import Number, parse_number, quoted
 from ..errors import InputError
@@ -36,7 +37,11 @@ def parse_values(text: str, option: str, *, allow_inf: bool = False, sweep: bool
             raise InputError(
                 f"{{{option}}} range has {shown} points; at most {MAX_SWEEP_POINTS} are allowed", param=option
             )
-        return [start + i * step for i in range(count)]
+        # start + i·step over one denominator: a Fraction built per point, not two Fraction
+        # operations (a 100000-point range took 0.3 s to spell out before it was refused).
+        denominator = start.denominator * step.denominator
+        first, stride = start.numerator * step.denominator, step.numerator * start.denominator
+        return [Fraction(first + i * stride, denominator) for i in range(count)]
     if "," in raw:
         items = [p for p in raw.split(",")]
         if any(not p.strip() for p in items):
