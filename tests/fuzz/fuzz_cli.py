@@ -45,6 +45,9 @@ CPU_LIMIT = 10.0
 WALL_LIMIT = 60.0
 TIME_LIMIT = CPU_LIMIT  # (the summary's wording)
 SLOW = 5.0  # a call slower than this counts as slow
+# Each call's address space is capped (on top of the CLI's own ceiling, cli.memory): a runaway
+# call must not take the memory of a machine other work shares (2 jobs x this at most).
+MEMORY_LIMIT = 4 * 2**30
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 from tests.hostile_inputs import (  # noqa: E402  (the driver runs as a script)
@@ -261,6 +264,12 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _cap_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
 def run(call: Call, executable: list[str]) -> dict:
     argv = executable + call.args
     env = _environment(call.env)
@@ -278,7 +287,7 @@ def run(call: Call, executable: list[str]) -> dict:
         stdout = stdout_file
     stderr_file = tempfile.TemporaryFile()
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr_file,
-                            env=env, start_new_session=True)
+                            env=env, start_new_session=True, preexec_fn=_cap_memory)
     if call.env == "closed_pipe":
         proc.stdout.close()  # nobody reads: the first write fails
     elif call.env == "head":
