@@ -70,7 +70,7 @@ HOSTILE_EXPRESSIONS = [
 ]
 ACTIVATION_NAMES = ["identity", "relu", "relu2", "leaky_relu", "elu", "selu", "gelu", "gelu_tanh",
                     "sigmoid", "tanh", "swish", "softplus", "mish", "softsign", "erf"]
-EXTREME_MEANS = ["1e309", "-1e309", "1e100000", "-1e100000", "-1e20", "1e20"]
+EXTREME_MEANS = ["1e309", "-1e309", "1e100000", "-1e100000", "-1e20", "1e20", "1e-100000", "-1e-100000"]
 EXTREME_STDS = ["1e-320", "1e-100000", "1e309", "1e100000", "1e20"]
 TEXT_VALUES = ["[bold]x", "\x1b[31mjson", "[link=http://x]csv[/link]", "json ", " json", "JSON", "",
                "x" * 5000, "[/]"]

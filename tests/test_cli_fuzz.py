@@ -532,6 +532,22 @@ def test_a_mean_far_beyond_std_is_answered(activation, mean, expected):
         assert results[key]["decimal"] == text, (key, results[key])
 
 
+@pytest.mark.parametrize(("args", "mean"), [
+    (["activation-moment", "tanh", "--mean", "1e-100000"], "6.05705509602159e-100001"),  # m·E[sech²(Z)]
+    # the expression route; at std 1e6 ≈ m·2/(std·sqrt(2π))
+    (["activation-moment", "tanh(x)", "--mean", "-1e-100000", "--std", "1e6"], "-7.97884560802537e-100007"),
+])
+def test_a_mean_far_below_std_is_answered_at_once(args, mean):
+    """A mean below what the digits resolve (moments.tiny_mean): E at mean 0 plus the first-order
+    term with a proven remainder, at once; integrating at the mean cancelled through 100000
+    digits until the CPU budget (exit 3), or ran away inside Arb's integrator."""
+    run = call([*args, "--json"])
+    check(run)
+    assert run.code == 0, run
+    found = json.loads(run.stdout)["results"]["mean"]["decimal"]
+    assert found == mean, found
+
+
 @pytest.mark.parametrize("args", [
     ["activation-moment", "relu", "--mean", "-1e1000"],  # 10^-(2e1999): too long an exponent to round
     ["activation-moment", "relu", "--mean", "-1e100000"],  # the tail needs 2^19 bits

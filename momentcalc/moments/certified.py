@@ -425,12 +425,22 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
     PrecisionError from the engine."""
     from .laurent import laurent_ball
 
+    from .tiny_mean import is_tiny, tiny_mean_ball
+
     model = model_of(act, mean)
+    tiny = is_tiny(mean, std, digits)
     found: list[arb | None] = []
     for monomial in monomials:
         if _exactly_zero(act, model, monomial, mean, std):
             found.append(arb(0))
             continue
+        if tiny:  # |mean|/std below the digits' reach: from mean 0 and a proven remainder
+            ball = tiny_mean_ball(lambda shapes, d: expectation_balls(act, shapes, Fraction(0), std, d),
+                                  lambda m=monomial: integrand(model_of(act, Fraction(0)), m).terms(arb(0)),
+                                  monomial, mean, std, digits)
+            if ball is not None:
+                found.append(ball)
+                continue
         exact = _closed_form(act, monomial, mean, std, digits)
         if exact is None:
             exact = exp_poly_ball(act, monomial, mean, std, digits)
