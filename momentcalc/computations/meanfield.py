@@ -696,10 +696,11 @@ def _correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpma
             d = model.derivative_mean(q, digits + 3)
         return mp.zero, w * d * d
 
-    def step(c: mpmath.mpf, t: int) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
+    def step(c: mpmath.mpf, t: int) -> tuple[mpmath.mpf, mpmath.mpf, tuple[mpmath.mpf, mpmath.mpf]]:
         k, kd = model.cross(q, c, t)
         slope = w * kd  # dR/dc = σ_w²·q·K'/q
-        return (w * k + b) / q - c, slope - 1, slope
+        f, df = (w * k + b) / q - c, slope - 1
+        return f, df, (slope, f / df)
 
     # Newton from c = 0 at low precision (monotone: R is convex), then at doubling precision.
     with mp.workdps(C_LOCATE_DIGITS + 10):
@@ -718,9 +719,11 @@ def _correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpma
         else:
             raise PrecisionError("the search for the correlation fixed point did not settle")
     if c == 0:
-        return mp.zero, step(mp.zero, digits + 3)[2]
-    c_star, slope = _newton(step, c, digits, "the correlation fixed point c*", C_LOCATE_DIGITS)
-    return c_star, slope
+        return mp.zero, step(mp.zero, digits + 3)[2][0]
+    c_star, (slope, delta) = _newton(step, c, digits, "the correlation fixed point c*", C_LOCATE_DIGITS)
+    # The last Newton step (below 10^-(digits+3)) taken too: the point the proof starts from is
+    # then as close to c* as the expectations' accuracy allows, and one evaluation proves it.
+    return c_star - delta, slope
 
 
 def _trajectories(model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf, c0: Number | None, depth: int,

@@ -7,7 +7,13 @@ theorem, F'(c) = σ_w²·K₁(c) − 1 with K₁(c) = E[φ'(u₁)φ'(u₂)] (the
 map is σ_w²·K₁(c)):
 
 * one evaluation of (K, K₁) at an exact point c₀ near c* (the mpmath route's estimate), for
-  every q in q*'s ball, gives F(c₀) and F'(c₀); the Newton point c₁ = c₀ − F(c₀)/F'(c₀);
+  every q in q*'s ball, gives F(c₀) and F'(c₀); the Newton point c₁ = c₀ − F(c₀)/F'(c₀).
+  The evaluation is at q*'s exact midpoint, widened by |q − mid|·sup|∂K/∂q| where given
+  (``q_slopes``): with X ~ N(0, qΣ), ∂_q log p = (χ − 2)/(2q), χ = XᵀΣ⁻¹X/q ~ χ²₂ with
+  variance 4, so by Cauchy–Schwarz |∂K/∂q| ≤ sqrt(E[φ(X₁)²φ(X₂)²])/q ≤ sqrt(E_q[φ⁴])/q, and
+  E_q[φ⁴] ≤ sqrt(q_hi/q)·E_{q_hi}[φ⁴] (the ratio of the densities); the same with φ' for K₁.
+  (Ball arithmetic on the ball q itself is valid too, but its radii make the long polynomial
+  products about three times slower.)
 * a bound on F'': by Mehler's expansion K₁(c) = Σ_n β_n²·c^n with Σ_n β_n² = E[φ'(√q·Z)²] = B,
   so for 0 ≤ c ≤ c_max < 1, 0 ≤ dK₁/dc = Σ n·β_n²·c^{n−1} ≤ B·S(c_max),
   S(c) = sup_{n≥1} n·c^{n−1} (reached at n ≤ c/(1 − c) + 1, where the ratio (n + 1)c/n
@@ -18,8 +24,8 @@ map is σ_w²·K₁(c)):
 * K₁ at c* lies within dist·B·S(c_max) of K₁(c₀), dist the farthest end from c₀: the slope
   σ_w²·K₁(c*) as a ball, and ξ_c = −1/ln(slope).
 
-If the slope's ball is too wide for the digits (c₀ was not close enough), the evaluation is
-repeated once at c₁.
+If the Newton step from c₀ is longer than c*'s own uncertainty ρ (c₀ was not close enough,
+and the distance widens the slope's ball), the evaluation is repeated once at c₁.
 """
 
 from __future__ import annotations
@@ -46,19 +52,26 @@ def _opposite(low: Any, high: Any) -> bool:
 
 
 def prove_correlation(act: Any, ww: Any, bb: Any, q_star: Any, b_ball: Any, centre: Any,
-                      digits: int) -> tuple[Any, Any] | None:
+                      digits: int, q_slopes: tuple[Any, Any] | None = None) -> tuple[Any, Any] | None:
     """(c*'s ball, the ball of σ_w²·K₁(c*)) with radii near 10^−digits, or None when the route
     does not apply or the signs could not be proven. ``b_ball`` holds E[φ'(√q·Z)²] over q*'s
-    ball ``q_star``; ``centre`` is an exact point near c*."""
+    ball ``q_star``; ``centre`` is an exact point near c*; ``q_slopes`` bound |∂K/∂q| and
+    |∂K₁/∂q| over q*'s ball (None: the ball itself goes into the integrals)."""
     from flint import arb
 
     from ..moments.bivariate_certified import cross_balls
 
     for attempt in range(ATTEMPTS):
-        balls = cross_balls(act, q_star, centre, digits)
+        if q_slopes is None:
+            balls = cross_balls(act, q_star, centre, digits)
+        else:
+            balls = cross_balls(act, arb(q_star.mid()), centre, digits)
         if balls is None:
             return None
         k, k1 = balls
+        if q_slopes is not None:
+            k = k + arb(0, (q_star.rad() * q_slopes[0]).upper())
+            k1 = k1 + arb(0, (q_star.rad() * q_slopes[1]).upper())
         f0 = (ww * k + bb) / q_star - centre
         d0 = ww * k1 - 1
         if not d0 < 0:  # a stable fixed point has slope below 1
@@ -81,8 +94,9 @@ def prove_correlation(act: Any, ww: Any, bb: Any, q_star: Any, b_ball: Any, cent
             return None
         c_star = (ends[0] + ends[1]) / 2 + arb(0, ((ends[1] - ends[0]) / 2).upper())
         dist = arb(max(abs(ends[0] - centre).upper(), abs(ends[1] - centre).upper()))
-        slope = ww * (k1 + arb(0, (dist * b_ball * _sup_power(c_max)).upper()))
-        if attempt == ATTEMPTS - 1 or slope.rad() <= abs(slope.mid()) * arb(10) ** -digits:
+        spread = arb((dist * b_ball * _sup_power(c_max)).upper())  # K₁ over [c₀, c*]
+        slope = ww * (k1 + arb(0, spread))
+        if attempt == ATTEMPTS - 1 or not step > rho:  # re-centring at c₁ would not narrow [c₀, c*]
             return c_star, slope
         centre = arb(c1.mid())
     return None

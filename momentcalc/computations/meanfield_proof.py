@@ -274,8 +274,13 @@ def _chaotic(model: Model, ww: Any, bb: Any, b: Fraction, q_star: Any, here: Any
             return None
         from .meanfield_correlation_proof import prove_correlation
 
+        q_slopes = None
+        if isinstance(here, _Interval):  # bounds of |dK/dq| and |dK'/dq| over q*'s ball
+            fourth = _balls(model, here.s_hi, ((0, 4, 0), (0, 0, 4)), BOUND_DIGITS)
+            ratio = (here.q_hi / here.q_lo).sqrt()
+            q_slopes = tuple((ratio * m).sqrt() / here.q_lo for m in fourth)
         proven = prove_correlation(model.act, ww, bb, q_star, out["chi1"] / ww, _arb(c_estimate),
-                                   digits + ROOT_GUARD + EXTRA)
+                                   digits + ROOT_GUARD + EXTRA, q_slopes)
         if proven is None:
             return None
         out["c_star"], slope = proven

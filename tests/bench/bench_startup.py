@@ -76,6 +76,12 @@ CASES: dict[str, tuple[list[str], str | None, float | None]] = {
     "meanfield tanh --sigma-b2 0.05 --critical --digits 50 --json": (
         MC + ["meanfield", "tanh", "--sigma-b2", "0.05", "--critical", "--digits", "50", "--json"],
         "meanfield tanh --json", 20.0),
+    # The chaotic phase: c* and depth_scale_c from certified bivariate expectations.
+    "meanfield tanh --sigma-w2 2.5 --sigma-b2 0.05 --json": (
+        MC + ["meanfield", "tanh", "--sigma-w2", "2.5", "--sigma-b2", "0.05", "--json"], "meanfield tanh --json", None),
+    "meanfield tanh --sigma-w2 2.5 --sigma-b2 0.05 --digits 50 --json": (
+        MC + ["meanfield", "tanh", "--sigma-w2", "2.5", "--sigma-b2", "0.05", "--digits", "50", "--json"],
+        "meanfield tanh --json", 20.0),
 }
 
 
