@@ -55,3 +55,24 @@ def test_the_remainder_bound_holds_where_it_is_not_negligible():
     with ctx.workprec(200):
         assert abs(at_mean - first) > 0  # the remainder is there (m³ E[tanh'''])
         assert abs(at_mean - first) <= bound * arb(10) ** -6
+
+
+def test_a_catalog_activation_that_cannot_be_proven_is_not_searched_for_divergence():
+    """Catalog activations grow at most polynomially (every moment finite): when their proof
+    fails (erf --std 1e100000) exit 3 comes at once, without the 1.5 s divergence quadrature."""
+    from momentcalc.engine.certified import NotCertified
+    from momentcalc.errors import PrecisionError
+    import importlib
+
+    expectations = importlib.import_module("momentcalc.moments.expectations")
+
+    def prove():
+        raise NotCertified("the integrand could not be enclosed on the integration path")
+
+    def compute(evaluation):
+        raise AssertionError("the divergence check ran")
+
+    with pytest.raises(PrecisionError, match="cannot be proven"):
+        expectations._certified(resolve("erf"), 0, 10**100000, 15, prove, compute)
+    with pytest.raises(AssertionError, match="divergence check"):
+        expectations._certified(resolve("erf(x)"), 0, 10**100000, 15, prove, compute)
