@@ -117,7 +117,7 @@ def supported(act: Activation) -> bool:
 def cross_values(act: Activation, q, c, digits: int):  # noqa: ANN001, ANN201
     """(E[φ(u₁)φ(u₂)], E[φ'(u₁)φ'(u₂)]) as mpf at the current mpmath precision, to ``digits``
     digits, from the balls of ``cross_balls`` at exact q and c (mpf); None where that route
-    does not apply."""
+    does not apply or a ball is too wide for the digits."""
     import mpmath
 
     balls = cross_balls(act, _exact(q), _exact(c), digits)
@@ -125,6 +125,8 @@ def cross_values(act: Activation, q, c, digits: int):  # noqa: ANN001, ANN201
         return None
     out = []
     for ball in balls:
+        if not ball.rad() <= abs(ball.mid()) * arb(10) ** -(digits + 2):  # cancelled: not to the digits
+            return None
         mantissa, exponent = ball.mid().man_exp()
         out.append(mpmath.ldexp(mpmath.mpf(int(mantissa)), int(exponent)))
     return out[0], out[1]
