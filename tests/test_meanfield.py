@@ -419,3 +419,21 @@ def test_selu_self_normalizing_point_exactly():
         mean_slope = gauss(slope)
         assert _agree(r.value("chi1"), chi, 20)
         assert _agree(r.value("depth_scale_c"), -1 / mpmath.log(mean_slope**2), 20)
+
+
+def test_length_map_parallel_to_the_diagonal_runs_off():
+    """V(q) = q + 1 computed to 12 digits (x*tanh(x) + tanh(x) at sigma_w2 = 1, elu at sigma_w2 =
+    2, sigma_b2 = 0.1: q grows by about a constant per layer): past q = 10^12 the digits cannot
+    tell V(q) from q, and the search took that for a fixed point (then exit 3, or an imaginary
+    std from a Newton step to q < 0). Rising so far, it is the run-off: exit 2."""
+    from momentcalc.computations.meanfield import _locate
+    from momentcalc.computations.meanfield_model import Length
+
+    class Parallel:
+        def length(self, q, digits):
+            with mp.workdps(12):
+                return Length(+(q + 1), mp.one, mp.one)
+
+    with mp.workdps(22), pytest.raises(InputError, match="no fixed point above q0 = 1"):
+        _locate(Parallel(), mp.one, mp.zero, mp.one, True, ("0", "1", "1"))
+

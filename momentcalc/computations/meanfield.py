@@ -172,6 +172,8 @@ def _newton(step, x: mpmath.mpf, digits: int, what: str, start: int = LOCATE_DIG
                 if abs(delta) <= mpmath.mpf(10) ** (-(digits + 3)) * abs(x) or delta == 0:
                     return x, extra
                 x = x - delta
+                if not x > 0:
+                    raise PrecisionError(f"Newton's method for {what} left the positive numbers")
                 if check is not None:
                     f, extra = check(x)
                     if abs(f / df) <= mpmath.mpf(10) ** (-(digits + 3)) * abs(x):
@@ -213,8 +215,18 @@ def _locate(model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf, zero_fix
     rising = 0  # steps in a row that found V(q) > q with no root bracketed
     for _ in range(MAX_LOCATE_STEPS):
         f, df, _ = step(q, LOCATE_DIGITS)
-        if abs(f) <= mpmath.mpf(10) ** (-LOCATE_DIGITS + 3) * q:
+        tolerance = mpmath.mpf(10) ** (-LOCATE_DIGITS + 3)
+        # Close to a root when Newton's step is small against q (a small residual alone is not:
+        # x*tanh(x) + tanh(x) has V(q) − q -> 1 as q grows, tiny against q = 10⁹ but no root).
+        if df != 0 and abs(f / df) <= tolerance * q:
             return q
+        if abs(f) <= tolerance * q and abs(df) <= tolerance:
+            # V(q) − q is below what these digits tell from q, and V runs parallel to the
+            # diagonal: rising so far, q keeps growing by about V(q) − q per layer.
+            if low is not None and high is None:
+                raise _no_fixed_point(w, *texts)
+            raise PrecisionError(f"the length map cannot be told from q -> q at q = {mpmath.nstr(q, 3)} "
+                                 f"to {LOCATE_DIGITS} digits, so its fixed point cannot be located")
         if f > 0:
             low = q if low is None or q > low else low
         else:
