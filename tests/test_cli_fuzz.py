@@ -737,3 +737,16 @@ def test_the_memory_ceiling_is_set_by_the_entry_point_only():
     from momentcalc.cli.memory import MAX_BYTES, MIN_BYTES
 
     assert before == -1 and MIN_BYTES <= after <= MAX_BYTES
+
+
+def test_flint_running_out_of_memory_is_exit_3_in_one_line():
+    """Past the ceiling an Arb allocation fails and FLINT would abort the process (SIGABRT and
+    its own two lines): its error handler, set by the CLI, writes the error line and exits 3."""
+    code = ("import resource\nfrom momentcalc.cli import memory\nmemory.cap()\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (600 * 2**20, resource.getrlimit(resource.RLIMIT_AS)[1]))\n"
+            "memory.report_flint_failures(True)\n"
+            "from flint import arb, ctx\nctx.prec = 10**10\nprint(arb.pi())\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 3, proc
+    assert proc.stderr.count("\n") == 1 and "GB of memory" in proc.stderr, proc.stderr
+    assert json.loads(proc.stdout)["error"]["code"] == 3

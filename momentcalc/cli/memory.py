@@ -29,6 +29,14 @@ def ceiling_bytes() -> int:
     return max(MIN_BYTES, min(MAX_BYTES, physical // 4))
 
 
+_capped: list[int] = []
+
+
+def capped() -> bool:
+    """Has ``cap()`` set a ceiling in this process (the real command line, not a test)?"""
+    return bool(_capped)
+
+
 def cap() -> int | None:
     """Lower this process's soft RLIMIT_AS to ``ceiling_bytes()`` (a lower limit already set
     stays); the limit in force in bytes, or None where there is none (no ``resource`` module)."""
@@ -41,11 +49,13 @@ def cap() -> int | None:
     if hard != resource.RLIM_INFINITY:
         wanted = min(wanted, hard)
     if soft != resource.RLIM_INFINITY and soft <= wanted:
+        _capped.append(soft)
         return soft
     try:
         resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
     except (ValueError, OSError):
         return None if soft == resource.RLIM_INFINITY else soft
+    _capped.append(wanted)
     return wanted
 
 
@@ -61,3 +71,65 @@ def limit_text() -> str:
         return "the memory available"
     gigabytes = soft / 2**30
     return f"{gigabytes:.3g} GB of memory"
+
+
+# Seconds (wall clock) a computation runs before FLINT's handler is installed: ctypes costs
+# about 2 ms to import, which a quick command does not pay; running out of memory takes longer.
+FLINT_HANDLER_AFTER = 0.3
+
+
+def report_flint_failures_later(as_json: bool) -> None:
+    """``report_flint_failures`` from a daemon thread once the computation has run for
+    FLINT_HANDLER_AFTER seconds (the handler is one pointer in libflint: any thread may set it)."""
+    import threading
+
+    timer = threading.Timer(FLINT_HANDLER_AFTER, report_flint_failures, (as_json,))
+    timer.daemon = True
+    timer.start()
+
+
+# The callback FLINT calls instead of printing its error and aborting (kept alive here).
+_on_flint_error: list = []
+
+
+def report_flint_failures(as_json: bool) -> bool:
+    """FLINT (python-flint's Arb) aborts the process when an allocation fails, as it does past
+    the ceiling: point its error handler at one that writes the CLI's error line (and the
+    JSON error object with ``as_json``) and exits 3. Only where a ceiling is in force and
+    libflint is loaded by python-flint (Linux); returns whether it did."""
+    if not _on_flint_error:
+        try:
+            import ctypes
+
+            import flint.types.arb  # noqa: F401  (loads libflint)
+
+            with open("/proc/self/maps", encoding="utf-8") as maps:
+                path = next((line.split()[-1] for line in maps if "libflint" in line), None)
+            if path is None:
+                return False
+            library = ctypes.CDLL(path)
+        except (ImportError, OSError):
+            return False
+        message = (f"the computation needs more than {limit_text()} at this precision; "
+                   "try fewer digits or less extreme values")
+        line = f"momentcalc: error: {message}\n".encode()
+        document = b""
+        if as_json:
+            import json
+
+            from ..render.document import error_document
+
+            document = (json.dumps(error_document(3, message)) + "\n").encode()
+
+        @ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
+        def on_error(kind: int, text: bytes, arguments: int) -> None:
+            # Inside a failed allocation: write prepared bytes and leave at once (no cleanup
+            # that could allocate; Python's own buffers are dropped).
+            if document:
+                os.write(1, document)
+            os.write(2, line)
+            os._exit(3)
+
+        library.flint_set_throw(on_error)
+        _on_flint_error.append(on_error)
+    return True

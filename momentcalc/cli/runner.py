@@ -27,6 +27,7 @@ from ..errors import InputError, MomentcalcError, PrecisionError
 from ..render import FORMATS
 from ..progress import delayed_progress
 from ..result import Computation, Sweep
+from . import memory
 from .options import SHARED, NumberRule, catalog_parameters
 from .sweep import MAX_SWEEP_POINTS, is_sweep_syntax, parse_values
 
@@ -184,6 +185,8 @@ def execute(
             f"a table of {len(points)} rows at {{digits}} {n} is too large to lay out (rows times digits at most "
             f"{MAX_TABLE_DIGITS}): use {{format}} csv or json, or fewer digits", params=(*swept, "format", "digits")
         )
+    if memory.capped():
+        memory.report_flint_failures_later(form == "json")
     rows = []
     started = time.process_time()
     for point in _with_progress(points, swept):
