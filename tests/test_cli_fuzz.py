@@ -310,6 +310,7 @@ def test_guard_digits_do_not_count_against_digits(args):
     ["truncnorm", "--low", "1e100000", "--format", "csv"],
     ["attention", "--seq-len", "16", "--trials", "1e100000"],
     ["gau-scale", "--simulate", "--seed", "1e100000"],
+    ["attention", "--seq-len", "1e100000", "--format", "csv"],  # (seq_len + 1)*d draws in the message
 ])
 def test_huge_whole_numbers_in_messages_never_hit_the_4300_digit_limit(args):
     run = call(args)

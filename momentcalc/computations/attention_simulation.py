@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import math
 
+from fractions import Fraction
+
+from ..engine.numbers import to_text
 from ..errors import InputError
 
 # Normal draws held in memory at once (8 bytes each).
@@ -40,12 +43,13 @@ def simulate_softmax(d: int, std_product: float, seq_len: int, trials: int, seed
     per_trial = (seq_len + 1) * d
     if per_trial > MAX_TRIAL_DRAWS:
         raise InputError(
-            f"{{seq_len}} and {{d}} are too large to simulate: (seq_len + 1)*d = {per_trial} normal draws per trial, "
+            f"{{seq_len}} and {{d}} are too large to simulate: (seq_len + 1)*d = {to_text(Fraction(per_trial))} normal "
+            "draws per trial, "
             f"at most {MAX_TRIAL_DRAWS}", param="seq_len", params=("d",)
         )
     if per_trial * trials > MAX_TOTAL_DRAWS:
         raise InputError(
-            f"{{trials}} is too large for this {{seq_len}} and {{d}}: {per_trial * trials} normal draws, "
+            f"{{trials}} is too large for this {{seq_len}} and {{d}}: {to_text(Fraction(per_trial * trials))} normal draws, "
             f"at most {MAX_TOTAL_DRAWS}", param="trials", params=("seq_len", "d")
         )
     rng = np.random.default_rng(seed)
