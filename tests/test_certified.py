@@ -309,3 +309,28 @@ def test_log_power_integral_against_quadrature(k):
         delta = arb(2) ** -7
         exact = mpmath.quad(lambda u: mpmath.log(1 / u) ** k, [0, mpmath.mpf(2) ** -7])
         assert contains(certified.log_power_integral(k, delta), exact, mpmath.mpf(10) ** -35)
+
+
+def test_as_arb_takes_any_integral_type():
+    """With gmpy2 installed (the `fast` extra) mpmath's mantissas are gmpy2.mpz, which arb()
+    refuses ('cannot create arb from type gmpy2.mpz'): every certified route failed. as_arb
+    passes integers (and Fractions built from them) through int(). A registered Integral
+    that is not an int stands in for mpz here."""
+    import numbers
+
+    from momentcalc.engine.certified import as_arb
+
+    class Mpz:  # like gmpy2.mpz: an Integral that is no int subclass
+        def __init__(self, v):
+            self.v = v
+
+        def __int__(self):
+            return self.v
+
+        __index__ = __int__
+
+    numbers.Integral.register(Mpz)
+    assert as_arb(Mpz(7)) == 7
+    quarter = Fraction(3, 4)
+    quarter._numerator, quarter._denominator = Mpz(3), Mpz(4)  # as Fraction(mpz) keeps them
+    assert as_arb(quarter) * 4 == 3

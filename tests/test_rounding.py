@@ -23,6 +23,7 @@ _HUGE = {"Emin": -10**9, "Emax": 10**9}
 
 def exact_decimal(value: mpmath.mpf) -> Decimal:
     sign, mantissa, exponent, _ = value._mpf_
+    mantissa, exponent = int(mantissa), int(exponent)  # gmpy2's mpz where installed
     exact = Context(prec=10**6, **_HUGE)
     x = exact.multiply(Decimal(mantissa), exact.power(Decimal(2), exponent)) if exponent < 0 else Decimal(mantissa << exponent)
     return x.copy_negate() if sign else x

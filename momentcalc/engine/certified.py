@@ -30,6 +30,7 @@ does not make the tail integrable (b·std² ≥ 1/2) raises UnboundedTail.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import NamedTuple
@@ -105,11 +106,15 @@ class Piece(NamedTuple):
 
 
 def as_arb(value: arb | Fraction | int | float) -> arb:
-    """An exact input (Fraction, int) as a ball at the current precision."""
+    """An exact input (Fraction, int) as a ball at the current precision. Integers pass
+    through int(): with gmpy2 installed, mpmath's mantissas (and Fractions built from them)
+    hold gmpy2.mpz, which arb() does not take."""
     if isinstance(value, arb):
         return value
     if isinstance(value, Fraction):
-        return arb(value.numerator) / value.denominator
+        return arb(int(value.numerator)) / int(value.denominator)
+    if isinstance(value, numbers.Integral):
+        return arb(int(value))
     return arb(value)
 
 

@@ -105,7 +105,7 @@ def as_number(value: object, name: str, *, allow_inf: bool = False) -> Number:
                 raise InputError(param=name, allowed="a finite number", got=repr(value))
             return math.inf if value > 0 else -math.inf
         mantissa, exponent = value.man_exp
-        return Fraction(mantissa) * Fraction(2) ** exponent
+        return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
     try:  # decimal.Decimal and other exact numeric types
         return Fraction(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):

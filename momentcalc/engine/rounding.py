@@ -51,7 +51,7 @@ def decimal_text(value: Any, digits: int) -> str:
             rounded = _round_rational(numerator, denominator, digits)
         return _format(value < 0, *rounded, digits)
     raw = value._mpf_  # mpmath mpf: (sign, mantissa, exponent, bitcount)
-    sign, mantissa, exponent, _bits = raw
+    sign, mantissa, exponent = raw[0], int(raw[1]), int(raw[2])  # int(): gmpy2's mpz where installed
     if not mantissa:
         return _special(raw)
     return _format(bool(sign), *_round_binary(mantissa, exponent, digits), digits)
@@ -324,6 +324,7 @@ def _dyadic_text(mantissa: int, exponent: int, digits: int) -> str:
 
 def _signed_binary(value: Any) -> tuple[int | None, int]:
     sign, mantissa, exponent, _bits = value._mpf_
+    mantissa, exponent = int(mantissa), int(exponent)  # gmpy2's mpz where installed
     if not mantissa:
         return (0, 0) if value == 0 else (None, 0)
     return (-mantissa if sign else mantissa), exponent
