@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-# Seconds of CPU time: the base, and what 1000 digits add (their quadratures take 15-20 s).
+# Seconds of CPU time: the base, and what 1000 digits add (their quadratures take 15-20 s),
+# added only past EXTRA_FROM_DIGITS: up to there every call ends within about 4.5 s of CPU.
 BASE_SECONDS = 4.0
 THOUSAND_DIGITS_SECONDS = 40.0
+EXTRA_FROM_DIGITS = 250
 DERIVE_SECONDS = 20.0
 
 
@@ -31,7 +33,8 @@ class OverBudget(BaseException):
 
 def budget_seconds(digits: int, derive: bool) -> float:
     """CPU seconds one computation at ``digits`` may take."""
-    return BASE_SECONDS + THOUSAND_DIGITS_SECONDS * (digits / 1000) ** 2 + (DERIVE_SECONDS if derive else 0.0)
+    extra = THOUSAND_DIGITS_SECONDS * (digits / 1000) ** 2 if digits > EXTRA_FROM_DIGITS else 0.0
+    return BASE_SECONDS + extra + (DERIVE_SECONDS if derive else 0.0)
 
 
 @contextmanager

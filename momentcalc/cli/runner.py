@@ -33,7 +33,7 @@ from .sweep import MAX_SWEEP_POINTS, is_sweep_syntax, parse_values
 
 # CPU seconds a sweep may compute for, and the points done before its time is projected.
 # Writing the rows out costs about half as much again (JSON, CSV).
-SWEEP_BUDGET = 5.0
+SWEEP_BUDGET = 4.5
 PROJECT_AFTER = 3
 # A rich table takes about half a millisecond a row: longer sweeps are for CSV and JSON.
 MAX_TABLE_ROWS = 2000
@@ -133,7 +133,7 @@ def _with_progress(points: list[dict[str, Any]], swept: tuple[str, ...] = ()) ->
                     raise InputError(
                         f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {len(points)} points "
                         f"and its first took {first:.1f} s of computing; a sweep may take at most "
-                        f"{SWEEP_BUDGET:.0f} s: sweep fewer points (or ask fewer digits)", params=swept)
+                        f"{SWEEP_BUDGET:g} s: sweep fewer points (or ask fewer digits)", params=swept)
                 continue
             per_point = (spent - first) / (done - 1)
             projected = spent + per_point * (len(points) - done)
@@ -141,7 +141,7 @@ def _with_progress(points: list[dict[str, Any]], swept: tuple[str, ...] = ()) ->
                 raise InputError(
                     f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {len(points)} points at about "
                     f"{per_point * 1000:.2g} ms each, about {projected:.0f} s of computing; a sweep may take "
-                    f"at most {SWEEP_BUDGET:.0f} s: sweep fewer points (or split the range over several calls)",
+                    f"at most {SWEEP_BUDGET:g} s: sweep fewer points (or split the range over several calls)",
                     params=swept,
                 )
 
@@ -241,7 +241,7 @@ def _within_budget(compute: Callable[..., Computation], arguments: dict[str, Any
         if by_sweep:
             raise InputError(
                 f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {count} points and used its "
-                f"{SWEEP_BUDGET:.0f} s of computing before finishing (at {{digits}} {digits}): sweep fewer points "
+                f"{SWEEP_BUDGET:g} s of computing before finishing (at {{digits}} {digits}): sweep fewer points "
                 "or ask fewer digits", params=(*swept, "digits")) from None
         raise PrecisionError(
             f"the computation did not finish within its budget of {seconds:.0f} s of CPU time (at {{digits}} "
