@@ -52,13 +52,13 @@ DESCRIPTIONS = {
     "mu": "E(phi(Z)), Z ~ N(0, 1)",
     "nu2": "E(phi(Z)^2)",
     "nu": "sqrt(nu2)",
-    "diag_attention": "seed's diagonal estimate: A_ii ~ s*nu^4/n, A_ii = relu^2(<Z_i, Z_i>)/(n*s) at initialization",
-    "offdiag_attention": "seed's diagonal estimate: A_ij ~ s*mu^4/n, i != j",
-    "diag_offdiag_ratio": "seed's diagonal estimate: nu^4/mu^4 = A_ii / A_ij",
-    "output_scale": "seed's diagonal estimate: s*nu^6/n, RMS of O under LeCun init with A taken as its diagonal",
+    "diag_attention": "Su's diagonal estimate: A_ii ~ s*nu^4/n, A_ii = relu^2(<Z_i, Z_i>)/(n*s) at initialization",
+    "offdiag_attention": "Su's diagonal estimate: A_ij ~ s*mu^4/n, i != j",
+    "diag_offdiag_ratio": "Su's diagonal estimate: nu^4/mu^4 = A_ii / A_ij",
+    "output_scale": "Su's diagonal estimate: s*nu^6/n, RMS of O under LeCun init with A taken as its diagonal",
     "lambda": "init_std*sqrt(d): every weight matrix relative to its LeCun std",
-    "scaled_output": "seed's diagonal estimate: lambda^7*output_scale, RMS of O at this init",
-    "deepnorm_alpha": "seed's diagonal estimate: 1/scaled_output, the DeepNorm alpha that x + GAU(x) resembles",
+    "scaled_output": "Su's diagonal estimate: lambda^7*output_scale, RMS of O at this init",
+    "deepnorm_alpha": "Su's diagonal estimate: 1/scaled_output, the DeepNorm alpha that x + GAU(x) resembles",
 }
 SIMULATED = {
     "simulated_rms": "RMS of O over the drawn GAUs (all trials' entries pooled), Monte Carlo",
@@ -125,7 +125,7 @@ def gau_scale(
         inputs["init_std"] = std
     descriptions = {**DESCRIPTIONS, **FULL}
     notes = [
-        "diag_attention ... deepnorm_alpha are the seed's diagonal estimate (Su, 2022, GAU at initialization): A taken "
+        "diag_attention ... deepnorm_alpha are Su's diagonal estimate (Su, 2022, GAU at initialization): A taken "
         "as its diagonal, moments at lambda = 1 and the lambda^7 law; A's n - 1 off-diagonal entries multiply V "
         "entries of mean mu != 0 and add up, which output_rms keeps",
         *full_notes,

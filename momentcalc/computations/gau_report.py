@@ -26,7 +26,7 @@ DESCRIPTIONS = {
     "attention_offdiag_mean": "E(A_ij), i != j: (m2^2 + (s-1)*m1^4)/n less what the relu removes from <Z_i, Z_j> < 0",
     "output_rms": "sqrt(E(O^2)) keeping all of A and the moments of phi(lambda*Z), with finite-width terms "
                   "(estimate: see notes)",
-    "output_rms_ratio": "output_rms / scaled_output: how far the seed's diagonal estimate is from the full one",
+    "output_rms_ratio": "output_rms / scaled_output: how far Su's diagonal estimate is from the full one",
     "deepnorm_alpha_full": "1/output_rms: the DeepNorm alpha that x + GAU(x) actually resembles",
 }
 

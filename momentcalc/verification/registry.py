@@ -215,7 +215,7 @@ REGISTRY: tuple[Published, ...] = (
     ),
     Published(
         "gau.output_rms", "GAU output RMS at s = 128, n = 512, d = 768 by the full estimate (all of A, finite "
-        "width; ±2 %): about 5× the seed's ≈ 0.01, which keeps A's diagonal only. No published figure: shown, "
+        "width; ±2 %): about 5× Su's ≈ 0.01, which keeps A's diagonal only. No published figure: shown, "
         "not checked", "0.01", SEED_GAU,
         "magnitude", result("gau_scale", "output_rms"), "gau-scale (output_rms)", None,
         informational=True, shown_digits=2,

@@ -36,7 +36,7 @@ Examples:
 
 @app.command("verify", epilog=VERIFY_EXAMPLES)
 def verify(only: Only = None, format: Format = "table", json_: Json = False) -> None:
-    """Recompute every published constant (seeds, SELU paper, TensorFlow, PyTorch) by two routes."""
+    """Recompute every published constant (the source articles, the SELU paper, TensorFlow, PyTorch) by two routes."""
     from ...verification.run import verify as run
     from ...render import emit
 
