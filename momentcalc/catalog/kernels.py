@@ -20,7 +20,6 @@ these where they exist (fast at any precision); the tests hold them against quad
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from fractions import Fraction
 from typing import Any, NamedTuple
 
 import mpmath
@@ -131,14 +130,7 @@ BALL_LENGTHS: dict[str, Callable[[Any, Mapping[str, Any]], tuple[Any, Any, Any]]
 }
 # Positively homogeneous activations (φ(ax) = a·φ(x), a > 0): A(q) = q·B(0) and the correlation
 # map does not depend on q. For every kernel above A(q) <= q·B(0) (erf: asin is concave).
-# Their E[φ(Z)²] = E[φ'(Z)²] exactly, from the catalog parameters as Fractions (relu is the
-# leaky kernel at slope 0): the length map is exactly V(q) = σ_w²·E[φ(Z)²]·q + σ_b².
-HOMOGENEOUS_SECOND_MOMENT: dict[str, Callable[[Mapping[str, Fraction]], Fraction]] = {
-    "relu": lambda p: (1 + p.get("slope", Fraction(0)) ** 2) / 2,
-    "leaky_relu": lambda p: (1 + p.get("slope", Fraction(0)) ** 2) / 2,
-    "identity": lambda p: Fraction(1),
-}
-HOMOGENEOUS = frozenset(HOMOGENEOUS_SECOND_MOMENT)
+HOMOGENEOUS = frozenset({"relu", "leaky_relu", "identity"})
 BALL_CROSS: dict[str, Callable[[Any, Any, Mapping[str, Any]], tuple[Any, Any]]] = {
     "erf": _erf_cross_ball,
     "identity": lambda q, c, p: (q * c, q * 0 + 1),

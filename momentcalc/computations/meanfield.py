@@ -284,14 +284,14 @@ def _preserved_notes(kink: bool) -> list[str]:
 
 
 def _homogeneous_second_moment(model: Model) -> Fraction | None:
-    """E[φ(Z)²] (= E[φ'(Z)²]) exactly for a positively homogeneous catalog φ, else None."""
-    from ..catalog.kernels import HOMOGENEOUS_SECOND_MOMENT
+    """E[φ(Z)²] (= E[φ'(Z)²]) exactly for a positively homogeneous catalog φ (the catalog's
+    rational closed form), else None."""
+    from ..catalog.kernels import HOMOGENEOUS
+    from ..moments.exact import exact_closed_form
 
-    moment = None if model.act.expression else HOMOGENEOUS_SECOND_MOMENT.get(model.act.name)
-    if moment is None:
+    if model.act.expression or model.act.name not in HOMOGENEOUS:
         return None
-    given = dict(model.act.values)
-    return moment({p.name: Fraction(given.get(p.name, p.default)) for p in model.act.params})
+    return exact_closed_form(model.act, "second_moment")
 
 
 def _length_preserved(q0: Fraction, second: Fraction, critical: bool, kink: bool) -> dict[str, object]:
@@ -363,6 +363,7 @@ def meanfield(
         phi0, left, right = model.at_zero()
         zero_fixed = b == 0 and phi0 == 0
         results: dict[str, mpmath.mpf] = {}
+        unit = False  # q* = 1 exactly by the catalog's closed forms (selu at sigma_w2 = 1)
         second = _homogeneous_second_moment(model)
         preserved = second is not None and (
             given["sigma_b2"] == 0 if critical else given["sigma_w2"] * second == 1)  # type: ignore[operator]
@@ -388,27 +389,26 @@ def meanfield(
             else:
                 check = _proof_check(model, False, given["sigma_b2"], w, b, digits)  # type: ignore[arg-type]
                 q_star, length = _newton(_length_step(model, w, b), start, digits, "the fixed point q*", check=check)
-                if _unit_fixed_point(model, given) and abs(q_star - 1) <= mpmath.mpf(10) ** -(digits + 2):
-                    q_star = mp.one  # exactly, by the catalog's closed form (selu at sigma_w2 = 1)
+                unit = _unit_fixed_point(model, given) and abs(q_star - 1) <= mpmath.mpf(10) ** -(digits + 2)
+                if unit:
+                    q_star = mp.one
         if not preserved:
             results.update(_at_fixed_point(model, w, b, q_star, length, (left, right), digits, notes, critical))
-        if preserved:
-            pass
-        elif length is not None:  # q* > 0: proven in balls around the values found
-            from .meanfield_proof import prove
+            if length is not None:  # q* > 0: proven in balls around the values found
+                from .meanfield_proof import prove, prove_zero_correlation
 
-            chaotic_c = results["c_star"] if 0 < results["c_star"] < 1 else None
-            proof = prove(model, None if critical else given["sigma_w2"], given["sigma_b2"], q_star, digits,  # type: ignore[arg-type]
-                          chaotic_c)
-            if q_star == 1 and not critical and _unit_fixed_point(model, given):
-                proof["q_star"] = Fraction(1)
-                if results["c_star"] == 0 and _mean_zero_at_unit(model) and given["sigma_b2"] == 0:
-                    proof.update(_proven_zero_correlation(model, given["sigma_w2"], digits))  # type: ignore[arg-type]
-        else:
-            from .meanfield_proof import prove_at_zero
+                chaotic_c = results["c_star"] if 0 < results["c_star"] < 1 else None
+                proof = prove(model, None if critical else given["sigma_w2"], given["sigma_b2"], q_star, digits,  # type: ignore[arg-type]
+                              chaotic_c)
+                if unit:
+                    proof["q_star"] = Fraction(1)
+                    if results["c_star"] == 0 and _mean_zero_at_unit(model) and given["sigma_b2"] == 0:
+                        proof.update(prove_zero_correlation(model, given["sigma_w2"], digits))  # type: ignore[arg-type]
+            else:
+                from .meanfield_proof import prove_at_zero
 
-            proof = prove_at_zero(model, None if critical else given["sigma_w2"], given["sigma_b2"],  # type: ignore[arg-type]
-                                  results["c_star"] == 1, digits)
+                proof = prove_at_zero(model, None if critical else given["sigma_w2"], given["sigma_b2"],  # type: ignore[arg-type]
+                                      results["c_star"] == 1, digits)
         quantities = []
         for name in (("sigma_w2",) if critical else ()) + RESULTS:
             quantities.append(Quantity(name, description=DESCRIPTIONS[name], **_proven_or_found(proof, name, results, digits)))
@@ -650,43 +650,20 @@ def _at_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf, l
     return out
 
 
-def _rational_closed_form(model: Model, name: str) -> Fraction | None:
-    """The catalog's closed form of moment ``name`` under N(0, 1) when it is a rational number
-    as written (selu's mean "0" and second moment "1"), else None."""
-    form = None if model.act.expression else model.act.closed_forms.get(name)
-    try:
-        return None if form is None else Fraction(form.text)
-    except (ValueError, ZeroDivisionError):
-        return None
-
-
 def _unit_fixed_point(model: Model, given: Mapping[str, object]) -> bool:
     """Is q = 1 exactly a fixed point: σ_w²·E[φ(Z)²] + σ_b² = 1 with the catalog's rational
     E[φ(Z)²] (selu at σ_w² = 1, σ_b² = 0: the self-normalizing fixed point)?"""
-    second = _rational_closed_form(model, "second_moment")
+    from ..moments.exact import exact_closed_form
+
+    second = exact_closed_form(model.act, "second_moment")
     return second is not None and given["sigma_w2"] * second + given["sigma_b2"] == 1  # type: ignore[operator]
 
 
 def _mean_zero_at_unit(model: Model) -> bool:
     """E[φ(Z)] = 0 exactly by the catalog (selu)."""
-    return _rational_closed_form(model, "mean") == 0
+    from ..moments.exact import exact_closed_form
 
-
-def _proven_zero_correlation(model: Model, w: Fraction, digits: int) -> dict[str, object]:
-    """c* = 0 exactly at q* = 1 (E[φ(Z)] = 0 by the catalog, σ_b² = 0), and ξ_c = −1/ln(σ_w²·E[φ'(Z)]²)
-    from a proven ball of E[φ'(Z)] (the correlation map's slope at 0)."""
-    from ..moments import expectation_balls
-    from .meanfield_proof import _arb, _depth
-
-    from flint import ctx
-
-    out: dict[str, object] = {"c_star": Fraction(0)}
-    (mean_slope,) = expectation_balls(model.act, [(0, 0, 1)], std=1, digits=digits + 10)
-    with ctx.workprec(int((digits + 20) * 3.33)):
-        xi = _depth(_arb(w) * mean_slope * mean_slope)
-    if xi is not None:
-        out["depth_scale_c"] = xi
-    return out
+    return exact_closed_form(model.act, "mean") == 0
 
 
 def _correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf,

@@ -349,6 +349,23 @@ def prove_at_zero(model: Model, w: Fraction | None, b: Fraction, c_star_is_one: 
         ctx.prec = old
 
 
+def prove_zero_correlation(model: Model, w: Fraction, digits: int) -> dict[str, Any]:
+    """c* = 0 exactly at q* = 1 where the catalog gives E[φ(Z)] = 0 (selu; σ_b² = 0), and
+    ξ_c = −1/ln(σ_w²·E[φ'(Z)]²) from a proven ball of E[φ'(Z)] (the correlation map's slope
+    at 0)."""
+    from flint import ctx
+
+    from ..moments import expectation_balls
+
+    out: dict[str, Any] = {"c_star": Fraction(0)}
+    (mean_slope,) = expectation_balls(model.act, [DERIV], std=1, digits=digits + 10)
+    with ctx.workprec(int((digits + 20) * 3.33)):
+        xi = _depth(_arb(w) * mean_slope * mean_slope)
+    if xi is not None:
+        out["depth_scale_c"] = xi
+    return out
+
+
 def rounds(value: Any, digits: int) -> bool:
     """Does a proven ball round to one text (exact values always do)?"""
     if isinstance(value, Fraction) or value is mpmath.inf:
