@@ -53,29 +53,34 @@ def cross_expectations(act: Activation, q: mpmath.mpf, c: mpmath.mpf, digits: in
 
 def _closed_form_smoothing(act: Activation, digits: int):  # type: ignore[no-untyped-def]
     """For a piecewise exp-polynomial catalog φ (relu, elu, selu…): b -> ψ(m) = (E[φ(m + b·V)],
-    E[φ'(m + b·V)]) in closed form (``moments.certified.exp_poly_at``; m and b enter as the
-    exact values of their binary floats), in place of an adaptive quadrature split at the
-    kink that moves with m (which took minutes for selu's c*). None for other φ."""
-    from ..catalog.ball_functions import EXP_POLYNOMIALS
-
-    if act.expression or act.name not in EXP_POLYNOMIALS:
+    E[φ'(m + b·V)]) in closed form (the certified route's ``exp_poly_smoothing``, its balls'
+    midpoints; m and b enter as the exact values of their binary floats), in place of an
+    adaptive quadrature split at the kink that moves with m (which took minutes for selu's
+    c*). None for other φ."""
+    if act.expression:
         return None
-    from .certified import exp_poly_at
+    from flint import ctx
+
+    from ..engine.certified import as_arb
+    from .bivariate_certified import exp_poly_smoothing
     from .expectations import midpoint
 
+    closed = exp_poly_smoothing(act)
+    if closed is None:
+        return None
     bits = mp.prec + 32  # ψ is needed to about the working precision, absolutely
 
     def smoothing(b: mpmath.mpf):  # type: ignore[no-untyped-def]
         std = _fraction(b)
 
         def smoothed(m: mpmath.mpf) -> list[mpmath.mpf]:
-            mean = _fraction(m)
             # |m|/b adds cancellation: E[φ(m + bV)] at m far out is a tiny difference of terms
             extra = max(0, 2 * int(mpmath.log(abs(m) / b + 1, 2))) if m else 0
-            balls = exp_poly_at(act, ((0, 1, 0), (0, 0, 1)), mean, std, bits + extra)
-            if balls is None or not all(ball.is_finite() for ball in balls):
+            with ctx.workprec(bits + extra):
+                (value,), (slope,) = closed([as_arb(_fraction(m))], as_arb(std))
+            if not (value.is_finite() and slope.is_finite()):
                 raise PrecisionError(f"no closed form for E[{act.name}] at mean {mpmath.nstr(m, 8)}")
-            return [midpoint(ball) for ball in balls]
+            return [midpoint(value), midpoint(slope)]
 
         return smoothed
 

@@ -85,7 +85,7 @@ def _polys(act: Activation) -> list[list[arb]] | None:
     return out
 
 
-def _exp_poly_smoothing(act: Activation):  # noqa: ANN202
+def exp_poly_smoothing(act: Activation):  # noqa: ANN202
     """ψ(m) = E[φ(m + b·V)] and E[φ'(m + b·V)] in closed form (piecewise exp-polynomials)."""
     from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
 
@@ -160,7 +160,7 @@ def cross_balls(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: i
         goal_log2 = size_log2 - wanted - 6 - loss
         with ctx.workprec(int(size_log2 - goal_log2) + 60):
             polys = _polys(act)
-            smoothing = _exp_poly_smoothing(act)
+            smoothing = exp_poly_smoothing(act)
             strip = None if smoothing is not None else _strip(act)
             balls = bivariate_balls(polys, as_arb(q), as_arb(c), goal_log2, strip=strip, smoothing=smoothing)  # type: ignore[arg-type]
         if balls is None:

@@ -295,16 +295,7 @@ def exp_poly_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Frac
 
     if act.expression:
         return _polynomial_ball(act, monomial, mean, std, digits, centre)
-    pieces = _catalog_pieces(act, monomial, centre)
-    return None if pieces is None else _exact_ball(pieces, mean, std, digits)
-
-
-def _catalog_pieces(act: Activation, monomial: Monomial, centre: arb | None = None) -> Callable[[], list] | None:
-    """The builder of x^a·φ^b·φ'^c's exp-polynomial pieces at the working precision, for a
-    catalog φ in ``ball_functions.EXP_POLYNOMIALS``; None for others."""
-    from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
-
-    if act.expression or act.name not in EXP_POLYNOMIALS:
+    if act.name not in EXP_POLYNOMIALS:
         return None
     kinks = BALL_FUNCTIONS[act.name].kinks
     given = dict(act.values)
@@ -316,21 +307,7 @@ def _catalog_pieces(act: Activation, monomial: Monomial, centre: arb | None = No
         return [(edges[i], edges[i + 1], exp_poly_shape((monomial, centre), f, d))
                 for i, (f, d) in enumerate(zip(values, derivatives))]
 
-    return pieces
-
-
-def exp_poly_at(act: Activation, monomials: Sequence[Monomial], mean: Fraction, std: Fraction,
-                bits: int) -> list[arb] | None:
-    """E[x^a·φ^b·φ'^c] for a piecewise exp-polynomial catalog φ as balls at ``bits`` of
-    working precision, however narrow (an inner expectation of a quadrature, where only the
-    absolute error counts and a value may be exactly 0); None for other φ."""
-    from ..engine.certified import exp_poly_expectation
-
-    builders = [_catalog_pieces(act, monomial) for monomial in monomials]
-    if any(b is None for b in builders):
-        return None
-    with ctx.workprec(bits):
-        return [exp_poly_expectation(build(), as_arb(mean), as_arb(std)) for build in builders]  # type: ignore[misc]
+    return _exact_ball(pieces, mean, std, digits)
 
 
 def exp_poly_shape(shape: Shape, f: Sequence, d: Sequence) -> tuple:
