@@ -31,3 +31,10 @@ def assert_certified(quantity: Quantity, digits: int) -> str:
     else:
         assert quantity.error_bound == 0, quantity.name
     return text
+
+
+def close_to(got: mpmath.mpf, want: mpmath.mpf, digits: int) -> bool:
+    """``got`` agrees with ``want`` to ``digits`` − 1 significant digits (relative), compared
+    at digits + 10 working digits."""
+    with mpmath.workdps(digits + 10):
+        return abs(got - want) <= abs(want) * mpmath.mpf(10) ** -(digits - 1)

@@ -10,14 +10,10 @@ import pytest
 
 from momentcalc.computations.deepnet import rational_root
 from momentcalc.computations.postnorm import postnorm_decay
+from tests.certified_checks import close_to
 from tests.conftest import invoke
 
 DIGITS = 30
-
-
-def close(got, want):
-    with mpmath.workdps(DIGITS + 10):
-        return abs(got - want) <= abs(want) * mpmath.mpf(10) ** -(DIGITS - 1)
 
 
 @pytest.mark.parametrize(
@@ -37,12 +33,12 @@ def test_alpha_and_beta_against_the_papers_formulas(arch, n, m, formulas):
     result = postnorm_decay(layers=n, scheme="deepnorm", arch=arch, decoder_layers=m, digits=DIGITS)
     with mpmath.workdps(DIGITS + 10):
         for name, formula in formulas.items():
-            assert close(result.value(name), formula(n, m)), name
+            assert close_to(result.value(name), formula(n, m), DIGITS), name
             assert result[name].certified
         # the decay uses the configuration's alpha: alpha / sqrt(alpha² + 1) at sigma = 1
         alpha = formulas["deepnorm_alpha"](n, m)
-        assert close(result.value("alpha"), alpha)
-        assert close(result.value("decay"), alpha / mpmath.sqrt(alpha**2 + 1))
+        assert close_to(result.value("alpha"), alpha, DIGITS)
+        assert close_to(result.value("decay"), alpha / mpmath.sqrt(alpha**2 + 1), DIGITS)
     if arch != "encdec":
         assert "decoder_alpha" not in result.names
 

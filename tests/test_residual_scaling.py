@@ -10,14 +10,10 @@ import mpmath
 import pytest
 
 from momentcalc.computations.init import init
+from tests.certified_checks import close_to
 from tests.conftest import invoke
 
 DIGITS = 30
-
-
-def close(got, want):
-    with mpmath.workdps(DIGITS + 10):
-        return abs(got - want) <= abs(want) * mpmath.mpf(10) ** -(DIGITS - 1)
 
 
 @pytest.mark.parametrize(
@@ -32,12 +28,12 @@ def close(got, want):
 def test_scales_against_the_published_formulas(residual, layers, scale, embedding):
     result = init(fan_in=768, fan_out=768, scheme="xavier", residual=residual, layers=layers, digits=DIGITS)
     with mpmath.workdps(DIGITS + 10):
-        assert close(result.value("residual_scale"), scale(layers))
-        assert close(result.value("residual_std"), result.value("std") * scale(layers))
+        assert close_to(result.value("residual_scale"), scale(layers), DIGITS)
+        assert close_to(result.value("residual_std"), result.value("std") * scale(layers), DIGITS)
         if embedding is None:
             assert "embedding_scale" not in result.names
         else:
-            assert close(result.value("embedding_scale"), embedding(layers))
+            assert close_to(result.value("embedding_scale"), embedding(layers), DIGITS)
     assert all(result[name].certified for name in result.names)
     assert result.notes and ("Radford" in result.notes[0] or "Huang" in result.notes[0])
 
