@@ -453,8 +453,9 @@ def _why_unproven(names: list[str], q_star: mpmath.mpf, preserved: bool = False)
         reasons.append("the chaotic phase's c* needs bivariate expectations E[phi(u1)phi(u2)] and "
                        "E[phi'(u1)phi'(u2)], proven for catalog activations analytic in a strip (tanh, sigmoid, "
                        "swish, softplus, mish, erf), piecewise exp-polynomial (relu, elu, selu, ...) or with a "
-                       "closed-form kernel, not for expressions and the other catalog entries; or the balls "
-                       "could not tell the phase")
+                       "closed-form kernel, and for expressions analytic near the real line with polynomial "
+                       "growth; not for the other catalog entries and expressions with a kink, a pole or a "
+                       "branch point near the real line; or the balls could not tell the phase")
     if {"q_star", "chi1", "depth_scale_q", "sigma_w2"} & set(names):
         reasons.append("the fixed point's balls did not decide the digits (a value on a rounding tie, or too "
                        "close to criticality)")

@@ -13,7 +13,8 @@ A fully connected layer h' = W·φ(h) + b with W_ij ~ N(0, σ_w²/fan_in), b_i ~
 (u₁, u₂ of variance q and correlation c). Univariate expectations come from the moments
 package, bivariate ones from the catalog's closed-form kernels where they exist, else from
 the midpoints of ``moments.bivariate_certified``'s balls (0 < c < 1, activations analytic in
-a strip or piecewise exp-polynomial), else from ``moments.bivariate``'s quadrature.
+a strip or piecewise exp-polynomial, expressions analytic near the real line), else from
+``moments.bivariate``'s quadrature.
 """
 
 from __future__ import annotations

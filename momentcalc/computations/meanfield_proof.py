@@ -24,10 +24,11 @@ What is proven: q*, χ₁, ξ_q, and in the ordered phase (χ₁'s ball below 1)
 −1/ln χ₁; in the chaotic phase c* = 0 and ξ_c for an odd φ without bias (the slope σ_w²·E[φ']²
 is univariate), c* from a closed-form kernel on balls (erf), and otherwise c* and ξ_c from
 certified bivariate expectations (``meanfield_correlation_proof``: catalog activations analytic
-in a strip or piecewise exp-polynomial); on the critical line σ_w² = 1/B(q*), χ₁ = 1, c* = 1
+in a strip or piecewise exp-polynomial, expressions analytic near the real line with polynomial
+growth); on the critical line σ_w² = 1/B(q*), χ₁ = 1, c* = 1
 and ξ_c = ∞ by definition. Not proven (left to the mpmath route and marked ``certified:
-false``): the chaotic c* and ξ_c of expressions and of the catalog entries that route does not
-cover (gelu, softsign, …), the limits at q* = 0, a phase that the balls cannot decide (χ₁'s
+false``): the chaotic c* and ξ_c of the catalog entries and expressions that route does not
+cover (gelu, softsign, expressions with kinks, …), the limits at q* = 0, a phase that the balls cannot decide (χ₁'s
 ball holds 1), and the per-layer trajectories.
 """
 

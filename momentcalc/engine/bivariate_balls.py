@@ -53,11 +53,16 @@ MAX_OUTER_NODES = 20_000
 
 class Strip(NamedTuple):
     """g analytic on |Im z| ≤ width, |g(z)| ≤ Σ bound[k]·|z|^k there; ``at(x, e^x)`` gives the
-    values of every integrand at a real x (a list, one per integrand)."""
+    values of every integrand at a real x (a list, one per integrand).
+
+    Or, with ``box`` (``bounds`` unused): g analytic on the rectangle |Re z| ≤ X, |Im z| ≤ width,
+    ``box(X)`` an upper bound of each |g_i| there (None: none proven), and the inner rule's
+    error bounded on a finite rectangle (``_rectangle_error``), nothing assumed beyond it."""
 
     width: arb
     bounds: Sequence[Sequence[arb]]  # per integrand
     at: Callable[[arb, arb], Sequence[arb]]
+    box: Callable[[arb], Sequence[arb] | None] | None = None
 
 
 # (means as balls) -> per integrand, ψ at each mean as a ball holding the exact value
@@ -150,7 +155,10 @@ def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: f
         means = [a * (h * j) for j in range(-nodes, nodes + 1)]
         psis = smoothing(means, b)
     elif strip is not None:
-        psis = _strip_smoothing(strip, a, b, b_up, b_low, c, h, nodes, inner_goal)
+        if strip.box is not None:
+            psis = _box_smoothing(strip, polys, a, b_up, c, h, nodes, inner_goal)
+        else:
+            psis = _strip_smoothing(strip, a, b, b_up, b_low, c, h, nodes, inner_goal)
         if psis is None:
             return None
     else:
@@ -189,7 +197,6 @@ def _strip_smoothing(strip: Strip, a: arb, b: arb, b_up: arb, b_low: arb, c: arb
     h_v = h * ratio / lattice_steps
     if not h_v <= h_v_max:
         return None
-    delta = a * h / lattice_steps
     discretisation = 2 * largest / ((2 * arb.pi() * alpha / h_v).exp() - 1)
     terms = [Term(_up(c_), k) for p in strip.bounds for k, c_ in enumerate(p) if c_ != 0]
     start = math.sqrt(max(0.0, -2 * float(goal.log().upper()))) * 0.9
@@ -202,6 +209,15 @@ def _strip_smoothing(strip: Strip, a: arb, b: arb, b_up: arb, b_low: arb, c: arb
         return None
     error = _up(discretisation + tail_bound(terms, arb(L), m_max, b_up))
     del b, b_low
+    return _lattice_sums(strip, a, h, h_v, lattice_steps, nodes, inner, error)
+
+
+def _lattice_sums(strip: Strip, a: arb, h: arb, h_v: arb, lattice_steps: int, nodes: int, inner: int,
+                  error: arb) -> list[list[arb]]:
+    """ψ_i(a·h·j) ± error for |j| ≤ nodes: the inner trapezoidal sums over |k| ≤ inner at the
+    lattice points a·h·j + b·h_v·k = (lattice_steps·j + k)·δ, δ = a·h/lattice_steps."""
+    span = lattice_steps * nodes + inner
+    delta = a * h / lattice_steps
     # g at the lattice points x_n = n·δ, |n| ≤ span, e^{x_n} by recurrence.
     up = delta.exp()
     count = len(strip.bounds)
@@ -234,6 +250,76 @@ def _strip_smoothing(strip: Strip, a: arb, b: arb, b_up: arb, b_low: arb, c: arb
         out.append([product[lattice_steps * j + span + inner] * scale + arb(0, error)
                     for j in range(-nodes, nodes + 1)])
     return out
+
+
+def _rectangle_error(largest: arb, alpha: arb, h_v: arb, end: arb) -> arb:
+    """|∫_{−T}^{T} f − h_v·Σ_{|k|≤N} f(k·h_v)| for f analytic on the rectangle |Re t| ≤ T,
+    |Im t| ≤ α, T = (N + 1/2)·h_v, with |f(t + iy)| ≤ G·ϕ(t)·e^{y²/2} there (f = g·ϕ, |g| ≤ G).
+    Writing the sum as (1/2i)∮ f(z)·cot(πz/h_v) dz around the rectangle, with
+    cot = ∓i ∓ 2i·u/(1 − u), u = e^{±2πiz/h_v}, on either half (Cauchy turns the ∓i parts into
+    the integral), the error is at most ∫|f|·|u/(1 − u)| over the sides: on the horizontal
+    ones |u| = e^{−2πα/h_v}, on the vertical ones (Re z = ±T, half-way between nodes) u is
+    real and negative, |u/(1 − u)| ≤ 1/2. So it is at most
+    2G·e^{α²/2}/(e^{2πα/h_v} − 1) + 2α·G·e^{α²/2}·ϕ(T) (the finite-interval form of Trefethen
+    & Weideman 2014, Theorem 5.1: no bound of g is needed beyond the rectangle)."""
+    grow = (alpha * alpha / 2).exp()
+    horizontal = 2 * largest * grow / ((2 * arb.pi() * alpha / h_v).exp() - 1)
+    vertical = 2 * alpha * largest * grow * (-end * end / 2).exp() / (2 * arb.pi()).sqrt()
+    return _up(horizontal + vertical)
+
+
+# Widest inner step of the box route: its rectangle reaches at most one unit past L (T ≤ L + 3h_v/2).
+BOX_MAX_STEP = 0.5
+
+
+def _box_smoothing(strip: Strip, polys: Sequence[Sequence[arb]], a: arb, b_up: arb, c: arb, h: arb, nodes: int,
+                   goal: arb) -> list[list[arb]] | None:
+    """ψ_i(a·h·j), |j| ≤ nodes, by the lattice trapezoidal rule on a finite rectangle: the tails
+    beyond |t| > L from the real-line bounds ``polys``, the rule's error on the rectangle
+    |t| ≤ T, |Im t| ≤ α = width/b (in x: |Re x| ≤ X = max|m| + b·(L + 1), |Im x| ≤ width) from
+    ``strip.box(X)`` (``_rectangle_error``)."""
+    alpha = arb(min(float((strip.width / b_up).lower()) * (1 - 2.0**-20), A_MAX))
+    if not alpha > 0:
+        return None
+    m_max = _up(a * h * (nodes + 1))
+    terms = [Term(_up(c_), k) for p in polys for k, c_ in enumerate(p) if c_ != 0]
+    start = math.sqrt(max(0.0, -2 * float(goal.log().upper()))) * 0.9
+    L = _tail_from(terms, m_max, b_up, goal / 4, start)
+    if L is None:
+        return None
+    norm = (2 * arb.pi()).sqrt()
+    grow = (alpha * alpha / 2).exp()
+    for _ in range(4):
+        sizes = strip.box(_up(m_max + b_up * (L + 1)))
+        if sizes is None:
+            return None
+        largest = _up(max(sizes, key=lambda x: float(x.upper())))
+        # the vertical sides: 2α·G·e^{α²/2}·ϕ(L) ≤ goal/4 (T ≥ L)
+        vertical = 2 * alpha * largest * grow * (arb(-L * L) / 2).exp() / norm
+        if vertical <= goal / 4:
+            break
+        need = float((8 * alpha * largest * grow / (goal * norm)).log().upper())
+        L = max(L * 1.05, math.sqrt(2 * max(need, 1.0)) * 1.01)
+    else:
+        return None
+    logs = float((8 * largest * grow / goal + 1).log().upper())
+    h_v_max = arb(min(2 * math.pi * float(alpha.lower()) / (logs * 1.02 + 1), BOX_MAX_STEP))
+    ratio = (c / (1 - c)).sqrt()  # a/b
+    lattice_steps = max(int(math.ceil(float((ratio * h / h_v_max).upper()))), 1)
+    h_v = h * ratio / lattice_steps
+    if not h_v <= h_v_max:
+        return None
+    inner = int(math.ceil(L / float(h_v.lower())))
+    if 2 * (lattice_steps * nodes + inner) + 1 > MAX_LATTICE:
+        return None
+    end = (inner + arb(1) / 2) * h_v
+    if not end <= L + 1:
+        return None
+    error = _up(_rectangle_error(largest, alpha, h_v, end) + tail_bound(terms, arb(L), m_max, b_up))
+    if not error <= goal:
+        return None
+    return _lattice_sums(strip, a, h, h_v, lattice_steps, nodes, inner, error)
+
 
 
 def working_bits(size_log2: float, goal_log2: float) -> int:

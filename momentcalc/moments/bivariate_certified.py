@@ -15,9 +15,13 @@ Which activations:
   elu, selu, relu2, identity): ψ(m) = E[φ(m + b·V)] in closed form on balls
   (``engine.certified.exp_poly_expectation``) at each outer node;
 
-others (expressions, gelu, softsign, …) give None: the caller keeps its uncertified value.
-The outer rule's bound needs |φ| and |φ'| below polynomials on the real line: the catalog's
-growth bounds.
+* user expressions analytic near the real line, of polynomial growth
+  (``moments.bivariate_expression``: bounds from the tree on real and complex boxes): ψ by the
+  lattice trapezoidal rule with its error bounded on a finite rectangle;
+
+others (gelu, softsign, expressions with kinks or poles near the real line, …) give None: the
+caller keeps its uncertified value. The outer rule's bound needs |φ| and |φ'| below
+polynomials on the real line: the catalog's growth bounds, or the expression's.
 """
 
 from __future__ import annotations
@@ -106,9 +110,12 @@ def exp_poly_smoothing(act: Activation):  # noqa: ANN202
 
 
 def supported(act: Activation) -> bool:
-    """Does this route certify the activation's bivariate expectations?"""
+    """Does this route certify the activation's bivariate expectations (for an expression: does
+    it have real-line bounds; its strip is found per call)?"""
     if act.expression:
-        return False
+        from .bivariate_expression import expression_route
+
+        return expression_route(act.tree).polys is not None
     from ..catalog.ball_functions import EXP_POLYNOMIALS
 
     return (act.name in EXP_POLYNOMIALS or _strip(act) is not None) and _polys(act) is not None
@@ -148,9 +155,18 @@ def cross_balls(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: i
     if not supported(act):
         return None
     wanted = (digits + 3) * BITS_PER_DIGIT
+    route = None
     with ctx.workprec(max(64, int(wanted) + 64)):
-        polys = _polys(act)
         qq, cc = as_arb(q), as_arb(c)
+        if act.expression:
+            from .bivariate_expression import expression_route, reach
+
+            route = expression_route(act.tree)
+            polys, expression_strip = route.polys, route.strip(reach(qq, digits))
+            if expression_strip is None:
+                return None
+        else:
+            polys = _polys(act)
         if polys is None or not (cc > 0 and cc < 1 and qq > 0):
             return None
         size = float((qq.upper()) + 1) * max(float(sum(p, arb(0)).upper()) for p in polys) ** 2
@@ -159,9 +175,12 @@ def cross_balls(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: i
     for _ in range(ATTEMPTS):
         goal_log2 = size_log2 - wanted - 6 - loss
         with ctx.workprec(int(size_log2 - goal_log2) + 60):
-            polys = _polys(act)
-            smoothing = exp_poly_smoothing(act)
-            strip = None if smoothing is not None else _strip(act)
+            if route is not None:
+                smoothing, strip = None, expression_strip
+            else:
+                polys = _polys(act)
+                smoothing = exp_poly_smoothing(act)
+                strip = None if smoothing is not None else _strip(act)
             balls = bivariate_balls(polys, as_arb(q), as_arb(c), goal_log2, strip=strip, smoothing=smoothing)  # type: ignore[arg-type]
         if balls is None:
             return None

@@ -1,0 +1,152 @@
+"""What the certified bivariate expectations (``engine.bivariate_balls``) need of a user
+expression, from its tree on Arb balls (``catalog.expression_ball.compile_ball``):
+
+* real-line bounds |φ(x)| ≤ P(|x|) and |φ'(x)| ≤ P₁(|x|), P, P₁ polynomials with non-negative
+  coefficients: the tree's growth bound on |x| ≥ R0 (``expression_ball.growth_terms``; only
+  polynomial growth is accepted) plus, as a constant, the largest |φ| on real balls covering
+  [−R0, R0] (a decaying factor e^{a|x| + b·x²}, a, b ≤ 0, of a growth term bounded by 1);
+* a strip |Im z| ≤ width in which φ and φ' are analytic, with upper bounds of |φ| and |φ'| on
+  the rectangle |Re z| ≤ X, |Im z| ≤ width (the inner rule's error is bounded on that finite
+  rectangle alone, ``bivariate_balls._rectangle_error``): φ and φ' evaluated on complex boxes
+  covering it, in the tree's analytic mode. A finite enclosure of a box proves φ bounded, so
+  free of poles, there; the analytic mode refuses boxes that meet a branch cut (log, sqrt,
+  fractional powers) or a kink (abs, max, min, sign), where Arb returns no finite value. So an
+  expression with a kink, a pole or a branch point near the real line gets no route (None:
+  its values stay uncertified), never a wrong bound.
+
+The widths tried are ``WIDTHS``, widest first (fewer inner nodes), the first whose boxes are all
+finite over the means and spreads the call will need.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+
+from flint import acb, arb, ctx
+
+from ..catalog.expression_tree import Node
+
+# Real-line bounds: the growth bound from |x| ≥ R0, boxes within.
+R0 = 2
+# Half the real width of each box.
+TILE = Fraction(1, 4)
+WIDTHS = (Fraction(2), Fraction(1), Fraction(1, 2), Fraction(1, 4), Fraction(1, 8))
+# Boxes are evaluated at this precision: only upper bounds are wanted from them.
+BOX_BITS = 64
+# Routes kept (by tree) across the calls of one meanfield run.
+CACHE_SIZE = 8
+
+
+class ExpressionRoute:
+    """φ and φ' of one expression tree on balls, with the bounds above (cached per box)."""
+
+    def __init__(self, tree: Node) -> None:
+        from ..catalog.expression_ball import compile_ball, removable
+        from ..catalog.expression_calculus import derivative
+
+        node = removable(tree)
+        d_node = derivative(node)
+        self.nodes = (node, d_node)
+        self.functions = (compile_ball(node), compile_ball(d_node))
+        self._boxes: dict[tuple[Fraction, int], tuple[arb, arb] | None] = {}
+        self.polys = self._real_polys()
+
+    def _real_polys(self) -> list[list[arb]] | None:
+        from ..catalog.expression_ball import growth_terms
+        from ..engine.certified import NotCertified, as_arb
+
+        out = []
+        with ctx.workprec(BOX_BITS):
+            inside = self._sup(Fraction(0), R0)
+            if inside is None:
+                return None
+            for node, top in zip(self.nodes, inside):
+                try:
+                    terms = growth_terms(node, arb(R0))
+                except NotCertified:
+                    return None
+                poly = [arb(top.upper())]
+                for term in terms:
+                    if not (as_arb(term.a) <= 0 and as_arb(term.b) <= 0):
+                        return None  # exponential growth: the outer rule needs polynomials
+                    # c·|x|^k·e^{a|x| + b·x²} ≤ c·|x|^k for a, b ≤ 0
+                    poly += [arb(0)] * (term.k + 1 - len(poly))
+                    poly[term.k] += as_arb(term.c).upper()
+                out.append([arb(x.upper()) for x in poly])
+        return out
+
+    def _box(self, width: Fraction, k: int) -> tuple[arb, arb] | None:
+        """Upper bounds of |φ| and |φ'| on the box |Re z − 2k·TILE| ≤ TILE, |Im z| ≤ width
+        (width 0: the real segment, where kinks are allowed)."""
+        key = (width, k)
+        if key not in self._boxes:
+            with ctx.workprec(BOX_BITS):
+                from ..engine.certified import as_arb
+
+                centre, half = as_arb(2 * k * TILE), as_arb(TILE)
+                z = acb(arb(centre, half), arb(0, as_arb(width))) if width else acb(arb(centre, half))
+                found = []
+                for f in self.functions:
+                    value = f(z, width != 0)
+                    if not value.is_finite():
+                        found = None
+                        break
+                    found.append(arb(value.abs_upper()))
+            self._boxes[key] = None if found is None else (found[0], found[1])
+        return self._boxes[key]
+
+    def _sup(self, width: Fraction, X: float) -> tuple[arb, arb] | None:
+        """Upper bounds of |φ| and |φ'| on |Re z| ≤ X, |Im z| ≤ width (boxes of real width
+        2·TILE centred at 2k·TILE, |k| ≤ n, (2n + 1)·TILE ≥ X)."""
+        n = max(0, math.ceil((X / float(TILE) - 1) / 2))
+        top = [arb(0), arb(0)]
+        for k in range(-n, n + 1):
+            found = self._box(width, k)
+            if found is None:
+                return None
+            top = [t.max(v) for t, v in zip(top, found)]
+        return top[0], top[1]
+
+    def strip(self, reach: float):  # noqa: ANN201  (engine.bivariate_balls.Strip)
+        """The widest strip of ``WIDTHS`` whose boxes are finite on |Re z| ≤ ``reach``, None if
+        none is."""
+        from ..engine.bivariate_balls import Strip
+        from ..engine.certified import as_arb
+
+        for width in WIDTHS:
+            if self._sup(width, reach) is None:
+                continue
+
+            def box(X: arb, width: Fraction = width) -> Sequence[arb] | None:
+                return self._sup(width, float(X.upper()))
+
+            return Strip(as_arb(width), ((), ()), self.at, box)
+        return None
+
+    def at(self, x: arb, ex: arb) -> list[arb]:
+        """φ(x) and φ'(x) at a real ball x (real parts: the values are real)."""
+        z = acb(x)
+        return [f(z, False).real for f in self.functions]
+
+
+_ROUTES: dict[Node, ExpressionRoute] = {}
+
+
+def expression_route(tree: Node) -> ExpressionRoute:
+    """The (cached) route of an expression tree."""
+    route = _ROUTES.get(tree)
+    if route is None:
+        if len(_ROUTES) >= CACHE_SIZE:
+            _ROUTES.pop(next(iter(_ROUTES)))
+        route = _ROUTES[tree] = ExpressionRoute(tree)
+    return route
+
+
+def reach(q: arb, digits: int) -> float:
+    """A generous |Re z| the strip must cover for variance q at ``digits``: the outer means
+    reach about sqrt(q·c)·L and the inner spread sqrt(q·(1 − c))·L, each L about
+    sqrt(2·ln 10·(digits + 8)) (tails below the goal), and a margin."""
+    L = math.sqrt(2 * math.log(10) * (digits + 8)) + 2
+    return 2 * math.sqrt(float(q.upper())) * L + 2
