@@ -268,6 +268,15 @@ EXP_POLYNOMIALS: dict[str, Callable[[Mapping[str, arb]], tuple]] = {
 }
 
 
+# Polynomials in x, Φ(x) and the normal density ϕ(x) = e^(−x²/2)/√(2π): their Gaussian
+# expectations under a centred Gaussian reduce to orthant probabilities by Stein's identity
+# (``engine.normal_cdf_moments``), no integral needed. For each entry: parameters -> (φ, φ'),
+# each {(power of x, power of Φ, power of ϕ): coefficient}. gelu = x·Φ(x), gelu' = Φ(x) + x·ϕ(x).
+NORMAL_CDF_POLYNOMIALS: dict[str, Callable[[Mapping[str, arb]], tuple]] = {
+    "gelu": lambda p: ({(1, 1, 0): 1}, {(0, 1, 0): 1, (1, 0, 1): 1}),
+}
+
+
 # Laurent polynomials in q = 1 + σx on the half-line σx > 0 (σ = ±1; there x = σ(q − 1)): their
 # Gaussian expectations are exact (``engine.reciprocal``: integer powers of 1 + x over a
 # half-line), no integral needed. For each entry: parameters -> one (σ, φ, φ') per half-line,

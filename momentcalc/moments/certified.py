@@ -401,7 +401,7 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
     exactly 0 by symmetry, or an exact closed form). Raises NotCertified, UnboundedTail and
     PrecisionError from the engine."""
     from .laurent import laurent_ball
-
+    from .normal_cdf import normal_cdf_ball
     from .tiny_mean import is_tiny, tiny_mean_ball
 
     model = model_of(act, mean)
@@ -419,6 +419,8 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
                 found.append(ball)
                 continue
         exact = _closed_form(act, monomial, mean, std, digits)
+        if exact is None:
+            exact = normal_cdf_ball(act, monomial, mean, std, digits)
         if exact is None:
             exact = exp_poly_ball(act, monomial, mean, std, digits)
         if exact is None:

@@ -1,0 +1,80 @@
+"""gelu's moments in closed form (moments.normal_cdf, engine.normal_cdf_moments: Stein's identity
+down to orthant probabilities): the balls hold mpmath quadrature's values (the independent
+route) at 50 digits, and E[φ⁴], which gau-scale needs at --digits 1000, no longer integrates."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from flint import arb, ctx
+from mpmath import mp
+
+from momentcalc.catalog import resolve
+from momentcalc.engine.normal_cdf_moments import cdf_moment, density_moment
+from momentcalc.moments.expectations import expectations_by_quadrature
+from momentcalc.moments.normal_cdf import normal_cdf_ball
+
+
+def _arb(value, digits):
+    return arb(mpmath.nstr(value, digits + 5))
+
+
+def _holds(ball, expected, digits):
+    return (ball - _arb(expected, digits + 10)).abs_lower() <= abs(expected) * mpmath.mpf(10) ** -digits
+
+
+@pytest.mark.parametrize("std", [Fraction(1), Fraction(3, 7)])
+def test_gelu_moments_hold_the_mpmath_values_at_50_digits(std):
+    act = resolve("gelu")
+    shapes = [(0, 1, 0), (0, 2, 0), (0, 3, 0), (0, 0, 2), (1, 1, 1), (2, 2, 1), (4, 1, 0)]
+    if std == 1:
+        shapes += [(0, 4, 0), (2, 4, 0), (1, 3, 1)]  # Φ⁴ under N(0, 1): E[Φ(Z)⁴] = 1/5
+    reference = expectations_by_quadrature(act, shapes, mean=0, std=std, digits=50)
+    with mp.workdps(60):
+        for shape, expected in zip(shapes, reference):
+            ball = normal_cdf_ball(act, shape, Fraction(0), std, 50)
+            assert ball is not None, shape
+            assert _holds(ball, expected, 50), (shape, ball, expected)
+            assert ball.rad() <= abs(ball.mid()) * arb(10) ** -53
+
+
+def test_orthant_ends_agree_with_symmetry():
+    """Φ(−y) = 1 − Φ(y) and a symmetric Y give 2·E[Φ³] = 1 − 3·E[Φ] + 3·E[Φ²]: the trivariate
+    orthant 1/8 + 3·asin(ρ)/(4π) against Sheppard's 1/4 + asin(ρ)/(2π), at any v."""
+    with ctx.workprec(200):
+        for v in (Fraction(2, 3), Fraction(9, 4), Fraction(1, 1000)):
+            first, second, third = (cdf_moment(0, n, v) for n in (1, 2, 3))
+            assert (2 * third - (1 - 3 * first + 3 * second)).abs_upper() < arb(2) ** -190, v
+
+
+def test_density_powers_fold_into_the_weight():
+    """E[Y³·Φ(Y)²·ϕ(Y)²], Y ~ N(0, 2/5), against mpmath's integral."""
+    with mp.workdps(25), ctx.workprec(120):
+        s = mpmath.sqrt(mpmath.mpf(2) / 5)
+        expected = mpmath.quad(lambda y: y**3 * mpmath.ncdf(y) ** 2 * mpmath.npdf(y) ** 2 * mpmath.npdf(y, 0, s),
+                               [-8, 0, 8])
+        assert _holds(density_moment(3, 2, 2, Fraction(2, 5)), expected, 20)
+
+
+def test_no_closed_form_is_none():
+    """E[Φ(Y)⁴] at v ≠ 1 is a four-dimensional orthant probability: the caller integrates."""
+    with ctx.workprec(100):
+        assert cdf_moment(0, 4, Fraction(1, 2)) is None
+        assert cdf_moment(2, 4, Fraction(3)) is None
+    act = resolve("gelu")
+    assert normal_cdf_ball(act, (0, 4, 0), Fraction(0), Fraction(3, 7), 20) is None
+    assert normal_cdf_ball(act, (0, 2, 0), Fraction(1, 2), Fraction(1), 20) is None  # mean != 0
+    assert normal_cdf_ball(resolve("swish"), (0, 2, 0), Fraction(0), Fraction(1), 20) is None
+
+
+def test_gau_fourth_moment_at_1000_digits_is_closed():
+    """gau-scale --activation gelu --digits 1000 needs E[gelu(Z)⁴] to 1003 digits: a closed form,
+    checked against the 50-digit quadrature."""
+    act = resolve("gelu")
+    ball = normal_cdf_ball(act, (0, 4, 0), Fraction(0), Fraction(1), 1003)
+    assert ball is not None and ball.rad() <= abs(ball.mid()) * arb(10) ** -1006
+    (reference,) = expectations_by_quadrature(act, [(0, 4, 0)], mean=0, std=1, digits=50)
+    with mp.workdps(60):
+        assert _holds(ball, reference, 50)
