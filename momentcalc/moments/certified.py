@@ -400,6 +400,7 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
     """E[x^a·φ^b·φ'^c] for each monomial as balls with relative radius ≤ 10^−(digits+3) (or
     exactly 0 by symmetry, or an exact closed form). Raises NotCertified, UnboundedTail and
     PrecisionError from the engine."""
+    from .abs_powers import abs_power_ball
     from .laurent import laurent_ball
     from .normal_cdf import normal_cdf_ball
     from .tiny_mean import is_tiny, tiny_mean_ball
@@ -408,6 +409,10 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
     tiny = is_tiny(mean, std, digits)
     found: list[arb | None] = []
     for monomial in monomials:
+        powers = abs_power_ball(act, monomial, mean, std, digits)  # before parity: no enclosure near 0
+        if powers is not None:
+            found.append(powers)
+            continue
         if _exactly_zero(act, model, monomial, mean, std):
             found.append(arb(0))
             continue
@@ -546,6 +551,7 @@ def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, d
 
     variance = second_moment − mean² where that loses at most a digit, otherwise
     E[(φ − c)²] − (mean − c)² with c the midpoint of mean's ball (φ nearly constant)."""
+    from .abs_powers import abs_power_ball
     from .exact import exact_summary
     from .laurent import laurent_ball
     from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, SECOND_MOMENT
@@ -565,6 +571,8 @@ def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, d
                 central = exp_poly_ball(act, MEAN, mean, std, target, centre)
                 if central is None:
                     central = laurent_ball(act, MEAN, mean, std, target, centre)
+                if central is None:
+                    central = abs_power_ball(act, MEAN, mean, std, target, centre)
                 if central is None:
                     shared = trapezoid_balls(act, [(MEAN, centre)], mean, std, target)
                     central = shared[0] if shared else None
