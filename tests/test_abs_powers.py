@@ -94,3 +94,20 @@ def test_cli_certifies_it(cli):
     assert all(r["certified"] and r["error_bound"] is not None for r in results.values())
     with mp.workdps(30):
         assert results["mean"]["decimal"] == mpmath.nstr(_abs_moment_standard(mpmath.mpf("0.5001")), 15)
+
+
+_P = mpmath.mpf("0.75")
+
+
+@pytest.mark.parametrize("monomial, g", [
+    (MEAN, lambda x: mpmath.tanh(x**_P)),
+    (DERIV2, lambda x: (mpmath.sech(x**_P) ** 2 * _P * x ** (_P - 1)) ** 2),
+])
+def test_power_of_abs_inside_other_functions(monomial, g):
+    """tanh(abs(x)**0.75) (not a sum of powers: integrated): the integrand is enclosed on real
+    balls reaching 0, where u^p lies in [0, max|u|^p], and E[φ'²] (∝ |x|^(−1/2) at 0) takes the
+    integrable-singularity route; to 16 digits against mpmath's quadrature with x = ±t²."""
+    (ball,) = expectation_balls("tanh(abs(x)**0.75)", [monomial], digits=16)
+    with mp.workdps(25):
+        want = 2 * mpmath.quad(lambda t: 2 * t * g(t * t) * mpmath.npdf(t * t), [0, 1, 2, 3, 5])
+        _holds(ball, want, 16)

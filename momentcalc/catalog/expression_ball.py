@@ -115,7 +115,28 @@ def compile_ball(node: Node, choices: Choices | None = None) -> BallFn:
     if exponent.kind == "num" and exponent.value.denominator == 1:
         n = int(exponent.value)
         return lambda z, analytic: a(z, analytic) ** n
+    if exponent.kind == "num" and exponent.value > 0:
+        return _positive_power(a, b, as_arb(exponent.value))
     return lambda z, analytic: a(z, analytic).pow(b(z, analytic), analytic=analytic)
+
+
+def _positive_power(a: BallFn, b: BallFn, p: arb) -> BallFn:
+    """u^p for a number p > 0 that is not whole. On a real ball u that reaches 0 or below,
+    Arb's complex power meets its branch point (no finite value, so no integral could be
+    enclosed near a zero of u: abs(x)**0.5001 at 0); there u^p lies in [0, r^p], r = max|u|,
+    as u^p is increasing on u ≥ 0 and the base of a non-integer power is never negative on
+    the integration path (``expression_domain`` refuses an expression that is, so a real ball
+    below 0 only reaches past a zero of u). Off the real line, or with ``analytic`` (a box
+    around a branch point is not analytic), Arb's power."""
+
+    def power(z: acb, analytic: bool) -> acb:
+        u = a(z, analytic)
+        if not analytic and u.imag == 0 and not u.real > 0 and u.real.is_finite():
+            half = arb((arb(u.real.abs_upper()) ** p).upper()) / 2  # exact: a float halved
+            return acb(arb(half.mid(), half.mid()))  # [0, r^p]
+        return u.pow(b(z, analytic), analytic=analytic)
+
+    return power
 
 
 def _call(node: Node, parts: list[BallFn], choices: Choices) -> BallFn:
