@@ -84,12 +84,15 @@ def _decreasing_from(terms: Sequence[Term], L: arb, mean: arb, std: arb) -> bool
 
 def trapezoid_expectations(values: Values, strips: Sequence[Sequence[arb]], width: arb,
                            growth: Sequence[Sequence[Term]], mean: Fraction, std: Fraction,
-                           goal_log2: float, exponent: Sequence[arb | int] = EXP_X) -> list[arb] | None:
+                           goal_log2: float, exponent: Sequence[arb | int] = EXP_X,
+                           even: bool = False) -> list[arb] | None:
     """E[g_j(X)] for every integrand g_j that ``values`` gives, each within 2^goal_log2 (plus
     the arithmetic's own radius), at the current precision; ``strips[j]`` bounds |g_j| on
     |Im z| ≤ ``width`` (polynomial coefficients in |z|), ``growth[j]`` on the real line;
     ``values`` receives (x, e^{P(x)}) with P's coefficients ``exponent``. None when the rule
-    would need more than MAX_NODES nodes."""
+    would need more than MAX_NODES nodes. ``even``: every g_j is even about ``mean``
+    (g_j(mean − y) = g_j(mean + y) exactly), so the nodes left of the mean repeat those right
+    of it and are not evaluated."""
     m, s = as_arb(mean), as_arb(std)
     goal = arb(2) ** int(math.floor(goal_log2))
     a = arb(min(float((width / s).lower()) * (1 - 2.0**-20), A_MAX))
@@ -133,7 +136,7 @@ def trapezoid_expectations(values: Values, strips: Sequence[Sequence[arb]], widt
     if n > MAX_NODES:
         return None
     return [total * h / (2 * arb.pi()).sqrt() + arb(0, arb((discretisation + tails).upper()))
-            for total in _sums(values, len(strips), m, s, h, n, [as_arb(c) for c in exponent])]
+            for total in _sums(values, len(strips), m, s, h, n, [as_arb(c) for c in exponent], even)]
 
 
 def _polynomial(coefficients: Sequence[arb], x: arb) -> arb:
@@ -161,8 +164,12 @@ def _advance(table: list[arb]) -> arb:
     return table[0]
 
 
-def _sums(values: Values, count: int, m: arb, s: arb, h: arb, n: int, exponent: Sequence[arb]) -> list[arb]:
-    """Σ_{|k|≤n} g_j(x_k)·e^{−k²h²/2} for each j, the exponentials by recurrence."""
+def _sums(values: Values, count: int, m: arb, s: arb, h: arb, n: int, exponent: Sequence[arb],
+          even: bool = False) -> list[arb]:
+    """Σ_{|k|≤n} g_j(x_k)·e^{−k²h²/2} for each j, the exponentials by recurrence (``even``:
+    g_j(x_{−k}) = g_j(x_k), each pair of nodes from the right one alone)."""
+    if even:
+        return _even_sums(values, count, m, s, h, n, exponent)
     step = s * h
     right_table, left_table = _exp_table(exponent, m, step), _exp_table(exponent, m, -step)
     totals = [arb(0)] * count
@@ -182,6 +189,26 @@ def _sums(values: Values, count: int, m: arb, s: arb, h: arb, n: int, exponent: 
         for j in range(count):
             totals[j] += (right[j] + left[j]) * weight
     return totals
+
+
+def _even_sums(values: Values, count: int, m: arb, s: arb, h: arb, n: int, exponent: Sequence[arb]) -> list[arb]:
+    """``_sums`` for integrands even about m: g_j(m) + 2·Σ_{1≤k≤n} g_j(x_k)·e^{−k²h²/2}."""
+    step = s * h
+    table = _exp_table(exponent, m, step)
+    centre = list(values(m, table[0]))
+    totals = [arb(0)] * count
+    weight = arb(1)
+    ratio = (-h * h / 2).exp()
+    square = (-h * h).exp()
+    x = m
+    for _ in range(n):
+        weight *= ratio
+        ratio *= square
+        x += step
+        right = values(x, _advance(table))
+        for j in range(count):
+            totals[j] += right[j] * weight
+    return [centre[j] + 2 * totals[j] for j in range(count)]
 
 
 def working_bits(size_log2: float, goal_log2: float, nodes_hint: int = MAX_NODES, degree: int = 1) -> int:

@@ -483,7 +483,8 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
                 return [product(x, f, d) for product in products]
 
             balls = trapezoid_expectations(values, strips, width, [growths[j](arb(0)) for j in pending],
-                                           mean, std, goal, spec.exponent())
+                                           mean, std, goal, spec.exponent(),
+                                           even=mean == 0 and all(_even(act, shape) for shape in todo))
         if balls is None:
             return None
         still = []
@@ -502,6 +503,19 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
             still.append(j)
         pending = still
     return results  # type: ignore[return-value]
+
+
+def _even(act: Activation, shape: Shape) -> bool:
+    """Is the integrand of ``shape`` even (by the catalog's parity of φ)?"""
+    from .monomials import vanishes
+
+    monomial, centre = shape
+    if act.parity is None:
+        return False
+    if centre is not None:  # (φ − centre)²
+        return act.parity == "even" or centre == 0
+    # x^a·φ^b·φ'^c is odd or even by φ's parity: even where it does not vanish by symmetry
+    return not vanishes(monomial, act.parity)
 
 
 def _product_at(shape: Shape) -> Callable[[arb, arb, arb], arb]:
