@@ -70,6 +70,7 @@ RUN_OFF = mpmath.mpf(10) ** 30  # q beyond RUN_OFF·scale (or below scale/RUN_OF
 MAX_RISING_DOUBLINGS = 4  # a rising q is sampled at factors of at most 16
 SCAN_STEPS = 10  # the checks below a contracting q near 0 (factors of 4)
 MAX_NEWTON_STEPS = 12
+STAGE_MARGIN = 2  # digits a Newton stage aims past half the next one's
 # The critical line's q is searched from 1 by factors of 4, this many times up or down (4^25 ~ 10^15).
 CRITICAL_SCAN_STEPS = 25
 CRITICAL_SCAN_AFTER = 4  # steps on past a critical q that repels, looking for one that attracts
@@ -133,13 +134,15 @@ def _inputs(activation: object, sigma_w2: object, sigma_b2: object, critical: ob
 
 
 def _stages(digits: int, start: int = LOCATE_DIGITS) -> list[int]:
-    """Target digits of the Newton stages: doubling from ``start`` to digits + 5."""
-    final = digits + 5
-    stages, t = [], start
-    while t < final:
-        t = min(2 * t, final)
-        stages.append(t)
-    return stages or [final]
+    """Target digits of the Newton stages, ending at digits + 5: each about half the next
+    (plus STAGE_MARGIN), so one Newton step, which about doubles the correct digits, reaches
+    the next; the first at most twice ``start``. Halving down from the last stage rather
+    than doubling up from ``start`` keeps the stage before the last (the costliest but one)
+    near half the digits, not anywhere up to all of them."""
+    stages = [digits + 5]
+    while stages[0] > 2 * start:
+        stages.insert(0, (stages[0] + 1) // 2 + STAGE_MARGIN)
+    return stages
 
 
 def _newton(step, x: mpmath.mpf, digits: int, what: str, start: int = LOCATE_DIGITS, check=None):  # type: ignore[no-untyped-def]
