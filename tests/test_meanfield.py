@@ -437,3 +437,24 @@ def test_length_map_parallel_to_the_diagonal_runs_off():
     with mp.workdps(22), pytest.raises(InputError, match="no fixed point above q0 = 1"):
         _locate(Parallel(), mp.one, mp.zero, mp.one, True, ("0", "1", "1"))
 
+
+
+def test_interval_taylor_step_to_its_upper_end():
+    """The proof's B(q_hi) from q_lo by Taylor's theorem (slope from E[X²·φ'²], remainder from
+    the He₄ bound) holds tanh's E[sech⁴(√q_hi·Z)] by mpmath quadrature at 50 digits, to second
+    order in the interval's width (a wrong slope would miss it by about the width itself)."""
+    from flint import arb
+
+    from momentcalc.computations.meanfield_proof import DERIV2, _Interval
+
+    model = Model(resolve("tanh", {}), "tanh", {})
+    s_lo = mpmath.mpf(3) / 4
+    s_hi = s_lo * (1 + mpmath.mpf(2) ** -30)
+    with mp.workdps(56):
+        ball = _Interval(model, s_lo, s_hi, 50, (DERIV2,)).at_hi(DERIV2)
+        q = s_hi**2
+        want = mpmath.quad(lambda x: 2 * mpmath.sech(x) ** 4 * mpmath.exp(-x * x / (2 * q)), [0, 12]) \
+            / mpmath.sqrt(2 * mp.pi * q)
+        mid = mpmath.mpf(ball.mid().str(60, radius=False))
+        assert abs(mid - want) <= mpmath.mpf(ball.rad().str(5, radius=False)) + mpmath.mpf(10) ** -50
+        assert ball.rad() < arb(10) ** -15

@@ -71,6 +71,7 @@ MAX_RISING_DOUBLINGS = 4  # a rising q is sampled at factors of at most 16
 SCAN_STEPS = 10  # the checks below a contracting q near 0 (factors of 4)
 MAX_NEWTON_STEPS = 12
 STAGE_MARGIN = 2  # digits a Newton stage aims past half the next one's
+SLOPE_GUARD = 10  # digits f' carries past half of f's in a lean Newton step
 # The critical line's q is searched from 1 by factors of 4, this many times up or down (4^25 ~ 10^15).
 CRITICAL_SCAN_STEPS = 25
 CRITICAL_SCAN_AFTER = 4  # steps on past a critical q that repels, looking for one that attracts
@@ -145,7 +146,8 @@ def _stages(digits: int, start: int = LOCATE_DIGITS) -> list[int]:
     return stages
 
 
-def _newton(step, x: mpmath.mpf, digits: int, what: str, start: int = LOCATE_DIGITS, check=None):  # type: ignore[no-untyped-def]
+def _newton(step, x: mpmath.mpf, digits: int, what: str, start: int = LOCATE_DIGITS, check=None,  # type: ignore[no-untyped-def]
+            lean=None):
     """Polish a root of f near ``x``: ``step(x, t)`` returns (f, f', extra) at the current
     precision with expectations to ``t`` digits. One Newton step per intermediate stage;
     at the last, steps until one is below 10^−(digits+3)·|x|. Returns (x, extra) at the
@@ -154,7 +156,15 @@ def _newton(step, x: mpmath.mpf, digits: int, what: str, start: int = LOCATE_DIG
     ``check(x)``, when given, returns (f, extra) at a point within 10^−(digits+5)·|x| of x,
     with expectations to more than digits + 5 digits: after a step at the last stage the
     root test f/f' (f' of that step) is made with it instead of a whole step, and (x, its
-    extra) returned when it passes (the proof reuses those expectations)."""
+    extra) returned when it passes (the proof reuses those expectations).
+
+    ``lean(x, t)``, used in place of ``step`` where ``check`` is given, returns f to t digits
+    and f' to about half as many (all a Newton step needs: f' only scales a step already
+    within the square root of the target), its extra unused: the check's is returned."""
+    if check is not None and lean is not None:
+        step = lean
+    else:
+        lean = None
     stages = _stages(digits, start)
     guard = 0  # at the last stage, digits that a small f' would take from the step
     for index, t in enumerate(stages):
@@ -173,7 +183,7 @@ def _newton(step, x: mpmath.mpf, digits: int, what: str, start: int = LOCATE_DIG
                     x = x - delta
                     break
                 if abs(delta) <= mpmath.mpf(10) ** (-(digits + 3)) * abs(x) or delta == 0:
-                    return x, extra
+                    return x, extra if lean is None else check(x)[1]
                 x = x - delta
                 if not x > 0:
                     raise PrecisionError(f"Newton's method for {what} left the positive numbers")
@@ -193,6 +203,21 @@ def _length_step(model: Model, w: mpmath.mpf, b: mpmath.mpf):  # type: ignore[no
     def step(q: mpmath.mpf, t: int) -> tuple[mpmath.mpf, mpmath.mpf, Length]:
         length = model.length(q, t)
         return w * length.A + b - q, w * length.S - 1, length
+
+    return step
+
+
+def _slope_digits(t: int) -> int:
+    """Digits of f' for a Newton step that evaluates f to t digits (``_newton``'s ``lean``)."""
+    return t // 2 + SLOPE_GUARD
+
+
+def _lean_length_step(model: Model, w: mpmath.mpf, b: mpmath.mpf):  # type: ignore[no-untyped-def]
+    """``_length_step`` with A to t digits, S (the slope) to ``_slope_digits(t)``, B not at all."""
+
+    def step(q: mpmath.mpf, t: int) -> tuple[mpmath.mpf, mpmath.mpf, None]:
+        a, s = model.length_parts(q, t, _slope_digits(t))
+        return w * a + b - q, w * s - 1, None
 
     return step
 
@@ -391,7 +416,8 @@ def meanfield(
                 q_star, length = mp.zero, None
             else:
                 check = _proof_check(model, False, given["sigma_b2"], w, b, digits)  # type: ignore[arg-type]
-                q_star, length = _newton(_length_step(model, w, b), start, digits, "the fixed point q*", check=check)
+                q_star, length = _newton(_length_step(model, w, b), start, digits, "the fixed point q*", check=check,
+                                         lean=_lean_length_step(model, w, b))
                 unit = _unit_fixed_point(model, given) and abs(q_star - 1) <= mpmath.mpf(10) ** -(digits + 2)
                 if unit:
                     q_star = mp.one
@@ -522,6 +548,11 @@ def _critical(model: Model, b: mpmath.mpf, zero_fixed: bool, slopes: tuple[mpmat
         d_ratio = (length.S * length.B - length.A * db) / length.B**2
         return ratio + b - q, d_ratio - 1, length
 
+    def lean(q: mpmath.mpf, t: int) -> tuple[mpmath.mpf, mpmath.mpf, None]:
+        (a, b_), (s, db) = model.critical_parts(q, t, _slope_digits(t))
+        d_ratio = (s * b_ - a * db) / b_**2
+        return a / b_ + b - q, d_ratio - 1, None
+
     scanned: list[mpmath.mpf] = []
     for low, high in _critical_brackets(step, scanned):
         with mp.workdps(LOCATE_DIGITS + 10):
@@ -538,7 +569,8 @@ def _critical(model: Model, b: mpmath.mpf, zero_fixed: bool, slopes: tuple[mpmat
                     break
             start = mpmath.sqrt(low * high)
         # the bisection leaves about CRITICAL_START_DIGITS correct digits: the stages double from there
-        q_star, length = _newton(step, start, digits, "the critical line", start=CRITICAL_START_DIGITS, check=check)
+        q_star, length = _newton(step, start, digits, "the critical line", start=CRITICAL_START_DIGITS, check=check,
+                                 lean=lean)
         slope = length.S / length.B  # V'(q*) at σ_w² = 1/B
         if slope <= 1 + mpmath.mpf(10) ** (-digits):
             return 1 / length.B, q_star, length

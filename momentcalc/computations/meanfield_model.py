@@ -69,6 +69,27 @@ class Model:
                                      params=self.params)
         return Length(a, xs / q, b), (x2b / q - b) / (2 * q)
 
+    def length_parts(self, q: mpmath.mpf, digits: int, slope_digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+        """(A(q) to ``digits``, S(q) = A'(q) to ``slope_digits``): the length map's Newton step."""
+        if self.kernel is not None:
+            length = self.length(q, digits)
+            return length.A, length.S
+        std = mpmath.sqrt(q)
+        (a,) = expectations(self.text, [SECOND], std=std, digits=digits, params=self.params)
+        (xs,) = expectations(self.text, [STEIN], std=std, digits=slope_digits, params=self.params)
+        return a, xs / q
+
+    def critical_parts(self, q: mpmath.mpf, digits: int,
+                       slope_digits: int) -> tuple[tuple[mpmath.mpf, mpmath.mpf], tuple[mpmath.mpf, mpmath.mpf]]:
+        """((A, B) to ``digits``, (A', B') to ``slope_digits``) at q: the critical line's Newton step."""
+        if self.kernel is not None:
+            length, db = self.length_and_b_slope(q, digits)
+            return (length.A, length.B), (length.S, db)
+        std = mpmath.sqrt(q)
+        a, b = expectations(self.text, [SECOND, DERIV2], std=std, digits=digits, params=self.params)
+        xs, x2b = expectations(self.text, [STEIN, X2_DERIV2], std=std, digits=slope_digits, params=self.params)
+        return (a, b), (xs / q, (x2b / q - b) / (2 * q))
+
     def length_at(self, std: mpmath.mpf, monomials: tuple, digits: int) -> tuple[mpmath.mpf, Length]:
         """(q, Length at q) for q = std² exactly, from the expectations of ``monomials`` (which
         start with A's, S's and B's) at that std: the same call as the proof's, so cached."""

@@ -15,6 +15,11 @@ ball at q_lo and a bound on its slope over the interval:
     E_q[g²] ≤ sqrt(q_hi/q)·E_{q_hi}[g²]  for q ≤ q_hi   (the ratio of the two densities)
 
 so E_{q*}[g] ∈ E_{q_lo}[g] ± (q_hi − q_lo)·sqrt(sqrt(q_hi/q_lo)·E_{q_hi}[g²])·sqrt(2)/(2·q_lo).
+The second derivative, d²/dq² E_q[g] = E_q[g·He₄(X/√q)]/(4q²) (the heat equation twice; He₄
+the Hermite polynomial, E[He₄(Z)²] = 4! = 24), is bounded the same way by
+sqrt(sqrt(q_hi/q_lo)·E_{q_hi}[g²])·sqrt(24)/(4·q_lo²): then E_{q_hi}[g] = E_{q_lo}[g] +
+(q_hi − q_lo)·dE_q[g]/dq at q_lo + a remainder below (q_hi − q_lo)²/2 times that, without
+another quadrature at q_hi.
 
 For an activation with a closed-form kernel (relu, leaky_relu, erf, identity;
 ``catalog.kernels.BALL_LENGTHS``) the kernel is evaluated on balls instead, at q*'s ball itself:
@@ -50,6 +55,9 @@ EXTRA = 4
 ROOT_ATTEMPTS = 4
 # Digits of the E_{q_hi}[g²] that only bound a slope.
 BOUND_DIGITS = 5
+# Digits of the slope dE_q[g]/dq at q_lo in a Taylor step across q*'s interval (its width,
+# 10^−(digits+ROOT_GUARD) relative, makes the slope's own error negligible).
+SLOPE_DIGITS = 20
 
 SECOND, STEIN, DERIV2, DERIV = (0, 2, 0), (1, 1, 1), (0, 0, 2), (0, 0, 1)
 SQUARES = {SECOND: (0, 4, 0), STEIN: (2, 2, 2), DERIV2: (0, 0, 4), DERIV: (0, 0, 2)}
@@ -93,6 +101,22 @@ class _Interval:
         from flint import arb
 
         return (self.q_lo + self.q_hi) / 2 + arb(0, ((self.q_hi - self.q_lo) / 2).upper())
+
+    def at_hi(self, monomial: tuple) -> Any:
+        """E_{q_hi}[g] from q_lo by Taylor's theorem (see the module docstring): the slope at
+        q_lo from E_{q_lo}[X²·g] to SLOPE_DIGITS digits, the remainder from sup |d²E_q[g]/dq²|."""
+        from flint import arb
+
+        a, b, c = monomial
+        x2g = _balls(self.model, self.s_lo, ((a + 2, b, c),), SLOPE_DIGITS)[0]
+        slope = (x2g / self.q_lo - self.at_lo[monomial]) / (2 * self.q_lo)
+        square = _balls(self.model, self.s_hi, (SQUARES[monomial],), BOUND_DIGITS)[0]
+        curvature = (self.ratio() * square).sqrt() * arb(24).sqrt() / (4 * self.q_lo**2)
+        width = self.q_hi - self.q_lo
+        return self.at_lo[monomial] + width * slope + arb(0, (width * width * curvature / 2).abs_upper())
+
+    def ratio(self) -> Any:
+        return (self.q_hi / self.q_lo).sqrt()
 
     def enclosure(self, monomial: tuple) -> Any:
         """E_q[g] for every q in the interval (see the module docstring)."""
@@ -198,7 +222,9 @@ def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits:
             _, monomials, _ = first_expectations(model, critical, b, q, digits)  # type: ignore[misc]
             here = _Interval(model, s_lo, s_hi, target, monomials)
             if critical:
-                high = dict(zip((SECOND, DERIV2), _balls(model, s_hi, (SECOND, DERIV2), target)))
+                # A(q_hi) as below; B(q_hi) by Taylor from q_lo (no quadrature at full digits)
+                high = {SECOND: here.at_lo[SECOND] + (here.q_hi - here.q_lo) * here.enclosure(STEIN) / here.ball(),
+                        DERIV2: here.at_hi(DERIV2)}
             else:
                 # A(q_hi) by the mean value theorem, A'(q) = E_q[X·φ·φ']/q enclosed over the
                 # interval (a slope bound at 5 digits, not another quadrature at full digits)
