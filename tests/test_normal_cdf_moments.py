@@ -28,9 +28,10 @@ def _holds(ball, expected, digits):
 @pytest.mark.parametrize("std", [Fraction(1), Fraction(3, 7)])
 def test_gelu_moments_hold_the_mpmath_values_at_50_digits(std):
     act = resolve("gelu")
-    shapes = [(0, 1, 0), (0, 2, 0), (0, 3, 0), (0, 0, 2), (1, 1, 1), (2, 2, 1), (4, 1, 0)]
-    if std == 1:
-        shapes += [(0, 4, 0), (2, 4, 0), (1, 3, 1)]  # Φ⁴ under N(0, 1): E[Φ(Z)⁴] = 1/5
+    if std == 1:  # Φ⁴ under N(0, 1): E[Φ(Z)⁴] = 1/5
+        shapes = [(0, 4, 0), (2, 2, 1), (1, 3, 1), (0, 0, 2)]
+    else:
+        shapes = [(0, 2, 0), (0, 3, 0), (1, 1, 1), (4, 1, 0), (0, 0, 2)]
     reference = expectations_by_quadrature(act, shapes, mean=0, std=std, digits=50)
     with mp.workdps(60):
         for shape, expected in zip(shapes, reference):
@@ -38,6 +39,19 @@ def test_gelu_moments_hold_the_mpmath_values_at_50_digits(std):
             assert ball is not None, shape
             assert _holds(ball, expected, 50), (shape, ball, expected)
             assert ball.rad() <= abs(ball.mid()) * arb(10) ** -53
+
+
+def test_erf_moments_hold_the_mpmath_values_at_50_digits():
+    """erf(x) = 2Φ(√2·x) − 1, erf' = 2√2·ϕ(√2·x): the same route with U = √2·X."""
+    act, std = resolve("erf"), Fraction(2)
+    shapes = [(0, 2, 0), (0, 0, 2), (2, 2, 0)]
+    reference = expectations_by_quadrature(act, shapes, mean=0, std=std, digits=50)
+    with mp.workdps(60):
+        for shape, expected in zip(shapes, reference):
+            ball = normal_cdf_ball(act, shape, Fraction(0), std, 50)
+            assert ball is not None, shape
+            assert _holds(ball, expected, 50), (shape, ball, expected)
+    assert normal_cdf_ball(act, (0, 3, 1), Fraction(0), std, 50) is None  # exactly 0 (odd): parity decides
 
 
 def test_orthant_ends_agree_with_symmetry():

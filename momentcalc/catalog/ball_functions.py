@@ -268,12 +268,15 @@ EXP_POLYNOMIALS: dict[str, Callable[[Mapping[str, arb]], tuple]] = {
 }
 
 
-# Polynomials in x, Φ(x) and the normal density ϕ(x) = e^(−x²/2)/√(2π): their Gaussian
-# expectations under a centred Gaussian reduce to orthant probabilities by Stein's identity
-# (``engine.normal_cdf_moments``), no integral needed. For each entry: parameters -> (φ, φ'),
-# each {(power of x, power of Φ, power of ϕ): coefficient}. gelu = x·Φ(x), gelu' = Φ(x) + x·ϕ(x).
+# Polynomials in x, Φ(αx) and the normal density ϕ(αx) = e^(−α²x²/2)/√(2π), α² rational: their
+# Gaussian expectations under a centred Gaussian reduce to orthant probabilities by Stein's
+# identity (``engine.normal_cdf_moments``), no integral needed. For each entry: parameters ->
+# (α², φ, φ'), φ and φ' each {(power of x, power of Φ(αx), power of ϕ(αx)): coefficient}.
+# gelu = x·Φ(x), gelu' = Φ(x) + x·ϕ(x) (α = 1); erf(x) = 2Φ(√2·x) − 1 and
+# erf'(x) = 2e^(−x²)/√π = 2√2·ϕ(√2·x) (α = √2).
 NORMAL_CDF_POLYNOMIALS: dict[str, Callable[[Mapping[str, arb]], tuple]] = {
-    "gelu": lambda p: ({(1, 1, 0): 1}, {(0, 1, 0): 1, (1, 0, 1): 1}),
+    "gelu": lambda p: (1, {(1, 1, 0): 1}, {(0, 1, 0): 1, (1, 0, 1): 1}),
+    "erf": lambda p: (2, {(0, 1, 0): 2, (0, 0, 0): -1}, {(0, 0, 1): 2 * arb(2).sqrt()}),
 }
 
 

@@ -1,12 +1,13 @@
-"""Exact Gaussian moments of a catalog activation that is a polynomial in x, Φ(x) and the
-normal density ϕ(x) (gelu = x·Φ(x); ``ball_functions.NORMAL_CDF_POLYNOMIALS``), X ~ N(0, std²):
+"""Exact Gaussian moments of a catalog activation that is a polynomial in x, Φ(αx) and the
+normal density ϕ(αx) (gelu = x·Φ(x), erf = 2Φ(√2·x) − 1; ``ball_functions.NORMAL_CDF_POLYNOMIALS``),
+X ~ N(0, std²):
 
-    E[x^a·φ^b·φ'^c] = Σ c_(i,n,j)·E[X^i·Φ(X)^n·ϕ(X)^j],
+    E[x^a·φ^b·φ'^c] = Σ c_(i,n,j)·E[X^i·Φ(αX)^n·ϕ(αX)^j] = Σ c_(i,n,j)·α^(−i)·E[U^i·Φ(U)^n·ϕ(U)^j],
 
-where x^a·φ^b·φ'^c expands to Σ c_(i,n,j)·x^i·Φ^n·ϕ^j, and each term comes in closed form
-from ``engine.normal_cdf_moments`` (Stein's identity down to orthant probabilities). gelu's
-E[φ⁴] under N(0, 1), which ``gau-scale`` needs, is one of them (Φ(Z)⁴ ends at E[Φ(Z)⁴] = 1/5);
-E[Φ(X)^n] for n ≥ 4 and std ≠ 1 is not, and the caller integrates.
+U = αX ~ N(0, α²·std²), where x^a·φ^b·φ'^c expands to Σ c_(i,n,j)·x^i·Φ^n·ϕ^j, and each term
+comes in closed form from ``engine.normal_cdf_moments`` (Stein's identity down to orthant
+probabilities). gelu's E[φ⁴] under N(0, 1), which ``gau-scale`` needs, is one of them (Φ(Z)⁴
+ends at E[Φ(Z)⁴] = 1/5); E[Φ(U)^n] for n ≥ 4 and var(U) ≠ 1 is not, and the caller integrates.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from ..catalog import Activation
 from ..engine.certified import as_arb
 from .monomials import Monomial
 
-Polynomial = dict[tuple[int, int, int], Fraction]
+Polynomial = dict[tuple[int, int, int], arb]
+# Precision doublings tried against cancellation (erf² = 4Φ² − 4Φ + 1 loses a few bits).
+RAISES = 3
 
 
 def _times(f: Polynomial, g: Polynomial) -> Polynomial:
@@ -27,12 +30,12 @@ def _times(f: Polynomial, g: Polynomial) -> Polynomial:
     for (i, n, j), a in f.items():
         for (k, m, l), b in g.items():
             key = (i + k, n + m, j + l)
-            out[key] = out.get(key, Fraction(0)) + a * b
+            out[key] = out.get(key, arb(0)) + a * b
     return out
 
 
 def _power(f: Polynomial, exponent: int) -> Polynomial:
-    out: Polynomial = {(0, 0, 0): Fraction(1)}
+    out: Polynomial = {(0, 0, 0): arb(1)}
     for _ in range(exponent):
         out = _times(out, f)
     return out
@@ -41,36 +44,41 @@ def _power(f: Polynomial, exponent: int) -> Polynomial:
 def expand(monomial: Monomial, value: Polynomial, slope: Polynomial) -> Polynomial:
     """x^a·φ^b·φ'^c as a polynomial in (x, Φ, ϕ), from φ and φ' as such polynomials."""
     a, b, c = monomial
-    x: Polynomial = {(1, 0, 0): Fraction(1)}
+    x: Polynomial = {(1, 0, 0): arb(1)}
     return _times(_times(_power(x, a), _power(value, b)), _power(slope, c))
 
 
 def normal_cdf_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int) -> arb | None:
     """E[x^a·φ^b·φ'^c] for an entry of NORMAL_CDF_POLYNOMIALS at mean 0, with relative radius
     ≤ 10^−(digits+3), at a precision doubled while it is not; None for other activations, a
-    mean ≠ 0, or a term without a closed form (the caller integrates)."""
+    mean ≠ 0, a term without a closed form, or a value whose ball holds 0 (the caller
+    integrates, or knows it is 0 by parity)."""
     from ..catalog.ball_functions import NORMAL_CDF_POLYNOMIALS
     from ..engine.normal_cdf_moments import density_moment
-    from .certified import EXACT_RAISES, _start_bits
+    from .certified import _start_bits
 
     if act.expression or act.name not in NORMAL_CDF_POLYNOMIALS or mean != 0:
         return None
     given = dict(act.values)
-    variance = Fraction(std) ** 2
     bits = _start_bits(digits, mean, std)
-    for _ in range(EXACT_RAISES):
+    for _ in range(RAISES):
         with ctx.workprec(bits):
             params = {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
-            value, slope = NORMAL_CDF_POLYNOMIALS[act.name](params)
+            scale2, value, slope = NORMAL_CDF_POLYNOMIALS[act.name](params)
+            variance = Fraction(scale2) * Fraction(std) ** 2
+            inverse_scale = 1 / as_arb(Fraction(scale2)).sqrt()
+            exact = {key: as_arb(c) for key, c in value.items()}, {key: as_arb(c) for key, c in slope.items()}
             total = arb(0)
-            for (i, n, j), coefficient in expand(monomial, value, slope).items():
+            for (i, n, j), coefficient in expand(monomial, *exact).items():
                 if coefficient == 0:
                     continue
                 term = density_moment(i, n, j, variance)
                 if term is None:
                     return None
-                total += as_arb(coefficient) * term
-        if total.mid() != 0 and total.rad() <= abs(total.mid()) * arb(10) ** (-(digits + 3)):
+                total += coefficient * inverse_scale**i * term
+        if total.contains(0):  # exactly 0 or nearly so: not for this route to decide
+            return None
+        if total.rad() <= abs(total.mid()) * arb(10) ** (-(digits + 3)):
             return total
         bits *= 2
     return None
