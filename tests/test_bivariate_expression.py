@@ -99,3 +99,22 @@ def test_meanfield_certifies_expression_c_star():
     theirs = meanfield("tanh", sigma_w2="2.5", sigma_b2="0.05")
     for name in ("q_star", "chi1", "c_star", "depth_scale_q", "depth_scale_c"):
         assert assert_certified(mine[name], 15) == assert_certified(theirs[name], 15), name
+
+
+def test_meanfield_sine_against_its_closed_form():
+    """phi = sin(x) + 1/10 at sigma_w2 = 2, sigma_b2 = 1/20, 20 digits: with E[sin^2 X] =
+    (1 - e^-2q)/2 and the kernels above, q* solves q = 2((1 - e^-2q)/2 + 1/100) + 1/20, c*
+    solves c = (2(e^-q sinh(qc) + 1/100) + 1/20)/q and depth_scale_c = -1/ln(2 e^-q cosh(qc*)):
+    mpmath's roots at 60 digits, rounded to 20, are the printed digits, all certified."""
+    from momentcalc.computations.meanfield import meanfield
+
+    from .certified_checks import assert_certified
+
+    r = meanfield("sin(x)+0.1", sigma_w2="2", sigma_b2="0.05", digits=20)
+    with mp.workdps(60):
+        w, b, s2 = mpmath.mpf(2), mpmath.mpf(1) / 20, mpmath.mpf(1) / 100
+        q = mpmath.findroot(lambda q: w * ((1 - mpmath.exp(-2 * q)) / 2 + s2) + b - q, 0.9)
+        c = mpmath.findroot(lambda c: (w * (mpmath.exp(-q) * mpmath.sinh(q * c) + s2) + b) / q - c, 0.45)
+        xi = -1 / mpmath.log(w * mpmath.exp(-q) * mpmath.cosh(q * c))
+        for name, want in (("q_star", q), ("c_star", c), ("depth_scale_c", xi)):
+            assert assert_certified(r[name], 20) == mpmath.nstr(want, 20, strip_zeros=False), name
