@@ -131,6 +131,11 @@ def normalise(terms: Sequence[Term]) -> tuple[Term, ...]:
     return tuple(Term(c, k, a, b) for c, k, a, b in merged.values())
 
 
+def _exact_key(ball: arb) -> tuple[int, ...]:
+    """A ball's midpoint and radius, exactly (a cache key)."""
+    return (*(int(v) for v in ball.mid().man_exp()), *(int(v) for v in ball.rad().man_exp()))
+
+
 def product(left: Sequence[Term], right: Sequence[Term]) -> tuple[Term, ...]:
     """A growth bound of |f·g| from bounds of |f| and |g|."""
     return normalise([Term(as_arb(p.c) * as_arb(q.c), p.k + q.k, as_arb(p.a) + as_arb(q.a), as_arb(p.b) + as_arb(q.b))
@@ -186,7 +191,7 @@ def _density(u0: arb) -> arb:
     if needed > MAX_TAIL_BITS:
         raise PrecisionError(f"the Gaussian tail {u0.mid().str(3, radius=False)} std from the mean needs about "
                              f"{needed:.3g} bits of working precision; at most {MAX_TAIL_BITS} are used")
-    key = (ctx.prec, *(int(v) for v in u0.mid().man_exp()), *(int(v) for v in u0.rad().man_exp()))
+    key = (ctx.prec, *_exact_key(u0))
     if key not in _FAR_DENSITIES:
         if len(_FAR_DENSITIES) > 64:
             _FAR_DENSITIES.clear()
@@ -201,16 +206,29 @@ MAX_TAIL_BITS = 2**18
 
 
 def _tail_moments(u0: arb, k: int) -> list[arb]:
-    """M_j(u0) = ∫_{u0}^∞ u^j φ(u) du for j = 0..k (any u0; relative accuracy for u0 ≥ 0)."""
-    density = _density(u0)
-    if u0 < -ASYMPTOTIC_TAIL_FROM:
-        head = 1 - _gaussian_tail(-u0, density)  # 1 − Q(|u0|), Q(|u0|) below any precision
-    else:
-        head = _gaussian_tail(u0, density)
-    moments = [head, density]
-    for j in range(2, k + 1):
+    """M_j(u0) = ∫_{u0}^∞ u^j φ(u) du for j = 0..k (any u0; relative accuracy for u0 ≥ 0).
+
+    Kept per (precision, u0) and extended on demand: a growth bound's terms of degree 0..k
+    share one u0, and the same L is tried for every integrand of a trapezoidal rule."""
+    key = (ctx.prec, *_exact_key(u0))
+    moments = _TAIL_MOMENTS.get(key)
+    if moments is None:
+        density = _density(u0)
+        if u0 < -ASYMPTOTIC_TAIL_FROM:
+            head = 1 - _gaussian_tail(-u0, density)  # 1 − Q(|u0|), Q(|u0|) below any precision
+        else:
+            head = _gaussian_tail(u0, density)
+        moments = [head, density]
+        if len(_TAIL_MOMENTS) > 256:
+            _TAIL_MOMENTS.clear()
+        _TAIL_MOMENTS[key] = moments
+    density = moments[1]
+    for j in range(len(moments), k + 1):
         moments.append(u0 ** (j - 1) * density + (j - 1) * moments[j - 2])
     return moments[: k + 1]
+
+
+_TAIL_MOMENTS: dict[tuple[int, ...], list[arb]] = {}
 
 
 def _term_tail(term: Term, L: arb, mean_abs: arb, std: arb) -> arb | None:
