@@ -69,10 +69,13 @@ def _gauss_hermite(f, q: float, c: float, n: int = 160) -> float:
 @pytest.mark.parametrize("text, f, df", [
     ("tanh(x)+0.1*sin(x)", lambda u: np.tanh(u) + 0.1 * np.sin(u), lambda u: 1 / np.cosh(u) ** 2 + 0.1 * np.cos(u)),
     ("1/(1+x**2)", lambda u: 1 / (1 + u * u), lambda u: -2 * u / (1 + u * u) ** 2),
+    ("sin(x)*exp(-x**2/8)", lambda u: np.sin(u) * np.exp(-u * u / 8),
+     lambda u: (np.cos(u) - u / 4 * np.sin(u)) * np.exp(-u * u / 8)),
 ])
 def test_against_gauss_hermite(text, f, df):
-    """A pole pair at +-i (1/(1 + x^2): the strip narrows to avoid it) and a sum of two
-    functions: the balls' midpoints against the Gauss–Hermite rule to 10 digits."""
+    """A pole pair at +-i (1/(1 + x^2): the strip narrows to avoid it), a sum of two functions
+    and a Gaussian damping (bounded: the growth rules keep the sign of -x^2/8 through the
+    division): the balls' midpoints against the Gauss–Hermite rule to 10 digits."""
     k, k1 = cross_balls(resolve(text, {}), Q, C, 20)
     q, c = float(Q), float(C)
     for ball, g in ((k, f), (k1, df)):

@@ -424,7 +424,14 @@ def growth_bound(node: Node, r0: arb) -> Bound:
             raise NoGrowthBound("a denominator that may come near 0 in the tails")
         terms = None if a.terms is None else tuple((c / b.low, k, p, q) for c, k, p, q in a.terms)
         sup = _sup(b.terms)
-        return _make(terms, a.low / sup if sup is not None and sup > 0 else arb(0))
+        bound = _make(terms, a.low / sup if sup is not None and sup > 0 else arb(0))
+        if not node.args[1].has_x:  # v/c: v's bounds scaled (and swapped when c < 0), as for c·v
+            c = 1 / _constant_value(node.args[1])
+            if c > 0:
+                bound = bound._replace(upper=_scale3(a.upper, c) or bound.upper, lower=_scale3(a.lower, c) or bound.lower)
+            elif c < 0:
+                bound = bound._replace(upper=_scale3(a.lower, c) or bound.upper, lower=_scale3(a.upper, c) or bound.lower)
+        return _low_from_sides(bound, r0)
     if kind == "pow":
         return _power_bound(node, args[0], r0)
     return _call_bound(node, args, r0)
