@@ -155,3 +155,29 @@ def test_an_unproven_c_star_says_so(monkeypatch):
     assert r["c_star"].error_bound is None
     assert r["q_star"].certified and r["chi1"].certified
     assert any("certified: false" in note and "c_star" in note for note in r.notes)
+
+
+def test_fixed_point_convolution_holds_every_value_in_the_balls():
+    """engine.convolution: Σ_k w_k·g_{n−k} by one exact integer product holds the convolution
+    of any values inside the input balls (here points a quarter-radius off the midpoints,
+    summed in exact rationals), with a radius near the inputs' own."""
+    from flint import arb, ctx, fmpq
+
+    from momentcalc.engine.convolution import FixedWeights
+
+    with ctx.workprec(200):
+        weights = [arb(fmpq(k * k + 1, 7 + k)) * arb(2) ** -k + arb(0, arb(2) ** -170) for k in range(9)]
+        values = [arb(fmpq((-1) ** n * (n + 3), 11)) + arb(0, arb(2) ** -185) for n in range(40)]
+        positions = list(range(0, 48, 3))
+        got = FixedWeights(weights, ctx.prec).convolve(values, positions)
+
+        def inside(ball):  # an exact rational inside the ball, off its midpoint
+            mantissa, exponent = ball.mid().man_exp()
+            r_m, r_e = ball.rad().mid().man_exp()
+            return fmpq(int(mantissa)) * fmpq(2) ** int(exponent) + fmpq(int(r_m), 4) * fmpq(2) ** int(r_e)
+
+        w_exact, g_exact = [inside(w) for w in weights], [inside(g) for g in values]
+        for n, ball in zip(positions, got):
+            want = sum((w_exact[k] * g_exact[n - k] for k in range(len(w_exact)) if 0 <= n - k < len(g_exact)), fmpq(0))
+            assert ball.contains(arb(want)), n
+            assert ball.rad() < arb(2) ** -160

@@ -28,7 +28,8 @@ u₁ = a·W + b·V₁ and u₂ = a·W + b·V₂, so
   from the real-line bound), uniformly for every mean |m| ≤ a·L + a·h. The inner step h_v
   is chosen so that every argument a·w_j + b·v_k is a multiple of one δ (a·h = P·δ,
   b·h_v = δ, P whole): g is evaluated once per lattice point and the inner sums at all
-  outer nodes are one polynomial product (Arb's ``arb_poly`` multiplication, in C).
+  outer nodes are one polynomial product (exact integer multiplication in fixed point,
+  ``engine.convolution``, with a proven rounding bound).
 
 q may be a ball (q* known to lie in it): every step is ball arithmetic, so the result holds
 the expectation for every q in the ball.
@@ -40,9 +41,10 @@ import math
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from flint import arb, arb_poly, ctx
+from flint import arb, ctx
 
 from .certified import Term, tail_bound
+from .convolution import FixedWeights
 from .trapezoid import A_MAX, _decreasing_from, strip_integral_bound
 
 # Beyond this many lattice points (a correlation very close to 1, a very wide strip of means)
@@ -241,15 +243,11 @@ def _lattice_sums(strip: Strip, a: arb, h: arb, h_v: arb, lattice_steps: int, no
         weight *= r
         r *= r2
         half.append(weight)
-    weights = arb_poly(half[:0:-1] + half)
+    weights = FixedWeights(half[:0:-1] + half, ctx.prec)
     scale = h_v / (2 * arb.pi()).sqrt()
-    out = []
-    for column in columns:
-        product = (arb_poly(column) * weights).coeffs()
-        # coefficient of x^(n + span + inner) is Σ_k w_k·g(x_{n−k}) = Σ_k w_k·g(x_{n+k})
-        out.append([product[lattice_steps * j + span + inner] * scale + arb(0, error)
-                    for j in range(-nodes, nodes + 1)])
-    return out
+    # coefficient of x^(n + span + inner) is Σ_k w_k·g(x_{n−k}) = Σ_k w_k·g(x_{n+k})
+    positions = [lattice_steps * j + span + inner for j in range(-nodes, nodes + 1)]
+    return [[v * scale + arb(0, error) for v in weights.convolve(column, positions)] for column in columns]
 
 
 def _rectangle_error(largest: arb, alpha: arb, h_v: arb, end: arb) -> arb:
