@@ -146,12 +146,17 @@ def test_other_chaotic_points_certified(name, w, b):
 
 def test_an_unproven_c_star_says_so(monkeypatch):
     """When the proof cannot be reached (here: made to fail), c* and depth_scale_c keep the
-    mpmath route's values and say certified: false; the rest stays proven."""
+    mpmath route's values, to every digit, and say certified: false; the rest stays proven."""
     from momentcalc.computations import meanfield_correlation_proof
+    from momentcalc.engine.precision import to_decimal
 
+    proven = meanfield("tanh", sigma_w2="2.5", sigma_b2="0.05", digits=30)
     monkeypatch.setattr(meanfield_correlation_proof, "prove_correlation", lambda *args: None)
-    r = meanfield("tanh", sigma_w2="2.5", sigma_b2="0.05")
+    r = meanfield("tanh", sigma_w2="2.5", sigma_b2="0.05", digits=30)
     assert not r["c_star"].certified and not r["depth_scale_c"].certified
+    # the mpmath route finishes the c* it left rough for the proof: every digit as proven
+    for name in ("c_star", "depth_scale_c"):
+        assert to_decimal(r.value(name), 30) == to_decimal(proven[name].rounded_from, 30), name
     assert r["c_star"].error_bound is None
     assert r["q_star"].certified and r["chi1"].certified
     assert any("certified: false" in note and "c_star" in note for note in r.notes)
@@ -181,3 +186,14 @@ def test_fixed_point_convolution_holds_every_value_in_the_balls():
             want = sum((w_exact[k] * g_exact[n - k] for k in range(len(w_exact)) if 0 <= n - k < len(g_exact)), fmpq(0))
             assert ball.contains(arb(want)), n
             assert ball.rad() < arb(2) ** -160
+
+
+def test_one_cross_ball_is_that_of_both():
+    """``cross_ball`` (one integrand's lattice product) gives the ball of ``cross_balls``."""
+    from momentcalc.moments.bivariate_certified import cross_ball
+
+    act = resolve("tanh", {})
+    both = cross_balls(act, Q, C, 30)
+    for which in (0, 1):
+        one = cross_ball(act, Q, C, 30, which)
+        assert one.overlaps(both[which]) and one.rad() < abs(one.mid()) * arb(10) ** -33

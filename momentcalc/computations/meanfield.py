@@ -81,6 +81,8 @@ TRAJECTORY_EXTRA_DIGITS = 5
 CRITICAL_START_DIGITS = 4  # the critical line's bisection stops at this relative width
 # Schoenholz et al. 2017: networks train up to about this many multiples of ξ_c.
 TRAINABLE_XI = 6
+# Results key: c* was found only roughly, for the proof to finish (``_correlation_fixed_point``).
+ROUGH = "c_star_rough"
 
 
 # --- arguments ------------------------------------------------------------------------------
@@ -424,11 +426,16 @@ def meanfield(
         if not preserved:
             results.update(_at_fixed_point(model, w, b, q_star, length, (left, right), digits, notes, critical))
             if length is not None:  # q* > 0: proven in balls around the values found
-                from .meanfield_proof import prove, prove_zero_correlation
+                from .meanfield_proof import prove, prove_zero_correlation, rounds
 
                 chaotic_c = results["c_star"] if 0 < results["c_star"] < 1 else None
                 proof = prove(model, None if critical else given["sigma_w2"], given["sigma_b2"], q_star, digits,  # type: ignore[arg-type]
                               chaotic_c)
+                if results.pop(ROUGH, None) is not None and not all(
+                        name in proof and rounds(proof[name], digits) for name in ("c_star", "depth_scale_c")):
+                    # the proof did not finish the rough c*: this route does, to every digit
+                    c_star, slope = _correlation_fixed_point(model, w, b, q_star, digits)
+                    results.update(c_star=c_star, depth_scale_c=_depth_scale(slope))
                 if unit:
                     proof["q_star"] = Fraction(1)
                     if results["c_star"] == 0 and _mean_zero_at_unit(model) and given["sigma_b2"] == 0:
@@ -674,7 +681,12 @@ def _at_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf, l
             f"{mpmath.nstr(TRAINABLE_XI * xi, 3)} layers (Schoenholz et al. 2017); raise sigma_w2 toward the "
             "critical value (--critical) to go deeper")
         return out
-    c_star, slope = _correlation_fixed_point(model, w, b, q, digits, q == 1 and _mean_zero_at_unit(model))
+    mean_zero = q == 1 and _mean_zero_at_unit(model)
+    # c* = 0 exactly needs no Newton's method; otherwise the proof may finish a rough c*
+    rough = _provable_correlation(model) and not (b == 0 and (model.act.parity == "odd" or mean_zero))
+    c_star, slope = _correlation_fixed_point(model, w, b, q, digits, mean_zero, rough)
+    if rough:
+        out[ROUGH] = mp.one
     out["c_star"] = c_star
     xi = _depth_scale(slope)
     out["depth_scale_c"] = xi
@@ -702,10 +714,20 @@ def _mean_zero_at_unit(model: Model) -> bool:
     return exact_closed_form(model.act, "mean") == 0
 
 
+def _provable_correlation(model: Model) -> bool:
+    """Will the proof find c* and ξ_c from certified bivariate expectations
+    (``meanfield_correlation_proof``, which polishes a rough c* itself)?"""
+    from ..moments.bivariate_certified import supported
+
+    return model.kernel is None and supported(model.act)
+
+
 def _correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf,
-                             digits: int, mean_zero: bool = False) -> tuple[mpmath.mpf, mpmath.mpf]:
+                             digits: int, mean_zero: bool = False, rough: bool = False) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(c*, slope of the correlation map at c*) in the chaotic phase; ``mean_zero``: E[φ(√q·Z)]
-    = 0 exactly (by the catalog), as it is for an odd φ."""
+    = 0 exactly (by the catalog), as it is for an odd φ. ``rough``: only to about half the
+    digits (Newton's stages but the last, one step each), for the proof to finish: its
+    Newton step from there at full digits is the one a last stage here would take."""
     if b == 0 and (model.act.parity == "odd" or mean_zero):
         # R(0) = (σ_w²·E[φ]² + σ_b²)/q* = 0: c* = 0 (R convex with R(1) = 1 lies below the
         # diagonal, so 0 is the stable fixed point), slope σ_w²·E[φ']² (E[φ'] from the proof's
@@ -745,6 +767,14 @@ def _correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpma
             raise PrecisionError("the search for the correlation fixed point did not settle")
     if c == 0:
         return mp.zero, step(mp.zero, digits + 3)[2][0]
+    if rough:
+        for t in _stages(digits, C_LOCATE_DIGITS)[:-1]:
+            with mp.workdps(t + 10):
+                slope, delta = step(+c, t)[2]
+                c = c - delta
+                if not 0 < c < 1:
+                    raise PrecisionError("Newton's method for the correlation fixed point left (0, 1)")
+        return c, slope
     c_star, (slope, delta) = _newton(step, c, digits, "the correlation fixed point c*", C_LOCATE_DIGITS)
     # The last Newton step (below 10^-(digits+3)) taken too: the point the proof starts from is
     # then as close to c* as the expectations' accuracy allows, and one evaluation proves it.

@@ -21,11 +21,13 @@ map is σ_w²·K₁(c)):
 * Taylor's theorem at c₀ then encloses F at the ends of [c₁ − ρ, c₁ + ρ] (exact points);
   opposite signs prove a root there (F is continuous), which is c* (the chaotic phase's only
   root in [0, 1): R is convex with R(1) = 1 and R'(1) = χ₁ > 1);
-* K₁ at c* lies within dist·B·S(c_max) of K₁(c₀), dist the farthest end from c₀: the slope
-  σ_w²·K₁(c*) as a ball, and ξ_c = −1/ln(slope).
+* K₁ enters the Newton point only through a step of about the square root of c*'s
+  uncertainty, so there it is taken to half the digits; to every digit once, at the exact
+  point c₁ (within ρ of c*), for the slope: K₁(c*) lies within dist·B·S(c_max) of K₁(c₁),
+  dist the farthest end from c₁, so the slope σ_w²·K₁(c*) is a ball, and ξ_c = −1/ln(slope).
+  So c₀ need only be right to about half the digits (the mpmath route stops there).
 
-If the Newton step from c₀ is longer than c*'s own uncertainty ρ (c₀ was not close enough,
-and the distance widens the slope's ball), the evaluation is repeated once at c₁.
+If the signs are not proven (c₀ was not close enough), the evaluation is repeated once at c₁.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from __future__ import annotations
 from typing import Any
 
 ATTEMPTS = 2
+SLOPE_GUARD = 10  # digits K₁ carries past half of K's in the Newton step
 
 
 def _sup_power(c: Any) -> Any:
@@ -55,23 +58,25 @@ def prove_correlation(act: Any, ww: Any, bb: Any, q_star: Any, b_ball: Any, cent
                       digits: int, q_slopes: tuple[Any, Any] | None = None) -> tuple[Any, Any] | None:
     """(c*'s ball, the ball of σ_w²·K₁(c*)) with radii near 10^−digits, or None when the route
     does not apply or the signs could not be proven. ``b_ball`` holds E[φ'(√q·Z)²] over q*'s
-    ball ``q_star``; ``centre`` is an exact point near c*; ``q_slopes`` bound |∂K/∂q| and
-    |∂K₁/∂q| over q*'s ball (None: the ball itself goes into the integrals)."""
+    ball ``q_star``; ``centre`` is an exact point near c* (to about half the digits suffices);
+    ``q_slopes`` bound |∂K/∂q| and |∂K₁/∂q| over q*'s ball (None: the ball itself goes into
+    the integrals)."""
     from flint import arb
 
-    from ..moments.bivariate_certified import cross_balls
+    def ball(c: Any, which: int, wanted: int) -> Any | None:
+        from ..moments.bivariate_certified import cross_ball
+
+        found = cross_ball(act, q_star if q_slopes is None else arb(q_star.mid()), c, wanted, which)
+        if found is not None and q_slopes is not None:
+            found = found + arb(0, (q_star.rad() * q_slopes[which]).upper())
+        return found
 
     for attempt in range(ATTEMPTS):
-        if q_slopes is None:
-            balls = cross_balls(act, q_star, centre, digits)
-        else:
-            balls = cross_balls(act, arb(q_star.mid()), centre, digits)
-        if balls is None:
+        # K₁ only scales the Newton step: half the digits (the step is about as small as the
+        # square root of c*'s uncertainty); K₁ to every digit comes once, at c₁, for the slope.
+        k, k1 = ball(centre, 0, digits), ball(centre, 1, digits // 2 + SLOPE_GUARD)
+        if k is None or k1 is None:
             return None
-        k, k1 = balls
-        if q_slopes is not None:
-            k = k + arb(0, (q_star.rad() * q_slopes[0]).upper())
-            k1 = k1 + arb(0, (q_star.rad() * q_slopes[1]).upper())
         f0 = (ww * k + bb) / q_star - centre
         d0 = ww * k1 - 1
         if not d0 < 0:  # a stable fixed point has slope below 1
@@ -91,12 +96,16 @@ def prove_correlation(act: Any, ww: Any, bb: Any, q_star: Any, b_ball: Any, cent
             offset = end - centre
             values.append(f0 + d0 * offset + arb(0, (m2 * offset * offset / 2).upper()))
         if not _opposite(*values):
+            if attempt < ATTEMPTS - 1:
+                centre = arb(c1.mid())  # nearer c*: the quadratic term shrinks
+                continue
             return None
         c_star = (ends[0] + ends[1]) / 2 + arb(0, ((ends[1] - ends[0]) / 2).upper())
-        dist = arb(max(abs(ends[0] - centre).upper(), abs(ends[1] - centre).upper()))
-        spread = arb((dist * b_ball * _sup_power(c_max)).upper())  # K₁ over [c₀, c*]
-        slope = ww * (k1 + arb(0, spread))
-        if attempt == ATTEMPTS - 1 or not step > rho:  # re-centring at c₁ would not narrow [c₀, c*]
-            return c_star, slope
-        centre = arb(c1.mid())
+        point = arb(c1.mid())  # exact, within rho of c*, inside [0, c_max]
+        k1_point = ball(point, 1, digits)
+        if k1_point is None:
+            return None
+        dist = arb(max(abs(ends[0] - point).upper(), abs(ends[1] - point).upper()))
+        spread = arb((dist * b_ball * _sup_power(c_max)).upper())  # K₁ over [point, c*]
+        return c_star, ww * (k1_point + arb(0, spread))
     return None

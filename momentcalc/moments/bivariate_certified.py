@@ -152,6 +152,36 @@ def cross_balls(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: i
     value (or, for a value that cancels to below that, of the integrand's size), for every q in
     the ball ``q`` > 0 and correlation ``c`` in (0, 1). None for activations this route does not
     cover, a c not inside (0, 1), or a rule that would need too many nodes."""
+    balls = _cross(act, q, c, digits, (0, 1))
+    return None if balls is None else (balls[0], balls[1])
+
+
+def cross_ball(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int, which: int) -> arb | None:
+    """``cross_balls``' E[φ(u₁)φ(u₂)] (``which`` 0) or E[φ'(u₁)φ'(u₂)] (1) alone: half the
+    lattice products of both."""
+    balls = _cross(act, q, c, digits, (which,))
+    return None if balls is None else balls[0]
+
+
+def _select(strip: Strip | None, smoothing, which: tuple[int, ...]):  # noqa: ANN001, ANN202
+    """The strip or smoothing restricted to the integrands ``which``."""
+    if which == (0, 1):
+        return strip, smoothing
+    if smoothing is not None:
+        inner = smoothing
+        smoothing = lambda means, std: [inner(means, std)[i] for i in which]  # noqa: E731
+    if strip is not None:
+        at, box = strip.at, strip.box
+        strip = Strip(strip.width, [strip.bounds[i] for i in which] if strip.bounds else strip.bounds,
+                      lambda x, ex: [at(x, ex)[i] for i in which],
+                      None if box is None else lambda X: (lambda sizes: None if sizes is None else
+                                                          [sizes[i] for i in which])(box(X)))
+    return strip, smoothing
+
+
+def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
+           which: tuple[int, ...]) -> list[arb] | None:
+    """``cross_balls`` for the integrands ``which`` (0: φ, 1: φ')."""
     if not supported(act):
         return None
     wanted = (digits + 3) * BITS_PER_DIGIT
@@ -169,7 +199,7 @@ def cross_balls(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: i
             polys = _polys(act)
         if polys is None or not (cc > 0 and cc < 1 and qq > 0):
             return None
-        size = float((qq.upper()) + 1) * max(float(sum(p, arb(0)).upper()) for p in polys) ** 2
+        size = float((qq.upper()) + 1) * max(float(sum(polys[i], arb(0)).upper()) for i in which) ** 2
     size_log2 = math.log2(max(size, 1.0))
     loss = 0.0
     for _ in range(ATTEMPTS):
@@ -181,7 +211,9 @@ def cross_balls(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: i
                 polys = _polys(act)
                 smoothing = exp_poly_smoothing(act)
                 strip = None if smoothing is not None else _strip(act)
-            balls = bivariate_balls(polys, as_arb(q), as_arb(c), goal_log2, strip=strip, smoothing=smoothing)  # type: ignore[arg-type]
+            strip, smoothing = _select(strip, smoothing, which)
+            balls = bivariate_balls([polys[i] for i in which], as_arb(q), as_arb(c), goal_log2, strip=strip,  # type: ignore[arg-type]
+                                    smoothing=smoothing)
         if balls is None:
             return None
         short = 0.0
@@ -194,6 +226,6 @@ def cross_balls(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: i
             ratio = float((ball.rad() / abs(ball.mid())).log()) / math.log(2)
             short = max(short, ratio + wanted)
         if short <= 0:
-            return balls[0], balls[1]
+            return balls
         loss += short + 8
-    return balls[0], balls[1]
+    return balls
