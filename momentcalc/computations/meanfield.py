@@ -767,7 +767,7 @@ def _correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpma
             raise PrecisionError("the search for the correlation fixed point did not settle")
     if c == 0:
         return mp.zero, step(mp.zero, digits + 3)[2][0]
-    if rough:
+    if rough and len(_stages(digits, C_LOCATE_DIGITS)) > 1:  # (at a few digits the search's c is as rough)
         for t in _stages(digits, C_LOCATE_DIGITS)[:-1]:
             with mp.workdps(t + 10):
                 slope, delta = step(+c, t)[2]
