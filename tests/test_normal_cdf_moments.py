@@ -72,13 +72,33 @@ def test_density_powers_fold_into_the_weight():
         assert _holds(density_moment(3, 2, 2, Fraction(2, 5)), expected, 20)
 
 
+def test_four_orthant_by_plackett_against_quadrature():
+    """E[Φ(Y)⁴] at v ≠ 1 (Plackett's identity and one integral of an elementary function), and
+    gelu's and erf's E[φ⁴] off N(0, 1) that rest on it, against mpmath's integrals; and 1/5 at
+    v = 1 from the same formula."""
+    from momentcalc.engine.normal_cdf_moments import _four_orthant
+
+    with mp.workdps(25), ctx.workprec(120):
+        for v in (Fraction(2), Fraction(3, 10)):
+            s = mpmath.sqrt(mpmath.mpf(v.numerator) / v.denominator)
+            expected = mpmath.quad(lambda y: mpmath.ncdf(y) ** 4 * mpmath.npdf(y, 0, s), [-12 * s, 0, 12 * s])
+            assert _holds(cdf_moment(0, 4, v), expected, 20), v
+        assert (_four_orthant(Fraction(1)) - arb(1) / 5).abs_upper() < arb(2) ** -100
+    reference = {name: expectations_by_quadrature(resolve(name), [(0, 4, 0)], mean=0, std=Fraction(3, 7), digits=30)[0]
+                 for name in ("gelu", "erf")}
+    with mp.workdps(40):
+        for name, expected in reference.items():
+            ball = normal_cdf_ball(resolve(name), (0, 4, 0), Fraction(0), Fraction(3, 7), 30)
+            assert ball is not None and _holds(ball, expected, 30), (name, ball, expected)
+
+
 def test_no_closed_form_is_none():
-    """E[Φ(Y)⁴] at v ≠ 1 is a four-dimensional orthant probability: the caller integrates."""
+    """E[Φ(Y)^n] for n ≥ 5 at v ≠ 1: the caller integrates."""
     with ctx.workprec(100):
-        assert cdf_moment(0, 4, Fraction(1, 2)) is None
-        assert cdf_moment(2, 4, Fraction(3)) is None
+        assert cdf_moment(0, 6, Fraction(1, 2)) is None
+        assert cdf_moment(2, 5, Fraction(3)) is None
     act = resolve("gelu")
-    assert normal_cdf_ball(act, (0, 4, 0), Fraction(0), Fraction(3, 7), 20) is None
+    assert normal_cdf_ball(act, (0, 6, 0), Fraction(0), Fraction(3, 7), 20) is None
     assert normal_cdf_ball(act, (0, 2, 0), Fraction(1, 2), Fraction(1), 20) is None  # mean != 0
     assert normal_cdf_ball(resolve("swish"), (0, 2, 0), Fraction(0), Fraction(1), 20) is None
 

@@ -6,8 +6,9 @@ X ~ N(0, std²):
 
 U = αX ~ N(0, α²·std²), where x^a·φ^b·φ'^c expands to Σ c_(i,n,j)·x^i·Φ^n·ϕ^j, and each term
 comes in closed form from ``engine.normal_cdf_moments`` (Stein's identity down to orthant
-probabilities). gelu's E[φ⁴] under N(0, 1), which ``gau-scale`` needs, is one of them (Φ(Z)⁴
-ends at E[Φ(Z)⁴] = 1/5); E[Φ(U)^n] for n ≥ 4 and var(U) ≠ 1 is not, and the caller integrates.
+probabilities). gelu's and erf's E[φ⁴], which ``gau-scale`` needs, are among them (Φ(Z)⁴ ends
+at E[Φ(Z)⁴] = 1/5 under N(0, 1), and at Plackett's one-dimensional integral otherwise);
+E[Φ(U)^n] for n ≥ 5 and var(U) ≠ 1 is not, and the caller integrates.
 """
 
 from __future__ import annotations
