@@ -57,6 +57,18 @@ def test_column_sums_equal_enumeration(s):
         assert series[0] == enumerate_expectation(tokens, f, s)
 
 
+def test_fourth_moment_shared_with_the_seed_moments():
+    """At LeCun init a strip activation's E[φ⁴] comes from the trapezoidal rule that gives E[φ] and
+    E[φ²]: attention_diag_mean against mpmath's quadrature (the independent route) at 30 digits."""
+    from momentcalc.catalog import resolve
+    from momentcalc.moments.expectations import expectations_by_quadrature
+
+    r = gau_scale(activation="swish", s=32, n=64, digits=30)
+    m2, m4 = expectations_by_quadrature(resolve("swish"), [(0, 2, 0), (0, 4, 0)], mean=0, std=1, digits=32)
+    with mpmath.workdps(40):
+        assert abs(r.value("attention_diag_mean") - (m4 + 31 * m2**2) / 64) < mpmath.mpf(10) ** -30
+
+
 def test_attention_means_closed_forms():
     """E[‖Z_i‖⁴] = s·m4 + s(s−1)·m2² and E[⟨Z_i,Z_j⟩²] = s·m2² + s(s−1)·m1⁴, as attention_diag_mean
     and (for relu, nothing removed) attention_offdiag_mean say."""

@@ -102,21 +102,25 @@ def gau_scale(
     from ..moments import expectations
 
     act = resolve(activation, params)
-    # E[φ] and E[φ²] only: the variance gaussian_moments would add is not used here, and for
-    # a nearly constant φ (abs(x)**1e-100) it is what costs the time.
-    mu, nu2 = expectations(activation, [(0, 1, 0), (0, 2, 0)], mean=0, std=1, digits=digits + MOMENT_GUARD,
-                           params=params)
+    # E[φ] and E[φ²] (the variance gaussian_moments would add is not used here, and for a nearly
+    # constant φ, abs(x)**1e-100, it is what costs the time), and at LeCun init E[φ⁴] with them:
+    # one trapezoidal rule serves all three (where it cannot, the pair alone, as before).
+    seed = _seed_monomials(activation, params, digits + MOMENT_GUARD, std is None)
+    mu, nu2, *m4 = expectations(activation, seed, mean=0, std=1, digits=digits + MOMENT_GUARD, params=params)
     label = act.name if not act.expression else act.formula
     with mp.workdps(working_dps(digits)):
         values = _theory(mu, nu2, sizes, std)
     from .gau_proof import proven_theory
 
-    proofs = proven_theory(activation, params, sizes, std, digits)  # the seed results, certified
+    proofs = proven_theory(activation, params, sizes, std, digits, seed)  # the seed results, certified
     from .gau_report import DESCRIPTIONS as FULL, full_results, moments_at
 
     lam = values["lambda"]
-    # at LeCun init (mu, nu2) are the seed's: only E[φ⁴] is new (from the cache the proofs share)
-    moments = moments_at(activation, params, lam, digits + MOMENT_GUARD, (mu, nu2) if std is None else None)
+    # at LeCun init (mu, nu2) are the seed's and E[φ⁴] came with them; else only E[φ⁴] is new
+    if m4:
+        moments = (mu, nu2, m4[0])
+    else:
+        moments = moments_at(activation, params, lam, digits + MOMENT_GUARD, (mu, nu2) if std is None else None)
     full, accuracy, full_notes = full_results(activation, params, sizes, lam, moments, values["scaled_output"], digits)
     values.update(full)
 
@@ -172,6 +176,27 @@ def gau_scale(
         for name, value in values.items()
     )
     return Computation("gau-scale", inputs, digits, results, notes=tuple(notes), derivation=derivation)
+
+
+def _seed_monomials(activation: str, params: Mapping[str, object] | None, digits: int,
+                    with_fourth: bool) -> list[tuple[int, int, int]]:
+    """E[φ], E[φ²] and, when ``with_fourth`` and the trapezoidal rule serves φ (its nodes are
+    the cost, shared by every power), E[φ⁴]; the pair alone if E[φ⁴] cannot be had with them
+    (it diverges, or sits on a rounding tie)."""
+    from ..catalog.ball_functions import STRIP_FUNCTIONS
+    from ..errors import MomentcalcError
+    from ..moments import expectations
+
+    pair = [(0, 1, 0), (0, 2, 0)]
+    act = resolve(activation, params)
+    if not with_fourth or act.expression or act.name not in STRIP_FUNCTIONS:
+        return pair
+    triple = [*pair, (0, 4, 0)]
+    try:
+        expectations(activation, triple, mean=0, std=1, digits=digits, params=params)
+    except MomentcalcError:
+        return pair
+    return triple
 
 
 def _theory(mu: mpmath.mpf, nu2: mpmath.mpf, sizes: dict[str, Number], std: Number | None) -> dict[str, mpmath.mpf]:

@@ -12,7 +12,7 @@ cannot decide within a few precision raises stays the mpmath route's, ``certifie
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -28,9 +28,11 @@ THEORY = ("mu", "nu2", "nu", "diag_attention", "offdiag_attention", "diag_offdia
 
 
 def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: dict[str, Number],
-                  std: Number | None, digits: int) -> dict[str, dict[str, Any]]:
+                  std: Number | None, digits: int,
+                  monomials: Sequence[tuple[int, int, int]] = ((0, 1, 0), (0, 2, 0))) -> dict[str, dict[str, Any]]:
     """Quantity fields (value, certified, error_bound, exact) of every seed result that is
-    proven; results left out keep the mpmath route's value."""
+    proven; results left out keep the mpmath route's value. ``monomials`` start with E[φ] and
+    E[φ²] (the caller's, so that the moments' cache serves both)."""
     from ..engine.balls import arb_precision, exact_ball, exactly, proven, start_bits
     from ..engine.precision import MAX_INTERNAL_DIGITS
     from ..engine.rounding import ball_text
@@ -39,7 +41,7 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
 
     def moments(extra: int) -> list[Any]:
         wanted = min(MAX_INTERNAL_DIGITS, digits + MOMENT_GUARD + extra)
-        return expectation_balls(activation, [(0, 1, 0), (0, 2, 0)], mean=0, std=1, digits=wanted, params=params)
+        return expectation_balls(activation, list(monomials), mean=0, std=1, digits=wanted, params=params)[:2]
 
     s, n, d = (Fraction(sizes[k]) for k in ("s", "n", "d"))
     exact: dict[str, Any] = {}
