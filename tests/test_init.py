@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
 import mpmath
@@ -18,14 +19,21 @@ DPS = 60
 
 def gamma_by_quadrature() -> mpmath.mpf:
     """Seed 004: gamma = ∫_{-2}^{2} e^{-x²/2} x² dx / ∫_{-2}^{2} e^{-x²/2} dx (no engine code)."""
-    w = lambda x: mpmath.exp(-x * x / 2)  # noqa: E731
-    return mpmath.quad(lambda x: x * x * w(x), [-2, 0, 2]) / mpmath.quad(w, [-2, 0, 2])
+    return +_gamma_at(mp.prec)
+
+
+@functools.lru_cache(maxsize=None)
+def _gamma_at(prec: int) -> mpmath.mpf:
+    """gamma at ``prec`` bits, integrated once per precision (every truncnorm case needs it)."""
+    with mp.workprec(prec):
+        w = lambda x: mpmath.exp(-x * x / 2)  # noqa: E731
+        return mpmath.quad(lambda x: x * x * w(x), [-2, 0, 2]) / mpmath.quad(w, [-2, 0, 2])
 
 
 def second_moment_by_quadrature(act) -> mpmath.mpf:
     """E[act(Z)²], Z ~ N(0, 1), integrated directly."""
-    density = lambda x: mpmath.exp(-x * x / 2) / mpmath.sqrt(2 * mp.pi)  # noqa: E731
-    return mpmath.quad(lambda x: act(x) ** 2 * density(x), [-mpmath.inf, 0, mpmath.inf])
+    norm = 1 / mpmath.sqrt(2 * mp.pi)  # once, not at every node
+    return mpmath.quad(lambda x: act(x) ** 2 * mpmath.exp(-x * x / 2), [-mpmath.inf, 0, mpmath.inf]) * norm
 
 
 def expected(variance: mpmath.mpf, distribution: str) -> dict[str, mpmath.mpf]:
