@@ -49,6 +49,7 @@ COMMANDS: dict[str, list[str]] = {
     "meanfield tanh --sigma-w2 1.5 --sigma-b2 0.05": ["meanfield", "tanh", "--sigma-w2", "1.5", "--sigma-b2", "0.05"],
     "meanfield tanh --critical --sigma-b2 0.05": ["meanfield", "tanh", "--critical", "--sigma-b2", "0.05"],
     "meanfield relu --sigma-w2 1.5 --sigma-b2 0.05": ["meanfield", "relu", "--sigma-w2", "1.5", "--sigma-b2", "0.05"],
+    "meanfield tanh --sigma-w2 2.5 --sigma-b2 0.05": ["meanfield", "tanh", "--sigma-w2", "2.5", "--sigma-b2", "0.05"],
 }
 COMMAND_BUDGET = 10.0
 
