@@ -55,11 +55,12 @@ def normal_cdf_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fr
     mean ≠ 0, a term without a closed form, or a value whose ball holds 0 (the caller
     integrates, or knows it is 0 by parity)."""
     from ..catalog.ball_functions import NORMAL_CDF_POLYNOMIALS
-    from ..engine.normal_cdf_moments import density_moment
-    from .certified import _start_bits
 
     if act.expression or act.name not in NORMAL_CDF_POLYNOMIALS or mean != 0:
         return None
+    from ..engine.normal_cdf_moments import density_moment
+    from .certified import _start_bits
+
     given = dict(act.values)
     bits = _start_bits(digits, mean, std)
     for _ in range(RAISES):
