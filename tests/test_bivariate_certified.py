@@ -197,3 +197,23 @@ def test_one_cross_ball_is_that_of_both():
     for which in (0, 1):
         one = cross_ball(act, Q, C, 30, which)
         assert one.overlaps(both[which]) and one.rad() < abs(one.mid()) * arb(10) ** -33
+
+
+def test_lattice_sums_from_one_side_by_parity():
+    """tanh is odd and sech² even: the lattice sums from the points right of −(inner reach)
+    alone, ψ(−m) = ∓ψ(m), give the balls of the whole lattice (no parity) to 40 digits."""
+    from flint import ctx
+
+    from momentcalc.engine.bivariate_balls import bivariate_balls
+    from momentcalc.moments.bivariate_certified import _polys, _strip
+
+    act = resolve("tanh", {})
+    with ctx.workprec(200):
+        strip, polys = _strip(act), _polys(act)
+        assert tuple(strip.parity) == (-1, 1)
+        one_side = bivariate_balls(polys, arb(Q.numerator) / Q.denominator, arb(C.numerator) / C.denominator, -150,
+                                   strip=strip)
+        whole = bivariate_balls(polys, arb(Q.numerator) / Q.denominator, arb(C.numerator) / C.denominator, -150,
+                                strip=strip._replace(parity=None))
+    for a, b in zip(one_side, whole):
+        assert a.overlaps(b) and a.rad() < abs(a.mid()) * arb(10) ** -40

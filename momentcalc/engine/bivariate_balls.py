@@ -65,6 +65,9 @@ class Strip(NamedTuple):
     bounds: Sequence[Sequence[arb]]  # per integrand
     at: Callable[[arb, arb], Sequence[arb]]
     box: Callable[[arb], Sequence[arb] | None] | None = None
+    # Per integrand, g(−x) = parity·g(x) exactly (+1 even, −1 odd); None: not known. The lattice
+    # sums then take the points x ≥ −(inner reach) only, and ψ(−m) = parity·ψ(m).
+    parity: Sequence[int] | None = None
 
 
 # (means as balls) -> per integrand, ψ at each mean as a ball holding the exact value
@@ -220,6 +223,8 @@ def _lattice_sums(strip: Strip, a: arb, h: arb, h_v: arb, lattice_steps: int, no
     lattice points a·h·j + b·h_v·k = (lattice_steps·j + k)·δ, δ = a·h/lattice_steps."""
     span = lattice_steps * nodes + inner
     delta = a * h / lattice_steps
+    if strip.parity is not None:
+        return _symmetric_lattice_sums(strip, delta, h_v, lattice_steps, nodes, inner, error)
     # g at the lattice points x_n = n·δ, |n| ≤ span, e^{x_n} by recurrence.
     up = delta.exp()
     count = len(strip.bounds)
@@ -248,6 +253,36 @@ def _lattice_sums(strip: Strip, a: arb, h: arb, h_v: arb, lattice_steps: int, no
     # coefficient of x^(n + span + inner) is Σ_k w_k·g(x_{n−k}) = Σ_k w_k·g(x_{n+k})
     positions = [lattice_steps * j + span + inner for j in range(-nodes, nodes + 1)]
     return [[v * scale + arb(0, error) for v in weights.convolve(column, positions)] for column in columns]
+
+
+def _symmetric_lattice_sums(strip: Strip, delta: arb, h_v: arb, lattice_steps: int, nodes: int, inner: int,
+                            error: arb) -> list[list[arb]]:
+    """``_lattice_sums`` for integrands of known parity: g at x_n, 0 ≤ n ≤ span, gives g at
+    −n; the sums at the means a·h·j, j ≥ 0, need the points n ≥ −inner only, and the weights
+    being even, ψ(−a·h·j) = parity·ψ(a·h·j) (the same bound holds for both)."""
+    span = lattice_steps * nodes + inner
+    up = delta.exp()
+    right: list[Sequence[arb]] = [strip.at(arb(0), arb(1))]
+    e_right = arb(1)
+    for n in range(1, span + 1):
+        e_right *= up
+        right.append(strip.at(delta * n, e_right))
+    half = [arb(1)]
+    weight, r, r2 = arb(1), (-h_v * h_v / 2).exp(), (-h_v * h_v).exp()
+    for _ in range(inner):
+        weight *= r
+        r *= r2
+        half.append(weight)
+    weights = FixedWeights(half[:0:-1] + half, ctx.prec)
+    scale = h_v / (2 * arb.pi()).sqrt()
+    # column index i holds x_{i − inner}; the coefficient of x^(n + 2·inner) is Σ_k w_k·g(x_{n+k})
+    positions = [lattice_steps * j + 2 * inner for j in range(nodes + 1)]
+    out = []
+    for i, sign in enumerate(strip.parity):  # type: ignore[arg-type]
+        column = [sign * right[n][i] for n in range(inner, 0, -1)] + [values[i] for values in right]
+        upper = [v * scale + arb(0, error) for v in weights.convolve(column, positions)]
+        out.append([sign * v for v in upper[:0:-1]] + upper)
+    return out
 
 
 def _rectangle_error(largest: arb, alpha: arb, h_v: arb, end: arb) -> arb:

@@ -51,15 +51,17 @@ def _erf_strip(w: arb) -> tuple[tuple[arb], tuple[arb]]:
 def _strip(act: Activation) -> Strip | None:
     from ..catalog.ball_functions import STRIP_FUNCTIONS
 
+    # φ odd makes φ' even and the other way round: (parity of φ, of φ'), +1 even, −1 odd
+    parity = {"odd": (-1, 1), "even": (1, -1)}.get(act.parity or "")
     if act.name == "erf":
         w = arb(1)
         f, d = _erf_strip(w)
-        return Strip(w, (f, d), _erf_at)
+        return Strip(w, (f, d), _erf_at, parity=parity)
     spec = STRIP_FUNCTIONS.get(act.name)
     if spec is None:
         return None
     w = spec.width()
-    return Strip(w, (spec.value_bound(w), spec.slope_bound(w)), spec.at)
+    return Strip(w, (spec.value_bound(w), spec.slope_bound(w)), spec.at, parity=parity)
 
 
 def _params(act: Activation) -> dict[str, arb]:
@@ -175,7 +177,8 @@ def _select(strip: Strip | None, smoothing, which: tuple[int, ...]):  # noqa: AN
         strip = Strip(strip.width, [strip.bounds[i] for i in which] if strip.bounds else strip.bounds,
                       lambda x, ex: [at(x, ex)[i] for i in which],
                       None if box is None else lambda X: (lambda sizes: None if sizes is None else
-                                                          [sizes[i] for i in which])(box(X)))
+                                                          [sizes[i] for i in which])(box(X)),
+                      None if strip.parity is None else tuple(strip.parity[i] for i in which))
     return strip, smoothing
 
 
