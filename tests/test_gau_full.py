@@ -69,6 +69,25 @@ def test_fourth_moment_shared_with_the_seed_moments():
         assert abs(r.value("attention_diag_mean") - (m4 + 31 * m2**2) / 64) < mpmath.mpf(10) ** -30
 
 
+@pytest.mark.parametrize("activation, init_std, d", [("swish", None, 768), ("x*tanh(x)", None, 768),
+                                                   ("tanh", "0.02", 256)])
+def test_attention_diag_mean_is_certified_where_lambda_is_exact(activation, init_std, d):
+    """E[A_ii] = (m4 + (s−1)·m2²)/n on proven balls when λ = init_std·sqrt(d) is exact (LeCun
+    init, d a perfect square): its ball holds mpmath's quadrature value (the independent route,
+    32 digits); with λ irrational (d = 768 under init_std) it stays an uncertified value."""
+    from momentcalc.catalog import resolve
+    from momentcalc.moments.expectations import expectations_by_quadrature
+
+    r = gau_scale(activation=activation, init_std=init_std, d=d, s=32, n=64, digits=20)
+    lam = 1 if init_std is None else Fraction(init_std) * math.isqrt(d)  # exact: d is a square here
+    m2, m4 = expectations_by_quadrature(resolve(activation), [(0, 2, 0), (0, 4, 0)], mean=0, std=lam, digits=32)
+    q = r["attention_diag_mean"]
+    assert q.certified and 0 < q.error_bound < mpmath.mpf(10) ** -21 * q.value
+    with mpmath.workdps(40):
+        assert abs(q.value - (m4 + 31 * m2**2) / 64) <= q.error_bound
+    assert not gau_scale(activation=activation, init_std="0.02", d=768, s=32, n=64)["attention_diag_mean"].certified
+
+
 def test_attention_means_closed_forms():
     """E[‖Z_i‖⁴] = s·m4 + s(s−1)·m2² and E[⟨Z_i,Z_j⟩²] = s·m2² + s(s−1)·m1⁴, as attention_diag_mean
     and (for relu, nothing removed) attention_offdiag_mean say."""

@@ -8,6 +8,7 @@ A_ij = 0 and the ratio is infinite), λ = 1 under LeCun and rational when d is a
 The moments' closed form E[φ²] is used exactly when it is rational (relu 1/2, leaky_relu
 (1 + slope²)/2: 0.545 at slope 0.3 is a tie the balls could never decide). A value the balls
 cannot decide within a few precision raises stays the mpmath route's, ``certified: false``.
+attention_diag_mean, (m4 + (s−1)·m2²)/n, is proven the same way where λ is exact.
 """
 
 from __future__ import annotations
@@ -108,6 +109,45 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
             out[name] = {"value": mpmath.inf, "certified": True, "error_bound": mpmath.mpf(0)}
         elif name in exact:
             out[name] = exactly(exact[name])
+    diag = _proven_diag_mean(activation, params, s, n, exact.get("lambda"), digits, monomials)
+    if diag is not None:
+        out["attention_diag_mean"] = proven(diag)
     return out
+
+
+def _proven_diag_mean(activation: str, params: Mapping[str, object] | None, s: Fraction, n: Fraction,
+                      lam: Fraction | None, digits: int, monomials: Sequence[tuple[int, int, int]]) -> Any:
+    """E[A_ii] = (m4 + (s−1)·m2²)/n on balls of m_k = E[φ(λZ)^k], when λ is exact (LeCun init,
+    or init_std·sqrt(d) with d a perfect square); None when it is not, when m4 diverges or when
+    the ball does not round within RAISES precision raises (the mpmath route's value stays,
+    ``certified: false``)."""
+    from ..engine.balls import arb_precision, exact_ball, start_bits
+    from ..engine.precision import MAX_INTERNAL_DIGITS
+    from ..engine.rounding import ball_text
+    from ..errors import MomentcalcError
+    from ..moments import expectation_balls
+
+    if lam is None:
+        return None
+    # the calls gau-scale's mpmath route makes too (the moments' cache answers them)
+    calls = [list(monomials), [(0, 4, 0)]] if lam == 1 else [[(0, 1, 0), (0, 2, 0), (0, 4, 0)]]
+    bits = start_bits(digits)
+    for extra in range(RAISES + 1):
+        found: dict[tuple[int, int, int], Any] = {}
+        try:
+            for wanted in calls:
+                if (0, 4, 0) not in found:
+                    found.update(zip(wanted, expectation_balls(
+                        activation, wanted, mean=0, std=lam, params=params,
+                        digits=min(MAX_INTERNAL_DIGITS, digits + MOMENT_GUARD + 10 * extra))))
+        except MomentcalcError:
+            return None
+        m2, m4 = found[(0, 2, 0)], found[(0, 4, 0)]
+        with arb_precision(bits):
+            diag = (m4 + exact_ball(s - 1) * m2 * m2) / exact_ball(n)
+        if ball_text(diag, digits) is not None:
+            return diag
+        bits *= 2
+    return None
 
 
