@@ -217,3 +217,17 @@ def test_lattice_sums_from_one_side_by_parity():
                                 strip=strip._replace(parity=None))
     for a, b in zip(one_side, whole):
         assert a.overlaps(b) and a.rad() < abs(a.mid()) * arb(10) ** -40
+
+
+def test_cross_values_with_a_slope_to_fewer_digits():
+    """A rough Newton stage's (K to 40 digits, K' to 25): each agrees with the 40-digit pair
+    to its own digits, and the fewer digits show in K' alone."""
+    from momentcalc.moments.bivariate_certified import cross_values
+
+    act = resolve("tanh", {})
+    with mp.workdps(60):
+        q, c = mpmath.mpf(13) / 10, mpmath.mpf(3) / 5
+        k, k1 = cross_values(act, q, c, 40)
+        lean_k, lean_k1 = cross_values(act, q, c, 40, 25)
+        assert abs(lean_k - k) <= mpmath.mpf(10) ** -42 * k
+        assert abs(lean_k1 - k1) <= mpmath.mpf(10) ** -27 * k1 and lean_k1 != k1

@@ -743,8 +743,9 @@ def _correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpma
             d = model.derivative_mean(q, digits + 3)
         return mp.zero, w * d * d
 
-    def step(c: mpmath.mpf, t: int) -> tuple[mpmath.mpf, mpmath.mpf, tuple[mpmath.mpf, mpmath.mpf]]:
-        k, kd = model.cross(q, c, t)
+    def step(c: mpmath.mpf, t: int, slope_digits: int | None = None) -> tuple[mpmath.mpf, mpmath.mpf,
+                                                                               tuple[mpmath.mpf, mpmath.mpf]]:
+        k, kd = model.cross(q, c, t, slope_digits)
         slope = w * kd  # dR/dc = σ_w²·q·K'/q
         f, df = (w * k + b) / q - c, slope - 1
         return f, df, (slope, f / df)
@@ -770,7 +771,7 @@ def _correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpma
     if rough and len(_stages(digits, C_LOCATE_DIGITS)) > 1:  # (at a few digits the search's c is as rough)
         for t in _stages(digits, C_LOCATE_DIGITS)[:-1]:
             with mp.workdps(t + 10):
-                slope, delta = step(+c, t)[2]
+                slope, delta = step(+c, t, _slope_digits(t))[2]
                 c = c - delta
                 if not 0 < c < 1:
                     raise PrecisionError("Newton's method for the correlation fixed point left (0, 1)")

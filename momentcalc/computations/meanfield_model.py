@@ -114,15 +114,17 @@ class Model:
             return mpmath.sqrt(self.kernel.derivative_cross(q, mp.zero, self._values()))
         return expectations(self.text, [DERIV], std=mpmath.sqrt(q), digits=digits, params=self.params)[0]
 
-    def cross(self, q: mpmath.mpf, c: mpmath.mpf, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
-        """(K(q, c), K'(q, c)) = (E[φ(u₁)φ(u₂)], E[φ'(u₁)φ'(u₂)])."""
+    def cross(self, q: mpmath.mpf, c: mpmath.mpf, digits: int,
+              slope_digits: int | None = None) -> tuple[mpmath.mpf, mpmath.mpf]:
+        """(K(q, c), K'(q, c)) = (E[φ(u₁)φ(u₂)], E[φ'(u₁)φ'(u₂)]); K' to ``slope_digits`` where
+        given (a Newton step's slope) and the certified route applies, else to ``digits``."""
         if self.kernel is not None:
             p = self._values()
             return self.kernel.cross(q, c, p), self.kernel.derivative_cross(q, c, p)
         if 0 < c < 1:  # the certified route's balls where it applies: much faster than quadrature
             from ..moments.bivariate_certified import cross_values
 
-            found = cross_values(self.act, q, c, digits)
+            found = cross_values(self.act, q, c, digits, slope_digits)
             if found is not None:
                 return found
         from ..moments.bivariate import cross_expectations

@@ -123,18 +123,23 @@ def supported(act: Activation) -> bool:
     return (act.name in EXP_POLYNOMIALS or _strip(act) is not None) and _polys(act) is not None
 
 
-def cross_values(act: Activation, q, c, digits: int):  # noqa: ANN001, ANN201
+def cross_values(act: Activation, q, c, digits: int, slope_digits: int | None = None):  # noqa: ANN001, ANN201
     """(E[φ(u₁)φ(u₂)], E[φ'(u₁)φ'(u₂)]) as mpf at the current mpmath precision, to ``digits``
-    digits, from the balls of ``cross_balls`` at exact q and c (mpf); None where that route
-    does not apply or a ball is too wide for the digits."""
+    digits (the second to ``slope_digits`` where given: two one-integrand products), from the
+    balls of ``cross_balls`` at exact q and c (mpf); None where that route does not apply or a
+    ball is too wide for the digits."""
     import mpmath
 
-    balls = cross_balls(act, _exact(q), _exact(c), digits)
+    if slope_digits is None:
+        balls = cross_balls(act, _exact(q), _exact(c), digits)
+    else:
+        parts = [cross_ball(act, _exact(q), _exact(c), d, which) for which, d in enumerate((digits, slope_digits))]
+        balls = None if None in parts else tuple(parts)
     if balls is None:
         return None
     out = []
-    for ball in balls:
-        if not ball.rad() <= abs(ball.mid()) * arb(10) ** -(digits + 2):  # cancelled: not to the digits
+    for ball, wanted in zip(balls, (digits, digits if slope_digits is None else slope_digits)):
+        if not ball.rad() <= abs(ball.mid()) * arb(10) ** -(wanted + 2):  # cancelled: not to the digits
             return None
         mantissa, exponent = ball.mid().man_exp()
         out.append(mpmath.ldexp(mpmath.mpf(int(mantissa)), int(exponent)))
