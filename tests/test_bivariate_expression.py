@@ -121,3 +121,38 @@ def test_meanfield_sine_against_its_closed_form():
         xi = -1 / mpmath.log(w * mpmath.exp(-q) * mpmath.cosh(q * c))
         for name, want in (("q_star", q), ("c_star", c), ("depth_scale_c", xi)):
             assert assert_certified(r[name], 20) == mpmath.nstr(want, 20, strip_zeros=False), name
+
+
+def test_largest_box_bound_is_the_largest_ball_not_the_largest_double(monkeypatch):
+    """Two bounds equal as doubles: the rectangle's bound must be the larger ball's upper end,
+    not whichever comes first (a float key would drop 2^-70 from a proof)."""
+    from momentcalc.engine import bivariate_balls as bb
+
+    with ctx.workprec(128):
+        small, large = arb(1), arb(1) + arb(2) ** -70
+    seen = []
+
+    def record(largest, *args):  # noqa: ANN001, ANN002, ANN202
+        seen.append(largest)
+        raise StopIteration
+
+    monkeypatch.setattr(bb, "_rectangle_error", record)
+    strip = bb.Strip(arb(1), ((), ()), lambda x, ex: [x, x], box=lambda X: [small, large])
+    with ctx.workprec(128), pytest.raises(StopIteration):
+        bb._box_smoothing(strip, [[arb(1)], [arb(1)]], arb(1), arb(1), arb(0.5), arb(0.5), 2, arb(2) ** -30)
+    assert seen and seen[0] >= large
+
+
+def test_box_cover_reaches_past_a_reach_just_above_a_tile_edge(monkeypatch):
+    """box(X) for X a hair above 9/4 (a double rounds it to 9/4 exactly) must cover X: the
+    boxes reach (2n + 1)/4 >= X, so n = 5, not 4."""
+    from momentcalc.moments.bivariate_expression import ExpressionRoute
+
+    route = ExpressionRoute(resolve("tanh(x)").tree)
+    strip = route.strip(1.0)
+    ks = []
+    original = route._box
+    monkeypatch.setattr(route, "_box", lambda width, k: ks.append(k) or original(width, k))
+    with ctx.workprec(128):
+        strip.box(arb(9) / 4 + arb(2) ** -60)
+    assert max(ks) >= 5

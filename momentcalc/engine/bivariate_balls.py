@@ -94,6 +94,14 @@ def _up(x: arb) -> arb:
     return arb(x.upper())
 
 
+def _sup(balls: Sequence[arb]) -> arb:
+    """An exact upper bound of every ball (compared as balls: doubles could tie two bounds)."""
+    top = _up(balls[0])
+    for x in balls[1:]:
+        top = _up(top.max(x))
+    return top
+
+
 def _outer_terms(poly: Sequence[arb], a: arb, b: arb) -> tuple[list[arb], arb]:
     """Q(|w|) = E_V[P(a|w| + b|V|)²] as coefficients in |w|, and M₀ = E[Q(|T|)]."""
     square = _poly_square(poly)
@@ -134,7 +142,7 @@ def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: f
     a_up, b_up, b_low = _up(a), _up(b), arb(b.lower())
     kappa = _up(arb(1) / 2 + c / (1 - c))
     outer = [_outer_terms(p, a_up, b_up) for p in polys]
-    m0 = max((m for _, m in outer), key=lambda m: float(m.upper()))
+    m0 = _sup([m for _, m in outer])
     # Outer step: 2M₀·e^{−π²/(κh²)} ≤ goal/8, checked in balls at β = π/(κh).
     logs = float((16 * m0 / goal).log().upper())
     h = arb(math.pi / math.sqrt(float(kappa.upper()) * logs) * 0.98)
@@ -192,7 +200,7 @@ def _strip_smoothing(strip: Strip, a: arb, b: arb, b_up: arb, b_low: arb, c: arb
         return None
     m_max = _up(a * h * (nodes + 1))
     strip_bounds = [strip_integral_bound(p, alpha, m_max, b_up, width) for p in strip.bounds]
-    largest = max(strip_bounds, key=lambda x: float(x.upper()))
+    largest = _sup(strip_bounds)
     logs = float((8 * largest / goal + 1).log().upper())
     h_v_max = arb(2 * math.pi * float(alpha.lower()) / (logs * 1.02 + 1))
     # The lattice: a·h = P·δ, b·h_v = δ with h_v ≤ h_v_max.
@@ -326,7 +334,7 @@ def _box_smoothing(strip: Strip, polys: Sequence[Sequence[arb]], a: arb, b_up: a
         sizes = strip.box(_up(m_max + b_up * (L + 1)))
         if sizes is None:
             return None
-        largest = _up(max(sizes, key=lambda x: float(x.upper())))
+        largest = _sup(sizes)
         # the vertical sides: 2α·G·e^{α²/2}·ϕ(L) ≤ goal/4 (T ≥ L)
         vertical = 2 * alpha * largest * grow * (arb(-L * L) / 2).exp() / norm
         if vertical <= goal / 4:

@@ -120,7 +120,8 @@ class ExpressionRoute:
                 continue
 
             def box(X: arb, width: Fraction = width) -> Sequence[arb] | None:
-                return self._sup(width, float(X.upper()))
+                # a double at or above X (float() may round down and leave a sliver uncovered)
+                return self._sup(width, math.nextafter(float(X.upper()), math.inf))
 
             return Strip(as_arb(width), ((), ()), self.at, box)
         return None
