@@ -249,18 +249,22 @@ def _lattice_sums(strip: Strip, a: arb, h: arb, h_v: arb, lattice_steps: int, no
             columns[i][span + n] = v
         for i, v in enumerate(strip.at(-x, e_left)):
             columns[i][span - n] = v
-    # Gaussian weights ϕ(k·h_v)·√(2π), k = −inner..inner, by recurrence.
+    weights = _gaussian_weights(h_v, inner)
+    scale = h_v / (2 * arb.pi()).sqrt()
+    # coefficient of x^(n + span + inner) is Σ_k w_k·g(x_{n−k}) = Σ_k w_k·g(x_{n+k})
+    positions = [lattice_steps * j + span + inner for j in range(-nodes, nodes + 1)]
+    return [[v * scale + arb(0, error) for v in weights.convolve(column, positions)] for column in columns]
+
+
+def _gaussian_weights(h_v: arb, inner: int) -> FixedWeights:
+    """The inner rule's weights ϕ(k·h_v)·√(2π), k = −inner..inner, by recurrence, in fixed point."""
     half = [arb(1)]
     weight, r, r2 = arb(1), (-h_v * h_v / 2).exp(), (-h_v * h_v).exp()
     for _ in range(inner):
         weight *= r
         r *= r2
         half.append(weight)
-    weights = FixedWeights(half[:0:-1] + half, ctx.prec)
-    scale = h_v / (2 * arb.pi()).sqrt()
-    # coefficient of x^(n + span + inner) is Σ_k w_k·g(x_{n−k}) = Σ_k w_k·g(x_{n+k})
-    positions = [lattice_steps * j + span + inner for j in range(-nodes, nodes + 1)]
-    return [[v * scale + arb(0, error) for v in weights.convolve(column, positions)] for column in columns]
+    return FixedWeights(half[:0:-1] + half, ctx.prec)
 
 
 def _symmetric_lattice_sums(strip: Strip, delta: arb, h_v: arb, lattice_steps: int, nodes: int, inner: int,
@@ -275,13 +279,7 @@ def _symmetric_lattice_sums(strip: Strip, delta: arb, h_v: arb, lattice_steps: i
     for n in range(1, span + 1):
         e_right *= up
         right.append(strip.at(delta * n, e_right))
-    half = [arb(1)]
-    weight, r, r2 = arb(1), (-h_v * h_v / 2).exp(), (-h_v * h_v).exp()
-    for _ in range(inner):
-        weight *= r
-        r *= r2
-        half.append(weight)
-    weights = FixedWeights(half[:0:-1] + half, ctx.prec)
+    weights = _gaussian_weights(h_v, inner)
     scale = h_v / (2 * arb.pi()).sqrt()
     # column index i holds x_{i − inner}; the coefficient of x^(n + 2·inner) is Σ_k w_k·g(x_{n+k})
     positions = [lattice_steps * j + 2 * inner for j in range(nodes + 1)]
