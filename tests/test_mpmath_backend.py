@@ -1,0 +1,43 @@
+"""The test extra installs gmpy2, so the suite runs on mpmath's GMP backend (about 15 % less
+CPU); a plain ``pip install .`` has mpmath's pure-Python integers. Both must print the same
+bytes: the snapshot cases, replayed in one process with MPMATH_NOGMPY=1, match their
+snapshots (all but the ``--derive`` and ``--simulate`` ones, whose extra work is sympy's and
+numpy's, not mpmath's)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+REPLAY = """
+import json, sys
+from pathlib import Path
+import mpmath.libmp
+from tests.snapshot_cases import CASES, run_case
+
+snapshots = Path("tests/snapshots")
+codes = json.loads((snapshots / "exit_codes.json").read_text())
+print(mpmath.libmp.BACKEND)
+for name, argv in CASES:
+    if "--derive" in argv or "--simulate" in argv:
+        continue
+    code, stdout, stderr = run_case(argv)
+    err = snapshots / f"{name}.err"
+    if (stdout.encode() != (snapshots / f"{name}.out").read_bytes()
+            or stderr.encode() != (err.read_bytes() if err.exists() else b"") or code != codes[name]):
+        print("differs:", name)
+"""
+
+
+@pytest.mark.slow
+def test_snapshots_hold_on_the_pure_python_backend():
+    env = {**os.environ, "MPMATH_NOGMPY": "1"}
+    done = subprocess.run([sys.executable, "-c", REPLAY], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0 and done.stdout == "python\n", done.stdout + done.stderr[-2000:]
