@@ -105,6 +105,13 @@ class Piece(NamedTuple):
     branch: Branch
 
 
+def narrow(ball: arb, digits: int) -> bool:
+    """Whether ``ball`` is as narrow as every expectation ball is returned: a nonzero midpoint
+    and a radius at most 10^−(digits+3) of it (so that it rounds to ``digits`` digits except
+    within a few units of a tie)."""
+    return ball.mid() != 0 and ball.rad() <= abs(ball.mid()) * arb(10) ** (-(digits + 3))
+
+
 def as_arb(value: arb | Fraction | int | float) -> arb:
     """An exact input (Fraction, int) as a ball at the current precision. Integers pass
     through int(): with gmpy2 installed, mpmath's mantissas (and Fractions built from them)
@@ -534,9 +541,9 @@ def gaussian_expectation_ball(integrand: Integrand, *, mean: Fraction | int, std
     while True:
         prec = int(size_log2 - goal_log2) + GUARD_BITS + 20
         ball = _attempt(integrand, mean, std, goal_log2, prec)
-        radius = ball.rad()
-        if ball.mid() != 0 and radius <= abs(ball.mid()) * arb(10) ** (-(digits + 3)):
+        if narrow(ball, digits):
             return ball
+        radius = ball.rad()
         if goal_log2 <= floor:
             raise PrecisionError(
                 f"the expectation cancels to below {digits} significant digits (it may be exactly 0) "

@@ -25,7 +25,7 @@ from flint import arb, ctx
 
 from ..catalog import Activation
 from ..catalog.expression_tree import Node
-from ..engine.certified import as_arb
+from ..engine.certified import as_arb, narrow
 from .monomials import Monomial
 
 # (e, s) -> coefficient: Σ c·sign(x)^e·|x|^s
@@ -190,7 +190,7 @@ def abs_power_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fra
             if not live or (mean == 0 and all(e == 1 for e, _ in live)):  # no terms, or all odd: 0
                 return arb(0)
             total = sum((c * _expectation(e, s, m, sd) for (e, s), c in live.items()), arb(0))
-        if total.mid() != 0 and total.rad() <= abs(total.mid()) * arb(10) ** (-(digits + 3)):
+        if narrow(total, digits):
             return total
         bits *= 2
     raise PrecisionError(f"the expectation cancels to below {digits} significant digits (it may be exactly 0)")

@@ -34,6 +34,7 @@ from ..engine.certified import (
     Term,
     as_arb,
     gaussian_expectation_ball,
+    narrow,
     normalise,
     pieces_of,
     product,
@@ -339,7 +340,7 @@ def _exact_ball(pieces: Callable[[], list | None], mean: Fraction, std: Fraction
             if built is None:
                 return None
             ball = exp_poly_expectation(built, as_arb(mean), as_arb(std))
-        if ball.mid() != 0 and ball.rad() <= abs(ball.mid()) * arb(10) ** (-(digits + 3)):
+        if narrow(ball, digits):
             return ball
         bits *= 2
     raise PrecisionError(f"the expectation cancels to below {digits} significant digits (it may be exactly 0)")
@@ -489,7 +490,7 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
             return None
         still = []
         for j, ball in zip(pending, balls):
-            if ball.mid() != 0 and ball.rad() <= abs(ball.mid()) * arb(10) ** (-(digits + 3)):
+            if narrow(ball, digits):
                 results[j] = ball
                 continue
             if goals[j] <= floors[j]:

@@ -15,7 +15,7 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from ..catalog import Activation
-from ..engine.certified import as_arb
+from ..engine.certified import as_arb, narrow
 from ..engine.reciprocal import half_line_moments, reachable
 from .monomials import Monomial
 
@@ -79,7 +79,7 @@ def laurent_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fract
                     return None
                 for power, coefficient in g.items():
                     total += coefficient * k[-power]
-        if total.mid() != 0 and total.rad() <= abs(total.mid()) * arb(10) ** (-(digits + 3)):
+        if narrow(total, digits):
             return total
         bits *= 2
     return None

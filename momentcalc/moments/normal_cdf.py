@@ -18,7 +18,7 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from ..catalog import Activation
-from ..engine.certified import as_arb
+from ..engine.certified import as_arb, narrow
 from .monomials import Monomial
 
 Polynomial = dict[tuple[int, int, int], arb]
@@ -80,7 +80,7 @@ def normal_cdf_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fr
                 total += coefficient * inverse_scale**i * term
         if total.contains(0):  # exactly 0 or nearly so: not for this route to decide
             return None
-        if total.rad() <= abs(total.mid()) * arb(10) ** (-(digits + 3)):
+        if narrow(total, digits):
             return total
         bits *= 2
     return None

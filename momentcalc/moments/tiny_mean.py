@@ -23,7 +23,7 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
-from ..engine.certified import BITS_PER_DIGIT, NotCertified, Term, UnboundedTail, as_arb, normalise, tail_bound
+from ..engine.certified import BITS_PER_DIGIT, NotCertified, Term, UnboundedTail, as_arb, narrow, normalise, tail_bound
 from ..errors import PrecisionError
 
 # |m|/s below 2^−(bits of the digits + MARGIN_BITS) counts as tiny: u·K/|E1| must stay below
@@ -88,7 +88,7 @@ def tiny_mean_ball(zero_mean, terms, monomial: tuple[int, int, int], mean: Fract
         m, s = as_arb(mean), as_arb(std)
         value = e0 + m / (s * s) * e1
         value += arb(0, (as_arb(u * u) * bound).upper())
-    if value.mid() != 0 and value.rad() <= abs(value.mid()) * arb(10) ** (-(digits + 3)):
+    if narrow(value, digits):
         return value
     return None
 
