@@ -25,6 +25,20 @@ def _holds(ball, expected, digits):
     return (ball - _arb(expected, digits + 10)).abs_lower() <= abs(expected) * mpmath.mpf(10) ** -digits
 
 
+def _balls_holding_the_quadrature_values(act, shapes, std):
+    """The closed-form balls at 50 digits, each asserted to hold mpmath's quadrature value (the
+    independent route) at mean 0 and ``std``."""
+    reference = expectations_by_quadrature(act, shapes, mean=0, std=std, digits=50)
+    balls = []
+    with mp.workdps(60):
+        for shape, expected in zip(shapes, reference):
+            ball = normal_cdf_ball(act, shape, Fraction(0), std, 50)
+            assert ball is not None, shape
+            assert _holds(ball, expected, 50), (shape, ball, expected)
+            balls.append(ball)
+    return balls
+
+
 @pytest.mark.parametrize("std", [Fraction(1), Fraction(3, 7)])
 def test_gelu_moments_hold_the_mpmath_values_at_50_digits(std):
     act = resolve("gelu")
@@ -32,25 +46,15 @@ def test_gelu_moments_hold_the_mpmath_values_at_50_digits(std):
         shapes = [(0, 4, 0), (2, 2, 1), (1, 3, 1), (0, 0, 2)]
     else:
         shapes = [(0, 2, 0), (0, 3, 0), (1, 1, 1), (4, 1, 0), (0, 0, 2)]
-    reference = expectations_by_quadrature(act, shapes, mean=0, std=std, digits=50)
-    with mp.workdps(60):
-        for shape, expected in zip(shapes, reference):
-            ball = normal_cdf_ball(act, shape, Fraction(0), std, 50)
-            assert ball is not None, shape
-            assert _holds(ball, expected, 50), (shape, ball, expected)
-            assert ball.rad() <= abs(ball.mid()) * arb(10) ** -53
+    for ball in _balls_holding_the_quadrature_values(act, shapes, std):
+        assert ball.rad() <= abs(ball.mid()) * arb(10) ** -53
 
 
 def test_erf_moments_hold_the_mpmath_values_at_50_digits():
     """erf(x) = 2Φ(√2·x) − 1, erf' = 2√2·ϕ(√2·x): the same route with U = √2·X."""
     act, std = resolve("erf"), Fraction(2)
     shapes = [(0, 2, 0), (0, 0, 2), (2, 2, 0)]
-    reference = expectations_by_quadrature(act, shapes, mean=0, std=std, digits=50)
-    with mp.workdps(60):
-        for shape, expected in zip(shapes, reference):
-            ball = normal_cdf_ball(act, shape, Fraction(0), std, 50)
-            assert ball is not None, shape
-            assert _holds(ball, expected, 50), (shape, ball, expected)
+    _balls_holding_the_quadrature_values(act, shapes, std)
     assert normal_cdf_ball(act, (0, 3, 1), Fraction(0), std, 50) is None  # exactly 0 (odd): parity decides
 
 
