@@ -158,11 +158,8 @@ def to_text(value: Number) -> str:
     if isinstance(value, float):
         return "inf" if value > 0 else "-inf"
     if max(value.numerator.bit_length(), value.denominator.bit_length()) > _TEXT_BITS:
-        import decimal  # only for rare inputs: not worth its import on every start
-
         # Python will not print an integer this long; 20 significant digits say enough.
-        with decimal.localcontext(decimal.Context(prec=20, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)):
-            return str((decimal.Decimal(value.numerator) / decimal.Decimal(value.denominator)).normalize())
+        return _significant_text(value, 20)
     if value.denominator == 1:
         return str(value.numerator)
     try:
@@ -179,6 +176,36 @@ def to_text(value: Number) -> str:
                                   Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
         return str(context.divide(decimal.Decimal(value.numerator), decimal.Decimal(value.denominator)).normalize())
     return f"{value.numerator}/{value.denominator}"
+
+
+def _significant_text(value: Fraction, digits: int) -> str:
+    """``value`` (≠ 0) correctly rounded (half to even) to ``digits`` significant digits, as
+    decimal.Decimal prints it normalized (``1E+100000``, ``2.3333333333333333333E+99999``).
+
+    The digits come from integer arithmetic on the scaled quotient: converting a 100000-digit
+    integer to Decimal is quadratic (0.14 s at 10^100000, 14 s at 10^999999).
+    """
+    import decimal  # only for rare inputs: not worth its import on every start
+
+    numerator, denominator = abs(value.numerator), value.denominator
+    # 10^exponent ≤ |value| < 10^(exponent + 1), starting from an estimate within ±1.
+    exponent = math.floor((numerator.bit_length() - denominator.bit_length()) * math.log10(2))
+    while True:
+        shift = digits - 1 - exponent
+        top, bottom = (numerator * 10**shift, denominator) if shift >= 0 else (numerator, denominator * 10**-shift)
+        whole, remainder = divmod(top, bottom)
+        if whole >= 10**digits:
+            exponent += 1
+        elif whole < 10 ** (digits - 1):
+            exponent -= 1
+        else:
+            break
+    if 2 * remainder > bottom or (2 * remainder == bottom and whole % 2):
+        whole += 1
+    sign = 1 if value < 0 else 0
+    exact = decimal.Decimal((sign, tuple(int(c) for c in str(whole)), -shift))
+    context = decimal.Context(prec=digits, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+    return str(exact.normalize(context))
 
 
 def rational_sqrt(value: Fraction) -> Fraction | None:
