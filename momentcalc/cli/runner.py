@@ -84,7 +84,7 @@ def errors_as(fmt: str, json_flag: bool, arguments: Mapping[str, str] | None = N
         raise
 
 
-def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, NumberRule]) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
+def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, NumberRule]) -> tuple[_Points, tuple[str, ...]]:
     """Expand numeric option texts into points (cartesian product over swept options).
 
     An option is swept when it is written as a sweep (a comma list or a range), even when
@@ -106,12 +106,26 @@ def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, NumberRule]) 
     if total > MAX_SWEEP_POINTS:
         raise InputError(f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {total} points; "
                          f"at most {MAX_SWEEP_POINTS} are allowed", params=swept)
-    names = list(axes)
-    points = [dict(zip(names, combo)) for combo in itertools.product(*(axes[n] for n in names))]
-    return points, swept
+    return _Points(axes, total), swept
 
 
-def _with_progress(points: list[dict[str, Any]], swept: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
+class _Points:
+    """The sweep's points, made one at a time as the sweep reaches them (a sweep that its work
+    budget refuses early need not build 100000 dicts first)."""
+
+    def __init__(self, axes: dict[str, list[Any]], count: int) -> None:
+        self._axes, self._count = axes, count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        names = list(self._axes)
+        for combo in itertools.product(*(self._axes[name] for name in names)):
+            yield dict(zip(names, combo))
+
+
+def _with_progress(points: _Points, swept: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
     """Yield the points; a long sweep shows a progress bar on a terminal's stderr.
 
     A sweep is bounded by its work, not only by its number of points: it may compute for at
