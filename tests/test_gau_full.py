@@ -15,6 +15,7 @@ import mpmath
 import pytest
 
 from momentcalc import gau_scale
+from momentcalc.catalog import CATALOG, resolve
 from momentcalc.computations import gau_full
 from momentcalc.engine.column_sums import column_sum_moment
 
@@ -170,6 +171,28 @@ def test_negative_part_against_monte_carlo(activation, lam, s):
     draws = np.concatenate(draws)
     stderr = draws.std() / math.sqrt(len(draws))
     assert abs((second - removed) - draws.mean()) < 3 * stderr + 0.02 * removed
+
+
+# The catalog's declared sign (Activation.nonnegative) against the grid that checks expressions;
+# leaky_relu at slopes on both sides of 0.
+SIGNS = [(act.name, None) for act in CATALOG if not act.params]
+SIGNS += [("leaky_relu", {"slope": slope}) for slope in (None, "0", "-0.5")]
+
+
+@pytest.mark.parametrize("name,params", SIGNS, ids=lambda v: str(v))
+def test_declared_nonnegativity_agrees_with_the_grid(name, params):
+    """Every catalog entry declares whether φ ≥ 0 (gau-scale then skips the relu's part); the
+    declaration, for all x, must agree with φ's sign on the grid (20 digits, step 1/50 on
+    |x| ≤ 40, and the kinks) that decides it for expressions."""
+    act = resolve(name, params)
+    assert act.nonnegative is not None
+    declared = gau_full.nonnegative(name, params, mpmath.mpf(1))
+    assert declared == gau_full.nonnegative_on_grid(act, mpmath.mpf(1))
+
+
+def test_expression_nonnegativity_is_checked_on_the_grid():
+    assert gau_full.nonnegative("x*tanh(x)", None, mpmath.mpf("0.5")) is True
+    assert gau_full.nonnegative("x*tanh(x) - 1e-30", None, mpmath.mpf("0.5")) is False
 
 
 # --- the λ⁷ law ----------------------------------------------------------------------------

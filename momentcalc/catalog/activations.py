@@ -45,6 +45,14 @@ MpFn = Callable[[mpmath.mpf, Mapping[str, mpmath.mpf]], mpmath.mpf]
 def _no_kinks(p: Mapping[str, mpmath.mpf]) -> tuple[mpmath.mpf, ...]:
     return ()
 
+
+def _always(p: Mapping[str, mpmath.mpf]) -> bool:
+    return True
+
+
+def _never(p: Mapping[str, mpmath.mpf]) -> bool:
+    return False
+
 SympyFn = Callable[[Any, Any, Mapping[str, Any]], Any]  # (sympy module, x, params) -> expression
 
 
@@ -80,6 +88,11 @@ class Activation(NamedTuple):
     pair: Callable[[mpmath.mpf, Mapping[str, mpmath.mpf]], tuple[mpmath.mpf, mpmath.mpf]] | None = None
     # Expressions: the checked tree (``expression_tree.Node``) the functions were built from.
     tree: Any = None
+    # params -> whether φ(x) ≥ 0 for every real x (gau-scale: then the relu on ⟨Z_i, Z_j⟩
+    # removes nothing). Declared for every catalog entry; None for expressions, which
+    # gau_full.nonnegative checks on a grid (tests/test_gau_full.py checks the declarations
+    # against that grid).
+    nonnegative: Callable[[Mapping[str, mpmath.mpf]], bool] | None = None
 
     def bind(self, **values: Number) -> Activation:
         """This activation with its parameters set (defaults for the ones not given)."""
@@ -221,6 +234,7 @@ CATALOG: tuple[Activation, ...] = (
         fn=lambda x, p: x,
         derivative=lambda x, p: mp.one,
         sympy=lambda sp, x, p: x,
+        nonnegative=_never,
         aliases=("linear",),
         steep=(),
         parity="odd",
@@ -235,6 +249,7 @@ CATALOG: tuple[Activation, ...] = (
         fn=lambda x, p: x if x > 0 else mp.zero,
         derivative=lambda x, p: mp.one if x > 0 else mp.zero,
         sympy=lambda sp, x, p: _rel(sp, x, x, 0),
+        nonnegative=_always,
         kinks=_zero_kink,
         closed_forms={
             "mean": _cf("1/sqrt(2*pi)", lambda p: 1 / mpmath.sqrt(2 * mp.pi), lambda sp, p: 1 / sp.sqrt(2 * sp.pi)),
@@ -247,6 +262,7 @@ CATALOG: tuple[Activation, ...] = (
         fn=lambda x, p: x * x if x > 0 else mp.zero,
         derivative=lambda x, p: 2 * x if x > 0 else mp.zero,
         sympy=lambda sp, x, p: _rel(sp, x, x**2, 0),
+        nonnegative=_always,
         aliases=("squared_relu", "relu_squared"),
         kinks=_zero_kink,
         closed_forms={
@@ -260,6 +276,7 @@ CATALOG: tuple[Activation, ...] = (
         fn=lambda x, p: x if x > 0 else p["slope"] * x,
         derivative=lambda x, p: mp.one if x > 0 else p["slope"],
         sympy=lambda sp, x, p: _rel(sp, x, x, p["slope"] * x),
+        nonnegative=lambda p: p["slope"] <= 0,  # φ ≥ 0 exactly when the negative side's slope is ≤ 0
         aliases=("leakyrelu", "lrelu"),
         kinks=_zero_kink,
         params=params_of("leaky_relu"),
@@ -277,6 +294,7 @@ CATALOG: tuple[Activation, ...] = (
         fn=lambda x, p: x if x > 0 else mpmath.expm1(x),
         derivative=lambda x, p: mp.one if x > 0 else mpmath.exp(x),
         sympy=lambda sp, x, p: _rel(sp, x, x, sp.exp(x) - 1),
+        nonnegative=_never,
         kinks=_zero_kink,
         closed_forms={
             "mean": _cf("1/sqrt(2*pi) + sqrt(e)*Phi(-1) - 1/2",
@@ -297,6 +315,7 @@ CATALOG: tuple[Activation, ...] = (
         fn=_selu,
         derivative=_selu_derivative,
         sympy=lambda sp, x, p: (lambda la: la[0] * _rel(sp, x, x, la[1] * (sp.exp(x) - 1)))(_sympy_selu_constants(sp)),
+        nonnegative=_never,
         kinks=_zero_kink,
         closed_forms={
             "mean": _cf("0", lambda p: mp.zero, lambda sp, p: sp.Integer(0)),
@@ -314,6 +333,7 @@ CATALOG: tuple[Activation, ...] = (
         fn=lambda x, p: x * _ncdf(x),
         derivative=lambda x, p: _ncdf(x) + x * _npdf(x),
         sympy=lambda sp, x, p: x * (1 + sp.erf(x / sp.sqrt(2))) / 2,
+        nonnegative=_never,
         closed_forms={
             "mean": _cf("1/(2*sqrt(pi))", lambda p: 1 / (2 * mpmath.sqrt(mp.pi)), lambda sp, p: 1 / (2 * sp.sqrt(sp.pi))),
             "second_moment": _cf("1/3 + sqrt(3)/(6*pi)", lambda p: mpmath.mpf(1) / 3 + mpmath.sqrt(3) / (6 * mp.pi),
@@ -328,6 +348,7 @@ CATALOG: tuple[Activation, ...] = (
         fn=_gelu_tanh,
         derivative=_gelu_tanh_derivative,
         sympy=lambda sp, x, p: x * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (x + sp.Rational(_GELU_TANH_C.numerator, _GELU_TANH_C.denominator) * x**3))) / 2,
+        nonnegative=_never,
         aliases=("gelu_approx", "gelu_new"),
     ),
     Activation(
@@ -335,6 +356,7 @@ CATALOG: tuple[Activation, ...] = (
         fn=lambda x, p: _sigmoid(x),
         derivative=lambda x, p: _sigmoid_slope(x),
         sympy=lambda sp, x, p: 1 / (1 + sp.exp(-x)),
+        nonnegative=_always,
         aliases=("logistic",),
         pair=lambda x, p: _sigmoid_pair(x),
     ),
@@ -343,6 +365,7 @@ CATALOG: tuple[Activation, ...] = (
         fn=lambda x, p: mpmath.tanh(x),
         derivative=lambda x, p: _sech2(x),
         sympy=lambda sp, x, p: sp.tanh(x),
+        nonnegative=_never,
         parity="odd",
     ),
     Activation(
@@ -350,6 +373,7 @@ CATALOG: tuple[Activation, ...] = (
         fn=lambda x, p: x * _sigmoid(x),
         derivative=lambda x, p: _sigmoid(x) + x * _sigmoid_slope(x),
         sympy=lambda sp, x, p: x / (1 + sp.exp(-x)),
+        nonnegative=_never,
         aliases=("silu",),
         pair=_swish_pair,
     ),
@@ -358,18 +382,21 @@ CATALOG: tuple[Activation, ...] = (
         fn=lambda x, p: _softplus(x),
         derivative=lambda x, p: _sigmoid(x),
         sympy=lambda sp, x, p: sp.log(1 + sp.exp(x)),
+        nonnegative=_always,
     ),
     Activation(
         "mish", "x*tanh(softplus(x)) = x*tanh(log(1 + exp(x)))",
         fn=lambda x, p: x * mpmath.tanh(_softplus(x)),
         derivative=_mish_derivative,
         sympy=lambda sp, x, p: x * sp.tanh(sp.log(1 + sp.exp(x))),
+        nonnegative=_never,
     ),
     Activation(
         "softsign", "x/(1 + abs(x))",
         fn=lambda x, p: x / (1 + abs(x)),
         derivative=lambda x, p: 1 / (1 + abs(x)) ** 2,
         sympy=lambda sp, x, p: _rel(sp, x, x / (1 + x), x / (1 - x)),
+        nonnegative=_never,
         kinks=_zero_kink,
         parity="odd",
     ),
@@ -378,6 +405,7 @@ CATALOG: tuple[Activation, ...] = (
         fn=lambda x, p: mpmath.erf(x),
         derivative=lambda x, p: 2 / mpmath.sqrt(mp.pi) * mpmath.exp(-x * x),
         sympy=lambda sp, x, p: sp.erf(x),
+        nonnegative=_never,
         parity="odd",
         closed_forms={
             "mean": _cf("0", lambda p: mp.zero, lambda sp, p: sp.Integer(0)),

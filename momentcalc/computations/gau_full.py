@@ -33,11 +33,15 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import mpmath
 
 from ..errors import InputError, PrecisionError
 from ..engine.column_sums import column_sum_moment, times
+
+if TYPE_CHECKING:
+    from ..catalog import Activation
 
 # Moments for the estimate: it is good to about 1 %, so 10 digits are ample.
 ESTIMATE_DIGITS = 10
@@ -175,11 +179,20 @@ def _factorial(r: int) -> int:
 
 
 def nonnegative(activation: str, params: Mapping[str, object] | None, lam: mpmath.mpf) -> bool:
-    """φ(λx) ≥ 0 wherever the Gaussian weight matters (|x| ≤ 40, at its kinks and on a fine
-    grid): then ⟨Z_i, Z_j⟩ ≥ 0 and the relu removes nothing."""
+    """φ(λx) ≥ 0 wherever the Gaussian weight matters: then ⟨Z_i, Z_j⟩ ≥ 0 and the relu removes
+    nothing. A catalog entry declares it (``Activation.nonnegative``, for every real x and so
+    for every λ > 0); an expression is checked by ``nonnegative_on_grid``."""
     from ..catalog import resolve
 
     act = resolve(activation, params)
+    if act.nonnegative is not None:
+        return act.nonnegative(act.param_values())
+    return nonnegative_on_grid(act, lam)
+
+
+def nonnegative_on_grid(act: Activation, lam: mpmath.mpf) -> bool:
+    """φ(λx) ≥ 0 for |x| ≤ 40 (beyond, the Gaussian weight is below e^−800), at φ's kinks and
+    on a grid of step 1/50, at 20 digits."""
     values = act.param_values()
     with mpmath.workdps(20):
         # kinks first, then the grid, lazily: the first negative value ends the check
