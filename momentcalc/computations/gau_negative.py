@@ -23,6 +23,7 @@ result is an approximation whose error is far above rounding.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -43,7 +44,8 @@ def _he(n: int, x: float) -> tuple[float, float]:
     return b, a
 
 
-def hermite_nodes(n: int) -> tuple[list[float], list[float]]:
+@functools.lru_cache(maxsize=4)
+def hermite_nodes(n: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """Gauss rule for N(0, 1): the roots of He_n (found by bisection between the interlacing
     roots of He_(n-1), from n = 1 up) and weights 1/(n·He_(n-1)(x)²), normalised."""
     roots = []
@@ -65,7 +67,7 @@ def hermite_nodes(n: int) -> tuple[list[float], list[float]]:
         roots = found
     weights = [1.0 / (n * _he(n, x)[1] ** 2) for x in roots]
     total = sum(weights)
-    return roots, [w / total for w in weights]
+    return tuple(roots), tuple(w / total for w in weights)
 
 
 def kummer(a: float, b: float, c: float) -> float:
@@ -83,7 +85,14 @@ def negative_parts(m: Sequence[float], s: float, nodes: int = NODES) -> dict[str
     """E over Z_i of the negative parts, in units of the moments ``m`` (m[p] = E[Y^p], p ≤ 6):
 
     ``offdiag`` E[N_2], ``P2`` E[N_4], ``P3`` E[T2²·N_2], ``P4`` E[2·g·N_2 − N_2²] with
-    g = E[G² | Z_i] = κ1² + κ2 (what E[relu(G_ij)²·relu(G_ik)²] loses against E[g²])."""
+    g = E[G² | Z_i] = κ1² + κ2 (what E[relu(G_ij)²·relu(G_ik)²] loses against E[g²]).
+
+    Remembered by (m, s, nodes): a sweep over n, d, e or the digits asks the same again."""
+    return dict(_negative_parts(tuple(m), s, nodes))
+
+
+@functools.lru_cache(maxsize=256)
+def _negative_parts(m: tuple[float, ...], s: float, nodes: int) -> tuple[tuple[str, float], ...]:
     v = m[2] - m[1] ** 2
     k3 = m[3] - 3 * m[1] * m[2] + 2 * m[1] ** 3
     mean = [s * m[1], s * m[2], s * m[3]]
@@ -134,4 +143,4 @@ def negative_parts(m: Sequence[float], s: float, nodes: int = NODES) -> dict[str
                 out["P2"] += weight * N[4]
                 out["P3"] += weight * t2 ** 2 * N[2]
                 out["P4"] += weight * (2 * g2 * N[2] - N[2] ** 2)
-    return out
+    return tuple(out.items())
