@@ -30,6 +30,7 @@ d = 256, small λ); the terms of order 1/d² are dropped. Against drawn GAUs (sw
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -130,7 +131,15 @@ def diverges(error: InputError) -> bool:
 
 
 def _pattern(h: dict[tuple[int, int], float], name: str, s: int, d: int) -> tuple[float, float]:
-    """(value at K = I, its 1/d term) of one pattern, in units of the normalised Y."""
+    """(value at K = I, its 1/d term) of one pattern, in units of the normalised Y.
+
+    Remembered by (h, name, s, d): a sweep over n, e or the digits asks the same again."""
+    return _remembered_pattern(tuple(sorted(h.items())), name, s, d)
+
+
+@functools.lru_cache(maxsize=256)
+def _remembered_pattern(items: tuple[tuple[tuple[int, int], float], ...], name: str, s: int, d: int) -> tuple[float, float]:
+    h = dict(items)
     tokens, sums, powers, v_powers = PATTERNS[name]
     perturbations: list[tuple[str, ...]] = [("var", t) for t in tokens]
     perturbations += [("cov", p, q) for p, q in itertools.combinations(tokens, 2)]
