@@ -4,8 +4,8 @@ Each entry carries its formula text, an mpmath function and its hand-written der
 default path never imports sympy), a lazily built sympy expression (``--derive`` and the
 tests, which check the derivative against sympy's), its kinks (points where it is not smooth,
 where the Gaussian integral is split), its steep points (where it changes on a scale of 1,
-split only when std is large), its parity, its parameters, and the moments under Z ~ N(0, 1)
-that have a closed form.
+split only when std is large), its parity, whether it is ≥ 0 everywhere (given its parameters),
+its parameters, and the moments under Z ~ N(0, 1) that have a closed form.
 
 Closed forms (E over Z ~ N(0, 1), Φ the normal cdf; E[e^{aZ}; Z < 0] = e^{a²/2}·Φ(−a)):
 

@@ -133,7 +133,7 @@ def diverges(error: InputError) -> bool:
 def _pattern(h: dict[tuple[int, int], float], name: str, s: int, d: int) -> tuple[float, float]:
     """(value at K = I, its 1/d term) of one pattern, in units of the normalised Y.
 
-    Remembered by (h, name, s, d): a sweep over n, e or the digits asks the same again."""
+    Remembered by (h, name, s, d): a sweep over n or e asks the same again."""
     return _remembered_pattern(tuple(sorted(h.items())), name, s, d)
 
 

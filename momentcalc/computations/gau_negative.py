@@ -87,7 +87,7 @@ def negative_parts(m: Sequence[float], s: float, nodes: int = NODES) -> dict[str
     ``offdiag`` E[N_2], ``P2`` E[N_4], ``P3`` E[T2²·N_2], ``P4`` E[2·g·N_2 − N_2²] with
     g = E[G² | Z_i] = κ1² + κ2 (what E[relu(G_ij)²·relu(G_ik)²] loses against E[g²]).
 
-    Remembered by (m, s, nodes): a sweep over n, d, e or the digits asks the same again."""
+    Remembered by (m, s, nodes): a sweep over n, d or e asks the same again."""
     return dict(_negative_parts(tuple(m), s, nodes))
 
 
