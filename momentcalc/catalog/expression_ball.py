@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from flint import acb, arb
+from flint import acb, arb, ctx
 
 from ..engine.certified import LocalBound, NotCertified, Term, as_arb
 from .ball_functions import softplus_ball, touches_log1p_cut
@@ -82,12 +82,26 @@ def _constant(node: Node) -> acb:
     return acb(arb.pi() if node.value == "pi" else arb(1).exp())
 
 
+def _constant_ball(node: Node) -> BallFn:
+    """The constant as (z, analytic) -> acb, made once per working precision (a Fraction
+    turned into a ball on every evaluation cost more than the arithmetic around it)."""
+    made: dict[int, acb] = {}
+
+    def constant(z: acb, analytic: bool) -> acb:
+        value = made.get(ctx.prec)
+        if value is None:
+            value = made[ctx.prec] = _constant(node)
+        return value
+
+    return constant
+
+
 def compile_ball(node: Node, choices: Choices | None = None) -> BallFn:
     """The tree as (z, analytic) -> acb at the current precision (closures, no eval)."""
     choices = choices or {}
     kind = node.kind
     if kind in ("num", "const"):
-        return lambda z, analytic: _constant(node)
+        return _constant_ball(node)
     if kind == "x":
         return lambda z, analytic: z
     parts = [compile_ball(a, choices) for a in node.args]
@@ -146,7 +160,7 @@ def _call(node: Node, parts: list[BallFn], choices: Choices) -> BallFn:
     sign = choices.get(arg) if arg is not None else None
     if name == "abs":
         if sign is not None:
-            return (lambda z, analytic: a(z, analytic)) if sign > 0 else (lambda z, analytic: -a(z, analytic))
+            return a if sign > 0 else (lambda z, analytic: -a(z, analytic))
         return lambda z, analytic: a(z, analytic).real_abs(analytic=analytic)
     if name in ("max", "min"):
         c = parts[1]
@@ -158,11 +172,13 @@ def _call(node: Node, parts: list[BallFn], choices: Choices) -> BallFn:
         return lambda z, analytic: a(z, analytic).real_min(c(z, analytic), analytic=analytic)
     if name == "sign":
         if sign is not None:
-            return lambda z, analytic: acb(sign)
+            unit = acb(sign)  # exact at every precision
+            return lambda z, analytic: unit
         return lambda z, analytic: a(z, analytic).real_sgn(analytic=analytic)
     if name == "step":
         if sign is not None:
-            return lambda z, analytic: acb(1 if sign > 0 else 0)
+            unit = acb(1 if sign > 0 else 0)
+            return lambda z, analytic: unit
         return lambda z, analytic: a(z, analytic).real_heaviside(analytic=analytic)
     if name in ("log", "sqrt"):
         return lambda z, analytic: getattr(a(z, analytic), name)(analytic=analytic)

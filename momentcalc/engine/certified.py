@@ -116,6 +116,11 @@ def as_arb(value: arb | Fraction | int | float) -> arb:
     """An exact input (Fraction, int) as a ball at the current precision. Integers pass
     through int(): with gmpy2 installed, mpmath's mantissas (and Fractions built from them)
     hold gmpy2.mpz, which arb() does not take."""
+    kind = type(value)  # the common types first: this runs per integrand evaluation in places
+    if kind is arb:
+        return value
+    if kind is int:
+        return arb(value)
     if isinstance(value, arb):
         return value
     if isinstance(value, Fraction):
@@ -446,6 +451,8 @@ def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb,
     acb.integral's, per piece)."""
     gaps = list(gaps) or [None] * len(splits)
     edges = [-L] + [s.t for s in splits] + [L]
+    # As complex balls once (exactly): an arb meeting an acb is converted on every evaluation.
+    centre, scale = acb(mean), acb(std)
     total = acb(0)
     count = sum(1 for a, b in zip(edges, edges[1:]) if b > a)
     for j, (piece, low, high) in enumerate(zip(pieces, edges, edges[1:])):
@@ -470,7 +477,7 @@ def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb,
             if raised or due():
                 return ZERO
             try:
-                return branch(mean + std * t, analytic) * (-t * t / 2).exp()
+                return branch(centre + scale * t, analytic) * (-t * t / 2).exp()
             except BaseException as error:  # noqa: BLE001  (raised again below)
                 raised.append(error)
                 return ZERO

@@ -32,6 +32,7 @@ from ..engine.certified import (
     NotCertified,
     Piece,
     Term,
+    _exact_key,
     as_arb,
     gaussian_expectation_ball,
     narrow,
@@ -108,7 +109,19 @@ def expression_model(node: Node, mean: Fraction) -> Model:
     arguments += [a for a in kink_arguments(d_node) if a not in arguments]
     critical = [compile_mpmath(a) for a in arguments]
 
+    made: dict[tuple[int, ...], Branches] = {}
+
     def branches(low: arb, high: arb) -> Branches:
+        # E[φ], E[φ²] and E[φ'²] ask for the same range at the same precision: the kinks
+        # (mpmath's zeros, then their signs proved on balls) are found once.
+        key = (ctx.prec, *_exact_key(low), *_exact_key(high))
+        if key not in made:
+            if len(made) > 16:
+                made.clear()
+            made[key] = found(low, high)
+        return made[key]
+
+    def found(low: arb, high: arb) -> Branches:
         candidates: list[arb] = []
         with mp.workprec(ctx.prec):
             lo, hi, centre = _mpf(low), _mpf(high), _mpf(as_arb(mean))
@@ -173,6 +186,24 @@ def monomial_value(monomial: Monomial, x, f, d, one):  # noqa: ANN001, ANN201  (
     return result
 
 
+ONE = acb(1)
+
+
+def monomial_branch(monomial: Monomial, f: Branch, d: Branch) -> Branch:
+    """z -> z^a·φ(z)^b·φ'(z)^c as ``monomial_value`` computes it (the same operations, so the
+    same ball), with the powers it needs chosen once instead of on every evaluation."""
+    a, b, c = monomial
+    if a == 0 and c == 0 and b:
+        return lambda z, analytic: ONE * _power(f(z, analytic), b)
+    if a == 0 and b == 0 and c:
+        return lambda z, analytic: ONE * _power(d(z, analytic), c)
+
+    def g(z: acb, analytic: bool) -> acb:
+        return monomial_value(monomial, z, f(z, analytic) if b else None, d(z, analytic) if c else None, ONE)
+
+    return g
+
+
 def bound_polynomial(shape: Shape, x_bound: list[arb], f: Sequence[arb] | None, d: Sequence[arb] | None
                      ) -> list[arb] | None:
     """A polynomial (coefficients, constant first, in whatever variable f and d are given in)
@@ -201,12 +232,10 @@ def integrand(model: Model, monomial: Monomial, centre: arb | None = None) -> In
 
     def shape(f: Branch, d: Branch) -> Branch:
         if centre is not None:
-            return lambda z, analytic: (f(z, analytic) - centre) ** 2
+            shift = acb(centre)  # exactly, once: not converted on every evaluation
 
-        def g(z: acb, analytic: bool) -> acb:
-            return monomial_value(monomial, z, f(z, analytic) if b else None, d(z, analytic) if c else None, acb(1))
-
-        return g
+            return lambda z, analytic: (f(z, analytic) - shift) ** 2
+        return monomial_branch(monomial, f, d)
 
     def pieces(low: arb, high: arb) -> Sequence[Piece]:
         br = built[ctx.prec] = model.branches(low, high)
