@@ -3,25 +3,32 @@
 from __future__ import annotations
 
 import importlib.util
+from functools import cache
 from pathlib import Path
+
+import pytest
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "import_graph.py"
 
 
+@cache  # the two tests share one parse of the sources (xdist_group puts them on one worker)
 def _graph_module():
     spec = importlib.util.spec_from_file_location("import_graph", SCRIPT)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    module.edges = module.graph()
     return module
 
 
+@pytest.mark.xdist_group("import-graph")
 def test_no_import_cycles_between_subpackages():
     graph = _graph_module()
-    assert graph.cycles(graph.graph()) == []
+    assert graph.cycles(graph.edges) == []
 
 
+@pytest.mark.xdist_group("import-graph")
 def test_lower_layers_know_nothing_of_the_upper_ones():
-    edges = _graph_module().graph()
+    edges = _graph_module().edges
     assert edges["engine"] <= {"errors"}
     assert edges["catalog"] <= {"engine", "errors"}
     assert edges["moments"] <= {"catalog", "engine", "errors"}
