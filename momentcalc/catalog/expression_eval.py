@@ -90,7 +90,16 @@ def compile_mpmath(node: Node) -> Callable[[mpmath.mpf], mpmath.mpf]:
     kind = node.kind
     if kind == "num":
         value = node.value
-        return lambda x: mpmath.mpf(value.numerator) / value.denominator
+        rounded: dict[tuple[int, str], mpmath.mpf] = {}  # by precision and rounding
+
+        def number(x: mpmath.mpf) -> mpmath.mpf:
+            key = tuple(mp._prec_rounding)
+            found = rounded.get(key)
+            if found is None:
+                found = rounded[key] = mpmath.mpf(value.numerator) / value.denominator
+            return found
+
+        return number
     if kind == "const":
         return (lambda x: +mp.pi) if node.value == "pi" else (lambda x: +mp.e)
     if kind == "x":

@@ -27,11 +27,13 @@ known to be), raises PrecisionError.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import mpmath
 from mpmath import mp
+from mpmath.libmp import fzero, mpf_abs, mpf_add, mpf_ge, mpf_gt, mpf_mul
 
 from ..errors import PrecisionError
 from .numbers import fraction_to_mpf
@@ -107,32 +109,57 @@ def _accepted(previous: Sequence[mpmath.mpf] | None, current: Sequence[mpmath.mp
     return True
 
 
+# The inner sums work on mpmath's raw values (the ``_mpf_`` tuples) with the context's
+# precision and rounding: the same operations, rounded the same way, as the mpf operators
+# (bit for bit), without creating an mpf object for every term.
+_Raw = tuple  # an mpf's ``_mpf_``
+
+
+def _weighted(weight: mpmath.mpf, values: Sequence[mpmath.mpf]) -> tuple[_Raw, ...]:
+    """(weight·v for v in values) as raw values, rounded as ``weight * v`` would be."""
+    prec, rounding = mp._prec_rounding
+    w = weight._mpf_
+    return tuple(mpf_mul(w, v._mpf_, prec, rounding) if hasattr(v, "_mpf_") else (weight * v)._mpf_
+                 for v in values)
+
+
 class _Accumulator:
-    """Running sums and absolute sums of one level."""
+    """Running sums and absolute sums of one level (raw values)."""
 
     def __init__(self, count: int, quiet_rtol: mpmath.mpf) -> None:
-        self.sums = [mp.zero] * count
-        self.absolutes = [mp.zero] * count
-        self.quiet_rtol = quiet_rtol
+        self.sums: list[_Raw] = [fzero] * count
+        self.absolutes: list[_Raw] = [fzero] * count
+        self.quiet_rtol = quiet_rtol._mpf_
+        self.prec, self.rounding = mp._prec_rounding
 
-    def add(self, values: Sequence[mpmath.mpf]) -> None:
-        sums, absolutes = self.sums, self.absolutes
+    def add(self, values: Sequence[_Raw]) -> None:
+        sums, absolutes, prec, rounding = self.sums, self.absolutes, self.prec, self.rounding
         for i, v in enumerate(values):
-            sums[i] += v
-            absolutes[i] += abs(v)
+            sums[i] = mpf_add(sums[i], v, prec, rounding)
+            absolutes[i] = mpf_add(absolutes[i], mpf_abs(v, prec, rounding), prec, rounding)
 
-    def loud(self, values: Sequence[mpmath.mpf]) -> list[int]:
+    def loud(self, values: Sequence[_Raw]) -> list[int]:
         """Components whose term is not negligible against the sum so far."""
-        return [i for i, v in enumerate(values) if abs(v) > self.quiet_rtol * self.absolutes[i]]
+        prec, rounding, quiet, absolutes = self.prec, self.rounding, self.quiet_rtol, self.absolutes
+        return [i for i, v in enumerate(values)
+                if mpf_gt(mpf_abs(v, prec, rounding), mpf_mul(quiet, absolutes[i], prec, rounding))]
+
+    def scaled_absolutes(self, h: mpmath.mpf) -> list[mpmath.mpf]:
+        return self._scaled(h, self.absolutes)
 
     def scaled(self, h: mpmath.mpf) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
-        return [h * v for v in self.sums], [h * v for v in self.absolutes]
+        return self._scaled(h, self.sums), self._scaled(h, self.absolutes)
+
+    def _scaled(self, h: mpmath.mpf, raw: list[_Raw]) -> list[mpmath.mpf]:
+        make, hr, prec, rounding = mp.make_mpf, h._mpf_, self.prec, self.rounding
+        return [make(mpf_mul(hr, v, prec, rounding)) for v in raw]
 
 
-def _judge_tail(loud: list[int], values: Sequence[mpmath.mpf], earlier: Sequence[mpmath.mpf] | None) -> None:
-    """A march toward t = ±∞ ended with significant terms: growing ones diverge."""
+def _judge_tail(loud: list[int], values: Sequence[_Raw], earlier: Sequence[_Raw] | None) -> None:
+    """A march toward t = ±∞ ended with significant terms (raw values): growing ones diverge."""
+    prec, rounding = mp._prec_rounding
     for i in loud:
-        if earlier is None or abs(values[i]) >= abs(earlier[i]):
+        if earlier is None or mpf_ge(mpf_abs(values[i], prec, rounding), mpf_abs(earlier[i], prec, rounding)):
             raise DivergentIntegral(i)
     raise PrecisionError("the Gaussian integral converges too slowly in the tails to reach the requested digits")
 
@@ -162,9 +189,9 @@ def _left_out(last: _Node, before: _Node | None, absolutes: Sequence[mpmath.mpf]
     return uncertain
 
 
-# A node: (t, weighted values, merged with its endpoint?, distance to that endpoint in t,
+# A node: (t, weighted values (raw), merged with its endpoint?, distance to that endpoint in t,
 # values of g, Gaussian density at t).
-_Node = tuple[mpmath.mpf, tuple[mpmath.mpf, ...], bool, mpmath.mpf, tuple[mpmath.mpf, ...], mpmath.mpf]
+_Node = tuple[mpmath.mpf, tuple[_Raw, ...], bool, mpmath.mpf, tuple[mpmath.mpf, ...], mpmath.mpf]
 
 
 def _march(terms: Callable[[int], _Node], count: int, stride: int, unit: mpmath.mpf,
@@ -181,7 +208,7 @@ def _march(terms: Callable[[int], _Node], count: int, stride: int, unit: mpmath.
     reference = reference or [mp.zero] * count
 
     def left_out(last: _Node, before: _Node | None) -> bool:
-        return _left_out(last, before, [h * a for a in total.absolutes], rtol, reference)
+        return _left_out(last, before, total.scaled_absolutes(h), rtol, reference)
 
     total.add(terms(0)[1])
     for direction in (1, -1):
@@ -226,13 +253,16 @@ def _whole_line(evaluate: Integrand, count: int, mean: mpmath.mpf, std: mpmath.m
             t = k * unit
             weight = _density(t, norm, k, unit, "line")
             raw = tuple(evaluate(mean + std * t))
-            cache[k] = t, tuple(weight * v for v in raw), False, mpmath.inf, raw, weight
+            cache[k] = t, _weighted(weight, raw), False, mpmath.inf, raw, weight
         return cache[k]
 
+    # t = k·unit exactly, so |t| > r exactly when the whole number |k| > floor(r·finest).
+    reach_k, edge_k = int(mpmath.floor(reach * finest)), int(mpmath.floor(edge * finest))
+
     def stop(direction: int, k: int, t: mpmath.mpf) -> str:
-        if abs(t) > reach:
+        if abs(k) > reach_k:
             raise _TooWide
-        return "quiet-ok" if abs(t) > edge else "go"
+        return "quiet-ok" if abs(k) > edge_k else "go"
 
     previous = None
     for level in range(MAX_LEVELS + 1):
@@ -250,11 +280,13 @@ def _whole_line(evaluate: Integrand, count: int, mean: mpmath.mpf, std: mpmath.m
 # and exp at about 800 of them per piece). At most _TABLES precisions are kept, the most
 # recently used.
 _TABLES = 4
-_node_tables: dict[tuple[int, mpmath.mpf], dict[tuple[int, str], tuple[mpmath.mpf, ...]]] = {}
+_node_tables: dict[tuple[int, tuple], dict[tuple[int, str], tuple[mpmath.mpf, ...]]] = {}
 
 
 def _table(unit: mpmath.mpf) -> dict[tuple[int, str], tuple[mpmath.mpf, ...]]:
-    key = mp.prec, unit
+    key = mp.prec, unit._mpf_
+    if _node_tables and next(reversed(_node_tables)) == key:  # already the most recent
+        return _node_tables[key]
     table = _node_tables.pop(key, None)
     if table is None:
         table = {}
@@ -352,6 +384,8 @@ def _double_exponential(evaluate: Integrand, count: int, mean: mpmath.mpf, std: 
     absolutes = [mp.zero] * count
     finest = 2 ** (MAX_LEVELS + 1)  # node k stands for s = k / finest
     unit = mpmath.mpf(1) / finest
+    # s = |k|/finest > S exactly when the whole number |k| > floor(S·finest) (finest a power of 2).
+    max_k, endpoint_k = math.floor(MAX_S * finest), int(mpmath.floor(endpoint_s * finest))
     # The pieces next to t = 0 hold the Gaussian bulk: they come first, and the others are
     # then judged against what is already summed (a far piece that hardly contributes
     # need not be resolved to its own relative precision).
@@ -369,23 +403,23 @@ def _double_exponential(evaluate: Integrand, count: int, mean: mpmath.mpf, std: 
             if k not in cache:
                 t, jac, dist = piece.node(k, unit)
                 if dist == 0 or jac == 0:
-                    cache[k] = t, (mp.zero,) * count, True, dist, (mp.zero,) * count, mp.zero
+                    cache[k] = t, (fzero,) * count, True, dist, (mp.zero,) * count, mp.zero
                 else:
                     density = _density(t, norm, *fixed(k))
                     weight = jac * density
                     raw = tuple(evaluate(mean + std * t))
-                    cache[k] = t, tuple(weight * v for v in raw), False, dist, raw, density
+                    cache[k] = t, _weighted(weight, raw), False, dist, raw, density
             return cache[k]
 
         def stop(direction: int, k: int, t: mpmath.mpf) -> str:
-            s = abs(k * unit)
+            n = abs(k)  # s = n / finest
             if piece.half_line and direction > 0:  # toward t = ±∞
-                if s > MAX_S:
+                if n > max_k:
                     return "end"
-                return "quiet-ok" if s >= 1 and abs(t) > edge else "go"
-            if s > endpoint_s:
+                return "quiet-ok" if n >= finest and abs(t) > edge else "go"
+            if n > endpoint_k:
                 return "end-endpoint"
-            return "quiet-ok" if s >= 1 else "go"
+            return "quiet-ok" if n >= finest else "go"
 
         previous = None
         for level in range(MAX_LEVELS + 1):

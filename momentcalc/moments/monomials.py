@@ -56,38 +56,44 @@ def vanishes(monomial: Monomial, parity: str | None) -> bool:
     return False
 
 
-def _power(value: mpmath.mpf, exponent: int) -> mpmath.mpf:
-    result = value
-    for _ in range(exponent - 1):
-        result = result * value
-    return result
-
-
-def _term(monomial: Monomial) -> Callable[[mpmath.mpf, mpmath.mpf, mpmath.mpf], mpmath.mpf]:
-    a, b, c = monomial
-    factors = [(i, p) for i, p in enumerate((a, b, c)) if p]
-    if not factors:
-        return lambda x, f, d: mpmath.mpf(1)
-
-    def term(x: mpmath.mpf, f: mpmath.mpf, d: mpmath.mpf) -> mpmath.mpf:
-        values = (x, f, d)
-        result = None
-        for index, power in factors:
-            part = _power(values[index], power)
-            result = part if result is None else result * part
-        return result
-
-    return term
-
-
 def integrand(monomials: Sequence[Monomial], values: Callable[[mpmath.mpf], tuple[mpmath.mpf, mpmath.mpf]]
               ) -> Callable[[mpmath.mpf], tuple[mpmath.mpf, ...]]:
-    """x -> (x^a·φ^b·φ'^c for each monomial), with ``values(x) = (φ(x), φ'(x))`` called once."""
-    terms = [_term(m) for m in monomials]
+    """x -> (x^a·φ^b·φ'^c for each monomial), with ``values(x) = (φ(x), φ'(x))`` called once.
+
+    Each term is x^a, then ·φ^b, then ·φ'^c, each power a left-to-right product (v·v·v);
+    the powers and the partial products the monomials have in common are computed once per x.
+    """
+    top = [max((m[i] for m in monomials), default=0) for i in range(3)]
+    # The partial products, in order: (index of the one it extends or -1, base index, power).
+    steps: list[tuple[int, int, int]] = []
+    slot_of: dict[tuple[tuple[int, int], ...], int] = {}
+    slots: list[int] = []  # per monomial, its product's slot (-1: the constant 1)
+    for monomial in monomials:
+        prefix: tuple[tuple[int, int], ...] = ()
+        slot = -1
+        for index, power in enumerate(monomial):
+            if not power:
+                continue
+            prefix += ((index, power),)
+            if prefix not in slot_of:
+                slot_of[prefix] = len(steps)
+                steps.append((slot, index, power))
+            slot = slot_of[prefix]
+        slots.append(slot)
 
     def evaluate(x: mpmath.mpf) -> tuple[mpmath.mpf, ...]:
         f, d = values(x)
-        return tuple(term(x, f, d) for term in terms)
+        powers = []
+        for base, highest in zip((x, f, d), top):
+            row = [None, base]
+            for _ in range(highest - 1):
+                row.append(row[-1] * base)
+            powers.append(row)
+        products: list[mpmath.mpf] = []
+        for extends, index, power in steps:
+            part = powers[index][power]
+            products.append(part if extends < 0 else products[extends] * part)
+        return tuple(products[s] if s >= 0 else mpmath.mpf(1) for s in slots)
 
     return evaluate
 
