@@ -118,6 +118,19 @@ def test_derivative_matches_sympy_and_mpmath_diff(act):
                 ), (act.name, text)
 
 
+@pytest.mark.parametrize("act", [a for a in CATALOG if a.pair_exact], ids=lambda a: a.name)
+def test_exact_pairs_return_fn_and_derivative_bit_for_bit(act):
+    """A pair marked pair_exact only shares work: integrands without φ' call fn alone."""
+    act = act.bind()
+    for dps in (15, 53):
+        with mp.workdps(dps):
+            p = act.param_values()
+            for text in ("-40.5", "-3.7", "-1", "-1e-30", "0", "1e-30", "0.3", "2.25", "37"):
+                x = mpmath.mpf(text)
+                pair = act.pair(x, p)
+                assert [v._mpf_ for v in pair] == [act.fn(x, p)._mpf_, act.derivative(x, p)._mpf_], (act.name, text)
+
+
 @pytest.mark.parametrize("act", CATALOG, ids=lambda a: a.name)
 def test_steins_identity(act):
     """E[Z·φ(Z)] = E[φ'(Z)] under N(0, 1), for every (continuous) catalog entry."""

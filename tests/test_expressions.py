@@ -154,6 +154,25 @@ def test_value_derivative_and_sympy_agree(text):
             assert abs(df(x) - exact) <= mpmath.mpf(10) ** -25 * max(1, abs(exact))
 
 
+@pytest.mark.parametrize("text", [*MP_REFERENCE, "max(x, 0)**0.5", "x*tanh(log(1+exp(x)))", "sin(x)/x"])
+def test_the_shared_pair_is_the_function_and_derivative_bit_for_bit(text):
+    """The quadrature's (φ, φ') computes each shared sub-expression once, nothing else."""
+    act = parse_activation(text)
+    assert act.pair_exact
+    for dps in (20, 60):
+        with mp.workdps(dps):
+            for point in ("-2.3", "-0.7", "0", "0.9", "1.7", "-1e-40"):
+                x = mpmath.mpf(point)
+                try:
+                    expected = [act.fn(x, {})._mpf_, act.derivative(x, {})._mpf_]
+                except InputError as error:
+                    with pytest.raises(type(error)) as raised:
+                        act.pair(x, {})
+                    assert str(raised.value) == str(error)
+                    continue
+                assert [v._mpf_ for v in act.pair(x, {})] == expected, (text, point)
+
+
 def test_parity_is_proved_from_the_tree():
     assert parity(parse("x**3 - sin(x)")) == "odd"
     assert parity(parse("tanh(x)*cos(x)")) == "odd"

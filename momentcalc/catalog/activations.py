@@ -86,6 +86,9 @@ class Activation(NamedTuple):
     critical: tuple[Callable[[mpmath.mpf], mpmath.mpf], ...] = ()
     # Optional (x, params) -> (φ(x), φ'(x)) sharing work between the two (one exp for swish).
     pair: Callable[[mpmath.mpf, Mapping[str, mpmath.mpf]], tuple[mpmath.mpf, mpmath.mpf]] | None = None
+    # The pair returns fn's and derivative's values bit for bit (it only shares their work), so
+    # an integrand without φ' may call fn alone; otherwise it calls the pair, for the same φ.
+    pair_exact: bool = False
     # Expressions: the checked tree (``expression_tree.Node``) the functions were built from.
     tree: Any = None
     # params -> whether φ(x) ≥ 0 for every real x (gau-scale: then the relu on ⟨Z_i, Z_j⟩
@@ -219,6 +222,34 @@ def _mish_derivative(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> mpmath.mpf:
     return mpmath.tanh(sp_) + x * _sech2(sp_) * _sigmoid(x)
 
 
+# The pairs below return fn's and derivative's values bit for bit, computing what the two
+# have in common once (pair_exact): the quadrature evaluates φ and φ' at every node.
+
+
+def _gelu_pair(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> tuple[mpmath.mpf, mpmath.mpf]:
+    c = _ncdf(x)
+    return x * c, c + x * _npdf(x)
+
+
+def _gelu_tanh_pair(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> tuple[mpmath.mpf, mpmath.mpf]:
+    u = _gelu_tanh_inner(x)
+    s = _sigmoid(2 * u)
+    du = mpmath.sqrt(2 / mp.pi) * (1 + 3 * to_mpf(_GELU_TANH_C) * x**2)
+    return x * s, s + x / 2 * _sech2(u) * du
+
+
+def _mish_pair(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> tuple[mpmath.mpf, mpmath.mpf]:
+    sp_ = _softplus(x)
+    t = mpmath.tanh(sp_)
+    return x * t, t + x * _sech2(sp_) * _sigmoid(x)
+
+
+def _softplus_pair(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(softplus(x), σ(x)) from the one exp(−|x|) both take (elementary.softplus, .sigmoid)."""
+    e = mpmath.exp(-abs(x))
+    return max(x, mp.zero) + mpmath.log1p(e), (1 / (1 + e) if x >= 0 else e / (1 + e))
+
+
 def _cf(text: str, value: Callable[[Mapping[str, mpmath.mpf]], mpmath.mpf],
         sympy: Callable[[Any, Mapping[str, Any]], Any]) -> ClosedForm:
     return ClosedForm(text, value, sympy)
@@ -332,6 +363,8 @@ CATALOG: tuple[Activation, ...] = (
         "gelu", "x*Phi(x) = x*(1 + erf(x/sqrt(2)))/2",
         fn=lambda x, p: x * _ncdf(x),
         derivative=lambda x, p: _ncdf(x) + x * _npdf(x),
+        pair=_gelu_pair,
+        pair_exact=True,
         sympy=lambda sp, x, p: x * (1 + sp.erf(x / sp.sqrt(2))) / 2,
         nonnegative=_never,
         closed_forms={
@@ -347,6 +380,8 @@ CATALOG: tuple[Activation, ...] = (
         "gelu_tanh", "x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x**3)))/2",
         fn=_gelu_tanh,
         derivative=_gelu_tanh_derivative,
+        pair=_gelu_tanh_pair,
+        pair_exact=True,
         sympy=lambda sp, x, p: x * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (x + sp.Rational(_GELU_TANH_C.numerator, _GELU_TANH_C.denominator) * x**3))) / 2,
         nonnegative=_never,
         aliases=("gelu_approx", "gelu_new"),
@@ -383,11 +418,15 @@ CATALOG: tuple[Activation, ...] = (
         derivative=lambda x, p: _sigmoid(x),
         sympy=lambda sp, x, p: sp.log(1 + sp.exp(x)),
         nonnegative=_always,
+        pair=_softplus_pair,
+        pair_exact=True,
     ),
     Activation(
         "mish", "x*tanh(softplus(x)) = x*tanh(log(1 + exp(x)))",
         fn=lambda x, p: x * mpmath.tanh(_softplus(x)),
         derivative=_mish_derivative,
+        pair=_mish_pair,
+        pair_exact=True,
         sympy=lambda sp, x, p: x * sp.tanh(sp.log(1 + sp.exp(x))),
         nonnegative=_never,
     ),

@@ -87,6 +87,51 @@ def _divide(a: mpmath.mpf, b: mpmath.mpf) -> mpmath.mpf:
 
 def compile_mpmath(node: Node) -> Callable[[mpmath.mpf], mpmath.mpf]:
     """The tree as a function of x at the current precision (closures, no eval)."""
+    return _compile(node, compile_mpmath)
+
+
+_LEAVES = ("num", "const", "x")
+
+
+def compile_shared(*roots: Node) -> tuple[Callable[[], None], tuple[Callable[[mpmath.mpf], mpmath.mpf], ...]]:
+    """The trees as functions of x that compute each distinct sub-expression once per point:
+    (``start``, functions). Call ``start()`` before evaluating them at a new x (or precision);
+    the functions evaluated after it share the values of the sub-expressions they have in common
+    (an expression and its derivative share most of theirs). Each sub-expression is still
+    evaluated only when, and as, ``compile_mpmath`` would evaluate it (the lazy factor of a
+    chain stays lazy): the values are the same, bit for bit, and so are the errors."""
+    memo: list[dict[int, mpmath.mpf]] = [{}]
+    built: dict[Node, Callable[[mpmath.mpf], mpmath.mpf]] = {}
+
+    def build(node: Node) -> Callable[[mpmath.mpf], mpmath.mpf]:
+        found = built.get(node)
+        if found is not None:
+            return found
+        inner = _compile(node, build)
+        if node.kind in _LEAVES:
+            built[node] = inner
+            return inner
+        slot = len(built)
+
+        def shared(x: mpmath.mpf) -> mpmath.mpf:
+            values = memo[0]
+            value = values.get(slot)
+            if value is None:
+                value = values[slot] = inner(x)
+            return value
+
+        built[node] = shared
+        return shared
+
+    def start() -> None:
+        memo[0] = {}
+
+    return start, tuple(build(root) for root in roots)
+
+
+def _compile(node: Node, compile_part: Callable[[Node], Callable[[mpmath.mpf], mpmath.mpf]]
+             ) -> Callable[[mpmath.mpf], mpmath.mpf]:
+    """``node`` as a function of x, its arguments compiled by ``compile_part``."""
     kind = node.kind
     if kind == "num":
         value = node.value
@@ -104,7 +149,7 @@ def compile_mpmath(node: Node) -> Callable[[mpmath.mpf], mpmath.mpf]:
         return (lambda x: +mp.pi) if node.value == "pi" else (lambda x: +mp.e)
     if kind == "x":
         return lambda x: x
-    parts = [compile_mpmath(a) for a in node.args]
+    parts = [compile_part(a) for a in node.args]
     if kind == "neg":
         (a,) = parts
         return lambda x: -a(x)

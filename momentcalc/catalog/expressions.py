@@ -14,6 +14,8 @@ and re-exports the names importers use.
 
 from __future__ import annotations
 
+import mpmath
+
 from .activations import Activation
 from .expression_calculus import critical_parts, derivative, parity, to_sympy
 from .expression_domain import (
@@ -24,7 +26,7 @@ from .expression_domain import (
     check_defined,
     zeros,
 )
-from .expression_eval import EXP_LIMIT, compile_mpmath
+from .expression_eval import EXP_LIMIT, compile_mpmath, compile_shared
 from .expression_parse import (
     CONSTANTS,
     FUNCTIONS,
@@ -65,6 +67,14 @@ def parse_activation(text: str) -> Activation:
     d_node = derivative(node)
     dfn = _checked(compile_mpmath(d_node), label)
     critical = tuple(compile_mpmath(part) for part in critical_parts(node))
+    # φ and φ' together, each shared sub-expression computed once (the quadrature's nodes).
+    start, (shared_fn, shared_dfn) = compile_shared(node, d_node)
+    pair_fn, pair_dfn = _checked(shared_fn, label), _checked(shared_dfn, label)
+
+    def pair(x: mpmath.mpf, p: object) -> tuple[mpmath.mpf, mpmath.mpf]:
+        start()
+        return pair_fn(x), pair_dfn(x)
+
     return Activation(
         name="expression",
         formula=str(node),
@@ -75,4 +85,6 @@ def parse_activation(text: str) -> Activation:
         expression=True,
         critical=critical,
         tree=node,
+        pair=pair,
+        pair_exact=True,
     )

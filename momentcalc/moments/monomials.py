@@ -60,40 +60,43 @@ def integrand(monomials: Sequence[Monomial], values: Callable[[mpmath.mpf], tupl
               ) -> Callable[[mpmath.mpf], tuple[mpmath.mpf, ...]]:
     """x -> (x^a·φ^b·φ'^c for each monomial), with ``values(x) = (φ(x), φ'(x))`` called once.
 
-    Each term is x^a, then ·φ^b, then ·φ'^c, each power a left-to-right product (v·v·v);
-    the powers and the partial products the monomials have in common are computed once per x.
+    Each term is x^a, then ·φ^b, then ·φ'^c, each power a left-to-right product (v·v·v), as
+    written out; the powers and partial products the monomials have in common are computed
+    once per x.
     """
-    top = [max((m[i] for m in monomials), default=0) for i in range(3)]
-    # The partial products, in order: (index of the one it extends or -1, base index, power).
-    steps: list[tuple[int, int, int]] = []
-    slot_of: dict[tuple[tuple[int, int], ...], int] = {}
-    slots: list[int] = []  # per monomial, its product's slot (-1: the constant 1)
+    # A register machine: registers 0, 1, 2 hold x, φ, φ'; each step appends the product of
+    # two registers (the powers v^k = v^(k−1)·v, then the partial products in turn).
+    steps: list[tuple[int, int]] = []
+    register: dict[object, int] = {(0, 1): 0, (1, 1): 1, (2, 1): 2}
+
+    def product(key: object, left: int, right: int) -> int:
+        if key not in register:
+            register[key] = 3 + len(steps)
+            steps.append((left, right))
+        return register[key]
+
+    def power(index: int, exponent: int) -> int:
+        if (index, exponent) not in register:
+            product((index, exponent), power(index, exponent - 1), index)
+        return register[index, exponent]
+
+    outputs: list[int] = []  # per monomial, its register (-1: the constant 1)
     for monomial in monomials:
         prefix: tuple[tuple[int, int], ...] = ()
         slot = -1
-        for index, power in enumerate(monomial):
-            if not power:
-                continue
-            prefix += ((index, power),)
-            if prefix not in slot_of:
-                slot_of[prefix] = len(steps)
-                steps.append((slot, index, power))
-            slot = slot_of[prefix]
-        slots.append(slot)
+        for index, exponent in enumerate(monomial):
+            if exponent:
+                prefix += ((index, exponent),)
+                part = power(index, exponent)
+                slot = part if slot < 0 else product(prefix, slot, part)
+        outputs.append(slot)
 
     def evaluate(x: mpmath.mpf) -> tuple[mpmath.mpf, ...]:
         f, d = values(x)
-        powers = []
-        for base, highest in zip((x, f, d), top):
-            row = [None, base]
-            for _ in range(highest - 1):
-                row.append(row[-1] * base)
-            powers.append(row)
-        products: list[mpmath.mpf] = []
-        for extends, index, power in steps:
-            part = powers[index][power]
-            products.append(part if extends < 0 else products[extends] * part)
-        return tuple(products[s] if s >= 0 else mpmath.mpf(1) for s in slots)
+        registers = [x, f, d]
+        for left, right in steps:
+            registers.append(registers[left] * registers[right])
+        return tuple(registers[r] if r >= 0 else mpmath.mpf(1) for r in outputs)
 
     return evaluate
 

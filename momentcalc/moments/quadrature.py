@@ -59,7 +59,7 @@ class Evaluation:
     def value_only(self, x: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
         """(φ(x), 0): for integrands without φ' (the shared pair, where there is one, keeps
         the values identical to ``values``)."""
-        if self.act.pair is not None:
+        if self.act.pair is not None and not self.act.pair_exact:
             return self.values(x)
         return self.act.fn(x, self.params()), mp.zero
 
