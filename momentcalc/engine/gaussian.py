@@ -33,7 +33,7 @@ from fractions import Fraction
 
 import mpmath
 from mpmath import mp
-from mpmath.libmp import fzero, mpf_abs, mpf_add, mpf_ge, mpf_gt, mpf_mul
+from mpmath.libmp import fzero, mpf_abs, mpf_add, mpf_exp, mpf_ge, mpf_gt, mpf_mul, mpf_neg, mpf_shift, mpf_sub
 
 from ..errors import PrecisionError
 from .numbers import fraction_to_mpf
@@ -115,12 +115,16 @@ def _accepted(previous: Sequence[mpmath.mpf] | None, current: Sequence[mpmath.mp
 _Raw = tuple  # an mpf's ``_mpf_``
 
 
-def _weighted(weight: mpmath.mpf, values: Sequence[mpmath.mpf]) -> tuple[_Raw, ...]:
-    """(weight·v for v in values) as raw values, rounded as ``weight * v`` would be."""
+def _weighted(weight: mpmath.mpf, values: Sequence[mpmath.mpf]) -> tuple[tuple[_Raw, _Raw], ...]:
+    """((w, |w|) for w = weight·v, v in values) as raw values, rounded as ``weight * v`` and
+    ``abs(w)`` would be (every level that sums the node uses both)."""
     prec, rounding = mp._prec_rounding
     w = weight._mpf_
-    return tuple(mpf_mul(w, v._mpf_, prec, rounding) if hasattr(v, "_mpf_") else (weight * v)._mpf_
-                 for v in values)
+    try:
+        products = [mpf_mul(w, v._mpf_, prec, rounding) for v in values]
+    except AttributeError:  # not all mpf
+        products = [(weight * v)._mpf_ for v in values]
+    return tuple((p, mpf_abs(p, prec, rounding)) for p in products)
 
 
 class _Accumulator:
@@ -132,17 +136,17 @@ class _Accumulator:
         self.quiet_rtol = quiet_rtol._mpf_
         self.prec, self.rounding = mp._prec_rounding
 
-    def add(self, values: Sequence[_Raw]) -> None:
+    def add(self, values: Sequence[tuple[_Raw, _Raw]]) -> None:
         sums, absolutes, prec, rounding = self.sums, self.absolutes, self.prec, self.rounding
-        for i, v in enumerate(values):
+        for i, (v, size) in enumerate(values):
             sums[i] = mpf_add(sums[i], v, prec, rounding)
-            absolutes[i] = mpf_add(absolutes[i], mpf_abs(v, prec, rounding), prec, rounding)
+            absolutes[i] = mpf_add(absolutes[i], size, prec, rounding)
 
-    def loud(self, values: Sequence[_Raw]) -> list[int]:
+    def loud(self, values: Sequence[tuple[_Raw, _Raw]]) -> list[int]:
         """Components whose term is not negligible against the sum so far."""
         prec, rounding, quiet, absolutes = self.prec, self.rounding, self.quiet_rtol, self.absolutes
-        return [i for i, v in enumerate(values)
-                if mpf_gt(mpf_abs(v, prec, rounding), mpf_mul(quiet, absolutes[i], prec, rounding))]
+        return [i for i, (_, size) in enumerate(values)
+                if mpf_gt(size, mpf_mul(quiet, absolutes[i], prec, rounding))]
 
     def scaled_absolutes(self, h: mpmath.mpf) -> list[mpmath.mpf]:
         return self._scaled(h, self.absolutes)
@@ -155,11 +159,11 @@ class _Accumulator:
         return [make(mpf_mul(hr, v, prec, rounding)) for v in raw]
 
 
-def _judge_tail(loud: list[int], values: Sequence[_Raw], earlier: Sequence[_Raw] | None) -> None:
-    """A march toward t = ±∞ ended with significant terms (raw values): growing ones diverge."""
-    prec, rounding = mp._prec_rounding
+def _judge_tail(loud: list[int], values: Sequence[tuple[_Raw, _Raw]],
+                earlier: Sequence[tuple[_Raw, _Raw]] | None) -> None:
+    """A march toward t = ±∞ ended with significant terms: growing ones diverge."""
     for i in loud:
-        if earlier is None or mpf_ge(mpf_abs(values[i], prec, rounding), mpf_abs(earlier[i], prec, rounding)):
+        if earlier is None or mpf_ge(values[i][1], earlier[i][1]):
             raise DivergentIntegral(i)
     raise PrecisionError("the Gaussian integral converges too slowly in the tails to reach the requested digits")
 
@@ -189,9 +193,9 @@ def _left_out(last: _Node, before: _Node | None, absolutes: Sequence[mpmath.mpf]
     return uncertain
 
 
-# A node: (t, weighted values (raw), merged with its endpoint?, distance to that endpoint in t,
+# A node: (t, weighted values and their magnitudes (raw), merged with its endpoint?, distance to that endpoint in t,
 # values of g, Gaussian density at t).
-_Node = tuple[mpmath.mpf, tuple[_Raw, ...], bool, mpmath.mpf, tuple[mpmath.mpf, ...], mpmath.mpf]
+_Node = tuple[mpmath.mpf, tuple[tuple[_Raw, _Raw], ...], bool, mpmath.mpf, tuple[mpmath.mpf, ...], mpmath.mpf]
 
 
 def _march(terms: Callable[[int], _Node], count: int, stride: int, unit: mpmath.mpf,
@@ -320,13 +324,21 @@ def _density(t: mpmath.mpf, norm: mpmath.mpf, k: int | None = None, unit: mpmath
              kind: str = "") -> mpmath.mpf:
     """norm·exp(−t²/2); kept in the node table when t is determined by (k, kind) alone."""
     if k is None:
-        return norm * mpmath.exp(-t * t / 2)
+        return _normal_density(t, norm)
     table = _table(unit)
     found = table.get((k, kind))
     if found is None:
-        found = (norm * mpmath.exp(-t * t / 2),)
+        found = (_normal_density(t, norm),)
         table[k, kind] = found
     return found[0]
+
+
+def _normal_density(t: mpmath.mpf, norm: mpmath.mpf) -> mpmath.mpf:
+    """norm * mpmath.exp(-t * t / 2), the same roundings on raw values (the halving is exact)."""
+    prec, rounding = mp._prec_rounding
+    r = t._mpf_
+    square = mpf_shift(mpf_mul(mpf_neg(r, prec, rounding), r, prec, rounding), -1)
+    return mp.make_mpf(mpf_mul(norm._mpf_, mpf_exp(square, prec, rounding), prec, rounding))
 
 
 class _Piece:
@@ -335,6 +347,9 @@ class _Piece:
     def __init__(self, low: mpmath.mpf | None, high: mpmath.mpf | None) -> None:
         self.low, self.high = low, high  # None means infinite
         self.half_line = low is None or high is None
+        if not self.half_line:  # at the precision of the nodes
+            self.width = high - low
+            self.width_pi = self.width * mp.pi
 
     def node(self, k: int, unit: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
         """At s = k·unit: (t, dt/ds, distance of t from the endpoint it approaches; 0 once
@@ -345,13 +360,19 @@ class _Piece:
             end = self.low if self.high is None else self.high
             return t, jac, abs(t - end) if k < 0 else mpmath.inf
         ch, e, frac = _map_parts(k, unit, False)
-        width = self.high - self.low
-        jac = width * mp.pi * ch * e * frac * frac
+        # On raw values: jac = width·π·ch·e·frac·frac and t, rounded as those mpf expressions.
+        prec, rounding = mp._prec_rounding
+        make, f = mp.make_mpf, frac._mpf_
+        jac = mpf_mul(mpf_mul(self.width_pi._mpf_, ch._mpf_, prec, rounding), e._mpf_, prec, rounding)
+        jac = make(mpf_mul(mpf_mul(jac, f, prec, rounding), f, prec, rounding))
+        width = self.width._mpf_
         if k >= 0:
-            t = self.high - width * e * frac
-            return t, jac, self.high - t
-        t = self.low + width * frac
-        return t, jac, t - self.low
+            high = self.high._mpf_
+            t = mpf_sub(high, mpf_mul(mpf_mul(width, e._mpf_, prec, rounding), f, prec, rounding), prec, rounding)
+            return make(t), jac, make(mpf_sub(high, t, prec, rounding))
+        low = self.low._mpf_
+        t = mpf_add(low, mpf_mul(width, f, prec, rounding), prec, rounding)
+        return make(t), jac, make(mpf_sub(t, low, prec, rounding))
 
 
 def _distance_from_centre(piece: _Piece) -> mpmath.mpf:
@@ -403,7 +424,7 @@ def _double_exponential(evaluate: Integrand, count: int, mean: mpmath.mpf, std: 
             if k not in cache:
                 t, jac, dist = piece.node(k, unit)
                 if dist == 0 or jac == 0:
-                    cache[k] = t, (fzero,) * count, True, dist, (mp.zero,) * count, mp.zero
+                    cache[k] = t, ((fzero, fzero),) * count, True, dist, (mp.zero,) * count, mp.zero
                 else:
                     density = _density(t, norm, *fixed(k))
                     weight = jac * density
