@@ -106,41 +106,57 @@ def _negative_parts(m: tuple[float, ...], s: float, nodes: int) -> tuple[tuple[s
                 L[i][j] = math.sqrt(max(acc, 0.0))
             else:
                 L[i][j] = acc / L[j][j] if L[j][j] > 0 else 0.0
+    L0, L1, L2 = L
+    floor = 1e-9 * mean[1]
+    log_factorial = {p: math.lgamma(p + 1) for p in (2, 4)}
+    # plain Python, the same operations in the same order as the formulas above (the caller's
+    # floats are part of gau-scale's output), with as little interpreter work per node as that allows
+    offdiag = part2 = part3 = part4 = 0.0
+    for weight, a1, a2, a3 in _rule(nodes):
+        t1 = mean[0] + sum([L0[0] * a1, L0[1] * a2, L0[2] * a3])
+        t2 = mean[1] + sum([L1[0] * a1, L1[1] * a2, L1[2] * a3])
+        t3 = mean[2] + sum([L2[0] * a1, L2[1] * a2, L2[2] * a3])
+        t2 = max(t2, floor)
+        K1, K2, K3 = m[1] * t1, v * t2, k3 * t3
+        shape = 4 * K2 ** 3 / K3 ** 2 if K3 > 1e-9 * K2 ** 1.5 else math.inf
+        if shape < MAX_SHAPE and K1 > 0:
+            theta = K3 / (2 * K2)
+            c = shape - K1 / theta
+            N2 = N4 = 0.0
+            if c > 0:
+                log_c = math.log(c)
+                logj = (shape + 2) * log_c - c + log_factorial[2] - math.lgamma(shape + 2 + 1)
+                if logj > -700:
+                    N2 = (-theta) ** 2 * math.exp(logj) * kummer(2 + 1, shape + 2 + 1, c)
+                logj = (shape + 4) * log_c - c + log_factorial[4] - math.lgamma(shape + 4 + 1)
+                if logj > -700:
+                    N4 = (-theta) ** 4 * math.exp(logj) * kummer(4 + 1, shape + 4 + 1, c)
+        else:
+            sd = math.sqrt(K2)
+            al = max(-40.0, min(40.0, -K1 / sd))
+            below = 0.5 * math.erfc(-al / math.sqrt(2))
+            dens = math.exp(-al * al / 2) / math.sqrt(2 * math.pi)
+            tr = [below, -dens, below - al * dens, -(al * al + 2) * dens, 3 * below - (al ** 3 + 3 * al) * dens]
+            N2, N4 = (sum(math.comb(p, r) * K1 ** (p - r) * sd ** r * tr[r] for r in range(p + 1)) for p in (2, 4))
+        g2 = K1 * K1 + K2
+        offdiag += weight * N2
+        part2 += weight * N4
+        part3 += weight * t2 ** 2 * N2
+        part4 += weight * (2 * g2 * N2 - N2 ** 2)
+    return (("offdiag", offdiag), ("P2", part2), ("P3", part3), ("P4", part4))
+
+
+@functools.lru_cache(maxsize=4)
+def _rule(nodes: int) -> tuple[tuple[float, float, float, float], ...]:
+    """The product Gauss–Hermite rule in three dimensions as (weight, x1, x2, x3), without the
+    corners whose weight is below 1e-8 of the largest (they move the result by < 1e-7 of itself)."""
     x, w = hermite_nodes(nodes)
     wmax = max(w) ** 3
-    out = {"offdiag": 0.0, "P2": 0.0, "P3": 0.0, "P4": 0.0}
+    rule = []
     for i1, a1 in enumerate(x):
         for i2, a2 in enumerate(x):
             for i3, a3 in enumerate(x):
                 weight = w[i1] * w[i2] * w[i3]
-                if weight < 1e-8 * wmax:  # the corners move the result by < 1e-7 of itself
-                    continue
-                g = (a1, a2, a3)
-                t1, t2, t3 = (mean[r] + sum(L[r][k] * g[k] for k in range(3)) for r in range(3))
-                t2 = max(t2, 1e-9 * mean[1])
-                K1, K2, K3 = m[1] * t1, v * t2, k3 * t3
-                N = {}
-                shape = 4 * K2 ** 3 / K3 ** 2 if K3 > 1e-9 * K2 ** 1.5 else math.inf
-                if shape < MAX_SHAPE and K1 > 0:
-                    theta = K3 / (2 * K2)
-                    c = shape - K1 / theta
-                    for p in (2, 4):
-                        if c <= 0:
-                            N[p] = 0.0
-                            continue
-                        logj = (shape + p) * math.log(c) - c + math.lgamma(p + 1) - math.lgamma(shape + p + 1)
-                        N[p] = (-theta) ** p * math.exp(logj) * kummer(p + 1, shape + p + 1, c) if logj > -700 else 0.0
-                else:
-                    sd = math.sqrt(K2)
-                    al = max(-40.0, min(40.0, -K1 / sd))
-                    below = 0.5 * math.erfc(-al / math.sqrt(2))
-                    dens = math.exp(-al * al / 2) / math.sqrt(2 * math.pi)
-                    tr = [below, -dens, below - al * dens, -(al * al + 2) * dens, 3 * below - (al ** 3 + 3 * al) * dens]
-                    for p in (2, 4):
-                        N[p] = sum(math.comb(p, r) * K1 ** (p - r) * sd ** r * tr[r] for r in range(p + 1))
-                g2 = K1 * K1 + K2
-                out["offdiag"] += weight * N[2]
-                out["P2"] += weight * N[4]
-                out["P3"] += weight * t2 ** 2 * N[2]
-                out["P4"] += weight * (2 * g2 * N[2] - N[2] ** 2)
-    return tuple(out.items())
+                if weight >= 1e-8 * wmax:
+                    rule.append((weight, a1, a2, a3))
+    return tuple(rule)
