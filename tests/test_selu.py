@@ -394,9 +394,33 @@ def test_derive_for_a_non_standard_target():
     result = selu_solve("0.1", "2", "0", "1.5", derive=True, digits=30)
     text = "\n".join(line for _, line, _ in result.derivation)
     assert "= 1/10" in text and "= 201/100" in text and "Z ~ N(0, (3/2)**2)" in text
+    # The exact expressions sympy gave when it integrated each factor as it stands (through
+    # Meijer G functions); completing the square first must give the same ones.
+    assert result.derivation[1][1] == (
+        "E[selu(Z)] = lambda*(alpha*(-1/2 + exp(9/8)*erfc(3*sqrt(2)/4)/2) + 3*sqrt(2)/(4*sqrt(pi))) = 1/10")
+    assert result.derivation[2][1] == (
+        "E[selu(Z)**2] = lambda**2*(alpha**2*(-exp(9/8)*erfc(3*sqrt(2)/4) + exp(9/2)*erfc(3*sqrt(2)/2)/2 + 1/2)"
+        " + 9/8) = 201/100")
     value = sp.N(sp.sympify(result["alpha"].closed_form), 40)
     with mp.workdps(40):
         assert agree(mpmath.mpf(str(value)), result.value("alpha"), 29)
+
+
+@pytest.mark.xdist_group("selu-derive")  # sympy's Gaussian moments are cached per process: one worker does it
+@pytest.mark.slow
+def test_completing_the_square_against_quadrature():
+    """A factor with both a polynomial and a shift, which selu itself does not need:
+    ∫_c^∞ (t² − t)·exp(t/2 + 1 − t²/2) dt at c = −3/4, against mpmath's quadrature."""
+    import sympy as sp
+
+    from momentcalc.symbolic.selu import _half_line_integral
+
+    t, c = sp.symbols("t c", real=True)
+    factor = (t**2 - t) * sp.exp(t / 2 + 1 - t**2 / 2)
+    closed = _half_line_integral(factor, t, c, c, sp.oo).subs(c, sp.Rational(-3, 4))
+    with mp.workdps(40):
+        quadrature = mpmath.quad(lambda u: (u * u - u) * mpmath.exp(u / 2 + 1 - u * u / 2), [-0.75, mpmath.inf])
+        assert agree(mpmath.mpf(str(sp.N(closed, 45))), quadrature, 30)
 
 
 @pytest.mark.xdist_group("selu-derive")  # sympy integrates selu once per process: one worker does it

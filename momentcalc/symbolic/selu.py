@@ -1,9 +1,13 @@
-"""sympy derivation of the two selu moment equations (seed 000's Mathematica session).
+"""sympy derivation of the two selu moment equations (Klambauer et al., 2017, Self-Normalizing
+Neural Networks; Su, 2021, Initialization, parameterization and normalization of Transformers,
+sets them up in a Mathematica session, here sympy does).
 
 sympy integrates each branch of selu(Z) = λ·g(Z), Z = m + s·T, against the standard normal
 density of T over its half-line (T > c or T ≤ c, c = −m/s): once for symbolic m, s, c, then
-the exact input mean and std are substituted. The result is E[g] = M1 + α·a and
-E[g²] = M2 + α²·b in erfc and exp, and the equations λ·E[g] = μ, λ²·E[g²] = μ² + v.
+the exact input mean and std are substituted. Each term is t^k·exp(b·t − t²/2); completing the
+square reduces it to the moments ∫ u^j·exp(−u²/2) du over a half-line, which sympy integrates.
+The result is E[g] = M1 + α·a and E[g²] = M2 + α²·b in erfc and exp, and the equations
+λ·E[g] = μ, λ²·E[g²] = μ² + v.
 
 The closed forms of α and λ follow from the reduction in ``computations/selu.py``:
 α = (M1·√I − σ·k·|a|·M2)/(|a|·√I + σ·k·b·M1), I = a²·M2 + b·(M1² − k²·M2), k = |μ|/sqrt(μ² + v),
@@ -36,6 +40,46 @@ SOLUTION_LATEX = (
 )
 
 
+def _half_line_integral(factor: Any, t: Any, c: Any, low: Any, high: Any) -> Any:
+    """∫ factor dt over the half-line (low, high), one end of which is ``c``.
+
+    Every factor here is p(t)·exp(b·t − t²/2) (p a polynomial). Completing the square,
+    t = u + b, turns it into exp(b²/2)·p(u + b)·exp(−u²/2) over the half-line shifted by −b;
+    sympy integrates each u^j·exp(−u²/2) over the half-line once (a few tenths of a second in
+    all), where integrating the shifted Gaussian as given sends it through Meijer G functions at
+    several times the cost, for the same expression after ``simplify``. Any other factor goes to
+    sympy as it is.
+    """
+    import sympy as sp
+
+    polynomial, exponent = sp.Integer(1), sp.Integer(0)
+    for part in sp.Mul.make_args(factor):
+        if isinstance(part, sp.exp):
+            exponent += part.args[0]
+        else:
+            polynomial *= part
+    if not (polynomial.is_polynomial(t) and exponent.is_polynomial(t)):
+        return sp.integrate(factor, (t, low, high))
+    quadratic = sp.Poly(exponent, t)
+    if quadratic.degree() != 2 or quadratic.coeff_monomial(t**2) != sp.Rational(-1, 2):
+        return sp.integrate(factor, (t, low, high))
+    b, constant = quadratic.coeff_monomial(t), quadratic.coeff_monomial(1)
+    total = sp.Integer(0)
+    for term in sp.Add.make_args(sp.expand(polynomial.subs(t, t + b))):
+        coefficient, power = term.as_independent(t, as_Add=False)
+        total += coefficient * _gaussian_moment(sp.degree(power, t), t, c, low, high).subs(c, c - b)
+    return sp.exp(constant + b**2 / 2) * total
+
+
+@lru_cache(maxsize=None)
+def _gaussian_moment(k: int, t: Any, c: Any, low: Any, high: Any) -> Any:
+    """∫ t^k·exp(−t²/2) dt over (low, high), by sympy (cached: the half-line's end ``c`` is a
+    symbol, substituted by the caller)."""
+    import sympy as sp
+
+    return sp.integrate(t**k * sp.exp(-t**2 / 2), (t, low, high))
+
+
 @lru_cache(maxsize=1)
 def _generic() -> tuple[Any, ...]:
     """E[g] and E[g²] for symbolic m, s > 0 and split point c (c = −m/s is substituted later)."""
@@ -57,7 +101,7 @@ def _generic() -> tuple[Any, ...]:
             constant, factor = term.as_independent(t, as_Add=False)
             key = (factor, low)
             if key not in done:
-                done[key] = sp.simplify(sp.integrate(factor, (t, low, high)).rewrite(sp.erfc))
+                done[key] = sp.simplify(_half_line_integral(factor, t, c, low, high).rewrite(sp.erfc))
             total += constant * done[key]
         return total
 
