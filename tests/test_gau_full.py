@@ -191,8 +191,9 @@ def test_declared_nonnegativity_agrees_with_the_grid(name, params):
 
 
 def test_expression_nonnegativity_is_checked_on_the_grid():
-    assert gau_full.nonnegative("x*tanh(x)", None, mpmath.mpf("0.5")) is True
-    assert gau_full.nonnegative("x*tanh(x) - 1e-30", None, mpmath.mpf("0.5")) is False
+    assert resolve("x**2").nonnegative is None
+    assert gau_full.nonnegative("x**2", None, mpmath.mpf("0.5")) is True
+    assert gau_full.nonnegative("x**2 - 1e-30", None, mpmath.mpf("0.5")) is False  # at the grid point 0
 
 
 # --- the λ⁷ law ----------------------------------------------------------------------------
