@@ -145,7 +145,9 @@ def normalise(terms: Sequence[Term]) -> tuple[Term, ...]:
 
 def _exact_key(ball: arb) -> tuple[int, ...]:
     """A ball's midpoint and radius, exactly (a cache key)."""
-    return (*(int(v) for v in ball.mid().man_exp()), *(int(v) for v in ball.rad().man_exp()))
+    mantissa, exponent = ball.mid().man_exp()
+    radius, shift = ball.rad().man_exp()
+    return int(mantissa), int(exponent), int(radius), int(shift)
 
 
 def product(left: Sequence[Term], right: Sequence[Term]) -> tuple[Term, ...]:
