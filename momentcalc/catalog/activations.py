@@ -145,13 +145,33 @@ def _swish_pair(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> tuple[mpmath.mpf,
     return x * s, s + x * ds
 
 
+def _per_precision(make: Callable[[], mpmath.mpf]) -> Callable[[], mpmath.mpf]:
+    """make() at the current precision, computed once per precision (constants the
+    quadrature would otherwise recompute at every node; the same value bit for bit)."""
+    made: dict[int, mpmath.mpf] = {}
+
+    def get() -> mpmath.mpf:
+        value = made.get(mp.prec)
+        if value is None:
+            value = made[mp.prec] = make()
+        return value
+
+    return get
+
+
+_SQRT_2 = _per_precision(lambda: mpmath.sqrt(2))
+_SQRT_2PI = _per_precision(lambda: mpmath.sqrt(2 * mp.pi))
+_SQRT_2_OVER_PI = _per_precision(lambda: mpmath.sqrt(2 / mp.pi))
+_TWO_OVER_SQRT_PI = _per_precision(lambda: 2 / mpmath.sqrt(mp.pi))
+
+
 def _ncdf(x: mpmath.mpf) -> mpmath.mpf:
     """Φ(x) = erfc(−x/√2)/2, accurate in the lower tail."""
-    return mpmath.erfc(-x / mpmath.sqrt(2)) / 2
+    return mpmath.erfc(-x / _SQRT_2()) / 2
 
 
 def _npdf(x: mpmath.mpf) -> mpmath.mpf:
-    return mpmath.exp(-x * x / 2) / mpmath.sqrt(2 * mp.pi)
+    return mpmath.exp(-x * x / 2) / _SQRT_2PI()
 
 
 def _zero_kink(p: Mapping[str, mpmath.mpf]) -> tuple[mpmath.mpf, ...]:
@@ -200,10 +220,11 @@ def _selu_derivative(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> mpmath.mpf:
 
 
 _GELU_TANH_C = Fraction("0.044715")  # the constant of the tanh approximation (Hendrycks & Gimpel)
+_gelu_tanh_c = _per_precision(lambda: to_mpf(_GELU_TANH_C))
 
 
 def _gelu_tanh_inner(x: mpmath.mpf) -> mpmath.mpf:
-    return mpmath.sqrt(2 / mp.pi) * (x + to_mpf(_GELU_TANH_C) * x**3)
+    return _SQRT_2_OVER_PI() * (x + _gelu_tanh_c() * x**3)
 
 
 def _gelu_tanh(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> mpmath.mpf:
@@ -213,7 +234,7 @@ def _gelu_tanh(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> mpmath.mpf:
 
 def _gelu_tanh_derivative(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> mpmath.mpf:
     u = _gelu_tanh_inner(x)
-    du = mpmath.sqrt(2 / mp.pi) * (1 + 3 * to_mpf(_GELU_TANH_C) * x**2)
+    du = _SQRT_2_OVER_PI() * (1 + 3 * _gelu_tanh_c() * x**2)
     return _sigmoid(2 * u) + x / 2 * _sech2(u) * du
 
 
@@ -234,7 +255,7 @@ def _gelu_pair(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> tuple[mpmath.mpf, 
 def _gelu_tanh_pair(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> tuple[mpmath.mpf, mpmath.mpf]:
     u = _gelu_tanh_inner(x)
     s = _sigmoid(2 * u)
-    du = mpmath.sqrt(2 / mp.pi) * (1 + 3 * to_mpf(_GELU_TANH_C) * x**2)
+    du = _SQRT_2_OVER_PI() * (1 + 3 * _gelu_tanh_c() * x**2)
     return x * s, s + x / 2 * _sech2(u) * du
 
 
@@ -442,7 +463,7 @@ CATALOG: tuple[Activation, ...] = (
     Activation(
         "erf", "erf(x)",
         fn=lambda x, p: mpmath.erf(x),
-        derivative=lambda x, p: 2 / mpmath.sqrt(mp.pi) * mpmath.exp(-x * x),
+        derivative=lambda x, p: _TWO_OVER_SQRT_PI() * mpmath.exp(-x * x),
         sympy=lambda sp, x, p: sp.erf(x),
         nonnegative=_never,
         parity="odd",

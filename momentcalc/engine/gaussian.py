@@ -124,7 +124,9 @@ def _weighted(weight: mpmath.mpf, values: Sequence[mpmath.mpf]) -> tuple[tuple[_
         products = [mpf_mul(w, v._mpf_, prec, rounding) for v in values]
     except AttributeError:  # not all mpf
         products = [(weight * v)._mpf_ for v in values]
-    return tuple((p, mpf_abs(p, prec, rounding)) for p in products)
+    # abs(w) of a value already rounded to prec is w with its sign cleared (mpf_abs at prec
+    # would only renormalise it).
+    return tuple((p, (0, p[1], p[2], p[3]) if p[0] else p) for p in products)
 
 
 class _Accumulator:
