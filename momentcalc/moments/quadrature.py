@@ -42,6 +42,9 @@ class Evaluation:
         self._params_at: dict[int, dict[str, mpmath.mpf]] = {}
         self._steep = tuple(act.steep) if std > STEEP_STD else ()
         self._checked = not act.expression
+        # (φ, φ') by (precision, x): the direct variance integrates over the nodes the
+        # moments have just been integrated over.
+        self._values_at: dict[tuple[int, tuple], tuple[mpmath.mpf, mpmath.mpf]] = {}
 
     def params(self) -> dict[str, mpmath.mpf]:
         """The bound parameters at the current precision (recomputed when it is raised)."""
@@ -51,10 +54,16 @@ class Evaluation:
 
     def values(self, x: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
         """(φ(x), φ'(x))."""
-        p = self.params()
-        if self.act.pair is not None:
-            return self.act.pair(x, p)
-        return self.act.fn(x, p), self.act.derivative(x, p)
+        key = mp.prec, x._mpf_
+        found = self._values_at.get(key)
+        if found is None:
+            p = self.params()
+            if self.act.pair is not None:
+                found = self.act.pair(x, p)
+            else:
+                found = self.act.fn(x, p), self.act.derivative(x, p)
+            self._values_at[key] = found
+        return found
 
     def value_only(self, x: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
         """(φ(x), 0): for integrands without φ' (the shared pair, where there is one, keeps
