@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from . import forms, shortest, sympy_number
@@ -35,7 +36,7 @@ def truncation_gamma(cut: int) -> Any:
 
 def he_second_moment(act: Any) -> Any:
     """E[act(Z)**2] for Z ~ N(0, 1) of a bound catalog ``Activation``: the catalog's closed
-    form, else the integral it reduces to."""
+    form, else the integral it reduces to (a ``_positive_integral()``)."""
     import sympy as sp
 
     form = act.closed_forms.get("second_moment")
@@ -43,7 +44,28 @@ def he_second_moment(act: Any) -> Any:
         return form.sympy(sp, act.sympy_params())
     x = sp.Symbol("x", real=True)
     density = sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi)
-    return sp.Integral(act.sympy_expression(x) ** 2 * density, (x, -sp.oo, sp.oo))
+    return _positive_integral()(act.sympy_expression(x) ** 2 * density, (x, -sp.oo, sp.oo))
+
+
+@lru_cache(maxsize=1)
+def _positive_integral() -> Any:
+    """sympy's ``Integral``, known to be positive and finite: E[act(Z)**2] of an activation
+    whose moments were computed (finite) and whose gain exists (the moment is not 0).
+
+    Asked the sign of a plain unevaluated integral (for sqrt(1/I) = 1/sqrt(I)), sympy integrates
+    it numerically, a second or more for tanh-like activations and again for each rewriting of
+    it; the algebra and the printed forms are the same.
+    """
+    import sympy as sp
+
+    class PositiveIntegral(sp.Integral):
+        def _eval_is_extended_positive(self) -> bool:
+            return True
+
+        def _eval_is_finite(self) -> bool:
+            return True
+
+    return PositiveIntegral
 
 
 def derive(
