@@ -6,6 +6,7 @@ reports an expression undefined on a set of positive probability.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 
 import mpmath
@@ -75,23 +76,34 @@ def zeros(g: Callable[[mpmath.mpf], mpmath.mpf], low: mpmath.mpf, high: mpmath.m
     zeros at grid points and at ``extra`` points, sign changes by bisection) and the local
     minima of |g| (touching zeros, near-zeros of denominators)."""
     step = (high - low) / (GRID_POINTS - 1)
-    grid = sorted(set([low + i * step for i in range(GRID_POINTS)] + [p for p in extra if low <= p <= high]))
+    # The grid is non-decreasing (rounding is monotone): the extra points go in by bisection,
+    # and equal neighbours are dropped (what sorted(set(...)) would give, without hashing mpfs).
+    grid = [low + i * step for i in range(GRID_POINTS)]
+    for p in extra:
+        if low <= p <= high:
+            grid.insert(bisect.bisect_left(grid, p), p)
+    grid = [x for i, x in enumerate(grid) if i == 0 or x != grid[i - 1]]
     values = [(x, _safe(g, x)) for x in grid]
+    # Per point, once: g = 0, g > 0 and |g| (None where g is undefined).
+    zero = [gx is not None and gx == 0 for _, gx in values]
+    positive = [gx is not None and gx > 0 for _, gx in values]
+    size = [abs(gx) if gx is not None else None for _, gx in values]
     found: list[mpmath.mpf] = []
+    last = len(values) - 1
     for i, (x, gx) in enumerate(values):
-        if gx == 0:
+        if zero[i]:
             found.append(x)
             continue
-        if i + 1 < len(values):
+        if i < last:
             y, gy = values[i + 1]
-            if gx is not None and gy is not None and gy != 0 and (gx > 0) != (gy > 0):
+            if gx is not None and gy is not None and not zero[i + 1] and positive[i] != positive[i + 1]:
                 root = _refine_sign_change(g, x, y, gx)
                 if root is not None:
                     found.append(root)
-        if 0 < i < len(values) - 1 and gx is not None:
-            before, after = values[i - 1][1], values[i + 1][1]
-            if before is not None and after is not None and (before > 0) == (gx > 0) == (after > 0) \
-                    and abs(gx) <= abs(before) and abs(gx) <= abs(after) and abs(gx) < max(abs(before), abs(after)):
+        if 0 < i < last and gx is not None:
+            before, after = size[i - 1], size[i + 1]
+            if before is not None and after is not None and positive[i - 1] == positive[i] == positive[i + 1] \
+                    and size[i] <= before and size[i] <= after and (size[i] < before or size[i] < after):
                 root = _refine_minimum(g, values[i - 1][0], values[i + 1][0])
                 if root is not None:
                     found.append(root)

@@ -45,6 +45,7 @@ class Evaluation:
         # (φ, φ') by (precision, x): the direct variance integrates over the nodes the
         # moments have just been integrated over.
         self._values_at: dict[tuple[int, tuple], tuple[mpmath.mpf, mpmath.mpf]] = {}
+        self._breaks_at: dict[int, tuple[mpmath.mpf, ...]] = {}
 
     def params(self) -> dict[str, mpmath.mpf]:
         """The bound parameters at the current precision (recomputed when it is raised)."""
@@ -73,9 +74,14 @@ class Evaluation:
         return self.act.fn(x, self.params()), mp.zero
 
     def breaks(self) -> tuple[mpmath.mpf, ...]:
-        mu, sigma = to_mpf(self.mean), to_mpf(self.std)
-        found = self.act.breaks(self.params(), mu, sigma, BREAK_REACH * gaussian_edge(mp.dps))
-        return found + tuple(mpmath.mpf(b) for b in self._steep)
+        """The break points at the current precision (found once per precision: the direct
+        variance is split where the moments were)."""
+        found = self._breaks_at.get(mp.prec)
+        if found is None:
+            mu, sigma = to_mpf(self.mean), to_mpf(self.std)
+            found = self.act.breaks(self.params(), mu, sigma, BREAK_REACH * gaussian_edge(mp.dps))
+            found = self._breaks_at[mp.prec] = found + tuple(mpmath.mpf(b) for b in self._steep)
+        return found
 
     def known(self, monomials: Sequence[Monomial]) -> dict[Monomial, mpmath.mpf]:
         """The expectations that need no integral: closed forms, zeros by symmetry."""
