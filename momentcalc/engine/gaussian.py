@@ -283,9 +283,9 @@ def _whole_line(evaluate: Integrand, count: int, mean: mpmath.mpf, std: mpmath.m
 # node (s or t = k / finest): the parts of the double-exponential maps and the Gaussian
 # density at nodes whose t is k / finest or ±u (a half-line from t = 0). The same nodes serve
 # every piece, level and call at that precision (a 50-digit expectation evaluates sinh, cosh
-# and exp at about 800 of them per piece). At most _TABLES precisions are kept, the most
-# recently used.
-_TABLES = 4
+# and exp at about 800 of them per piece). At most _TABLES tables (a precision has one per
+# unit: the whole line's and the double-exponential rule's) are kept, the most recently used.
+_TABLES = 8
 _node_tables: dict[tuple[int, tuple], dict[tuple[int, str], tuple[mpmath.mpf, ...]]] = {}
 
 
@@ -356,15 +356,22 @@ class _Piece:
     def node(self, k: int, unit: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
         """At s = k·unit: (t, dt/ds, distance of t from the endpoint it approaches; 0 once
         they merge)."""
+        prec, rounding = mp._prec_rounding
+        make = mp.make_mpf
         if self.half_line:
             u, jac = _map_parts(k, unit, True)
-            t = self.low + u if self.high is None else self.high - u
-            end = self.low if self.high is None else self.high
-            return t, jac, abs(t - end) if k < 0 else mpmath.inf
+            # t = low + u or high − u, and |t − end|, on raw values with the same roundings.
+            if self.high is None:
+                end = self.low._mpf_
+                t = mpf_add(end, u._mpf_, prec, rounding)
+            else:
+                end = self.high._mpf_
+                t = mpf_sub(end, u._mpf_, prec, rounding)
+            dist = make(mpf_abs(mpf_sub(t, end, prec, rounding), prec, rounding)) if k < 0 else mpmath.inf
+            return make(t), jac, dist
         ch, e, frac = _map_parts(k, unit, False)
         # On raw values: jac = width·π·ch·e·frac·frac and t, rounded as those mpf expressions.
-        prec, rounding = mp._prec_rounding
-        make, f = mp.make_mpf, frac._mpf_
+        f = frac._mpf_
         jac = mpf_mul(mpf_mul(self.width_pi._mpf_, ch._mpf_, prec, rounding), e._mpf_, prec, rounding)
         jac = make(mpf_mul(mpf_mul(jac, f, prec, rounding), f, prec, rounding))
         width = self.width._mpf_
@@ -425,7 +432,7 @@ def _double_exponential(evaluate: Integrand, count: int, mean: mpmath.mpf, std: 
         def terms(k: int) -> _Node:
             if k not in cache:
                 t, jac, dist = piece.node(k, unit)
-                if dist == 0 or jac == 0:
+                if dist._mpf_ == fzero or jac._mpf_ == fzero:  # dist == 0 or jac == 0
                     cache[k] = t, ((fzero, fzero),) * count, True, dist, (mp.zero,) * count, mp.zero
                 else:
                     density = _density(t, norm, *fixed(k))
