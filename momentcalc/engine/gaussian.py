@@ -145,10 +145,27 @@ class _Accumulator:
             absolutes[i] = mpf_add(absolutes[i], size, prec, rounding)
 
     def loud(self, values: Sequence[tuple[_Raw, _Raw]]) -> list[int]:
-        """Components whose term is not negligible against the sum so far."""
+        """Components whose term is not negligible against the sum so far: |term| > quiet·sum.
+
+        A raw value (sign, man, exp, bc) with man ≠ 0 lies in [2^(exp+bc−1), 2^(exp+bc)), so
+        quiet·sum lies in [2^(m−2), 2^m) with m the two exponent sums added (rounding to
+        nearest keeps it in [2^(m−2), 2^m]): a term below 2^(m−2) or at least 2^(m+1) is
+        decided without the product, the others by it."""
         prec, rounding, quiet, absolutes = self.prec, self.rounding, self.quiet_rtol, self.absolutes
-        return [i for i, (_, size) in enumerate(values)
-                if mpf_gt(size, mpf_mul(quiet, absolutes[i], prec, rounding))]
+        quiet_top = quiet[2] + quiet[3]
+        found = []
+        for i, (_, size) in enumerate(values):
+            total = absolutes[i]
+            if size[1] and total[1] and quiet[1]:
+                top, bound_top = size[2] + size[3], quiet_top + total[2] + total[3]
+                if top <= bound_top - 2:
+                    continue
+                if top > bound_top + 1:
+                    found.append(i)
+                    continue
+            if mpf_gt(size, mpf_mul(quiet, total, prec, rounding)):
+                found.append(i)
+        return found
 
     def scaled_absolutes(self, h: mpmath.mpf) -> list[mpmath.mpf]:
         return self._scaled(h, self.absolutes)
