@@ -7,6 +7,7 @@ E[φ·φ''] = E[X·φ·φ']/q − E[φ'²] under N(0, q)); GAU's E[φ⁴] = (0, 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 
 import mpmath
@@ -91,12 +92,17 @@ def integrand(monomials: Sequence[Monomial], values: Callable[[mpmath.mpf], tupl
                 slot = part if slot < 0 else product(prefix, slot, part)
         outputs.append(slot)
 
+    one = -1 in outputs  # the constant 1 goes last, where register -1 finds it
+    pick = operator.itemgetter(*outputs) if len(outputs) > 1 else lambda registers: (registers[outputs[0]],)
+
     def evaluate(x: mpmath.mpf) -> tuple[mpmath.mpf, ...]:
         f, d = values(x)
         registers = [x, f, d]
         for left, right in steps:
             registers.append(registers[left] * registers[right])
-        return tuple(registers[r] if r >= 0 else mpmath.mpf(1) for r in outputs)
+        if one:
+            registers.append(mpmath.mpf(1))
+        return pick(registers)
 
     return evaluate
 
