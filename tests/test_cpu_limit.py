@@ -38,3 +38,22 @@ def test_unheld_limit_raises_inside():
         with cpu_limit(0.05, Spent):
             _burn(2.0)
             pytest.fail("the limit did not fire")
+
+
+def test_an_error_swallowed_in_a_finaliser_comes_again(monkeypatch):
+    """The signal may land while a finaliser or a gc callback runs (hypothesis registers one),
+    where Python prints the exception as unraisable and drops it; the timer repeats every
+    REPEAT seconds until the error leaves its block, so the limit still ends the work."""
+    dropped = []
+    monkeypatch.setattr("sys.unraisablehook", lambda unraisable: dropped.append(unraisable.exc_type))
+
+    class Finalised:
+        def __del__(self):
+            _burn(0.2)  # the deadline passes in here
+
+    with pytest.raises(Spent):
+        with cpu_limit(0.05, Spent):
+            Finalised()  # dropped at once: __del__ runs now
+            _burn(2.0)
+            pytest.fail("the limit did not fire again after the finaliser dropped it")
+    assert Spent in dropped
