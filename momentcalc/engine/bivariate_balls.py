@@ -130,18 +130,30 @@ def _tail_from(terms: Sequence[Term], mean: arb, std: arb, goal: arb, start: flo
 
 
 def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: float,
-                    strip: Strip | None = None, smoothing: Smoothing | None = None) -> list[arb] | None:
+                    strip: Strip | None = None, smoothing: Smoothing | None = None,
+                    q2: arb | None = None, mirror: bool = False) -> list[arb] | None:
     """E[g_i(u₁)·g_i(u₂)] for each integrand g_i, |g_i(x)| ≤ Σ polys[i][k]·|x|^k on the real
     line, each within 2^goal_log2 plus its arithmetic's own radius, at the current precision.
     ψ comes from ``smoothing`` or from ``strip`` (see the module docstring). None when c is
-    not provably inside (0, 1) or the rule needs too many nodes."""
-    if not (c > 0 and c < 1 and q > 0):
+    not provably inside (0, 1) or the rule needs too many nodes.
+
+    ``q2``: u₂ has variance q2 (u₁ keeps q): u₂ = sqrt(q2/q)·(a·W + b·V₂), and the outer
+    integrand is ϕ(w)·ψ₁(a₁w)·ψ₂(a₂w), each ψ_i from its own variance. ``mirror``: the
+    correlation is −c, u₂ = −a₂·W + b₂·V₂, and the integrand is ϕ(w)·ψ₁(a₁w)·ψ₂(−a₂w) (the
+    second factor read at the mirrored node). The bounds still hold: |ψ₁ψ₂| ≤ (|ψ₁|² + |ψ₂|²)/2
+    and each |ψ_i(±a_i(t + iβ))|² integrates against |ϕ(t + iβ)| = ϕ(t)·e^{β²/2} (even in t)
+    to at most e^{κβ²}·M₀ᵢ, κ = 1/2 + c/(1 − c) being the same for both; so M₀ = max M₀ᵢ, and
+    the tails of Q₁ + Q₂ bound those of the product."""
+    if not (c > 0 and c < 1 and q > 0) or (q2 is not None and not q2 > 0):
         return None
     goal = arb(2) ** int(math.floor(goal_log2))
     a, b = (q * c).sqrt(), (q * (1 - c)).sqrt()
-    a_up, b_up, b_low = _up(a), _up(b), arb(b.lower())
+    a_up, b_up = _up(a), _up(b)
     kappa = _up(arb(1) / 2 + c / (1 - c))
     outer = [_outer_terms(p, a_up, b_up) for p in polys]
+    if q2 is not None:
+        a2, b2 = (q2 * c).sqrt(), (q2 * (1 - c)).sqrt()
+        outer += [_outer_terms(p, _up(a2), _up(b2)) for p in polys]
     m0 = _sup([m for _, m in outer])
     # Outer step: 2M₀·e^{−π²/(κh²)} ≤ goal/8, checked in balls at β = π/(κh).
     logs = float((16 * m0 / goal).log().upper())
@@ -164,29 +176,42 @@ def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: f
                                         arb(L), arb(0), arb(1))
     # ψ at the nodes: a ball around each, for each integrand.
     inner_goal = goal / (16 * (1 + m0.sqrt()))
-    if smoothing is not None:
-        means = [a * (h * j) for j in range(-nodes, nodes + 1)]
-        psis = smoothing(means, b)
-    elif strip is not None:
-        if strip.box is not None:
-            psis = _box_smoothing(strip, polys, a, b_up, c, h, nodes, inner_goal)
-        else:
-            psis = _strip_smoothing(strip, a, b, b_up, b_low, c, h, nodes, inner_goal)
-        if psis is None:
-            return None
-    else:
+
+    def smoothed(a: arb, b: arb) -> Sequence[Sequence[arb]] | None:
+        b_up, b_low = _up(b), arb(b.lower())
+        if smoothing is not None:
+            return smoothing([a * (h * j) for j in range(-nodes, nodes + 1)], b)
+        if strip is not None:
+            if strip.box is not None:
+                return _box_smoothing(strip, polys, a, b_up, c, h, nodes, inner_goal)
+            return _strip_smoothing(strip, a, b, b_up, b_low, c, h, nodes, inner_goal)
         raise ValueError("bivariate_balls needs a smoothing or a strip")
+
+    psis = smoothed(a, b)
+    if psis is None:
+        return None
+    others = psis if q2 is None else smoothed(a2, b2)
+    if others is None:
+        return None
     weight_ratio = (-h * h / 2).exp()
     weight_square = (-h * h).exp()
     results = []
-    for values in psis:
-        total = values[nodes] * values[nodes]  # (not ** 2: Arb's power of a ball holding 0 is nan)
+    for values, seconds in zip(psis, others):
+        if mirror:
+            seconds = seconds[::-1]
+        if seconds is values:
+            total = values[nodes] * values[nodes]  # (not ** 2: Arb's power of a ball holding 0 is nan)
+        else:
+            total = values[nodes] * seconds[nodes]
         weight, ratio = arb(1), weight_ratio
         for j in range(1, nodes + 1):
             weight *= ratio
             ratio *= weight_square
-            right, left = values[nodes + j], values[nodes - j]
-            total += weight * (right * right + left * left)
+            if seconds is values:
+                right, left = values[nodes + j], values[nodes - j]
+                total += weight * (right * right + left * left)
+            else:
+                total += weight * (values[nodes + j] * seconds[nodes + j] + values[nodes - j] * seconds[nodes - j])
         results.append(total * h / (2 * arb.pi()).sqrt() + arb(0, _up(bound)))
     return results
 

@@ -48,20 +48,54 @@ def _erf_strip(w: arb) -> tuple[tuple[arb], tuple[arb]]:
     return (arb((grow * (1 + 2 * w / arb.pi().sqrt())).upper()),), (arb((2 / arb.pi().sqrt() * grow).upper()),)
 
 
+def _gelu_at(x: arb, ex: arb) -> tuple[arb, arb]:
+    cdf = (1 + (x / arb(2).sqrt()).erf()) / 2
+    return x * cdf, cdf + x * (-x * x / 2).exp() / (2 * arb.pi()).sqrt()
+
+
+def _gelu_strip(w: arb) -> tuple[tuple[arb, arb], tuple[arb, arb]]:
+    """gelu(z) = z·Φ(z), gelu'(z) = Φ(z) + z·ϕ(z) on |Im z| ≤ w: the erf bound above at
+    z/√2 gives |erf(z/√2)| ≤ e^{w²/2}·(1 + w·√(2/π)) = E, so |Φ(z)| ≤ (1 + E)/2, and
+    |ϕ(x + iy)| = e^{(y² − x²)/2}/√(2π) ≤ e^{w²/2}/√(2π)."""
+    grow = (w * w / 2).exp()
+    half = arb(((1 + grow * (1 + w * (2 / arb.pi()).sqrt())) / 2).upper())
+    return (arb(0), half), (half, arb((grow / (2 * arb.pi()).sqrt()).upper()))
+
+
+# Entire activations whose strip is given here rather than in ``ball_functions.STRIP_FUNCTIONS``:
+# name -> (width, bounds of φ and φ' from the width, (φ, φ') at a real x).
+_ENTIRE = {
+    "erf": (lambda: arb(1), _erf_strip, _erf_at),
+    "gelu": (lambda: arb(1), _gelu_strip, _gelu_at),
+}
+
+
 def _strip(act: Activation) -> Strip | None:
     from ..catalog.ball_functions import STRIP_FUNCTIONS
 
     # φ odd makes φ' even and the other way round: (parity of φ, of φ'), +1 even, −1 odd
     parity = {"odd": (-1, 1), "even": (1, -1)}.get(act.parity or "")
-    if act.name == "erf":
-        w = arb(1)
-        f, d = _erf_strip(w)
-        return Strip(w, (f, d), _erf_at, parity=parity)
+    entire = _ENTIRE.get(act.name)
+    if entire is not None:
+        width, bounds, at = entire
+        w = width()
+        f, d = bounds(w)
+        return Strip(w, (f, d), at, parity=parity)
     spec = STRIP_FUNCTIONS.get(act.name)
     if spec is None:
         return None
     w = spec.width()
-    return Strip(w, (spec.value_bound(w), spec.slope_bound(w)), spec.at, parity=parity)
+    at = spec.at
+    exponent = tuple(spec.exponent())
+    if exponent != (0, 1):
+        # ``spec.at`` wants e^{P(x)} (gelu_tanh: P(x) = 2u(x)), not the lattice's e^x
+        def at(x: arb, ex: arb, spec_at=spec.at, coefficients=exponent) -> tuple[arb, arb]:  # type: ignore[misc]
+            power, total = arb(1), arb(0)
+            for coefficient in coefficients:
+                total += coefficient * power
+                power *= x
+            return spec_at(x, total.exp())
+    return Strip(w, (spec.value_bound(w), spec.slope_bound(w)), at, parity=parity)
 
 
 def _params(act: Activation) -> dict[str, arb]:
