@@ -14,6 +14,10 @@ from typing import Any, Protocol, runtime_checkable
 import mpmath
 
 from .engine.numbers import Number
+from .engine.precision import justified_digits, to_decimal
+
+# A whole number is shown in full up to about 1000 digits (str() refuses 4300).
+WHOLE_BITS = 3300
 
 
 class Numerals(list[str]):
@@ -83,6 +87,27 @@ class Quantity:
     def rounded_from(self) -> Any:
         """What the printed decimal is rounded from: the exact fraction when there is one."""
         return self.exact if self.exact is not None else self.value
+
+    def decimal(self, digits: int) -> str | list[str]:
+        """The value as printed at ``digits`` significant digits (a list of texts for a list
+        result): correctly rounded, from the exact fraction when there is one; a whole number
+        in full; a Monte Carlo estimate only to the digits its standard error justifies."""
+        if self.is_list:
+            if isinstance(self.value, BulkValues):
+                return list(self.value.decimals(digits))
+            return [to_decimal(v, digits) for v in self.value]
+        return to_decimal(self.rounded_from, self.shown_digits(digits))
+
+    def shown_digits(self, digits: int) -> int:
+        """``digits``, or fewer for a Monte Carlo estimate whose standard error allows fewer; a
+        whole-number result (``whole``) shows all of its digits (up to about 1000)."""
+        if self.whole and self.exact is not None and self.exact:
+            if abs(self.exact.numerator).bit_length() > WHOLE_BITS:
+                return digits  # (postnorm-decay --sigma 1e-4300: a depth of 10^8600) rounded, as any value
+            return len(str(abs(self.exact.numerator)))
+        if self.stderr is None or self.is_list:
+            return digits
+        return justified_digits(self.value, self.stderr, digits)
 
 
 @dataclass(frozen=True)

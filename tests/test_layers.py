@@ -32,6 +32,8 @@ def test_lower_layers_know_nothing_of_the_upper_ones():
     assert edges["engine"] <= {"errors"}
     assert edges["catalog"] <= {"engine", "errors"}
     assert edges["moments"] <= {"catalog", "engine", "errors"}
+    # the public tier a computation is written on sits between the computations and the moments
+    assert edges["tier"] <= {"moments", "catalog", "result", "engine", "errors", "defaults"}
     for lower in ("engine", "catalog", "moments", "symbolic", "computations", "render"):
         assert "cli" not in edges[lower], lower
     assert "verification" not in edges["computations"]

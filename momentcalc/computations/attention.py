@@ -26,12 +26,9 @@ from typing import Any
 import mpmath
 
 from ..defaults import ATTENTION as DEFAULTS
-from ..engine.balls import arb_precision, exact_ball, exactly, max_bits, proven, start_bits
 from ..engine.numbers import Number, rational_sqrt
-from ..engine.rounding import decide_all
-from ..errors import InputError
-from ..result import Computation, Quantity
-from .common import check_digits, monte_carlo_errors, positive, simulation_options, whole
+from ..tier import Computation, InputError, Quantity, check_digits, exact_ball, positive, prove, whole
+from .common import monte_carlo_errors, simulation_options
 
 MAX_TRIALS = 10**7
 # The simulation runs in double precision: the logits' std must stay well inside its range.
@@ -98,14 +95,12 @@ def attention(
     names = [*DESCRIPTIONS][: 5 if keys is None else 6]
 
     def evaluate(bits: int) -> dict[str, Any]:
-        with arb_precision(bits):
-            root = exact_ball(dim).sqrt()
-            std = root * exact_ball(q * k)
-            values = {"logit_std": std, "logit_range": 3 * std, "scale": 1 / root}
-            return {name: ball for name, ball in values.items() if name not in exact}
+        root = exact_ball(dim).sqrt()
+        std = root * exact_ball(q * k)
+        return {"logit_std": std, "logit_range": 3 * std, "scale": 1 / root}
 
-    balls = decide_all(evaluate, digits, start_bits(digits), max_bits()) if root_d is None else {}
-    values = {name: exactly(exact[name]) if name in exact else proven(balls[name]) for name in names}
+    proven = prove(evaluate if root_d is None else None, digits, exact=exact)
+    values = {name: proven[name] for name in names}
 
     inputs: dict[str, Number | str] = {"d": dim, "q_std": q, "k_std": k}
     notes: tuple[str, ...] = ()

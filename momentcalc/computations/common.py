@@ -1,6 +1,6 @@
-"""Shared by the computations: argument checks (digits, positive and whole numbers, choices)
-and the standard errors of Monte Carlo results. Errors name the argument by its Python name
-(``std``); the CLI shows it as its option (``--std``)."""
+"""Shared by the computations: the standard errors of Monte Carlo results and the options of a
+simulation. The argument checks (digits, positive and whole numbers, choices) live in the public
+tier, ``momentcalc.tier``, and are re-exported here for the computations written before it."""
 
 from __future__ import annotations
 
@@ -10,40 +10,11 @@ from fractions import Fraction
 
 import mpmath
 
-from ..engine.numbers import Number, as_number, to_text
-from ..engine.precision import MAX_DIGITS
+from ..engine.numbers import to_text
 from ..errors import InputError
+from ..tier.inputs import check_digits, choice, positive, whole
 
-
-def check_digits(digits: object) -> int:
-    """``digits``: a whole number from 1 to MAX_DIGITS."""
-    if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= MAX_DIGITS:
-        raise InputError(param="digits", allowed=f"a whole number from 1 to {MAX_DIGITS}", got=repr(digits))
-    return digits
-
-
-def positive(value: object, option: str) -> Number:
-    """A finite number > 0 (a std, a size)."""
-    number = as_number(value, option)
-    if number <= 0:
-        raise InputError(param=option, allowed="greater than 0", got=to_text(number))
-    return number
-
-
-def whole(value: object, option: str, minimum: int = 1) -> Fraction:
-    """A whole number ≥ ``minimum`` (a fan, a dimension, a count), given exactly."""
-    number = as_number(value, option)
-    if number.denominator != 1 or number < minimum:
-        raise InputError(param=option, allowed=f"a whole number >= {minimum}", got=to_text(number))
-    return number
-
-
-def choice(value: object, option: str, allowed: tuple[str, ...]) -> str:
-    """One of ``allowed`` (case-insensitive), else InputError listing them."""
-    text = str(value).strip().lower()
-    if text not in allowed:
-        raise InputError(param=option, allowed=f"one of {', '.join(allowed)}", got=repr(value))
-    return text
+__all__ = ["MAX_SEED", "check_digits", "choice", "monte_carlo_errors", "positive", "simulation_options", "whole"]
 
 
 def monte_carlo_errors(estimate: dict[str, float], names: Iterable[str], trials: int) -> dict[str, mpmath.mpf]:

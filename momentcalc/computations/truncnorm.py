@@ -13,12 +13,8 @@ from typing import Any
 
 from ..defaults import TRUNCNORM as DEFAULTS
 from ..engine import normal_balls
-from ..engine.balls import arb_precision, exact_ball, exactly, max_bits, proven, start_bits
-from ..engine.numbers import as_number, to_text
-from ..engine.rounding import decide_all
-from ..errors import InputError
-from ..result import Computation, Quantity
-from .common import check_digits, positive
+from ..engine.numbers import to_text
+from ..tier import Computation, InputError, certify, check_digits, exact_ball, number, positive
 
 DESCRIPTIONS = {
     "gamma": "Var[X] / std^2 of the truncated normal",
@@ -49,9 +45,9 @@ def truncnorm(
     True
     """
     digits = check_digits(digits)
-    lo = as_number(low, "low", allow_inf=True)
-    hi = as_number(high, "high", allow_inf=True)
-    mu = as_number(mean, "mean")
+    lo = number(low, "low", allow_inf=True)
+    hi = number(high, "high", allow_inf=True)
+    mu = number(mean, "mean")
     sigma = positive(std, "std")
     target = None if target_std is None else positive(target_std, "target_std")
     if not lo < hi:
@@ -63,42 +59,32 @@ def truncnorm(
     exact = {"mean_shift": Fraction(0), "mean": mu} if lo == -hi else {}
 
     def evaluate(bits: int) -> dict[str, Any]:
-        with arb_precision(bits):
-            z, shift, gamma = normal_balls.truncated_moments(lo, hi, bits)
-            root = gamma.sqrt()  # nan while gamma's ball reaches 0: precision rises
-            s = exact_ball(sigma)
-            values = {
-                "gamma": gamma,
-                "std_ratio": root,
-                "correction": 1 / root,
-                "acceptance": z,
-                "expected_draws": 1 / z,
-                "mean_shift": shift,
-                "mean": exact_ball(mu) + s * shift,
-                "std": s * root,
-            }
-            if target is not None:
-                values["std_to_pass"] = exact_ball(target) / root
-            return {name: ball for name, ball in values.items() if name not in exact}
+        z, shift, gamma = normal_balls.truncated_moments(lo, hi, bits)
+        root = gamma.sqrt()  # nan while gamma's ball reaches 0: precision rises
+        s = exact_ball(sigma)
+        values = {
+            "gamma": gamma,
+            "std_ratio": root,
+            "correction": 1 / root,
+            "acceptance": z,
+            "expected_draws": 1 / z,
+            "mean_shift": shift,
+            "mean": exact_ball(mu) + s * shift,
+            "std": s * root,
+        }
+        if target is not None:
+            values["std_to_pass"] = exact_ball(target) / root
+        return values
 
-    balls = decide_all(evaluate, digits, start_bits(digits), max_bits())
     closed = {}
+    derivation = ()
     if derive:
-        from ..symbolic.truncnorm import derive as derive_forms
+        from ..symbolic.truncnorm import GAMMA_INTEGRALS, GAMMA_INTEGRALS_LATEX, derive as derive_forms
 
         closed = derive_forms(lo, hi, mu, sigma, target)
+        derivation = (("gamma", GAMMA_INTEGRALS, GAMMA_INTEGRALS_LATEX),)
     inputs = {"low": lo, "high": hi, "mean": mu, "std": sigma}
     if target is not None:
         inputs["target_std"] = target
-    names = [name for name in DESCRIPTIONS if name in balls or name in exact]
-    results = tuple(
-        Quantity(name, description=DESCRIPTIONS[name], **dict(zip(("closed_form", "latex"), closed.get(name, (None, None)))),
-                 **(proven(balls[name]) if name in balls else exactly(exact[name])))
-        for name in names
-    )
-    derivation = ()
-    if derive:
-        from ..symbolic.truncnorm import GAMMA_INTEGRALS, GAMMA_INTEGRALS_LATEX
-
-        derivation = (("gamma", GAMMA_INTEGRALS, GAMMA_INTEGRALS_LATEX),)
-    return Computation("truncnorm", inputs, digits, results, derivation=derivation)
+    return certify("truncnorm", inputs=inputs, evaluate=evaluate, digits=digits, describe=DESCRIPTIONS,
+                   exact=exact, closed=closed, derivation=derivation)

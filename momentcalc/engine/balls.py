@@ -11,6 +11,8 @@ from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
 
+from .precision import Precision
+
 
 @contextmanager
 def arb_precision(bits: int) -> Iterator[None]:
@@ -54,15 +56,14 @@ def ball_midpoint(ball: Any) -> Any:
 
 
 def start_bits(digits: int) -> int:
-    """A first Arb precision for ``digits`` correct digits: the digits plus 32 guard bits."""
-    return int(digits * 3.33) + 32
+    """A first Arb precision for ``digits`` correct digits: the digits plus 32 guard bits
+    (``Precision(digits).start_bits``)."""
+    return Precision(digits).start_bits
 
 
 def max_bits() -> int:
     """Where ``decide_all`` gives up (exit 3): the mpmath route's limit, in bits."""
-    from .precision import MAX_WORKING_DPS
-
-    return int(MAX_WORKING_DPS * 3.33)
+    return Precision(1).max_bits
 
 
 def proven(ball: Any) -> dict[str, Any]:

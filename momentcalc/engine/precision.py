@@ -8,7 +8,9 @@ that cancel (truncated-normal tails, tiny intervals) without analysing each by h
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TypeVar
 
@@ -26,6 +28,63 @@ MAX_INTERNAL_DIGITS = MAX_DIGITS + GUARD_DIGITS
 MAX_WORKING_DPS = 40000
 
 K = TypeVar("K")
+
+# Bits per decimal digit: 333/100, a little over log2(10) = 3.3219…, so that ``bits_for(d)``
+# bits carry d digits to within one bit (the floor). Integer arithmetic (d·333 // 100): one
+# exact ratio, not a float literal at every use.
+BITS_PER_DIGIT = Fraction(333, 100)
+# Bits a first Arb evaluation carries beyond the requested digits (``Precision.start_bits``).
+START_GUARD_BITS = 32
+
+
+def bits_for(digits: int) -> int:
+    """Binary digits that carry ``digits`` decimal digits: floor(digits · 333/100)."""
+    return digits * BITS_PER_DIGIT.numerator // BITS_PER_DIGIT.denominator
+
+
+def digits_for(bits: int) -> int:
+    """Decimal digits that ``bits`` binary digits carry: floor(bits · 100/333)."""
+    return bits * BITS_PER_DIGIT.denominator // BITS_PER_DIGIT.numerator
+
+
+@dataclass(frozen=True)
+class Precision:
+    """How precisely to compute for ``digits`` correct output digits: one value passed around
+    instead of a literal.
+
+    ``dps``/``bits``: the mpmath working precision (``digits`` + ``guard`` digits, as bits);
+    ``start_bits``: the first Arb precision a proof tries (the digits plus 32 guard bits), which
+    rises by doubling up to ``max_bits`` (exit 3 beyond it).
+
+    >>> p = Precision(15)
+    >>> p.dps, p.bits, p.start_bits, p.max_bits
+    (25, 83, 81, 133200)
+    """
+
+    digits: int
+    guard: int = GUARD_DIGITS
+
+    @property
+    def dps(self) -> int:
+        return self.digits + self.guard
+
+    @property
+    def bits(self) -> int:
+        return bits_for(self.dps)
+
+    @property
+    def start_bits(self) -> int:
+        return bits_for(self.digits) + START_GUARD_BITS
+
+    @property
+    def max_bits(self) -> int:
+        return bits_for(MAX_WORKING_DPS)
+
+    @contextmanager
+    def mpmath(self) -> Iterator[None]:
+        """mpmath's working precision set to ``dps`` inside the block (restored after)."""
+        with mp.workdps(self.dps):
+            yield
 
 
 def working_dps(digits: int) -> int:

@@ -1,0 +1,82 @@
+"""The public tier a certified computation is written on.
+
+A computation checks its inputs (``positive``, ``whole``, ``probability``, ``choice``,
+``number``: exact Fractions, or InputError naming the argument), writes its results as Arb
+balls at a given precision, and hands them to ``certify``, which raises the precision until
+every ball rounds to one text at ``digits`` digits (``Precision``: the bits, the mpmath dps and
+the guard digits, never a literal) and returns the ``Computation`` every renderer takes, each
+``Quantity`` carrying its proven error bound. The Gaussian expectations and moments of any
+activation, the bivariate kernels and SELU's constants are here as balls too (imported lazily,
+on first use).
+
+A worked example — alpha-dropout's affine constants (Klambauer et al., 2017, "Self-Normalizing
+Neural Networks"): dropping a unit of a SELU network with probability p sets it to the
+saturation value s = −λα; then a·(x·d + s·(1 − d)) + b keeps mean 0 and variance 1 with
+a = ((1 − p)·(1 + p·s²))^(−1/2) and b = −a·p·s::
+
+    >>> from momentcalc.tier import certify, exact_ball, probability, selu_constants
+    >>> def alpha_dropout(*, p, digits=15):
+    ...     p = probability(p, "p", one=False)       # a Fraction, or InputError naming p
+    ...     def evaluate(bits):                      # balls at Arb precision ``bits``
+    ...         lam, alpha = selu_constants()
+    ...         s, q = -lam * alpha, exact_ball(p)
+    ...         a = 1 / ((1 - q) * (1 + q * s**2)).sqrt()
+    ...         return {"a": a, "b": -a * q * s}
+    ...     return certify("alpha-dropout", inputs={"p": p}, evaluate=evaluate, digits=digits,
+    ...                    describe={"a": "scale after dropout: a = ((1 - p)(1 + p s^2))^(-1/2)",
+    ...                              "b": "shift after dropout: b = -a p s"})
+    >>> result = alpha_dropout(p="0.1", digits=20)
+    >>> result["a"].decimal(20), result["b"].decimal(20)
+    ('0.92128451614971148273', '0.16197097005757022794')
+    >>> result["a"].certified, result["a"].error_bound < 1e-22
+    (True, True)
+    >>> alpha_dropout(p=1)
+    Traceback (most recent call last):
+        ...
+    momentcalc.errors.InputError: p must be a number >= 0 and < 1, got 1
+
+(PyTorch's ``nn.AlphaDropout`` uses the same a and b: 0.9212845161497115 and
+0.16197097005757022 in doubles at p = 0.1.) Inputs are Fractions; ``exact_ball(x)`` makes a
+ball of any rational (python-flint does not mix Fractions and balls). Results that are exactly rational are passed as ``exact={"name": Fraction}``
+and rounded from the fraction itself. ``prove`` gives the proven fields without building a
+Computation, and ``quantities`` builds the Quantity objects from them. The computation is then
+registered with the CLI by a ~15-line command function (see the README's CONTRIBUTING).
+
+Names (all keyword arguments where they have options): ``Precision``, ``certify``, ``prove``,
+``quantities``, ``exact_ball``, ``arb_precision``; inputs ``check_digits``, ``number``,
+``positive``, ``whole``, ``probability``, ``choice``; Gaussian ``expectations``,
+``expectation_balls``, ``gaussian_moments``, ``moment_balls``, ``exact_moments``,
+``bivariate_balls``, ``closed_form_kernel``, ``selu_constants``, ``activation``; results
+``Computation``, ``Quantity``, ``Sweep``, ``Listing``, ``Check``; errors ``InputError``,
+``PrecisionError``.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from ..engine.balls import arb_precision, exact_ball
+from ..engine.precision import Precision, bits_for, digits_for, to_decimal
+from ..errors import InputError, PrecisionError
+from ..result import Check, Computation, Listing, Quantity, Sweep
+from .inputs import check_digits, choice, number, positive, probability, whole
+from .proof import certify, precision_of, prove, quantities
+
+# Imported on first use (``momentcalc.tier.gaussian``): the quadrature and the Arb integrators.
+_GAUSSIAN = frozenset({
+    "activation", "bivariate_balls", "closed_form_kernel", "exact_moments", "expectation_balls", "expectations",
+    "gaussian_moments", "moment_balls", "selu_constants",
+})
+
+__all__ = [
+    "Check", "Computation", "InputError", "Listing", "Precision", "PrecisionError", "Quantity", "Sweep",
+    "arb_precision", "bits_for", "certify", "check_digits", "choice", "digits_for", "exact_ball", "number",
+    "positive", "precision_of", "probability", "prove", "quantities", "to_decimal", "whole", *sorted(_GAUSSIAN),
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _GAUSSIAN:
+        return getattr(import_module("momentcalc.tier.gaussian"), name)
+    raise AttributeError(f"module 'momentcalc.tier' has no attribute {name!r}")

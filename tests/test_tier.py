@@ -1,0 +1,73 @@
+"""The public tier (``momentcalc.tier``): precision, certify, input checks, and a computation
+written on it (alpha-dropout, the worked example of its docstring) against an independent route."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from momentcalc.errors import InputError, PrecisionError
+from momentcalc.tier import (
+    Precision, bits_for, certify, digits_for, exact_ball, positive, probability, prove, selu_constants,
+)
+
+
+def test_precision_carries_the_digits():
+    p = Precision(15)
+    assert (p.digits, p.guard, p.dps) == (15, 10, 25)
+    assert p.start_bits == 15 * 333 // 100 + 32 and p.max_bits == 40000 * 333 // 100
+    for digits in (1, 7, 15, 100, 1000, 40000):
+        assert digits * mpmath.log(10, 2) - 1 < bits_for(digits) <= digits * mpmath.log(10, 2) + digits / 100
+        assert digits_for(bits_for(digits)) in (digits - 1, digits)
+
+
+def test_input_checks_name_the_argument():
+    assert probability("0.25", "p") == Fraction(1, 4)
+    assert probability(1, "p") == 1
+    with pytest.raises(InputError, match="p must be a number >= 0 and < 1, got 1"):
+        probability(1, "p", one=False)
+    with pytest.raises(InputError, match="p must be a number > 0 and < 1, got 0"):
+        probability(0, "p", zero=False, one=False)
+    with pytest.raises(InputError, match="std must be greater than 0"):
+        positive("-1", "std")
+
+
+def alpha_dropout(*, p, digits=15):
+    """Alpha-dropout's a and b (Klambauer et al., 2017), as the tier's docstring writes it."""
+    p = probability(p, "p", one=False)
+
+    def evaluate(bits):
+        lam, alpha = selu_constants()
+        s, q = -lam * alpha, exact_ball(p)
+        a = 1 / ((1 - q) * (1 + q * s**2)).sqrt()
+        return {"a": a, "b": -a * q * s}
+
+    return certify("alpha-dropout", inputs={"p": p}, evaluate=evaluate, digits=digits,
+                   describe={"a": "scale", "b": "shift", "p": "the rate"}, exact={"p": p})
+
+
+@pytest.mark.parametrize("p", ["0.05", "0.1", "0.5"])
+def test_alpha_dropout_agrees_with_mpmath(p):
+    from momentcalc.catalog.activations import selu_constants as mpmath_selu
+
+    result = alpha_dropout(p=p, digits=30)
+    assert result.names == ("a", "b", "p") and result["p"].exact == Fraction(p)
+    with mpmath.workdps(60):
+        lam, alpha = mpmath_selu()
+        s, q = -lam * alpha, mpmath.mpf(p)
+        a = 1 / mpmath.sqrt((1 - q) * (1 + q * s**2))
+        expected = {"a": a, "b": -a * q * s}
+        for name in ("a", "b"):
+            assert result[name].certified
+            assert result[name].decimal(30) == mpmath.nstr(expected[name], 30, strip_zeros=False)
+            assert abs(result.value(name) - expected[name]) <= result[name].error_bound + mpmath.mpf(10) ** -55
+
+
+def test_prove_refuses_what_it_cannot_decide():
+    def evaluate(bits):
+        return {"zero": exact_ball(Fraction(1, 3)) - exact_ball(Fraction(1, 3))}  # a ball around 0 never rounds
+
+    with pytest.raises(PrecisionError, match="zero"):
+        prove(evaluate, Precision(5), start_bits=64)
