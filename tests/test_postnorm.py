@@ -272,6 +272,24 @@ def test_long_lists_in_json_equal_the_encoder():
         assert len(weights["value"]) == len(weights["decimal"]) == kwargs["layers"]
 
 
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(layers=300), dict(layers=900, sigma="0.5"), dict(layers=1000, sigma="0.5", digits=30),
+     dict(layers=50, scheme="deepnorm", alpha="1e-310", sigma=1),  # subnormals
+     dict(layers=1000, scheme="deepnorm", alpha="1e-310", sigma="1e-310")],  # None (null) items
+)
+def test_short_lists_in_json_are_written_as_item_by_item(monkeypatch, kwargs):
+    """Lists of up to LONG_LIST numerals or doubles are written in one piece: byte for byte
+    what the item-by-item writer (json.dumps per item) gives."""
+    from momentcalc.render import json_out
+
+    result = postnorm_decay(**kwargs)
+    fast = json_out.render_json(result)
+    monkeypatch.setattr(json_out, "_scalar_texts", lambda items: None)
+    assert fast == json_out.render_json(result)
+    assert "null" in fast or kwargs.get("alpha") != "1e-310" or kwargs["layers"] < 1000
+
+
 def test_doubles_just_below_the_overflow_threshold():
     """1/alpha just under 2^1024 rounds up to infinity: None, as to_double says (found by review:
     the normal-range fast path raised OverflowError here)."""

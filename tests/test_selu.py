@@ -225,6 +225,28 @@ def test_extreme_input_means_solve_and_verify(cli, input_mean):
     assert float(mpmath.mpf(results["alpha"]["decimal"])) >= 0
 
 
+@pytest.mark.parametrize("input_mean", ["1e50", "-1e50"])
+def test_alphas_exponent_exceeds_the_refusal_bound(input_mean):
+    """The up-front refusal assumes |decimal exponent of alpha| > c^2/19, c = input_mean/input_std:
+    at c = 1e100 alpha is 10^(+-2.17e199) (e^(c^2/2)), above the 5.3e198 the bound says."""
+    from momentcalc.engine.precision import to_decimal
+
+    alpha = to_decimal(selu_solve(input_mean=input_mean, input_std="1e-50").value("alpha"), 15)
+    exponent = int(alpha.partition("e")[2])
+    assert abs(exponent) > 10**200 // 19
+    assert (exponent > 0) == input_mean.startswith("1")  # huge for a positive mean, tiny for a negative one
+
+
+@pytest.mark.parametrize("input_mean", ["1e309", "-1e309"])
+def test_alpha_beyond_rounding_is_refused_at_once(cli, input_mean):
+    """c = 1e629: alpha's decimal exponent has about 1257 digits (rounding takes 1233): exit 3
+    at once, where mpmath's e^(-c^2/2) used to spend the whole budget."""
+    run = cli("selu-solve", "--input-mean", input_mean, "--input-std", "1e-320")
+    assert run.code == 3
+    assert "--input-mean/--input-std" in run.stderr and "cannot be rounded" in run.stderr
+    assert "budget" not in run.stderr and run.stdout == ""
+
+
 @pytest.mark.slow
 def test_input_mean_minus_30_by_quadrature():
     """lambda ~ 1e99, alpha ~ 1e-199: the moments still hold when checked by quadrature."""

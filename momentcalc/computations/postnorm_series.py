@@ -19,6 +19,8 @@ so with d² = 1/2 (sigma = 1) every even power is an exact power of two.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import math
 import operator
 from fractions import Fraction
@@ -227,13 +229,13 @@ def _binary_doubles(weights: GeometricWeights, count: int) -> list[float | None]
         return []
     with mp.workprec(BITS + 40):
         c, _square, d = weights._parts()
-        steps = [_binary(power) for power in _powers(d, d, min(BLOCK, count))]  # d^r, r = 1 … BLOCK
-        bases = [_binary(base) for base in _powers(d ** len(steps), c, -(-count // len(steps)))]
-    betas = [beta for beta, _ in steps]
-    shifts = [shift for _, shift in steps]
+        block = min(BLOCK, count)
+        betas, shifts = _steps(d._mpf_, 1 << (block - 1).bit_length())  # d^r, r = 1 … block
+        betas, shifts = betas[:block], shifts[:block]
+        bases = [_binary(base) for base in _powers(d ** block, c, -(-count // block))]
     out: list[float | None] = []
-    for first, (alpha, alpha_shift) in zip(range(0, count, len(steps)), bases):
-        size = min(len(steps), count - first)
+    for first, (alpha, alpha_shift) in zip(range(0, count, block), bases):
+        size = min(block, count - first)
         products = list(map(operator.mul, repeat(alpha, size), betas))
         exponents = list(map(operator.add, repeat(alpha_shift, size), shifts))
         # 2^(top−1) ≤ product·2^exponent < 2^top: the largest value comes first, the smallest
@@ -245,6 +247,18 @@ def _binary_doubles(weights: GeometricWeights, count: int) -> list[float | None]
     return out
 
 
+@functools.lru_cache(maxsize=32)
+def _steps(d: tuple[int, int, int, int], count: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``_binary`` of d, d², …, d^count by ``_powers`` at BITS + 40 bits, as (mantissas, shifts).
+
+    Remembered by (d, count) with count a power of two: the points of a sweep over --layers
+    share d, and each asks for a prefix of the same list (the recurrence does not depend on
+    count)."""
+    with mp.workprec(BITS + 40):
+        binaries = [_binary(power) for power in _powers(mp.make_mpf(d), mp.make_mpf(d), count)]
+    return tuple(beta for beta, _ in binaries), tuple(shift for _, shift in binaries)
+
+
 def _powers(ratio: mpmath.mpf, start: mpmath.mpf, count: int) -> Iterator[mpmath.mpf]:
     """start, start·ratio, start·ratio², …, count of them, at the current precision."""
     value = start
@@ -254,9 +268,22 @@ def _powers(ratio: mpmath.mpf, start: mpmath.mpf, count: int) -> Iterator[mpmath
 
 
 def _binary(value: mpmath.mpf) -> tuple[int, int]:
-    """(M, e) with value ≈ M·2^e and M of ``BITS`` bits."""
-    mantissa, exponent = mpmath.frexp(value)
-    return int(mpmath.nint(mpmath.ldexp(mantissa, BITS))), exponent - BITS
+    """(M, e) with value ≈ M·2^e and M of ``BITS`` bits: ``nint(ldexp(frexp(value)[0], BITS))``
+    and ``frexp(value)[1] − BITS``, on the integers of the mpf (value = ±man·2^exp, man of bc
+    bits) — the same rounding (to nearest, ties to even) without four mpmath calls."""
+    sign, man, exp, bc = value._mpf_
+    if not man:
+        return 0, -BITS
+    man = int(man)  # gmpy2's mpz under mpmath's GMP backend: the callers want Python integers
+    shift = bc - BITS
+    if shift <= 0:
+        q = man << -shift
+    else:
+        q, r = divmod(man, 1 << shift)
+        half = 1 << (shift - 1)
+        if r > half or (r == half and q & 1):
+            q += 1
+    return (-q if sign else q), exp + bc - BITS
 
 
 def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
@@ -329,6 +356,14 @@ def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
             notation = _notation(lows[0].adjusted(), digits)
             if falling and notation == _notation(lows[-1].adjusted(), digits):
                 texts.extend(write[notation](lows))  # one notation for the whole block
+            elif falling:  # the notation falls along the block: one bulk write per run
+                key = partial(_falling_notation, digits=digits)
+                start = 0
+                while start < size:
+                    notation = _notation(lows[start].adjusted(), digits)
+                    end = bisect.bisect_right(lows, -notation, lo=start, key=key)
+                    texts.extend(write[notation](lows[start:end]))
+                    start = end
             else:
                 texts.extend(text for value in lows for text in write[_notation(value.adjusted(), digits)]((value,)))
             base = work.multiply(base, step)
@@ -375,6 +410,11 @@ def _writers(lower_case: Any) -> dict[int, Callable[[Iterable[Any]], Iterable[st
         _FIXED: partial(map, str),
         _LARGE: partial(map, lower_case.to_sci_string),
     }
+
+
+def _falling_notation(value: Any, digits: int) -> int:
+    """−notation of a value: rises along a falling block (for ``bisect``)."""
+    return -_notation(value.adjusted(), digits)
 
 
 def _notation(a: int, digits: int) -> int:

@@ -250,6 +250,28 @@ def _check_reachable(mean: Fraction, var: Fraction, input_mean: Fraction, input_
     )
 
 
+def _check_exponents(input_mean: Fraction, input_std: Fraction) -> None:
+    """Refuse at once (PrecisionError) an input whose α cannot be rounded at any precision.
+
+    With c = −input_mean/input_std far from 0, one of the pieces is e^(−c²/2)-small against
+    the others (a and b for c → −∞, M1 and M2 for c → +∞), and the closed form makes α at
+    least e^(c²/4) or at most e^(−c²/4) (times powers of c). Its decimal exponent then exceeds
+    c²/(4·ln 10) > c²/19 in size; when that has more bits than rounding takes
+    (``rounding.MAX_EXPONENT_BITS``), the answer is the refusal the rounding would give after
+    the whole budget (mpmath's e^(−c²/2) at such c takes seconds a call)."""
+    from ..engine.rounding import MAX_EXPONENT_BITS
+
+    ratio = input_mean / input_std
+    lower = (ratio.numerator * ratio.numerator) // (19 * ratio.denominator * ratio.denominator)
+    if lower.bit_length() > MAX_EXPONENT_BITS:
+        raise PrecisionError(
+            f"{{input_mean}}/{{input_std}}: at a ratio of about {_show(to_mpf(abs(ratio)), 3)} alpha is "
+            f"exp(±(input_mean/input_std)^2/4) or beyond, a decimal exponent of more than "
+            f"{int((MAX_EXPONENT_BITS - 1) * math.log10(2)) + 1} digits, which cannot be rounded: try a smaller ratio",
+            param="input_mean", params=("input_std",),
+        )
+
+
 def selu_solve(
     target_mean: object = DEFAULTS["target_mean"],
     target_var: object = DEFAULTS["target_var"],
@@ -271,6 +293,7 @@ def selu_solve(
     in_mean = as_number(input_mean, "input_mean")
     in_std = positive(input_std, "input_std")
     second = mean * mean + var
+    _check_exponents(in_mean, in_std)
     low, high = _check_reachable(mean, var, in_mean, in_std)
 
     def evaluate(bits: int) -> dict[str, Any]:

@@ -10,6 +10,7 @@ for everything else), so long lists need no placeholder.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from ..result import Computation, Listing, Numerals, Sweep, Underflowed
@@ -43,6 +44,11 @@ def _write(node: Any, level: int, out: list[str]) -> None:
         if len(node) > LONG_LIST:
             out.extend(compact_list(node))  # type: ignore[arg-type]
             return
+        scalars = _scalar_texts(node)
+        if scalars is not None and scalars:  # one piece per list, not one encoder call per item
+            inner = ",\n" + INDENT * (level + 1)
+            out.append("[\n" + INDENT * (level + 1) + inner.join(scalars) + "\n" + INDENT * level + "]")
+            return
         items = [(None, value) for value in node]
         opening, closing = "[", "]"
     else:
@@ -67,6 +73,21 @@ def compact_list(items: list[Any]) -> list[str]:
         rest = items[items.zeros:]
         return ["[0.0", ", 0.0" * (items.zeros - 1), ", " + _dumps(rest)[1:-1] if rest else "", "]"]
     return [_dumps(items)]
+
+
+def _scalar_texts(items: list[Any] | tuple[Any, ...]) -> list[str] | None:
+    """What ``json.dumps`` writes for each item, when the list holds only numerals
+    (``Numerals``) or only finite doubles and None (a sweep of per-layer weights: a thousand
+    points of up to a thousand items); None for any other list. ``json.dumps`` writes a
+    double as ``float.__repr__`` does."""
+    if isinstance(items, Numerals):
+        return ['"' + text + '"' for text in items]
+    types = set(map(type, items))
+    if types == {float} and all(map(math.isfinite, items)):
+        return list(map(float.__repr__, items))
+    if types == {float, type(None)} and all(item is None or math.isfinite(item) for item in items):
+        return ["null" if item is None else float.__repr__(item) for item in items]
+    return None
 
 
 def _dumps(data: Any, indent: int | None = None) -> str:

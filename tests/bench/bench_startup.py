@@ -2,7 +2,10 @@
 
 Not part of the test suite (timed tests are flaky); run it by hand:
 
-    python tests/bench/bench_startup.py [--runs 15] [--only truncnorm]
+    python tests/bench/bench_startup.py [--runs 15] [--only truncnorm] [--defaults]
+
+``--defaults`` times only the default call of every command (table and --json) against the
+smallest Typer app; a registered command without such a case fails the run.
 
 Every case is a full ``python ...`` process, run interleaved (one of each case per round) so
 that machine noise hits all cases alike. Reported: median and min seconds, and the ratio of
@@ -84,6 +87,41 @@ CASES: dict[str, tuple[list[str], str | None, float | None]] = {
         "meanfield tanh --json", 20.0),
 }
 
+# Issue 26: the default call of EVERY command (the catalog listings, schema and the initializer
+# and meanfield cases included) within 1.3x the smallest Typer app, as a table and as JSON.
+# ``covered`` (below) fails the run when a registered command has no case here.
+DEFAULT_CALLS: dict[str, list[str]] = {
+    "truncnorm": ["truncnorm"],
+    "activation-moment swish": ["activation-moment", "swish"],
+    "activation-moment relu": ["activation-moment", "relu"],
+    "activations": ["activations"],
+    "attention": ["attention"],
+    "gau-scale": ["gau-scale"],
+    "init --fan-in 768": ["init", "--fan-in", "768"],
+    "init --scheme he --activation gelu --fan-in 768": ["init", "--scheme", "he", "--activation", "gelu",
+                                                        "--fan-in", "768"],
+    "initializer torch.nn.init.trunc_normal_": ["initializer", "torch.nn.init.trunc_normal_"],
+    "initializers": ["initializers"],
+    "meanfield tanh": ["meanfield", "tanh"],
+    "meanfield tanh --sigma-w2 1.5 --sigma-b2 0.05": ["meanfield", "tanh", "--sigma-w2", "1.5", "--sigma-b2", "0.05"],
+    "postnorm-decay": ["postnorm-decay"],
+    "schema": ["schema"],
+    "selu-solve": ["selu-solve"],
+    "constants": ["constants"],
+}
+for _name, _argv in DEFAULT_CALLS.items():
+    CASES.setdefault(f"{_name} (table)", (MC + _argv, "typer-minimal", 1.3))
+    if _argv[0] != "schema":  # schema prints JSON already and has no --json
+        CASES.setdefault(f"{_name} --json", (MC + _argv + ["--json"], "typer-minimal", 1.3))
+
+
+def covered() -> list[str]:
+    """The registered commands without a default-call case (run before timing anything)."""
+    from momentcalc.cli.app import app
+
+    names = {c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands}
+    return sorted(n for n in names if not any(argv[:4] == [*MC, n] for argv, _, _ in CASES.values()))
+
 
 # Issue 15: every catalog activation at --digits 1000 within 20x its default call. Slow (seconds
 # to minutes per call), so only with --thousand (and usually --runs 1 or 3).
@@ -106,11 +144,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--only", default="", help="substring filter on case names (references always run)")
+    parser.add_argument("--defaults", action="store_true",
+                        help="only the default calls (every command against the Typer app)")
     parser.add_argument("--thousand", action="store_true",
                         help="also every catalog activation at --digits 1000 against its default call")
     args = parser.parse_args()
     if args.thousand:
         CASES.update(THOUSAND)
+    missing = covered()
+    if missing:  # timed all the same; the run fails at the end
+        print(f"commands without a default-call case (add them to DEFAULT_CALLS): {', '.join(missing)}")
     with tempfile.TemporaryDirectory() as tmp:
         # Byte-code is cached (in tmp) as an installed package has it, even where the environment
         # sets PYTHONDONTWRITEBYTECODE: otherwise every run would recompile momentcalc's modules.
@@ -121,8 +164,8 @@ def main() -> int:
         cases = {
             name: ([part.replace("{app}", str(app)) for part in argv], ref, budget)
             for name, (argv, ref, budget) in CASES.items()
-            if args.only in name or ref is None or any(
-                args.only in other and r == name for other, (_, r, _) in CASES.items())
+            if (not args.defaults or ref in (None, "typer-minimal")) and (args.only in name or ref is None or any(
+                args.only in other and r == name for other, (_, r, _) in CASES.items()))
         }
         for argv, _, _ in cases.values():  # warm the OS caches and .pyc files
             time_once(argv, env)
@@ -142,7 +185,7 @@ def main() -> int:
             f"{'' if ratio is None else f'{ratio:.2f}':>7} {'' if budget is None else f'{budget:.1f}x':>7}"
             f"  {ref or ''}{'  OVER BUDGET' if over else ''}"
         )
-    return 1 if failed else 0
+    return 1 if failed or missing else 0
 
 
 if __name__ == "__main__":
