@@ -19,10 +19,11 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def run(line: str) -> list[str]:
-    args = shlex.split(line[2:])[1:]
-    proc = subprocess.run([sys.executable, "-m", "momentcalc", *args], capture_output=True, text=True,
-                          env={**os.environ, "COLUMNS": "100"}, check=False)
-    return [text.rstrip() for text in (proc.stdout + proc.stderr).rstrip("\n").splitlines()]
+    """What the example prints on a terminal of 100 columns (tests/cli_runner.py)."""
+    sys.path.insert(0, str(README.parent))
+    from tests.cli_runner import run_as_on_a_terminal
+
+    return run_as_on_a_terminal(line)
 
 
 def update_block(block: str) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.snapshot_cases import CASES, run_case  # noqa: E402
+from tests.snapshot_cases import CASES, SIZED_CASES, run_case, run_sized_case  # noqa: E402
 
 SNAPSHOTS = ROOT / "tests" / "snapshots"
 
@@ -29,8 +29,14 @@ def main() -> None:
         if stderr:
             (SNAPSHOTS / f"{name}.err").write_bytes(stderr.encode())
         codes[name] = code
+    for name, width, argv in SIZED_CASES:
+        code, stdout, stderr = run_sized_case(width, argv)
+        (SNAPSHOTS / f"{name}.out").write_bytes(stdout.encode())
+        if stderr:
+            (SNAPSHOTS / f"{name}.err").write_bytes(stderr.encode())
+        codes[name] = code
     (SNAPSHOTS / "exit_codes.json").write_text(json.dumps(codes, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {len(CASES)} snapshots to {SNAPSHOTS.relative_to(ROOT)}")
+    print(f"wrote {len(CASES) + len(SIZED_CASES)} snapshots to {SNAPSHOTS.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

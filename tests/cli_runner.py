@@ -39,3 +39,22 @@ def run(args: Sequence[str], env: Mapping[str, str] | None = None) -> tuple[int,
 
 def _text(data: bytes) -> str:
     return data.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def run_as_on_a_terminal(line: str, columns: int = 100) -> list[str]:
+    """The lines ``$ momentcalc ...`` shows on a terminal ``columns`` wide (stdout then stderr,
+    without colour, trailing spaces dropped): in-process, with stdout taken for a terminal, so
+    that the default output is the boxed table a person at a terminal sees rather than the
+    plain text of a pipe. (The README's examples.)"""
+    import shlex
+
+    from momentcalc.cli import options
+
+    args = shlex.split(line[2:])[1:]
+    real = options.stdout_is_terminal
+    options.stdout_is_terminal = lambda: True
+    try:
+        _, stdout, stderr = run(args, env={"COLUMNS": str(columns)})
+    finally:
+        options.stdout_is_terminal = real
+    return [text.rstrip() for text in (stdout + stderr).rstrip("\n").splitlines()]

@@ -89,10 +89,17 @@ CASES: list[tuple[str, tuple[str, ...]]] = [
     ("verify", ("verify", "--json")),
     ("constants", ("constants", "--json")),
     ("activations", ("activations", "--json")),
-    # tables (at 100 columns) and CSV
-    ("truncnorm_table", ("truncnorm", "--std", "0.02", "--digits", "20")),
-    ("postnorm_decay_table", ("postnorm-decay", "--layers", "6")),
-    ("activation_moment_sweep_table", ("activation-moment", "gelu", "--std", "0.5,1")),
+    # tables (at 100 columns: --format table, as on a terminal), plain text (the default off a
+    # terminal, as here) and CSV
+    ("truncnorm_table", ("truncnorm", "--std", "0.02", "--digits", "20", "--format", "table")),
+    ("postnorm_decay_table", ("postnorm-decay", "--layers", "6", "--format", "table")),
+    ("activation_moment_sweep_table", ("activation-moment", "gelu", "--std", "0.5,1", "--format", "table")),
+    ("truncnorm_text", ("truncnorm", "--std", "0.02", "--digits", "20")),
+    ("postnorm_decay_text", ("postnorm-decay", "--layers", "6")),
+    ("activation_moment_sweep_text", ("activation-moment", "gelu", "--std", "0.5,1")),
+    ("truncnorm_expect_text", ("truncnorm", "--std", "0.01,0.02", "--expect", "std=0.0176")),
+    ("attention_simulate_text", ("attention", "--seq-len", "64", "--simulate", "--trials", "200", "--seed", "1")),
+    ("activations_text", ("activations",)),
     ("truncnorm_csv", ("truncnorm", "--format", "csv", "--std", "0.01,0.02")),
     ("init_csv", ("init", "--format", "csv", "--fan-in", "64,256,1024", "--scheme", "he")),
     ("postnorm_decay_csv", ("postnorm-decay", "--format", "csv", "--layers", "5")),
@@ -106,12 +113,41 @@ CASES: list[tuple[str, tuple[str, ...]]] = [
     ("initializer_jax_sweep", ("initializer", "jax.nn.initializers.variance_scaling", "--scale", "2", "--mode",
                                "fan_avg", "--distribution", "uniform", "--fan-in", "64,256", "--fan-out", "128",
                                "--json")),
-    ("initializer_table", ("initializer", "torch.nn.init.kaiming_normal_", "--fan-in", "512", "--nonlinearity", "relu")),
+    ("initializer_table", ("initializer", "torch.nn.init.kaiming_normal_", "--fan-in", "512", "--nonlinearity", "relu",
+                           "--format", "table")),
     ("initializer_csv", ("initializer", "tf.keras.initializers.HeNormal", "--fan-in", "64,256", "--format", "csv")),
     ("initializers", ("initializers", "--json")),
     ("error_initializer_name", ("initializer", "trunc_normal", "--json")),
     ("error_initializer_bounds", ("initializer", "torch.nn.init.trunc_normal_", "--a", "2", "--b", "-2")),
 ]
+
+# What a person reads at a narrow, a common and a wide terminal (``--format table`` stands for
+# the terminal; help is laid out by the same width), and piped (the default off a terminal,
+# which must not depend on the width): (name, argv), each run at every width in WIDTHS and
+# stored as NAME_WIDTH.
+WIDTHS = (60, 80, 120)
+WIDTH_CASES: list[tuple[str, tuple[str, ...]]] = [
+    ("wide_values_table", ("selu-solve", "--digits", "50", "--format", "table")),
+    ("sweep_table", ("truncnorm", "--std", "0.01,0.02", "--low", "-1,-2", "--format", "table")),
+    ("verify_table", ("verify", "--only", "selu", "--format", "table")),
+    ("activations_table", ("activations", "--format", "table")),
+    ("wide_values_piped", ("selu-solve", "--digits", "50")),
+    ("sweep_piped", ("truncnorm", "--std", "0.01,0.02", "--low", "-1,-2")),
+    ("verify_piped", ("verify", "--only", "selu")),
+    ("help", ("--help",)),
+    ("help_truncnorm", ("truncnorm", "--help")),
+    ("help_meanfield", ("meanfield", "--help")),
+]
+SIZED_CASES: list[tuple[str, int, tuple[str, ...]]] = [
+    (f"{name}_{width}", width, argv) for name, argv in WIDTH_CASES for width in WIDTHS
+]
+
+
+def run_sized_case(width: int, argv: tuple[str, ...]) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of ``momentcalc ARGV`` in-process at ``width`` columns."""
+    from tests.cli_runner import run
+
+    return run(argv, env={"COLUMNS": str(width)})
 
 
 def run_case(argv: tuple[str, ...]) -> tuple[int, str, str]:

@@ -96,7 +96,7 @@ def test_infinite_bound_in_json_inputs():
         (["--mean", "inf"], "--mean must be a finite number"),
         (["--bogus"], "No such option: --bogus"),
         (["--std"], "--std"),
-        (["--format", "xml"], "--format must be one of table, json, csv"),
+        (["--format", "xml"], "--format must be one of table, text, json, csv"),
         (["--expect", "gamma"], "--expect must look like NAME=VALUE"),
         (["--std", "1:0:0.1"], "--std range is empty"),
         (["--std", "0.1:1:0"], "--std range step must not be zero"),
@@ -114,7 +114,7 @@ def test_bad_input_one_line_exit_2(args, needle):
 
 @pytest.mark.parametrize("command", ["truncnorm", "verify"])
 @pytest.mark.parametrize("args,needle", [
-    (["--format", "junk", "--json"], "--format must be one of table, json, csv, got 'junk'"),
+    (["--format", "junk", "--json"], "--format must be one of table, text, json, csv, got 'junk'"),
     (["--format", "csv", "--json"], "--format csv contradicts --json"),
 ])
 def test_json_flag_does_not_excuse_a_bad_format(command, args, needle):

@@ -337,7 +337,7 @@ def test_trivially_constant_expressions_are_refused_at_once(expression):
     ["activation-moment", "gelu", "--mean", "-5:5:0.01", "--std", "0.1:3:0.1", "--json"],
     ["attention", "--d", "1:100000:1", "--json"],
     ["postnorm-decay", "--layers", "1:1000000:10", "--format", "csv"],
-    ["truncnorm", "--std", "0.001:3:0.001"],
+    ["truncnorm", "--std", "0.001:3:0.001", "--format", "table"],
     ["gau-scale", "--simulate", "--s", "4096", "--n", "4096", "--d", "4096", "--e", "4096"],
     ["gau-scale", "--simulate", "--trials", "1000"],
     ["attention", "--seq-len", "1000", "--d", "1000", "--trials", "1000"],
@@ -608,7 +608,7 @@ def test_a_sweep_of_heavy_points_ends_within_its_budget(monkeypatch):
 
 
 def test_a_table_too_large_to_lay_out_is_refused_at_once():
-    run = call(["truncnorm", "--low", "-1000:-1:1", "--digits", "1000"])
+    run = call(["truncnorm", "--low", "-1000:-1:1", "--digits", "1000", "--format", "table"])
     check(run)
     assert run.code == 2 and "--format csv or json" in run.stderr, run
 

@@ -485,7 +485,7 @@ def test_depth_to_threshold_prints_as_a_whole_number():
         ratio = mpmath.log(mpmath.mpf(10) ** -100) / (-mpmath.log1p(mpmath.mpf(10) ** -20) / 2)
         expected = str(int(mpmath.floor(ratio)) + 1)
     assert len(expected) == 23 and big["results"]["depth_to_threshold"]["decimal"] == expected
-    assert "│ depth_to_threshold │ 14 " in invoke("postnorm-decay", "--layers", "6").stdout
+    assert "│ depth_to_threshold │ 14 " in invoke("postnorm-decay", "--layers", "6", "--format", "table").stdout
     assert invoke("postnorm-decay", "--format", "csv", "--layers", "2").stdout.splitlines()[1].split(",")[-2:-1] == ["14"]
     run = invoke("postnorm-decay", "--json", "--expect", "depth_to_threshold=14.0")
     assert run.code == 0 and run.json()["checks"][0]["found"] == "14", run.stderr

@@ -8,10 +8,13 @@ stderr naming the option, exit 2, and with ``--json`` the error object on stdout
 from __future__ import annotations
 
 import errno
+import inspect
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
+from types import MethodType
 from typing import Any
 
 from typer.core import TyperGroup
@@ -65,8 +68,85 @@ def fail(code: int, message: str, as_json: bool) -> int:
     return code
 
 
+# Listed right before another command: a listing before the command that checks it.
+LISTED_BEFORE = {"constants": "verify"}
+# An example's comment starts after a run of at least this many spaces.
+_COMMENT_GAP = re.compile(r"\s{3,}")
+
+
+def format_examples(command: Any, ctx: Any, formatter: Any) -> None:
+    """A command's epilog at the help's real width: prose paragraphs wrap; an example line
+    (``momentcalc ...   comment``) is never split — when it does not fit, its comment moves
+    to the next lines, indented."""
+    if not command.epilog:
+        return
+    from textwrap import wrap
+
+    formatter.write_paragraph()
+    with formatter.indentation():
+        for paragraph in inspect.cleandoc(command.epilog).split("\n\n"):
+            lines = paragraph.splitlines()
+            if not any(line.lstrip().startswith("momentcalc ") for line in lines):
+                formatter.write_text(paragraph)
+                formatter.write_paragraph()
+                continue
+            for line in lines:
+                indent = " " * (formatter.current_indent + len(line) - len(line.lstrip()))
+                if len(indent) + len(line.lstrip()) <= formatter.width:
+                    formatter.write(f"{indent}{line.lstrip()}\n")
+                    continue
+                parts = _COMMENT_GAP.split(line.strip(), maxsplit=1)
+                formatter.write(f"{indent}{parts[0]}\n")
+                if len(parts) > 1:
+                    room = max(formatter.width - len(indent) - 4, 20)
+                    for piece in wrap(parts[1], room, break_long_words=False, break_on_hyphens=False):
+                        formatter.write(f"{indent}    {piece}\n")
+            formatter.write_paragraph()
+
+
+# A sentence ends at ". " before a capital letter, not after an abbreviation ("et al. 2016").
+_SENTENCE_END = re.compile(r"(?<!\bal)(?<!\be\.g)(?<!\bi\.e)(?<!\bcf)\.\s+(?=[A-Z])")
+
+
+def first_sentence(text: str) -> str:
+    """The help's first sentence, whole (click's short help cuts it to a width with "…")."""
+    paragraph = inspect.cleandoc(text).split("\n\n")[0]
+    return " ".join(_SENTENCE_END.split(" ".join(paragraph.split()), maxsplit=1)[0].split()).rstrip(".")
+
+
 class MomentcalcGroup(TyperGroup):
-    """TyperGroup whose ``main`` owns exit codes and error output."""
+    """TyperGroup whose ``main`` owns exit codes and error output, and whose help uses the
+    terminal's real width: the command list is never cut with "…" and examples never split."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # click caps help at 80 columns; wrap at the real width instead (inherited by commands).
+        self.context_settings.setdefault("max_content_width", 100_000)
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = super().list_commands(ctx)
+        for name, before in LISTED_BEFORE.items():
+            if name in names and before in names:
+                names.remove(name)
+                names.insert(names.index(before), name)
+        return names
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None and command.epilog:
+            command.format_epilog = MethodType(format_examples, command)
+        return command
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """Each command with the whole first sentence of its help (click cuts it with "…")."""
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.short_help or first_sentence(command.help or "")))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def main(  # type: ignore[override]
         self,

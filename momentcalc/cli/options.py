@@ -70,7 +70,38 @@ Digits = Annotated[
     str,
     typer.Option("--digits", metavar="N", help="Significant digits of every result, 1 to 1000; correctly rounded (half away from zero)."),
 ]
-Format = Annotated[str, typer.Option("--format", metavar="table|json|csv", help="Output format.")]
+Format = Annotated[
+    str,
+    typer.Option("--format", metavar="table|text|json|csv",
+                 help="Output format. table: boxed (the default on a terminal); text: plain aligned columns (the "
+                      "default when stdout is a pipe or a file); json; csv."),
+]
+
+
+def stdout_is_terminal() -> bool:
+    import sys
+
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def shown_form(fmt: str) -> str:
+    """``table`` as the user sees it: the boxed table on a terminal or when ``--format table``
+    is given, plain aligned ``text`` when the default meets a pipe or a file (as gh and
+    sqlite-utils print)."""
+    if fmt != "table" or stdout_is_terminal():
+        return fmt
+    try:  # typer >= 0.25 carries its own click
+        from typer._click.core import ParameterSource
+        from typer._click.globals import get_current_context
+    except ImportError:
+        from click import get_current_context  # type: ignore[no-redef]
+        from click.core import ParameterSource  # type: ignore[no-redef]
+    context = get_current_context(silent=True)
+    source = context.get_parameter_source("format") if context is not None else None
+    return fmt if source not in (None, ParameterSource.DEFAULT) else "text"
 Json = Annotated[bool, typer.Option("--json", help="Short for --format json.")]
 Derive = Annotated[bool, typer.Option("--derive", help="Also derive each result symbolically with sympy (closed form and LaTeX).")]
 Expect = Annotated[

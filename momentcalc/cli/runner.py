@@ -64,7 +64,9 @@ def output_format(fmt: str, json_flag: bool) -> str:
         error = InputError("{format} csv contradicts --json (short for --format json): give one of them",
                            param="format")
     else:
-        return "json" if json_flag else fmt
+        from .options import shown_form
+
+        return "json" if json_flag else shown_form(fmt)
     error.json_output = json_flag
     raise error
 
@@ -180,7 +182,7 @@ def execute(
     from ..render import emit, emit_values
 
     form = output_format(fmt, json_flag)
-    if get and form != "table":
+    if get and form not in ("table", "text"):
         raise InputError(f"{{get}} prints bare values; it cannot be combined with {{format}} {form}", param="get",
                          params=("format",))
     n = parse_integer(digits, "digits", 1, MAX_DIGITS)

@@ -3,7 +3,8 @@
 ``emit`` is the single output choke point (``emit_values`` its bare form for ``--get``; both
 spell what the stream cannot encode in ASCII, see ``text``); ``error_document`` the shape of a
 JSON error.
-Only the table renderer imports rich.
+Only the table renderer imports rich; ``text`` (plain aligned columns, the default off a
+terminal) does not.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import TextIO
 
 from ..result import Computation, Listing, Sweep
 
-FORMATS = ("table", "json", "csv")
+FORMATS = ("table", "text", "json", "csv")
 
 
 class OutputClosed(Exception):
@@ -42,6 +43,10 @@ def _write(result: Computation | Sweep | Listing, fmt: str, out: TextIO) -> None
         from .csv_out import render_csv
 
         out.write(render_csv(result))
+    elif fmt == "text":
+        from .plain import render_plain
+
+        render_plain(result, out)
     else:
         from .table import render_table
 

@@ -10,13 +10,15 @@ and 999 empty rows.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import mpmath
 from mpmath import mp
-from rich.table import Table
-
 from ..engine.precision import to_decimal
 from ..result import BulkValues
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 MAX_ROWS = 40
 WIDTH = 40
@@ -63,7 +65,8 @@ def _fractions(shown: list[mpmath.mpf]) -> tuple[list[float], bool]:
     return [float(s / top) for s in sizes], False
 
 
-def bar_chart(name: str, values: Sequence[mpmath.mpf], digits: int) -> Table:
+def chart_rows(name: str, values: Sequence[mpmath.mpf], digits: int) -> tuple[str, list[tuple[str, str, str]]]:
+    """The chart's title and its rows (index or index range, value, bar)."""
     buckets = _buckets(len(values))
     shown = _largest(values, buckets)
     fractions, log_scale = _fractions(shown)
@@ -73,12 +76,23 @@ def bar_chart(name: str, values: Sequence[mpmath.mpf], digits: int) -> Table:
     if log_scale:
         notes.append("log scale")
     title = name + (f"  ({', '.join(notes)})" if notes else "")
+    places = min(digits, SHOWN_DIGITS)
+    rows = []
+    for (first, last), value, fraction in zip(buckets, shown, fractions):
+        label = str(first) if first == last else f"{first}-{last}"
+        rows.append((label, to_decimal(value, places), _bar(fraction)))
+    return title, rows
+
+
+def bar_chart(name: str, values: Sequence[mpmath.mpf], digits: int) -> Table:
+    """The chart as a rich table (no box), bars in cyan."""
+    from rich.table import Table
+
+    title, rows = chart_rows(name, values, digits)
     table = Table(title=title, title_justify="left", show_header=True, box=None)
     table.add_column("index", justify="right", style="dim")
     table.add_column("value")
     table.add_column("bar")
-    places = min(digits, SHOWN_DIGITS)
-    for (first, last), value, fraction in zip(buckets, shown, fractions):
-        label = str(first) if first == last else f"{first}-{last}"
-        table.add_row(label, to_decimal(value, places), f"[cyan]{_bar(fraction)}[/]")
+    for label, value, bar in rows:
+        table.add_row(label, value, f"[cyan]{bar}[/]")
     return table

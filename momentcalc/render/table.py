@@ -7,20 +7,12 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
-from ..engine.numbers import to_text
-from ..engine.precision import to_decimal
-from ..result import Check, Computation, Listing, Quantity, Sweep
+from ..result import Check, Computation, Listing, Sweep
+from .cells import listing_cell, listing_headers, single_rows, single_title, sweep_cells, sweep_headers, sweep_title
 from .chart import bar_chart
-from .document import shown_digits
 from .text import fits, spell_ascii, visible
-
-
-def _inputs_text(computation: Computation) -> str:
-    return "  ".join(
-        f"{name}={value if isinstance(value, str) else to_text(value)}"
-        for name, value in computation.inputs.items()
-    )
 
 
 def _markup_safe(text: str) -> str:
@@ -47,7 +39,7 @@ class _Console(Console):
 
 
 def _checks_table(checks: tuple[Check, ...], with_row: bool = False) -> Table:
-    table = Table(title="checks", title_justify="left")
+    table = Table(title="checks", title_justify="left", title_style="")
     if with_row:
         table.add_column("row", justify="right")
     for column in ("name", "expected", "found", "tolerance", "ok"):
@@ -59,26 +51,98 @@ def _checks_table(checks: tuple[Check, ...], with_row: bool = False) -> Table:
     return table
 
 
-def _certified(quantities: tuple[Quantity, ...]) -> str:
-    """"  certified" for a title line when every result shown is proven."""
-    return "  certified" if quantities and all(q.certified for q in quantities) else ""
+# A table with n columns (heavy head box, one space of padding each side) spends 3n + 1
+# characters on borders and padding.
+def _overhead(columns: int) -> int:
+    return 3 * columns + 1
+
+
+# The narrowest a description column is let wrap to before it moves below the table.
+DESCRIPTION_MIN = 16
+BELOW = "(below)"
+
+
+def _width(cells: list[str]) -> int:
+    return max((len(cell) for cell in cells), default=0)
+
+
+def _token_width(cells: list[str]) -> int:
+    """The longest unbreakable word of the cells: a column narrower than that would fold it."""
+    return max((len(word) for cell in cells for word in cell.split()), default=0)
+
+
+def _line_width(cells: list[str]) -> int:
+    return max((len(line) for cell in cells for line in cell.split("\n")), default=0)
+
+
+def _fit_widths(least: list[int], natural: list[int], room: int) -> list[int]:
+    """Column widths within ``room``: each at least its longest word (so that no word is
+    folded), the rest of the room shared in proportion to what each column would still use.
+    (rich's own shrinking takes from the widest column first, below its longest word.)"""
+    if sum(natural) <= room:
+        return natural
+    spare = room - sum(least)
+    wants = [n - m for n, m in zip(natural, least)]
+    total = sum(wants) or 1
+    widths = [m + spare * w // total for m, w in zip(least, wants)]
+    for index in sorted(range(len(widths)), key=lambda i: wants[i] - (widths[i] - least[i]), reverse=True):
+        if sum(widths) >= room:
+            break
+        if widths[index] < natural[index]:
+            widths[index] += 1
+    return widths
+
+
+def _whole(console: Console, label: str, value: str) -> None:
+    """A value too long for the terminal, whole, on its own lines (the terminal wraps it,
+    nothing is inserted into it, so it copies and pastes as one number)."""
+    console.print(f"{label} =", markup=False, highlight=False)
+    console.print(value, markup=False, highlight=False, soft_wrap=True)
+
+
+def _checks_table(checks: tuple[Check, ...], with_row: bool = False) -> Table:
+    table = Table(title="checks", title_justify="left", title_style="")
+    if with_row:
+        table.add_column("row", justify="right", no_wrap=True)
+    for column in ("name", "expected", "found", "tolerance"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("ok")
+    for index, check in enumerate(checks):
+        cells = [*map(_markup_safe, (check.name, check.expected, check.found, f"±{check.tolerance}")),
+                 "[green]ok[/]" if check.ok else "[red]MISMATCH[/]"]
+        table.add_row(*([str(index)] if with_row else []), *cells)
+    return table
 
 
 def _single(computation: Computation, console: Console) -> None:
-    title = f"{computation.command}  {_inputs_text(computation)}{_certified(computation.results)}"
-    table = Table(title=_markup_safe(title), title_justify="left")
-    table.add_column("result", style="bold", overflow="fold")
-    table.add_column("value", justify="left", overflow="fold")
-    table.add_column("description", style="dim", overflow="fold")
-    for quantity in computation.results:
-        if quantity.is_list:
-            shown = f"{len(quantity.value)} values (chart below)"
-        else:
-            shown = to_decimal(quantity.rounded_from, shown_digits(quantity, computation.digits))
-            if quantity.stderr is not None:
-                shown += f" ± {to_decimal(quantity.stderr, 2)}"
-        table.add_row(quantity.name, shown, _markup_safe(quantity.description))
+    rows = single_rows(computation)
+    names = [name for name, _, _ in rows]
+    values = [value for _, value, _ in rows]
+    name_width = max(_width(names), len("result"))
+    value_width = max(_width(values), len("value"))
+    room = console.width
+    with_description = name_width + value_width + _overhead(3) + DESCRIPTION_MIN <= room
+    # The widest value a two-column table holds; a longer one is printed whole below it.
+    fits_value = room - name_width - _overhead(2)
+    console.print(Text(visible(single_title(computation))))
+    table = Table()
+    table.add_column("result", style="bold", no_wrap=True)
+    table.add_column("value", justify="left", no_wrap=True,
+                     min_width=max((len(v) if len(v) <= fits_value else len(BELOW) for v in values), default=0))
+    if with_description:
+        table.add_column("description", style="dim", overflow="fold", ratio=1)
+    below = []
+    for name, value, description in rows:
+        if len(value) > fits_value:
+            below.append((name, value))
+            value = BELOW
+        table.add_row(_markup_safe(name), value, *([_markup_safe(description)] if with_description else []))
     console.print(table)
+    for name, value in below:
+        _whole(console, name, value)
+    if not with_description:
+        for name, _, description in rows:
+            console.print(f"[bold]{_markup_safe(name)}[/]: [dim]{_markup_safe(description)}[/]")
     for quantity in computation.results:
         if quantity.is_list:
             console.print(bar_chart(quantity.name, quantity.value, computation.digits))
@@ -98,67 +162,88 @@ def _single(computation: Computation, console: Console) -> None:
         console.print(_checks_table(computation.checks))
 
 
+def _column_groups(fixed: int, widths: list[int], room: int, columns_before: int) -> list[list[int]] | None:
+    """The result columns (indices) split into tables that each fit ``room`` beside the swept
+    inputs (``fixed`` characters in ``columns_before`` columns); None if one column cannot."""
+    groups: list[list[int]] = []
+    used = fixed
+    for index, width in enumerate(widths):
+        if fixed + width + _overhead(columns_before + 1) > room:
+            return None
+        if groups and used + width + _overhead(columns_before + len(groups[-1]) + 1) <= room:
+            groups[-1].append(index)
+            used += width
+        else:
+            groups.append([index])
+            used = fixed + width
+    return groups
+
+
 def _sweep(sweep: Sweep, console: Console) -> None:
-    first = sweep.rows[0]
-    scalar = [q.name for q in first.results if not q.is_list]
-    fixed = "  ".join(
-        f"{name}={value if isinstance(value, str) else to_text(value)}"
-        for name, value in first.inputs.items() if name not in sweep.swept
-    )
-    certified = _certified(tuple(q for row in sweep.rows for q in row.results if q.name in scalar))
-    table = Table(title=_markup_safe(f"{sweep.command}  {fixed}  sweep over {', '.join(sweep.swept)}{certified}"), title_justify="left")
-    for name in sweep.swept:
-        table.add_column(name, style="cyan")
-    for name in scalar:
-        table.add_column(name, overflow="fold")
-    for row in sweep.rows:
-        inputs = [row.inputs[name] for name in sweep.swept]
-        inputs = [_markup_safe(v) if isinstance(v, str) else to_text(v) for v in inputs]
-        values = [to_decimal(row[name].rounded_from, shown_digits(row[name], row.digits)) for name in scalar]
-        table.add_row(*inputs, *values)
-    console.print(table)
+    inputs, results = sweep_headers(sweep)
+    cells = sweep_cells(sweep)
+    console.print(Text(visible(sweep_title(sweep))))
+    input_widths = [max(len(header), *(len(i[k]) for i, _ in cells)) for k, header in enumerate(inputs)]
+    result_widths = [max(len(header), *(len(r[k]) for _, r in cells)) for k, header in enumerate(results)]
+    groups = _column_groups(sum(input_widths), result_widths, console.width, len(inputs))
+    if groups is None:
+        # Not even one result column fits beside the inputs: one block per point.
+        for point, values in cells:
+            console.print(Text("  ".join(f"{name}={value}" for name, value in zip(sweep.swept, point)), style="cyan"))
+            for name, value in zip(results, values):
+                console.print(f"  {name} = {value}", markup=False, highlight=False, soft_wrap=True)
+    for group in groups or ():
+        table = Table()
+        for header in inputs:
+            table.add_column(_markup_safe(header), style="cyan", no_wrap=True)
+        for index in group:
+            table.add_column(results[index], no_wrap=True)
+        for point, values in cells:
+            table.add_row(*map(_markup_safe, point), *(values[index] for index in group))
+        console.print(table)
     if sweep.checks:
         console.print(_checks_table(sweep.checks, with_row=True))
 
 
-def _cell_text(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, dict):
-        return "\n".join(_markup_safe(f"{k} = {v}") for k, v in value.items())
-    if isinstance(value, list):
-        return _markup_safe(", ".join(map(str, value)))
+def _cell_markup(column: str, value: object) -> str:
+    if column == "status" and value in ("ok", "fail"):
+        return "[green]ok[/]" if value == "ok" else "[red]FAIL[/]"
     if value is True:
         return "[green]ok[/]"
     if value is False:
         return "[red]FAIL[/]"
-    return _markup_safe(str(value))
-
-
-def _status_text(status: str) -> str:
-    return {"ok": "[green]ok[/]", "fail": "[red]FAIL[/]"}.get(status, _markup_safe(status))
+    return "\n".join(map(_markup_safe, listing_cell(value, separator="\n").split("\n")))
 
 
 def _listing(listing: Listing, console: Console) -> None:
-    table = Table(title=_markup_safe(listing.title or listing.command), title_justify="left")
-    for column in listing.columns:
-        table.add_column(listing.labels.get(column, column), overflow="fold")
-    for row in listing.rows:
-        table.add_row(*(_status_text(row[column]) if column == "status" else _cell_text(row.get(column))
-                        for column in listing.columns))
-    console.print(table)
+    headers = listing_headers(listing)
+    texts = [[listing_cell(row.get(column), separator="\n") for row in listing.rows] for column in listing.columns]
+    least = [max(_token_width([header]), _token_width(column)) for header, column in zip(headers, texts)]
+    title = Text(visible(listing.title or listing.command))
+    if sum(least) + _overhead(len(headers)) > console.width:
+        # Too narrow for a table that breaks no word: one block per row.
+        console.print(title)
+        for row in listing.rows:
+            console.print()
+            for column, header in zip(listing.columns, headers):
+                console.print(f"[bold]{_markup_safe(header)}:[/] {_cell_markup(column, row.get(column))}")
+    else:
+        console.print(title)
+        table = Table()
+        natural = [max(_line_width([header]), _line_width(column)) for header, column in zip(headers, texts)]
+        for header, width in zip(headers, _fit_widths(least, natural, console.width - _overhead(len(headers)))):
+            table.add_column(_markup_safe(header), overflow="fold", width=width)
+        for row in listing.rows:
+            table.add_row(*(_cell_markup(column, row.get(column)) for column in listing.columns))
+        console.print(table)
     for note in listing.notes:
         console.print(f"[dim]note:[/] {_markup_safe(note)}")
     if listing.ok is not None:
         console.print("[green]all ok[/]" if listing.ok else "[red]FAILED[/]")
 
-
 def render_table(result: Computation | Sweep | Listing, stream: TextIO) -> None:
     spell = not fits(stream)
     console = _Console(file=stream, highlight=False, soft_wrap=False, spell=spell)
-    if isinstance(result, (Listing, Sweep)) and not console.is_terminal:
-        # Logs and pipes have no width to respect: wide rows read better than folded ones.
-        console = _Console(file=stream, highlight=False, soft_wrap=False, width=max(console.width, 160), spell=spell)
     if isinstance(result, Listing):
         _listing(result, console)
     elif isinstance(result, Sweep):
