@@ -18,12 +18,13 @@ before it is evaluated: Keras's VarianceScaling gives sqrt(gamma)/c with c the d
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..catalog.initializers import BY_NAME, CATALOG, INF, Draw, Initializer, Product, RuleError
+from ..catalog.initializers import BY_NAME, CATALOG, HALF, INF, Draw, Initializer, Product, RuleError
 from ..engine import normal_balls
 from ..engine.balls import arb_precision, exact_ball, exactly, max_bits, proven, start_bits
 from ..engine.numbers import Number, as_number, quoted
@@ -124,13 +125,35 @@ def _ratio(sigma: Product, nominal: Product) -> Product:
 
 
 def _exact(product: Product) -> Fraction | None:
-    """The product as a rational when every exponent is whole, else None."""
-    if any(e.denominator != 1 for _, e in product):
-        return None
+    """The product as a rational when it is one, else None: with D the common denominator of
+    the exponents, prod(base^e) = (prod(base^(e·D)))^(1/D), rational exactly when that rational
+    is a perfect D-th power (sqrt(2/128) = 1/8: a value on a rounding tie is then rounded from
+    the fraction, never left to a ball that straddles the tie at every precision)."""
+    power = 1
+    for _, exponent in product:
+        power = power * exponent.denominator // math.gcd(power, exponent.denominator)
     value = Fraction(1)
     for base, exponent in product:
-        value *= base ** int(exponent)
-    return value
+        value *= base ** int(exponent * power)
+    if power == 1:
+        return value
+    numerator, denominator = _integer_root(value.numerator, power), _integer_root(value.denominator, power)
+    if numerator is None or denominator is None:
+        return None
+    return Fraction(numerator, denominator)
+
+
+def _integer_root(n: int, k: int) -> int | None:
+    """The k-th root of the whole number n >= 0 when it is whole, else None."""
+    if n < 2:
+        return n
+    root = 1 << -(-n.bit_length() // k)  # >= the root
+    while True:  # Newton's iteration from above decreases to floor(n^(1/k))
+        better = ((k - 1) * root + n // root ** (k - 1)) // k
+        if better >= root:
+            break
+        root = better
+    return root if root ** k == n else None
 
 
 def _ball(product: Product) -> Any:
@@ -168,11 +191,20 @@ def _balls(draw: Draw, digits: int) -> tuple[dict[str, Any], dict[str, Fraction]
         value = _exact(product)
         if value is not None and (name == "nominal_std" or draw.family != "uniform"):
             exact[name] = value
+    sigma_value = _exact(draw.sigma)
     if not truncated:
-        if _exact(draw.sigma) is not None:
-            exact["effective_std"] = _exact(draw.sigma)
-        if not ratio:
-            exact["effective_ratio"] = Fraction(1)
+        if sigma_value is not None:
+            exact["effective_std"] = sigma_value
+        if _exact(ratio) is not None:
+            exact["effective_ratio"] = _exact(ratio)
+    if draw.family == "uniform":
+        half_width = _exact((*draw.sigma, (Fraction(3), HALF)))  # sqrt(3)·sigma
+        if half_width is not None:
+            exact.update(low=draw.mean - half_width, high=draw.mean + half_width)
+    elif truncated and sigma_value is not None:
+        for end, where in (("low", draw.low), ("high", draw.high)):
+            if where not in (INF, -INF):
+                exact[end] = draw.mean + sigma_value * Fraction(where)
 
     def evaluate(bits: int) -> dict[str, Any]:
         from flint import arb

@@ -15,7 +15,7 @@ otherwise the precision rises, and PrecisionError (exit 3) when it cannot.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -282,6 +282,22 @@ def integrand(model: Model, monomial: Monomial, centre: arb | None = None) -> In
 
 # Extra digits asked of the integrals when a ball does not yet round to one text, in turn.
 ROUNDING_EXTRA = (0, 6, 24)
+# Then the digits asked double up to this many (or digits + 24 when more), whatever --digits is:
+# the precision a proof may use does not shrink with --digits, so a value answered at 30 digits
+# is answered at 3 (sigmoid's variance at mean 100, 6.5e-87, cancels 87 digits at every --digits).
+ROUNDING_TARGET_LIMIT = 320
+
+
+def rounding_targets(digits: int) -> Iterator[int]:
+    """The digits asked of the integrals in turn until every ball rounds at ``digits`` digits."""
+    target = digits
+    for extra in ROUNDING_EXTRA:
+        target = digits + extra
+        yield target
+    limit = max(target, ROUNDING_TARGET_LIMIT)
+    while target < limit:
+        target = min(2 * target, limit)
+        yield target
 # Exact (exp-polynomial) expectations double their precision at most this many times.
 EXACT_RAISES = 8
 BITS_PER_DIGIT = 3.33
@@ -595,8 +611,8 @@ def proven_expectations(act: Activation, monomials: Sequence[Monomial], mean: Fr
     from .exact import exact_expectations
 
     exact = exact_expectations(act, monomials, mean, std)
-    for extra in ROUNDING_EXTRA:
-        balls = expectation_balls(act, monomials, mean, std, digits + extra)
+    for target in rounding_targets(digits):
+        balls = expectation_balls(act, monomials, mean, std, target)
         if rounds([b for m, b in zip(monomials, balls) if m not in exact], digits):
             return balls
     raise PrecisionError(f"{digits} digits cannot be proven within the precision limit (a value on a rounding tie, "
@@ -618,8 +634,7 @@ def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, d
     exact = exact_summary(act, mean, std)
 
     wanted = (MEAN, SECOND_MOMENT, DERIVATIVE_SECOND_MOMENT) if derivative else (MEAN, SECOND_MOMENT)
-    for extra in ROUNDING_EXTRA:
-        target = digits + extra
+    for target in rounding_targets(digits):
         found = expectation_balls(act, wanted, mean, std, target)
         m, m2 = found[0], found[1]
         with ctx.workprec(max(_bits(m), _bits(m2), int((target + 10) * BITS_PER_DIGIT) + 64)):

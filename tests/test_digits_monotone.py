@@ -1,0 +1,106 @@
+"""Fewer digits never fail where more succeed, and always agree with them.
+
+The rule (README, "Certified digits"): a value answered at 30 digits is answered at every
+--digits from 1 to 30, and its d-digit text is the correct rounding of a point the 30-digit
+text allows (|true − text30| ≤ half a unit in its 30th digit). It fails when an exact value sits
+on a rounding tie that a ball can never decide (sqrt(2/128) = 0.125 at 2 digits), or when the
+working precision a proof may use shrinks with --digits (sigmoid's variance at mean 100 cancels
+87 digits at every --digits).
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from functools import lru_cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from momentcalc.engine.rounding import decimal_text
+from tests.cli_runner import run
+
+CASES = (
+    "initializer tf.keras.initializers.HeNormal --fan-in 128",
+    "initializer tf.keras.initializers.VarianceScaling --distribution uniform --fan-in 3",
+    "initializer jax.nn.initializers.variance_scaling --scale 2 --mode fan_in --distribution normal --fan-in 128",
+    "initializer torch.nn.Linear --fan-in 3",
+    "initializer torch.nn.init.kaiming_uniform_ --fan-in 6",
+    "initializer torch.nn.init.trunc_normal_ --std 0.02",
+    "initializer jax.nn.initializers.truncated_normal --lower -1 --upper 3",
+    "activation-moment sigmoid --mean 100",
+    "activation-moment relu --mean 0.5 --std 2",
+    "activation-moment tanh --mean 3",
+    "activation-moment gelu --mean -20",
+    "activation-moment elu --mean -5",
+    "activation-moment identity --mean 0.5",
+    "activation-moment x**2",
+    "truncnorm",
+    "truncnorm --low 30 --high 31",
+    "truncnorm --target-std 0.02",
+    "postnorm-decay --layers 6",
+    "attention",
+    "init --fan-in 768 --fan-out 768 --scheme xavier --distribution truncnorm",
+    "gau-scale",
+)
+# Results that depend on --digits by definition (the residual of the rounded SELU constants).
+DIGITS_DEPENDENT = {"residual"}
+
+
+@lru_cache(maxsize=None)
+def results(case: str, digits: int) -> dict[str, str] | None:
+    """{name: decimal} of ``momentcalc CASE --digits D --json``, or None when it exits non-zero."""
+    code, out, err = run([*case.split(), "--digits", str(digits), "--json"])
+    if code != 0:
+        return None
+    return {name: q["decimal"] for name, q in json.loads(out)["results"].items()
+            if q.get("stderr") is None and not isinstance(q["decimal"], list) and name not in DIGITS_DEPENDENT}
+
+
+def allowed(text30: str, digits: int) -> set[str]:
+    """The texts at ``digits`` digits of the ends of the interval a 30-digit text allows."""
+    if text30 in ("inf", "-inf", "nan", "0"):
+        return {text30}
+    mantissa, _, exponent = text30.partition("e")
+    significant = mantissa.lstrip("-").replace(".", "").lstrip("0")
+    value = Fraction(text30)
+    unit = Fraction(10) ** (-(len(mantissa.lstrip("-").partition(".")[2])) if not exponent else
+                            int(exponent) - len(significant) + 1)
+    # (a whole number shown with all its digits, depth_to_threshold, is printed whole at every --digits)
+    return {text30, decimal_text(value - unit / 2, digits), decimal_text(value + unit / 2, digits)}
+
+
+def check(case: str, digits: int) -> None:
+    high = results(case, 30)
+    assert high is not None, f"{case} --digits 30 fails"
+    low = results(case, digits)
+    assert low is not None, f"{case}: refused at --digits {digits}, answered at --digits 30"
+    for name, text in low.items():
+        assert text in allowed(high[name], digits), (case, digits, name, text, high[name])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(CASES), st.integers(1, 29))
+def test_fewer_digits_never_fail_where_more_succeed(case: str, digits: int) -> None:
+    check(case, digits)
+
+
+@pytest.mark.parametrize("case, digits, name, text", [
+    ("initializer tf.keras.initializers.HeNormal --fan-in 128", 2, "nominal_std", "0.13"),
+    ("initializer tf.keras.initializers.HeNormal --fan-in 128", 1, "nominal_std", "0.1"),
+    ("initializer tf.keras.initializers.VarianceScaling --distribution uniform --fan-in 3", 1, "high", "1"),
+    ("initializer jax.nn.initializers.variance_scaling --scale 2 --mode fan_in --distribution normal --fan-in 128",
+     2, "effective_std", "0.13"),
+    ("activation-moment sigmoid --mean 100", 2, "variance", "6.5e-87"),
+])
+def test_exact_ties_and_cancellation(case: str, digits: int, name: str, text: str) -> None:
+    found = results(case, digits)
+    assert found is not None and found[name] == text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES)
+def test_every_digit_count(case: str) -> None:
+    for digits in range(1, 30):
+        check(case, digits)
