@@ -217,3 +217,31 @@ def test_exponents_beyond_a_double(exponent):
         expected = mpmath.nstr(value, 15, strip_zeros=False, min_fixed=-4, max_fixed=15)
     assert to_decimal(value, 15) == expected
     assert to_decimal(-value, 15) == "-" + expected
+
+
+def test_bound_text_is_never_below_the_bound_and_never_underflows():
+    import mpmath
+
+    from momentcalc.engine.rounding import bound_text
+
+    assert bound_text(mpmath.ldexp(1, -2000)) == "8.8e-603"  # 2^-2000 = 8.709…e-603, rounded up
+    assert bound_text(Fraction(1, 3)) == "0.34" and bound_text(Fraction(1, 4)) == "0.25"
+    assert bound_text(0) == "0"
+    assert bound_text(mpmath.ldexp(1, -10**6)) in ("1e-301029", "1e-301028")  # 2^-10^6 = 1.01e-301030
+    for k in range(-3000, 3000, 37):
+        for mantissa in (1, 3, 999, 2**60 - 1):
+            bound = mpmath.ldexp(mantissa, k)
+            text = bound_text(bound)
+            assert Fraction(text) >= Fraction(mantissa) * Fraction(2) ** k
+            assert Fraction(text) <= Fraction(mantissa) * Fraction(2) ** k * Fraction(11, 10)  # at most a unit above
+
+
+def test_json_error_bound_decimal_of_a_tiny_value():
+    import json
+
+    from tests.cli_runner import run
+
+    code, out, _ = run(["activation-moment", "sigmoid", "--mean", "-800", "--json", "--get", "mean"][:5] + ["--json"])
+    mean = json.loads(out)["results"]["mean"]
+    assert mean["error_bound"] == 5e-324  # the double rounded up: above the value itself
+    assert Fraction(mean["error_bound_decimal"]) < Fraction(mean["decimal"]) / 10**14

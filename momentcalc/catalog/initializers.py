@@ -103,6 +103,9 @@ class Initializer:
     fixed: Mapping[str, str] = field(default_factory=dict)  # arguments the call fixes (HeNormal: scale=2)
     fans: tuple[str, ...] = ()  # which of fan_in, fan_out the std depends on
     notes: tuple[str, ...] = ()  # what surprises users, in words
+    # Notes that hold only for one family of Draw (VarianceScaling's truncation note is wrong for
+    # its uniform); "{effective_ratio}" in a note is the computed ratio, to 4 digits.
+    family_notes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def argument_names(self) -> tuple[str, ...]:
@@ -266,10 +269,16 @@ _JAX_DTYPE = Argument("dtype", "float32", ("float32", "float64"))
 
 _ABSOLUTE = ("trunc_normal_ takes absolute bounds a, b (default -2, 2), not bounds in stds: with std=0.02 they "
              "sit at +-100 std and truncate nothing, while Keras's TruncatedNormal(stddev=0.02) cuts at +-2 std")
-_NO_CORRECTION = "the stddev argument is the std before truncation: the values have std 0.8796... of it (no correction)"
+_NO_CORRECTION = ("the stddev argument is the std before truncation: the values have std {effective_ratio} of it "
+                  "(to 4 digits; no correction)")
 _CORRECTED = ("the std passed to the truncated normal is divided by .87962566103423978 (the std of N(0,1) cut at +-2), "
               "so the values have the documented std, up to that literal's rounding (effective_ratio shows it)")
 _UNIFORM = "uniform: the values lie in +-sqrt(3) std, not +-std"
+_UNTRUNCATED = "untruncated normal: no truncation and no correction constant"
+_JAX_DTYPE_NOTE = "JAX stores that constant in the weights' dtype (float32 unless jax_enable_x64)"
+# VarianceScaling's notes by the distribution drawn.
+_SCALING_NOTES = {"truncated_normal": (_CORRECTED,), "uniform": (_UNIFORM,), "normal": (_UNTRUNCATED,)}
+_JAX_SCALING_NOTES = {**_SCALING_NOTES, "truncated_normal": (_CORRECTED + "; " + _JAX_DTYPE_NOTE,)}
 
 CATALOG: tuple[Initializer, ...] = (
     Initializer(
@@ -317,7 +326,7 @@ CATALOG: tuple[Initializer, ...] = (
     Initializer(
         "tf.keras.initializers.VarianceScaling", *KERAS, f"{KERAS_INIT} (VarianceScaling)",
         (Argument("scale", "1.0"), _KERAS_MODE, _KERAS_DISTRIBUTION), variance_scaling(None),
-        fans=("fan_in", "fan_out"), notes=(_CORRECTED,),
+        fans=("fan_in", "fan_out"), family_notes=_SCALING_NOTES,
     ),
     Initializer(
         "tf.keras.initializers.GlorotUniform", *KERAS, f"{KERAS_INIT} (GlorotUniform)", (),
@@ -343,14 +352,12 @@ CATALOG: tuple[Initializer, ...] = (
         "jax.nn.initializers.variance_scaling", *JAX, f"{JAX_INIT} (variance_scaling)",
         (Argument("scale", None), Argument("mode", None, ("fan_in", "fan_out", "fan_avg", "fan_geo_avg")),
          Argument("distribution", None, ("truncated_normal", "normal", "uniform")), _JAX_DTYPE),
-        variance_scaling("dtype"), fans=("fan_in", "fan_out"),
-        notes=(_CORRECTED + "; JAX stores that constant in the weights' dtype (float32 unless jax_enable_x64)",),
+        variance_scaling("dtype"), fans=("fan_in", "fan_out"), family_notes=_JAX_SCALING_NOTES,
     ),
     Initializer(
         "jax.nn.initializers.lecun_normal", *JAX, f"{JAX_INIT} (lecun_normal, variance_scaling)", (_JAX_DTYPE,),
         variance_scaling("dtype"), fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
-        fans=("fan_in",),
-        notes=(_CORRECTED + "; JAX stores that constant in the weights' dtype (float32 unless jax_enable_x64)",),
+        fans=("fan_in",), notes=(_CORRECTED + "; " + _JAX_DTYPE_NOTE,),
     ),
     Initializer(
         "jax.nn.initializers.truncated_normal", *JAX, f"{JAX_INIT} (truncated_normal)",

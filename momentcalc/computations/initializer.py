@@ -29,7 +29,7 @@ from ..engine import normal_balls
 from ..engine.balls import arb_precision, exact_ball, exactly, max_bits, proven, start_bits
 from ..engine.numbers import Number, as_number, quoted
 from ..engine.precision import to_decimal
-from ..engine.rounding import decide_all
+from ..engine.rounding import ball_text, decide_all
 from ..errors import InputError
 from ..result import Computation, Listing, Quantity
 from .common import check_digits, whole
@@ -54,6 +54,8 @@ DESCRIPTIONS = {
 NEGLIGIBLE_MASS = 1e-30
 # The listing shows effective_ratio to 20 digits: enough for 1 − 3.46e-17 to show.
 LISTING_DIGITS = 20
+# A ratio quoted inside a note: 4 digits, proven by its ball (else the printed digits).
+NOTE_DIGITS = 4
 
 
 def closest_names(name: str) -> list[str]:
@@ -351,7 +353,10 @@ def initializer(
     text = {key: _code(q.rounded_from, digits) for key, q in results.items()}
     text["mean"] = _code(draw.mean, digits)
     negligible = draw.family == "truncated_normal" and results["excluded_mass"].value < NEGLIGIBLE_MASS
-    notes = list(entry.notes)
+    ratio_text = (ball_text(balls["effective_ratio"], NOTE_DIGITS) if "effective_ratio" in balls else None) \
+        or to_decimal(results["effective_ratio"].rounded_from, digits)
+    notes = [note.replace("{effective_ratio}", ratio_text)
+             for note in (*entry.notes, *entry.family_notes.get(draw.family, ()))]
     if negligible:
         notes.append(f"the bounds exclude a mass of {to_decimal(results['excluded_mass'].value, 2)} of the normal: "
                      "the truncation is never reached, the values are normal")

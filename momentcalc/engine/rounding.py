@@ -57,6 +57,49 @@ def decimal_text(value: Any, digits: int) -> str:
     return _format(bool(sign), *_round_binary(mantissa, exponent, digits), digits)
 
 
+# Beyond 2^±this a bound is written as a power of ten above it (see ``bound_text``).
+_EXACT_BOUND_EXPONENT = 4096
+
+
+def bound_text(value: Any, digits: int = 2) -> str:
+    """A bound ``value`` >= 0 (Fraction, int or mpf) as a decimal text of ``digits`` digits that is
+    never below it and never underflows (an error bound of 2^-2000 is "8.8e-603", not a double's
+    5e-324): its exact ceiling at ``digits`` digits. Beyond 2^±4096 (Arb's radius of a far tail,
+    2^-(10^600)) the power of ten just above 2^(its bit length), "1e-180618…", is cheaper and
+    still a bound."""
+    if digits < 1:
+        raise ValueError(f"digits must be at least 1, got {digits}")
+    if isinstance(value, (int, float, Fraction)):
+        exact = Fraction(value)
+    else:
+        raw = value._mpf_
+        sign, mantissa, exponent = raw[0], int(raw[1]), int(raw[2])
+        if not mantissa:
+            return _special(raw)
+        if sign:
+            raise ValueError("a bound is >= 0")
+        if abs(exponent) > _EXACT_BOUND_EXPONENT:
+            return f"1e{_power_of_ten_above(exponent + mantissa.bit_length()):+d}"
+        exact = Fraction(mantissa) * Fraction(2) ** exponent
+    if exact < 0:
+        raise ValueError("a bound is >= 0")
+    if exact == 0:
+        return "0"
+    q, a = _round_rational(exact.numerator, exact.denominator, digits)  # half up: maybe below
+    if q * Fraction(10) ** (a - digits + 1) < exact:
+        q += 1
+    return _format(False, *_carry(q, a, digits), digits)
+
+
+def _power_of_ten_above(bits: int) -> int:
+    """An N with 2^bits <= 10^N, at most 2 above the least one."""
+    import mpmath
+
+    with mpmath.workprec(bits.bit_length() + 64):
+        n = int(mpmath.ceil(bits * mpmath.log10(2)))
+    return n + 1  # a margin for the rounding of the product
+
+
 def ball_text(ball: Any, digits: int, radius: Any = None) -> str | None:
     """The rounded text of every point of a ball, or None when its ends round differently.
 

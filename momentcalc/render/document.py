@@ -15,6 +15,7 @@ from typing import Any
 from .._version import __version__
 from ..engine.numbers import Number, decimal_text, to_text
 from ..engine.precision import bound_double, justified_digits, to_decimal, to_double
+from ..engine.rounding import bound_text
 from ..result import BulkValues, Check, Computation, Listing, Quantity, Sweep
 
 SCHEMA_VERSION = 1
@@ -71,6 +72,7 @@ def quantity_document(quantity: Quantity, digits: int) -> dict[str, Any]:
         "stderr": None if quantity.stderr is None else to_double(quantity.stderr),
         "certified": quantity.certified,
         "error_bound": error_bound_double(quantity),
+        "error_bound_decimal": error_bound_text(quantity),
     }
 
 
@@ -79,6 +81,18 @@ def error_bound_double(quantity: Quantity) -> float | None:
     if quantity.error_bound is None:
         return None
     return bound_double(quantity.error_bound)
+
+
+# Significant digits of ``error_bound_decimal``.
+BOUND_DIGITS = 2
+
+
+def error_bound_text(quantity: Quantity) -> str | None:
+    """The proven bound as a decimal text rounded up, that never underflows (``error_bound``, a
+    double, rounds a bound below 2^-1074 up to 5e-324, above a tiny value itself), or None."""
+    if quantity.error_bound is None:
+        return None
+    return bound_text(quantity.error_bound, BOUND_DIGITS)
 
 
 # A whole number is shown in full up to about 1000 digits (str() refuses 4300).
