@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import invoke
 
-EXACT = {"stderr": None, "certified": False, "error_bound": None}
+EXACT = {"stderr": None, "certified": False, "error_bound": None, "error_bound_decimal": None}
 RESULT_KEYS = {"value", "decimal", "description", "closed_form", "latex", *EXACT}
 
 
