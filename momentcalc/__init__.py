@@ -25,29 +25,38 @@ Everything is imported lazily so that ``import momentcalc`` (and the CLI) start 
 from __future__ import annotations
 
 from importlib import import_module
+from pathlib import Path
 from typing import Any
 
 from ._version import __version__
+from .commands import api
 
-# public name -> module that defines it
-_API = {
-    "truncnorm": ".computations.truncnorm",
-    "activation_moment": ".computations.activation",
-    "selu_solve": ".computations.selu",
-    "postnorm_decay": ".computations.postnorm",
-    "gau_scale": ".computations.gau",
-    "init": ".computations.init",
-    "attention": ".computations.attention",
-    "meanfield": ".computations.meanfield",
-    "verify": ".verification.run",
+# Public names besides the commands' functions (``momentcalc.commands`` lists those).
+_MORE = {
     "expectations": ".moments",
     "gaussian_moments": ".moments",
 }
 
-__all__ = ["__version__", *_API]
+
+def _api() -> dict[str, str]:
+    return {**{name: module.removeprefix("momentcalc") for name, module in api().items()}, **_MORE}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _API:
-        return getattr(import_module(_API[name], __name__), name)
+    if name == "__all__":
+        return ["__version__", *_api()]
+    module = _MORE.get(name)
+    if module is None and not name.startswith("__") and not _is_submodule(name):  # (``from . import errors`` asks)
+        module = _api().get(name)
+    if module is not None:
+        return getattr(import_module(module, __name__), name)
     raise AttributeError(f"module 'momentcalc' has no attribute {name!r}")
+
+
+def _is_submodule(name: str) -> bool:
+    here = Path(__file__).parent
+    return (here / f"{name}.py").exists() or (here / name / "__init__.py").exists()
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_api()})

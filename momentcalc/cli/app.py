@@ -1,4 +1,6 @@
-"""The Typer application: global options and the list of commands."""
+"""The Typer application: its global options and the entry point. The commands register
+themselves on ``app`` (``momentcalc.cli.commands`` imports every module it holds); this module
+imports none of them."""
 
 from __future__ import annotations
 
@@ -42,22 +44,6 @@ def _main(
     ] = None,
 ) -> None:
     """Analytic moment calculator for neural-network initialization."""
-
-
-# Each module registers its command on ``app`` when imported.
-from .commands import (  # noqa: E402,F401
-    activation,
-    attention,
-    gau,
-    init,
-    initializer,
-    meanfield,
-    postnorm,
-    schema,
-    selu,
-    truncnorm,
-    verify,
-)
 
 
 def main() -> None:

@@ -29,6 +29,9 @@ from ..moments import SUMMARY, exact_moments, gaussian_moments, midpoint, moment
 from ..result import Computation, Listing, Quantity
 from .common import check_digits
 
+# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+COMMANDS = {"activation-moment": "activation_moment", "activations": "catalog_listing"}
+
 RESULTS = SUMMARY
 DESCRIPTIONS = {
     "mean": "E[φ(Z)], Z ~ N(mean, std^2)",

@@ -30,6 +30,9 @@ from ..engine.numbers import Number, rational_sqrt
 from ..tier import Computation, InputError, Quantity, check_digits, exact_ball, positive, prove, whole
 from .common import monte_carlo_errors, simulation_options
 
+# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+COMMANDS = {"attention": "attention"}
+
 MAX_TRIALS = 10**7
 # The simulation runs in double precision: the logits' std must stay well inside its range.
 SIMULATED_LOGIT_STD = (Fraction(1, 10**100), Fraction(10**100))

@@ -35,6 +35,9 @@ from ..errors import InputError, PrecisionError
 from ..result import Computation, Quantity
 from .common import check_digits, monte_carlo_errors, positive, simulation_options, whole
 
+# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+COMMANDS = {"gau-scale": "gau_scale"}
+
 # Extra digits asked of mu and nu2, so that their rounding stays below ours.
 MOMENT_GUARD = 3
 MAX_TRIALS = 1000

@@ -46,6 +46,9 @@ from ..result import Computation, Quantity
 from .common import check_digits, choice, whole
 from .residual_scaling import RESIDUALS, residual_scaling
 
+# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+COMMANDS = {"init": "init"}
+
 SCHEMES = ("lecun", "xavier", "he")
 DISTRIBUTIONS = ("normal", "uniform", "truncnorm")
 # Extra digits asked of the activation gain, so that its rounding stays below ours.

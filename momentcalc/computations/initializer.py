@@ -34,6 +34,9 @@ from ..errors import InputError
 from ..result import Computation, Listing, Quantity
 from .common import check_digits, whole
 
+# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+COMMANDS = {"initializer": "initializer", "initializers": "catalog_listing"}
+
 # The options of every catalog entry, in the order the command line lists them.
 ARGUMENTS = ("mean", "std", "stddev", "a", "b", "lower", "upper", "scale", "mode", "distribution", "gain",
              "nonlinearity", "dtype", "param_dtype")

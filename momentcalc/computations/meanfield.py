@@ -52,6 +52,9 @@ from ..result import Computation, Quantity
 from .common import check_digits
 from .meanfield_model import Length, Model
 
+# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+COMMANDS = {"meanfield": "meanfield"}
+
 RESULTS = ("q_star", "chi1", "c_star", "depth_scale_q", "depth_scale_c")
 DESCRIPTIONS = {
     "sigma_w2": "critical weight variance: chi1 = 1 at this sigma_b2 (the edge of chaos)",

@@ -43,6 +43,9 @@ from .common import check_digits
 from .deepnet import ARCHES, Root, deepnet
 from .postnorm_series import GeometricWeights
 
+# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+COMMANDS = {"postnorm-decay": "postnorm_decay"}
+
 SCHEMES = ("post", "pre", "deepnorm")
 MAX_LAYERS = 10**6
 

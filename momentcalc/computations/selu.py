@@ -51,6 +51,9 @@ from ..errors import InputError, PrecisionError
 from ..result import Computation, Quantity
 from .common import check_digits, positive
 
+# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+COMMANDS = {"selu-solve": "selu_solve"}
+
 DESCRIPTIONS = {
     "lambda": "scale: selu(x) = lambda*x for x > 0",
     "alpha": "negative branch: selu(x) = lambda*alpha*(exp(x) - 1) for x <= 0",

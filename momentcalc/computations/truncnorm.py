@@ -16,6 +16,9 @@ from ..engine import normal_balls
 from ..engine.numbers import to_text
 from ..tier import Computation, InputError, certify, check_digits, exact_ball, number, positive
 
+# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+COMMANDS = {"truncnorm": "truncnorm"}
+
 DESCRIPTIONS = {
     "gamma": "Var[X] / std^2 of the truncated normal",
     "std_ratio": "sqrt(gamma): actual std / std passed",

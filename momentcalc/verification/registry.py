@@ -14,6 +14,7 @@ from importlib import import_module
 
 import mpmath
 
+from ..commands import api
 from .routes import (
     Route,
     critical_sigma_w2_directly,
@@ -59,16 +60,12 @@ class Published:
     shown_digits: int | None = None  # digits of an estimate's computed value that its accuracy allows
 
 
-# The computation behind each function name, under momentcalc.computations.
-_MODULES = {"truncnorm": "truncnorm", "selu_solve": "selu", "postnorm_decay": "postnorm", "gau_scale": "gau",
-            "init": "init", "attention": "attention", "meanfield": "meanfield"}
-
-
 def result(function: str, name: str, **kwargs: object) -> Callable[[int], mpmath.mpf]:
-    """``<function>(**kwargs, digits=d).value(name)`` from momentcalc.computations, imported lazily."""
+    """``<function>(**kwargs, digits=d).value(name)``: a command's function (``momentcalc.commands``),
+    imported lazily."""
 
     def compute(digits: int) -> mpmath.mpf:
-        module = import_module(f"momentcalc.computations.{_MODULES[function]}")
+        module = import_module(api()[function])
         quantity = getattr(module, function)(**kwargs, digits=digits)[name]
         if quantity.exact is not None:  # an exact rational: its mpf at the digits asked, not a short copy
             from ..engine.numbers import to_mpf

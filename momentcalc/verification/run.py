@@ -21,6 +21,9 @@ from .registry import REGISTRY, Published
 from ..checks import significant_digits
 from .tolerance import agreeing_digits, within
 
+# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+COMMANDS = {"verify": "verify", "constants": "constants"}
+
 VERIFY_COLUMNS = ("id", "source", "published", "computed", "agreeing_digits", "route", "status")
 VERIFY_LABELS = {"agreeing_digits": "agree"}
 CONSTANT_COLUMNS = ("id", "published", "tolerance", "source", "description", "computed_by")

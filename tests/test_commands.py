@@ -1,0 +1,40 @@
+"""One command table (``momentcalc.commands``), read by every place that lists commands: the
+CLI registers exactly its commands (and ``schema``, which prints the JSON schema and computes
+nothing), the Python API exports their functions, ``verify`` finds them through it, and every
+command has a snapshot case and a README section."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import momentcalc
+from momentcalc.commands import api, command, commands
+from tests import cli_runner
+from tests.snapshot_cases import CASES
+
+CLI_ONLY = {"schema"}
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+
+
+def test_the_cli_registers_the_table():
+    assert set(cli_runner.command().commands) == {c.name for c in commands()} | CLI_ONLY
+
+
+def test_every_function_of_the_table_exists_and_takes_no_cli_words():
+    for entry in commands():
+        assert callable(entry.load()), entry
+    assert command("selu-solve").function == "selu_solve"
+
+
+def test_the_python_api_exports_the_table():
+    for function, module in api().items():
+        assert getattr(momentcalc, function) is getattr(__import__(module, fromlist=[function]), function)
+    assert {"initializer", "meanfield", "truncnorm", "verify", "expectations"} <= set(momentcalc.__all__)
+    assert "initializer" in dir(momentcalc)
+
+
+def test_every_command_has_a_snapshot_case_and_a_readme_section():
+    cased = {argv[0] for _, argv in CASES}
+    for entry in commands():
+        assert entry.name in cased, entry.name
+        assert f"momentcalc {entry.name}" in README, entry.name
