@@ -64,7 +64,7 @@ def _half_means(act):
         p = act.param_values()
         return gaussian_expectations(
             lambda x: (act.fn(x, p) if x > 0 else mp.zero, act.fn(x, p) if x < 0 else mp.zero), 2,
-            mean=0, std=1, breaks=(0,), digits=50, dps=60,
+            mean=0, std=1, breaks=tuple(sorted({mp.zero, *act.kinks(p)})), digits=50, dps=60,
         )
 
 
@@ -180,6 +180,14 @@ NUMPY = {
     "mish": lambda z: z * np.tanh(np.logaddexp(0, z)),
     "softsign": lambda z: z / (1 + np.abs(z)),
     "erf": _erf,
+    # framework activations: numpy's own definitions (an independent route to the Arb values)
+    "relu6": lambda z: np.clip(z, 0, 6),
+    "hardtanh": lambda z: np.clip(z, -1, 1),
+    "hard_sigmoid": lambda z: np.clip(z + 3, 0, 6) / 6,
+    "hard_swish": lambda z: z * np.clip(z + 3, 0, 6) / 6,
+    "celu": lambda z: np.where(z > 0, z, np.expm1(np.minimum(z, 0))),
+    "log_sigmoid": lambda z: -np.logaddexp(0, -z),
+    "quick_gelu": lambda z: z * _sig(1.702 * z),
 }
 
 

@@ -477,6 +477,11 @@ CATALOG: tuple[Activation, ...] = (
     ),
 )
 
+# relu6, hardtanh, hard_sigmoid, hard_swish, celu, log_sigmoid, quick_gelu (their own module)
+from .framework_activations import FRAMEWORK_ACTIVATIONS  # noqa: E402
+
+CATALOG += FRAMEWORK_ACTIVATIONS
+
 BY_NAME: dict[str, Activation] = {}
 for _entry in CATALOG:
     for _key in (_entry.name, *_entry.aliases):

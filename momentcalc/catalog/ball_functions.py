@@ -440,3 +440,11 @@ STRIP_FUNCTIONS: dict[str, StripFunctions] = {
     "gelu_tanh": StripFunctions(lambda: as_arb(_GELU_TANH_WIDTH), lambda w: _gelu_tanh_bounds(w)[0],
                                 lambda w: _gelu_tanh_bounds(w)[1], _gelu_tanh_at, _gelu_tanh_exponent),
 }
+
+
+# relu6, hardtanh, hard_sigmoid, hard_swish, celu, log_sigmoid, quick_gelu (their own module)
+from . import ball_functions_framework as _framework  # noqa: E402
+
+BALL_FUNCTIONS.update(_framework.BALL_FUNCTIONS)
+EXP_POLYNOMIALS.update(_framework.EXP_POLYNOMIALS)
+STRIP_FUNCTIONS.update(_framework.STRIP_FUNCTIONS)

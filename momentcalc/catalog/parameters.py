@@ -15,10 +15,12 @@ class Param(NamedTuple):
     default: Fraction
     description: str
     owners: tuple[str, ...]  # the catalog entries that take it
+    positive: bool = False  # must be > 0 (celu's alpha divides x)
 
 
 PARAMETERS: tuple[Param, ...] = (
     Param("slope", Fraction("0.01"), "negative-side slope", ("leaky_relu",)),
+    Param("alpha", Fraction(1), "scale alpha of the negative side, > 0", ("celu",), positive=True),
 )
 
 

@@ -71,4 +71,6 @@ def resolve(activation: str, params: Mapping[str, object] | None = None) -> Acti
             raise InputError(f"{{{name}}} applies only to {takes}, not to {activation.strip()!r}", param=name,
                              allowed=f"only with {takes}")
         values[name] = as_number(value, name)
+        if any(p.name == name and p.positive for p in entry.params) and not values[name] > 0:
+            raise InputError(f"{{{name}}} must be greater than 0, got {value}", param=name, allowed="a number > 0")
     return entry.bind(**values)
