@@ -40,6 +40,11 @@ COMPLEX = {
     "gelu_tanh": (lambda z: z * (1 + mpmath.tanh(_u(z))) / 2,
                   lambda z: (1 + mpmath.tanh(_u(z))) / 2
                   + z * mpmath.sech(_u(z)) ** 2 * mpmath.sqrt(2 / mpmath.pi) * (1 + 3 * _c() * z**2) / 2),
+    "log_sigmoid": (lambda z: -mpmath.log(1 + mpmath.exp(-z)), lambda z: 1 / (1 + mpmath.exp(z))),
+    "quick_gelu": (lambda z: z / (1 + mpmath.exp(-mpmath.mpf("1.702") * z)),
+                   lambda z: 1 / (1 + mpmath.exp(-mpmath.mpf("1.702") * z))
+                   + mpmath.mpf("1.702") * z * mpmath.exp(-mpmath.mpf("1.702") * z)
+                   / (1 + mpmath.exp(-mpmath.mpf("1.702") * z)) ** 2),
 }
 
 
