@@ -6,6 +6,12 @@ most half a unit in VALUE's last written digit (``gamma=0.7737413`` accepts 0.77
 MIN_SIGNIFICANT significant digits is refused unless ``--rtol``/``--atol`` gives the tolerance:
 ``std=0.02`` would accept BERT's actual 0.0176, the very mistake the check exists to catch.
 With ``--rtol R`` and/or ``--atol A`` the tolerance is A + R·|VALUE| instead (as numpy's isclose).
+
+A zero has no significant digits to count: it is read like any VALUE, as ± half a unit in its
+last written digit, and needs at least MIN_SIGNIFICANT decimals (``mean=0.000`` passes within
+±0.0005; ``mean=0`` would pass anything within ±0.5, so it is refused with that hint, or give
+``--atol``). ``inf`` and ``-inf`` pass only an infinite result of that sign (``depth_scale_c=inf``
+at the edge of chaos).
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
+import mpmath
 from mpmath import mp
 
 from .engine.numbers import decimal_text, parse_number, to_mpf
@@ -85,6 +92,17 @@ def parse_expect(text: str, tolerance: Tolerance | None = None) -> Expectation:
         raise InputError(f"{{expect}} must look like NAME=VALUE (e.g. gamma=0.7737413), got {text!r}", param="expect",
                          allowed="NAME=VALUE", got=repr(text))
     number = _expected_number(value, name)
+    if isinstance(number, float):  # ±inf: passes only an infinite result of that sign
+        return Expectation(name, value, number)  # type: ignore[arg-type]
+    if number == 0 and tolerance is not None and not tolerance.explicit:
+        if last_digit_unit(value) > Fraction(1, 10**MIN_SIGNIFICANT):
+            raise InputError(
+                f"{{expect}} {name}={value}: a zero is read as ± half a unit in its last written digit, so "
+                f"{value} would pass anything within ±{decimal_text(last_digit_unit(value) / 2)}; write the "
+                f"decimals that matter (e.g. {name}=0.000, within ±0.0005) or give {{atol}} A", param="expect",
+                params=("atol",),
+            )
+        return Expectation(name, value, number)
     if tolerance is not None and not tolerance.explicit and significant_digits(value) < MIN_SIGNIFICANT:
         count = significant_digits(value)
         raise InputError(
@@ -99,7 +117,7 @@ def parse_expect(text: str, tolerance: Tolerance | None = None) -> Expectation:
 def _expected_number(text: str, name: str) -> Fraction:
     """VALUE of ``--expect NAME=VALUE``; errors say which NAME."""
     try:
-        return parse_number(text, "expect")
+        return parse_number(text, "expect", allow_inf=True)  # type: ignore[return-value]
     except InputError as error:
         raise error.with_template(error.template.replace("{expect}", "{expect} " + name, 1)) from None
 
@@ -130,7 +148,8 @@ def parse_tolerance(rtol: str | None, atol: str | None) -> Tolerance:
 def needed_digits(expects: list[Expectation], digits: int) -> int:
     """Digits to compute at so that a found value can be shown two digits past VALUE's (at most
     MAX_DIGITS: a longer VALUE is still compared exactly, its found value shown to MAX_DIGITS)."""
-    return min(MAX_DIGITS, max([digits, *(significant_digits(e.written) + EXTRA_FOUND_DIGITS for e in expects)]))
+    return min(MAX_DIGITS, max([digits, *(significant_digits(e.written) + EXTRA_FOUND_DIGITS for e in expects
+                                          if not isinstance(e.value, float))]))
 
 
 def apply_expectations(computation: Computation, expects: list[Expectation], tolerance: Tolerance) -> Computation:
@@ -150,11 +169,15 @@ def apply_expectations(computation: Computation, expects: list[Expectation], tol
         quantity = computation[expected.name]
         if quantity.is_list:
             raise InputError(f"{{expect}} cannot check {expected.name!r}: it is a list of values", param="expect")
-        bound, rule = tolerance.bound(expected)
         digits = needed_digits([expected], computation.digits)
-        with mp.workdps(working_dps(digits) + len(expected.written)):
-            found = quantity.value
-            ok = bool(abs(found - to_mpf(expected.value)) <= to_mpf(bound))
+        if isinstance(expected.value, float):  # ±inf
+            bound, rule = Fraction(0), "an infinite result of that sign"
+            ok = bool(mpmath.isinf(quantity.value) and (quantity.value > 0) == (expected.value > 0))
+        else:
+            bound, rule = tolerance.bound(expected)
+            with mp.workdps(working_dps(digits) + len(expected.written)):
+                found = quantity.value
+                ok = bool(mpmath.isfinite(found) and abs(found - to_mpf(expected.value)) <= to_mpf(bound))
         shown = to_decimal(quantity.rounded_from, shown_digits(quantity, digits))
         if quantity.stderr is not None:
             shown += f" ± {to_decimal(quantity.stderr, 2)}"

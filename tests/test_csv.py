@@ -30,9 +30,26 @@ def rows(*args):
 def test_single_computation_is_one_row_inputs_then_results(args):
     table = rows(*args, "--digits", "6")
     doc = invoke(*args, "--digits", "6", "--json").json()
-    assert table[0] == [*(f"input.{name}" for name in doc["inputs"]), *doc["results"]]
+    # an estimate's ± follows it as NAME_stderr (unless the command reports a result of that name)
+    def with_stderr(name, result):
+        return result["stderr"] is not None and f"{name}_stderr" not in doc["results"]
+
+    results = [column for name, r in doc["results"].items() for column in (name, f"{name}_stderr")[:1 + with_stderr(name, r)]]
+    assert table[0] == [*(f"input.{name}" for name in doc["inputs"]), *results]
     assert len(table) == 2
-    assert table[1][len(doc["inputs"]):] == [r["decimal"] for r in doc["results"].values()]
+    cells = dict(zip(table[0], table[1]))
+    assert [cells[name] for name in doc["results"]] == [r["decimal"] for r in doc["results"].values()]
+    for name, r in doc["results"].items():
+        if with_stderr(name, r):  # 2 significant digits of JSON's stderr
+            assert float(cells[f"{name}_stderr"]) == pytest.approx(r["stderr"], rel=0.06)
+
+
+def test_csv_keeps_the_standard_error_of_estimates():
+    table = rows("attention", "--seq-len", "64", "--simulate", "--trials", "200", "--seed", "1")
+    cells = dict(zip(*table))
+    assert cells["simulated_logit_std"] == "8.01" and cells["simulated_logit_std_stderr"] == "0.069"
+    assert cells["max_weight_unscaled"] == "0.79" and cells["max_weight_unscaled_stderr"] == "0.0148"
+    assert "logit_std_stderr" not in cells  # exact results have none
 
 
 def test_list_result_has_a_layer_column_and_one_row_per_layer():

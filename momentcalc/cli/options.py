@@ -24,6 +24,8 @@ class NumberRule:
 
     allow_inf: bool = False
     sweep: bool = True
+    # Not a number: a name or expression (an activation), swept as a comma list of them.
+    text: bool = False
 
 
 def number(flag: str, help: str, *, sweep: bool = True, allow_inf: bool = False, optional: bool = False) -> Any:
@@ -45,16 +47,20 @@ ActivationArgument = Annotated[
     str,
     typer.Argument(
         metavar="ACTIVATION",
-        help="A catalog name (see 'momentcalc activations') or an expression in x, e.g. 'x*tanh(log(1+exp(x)))'.",
+        help="A catalog name (see 'momentcalc activations') or an expression in x, e.g. 'x*tanh(log(1+exp(x)))'. "
+             "Sweep: a comma list gelu,swish,mish.",
         show_default=False,
     ),
+    NumberRule(text=True),
 ]
 Activation = Annotated[
     Optional[str],
     typer.Option(
         "--activation", metavar="NAME|EXPR",
-        help="Activation phi: a catalog name (see 'momentcalc activations') or an expression in x.",
+        help="Activation phi: a catalog name (see 'momentcalc activations') or an expression in x. Sweep: a comma "
+             "list gelu,swish,mish.",
     ),
+    NumberRule(text=True),
 ]
 Simulate = Annotated[
     bool,
@@ -128,6 +134,21 @@ Get = Annotated[
     ),
 ]
 
+Plot = Annotated[
+    Optional[str],
+    typer.Option("--plot", metavar="FILE",
+                 help="Also write a figure of a sweep or list-valued result (.png, .svg, .pdf): the swept option on x "
+                      "(two swept options: a heat map). Needs: pip install 'momentcalc[plot]'."),
+]
+PlotY = Annotated[
+    Optional[list[str]],
+    typer.Option("--plot-y", metavar="NAME", help="A result --plot draws on y (default the first). Repeatable."),
+]
+Chart = Annotated[
+    Optional[str],
+    typer.Option("--chart", metavar="NAME", help="Draw result NAME of a sweep as a bar chart under the table."),
+]
+
 # name -> (alias, default) of the shared options, in the order --help lists them.
 SHARED: dict[str, tuple[Any, Any]] = {
     "digits": (Digits, "15"),
@@ -138,6 +159,9 @@ SHARED: dict[str, tuple[Any, Any]] = {
     "rtol": (Rtol, None),
     "atol": (Atol, None),
     "get": (Get, None),
+    "plot": (Plot, None),
+    "plot_y": (PlotY, None),
+    "chart": (Chart, None),
 }
 
 

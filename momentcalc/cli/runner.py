@@ -29,7 +29,7 @@ from ..progress import delayed_progress
 from ..result import Computation, Sweep
 from . import memory
 from .options import SHARED, NumberRule, catalog_parameters
-from .sweep import MAX_SWEEP_POINTS, is_sweep_syntax, parse_values
+from .sweep import MAX_SWEEP_POINTS, is_sweep_syntax, is_text_sweep, parse_texts, parse_values
 
 # CPU seconds a sweep may compute for, and the points done before its time is projected.
 # Writing the rows out costs about half as much again (JSON, CSV).
@@ -97,10 +97,14 @@ def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, NumberRule]) 
         if spec is None or value is None:
             axes[name] = [value]
             continue
+        if spec.text:
+            axes[name] = parse_texts(str(value), name)
+            continue
         axes[name] = parse_values(str(value), name, allow_inf=spec.allow_inf, sweep=spec.sweep)
     swept = tuple(
         name for name, values in axes.items()
-        if len(values) > 1 or (name in numeric and options[name] is not None and is_sweep_syntax(str(options[name])))
+        if len(values) > 1 or (name in numeric and options[name] is not None
+                               and (is_text_sweep if numeric[name].text else is_sweep_syntax)(str(options[name])))
     )
     total = 1
     for values in axes.values():
@@ -176,6 +180,9 @@ def execute(
     rtol: str | None,
     atol: str | None = None,
     get: list[str] | None = None,
+    plot: str | None = None,
+    plot_y: list[str] | None = None,
+    chart: str | None = None,
 ) -> int:
     """Everything after option parsing; returns the exit code."""
     from ..checks import apply_expectations, mismatch_line, needed_digits, parse_expect, parse_tolerance
@@ -185,6 +192,11 @@ def execute(
     if get and form not in ("table", "text"):
         raise InputError(f"{{get}} prints bare values; it cannot be combined with {{format}} {form}", param="get",
                          params=("format",))
+    figures = None
+    if plot or plot_y or chart:
+        from .figures import figure_options
+
+        figures = figure_options(plot, plot_y, chart, form, get)
     n = parse_integer(digits, "digits", 1, MAX_DIGITS)
     tolerance = parse_tolerance(rtol, atol)
     expectations = [parse_expect(text, tolerance) for text in expect or ()]
@@ -220,10 +232,18 @@ def execute(
             computation = apply_expectations(computation, expectations, tolerance)
         rows.append(computation)
     result: Computation | Sweep = Sweep(rows[0].command, n, tuple(rows), swept) if swept else rows[0]
+    if figures is not None:
+        from .figures import draw_before_output
+
+        draw_before_output(figures, result)
     if get:
         emit_values(result, get)
     else:
         emit(result, form)
+    if figures is not None:
+        from .figures import draw_after_output
+
+        draw_after_output(figures, result, form)
     failed = [(row, check) for row in rows for check in row.checks if not check.ok]
     for row, check in failed:
         sys.stderr.write(mismatch_line(check, {name: row.inputs.get(name) for name in swept}) + "\n")
@@ -290,7 +310,8 @@ def computing_command(
                 code = execute(
                     function, kwargs, numeric, catalog=tuple(catalog), digits=common["digits"], fmt=common["format"],
                     json_flag=common["json_"], derive=common["derive"], expect=common["expect"], rtol=common["rtol"],
-                    atol=common["atol"], get=common["get"],
+                    atol=common["atol"], get=common["get"], plot=common["plot"], plot_y=common["plot_y"],
+                    chart=common["chart"],
                 )
             if code:
                 raise typer.Exit(code)

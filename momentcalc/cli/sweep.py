@@ -57,3 +57,36 @@ def parse_values(text: str, option: str, *, allow_inf: bool = False, sweep: bool
 def is_sweep_syntax(text: str) -> bool:
     """Is ``text`` written as a sweep (a comma list or a range), whatever number of points it has?"""
     return "," in text or ":" in text
+
+
+def _top_level_items(text: str) -> list[str]:
+    """``text`` split at the commas outside parentheses and brackets (``gelu,max(x,0.5)`` is
+    two items)."""
+    items, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            items.append(text[start:index])
+            start = index + 1
+    items.append(text[start:])
+    return items
+
+
+def parse_texts(text: str, option: str) -> list[str]:
+    """A name or expression, or a comma list of them (``gelu,swish,mish``): a text option swept
+    like a number (commas inside an expression's parentheses do not split it)."""
+    items = _top_level_items(text)
+    if len(items) > 1 and any(not item.strip() for item in items):
+        raise InputError(f"{{{option}}} list has an empty item: {quoted(text)}", param=option)
+    if len(items) > MAX_SWEEP_POINTS:
+        raise InputError(f"{{{option}}} list has {len(items)} items; at most {MAX_SWEEP_POINTS} are allowed",
+                         param=option)
+    return [item.strip() for item in items] if len(items) > 1 else [text]
+
+
+def is_text_sweep(text: str) -> bool:
+    """Is ``text`` a comma list of names or expressions?"""
+    return len(_top_level_items(text)) > 1

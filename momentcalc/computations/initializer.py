@@ -70,10 +70,17 @@ def closest_names(name: str) -> list[str]:
     return list(dict.fromkeys(same_tail + close))[:4]
 
 
+# Keras 3 is imported as ``keras``; under TensorFlow 2 the same classes are ``tf.keras``.
+KERAS_SPELLINGS = (("keras.", "tf.keras."),)
+
+
 def lookup(name: object) -> Initializer:
     text = str(name).strip()
     if text in BY_NAME:
         return BY_NAME[text]
+    for short, long in KERAS_SPELLINGS:
+        if text.startswith(short) and long + text[len(short):] in BY_NAME:
+            return BY_NAME[long + text[len(short):]]
     close = closest_names(text)
     hint = f"; closest: {', '.join(close)}" if close else ""
     raise InputError(f"{{name}} {quoted(text)} is not in the initializer catalog{hint} (see 'momentcalc initializers')",
@@ -84,8 +91,12 @@ def _placeholders(message: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(re.findall(r"\{(\w+)\}", message)))
 
 
-def _flags(names: tuple[str, ...]) -> str:
-    return ", ".join("{" + n + "}" for n in names) if names else "no options"
+def _flags(names: tuple[str, ...], fans: tuple[str, ...] = ()) -> str:
+    """What the call takes: its arguments, and the layer's fans its std depends on."""
+    takes = ", ".join("{" + n + "}" for n in names) if names else "no arguments of its own"
+    if fans:
+        takes += f"; it needs {' and '.join('{' + fan + '}' for fan in fans)}"
+    return takes
 
 
 def resolve_arguments(entry: Initializer, given: Mapping[str, object]) -> dict[str, Number | str]:
@@ -94,8 +105,8 @@ def resolve_arguments(entry: Initializer, given: Mapping[str, object]) -> dict[s
     own = entry.argument_names
     for name, value in given.items():
         if value is not None and name not in own:
-            raise InputError(f"{{{name}}} is not an argument of {entry.name} (it takes {_flags(own)})",
-                             param=name, params=own)
+            raise InputError(f"{{{name}}} is not an argument of {entry.name} (it takes {_flags(own, entry.fans)})",
+                             param=name, params=(*own, *entry.fans))
     values: dict[str, Number | str] = {}
     for argument in entry.arguments:
         raw = given.get(argument.name)

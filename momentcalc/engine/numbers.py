@@ -41,7 +41,7 @@ def quoted(text: str) -> str:
 
 
 def parse_number(text: str, option: str, *, allow_inf: bool = False) -> Number:
-    """One exact number from the user's text (``0.02``, ``-2``, ``1e-3``, ``inf``); errors name
+    """One exact number from the user's text (``0.02``, ``-2``, ``1e-3``, ``1/50``, ``inf``); errors name
     the argument ``option`` (a Python name such as ``std``).
 
     The one spelling rule of every numeric option: spaces around the number are ignored and a
@@ -52,6 +52,13 @@ def parse_number(text: str, option: str, *, allow_inf: bool = False) -> Number:
         if not allow_inf:
             raise InputError(param=option, allowed="a finite number", got=quoted(text))
         return _INFINITY[raw.lower()]
+    numerator, slash, denominator = raw.partition("/")
+    if slash and _DECIMAL.fullmatch(numerator.strip()) and _DECIMAL.fullmatch(denominator.strip()):
+        # A fraction P/Q of two decimals (``1/50``), as the Python API takes Fraction(1, 50).
+        bottom = parse_number(denominator, option)
+        if bottom == 0:
+            raise InputError(param=option, allowed="a fraction with a non-zero denominator", got=quoted(text))
+        return parse_number(numerator, option) / bottom
     match = _DECIMAL.fullmatch(raw)
     if not match:
         allowed = "a decimal number or inf" if allow_inf else "a decimal number"

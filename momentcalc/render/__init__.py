@@ -55,22 +55,60 @@ def _write(result: Computation | Sweep | Listing, fmt: str, out: TextIO) -> None
 
 def emit_values(result: Computation | Sweep, names: list[str], stream: TextIO | None = None) -> None:
     """``--get NAME ...``: each named result's decimal, tab-separated in the order given, one
-    line per point (a list-valued result as its decimals separated by spaces)."""
+    line per point (a list-valued result as its decimals separated by spaces). ``input.NAME``
+    is an input as given (``--get input.std --get gamma`` labels a sweep's lines)."""
     from ..errors import InputError
+    from .cells import INPUT_PREFIX, input_text
     from .document import quantity_document
 
     rows = result.rows if isinstance(result, Sweep) else (result,)
+    inputs = [INPUT_PREFIX + name for name in rows[0].inputs]
     for name in names:
-        if name not in rows[0].names:
-            raise InputError(f"{{get}} names an unknown result {name!r}; results are: {', '.join(rows[0].names)}",
-                             param="get")
+        if name not in rows[0].names and name not in inputs:
+            raise InputError(f"{{get}} names an unknown result {name!r}; results are: {', '.join(rows[0].names)} "
+                             f"(and the inputs: {', '.join(inputs)})", param="get")
     out = sys.stdout if stream is None else stream
     try:
         for row in rows:
             cells = []
             for name in names:
+                if name.startswith(INPUT_PREFIX) and name not in row.names:
+                    value = row.inputs[name[len(INPUT_PREFIX):]]
+                    cells.append("" if value is None else input_text(value))
+                    continue
                 decimal = quantity_document(row[name], row.digits)["decimal"]
                 cells.append(decimal if isinstance(decimal, str) else " ".join(decimal))
             out.write("\t".join(cells) + "\n")
     except BrokenPipeError:
         raise OutputClosed from None
+
+
+def emit_chart(result: Sweep, name: str, fmt: str, stream: TextIO | None = None) -> None:
+    """``--chart NAME``: result NAME of each sweep point as a bar, labelled with the swept
+    inputs, under the table (``fmt`` table or text)."""
+    from .cells import input_text
+
+    labels = ["  ".join(input_text(row.inputs[s]) for s in result.swept) for row in result.rows]
+    header = ", ".join(result.swept)
+    values = [row[name].value for row in result.rows]
+    out = fitting_stream_for(stream)
+    try:
+        if fmt == "table":
+            from .table import print_chart
+
+            print_chart(out, name, values, result.digits, labels, header)
+        else:
+            from .chart import chart_rows
+            from .plain import aligned
+
+            title, rows = chart_rows(name, values, result.digits, labels)
+            lines = ["", title, *aligned([header, "value", "bar"], [list(r) for r in rows], right=[True])]
+            out.write("".join(line + "\n" for line in lines))
+    except BrokenPipeError:
+        raise OutputClosed from None
+
+
+def fitting_stream_for(stream: TextIO | None) -> TextIO:
+    from .text import fitting_stream
+
+    return fitting_stream(sys.stdout if stream is None else stream)

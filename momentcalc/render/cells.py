@@ -16,6 +16,8 @@ INPUT_PREFIX = "input."
 
 
 def input_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
     return value if isinstance(value, str) else to_text(value)  # type: ignore[arg-type]
 
 

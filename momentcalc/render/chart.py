@@ -65,8 +65,10 @@ def _fractions(shown: list[mpmath.mpf]) -> tuple[list[float], bool]:
     return [float(s / top) for s in sizes], False
 
 
-def chart_rows(name: str, values: Sequence[mpmath.mpf], digits: int) -> tuple[str, list[tuple[str, str, str]]]:
-    """The chart's title and its rows (index or index range, value, bar)."""
+def chart_rows(name: str, values: Sequence[mpmath.mpf], digits: int,
+               labels: Sequence[str] | None = None) -> tuple[str, list[tuple[str, str, str]]]:
+    """The chart's title and its rows (index or index range — or the ``labels`` of the entries,
+    a sweep's inputs — then value and bar)."""
     buckets = _buckets(len(values))
     shown = _largest(values, buckets)
     fractions, log_scale = _fractions(shown)
@@ -79,18 +81,22 @@ def chart_rows(name: str, values: Sequence[mpmath.mpf], digits: int) -> tuple[st
     places = min(digits, SHOWN_DIGITS)
     rows = []
     for (first, last), value, fraction in zip(buckets, shown, fractions):
-        label = str(first) if first == last else f"{first}-{last}"
+        if labels is None:
+            label = str(first) if first == last else f"{first}-{last}"
+        else:
+            label = labels[first] if first == last else f"{labels[first]} .. {labels[last]}"
         rows.append((label, to_decimal(value, places), _bar(fraction)))
     return title, rows
 
 
-def bar_chart(name: str, values: Sequence[mpmath.mpf], digits: int) -> Table:
+def bar_chart(name: str, values: Sequence[mpmath.mpf], digits: int, labels: Sequence[str] | None = None,
+              label_header: str = "index") -> Table:
     """The chart as a rich table (no box), bars in cyan."""
     from rich.table import Table
 
-    title, rows = chart_rows(name, values, digits)
+    title, rows = chart_rows(name, values, digits, labels)
     table = Table(title=title, title_justify="left", show_header=True, box=None)
-    table.add_column("index", justify="right", style="dim")
+    table.add_column(label_header, justify="right", style="dim")
     table.add_column("value")
     table.add_column("bar")
     for label, value, bar in rows:

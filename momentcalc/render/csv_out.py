@@ -6,7 +6,10 @@
 - a single computation is one data row, a sweep one row per point;
 - a list-valued result (per-layer weights) adds a ``layer`` column after the inputs and gives
   one row per layer, the scalar results repeated on each row;
-- cells hold the inputs as exact text and the results' ``decimal``.
+- cells hold the inputs as exact text and the results' ``decimal``;
+- a Monte Carlo estimate keeps its ± as a ``NAME_stderr`` column right after it (the standard
+  error to 2 significant digits, as the table shows it; JSON's ``stderr``), unless the command
+  already reports a result of that name.
 
 Listings (verify, constants, activations) are one row per item with their columns.
 """
@@ -41,10 +44,26 @@ def _line(cells: list[str]) -> str:
     return buffer.getvalue()
 
 
-def _points(row: Computation, with_layer: bool) -> list[str]:
+STDERR_SUFFIX = "_stderr"
+
+
+def _stderr_names(rows: tuple[Computation, ...]) -> set[str]:
+    """The scalar results that are estimates (with a standard error) in some row."""
+    first = rows[0]
+    return {q.name for q in first.results if not q.is_list and q.name + STDERR_SUFFIX not in first.names
+            and any(row[q.name].stderr is not None for row in rows)}
+
+
+def _points(row: Computation, with_layer: bool, with_stderr: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
     """The CSV lines of one computation: one, or one per layer."""
+    from ..engine.precision import to_decimal
+
     inputs = [_cell(value) for value in row.inputs.values()]
-    decimals = [quantity_document(q, row.digits)["decimal"] for q in row.results]
+    decimals: list = []
+    for q in row.results:
+        decimals.append(quantity_document(q, row.digits)["decimal"])
+        if q.name in with_stderr:
+            decimals.append("" if q.stderr is None else to_decimal(q.stderr, 2))
     if not with_layer:
         return [_line([*inputs, *decimals])]
     # Decimals never need quoting, so the lines are joined directly (10^6 layers).
@@ -76,8 +95,10 @@ def render_csv(result: Computation | Sweep | Listing) -> str:
     rows = result.rows if isinstance(result, Sweep) else (result,)
     first = rows[0]
     with_layer = any(q.is_list for q in first.results)
-    header = [*(f"input.{name}" for name in first.inputs), *([LAYER] if with_layer else []), *first.names]
+    stderr = _stderr_names(rows)
+    results = [column for name in first.names for column in (name, *([name + STDERR_SUFFIX] if name in stderr else []))]
+    header = [*(f"input.{name}" for name in first.inputs), *([LAYER] if with_layer else []), *results]
     lines = [_line(header)]
     for row in rows:
-        lines.extend(_points(row, with_layer))
+        lines.extend(_points(row, with_layer, stderr))
     return "".join(lines)

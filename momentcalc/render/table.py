@@ -250,3 +250,9 @@ def render_table(result: Computation | Sweep | Listing, stream: TextIO) -> None:
         _sweep(result, console)
     else:
         _single(result, console)
+
+
+def print_chart(stream: TextIO, name: str, values: list, digits: int, labels: list[str], header: str) -> None:
+    """``--chart``: a sweep's result as bars under its table."""
+    console = _Console(file=stream, highlight=False, soft_wrap=False, spell=not fits(stream))
+    console.print(bar_chart(name, values, digits, labels, header))

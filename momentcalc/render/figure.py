@@ -1,0 +1,171 @@
+"""``--plot FILE``: a figure of a sweep or of a list-valued result, drawn with matplotlib (the
+optional extra ``momentcalc[plot]``; imported only here, only when a figure is asked for).
+
+- a sweep over one option: that option on x, each ``--plot-y`` result a line on y (a swept
+  activation gives one labelled position per name);
+- a sweep over two options: a heat map of the one ``--plot-y`` result over the grid, the first
+  swept option on x, the second on y; where a result has a critical level (``CRITICAL_LEVELS``:
+  meanfield's chi1 = 1, the edge of chaos) that level is drawn as a contour — with ``meanfield
+  --sigma-w2 … --sigma-b2 …`` this is the order-to-chaos phase diagram of Schoenholz et al.,
+  2017, Deep information propagation (their Fig. 1);
+- a list-valued result (postnorm-decay's branch_weights): its entries against their index,
+  one line per sweep point.
+
+An axis is logarithmic when its values are all positive and span at least LOG_SPAN (two
+decades). Infinite values (a depth scale at criticality) are left out of the drawing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from ..result import Computation, Sweep
+from .cells import INPUT_PREFIX, input_text, inputs_line
+
+SUFFIXES = (".png", ".svg", ".pdf")
+LOG_SPAN = 100
+# (command, result) -> (level, label): a level with a meaning, drawn as a contour on heat maps.
+CRITICAL_LEVELS = {
+    ("meanfield", "chi1"): (1.0, "chi1 = 1: the edge of chaos (Schoenholz et al., 2017)"),
+}
+MARKERS_UP_TO = 40
+
+
+def _float(value: Any) -> float:
+    number = float(value)
+    return number if math.isfinite(number) else math.nan
+
+
+def _spans_decades(values: Sequence[float]) -> bool:
+    finite = [v for v in values if not math.isnan(v)]
+    return bool(finite) and min(finite) > 0 and max(finite) / min(finite) >= LOG_SPAN
+
+
+def _numeric(values: Sequence[Any]) -> bool:
+    return all(not isinstance(v, (str, bool)) and v is not None for v in values)
+
+
+def _title(result: Computation | Sweep) -> str:
+    if isinstance(result, Sweep):
+        fixed = inputs_line(result.rows[0].inputs, skip=result.swept)
+        return f"{result.command}  {fixed}".strip()
+    return f"{result.command}  {inputs_line(result.inputs)}"
+
+
+def _lines(ax: Any, result: Sweep, names: Sequence[str]) -> None:
+    """A sweep over one option: the option on x, a line per result on y."""
+    option = result.swept[0]
+    inputs = [row.inputs[option] for row in result.rows]
+    if _numeric(inputs):
+        xs = [_float(v) for v in inputs]
+        if _spans_decades(xs):
+            ax.set_xscale("log")
+    else:  # names (a swept activation): one position each
+        xs = list(range(len(inputs)))
+        ax.set_xticks(xs, [input_text(v) for v in inputs])
+    drawn: list[float] = []
+    marker = "o" if len(xs) <= MARKERS_UP_TO else None
+    for name in names:
+        ys = [_float(row[name].value) for row in result.rows]
+        drawn += ys
+        ax.plot(xs, ys, marker=marker, label=name)
+    if _spans_decades(drawn):
+        ax.set_yscale("log")
+    ax.set_xlabel(_input_label(result, option))
+    ax.set_ylabel(names[0] if len(names) == 1 else "value")
+    if len(names) > 1:
+        ax.legend()
+    ax.grid(True, alpha=0.3)
+
+
+def _heat_map(figure: Any, ax: Any, result: Sweep, name: str) -> None:
+    """A sweep over two options: the result over the grid, the critical level as a contour."""
+    import numpy
+
+    first, second = result.swept
+    xs = list(dict.fromkeys(row.inputs[first] for row in result.rows))
+    ys = list(dict.fromkeys(row.inputs[second] for row in result.rows))
+    grid = numpy.full((len(ys), len(xs)), numpy.nan)
+    for row in result.rows:
+        grid[ys.index(row.inputs[second]), xs.index(row.inputs[first])] = _float(row[name].value)
+    x = numpy.array([_float(v) for v in xs])
+    y = numpy.array([_float(v) for v in ys])
+    norm = None
+    if _spans_decades(list(grid.ravel())):
+        from matplotlib.colors import LogNorm
+
+        norm = LogNorm()
+    mesh = ax.pcolormesh(x, y, grid, shading="nearest", norm=norm, cmap="viridis")
+    figure.colorbar(mesh, ax=ax, label=name)
+    level = CRITICAL_LEVELS.get((result.command, name))
+    finite = grid[numpy.isfinite(grid)]
+    if level and finite.size and finite.min() < level[0] < finite.max() and len(xs) > 1 and len(ys) > 1:
+        contour = ax.contour(x, y, grid, levels=[level[0]], colors="white", linewidths=2)
+        contour.set_label(level[1])
+        ax.legend(handles=[_line_handle(level[1])], loc="upper left", fontsize="small")
+    ax.set_xlabel(_input_label(result, first))
+    ax.set_ylabel(_input_label(result, second))
+
+
+def _input_label(result: Sweep, option: str) -> str:
+    """The swept input's name, ``input.NAME`` when a result has that name (as the table heads it)."""
+    return INPUT_PREFIX + option if option in result.rows[0].names else option
+
+
+def _line_handle(label: str) -> Any:
+    from matplotlib.lines import Line2D
+
+    return Line2D([], [], color="white", linewidth=2, label=label)
+
+
+def _list_result(ax: Any, result: Computation | Sweep, names: Sequence[str]) -> None:
+    """A list-valued result: its entries against their index (a line per sweep point)."""
+    rows = result.rows if isinstance(result, Sweep) else (result,)
+    swept = result.swept if isinstance(result, Sweep) else ()
+    drawn: list[float] = []
+    for row in rows:
+        for name in names:
+            values = row[name].value
+            doubles = values.doubles() if hasattr(values, "doubles") else [_float(v) for v in values]
+            ys = [_float(v) for v in doubles]
+            drawn += ys
+            label = "  ".join(f"{s}={input_text(row.inputs[s])}" for s in swept)
+            label = f"{name}  {label}".strip() if len(names) > 1 or not label else label
+            ax.plot(range(len(ys)), ys, marker="o" if len(ys) <= MARKERS_UP_TO else None, label=label)
+    if _spans_decades(drawn):
+        ax.set_yscale("log")
+    ax.set_xlabel("index")
+    ax.set_ylabel(names[0] if len(names) == 1 else "value")
+    if len(rows) > 1 or len(names) > 1:
+        ax.legend(fontsize="small")
+    ax.grid(True, alpha=0.3)
+
+
+def build_figure(result: Computation | Sweep, names: Sequence[str]) -> Any:
+    """The matplotlib Figure of ``result`` with ``names`` on y (checked by the caller)."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(7, 4.5), layout="constrained")
+    ax = figure.add_subplot()
+    first = result.rows[0] if isinstance(result, Sweep) else result
+    if first[names[0]].is_list:
+        _list_result(ax, result, names)
+    elif isinstance(result, Sweep) and len(result.swept) == 2:
+        _heat_map(figure, ax, result, names[0])
+    else:
+        _lines(ax, result, names)  # type: ignore[arg-type]
+    ax.set_title(_title(result), fontsize="medium")
+    return figure
+
+
+def save_figure(figure: Any, path: str) -> None:
+    """Write ``figure`` to ``path`` (its suffix gives the format), without a date in SVG or
+    PDF so that the same figure gives the same file."""
+    import matplotlib
+
+    suffix = path.lower().rsplit(".", 1)[-1]
+    metadata = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}}.get(suffix)
+    with matplotlib.rc_context({"svg.hashsalt": "momentcalc"}):
+        figure.savefig(path, format=suffix, metadata=metadata, dpi=100)
