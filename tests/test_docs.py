@@ -44,9 +44,10 @@ def test_readme_python_examples_run():
     assert tried >= 8 and failures == 0
 
 
-def _readme_cli_examples() -> list[tuple[str, list[str]]]:
-    """Each `$ momentcalc ...` line followed by its complete output (not abridged with "...", not
-    piped into another program), with that output's lines."""
+def _readme_cli_examples(abridged: bool = False) -> list[tuple[str, list[str]]]:
+    """Each `$ momentcalc ...` line followed by its complete output (not piped into another
+    program), with that output's lines; with ``abridged``, those whose output is an excerpt
+    (lines starting with "..." stand for lines left out) instead."""
     import re
 
     examples = []
@@ -60,12 +61,43 @@ def _readme_cli_examples() -> list[tuple[str, list[str]]]:
                 if following.startswith("$ "):
                     break
                 expected.append(following)
-            if expected and not any(l.startswith("...") for l in expected):
+            if expected and any(l.startswith("...") for l in expected) == abridged:
                 examples.append((line, expected))
     return examples
 
 
 README_CLI_EXAMPLES = _readme_cli_examples()
+README_EXCERPTS = _readme_cli_examples(abridged=True)
+
+
+def _excerpt_chunks(expected: list[str]) -> list[list[str]]:
+    """The runs of lines between "..." markers."""
+    chunks: list[list[str]] = [[]]
+    for line in expected:
+        if line.startswith("..."):
+            chunks.append([])
+        else:
+            chunks[-1].append(line)
+    return [chunk for chunk in chunks if chunk]
+
+
+def test_readme_has_excerpts():
+    assert len(README_EXCERPTS) >= 2
+
+
+@pytest.mark.parametrize(("line", "expected"), README_EXCERPTS, ids=[line for line, _ in README_EXCERPTS])
+def test_readme_excerpt_is_real(line, expected):
+    """An abridged example shows real lines: each run of lines between "..." markers appears,
+    whole and in order, in what the command prints on a 100-column terminal."""
+    shown = cli_runner.run_as_on_a_terminal(line)
+    at = 0
+    for chunk in _excerpt_chunks(expected):
+        for start in range(at, len(shown) - len(chunk) + 1):
+            if shown[start:start + len(chunk)] == chunk:
+                at = start + len(chunk)
+                break
+        else:
+            raise AssertionError(f"{line}: these lines are not in its output (in this order):\n" + "\n".join(chunk))
 
 
 def test_readme_has_cli_examples():
@@ -128,3 +160,27 @@ def test_shell_completion_is_available(monkeypatch):
            "COMP_CWORD": "2"}
     proc = subprocess.run([sys.executable, "-m", "momentcalc"], env=env, capture_output=True, text=True, check=False)
     assert proc.returncode == 0 and proc.stdout.split() == ["--target-std"]
+
+
+def test_readme_counts_the_registry():
+    """The README's count of published constants is the registry's."""
+    import re
+
+    from momentcalc.verification.run import constants
+
+    (count,) = re.findall(r"lists a registry of (\d+) published constants", README)
+    assert int(count) == len(constants().rows)
+
+
+def test_readme_jq_projection_is_real():
+    """The `truncnorm --json | jq '{schema_version, inputs, gamma: .results.gamma}'` block shows
+    what that filter prints (jq indents by 2, as json.dumps(indent=2))."""
+    import json
+    import re
+
+    line = "$ momentcalc truncnorm --json | jq '{schema_version, inputs, gamma: .results.gamma}'\n"
+    (shown,) = re.findall(re.escape(line) + r"(.*?)```", README, flags=re.S)
+    doc = cli_runner.run(["truncnorm", "--json"])[1]
+    data = json.loads(doc)
+    projected = {"schema_version": data["schema_version"], "inputs": data["inputs"], "gamma": data["results"]["gamma"]}
+    assert shown == json.dumps(projected, indent=2, ensure_ascii=False) + "\n"

@@ -22,9 +22,12 @@ from typer.core import TyperGroup
 from ..errors import MomentcalcError
 from ..render import OutputClosed
 
-# A closed pipe (``momentcalc ... | head``) ends the run quietly with the code a shell reports
-# for a process stopped by SIGPIPE (128 + 13), as cat or grep would.
-EXIT_CLOSED_PIPE = 141
+# A closed pipe (``momentcalc ... | head``) ends the run quietly with exit 0, in every format: the
+# reader chose to stop reading, which is no failure of the command (and under ``set -o pipefail``
+# a script must not fail for it). Whether the cut reaches one of our writes at all is a race (a
+# short output is often written whole before ``head`` exits), so 141, SIGPIPE's code, would
+# come and go with the size of the output and the format.
+EXIT_CLOSED_PIPE = 0
 # Output that cannot be written (a full disk, /dev/full): sysexits' EX_IOERR. Not 1, which
 # means a failed check, and not 2 or 3, which are about the input and the computation.
 EXIT_WRITE_FAILED = 74

@@ -21,7 +21,7 @@ def _markup_safe(text: str) -> str:
 
 
 class _Console(Console):
-    """rich's Console, but a closed pipe is the CLI's to report (exit 141, nothing on stderr:
+    """rich's Console, but a closed pipe is the CLI's to report (exit 0, nothing on stderr:
     rich would exit 1), and on a stream that cannot encode φ, █, ± every text is spelled in
     ASCII before rich lays it out (so the columns still line up)."""
 

@@ -19,7 +19,7 @@ Examples:
 
   momentcalc truncnorm                      gamma of tf's +-2 sigma (0.7737413...)
 
-  momentcalc truncnorm --std 0.02 --json    BERT: actual std 0.0175926...
+  momentcalc truncnorm --std 0.02 --json    BERT: actual std 0.0175925...
 
   momentcalc truncnorm --target-std 0.02    the std to pass to get 0.02
 

@@ -1,0 +1,161 @@
+"""--plot FILE, --plot-y and --chart: files written with the right axes and data (not pixels),
+matplotlib kept off every other call, and the refusals (exit 2, nothing on stdout).
+
+matplotlib is in the test extras; where it is missing the figure tests skip (the refusal
+without it is tested by hiding it)."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import invoke
+
+
+def _figure(*args):
+    """The Figure --plot would write for ``momentcalc ARGS`` (built by the same code)."""
+    pytest.importorskip("matplotlib")
+    from momentcalc.cli.figures import Figures, plotted_names
+    from momentcalc.render.figure import build_figure
+
+    captured = {}
+    import momentcalc.render.figure as figure_module
+
+    real = figure_module.save_figure
+    figure_module.save_figure = lambda figure, path: captured.setdefault("figure", figure)
+    try:
+        run = invoke(*args, "--plot", "unused.png")
+    finally:
+        figure_module.save_figure = real
+    assert run.code == 0, run
+    return captured["figure"]
+
+
+def test_a_sweep_is_a_line_with_the_swept_option_on_x(tmp_path):
+    pytest.importorskip("matplotlib")
+    for suffix in ("png", "svg", "pdf"):
+        path = tmp_path / f"t.{suffix}"
+        run = invoke("truncnorm", "--std", "0.01,0.02,0.05", "--plot", str(path))
+        assert run.code == 0 and path.stat().st_size > 1000, run
+        assert run.stdout == invoke("truncnorm", "--std", "0.01,0.02,0.05").stdout  # the output as without --plot
+    assert (tmp_path / "t.svg").read_text().startswith("<?xml")
+    assert (tmp_path / "t.pdf").read_bytes().startswith(b"%PDF")
+    figure = _figure("truncnorm", "--std", "0.01,0.02,0.05")
+    ax = figure.axes[0]
+    assert ax.get_xlabel() == "input.std" and ax.get_ylabel() == "gamma"  # the first result by default
+    assert "truncnorm" in ax.get_title() and "low=-2" in ax.get_title()
+    x, y = ax.lines[0].get_data()
+    assert list(x) == [0.01, 0.02, 0.05] and y[0] == pytest.approx(0.7737413035499232)
+    assert ax.get_xscale() == "linear"
+
+
+def test_plot_y_is_repeatable_and_log_axes_follow_decades():
+    figure = _figure("truncnorm", "--std", "0.001,0.01,0.1,1", "--plot-y", "std", "--plot-y", "correction")
+    ax = figure.axes[0]
+    assert [line.get_label() for line in ax.lines] == ["std", "correction"]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    std = ax.lines[0].get_data()[1]
+    assert std[-1] == pytest.approx(0.8796256610342398)
+
+
+def test_two_swept_options_give_the_phase_diagram_with_the_edge_of_chaos():
+    figure = _figure("meanfield", "tanh", "--sigma-w2", "1:4:1", "--sigma-b2", "0:0.3:0.1", "--plot-y", "chi1",
+                     "--digits", "6")
+    ax = figure.axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("sigma_w2", "sigma_b2")
+    mesh = ax.collections[0]
+    grid = mesh.get_array().reshape(4, 4)  # sigma_b2 rows, sigma_w2 columns
+    chi1 = float(invoke("meanfield", "tanh", "--sigma-w2", "3", "--sigma-b2", "0.2", "--get", "chi1").stdout)
+    assert grid[2][2] == pytest.approx(chi1, rel=1e-5)
+    assert figure.axes[1].get_ylabel() == "chi1"  # the colour bar
+    # the chi1 = 1 contour: at sigma_b2 = 0 it passes through sigma_w2 = 1 (tanh'(0) = 1)
+    contour = [c for c in ax.collections[1:] if "edge of chaos" in str(c.get_label())]
+    assert contour
+    (path,) = [p for p in contour[0].get_paths() if len(p.vertices)]
+    assert min(path.vertices[:, 1]) == pytest.approx(0, abs=1e-9)
+    assert path.vertices[path.vertices[:, 1].argmin(), 0] == pytest.approx(1, abs=1e-6)
+
+
+def test_a_list_valued_result_is_drawn_against_its_index():
+    figure = _figure("postnorm-decay", "--layers", "50")
+    ax = figure.axes[0]
+    x, y = ax.lines[0].get_data()
+    assert list(x) == list(range(50)) and ax.get_ylabel() == "branch_weights" and ax.get_xlabel() == "index"
+    assert y[-1] == pytest.approx(math.sqrt(0.5)) and ax.get_yscale() == "log"  # 2^-25 .. 2^-0.5
+
+
+def test_swept_activations_are_named_positions():
+    figure = _figure("activation-moment", "gelu,swish,mish", "--plot-y", "gain")
+    ax = figure.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["gelu", "swish", "mish"]
+    assert ax.lines[0].get_data()[1][0] == pytest.approx(1.5335304411955)
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("truncnorm", "--plot", "t.png"), "--plot draws a sweep"),
+        (("truncnorm", "--std", "1,2", "--plot", "t.gif"), "--plot must be a file name ending in .png, .svg, .pdf"),
+        (("truncnorm", "--std", "1,2", "--plot", "t.png", "--plot-y", "nosuch"), "--plot-y names an unknown result"),
+        (("truncnorm", "--std", "1,2", "--plot-y", "std"), "give --plot FILE too"),
+        (("truncnorm", "--std", "1,2", "--low", "-1,-2", "--high", "1,2", "--plot", "t.png"), "sweeps 3"),
+        (("truncnorm", "--std", "1,2", "--chart", "nosuch"), "--chart names an unknown result"),
+        (("truncnorm", "--chart", "std"), "--chart draws a sweep's result"),
+        (("truncnorm", "--std", "1,2", "--chart", "std", "--format", "csv"), "cannot be combined with --format csv"),
+        (("truncnorm", "--std", "1,2", "--plot", "/nonexistent/dir/t.png"), "--plot cannot write"),
+    ],
+)
+def test_figure_refusals_are_exit_2_with_nothing_on_stdout(args, needle, tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    run = invoke(*args)
+    assert run.code == 2 and run.stdout == "" and needle in run.stderr, run
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_without_matplotlib_plot_says_how_to_install_it():
+    code = ("import sys; sys.modules['matplotlib'] = None\n"
+            "import importlib.util; real = importlib.util.find_spec\n"
+            "importlib.util.find_spec = lambda name, *a: None if name == 'matplotlib' else real(name, *a)\n"
+            "sys.argv = ['momentcalc', 'truncnorm', '--std', '1,2', '--plot', 'x.png']\n"
+            "from momentcalc.cli.app import main; main()")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "pip install 'momentcalc[plot]'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_default_call_never_imports_matplotlib():
+    code = ("import sys; sys.argv = ['momentcalc', 'truncnorm', '--std', '1,2']\n"
+            "from momentcalc.cli.app import main\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print('matplotlib' in sys.modules, file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.stderr.strip() == "False"
+
+
+def test_chart_draws_a_sweeps_result_as_bars():
+    run = invoke("activation-moment", "gelu,swish,mish", "--chart", "gain")
+    tail = run.stdout.split("\n\n")[-1].splitlines()
+    assert tail[0] == "gain"
+    assert tail[1].split() == ["activation", "value", "bar"]
+    rows = [line.split() for line in tail[2:]]
+    assert [(r[0], r[1]) for r in rows] == [("gelu", "1.53353"), ("swish", "1.67653"), ("mish", "1.48685")]
+    assert len(rows[1][2]) == 40 and len(rows[0][2]) < 40  # the largest has the whole width
+    table = invoke("activation-moment", "gelu,swish", "--chart", "gain", "--format", "table")
+    assert "swish  1.67653  ████████████████████████████████████████" in table.stdout
+
+
+def test_readme_shows_the_figures_the_script_draws():
+    from pathlib import Path
+
+    from scripts.make_readme_plots import PLOTS
+
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text()
+    for image, line in PLOTS:
+        assert (root / "docs" / image).stat().st_size > 10_000
+        assert f"](docs/{image})" in readme
+        assert line in readme  # the command shown is the one that drew it
