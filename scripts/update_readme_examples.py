@@ -53,7 +53,28 @@ def main() -> None:
                   text, flags=re.S)
     text = re.sub(r"(<!-- initializers-table -->\n)(.*?)(\n<!-- /initializers-table -->)",
                   lambda m: m.group(1) + initializers_table() + m.group(3), text, flags=re.S)
+    text = update_jq_block(text)
     README.write_text(text)
+
+
+JQ_LINE = "$ momentcalc truncnorm --json | jq '{schema_version, inputs, gamma: .results.gamma}'\n"
+
+
+def jq_projection() -> str:
+    """What the README's one ``| jq`` example prints (jq indents by 2, as json.dumps)."""
+    import json
+
+    sys.path.insert(0, str(README.parent))
+    from tests.cli_runner import run as run_in_process
+
+    data = json.loads(run_in_process(["truncnorm", "--json"])[1])
+    projected = {"schema_version": data["schema_version"], "inputs": data["inputs"], "gamma": data["results"]["gamma"]}
+    return json.dumps(projected, indent=2, ensure_ascii=False) + "\n"
+
+
+def update_jq_block(text: str) -> str:
+    start = text.index(JQ_LINE) + len(JQ_LINE)
+    return text[:start] + jq_projection() + text[text.index("```", start):]
 
 
 def initializers_table() -> str:

@@ -175,12 +175,9 @@ def test_readme_counts_the_registry():
 def test_readme_jq_projection_is_real():
     """The `truncnorm --json | jq '{schema_version, inputs, gamma: .results.gamma}'` block shows
     what that filter prints (jq indents by 2, as json.dumps(indent=2))."""
-    import json
     import re
 
-    line = "$ momentcalc truncnorm --json | jq '{schema_version, inputs, gamma: .results.gamma}'\n"
-    (shown,) = re.findall(re.escape(line) + r"(.*?)```", README, flags=re.S)
-    doc = cli_runner.run(["truncnorm", "--json"])[1]
-    data = json.loads(doc)
-    projected = {"schema_version": data["schema_version"], "inputs": data["inputs"], "gamma": data["results"]["gamma"]}
-    assert shown == json.dumps(projected, indent=2, ensure_ascii=False) + "\n"
+    from scripts.update_readme_examples import JQ_LINE, jq_projection
+
+    (shown,) = re.findall(re.escape(JQ_LINE) + r"(.*?)```", README, flags=re.S)
+    assert shown == jq_projection()
