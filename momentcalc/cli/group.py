@@ -138,6 +138,10 @@ class MomentcalcGroup(TyperGroup):
         command = super().get_command(ctx, cmd_name)
         if command is not None and command.epilog:
             command.format_epilog = MethodType(format_examples, command)
+        if command is not None and getattr(ctx, "resilient_parsing", False):  # shell completion
+            from .completion import attach
+
+            attach(command)
         return command
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
