@@ -38,6 +38,7 @@ from ..defaults import BERT_STD, TRUNCATION
 from ..defaults import INIT as DEFAULTS
 from ..engine import normal_balls
 from ..engine.balls import arb_precision, exact_ball, exactly, max_bits, proven, start_bits
+from ..engine.bits import digits_for
 from ..engine.numbers import Number, as_number, rational_sqrt
 from ..engine.precision import MAX_INTERNAL_DIGITS
 from ..engine.rounding import decide_all
@@ -102,7 +103,7 @@ def _second_moment_ball(activation: str, params: Mapping[str, Fraction], digits:
     ``extra_bits`` (the certified moments: cached, shared with ``he_gain``)."""
     from ..moments import moment_balls
 
-    wanted = min(MAX_INTERNAL_DIGITS, digits + GAIN_GUARD + int(extra_bits / 3.33))
+    wanted = min(MAX_INTERNAL_DIGITS, digits + GAIN_GUARD + digits_for(extra_bits))
     return moment_balls(activation, mean=0, std=1, params=params, digits=wanted,
                         derivative=False)["second_moment"]
 

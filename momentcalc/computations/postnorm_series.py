@@ -34,6 +34,7 @@ from mpmath import mp
 from mpmath.libmp import mpf_mul, round_nearest
 
 from ..engine.balls import arb_precision, ball_midpoint
+from ..engine.bits import BITS_PER_DIGIT, bits_for
 from ..engine.precision import scaled_double, working_dps
 from ..engine.rounding import ball_text, decide, decimal_text
 from ..errors import PrecisionError
@@ -166,7 +167,7 @@ class GeometricWeights(Sequence[mpmath.mpf], BulkValues):
         """Each element from Arb balls of (c, d², d) with log2(count) guard bits; an element
         whose ball does not round (near or on a tie) is decided by ``proven_text``."""
         texts = Numerals()
-        with arb_precision(int(digits * 3.33) + 40 + 2 * self._count.bit_length()):
+        with arb_precision(bits_for(digits) + 40 + 2 * self._count.bit_length()):
             c, square, d = self._ball_parts()
             even = c * square ** (self._count // 2)  # c·(d²)^(m//2) for m = count, count − 1, …
             inverse = 1 / square
@@ -211,7 +212,7 @@ class GeometricWeights(Sequence[mpmath.mpf], BulkValues):
                 value = c * square ** (m // 2)
                 return value * d if m % 2 else value
 
-        start = int(digits * 3.33) + 64 + 2 * m.bit_length()
+        start = bits_for(digits) + 64 + 2 * m.bit_length()
         return decide(element, digits, start, 64 * start, what=f"branch weight m = {m}")[1]
 
 
@@ -312,13 +313,13 @@ def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
     out = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_UP, capitals=0, **limits)
     # The factors come from Arb balls of (c, d², d), each within 2^−accuracy of its value,
     # relatively; an element is a product of at most count + 2 of them.
-    bits = int((prec + 10) * 3.33) + 2 * count.bit_length()
+    bits = bits_for(prec + 10) + 2 * count.bit_length()
     with arb_precision(bits):
         balls = weights._ball_parts()
         accuracy = min(bits, *(ball.rel_accuracy_bits() for ball in balls))  # an exact ball: huge
         # Each factor rounded once from its ball's midpoint: a short exact value (0.5) stays exact.
         c, square, d = (work.plus(_arb_decimal(ball)) for ball in balls)
-    if accuracy < prec * 3.33:
+    if accuracy < prec * BITS_PER_DIGIT:
         raise PrecisionError("the branch weights' factors are not known to the digits they need")
     # 2^−accuracy ≤ 10^−places: the balls' share of eps, (1 + ρ)^(count + 2) − 1 ≤ 2·(count + 2)·ρ.
     places = int(accuracy * 0.30102) - 1

@@ -18,6 +18,7 @@ import mpmath
 from mpmath import mp
 
 from ..errors import PrecisionError
+from .bits import BITS_PER_DIGIT, bits_for, digits_for
 from .rounding import decimal_text
 
 GUARD_DIGITS = 10
@@ -29,22 +30,8 @@ MAX_WORKING_DPS = 40000
 
 K = TypeVar("K")
 
-# Bits per decimal digit: 333/100, a little over log2(10) = 3.3219…, so that ``bits_for(d)``
-# bits carry d digits to within one bit (the floor). Integer arithmetic (d·333 // 100): one
-# exact ratio, not a float literal at every use.
-BITS_PER_DIGIT = Fraction(333, 100)
 # Bits a first Arb evaluation carries beyond the requested digits (``Precision.start_bits``).
 START_GUARD_BITS = 32
-
-
-def bits_for(digits: int) -> int:
-    """Binary digits that carry ``digits`` decimal digits: floor(digits · 333/100)."""
-    return digits * BITS_PER_DIGIT.numerator // BITS_PER_DIGIT.denominator
-
-
-def digits_for(bits: int) -> int:
-    """Decimal digits that ``bits`` binary digits carry: floor(bits · 100/333)."""
-    return bits * BITS_PER_DIGIT.denominator // BITS_PER_DIGIT.numerator
 
 
 @dataclass(frozen=True)

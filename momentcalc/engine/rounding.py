@@ -26,6 +26,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
+from .bits import bits_for
+
 # Only for a first guess of the decimal exponent, corrected exactly below.
 _LOG10_2 = math.log10(2)
 _MIN_FIXED = -4
@@ -218,7 +220,7 @@ def _round_binary(mantissa: int, exponent: int, digits: int) -> tuple[int, int]:
         raise PrecisionError(f"a value whose decimal exponent has {_exponent_digits(a.bit_length())} digits cannot be "
                              f"rounded in reasonable time (exponents of at most "
                              f"{_exponent_digits(MAX_EXPONENT_BITS)} digits)")
-    width = int(digits * 3.33) + 64
+    width = bits_for(digits) + 64
     while True:
         s = digits - 1 - a
         if abs(s) > _EXACT_POWER_LIMIT:

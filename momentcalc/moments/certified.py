@@ -40,6 +40,7 @@ from ..engine.certified import (
     pieces_of,
     product,
 )
+from ..engine.bits import bits_for
 from ..engine.rounding import ball_text
 from ..errors import PrecisionError
 
@@ -300,7 +301,6 @@ def rounding_targets(digits: int) -> Iterator[int]:
         yield target
 # Exact (exp-polynomial) expectations double their precision at most this many times.
 EXACT_RAISES = 8
-BITS_PER_DIGIT = 3.33
 
 
 def model_of(act: Activation, mean: Fraction) -> Model:
@@ -321,7 +321,7 @@ def _closed_form(act: Activation, monomial: Monomial, mean: Fraction, std: Fract
         return None
     if key in BALL_CLOSED_FORMS.get(act.name, {}) and not act.expression:
         given = dict(act.values)
-        with ctx.workprec(int((digits + 10) * 3.33) + 64):
+        with ctx.workprec(bits_for(digits + 10) + 64):
             params = {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
             return BALL_CLOSED_FORMS[act.name][key](params)
     if key not in act.closed_forms:
@@ -399,7 +399,7 @@ def _start_bits(digits: int, mean: Fraction, std: Fraction) -> int:
     would give up long before."""
     ratio = abs(mean) / std
     extra = 2 * (ratio.numerator.bit_length() - ratio.denominator.bit_length()) if ratio > 1 else 0
-    return int((digits + 3) * BITS_PER_DIGIT) + 64 + extra
+    return bits_for(digits + 3) + 64 + extra
 
 
 def _polynomial_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int,
@@ -637,7 +637,7 @@ def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, d
     for target in rounding_targets(digits):
         found = expectation_balls(act, wanted, mean, std, target)
         m, m2 = found[0], found[1]
-        with ctx.workprec(max(_bits(m), _bits(m2), int((target + 10) * BITS_PER_DIGIT) + 64)):
+        with ctx.workprec(max(_bits(m), _bits(m2), bits_for(target + 10) + 64)):
             if m * m <= m2 * 9 / 10:
                 variance = m2 - m * m
             else:
