@@ -2,6 +2,7 @@
 
     python scripts/import_graph.py            # one line per subpackage: what it imports
     python scripts/import_graph.py --check    # also exit 1 if the graph has a cycle
+    python scripts/import_graph.py --modules  # also the cycles between files (modules)
 
 Every ``import``/``from ... import`` counts, at module level or inside a function (a lazy
 import is still a dependency). Top-level modules (``errors``, ``result``, ``defaults``,
@@ -81,6 +82,107 @@ def graph() -> dict[str, set[str]]:
     return edges
 
 
+# Imported inside functions on purpose (start-up: only the paths that need them load them).
+LAZY_ALLOWED = ("sympy", "numpy", "scipy", "matplotlib")
+
+
+def all_modules() -> dict[str, Path]:
+    """Every module of the package by dotted name."""
+    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def module_imports(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The package's modules that ``path`` imports, at module level or inside a function:
+    ``from X import y`` is an import of X.y where that is a module, else of X (a package's
+    ``__init__``); ``import_module("momentcalc.x")`` with a constant name counts too."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            submodules = {f"{target}.{alias.name}" for alias in node.names} & modules.keys()
+            found.update(submodules or {target})
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "import_module":
+            argument = node.args[0] if node.args else None
+            if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+                found.add(argument.value)
+    return {target for target in found if target in modules and target != name}
+
+
+def module_graph() -> dict[str, set[str]]:
+    """module -> the package's modules it imports (``module_imports``)."""
+    modules = all_modules()
+    return {name: module_imports(path, modules) for name, path in modules.items()}
+
+
+def module_cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan), each sorted: every
+    file-level import cycle lies inside one of them."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(edges.get(node, ())):
+            if nxt not in index:
+                connect(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(edges):
+        if node not in index:
+            connect(node)
+    return sorted(groups)
+
+
+def local_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every import inside a function, class body or other block, but for
+    the allowed lazy ones (LAZY_ALLOWED) and ``TYPE_CHECKING`` blocks."""
+    tree = ast.parse(path.read_text(), str(path))
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    top = {id(node) for node in tree.body}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top:
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                targets = [".".join(base + ([node.module] if node.module else []))]
+            else:
+                targets = [node.module or ""]
+            for target in targets:
+                if target.split(".")[0] not in LAZY_ALLOWED:
+                    found.append((node.lineno, target))
+    return found
+
+
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     found = []
     def visit(node: str, path: list[str]) -> None:
@@ -105,6 +207,13 @@ def main() -> int:
         print("cycle: " + " -> ".join(loop))
     if not loops:
         print("no cycles")
+    if "--modules" in sys.argv:  # between files, not only between subpackages
+        groups = module_cycles(module_graph())
+        for group in groups:
+            print("module cycle among: " + ", ".join(group))
+        if not groups:
+            print("no module cycles")
+        loops = loops or groups
     return 1 if loops and "--check" in sys.argv else 0
 
 

@@ -27,6 +27,19 @@ def test_no_import_cycles_between_subpackages():
 
 
 @pytest.mark.xdist_group("import-graph")
+def test_no_import_cycles_between_files():
+    """Between modules, counting imports inside functions too (a lazy import is still a
+    dependency): a cycle between two files of one subpackage is invisible to the test above."""
+    graph = _graph_module()
+    assert graph.module_cycles(graph.module_graph()) == []
+
+
+def test_the_file_cycle_check_can_fail():
+    graph = _graph_module()
+    assert graph.module_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+@pytest.mark.xdist_group("import-graph")
 def test_lower_layers_know_nothing_of_the_upper_ones():
     edges = _graph_module().edges
     assert edges["engine"] <= {"errors"}

@@ -34,6 +34,7 @@ from mpmath import mp
 
 from ..engine.numbers import Number, sympy_number, to_mpf
 from .elementary import sech2 as _sech2
+from .expression_domain import zeros
 from .parameters import Param, params_of
 from .elementary import sigmoid as _sigmoid
 from .elementary import sigmoid_slope as _sigmoid_slope
@@ -122,8 +123,6 @@ class Activation(NamedTuple):
         mean ± reach·std, at the current precision."""
         points = list(self.kinks(params))
         if self.critical:
-            from .expressions import zeros
-
             low, high = mean - reach * std, mean + reach * std
             for part in self.critical:
                 points.extend(zeros(part, low, high, extra=(mp.zero, mean)))

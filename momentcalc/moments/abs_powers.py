@@ -26,6 +26,7 @@ from flint import arb, ctx
 from ..catalog import Activation
 from ..catalog.expression_tree import Node
 from ..engine.certified import as_arb, narrow
+from .exact_start import EXACT_RAISES, exact_start_bits
 from .monomials import Monomial
 
 # (e, s) -> coefficient: Σ c·sign(x)^e·|x|^s
@@ -172,12 +173,11 @@ def abs_power_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fra
     it is not; None when the route does not apply or a power ≤ −1 makes it diverge. Raises
     PrecisionError when the value cancels to within its radius of 0."""
     from ..errors import PrecisionError
-    from .certified import EXACT_RAISES, _start_bits
 
     if not applies(act):
         return None
     build = _integrand(act, monomial, centre)
-    bits = _start_bits(digits, mean, std)
+    bits = exact_start_bits(digits, mean, std)
     for _ in range(EXACT_RAISES):
         with ctx.workprec(bits):
             terms = build()

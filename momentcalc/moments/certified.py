@@ -42,6 +42,10 @@ from ..engine.certified import (
 )
 from ..engine.bits import bits_for
 from ..engine.rounding import ball_text
+from .abs_powers import abs_power_ball
+from .exact_start import EXACT_RAISES, exact_start_bits
+from .laurent import laurent_ball
+from .normal_cdf import normal_cdf_ball
 from ..errors import PrecisionError
 
 class Branches(NamedTuple):
@@ -299,8 +303,6 @@ def rounding_targets(digits: int) -> Iterator[int]:
     while target < limit:
         target = min(2 * target, limit)
         yield target
-# Exact (exp-polynomial) expectations double their precision at most this many times.
-EXACT_RAISES = 8
 
 
 def model_of(act: Activation, mean: Fraction) -> Model:
@@ -378,7 +380,7 @@ def _exact_ball(pieces: Callable[[], list | None], mean: Fraction, std: Fraction
     the ball is narrow against its value; PrecisionError when it stays around 0."""
     from ..engine.certified import exp_poly_expectation
 
-    bits = _start_bits(digits, mean, std)
+    bits = exact_start_bits(digits, mean, std)
     for _ in range(EXACT_RAISES):
         with ctx.workprec(bits):
             built = pieces()
@@ -389,17 +391,6 @@ def _exact_ball(pieces: Callable[[], list | None], mean: Fraction, std: Fraction
             return ball
         bits *= 2
     raise PrecisionError(f"the expectation cancels to below {digits} significant digits (it may be exactly 0)")
-
-
-def _start_bits(digits: int, mean: Fraction, std: Fraction) -> int:
-    """The first working precision of an exact expectation: the digits, plus twice the bits
-    of |mean|/std. A mean far beyond std (relu at mean 1e100000) makes its terms cancel by
-    that much: E[φ²] and mean² agree to (mean/std)², and the tail Q(t) against φ(t)/t, t =
-    mean/std, to 1/t² (relu at mean −1e100000); doubling the precision from the digits alone
-    would give up long before."""
-    ratio = abs(mean) / std
-    extra = 2 * (ratio.numerator.bit_length() - ratio.denominator.bit_length()) if ratio > 1 else 0
-    return bits_for(digits + 3) + 64 + extra
 
 
 def _polynomial_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int,
@@ -446,9 +437,6 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
     """E[x^a·φ^b·φ'^c] for each monomial as balls with relative radius ≤ 10^−(digits+3) (or
     exactly 0 by symmetry, or an exact closed form). Raises NotCertified, UnboundedTail and
     PrecisionError from the engine."""
-    from .abs_powers import abs_power_ball
-    from .laurent import laurent_ball
-    from .normal_cdf import normal_cdf_ball
     from .tiny_mean import is_tiny, tiny_mean_ball
 
     model = model_of(act, mean)
@@ -626,9 +614,7 @@ def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, d
 
     variance = second_moment − mean² where that loses at most a digit, otherwise
     E[(φ − c)²] − (mean − c)² with c the midpoint of mean's ball (φ nearly constant)."""
-    from .abs_powers import abs_power_ball
     from .exact import exact_summary
-    from .laurent import laurent_ball
     from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, SECOND_MOMENT
 
     exact = exact_summary(act, mean, std)

@@ -17,6 +17,7 @@ from flint import arb, ctx
 from ..catalog import Activation
 from ..engine.certified import as_arb, narrow
 from ..engine.reciprocal import half_line_moments, reachable
+from .exact_start import EXACT_RAISES, exact_start_bits
 from .monomials import Monomial
 
 Laurent = dict[int, arb]
@@ -48,13 +49,12 @@ def laurent_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fract
     activations, or when the closed form would need too many terms or bits (the caller
     integrates)."""
     from ..catalog.ball_functions import HALF_LINE_LAURENT
-    from .certified import EXACT_RAISES, _start_bits
 
     if act.expression or act.name not in HALF_LINE_LAURENT:
         return None
     a, b, c = monomial
     given = dict(act.values)
-    bits = _start_bits(digits, mean, std)
+    bits = exact_start_bits(digits, mean, std)
     with ctx.workprec(64):
         params = {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
         sides = [side for side, _, _ in HALF_LINE_LAURENT[act.name](params)]

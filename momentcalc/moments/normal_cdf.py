@@ -19,6 +19,7 @@ from flint import arb, ctx
 
 from ..catalog import Activation
 from ..engine.certified import as_arb, narrow
+from .exact_start import exact_start_bits
 from .monomials import Monomial
 
 Polynomial = dict[tuple[int, int, int], arb]
@@ -59,10 +60,9 @@ def normal_cdf_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fr
     if act.expression or act.name not in NORMAL_CDF_POLYNOMIALS or mean != 0:
         return None
     from ..engine.normal_cdf_moments import density_moment
-    from .certified import _start_bits
 
     given = dict(act.values)
-    bits = _start_bits(digits, mean, std)
+    bits = exact_start_bits(digits, mean, std)
     for _ in range(RAISES):
         with ctx.workprec(bits):
             params = {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
