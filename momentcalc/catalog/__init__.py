@@ -12,7 +12,7 @@ from importlib import import_module
 from typing import Any
 
 _LAZY = {
-    "Activation": ".activations", "ClosedForm": ".activations", "CATALOG": ".activations", "BY_NAME": ".activations",
+    "Activation": ".activations", "ClosedForm": ".activations", "CATALOG": ".resolving", "BY_NAME": ".resolving",
     "Param": ".parameters", "PARAMETERS": ".parameters",
     "names": ".resolving", "lookup": ".resolving", "resolve": ".resolving",
 }

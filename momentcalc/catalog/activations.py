@@ -279,7 +279,8 @@ def _rel(sp: Any, x: Any, positive: Any, negative: Any) -> Any:
     return sp.Piecewise((positive, x > 0), (negative, True))
 
 
-CATALOG: tuple[Activation, ...] = (
+# The entries defined here; ``resolving.CATALOG`` adds the frameworks' (``framework_activations``).
+CORE_CATALOG: tuple[Activation, ...] = (
     Activation(
         "identity", "x",
         fn=lambda x, p: x,
@@ -475,13 +476,3 @@ CATALOG: tuple[Activation, ...] = (
         },
     ),
 )
-
-# relu6, hardtanh, hard_sigmoid, hard_swish, celu, log_sigmoid, quick_gelu (their own module)
-from .framework_activations import FRAMEWORK_ACTIVATIONS  # noqa: E402
-
-CATALOG += FRAMEWORK_ACTIVATIONS
-
-BY_NAME: dict[str, Activation] = {}
-for _entry in CATALOG:
-    for _key in (_entry.name, *_entry.aliases):
-        BY_NAME[_key] = _entry

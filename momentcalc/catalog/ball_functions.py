@@ -33,46 +33,28 @@ from typing import NamedTuple
 from flint import acb, arb, ctx
 
 from ..engine.certified import ExpTerm, Term, as_arb
-
-BallFn = Callable[[acb, Mapping[str, arb], bool], acb]  # (z, parameters, analytic) -> acb
-GrowthFn = Callable[[Mapping[str, arb]], tuple[Term, ...]]
-
-
-class BallActivation(NamedTuple):
-    """φ and φ' of one catalog entry on balls: ``branches[i]`` = (φ, φ') on the i-th interval
-    between ``kinks`` (ascending x-values), and growth bounds of |φ| and |φ'|."""
-
-    kinks: tuple[Fraction, ...]
-    branches: tuple[tuple[BallFn, BallFn], ...]
-    growth: GrowthFn
-    derivative_growth: GrowthFn
-
-
-def _m(f: Callable[[acb, Mapping[str, arb]], acb]) -> BallFn:
-    """A meromorphic branch: poles make non-finite balls by themselves, so the analytic flag
-    needs no check."""
-    return lambda z, p, analytic: f(z, p)
-
-
-def _const(value: int | Fraction) -> GrowthFn:
-    return lambda p: (Term(value),)
-
-
-def _linear(c0: int | Fraction, c1: int | Fraction) -> GrowthFn:
-    return lambda p: (Term(c0), Term(c1, 1))
+from .ball_parts import (  # noqa: F401  (softplus_ball, touches_log1p_cut: imported from here too)
+    BallActivation,
+    BallFn,
+    GrowthFn,
+    StripFunctions,
+    _const,
+    _linear,
+    _m,
+    _sec,
+    _sigmoid,
+    _sigmoid_bounds,
+    _sigmoid_slope,
+    _softplus_value_bound,
+    _up,
+    softplus_ball,
+    touches_log1p_cut,
+)
 
 
 _ZERO = _m(lambda z, p: acb(0))
 _ONE = _m(lambda z, p: acb(1))
 _X = _m(lambda z, p: z)
-
-
-def _sigmoid(z: acb) -> acb:
-    return (1 + (z / 2).tanh()) / 2
-
-
-def _sigmoid_slope(z: acb) -> acb:
-    return (z / 2).sech() ** 2 / 4
 
 
 def _mish_parts(z: acb) -> tuple[acb, acb, acb]:
@@ -121,22 +103,6 @@ def _gelu_tanh_derivative(z: acb, p: Mapping[str, arb]) -> acb:
     return _sigmoid(2 * u) + z / 2 * u.sech() ** 2 * root * (1 + 3 * c * z * z)
 
 
-def touches_log1p_cut(w: acb) -> bool:
-    """May the box w reach log1p's branch cut, the real half-line w ≤ −1?"""
-    return w.imag.contains(0) and not w.real.lower() > -1
-
-
-def softplus_ball(z: acb, analytic: bool) -> acb:
-    """log(1 + e^z) = z + log1p(e^−z) where Re z > 0 (there |e^−z| < 1, far from log1p's
-    cut at −1, so wide boxes are not refused), log1p(e^z) elsewhere."""
-    if z.real > 0:
-        return z + (-z).exp().log1p()
-    w = z.exp()
-    if analytic and touches_log1p_cut(w):
-        return acb(arb.nan())
-    return w.log1p()
-
-
 def _softplus(z: acb, p: Mapping[str, arb], analytic: bool) -> acb:
     return softplus_ball(z, analytic)
 
@@ -159,10 +125,6 @@ def _selu_constants(prec: int) -> tuple[arb, arb]:
 def selu_constants() -> tuple[arb, arb]:
     """(λ, α) at the current precision."""
     return _selu_constants(ctx.prec)
-
-
-def _up(value: arb) -> arb:
-    return arb(value.upper())
 
 
 def _selu_growth(p: Mapping[str, arb]) -> tuple[Term, ...]:
@@ -316,21 +278,6 @@ HALF_LINE_LAURENT: dict[str, Callable[[Mapping[str, arb]], tuple]] = {
 #   On the real line φ is evaluated from E = e^{2u(x)}: σ(2u) = E/(1 + E), φ' = σ(2u) +
 #   2x·u'(x)·σ(2u)/(1 + E).
 
-class StripFunctions(NamedTuple):
-    width: Callable[[], arb]
-    value_bound: Callable[[arb], tuple[arb, ...]]  # w -> coefficients of P
-    slope_bound: Callable[[arb], tuple[arb, ...]]  # w -> coefficients of Q
-    at: Callable[[arb, arb], tuple[arb, arb]]  # (x, e^{P(x)}) -> (φ(x), φ'(x))
-    exponent: Callable[[], tuple[arb | int, ...]] = lambda: (0, 1)  # coefficients of P (e^x by default)
-
-
-def _sec(y: arb) -> arb:
-    return arb((1 / y.cos()).upper())
-
-
-def _sigmoid_bounds(w: arb) -> tuple[arb, arb]:
-    return arb(((1 + _sec(w / 2)) / 2).upper()), arb((_sec(w / 2) ** 2 / 4).upper())
-
 
 def _sigmoid_at(x: arb, ex: arb) -> tuple[arb, arb]:
     inverse = 1 / (1 + ex)  # one division a node: divisions cost several multiplications
@@ -360,10 +307,6 @@ def _mish_at(x: arb, ex: arb) -> tuple[arb, arb]:
     one = 1 + ex
     t = 1 - 2 / (one * one + 1)
     return x * t, t + x * (1 - t * t) * (ex / one)
-
-
-def _softplus_value_bound(w: arb) -> tuple[arb, ...]:
-    return (arb((arb(2).log() + abs(w.sin().log()) + arb.pi()).upper()), arb(1))
 
 
 _GELU_TANH_WIDTH = Fraction(19, 8)

@@ -22,7 +22,7 @@ from fractions import Fraction
 from flint import acb, arb
 
 from ..engine.certified import ExpTerm, Term, as_arb
-from .ball_functions import (
+from .ball_parts import (
     BallActivation,
     StripFunctions,
     _const,

@@ -1,5 +1,5 @@
 """The activations that frameworks ship and the normalizer-free tables scale, as catalog entries
-(appended to ``activations.CATALOG``): relu6, hardtanh, hard_sigmoid, hard_swish (PyTorch's
+(after the core entries in ``resolving.CATALOG``): relu6, hardtanh, hard_sigmoid, hard_swish (PyTorch's
 ``ReLU6``, ``Hardtanh``, ``Hardsigmoid``, ``Hardswish``), celu (``CELU(alpha)``), log_sigmoid
 (``LogSigmoid``) and quick_gelu (x·σ(1.702x), CLIP's QuickGELU).
 

@@ -7,7 +7,13 @@ from collections.abc import Mapping
 
 from ..engine.numbers import Number, as_number
 from ..errors import InputError
-from .activations import BY_NAME, CATALOG, Activation
+from .activations import CORE_CATALOG, Activation
+from .framework_activations import FRAMEWORK_ACTIVATIONS
+
+# Every catalog entry: the core ones, then relu6, hardtanh, hard_sigmoid, hard_swish, celu,
+# log_sigmoid, quick_gelu (their own module).
+CATALOG: tuple[Activation, ...] = CORE_CATALOG + FRAMEWORK_ACTIVATIONS
+BY_NAME: dict[str, Activation] = {key: entry for entry in CATALOG for key in (entry.name, *entry.aliases)}
 
 _IDENTIFIER_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
 
