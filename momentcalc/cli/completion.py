@@ -38,7 +38,7 @@ def _listed(names: Callable[[], list[str]]) -> Completer:
 
 
 def _activation_names() -> list[str]:
-    from ..catalog.activations import CATALOG
+    from ..catalog.resolving import CATALOG
 
     return [entry.name for entry in CATALOG]
 
