@@ -50,7 +50,7 @@ def test_completion_offers_values(line, offered):
 
 
 def test_activation_names_are_the_catalog():
-    from momentcalc.catalog.activations import CATALOG
+    from momentcalc.catalog.resolving import CATALOG
 
     assert complete("momentcalc activation-moment ") == [entry.name for entry in CATALOG]
 
