@@ -1,8 +1,13 @@
-"""A progress bar for long work, shown only where a person is watching.
+"""Signs of progress for long work, shown only where a person is watching.
 
-``delayed_progress(total, label)`` yields a ``step()`` callback. Nothing is drawn (and rich is
-not imported) unless stderr is a terminal and the work has already taken ``delay`` seconds;
-then a transient rich bar appears on stderr, so stdout stays clean for JSON and CSV.
+``Spinner`` is what the command line shows while it waits for a computation's child process
+(``cli.child``): after DELAY seconds, a spinner and the elapsed time on stderr, rewritten in
+place and erased at the end; nothing when stderr is not a terminal, so JSON and CSV (on
+stdout) and logs (stderr to a file) never see it.
+
+``delayed_progress(total, label)`` yields a ``step()`` callback for work counted in steps run
+in the foreground: a transient rich bar on a terminal's stderr after ``delay`` seconds. In the
+child process stderr is collected, not a terminal, so there it draws nothing.
 """
 
 from __future__ import annotations
@@ -45,3 +50,47 @@ def delayed_progress(total: int, label: str, delay: float | None = None) -> Iter
     finally:
         if bar:
             bar[0][0].stop()
+
+
+class Spinner:
+    """``spinner(elapsed)`` draws "⠋ computing… 2.4 s" on stderr (a terminal only, after
+    DELAY seconds); ``spinner.clear()`` erases it. Plain text and ANSI erase-line codes: no rich."""
+
+    FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+    ASCII_FRAMES = "|/-\\"
+
+    def __init__(self, label: str = "computing", delay: float | None = None) -> None:
+        self.label = label
+        self.delay = DELAY if delay is None else delay
+        self.shown = False
+        self._frame = 0
+        try:
+            self.watched = sys.stderr is not None and sys.stderr.isatty()
+        except (AttributeError, ValueError, OSError):
+            self.watched = False
+
+    def __call__(self, elapsed: float) -> None:
+        if not self.watched or elapsed < self.delay:
+            return
+        frames = self.FRAMES
+        try:
+            frames.encode(sys.stderr.encoding or "ascii")
+        except (UnicodeEncodeError, LookupError):
+            frames = self.ASCII_FRAMES
+        frame = frames[self._frame % len(frames)]
+        self._frame += 1
+        try:
+            sys.stderr.write(f"\r{frame} {self.label} {elapsed:.1f} s\x1b[K")
+            sys.stderr.flush()
+            self.shown = True
+        except (OSError, ValueError):
+            self.watched = False
+
+    def clear(self) -> None:
+        if self.shown:
+            try:
+                sys.stderr.write("\r\x1b[K")
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
+            self.shown = False

@@ -226,24 +226,3 @@ def test_monte_carlo_results_print_only_justified_digits():
     assert len(doc["results"]["logit_std"]["decimal"]) > 40  # the exact results keep every digit
 
 
-def test_error_wrapped_in_a_system_error_is_still_ours(monkeypatch):
-    """The CPU budget's error raised while a C extension runs comes back as SystemError("...
-    returned a result with an exception set") chained to it (twice, through flint's arb and
-    acb.integral): the command line reports the error meant, exit code and one line, not a
-    traceback (typer's hook then crashed the process)."""
-    import momentcalc.computations.truncnorm as module
-    from momentcalc.errors import PrecisionError
-
-    def wrapped(*args, **kwargs):
-        try:
-            try:
-                raise PrecisionError("the computation did not finish within its budget")
-            except PrecisionError as error:
-                raise SystemError("<class 'flint.types.arb.arb'> returned a result with an exception set") from error
-        except SystemError as error:
-            raise SystemError("<cyfunction acb.integral> returned a result with an exception set") from error
-
-    monkeypatch.setattr(module, "truncnorm", wrapped)
-    run = invoke("truncnorm")
-    assert run.code == 3 and run.stdout == ""
-    assert run.stderr == "momentcalc: error: the computation did not finish within its budget\n"

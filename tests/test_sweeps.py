@@ -132,13 +132,19 @@ def test_expect_is_checked_on_every_row():
     assert [(c["row"], c["ok"]) for c in checks] == [(0, False), (1, True)]
 
 
-def test_long_sweep_shows_progress_only_on_a_terminal(stderr_as):
-    from momentcalc.cli.runner import _with_progress
+def test_a_long_computation_shows_a_spinner_only_on_a_terminal(stderr_as):
+    """What the command line shows while its child computes (cli.child's ``waiting``): a
+    spinner with the elapsed time on a terminal's stderr, erased at the end; nothing on a pipe."""
+    from momentcalc.progress import Spinner
 
-    points = [{"i": i} for i in range(3)]
     terminal = stderr_as(terminal=True)
-    assert list(_with_progress(points)) == points
-    assert "sweep" in terminal.getvalue()
+    spinner = Spinner()
+    spinner(1.25)
+    spinner.clear()
+    assert "computing 1.2 s" in terminal.getvalue() and terminal.getvalue().endswith("\r\x1b[K")
+    assert "sweep" not in terminal.getvalue() and "%" not in terminal.getvalue()
     pipe = stderr_as(terminal=False)
-    list(_with_progress(points))
+    spinner = Spinner()
+    spinner(5.0)
+    spinner.clear()
     assert pipe.getvalue() == ""

@@ -56,9 +56,11 @@ def main() -> None:
     else (``--help``, ``--version``, a misspelt command, shell completion) builds them all."""
     import sys
 
-    from .memory import cap
+    from . import child
+    from .streams import prepare_streams
 
-    cap()  # a memory ceiling for this process only (not on import: tests run commands in-process)
+    prepare_streams()
+    child.ENABLED = True  # computations run in a child process under OS limits (not on import: tests)
     everything = app.registered_commands
     app.registered_commands = only_the_invoked(everything, sys.argv[1:])
     try:

@@ -1,47 +1,108 @@
-"""A CPU-time budget for each computation the command line runs.
+"""The CPU-time budget of one command-line call, and the sweep-size rule it implies.
 
-Extreme inputs (``--mean 1e309``, ``--input-std 1e-320``) can need more working precision
-than any machine gives in reasonable time; the adaptive loops would keep raising it for
-minutes before reporting exit 3. The command line gives each computation (each sweep point)
-``budget_seconds(digits, derive)`` of CPU time (so a busy machine does not cut it short) and
-past it stops the computation wherever it is and reports exit 3 at once.
-The budget grows with ``--digits`` (1000 digits of a quadrature legitimately take seconds) and
-with ``--derive`` (sympy). The library itself has no budget.
+Extreme inputs (``--mean 1e309``, ``--input-std 1e-320``) can need more working precision than
+any machine gives in reasonable time. The command line runs each computation in a child
+process (``cli.child``) whose CPU time the operating system limits to the call's budget:
+
+- one computation: ``default_seconds(digits, derive)`` — BASE_SECONDS up to EXTRA_FROM_DIGITS
+  digits, growing with the square of ``--digits`` to about 44 s at 1000 (their quadratures
+  legitimately take seconds), DERIVE_SECONDS more with ``--derive`` (sympy);
+- a sweep: at least SWEEP_SECONDS for all its points together (and the writing of its output).
+
+``--budget SECONDS`` (or ``MOMENTCALC_BUDGET``) replaces that default for one call. A sweep is
+first weighed by a work model decided before anything is computed — its points times the cost
+of one point at its ``--digits`` (``point_seconds``) — and one estimated past the budget is
+refused at once (exit 2, saying what to change); the operating system's limit is then the only
+stop that depends on timing (exit 3). CPU time, not wall-clock time, so that a busy machine
+does not cut a computation short. The library itself has no budget.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import math
+import os
+
+from ..errors import InputError
 
 # Seconds of CPU time: the base, and what 1000 digits add (their quadratures take 15-20 s),
-# added only past EXTRA_FROM_DIGITS: up to there every call ends within about 4.5 s of CPU.
+# added only past EXTRA_FROM_DIGITS.
 BASE_SECONDS = 4.0
 THOUSAND_DIGITS_SECONDS = 40.0
 EXTRA_FROM_DIGITS = 250
 DERIVE_SECONDS = 20.0
+# A sweep's default budget, for all its points.
+SWEEP_SECONDS = 12.0
+# The work model: a point at up to 15 digits is counted as POINT_SECONDS of CPU (the cheap
+# commands take 0.2-1.5 ms, a catalog activation's moments a few ms), more digits as
+# (digits / 15)^1.5 times that.
+POINT_SECONDS = 0.003
+# What --budget accepts.
+MAX_BUDGET = 1_000_000.0
+ENVIRONMENT = "MOMENTCALC_BUDGET"
 
 
-class OverBudget(BaseException):
-    """The computation used its budget. A BaseException, so that no ``except Exception`` on
-    the way (sympy's fallbacks) can swallow it and let the computation run on unbounded."""
-
-    def __init__(self, seconds: float) -> None:
-        super().__init__(seconds)
-        self.seconds = seconds
-
-
-def budget_seconds(digits: int, derive: bool) -> float:
-    """CPU seconds one computation at ``digits`` may take."""
+def default_seconds(digits: int, derive: bool) -> float:
+    """CPU seconds one computation at ``digits`` may take by default."""
     extra = THOUSAND_DIGITS_SECONDS * (digits / 1000) ** 2 if digits > EXTRA_FROM_DIGITS else 0.0
     return BASE_SECONDS + extra + (DERIVE_SECONDS if derive else 0.0)
 
 
-@contextmanager
-def cpu_budget(seconds: float) -> Iterator[None]:
-    """Raise OverBudget once the process has used ``seconds`` more of CPU time (main thread
-    only; ``engine.cpu_limit``, which nests with sympy's limit and a test's)."""
-    from ..engine.cpu_limit import cpu_limit
+def point_seconds(digits: int) -> float:
+    """The work model's CPU seconds for one sweep point at ``digits``."""
+    return POINT_SECONDS * max(1.0, digits / 15) ** 1.5
 
-    with cpu_limit(seconds, lambda: OverBudget(seconds)):
-        yield
+
+def parse_budget(text: str | None) -> float | None:
+    """``--budget`` (or, without it, ``MOMENTCALC_BUDGET``) in seconds; None for the default."""
+    source = "budget"
+    if text is None:
+        text = os.environ.get(ENVIRONMENT)
+        source = ENVIRONMENT
+        if text is None or not text.strip():
+            return None
+    from ..engine.numbers import quoted
+
+    allowed = f"a number of seconds of CPU time, greater than 0 and at most {MAX_BUDGET:.0f}"
+    stripped = text.strip()
+    value = math.nan
+    if stripped.isascii() and len(stripped) <= 40:
+        try:
+            value = float(stripped)
+        except ValueError:
+            pass
+    if not (0 < value <= MAX_BUDGET):
+        if source == "budget":
+            raise InputError(param="budget", allowed=allowed, got=quoted(text))
+        raise InputError(f"{ENVIRONMENT} must be {allowed}, got {quoted(text)}")
+    return value
+
+
+def call_seconds(digits: int, derive: bool, points: int, chosen: float | None) -> float:
+    """The CPU budget of the whole call: ``chosen`` (--budget), else the default for one
+    computation or for a sweep of ``points`` points."""
+    if chosen is not None:
+        return chosen
+    single = default_seconds(digits, derive)
+    return single if points <= 1 else max(single, SWEEP_SECONDS)
+
+
+def check_sweep(points: int, digits: int, derive: bool, seconds: float, swept: tuple[str, ...],
+                chosen: bool) -> None:
+    """Refuse (exit 2) a sweep that the work model says cannot end within ``seconds``."""
+    if points <= 1:
+        return
+    each = point_seconds(digits) + (DERIVE_SECONDS / 10 if derive else 0.0)
+    estimate = points * each
+    if estimate <= seconds:
+        return
+    names = ", ".join("{" + name + "}" for name in swept)
+    how = "the budget you gave" if chosen else "the default budget"
+    raise InputError(
+        f"the sweep over {names} has {points} points at {{digits}} {digits}, counted as "
+        f"{_seconds_text(each)} of CPU time each: about {estimate:.3g} s, more than {how} of {seconds:.3g} s; "
+        f"sweep fewer points, ask fewer digits, or raise {{budget}} (at least {math.ceil(estimate)})",
+        params=(*swept, "digits", "budget"))
+
+
+def _seconds_text(seconds: float) -> str:
+    return f"{seconds * 1000:.2g} ms" if seconds < 1 else f"{seconds:.3g} s"

@@ -28,6 +28,8 @@ from ..render import OutputClosed
 # short output is often written whole before ``head`` exits), so 141, SIGPIPE's code, would
 # come and go with the size of the output and the format.
 EXIT_CLOSED_PIPE = 0
+# Ctrl-C: 128 + SIGINT, as a shell reports a process it interrupted.
+EXIT_INTERRUPTED = 130
 # Output that cannot be written (a full disk, /dev/full): sysexits' EX_IOERR. Not 1, which
 # means a failed check, and not 2 or 3, which are about the input and the computation.
 EXIT_WRITE_FAILED = 74
@@ -171,18 +173,18 @@ class MomentcalcGroup(TyperGroup):
             )
             code = result if isinstance(result, int) else 0
             sys.stdout.flush()  # a full device fails here, where it can still be reported
-        except (MomentcalcError, SystemError) as caught:
-            # A SystemError wrapping one of ours: the CPU budget's signal raised its error
-            # while a C extension (Arb's integrator) was running, which then reports "returned
-            # a result with an exception set"; the error meant is its cause.
-            error: BaseException | None = caught
-            while isinstance(error, SystemError):
-                error = error.__cause__ or error.__context__
-            if not isinstance(error, MomentcalcError):
-                raise
+        except MomentcalcError as error:
             as_json = getattr(error, "json_output", None)
             code = fail(error.code, cli_message(error), wants_json(argv) if as_json is None else as_json)
         except (BrokenPipeError, OutputClosed):
+            _discard_stdout()
+            code = EXIT_CLOSED_PIPE
+        except SystemExit as exit_:
+            # click turns a broken pipe met while writing help, the version or ``schema`` into
+            # exit 1 (after wrapping the streams in its PacifyFlushWrapper): the same closed
+            # pipe as anywhere else.
+            if exit_.code != 1 or type(sys.stdout).__name__ != "PacifyFlushWrapper":
+                raise
             _discard_stdout()
             code = EXIT_CLOSED_PIPE
         except OSError as error:
@@ -190,11 +192,14 @@ class MomentcalcGroup(TyperGroup):
                 raise
             _discard_stdout()
             code = fail(EXIT_WRITE_FAILED, f"cannot write the output: {os.strerror(error.errno)}", False)
+        except KeyboardInterrupt:
+            # Ctrl-C: the computation's child has ended (cli.child); quietly, as a shell reports it.
+            _discard_stdout()
+            code = EXIT_INTERRUPTED
         except MemoryError:
-            # Past the process's memory ceiling (cli.memory) or the machine's.
-            from .memory import limit_text
-
-            code = fail(3, f"the computation needs more than {limit_text()} at this precision; "
+            # The machine's memory ran out in this process (a computation's own limit is its
+            # child's: cli.child, cli.memory).
+            code = fail(3, "the computation needs more than the memory available at this precision; "
                            "try fewer digits or less extreme values", wants_json(argv))
         except OverflowError as error:
             # Only extreme inputs get here (a number too large for an intermediate double

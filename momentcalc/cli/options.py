@@ -148,6 +148,18 @@ Chart = Annotated[
     Optional[str],
     typer.Option("--chart", metavar="NAME", help="Draw result NAME of a sweep as a bar chart under the table."),
 ]
+Budget = Annotated[
+    Optional[str],
+    typer.Option(
+        "--budget", metavar="SECONDS",
+        help="CPU seconds this call may compute for (also MOMENTCALC_BUDGET); lifts or lowers the default limits "
+             "on CPU time (4 s, more at high --digits and with --derive, 12 s for a sweep) and on sweep size.",
+    ),
+]
+Jobs = Annotated[
+    Optional[str],
+    typer.Option("--jobs", metavar="N", help="Compute a sweep's points in N processes (0: one per core); same output. [default: 1]"),
+]
 
 # name -> (alias, default) of the shared options, in the order --help lists them.
 SHARED: dict[str, tuple[Any, Any]] = {
@@ -162,6 +174,8 @@ SHARED: dict[str, tuple[Any, Any]] = {
     "plot": (Plot, None),
     "plot_y": (PlotY, None),
     "chart": (Chart, None),
+    "budget": (Budget, None),
+    "jobs": (Jobs, None),
 }
 
 

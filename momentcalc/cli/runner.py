@@ -4,7 +4,7 @@ A command is a plain function: its own options (``Annotated`` aliases from ``opt
 ``NumberRule`` says how each number is read), then keyword-only ``digits`` and ``derive`` (and
 ``params`` if it takes an activation); it calls the library and returns the ``Computation``.
 ``computing_command`` registers it with the shared options (--digits, --format/--json,
---derive, --expect, --rtol, --atol, --get) and, for ``params``, one option per catalog
+--derive, --expect, --rtol, --atol, --get, --budget, --jobs) and, for ``params``, one option per catalog
 parameter; the runner calls the function once per sweep point with exact numbers.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import os
 import sys
-import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
@@ -24,17 +24,15 @@ import typer
 from ..engine.numbers import parse_integer
 from ..engine.precision import MAX_DIGITS
 from ..errors import InputError, MomentcalcError, PrecisionError
-from ..render import FORMATS
-from ..progress import delayed_progress
+from ..progress import Spinner
+from ..render import FORMATS, OutputClosed
 from ..result import Computation, Sweep
-from . import memory
+from . import child
 from .options import SHARED, NumberRule, catalog_parameters
 from .sweep import MAX_SWEEP_POINTS, is_sweep_syntax, is_text_sweep, parse_texts, parse_values
 
-# CPU seconds a sweep may compute for, and the points done before its time is projected.
-# Writing the rows out costs about half as much again (JSON, CSV).
-SWEEP_BUDGET = 4.5
-PROJECT_AFTER = 3
+# --jobs at most (0 is one per core).
+MAX_JOBS = 256
 # A rich table takes about half a millisecond a row: longer sweeps are for CSV and JSON.
 MAX_TABLE_ROWS = 2000
 # ... and about a microsecond a printed digit: 1000 rows at --digits 1000 took 10 s to lay out.
@@ -131,41 +129,6 @@ class _Points:
             yield dict(zip(names, combo))
 
 
-def _with_progress(points: _Points, swept: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
-    """Yield the points; a long sweep shows a progress bar on a terminal's stderr.
-
-    A sweep is bounded by its work, not only by its number of points: it may compute for at
-    most SWEEP_BUDGET seconds of CPU time. Once a few points are done, the time they took
-    projects the whole sweep, and a sweep projected past the budget is refused then (within a
-    second or so, with the projection in the message) rather than after minutes.
-    """
-    start = time.process_time()
-    first = 0.0
-    with delayed_progress(len(points), "sweep") as step:
-        for done, point in enumerate(points, 1):
-            yield point
-            step()
-            spent = time.process_time() - start
-            if done == 1:
-                first = spent  # the first point also pays for imports and caches
-                if len(points) > 2 and first > SWEEP_BUDGET / 2:
-                    # No import takes that long: every point is heavy (1000 digits of tanh).
-                    raise InputError(
-                        f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {len(points)} points "
-                        f"and its first took {first:.1f} s of computing; a sweep may take at most "
-                        f"{SWEEP_BUDGET:g} s: sweep fewer points (or ask fewer digits)", params=swept)
-                continue
-            per_point = (spent - first) / (done - 1)
-            projected = spent + per_point * (len(points) - done)
-            if done < len(points) and (spent > SWEEP_BUDGET or (done >= PROJECT_AFTER and projected > SWEEP_BUDGET)):
-                raise InputError(
-                    f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {len(points)} points at about "
-                    f"{per_point * 1000:.2g} ms each, about {projected:.0f} s of computing; a sweep may take "
-                    f"at most {SWEEP_BUDGET:g} s: sweep fewer points (or split the range over several calls)",
-                    params=swept,
-                )
-
-
 def execute(
     compute: Callable[..., Computation],
     options: Mapping[str, Any],
@@ -183,10 +146,17 @@ def execute(
     plot: str | None = None,
     plot_y: list[str] | None = None,
     chart: str | None = None,
+    budget: str | None = None,
+    jobs: str | None = None,
 ) -> int:
-    """Everything after option parsing; returns the exit code."""
-    from ..checks import apply_expectations, mismatch_line, needed_digits, parse_expect, parse_tolerance
-    from ..render import emit, emit_values
+    """Everything after option parsing; returns the exit code.
+
+    What the command line asks is checked here, in the process that parsed it (cheap and
+    deterministic: a sweep too large for the budget is refused before anything is computed);
+    the computation and the writing of its output then run in a child process under the
+    operating system's limits when ``child.ENABLED`` (the console script), else right here."""
+    from ..checks import needed_digits, parse_expect, parse_tolerance
+    from .budget import call_seconds, check_sweep, parse_budget
 
     form = output_format(fmt, json_flag)
     if get and form not in ("table", "text"):
@@ -202,6 +172,8 @@ def execute(
     expectations = [parse_expect(text, tolerance) for text in expect or ()]
     # A failed --expect shows the found value two digits past VALUE's: compute that far.
     work = needed_digits(expectations, n)
+    chosen = parse_budget(budget)
+    workers = parse_jobs(jobs)
     points, swept = sweep_points(options, numeric)
     if form == "table" and not get and len(points) > MAX_TABLE_ROWS:
         raise InputError(
@@ -213,41 +185,129 @@ def execute(
             f"a table of {len(points)} rows at {{digits}} {n} is too large to lay out (rows times digits at most "
             f"{MAX_TABLE_DIGITS}): use {{format}} csv or json, or fewer digits", params=(*swept, "format", "digits")
         )
-    if memory.capped():
-        memory.report_flint_failures_later(form == "json")
-    rows = []
-    started = time.process_time()
-    for point in _with_progress(points, swept):
-        own = {name: value for name, value in point.items() if name not in catalog}
-        if catalog:
-            own["params"] = {name: point[name] for name in catalog}
-        # A point of a sweep may only use what is left of the sweep's budget: a sweep of
-        # 1000-digit points ends within SWEEP_BUDGET, refused by its work, not after minutes.
-        left = SWEEP_BUDGET - (time.process_time() - started) if len(points) > 1 else None
-        computation = _within_budget(compute, own, work, derive, sweep_left=left, swept=swept,
-                                     count=len(points))
-        if work != n:
-            computation = replace(computation, digits=n)
-        if expectations:
-            computation = apply_expectations(computation, expectations, tolerance)
-        rows.append(computation)
-    result: Computation | Sweep = Sweep(rows[0].command, n, tuple(rows), swept) if swept else rows[0]
-    if figures is not None:
-        from .figures import draw_before_output
+    seconds = call_seconds(work, derive, len(points), chosen)
+    check_sweep(len(points), work, derive, seconds, swept, chosen is not None)
+    from . import memory
 
-        draw_before_output(figures, result)
-    if get:
-        emit_values(result, get)
-    else:
-        emit(result, form)
-    if figures is not None:
-        from .figures import draw_after_output
+    ceiling = memory.ceiling_bytes()  # MOMENTCALC_MAX_MEMORY is checked on every call
+    plan = _Plan(compute, points, swept, catalog, n, work, derive, expectations, tolerance, form, get, figures)
+    if not child.ENABLED:
+        return plan.run(1)
+    spinner = Spinner()
+    try:
+        code, out, err = child.run(lambda: plan.run(workers, seconds, ceiling), cpu_seconds=seconds,
+                                   memory_bytes=ceiling, waiting=spinner)
+    except child.LimitHit as hit:
+        raise _limit_error(hit, seconds, chosen is not None, ceiling, n, derive, swept) from None
+    finally:
+        spinner.clear()
+    try:
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise OutputClosed from None
+    if err:
+        sys.stderr.write(err)
+    return code
 
-        draw_after_output(figures, result, form)
-    failed = [(row, check) for row in rows for check in row.checks if not check.ok]
-    for row, check in failed:
-        sys.stderr.write(mismatch_line(check, {name: row.inputs.get(name) for name in swept}) + "\n")
-    return 1 if failed else 0
+
+def parse_jobs(text: str | None) -> int:
+    """``--jobs N``: child processes for a sweep's points (0 = one per core)."""
+    if text is None:
+        return 1
+    count = parse_integer(text, "jobs", 0, MAX_JOBS)
+    return count or (os.cpu_count() or 1)
+
+
+class _Plan:
+    """A checked call: computes every point, checks expectations, writes the output; run in
+    the child (or in-process)."""
+
+    def __init__(self, compute: Callable[..., Computation], points: _Points, swept: tuple[str, ...],
+                 catalog: tuple[str, ...], digits: int, work: int, derive: bool, expectations: list,
+                 tolerance: Any, form: str, get: list[str] | None, figures: Any = None) -> None:
+        self.compute, self.points, self.swept, self.catalog = compute, points, swept, catalog
+        self.digits, self.work, self.derive = digits, work, derive
+        self.expectations, self.tolerance, self.form, self.get = expectations, tolerance, form, get
+        self.figures = figures
+
+    def row(self, point: dict[str, Any]) -> Computation:
+        from ..checks import apply_expectations
+
+        own = {name: value for name, value in point.items() if name not in self.catalog}
+        if self.catalog:
+            own["params"] = {name: point[name] for name in self.catalog}
+        computation = self.compute(**own, digits=self.work, derive=self.derive)
+        if self.work != self.digits:
+            computation = replace(computation, digits=self.digits)
+        if self.expectations:
+            computation = apply_expectations(computation, self.expectations, self.tolerance)
+        return computation
+
+    def rows(self, workers: int, seconds: float | None, ceiling: int | None) -> list[Computation]:
+        points = list(self.points) if workers > 1 and len(self.points) > 1 else self.points
+        if workers <= 1 or len(points) <= 1:
+            return [self.row(point) for point in points]
+        # Contiguous shares in sweep order, each in its own child under the same limits.
+        count = min(workers, len(points))
+        size, extra = divmod(len(points), count)
+        shares, start = [], 0
+        for i in range(count):
+            end = start + size + (1 if i < extra else 0)
+            shares.append(points[start:end])
+            start = end
+        outcomes = child.run_many([lambda share=share: [self.row(p) for p in share] for share in shares],
+                                  cpu_seconds=seconds, memory_bytes=ceiling)
+        return [row for rows, _, _ in outcomes for row in rows]
+
+    def run(self, workers: int, seconds: float | None = None, ceiling: int | None = None) -> int:
+        from ..checks import mismatch_line
+        from ..render import emit, emit_values
+
+        rows = self.rows(workers, seconds, ceiling)
+        n, swept = self.digits, self.swept
+        result: Computation | Sweep = Sweep(rows[0].command, n, tuple(rows), swept) if swept else rows[0]
+        if self.figures is not None:
+            from .figures import draw_before_output
+
+            draw_before_output(self.figures, result)
+        if self.get:
+            emit_values(result, self.get)
+        else:
+            emit(result, self.form)
+        if self.figures is not None:
+            from .figures import draw_after_output
+
+            draw_after_output(self.figures, result, self.form)
+        failed = [(row, check) for row in rows for check in row.checks if not check.ok]
+        for row, check in failed:
+            sys.stderr.write(mismatch_line(check, {name: row.inputs.get(name) for name in swept}) + "\n")
+        return 1 if failed else 0
+
+
+def _limit_error(hit: child.LimitHit, seconds: float, chosen: bool, ceiling: int | None, digits: int,
+                 derive: bool, swept: tuple[str, ...]) -> PrecisionError:
+    """Exit 3 naming the limit, what made the call expensive, and what to change."""
+    from .memory import ENVIRONMENT, limit_text
+
+    causes = [f"{{{name}}}" for name in swept]
+    if swept:
+        causes[-1] += " sweep"
+    if digits > 15:
+        causes.append(f"{{digits}} {digits}")
+    if derive:
+        causes.append("{derive}")
+    at = f" (with {', '.join(causes)})" if causes else ""
+    params = (*swept, "digits", "derive", "budget")
+    if hit.kind == "memory":
+        return PrecisionError(
+            f"the computation needed more than {limit_text(ceiling)}{at}, its memory limit: ask fewer digits or "
+            f"less extreme values, or raise {ENVIRONMENT} (e.g. {ENVIRONMENT}=8G)", params=params)
+    suggestion = max(2 * seconds, 60.0) if not chosen else 4 * seconds
+    return PrecisionError(
+        f"the computation used its CPU time limit of {seconds:.3g} s{at} without finishing: "
+        f"{'sweep fewer points, ' if swept else ''}ask fewer digits or less extreme values, or raise {{budget}} "
+        f"(e.g. {{budget}} {suggestion:.0f})", params=params)
 
 
 def _rules(parameters: list[inspect.Parameter]) -> dict[str, NumberRule]:
@@ -258,32 +318,6 @@ def _rules(parameters: list[inspect.Parameter]) -> dict[str, NumberRule]:
             if isinstance(info, NumberRule):
                 rules[parameter.name] = info
     return rules
-
-
-def _within_budget(compute: Callable[..., Computation], arguments: dict[str, Any], digits: int,
-                   derive: bool, *, sweep_left: float | None = None, swept: tuple[str, ...] = (),
-                   count: int = 1) -> Computation:
-    """``compute(**arguments)`` within its CPU budget (cli.budget); past it, exit 3 at once.
-    In a sweep, the point gets at most ``sweep_left`` seconds; past that, exit 2 (the sweep is
-    too much work, whatever one point could do)."""
-    from .budget import OverBudget, budget_seconds, cpu_budget
-
-    seconds = budget_seconds(digits, derive)
-    by_sweep = sweep_left is not None and sweep_left < seconds
-    try:
-        with cpu_budget(max(sweep_left, 0.05) if by_sweep else seconds):
-            return compute(**arguments, digits=digits, derive=derive)
-    except OverBudget:
-        if by_sweep:
-            raise InputError(
-                f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {count} points and used its "
-                f"{SWEEP_BUDGET:g} s of computing before finishing (at {{digits}} {digits}): sweep fewer points "
-                "or ask fewer digits", params=(*swept, "digits")) from None
-        raise PrecisionError(
-            f"the computation did not finish within its budget of {seconds:.0f} s of CPU time (at {{digits}} "
-            f"{digits}{' with {derive}' if derive else ''}): these inputs need more working precision than "
-            "that allows; try less extreme values", params=("digits", "derive") if derive else ("digits",)
-        ) from None
 
 
 def computing_command(
@@ -311,7 +345,7 @@ def computing_command(
                     function, kwargs, numeric, catalog=tuple(catalog), digits=common["digits"], fmt=common["format"],
                     json_flag=common["json_"], derive=common["derive"], expect=common["expect"], rtol=common["rtol"],
                     atol=common["atol"], get=common["get"], plot=common["plot"], plot_y=common["plot_y"],
-                    chart=common["chart"],
+                    chart=common["chart"], budget=common["budget"], jobs=common["jobs"],
                 )
             if code:
                 raise typer.Exit(code)

@@ -38,13 +38,12 @@ from typing import NamedTuple
 from flint import acb, arb, ctx
 
 from ..errors import PrecisionError
-from .cpu_limit import due, held
 
 # An analytic branch of g: (x as acb, analytic flag) -> g(x) as acb.
 Branch = Callable[[acb, bool], acb]
 
 GUARD_BITS = 30
-# The integrand's value once an error is kept or a CPU limit is due: it ends Arb's integration at
+# The integrand's value once an error is kept: it ends Arb's integration at
 # once (the result is discarded).
 ZERO = acb(0)
 # How many digits below the size of the integrand an expectation may cancel before
@@ -470,13 +469,12 @@ def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb,
 
         def integrand(t: acb, analytic: bool, branch: Branch = branch) -> acb:
             # An exception must not cross Arb's C integrator: it would go on with that node's
-            # value undefined (a CPU limit's signal once gave a narrow, wrong ball, and one
-            # raised between callbacks a segmentation fault). It is kept and raised afterwards;
-            # the CPU limit is held (``cpu_limit.held``) and only polled here. Every node from
-            # then on is an exact 0, which ends the integration at once; its value is never
-            # used. (A nan had Arb bisect to its depth limit: at 2400 bits, minutes of CPU and
-            # gigabytes, tanh --mean 1e-100000 --std 1e6.)
-            if raised or due():
+            # value undefined (one raised between callbacks once gave a segmentation fault).
+            # It is kept and raised afterwards. Every node from then on is an exact 0, which
+            # ends the integration at once; its value is never used. (A nan had Arb bisect to
+            # its depth limit: at 2400 bits, minutes of CPU and gigabytes, tanh --mean
+            # 1e-100000 --std 1e6.)
+            if raised:
                 return ZERO
             try:
                 return branch(centre + scale * t, analytic) * (-t * t / 2).exp()
@@ -484,9 +482,8 @@ def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb,
                 raised.append(error)
                 return ZERO
 
-        with held():
-            part = acb.integral(integrand, low, high, abs_tol=abs_tol / max(count, 1), rel_tol=rel_tol,
-                                eval_limit=eval_limit)
+        part = acb.integral(integrand, low, high, abs_tol=abs_tol / max(count, 1), rel_tol=rel_tol,
+                            eval_limit=eval_limit)
         if raised:
             raise raised[0]
         if not part.is_finite():

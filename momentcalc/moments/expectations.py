@@ -69,13 +69,13 @@ Values = TypeVar("Values", list[mpmath.mpf], dict[str, mpmath.mpf])
 
 
 def _by_quadrature(act: Activation, mean: Number, std: Number, digits: int,
-                   compute: Callable[[Evaluation], tuple[Values, int]]) -> Values:
+                   compute: Callable[[Evaluation], tuple[Values, int]], work: int | None = None) -> Values:
     """``compute(evaluation)`` → (values, digits lost), at the working precision of ``digits``
     and, for expressions or cancelling variances, again with more digits until two agree."""
     label = act.name if not act.expression else act.formula
     try:
         with mp.workdps(working_dps(digits)):
-            values, lost = compute(Evaluation(act, mean, std, digits, working_dps(digits)))
+            values, lost = compute(Evaluation(act, mean, std, digits, working_dps(digits), work))
         if not act.expression and not lost:
             return values
         extra = 0
@@ -83,7 +83,7 @@ def _by_quadrature(act: Activation, mean: Number, std: Number, digits: int,
             extra += EXPRESSION_EXTRA_DIGITS + digits // 2
             dps = working_dps(digits + lost) + extra
             with mp.workdps(dps):
-                again, lost = compute(Evaluation(act, mean, std, digits + lost, dps))
+                again, lost = compute(Evaluation(act, mean, std, digits + lost, dps, work))
             with mp.workdps(working_dps(digits + lost) + extra):
                 if all(agree(a, b, digits + 2) for a, b in zip(_items(values), _items(again))):
                     return again
@@ -106,13 +106,14 @@ def _label(act: Activation) -> str:
     return act.name if not act.expression else act.formula
 
 
-# CPU seconds the quadrature may take to tell a divergent integral from one that only cannot
-# be proven (abs(x)**0.5 diverges: a fifth of that).
-DIVERGENCE_CHECK_SECONDS = 1.5
+# Integrand evaluations the quadrature may take to tell a divergent integral from one that
+# only cannot be proven (a work budget, not a time limit: the verdict does not depend on the
+# machine).
+DIVERGENCE_CHECK_WORK = 10**9
 
 
-class _CheckTooLong(BaseException):
-    """The divergence check ran out of time (BaseException: nothing on the way swallows it)."""
+class _CheckTooLong(Exception):
+    """No divergence check is needed (a catalog activation)."""
 
 
 def _certified(act: Activation, mean: Number, std: Number, digits: int, prove, compute):  # type: ignore[no-untyped-def]
@@ -131,20 +132,17 @@ def _certified(act: Activation, mean: Number, std: Number, digits: int, prove, c
     try:
         return prove()
     except (NotCertified, UnboundedTail) as error:
-        from ..engine.cpu_limit import cpu_limit
-
         try:
             if not act.expression:
                 # A catalog activation grows at most polynomially: every Gaussian moment is
                 # finite, so there is no divergence to look for (erf --std 1e100000 spent
                 # 1.5 s of quadrature here before its exit 3).
                 raise _CheckTooLong
-            # raises InputError if it diverges; past its CPU limit (exp(-x**2) at mean 1e309
-            # takes mpmath seconds per node), or where the quadrature cannot settle either
+            # raises InputError if it diverges; past its work budget (exp(-x**2) at mean 1e309
+            # takes mpmath long per node), or where the quadrature cannot settle either
             # (x*log(abs(x)) at 0, an odd integrand that cancels), the verdict is left open:
             # exit 3, not divergent. Without the zeros by symmetry: E[1/X] is odd and diverges.
-            with cpu_limit(DIVERGENCE_CHECK_SECONDS, _CheckTooLong):
-                _by_quadrature(act._replace(parity=None), mean, std, digits, compute)
+            _by_quadrature(act._replace(parity=None), mean, std, digits, compute, work=DIVERGENCE_CHECK_WORK)
         except (_CheckTooLong, PrecisionError):
             pass
         raise PrecisionError(

@@ -16,6 +16,7 @@ from mpmath import mp
 from ..catalog import Activation
 from ..engine.gaussian import DivergentIntegral, gaussian_edge, gaussian_expectations
 from ..engine.numbers import Number, to_mpf
+from ..errors import PrecisionError
 from .monomials import NAMES, Monomial, integrand, needs_derivative, vanishes
 
 # Kinks and singular points of expressions are searched for within mean ± this many
@@ -33,12 +34,20 @@ class Divergent(Exception):
         self.what = what
 
 
+class WorkSpent(PrecisionError):
+    """An Evaluation's optional work budget (integrand evaluations) is spent."""
+
+
 class Evaluation:
     """Expectations under N(mean, std²) of an activation, to ``digits`` digits, computed at
     ``dps`` decimal digits (the quadrature raises them where a sum cancels)."""
 
-    def __init__(self, act: Activation, mean: Number, std: Number, digits: int, dps: int) -> None:
+    def __init__(self, act: Activation, mean: Number, std: Number, digits: int, dps: int,
+                 work: int | None = None) -> None:
         self.act, self.mean, self.std, self.digits, self.dps = act, mean, std, digits, dps
+        # An optional work budget: at most this many integrand evaluations, then WorkSpent.
+        self.work = work
+        self._spent = 0
         self._params_at: dict[int, dict[str, mpmath.mpf]] = {}
         self._steep = tuple(act.steep) if std > STEEP_STD else ()
         self._checked = not act.expression
@@ -105,8 +114,20 @@ class Evaluation:
             params = self.params()
             check_defined(lambda x: self.act.fn(x, params), to_mpf(self.mean), to_mpf(self.std))
             self._checked = True
+        if self.work is not None:
+            evaluate = self._counted(evaluate)
         return gaussian_expectations(evaluate, count, mean=self.mean, std=self.std, breaks=self.breaks,
                                      digits=self.digits, dps=mp.dps)
+
+    def _counted(self, evaluate: Callable[[mpmath.mpf], Sequence[mpmath.mpf]]
+                 ) -> Callable[[mpmath.mpf], Sequence[mpmath.mpf]]:
+        def counted(x: mpmath.mpf) -> Sequence[mpmath.mpf]:
+            self._spent += 1
+            if self._spent > self.work:  # type: ignore[operator]
+                raise WorkSpent(f"the quadrature used its work budget of {self.work} evaluations")
+            return evaluate(x)
+
+        return counted
 
     def expectations(self, monomials: Sequence[Monomial]) -> list[mpmath.mpf]:
         """E[x^a·φ^b·φ'^c] for each monomial, at the current precision."""

@@ -1,0 +1,321 @@
+"""Run one computation in a forked child process under the operating system's limits.
+
+The console script (``cli.app.main``) turns this on; the library and in-process callers
+(tests through ``tests/cli_runner.py``) run without it. The child is forked after every import,
+so it costs no start-up, and gets
+
+- ``RLIMIT_CPU``: seconds of CPU time (whole seconds, at least 1); past it the kernel ends the
+  child with SIGXCPU (SIGKILL a second later), which the parent reports as ``LimitHit("cpu")``;
+- ``RLIMIT_AS``: bytes of address space (``cli.memory``); an allocation past it fails:
+  Python's MemoryError, or FLINT/GMP aborting, both reported as ``LimitHit("memory")``;
+- no core files, SIGINT at its default action (Ctrl-C reaches the whole process group: the
+  child ends at once, the parent's KeyboardInterrupt becomes exit 130), and its fds 1 and 2
+  into a memory file, so that what a C library prints as it aborts (FLINT on stdout, GMP on
+  stderr) never reaches the user; the parent reads it to tell a failed allocation.
+
+The child runs ``work()`` with ``sys.stdout`` and ``sys.stderr`` collected in memory (stdout
+answers ``isatty``, ``encoding`` and ``fileno`` as the real one does, so output looks the same;
+stderr is never a terminal there, so no progress bar is drawn into it)
+and sends ``(result, stdout text, stderr text)`` back over a pipe (pickle); the parent writes
+the texts only once the child has finished, so stdout never gets half a document. An
+exception raised by ``work()`` is sent back and raised again in the parent.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import select
+import signal
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import PrecisionError
+
+# Seconds between two looks at the child while it runs (the spinner's frame rate).
+TICK = 0.1
+
+
+class LimitHit(Exception):
+    """The child was stopped by a limit: ``kind`` is "cpu" or "memory"."""
+
+    def __init__(self, kind: str, detail: str = "") -> None:
+        super().__init__(kind, detail)
+        self.kind, self.detail = kind, detail
+
+
+class ChildCrashed(PrecisionError):
+    """The child ended by a signal that is no limit of ours (a C extension crashed): exit 3."""
+
+
+class _Collected(io.StringIO):
+    """A stream kept in memory that otherwise looks like ``real`` (a terminal or not, its
+    encoding, its file descriptor for the terminal's size)."""
+
+    def __init__(self, real: Any, terminal: bool = True, fileno: int | None = None) -> None:
+        super().__init__()
+        self._real = real
+        self._terminal = terminal and _isatty(real)
+        self._fileno = fileno
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self._real, "encoding", None) or "utf-8"
+
+    @property
+    def errors(self) -> str | None:  # type: ignore[override]
+        return getattr(self._real, "errors", None)
+
+    def isatty(self) -> bool:
+        return self._terminal
+
+    def fileno(self) -> int:
+        if self._fileno is None:
+            raise io.UnsupportedOperation("fileno")
+        return self._fileno
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _own_descriptors(captured: int | None) -> int | None:
+    """In the child: fds 1 and 2 into the collected file (FLINT writes its abort message to
+    stdout, GMP to stderr: neither may reach the user), the real stdout kept on a new fd for
+    its terminal size, which COLUMNS and LINES also carry (rich and shutil read them)."""
+    kept = None
+    try:
+        if _isatty(sys.stdout) and "COLUMNS" not in os.environ:
+            size = os.get_terminal_size(sys.stdout.fileno())
+            os.environ["COLUMNS"], os.environ["LINES"] = str(size.columns), str(size.lines)
+    except (AttributeError, ValueError, OSError):
+        pass
+    try:
+        kept = os.dup(1)
+    except OSError:
+        pass
+    if captured is not None:
+        os.dup2(captured, 1)
+        os.dup2(captured, 2)
+    return kept
+
+
+def _reduce_exception(error: BaseException) -> tuple[Any, ...]:
+    """An exception as (type, args, attributes): rebuilt without calling its ``__init__``
+    (ours take keyword arguments that ``args`` does not carry)."""
+    state = {k: v for k, v in vars(error).items() if k != "__traceback__"}
+    return type(error), error.args, state
+
+
+def _rebuild_exception(kind: type, args: tuple, state: dict) -> BaseException:
+    error = kind.__new__(kind)
+    error.args = args
+    vars(error).update(state)
+    return error
+
+
+def _child(work: Callable[[], Any], write_end: int, captured: int | None, cpu_seconds: float | None,
+           memory_bytes: int | None) -> None:
+    """In the child: set the limits, run ``work``, send the outcome, leave without cleanup."""
+    # stderr is never a terminal in the child: progress is the parent's to show (``Spinner``).
+    out, err = _Collected(sys.stdout), _Collected(sys.stderr, terminal=False)
+    out._fileno = _own_descriptors(captured)
+    sys.stdout, sys.stderr = out, err
+    try:
+        import faulthandler  # (built in) a test run's: it would report FLINT's abort on its own fd
+
+        faulthandler.disable()
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if cpu_seconds is not None:
+            soft = max(1, int(cpu_seconds + 0.999))
+            hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+            if hard == resource.RLIM_INFINITY or hard > soft + 1:
+                resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+            else:
+                resource.setrlimit(resource.RLIMIT_CPU, (min(soft, hard), hard))
+        if memory_bytes is not None:
+            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            wanted = memory_bytes if hard == resource.RLIM_INFINITY else min(memory_bytes, hard)
+            if soft == resource.RLIM_INFINITY or soft > wanted:
+                resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
+    except (ImportError, ValueError, OSError):
+        pass
+    try:
+        try:
+            message: tuple[Any, ...] = ("ok", work())
+        except MemoryError:
+            message = ("memory",)
+        except BaseException as error:  # noqa: BLE001  (sent to the parent, raised there)
+            import traceback
+
+            message = ("error", _reduce_exception(error), traceback.format_exc())
+        message += (out.getvalue(), err.getvalue())
+        try:
+            data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        except MemoryError:
+            data = pickle.dumps(("memory", "", ""))
+        except Exception:  # noqa: BLE001  (an unpicklable result or error: say what it was)
+            import traceback
+
+            text = traceback.format_exc()
+            data = pickle.dumps(("error", (RuntimeError, (f"the computation's outcome could not be sent: {text}",), {}),
+                                 text, "", ""))
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write_end, view):]
+    finally:
+        os._exit(0)
+
+
+def _stderr_file() -> int | None:
+    """A file in memory for the child's fd 2 (what a C library prints as it aborts)."""
+    try:
+        return os.memfd_create("momentcalc-child-stderr")
+    except (AttributeError, OSError):
+        return None
+
+
+# Set by the console script (``cli.app.main``): run computations in a child process.
+ENABLED = False
+
+
+def run(work: Callable[[], Any], *, cpu_seconds: float | None, memory_bytes: int | None,
+        waiting: Callable[[float], None] | None = None) -> tuple[Any, str, str]:
+    """``work()`` in a child under the limits: (its return value, its stdout text, its stderr
+    text). Raises what ``work`` raised, ``LimitHit`` past a limit, ``ChildCrashed``.
+    ``waiting(seconds)`` is called about every TICK seconds while the child runs."""
+    return run_many([work], cpu_seconds=cpu_seconds, memory_bytes=memory_bytes, waiting=waiting)[0]
+
+
+def run_many(works: list[Callable[[], Any]], *, cpu_seconds: float | None, memory_bytes: int | None,
+             waiting: Callable[[float], None] | None = None) -> list[tuple[Any, str, str]]:
+    """Each of ``works`` in its own child, all at once, under the same limits; their outcomes
+    in the order given (the first failure, in that order, is raised once all have ended)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    running: dict[int, tuple[int, int | None, list[bytes]]] = {}  # read end -> (pid, stderr file, chunks)
+    order: list[int] = []
+    try:
+        for work in works:
+            read_end, write_end = os.pipe()
+            captured = _stderr_file()
+            pid = os.fork()
+            if pid == 0:  # the child
+                os.close(read_end)
+                for other in running:
+                    os.close(other)
+                _child(work, write_end, captured, cpu_seconds, memory_bytes)
+            os.close(write_end)
+            running[read_end] = (pid, captured, [])
+            order.append(read_end)
+        started = time.monotonic()
+        open_ends = list(order)
+        over: set[int] = set()  # children stopped here for their CPU time
+        while open_ends:
+            ready, _, _ = select.select(open_ends, [], [], TICK)
+            for end in ready:
+                chunk = os.read(end, 1 << 20)
+                if chunk:
+                    running[end][2].append(chunk)
+                else:
+                    open_ends.remove(end)
+            if not ready:
+                if waiting is not None:
+                    waiting(time.monotonic() - started)
+                if cpu_seconds is not None and cpu_seconds % 1:
+                    # RLIMIT_CPU counts whole seconds: a fractional limit is watched from here.
+                    for end in open_ends:
+                        pid = running[end][0]
+                        if _cpu_time(pid) >= cpu_seconds:
+                            os.kill(pid, signal.SIGKILL)
+                            over.add(pid)
+        statuses = {end: os.wait4(running[end][0], 0) for end in order}
+    except BaseException:  # Ctrl-C (KeyboardInterrupt) or anything else: the children end too
+        for pid, _, _ in running.values():
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+        for end, (_, captured, _) in running.items():
+            os.close(end)
+            if captured is not None:
+                os.close(captured)
+        raise
+    outcomes = []
+    for end in order:
+        pid, captured, chunks = running[end]
+        os.close(end)
+        _, status, usage = statuses[end]
+        outcomes.append(lambda status=status, usage=usage, captured=captured, chunks=chunks, pid=pid:
+                        _outcome(status, usage, _read_all(captured), b"".join(chunks),
+                                 cpu_seconds, memory_bytes, pid in over))
+    return [outcome() for outcome in outcomes]
+
+
+def _outcome(status: int, usage: Any, printed: str, data: bytes, cpu_seconds: float | None,
+             memory_bytes: int | None, stopped: bool = False) -> tuple[Any, str, str]:
+    """What one child's end means: its outcome, or the error to raise."""
+    if os.WIFSIGNALED(status) or not data:
+        number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+        spent = usage.ru_utime + usage.ru_stime
+        if number == signal.SIGXCPU or stopped or (number == signal.SIGKILL and cpu_seconds is not None
+                                                    and spent >= max(1, int(cpu_seconds + 0.999)) - 0.05):
+            raise LimitHit("cpu")
+        if memory_bytes is not None and _about_memory(printed):
+            raise LimitHit("memory", printed.strip())
+        what = signal.Signals(number).name if number else f"exit status {os.WEXITSTATUS(status)}"
+        raise ChildCrashed(f"the computation ended abnormally ({what}){': ' + printed.strip() if printed.strip() else ''}")
+    message = pickle.loads(data)
+    kind, out, err = message[0], message[-2], message[-1]
+    if kind == "memory":
+        raise LimitHit("memory")
+    if kind == "error":
+        error = _rebuild_exception(*message[1])
+        if not type(error).__module__.startswith("momentcalc"):  # a bug: show where it happened
+            error.add_note("in the computation's child process:\n" + message[2])
+        raise error
+    return message[1], out, err
+
+
+def _read_all(fd: int | None) -> str:
+    if fd is None:
+        return ""
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        data = b""
+        while len(data) < 1 << 16:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            data += chunk
+        return data.decode("utf-8", "replace")
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+
+
+def _cpu_time(pid: int) -> float:
+    """A running child's CPU time (user + system) in seconds, from /proc (0 where unreadable)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _about_memory(printed: str) -> bool:
+    text = printed.lower()
+    return any(word in text for word in ("alloc", "memory", "mmap"))

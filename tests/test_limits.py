@@ -1,0 +1,160 @@
+"""The operating system's limits on a computation (cli.child, cli.budget, cli.memory): CPU time
+and memory in a child process, exit 3 naming the limit and what to change, Ctrl-C as exit 130,
+--budget, --jobs, and a sweep refused by its work model before anything is computed.
+
+The console script forks; in-process calls (tests/cli_runner.py) do not, so the end-to-end
+cases run ``python -m momentcalc`` (a few, kept short), the others call ``cli.child`` directly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from momentcalc.cli import child
+from tests.cli_runner import run as invoke
+
+# A computation that takes minutes (an expression at 1000 digits): stopped by its limit.
+ENDLESS = ["activation-moment", "x*tanh(log(1+exp(x)))", "--digits", "1000"]
+
+
+def momentcalc(*args: str, env: dict[str, str] | None = None, **kwargs) -> subprocess.CompletedProcess:
+    environment = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "momentcalc", *args], capture_output=True, text=True,
+                          env=environment, check=False, **kwargs)
+
+
+def one_error_line(stderr: str) -> str:
+    assert stderr.count("\n") == 1 and stderr.startswith("momentcalc: error: "), stderr
+    assert "Traceback" not in stderr
+    return stderr
+
+
+def test_the_cpu_limit_is_exit_3_naming_it_and_budget():
+    proc = momentcalc(*ENDLESS, "--budget", "0.3", "--json")
+    assert proc.returncode == 3, proc
+    line = one_error_line(proc.stderr)
+    assert "CPU time limit of 0.3 s" in line and "--digits 1000" in line and "--budget" in line, line
+    assert json.loads(proc.stdout)["error"]["code"] == 3
+
+
+def test_the_budget_comes_from_the_environment_too():
+    proc = momentcalc(*ENDLESS, env={"MOMENTCALC_BUDGET": "0.2"})
+    assert proc.returncode == 3 and "CPU time limit of 0.2 s" in one_error_line(proc.stderr), proc
+
+
+@pytest.mark.parametrize(("args", "env", "fragment"), [
+    (["truncnorm", "--budget", "-1"], {}, "--budget must be a number of seconds"),
+    (["truncnorm", "--budget", "１"], {}, "--budget must be a number of seconds"),
+    (["truncnorm"], {"MOMENTCALC_BUDGET": "soon"}, "MOMENTCALC_BUDGET must be"),
+    (["truncnorm"], {"MOMENTCALC_MAX_MEMORY": "lots"}, "MOMENTCALC_MAX_MEMORY must be a size"),
+    (["truncnorm"], {"MOMENTCALC_MAX_MEMORY": "1M"}, "MOMENTCALC_MAX_MEMORY must be at least 64M"),
+    (["truncnorm", "--std", "0.1,0.2", "--jobs", "-1"], {}, "--jobs"),
+])
+def test_bad_limits_are_exit_2(args, env, fragment):
+    run = invoke(args, env=env)
+    assert run[0] == 2 and fragment in run[2] and run[2].count("\n") == 1, run
+
+
+def test_memory_sizes():
+    from momentcalc.cli.memory import default_bytes, parse_size
+
+    assert parse_size("512M") == 512 * 2**20 and parse_size("1.5GiB") == 3 * 2**29 and parse_size(" 4g ") == 4 * 2**30
+    assert parse_size("3000000000") == 3_000_000_000 and parse_size("none") is None
+    assert 64 * 2**20 <= default_bytes() <= 2 * 2**30
+
+
+def test_a_memory_error_in_the_child_is_the_memory_limit():
+    with pytest.raises(child.LimitHit) as hit:
+        child.run(lambda: bytearray(2**31), cpu_seconds=5, memory_bytes=800 * 2**20)
+    assert hit.value.kind == "memory"
+
+
+def test_flint_aborting_past_the_memory_limit_is_the_memory_limit():
+    """FLINT aborts the process when an allocation fails (its message on fd 2): in the child,
+    whose fd 2 is collected, that is the memory limit, and nothing reaches the user's stderr."""
+    def huge() -> None:
+        from flint import arb, ctx
+
+        ctx.prec = 10**11
+        arb(1) / 3
+
+    with pytest.raises(child.LimitHit) as hit:
+        child.run(huge, cpu_seconds=5, memory_bytes=600 * 2**20)
+    assert hit.value.kind == "memory"
+
+
+def test_a_convolution_too_large_for_the_limit_is_refused_before_flint_runs():
+    """engine.convolution estimates a product's peak memory (2.4 GB measured for 160000 terms
+    of 3431 bits: the chaotic meanfield tanh at 1000 digits) and refuses it up front under a
+    lower address-space limit: a MemoryError, the memory limit, not FLINT's abort."""
+    from momentcalc.engine.convolution import NeedsTooMuchMemory, check_room, product_bytes
+
+    assert 1.8 * 2**30 < product_bytes(157667, 166478, 3431, 3431) < 3 * 2**30
+
+    def refused() -> str:
+        try:
+            check_room(157667, 166478, 3431, 3431)
+        except NeedsTooMuchMemory as error:
+            return str(error)
+        return "fits"
+
+    outcome, _, _ = child.run(refused, cpu_seconds=5, memory_bytes=1 * 2**30)
+    assert "would need about 2.1 GiB" in outcome, outcome
+    check_room(157667, 166478, 3431, 3431)  # no limit in this process: nothing refused
+
+
+def test_the_child_sends_back_output_and_errors():
+    def work() -> int:
+        sys.stdout.write("out")
+        sys.stderr.write("err")
+        return 7
+
+    assert child.run(work, cpu_seconds=5, memory_bytes=None) == (7, "out", "err")
+    from momentcalc.errors import InputError
+
+    def bad() -> None:
+        raise InputError(param="std", allowed="greater than 0", got="-1")
+
+    with pytest.raises(InputError) as raised:
+        child.run(bad, cpu_seconds=5, memory_bytes=None)
+    assert raised.value.param == "std" and raised.value.message == "std must be greater than 0, got -1"
+
+
+def test_ctrl_c_ends_the_child_and_exits_130_quietly():
+    proc = subprocess.Popen([sys.executable, "-m", "momentcalc", *ENDLESS], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and out == "" and err == "", (proc.returncode, out, err)
+    time.sleep(0.1)
+    with pytest.raises(ProcessLookupError):  # the child is gone too
+        os.killpg(proc.pid, 0)
+
+
+def test_jobs_give_the_same_output_in_sweep_order():
+    args = ["activation-moment", "tanh", "--std", "0.1:2:0.1", "--format", "csv"]
+    one = momentcalc(*args)
+    three = momentcalc(*args, "--jobs", "3")
+    every = momentcalc(*args, "--jobs", "0")
+    assert one.returncode == three.returncode == every.returncode == 0, (one, three)
+    assert three.stdout == one.stdout == every.stdout and one.stdout.count("\n") == 21
+
+
+def test_a_sweep_is_refused_by_its_work_model_before_computing():
+    """Deterministic: the same verdict on every run, decided from points and digits (it was
+    exit 0 in 7 runs and exit 2 in 3, projected from 3 points' timings)."""
+    start = time.process_time()
+    codes = {invoke(["truncnorm", "--std", "0.001:30:0.001", "--format", "csv"])[0] for _ in range(3)}
+    assert codes == {2} and time.process_time() - start < 1.0
+    run = invoke(["truncnorm", "--std", "0.001:30:0.001", "--format", "csv"])
+    assert "--budget" in run[2] and "sweep fewer points" in run[2]
+    lifted = invoke(["truncnorm", "--std", "0.01:30:0.01", "--format", "csv", "--budget", "10"])
+    assert lifted[0] == 0 and lifted[1].count("\n") == 3001
