@@ -33,7 +33,7 @@ MIN_SIGNIFICANT = 3
 # that the two never look equal.
 EXTRA_FOUND_DIGITS = 2
 
-_WRITTEN = re.compile(r"[+-]?(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?")
+_WRITTEN = re.compile(r"[+-]?(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?", re.ASCII)
 
 
 @dataclass(frozen=True)

@@ -78,3 +78,34 @@ DIGITS = ["0", "1", "+15", " 15", "15 ", "15.0", "1e1", "998", "999", "1000", "1
           "9" * 5000, "[bold]5", "nan", ""]
 OUTPUT_ENVS = ["ascii", "latin1", "c_locale", "dev_full", "closed_pipe", "head"]
 INJECTION_MARKERS = ("\x1b", "\x07", "\x01")
+
+# Issue 26: commands the lists above leave out (kept apart, so that the driver's set of calls
+# stays comparable): meanfield's and the initializer catalog's numeric options.
+MORE_NUMERIC = {
+    "meanfield": ["--sigma-w2", "--sigma-b2", "--q0", "--c0", "--depth", "--slope"],
+    "initializer": ["--mean", "--std", "--a", "--b", "--gain", "--scale", "--fan-in", "--fan-out"],
+}
+MORE_BASE = {
+    "meanfield": ["tanh"],
+    "initializer": ["torch.nn.init.trunc_normal_"],
+}
+MORE_NEEDS = {
+    ("meanfield", "--slope"): ["leaky_relu"],
+    ("initializer", "--gain"): ["torch.nn.init.xavier_normal_", "--fan-in", "8", "--fan-out", "8"],
+    ("initializer", "--scale"): ["tf.keras.initializers.VarianceScaling", "--fan-in", "8", "--fan-out", "8"],
+    ("initializer", "--fan-in"): ["torch.nn.init.kaiming_normal_"],
+    ("initializer", "--fan-out"): ["torch.nn.init.xavier_uniform_", "--fan-in", "8"],
+}
+# Text a user can put into an output cell (an expression's comment): control characters, CSV's
+# own separators and quotes, markup.
+CELL_TEXTS = ["\x1b[2J\x1b]0;pwn\x07", "a,b", 'say "hi"', "line\nbreak", "\r", "[bold]x[/]", "\x00", "\u202eevil",
+              "tab\there", "\x9b31m", ";", "=cmd|' /C calc'!A0"]
+# --derive on the longest inputs allowed (4300+ digit integers in sympy's text).
+DERIVE_LONG = [
+    ["truncnorm", "--mean", "1e-5000", "--derive"],
+    ["truncnorm", "--std", "1." + "3" * 1999, "--derive"],
+    ["truncnorm", "--low", "-" + "7" * 2000, "--derive"],
+    ["activation-moment", "relu", "--mean", "1e-5000", "--derive"],
+    ["activation-moment", "x*" + "3" * 400, "--derive"],
+    ["postnorm-decay", "--layers", "1000", "--sigma", "1e1000", "--derive"],
+]

@@ -649,3 +649,197 @@ def test_running_out_of_memory_is_exit_3_in_one_line(monkeypatch):
     assert json.loads(run.stdout)["error"]["code"] == 3
 
 
+
+
+# --- issue 26: the classes the lists above left out, and the tracebacks and leaks it found --------
+
+MORE = hostile_inputs.MORE_NUMERIC
+
+
+def _more_args(command: str, option: str, value: str) -> list[str]:
+    base = hostile_inputs.MORE_NEEDS.get((command, option), hostile_inputs.MORE_BASE[command])
+    return [command, *base, option, value]
+
+
+@pytest.mark.slow
+@FUZZ
+@given(data=st.data(), value=numbers, extra=st.sampled_from([[], ["--json"], ["--format", "csv"], ["--digits", "5"]]))
+def test_meanfield_and_initializer_survive_hostile_numbers(data, value, extra):
+    command = data.draw(st.sampled_from(sorted(MORE)))
+    option = data.draw(st.sampled_from(MORE[command]))
+    with short_budget():
+        check(call(_more_args(command, option, value) + extra))
+
+
+def _csv_rows(run: Run) -> list[list[str]]:
+    import csv
+
+    rows = list(csv.reader(io.StringIO(run.stdout)))
+    assert rows and all(len(row) == len(rows[0]) for row in rows), run
+    return rows
+
+
+@pytest.mark.slow
+@FUZZ
+@given(comment=st.one_of(st.sampled_from(hostile_inputs.CELL_TEXTS), st.text(max_size=30)),
+       where=st.sampled_from(["moment", "sweep", "gau", "meanfield"]))
+def test_csv_output_is_tidy_and_inert(comment, where):
+    """Any text a user puts in a cell: a rectangular CSV (header and rows of one length), and
+    no control character reaches stdout (escaped as \\x1b …)."""
+    expression = f"x # {comment}"
+    args = {
+        "moment": ["activation-moment", expression, "--digits", "5"],
+        "sweep": ["activation-moment", expression, "--std", "0.5,1", "--digits", "5"],
+        "gau": ["gau-scale", "--activation", expression, "--digits", "5"],
+        "meanfield": ["meanfield", expression, "--sigma-w2", "1.5", "--sigma-b2", "0.05", "--digits", "5"],
+    }[where] + ["--format", "csv"]
+    with short_budget():
+        run = call(args)
+    check(run)
+    if run.code == 0:
+        _csv_rows(run)
+        assert not any(ch in run.stdout for ch in "\x1b\x07\x00\x9b\r"), run
+
+
+@pytest.mark.parametrize("args", [hostile_inputs.DERIVE_LONG[i] for i in (0, 2, 5)])
+def test_derive_with_the_longest_inputs_is_an_answer_or_exit_3(args):
+    """sympy's text of a 5000-digit rational passed Python's 4300-digit limit (a traceback); a
+    derivation that takes long ends at the CPU limit (cut to a second here)."""
+    with isolated():
+        run = call([*args, "--budget", "1"])
+    check(run)
+    assert run.code in (0, 3), run
+
+
+@pytest.mark.parametrize("args", [
+    ["activation-moment", "0xef*x", "--json"],
+    ["activation-moment", "0o17*x"],
+    ["gau-scale", "--activation", "0xef*x"],
+    ["init", "--fan-in", "8", "--scheme", "he", "--activation", "0xef*x", "--json"],
+    ["meanfield", "0xef*x"],
+])
+def test_a_hex_literal_is_refused_not_read_as_an_exponent(args):
+    run = call(args)
+    check(run)
+    assert run.code == 2 and "written in decimal" in run.stderr, run
+
+
+@pytest.mark.parametrize("option", ["--q0", "--sigma-w2", "--sigma-b2"])
+def test_the_erf_kernel_at_1e30_is_no_division_by_zero(option):
+    run = call(["meanfield", "erf", option, "1e30", "--json"])
+    check(run)
+    assert run.code in (0, 2, 3), run
+
+
+def test_the_erf_kernel_derivative_does_not_cancel():
+    """(1 + 2q)² − 4q²c² as a product: at q = 1e30, c = 1 it is 1 + 4q, not 0."""
+    import mpmath
+
+    from momentcalc.catalog.kernels import KERNELS
+
+    with mpmath.workdps(30):
+        q = mpmath.mpf(10) ** 30
+        found = KERNELS["erf"].derivative_cross(q, mpmath.mpf(1), {})
+        expected = 4 / mpmath.pi / mpmath.sqrt(1 + 4 * q)
+        assert abs(found - expected) <= expected * mpmath.mpf(10) ** -25
+
+
+@pytest.mark.parametrize("args", [
+    ["postnorm-decay", "--layers", "1000", "--sigma", "1e1000", "--json"],
+    ["postnorm-decay", "--layers", "1000", "--sigma", "1e1000", "--format", "csv"],
+])
+def test_outputs_past_4300_digit_integers_are_written(args):
+    run = call(args)
+    check(run)
+    assert run.code == 0, run
+
+
+@pytest.mark.parametrize("flag", ["--get", "--expect", "ACTIVATION", "--activation", "--format", "COMMAND"])
+def test_a_megabyte_echo_is_shortened_in_the_one_line_error(flag):
+    big = "y" * 1_000_000
+    args = {
+        "--get": ["truncnorm", "--get", big],
+        "--expect": ["truncnorm", "--expect", big + "=0.500"],
+        "ACTIVATION": ["activation-moment", big, "--json"],
+        "--activation": ["gau-scale", "--activation", big],
+        "--format": ["truncnorm", "--format", big],
+        "COMMAND": [big],
+    }[flag]
+    run = call(args)
+    check(run)
+    assert run.code == 2 and len(run.stderr) < 500 and "(1000" in run.stderr, run.stderr[:300]
+    if "--json" in args:
+        assert len(json.loads(run.stdout)["error"]["message"]) < 500
+
+
+@pytest.mark.parametrize("digits", ["５", "１", "٣", "1５"])
+def test_digits_are_ascii_digits_only(digits):
+    run = call(["truncnorm", "--digits", digits])
+    check(run)
+    assert run.code == 2 and "--digits must be a whole number" in run.stderr, run
+
+
+def _shell(command: str, **env: str) -> subprocess.CompletedProcess:
+    module = f"{sys.executable} -m momentcalc"
+    return subprocess.run(["sh", "-c", command.replace("momentcalc", module)], capture_output=True, text=True,
+                          env={**os.environ, **env}, check=False)
+
+
+@pytest.mark.parametrize(("command", "code"), [
+    ("momentcalc truncnorm >&-", 0),
+    ("momentcalc truncnorm 2>&-", 0),
+    ("momentcalc meanfield tanh --json >&- 2>&-", 0),
+    ("momentcalc truncnorm --std 0 2>&-", 2),
+])
+def test_closed_stdout_or_stderr(command, code):
+    proc = _shell(command)
+    assert proc.returncode == code and "Traceback" not in proc.stderr, proc
+
+
+@pytest.mark.parametrize("args", [["schema"], ["--help"], ["--version"], ["truncnorm", "--help"], ["truncnorm", "--json"]])
+def test_every_output_path_into_a_closed_pipe_is_141(args):
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "momentcalc", *args], stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, check=False)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 141 and proc.stderr == "", proc
+
+
+def test_an_ascii_stream_takes_every_output_path():
+    for args in (["schema"], ["--help"], ["truncnorm", "--help"], ["activation-moment", "--help"]):
+        proc = subprocess.run([sys.executable, "-m", "momentcalc", *args], capture_output=True, check=False,
+                              env={**os.environ, "PYTHONIOENCODING": "ascii"})
+        assert proc.returncode == 0 and proc.stderr == b"", (args, proc.stderr)
+        proc.stdout.decode("ascii")
+    json.loads(subprocess.run([sys.executable, "-m", "momentcalc", "schema"], capture_output=True, check=True,
+                              env={**os.environ, "PYTHONIOENCODING": "ascii"}).stdout)
+
+
+def test_sigint_during_a_sweep_is_130_without_a_traceback():
+    proc = subprocess.Popen([sys.executable, "-m", "momentcalc", "activation-moment", "x*tanh(log(1+exp(x)))",
+                             "--std", "1,2", "--digits", "300", "--budget", "100", "--format", "csv"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for_a_child(proc.pid)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and out == "" and "Traceback" not in err, (proc.returncode, err)
+
+
+def _wait_for_a_child(pid: int, seconds: float = 30.0) -> None:
+    """Until process ``pid`` has forked its computation's child (past its imports)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as children:
+                if children.read().split():
+                    time.sleep(0.2)
+                    return
+        except OSError:
+            pass
+        time.sleep(0.05)
+    raise AssertionError("no child process appeared")

@@ -130,7 +130,9 @@ def test_the_child_sends_back_output_and_errors():
 def test_ctrl_c_ends_the_child_and_exits_130_quietly():
     proc = subprocess.Popen([sys.executable, "-m", "momentcalc", *ENDLESS], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(1.0)
+    from tests.test_cli_fuzz import _wait_for_a_child
+
+    _wait_for_a_child(proc.pid)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130 and out == "" and err == "", (proc.returncode, out, err)

@@ -15,6 +15,7 @@ Numbers are exact (``0.1`` is 1/10, as on the command line); constant powers are
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from fractions import Fraction
 
@@ -51,11 +52,16 @@ def _refuse(text: str, node: ast.AST | None, what: str) -> ActivationInputError:
     return _Refused(f"{{activation}} expression: {what}{where} is not allowed ({allowed})")
 
 
+_DECIMAL = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
 def _literal(text: str, node: ast.Constant) -> Fraction:
     value = node.value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _refuse(text, node, f"the literal {value!r}")
     source = (ast.get_source_segment(text, node) or repr(value)).replace("_", "")
+    if not _DECIMAL.fullmatch(source):  # 0xef, 0o17, 0b101: its "e" is no exponent
+        raise _refuse(text, node, f"the number {source[:40]!r} (numbers are written in decimal)")
     mantissa, _, exponent = source.lower().partition("e")
     if len(mantissa) > MAX_LITERAL_DIGITS or (exponent and abs(int(exponent)) > MAX_LITERAL_EXPONENT):
         raise _refuse(text, node, "a number this large or this long")

@@ -80,7 +80,9 @@ KERNELS: dict[str, Kernel] = {
     "leaky_relu": LEAKY,
     "erf": Kernel(
         cross=lambda q, c, p: 2 / mp.pi * mpmath.asin(2 * q * c / (1 + 2 * q)),
-        derivative_cross=lambda q, c, p: 4 / mp.pi / mpmath.sqrt((1 + 2 * q) ** 2 - 4 * q * q * c * c),
+        # (1 + 2q)² − 4q²c² as the product (1 + 2q(1 − c))(1 + 2q(1 + c)): the difference
+        # cancels to 0 at q = 1e30, c = 1 (a ZeroDivisionError); the product never does.
+        derivative_cross=lambda q, c, p: 4 / mp.pi / mpmath.sqrt((1 + 2 * q * (1 - c)) * (1 + 2 * q * (1 + c))),
         slope=lambda q, p: 4 / mp.pi / ((1 + 2 * q) * mpmath.sqrt(1 + 4 * q)),
         sympy=_sp_erf,
     ),

@@ -8,6 +8,7 @@ so it costs no start-up, and gets
   child with SIGXCPU (SIGKILL a second later), which the parent reports as ``LimitHit("cpu")``;
 - ``RLIMIT_AS``: bytes of address space (``cli.memory``); an allocation past it fails:
   Python's MemoryError, or FLINT/GMP aborting, both reported as ``LimitHit("memory")``;
+- one BLAS/OpenMP thread (``THREAD_VARIABLES``), so numpy's threads do not eat the budget;
 - no core files, SIGINT at its default action (Ctrl-C reaches the whole process group: the
   child ends at once, the parent's KeyboardInterrupt becomes exit 130), and its fds 1 and 2
   into a memory file, so that what a C library prints as it aborts (FLINT on stdout, GMP on
@@ -120,6 +121,27 @@ def _rebuild_exception(kind: type, args: tuple, state: dict) -> BaseException:
     return error
 
 
+# numpy's BLAS (and OpenMP) thread pools: one thread in the child, so that its threads do
+# not spend the CPU budget several times over on a busy machine (gau-scale --simulate); the
+# simulations are bounded by their work, not by the cores they get.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+                    "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def _one_thread() -> None:
+    """Read when numpy is first imported (in the child, as a rule); where it already is,
+    threadpoolctl (if installed) sets the pools it loaded."""
+    for name in THREAD_VARIABLES:
+        os.environ[name] = "1"
+    if "numpy" in sys.modules:
+        try:
+            from threadpoolctl import threadpool_limits
+
+            threadpool_limits(1)
+        except ImportError:
+            pass
+
+
 def _child(work: Callable[[], Any], write_end: int, captured: int | None, cpu_seconds: float | None,
            memory_bytes: int | None) -> None:
     """In the child: set the limits, run ``work``, send the outcome, leave without cleanup."""
@@ -133,6 +155,7 @@ def _child(work: Callable[[], Any], write_end: int, captured: int | None, cpu_se
         faulthandler.disable()
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        _one_thread()
         import resource
 
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

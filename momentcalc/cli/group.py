@@ -53,11 +53,26 @@ def cli_message(error: MomentcalcError) -> str:
     return error.render(lambda name: names.get(name) or "--" + name.replace("_", "-"))
 
 
+# A run of text this long in an error line is a user's input echoed back (a 1 MB ACTIVATION,
+# --get or --expect name, option or command): only its start is shown, with its length.
+LONGEST_ECHO = 200
+SHOWN_OF_AN_ECHO = 40
+
+
+def shortened(line: str) -> str:
+    """``line`` with every run of more than LONGEST_ECHO non-space characters cut to its start
+    and its length ("'yyyy…'... (1000002 characters)"), as ``engine.numbers.quoted`` does."""
+    import re
+
+    return re.sub(r"\S{%d,}" % (LONGEST_ECHO + 1),
+                  lambda m: f"{m.group()[:SHOWN_OF_AN_ECHO]}... ({len(m.group())} characters)", line)
+
+
 def fail(code: int, message: str, as_json: bool) -> int:
     """Report an error: one line on stderr, the JSON error object on stdout if asked. Returns code."""
     from ..render.text import visible
 
-    line = visible(" ".join(message.split()))
+    line = shortened(visible(" ".join(message.split())))
     if as_json:
         from ..render.document import error_document
 

@@ -22,7 +22,7 @@ DEFAULT_MAX_BYTES = 2 * 2**30
 MIN_BYTES = 64 * 2**20
 ENVIRONMENT = "MOMENTCALC_MAX_MEMORY"
 _UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
-_SIZE = re.compile(r"(\d+(?:\.\d+)?|\.\d+)\s*([kmgt]?)(?:i?b)?", re.IGNORECASE)
+_SIZE = re.compile(r"(\d+(?:\.\d+)?|\.\d+)\s*([kmgt]?)(?:i?b)?", re.IGNORECASE | re.ASCII)
 
 
 def parse_size(text: str) -> int | None:

@@ -84,6 +84,20 @@ def errors_as(fmt: str, json_flag: bool, arguments: Mapping[str, str] | None = N
         raise
 
 
+@contextmanager
+def long_integers() -> Iterator[None]:
+    """Python's limit on int <-> decimal text conversion (4300 digits, against quadratic work on
+    untrusted text) lifted for one call: momentcalc's inputs are bounded (2000 digits, exponents
+    within 100000) and its work by the CPU limit, and an exact value such as 10^-5000 (sympy's
+    Rational under --derive, a Decimal of a 1e1000 ball) is written with more digits than that."""
+    previous = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(previous)
+
+
 def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, NumberRule]) -> tuple[_Points, tuple[str, ...]]:
     """Expand numeric option texts into points (cartesian product over swept options).
 
@@ -340,7 +354,7 @@ def computing_command(
 
         def command(**kwargs: Any) -> None:
             common = {key: kwargs.pop(key) for key in SHARED}
-            with errors_as(common["format"], common["json_"], arguments):
+            with errors_as(common["format"], common["json_"], arguments), long_integers():
                 code = execute(
                     function, kwargs, numeric, catalog=tuple(catalog), digits=common["digits"], fmt=common["format"],
                     json_flag=common["json_"], derive=common["derive"], expect=common["expect"], rtol=common["rtol"],

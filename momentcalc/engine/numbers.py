@@ -78,7 +78,7 @@ def parse_integer(text: str, option: str, low: int, high: int) -> int:
     """A whole number in [low, high], with the range in the error message (spaces and a
     leading + allowed, as for every number)."""
     raw = text.strip()
-    if not re.fullmatch(r"[+-]?\d{1,20}", raw) or not (low <= int(raw) <= high):
+    if not re.fullmatch(r"[+-]?[0-9]{1,20}", raw) or not (low <= int(raw) <= high):
         raise InputError(param=option, allowed=f"a whole number from {low} to {high}", got=quoted(text))
     return int(raw)
 

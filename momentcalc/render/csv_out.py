@@ -22,11 +22,18 @@ import io
 from ..engine.numbers import to_text
 from ..result import Computation, Listing, Sweep
 from .document import quantity_document
+from .text import visible
 
 LAYER = "layer"
 
 
 def _cell(value: object) -> str:
+    """A cell's text, with control characters (ESC, BEL, CR … from an expression the user
+    typed) as backslash escapes (``text.visible``): a CSV shown in a terminal must not drive it."""
+    return visible(_text(value))
+
+
+def _text(value: object) -> str:
     if isinstance(value, dict):
         return "; ".join(f"{k} = {v}" for k, v in value.items())
     if isinstance(value, bool):
