@@ -142,7 +142,7 @@ def test_ctrl_c_ends_the_child_and_exits_130_quietly():
 
 
 def test_jobs_give_the_same_output_in_sweep_order():
-    args = ["activation-moment", "tanh", "--std", "0.1:2:0.1", "--format", "csv"]
+    args = ["truncnorm", "--std", "0.1:2:0.1", "--format", "csv"]
     one = momentcalc(*args)
     three = momentcalc(*args, "--jobs", "3")
     every = momentcalc(*args, "--jobs", "0")
@@ -158,5 +158,7 @@ def test_a_sweep_is_refused_by_its_work_model_before_computing():
     assert codes == {2} and time.process_time() - start < 1.0
     run = invoke(["truncnorm", "--std", "0.001:30:0.001", "--format", "csv"])
     assert "--budget" in run[2] and "sweep fewer points" in run[2]
-    lifted = invoke(["truncnorm", "--std", "0.01:30:0.01", "--format", "csv", "--budget", "10"])
-    assert lifted[0] == 0 and lifted[1].count("\n") == 3001
+    lowered = invoke(["truncnorm", "--std", "0.1:1:0.1", "--format", "csv", "--budget", "0.01"])
+    assert lowered[0] == 2 and "the budget you gave of 0.01 s" in lowered[2], lowered
+    lifted = invoke(["truncnorm", "--std", "0.1:1:0.1", "--format", "csv", "--budget", "1"])
+    assert lifted[0] == 0 and lifted[1].count("\n") == 11
