@@ -186,3 +186,4 @@ class Listing:
     notes: tuple[str, ...] = ()  # shown under the table only (JSON rows carry the details)
     failures: tuple[str, ...] = ()
     labels: dict[str, str] = field(default_factory=dict)
+    rows_in_json: bool = True  # audit's JSON carries its findings (in ``extra``) instead of the table rows

@@ -39,6 +39,10 @@ def _write(result: Computation | Sweep | Listing, fmt: str, out: TextIO) -> None
 
         out.writelines(json_pieces(result))
         out.write("\n")
+    elif fmt in ("sarif", "github"):
+        from .audit_formats import render_audit
+
+        out.write(render_audit(result, fmt))
     elif fmt == "csv":
         from .csv_out import render_csv
 

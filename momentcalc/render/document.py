@@ -138,6 +138,8 @@ def document(result: Computation | Sweep | Listing) -> dict[str, Any]:
         head = _head(result.command)
         if result.ok is not None:
             head["ok"] = result.ok
+        if not result.rows_in_json:
+            return {**head, **result.extra}
         return {**head, **result.extra, "rows": [dict(row) for row in result.rows]}
     if isinstance(result, Sweep):
         return {

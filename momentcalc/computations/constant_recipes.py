@@ -1,0 +1,213 @@
+"""The initialization constants that ``identify`` and ``audit`` recognise, each derived by the
+engine (never typed in): ``ENTRIES`` says what each constant is, ``compute(digits)`` proves
+every one of them to ``digits`` significant digits (Arb balls).
+
+* every catalog activation φ (at its default parameters) under Z ~ N(0, 1): mean, second_moment,
+  variance, rms, gain = 1/rms, centered_gain = 1/sqrt(variance) (the normalizer-free gamma of
+  Brock et al., 2021, "Characterizing signal propagation to close the performance gap in
+  unnormalized ResNets"), derivative_second_moment, and the forms code writes: std =
+  sqrt(variance), inverse_variance, derivative_rms, derivative_gain = 1/sqrt(E[φ'²]);
+* glu with independent halves (a·σ(b), a and b independent N(0, 1)): variance = E[σ(Z)²], gamma
+  E[σ(Z)²]^(−1/2) (its mean is 0);
+* the truncated normal on [−a, a], a = 1, 1.5, 2, 2.5, 3: gamma = Var/σ², std_ratio = sqrt(gamma),
+  correction = 1/sqrt(gamma), acceptance = Φ(a) − Φ(−a) (``truncnorm``);
+* SELU's λ, α and λα (Klambauer et al., 2017, "Self-Normalizing Neural Networks"), and
+  alpha-dropout's a = ((1 − p)(1 + p·λ²α²))^(−1/2) and b = a·p·λα at p = 0.05, 0.1, 0.2, 0.5;
+* the framework gain heuristics (PyTorch's ``calculate_gain``: tanh 5/3, selu 3/4, relu √2,
+  leaky_relu √(2/(1 + a²)) at a = 0.01 and 0.2), marked heuristic;
+* closed forms init code writes: √(2/π), √(π/2), 1/√(2π), 1/√2, √2, √3, 1/√3, π/(π − 1), 2/π;
+* GPT-2's residual scaling (2L)^(−1/2) (Radford et al., 2019) at L = 6, 12, 24, 36, 48, and
+  DeepNet's α = (2N)^(1/4), β = (8N)^(−1/4) (Wang et al., 2022, "DeepNet: Scaling Transformers
+  to 1,000 Layers") at N = 6, 12, 18, 24, 48, 100.
+
+``scripts/make_constant_index.py`` writes ``constant_index_data`` from ``compute(40)``; a test
+regenerates it and compares, so the decimals ``identify`` and ``audit`` read are the engine's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+
+class Entry(NamedTuple):
+    """One constant: its id, a name, its formula, the words that name its subject in code
+    (each a token sequence joined by ``_``), and whether it is a heuristic (not derived)."""
+
+    id: str
+    name: str
+    formula: str
+    subjects: tuple[str, ...]
+    heuristic: bool = False
+
+
+# The activation forms: (suffix, name, formula in terms of the summary).
+ACTIVATION_FORMS = (
+    ("centered_gain", "gamma (1/std)", "1/sqrt(Var[phi(Z)])"),
+    ("gain", "gain (1/rms)", "1/sqrt(E[phi(Z)^2])"),
+    ("mean", "mean", "E[phi(Z)]"),
+    ("second_moment", "second moment", "E[phi(Z)^2]"),
+    ("variance", "variance", "Var[phi(Z)]"),
+    ("std", "std", "sqrt(Var[phi(Z)])"),
+    ("rms", "rms", "sqrt(E[phi(Z)^2])"),
+    ("inverse_variance", "1/variance", "1/Var[phi(Z)]"),
+    ("derivative_second_moment", "derivative second moment", "E[phi'(Z)^2]"),
+    ("derivative_rms", "derivative rms", "sqrt(E[phi'(Z)^2])"),
+    ("derivative_gain", "derivative gain", "1/sqrt(E[phi'(Z)^2])"),
+)
+
+TRUNCATIONS = (Fraction(1), Fraction(3, 2), Fraction(2), Fraction(5, 2), Fraction(3))
+DROPOUT_P = (Fraction(1, 20), Fraction(1, 10), Fraction(1, 5), Fraction(1, 2))
+GPT2_LAYERS = (6, 12, 24, 36, 48)
+DEEPNET_LAYERS = (6, 12, 18, 24, 48, 100)
+LEAKY_SLOPES = (Fraction(1, 100), Fraction(1, 5))
+
+
+def _text(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else str(float(x))
+
+
+def _activation_subjects(name: str, aliases: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((name, *aliases)))
+
+
+def entries() -> list[Entry]:
+    """Every constant of the index, in the order ``identify --list`` prints them."""
+    from ..catalog import CATALOG
+
+    found: list[Entry] = []
+    for act in CATALOG:
+        subjects = _activation_subjects(act.name, act.aliases)
+        params = ", ".join(f"{p.name} = {_text(p.default)}" for p in act.params)
+        label = f"{act.name} ({params})" if params else act.name
+        for suffix, name, formula in ACTIVATION_FORMS:
+            found.append(Entry(f"{act.name}.{suffix}", f"{label} {name}", formula.replace("phi", act.name), subjects))
+    found.append(Entry("glu.centered_gain", "glu (independent halves) gamma", "E[sigmoid(Z)^2]^(-1/2)", ("glu",)))
+    found.append(Entry("glu.variance", "glu (independent halves) variance", "E[sigmoid(Z)^2]", ("glu",)))
+    for a in TRUNCATIONS:
+        at = _text(a)
+        subjects = ("trunc", "truncated", "truncnorm", "trunc_normal", "truncated_normal")
+        found += [
+            Entry(f"truncnorm.{at}.gamma", f"truncated normal on [-{at}, {at}] gamma", f"Var[Z | |Z| < {at}]", subjects),
+            Entry(f"truncnorm.{at}.std_ratio", f"truncated normal on [-{at}, {at}] std ratio",
+                  f"sqrt(Var[Z | |Z| < {at}])", subjects),
+            Entry(f"truncnorm.{at}.correction", f"truncated normal on [-{at}, {at}] std correction",
+                  f"1/sqrt(Var[Z | |Z| < {at}])", subjects),
+            Entry(f"truncnorm.{at}.acceptance", f"truncated normal on [-{at}, {at}] acceptance",
+                  f"Phi({at}) - Phi(-{at})", subjects),
+        ]
+    selu = ("selu",)
+    found += [
+        Entry("selu.lambda", "SELU lambda (scale)", "lambda with E[selu(Z)] = 0, E[selu(Z)^2] = 1", selu),
+        Entry("selu.alpha", "SELU alpha", "alpha with E[selu(Z)] = 0, E[selu(Z)^2] = 1", selu),
+        Entry("selu.lambda_alpha", "SELU lambda*alpha (alpha-dropout's -alpha')", "lambda*alpha",
+              ("selu", "alpha_dropout", "alphadropout", "feature_alpha_dropout")),
+    ]
+    for p in DROPOUT_P:
+        at = _text(p)
+        subjects = ("alpha_dropout", "alphadropout", "feature_alpha_dropout")
+        found += [
+            Entry(f"alpha_dropout.{at}.a", f"alpha-dropout scale a at p = {at}",
+                  "((1 - p)(1 + p*(lambda*alpha)^2))^(-1/2)", subjects),
+            Entry(f"alpha_dropout.{at}.b", f"alpha-dropout shift b at p = {at}", "a*p*lambda*alpha", subjects),
+        ]
+    found += [
+        Entry("heuristic.tanh_gain", "calculate_gain('tanh') (heuristic)", "5/3", ("tanh", "calculate_gain"), True),
+        Entry("heuristic.selu_gain", "calculate_gain('selu') (heuristic)", "3/4", ("selu", "calculate_gain"), True),
+        Entry("heuristic.relu_gain", "calculate_gain('relu') (heuristic)", "sqrt(2)", ("relu", "calculate_gain"), True),
+    ]
+    for a in LEAKY_SLOPES:
+        at = _text(a)
+        found.append(Entry(f"heuristic.leaky_relu_gain.{at}", f"calculate_gain('leaky_relu', {at}) (heuristic)",
+                           f"sqrt(2/(1 + {at}^2))", ("leaky_relu", "leakyrelu", "calculate_gain"), True))
+    found += [
+        Entry("closed.sqrt_2_over_pi", "sqrt(2/pi)", "sqrt(2/pi)", ("gelu", "gelu_tanh", "gelu_new")),
+        Entry("closed.sqrt_pi_over_2", "sqrt(pi/2)", "sqrt(pi/2)", ()),
+        Entry("closed.inv_sqrt_2pi", "1/sqrt(2*pi)", "1/sqrt(2*pi)", ()),
+        Entry("closed.inv_sqrt_2", "1/sqrt(2)", "1/sqrt(2)", ()),
+        Entry("closed.sqrt_2", "sqrt(2)", "sqrt(2)", ()),
+        Entry("closed.sqrt_3", "sqrt(3)", "sqrt(3)", ()),
+        Entry("closed.inv_sqrt_3", "1/sqrt(3)", "1/sqrt(3)", ()),
+        Entry("closed.pi_over_pi_minus_1", "pi/(pi - 1) (relu: E[phi^2]/Var[phi])", "pi/(pi - 1)", ("relu",)),
+        Entry("closed.two_over_pi", "2/pi", "2/pi", ()),
+    ]
+    for layers in GPT2_LAYERS:
+        found.append(Entry(f"gpt2.residual_scale.{layers}", f"GPT-2 residual scale at {layers} layers",
+                           f"(2*{layers})^(-1/2)", ("gpt2", "gpt", "n_layer", "residual")))
+    for layers in DEEPNET_LAYERS:
+        subjects = ("deepnet", "deepnorm")
+        found += [
+            Entry(f"deepnet.alpha.{layers}", f"DeepNet alpha at N = {layers}", f"(2*{layers})^(1/4)", subjects),
+            Entry(f"deepnet.beta.{layers}", f"DeepNet beta at N = {layers}", f"(8*{layers})^(-1/4)", subjects),
+        ]
+    return found
+
+
+def _balls(digits: int) -> dict[str, Any]:
+    """Every constant as a ball that should round at ``digits`` digits (the caller checks)."""
+    from flint import arb
+
+    from ..catalog import CATALOG
+    from ..tier import exact_ball, moment_balls, selu_constants
+
+    out: dict[str, Any] = {}
+    for act in CATALOG:
+        b = moment_balls(act.name, digits=digits)
+        d = b["derivative_second_moment"]
+        forms = {**b, "std": b["variance"].sqrt(), "inverse_variance": 1 / b["variance"],
+                 "derivative_rms": d.sqrt(), "derivative_gain": 1 / d.sqrt()}
+        out.update((f"{act.name}.{suffix}", forms[suffix]) for suffix, _, _ in ACTIVATION_FORMS)
+    sigmoid_second = moment_balls("sigmoid", digits=digits)["second_moment"]
+    out["glu.centered_gain"] = 1 / sigmoid_second.sqrt()
+    out["glu.variance"] = sigmoid_second
+    from ..engine import normal_balls
+
+    bits = int(digits * 3.33) + 64
+    for a in TRUNCATIONS:
+        at = _text(a)
+        accept, _, gamma = normal_balls.truncated_moments(-a, a, bits)
+        out.update({f"truncnorm.{at}.gamma": gamma, f"truncnorm.{at}.std_ratio": gamma.sqrt(),
+                    f"truncnorm.{at}.correction": 1 / gamma.sqrt(), f"truncnorm.{at}.acceptance": accept})
+    lam, alpha = selu_constants()
+    out.update({"selu.lambda": lam, "selu.alpha": alpha, "selu.lambda_alpha": lam * alpha})
+    s = lam * alpha
+    for p in DROPOUT_P:
+        q = exact_ball(p)
+        a = 1 / ((1 - q) * (1 + q * s * s)).sqrt()
+        out[f"alpha_dropout.{_text(p)}.a"] = a
+        out[f"alpha_dropout.{_text(p)}.b"] = a * q * s
+    out["heuristic.tanh_gain"] = arb(5) / 3
+    out["heuristic.selu_gain"] = arb(3) / 4
+    out["heuristic.relu_gain"] = arb(2).sqrt()
+    for slope in LEAKY_SLOPES:
+        out[f"heuristic.leaky_relu_gain.{_text(slope)}"] = (2 / (1 + exact_ball(slope) ** 2)).sqrt()
+    pi = arb.pi()
+    out.update({
+        "closed.sqrt_2_over_pi": (2 / pi).sqrt(), "closed.sqrt_pi_over_2": (pi / 2).sqrt(),
+        "closed.inv_sqrt_2pi": 1 / (2 * pi).sqrt(), "closed.inv_sqrt_2": 1 / arb(2).sqrt(),
+        "closed.sqrt_2": arb(2).sqrt(), "closed.sqrt_3": arb(3).sqrt(), "closed.inv_sqrt_3": 1 / arb(3).sqrt(),
+        "closed.pi_over_pi_minus_1": pi / (pi - 1), "closed.two_over_pi": 2 / pi,
+    })
+    for layers in GPT2_LAYERS:
+        out[f"gpt2.residual_scale.{layers}"] = 1 / arb(2 * layers).sqrt()
+    for layers in DEEPNET_LAYERS:
+        out[f"deepnet.alpha.{layers}"] = arb(2 * layers).root(4)
+        out[f"deepnet.beta.{layers}"] = 1 / arb(8 * layers).root(4)
+    return out
+
+
+def compute(digits: int, wanted: Callable[[str], bool] = lambda key: True) -> dict[str, str]:
+    """Every constant's decimal, correctly rounded to ``digits`` significant digits and proven
+    (each ball's two ends round alike), raising the precision until they do."""
+    from ..engine.rounding import ball_text
+    from ..errors import PrecisionError
+    from ..tier import arb_precision
+
+    for extra in (10, 30, 90):
+        with arb_precision(int((digits + extra) * 3.33) + 64):
+            balls = _balls(digits + extra)
+            texts = {key: ball_text(ball, digits) for key, ball in balls.items() if wanted(key)}
+        if all(text is not None for text in texts.values()):
+            return texts  # type: ignore[return-value]
+    raise PrecisionError(f"the constants' {digits} digits could not be proven")
