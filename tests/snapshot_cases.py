@@ -89,6 +89,10 @@ CASES: list[tuple[str, tuple[str, ...]]] = [
     ("verify", ("verify", "--json")),
     ("constants", ("constants", "--json")),
     ("activations", ("activations", "--json")),
+    ("identify", ("identify", "1.7139588594436646", ".87962566103423978", "--json")),
+    ("audit", ("audit", "tests/fixtures/audit", "--json")),
+    ("audit_text", ("audit", "tests/fixtures/audit")),
+    ("audit_github", ("audit", "tests/fixtures/audit", "--format", "github")),
     # tables (at 100 columns: --format table, as on a terminal), plain text (the default off a
     # terminal, as here) and CSV
     ("truncnorm_table", ("truncnorm", "--std", "0.02", "--digits", "20", "--format", "table")),

@@ -34,9 +34,10 @@ IGNORE = "momentcalc: ignore"
 NUMBER = re.compile(r"(?<![\w.])(?:\d[\d_]*\.[\d_]*|\.\d[\d_]*|\d[\d_]*(?=[eE][+-]?\d))(?:[eE][+-]?\d+)?[fFdD]?(?![\w.])")
 KEY_BEFORE = re.compile(r"""["']?([A-Za-z_][\w.\-]*)["']?\s*(?::|=|:=|=>)\s*$""")
 SEVERITY = {"ok": 0, "inexact": 1, "wrong": 2}
+COMMANDS = {"audit": "audit"}
 
 
-def scan(paths: Sequence[str], *, include: Sequence[str] = (), exclude: Sequence[str] = (),
+def audit(paths: Sequence[str], *, include: Sequence[str] = (), exclude: Sequence[str] = (),
          strict: bool = False) -> Listing:
     """Findings in every file under ``paths``; ``ok`` is False when any is wrong (or, with
     ``strict``, inexact)."""

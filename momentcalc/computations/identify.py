@@ -40,6 +40,7 @@ BY_VALUE_DIGITS = 8
 ROUNDING_DIGITS = 5
 CONTEXT_DIGITS = 2
 ORDINARY_LITERAL_DIGITS = 4
+COMMANDS = {"identify": "identify"}
 
 
 class Literal(NamedTuple):

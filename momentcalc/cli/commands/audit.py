@@ -90,7 +90,7 @@ def audit(
     """Check the initialization constants written in a codebase against their exact values (exit 1 if one is wrong)."""
     import sys
 
-    from ...computations.audit import scan
+    from ...computations.audit import audit as scan
     from ...errors import InputError
     from ...render import emit
 
