@@ -13,6 +13,9 @@ POSTNORM_DECAY = {"layers": "12", "sigma": "1", "threshold": "0.01", "scheme": "
 GAU_SCALE = {"s": "128", "n": "512", "d": "768", "e": "1536", "activation": "swish", "seed": 0, "trials": 3}
 INIT = {"scheme": "lecun", "distribution": "normal", "activation": "relu"}
 MEANFIELD = {"sigma_w2": "1", "sigma_b2": "0", "q0": "1"}
+KERNEL = {"rho": "0.5", "q": "1", "sigma_w2": "1", "sigma_b2": "0"}
+HERMITE = {"terms": "8"}
+TAT = {"depth": "1"}
 ATTENTION = {"d": "64", "q_std": "1", "k_std": "1", "seed": 0, "trials": 1000}
 DIGITS = 15
 

@@ -55,14 +55,18 @@ __all__ = [
     "MAX_LITERAL_EXPONENT", "MAX_NODES", "MAX_POWER", "ONE", "SCAN_HALF_WIDTH", "SCAN_POINTS",
     "ZERO", "Node", "Singular", "SingularInput", "TooLarge", "Undefined", "UndefinedInput", "X",
     "check_defined", "compile_mpmath", "critical_parts", "derivative", "num", "parity", "parse",
-    "parse_activation", "to_sympy", "zeros",
+    "parse_activation", "to_sympy", "tree_activation", "zeros",
 ]
 
 
 def parse_activation(text: str) -> Activation:
     """An ``Activation`` for an expression in x (InputError if it is not allowed)."""
-    node = parse(text)
-    label = text.strip()
+    return tree_activation(parse(text), text.strip())
+
+
+def tree_activation(node: Node, label: str) -> Activation:
+    """An ``Activation`` for an already checked expression tree (``parse``'s, or one built from
+    it: a derivative, a substitution), ``label`` naming it in errors."""
     fn = _checked(compile_mpmath(node), label)
     d_node = derivative(node)
     dfn = _checked(compile_mpmath(d_node), label)

@@ -137,3 +137,55 @@ BALL_CROSS: dict[str, Callable[[Any, Any, Mapping[str, Any]], tuple[Any, Any]]] 
     "erf": _erf_cross_ball,
     "identity": lambda q, c, p: (q * c, q * 0 + 1),
 }
+
+
+# ``kernel``'s closed forms on balls at unequal variances: (q1, q2, ρ, params) -> (E[φ(u)φ(v)],
+# E[φ'(u)φ'(v)]) for (u, v) centred Gaussian, Var u = q1, Var v = q2, correlation ρ ∈ [−1, 1]
+# (Cho & Saul 2009: E[relu(u)^n·relu(v)^n] = (q1·q2)^{n/2}·J_n(θ)/(2π), θ = arccos ρ,
+# J_0 = π − θ, J_1 = sin θ + (π − θ)·cos θ, J_2 = 3·sin θ·cos θ + (π − θ)·(1 + 2cos²θ);
+# Williams 1997: E[erf(u)erf(v)] = (2/π)·asin(2ρ√(q1q2)/√((1 + 2q1)(1 + 2q2))) and
+# E[erf'(u)erf'(v)] = (4/π)/√((1 + 2q1)(1 + 2q2) − 4ρ²q1q2)).
+def _pi_minus_acos(rho: Any) -> Any:
+    """π − arccos ρ, exactly 0 at ρ = −1 (Arb's π − π would be a ball around 0)."""
+    from flint import arb
+
+    return arb(0) if rho == -1 else arb.pi() - rho.acos()
+
+
+def _j1_ball(rho: Any) -> Any:
+    from flint import arb
+
+    return ((1 - rho * rho).sqrt() + _pi_minus_acos(rho) * rho) / (2 * arb.pi())
+
+
+def _leaky_kernel_ball(q1: Any, q2: Any, rho: Any, p: Mapping[str, Any]) -> tuple[Any, Any]:
+    from flint import arb
+
+    s = p.get("slope", arb(0))
+    return ((q1 * q2).sqrt() * (s * rho + (1 - s) ** 2 * _j1_ball(rho)),
+            s + (1 - s) ** 2 * _pi_minus_acos(rho) / (2 * arb.pi()))
+
+
+def _relu2_kernel_ball(q1: Any, q2: Any, rho: Any, p: Mapping[str, Any]) -> tuple[Any, Any]:
+    from flint import arb
+
+    sine = (1 - rho * rho).sqrt()
+    j2 = 3 * sine * rho + _pi_minus_acos(rho) * (1 + 2 * rho * rho)
+    return q1 * q2 * j2 / (2 * arb.pi()), 4 * (q1 * q2).sqrt() * _j1_ball(rho)
+
+
+def _erf_kernel_ball(q1: Any, q2: Any, rho: Any, p: Mapping[str, Any]) -> tuple[Any, Any]:
+    from flint import arb
+
+    spread = (1 + 2 * q1) * (1 + 2 * q2)
+    return (2 / arb.pi() * (2 * rho * (q1 * q2).sqrt() / spread.sqrt()).asin(),
+            4 / arb.pi() / (spread - 4 * rho * rho * q1 * q2).sqrt())
+
+
+BALL_KERNELS: dict[str, Callable[[Any, Any, Any, Mapping[str, Any]], tuple[Any, Any]]] = {
+    "relu": _leaky_kernel_ball,
+    "leaky_relu": _leaky_kernel_ball,
+    "relu2": _relu2_kernel_ball,
+    "erf": _erf_kernel_ball,
+    "identity": lambda q1, q2, rho, p: (rho * (q1 * q2).sqrt(), q1 * 0 + 1),
+}

@@ -221,15 +221,34 @@ def _select(strip: Strip | None, smoothing, which: tuple[int, ...]):  # noqa: AN
     return strip, smoothing
 
 
+def signed_cross_balls(act: Activation, q1: arb | Fraction, q2: arb | Fraction, rho: arb | Fraction,
+                       digits: int) -> tuple[arb, arb] | None:
+    """(E[φ(u)φ(v)], E[φ'(u)φ'(v)]) for Var u = q1, Var v = q2 and correlation 0 < |ρ| < 1 (ρ
+    of one sign: a ball holding 0 gives None), each as ``cross_balls`` gives it (at q1 = q2
+    and ρ > 0 the very same balls)."""
+    with ctx.workprec(max(64, int((digits + 3) * BITS_PER_DIGIT) + 64)):
+        r = as_arb(rho)
+        if not (r > 0 or r < 0):
+            return None
+        mirror = bool(r < 0)
+        same = q1 is q2 or isinstance(q1, Fraction) and isinstance(q2, Fraction) and q1 == q2
+    c = -rho if mirror else rho
+    balls = _cross(act, q1, c, digits, (0, 1), q2=None if same else q2, mirror=mirror)
+    return None if balls is None else (balls[0], balls[1])
+
+
 def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
-           which: tuple[int, ...]) -> list[arb] | None:
-    """``cross_balls`` for the integrands ``which`` (0: φ, 1: φ')."""
+           which: tuple[int, ...], q2: arb | Fraction | None = None, mirror: bool = False) -> list[arb] | None:
+    """``cross_balls`` for the integrands ``which`` (0: φ, 1: φ'); ``q2`` and ``mirror`` as in
+    ``engine.bivariate_balls``."""
     if not supported(act):
         return None
     wanted = (digits + 3) * BITS_PER_DIGIT
     route = None
     with ctx.workprec(max(64, int(wanted) + 64)):
         qq, cc = as_arb(q), as_arb(c)
+        if q2 is not None:
+            qq = qq.max(as_arb(q2))  # the larger variance sets the reach and the size
         if act.expression:
             from .bivariate_expression import expression_route, reach
 
@@ -255,7 +274,7 @@ def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
                 strip = None if smoothing is not None else _strip(act)
             strip, smoothing = _select(strip, smoothing, which)
             balls = bivariate_balls([polys[i] for i in which], as_arb(q), as_arb(c), goal_log2, strip=strip,  # type: ignore[arg-type]
-                                    smoothing=smoothing)
+                                    smoothing=smoothing, q2=None if q2 is None else as_arb(q2), mirror=mirror)
         if balls is None:
             return None
         short = 0.0

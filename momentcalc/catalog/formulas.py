@@ -1,0 +1,69 @@
+"""Catalog activations as expression trees (``expression_parse``'s language), for the maps that
+need a function built from φ rather than φ itself: φ(x)·φ(−x) (the kernel at correlation −1)
+and φ'' (deep kernel shaping's C''(1)). Each entry: parameters (exact Fractions) -> the text of
+φ, exactly (no rounded constant: selu, whose λ and α are roots of equations, has none).
+
+A tree made here is the catalog's function exactly; the tests hold each against the catalog's
+own mpmath function at random points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+
+from .expression_tree import Node
+
+
+def _fraction(value: Fraction) -> str:
+    value = Fraction(value)
+    return f"({value.numerator}/{value.denominator})"
+
+
+FORMULAS: dict[str, Callable[[Mapping[str, Fraction]], str]] = {
+    "identity": lambda p: "x",
+    "relu": lambda p: "max(x, 0)",
+    "relu2": lambda p: "max(x, 0)**2",
+    "leaky_relu": lambda p: f"max(x, 0) + {_fraction(p['slope'])}*min(x, 0)",
+    "elu": lambda p: "max(x, 0) + exp(min(x, 0)) - 1",
+    "gelu": lambda p: "x*(1 + erf(x/sqrt(2)))/2",
+    "gelu_tanh": lambda p: "x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x**3)))/2",
+    "sigmoid": lambda p: "1/(1 + exp(-x))",  # (the tree's sigmoid has no second derivative rule)
+    "tanh": lambda p: "tanh(x)",
+    "swish": lambda p: "x/(1 + exp(-x))",
+    "softplus": lambda p: "softplus(x)",
+    "mish": lambda p: "x*tanh(softplus(x))",
+    "softsign": lambda p: "x/(1 + abs(x))",
+    "erf": lambda p: "erf(x)",
+}
+
+
+def tree_of(act) -> Node | None:  # noqa: ANN001  (catalog.Activation)
+    """φ as an expression tree: the expression's own, or the catalog entry's formula with its
+    parameters; None when the catalog entry has none."""
+    if act.expression:
+        return act.tree
+    formula = FORMULAS.get(act.name)
+    if formula is None:
+        return None
+    from .expression_parse import parse
+
+    given = dict(act.values)
+    params = {p.name: Fraction(given.get(p.name, p.default)) for p in act.params}
+    return parse(formula(params))
+
+
+def substitute(node: Node, replacement: Node) -> Node:
+    """The tree with every x replaced by ``replacement``."""
+    if node.kind == "x":
+        return replacement
+    if not node.args:
+        return node
+    return Node(node.kind, tuple(substitute(a, replacement) for a in node.args), node.value)
+
+
+def mirrored_product(node: Node) -> Node:
+    """φ(x)·φ(−x)."""
+    from .expression_tree import X
+
+    return Node("mul", (node, substitute(node, Node("neg", (X,)))))

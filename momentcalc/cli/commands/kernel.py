@@ -1,0 +1,58 @@
+"""``momentcalc kernel ACTIVATION``, ``momentcalc hermite ACTIVATION`` and ``momentcalc tat ACTIVATION``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ...defaults import KERNEL as DEFAULTS
+from ...result import Computation
+from ..app import app
+from ..options import ActivationArgument, number
+from ..runner import computing_command
+
+Rho = number("--rho", "Correlation of the two inputs u, v, from -1 to 1. [default: 0.5]", optional=True)
+Q = number("--q", "Variance of both inputs, > 0 (or --q1, --q2). [default: 1]", optional=True)
+Q1 = number("--q1", "Variance of u, > 0 (unequal variances: the DKS quantities are left out).", optional=True)
+Q2 = number("--q2", "Variance of v, > 0.", optional=True)
+Depth = number("--depth", "Add correlation_layers: the correlation at layers 0..L of a plain deep network, L from "
+                          "1 to 1000.", sweep=False, optional=True)
+SigmaW2 = number("--sigma-w2", "With --depth: weight variance sigma_w^2, > 0. [default: 1]", optional=True)
+SigmaB2 = number("--sigma-b2", "With --depth: bias variance sigma_b^2, >= 0. [default: 0]", optional=True)
+
+EXAMPLES = """
+Examples:
+
+  momentcalc kernel relu --rho 0.5            ntk_derivative = 1/3, the arc-cosine kernel
+
+  momentcalc kernel tanh --rho -1:1:0.1 --chart nngp    the NNGP map as a curve
+
+  momentcalc kernel erf --rho 0.9 --derive    the arcsine kernel in closed form
+
+  momentcalc kernel gelu --rho 0.99 --digits 40
+
+  momentcalc kernel tanh --rho 0.2 --depth 10 --sigma-w2 1.5    correlations through 10 layers
+
+  momentcalc kernel 'x*tanh(softplus(x))' --q1 1 --q2 2 --rho -0.3 --json
+"""
+
+
+@computing_command(app, "kernel", epilog=EXAMPLES)
+def kernel(
+    activation: ActivationArgument,
+    rho: Rho = None,
+    q: Q = None,
+    q1: Q1 = None,
+    q2: Q2 = None,
+    depth: Depth = None,
+    sigma_w2: SigmaW2 = None,
+    sigma_b2: SigmaB2 = None,
+    *,
+    params: Mapping[str, object],
+    digits: int,
+    derive: bool,
+) -> Computation:
+    """Infinite-width maps: NNGP E[phi(u)phi(v)], NTK factor E[phi'(u)phi'(v)], the C map and deep kernel shaping's C(0), C'(1), C''(1), Q'(1)."""
+    from ...computations.kernel import kernel
+
+    return kernel(activation, rho=DEFAULTS["rho"] if rho is None else rho, q=q, q1=q1, q2=q2, depth=depth,
+                  sigma_w2=sigma_w2, sigma_b2=sigma_b2, params=params, digits=digits, derive=derive)

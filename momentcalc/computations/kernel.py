@@ -1,0 +1,216 @@
+"""``kernel``: the infinite-width maps of an activation, proven to every printed digit.
+
+For (u, v) centred Gaussian, Var u = q1, Var v = q2, correlation ρ:
+
+    nngp            = E[φ(u)φ(v)]              (the NNGP kernel's layer map: Neal 1996; Lee et al. 2018)
+    ntk_derivative  = E[φ'(u)φ'(v)]            (the factor of the NTK recursion: Jacot et al. 2018)
+    correlation_out = nngp/sqrt(E[φ(u)²]·E[φ(v)²])   (the normalized C map at ρ)
+
+and at q1 = q2 = q the local quantities of deep kernel shaping (Martens et al., 2021, "Rapid
+training of deep neural networks without skip connections or normalization layers"):
+C(0) = E[φ]²/E[φ²], C'(1) = q·E[φ'²]/E[φ²], C''(1) = q²·E[φ''²]/E[φ²], Q'(q) = E[u·φ·φ']/q.
+``depth`` L adds the correlations of a plain network (weights N(0, σ_w²/fan_in), biases
+N(0, σ_b²)) at layers 0..L: q_i ← σ_w²·E[φ(√q_i·Z)²] + σ_b², ρ ← (σ_w²·nngp + σ_b²)/√(q1·q2),
+every layer in balls (``moments.kernel_maps``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+
+from ..catalog import resolve
+from ..defaults import KERNEL as DEFAULTS
+from ..engine.numbers import as_number, to_text
+from ..errors import InputError, PrecisionError
+from ..result import Computation, Quantity
+from .common import check_digits, positive, whole
+
+DESCRIPTIONS = {
+    "nngp": "E[phi(u) phi(v)]: the NNGP kernel's layer map",
+    "ntk_derivative": "E[phi'(u) phi'(v)]: the factor of the NTK recursion",
+    "correlation_out": "nngp / sqrt(E[phi(u)^2] E[phi(v)^2]): the normalized C map at rho",
+    "c_map_at_0": "C(0) = E[phi(u)]^2 / E[phi(u)^2] (deep kernel shaping)",
+    "c_map_slope_at_1": "C'(1) = q E[phi'(u)^2] / E[phi(u)^2]",
+    "c_map_curvature_at_1": "C''(1) = q^2 E[phi''(u)^2] / E[phi(u)^2] (inf where phi' jumps)",
+    "q_map_slope_at_1": "Q'(q) = d/dq E[phi(sqrt(q) Z)^2] = E[u phi(u) phi'(u)] / q (DKS: at q = 1)",
+    "correlation_layers": "correlation of the two inputs at layers 0..L of a plain deep network",
+}
+LOCAL = ("c_map_at_0", "c_map_slope_at_1", "c_map_curvature_at_1", "q_map_slope_at_1")
+# Extra digits asked of the balls until every result rounds (a value near a rounding boundary, a
+# deep composition).
+EXTRA = (3, 8, 20, 45)
+MAX_DEPTH = 1000
+
+
+def kernel(
+    activation: str,
+    *,
+    rho: object = DEFAULTS["rho"],
+    q: object = None,
+    q1: object = None,
+    q2: object = None,
+    depth: object = None,
+    sigma_w2: object = None,
+    sigma_b2: object = None,
+    params: Mapping[str, object] | None = None,
+    digits: int = 15,
+    derive: bool = False,
+) -> Computation:
+    """The NNGP and NTK maps of ``activation`` at correlation ``rho`` and variances ``q1``,
+    ``q2`` (``q`` sets both, default 1), each proven to ``digits`` digits.
+
+    >>> r = kernel("relu", rho="0.5")
+    >>> mpmath.nstr(r.value("ntk_derivative"), 15)   # (π − arccos ρ)/(2π)
+    '0.333333333333333'
+    """
+    digits = check_digits(digits)
+    if not isinstance(activation, str):
+        raise InputError(param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
+    act = resolve(activation.strip(), params)
+    r = as_number(rho, "rho")
+    if not -1 <= r <= 1:
+        raise InputError(param="rho", allowed="a correlation from -1 to 1", got=to_text(r))
+    if q is not None and (q1 is not None or q2 is not None):
+        raise InputError("{q} sets both variances: give either {q} or {q1}/{q2}", param="q", params=("q1", "q2"))
+    split = q1 is not None or q2 is not None
+    common = positive(DEFAULTS["q"] if q is None else q, "q")
+    v1 = common if q1 is None else positive(q1, "q1")
+    v2 = common if q2 is None else positive(q2, "q2")
+    layers = None if depth is None else int(whole(depth, "depth", 1))
+    if layers is not None and layers > MAX_DEPTH:
+        raise InputError(param="depth", allowed=f"a whole number from 1 to {MAX_DEPTH}", got=str(layers))
+    if layers is None and (sigma_w2 is not None or sigma_b2 is not None):
+        raise InputError("{sigma_w2} and {sigma_b2} apply only with {depth}", param="sigma_w2",
+                         params=("sigma_b2", "depth"))
+    w = positive(DEFAULTS["sigma_w2"] if sigma_w2 is None else sigma_w2, "sigma_w2")
+    b = as_number(DEFAULTS["sigma_b2"] if sigma_b2 is None else sigma_b2, "sigma_b2")
+    if b < 0:
+        raise InputError(param="sigma_b2", allowed="0 or greater", got=to_text(b))
+    inputs: dict[str, Any] = {"activation": act.name if not act.expression else activation.strip(),
+                              "rho": r, "q1": v1, "q2": v2}
+    inputs.update(dict(act.values))
+    if layers is not None:
+        inputs.update(depth=Fraction(layers), sigma_w2=w, sigma_b2=b)
+    local = not split
+    balls = _decide(lambda extra: _evaluate(act, r, v1, v2, local, layers, w, b, extra), digits)
+    results = tuple(_quantity(name, ball) for name, ball in balls.items())
+    notes: list[str] = []
+    if act.expression:
+        notes.append(f"phi(x) = {act.formula}")
+    derivation: tuple[tuple[str, str, str], ...] = ()
+    if derive:
+        from ..symbolic.kernel import derive as derive_forms
+
+        closed, derivation = derive_forms(act, r, v1, v2)
+        results = tuple(Quantity(q_.name, q_.value, q_.description, *closed[q_.name], certified=q_.certified,
+                                 error_bound=q_.error_bound, exact=q_.exact)
+                        if q_.name in closed else q_ for q_ in results)
+    return Computation("kernel", inputs, digits, results, notes=tuple(notes), derivation=derivation)
+
+
+def _decide(evaluate, digits: int) -> dict[str, Any]:  # noqa: ANN001
+    """``evaluate(d)`` at rising ``d`` until every ball rounds to one text at ``digits``."""
+    from ..engine.rounding import ball_text
+
+    for extra in EXTRA:
+        balls = evaluate(digits + extra)
+        flat = [b for v in balls.values() for b in (v if isinstance(v, list) else [v]) if b is not None]
+        if all(ball_text(b, digits) is not None for b in flat):
+            return balls
+    raise PrecisionError(f"{digits} digits cannot be proven within the precision limit (a value on a rounding tie, "
+                         "a value that is 0 without a proof of it, or digits lost in a deep composition)")
+
+
+def _quantity(name: str, ball: Any) -> Quantity:
+    from ..engine.balls import ball_midpoint, ball_radius
+
+    if ball is None:  # +∞ (C''(1) where φ' jumps)
+        return Quantity(name, mpmath.inf, DESCRIPTIONS[name], certified=True, error_bound=mpmath.mpf(0))
+    if isinstance(ball, list):
+        return Quantity(name, [ball_midpoint(x) for x in ball], DESCRIPTIONS[name], certified=True,
+                        error_bound=max(ball_radius(x) for x in ball))
+    return Quantity(name, ball_midpoint(ball), DESCRIPTIONS[name], certified=True, error_bound=ball_radius(ball))
+
+
+def _evaluate(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, layers: int | None,
+              w: Fraction, b: Fraction, digits: int) -> dict[str, Any]:
+    from flint import ctx
+
+    from ..engine.certified import BITS_PER_DIGIT
+    from ..moments.kernel_maps import curvature_ball, kernel_pair, local_balls
+
+    nngp, ntk = kernel_pair(act, rho, q1, q2, digits)
+    first = local_balls(act, q1, digits)
+    second = first if q1 == q2 else local_balls(act, q2, digits)
+    curvature = curvature_ball(act, q1, digits) if local else None
+    out: dict[str, Any] = {}
+    with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+        from ..engine.certified import as_arb
+
+        out["nngp"], out["ntk_derivative"] = nngp, ntk
+        out["correlation_out"] = nngp / (first["second_moment"] * second["second_moment"]).sqrt()
+        if local:
+            a = first["second_moment"]
+            q = as_arb(q1)
+            out["c_map_at_0"] = first["mean"] * first["mean"] / a
+            out["c_map_slope_at_1"] = q * first["slope"] / a
+            out["c_map_curvature_at_1"] = None if curvature is None else q * q * curvature / a
+            out["q_map_slope_at_1"] = first["cross"] / q
+    if layers is not None:
+        out["correlation_layers"] = _layers(act, rho, q1, q2, layers, w, b, digits)
+    return out
+
+
+def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w: Fraction, b: Fraction,
+            digits: int) -> list[Any]:
+    """ρ at layers 0..L, each layer's q and ρ as balls."""
+    from flint import arb, ctx
+
+    from ..engine.certified import BITS_PER_DIGIT, as_arb
+    from ..moments.kernel_maps import gaussian_balls, nngp_over
+
+    bits = int((digits + 10) * BITS_PER_DIGIT) + 64
+    with ctx.workprec(bits):
+        out = [as_arb(rho)]
+    c: Fraction | Any = rho
+    v1: Fraction | Any = q1
+    v2: Fraction | Any = q2
+    same = q1 == q2
+    for _ in range(layers):
+        if same and isinstance(c, Fraction) and c == 1:
+            with ctx.workprec(bits):
+                out.append(arb(1))
+            continue
+        nngp = nngp_over(act, c, v1, v1 if same else v2, digits, same=same)
+        a1 = gaussian_balls(act, [(0, 2, 0)], v1, digits)[0]
+        a2 = a1 if same else gaussian_balls(act, [(0, 2, 0)], v2, digits)[0]
+        with ctx.workprec(bits):
+            ww, bb = as_arb(w), as_arb(b)
+            n1, n2 = ww * a1 + bb, ww * a2 + bb
+            c_next = (ww * nngp + bb) / (n1 * n2).sqrt()
+            if c_next.rad() == 0:
+                c_next_exact: Any = _exact(c_next)
+            else:
+                c_next_exact = c_next
+                if not (c_next > -1 and c_next < 1):
+                    raise PrecisionError("a layer's correlation cannot be proven inside (-1, 1) at these digits")
+        out.append(c_next)
+        c, v1, v2 = c_next_exact, _exact_or(n1), _exact_or(n2)
+    return out
+
+
+def _exact(ball: Any) -> Fraction:
+    from ..moments.kernel_maps import variance_range
+
+    return variance_range(ball)[0]
+
+
+def _exact_or(ball: Any) -> Any:
+    return _exact(ball) if ball.rad() == 0 else ball
+
+
+__all__ = ["kernel", "DESCRIPTIONS"]

@@ -1,0 +1,112 @@
+"""Normalized probabilists' Hermite coefficients of an activation, proven.
+
+    a_k = E[φ(Z)·He_k(Z)]/√(k!),   He_k(x) = Σ_m (−1)^m·k!/(m!·(k − 2m)!·2^m)·x^{k−2m},
+
+so φ = Σ a_k·He_k/√(k!) in L²(N(0, 1)), E[φ(Z)²] = Σ a_k² (Parseval), and for (u, v) unit
+Gaussians with correlation ρ, E[φ(u)φ(v)] = Σ a_k²·ρ^k (Mehler's formula: the "dual
+activation" of Daniely, Frostig & Singer, 2016). With N terms the energy left out is
+tail = E[φ²] − Σ_{k<N} a_k² ≥ 0, and |E[φ(u)φ(v)] − Σ_{k<N} a_k²ρ^k| ≤ tail·|ρ|^N.
+
+Each a_k is a fixed combination of the certified moments E[Z^j·φ(Z)], j ≤ k, with exact integer
+weights; the moments are asked for with the digits that combination loses to cancellation.
+A piecewise polynomial with rational coefficients (relu, leaky_relu, relu2, identity, a
+polynomial expression) has every E[Z^j·φ(Z)] = A + B/√(2π) with A, B rational (``moments.exact``):
+its a_k are exact in that form, so a zero (relu's odd k ≥ 3) is proven exactly; an odd or even
+φ has E[Z^j φ] = 0 by symmetry for half of the j, and so exact zeros for half of the k.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from flint import arb, ctx
+
+from ..catalog import Activation
+from ..engine.certified import BITS_PER_DIGIT, as_arb
+
+
+def hermite_weights(k: int) -> dict[int, int]:
+    """He_k's coefficients {power: integer}."""
+    return {k - 2 * m: (-1) ** m * math.factorial(k) // (math.factorial(m) * math.factorial(k - 2 * m) * 2**m)
+            for m in range(k // 2 + 1)}
+
+
+def _rational_moments(act: Activation, count: int) -> list[tuple[Fraction, Fraction]] | None:
+    """E[Z^j·φ(Z)] = A_j + B_j/√(2π), j < count, for a piecewise polynomial with rational
+    coefficients and kinks at 0 only; None otherwise."""
+    from .exact import _piece_expectation, rational_pieces
+
+    pieces = rational_pieces(act)
+    if pieces is None:
+        return None
+    kinks, polys = pieces
+    if len(kinks) > 1 or any(k != 0 for k in kinks):
+        return None
+    sides = (-1, 1) if kinks else (0,)
+    out = []
+    for j in range(count):
+        total_a = total_b = Fraction(0)
+        for side, (f, _) in zip(sides, polys):
+            g = [Fraction(0)] * j + list(f)
+            part_a, part_b = _piece_expectation(g, Fraction(0), Fraction(1), side)
+            total_a, total_b = total_a + part_a, total_b + part_b
+        out.append((total_a, total_b))
+    return out
+
+
+def coefficient_balls(act: Activation, terms: int, digits: int) -> list[arb]:
+    """a_0 … a_{terms−1} as balls, each to about ``digits`` digits (an exact 0 where proven)."""
+    rational = _rational_moments(act, terms)
+    bits = int((digits + 10) * BITS_PER_DIGIT) + 64
+    if rational is not None:
+        out = []
+        with ctx.workprec(bits + 64):
+            inverse_root = 1 / (2 * arb.pi()).sqrt()
+            for k in range(terms):
+                a = sum((w * rational[j][0] for j, w in hermite_weights(k).items()), Fraction(0))
+                b = sum((w * rational[j][1] for j, w in hermite_weights(k).items()), Fraction(0))
+                if a == 0 and b == 0:
+                    out.append(arb(0))
+                else:
+                    out.append((as_arb(a) + as_arb(b) * inverse_root) / as_arb(math.factorial(k)).sqrt())
+        return out
+    return _by_moments(act, terms, digits)
+
+
+def _by_moments(act: Activation, terms: int, digits: int) -> list[arb]:
+    """From the certified E[Z^j·φ(Z)], with the digits each combination loses: a first pass at
+    a few digits sizes the terms against the result, the second asks for that many more."""
+    from .expectations import expectation_balls
+
+    monomials = [(j, 1, 0) for j in range(terms)]
+    extra = 4
+    for _ in range(3):
+        moments = expectation_balls(act, monomials, digits=digits + extra)
+        out, loss = _combine(moments, terms, digits + extra)
+        if loss <= extra - 2:
+            return out
+        extra = loss + 6
+    return out
+
+
+def _combine(moments: list[arb], terms: int, digits: int) -> tuple[list[arb], int]:
+    """(a_k balls, the digits the worst one lost to cancellation)."""
+    out, loss = [], 0
+    with ctx.workprec(int((digits + 20) * BITS_PER_DIGIT) + 64):
+        for k in range(terms):
+            weights = hermite_weights(k)
+            if all(moments[j] == 0 and moments[j].rad() == 0 for j in weights):
+                out.append(arb(0))
+                continue
+            total = sum((w * moments[j] for j, w in weights.items()), arb(0))
+            size = sum((abs(w) * abs(moments[j]) for j, w in weights.items()), arb(0))
+            if total.rad() < abs(total.mid()) and abs(total.mid()) > 0:
+                loss = max(loss, int(math.ceil(float((size / abs(total)).upper().log()) / math.log(10))))
+            else:
+                loss = max(loss, digits)  # not one digit left: ask for many more
+            out.append(total / as_arb(math.factorial(k)).sqrt())
+    return out, loss
+
+
+__all__ = ["coefficient_balls", "hermite_weights"]

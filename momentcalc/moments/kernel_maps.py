@@ -1,0 +1,290 @@
+"""Proven Gaussian kernels of an activation: the maps of infinite-width networks.
+
+For (u, v) centred Gaussian with Var u = q1, Var v = q2 and correlation ρ ∈ [−1, 1]:
+
+    nngp(ρ) = E[φ(u)φ(v)],   ntk_derivative(ρ) = E[φ'(u)φ'(v)]
+
+(the NNGP kernel's layer map and the factor of the NTK recursion: Neal 1996, Lee et al. 2018,
+Jacot et al. 2018), each an Arb ball by the first route that applies:
+
+* a closed form on balls (``catalog.kernels.BALL_KERNELS``: the arc-cosine kernels of relu,
+  leaky_relu, relu2, the arcsine kernel of erf, identity);
+* ρ = 0: E[φ(u)]·E[φ(v)] and E[φ'(u)]·E[φ'(v)] (independent);
+* ρ = ±1 at q1 = q2: E[φ(u)²] and E[φ'(u)²], or at ρ = −1 E[φ(u)φ(−u)] — ±E[φ²] by parity,
+  else the univariate expectation of the expression φ(x)·φ(−x) (``catalog.formulas``);
+* 0 < |ρ| < 1: the certified bivariate route (``bivariate_certified.signed_cross_balls``:
+  the outer trapezoidal rule over the shared part, the inner Gaussian smoothing in closed form or
+  by the lattice rule, for unequal variances and negative ρ too).
+
+Univariate expectations at a variance q whose square root is not rational (or at a ball of
+variances, a layer's q in a deep network) are enclosed from the certified moments at an exact
+std s_lo ≤ sqrt(q_lo) and a bound of their slope over [s_lo², s_hi²] (the heat equation and
+Cauchy–Schwarz: d/dv E_v[g] = E_v[g·((X − m)²/v − 1)]/(2v), |·| ≤ sqrt(2·E_v[g²])/(2v), and
+E_v[g²] ≤ sqrt(v_hi/v)·E_{v_hi}[g²] for v ≤ v_hi, the ratio of the densities).
+
+Deep kernel shaping's local quantities at q1 = q2 = q (Martens et al., 2021, "Rapid training of
+deep neural networks without skip connections or normalization layers"; their code's
+``_calc_c_map``, ``_calc_c_slope``, ``_calc_c_curv``, ``_calc_q_slope_1`` at q = 1):
+C(0) = E[φ]²/E[φ²], C'(1) = q·E[φ'²]/E[φ²], C''(1) = q²·E[φ''²]/E[φ²] (+∞ when φ' jumps:
+the delta in φ''), Q'(q) = d/dq E[φ(√q·Z)²] = E[u·φ(u)·φ'(u)]/q.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from flint import acb, arb, ctx
+
+from ..catalog import Activation
+from ..engine.certified import BITS_PER_DIGIT, as_arb
+from ..errors import PrecisionError
+from .monomials import Monomial, vanishes
+
+# Digits of the E[g²] that only bound a slope.
+BOUND_DIGITS = 5
+# sqrt(q)'s bracket is this many digits narrower than the digits wanted.
+BRACKET_GUARD = 12
+# φ''s kinks are looked for (and its jumps proven) on |x| ≤ KINK_REACH.
+KINK_REACH = 10**6
+
+
+class NotProven(PrecisionError):
+    """No route proves this kernel value (exit 3, naming why)."""
+
+
+def _fraction(value: arb) -> Fraction:
+    """An exact arb (a midpoint or an end) as a Fraction."""
+    mantissa, exponent = (int(x) for x in value.mid().man_exp())
+    return Fraction(mantissa) * Fraction(2) ** exponent
+
+
+def exact_sqrt(q: Fraction) -> Fraction | None:
+    """sqrt(q) when it is rational."""
+    n, d = math.isqrt(q.numerator), math.isqrt(q.denominator)
+    return Fraction(n, d) if n * n == q.numerator and d * d == q.denominator else None
+
+
+def _bracket(v: Fraction, digits: int, up: bool) -> Fraction:
+    """A dyadic s with s² ≤ v (``up``: ≥ v), within 10^−(digits + BRACKET_GUARD) relative."""
+    root = exact_sqrt(v)
+    if root is not None:
+        return root
+    bits = int((digits + BRACKET_GUARD) * BITS_PER_DIGIT) + max(0, -int(math.log2(float(v)) // 2)) + 8
+    n = math.isqrt(v.numerator * 4**bits // v.denominator)
+    return Fraction(n + (1 if up else 0), 2**bits)
+
+
+def variance_range(q: Fraction | arb) -> tuple[Fraction, Fraction]:
+    """The ends of a variance given as a Fraction or a ball."""
+    if isinstance(q, Fraction):
+        return q, q
+    with ctx.workprec(_bits(q)):  # (ends rounded at a lower precision would lose digits)
+        return _fraction(arb(q.lower())), _fraction(arb(q.upper()))
+
+
+def _bits(ball: arb) -> int:
+    """Enough bits for a ball's ends, exactly."""
+    mid_m, mid_e = (int(x) for x in ball.mid().man_exp())
+    rad_m, rad_e = (int(x) for x in ball.rad().man_exp())
+    return max(64, abs(mid_m).bit_length() + abs(mid_e - rad_e) + rad_m.bit_length() + 64)
+
+
+def gaussian_balls(act: Activation, monomials: Sequence[Monomial], q: Fraction | arb, digits: int,
+                   mean: Fraction = Fraction(0)) -> list[arb]:
+    """E[X^a·φ(X)^b·φ'(X)^c], X ~ N(mean, v), for every v in the variance (or ball of variances)
+    ``q``, each to about ``digits`` digits (see the module docstring)."""
+    from .expectations import expectation_balls
+
+    v_lo, v_hi = variance_range(q)
+    if v_lo == v_hi and exact_sqrt(v_lo) is not None:
+        return expectation_balls(act, monomials, mean=mean, std=exact_sqrt(v_lo), digits=digits)
+    s_lo, s_hi = _bracket(v_lo, digits, False), _bracket(v_hi, digits, True)
+    low = expectation_balls(act, monomials, mean=mean, std=s_lo, digits=digits)
+    squares = [(2 * a, 2 * b, 2 * c) for a, b, c in monomials]
+    high = expectation_balls(act, squares, mean=mean, std=s_hi, digits=BOUND_DIGITS)
+    out = []
+    with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+        V_lo, V_hi = as_arb(s_lo * s_lo), as_arb(s_hi * s_hi)
+        ratio = (V_hi / V_lo).sqrt()
+        for monomial, ball, square in zip(monomials, low, high):
+            if mean == 0 and vanishes(monomial, act.parity):
+                out.append(arb(0))  # 0 by symmetry at every variance
+                continue
+            slope = (ratio * arb(square.upper())).sqrt() * arb(2).sqrt() / (2 * V_lo)
+            out.append(ball + arb(0, ((V_hi - V_lo) * slope).upper()))
+    return out
+
+
+def _params(act: Activation) -> dict[str, arb]:
+    given = dict(act.values)
+    return {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
+
+
+def _is_exact(value: Fraction | arb, target: int) -> bool:
+    return isinstance(value, Fraction) and value == target
+
+
+def kernel_pair(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb,
+                digits: int) -> tuple[arb, arb]:
+    """(E[φ(u)φ(v)], E[φ'(u)φ'(v)]) as balls, each to about ``digits`` digits; NotProven when
+    no route applies."""
+    from ..catalog.kernels import BALL_KERNELS
+
+    closed = None if act.expression else BALL_KERNELS.get(act.name)
+    if closed is not None:
+        with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+            return closed(as_arb(q1), as_arb(q2), as_arb(rho), _params(act))
+    if _is_exact(rho, 0):
+        first = gaussian_balls(act, [(0, 1, 0), (0, 0, 1)], q1, digits + 2)
+        second = first if _same(q1, q2) else gaussian_balls(act, [(0, 1, 0), (0, 0, 1)], q2, digits + 2)
+        with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+            return first[0] * second[0], first[1] * second[1]
+    if isinstance(rho, Fraction) and abs(rho) == 1:
+        if not _same(q1, q2):
+            raise NotProven("{rho} = ±1 with unequal variances: E[phi(sqrt(q1)·Z)·phi(±sqrt(q2)·Z)] "
+                            "has no certified route yet", param="rho")
+        return _diagonal(act, rho, q1, digits)
+    from .bivariate_certified import signed_cross_balls
+
+    found = signed_cross_balls(act, q1, q2, rho, digits)
+    if found is None:
+        raise NotProven(f"the bivariate expectations of {act.formula if act.expression else act.name} "
+                        "have no certified route (it needs an activation analytic in a strip or piecewise "
+                        "exp-polynomial, with polynomial growth)", param="activation")
+    return found
+
+
+def nngp_over(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb, digits: int,
+              same: bool = False) -> arb:
+    """E[φ(u)φ(v)] for every ρ, q1, q2 in the given balls (a layer of a deep network), from its
+    value at their exact midpoints and bounds of its slopes (the lattice rules would lose digits
+    running a ball's radius through e^{δn}):
+
+        ∂/∂ρ E[φ(u)φ(v)] = √(q1q2)·E[φ'(u)φ'(v)], |·| ≤ √(q1q2)·sqrt(E[φ'(u)²]·E[φ'(v)²]);
+        u = √q1·X: ∂/∂q1 E[φ(u)φ(v)] = E[φ'(u)·X·φ(v)]/(2√q1), |·| ≤ sqrt(E[u²φ'(u)²]·E[φ(v)²])/(2q1)
+
+    (Cauchy–Schwarz), each univariate E_q[g ≥ 0] over [q_lo, q_hi] at most sqrt(q_hi/q_lo)·E_{q_hi}[g].
+    ``same``: q2 is q1 (one variance)."""
+    from ..catalog.kernels import BALL_KERNELS
+
+    exact = all(isinstance(x, Fraction) for x in (rho, q1, q2))
+    if exact or (not act.expression and act.name in BALL_KERNELS):
+        return kernel_pair(act, rho, q1, q1 if same else q2, digits)[0]
+    ends = [variance_range(x) for x in (rho, q1, q2)]
+    mids = [_midpoint(x) for x in (rho, q1, q2)]
+    value = kernel_pair(act, mids[0], mids[1], mids[1] if same else mids[2], digits)[0]
+    bounds = []
+    for i in (1, 2):
+        lo, hi = ends[i]
+        # (E[u²φ'²], E[φ²], E[φ'²]) at q_hi, each times sqrt(q_hi/q_lo): over the whole ball
+        found = gaussian_balls(act, [(2, 0, 2), (0, 2, 0), (0, 0, 2)], hi, BOUND_DIGITS)
+        with ctx.workprec(128):
+            grow = (as_arb(hi) / as_arb(lo)).sqrt()
+            bounds.append([arb((grow * f).upper()) for f in found])
+    with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+        (r_lo, r_hi), (lo1, hi1), (lo2, hi2) = ends
+        radius = as_arb(max(r_hi - mids[0], mids[0] - r_lo)) * (as_arb(hi1 * hi2)).sqrt() * (
+            bounds[0][2] * bounds[1][2]).sqrt()
+        radius += as_arb(hi1 - lo1) * (bounds[0][0] * bounds[1][1]).sqrt() / (2 * as_arb(lo1))
+        radius += as_arb(hi2 - lo2) * (bounds[1][0] * bounds[0][1]).sqrt() / (2 * as_arb(lo2))
+        return value + arb(0, radius.upper())
+
+
+def _midpoint(value: Fraction | arb) -> Fraction:
+    if isinstance(value, Fraction):
+        return value
+    with ctx.workprec(_bits(value)):
+        return _fraction(arb(value.mid()))
+
+
+def _same(q1: Fraction | arb, q2: Fraction | arb) -> bool:
+    return isinstance(q1, Fraction) and isinstance(q2, Fraction) and q1 == q2 or q1 is q2
+
+
+def _diagonal(act: Activation, rho: Fraction, q: Fraction | arb, digits: int) -> tuple[arb, arb]:
+    """ρ = ±1 at equal variances."""
+    if rho == 1:
+        a, b = gaussian_balls(act, [(0, 2, 0), (0, 0, 2)], q, digits)
+        return a, b
+    if act.parity in ("odd", "even"):
+        a, b = gaussian_balls(act, [(0, 2, 0), (0, 0, 2)], q, digits)
+        return (-a, b) if act.parity == "odd" else (a, -b)
+    from ..catalog.expression_calculus import derivative
+    from ..catalog.expressions import tree_activation
+    from ..catalog.formulas import mirrored_product, tree_of
+
+    pieces = _mirrored_exp_poly(act, q, digits)
+    if pieces is not None:
+        return pieces
+    tree = tree_of(act)
+    if tree is None:
+        raise NotProven(f"{{rho}} = -1: {act.name} has no expression tree for E[phi(u)·phi(-u)]", param="rho")
+    out = []
+    for node in (tree, derivative(tree)):
+        product = tree_activation(mirrored_product(node), "phi(x)*phi(-x)")
+        out.append(gaussian_balls(product, [(0, 1, 0)], q, digits)[0])
+    return out[0], out[1]
+
+
+def _mirrored_exp_poly(act: Activation, q: Fraction | arb, digits: int) -> tuple[arb, arb] | None:
+    """E[φ(u)φ(−u)] and E[φ'(u)φ'(−u)] for a piecewise exp-polynomial with its only kink at 0
+    (``catalog.ball_functions.EXP_POLYNOMIALS``), exactly: on x > 0 the product of the right
+    piece and the left piece at −x (c·x^k·e^{λx} at −x is c·(−1)^k·x^k·e^{−λx}), and the other
+    way round on x < 0."""
+    from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
+    from ..engine.certified import ExpTerm, exp_poly_expectation, exp_poly_product
+
+    if act.expression or act.name not in EXP_POLYNOMIALS or tuple(BALL_FUNCTIONS[act.name].kinks) != (0,):
+        return None
+    v_lo, v_hi = variance_range(q)
+    std = exact_sqrt(v_lo)
+    if v_lo != v_hi or std is None:
+        return None
+
+    def mirror(terms: Sequence[Any]) -> tuple[Any, ...]:
+        return tuple(ExpTerm(as_arb(t.c) * (-1) ** t.power, t.power, -as_arb(t.rate)) for t in terms)
+
+    out = []
+    with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+        for left, right in EXP_POLYNOMIALS[act.name](_params(act)):
+            pieces = [(None, 0, exp_poly_product(left, mirror(right))), (0, None, exp_poly_product(right, mirror(left)))]
+            out.append(exp_poly_expectation(pieces, arb(0), as_arb(std)))
+    return out[0], out[1]
+
+
+def local_balls(act: Activation, q: Fraction | arb, digits: int) -> dict[str, arb]:
+    """mean E[φ(u)], second_moment E[φ(u)²], slope E[φ'(u)²], cross E[u·φ(u)·φ'(u)] at Var u = q."""
+    mean, second, slope, cross = gaussian_balls(act, [(0, 1, 0), (0, 2, 0), (0, 0, 2), (1, 1, 1)], q, digits)
+    return {"mean": mean, "second_moment": second, "slope": slope, "cross": cross}
+
+
+def curvature_ball(act: Activation, q: Fraction | arb, digits: int) -> arb | None:
+    """E[φ''(u)²] at Var u = q as a ball, or None for +∞ (φ' jumps: φ'' holds a delta)."""
+    from ..catalog.expression_calculus import derivative
+    from ..catalog.expressions import tree_activation
+    from ..catalog.formulas import tree_of
+    from .certified import model_of
+
+    with ctx.workprec(128):
+        branches = model_of(act, Fraction(0)).branches(arb(-KINK_REACH), arb(KINK_REACH))
+        for i, kink in enumerate(branches.kinks):
+            point = acb(as_arb(kink)) if isinstance(kink, (Fraction, int)) else acb(kink)
+            left = branches.derivatives[i](point, False)
+            right = branches.derivatives[i + 1](point, False)
+            if not (left.real.overlaps(right.real)):
+                return None  # a jump of φ': E[φ''²] = +∞
+            if not (left.is_exact() and right.is_exact() and left == right):
+                raise NotProven(f"c_map_curvature_at_1: cannot decide whether phi' is continuous at {kink}",
+                                param="activation")
+    tree = tree_of(act)
+    if tree is None:
+        raise NotProven(f"c_map_curvature_at_1: {act.name} has no expression tree for phi''", param="activation")
+    first = tree_activation(derivative(tree), "phi'")
+    return gaussian_balls(first, [(0, 0, 2)], q, digits)[0]
+
+
+__all__ = ["NotProven", "curvature_ball", "exact_sqrt", "gaussian_balls", "kernel_pair", "local_balls", "nngp_over",
+           "variance_range"]

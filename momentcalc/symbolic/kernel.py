@@ -1,0 +1,69 @@
+"""sympy forms of ``kernel --derive``: the NNGP and NTK maps as the Gaussian integrals they are,
+and in closed form where one exists (Cho & Saul 2009, the arc-cosine kernels J_n of relu,
+leaky_relu, relu2 and the step; Williams 1997, the arcsine kernel of erf; identity):
+
+* relu: E[φ(u)φ(v)] = √(q1q2)·(√(1 − ρ²) + (π − arccos ρ)·ρ)/(2π), E[φ'(u)φ'(v)] = (π − arccos ρ)/(2π)
+* leaky_relu (slope s): √(q1q2)·(s·ρ + (1 − s)²·J_1/(2π)), s + (1 − s)²·(π − arccos ρ)/(2π)
+* relu2: q1q2·(3·sin θ·cos θ + (π − θ)(1 + 2cos²θ))/(2π), θ = arccos ρ; φ' = 2·relu
+* erf: (2/π)·asin(2ρ√(q1q2)/√((1 + 2q1)(1 + 2q2))), (4/π)/√((1 + 2q1)(1 + 2q2) − 4ρ²q1q2)
+* identity: ρ√(q1q2), 1
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from ..catalog import Activation
+from . import forms
+
+
+def _closed(sp: Any, name: str, rho: Any, q1: Any, q2: Any, s: Any) -> tuple[Any, Any] | None:
+    pi = sp.pi
+    theta_part = pi - sp.acos(rho)
+    j1 = sp.sqrt(1 - rho**2) + theta_part * rho
+    root = sp.sqrt(q1 * q2)
+    if name in ("relu", "leaky_relu"):
+        return root * (s * rho + (1 - s) ** 2 * j1 / (2 * pi)), s + (1 - s) ** 2 * theta_part / (2 * pi)
+    if name == "relu2":
+        j2 = 3 * sp.sqrt(1 - rho**2) * rho + theta_part * (1 + 2 * rho**2)
+        return q1 * q2 * j2 / (2 * pi), 4 * root * j1 / (2 * pi)
+    if name == "erf":
+        spread = (1 + 2 * q1) * (1 + 2 * q2)
+        return 2 / pi * sp.asin(2 * rho * root / sp.sqrt(spread)), 4 / pi / sp.sqrt(spread - 4 * rho**2 * q1 * q2)
+    if name == "identity":
+        return rho * root, sp.Integer(1)
+    return None
+
+
+def derive(act: Activation, rho: Fraction, q1: Fraction, q2: Fraction
+           ) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
+    """(closed forms of nngp and ntk_derivative at these inputs, derivation lines)."""
+    import sympy as sp
+
+    r, a, b = sp.symbols("rho q1 q2", real=True)
+    u, v = sp.symbols("u v")
+    E = sp.Function("E")
+    phi, dphi = sp.Function("phi"), sp.Function("phi'")
+    lines = [
+        ("nngp", sp.Eq(sp.Symbol("nngp"), E(phi(u) * phi(v)))),
+        ("ntk_derivative", sp.Eq(sp.Symbol("ntk_derivative"), E(dphi(u) * dphi(v)))),
+        ("correlation_out", sp.Eq(sp.Symbol("correlation_out"),
+                                  E(phi(u) * phi(v)) / sp.sqrt(E(phi(u) ** 2) * E(phi(v) ** 2)))),
+    ]
+    if act.expression:
+        lines.insert(0, ("phi", sp.Eq(sp.Function("phi")(sp.Symbol("x")), act.sympy(sp, sp.Symbol("x"), {}))))
+    slope = dict(act.values).get("slope", Fraction(0)) if act.name == "leaky_relu" else Fraction(0)
+    closed = None if act.expression else _closed(sp, act.name, r, a, b, sp.Rational(slope.numerator, slope.denominator))
+    out: dict[str, tuple[str, str]] = {}
+    if closed is not None:
+        nngp, ntk = closed
+        lines.append(("nngp (closed form)", sp.Eq(sp.Symbol("nngp"), nngp)))
+        lines.append(("ntk_derivative (closed form)", sp.Eq(sp.Symbol("ntk_derivative"), ntk)))
+        given = {r: sp.Rational(rho.numerator, rho.denominator), a: sp.Rational(q1.numerator, q1.denominator),
+                 b: sp.Rational(q2.numerator, q2.denominator)}
+        out["nngp"] = forms(sp.simplify(nngp.subs(given)))
+        out["ntk_derivative"] = forms(sp.simplify(ntk.subs(given)))
+    else:
+        lines.append(("u, v", sp.Symbol("(u, v) centred Gaussian, Var u = q1, Var v = q2, correlation rho")))
+    return out, tuple((label, *forms(expr)) for label, expr in lines)
