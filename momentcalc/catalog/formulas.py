@@ -67,3 +67,24 @@ def mirrored_product(node: Node) -> Node:
     from .expression_tree import X
 
     return Node("mul", (node, substitute(node, Node("neg", (X,)))))
+
+
+# Catalog entries whose odd part φ(x) − φ(−x) is linear in x (so their Hermite coefficients a_k
+# vanish for odd k ≥ 3), each by an identity: relu: max(x, 0) − max(−x, 0) = x; leaky_relu:
+# (1 + s)·x; softplus: log((1 + e^x)/(1 + e^{−x})) = x; gelu: x·Φ(x) + x·Φ(−x) = x; swish:
+# x·(σ(x) + σ(−x)) = x; gelu_tanh: x·(2 + tanh u − tanh u)/2 = x. And entries whose even part
+# φ(x) + φ(−x) is constant (a_k = 0 for even k ≥ 2): sigmoid, σ(x) + σ(−x) = 1. (Odd and even
+# entries have half their coefficients 0 by their parity.) The tests check each identity.
+LINEAR_ODD_PART = frozenset({"identity", "relu", "leaky_relu", "softplus", "gelu", "swish", "gelu_tanh"})
+CONSTANT_EVEN_PART = frozenset({"sigmoid"})
+
+
+def vanishing_coefficient(act, k: int) -> bool:  # noqa: ANN001  (catalog.Activation)
+    """Is the Hermite coefficient a_k of φ exactly 0 by a symmetry of φ?"""
+    if act.parity == "odd" or (not act.expression and act.name in CONSTANT_EVEN_PART):
+        if k % 2 == 0 and (act.parity == "odd" or k >= 2):
+            return True
+    if act.parity == "even" or (not act.expression and act.name in LINEAR_ODD_PART):
+        if k % 2 == 1 and (act.parity == "even" or k >= 3):
+            return True
+    return False

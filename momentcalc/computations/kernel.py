@@ -125,15 +125,15 @@ def _decide(evaluate, digits: int) -> dict[str, Any]:  # noqa: ANN001
                          "a value that is 0 without a proof of it, or digits lost in a deep composition)")
 
 
-def _quantity(name: str, ball: Any) -> Quantity:
+def _quantity(name: str, ball: Any, descriptions: Mapping[str, str] = DESCRIPTIONS) -> Quantity:
     from ..engine.balls import ball_midpoint, ball_radius
 
     if ball is None:  # +∞ (C''(1) where φ' jumps)
-        return Quantity(name, mpmath.inf, DESCRIPTIONS[name], certified=True, error_bound=mpmath.mpf(0))
+        return Quantity(name, mpmath.inf, descriptions[name], certified=True, error_bound=mpmath.mpf(0))
     if isinstance(ball, list):
-        return Quantity(name, [ball_midpoint(x) for x in ball], DESCRIPTIONS[name], certified=True,
+        return Quantity(name, [ball_midpoint(x) for x in ball], descriptions[name], certified=True,
                         error_bound=max(ball_radius(x) for x in ball))
-    return Quantity(name, ball_midpoint(ball), DESCRIPTIONS[name], certified=True, error_bound=ball_radius(ball))
+    return Quantity(name, ball_midpoint(ball), descriptions[name], certified=True, error_bound=ball_radius(ball))
 
 
 def _evaluate(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, layers: int | None,

@@ -23,6 +23,7 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from ..catalog import Activation
+from ..catalog.formulas import vanishing_coefficient
 from ..engine.certified import BITS_PER_DIGIT, as_arb
 
 
@@ -83,20 +84,20 @@ def _by_moments(act: Activation, terms: int, digits: int) -> list[arb]:
     extra = 4
     for _ in range(3):
         moments = expectation_balls(act, monomials, digits=digits + extra)
-        out, loss = _combine(moments, terms, digits + extra)
+        out, loss = _combine(act, moments, terms, digits + extra)
         if loss <= extra - 2:
             return out
         extra = loss + 6
     return out
 
 
-def _combine(moments: list[arb], terms: int, digits: int) -> tuple[list[arb], int]:
+def _combine(act: Activation, moments: list[arb], terms: int, digits: int) -> tuple[list[arb], int]:
     """(a_k balls, the digits the worst one lost to cancellation)."""
     out, loss = [], 0
     with ctx.workprec(int((digits + 20) * BITS_PER_DIGIT) + 64):
         for k in range(terms):
             weights = hermite_weights(k)
-            if all(moments[j] == 0 and moments[j].rad() == 0 for j in weights):
+            if vanishing_coefficient(act, k) or all(moments[j] == 0 and moments[j].rad() == 0 for j in weights):
                 out.append(arb(0))
                 continue
             total = sum((w * moments[j] for j, w in weights.items()), arb(0))
@@ -110,3 +111,20 @@ def _combine(moments: list[arb], terms: int, digits: int) -> tuple[list[arb], in
 
 
 __all__ = ["coefficient_balls", "hermite_weights"]
+
+
+def exact_squares(act: Activation, terms: int) -> list[Fraction] | None:
+    """a_k², k < terms, as Fractions when every one is rational (a piecewise polynomial whose
+    E[Z^j·φ(Z)] have no 1/√(2π) part in the a_k: a polynomial, identity), else None."""
+    rational = _rational_moments(act, terms)
+    if rational is None:
+        return None
+    out = []
+    for k in range(terms):
+        weights = hermite_weights(k)
+        a = sum((w * rational[j][0] for j, w in weights.items()), Fraction(0))
+        b = sum((w * rational[j][1] for j, w in weights.items()), Fraction(0))
+        if b != 0:
+            return None
+        out.append(a * a / math.factorial(k))
+    return out

@@ -79,8 +79,8 @@ def _bracket(v: Fraction, digits: int, up: bool) -> Fraction:
 
 def variance_range(q: Fraction | arb) -> tuple[Fraction, Fraction]:
     """The ends of a variance given as a Fraction or a ball."""
-    if isinstance(q, Fraction):
-        return q, q
+    if isinstance(q, (Fraction, int)):
+        return Fraction(q), Fraction(q)
     with ctx.workprec(_bits(q)):  # (ends rounded at a lower precision would lose digits)
         return _fraction(arb(q.lower())), _fraction(arb(q.upper()))
 

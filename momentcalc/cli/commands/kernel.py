@@ -56,3 +56,37 @@ def kernel(
 
     return kernel(activation, rho=DEFAULTS["rho"] if rho is None else rho, q=q, q1=q1, q2=q2, depth=depth,
                   sigma_w2=sigma_w2, sigma_b2=sigma_b2, params=params, digits=digits, derive=derive)
+
+
+Terms = number("--terms", "Number N of Hermite coefficients a_0..a_{N-1}, 1 to 200. [default: 8]", sweep=False,
+               optional=True)
+DualRho = number("--rho", "Add the dual activation's series sum a_k^2 rho^k at this correlation, -1 to 1.",
+                 optional=True)
+
+HERMITE_EXAMPLES = """
+Examples:
+
+  momentcalc hermite relu --terms 6          1/sqrt(2 pi), 1/2, 1/(2 sqrt(pi)), 0, ...
+
+  momentcalc hermite tanh --terms 20 --rho 0.5    the dual activation, with its proven tail
+
+  momentcalc hermite gelu --terms 10 --digits 40 --json
+"""
+
+
+@computing_command(app, "hermite", epilog=HERMITE_EXAMPLES)
+def hermite(
+    activation: ActivationArgument,
+    terms: Terms = None,
+    rho: DualRho = None,
+    *,
+    params: Mapping[str, object],
+    digits: int,
+    derive: bool,
+) -> Computation:
+    """Normalized Hermite coefficients a_k = E[phi(Z) He_k(Z)]/sqrt(k!), their energy and proven tail, the dual activation."""
+    from ...computations.hermite import hermite
+    from ...defaults import HERMITE
+
+    return hermite(activation, terms=HERMITE["terms"] if terms is None else terms, rho=rho, params=params,
+                   digits=digits, derive=derive)

@@ -1,0 +1,109 @@
+"""``hermite``: the normalized probabilists' Hermite coefficients of an activation, proven.
+
+    coefficients[k] = a_k = E[φ(Z)·He_k(Z)]/√(k!),  k < N      (``moments.hermite``)
+    energy          = Σ_{k<N} a_k²
+    second_moment   = E[φ(Z)²] = Σ_k a_k²                      (Parseval)
+    tail_bound      = second_moment − energy = Σ_{k≥N} a_k²     (the energy left out)
+
+With ``rho``: the dual activation (Daniely, Frostig & Singer, 2016; Mehler's formula)
+E[φ(u)φ(v)] = Σ_k a_k²·ρ^k for unit Gaussians of correlation ρ, as ``dual`` = Σ_{k<N} a_k²·ρ^k
+and ``dual_tail_bound`` = tail_bound·|ρ|^N ≥ |E[φ(u)φ(v)] − dual| (kernel's nngp).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from ..catalog import resolve
+from ..defaults import HERMITE as DEFAULTS
+from ..engine.numbers import as_number, to_text
+from ..errors import InputError
+from ..result import Computation
+from .common import check_digits, whole
+from .kernel import _decide, _quantity
+
+DESCRIPTIONS = {
+    "coefficients": "a_k = E[phi(Z) He_k(Z)] / sqrt(k!), k = 0..N-1 (probabilists' Hermite, Z ~ N(0, 1))",
+    "energy": "sum of a_k^2 over k < N",
+    "second_moment": "E[phi(Z)^2] = sum of all a_k^2 (Parseval)",
+    "tail_bound": "second_moment - energy = sum of a_k^2 over k >= N: the energy left out",
+    "dual": "sum of a_k^2 rho^k over k < N: the dual activation's series (Mehler)",
+    "dual_tail_bound": "tail_bound |rho|^N: bounds |E[phi(u) phi(v)] - dual| (kernel's nngp at q = 1)",
+}
+MAX_TERMS = 200
+
+
+def hermite(
+    activation: str,
+    *,
+    terms: object = DEFAULTS["terms"],
+    rho: object = None,
+    params: Mapping[str, object] | None = None,
+    digits: int = 15,
+    derive: bool = False,
+) -> Computation:
+    """The first ``terms`` normalized Hermite coefficients of ``activation`` and their energy,
+    each proven to ``digits`` digits; with ``rho``, the dual activation's series.
+
+    >>> r = hermite("relu", terms=4)
+    >>> [float(a) for a in r.value("coefficients")][1:]   # 1/2, 1/(2·sqrt(pi)), 0
+    [0.5, 0.28209479177387814, 0.0]
+    """
+    digits = check_digits(digits)
+    if not isinstance(activation, str):
+        raise InputError(param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
+    act = resolve(activation.strip(), params)
+    count = int(whole(terms, "terms", 1))
+    if count > MAX_TERMS:
+        raise InputError(param="terms", allowed=f"a whole number from 1 to {MAX_TERMS}", got=str(count))
+    r = None
+    if rho is not None:
+        r = as_number(rho, "rho")
+        if not -1 <= r <= 1:
+            raise InputError(param="rho", allowed="a correlation from -1 to 1", got=to_text(r))
+    inputs: dict[str, Any] = {"activation": act.name if not act.expression else activation.strip(),
+                              "terms": Fraction(count)}
+    if r is not None:
+        inputs["rho"] = r
+    inputs.update(dict(act.values))
+    balls = _decide(lambda d: _evaluate(act, count, r, d), digits)
+    notes = [f"phi(x) = {act.formula}"] if act.expression else []
+    return Computation("hermite", inputs, digits, tuple(_quantity(n, b, DESCRIPTIONS) for n, b in balls.items()),
+                       notes=tuple(notes))
+
+
+def _evaluate(act: Any, count: int, rho: Any, digits: int) -> dict[str, Any]:
+    from flint import arb, ctx
+
+    from ..engine.certified import BITS_PER_DIGIT, as_arb
+    from ..moments.exact import exact_expectations
+    from ..moments.hermite import coefficient_balls, exact_squares
+    from ..moments.kernel_maps import gaussian_balls
+
+    coefficients = coefficient_balls(act, count, digits)
+    second = gaussian_balls(act, [(0, 2, 0)], Fraction(1), digits + 3)[0]
+    exact = exact_squares(act, count)
+    exact_second = exact_expectations(act, [(0, 2, 0)], 0, 1).get((0, 2, 0))
+    out: dict[str, Any] = {"coefficients": coefficients}
+    with ctx.workprec(int((digits + 20) * BITS_PER_DIGIT) + 64):
+        squares = [a * a if a.rad() or a != 0 else arb(0) for a in coefficients]
+        energy = sum(squares, arb(0))
+        tail = second - energy
+        if exact is not None and exact_second is not None:  # a polynomial: rational, a zero tail exactly
+            squares = [as_arb(x) for x in exact]
+            energy, second, tail = as_arb(sum(exact)), as_arb(exact_second), as_arb(exact_second - sum(exact))
+        out.update(energy=energy, second_moment=second, tail_bound=tail)
+        if rho is not None:
+            r = as_arb(rho)
+            power, dual = arb(1), arb(0)
+            for square in squares:
+                dual += square * power
+                power *= r
+            out["dual"] = dual
+            out["dual_tail_bound"] = tail * abs(r) ** count if rho != 0 else arb(0)
+    return out
+
+
+__all__ = ["hermite", "DESCRIPTIONS"]

@@ -1,0 +1,94 @@
+"""``hermite``: the coefficients against mpmath quadrature of their definition, the dual
+activation's series against ``kernel``'s nngp (within the proven tail) and against 2-D
+quadrature for tanh and gelu, exact zeros and exact tails where they are proven."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import pytest
+
+from momentcalc.computations.hermite import hermite
+from momentcalc.computations.kernel import kernel
+from tests.conftest import invoke
+from tests.test_kernel import _expectation2, _gelu
+
+
+def _he(k, x):
+    return mpmath.hermite(k, x / mpmath.sqrt(2)) / mpmath.sqrt(2) ** k  # He_k from the physicists' H_k
+
+
+@pytest.mark.parametrize("name, f", [("tanh", mpmath.tanh), ("relu", lambda x: max(x, 0)),
+                                     ("softplus", lambda x: mpmath.log1p(mpmath.exp(x)))])
+def test_coefficients_against_quadrature(name, f):
+    result = hermite(name, terms=6, digits=14)
+    with mpmath.workdps(20):
+        for k, got in enumerate(result.value("coefficients")):
+            want = mpmath.quad(lambda z: f(z) * _he(k, z) * mpmath.npdf(z), [-12, 0, 12]) / mpmath.sqrt(
+                mpmath.factorial(k))
+            assert abs(got - want) < 1e-14
+
+
+def test_exact_zeros_where_proven():
+    """relu = x/2 + |x|/2: its odd coefficients beyond a_1 vanish; tanh is odd: its even ones."""
+    relu = hermite("relu", terms=8).value("coefficients")
+    assert [relu[k] for k in (3, 5, 7)] == [0, 0, 0]
+    tanh = hermite("tanh", terms=8).value("coefficients")
+    assert [tanh[k] for k in (0, 2, 4, 6)] == [0, 0, 0, 0]
+
+
+def test_polynomial_has_an_exact_zero_tail():
+    run = invoke("hermite", "x**3", "--terms", "4", "--rho", "0.5", "--get", "tail_bound", "--get", "dual")
+    assert run.code == 0 and run.stdout.split() == ["0", "5.25000000000000"]  # 9ρ + 6ρ³
+
+
+@pytest.mark.parametrize("name", ["tanh", "gelu", "relu", "erf", "selu"])
+@pytest.mark.parametrize("rho", ["0.5", "-0.8"])
+def test_dual_agrees_with_kernel_within_its_tail(name, rho):
+    dual = hermite(name, terms=14, rho=rho, digits=15)
+    nngp = kernel(name, rho=rho, digits=15).value("nngp")
+    gap = abs(dual.value("dual") - nngp)
+    assert gap <= dual.value("dual_tail_bound") * (1 + 1e-10) + 1e-15
+    assert dual.value("dual_tail_bound") < 0.01  # the bound is not vacuous
+
+
+@pytest.mark.parametrize("name, f", [("tanh", math.tanh), ("gelu", _gelu)])
+def test_dual_against_2d_quadrature(name, f):
+    dual = hermite(name, terms=24, rho="0.5")
+    expected = _expectation2(f, f, "0.5")
+    assert abs(dual.value("dual") - expected) <= dual.value("dual_tail_bound") + 1e-11
+    assert dual.value("dual_tail_bound") < 1e-7
+
+
+def test_energy_and_tail_sum_to_the_second_moment():
+    result = hermite("swish", terms=10, digits=20)
+    with mpmath.workdps(40):
+        total = result.value("energy") + result.value("tail_bound")
+        assert abs(total - result.value("second_moment")) < mpmath.mpf(10) ** -20
+
+
+@pytest.mark.parametrize("argv, option", [(("relu", "--terms", "0"), "--terms"), (("relu", "--terms", "1.5"), "--terms"),
+                                          (("relu", "--rho", "2"), "--rho")])
+def test_bad_input(argv, option):
+    run = invoke("hermite", *argv)
+    assert run.code == 2 and run.stdout == "" and option in run.stderr
+
+
+@pytest.mark.parametrize("name", ["identity", "relu", "leaky_relu", "softplus", "gelu", "swish", "gelu_tanh", "sigmoid"])
+def test_symmetry_identities_of_the_catalog(name):
+    """catalog.formulas' LINEAR_ODD_PART / CONSTANT_EVEN_PART, checked by sympy and at points."""
+    import sympy as sp
+
+    from momentcalc.catalog import resolve
+    from momentcalc.catalog.formulas import CONSTANT_EVEN_PART
+
+    act = resolve(name)
+    x = sp.Symbol("x", real=True)
+    params = act.sympy_params()
+    f = act.sympy(sp, x, params)
+    part = f + f.subs(x, -x) if name in CONSTANT_EVEN_PART else (f - f.subs(x, -x)) / x
+    for point in ("-3.7", "-0.4", "0.9", "2.3", "6.1"):
+        value = sp.N(part.subs(x, sp.Rational(point)), 40)
+        reference = sp.N(part.subs(x, sp.Rational("1.3")), 40)
+        assert abs(value - reference) < 1e-35
