@@ -90,3 +90,38 @@ def hermite(
 
     return hermite(activation, terms=HERMITE["terms"] if terms is None else terms, rho=rho, params=params,
                    digits=digits, derive=derive)
+
+
+TatDepth = number("--depth", "Layers L of the plain network, 1 to 10000. [default: 1]", sweep=False, optional=True)
+TargetC0 = number("--target-c0", "leaky_relu (TAT): the network's C map at 0, eta, from 0 to its reachable top.",
+                  optional=True)
+TargetSlope = number("--target-slope", "Other activations (DKS): the network's C'(1), zeta > 1 (per layer "
+                                       "zeta^(1/L)).", optional=True)
+
+TAT_EXAMPLES = """
+Examples:
+
+  momentcalc tat leaky_relu --depth 50 --target-c0 0.9     TAT's negative slope and output scale
+
+  momentcalc tat tanh --depth 50 --target-slope 1.5        DKS's input/output scales and shifts
+
+  momentcalc tat softplus --depth 100 --target-slope 1.2 --digits 40 --json
+"""
+
+
+@computing_command(app, "tat", epilog=TAT_EXAMPLES)
+def tat(
+    activation: ActivationArgument,
+    depth: TatDepth = None,
+    target_c0: TargetC0 = None,
+    target_slope: TargetSlope = None,
+    *,
+    params: Mapping[str, object],
+    digits: int,
+    derive: bool,
+) -> Computation:
+    """Activation transforms of DKS and TAT for a plain deep network: leaky_relu's negative slope, or the input/output scales and shifts."""
+    from ...computations.tat import tat
+
+    return tat(activation, depth=1 if depth is None else depth, target_c0=target_c0, target_slope=target_slope,
+               params=params, digits=digits, derive=derive)

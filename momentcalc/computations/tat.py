@@ -1,0 +1,135 @@
+"""``tat``: the activation transforms of TAT and DKS for a plain network of L layers, proven.
+
+* ``tat leaky_relu --target-c0 η`` (Zhang et al., 2022, "Deep learning without shortcuts:
+  shaping the kernel with tailored rectifiers"): the negative slope α with C_α^{∘L}(0) = η, the
+  network's C map at 0 (``moments.transforms``), and output_scale = √(2/(1 + α²)) (Q(1) = 1).
+* ``tat ACTIVATION --target-slope ζ`` (Martens et al., 2021, DKS): φ̂(z) = output_scale·(φ(input_scale·z
+  + input_shift) + output_shift) with C(0) = 0, Q(1) = 1, Q'(1) = 1 and the per-layer C'(1) = ζ^(1/L),
+  so the network's C'(1) is ζ (``moments.dks``). relu, which has one degree of freedom fewer,
+  keeps input_shift = 1 (or −1 where no scale reaches the slope with 1) and drops Q'(1) = 1, as DKS does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from ..catalog import resolve
+from ..engine.numbers import as_number, to_text
+from ..errors import InputError, PrecisionError
+from ..result import Computation
+from .common import check_digits, whole
+from .kernel import _decide, _quantity
+
+DESCRIPTIONS = {
+    "negative_slope": "alpha: leaky_relu's negative slope with C^L(0) = target_c0 (TAT)",
+    "output_scale": "the factor after the activation: Q(1) = 1",
+    "input_scale": "the factor before the activation (DKS)",
+    "input_shift": "the shift before the activation (DKS)",
+    "output_shift": "the shift after the activation, before output_scale: C(0) = 0",
+    "layer_target": "the per-layer C'(1) = target_slope^(1/L) (DKS) or the network's C(0) (TAT)",
+}
+MAX_DEPTH = 10000
+# Activations with one degree of freedom fewer (positively homogeneous): the input shift stays at
+# ±1 and only the scale is solved, as in DKS's code.
+FIXED_SHIFT = frozenset({"relu"})
+
+
+def tat(
+    activation: str,
+    *,
+    depth: object = 1,
+    target_c0: object = None,
+    target_slope: object = None,
+    params: Mapping[str, object] | None = None,
+    digits: int = 15,
+    derive: bool = False,
+) -> Computation:
+    """TAT's leaky_relu slope (``target_c0``) or DKS's four parameters (``target_slope``) for a
+    plain network of ``depth`` layers, proven to ``digits`` digits.
+
+    >>> r = tat("leaky_relu", depth=1, target_c0="0.1")
+    >>> round(float(r.value("negative_slope")), 12)
+    0.553244542296
+    """
+    digits = check_digits(digits)
+    if not isinstance(activation, str):
+        raise InputError(param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
+    act = resolve(activation.strip(), params)
+    layers = int(whole(depth, "depth", 1))
+    if layers > MAX_DEPTH:
+        raise InputError(param="depth", allowed=f"a whole number from 1 to {MAX_DEPTH}", got=str(layers))
+    leaky = not act.expression and act.name == "leaky_relu"
+    name = act.name if not act.expression else activation.strip()
+    inputs: dict[str, Any] = {"activation": name, "depth": Fraction(layers)}
+    if leaky:
+        if target_slope is not None or target_c0 is None:
+            raise InputError("leaky_relu takes {target_c0} (TAT), not {target_slope}", param="target_c0",
+                             params=("target_slope",))
+        eta = as_number(target_c0, "target_c0")
+        inputs["target_c0"] = eta
+        balls = _decide(lambda d: _leaky(eta, layers, d), digits)
+    else:
+        if target_c0 is not None or target_slope is None:
+            raise InputError("{target_slope} (DKS) applies to every activation but leaky_relu, which takes "
+                             "{target_c0} (TAT)", param="target_slope", params=("target_c0",))
+        zeta = as_number(target_slope, "target_slope")
+        if not zeta > 1:
+            raise InputError(param="target_slope", allowed="greater than 1 (the network's C'(1) of DKS; 1 is the "
+                             "identity map)", got=to_text(zeta))
+        inputs["target_slope"] = zeta
+        balls = _decide(lambda d: _dks(act, zeta, layers, d), digits)
+    notes = [f"phi(x) = {act.formula}"] if act.expression else []
+    return Computation("tat", inputs, digits, tuple(_quantity(n, b, DESCRIPTIONS) for n, b in balls.items()),
+                       notes=tuple(notes))
+
+
+def _leaky(eta: Fraction, depth: int, digits: int) -> dict[str, Any]:
+    from flint import arb, ctx
+
+    from ..engine.certified import BITS_PER_DIGIT, as_arb
+    from ..moments.transforms import network_c0_ball, reachable_c0, tat_negative_slope
+
+    with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64 + 8 * depth):
+        top = network_c0_ball(arb(0), depth)
+        if eta < 0 or as_arb(eta) > top:
+            raise InputError(param="target_c0", allowed=f"from 0 to {reachable_c0(depth):.10g} for depth {depth} "
+                             "(relu's C map composed that often, at 0)", got=to_text(eta))
+        if eta == 0:
+            alpha = arb(1)
+        elif as_arb(eta) == top:  # (only when both are exact: never for depth >= 1)
+            alpha = arb(0)
+        else:
+            alpha = None
+    if alpha is None:
+        alpha = tat_negative_slope(eta, depth, digits)
+    with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+        return {"negative_slope": alpha, "output_scale": (2 / (1 + alpha * alpha)).sqrt()}
+
+
+def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
+    from flint import ctx
+
+    from ..engine.certified import BITS_PER_DIGIT, as_arb
+    from ..moments.dks import locate, prove
+
+    with ctx.workprec(int((digits + 20) * BITS_PER_DIGIT) + 64):
+        target = (as_arb(zeta).log() / depth).exp()
+    fixed = not act.expression and act.name in FIXED_SHIFT
+    shifts = (Fraction(1), Fraction(-1)) if fixed else (None,)
+    for shift in shifts:
+        try:
+            a, b = locate(act, target, digits, shift)
+        except PrecisionError:
+            continue
+        balls = prove(act, target, a, b, digits, fixed)
+        with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+            return {"input_scale": balls["input_scale"], "input_shift": balls["input_shift"],
+                    "output_shift": balls["output_shift"], "output_scale": balls["output_scale"],
+                    "layer_target": target}
+    raise PrecisionError("no transform reaching this --target-slope was found from DKS's starting points "
+                         "(reachable targets are greater than 1; a very large one may need a deeper network)")
+
+
+__all__ = ["tat", "DESCRIPTIONS"]

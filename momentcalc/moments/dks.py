@@ -1,0 +1,268 @@
+"""Deep kernel shaping's activation transform, proven (Martens et al., 2021, "Rapid training of
+deep neural networks without skip connections or normalization layers"; deepmind/dks
+``_solve_for_activation_params``).
+
+φ̂(z) = γ·(φ(a·z + b) + δ) with X = a·Z + b ~ N(b, a²): δ = −E[φ(X)] makes C(0) = 0 and
+γ = 1/sqrt(V), V = Var φ(X), makes Q(1) = 1; a > 0 and b solve
+
+    F1 = a²·E[φ'(X)²]/V − t = 0                          (the local C'(1) = t)
+    F2 = (E[Xφφ'] − b·E[φφ'] − μ·(E[Xφ'] − b·E[φ']))/V − 1 = 0   (the local Q'(1) = E[Z·φ̂·φ̂'] = 1)
+
+(``fixed_shift``: b is given and only F1 is solved: DKS's relu, b = ±1). The solution is proven
+by the Krawczyk operator: for a box X around an approximate root x̃,
+K = x̃ − Y·F(x̃) + (I − Y·J(X))·(X − x̃) ⊂ interior of X proves a unique root in X (Y any
+matrix: here the inverse of J at x̃). F and its Jacobian J are carried as second-order jets on
+balls (value, gradient, Hessian in (a, b)), built from expectations E[g(X)], g a monomial
+x^i·φ^j·φ'^k:
+
+* at the exact point x̃: E[g] and its derivatives by the Gaussian score functions,
+  ∂_b E[g] = E[g·(X − b)]/a², ∂_a E[g] = E[g·((X − b)² − a²)]/a³ (certified moments);
+* over the box (for J(X)): value and gradient at x̃ widened by bounds of the next derivative,
+  and the Hessian bounded: each second derivative is E[g·P(Z)]/a² with P = He₂, Z·He₂ − 2Z,
+  Z⁴ − 5Z² + 2 (E[P²] = 2, 6, 26), so |·| ≤ sqrt(E_box[g²]·E[P²])/a_lo² (Cauchy–Schwarz), and
+  E_{m',σ'}[g²] ≤ (s/σ_lo)·exp(Δm²/(2(s² − σ_hi²)))·E_{m,s}[g²] for s = 2σ_hi > σ' (the
+  largest ratio of the two normal densities).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from flint import arb, ctx
+
+from ..catalog import Activation
+from ..engine.certified import BITS_PER_DIGIT, as_arb
+from ..errors import PrecisionError
+
+# The Gaussian expectations F needs: μ, E[φ²], E[φ'²], E[Xφφ'], E[φφ'], E[Xφ'], E[φ'].
+BASE = ((0, 1, 0), (0, 2, 0), (0, 0, 2), (1, 1, 1), (0, 1, 1), (1, 0, 1), (0, 0, 1))
+STARTS = ((Fraction(0), Fraction(1)), (Fraction(1), Fraction(1)), (Fraction(-1), Fraction(1)),
+          (Fraction(0), Fraction(1, 10)), (Fraction(1), Fraction(1, 10)), (Fraction(-1), Fraction(1, 10)),
+          (Fraction(1, 2), Fraction(1, 2)), (Fraction(-1, 2), Fraction(1, 2)))
+BOUND_DIGITS = 5
+
+
+class Jet:
+    """f, ∇f = (∂_a f, ∂_b f) and the Hessian (f_aa, f_ab, f_bb), each a ball."""
+
+    __slots__ = ("v", "g", "h")
+
+    def __init__(self, v: arb, g: Sequence[arb] = (arb(0), arb(0)), h: Sequence[arb] = (arb(0), arb(0), arb(0))):
+        self.v, self.g, self.h = v, tuple(g), tuple(h)
+
+    @staticmethod
+    def lift(x: Any) -> Jet:
+        return x if isinstance(x, Jet) else Jet(as_arb(x) if not isinstance(x, arb) else x)
+
+    def __add__(self, other: Any) -> Jet:
+        o = Jet.lift(other)
+        return Jet(self.v + o.v, [x + y for x, y in zip(self.g, o.g)], [x + y for x, y in zip(self.h, o.h)])
+
+    __radd__ = __add__
+
+    def __neg__(self) -> Jet:
+        return Jet(-self.v, [-x for x in self.g], [-x for x in self.h])
+
+    def __sub__(self, other: Any) -> Jet:
+        return self + (-Jet.lift(other))
+
+    def __rsub__(self, other: Any) -> Jet:
+        return Jet.lift(other) - self
+
+    def __mul__(self, other: Any) -> Jet:
+        o = Jet.lift(other)
+        (a1, b1), (a2, b2) = self.g, o.g
+        return Jet(self.v * o.v, [self.v * a2 + o.v * a1, self.v * b2 + o.v * b1],
+                   [self.v * o.h[0] + 2 * a1 * a2 + o.v * self.h[0],
+                    self.v * o.h[1] + a1 * b2 + b1 * a2 + o.v * self.h[1],
+                    self.v * o.h[2] + 2 * b1 * b2 + o.v * self.h[2]])
+
+    __rmul__ = __mul__
+
+    def reciprocal(self) -> Jet:
+        inv = 1 / self.v
+        a, b = self.g
+        return Jet(inv, [-a * inv * inv, -b * inv * inv],
+                   [(2 * a * a * inv - self.h[0]) * inv * inv, (2 * a * b * inv - self.h[1]) * inv * inv,
+                    (2 * b * b * inv - self.h[2]) * inv * inv])
+
+    def __truediv__(self, other: Any) -> Jet:
+        return self * Jet.lift(other).reciprocal()
+
+
+def _shifted(monomial: tuple[int, int, int], extra: int) -> tuple[int, int, int]:
+    return (monomial[0] + extra, monomial[1], monomial[2])
+
+
+def _point_jets(found: dict, a: arb, b: arb) -> list[Jet]:
+    """The jets of BASE's expectations at the exact point (value and gradient)."""
+    out = []
+    for m in BASE:
+        e0, e1, e2 = found[m], found[_shifted(m, 1)], found[_shifted(m, 2)]
+        d_b = (e1 - b * e0) / (a * a)
+        d_a = (e2 - 2 * b * e1 + (b * b - a * a) * e0) / (a * a * a)
+        out.append(Jet(e0, (d_a, d_b)))
+    return out
+
+
+def _box_jets(points: list[Jet], squares: Sequence[arb], a_lo: arb, a_hi: arb, r_a: arb, r_b: arb) -> list[Jet]:
+    """Enclosures of the jets over the box |a − ã| ≤ r_a, |b − b̃| ≤ r_b."""
+    s = 2 * a_hi
+    grow = s / a_lo * (r_b * r_b / (2 * (s * s - a_hi * a_hi))).exp()
+    out = []
+    for jet, square in zip(points, squares):
+        e = grow * arb(square.upper())
+        h_aa = (26 * e).sqrt() / (a_lo * a_lo)
+        h_ab = (6 * e).sqrt() / (a_lo * a_lo)
+        h_bb = (2 * e).sqrt() / (a_lo * a_lo)
+        g_a = arb(0, ((2 * e).sqrt() / a_lo).upper())  # |∂_a E| and |∂_b E| over the box
+        g_b = arb(0, (e.sqrt() / a_lo).upper())
+        del g_a, g_b
+        value = jet.v + arb(0, (_abs_up(jet.g[0]) * r_a + _abs_up(jet.g[1]) * r_b + (h_aa * r_a * r_a + 2 * h_ab * r_a * r_b + h_bb * r_b * r_b)).upper())
+        grad_a = jet.g[0] + arb(0, (h_aa * r_a + h_ab * r_b).upper())
+        grad_b = jet.g[1] + arb(0, (h_ab * r_a + h_bb * r_b).upper())
+        out.append(Jet(value, (grad_a, grad_b), (arb(0, h_aa.upper()), arb(0, h_ab.upper()), arb(0, h_bb.upper()))))
+    return out
+
+
+def _abs_up(x: arb) -> arb:
+    return arb(abs(x).upper())
+
+
+def _equations(e: list[Jet], a: Jet, b: Jet, target: arb, fixed_shift: bool) -> list[Jet]:
+    mu, m2, slope, x_ff, ff, x_f, f1 = e
+    v = m2 - mu * mu
+    first = a * a * slope / v - target
+    if fixed_shift:
+        return [first]
+    q = x_ff - b * ff - mu * (x_f - b * f1)
+    return [first, q / v - 1]
+
+
+def _expectations(act: Activation, a: Fraction, b: Fraction, digits: int) -> dict:
+    from .expectations import expectation_balls
+
+    wanted = sorted({_shifted(m, k) for m in BASE for k in range(3)})
+    return dict(zip(wanted, expectation_balls(act, wanted, mean=b, std=a, digits=digits)))
+
+
+def _newton_step(act: Activation, a: Fraction, b: Fraction, target: arb, digits: int, fixed_shift: bool
+                 ) -> tuple[Fraction, Fraction, float]:
+    found = _expectations(act, a, b, digits)
+    with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+        aa, bb = as_arb(a), as_arb(b)
+        e = _point_jets(found, aa, bb)
+        F = _equations(e, Jet(aa, (arb(1), arb(0))), Jet(bb, (arb(0), arb(1))), target, fixed_shift)
+        if fixed_shift:
+            step_a, step_b = F[0].v / F[0].g[0], arb(0)
+        else:
+            (j11, j12), (j21, j22) = F[0].g, F[1].g
+            det = j11 * j22 - j12 * j21
+            step_a = (j22 * F[0].v - j12 * F[1].v) / det
+            step_b = (-j21 * F[0].v + j11 * F[1].v) / det
+        size = max(abs(float(step_a.mid())), abs(float(step_b.mid())))
+        bits = int((digits + 4) * BITS_PER_DIGIT)
+        new_a = _dyadic(as_arb(a) - step_a, bits)
+        new_b = b if fixed_shift else _dyadic(as_arb(b) - step_b, bits)
+    return new_a, new_b, size
+
+
+def _dyadic(x: arb, bits: int) -> Fraction:
+    mantissa, exponent = (int(v) for v in x.mid().man_exp())
+    value = Fraction(mantissa) * Fraction(2) ** exponent
+    scale = Fraction(2) ** (bits - max(0, value.numerator.bit_length() - value.denominator.bit_length()))
+    return Fraction(round(value * scale)) / scale
+
+
+def locate(act: Activation, target: arb, digits: int, shift: Fraction | None = None) -> tuple[Fraction, Fraction]:
+    """An approximate root (a, b), a > 0, by Newton's method from DKS's starting points (at a
+    few digits, then at ``digits``); PrecisionError when none converges."""
+    fixed = shift is not None
+    starts = [(shift, a) for a in (Fraction(1), Fraction(1, 2), Fraction(1, 10), Fraction(2))] if fixed else STARTS
+    for b, a in starts:
+        try:
+            for _ in range(40):
+                a_new, b_new, size = _newton_step(act, a, b, target, 12, fixed)
+                if a_new <= 0 or abs(b_new) > 100 or a_new > 100:
+                    break
+                # damped: at most halve or double a per step
+                a = min(max(a_new, a / 2), a * 2)
+                b = b_new
+                if size < 1e-10:
+                    break
+            else:
+                continue
+            if size >= 1e-10 or a <= 0:
+                continue
+            for _ in range(12):
+                a, b, size = _newton_step(act, a, b, target, digits + 8, fixed)
+                if size < 10.0 ** -(digits + 10):
+                    return a, b
+        except (ArithmeticError, ValueError, ZeroDivisionError):
+            continue
+    raise PrecisionError("no activation parameters reach this target from DKS's starting points")
+
+
+def prove(act: Activation, target: arb, a: Fraction, b: Fraction, digits: int, fixed_shift: bool
+          ) -> dict[str, arb]:
+    """The Krawczyk box around (a, b) and the transform's four parameters on it."""
+    wanted = sorted({_shifted(m, k) for m in BASE for k in range(3)})
+    squares_wanted = [(2 * i, 2 * j, 2 * k) for i, j, k in BASE]
+    from .expectations import expectation_balls
+
+    found = _expectations(act, a, b, digits + 8)
+    del wanted
+    for widen in range(3):
+        with ctx.workprec(int((digits + 12) * BITS_PER_DIGIT) + 64):
+            r = as_arb(a) * arb(10) ** (-(digits + 6 - 3 * widen))
+            r_a, r_b = r, (r if not fixed_shift else arb(0))
+            a_lo, a_hi = arb((as_arb(a) - r_a).lower()), arb((as_arb(a) + r_a).upper())
+        squares_raw = expectation_balls(act, squares_wanted, mean=b, std=_upper_fraction(2 * a_hi), digits=BOUND_DIGITS)
+        with ctx.workprec(int((digits + 12) * BITS_PER_DIGIT) + 64):
+            aa, bb = as_arb(a), as_arb(b)
+            point = _point_jets(found, aa, bb)
+            squares = [arb(s.upper()) for s in squares_raw]
+            box = _box_jets(point, squares, a_lo, a_hi, r_a, r_b)
+            A, B = Jet(aa, (arb(1), arb(0))), Jet(bb, (arb(0), arb(1)))
+            F = _equations(point, A, B, target, fixed_shift)
+            box_a = Jet(aa + arb(0, r_a), (arb(1), arb(0)))
+            box_b = Jet(bb + arb(0, r_b), (arb(0), arb(1)))
+            FX = _equations(box, box_a, box_b, target, fixed_shift)
+            if _krawczyk(F, FX, r_a, r_b, fixed_shift):
+                mu, m2 = box[0].v, box[1].v
+                v = m2 - mu * mu
+                return {"input_scale": aa + arb(0, r_a), "input_shift": bb + arb(0, r_b) if not fixed_shift else bb,
+                        "output_shift": -mu, "output_scale": 1 / v.sqrt()}
+    raise PrecisionError(f"the transform's parameters could not be proven to {digits} digits")
+
+
+def _upper_fraction(x: arb) -> Fraction:
+    mantissa, exponent = (int(v) for v in arb(x.upper()).mid().man_exp())
+    return Fraction(mantissa) * Fraction(2) ** exponent
+
+
+def _krawczyk(F: list[Jet], FX: list[Jet], r_a: arb, r_b: arb, fixed_shift: bool) -> bool:
+    """K ⊂ interior of the box, Y the inverse of J's midpoint at the point."""
+    if fixed_shift:
+        y = 1 / arb(F[0].g[0].mid())
+        k = -y * F[0].v + (1 - y * FX[0].g[0]) * arb(0, r_a)
+        return bool(abs(k) < r_a)
+    (j11, j12), (j21, j22) = [[arb(x.mid()) for x in f.g] for f in F]
+    det = j11 * j22 - j12 * j21
+    Y = [[j22 / det, -j12 / det], [-j21 / det, j11 / det]]
+    f = [F[0].v, F[1].v]
+    J = [list(FX[0].g), list(FX[1].g)]
+    box = [arb(0, r_a), arb(0, r_b)]
+    for i, radius in enumerate((r_a, r_b)):
+        k = -(Y[i][0] * f[0] + Y[i][1] * f[1])
+        for j in range(2):
+            m = (1 if i == j else 0) - (Y[i][0] * J[0][j] + Y[i][1] * J[1][j])
+            k += m * box[j]
+        if not abs(k) < radius:
+            return False
+    return True
+
+
+__all__ = ["Jet", "locate", "prove"]
