@@ -51,7 +51,7 @@ def tat(
 
     >>> r = tat("leaky_relu", depth=1, target_c0="0.1")
     >>> round(float(r.value("negative_slope")), 12)
-    0.553244542296
+    0.396955620601
     """
     digits = check_digits(digits)
     if not isinstance(activation, str):

@@ -16,6 +16,7 @@ change of C_α^{∘L}(0) − η at two exact α around it (Arb); the output scal
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -32,22 +33,29 @@ def leaky_c_map(alpha: Any, c: Any, pi: Any, acos: Any, sqrt: Any) -> Any:
     return ((1 - alpha) ** 2 * (sqrt(1 - c * c) + (pi - acos(c)) * c) / pi + 2 * alpha * c) / (1 + alpha * alpha)
 
 
-def network_c0_ball(alpha: arb, depth: int) -> arb:
-    """C_α^{∘L}(0) on balls."""
-    c = arb(0)
-    for _ in range(depth):
-        c = leaky_c_map(alpha, c, arb.pi(), lambda x: x.acos(), lambda x: x.sqrt())
-    return c
+def _plain(depth: int) -> Callable[[Callable[[Any], Any], Any], Any]:
+    """A plain network of ``depth`` layers: its C map at x is the layer's map composed."""
+    def network(layer: Callable[[Any], Any], x: Any) -> Any:
+        for _ in range(depth):
+            x = layer(x)
+        return x
+
+    return network
 
 
-def network_c0(alpha: Any, depth: int) -> Any:
+def network_c0_ball(alpha: arb, depth: int, network: Callable | None = None) -> arb:
+    """C_α^{∘L}(0) on balls (``network(layer, x)``: another architecture's map, e.g. the
+    subnetwork-maximizing function of the TAT paper)."""
+    layer = lambda c: leaky_c_map(alpha, c, arb.pi(), lambda x: x.acos(), lambda x: x.sqrt())  # noqa: E731
+    return (network or _plain(depth))(layer, arb(0))
+
+
+def network_c0(alpha: Any, depth: int, network: Callable | None = None) -> Any:
     """C_α^{∘L}(0) in mpmath."""
     import mpmath
 
-    c = mpmath.mpf(0)
-    for _ in range(depth):
-        c = leaky_c_map(alpha, c, mpmath.pi, mpmath.acos, mpmath.sqrt)
-    return c
+    layer = lambda c: leaky_c_map(alpha, c, mpmath.pi, mpmath.acos, mpmath.sqrt)  # noqa: E731
+    return (network or _plain(depth))(layer, mpmath.mpf(0))
 
 
 def reachable_c0(depth: int, digits: int = 6) -> float:
@@ -58,14 +66,14 @@ def reachable_c0(depth: int, digits: int = 6) -> float:
         return float(network_c0(mpmath.mpf(0), depth))
 
 
-def tat_negative_slope(eta: Fraction, depth: int, digits: int) -> arb:
+def tat_negative_slope(eta: Fraction, depth: int, digits: int, network: Callable | None = None) -> arb:
     """α with C_α^{∘L}(0) = η as a ball of relative width about 10^−(digits + ROOT_GUARD);
     η must lie in (0, reachable) (the caller handles the ends)."""
     import mpmath
 
     with mpmath.workdps(digits + 2 * ROOT_GUARD):
         target = mpmath.mpf(eta.numerator) / eta.denominator
-        root = mpmath.findroot(lambda a: network_c0(a, depth) - target, (mpmath.mpf(0), mpmath.mpf(1)),
+        root = mpmath.findroot(lambda a: network_c0(a, depth, network) - target, (mpmath.mpf(0), mpmath.mpf(1)),
                                solver="anderson")
         if not 0 < root < 1:
             raise PrecisionError("the negative slope could not be located")
@@ -78,8 +86,8 @@ def tat_negative_slope(eta: Fraction, depth: int, digits: int) -> arb:
         low, high = centre - half, centre + half
         with ctx.workprec(int((digits + 2 * ROOT_GUARD) * BITS_PER_DIGIT) + 64 + 8 * depth):
             target = as_arb(eta)
-            f_low = network_c0_ball(as_arb(low), depth) - target
-            f_high = network_c0_ball(as_arb(high), depth) - target
+            f_low = network_c0_ball(as_arb(low), depth, network) - target
+            f_high = network_c0_ball(as_arb(high), depth, network) - target
             if (f_low > 0 and f_high < 0) or (f_low < 0 and f_high > 0):
                 return as_arb(centre) + arb(0, as_arb(half))
     raise PrecisionError(f"the negative slope could not be proven to {digits} digits")
