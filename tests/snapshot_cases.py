@@ -42,6 +42,12 @@ CASES: list[tuple[str, tuple[str, ...]]] = [
     ("attention", ("attention", "--json")),
     ("meanfield_relu", ("meanfield", "relu", "--json", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--derive")),
     ("meanfield_tanh_critical", ("meanfield", "tanh", "--json", "--sigma-b2", "0.05", "--critical")),
+    ("kernel_relu_derive", ("kernel", "relu", "--json", "--rho", "0.5", "--derive")),
+    ("kernel_tanh_sweep", ("kernel", "tanh", "--json", "--rho", "-1:1:0.5", "--digits", "10")),
+    ("kernel_erf_depth", ("kernel", "erf", "--json", "--rho", "0.2", "--depth", "3", "--sigma-w2", "1.5")),
+    ("hermite_tanh_dual", ("hermite", "tanh", "--json", "--terms", "6", "--rho", "0.5")),
+    ("tat_leaky_relu", ("tat", "leaky_relu", "--json", "--depth", "10", "--target-c0", "0.5")),
+    ("tat_softplus", ("tat", "softplus", "--json", "--depth", "10", "--target-slope", "1.5")),
     # sweeps: lists and ranges
     ("truncnorm_sweep_list", ("truncnorm", "--json", "--std", "0.01,0.02,1")),
     ("truncnorm_sweep_range", ("truncnorm", "--json", "--high", "1:3:0.5")),
