@@ -75,7 +75,8 @@ def test_bad_input(argv, option):
     assert run.code == 2 and run.stdout == "" and option in run.stderr
 
 
-@pytest.mark.parametrize("name", ["identity", "relu", "leaky_relu", "softplus", "gelu", "swish", "gelu_tanh", "sigmoid"])
+@pytest.mark.parametrize("name", ["identity", "relu", "leaky_relu", "softplus", "gelu", "swish", "gelu_tanh", "sigmoid",
+                                  "hard_swish", "quick_gelu", "log_sigmoid", "hard_sigmoid"])
 def test_symmetry_identities_of_the_catalog(name):
     """catalog.formulas' LINEAR_ODD_PART / CONSTANT_EVEN_PART, checked by sympy and at points."""
     import sympy as sp

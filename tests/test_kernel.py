@@ -204,3 +204,19 @@ def test_derive_gives_the_closed_forms():
     result = kernel("relu", rho="0.5", derive=True)
     assert result["ntk_derivative"].closed_form == "1/3"
     assert result["nngp"].closed_form is not None
+
+
+def _catalog_names():
+    from momentcalc.catalog import CATALOG
+
+    return [entry.name for entry in CATALOG]
+
+
+@pytest.mark.parametrize("name", _catalog_names())
+def test_every_catalog_activation(name):
+    """Every catalog activation gets proven kernels at ρ = −1 and 0.5 (softsign: exit 3, its
+    kink has no bivariate route) and proven Hermite coefficients."""
+    run = invoke("kernel", name, "--rho", "-1,0.5", "--json")
+    assert run.code == (3 if name == "softsign" else 0), run.stderr
+    run = invoke("hermite", name, "--terms", "5", "--json")
+    assert run.code == 0, run.stderr

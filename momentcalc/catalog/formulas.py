@@ -35,6 +35,13 @@ FORMULAS: dict[str, Callable[[Mapping[str, Fraction]], str]] = {
     "mish": lambda p: "x*tanh(softplus(x))",
     "softsign": lambda p: "x/(1 + abs(x))",
     "erf": lambda p: "erf(x)",
+    "relu6": lambda p: "min(max(x, 0), 6)",
+    "hardtanh": lambda p: "min(max(x, -1), 1)",
+    "hard_sigmoid": lambda p: "min(max(x + 3, 0), 6)/6",
+    "hard_swish": lambda p: "x*min(max(x + 3, 0), 6)/6",
+    "celu": lambda p: f"max(x, 0) + {_fraction(p['alpha'])}*(exp(min(x, 0)/{_fraction(p['alpha'])}) - 1)",
+    "log_sigmoid": lambda p: "-log(1 + exp(-x))",
+    "quick_gelu": lambda p: "x/(1 + exp(-1.702*x))",
 }
 
 
@@ -72,11 +79,14 @@ def mirrored_product(node: Node) -> Node:
 # Catalog entries whose odd part φ(x) − φ(−x) is linear in x (so their Hermite coefficients a_k
 # vanish for odd k ≥ 3), each by an identity: relu: max(x, 0) − max(−x, 0) = x; leaky_relu:
 # (1 + s)·x; softplus: log((1 + e^x)/(1 + e^{−x})) = x; gelu: x·Φ(x) + x·Φ(−x) = x; swish:
-# x·(σ(x) + σ(−x)) = x; gelu_tanh: x·(2 + tanh u − tanh u)/2 = x. And entries whose even part
-# φ(x) + φ(−x) is constant (a_k = 0 for even k ≥ 2): sigmoid, σ(x) + σ(−x) = 1. (Odd and even
+# x·(σ(x) + σ(−x)) = x; gelu_tanh: x·(2 + tanh u − tanh u)/2 = x; hard_swish and quick_gelu:
+# x·(s(x) + s(−x)) = x as hard_sigmoid(x) + hard_sigmoid(−x) = 1 and σ(kx) + σ(−kx) = 1;
+# log_sigmoid: softplus(x) − softplus(−x) = x. And entries whose even part φ(x) + φ(−x) is
+# constant (a_k = 0 for even k ≥ 2): sigmoid and hard_sigmoid, s(x) + s(−x) = 1. (Odd and even
 # entries have half their coefficients 0 by their parity.) The tests check each identity.
-LINEAR_ODD_PART = frozenset({"identity", "relu", "leaky_relu", "softplus", "gelu", "swish", "gelu_tanh"})
-CONSTANT_EVEN_PART = frozenset({"sigmoid"})
+LINEAR_ODD_PART = frozenset({"identity", "relu", "leaky_relu", "softplus", "gelu", "swish", "gelu_tanh", "hard_swish",
+                             "quick_gelu", "log_sigmoid"})
+CONSTANT_EVEN_PART = frozenset({"sigmoid", "hard_sigmoid"})
 
 
 def vanishing_coefficient(act, k: int) -> bool:  # noqa: ANN001  (catalog.Activation)

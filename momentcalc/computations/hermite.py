@@ -24,6 +24,8 @@ from ..result import Computation
 from .common import check_digits, whole
 from .kernel import _decide, _quantity
 
+COMMANDS = {"hermite": "hermite"}
+
 DESCRIPTIONS = {
     "coefficients": "a_k = E[phi(Z) He_k(Z)] / sqrt(k!), k = 0..N-1 (probabilists' Hermite, Z ~ N(0, 1))",
     "energy": "sum of a_k^2 over k < N",

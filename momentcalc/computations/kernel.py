@@ -29,6 +29,8 @@ from ..errors import InputError, PrecisionError
 from ..result import Computation, Quantity
 from .common import check_digits, positive, whole
 
+COMMANDS = {"kernel": "kernel"}
+
 DESCRIPTIONS = {
     "nngp": "E[phi(u) phi(v)]: the NNGP kernel's layer map",
     "ntk_derivative": "E[phi'(u) phi'(v)]: the factor of the NTK recursion",

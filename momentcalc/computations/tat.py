@@ -22,6 +22,8 @@ from ..result import Computation
 from .common import check_digits, whole
 from .kernel import _decide, _quantity
 
+COMMANDS = {"tat": "tat"}
+
 DESCRIPTIONS = {
     "negative_slope": "alpha: leaky_relu's negative slope with C^L(0) = target_c0 (TAT)",
     "output_scale": "the factor after the activation: Q(1) = 1",

@@ -230,28 +230,48 @@ def _diagonal(act: Activation, rho: Fraction, q: Fraction | arb, digits: int) ->
 
 
 def _mirrored_exp_poly(act: Activation, q: Fraction | arb, digits: int) -> tuple[arb, arb] | None:
-    """E[φ(u)φ(−u)] and E[φ'(u)φ'(−u)] for a piecewise exp-polynomial with its only kink at 0
-    (``catalog.ball_functions.EXP_POLYNOMIALS``), exactly: on x > 0 the product of the right
-    piece and the left piece at −x (c·x^k·e^{λx} at −x is c·(−1)^k·x^k·e^{−λx}), and the other
-    way round on x < 0."""
+    """E[φ(u)φ(−u)] and E[φ'(u)φ'(−u)] for a piecewise exp-polynomial with exact kinks
+    (``catalog.ball_functions.EXP_POLYNOMIALS``), exactly: between consecutive points of the
+    kinks and their mirror images, the product of φ's piece there and φ's piece at −x
+    (c·x^k·e^{λx} at −x is c·(−1)^k·x^k·e^{−λx}); a product that vanishes on every piece (relu,
+    relu6) gives an exact 0."""
     from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
     from ..engine.certified import ExpTerm, exp_poly_expectation, exp_poly_product
 
-    if act.expression or act.name not in EXP_POLYNOMIALS or tuple(BALL_FUNCTIONS[act.name].kinks) != (0,):
+    if act.expression or act.name not in EXP_POLYNOMIALS:
+        return None
+    kinks = tuple(BALL_FUNCTIONS[act.name].kinks)
+    if not all(isinstance(k, (int, Fraction)) for k in kinks):
         return None
     v_lo, v_hi = variance_range(q)
     std = exact_sqrt(v_lo)
     if v_lo != v_hi or std is None:
         return None
+    kinks = tuple(Fraction(k) for k in kinks)
+    points = sorted(set(kinks) | {-k for k in kinks})
+    edges: list[Fraction | None] = [None, *points, None]
+
+    def piece(x: Fraction) -> int:
+        return sum(1 for k in kinks if x > k)
+
+    def sample(low: Fraction | None, high: Fraction | None) -> Fraction:
+        if low is None:
+            return (high if high is not None else Fraction(0)) - 1
+        return low + 1 if high is None else (low + high) / 2
 
     def mirror(terms: Sequence[Any]) -> tuple[Any, ...]:
         return tuple(ExpTerm(as_arb(t.c) * (-1) ** t.power, t.power, -as_arb(t.rate)) for t in terms)
 
     out = []
     with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
-        for left, right in EXP_POLYNOMIALS[act.name](_params(act)):
-            pieces = [(None, 0, exp_poly_product(left, mirror(right))), (0, None, exp_poly_product(right, mirror(left)))]
-            out.append(exp_poly_expectation(pieces, arb(0), as_arb(std)))
+        for parts in EXP_POLYNOMIALS[act.name](_params(act)):
+            pieces = []
+            for low, high in zip(edges, edges[1:]):
+                x = sample(low, high)
+                product = exp_poly_product(parts[piece(x)], mirror(parts[piece(-x)]))
+                if product:
+                    pieces.append((low, high, product))
+            out.append(exp_poly_expectation(pieces, arb(0), as_arb(std)) if pieces else arb(0))
     return out[0], out[1]
 
 
