@@ -144,22 +144,15 @@ def test_other_chaotic_points_certified(name, w, b):
     assert all(assert_certified(q, 15) for q in r.results)
 
 
-def test_an_unproven_c_star_says_so(monkeypatch):
-    """When the proof cannot be reached (here: made to fail), c* and depth_scale_c keep the
-    mpmath route's values, to every digit, and say certified: false; the rest stays proven."""
-    from momentcalc.computations import meanfield_correlation_proof
-    from momentcalc.engine.precision import to_decimal
+def test_an_unproven_c_star_exits_3_naming_it(monkeypatch):
+    """When the proof cannot be reached for an activation it covers (here: made to fail), no
+    unproven digit is printed: PrecisionError (exit 3) naming c_star and depth_scale_c."""
+    from momentcalc.computations.meanfield import correlation_proof as meanfield_correlation_proof
+    from momentcalc.errors import PrecisionError
 
-    proven = meanfield("tanh", sigma_w2="2.5", sigma_b2="0.05", digits=30)
     monkeypatch.setattr(meanfield_correlation_proof, "prove_correlation", lambda *args: None)
-    r = meanfield("tanh", sigma_w2="2.5", sigma_b2="0.05", digits=30)
-    assert not r["c_star"].certified and not r["depth_scale_c"].certified
-    # the mpmath route finishes the c* it left rough for the proof: every digit as proven
-    for name in ("c_star", "depth_scale_c"):
-        assert to_decimal(r.value(name), 30) == to_decimal(proven[name].rounded_from, 30), name
-    assert r["c_star"].error_bound is None
-    assert r["q_star"].certified and r["chi1"].certified
-    assert any("certified: false" in note and "c_star" in note for note in r.notes)
+    with pytest.raises(PrecisionError, match="c_star, depth_scale_c could not be proven"):
+        meanfield("tanh", sigma_w2="2.5", sigma_b2="0.05", digits=30)
 
 
 def test_fixed_point_convolution_holds_every_value_in_the_balls():

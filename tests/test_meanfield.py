@@ -13,7 +13,7 @@ from mpmath import mp
 
 from momentcalc.catalog import resolve
 from momentcalc.computations.meanfield import meanfield
-from momentcalc.computations.meanfield_model import Model
+from momentcalc.computations.meanfield.model import Model
 from momentcalc.errors import InputError
 
 
@@ -387,8 +387,8 @@ def test_exploding_length_is_sampled_at_widening_factors():
     """A length map with V(q) ~ 1.25 q for large q (gelu at sigma_w2 = 2.5) runs off: exit 2
     naming it, after few samples (each costs an expectation at a large q; at doublings gelu
     spent the whole CPU budget, and the budget's signal could crash Arb's integrator)."""
-    from momentcalc.computations.meanfield import _locate
-    from momentcalc.computations.meanfield_model import Length
+    from momentcalc.computations.meanfield.locate import find_fixed_point as _locate
+    from momentcalc.computations.meanfield.model import Length
 
     class Growing:  # A(q) = q/2 + 1/10: V(q) = 1.25 q + 0.25 at sigma_w2 = 2.5
         calls = 0
@@ -428,8 +428,8 @@ def test_length_map_parallel_to_the_diagonal_runs_off():
     2, sigma_b2 = 0.1: q grows by about a constant per layer): past q = 10^12 the digits cannot
     tell V(q) from q, and the search took that for a fixed point (then exit 3, or an imaginary
     std from a Newton step to q < 0). Rising so far, it is the run-off: exit 2."""
-    from momentcalc.computations.meanfield import _locate
-    from momentcalc.computations.meanfield_model import Length
+    from momentcalc.computations.meanfield.locate import find_fixed_point as _locate
+    from momentcalc.computations.meanfield.model import Length
 
     class Parallel:
         def length(self, q, digits):
@@ -447,7 +447,7 @@ def test_interval_taylor_step_to_its_upper_end():
     order in the interval's width (a wrong slope would miss it by about the width itself)."""
     from flint import arb
 
-    from momentcalc.computations.meanfield_proof import DERIV2, _Interval
+    from momentcalc.computations.meanfield.prove import DERIV2, _Interval
 
     model = Model(resolve("tanh", {}), "tanh", {})
     s_lo = mpmath.mpf(3) / 4

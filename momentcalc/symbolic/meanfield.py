@@ -46,9 +46,10 @@ def _generic(sp: Any) -> list[tuple[str, Any]]:
     ]
 
 
-def derive(act: Activation, given: dict[str, Any], values: dict[str, mpmath.mpf], digits: int
+def derive(act: Activation, given: Any, values: dict[str, mpmath.mpf], digits: int
            ) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
-    """(closed forms by result name, derivation lines) for ``meanfield --derive``."""
+    """(closed forms by result name, derivation lines) for ``meanfield --derive``; ``given``
+    holds the inputs as exact numbers (``sigma_b2``; ``sigma_w2``, None on the critical line)."""
     import sympy as sp
 
     derivation = [(label, *forms(expr)) for label, expr in _generic(sp)]
@@ -60,11 +61,11 @@ def derive(act: Activation, given: dict[str, Any], values: dict[str, mpmath.mpf]
     cross, dcross = found.sympy(sp, q, c, params)
     derivation.append((f"{act.name} kernel E[phi(u1)phi(u2)]", *forms(sp.simplify(cross))))
     derivation.append((f"{act.name} kernel E[phi'(u1)phi'(u2)]", *forms(sp.simplify(dcross))))
-    b = sympy_number(given["sigma_b2"])
+    b = sympy_number(given.sigma_b2)
     a_of_q, b_of_q = cross.subs(c, 1), dcross.subs(c, 1)
     closed: dict[str, Any] = {}
-    if "sigma_w2" in given:
-        w = sympy_number(given["sigma_w2"])
+    if given.sigma_w2 is not None:
+        w = sympy_number(given.sigma_w2)
         q_star = sp.Symbol("q_star", positive=True)
         chi = sp.simplify(w * b_of_q.subs(q, q_star))
         length_slope = sp.simplify(w * sp.diff(a_of_q, q).subs(q, q_star))

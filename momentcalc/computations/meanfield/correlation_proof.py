@@ -64,7 +64,7 @@ def prove_correlation(act: Any, ww: Any, bb: Any, q_star: Any, b_ball: Any, cent
     from flint import arb
 
     def ball(c: Any, which: int, wanted: int) -> Any | None:
-        from ..moments.bivariate_certified import cross_ball
+        from ...moments.bivariate_certified import cross_ball
 
         found = cross_ball(act, q_star if q_slopes is None else arb(q_star.mid()), c, wanted, which)
         if found is not None and q_slopes is not None:

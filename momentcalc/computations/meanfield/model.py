@@ -24,9 +24,9 @@ from typing import NamedTuple
 import mpmath
 from mpmath import mp
 
-from ..catalog import Activation
-from ..catalog.kernels import Kernel, kernel
-from ..moments import expectations
+from ...catalog import Activation
+from ...catalog.kernels import Kernel, kernel
+from ...moments import expectations
 
 SECOND, STEIN, DERIV2, X2_DERIV2, DERIV = (0, 2, 0), (1, 1, 1), (0, 0, 2), (2, 0, 2), (0, 0, 1)
 
@@ -122,12 +122,12 @@ class Model:
             p = self._values()
             return self.kernel.cross(q, c, p), self.kernel.derivative_cross(q, c, p)
         if 0 < c < 1:  # the certified route's balls where it applies: much faster than quadrature
-            from ..moments.bivariate_certified import cross_values
+            from ...moments.bivariate_certified import cross_values
 
             found = cross_values(self.act, q, c, digits, slope_digits)
             if found is not None:
                 return found
-        from ..moments.bivariate import cross_expectations
+        from ...moments.bivariate import cross_expectations
 
         return cross_expectations(self.act, q, c, digits)
 

@@ -1,5 +1,5 @@
 """Proofs of ``meanfield``'s results in Arb balls (python-flint), around the values the mpmath
-route (``computations.meanfield``) found.
+route (``locate``) found.
 
 The fixed point q* (or the critical line's q) is proven by a sign change: with s̃ = sqrt(q̃)
 at the approximate root, the exact points q_lo = (s̃(1 − δ))² and q_hi = (s̃(1 + δ))² give
@@ -28,7 +28,7 @@ no integral, fast at any digits.
 What is proven: q*, χ₁, ξ_q, and in the ordered phase (χ₁'s ball below 1) c* = 1 and ξ_c =
 −1/ln χ₁; in the chaotic phase c* = 0 and ξ_c for an odd φ without bias (the slope σ_w²·E[φ']²
 is univariate), c* from a closed-form kernel on balls (erf), and otherwise c* and ξ_c from
-certified bivariate expectations (``meanfield_correlation_proof``: catalog activations analytic
+certified bivariate expectations (``correlation_proof``: catalog activations analytic
 in a strip or piecewise exp-polynomial, expressions analytic near the real line with polynomial
 growth); on the critical line σ_w² = 1/B(q*), χ₁ = 1, c* = 1
 and ξ_c = ∞ by definition. Not proven (left to the mpmath route and marked ``certified:
@@ -45,8 +45,8 @@ from typing import Any
 import mpmath
 from mpmath import mp
 
-from ..engine.rounding import ball_text
-from .meanfield_model import Model
+from ...engine.rounding import ball_text
+from .model import Model
 
 # q*'s interval is q̃·(1 ± 2·10^−(digits + ROOT_GUARD)); the expectations carry EXTRA more digits.
 ROOT_GUARD = 6
@@ -81,7 +81,7 @@ def _mpf(ball: Any) -> mpmath.mpf:
 
 
 def _balls(model: Model, std: mpmath.mpf, monomials: tuple, digits: int) -> list[Any]:
-    from ..moments import expectation_balls
+    from ...moments import expectation_balls
 
     return expectation_balls(model.text, list(monomials), std=std, digits=digits, params=model.params)
 
@@ -138,18 +138,18 @@ def _ends(q: mpmath.mpf, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
 
 
 def first_expectations(model: Model, critical: bool, b: Fraction, q: mpmath.mpf,
-                       digits: int) -> tuple[mpmath.mpf, tuple, int] | None:
+                       digits: int, fold: int = 0) -> tuple[mpmath.mpf, tuple, int] | None:
     """(std, monomials, digits) of the proof's first expectations for a root near ``q``: at
     q_lo, the lower end of q*'s interval (within 2·10^−(digits+6) of q). The mpmath route
     checks its last Newton step with these very expectations, which the proof then finds in
     the moments package's cache. None where the proof uses a kernel on balls instead."""
-    from ..catalog.kernels import BALL_LENGTHS
+    from ...catalog.kernels import BALL_LENGTHS
 
     if not model.act.expression and model.act.name in BALL_LENGTHS:
         return None
     # E[φ'] too where the chaotic phase will need it (c* = 0: odd φ, no bias), on the same nodes
     extra = (DERIV,) if not critical and b == 0 and model.act.parity == "odd" else ()
-    return _ends(q, digits)[0], (SECOND, STEIN, DERIV2, *extra), digits + ROOT_GUARD + EXTRA
+    return _ends(q, digits)[0], (SECOND, STEIN, DERIV2, *extra), digits + ROOT_GUARD + EXTRA + fold
 
 
 def _opposite(low: Any, high: Any) -> bool:
@@ -166,19 +166,19 @@ def _depth(slope: Any) -> Any | None:
 
 
 def prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: int,
-          c_estimate: mpmath.mpf | None = None) -> dict[str, Any]:
+          c_estimate: mpmath.mpf | None = None, fold: int = 0) -> dict[str, Any]:
     """Proven balls (or exact values: Fraction, or mpmath.inf) of the results, by name, for the
     fixed point near ``q`` > 0 (``w`` None: the critical line); ``c_estimate`` is the mpmath
     route's c* in the chaotic phase. Results that cannot be proven are left out (the caller
     keeps the mpmath route's value, not certified)."""
     from flint import ctx
 
-    from ..errors import MomentcalcError
+    from ...errors import MomentcalcError
 
     old = ctx.prec
-    ctx.prec = int((digits + ROOT_GUARD + EXTRA + 20) * 3.33)
+    ctx.prec = int((digits + ROOT_GUARD + EXTRA + fold + 20) * 3.33)
     try:
-        return _prove(model, w, b, q, digits, c_estimate)
+        return _prove(model, w, b, q, digits, c_estimate, fold)
     except MomentcalcError:  # a moment the certified engine cannot prove: nothing is claimed
         return {}
     finally:
@@ -205,10 +205,10 @@ class _KernelInterval:
 
 
 def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: int,
-           c_estimate: mpmath.mpf | None) -> dict[str, Any]:
-    from ..catalog.kernels import BALL_LENGTHS
+           c_estimate: mpmath.mpf | None, fold: int = 0) -> dict[str, Any]:
+    from ...catalog.kernels import BALL_LENGTHS
 
-    target = digits + ROOT_GUARD + EXTRA
+    target = digits + ROOT_GUARD + EXTRA + fold
     critical = w is None
     bb = _arb(b)
     ww = None if critical else _arb(w)
@@ -219,7 +219,7 @@ def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits:
             here: Any = _KernelInterval(model, s_lo, s_hi, lengths)
             high = here.at(here.q_hi)
         else:
-            _, monomials, _ = first_expectations(model, critical, b, q, digits)  # type: ignore[misc]
+            _, monomials, _ = first_expectations(model, critical, b, q, digits, fold)  # type: ignore[misc]
             here = _Interval(model, s_lo, s_hi, target, monomials)
             if critical:
                 # A(q_hi) as below; B(q_hi) by Taylor from q_lo (no quadrature at full digits)
@@ -283,7 +283,7 @@ def _chaotic(model: Model, ww: Any, bb: Any, b: Fraction, q_star: Any, here: Any
     """c* and ξ_c in the chaotic phase where they can be proven (see the module docstring)."""
     from flint import arb
 
-    from ..catalog.kernels import BALL_CROSS
+    from ...catalog.kernels import BALL_CROSS
 
     kernel = None if model.act.expression else BALL_CROSS.get(model.act.name)
 
@@ -302,7 +302,7 @@ def _chaotic(model: Model, ww: Any, bb: Any, b: Fraction, q_star: Any, here: Any
     if kernel is None:
         if c_estimate is None or not 0 < c_estimate < 1:
             return None
-        from .meanfield_correlation_proof import prove_correlation
+        from .correlation_proof import prove_correlation
 
         q_slopes = None
         if isinstance(here, _Interval):  # bounds of |dK/dq| and |dK'/dq| over q*'s ball
@@ -342,7 +342,7 @@ def prove_at_zero(model: Model, w: Fraction | None, b: Fraction, c_star_is_one: 
     φ'(0−) ≠ φ'(0+) (``c_star_is_one``). Empty when none of this applies."""
     from flint import arb, ctx
 
-    from ..catalog.kernels import BALL_LENGTHS, HOMOGENEOUS
+    from ...catalog.kernels import BALL_LENGTHS, HOMOGENEOUS
 
     lengths = None if model.act.expression else BALL_LENGTHS.get(model.act.name)
     if b != 0 or lengths is None:
@@ -382,7 +382,7 @@ def prove_zero_correlation(model: Model, w: Fraction, digits: int) -> dict[str, 
     at 0)."""
     from flint import ctx
 
-    from ..moments import expectation_balls
+    from ...moments import expectation_balls
 
     out: dict[str, Any] = {"c_star": Fraction(0)}
     (mean_slope,) = expectation_balls(model.act, [DERIV], std=1, digits=digits + 10)

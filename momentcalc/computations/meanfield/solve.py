@@ -1,0 +1,426 @@
+"""``meanfield``'s results from the located fixed points (``locate``, mpmath) and their
+proofs (``prove``, Arb balls), at a working precision raised by the conditioning.
+
+    q_star         fixed point of the length map V(q) = σ_w²·E[φ(√q·Z)²] + σ_b² reached from q0
+    chi1           σ_w²·E[φ'(√q*·Z)²]: slope of the correlation map at c = 1
+    c_star         stable fixed point of the correlation map in [0, 1] (1 when χ₁ <= 1)
+    depth_scale_q  ξ_q = −1/ln|V'(q*)|, V'(q*) = χ₁ + σ_w²·E[φ''·φ] (Stein: σ_w²·E[X·φ·φ']/q*)
+    depth_scale_c  ξ_c = −1/ln(σ_w²·E[φ'(u₁)φ'(u₂)]) at c* (infinite at criticality)
+    sigma_w2       with ``critical``: the σ_w² where χ₁(q*) = 1 at the given σ_b²
+
+Conditioning: near the edge of chaos ξ_c = −1/ln χ₁ ≈ 1/(1 − χ₁) turns an error ε of χ₁ into
+a relative error ε·ξ_c, and near a fold of the length map (V'(q*) → 1) q* itself moves by
+the error of V(q) − q divided by V'(q*) − 1 ≈ 1/ξ_q. So when the proof's balls do not decide
+every digit, the whole computation is repeated with log10 of the largest depth scale (the
+digits the conditioning costs) added to the working precision, and to the expectations'
+digits for a fold. χ₁ = 1 ("critical") is said only where it is proven: on the critical line
+(``critical``), at the q -> q maps of positively homogeneous φ, or in the q* = 0 limits;
+elsewhere the phase is the proven sign of χ₁ − 1.
+
+Every result of q* > 0 is proven, or the computation stops (PrecisionError: exit 3) naming
+it; left unproven (``certified: false``, named in a note by ``phase.unproven``) are only the
+chaotic c* of activations without a certified bivariate route, the q* = 0 limits of
+activations without a closed-form kernel, and the per-layer trajectories.
+
+* q* = 0 (σ_b² = 0, φ(0) = 0, and the map contracts): the limits q -> 0 of the maps, from
+  the one-sided slopes φ'(0±): χ₁ = σ_w²·(φ'(0−)² + φ'(0+)²)/2; correlations then follow
+  the network's linearisation at 0 (kept when φ'(0−) = φ'(0+), driven to 1 only
+  polynomially otherwise): c* is undefined or 1, ξ_c infinite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+
+import mpmath
+from mpmath import mp
+
+from ...engine.numbers import to_mpf, to_text
+from ...engine.precision import working_dps
+from ...errors import PrecisionError
+from ...result import Computation, Quantity
+from . import phase
+from .inputs import Inputs
+from .locate import (
+    LOCATE_DIGITS,
+    correlation_fixed_point,
+    critical_line,
+    find_fixed_point,
+    lean_length_step,
+    length_step,
+    mean_zero_at_unit,
+    newton,
+    no_fixed_point,
+    proof_check,
+    provable_correlation,
+    trajectories,
+)
+from .model import Length, Model
+
+RESULTS = ("q_star", "chi1", "c_star", "depth_scale_q", "depth_scale_c")
+DESCRIPTIONS = {
+    "sigma_w2": "critical weight variance: chi1 = 1 at this sigma_b2 (the edge of chaos)",
+    "q_star": "fixed point of the length map q -> sigma_w2*E[phi(sqrt(q)Z)^2] + sigma_b2",
+    "chi1": "sigma_w2*E[phi'(sqrt(q*)Z)^2]: < 1 ordered, > 1 chaotic",
+    "c_star": "stable fixed point of the correlation map (1 in the ordered phase)",
+    "depth_scale_q": "xi_q: layers for the length to settle at q* (e-folding depth)",
+    "depth_scale_c": "xi_c: layers over which correlations between inputs survive (e-folding depth)",
+    "q_layers": "q at layers 0..L from q0",
+    "c_layers": "correlation c at layers 0..L from c0",
+}
+# Results key: c* was found only roughly, for the proof to finish (``correlation_fixed_point``).
+ROUGH = "c_star_rough"
+# The first pass works to at least this many digits: near the edge of chaos the mpmath
+# route's phase at fewer would send it after a c* near 1 (slow) on the wrong side.
+MIN_WORK = 15
+RAISE_GUARD = 4  # digits past the conditioning's loss when the working precision is raised
+MAX_RAISED = 150  # at most this many digits past --digits (χ₁ within 10^-150 of 1 is not told from 1)
+
+
+@dataclass
+class _Found:
+    """One pass at a working precision: the mpmath route's values, the proof's, the notes."""
+
+    results: dict[str, mpmath.mpf] = field(default_factory=dict)
+    proof: dict[str, object] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    q_star: mpmath.mpf = mp.zero
+    w: mpmath.mpf = mp.one
+    preserved: bool = False
+    length: Length | None = None
+
+
+def compute(given: Inputs, derive: bool) -> Computation:
+    """The computation for checked inputs (see the module docstring)."""
+    digits, fold = given.digits, 0
+    extra = 0 if given.critical else max(0, MIN_WORK - digits)
+    while True:
+        try:
+            found = _attempt(given, digits + extra, fold)
+        except _Raise as more:  # the conditioning at q*, known before c* is looked for
+            extra, fold = _raised(more.lost, digits, extra), more.lost_q
+            continue
+        missing = _missing(found, digits, given)
+        lost, lost_q = _lost_digits(found, digits + extra, given.critical)
+        if not missing or lost < 2 or lost + RAISE_GUARD <= extra:
+            break
+        if lost + RAISE_GUARD > MAX_RAISED:
+            raise _too_close(missing, digits)
+        extra, fold = _raised(lost, digits, extra), lost_q
+    if missing:
+        raise PrecisionError(f"{', '.join(missing)} could not be proven to {digits} digits by ball arithmetic "
+                             "(a value on a rounding tie, or the balls could not tell the phase); no unproven "
+                             "digits are printed")
+    return _computation(given, found, digits + extra, derive)
+
+
+class _Raise(Exception):
+    """The working precision must be raised by ``lost`` digits (``lost_q`` of them a fold's)."""
+
+    def __init__(self, lost: int, lost_q: int) -> None:
+        super().__init__(lost)
+        self.lost, self.lost_q = lost, lost_q
+
+
+def _raised(lost: int, digits: int, extra: int) -> int:
+    """The digits past ``digits`` to work at when the conditioning costs ``lost``."""
+    if lost + RAISE_GUARD > MAX_RAISED:
+        raise _too_close(["the phase (the sign of chi1 - 1)"], digits)
+    return max(lost + RAISE_GUARD, extra + 1)
+
+
+def _too_close(missing: list[str], digits: int) -> PrecisionError:
+    return PrecisionError(
+        f"{', '.join(missing)} cannot be proven to {digits} digits: chi1 or the length map's slope is within "
+        f"10^-{MAX_RAISED} of 1 (the edge of chaos or a fold), which more than {MAX_RAISED} digits of working "
+        "precision would have to resolve")
+
+
+def _check_conditioning(w: mpmath.mpf, length: Length, work: int, digits: int) -> None:
+    """Raise _Raise when χ₁ or V'(q*) is so close to 1 that ``work`` digits would not prove
+    ``digits`` of the depth scales (or of q* itself, near a fold)."""
+    def lost(slope: mpmath.mpf) -> int:
+        gap = abs(slope - 1)
+        return work + 1 if gap == 0 else max(0, int(mpmath.ceil(-mpmath.log10(gap))))
+
+    lost_c, lost_q = lost(w * length.B), lost(w * length.S)
+    worst = max(lost_c, lost_q)
+    if worst >= 2 and work < digits + worst + RAISE_GUARD:
+        raise _Raise(worst, lost_q if lost_q >= 2 else 0)
+
+
+def _computation(given: Inputs, found: _Found, work: int, derive: bool) -> Computation:
+    digits = given.digits
+    with mp.workdps(working_dps(work)):
+        quantities = [Quantity(name, description=DESCRIPTIONS[name], **_proven_or_found(found, name, digits))
+                      for name in (("sigma_w2",) if given.critical else ()) + RESULTS]
+        if given.depth is not None:
+            layers_q, layers_c = trajectories(given.model, found.w, to_mpf(given.sigma_b2), to_mpf(given.q0),
+                                              given.c0, given.depth, work)
+            quantities.append(Quantity("q_layers", tuple(layers_q), DESCRIPTIONS["q_layers"]))
+            if layers_c is not None:
+                quantities.append(Quantity("c_layers", tuple(layers_c), DESCRIPTIONS["c_layers"]))
+    notes = list(found.notes)
+    unproven = [q.name for q in quantities if not q.certified]
+    if unproven:
+        notes.append(phase.unproven(unproven, found.q_star, found.preserved))
+    inputs: dict[str, object] = {"activation": given.label}
+    inputs.update(dict(given.act.values))
+    if not given.critical:
+        inputs["sigma_w2"] = given.sigma_w2
+    inputs["sigma_b2"] = given.sigma_b2
+    inputs["q0"] = given.q0
+    if given.c0 is not None:
+        inputs["c0"] = given.c0
+    if given.depth is not None:
+        inputs["depth"] = Fraction(given.depth)
+    derivation: tuple[tuple[str, str, str], ...] = ()
+    if derive:
+        from ...symbolic.meanfield import derive as derive_forms
+
+        closed, derivation = derive_forms(given.act, given, {q.name: q.value for q in quantities if not q.is_list},
+                                          digits)
+        quantities = [q if q.name not in closed else replace(q, closed_form=closed[q.name][0], latex=closed[q.name][1])
+                      for q in quantities]
+    return Computation("meanfield", inputs, digits, tuple(quantities), notes=tuple(notes), derivation=derivation)
+
+
+def _missing(found: _Found, digits: int, given: Inputs) -> list[str]:
+    """The results of q* > 0 that must be proven but are not (to ``digits``), and χ₁'s phase
+    where the proof contradicts the mpmath route's (whose notes and c* follow it)."""
+    from .prove import rounds
+
+    if found.preserved or found.length is None:
+        return []
+    names = (("sigma_w2",) if given.critical else ()) + RESULTS
+    chaotic_unprovable = found.results["chi1"] > 1 and not given.critical and not _chaotic_provable(given)
+    missing = [name for name in names
+               if not (name in found.proof and rounds(found.proof[name], digits))
+               and not (chaotic_unprovable and name in ("c_star", "depth_scale_c"))]
+    chi = found.proof.get("chi1")
+    if not given.critical and chi is not None and not isinstance(chi, Fraction):
+        if not ((chi < 1) if found.results["chi1"] < 1 else (chi > 1)):  # type: ignore[operator]
+            missing.append("the phase (the sign of chi1 - 1)")
+    return missing
+
+
+def _chaotic_provable(given: Inputs) -> bool:
+    """Does ``prove`` have a route to the chaotic c* and ξ_c: c* = 0 (odd φ, no bias), a
+    closed-form kernel on balls, or certified bivariate expectations?"""
+    from ...catalog.kernels import BALL_CROSS
+
+    act = given.act
+    return ((given.sigma_b2 == 0 and act.parity == "odd") or (not act.expression and act.name in BALL_CROSS)
+            or provable_correlation(given.model))
+
+
+def _lost_digits(found: _Found, work: int, critical: bool) -> tuple[int, int]:
+    """(digits the conditioning costs, those of them from a fold of the length map): log10 of
+    the largest finite depth scale, the e-folding depth 1/|ln slope| of a slope near 1. Where
+    the mpmath route found χ₁ = 1 exactly, without ``critical``, at least the working digits."""
+    def loss(name: str) -> int:
+        xi = found.results.get(name)
+        if xi is None or not mpmath.isfinite(xi) or abs(xi) <= 1:
+            return 0
+        return int(mpmath.ceil(mpmath.log10(abs(xi))))
+
+    lost_q = loss("depth_scale_q")
+    lost = max(lost_q, loss("depth_scale_c"))
+    lost_q = lost_q if lost_q >= 2 else 0
+    if not critical and found.length is not None and found.results.get("chi1") == 1:
+        lost = max(lost, work)
+    return lost, lost_q
+
+
+def _attempt(given: Inputs, work: int, fold: int) -> _Found:
+    """The mpmath route and the proof at ``work`` digits (expectations ``fold`` more)."""
+    model, critical = given.model, given.critical
+    found = _Found()
+    if given.act.expression:
+        found.notes.append(f"phi(x) = {given.act.formula}")
+    with mp.workdps(working_dps(work)):
+        b = to_mpf(given.sigma_b2)
+        q0 = to_mpf(given.q0)
+        phi0, left, right = model.at_zero()
+        zero_fixed = b == 0 and phi0 == 0
+        results = found.results
+        unit = False  # q* = 1 exactly by the catalog's closed forms (selu at sigma_w2 = 1)
+        second = _homogeneous_second_moment(model)
+        found.preserved = second is not None and (
+            given.sigma_b2 == 0 if critical else given.sigma_w2 * second == 1)  # type: ignore[operator]
+        length: Length | None = None
+        if found.preserved:
+            if given.sigma_b2 != 0:  # V(q) = q + sigma_b2
+                raise no_fixed_point(b, to_text(given.sigma_b2), to_text(given.sigma_w2))  # type: ignore[arg-type]
+            w = to_mpf(1 / second) if critical else to_mpf(given.sigma_w2)  # type: ignore[arg-type, operator]
+            q_star = q0
+            results["c_star"] = mpmath.nan  # used where φ is linear (no kink): c* undefined
+            found.proof = _length_preserved(given.q0, second, critical, left != right)  # type: ignore[arg-type]
+            found.notes.extend(phase.preserved(left != right))
+        elif critical:
+            w, q_star, length = critical_line(model, b, zero_fixed, (left, right), work, given.label,
+                                              proof_check(model, True, given.sigma_b2, None, b, work, fold))
+            results["sigma_w2"] = w
+        else:
+            w = to_mpf(given.sigma_w2)  # type: ignore[arg-type]
+            texts = (to_text(given.sigma_b2), to_text(given.sigma_w2), to_text(given.q0))  # type: ignore[arg-type]
+            with mp.workdps(LOCATE_DIGITS + 10):
+                start = find_fixed_point(model, +w, +b, +q0, zero_fixed, texts)
+            if start is None:
+                q_star = mp.zero
+            else:
+                check = proof_check(model, False, given.sigma_b2, w, b, work, fold)
+                q_star, length = newton(length_step(model, w, b), start, work, "the fixed point q*", check=check,
+                                        lean=lean_length_step(model, w, b))
+                _check_conditioning(w, length, work, given.digits)
+                unit = _unit_fixed_point(model, given) and abs(q_star - 1) <= mpmath.mpf(10) ** -(work + 2)
+                if unit:
+                    q_star = mp.one
+        found.q_star, found.w, found.length = q_star, w, length
+        if not found.preserved:
+            results.update(_at_fixed_point(model, w, b, q_star, length, (left, right), work, found.notes, critical))
+            if length is not None:  # q* > 0: proven in balls around the values found
+                found.proof = _prove(given, found, b, unit, work, fold)
+            else:
+                from .prove import prove_at_zero
+
+                found.proof = prove_at_zero(model, None if critical else given.sigma_w2, given.sigma_b2,
+                                            results["c_star"] == 1, work)
+    return found
+
+
+def _prove(given: Inputs, found: _Found, b: mpmath.mpf, unit: bool, work: int, fold: int) -> dict[str, object]:
+    """The proof at q* > 0; a rough chaotic c* it cannot finish is finished by mpmath."""
+    from .prove import prove, prove_zero_correlation, rounds
+
+    results, model = found.results, given.model
+    chaotic_c = results["c_star"] if 0 < results["c_star"] < 1 else None
+    proof = prove(model, None if given.critical else given.sigma_w2, given.sigma_b2, found.q_star, work, chaotic_c,
+                  fold)
+    if results.pop(ROUGH, None) is not None and not all(
+            name in proof and rounds(proof[name], given.digits) for name in ("c_star", "depth_scale_c")):
+        # the proof did not finish the rough c*: this route does, to every digit
+        c_star, slope = correlation_fixed_point(model, found.w, b, found.q_star, work)
+        results.update(c_star=c_star, depth_scale_c=_depth_scale(slope))
+    if unit:
+        proof["q_star"] = Fraction(1)
+        if results["c_star"] == 0 and mean_zero_at_unit(model) and given.sigma_b2 == 0:
+            proof.update(prove_zero_correlation(model, given.sigma_w2, work))  # type: ignore[arg-type]
+    return proof
+
+
+def _proven_or_found(found: _Found, name: str, digits: int) -> dict[str, object]:
+    """Quantity fields: proven (an exact value or a ball that rounds) when the proof has them,
+    else the mpmath route's value, not certified."""
+    from ...engine.balls import exactly, proven
+    from .prove import rounds
+
+    value = found.proof.get(name)
+    if value is None or not rounds(value, digits):
+        return {"value": +found.results[name]}
+    if isinstance(value, Fraction):
+        return exactly(value)
+    if value is mpmath.inf:
+        return {"value": mpmath.inf, "certified": True, "error_bound": mpmath.mpf(0)}
+    return proven(value)
+
+
+def _homogeneous_second_moment(model: Model) -> Fraction | None:
+    """E[φ(Z)²] (= E[φ'(Z)²]) exactly for a positively homogeneous catalog φ (the catalog's
+    rational closed form), else None."""
+    from ...catalog.kernels import HOMOGENEOUS
+    from ...moments.exact import exact_closed_form
+
+    if model.act.expression or model.act.name not in HOMOGENEOUS:
+        return None
+    return exact_closed_form(model.act, "second_moment")
+
+
+def _length_preserved(q0: Fraction, second: Fraction, critical: bool, kink: bool) -> dict[str, object]:
+    """The exact results where the length map is q -> q (σ_w²·E[φ(Z)²] = 1, σ_b² = 0, φ
+    positively homogeneous): q* = q0; χ₁ = σ_w²·E[φ'²] = 1 since E[φ'²] = E[φ²]; V' = 1 and
+    χ₁ = 1 make both depth scales infinite. The correlation map (convex, R(1) = 1, R'(1) =
+    χ₁ = 1) has c* = 1 where φ has a kink at 0, and is c -> c (c* undefined: nan) where φ
+    is linear."""
+    out: dict[str, object] = {"sigma_w2": 1 / second} if critical else {}
+    out.update(q_star=q0, chi1=Fraction(1), depth_scale_q=mpmath.inf, depth_scale_c=mpmath.inf)
+    if kink:
+        out["c_star"] = Fraction(1)
+    return out
+
+
+
+def _depth_scale(slope: mpmath.mpf) -> mpmath.mpf:
+    """−1/ln|slope|: inf at |slope| = 1, 0 at slope = 0."""
+    s = abs(slope)
+    if s == 0:
+        return mp.zero
+    if s == 1:
+        return mpmath.inf
+    return -1 / mpmath.log(s)
+
+
+def _is_one(x: mpmath.mpf, digits: int) -> bool:
+    """x = 1 to the working precision (for the q* = 0 limits, whose χ₁ comes from φ'(0±))."""
+    return abs(x - 1) <= mpmath.mpf(10) ** (-(digits + 5))
+
+
+def _at_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf, length: Length | None,
+                    slopes: tuple[mpmath.mpf, mpmath.mpf], digits: int, notes: list[str],
+                    critical: bool) -> dict[str, mpmath.mpf]:
+    """χ₁, c*, ξ_q, ξ_c at the fixed point q (with ``length`` there; None for q = 0). At q* > 0
+    χ₁ = 1 is critical only on the critical line: elsewhere a χ₁ that is 1 to the working
+    precision is left to the proof, which finds the phase undecided (more digits follow)."""
+    out: dict[str, mpmath.mpf] = {"q_star": q}
+    if length is None:  # q* = 0: the limits q -> 0
+        left, right = slopes
+        chi = w * (left**2 + right**2) / 2
+        out["chi1"] = chi
+        if critical or _is_one(chi, digits):
+            out["chi1"] = mp.one if critical else chi
+            out["depth_scale_q"] = mpmath.inf
+            notes.append(phase.zero_critical())
+        else:
+            out["depth_scale_q"] = _depth_scale(chi)
+            notes.append(phase.zero_dies(chi, out["depth_scale_q"]))
+        out["depth_scale_c"] = mpmath.inf
+        out["c_star"] = mpmath.nan if left == right else mp.one
+        notes.append(phase.zero_correlations(left == right))
+        return out
+    chi = w * length.B
+    out["chi1"] = mp.one if critical else chi
+    out["depth_scale_q"] = _depth_scale(w * length.S)
+    if w * length.S > 1 and not _is_one(w * length.S, digits):
+        notes.append(phase.repels(q, w * length.S))
+    if critical or chi == 1:
+        out["c_star"] = mp.one
+        out["depth_scale_c"] = mpmath.inf
+        notes.append(phase.critical())
+        return out
+    if chi < 1:
+        out["c_star"] = mp.one
+        xi = _depth_scale(chi)
+        out["depth_scale_c"] = xi
+        notes.append(phase.ordered(chi, xi))
+        return out
+    mean_zero = q == 1 and mean_zero_at_unit(model)
+    # c* = 0 exactly needs no Newton's method; otherwise the proof may finish a rough c*
+    rough = provable_correlation(model) and not (b == 0 and (model.act.parity == "odd" or mean_zero))
+    c_star, slope = correlation_fixed_point(model, w, b, q, digits, mean_zero, rough)
+    if rough:
+        out[ROUGH] = mp.one
+    out["c_star"] = c_star
+    xi = _depth_scale(slope)
+    out["depth_scale_c"] = xi
+    notes.append(phase.chaotic(chi, c_star, xi))
+    return out
+
+
+def _unit_fixed_point(model: Model, given: Inputs) -> bool:
+    """Is q = 1 exactly a fixed point: σ_w²·E[φ(Z)²] + σ_b² = 1 with the catalog's rational
+    E[φ(Z)²] (selu at σ_w² = 1, σ_b² = 0: the self-normalizing fixed point)?"""
+    from ...moments.exact import exact_closed_form
+
+    second = exact_closed_form(model.act, "second_moment")
+    return second is not None and given.sigma_w2 * second + given.sigma_b2 == 1  # type: ignore[operator]
