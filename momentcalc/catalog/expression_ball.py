@@ -433,6 +433,13 @@ def growth_bound(node: Node, r0: arb) -> Bound:
                 else:
                     continue
                 bound = bound._replace(upper=upper or bound.upper, lower=lower or bound.lower)
+        square = _square_sign(node)
+        if square is not None and a.low >= 0:  # u·u = u² >= low², −u·u = −u² <= −low²
+            low2 = a.low * a.low
+            if square > 0:
+                bound = bound._replace(lower=(low2, arb(0), arb(0)))
+            else:
+                bound = bound._replace(upper=(-low2, arb(0), arb(0)))
         return _low_from_sides(bound, r0)
     if kind == "div":
         a, b = args
@@ -451,6 +458,16 @@ def growth_bound(node: Node, r0: arb) -> Bound:
     if kind == "pow":
         return _power_bound(node, args[0], r0)
     return _call_bound(node, args, r0)
+
+
+def _square_sign(node: Node) -> int | None:
+    """+1 for a product u·u, −1 for (−u)·u or u·(−u) (the same u), else None."""
+    left, right, sign = node.args[0], node.args[1], 1
+    while left.kind == "neg":
+        left, sign = left.args[0], -sign
+    while right.kind == "neg":
+        right, sign = right.args[0], -sign
+    return sign if left == right and left.has_x else None
 
 
 def _power_bound(node: Node, u: Bound, r0: arb) -> Bound:

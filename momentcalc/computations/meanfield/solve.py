@@ -74,6 +74,7 @@ ROUGH = "c_star_rough"
 # The first pass works to at least this many digits: near the edge of chaos the mpmath
 # route's phase at fewer would send it after a c* near 1 (slow) on the wrong side.
 MIN_WORK = 15
+GUARD_COVERS = 2  # digits of conditioning the working precision's guard digits absorb
 RAISE_GUARD = 4  # digits past the conditioning's loss when the working precision is raised
 MAX_RAISED = 150  # at most this many digits past --digits (χ₁ within 10^-150 of 1 is not told from 1)
 
@@ -103,7 +104,7 @@ def compute(given: Inputs, derive: bool) -> Computation:
             continue
         missing = _missing(found, digits, given)
         lost, lost_q = _lost_digits(found, digits + extra, given.critical)
-        if not missing or lost < 2 or lost + RAISE_GUARD <= extra:
+        if not missing or lost <= GUARD_COVERS or lost + RAISE_GUARD <= extra:
             break
         if lost + RAISE_GUARD > MAX_RAISED:
             raise _too_close(missing, digits)
@@ -142,12 +143,12 @@ def _check_conditioning(w: mpmath.mpf, length: Length, work: int, digits: int) -
     ``digits`` of the depth scales (or of q* itself, near a fold)."""
     def lost(slope: mpmath.mpf) -> int:
         gap = abs(slope - 1)
-        return work + 1 if gap == 0 else max(0, int(mpmath.ceil(-mpmath.log10(gap))))
+        return work + 1 if gap == 0 else max(0, int(mpmath.floor(-mpmath.log10(gap))))
 
     lost_c, lost_q = lost(w * length.B), lost(w * length.S)
     worst = max(lost_c, lost_q)
-    if worst >= 2 and work < digits + worst + RAISE_GUARD:
-        raise _Raise(worst, lost_q if lost_q >= 2 else 0)
+    if worst > GUARD_COVERS and work < digits + worst + RAISE_GUARD:
+        raise _Raise(worst, lost_q if lost_q > GUARD_COVERS else 0)
 
 
 def _computation(given: Inputs, found: _Found, work: int, derive: bool) -> Computation:
@@ -223,11 +224,11 @@ def _lost_digits(found: _Found, work: int, critical: bool) -> tuple[int, int]:
         xi = found.results.get(name)
         if xi is None or not mpmath.isfinite(xi) or abs(xi) <= 1:
             return 0
-        return int(mpmath.ceil(mpmath.log10(abs(xi))))
+        return int(mpmath.floor(mpmath.log10(abs(xi))))
 
     lost_q = loss("depth_scale_q")
     lost = max(lost_q, loss("depth_scale_c"))
-    lost_q = lost_q if lost_q >= 2 else 0
+    lost_q = lost_q if lost_q > GUARD_COVERS else 0
     if not critical and found.length is not None and found.results.get("chi1") == 1:
         lost = max(lost, work)
     return lost, lost_q
