@@ -324,8 +324,13 @@ def _chaotic(model: Model, ww: Any, bb: Any, b: Fraction, q_star: Any, here: Any
         c = arb((c - step).mid())
         if abs(step.mid()) < arb(10) ** -(digits + ROOT_GUARD + 5):
             break
-    # Wider than q*'s ball, whose width R carries into both ends.
+    # Wider than q*'s ball, whose width R carries into both ends, divided by |F'(c*)| =
+    # |σ_w²·K'(c*) − 1| (near the edge of chaos F is flat at c*: its values at the ends are
+    # about F'·(end − c*) and must clear the balls' radii).
+    flat = abs(ww * cross(c)[1] - 1)
     delta = arb(10) ** -(digits + ROOT_GUARD - 3)
+    if flat < 1:
+        delta = arb((delta / flat).upper())
     lo, hi = arb((c * (1 - delta)).mid()), arb((c * (1 + delta)).mid())
     if not _opposite((ww * cross(lo)[0] + bb) / q_star - lo, (ww * cross(hi)[0] + bb) / q_star - hi):
         return None

@@ -146,6 +146,8 @@ def _check_conditioning(w: mpmath.mpf, length: Length, work: int, digits: int) -
         return work + 1 if gap == 0 else max(0, int(mpmath.floor(-mpmath.log10(gap))))
 
     lost_c, lost_q = lost(w * length.B), lost(w * length.S)
+    if w * length.B > 1:  # chaotic: c* near 1 as well, 1 − c* about as small as χ₁ − 1 (see _lost_digits)
+        lost_c *= 2
     worst = max(lost_c, lost_q)
     if worst > GUARD_COVERS and work < digits + worst + RAISE_GUARD:
         raise _Raise(worst, lost_q if lost_q > GUARD_COVERS else 0)
@@ -228,6 +230,11 @@ def _lost_digits(found: _Found, work: int, critical: bool) -> tuple[int, int]:
 
     lost_q = loss("depth_scale_q")
     lost = max(lost_q, loss("depth_scale_c"))
+    c_star = found.results.get("c_star")
+    if c_star is not None and 0 < c_star < 1 and lost:
+        # near 1 the proof's bound of the correlation map's curvature, sup n·c^(n−1) ~ 1/(1 − c*),
+        # widens the slope's ball by that factor too
+        lost += max(0, int(mpmath.floor(-mpmath.log10(1 - c_star))))
     lost_q = lost_q if lost_q > GUARD_COVERS else 0
     if not critical and found.length is not None and found.results.get("chi1") == 1:
         lost = max(lost, work)
