@@ -34,6 +34,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...tier import Precision
+
 ATTEMPTS = 2
 SLOPE_GUARD = 10  # digits K₁ carries past half of K's in the Newton step
 
@@ -87,7 +89,7 @@ def prove_correlation(act: Any, ww: Any, bb: Any, q_star: Any, b_ball: Any, cent
         if not c_max < 1:
             return None
         m2 = arb((ww * b_ball * _sup_power(c_max)).upper())  # |F''| on [0, c_max]
-        rho = arb((4 * c1.rad() + m2 * (2 * step) * (2 * step) / abs(d0) + abs(c1) * arb(2) ** -(3.33 * digits + 10)).upper())
+        rho = arb((4 * c1.rad() + m2 * (2 * step) * (2 * step) / abs(d0) + abs(c1) * arb(2) ** -(Precision(digits, guard=0).bits + 10)).upper())
         ends = [arb((c1 - rho).lower()), arb((c1 + rho).upper())]
         if not ends[0] > 0 or not ends[1] <= c_max:
             return None

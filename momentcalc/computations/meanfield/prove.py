@@ -46,6 +46,7 @@ import mpmath
 from mpmath import mp
 
 from ...engine.rounding import ball_text
+from ...tier import Precision
 from .model import Model
 
 # q*'s interval is q̃·(1 ± 2·10^−(digits + ROOT_GUARD)); the expectations carry EXTRA more digits.
@@ -176,7 +177,7 @@ def prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: 
     from ...errors import MomentcalcError
 
     old = ctx.prec
-    ctx.prec = int((digits + ROOT_GUARD + EXTRA + fold + 20) * 3.33)
+    ctx.prec = Precision(digits + ROOT_GUARD + EXTRA + fold + 20, guard=0).bits
     try:
         return _prove(model, w, b, q, digits, c_estimate, fold)
     except MomentcalcError:  # a moment the certified engine cannot prove: nothing is claimed
@@ -353,7 +354,7 @@ def prove_at_zero(model: Model, w: Fraction | None, b: Fraction, c_star_is_one: 
     if b != 0 or lengths is None:
         return {}
     old = ctx.prec
-    ctx.prec = int((digits + 20) * 3.33)
+    ctx.prec = Precision(digits + 20, guard=0).bits
     try:
         given = dict(model.act.values)
         params = {p.name: _arb(Fraction(given.get(p.name, p.default))) for p in model.act.params}
@@ -391,7 +392,7 @@ def prove_zero_correlation(model: Model, w: Fraction, digits: int) -> dict[str, 
 
     out: dict[str, Any] = {"c_star": Fraction(0)}
     (mean_slope,) = expectation_balls(model.act, [DERIV], std=1, digits=digits + 10)
-    with ctx.workprec(int((digits + 20) * 3.33)):
+    with ctx.workprec(Precision(digits + 20, guard=0).bits):
         xi = _depth(_arb(w) * mean_slope * mean_slope)
     if xi is not None:
         out["depth_scale_c"] = xi
