@@ -16,7 +16,7 @@ import pytest
 
 from momentcalc import gau_scale
 from momentcalc.catalog import CATALOG, resolve
-from momentcalc.computations import gau_full
+from momentcalc.computations.gau import full as gau_full
 from momentcalc.engine.column_sums import column_sum_moment
 
 # --- the column-sum series -----------------------------------------------------------------
@@ -155,7 +155,7 @@ def test_negative_part_against_monte_carlo(activation, lam, s):
     5·10⁴ drawn pairs (measured within 0.6 % of the negative part's share; the Gaussian law alone
     is off by 3.5 % at s = 32)."""
     np = pytest.importorskip("numpy")
-    from momentcalc.computations.gau_negative import negative_parts
+    from momentcalc.computations.gau.negative import negative_parts
 
     table = gau_full.hermite_table(activation, None, mpmath.mpf(lam))
     sigma = mpmath.sqrt(table[0, 2])
@@ -259,7 +259,7 @@ CONFIGURATIONS = [
 def test_output_rms_against_drawn_gaus(activation, lam, s, n, d, trials):
     """More draws than --simulate's work bound allows, so simulate_gau itself (same code)."""
     from momentcalc.catalog import resolve
-    from momentcalc.computations.gau_simulation import numpy_activation, simulate_gau
+    from momentcalc.computations.gau.simulation import numpy_activation, simulate_gau
 
     init_std = repr(lam / math.sqrt(d))
     estimate = float(gau_scale(s=s, n=n, d=d, e=2 * d, activation=activation, init_std=init_std).value("output_rms"))
@@ -285,7 +285,7 @@ def test_cli_derive_shows_the_polynomials():
 def test_gauss_hermite_nodes_equal_numpy():
     """The plain-Python Gauss rule of the relu's part against numpy's hermegauss."""
     np = pytest.importorskip("numpy")
-    from momentcalc.computations.gau_negative import hermite_nodes
+    from momentcalc.computations.gau.negative import hermite_nodes
 
     for n in (1, 2, 7, 10, 16):
         nodes, weights = hermite_nodes(n)

@@ -94,7 +94,7 @@ class Activation(NamedTuple):
     tree: Any = None
     # params -> whether φ(x) ≥ 0 for every real x (gau-scale: then the relu on ⟨Z_i, Z_j⟩
     # removes nothing). Declared for every catalog entry; None for expressions, which
-    # gau_full.nonnegative checks on a grid (tests/test_gau_full.py checks the declarations
+    # gau.full.nonnegative checks on a grid (tests/test_gau_full.py checks the declarations
     # against that grid).
     nonnegative: Callable[[Mapping[str, mpmath.mpf]], bool] | None = None
 

@@ -1,4 +1,4 @@
-"""Moments of products of column sums, by truncated power series (used by ``computations.gau_full``).
+"""Moments of products of column sums, by truncated power series (used by ``computations.gau.full``).
 
 Columns a = 1 … s are independent and identically distributed; a *column sum* is
 S_v = Σ_a f_v(a) with f_v a monomial in per-token values of column a (⟨Z_i, Z_j⟩ = Σ_a z_ia·z_ja,
@@ -9,7 +9,7 @@ one column, the s independent columns give
 
 the set-partition (moment–cumulant) expansion of the powers of the sums, done by series
 arithmetic instead of enumerating partitions. One more series variable ε carries a small
-perturbation of the columns' Gaussian law (``computations.gau_full``); every coefficient is a
+perturbation of the columns' Gaussian law (``computations.gau.full``); every coefficient is a
 product of per-token moments, so the result is a polynomial in those moments and s.
 
 A series is a dense list of coefficients (float, mpf or sympy expressions) over the exponents

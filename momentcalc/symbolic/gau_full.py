@@ -1,4 +1,4 @@
-"""sympy derivation of gau-scale's full results (``computations.gau_full``), used only by ``--derive``.
+"""sympy derivation of gau-scale's full results (``computations.gau.full``), used only by ``--derive``.
 
     m_k = ∫ φ(λx)^k·e^(−x²/2)/sqrt(2π) dx
     E[A_ii] = E[‖Z_i‖⁴]/(n·s) = (m4 + (s−1)·m2²)/n
@@ -19,7 +19,7 @@ from . import sympy_number
 
 def _polynomials(sp: Any, m: list[Any], s: Any, patterns: dict[str, Any]) -> dict[str, Any]:
     """P1 … P4 (relu left out, K = I) as polynomials in the moment symbols ``m`` and s;
-    ``patterns`` are ``computations.gau_full.PATTERNS``."""
+    ``patterns`` are ``computations.gau.full.PATTERNS``."""
     from ..engine.column_sums import column_sum_moment
 
     out = {}

@@ -19,10 +19,11 @@ from typing import Any
 
 import mpmath
 
-from ..engine.numbers import Number, rational_sqrt
+from ...engine.numbers import Number, rational_sqrt
 
-# Extra digits asked of mu and nu2 (as gau.MOMENT_GUARD); precision doublings tried.
-MOMENT_GUARD = 3
+from .numeric import MOMENT_GUARD
+
+# Precision doublings tried.
 RAISES = 2
 THEORY = ("mu", "nu2", "nu", "diag_attention", "offdiag_attention", "diag_offdiag_ratio", "output_scale", "lambda",
           "scaled_output", "deepnorm_alpha")
@@ -34,11 +35,12 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
     """Quantity fields (value, certified, error_bound, exact) of every seed result that is
     proven; results left out keep the mpmath route's value. ``monomials`` start with E[φ] and
     E[φ²] (the caller's, so that the moments' cache serves both)."""
-    from ..engine.balls import arb_precision, exact_ball, exactly, proven, start_bits
-    from ..engine.precision import MAX_INTERNAL_DIGITS
-    from ..engine.rounding import ball_text
-    from ..errors import MomentcalcError
-    from ..moments import expectation_balls
+    from ...engine.balls import arb_precision, exact_ball, exactly, proven, start_bits
+    from ...engine.bits import digits_for
+    from ...engine.precision import MAX_INTERNAL_DIGITS
+    from ...engine.rounding import ball_text
+    from ...errors import MomentcalcError
+    from ...moments import expectation_balls
 
     def moments(extra: int) -> list[Any]:
         wanted = min(MAX_INTERNAL_DIGITS, digits + MOMENT_GUARD + extra)
@@ -59,7 +61,7 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
     odd_zero = mu0.is_exact() and mu0.is_zero()
     if odd_zero:
         exact.update(mu=Fraction(0), offdiag_attention=Fraction(0), diag_offdiag_ratio=mpmath.inf)
-    from .init import exact_second_moment
+    from ..init import exact_second_moment
 
     nu2_exact = exact_second_moment(activation, params or {})  # relu 1/2, leaky_relu (1 + slope²)/2, …
     if nu2_exact is not None:
@@ -74,7 +76,7 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
     first = start_bits(digits)
 
     def evaluate(bits: int) -> dict[str, Any]:
-        mu, nu2 = moments(int((bits - first) / 3.33))
+        mu, nu2 = moments(digits_for(bits - first))
         with arb_precision(bits):
             nu4 = nu2 * nu2
             output = exact_ball(s) * nu4 * nu2 / exact_ball(n)
@@ -121,11 +123,11 @@ def _proven_diag_mean(activation: str, params: Mapping[str, object] | None, s: F
     or init_std·sqrt(d) with d a perfect square); None when it is not, when m4 diverges or when
     the ball does not round within RAISES precision raises (the mpmath route's value stays,
     ``certified: false``)."""
-    from ..engine.balls import arb_precision, exact_ball, start_bits
-    from ..engine.precision import MAX_INTERNAL_DIGITS
-    from ..engine.rounding import ball_text
-    from ..errors import MomentcalcError
-    from ..moments import expectation_balls
+    from ...engine.balls import arb_precision, exact_ball, start_bits
+    from ...engine.precision import MAX_INTERNAL_DIGITS
+    from ...engine.rounding import ball_text
+    from ...errors import MomentcalcError
+    from ...moments import expectation_balls
 
     if lam is None:
         return None

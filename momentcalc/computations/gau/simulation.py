@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..catalog import Activation
+    from ...catalog import Activation
 
 # Steps reported to the progress bar per trial: the draws, U, V, Z, A, O.
 STEPS = 6

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 import mpmath
 from mpmath import mp
 
-from ..engine.precision import working_dps
-from ..errors import InputError
+from ...engine.precision import working_dps
+from ...errors import InputError
 
 DESCRIPTIONS = {
     "attention_diag_mean": "E(A_ii) = (m4 + (s-1)*m2^2)/n, m_k = E(phi(lambda*Z)^k): keeps the spread of <Z_i, Z_i>",
@@ -31,40 +31,11 @@ DESCRIPTIONS = {
 }
 
 
-def moments_at(activation: str, params: Mapping[str, object] | None, lam: object, digits: int,
-               known: tuple[mpmath.mpf, mpmath.mpf] | None = None) -> tuple[mpmath.mpf, ...]:
-    """(m1, m2, m4) of φ(λε) to ``digits`` digits, m4 = +inf when it diverges; ``known`` are
-    (m1, m2) already computed (the seed's, at λ = 1). Otherwise one quadrature for all three."""
-    from ..errors import PrecisionError
-    from ..moments import expectations
-
-    if known is None:
-        try:
-            return tuple(expectations(activation, [(0, 1, 0), (0, 2, 0), (0, 4, 0)], std=lam, digits=digits,
-                                      params=params))
-        except (InputError, PrecisionError):
-            pass
-    m1, m2 = known or expectations(activation, [(0, 1, 0), (0, 2, 0)], std=lam, digits=digits, params=params)
-    for extra in range(3):  # an exact value on a rounding tie (leaky_relu 0.3: 1.51215 at 5 digits) proves at more
-        try:
-            return m1, m2, expectations(activation, [(0, 4, 0)], std=lam, digits=digits + extra, params=params)[0]
-        except PrecisionError:
-            if extra == 2:
-                raise
-        except InputError as error:
-            from .gau_full import diverges
-
-            if diverges(error):
-                return m1, m2, mpmath.inf
-            raise
-    raise AssertionError("unreachable")
-
-
 def full_results(activation: str, params: Mapping[str, object] | None, sizes: Mapping[str, object],
                  lam: mpmath.mpf, moments: tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf], scaled_output: mpmath.mpf,
                  digits: int) -> tuple[dict[str, mpmath.mpf], dict[str, mpmath.mpf], list[str]]:
     """(values, accuracies of the estimated ones, notes) at the working precision of ``digits``."""
-    from .gau_full import diverges, full_estimate
+    from .full import diverges, full_estimate
 
     s, n, d = (int(sizes[k]) for k in ("s", "n", "d"))  # type: ignore[call-overload]
     m1, m2, m4 = moments

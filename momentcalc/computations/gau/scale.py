@@ -27,29 +27,15 @@ from collections.abc import Mapping
 import mpmath
 from mpmath import mp
 
-from ..catalog import resolve
-from ..defaults import GAU_SCALE as DEFAULTS
-from ..engine.numbers import Number, to_mpf
-from ..engine.precision import working_dps
-from ..errors import InputError, PrecisionError
-from ..result import Computation, Quantity
-from .common import check_digits, monte_carlo_errors, positive, simulation_options, whole
-
-# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
-COMMANDS = {"gau-scale": "gau_scale"}
-
-# Extra digits asked of mu and nu2, so that their rounding stays below ours.
-MOMENT_GUARD = 3
-MAX_TRIALS = 1000
-# Largest matrix (entries) the simulation builds: 2^24 doubles are 128 MiB.
-MAX_MATRIX = 1 << 24
-# Work of one --simulate call (multiply-adds over all trials, see simulation_work): a few
-# seconds on a 2-core machine. The default sizes allow 12 trials.
-MAX_SIMULATION_WORK = 3 * 10**10
-# Without --trials, --simulate draws until simulated_rms has this relative standard error (or
-# reaches the work bound above).
-TARGET_STDERR = 0.01
-MIN_ADAPTIVE_TRIALS = 5  # fewer would trust a standard error drawn from too few trials
+from ...catalog import resolve
+from ...defaults import GAU_SCALE as DEFAULTS
+from ...engine.numbers import Number
+from ...engine.precision import working_dps
+from ...errors import PrecisionError
+from ...result import Computation, Quantity
+from ..common import monte_carlo_errors
+from .inputs import read_inputs
+from .numeric import MOMENT_GUARD, seed_monomials, theory
 
 DESCRIPTIONS = {
     "mu": "E(phi(Z)), Z ~ N(0, 1)",
@@ -94,29 +80,25 @@ def gau_scale(
     >>> round(float(gau_scale().value("diag_offdiag_ratio")))
     69
     """
-    digits = check_digits(digits)
-    sizes = {name: whole(value, name) for name, value in (("s", s), ("n", n), ("d", d), ("e", e))}
-    std = None if init_std is None else positive(init_std, "init_std")
-    monte_carlo = simulation_options(
-        simulate, seed, trials, default_seed=DEFAULTS["seed"], default_trials=DEFAULTS["trials"],
-        max_trials=MAX_TRIALS, only="with {simulate}",
-    )
+    given = read_inputs(s, n, d, e, activation, init_std, simulate, seed, trials, params, digits)
+    digits, sizes, std = given.digits, given.sizes, given.std
 
-    from ..moments import expectations
+    from ...moments import expectations
 
     act = resolve(activation, params)
     # E[φ] and E[φ²] (the variance gaussian_moments would add is not used here, and for a nearly
     # constant φ, abs(x)**1e-100, it is what costs the time), and at LeCun init E[φ⁴] with them:
     # one trapezoidal rule serves all three (where it cannot, the pair alone, as before).
-    seed = _seed_monomials(activation, params, digits + MOMENT_GUARD, std is None)
-    mu, nu2, *m4 = expectations(activation, seed, mean=0, std=1, digits=digits + MOMENT_GUARD, params=params)
+    monomials = seed_monomials(activation, params, digits + MOMENT_GUARD, std is None)
+    mu, nu2, *m4 = expectations(activation, monomials, mean=0, std=1, digits=digits + MOMENT_GUARD, params=params)
     label = act.name if not act.expression else act.formula
     with mp.workdps(working_dps(digits)):
-        values = _theory(mu, nu2, sizes, std)
-    from .gau_proof import proven_theory
+        values = theory(mu, nu2, sizes, std)
+    from .proof import proven_theory
 
-    proofs = proven_theory(activation, params, sizes, std, digits, seed)  # the seed results, certified
-    from .gau_report import DESCRIPTIONS as FULL, full_results, moments_at
+    proofs = proven_theory(activation, params, sizes, std, digits, monomials)  # the seed results, certified
+    from .numeric import moments_at
+    from .report import DESCRIPTIONS as FULL, full_results
 
     lam = values["lambda"]
     # at LeCun init (mu, nu2) are the seed's and E[φ⁴] came with them; else only E[φ⁴] is new
@@ -138,9 +120,11 @@ def gau_scale(
         *full_notes,
     ]
     stderr: dict[str, mpmath.mpf] = dict(accuracy)
-    if monte_carlo is not None:
-        draws, count = monte_carlo
-        simulated = _simulate(activation, params, sizes, std, draws, count, adaptive=trials is None)
+    if given.monte_carlo is not None:
+        from .simulate import simulated as simulate_gau
+
+        draws, count = given.monte_carlo
+        simulated = simulate_gau(activation, params, sizes, std, draws, count, adaptive=given.adaptive)
         count = simulated.pop("trials")
         if not math.isfinite(simulated["simulated_rms"]):
             raise PrecisionError(
@@ -149,13 +133,14 @@ def gau_scale(
             )
         with mp.workdps(working_dps(digits)):
             values["simulated_rms"] = mpmath.mpf(simulated["simulated_rms"])
-            theory = values["output_rms"]
-            values["simulated_ratio"] = values["simulated_rms"] / theory if theory and mpmath.isfinite(theory) else mpmath.inf
+            theory_rms = values["output_rms"]
+            values["simulated_ratio"] = (values["simulated_rms"] / theory_rms
+                                         if theory_rms and mpmath.isfinite(theory_rms) else mpmath.inf)
             for name in ("simulated_stderr", "simulated_diag_attention", "simulated_offdiag_attention"):
                 if name in simulated and math.isfinite(simulated[name]):
                     values[name] = mpmath.mpf(simulated[name])
         errors = {**simulated, "simulated_rms_stderr": simulated["simulated_stderr"],
-                  "simulated_ratio_stderr": simulated["simulated_stderr"] / float(theory) if theory else math.nan}
+                  "simulated_ratio_stderr": simulated["simulated_stderr"] / float(theory_rms) if theory_rms else math.nan}
         stderr.update(monte_carlo_errors(errors, SIMULATED, count))
         descriptions.update(SIMULATED)
         inputs.update(seed=draws, trials=count)
@@ -166,9 +151,9 @@ def gau_scale(
     closed: dict[str, tuple[str, str]] = {}
     derivation: tuple[tuple[str, str, str], ...] = ()
     if derive:
-        from ..symbolic.gau import derive as derive_forms
-        from ..symbolic.gau_full import derive as derive_full
-        from .gau_full import PATTERNS
+        from ...symbolic.gau import derive as derive_forms
+        from ...symbolic.gau_full import derive as derive_full
+        from .full import PATTERNS
 
         closed, derivation = derive_forms(act, sizes, std)
         full_closed, full_lines = derive_full(act, sizes, std, "attention_offdiag_mean" in accuracy, PATTERNS)
@@ -179,79 +164,3 @@ def gau_scale(
         for name, value in values.items()
     )
     return Computation("gau-scale", inputs, digits, results, notes=tuple(notes), derivation=derivation)
-
-
-def _seed_monomials(activation: str, params: Mapping[str, object] | None, digits: int,
-                    with_fourth: bool) -> list[tuple[int, int, int]]:
-    """E[φ], E[φ²] and, when ``with_fourth`` and the trapezoidal rule serves φ (its nodes are
-    the cost, shared by every power), E[φ⁴]; the pair alone if E[φ⁴] cannot be had with them
-    (it diverges, or sits on a rounding tie)."""
-    from ..catalog.ball_functions import STRIP_FUNCTIONS
-    from ..errors import MomentcalcError
-    from ..moments import expectations
-
-    pair = [(0, 1, 0), (0, 2, 0)]
-    act = resolve(activation, params)
-    if not with_fourth or act.expression or act.name not in STRIP_FUNCTIONS:
-        return pair
-    triple = [*pair, (0, 4, 0)]
-    try:
-        expectations(activation, triple, mean=0, std=1, digits=digits, params=params)
-    except MomentcalcError:
-        return pair
-    return triple
-
-
-def _theory(mu: mpmath.mpf, nu2: mpmath.mpf, sizes: dict[str, Number], std: Number | None) -> dict[str, mpmath.mpf]:
-    """Every closed-form result at the current precision."""
-    s, n, d = (to_mpf(sizes[k]) for k in ("s", "n", "d"))
-    nu4, mu4 = nu2 * nu2, mu**4
-    output = s * nu4 * nu2 / n
-    lam = mpmath.mpf(1) if std is None else to_mpf(std) * mpmath.sqrt(d)
-    scaled = lam**7 * output
-    return {
-        "mu": +mu,
-        "nu2": +nu2,
-        "nu": mpmath.sqrt(nu2),
-        "diag_attention": s * nu4 / n,
-        "offdiag_attention": s * mu4 / n,
-        "diag_offdiag_ratio": nu4 / mu4 if mu4 else mpmath.inf,
-        "output_scale": output,
-        "lambda": lam,
-        "scaled_output": scaled,
-        "deepnorm_alpha": 1 / scaled if scaled else mpmath.inf,
-    }
-
-
-def _simulate(activation: str, params: Mapping[str, object] | None, sizes: dict[str, Number], std: Number | None,
-              seed: int, trials: int, adaptive: bool = False) -> dict[str, float]:
-    """The drawn GAUs' results. ``adaptive`` (no --trials given): draw until simulated_rms has a
-    relative standard error of TARGET_STDERR, at least ``trials`` and within the work bound."""
-    s, n, d, e = (int(sizes[k]) for k in ("s", "n", "d", "e"))
-    shapes = {"X": (n, d), "W_u": (d, e), "W_z": (d, s), "U": (n, e), "A": (n, n)}
-    for name, (rows, cols) in shapes.items():
-        if rows * cols > MAX_MATRIX:
-            raise InputError(
-                f"{{n}}, {{d}}, {{e}} and {{s}} are too large to simulate: {name} would have {rows}x{cols} entries, "
-                f"at most {MAX_MATRIX}", param="n", params=("d", "e", "s")
-            )
-    from .gau_simulation import STEPS, numpy_activation, simulate_gau, simulation_work
-
-    target = None
-    if adaptive:
-        target = TARGET_STDERR
-        trials = max(trials, min(MAX_TRIALS, MAX_SIMULATION_WORK // max(1, simulation_work(n, d, e, s))))
-    work = simulation_work(n, d, e, s) * trials
-    if work > MAX_SIMULATION_WORK:
-        raise InputError(
-            f"{{simulate}} at s={s}, n={n}, d={d}, e={e} with {{trials}} {trials} is about {work / 1e9:.0f} "
-            f"billion multiply-adds; at most {MAX_SIMULATION_WORK // 10**9} billion (a few seconds): use fewer "
-            "{trials} or smaller sizes", param="trials", params=("simulate",)
-        )
-
-    lam = 1.0 if std is None else float(std) * math.sqrt(d)
-    from ..progress import delayed_progress
-
-    with delayed_progress(trials * STEPS, "simulating GAU") as step:
-        return simulate_gau(n, d, e, s, numpy_activation(resolve(activation, params)), lam, trials, seed, step,
-                            target_stderr=target, min_trials=MIN_ADAPTIVE_TRIALS)
