@@ -229,18 +229,22 @@ def expectation_balls(
 
 def _proven_expectations(act: Activation, mean: Number, std: Number, digits: int,
                          monomials: tuple[Monomial, ...]) -> list[Any]:
+    from ..catalog.expression_twins import catalog_twin
     from .certified import proven_expectations
 
+    route = catalog_twin(act, digits) or act  # a catalog entry's formula: its own route (at high digits)
     return _certified(act, mean, std, digits,
-                      lambda: proven_expectations(act, monomials, mean, std, digits),
+                      lambda: proven_expectations(route, monomials, mean, std, digits),
                       lambda ev: (ev.expectations(monomials), 0))
 
 
 def _proven_summary(act: Activation, mean: Number, std: Number, digits: int, derivative: bool) -> dict[str, Any]:
+    from ..catalog.expression_twins import catalog_twin
     from .certified import summary_balls
 
+    route = catalog_twin(act, digits) or act  # a catalog entry's formula: its own route (at high digits)
     return _certified(act, mean, std, digits,
-                      lambda: summary_balls(act, mean, std, digits, derivative),
+                      lambda: summary_balls(route, mean, std, digits, derivative),
                       lambda ev: _summary(ev, derivative))
 
 
