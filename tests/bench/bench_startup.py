@@ -8,15 +8,21 @@ Not part of the test suite (timed tests are flaky); run it by hand:
 smallest Typer app; a registered command without such a case fails the run.
 
 Every case is a full ``python ...`` process, run interleaved (one of each case per round) so
-that machine noise hits all cases alike. Reported: median and min seconds, and the ratio of
-each median to the reference it is judged against (the smallest Typer app that prints a rich
-table, or the default call of the same command).
+that machine noise hits all cases alike, in a scratch directory with this checkout first on the
+path. Reported: median and min wall seconds, median CPU seconds (user + system of the child:
+much less noisy on a shared machine), and the ratio of each median to the reference it is
+judged against (the smallest Typer app that prints a rich table, or the default call of the
+same command). ``--before PATH`` times another checkout (``git archive main | tar -x -C PATH``)
+case by case beside this one, as "before: ..." rows. ``--plain-mpmath`` runs mpmath without
+gmpy2, as a plain ``pip install`` has it: gmpy2 >= 2.2 imports ``importlib.metadata`` when it
+loads (about 30 ms of CPU here), which alone puts any mpmath-using call above 1.3x the Typer app.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -139,10 +145,14 @@ for _name in CATALOG:
         MC + ["activation-moment", _name, "--digits", "1000", "--json"], f"activation-moment {_name} --json", 20.0)
 
 
-def time_once(argv: list[str], env: dict[str, str]) -> float:
+def time_once(argv: list[str], env: dict[str, str], cwd: str | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the child: user + system) of one whole process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)
-    return time.perf_counter() - start
+    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env, cwd=cwd)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> int:
@@ -153,6 +163,9 @@ def main() -> int:
                         help="only the default calls (every command against the Typer app)")
     parser.add_argument("--thousand", action="store_true",
                         help="also every catalog activation at --digits 1000 against its default call")
+    parser.add_argument("--before", default="", help="a checkout to time case by case beside this one")
+    parser.add_argument("--plain-mpmath", action="store_true",
+                        help="mpmath without gmpy2 (MPMATH_NOGMPY=1), as a plain install has it")
     args = parser.parse_args()
     if args.thousand:
         CASES.update(THOUSAND)
@@ -164,32 +177,50 @@ def main() -> int:
         # sets PYTHONDONTWRITEBYTECODE: otherwise every run would recompile momentcalc's modules.
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+        if args.plain_mpmath:
+            env["MPMATH_NOGMPY"] = "1"
+        # The calls run in a scratch directory, with this checkout (or --before's) first on the path.
+        here = str(Path(__file__).resolve().parents[2])
+        checkouts = {"": {**env, "PYTHONPATH": here}}
+        if args.before:
+            checkouts["before: "] = {**env, "PYTHONPATH": str(Path(args.before).resolve()),
+                                     "PYTHONPYCACHEPREFIX": str(Path(tmp) / "pycache-before")}
         app = Path(tmp) / "minimal_typer_app.py"
         app.write_text(MINIMAL_TYPER_APP)
-        cases = {
+        selected = {
             name: ([part.replace("{app}", str(app)) for part in argv], ref, budget)
             for name, (argv, ref, budget) in CASES.items()
             if (not args.defaults or ref in (None, "typer-minimal")) and (args.only in name or ref is None or any(
                 args.only in other and r == name for other, (_, r, _) in CASES.items()))
         }
-        for argv, _, _ in cases.values():  # warm the OS caches and .pyc files
-            time_once(argv, env)
-        samples: dict[str, list[float]] = {name: [] for name in cases}
+        cases: dict[str, tuple[list[str], str | None, float | None, dict[str, str]]] = {}
+        for prefix, case_env in checkouts.items():
+            for name, (argv, ref, budget) in selected.items():
+                if prefix and argv[:3] != MC:
+                    continue  # the reference one-liners are the same for both checkouts
+                own_ref = ref if ref is None or CASES[ref][0][:3] != MC else prefix + ref
+                cases[prefix + name] = (argv, own_ref, budget, case_env)
+        for argv, _, _, case_env in cases.values():  # warm the OS caches and .pyc files
+            time_once(argv, case_env, tmp)
+        samples: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
         for _ in range(args.runs):
-            for name, (argv, _, _) in cases.items():
-                samples[name].append(time_once(argv, env))
-    medians = {name: statistics.median(values) for name, values in samples.items()}
-    print(f"{'case':48} {'median s':>9} {'min s':>7} {'ratio':>7} {'budget':>7}  vs")
+            for name, (argv, _, _, case_env) in cases.items():
+                samples[name].append(time_once(argv, case_env, tmp))
+    wall = {name: statistics.median(w for w, _ in values) for name, values in samples.items()}
+    cpu = {name: statistics.median(c for _, c in values) for name, values in samples.items()}
+    print(f"{'case':56} {'median s':>9} {'min s':>7} {'ratio':>6} {'cpu s':>6} {'ratio':>6} {'budget':>7}  vs")
     failed = False
-    for name, (_, ref, budget) in cases.items():
-        ratio = medians[name] / medians[ref] if ref else None
+    for name, (_, ref, budget, _) in cases.items():
+        ratio = wall[name] / wall[ref] if ref else None
+        cpu_ratio = cpu[name] / cpu[ref] if ref else None
         over = ratio is not None and budget is not None and ratio > budget
-        failed |= over
-        print(
-            f"{name:48} {medians[name]:9.3f} {min(samples[name]):7.3f} "
-            f"{'' if ratio is None else f'{ratio:.2f}':>7} {'' if budget is None else f'{budget:.1f}x':>7}"
-            f"  {ref or ''}{'  OVER BUDGET' if over else ''}"
-        )
+        failed |= over and not name.startswith("before: ")
+        shown = "" if ratio is None else f"{ratio:.2f}"
+        cpu_shown = "" if cpu_ratio is None else f"{cpu_ratio:.2f}"
+        limit = "" if budget is None else f"{budget:.1f}x"
+        print(f"{name:56} {wall[name]:9.3f} {min(w for w, _ in samples[name]):7.3f} {shown:>6} {cpu[name]:6.3f} "
+              f"{cpu_shown:>6} {limit:>7}  {ref or ''}{'  OVER BUDGET' if over else ''}")
+    print(f"load average {os.getloadavg()[0]:.1f} (1 min); ratios of medians, wall and CPU (user + system)")
     return 1 if failed or missing else 0
 
 
