@@ -21,9 +21,10 @@ from __future__ import annotations
 import functools
 
 from ..errors import InputError
-from .activations import CATALOG, Activation
+from .activations import Activation
 from .expression_parse import parse
 from .expression_tree import Node
+from .resolving import CATALOG, lookup
 
 TWIN_FROM_DIGITS = 250
 
@@ -49,8 +50,4 @@ def catalog_twin(act: Activation, digits: int) -> Activation | None:
     if not act.expression or act.tree is None or digits < TWIN_FROM_DIGITS:
         return None
     name = formula_trees().get(act.tree)
-    if name is None:
-        return None
-    from .resolving import lookup
-
-    return lookup(name)
+    return None if name is None else lookup(name)
