@@ -29,6 +29,7 @@ DRAWS = 10**6
 FAN_IN, FAN_OUT = 300, 200
 KERAS_C = Fraction(float(TRUNCATED_STD_LITERAL))
 F32_C = Fraction(float(numpy.float32(float(TRUNCATED_STD_LITERAL))))
+TORCH_ATOM = Fraction(1, 2**24)  # one of PyTorch's 2^24 float32 uniforms is its lower end exactly
 
 
 def mp(x):
@@ -47,7 +48,8 @@ def cases():
     s = mpmath.sqrt
     return [
         ("torch.nn.init.trunc_normal_", {}, None, None, "trunc", lambda: (mp(1), -2, 2)),
-        ("torch.nn.init.trunc_normal_", {"std": "0.02"}, None, None, "trunc", lambda: (mp("0.02"), -100, 100)),
+        # PyTorch's CPU uniform_(-1, 1) draws -1 with probability 2^-24: erfinv(-1) = -inf, clamped to a = -2.
+        ("torch.nn.init.trunc_normal_", {"std": "0.02"}, None, None, "trunc", lambda: (mp("0.02"), -100, 100, [(-2, TORCH_ATOM)])),
         ("torch.nn.init.trunc_normal_", {"std": "0.5", "mean": "0.25", "a": "-0.5", "b": "1"}, None, None, "trunc",
          lambda: (mp("0.5"), Fraction(-3, 2), Fraction(3, 2))),
         ("torch.nn.init.normal_", {"std": "0.02"}, None, None, "normal", lambda: (mp("0.02"), None, None)),
@@ -105,8 +107,17 @@ def expected_std(family, closed):
     with mpmath.workdps(DIGITS + 10):
         if family == "uniform":
             return closed() / mpmath.sqrt(3)
-        sigma, low, high = closed()
-        return sigma if family == "normal" else sigma * trunc_factor(low, high)
+        sigma, low, high, *atoms = closed()
+        if family == "normal":
+            return sigma
+        std = sigma * trunc_factor(low, high)
+        if not atoms:
+            return std
+        # the mixture: atoms (value, probability), the rest the truncated normal (mean 0 here: symmetric)
+        rest = 1 - sum(mp(p) for _, p in atoms[0])
+        first = sum(mp(p) * x for x, p in atoms[0])
+        second = sum(mp(p) * x * x for x, p in atoms[0]) + rest * std**2
+        return mpmath.sqrt(second - first**2)
 
 
 @pytest.mark.parametrize(("name", "args", "fan_in", "fan_out", "family", "closed"), CASES, ids=IDS)
@@ -126,7 +137,7 @@ def draw(family, closed, mean, rng):
     if family == "uniform":
         bound = float(closed())
         return rng.uniform(-bound, bound, DRAWS)
-    sigma, low, high = closed()
+    sigma, low, high, *_atoms = closed()  # (an atom of probability 2^-24 is below what 10^6 draws see)
     sigma = float(sigma)
     if family == "normal":
         return rng.normal(mean, sigma, DRAWS)
@@ -180,7 +191,12 @@ def test_bert_timm_keras():
     assert str(bert.value("effective_std")).startswith("0.0175925132206848")
     assert "torch.nn.init.trunc_normal_(w, mean=0.0, std=0.02, a=-0.04, b=0.04)" in bert.extra["equivalents"]
     timm = initializer("torch.nn.init.trunc_normal_", {"std": "0.02"}, digits=15)
-    assert timm.value("high_sigma") == 100 and abs(timm.value("effective_ratio") - 1) < mpmath.mpf(10) ** -20
+    # 1 in 2^24 values is -2 (PyTorch's uniform_ draws -1, erfinv gives -inf, the clamp gives a):
+    # variance 0.02^2 + 4*2^-24 - 4*2^-48 + ..., std 0.02 * 1.000297949...
+    p = mpmath.mpf(2) ** -24
+    want = mpmath.sqrt(4 * p - 4 * p * p + (1 - p) * mpmath.mpf("0.0004")) / mpmath.mpf("0.02")
+    assert timm.value("high_sigma") == 100 and abs(timm.value("effective_ratio") - want) < mpmath.mpf(10) ** -14
+    assert str(timm["effective_ratio"].rounded_from).startswith("1.000297949016")
     assert timm.value("excluded_mass") < mpmath.mpf(10) ** -2000
     assert any(call.startswith("tf.keras.initializers.RandomNormal(mean=0.0, stddev=0.02)")
                for call in timm.extra["equivalents"])
@@ -268,7 +284,8 @@ def test_far_tails_and_extremes_answer_or_exit_3():
     exit 3, said plainly."""
     run = invoke("initializer", "torch.nn.init.trunc_normal_", "--std", "1e-300", "--get", "effective_std",
                  "--get", "effective_ratio")
-    assert run.code == 0 and run.stdout.split() == ["1.00000000000000e-300", "1.00000000000000"]
+    # 1 in 2^24 values is a = -2 (PyTorch's uniform_ draws -1): std 2*sqrt(2^-24*(1 - 2^-24)) = 4.8828123544808...e-4
+    assert run.code == 0 and run.stdout.split() == ["4.88281235448085e-4", "4.88281235448085e+296"]
     run = invoke("initializer", "torch.nn.init.trunc_normal_", "--a", "-1e100000", "--b", "1e100000")
     assert run.code in (0, 3) and "Traceback" not in run.stderr
 
@@ -280,3 +297,27 @@ def test_derive_states_the_distribution():
     assert lines["sigma"] == f"sigma = 2^(1/2)*512^(-1/2)*({double})^(-1)"
     assert "kept on" in lines["draw"] and "gamma" in lines["effective_std"]
     assert invoke("initializer", "torch.nn.init.normal_", "--json").json()["derivation"] == []
+
+
+def test_trunc_normal_far_beyond_the_mean_is_a_constant():
+    """a = 10, b = 11 (std 1): PyTorch's norm_cdf in double is 1.0 at both, uniform_(1, 1) draws 1,
+    erfinv(1) = inf and the clamp sets every value to b: std 0 (PyTorch warns), not the 0.0971 of
+    a truncated normal on [10, 11]."""
+    result = initializer("torch.nn.init.trunc_normal_", {"a": "10", "b": "11"}, digits=15)
+    assert result.value("effective_std") == 0 and result.value("effective_mean") == 11
+    assert result["effective_std"].exact == 0 and result.value("low") == result.value("high") == 11
+    assert any("every value to b = 11" in note for note in result.notes)
+    assert any("PyTorch warns" in note for note in result.notes)
+    low = initializer("torch.nn.init.trunc_normal_", {"a": "-11", "b": "-10"}, digits=15)
+    assert low.value("effective_mean") == -11 and low.value("effective_std") == 0
+    run = invoke("initializer", "torch.nn.init.trunc_normal_", "--a", "-1e100000", "--b", "1e100000")
+    assert run.code == 3 and "infinite" in run.stderr
+
+
+def test_trunc_normal_uniform_ends_replay_pytorch():
+    """from/to of _no_grad_trunc_normal_'s uniform_ in float32, and the 2^-24 atom at -1."""
+    from momentcalc.catalog.initializers import torch_uniform_ends
+
+    assert torch_uniform_ends(0.0, 1.0, -2.0, 2.0)[2:] == (0, 0)  # from = 2*Phi(-2) - 1 > -1: no atom
+    bottom, top, low, high = torch_uniform_ends(0.0, 0.02, -2.0, 2.0)
+    assert (bottom, top, low, high) == (-1.0, 1.0, TORCH_ATOM, 0)  # top value 1 - 2^-23 < 1: no atom at b

@@ -79,6 +79,11 @@ class Draw:
     nominal: Product
     low: Fraction | float = -INF
     high: Fraction | float = INF
+    # Values the call produces with a positive probability outside the distribution above, as
+    # (value, probability): PyTorch's trunc_normal_ clamps an erfinv of -1 (or 1) to a (or b).
+    # The values are this mixture. ``family`` point: every value is ``mean``.
+    atoms: tuple[tuple[Fraction, Fraction], ...] = ()
+    notes: tuple[str, ...] = ()  # what this call's arguments make it do, in words
 
 
 class RuleError(ValueError):
@@ -140,14 +145,103 @@ def normal(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fractio
 
 
 def absolute_truncated_normal(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
-    """N(mean, std²) kept on the *absolute* interval [a, b] (torch.nn.init.trunc_normal_: the
-    inverse CDF of a uniform on [Φ((a−mean)/std), Φ((b−mean)/std)], then clamped to [a, b])."""
+    """N(mean, std²) kept on the *absolute* interval [a, b] (torch.nn.init.trunc_normal_ /
+    _no_grad_trunc_normal_: l = norm_cdf((a−mean)/std), u = norm_cdf((b−mean)/std) in double,
+    uniform_(2l−1, 2u−1) in the tensor's float32, erfinv_, mul_(std·sqrt(2)), add_(mean),
+    clamp_(a, b)).
+
+    The double and float32 steps that decide the shape are replayed (``torch_uniform_ends``):
+    when 2l−1 and 2u−1 are one float32, every value is one number (erfinv(±1) = ±inf, clamped
+    to a or b: a point); when 2l−1 is −1 in float32, the uniform's lowest value −1 (probability
+    2^-24, its 24 random bits all 0) becomes −inf and is clamped to a, and likewise at the top:
+    atoms the continuous model adds exactly. The rest is modelled as the continuous truncated
+    normal (the float32 quantile grid and erfinv's float32 rounding are not modelled)."""
     std = _positive(args, "std")
     mean, a, b = (Fraction(args[k]) for k in ("mean", "a", "b"))
     if not a < b:
         raise RuleError("a", f"{{a}} must be less than {{b}}, got a={to_text(a)} and b={to_text(b)}")
     sigma = ((std, Fraction(1)),)
-    return Draw("truncated_normal", mean, sigma, sigma, (a - mean) / std, (b - mean) / std)
+    low, high = (a - mean) / std, (b - mean) / std
+    notes = []
+    if mean < a - 2 * std or mean > b + 2 * std:
+        notes.append("PyTorch warns here: mean is more than 2 std from [a, b]")
+    bottom, top, atom_low, atom_high = torch_uniform_ends(*map(double, (mean, std, a, b)))
+    if bottom == top:
+        if abs(bottom) != 1:
+            from ..errors import PrecisionError
+
+            raise PrecisionError(f"PyTorch's float32 uniform_({bottom!r}, {top!r}) is one number: every value is the "
+                                 "float32 erfinv of it, which momentcalc does not model")
+        value = b if top == 1 else a
+        end = "b" if top == 1 else "a"
+        notes.append(f"degenerate: PyTorch computes norm_cdf((a-mean)/std) and norm_cdf((b-mean)/std) in double and "
+                     f"both are {(top + 1) / 2!r}, so uniform_ draws only {top!r}, erfinv gives "
+                     f"{'inf' if top == 1 else '-inf'} and the clamp sets every value to {end} = {to_text(value)}: "
+                     "std 0, not a truncated normal")
+        return Draw("point", value, sigma, sigma, low, high, notes=tuple(notes))
+    atoms = []
+    for where, probability, name in ((a, atom_low, "a"), (b, atom_high, "b")):
+        if probability:
+            held = float32(double(where))  # clamp_ sets the value to the bound as the float32 tensor holds it
+            if held in (INF, -INF):
+                from ..errors import PrecisionError
+
+                raise PrecisionError(f"PyTorch's uniform_ draws exactly {'-1' if name == 'a' else '1'} with "
+                                     f"probability 2^-24, erfinv makes it infinite and the clamp to {name} = "
+                                     f"{to_text(where)} (beyond float32) leaves it infinite: the values' std is "
+                                     "infinite")
+            atoms.append((Fraction(held), probability))
+            count = probability * 2**FLOAT32_RANDOM_BITS
+            notes.append(f"PyTorch's CPU uniform_ (24 random bits, float32) draws exactly {'-1' if name == 'a' else '1'} "
+                         f"with probability {'' if count == 1 else f'{count}*'}2^-24 (1 in "
+                         f"{round(1 / probability):,} values); erfinv makes it {'-inf' if name == 'a' else 'inf'} and "
+                         f"the clamp sets it to {name} = {to_text(where)}, {to_text(abs(where - mean) / std)} std from "
+                         "the mean: effective_std and effective_mean include these values")
+    return Draw("truncated_normal", mean, sigma, sigma, low, high, atoms=tuple(atoms), notes=tuple(notes))
+
+
+FLOAT32_RANDOM_BITS = 24  # PyTorch's uniform_real for float: (random & (2^24 - 1)) * 2^-24
+
+
+def double(x: Fraction) -> float:
+    """x as the Python float a caller passes (±inf beyond the double range, as float('1e400'))."""
+    try:
+        return float(x)
+    except OverflowError:
+        return INF if x > 0 else -INF
+
+
+def float32(x: float) -> float:
+    """x rounded to the nearest float32 (ties to even; ±inf beyond its range), as a Python float."""
+    import struct
+
+    try:
+        return struct.unpack("f", struct.pack("f", x))[0]
+    except OverflowError:  # struct refuses a finite double beyond float32's range
+        return INF if x > 0 else -INF
+
+
+def torch_uniform_ends(mean: float, std: float, a: float, b: float) -> tuple[float, float, Fraction, Fraction]:
+    """(from, to, P(value = -1), P(value = 1)) of _no_grad_trunc_normal_'s uniform_ on a float32
+    tensor: from/to = float32(2·norm_cdf(...) − 1) with norm_cdf in double as PyTorch writes it
+    (math.erf), values from + k·2^-24·(to − from) in float32, k = 0 … 2^24 − 1."""
+    import math
+
+    def norm_cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    low, high = norm_cdf((a - mean) / std), norm_cdf((b - mean) / std)
+    bottom, top = float32(2 * low - 1), float32(2 * high - 1)
+    width = float32(top - bottom)
+    unit = Fraction(1, 2**FLOAT32_RANDOM_BITS)
+    at_low = unit if bottom == -1 else Fraction(0)  # k = 0 gives from exactly
+    count = 0
+    for k in range(2**FLOAT32_RANDOM_BITS - 1, 2**FLOAT32_RANDOM_BITS - 65, -1):  # the top values that round to 1
+        if float32(float32(k * 2.0**-FLOAT32_RANDOM_BITS * width) + bottom) >= 1:
+            count += 1
+        else:
+            break
+    return bottom, top, at_low, count * unit
 
 
 def relative_truncated_normal(std_name: str, low: str | int, high: str | int) -> Callable[..., Draw]:

@@ -199,10 +199,26 @@ def _balls(draw: Draw, digits: int) -> tuple[dict[str, Any], dict[str, Fraction]
     """The proven results as balls, and those known exactly as rationals."""
     ratio = _ratio(draw.sigma, draw.nominal)
     exact: dict[str, Fraction] = {}
+    if draw.family == "point":  # every value is draw.mean
+        exact.update(effective_std=Fraction(0), effective_mean=draw.mean, effective_ratio=Fraction(0),
+                     low=draw.mean, high=draw.mean)
+        nominal = _exact(draw.nominal)
+        if nominal is not None:
+            exact["nominal_std"] = nominal
+            return {}, exact
+
+        def nominal_only(bits: int) -> dict[str, Any]:
+            with arb_precision(bits):
+                return {"nominal_std": _tame(_ball(draw.nominal), bits)}
+
+        return decide_all(nominal_only, digits, start_bits(digits), max_bits()), exact
     truncated = draw.family == "truncated_normal"
-    symmetric = not truncated or draw.low == -draw.high
+    symmetric = (not truncated or draw.low == -draw.high) and not draw.atoms
     if symmetric:
         exact["effective_mean"] = draw.mean
+    elif draw.low == -draw.high:  # atoms on a symmetric truncation: their mean and the rest's, exactly
+        rest = 1 - sum(p for _, p in draw.atoms)
+        exact["effective_mean"] = sum(p * x for x, p in draw.atoms) + rest * draw.mean
     for name, product in (("nominal_std", draw.nominal), ("normal_std", draw.sigma)):
         value = _exact(product)
         if value is not None and (name == "nominal_std" or draw.family != "uniform"):
@@ -234,6 +250,14 @@ def _balls(draw: Draw, digits: int) -> tuple[dict[str, Any], dict[str, Fraction]
                 values.update(effective_std=sigma * root, effective_mean=exact_ball(draw.mean) + sigma * shift,
                               effective_ratio=_ball(ratio) * root, normal_std=sigma,
                               excluded_mass=_below(draw.low, bits) + _above(draw.high, bits))
+                if draw.atoms:  # the mixture: atoms with their probabilities, the rest truncated normal
+                    rest = 1 - sum(p for _, p in draw.atoms)
+                    mean = values["effective_mean"]
+                    first = exact_ball(sum(p * x for x, p in draw.atoms)) + exact_ball(rest) * mean
+                    second = (exact_ball(sum(p * x * x for x, p in draw.atoms))
+                              + exact_ball(rest) * (sigma * sigma * gamma + mean * mean))
+                    std = (second - first * first).sqrt()
+                    values.update(effective_std=std, effective_mean=first, effective_ratio=std / values["nominal_std"])
                 for end, where in (("low", draw.low), ("high", draw.high)):
                     if where not in (INF, -INF):
                         values[end] = exact_ball(draw.mean) + sigma * exact_ball(where)
@@ -279,7 +303,12 @@ def equivalents(entry: Initializer, draw: Draw, text: Mapping[str, str], negligi
     mean, sigma = text["mean"], text.get("normal_std", "")
     zero_mean = draw.mean == 0
     calls: list[tuple[str, str]] = []
-    if draw.family == "uniform":
+    if draw.family == "point":
+        calls += [("PyTorch", f"torch.nn.init.constant_(w, {mean})"),
+                  ("Keras", f"tf.keras.initializers.Constant({mean})"),
+                  ("TensorFlow", f"tf.fill(shape, {mean})"),
+                  ("JAX", f"jax.nn.initializers.constant({mean})")]
+    elif draw.family == "uniform":
         low, high = text["low"], text["high"]
         calls += [("PyTorch", f"torch.nn.init.uniform_(w, a={low}, b={high})"),
                   ("Keras", f"tf.keras.initializers.RandomUniform(minval={low}, maxval={high})"),
@@ -307,6 +336,9 @@ def equivalents(entry: Initializer, draw: Draw, text: Mapping[str, str], negligi
                 calls += [(framework, call + f" (the truncation at {text['low_sigma']}, {text['high_sigma']} stds is "
                                              "never reached)")
                           for framework, call in plain if framework not in seen or framework == "PyTorch"]
+    if draw.atoms:
+        return tuple(call + " (without PyTorch's clamped values at the bounds)" for framework, call in calls
+                     if framework != entry.framework)
     return tuple(call for framework, call in calls if framework != entry.framework)
 
 
@@ -370,10 +402,11 @@ def initializer(
     ratio_text = (ball_text(balls["effective_ratio"], NOTE_DIGITS) if "effective_ratio" in balls else None) \
         or to_decimal(results["effective_ratio"].rounded_from, digits)
     notes = [note.replace("{effective_ratio}", ratio_text)
-             for note in (*entry.notes, *entry.family_notes.get(draw.family, ()))]
+             for note in (*draw.notes, *entry.notes, *entry.family_notes.get(draw.family, ()))]
     if negligible:
         notes.append(f"the bounds exclude a mass of {to_decimal(results['excluded_mass'].value, 2)} of the normal: "
-                     "the truncation is never reached, the values are normal")
+                     "the truncation is never reached, the values are normal"
+                     + (" but for the clamped values above" if draw.atoms else ""))
     notes.append(f"semantics read from {entry.framework} {entry.version}, {entry.source}")
     inputs: dict[str, Number | str] = {"name": entry.name}
     inputs.update(values)
@@ -400,7 +433,9 @@ def derivation(draw: Draw) -> tuple[tuple[str, str, str], ...]:
     nominal = _product_text(draw.nominal)
     lines = [("sigma", f"sigma = {sigma}", r"\sigma = " + sigma), ("nominal_std", f"nominal_std = {nominal}",
                                                                       r"\mathrm{nominal} = " + nominal)]
-    if draw.family == "normal":
+    if draw.family == "point":
+        lines.append(("draw", f"every value is {draw.mean}; effective_std = 0", r"\delta_{" + str(draw.mean) + "}"))
+    elif draw.family == "normal":
         lines.append(("draw", f"N({draw.mean}, sigma^2); effective_std = sigma", r"\mathcal{N}(\mu, \sigma^2)"))
     elif draw.family == "uniform":
         lines.append(("draw", f"U({draw.mean} - sqrt(3)*sigma, {draw.mean} + sqrt(3)*sigma); effective_std = sigma",
