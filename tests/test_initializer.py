@@ -32,6 +32,32 @@ F32_C = Fraction(float(numpy.float32(float(TRUNCATED_STD_LITERAL))))
 TORCH_ATOM = Fraction(1, 2**24)  # one of PyTorch's 2^24 float32 uniforms is its lower end exactly
 
 
+def held(text, dtype=numpy.float32):
+    """The decimal ``text`` as the weights' dtype holds it, exactly."""
+    return mp(Fraction(float(dtype(float(text)))))
+
+
+def keras(scale, n, distribution, dtype=numpy.float32):
+    """Keras's VarianceScaling factor: Python doubles, then the weights' dtype (its sampler's)."""
+    variance = float(scale) / max(1.0, float(n))
+    value = {"truncated_normal": numpy.sqrt(variance) / float(TRUNCATED_STD_LITERAL),
+             "uniform": numpy.sqrt(3.0 * variance)}.get(distribution, numpy.sqrt(variance))
+    return mp(Fraction(float(dtype(value))))
+
+
+def jax(scale, n, distribution, dtype=numpy.float32):
+    """JAX's variance_scaling factor: variance = array(scale / n, dtype), then numpy ops in dtype."""
+    variance = dtype(float(scale) / float(n))
+    if distribution == "truncated_normal":
+        value = numpy.sqrt(variance) / dtype(float(TRUNCATED_STD_LITERAL))
+    elif distribution == "uniform":
+        value = numpy.sqrt(dtype(3) * variance)
+    else:
+        value = numpy.sqrt(variance)
+    assert value.dtype == numpy.dtype(dtype)
+    return mp(Fraction(float(value)))
+
+
 def mp(x):
     x = Fraction(x)
     return mpmath.mpf(x.numerator) / x.denominator
@@ -62,26 +88,28 @@ def cases():
          lambda: (2 * s(mp(2) / (FAN_IN + FAN_OUT)), None, None)),
         ("torch.nn.init.xavier_uniform_", {}, FAN_IN, FAN_OUT, "uniform", lambda: s(mp(6) / (FAN_IN + FAN_OUT))),
         ("torch.nn.Linear", {}, FAN_IN, None, "uniform", lambda: 1 / s(FAN_IN)),
-        ("tf.keras.initializers.TruncatedNormal", {}, None, None, "trunc", lambda: (mp("0.05"), -2, 2)),
+        # Keras, TensorFlow, JAX: the std as the call computes and holds it (numpy's float32 here).
+        ("tf.keras.initializers.TruncatedNormal", {}, None, None, "trunc", lambda: (held("0.05"), -2, 2)),
         ("tf.keras.initializers.VarianceScaling", {}, FAN_IN, FAN_OUT, "trunc",
-         lambda: (s(mp(1) / FAN_IN) / mp(KERAS_C), -2, 2)),
+         lambda: (keras(1, FAN_IN, "truncated_normal"), -2, 2)),
         ("tf.keras.initializers.VarianceScaling", {"scale": "3", "mode": "fan_avg", "distribution": "untruncated_normal"},
-         FAN_IN, FAN_OUT, "normal", lambda: (s(mp(3) / ((FAN_IN + FAN_OUT) / mp(2))), None, None)),
+         FAN_IN, FAN_OUT, "normal", lambda: (keras(3, (FAN_IN + FAN_OUT) / 2, "normal"), None, None)),
         ("tf.keras.initializers.GlorotUniform", {}, FAN_IN, FAN_OUT, "uniform",
-         lambda: s(mp(6) / (FAN_IN + FAN_OUT))),
-        ("tf.keras.initializers.HeNormal", {}, FAN_IN, None, "trunc", lambda: (s(mp(2) / FAN_IN) / mp(KERAS_C), -2, 2)),
-        ("tf.keras.initializers.LecunNormal", {}, FAN_IN, None, "trunc", lambda: (s(mp(1) / FAN_IN) / mp(KERAS_C), -2, 2)),
-        ("tf.random.truncated_normal", {"stddev": "0.02"}, None, None, "trunc", lambda: (mp("0.02"), -2, 2)),
+         lambda: keras(1, (FAN_IN + FAN_OUT) / 2, "uniform")),
+        ("tf.keras.initializers.HeNormal", {}, FAN_IN, None, "trunc", lambda: (keras(2, FAN_IN, "truncated_normal"), -2, 2)),
+        ("tf.keras.initializers.LecunNormal", {}, FAN_IN, None, "trunc",
+         lambda: (keras(1, FAN_IN, "truncated_normal"), -2, 2)),
+        ("tf.random.truncated_normal", {"stddev": "0.02"}, None, None, "trunc", lambda: (held("0.02"), -2, 2)),
         ("jax.nn.initializers.variance_scaling", {"scale": "2", "mode": "fan_geo_avg", "distribution": "truncated_normal"},
-         FAN_IN, FAN_OUT, "trunc", lambda: (s(2 / s(mp(FAN_IN * FAN_OUT))) / mp(F32_C), -2, 2)),
+         FAN_IN, FAN_OUT, "trunc", lambda: (jax(2, (FAN_IN * FAN_OUT) ** 0.5, "truncated_normal"), -2, 2)),
         ("jax.nn.initializers.variance_scaling", {"scale": "1", "mode": "fan_out", "distribution": "uniform"},
-         FAN_IN, FAN_OUT, "uniform", lambda: s(mp(3) / FAN_OUT)),
-        ("jax.nn.initializers.lecun_normal", {}, FAN_IN, None, "trunc", lambda: (s(mp(1) / FAN_IN) / mp(F32_C), -2, 2)),
+         FAN_IN, FAN_OUT, "uniform", lambda: jax(1, FAN_OUT, "uniform")),
+        ("jax.nn.initializers.lecun_normal", {}, FAN_IN, None, "trunc", lambda: (jax(1, FAN_IN, "truncated_normal"), -2, 2)),
         ("jax.nn.initializers.lecun_normal", {"dtype": "float64"}, FAN_IN, None, "trunc",
-         lambda: (s(mp(1) / FAN_IN) / mp(KERAS_C), -2, 2)),
+         lambda: (jax(1, FAN_IN, "truncated_normal", numpy.float64), -2, 2)),
         ("jax.nn.initializers.truncated_normal", {"lower": "-1", "upper": "3"}, None, None, "trunc",
-         lambda: (mp("0.01"), -1, 3)),
-        ("flax.linen.Dense", {}, FAN_IN, None, "trunc", lambda: (s(mp(1) / FAN_IN) / mp(F32_C), -2, 2)),
+         lambda: (held("0.01"), -1, 3)),
+        ("flax.linen.Dense", {}, FAN_IN, None, "trunc", lambda: (jax(1, FAN_IN, "truncated_normal"), -2, 2)),
     ]
 
 
@@ -167,18 +195,27 @@ def test_effective_std_against_sampling(name, args, fan_in, fan_out, family, clo
     assert abs(values.mean() - mean) < 5 * sample / numpy.sqrt(DRAWS)
 
 
-def test_keras_variance_scaling_shows_the_double_literal():
-    """The literal divides as the double it is: effective_ratio = sqrt(gamma)/c = 1 − 3.46e-17."""
+def test_keras_and_jax_ratios_are_their_own_float_arithmetic():
+    """The std factor as the call computes and holds it (Keras: Python doubles, then the float32
+    its sampler takes; JAX: variance, sqrt, the literal and the division in float32), replayed
+    here with numpy: at fan_in 768 JAX's lecun_normal is 1 - 6.08e-8 of its promise (the literal
+    alone would say 1 - 1.94e-8; the values were 4.1e-8 below that), Keras's 1 + 3.0e-8 in
+    float32 and 1 - 3.99e-17 in float64."""
+    def ratio(name, args, want_factor):
+        with mpmath.workdps(40):
+            got = initializer(name, args, 768, digits=30).value("effective_ratio")
+            want = want_factor * trunc_factor(-2, 2) / mpmath.sqrt(mpmath.mpf(1) / 768)
+            assert abs(got - want) < mpmath.mpf(10) ** -29
+            return mpmath.nstr(got - 1, 3)
+
+    assert ratio("jax.nn.initializers.lecun_normal", {}, jax(1, 768, "truncated_normal")) == "-6.08e-8"
+    assert ratio("flax.linen.Dense", {}, jax(1, 768, "truncated_normal")) == "-6.08e-8"
+    assert ratio("tf.keras.initializers.VarianceScaling", {}, keras(1, 768, "truncated_normal")) == "3.01e-8"
+    assert ratio("tf.keras.initializers.VarianceScaling", {"dtype": "float64"},
+                 keras(1, 768, "truncated_normal", numpy.float64)) == "-3.99e-17"
     run = invoke("initializer", "tf.keras.initializers.VarianceScaling", "--fan-in", "768", "--digits", "20",
                  "--get", "effective_ratio")
-    assert run.stdout.strip() == "0.99999999999999996544"
-    with mpmath.workdps(40):
-        ratio = initializer("tf.keras.initializers.HeNormal", {}, 10, digits=30).value("effective_ratio")
-        assert mpmath.nstr(ratio - 1, 3) == "-3.46e-17"
-    # JAX stores it in float32 by default: 1 − 1.94e-8.
-    with mpmath.workdps(40):
-        ratio = initializer("jax.nn.initializers.lecun_normal", {}, 10, digits=30).value("effective_ratio")
-        assert mpmath.nstr(ratio - 1, 3) == "-1.94e-8"
+    assert run.stdout.strip() == "1.0000000300553357483"
 
 
 def test_the_literal_is_the_published_one():
@@ -188,7 +225,8 @@ def test_the_literal_is_the_published_one():
 
 def test_bert_timm_keras():
     bert = initializer("tf.random.truncated_normal", {"stddev": "0.02"}, digits=15)
-    assert str(bert.value("effective_std")).startswith("0.0175925132206848")
+    # stddev 0.02 as float32 (0.0199999995529652) times the ±2 truncation's 0.8796256610342…
+    assert str(bert.value("effective_std")).startswith("0.0175925128274615")
     assert "torch.nn.init.trunc_normal_(w, mean=0.0, std=0.02, a=-0.04, b=0.04)" in bert.extra["equivalents"]
     timm = initializer("torch.nn.init.trunc_normal_", {"std": "0.02"}, digits=15)
     # 1 in 2^24 values is -2 (PyTorch's uniform_ draws -1, erfinv gives -inf, the clamp gives a):
@@ -212,7 +250,8 @@ def test_equivalents_sample_the_same():
     again = initializer("jax.nn.initializers.truncated_normal", {"stddev": "0.02", "lower": "-2", "upper": "2"})
     assert again.value("effective_std") == first.value("effective_std")
     torch = initializer("torch.nn.init.trunc_normal_", {"std": "0.02", "a": "-0.04", "b": "0.04"})
-    assert abs(torch.value("effective_std") - first.value("effective_std")) < mpmath.mpf(10) ** -25
+    # TensorFlow holds stddev in float32; PyTorch's std is modelled exactly (its float32 scalar is not)
+    assert abs(torch.value("effective_std") / first.value("effective_std") - 1) < mpmath.mpf(2) ** -24
 
 
 @pytest.mark.parametrize(
@@ -262,7 +301,7 @@ def test_listing_has_every_entry_with_its_source():
     assert [row["name"] for row in rows] == [entry.name for entry in CATALOG]
     by_name = {row["name"]: row for row in rows}
     assert by_name["torch.nn.Linear"]["effective_ratio"].startswith("0.5773502691896257")
-    assert by_name["tf.keras.initializers.VarianceScaling"]["effective_ratio"] == "0.99999999999999996544"
+    assert by_name["tf.keras.initializers.VarianceScaling"]["effective_ratio"] == "1.0000000204737968015"
     assert by_name["jax.nn.initializers.variance_scaling"]["effective_ratio"] is None
     assert json.loads(invoke("initializers", "--format", "json").stdout)["command"] == "initializers"
 
@@ -275,7 +314,7 @@ def test_readme_table_is_the_listing():
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     table = readme.split("<!-- initializers-table -->\n", 1)[1].split("\n<!-- /initializers-table -->", 1)[0]
     assert table == ratio_table_markdown()
-    assert "| `tf.keras.initializers.VarianceScaling` |" in table and "0.99999999999999996544" in table
+    assert "| `tf.keras.initializers.VarianceScaling` |" in table and "1.0000000204737968015" in table
 
 
 def test_far_tails_and_extremes_answer_or_exit_3():
@@ -293,8 +332,8 @@ def test_far_tails_and_extremes_answer_or_exit_3():
 def test_derive_states_the_distribution():
     doc = invoke("initializer", "tf.keras.initializers.HeNormal", "--fan-in", "512", "--derive", "--json").json()
     lines = {line["label"]: line["text"] for line in doc["derivation"]}
-    double = Fraction(float(TRUNCATED_STD_LITERAL))
-    assert lines["sigma"] == f"sigma = 2^(1/2)*512^(-1/2)*({double})^(-1)"
+    factor = Fraction(float(numpy.float32(numpy.sqrt(2 / 512) / float(TRUNCATED_STD_LITERAL))))
+    assert lines["sigma"] == f"sigma = ({factor})"
     assert "kept on" in lines["draw"] and "gamma" in lines["effective_std"]
     assert invoke("initializer", "torch.nn.init.normal_", "--json").json()["derivation"] == []
 

@@ -8,11 +8,12 @@ Rules are shared by the entries that sample alike (``variance_scaling`` serves K
 ``VarianceScaling``, ``HeNormal``, ``LecunNormal`` …, each with its fixed arguments); nothing
 here branches on an initializer's name.
 
-Model: exact real arithmetic on the call's formula (fans, gains, sqrt(3) of the uniform bound);
-a decimal literal the source hard-codes (Keras's and JAX's ``.87962566103423978``) is the binary
-number it becomes: a double in Keras, the weights' dtype in JAX (float32 unless x64 is on).
-The frameworks' own floating-point rounding of the computed std (one ulp of its dtype) is not
-modelled: it depends on the fans, not on the call.
+Model: Keras's, TensorFlow's, JAX's and Flax's computation of the std is replayed in their own
+float arithmetic (``scaling_factor``; stddev held in the weights' dtype); PyTorch's trunc_normal_
+replays its double norm_cdf and float32 uniform ends (``torch_uniform_ends``: a point, or atoms at
+the clamp); PyTorch's other stds are exact real arithmetic on the formula (fans, gains, sqrt(3)
+of the uniform bound). The samplers' own float32 steps after the std (uniform grid, erfinv,
+Box-Muller, each value's rounding) are not modelled: parts in 10^7 of the std in float32.
 """
 
 from __future__ import annotations
@@ -246,7 +247,10 @@ def torch_uniform_ends(mean: float, std: float, a: float, b: float) -> tuple[flo
 
 def relative_truncated_normal(std_name: str, low: str | int, high: str | int) -> Callable[..., Draw]:
     """N(mean, stddev²) kept within [low, high] *stddevs* (tf.random.truncated_normal and
-    Keras's TruncatedNormal: ±2, re-drawn outside; JAX's truncated_normal: [lower, upper])."""
+    Keras's TruncatedNormal: ±2, re-drawn outside; JAX's truncated_normal: [lower, upper]).
+    stddev and mean are taken in the weights' dtype (``dtype``: TensorFlow converts them to
+    it, JAX and Keras multiply a sample of that dtype by the Python float), so sigma is the
+    stddev as that dtype holds it; nominal is the stddev as written."""
 
     def rule(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
         std = _positive(args, std_name)
@@ -254,8 +258,13 @@ def relative_truncated_normal(std_name: str, low: str | int, high: str | int) ->
         hi = Fraction(args[high]) if isinstance(high, str) else Fraction(high)
         if not lo < hi:
             raise RuleError(str(low), f"{{{low}}} must be less than {{{high}}}, got {low}={to_text(lo)} and {high}={to_text(hi)}")
-        sigma = ((std, Fraction(1)),)
-        return Draw("truncated_normal", Fraction(args.get("mean", 0)), sigma, sigma, lo, hi)
+        keep = float32 if args.get("dtype", "float32") == "float32" else float
+        held = keep(double(std))
+        if held in (0.0, INF):
+            raise RuleError(std_name, f"{{{std_name}}} must be a positive finite {args.get('dtype', 'float32')}, "
+                                      f"got {to_text(std)}")
+        mean = Fraction(keep(double(Fraction(args.get("mean", 0)))))
+        return Draw("truncated_normal", mean, ((Fraction(held), Fraction(1)),), ((std, Fraction(1)),), lo, hi)
 
     rule.__doc__ = relative_truncated_normal.__doc__
     return rule
@@ -310,13 +319,57 @@ def torch_linear(args: Mapping[str, object], fan_in: Fraction | None, fan_out: F
     return Draw("uniform", Fraction(0), _root(variance), _root(1 / fan))
 
 
-def variance_scaling(dtype_argument: str | None) -> Callable[..., Draw]:
+def scaling_factor(framework: str, dtype: str, scale: Fraction, mode: str, fan_in: Fraction | None,
+                   fan_out: Fraction | None, distribution: str) -> Fraction:
+    """The std (normal, truncated_normal) or the bound (uniform) that VarianceScaling multiplies
+    by, replayed in the framework's own floating-point arithmetic, as the exact binary number
+    it is. Every step below is one IEEE operation correctly rounded (a float32 sqrt or division
+    done in double then rounded to float32 is the float32 operation: 53 >= 2·24 + 2 bits).
+
+    Keras (keras/src/initializers/random_initializers.py): in Python doubles, scale /=
+    max(1.0, n); stddev = math.sqrt(scale) / 0.87962566103423978 (untruncated: math.sqrt(scale);
+    uniform: limit = math.sqrt(3.0 * scale)); the backend's sampler then takes it in the
+    weights' dtype (float32 by default: keras.config.floatx()).
+    JAX (jax/_src/nn/initializers.py): variance = jnp.array(scale / n, dtype) (the division in
+    double); stddev = jnp.sqrt(variance) / jnp.array(.87962566103423978, dtype), normal:
+    jnp.sqrt(variance), uniform: jnp.sqrt(3 * variance), all in dtype. n: fan_in, fan_out,
+    (fan_in + fan_out) / 2 or (fan_in * fan_out) ** 0.5, in double."""
+    import math
+
+    keep = float32 if dtype == "float32" else float
+    fan_in_f = None if fan_in is None else float(fan_in)
+    fan_out_f = None if fan_out is None else float(fan_out)
+    if mode == "fan_in":
+        n = fan_in_f
+    elif mode == "fan_out":
+        n = fan_out_f
+    elif mode == "fan_avg":
+        n = (fan_in_f + fan_out_f) / 2.0
+    else:
+        n = (fan_in_f * fan_out_f) ** 0.5
+    literal = float(TRUNCATED_STD_LITERAL)
+    if framework == "Keras":
+        variance = float(scale) / max(1.0, n)
+        value = {"truncated_normal": lambda: math.sqrt(variance) / literal,
+                 "uniform": lambda: math.sqrt(3.0 * variance)}.get(distribution, lambda: math.sqrt(variance))()
+        return Fraction(keep(value))
+    variance = keep(float(scale) / n)
+    if distribution == "truncated_normal":
+        return Fraction(keep(keep(math.sqrt(variance)) / keep(literal)))
+    if distribution == "uniform":
+        return Fraction(keep(math.sqrt(keep(3 * variance))))
+    return Fraction(keep(math.sqrt(variance)))
+
+
+def variance_scaling(framework: str, dtype_argument: str) -> Callable[..., Draw]:
     """Keras/JAX VarianceScaling: variance = scale / n (n: fan_in, fan_out, their mean, or for
     JAX's fan_geo_avg their geometric mean). truncated_normal: N(0, (sqrt(variance)/c)²) cut at
     ±2 of its std, c the literal .87962566103423978 as stored (double in Keras, the weights'
     dtype in JAX); normal (Keras: untruncated_normal): std sqrt(variance); uniform: bound
     sqrt(3·variance). Nominal: sqrt(variance), the std the documentation promises "after
-    truncation". Keras divides by max(1, n); fans here are whole numbers >= 1."""
+    truncation". Keras divides by max(1, n); fans here are whole numbers >= 1. sigma is the
+    factor the call computes in its own float arithmetic (``scaling_factor``), nominal the exact
+    sqrt(scale/n)."""
 
     def rule(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
         scale = _positive(args, "scale")
@@ -331,12 +384,13 @@ def variance_scaling(dtype_argument: str | None) -> Callable[..., Draw]:
             n = ((_fan(fan_in, "fan_in") * _fan(fan_out, "fan_out"), Fraction(-1, 2)),)
         root = tuple((base, exponent / 2) for base, exponent in ((scale, Fraction(1)), *n))
         distribution = str(args["distribution"])
+        dtype = str(args[dtype_argument])
+        factor = scaling_factor(framework, dtype, scale, mode, fan_in, fan_out, distribution)
         if distribution == "truncated_normal":
-            dtype = "float64" if dtype_argument is None else str(args[dtype_argument])
-            c = stored_as(TRUNCATED_STD_LITERAL, dtype)
-            return Draw("truncated_normal", Fraction(0), (*root, (c, Fraction(-1))), root, Fraction(-2), Fraction(2))
-        family = "uniform" if distribution == "uniform" else "normal"
-        return Draw(family, Fraction(0), root, root)
+            return Draw("truncated_normal", Fraction(0), ((factor, Fraction(1)),), root, Fraction(-2), Fraction(2))
+        if distribution == "uniform":  # the bound; the std is bound/sqrt(3)
+            return Draw("uniform", Fraction(0), ((factor, Fraction(1)), (Fraction(3), -HALF)), root)
+        return Draw("normal", Fraction(0), ((factor, Fraction(1)),), root)
 
     rule.__doc__ = variance_scaling.__doc__
     return rule
@@ -360,13 +414,15 @@ _KERAS_MODE = Argument("mode", "fan_in", ("fan_in", "fan_out", "fan_avg"))
 _KERAS_DISTRIBUTION = Argument("distribution", "truncated_normal", ("truncated_normal", "untruncated_normal", "uniform"),
                                lower_case=True, aliases={"normal": "truncated_normal"})
 _JAX_DTYPE = Argument("dtype", "float32", ("float32", "float64"))
+_KERAS_DTYPE = Argument("dtype", "float32", ("float32", "float64"))  # the call's dtype (keras.config.floatx())
 
 _ABSOLUTE = ("trunc_normal_ takes absolute bounds a, b (default -2, 2), not bounds in stds: with std=0.02 they "
              "sit at +-100 std and truncate nothing, while Keras's TruncatedNormal(stddev=0.02) cuts at +-2 std")
 _NO_CORRECTION = ("the stddev argument is the std before truncation: the values have std {effective_ratio} of it "
                   "(to 4 digits; no correction)")
 _CORRECTED = ("the std passed to the truncated normal is divided by .87962566103423978 (the std of N(0,1) cut at +-2), "
-              "so the values have the documented std, up to that literal's rounding (effective_ratio shows it)")
+              "so the values have the documented std, up to the rounding of that literal and of the call's own float "
+              "arithmetic (effective_ratio shows it)")
 _UNIFORM = "uniform: the values lie in +-sqrt(3) std, not +-std"
 _UNTRUNCATED = "untruncated normal: no truncation and no correction constant"
 _JAX_DTYPE_NOTE = "JAX stores that constant in the weights' dtype (float32 unless jax_enable_x64)"
@@ -412,57 +468,57 @@ CATALOG: tuple[Initializer, ...] = (
     Initializer(
         "tf.keras.initializers.TruncatedNormal", *KERAS,
         f"{KERAS_INIT} (TruncatedNormal) and keras/src/backend/*/random.py (truncated_normal: +-2 stddev)",
-        (Argument("mean", "0.0"), Argument("stddev", "0.05")), relative_truncated_normal("stddev", -2, 2),
+        (Argument("mean", "0.0"), Argument("stddev", "0.05"), _KERAS_DTYPE), relative_truncated_normal("stddev", -2, 2),
         notes=(_NO_CORRECTION, "the default stddev is 0.05",
                "modelled as the TensorFlow and JAX backends draw (exactly truncated); Keras's PyTorch backend keeps "
                "the first of 4 normals inside +-2 std and, when none is (probability 4.3e-6), the first one"),
     ),
     Initializer(
         "tf.keras.initializers.VarianceScaling", *KERAS, f"{KERAS_INIT} (VarianceScaling)",
-        (Argument("scale", "1.0"), _KERAS_MODE, _KERAS_DISTRIBUTION), variance_scaling(None),
+        (Argument("scale", "1.0"), _KERAS_MODE, _KERAS_DISTRIBUTION, _KERAS_DTYPE), variance_scaling("Keras", "dtype"),
         fans=("fan_in", "fan_out"), family_notes=_SCALING_NOTES,
     ),
     Initializer(
-        "tf.keras.initializers.GlorotUniform", *KERAS, f"{KERAS_INIT} (GlorotUniform)", (),
-        variance_scaling(None), fixed={"scale": "1.0", "mode": "fan_avg", "distribution": "uniform"},
+        "tf.keras.initializers.GlorotUniform", *KERAS, f"{KERAS_INIT} (GlorotUniform)", (_KERAS_DTYPE,),
+        variance_scaling("Keras", "dtype"), fixed={"scale": "1.0", "mode": "fan_avg", "distribution": "uniform"},
         fans=("fan_in", "fan_out"), notes=(_UNIFORM,),
     ),
     Initializer(
-        "tf.keras.initializers.HeNormal", *KERAS, f"{KERAS_INIT} (HeNormal)", (),
-        variance_scaling(None), fixed={"scale": "2.0", "mode": "fan_in", "distribution": "truncated_normal"},
+        "tf.keras.initializers.HeNormal", *KERAS, f"{KERAS_INIT} (HeNormal)", (_KERAS_DTYPE,),
+        variance_scaling("Keras", "dtype"), fixed={"scale": "2.0", "mode": "fan_in", "distribution": "truncated_normal"},
         fans=("fan_in",), notes=("HeNormal is truncated at +-2 std (PyTorch's kaiming_normal_ is not); " + _CORRECTED,),
     ),
     Initializer(
-        "tf.keras.initializers.LecunNormal", *KERAS, f"{KERAS_INIT} (LecunNormal)", (),
-        variance_scaling(None), fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
+        "tf.keras.initializers.LecunNormal", *KERAS, f"{KERAS_INIT} (LecunNormal)", (_KERAS_DTYPE,),
+        variance_scaling("Keras", "dtype"), fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
         fans=("fan_in",), notes=(_CORRECTED,),
     ),
     Initializer(
         "tf.random.truncated_normal", *TF, "tensorflow/python/ops/random_ops.py (truncated_normal)",
-        (Argument("mean", "0.0"), Argument("stddev", "1.0")), relative_truncated_normal("stddev", -2, 2),
+        (Argument("mean", "0.0"), Argument("stddev", "1.0"), _KERAS_DTYPE), relative_truncated_normal("stddev", -2, 2),
         notes=(_NO_CORRECTION + "; BERT's initializer_range 0.02 is really 0.0176",),
     ),
     Initializer(
         "jax.nn.initializers.variance_scaling", *JAX, f"{JAX_INIT} (variance_scaling)",
         (Argument("scale", None), Argument("mode", None, ("fan_in", "fan_out", "fan_avg", "fan_geo_avg")),
          Argument("distribution", None, ("truncated_normal", "normal", "uniform")), _JAX_DTYPE),
-        variance_scaling("dtype"), fans=("fan_in", "fan_out"), family_notes=_JAX_SCALING_NOTES,
+        variance_scaling("JAX", "dtype"), fans=("fan_in", "fan_out"), family_notes=_JAX_SCALING_NOTES,
     ),
     Initializer(
         "jax.nn.initializers.lecun_normal", *JAX, f"{JAX_INIT} (lecun_normal, variance_scaling)", (_JAX_DTYPE,),
-        variance_scaling("dtype"), fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
+        variance_scaling("JAX", "dtype"), fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
         fans=("fan_in",), notes=(_CORRECTED + "; " + _JAX_DTYPE_NOTE,),
     ),
     Initializer(
         "jax.nn.initializers.truncated_normal", *JAX, f"{JAX_INIT} (truncated_normal)",
-        (Argument("stddev", "1e-2"), Argument("lower", "-2.0"), Argument("upper", "2.0")),
+        (Argument("stddev", "1e-2"), Argument("lower", "-2.0"), Argument("upper", "2.0"), _JAX_DTYPE),
         relative_truncated_normal("stddev", "lower", "upper"),
         notes=(_NO_CORRECTION + "; default stddev 0.01, bounds lower/upper in stds",),
     ),
     Initializer(
         "flax.linen.Dense", *FLAX, "flax/linen/linear.py (Dense: kernel_init = default_kernel_init = lecun_normal())",
         (Argument("param_dtype", "float32", ("float32", "float64")),),
-        variance_scaling("param_dtype"), fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
+        variance_scaling("JAX", "param_dtype"), fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
         fans=("fan_in",),
         notes=("Flax's Dense defaults to lecun_normal, a truncated normal with std 1/sqrt(fan_in), where PyTorch's "
                "Linear draws a uniform with std 1/sqrt(3*fan_in); the bias starts at zeros",),

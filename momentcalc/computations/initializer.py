@@ -10,9 +10,10 @@ distributions", Su 2021),
     effective_ratio = effective_std / nominal_std
 
 all as Arb balls (``engine.normal_balls``), so every printed digit is proven. sigma and the
-nominal std are products of rational powers of rationals, so their ratio is simplified exactly
-before it is evaluated: Keras's VarianceScaling gives sqrt(gamma)/c with c the double nearest
-.87962566103423978, i.e. 1 − 3.46e-17.
+nominal std are products of rational powers of rationals (sigma is the exact binary number the
+call's own float arithmetic gives, see ``catalog.initializers.scaling_factor``), so their ratio is
+simplified exactly before it is evaluated. PyTorch's trunc_normal_ may add atoms at its bounds
+(``Draw.atoms``): then the results are those of the mixture.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-from ..catalog.initializers import BY_NAME, CATALOG, HALF, INF, Draw, Initializer, Product, RuleError
+from ..catalog.initializers import BY_NAME, CATALOG, HALF, INF, Draw, Initializer, Product, RuleError, float32
 from ..engine import normal_balls
 from ..engine.balls import arb_precision, exact_ball, exactly, max_bits, proven, start_bits
 from ..engine.numbers import Number, as_number, quoted
@@ -286,7 +287,27 @@ def _tame(ball: Any, bits: int) -> Any:
 
 
 def _code(value: Any, digits: int) -> str:
-    """A decided result as a Python literal: its ``digits``-digit decimal without trailing zeros."""
+    """A decided result as a Python literal: the shortest literal a float32 (or else a double)
+    reads as exactly this value when it is one (a std held in float32, 0.0199999995529652, is
+    written 0.02: the other framework holds the literal as that same float32), else its
+    ``digits``-digit decimal without trailing zeros."""
+    exact = Fraction(value) if isinstance(value, Fraction) else None
+    if exact is None and value is not None and hasattr(value, "_mpf_"):
+        import mpmath
+
+        if mpmath.isfinite(value):
+            mantissa, exponent = mpmath.mpf(value).man_exp
+            exact = Fraction(int(mantissa)) * Fraction(2) ** int(exponent) if abs(int(exponent)) < 1100 else None
+    if exact is not None and exact != 0:
+        double = float(exact)
+        if Fraction(double) == exact:
+            for keep in (float32, float):
+                if keep(double) in (INF, -INF) or Fraction(keep(double)) != exact:
+                    continue
+                for length in range(1, 18):
+                    literal = f"{double:.{length}g}"
+                    if keep(float(literal)) == double:
+                        return repr(float(literal))  # 100.0, not 1e+02
     text = to_decimal(value, digits)
     mantissa, _, exponent = text.partition("e")
     if "." in mantissa:
@@ -355,7 +376,7 @@ def initializer(
     others at its defaults) samples, every result correct to ``digits`` digits.
 
     >>> initializer("tf.random.truncated_normal", {"stddev": "0.02"}).value("effective_std")  # doctest: +ELLIPSIS
-    mpf('0.01759251322068479...')
+    mpf('0.01759251282746148...')
     """
     digits = check_digits(digits)
     entry = lookup(name)
@@ -483,7 +504,8 @@ def catalog_listing() -> Listing:
     return Listing(
         "initializers", ("name", "framework", "version", "arguments", "effective_ratio"), tuple(rows),
         title="initializer catalog: momentcalc initializer NAME (effective_ratio at the defaults)",
-        notes=("effective_ratio = actual std / the std the arguments name; it does not depend on the fans",
+        notes=("effective_ratio = actual std / the std the arguments name, at fans of 1 (the call's float "
+               "arithmetic moves it with the fans by parts in 10^8)",
                "jax.nn.initializers.variance_scaling has no defaults: give --scale, --mode and --distribution"),
     )
 

@@ -43,7 +43,8 @@ Distribution = _choice("--distribution", "distribution: truncated_normal|untrunc
                                          "means truncated_normal there), truncated_normal|normal|uniform (JAX).")
 Nonlinearity = _choice("--nonlinearity", "nonlinearity of PyTorch's kaiming_*: linear, conv1d ..., sigmoid, tanh, "
                                          "relu, leaky_relu (default), selu.")
-Dtype = _choice("--dtype", "dtype of JAX's initializers: float32 (default: jax_enable_x64 off) or float64.")
+Dtype = _choice("--dtype", "the weights' dtype (JAX, Keras, TensorFlow calls): float32 (default: JAX without jax_enable_x64, "
+                "Keras's floatx) or float64; the call's std is computed and held in it.")
 ParamDtype = _choice("--param-dtype", "param_dtype of flax.linen.Dense: float32 (default) or float64.")
 FanIn = number("--fan-in", "The layer's fan-in (inputs of each unit), a whole number >= 1; required where the std "
                            "depends on it.", optional=True)
