@@ -71,6 +71,7 @@ def test_two_swept_options_give_the_phase_diagram_with_the_edge_of_chaos():
     chi1 = float(invoke("meanfield", "tanh", "--sigma-w2", "3", "--sigma-b2", "0.2", "--get", "chi1").stdout)
     assert grid[2][2] == pytest.approx(chi1, rel=1e-5)
     assert figure.axes[1].get_ylabel() == "chi1"  # the colour bar
+    assert mesh.norm.vcenter == 1  # ordered and chaotic in two colours, split at chi1 = 1
     # the chi1 = 1 contour: at sigma_b2 = 0 it passes through sigma_w2 = 1 (tanh'(0) = 1)
     contour = [c for c in ax.collections[1:] if "edge of chaos" in str(c.get_label())]
     assert contour

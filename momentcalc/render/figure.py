@@ -92,17 +92,23 @@ def _heat_map(figure: Any, ax: Any, result: Sweep, name: str) -> None:
         grid[ys.index(row.inputs[second]), xs.index(row.inputs[first])] = _float(row[name].value)
     x = numpy.array([_float(v) for v in xs])
     y = numpy.array([_float(v) for v in ys])
-    norm = None
-    if _spans_decades(list(grid.ravel())):
+    norm, cmap = None, "viridis"
+    level = CRITICAL_LEVELS.get((result.command, name))
+    finite = grid[numpy.isfinite(grid)]
+    crossed = bool(level and finite.size and finite.min() < level[0] < finite.max())
+    if crossed:
+        # The two sides of the critical level in two colours (ordered blue, chaotic red).
+        from matplotlib.colors import TwoSlopeNorm
+
+        norm, cmap = TwoSlopeNorm(vcenter=level[0], vmin=finite.min(), vmax=finite.max()), "coolwarm"
+    elif _spans_decades(list(grid.ravel())):
         from matplotlib.colors import LogNorm
 
         norm = LogNorm()
-    mesh = ax.pcolormesh(x, y, grid, shading="nearest", norm=norm, cmap="viridis")
+    mesh = ax.pcolormesh(x, y, grid, shading="nearest", norm=norm, cmap=cmap)
     figure.colorbar(mesh, ax=ax, label=name)
-    level = CRITICAL_LEVELS.get((result.command, name))
-    finite = grid[numpy.isfinite(grid)]
-    if level and finite.size and finite.min() < level[0] < finite.max() and len(xs) > 1 and len(ys) > 1:
-        contour = ax.contour(x, y, grid, levels=[level[0]], colors="white", linewidths=2)
+    if level and crossed and len(xs) > 1 and len(ys) > 1:
+        contour = ax.contour(x, y, grid, levels=[level[0]], colors="black", linewidths=2)
         contour.set_label(level[1])
         ax.legend(handles=[_line_handle(level[1])], loc="upper left", fontsize="small")
     ax.set_xlabel(_input_label(result, first))
@@ -117,7 +123,7 @@ def _input_label(result: Sweep, option: str) -> str:
 def _line_handle(label: str) -> Any:
     from matplotlib.lines import Line2D
 
-    return Line2D([], [], color="white", linewidth=2, label=label)
+    return Line2D([], [], color="black", linewidth=2, label=label)
 
 
 def _list_result(ax: Any, result: Computation | Sweep, names: Sequence[str]) -> None:
