@@ -286,7 +286,7 @@ def exact_text(constant: Constant, digits: int) -> str:
     if digits <= DIGITS - 2:
         value = Decimal(constant.decimal)
         tail = constant.decimal.replace(".", "").lstrip("0-")[digits:]
-        if not tail.rstrip("0") or tail[:2] not in ("50", "49"):
+        if not tail.rstrip("0") or tail[:8] not in ("50000000", "49999999"):  # not near a tie
             return _plain(round_sig(value, digits) if value else value, digits)
     from .constant_recipes import compute
 
