@@ -20,7 +20,7 @@ every one of them to ``digits`` significant digits (Arb balls).
   DeepNet's α = (2N)^(1/4), β = (8N)^(−1/4) (Wang et al., 2022, "DeepNet: Scaling Transformers
   to 1,000 Layers") at N = 6, 12, 18, 24, 48, 100.
 
-``scripts/make_constant_index.py`` writes ``constant_index_data`` from ``compute(40)``; a test
+``scripts/make_constant_index.py`` writes ``generated_constant_index`` from ``compute(40)``; a test
 regenerates it and compares, so the decimals ``identify`` and ``audit`` read are the engine's.
 """
 

@@ -2,7 +2,7 @@
 matching rules ``audit`` applies to every literal it finds.
 
 For a literal with ``digits_written`` significant digits (trailing zeros after the point count)
-and a constant of the index (``constant_index_data``, proven decimals the engine wrote):
+and a constant of the index (``generated_constant_index``, proven decimals the engine wrote):
 
 * ``digits_correct`` = the largest k ≤ digits_written at which literal and constant round to the
   same k significant digits (half away from zero, as every momentcalc decimal);
@@ -173,7 +173,7 @@ def _ordinary(value: Decimal) -> bool:
 @functools.cache
 def index() -> tuple[Constant, ...]:
     """The index, from the generated decimals (no quadrature, no Arb)."""
-    from .constant_index_data import ROWS
+    from .generated_constant_index import ROWS
 
     return tuple(
         Constant(cid, name, formula, tuple(tuple(s.split("_")) for s in subjects), heuristic, decimal,
@@ -281,7 +281,7 @@ def candidates(literal: Literal) -> list[Match]:
 def exact_text(constant: Constant, digits: int) -> str:
     """The constant to ``digits`` significant digits, from its proven decimals (recomputed by
     the engine beyond them)."""
-    from .constant_index_data import DIGITS
+    from .generated_constant_index import DIGITS
 
     if digits <= DIGITS - 2:
         value = Decimal(constant.decimal)
@@ -346,7 +346,7 @@ def index_listing(digits: int | None = None) -> Listing:
     from .common import check_digits
 
     shown = DEFAULT_DIGITS if digits is None else check_digits(digits)
-    from .constant_index_data import ROWS
+    from .generated_constant_index import ROWS
 
     rows = tuple({"id": cid, "name": name, "formula": formula, "exact": exact_text(
         Constant(cid, name, formula, (), heuristic, decimal, abs(Decimal(decimal)), False, 0), shown)
