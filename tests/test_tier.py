@@ -10,7 +10,7 @@ import pytest
 
 from momentcalc.errors import InputError, PrecisionError
 from momentcalc.tier import (
-    Precision, bits_for, certify, digits_for, exact_ball, positive, probability, prove, selu_constants,
+    Precision, arb_precision, bits_for, certify, digits_for, exact_ball, positive, probability, prove, selu_constants,
 )
 
 
@@ -71,3 +71,35 @@ def test_prove_refuses_what_it_cannot_decide():
 
     with pytest.raises(PrecisionError, match="zero"):
         prove(evaluate, Precision(5), start_bits=64)
+
+
+def test_prove_takes_lists_and_proven_infinities():
+    import mpmath
+
+    from momentcalc.tier import INFINITY
+
+    def evaluate(bits):
+        third = exact_ball(Fraction(1, 3))
+        return {"thirds": [third, 2 * third], "curvature": INFINITY, "half": exact_ball(Fraction(1, 2))}
+
+    fields = prove(evaluate, 20)
+    assert list(fields) == ["thirds", "curvature", "half"]
+    assert [mpmath.nstr(v, 20) for v in fields["thirds"]["value"]] == ["0.33333333333333333333", "0.66666666666666666667"]
+    assert fields["thirds"]["certified"] and 0 < fields["thirds"]["error_bound"] < mpmath.mpf(10) ** -21
+    assert fields["curvature"]["value"] == mpmath.inf and fields["curvature"]["error_bound"] == 0
+
+
+def test_prove_by_working_digits():
+    """Routines that take decimal digits (the kernels' quadratures) get digits + each extra in turn."""
+    asked = []
+
+    def evaluate(working):
+        asked.append(working)
+        with arb_precision(64 if working < 30 else 200):
+            return {"third": exact_ball(Fraction(1, 3)), "list": [exact_ball(Fraction(1, 7))]}
+
+    fields = prove(evaluate, 25, extra_digits=(3, 8, 20))
+    assert asked == [28, 33] and fields["list"]["certified"]
+    with pytest.raises(PrecisionError, match="25 digits cannot be proven"):
+        prove(lambda working: {"zero": exact_ball(Fraction(1, 3)) - exact_ball(Fraction(1, 3))}, 25,
+              extra_digits=(3, 8))

@@ -19,10 +19,8 @@ from typing import Any
 from ..catalog import resolve
 from ..defaults import HERMITE as DEFAULTS
 from ..engine.numbers import as_number, to_text
-from ..errors import InputError
-from ..result import Computation
-from .common import check_digits, whole
-from .kernel import _decide, _quantity
+from ..tier import Computation, InputError, certify, check_digits, whole
+from .kernel import EXTRA
 
 COMMANDS = {"hermite": "hermite"}
 
@@ -70,10 +68,9 @@ def hermite(
     if r is not None:
         inputs["rho"] = r
     inputs.update(dict(act.values))
-    balls = _decide(lambda d: _evaluate(act, count, r, d), digits)
     notes = [f"phi(x) = {act.formula}"] if act.expression else []
-    return Computation("hermite", inputs, digits, tuple(_quantity(n, b, DESCRIPTIONS) for n, b in balls.items()),
-                       notes=tuple(notes))
+    return certify("hermite", inputs=inputs, evaluate=lambda d: _evaluate(act, count, r, d), digits=digits,
+                   extra_digits=EXTRA, describe=DESCRIPTIONS, notes=notes)
 
 
 def _evaluate(act: Any, count: int, rho: Any, digits: int) -> dict[str, Any]:

@@ -20,14 +20,10 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
-import mpmath
-
 from ..catalog import resolve
 from ..defaults import KERNEL as DEFAULTS
 from ..engine.numbers import as_number, to_text
-from ..errors import InputError, PrecisionError
-from ..result import Computation, Quantity
-from .common import check_digits, positive, whole
+from ..tier import INFINITY, Computation, InputError, PrecisionError, certify, check_digits, positive, whole
 
 COMMANDS = {"kernel": "kernel"}
 
@@ -43,7 +39,7 @@ DESCRIPTIONS = {
 }
 LOCAL = ("c_map_at_0", "c_map_slope_at_1", "c_map_curvature_at_1", "q_map_slope_at_1")
 # Extra digits asked of the balls until every result rounds (a value near a rounding boundary, a
-# deep composition).
+# deep composition): the kernels' quadratures take decimal digits (``certify``'s ``extra_digits``).
 EXTRA = (3, 8, 20, 45)
 MAX_DEPTH = 1000
 
@@ -66,7 +62,7 @@ def kernel(
     ``q2`` (``q`` sets both, default 1), each proven to ``digits`` digits.
 
     >>> r = kernel("relu", rho="0.5")
-    >>> mpmath.nstr(r.value("ntk_derivative"), 15)   # (π − arccos ρ)/(2π)
+    >>> r["ntk_derivative"].decimal(15)   # (π − arccos ρ)/(2π)
     '0.333333333333333'
     """
     digits = check_digits(digits)
@@ -98,44 +94,16 @@ def kernel(
     if layers is not None:
         inputs.update(depth=Fraction(layers), sigma_w2=w, sigma_b2=b)
     local = not split
-    balls = _decide(lambda extra: _evaluate(act, r, v1, v2, local, layers, w, b, extra), digits)
-    results = tuple(_quantity(name, ball) for name, ball in balls.items())
-    notes: list[str] = []
-    if act.expression:
-        notes.append(f"phi(x) = {act.formula}")
+    notes = [f"phi(x) = {act.formula}"] if act.expression else []
+    closed: dict[str, tuple[str, str]] = {}
     derivation: tuple[tuple[str, str, str], ...] = ()
     if derive:
         from ..symbolic.kernel import derive as derive_forms
 
         closed, derivation = derive_forms(act, r, v1, v2)
-        results = tuple(Quantity(q_.name, q_.value, q_.description, *closed[q_.name], certified=q_.certified,
-                                 error_bound=q_.error_bound, exact=q_.exact)
-                        if q_.name in closed else q_ for q_ in results)
-    return Computation("kernel", inputs, digits, results, notes=tuple(notes), derivation=derivation)
-
-
-def _decide(evaluate, digits: int) -> dict[str, Any]:  # noqa: ANN001
-    """``evaluate(d)`` at rising ``d`` until every ball rounds to one text at ``digits``."""
-    from ..engine.rounding import ball_text
-
-    for extra in EXTRA:
-        balls = evaluate(digits + extra)
-        flat = [b for v in balls.values() for b in (v if isinstance(v, list) else [v]) if b is not None]
-        if all(ball_text(b, digits) is not None for b in flat):
-            return balls
-    raise PrecisionError(f"{digits} digits cannot be proven within the precision limit (a value on a rounding tie, "
-                         "a value that is 0 without a proof of it, or digits lost in a deep composition)")
-
-
-def _quantity(name: str, ball: Any, descriptions: Mapping[str, str] = DESCRIPTIONS) -> Quantity:
-    from ..engine.balls import ball_midpoint, ball_radius
-
-    if ball is None:  # +∞ (C''(1) where φ' jumps)
-        return Quantity(name, mpmath.inf, descriptions[name], certified=True, error_bound=mpmath.mpf(0))
-    if isinstance(ball, list):
-        return Quantity(name, [ball_midpoint(x) for x in ball], descriptions[name], certified=True,
-                        error_bound=max(ball_radius(x) for x in ball))
-    return Quantity(name, ball_midpoint(ball), descriptions[name], certified=True, error_bound=ball_radius(ball))
+    return certify("kernel", inputs=inputs, digits=digits, extra_digits=EXTRA, describe=DESCRIPTIONS,
+                   evaluate=lambda extra: _evaluate(act, r, v1, v2, local, layers, w, b, extra),
+                   closed=closed, notes=notes, derivation=derivation)
 
 
 def _evaluate(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, layers: int | None,
@@ -160,7 +128,7 @@ def _evaluate(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, 
             q = as_arb(q1)
             out["c_map_at_0"] = first["mean"] * first["mean"] / a
             out["c_map_slope_at_1"] = q * first["slope"] / a
-            out["c_map_curvature_at_1"] = None if curvature is None else q * q * curvature / a
+            out["c_map_curvature_at_1"] = INFINITY if curvature is None else q * q * curvature / a
             out["q_map_slope_at_1"] = first["cross"] / q
     if layers is not None:
         out["correlation_layers"] = _layers(act, rho, q1, q2, layers, w, b, digits)

@@ -17,10 +17,8 @@ from typing import Any
 
 from ..catalog import resolve
 from ..engine.numbers import as_number, to_text
-from ..errors import InputError, PrecisionError
-from ..result import Computation
-from .common import check_digits, whole
-from .kernel import _decide, _quantity
+from ..tier import Computation, InputError, PrecisionError, check_digits, prove, quantities, whole
+from .kernel import EXTRA
 
 COMMANDS = {"tat": "tat"}
 
@@ -71,7 +69,7 @@ def tat(
                              params=("target_slope",))
         eta = as_number(target_c0, "target_c0")
         inputs["target_c0"] = eta
-        balls = _decide(lambda d: _leaky(eta, layers, d), digits)
+        fields = prove(lambda d: _leaky(eta, layers, d), digits, extra_digits=EXTRA)
     else:
         if target_c0 is not None or target_slope is None:
             raise InputError("{target_slope} (DKS) applies to every activation but leaky_relu, which takes "
@@ -81,9 +79,10 @@ def tat(
             raise InputError(param="target_slope", allowed="greater than 1 (the network's C'(1) of DKS; 1 is the "
                              "identity map)", got=to_text(zeta))
         inputs["target_slope"] = zeta
-        balls = _decide(lambda d: _dks(act, zeta, layers, d), digits)
+        fields = prove(lambda d: _dks(act, zeta, layers, d), digits, extra_digits=EXTRA)
     notes = [f"phi(x) = {act.formula}"] if act.expression else []
-    return Computation("tat", inputs, digits, tuple(_quantity(n, b, DESCRIPTIONS) for n, b in balls.items()),
+    # In the order computed (DKS gives output_scale after the shifts).
+    return Computation("tat", inputs, digits, quantities({name: DESCRIPTIONS[name] for name in fields}, fields),
                        notes=tuple(notes))
 
 
@@ -114,7 +113,7 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
     from flint import ctx
 
     from ..engine.certified import BITS_PER_DIGIT, as_arb
-    from ..moments.dks import locate, prove
+    from ..moments.dks import locate, prove as prove_transform
 
     with ctx.workprec(int((digits + 20) * BITS_PER_DIGIT) + 64):
         target = (as_arb(zeta).log() / depth).exp()
@@ -125,7 +124,7 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
             a, b = locate(act, target, digits, shift)
         except PrecisionError:
             continue
-        balls = prove(act, target, a, b, digits, fixed)
+        balls = prove_transform(act, target, a, b, digits, fixed)
         with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
             return {"input_scale": balls["input_scale"], "input_shift": balls["input_shift"],
                     "output_shift": balls["output_shift"], "output_scale": balls["output_scale"],

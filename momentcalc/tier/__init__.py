@@ -39,10 +39,12 @@ a = ((1 − p)·(1 + p·s²))^(−1/2) and b = −a·p·s::
 0.16197097005757022 in doubles at p = 0.1.) Inputs are Fractions; ``exact_ball(x)`` makes a
 ball of any rational (python-flint does not mix Fractions and balls). Results that are exactly rational are passed as ``exact={"name": Fraction}``
 and rounded from the fraction itself. ``prove`` gives the proven fields without building a
-Computation, and ``quantities`` builds the Quantity objects from them. The computation is then
+Computation, and ``quantities`` builds the Quantity objects from them. A result may also be a
+list of balls (proven when all round) or ``INFINITY`` (+∞, proven by the computation's own
+argument); routines that take decimal digits instead of bits are driven with ``extra_digits``. The computation is then
 registered with the CLI by a ~15-line command function (see the README's CONTRIBUTING).
 
-Names (all keyword arguments where they have options): ``Precision``, ``certify``, ``prove``,
+Names (all keyword arguments where they have options): ``Precision``, ``certify``, ``prove``, ``INFINITY``,
 ``quantities``, ``exact_ball``, ``arb_precision``; inputs ``check_digits``, ``number``,
 ``positive``, ``whole``, ``probability``, ``choice``; Gaussian ``expectations``,
 ``expectation_balls``, ``gaussian_moments``, ``moment_balls``, ``exact_moments``,
@@ -61,7 +63,7 @@ from ..engine.precision import Precision, bits_for, digits_for, to_decimal
 from ..errors import InputError, PrecisionError
 from ..result import Check, Computation, Listing, Quantity, Sweep
 from .inputs import check_digits, choice, number, positive, probability, whole
-from .proof import certify, precision_of, prove, quantities
+from .proof import INFINITY, certify, precision_of, prove, quantities
 
 # Imported on first use (``momentcalc.tier.gaussian``): the quadrature and the Arb integrators.
 _GAUSSIAN = frozenset({
@@ -70,7 +72,7 @@ _GAUSSIAN = frozenset({
 })
 
 __all__ = [
-    "Check", "Computation", "InputError", "Listing", "Precision", "PrecisionError", "Quantity", "Sweep",
+    "INFINITY", "Check", "Computation", "InputError", "Listing", "Precision", "PrecisionError", "Quantity", "Sweep",
     "arb_precision", "bits_for", "certify", "check_digits", "choice", "digits_for", "exact_ball", "number",
     "positive", "precision_of", "probability", "prove", "quantities", "to_decimal", "whole", *sorted(_GAUSSIAN),
 ]

@@ -9,25 +9,49 @@ rational: a mean that symmetry makes exact) are given as ``exact`` and never eva
 balls. The answer is the ``Quantity`` fields of each name: the midpoint as ``value``,
 ``certified`` and the radius as ``error_bound`` (or the fraction itself as ``exact``).
 
+A value ``evaluate`` returns may also be a list of balls (a list result: per-layer correlations,
+Hermite coefficients; proven when every ball rounds, its ``error_bound`` the largest radius) or
+``INFINITY``, a value the computation has proven to be +∞ by its own argument (C''(1) of an
+activation whose derivative jumps), which is printed as ``inf``.
+
+Computations whose routines take decimal digits rather than bits (the bivariate kernels'
+quadratures) pass ``extra_digits``: ``evaluate`` is then called with ``digits + extra`` for each
+``extra`` in turn and sets its own Arb precision.
+
 ``certify`` does that and builds the ``Computation`` a command returns.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from ..engine.balls import arb_precision, exactly, proven
+from ..engine.balls import arb_precision, ball_midpoint, ball_radius, exactly, proven
 from ..engine.precision import Precision
-from ..engine.rounding import decide_all
+from ..engine.rounding import ball_text
+from ..errors import PrecisionError
 from ..result import Computation, Quantity
 from .inputs import check_digits
 
-# evaluate(bits) -> {name: arb ball}, computed at ``bits`` bits of Arb precision.
+# evaluate(bits) -> {name: arb ball, list of arb balls, or INFINITY}, computed at ``bits`` bits
+# of Arb precision (or at working digits, with ``extra_digits``).
 Evaluate = Callable[[int], Mapping[str, Any]]
 # Quantity keyword arguments of one proven value (``value``, ``certified``, ``error_bound``, …).
 Fields = dict[str, Any]
+
+
+class _Infinity:
+    """The type of ``INFINITY``: one value, printed as ``inf``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "INFINITY"
+
+
+# A result proven to be +∞ by the computation's own argument (not a ball: Arb's +inf is no proof).
+INFINITY = _Infinity()
 
 
 def precision_of(digits: int | Precision) -> Precision:
@@ -36,22 +60,66 @@ def precision_of(digits: int | Precision) -> Precision:
 
 
 def prove(evaluate: Evaluate | None, digits: int | Precision, *, exact: Mapping[str, Fraction | int] | None = None,
-          start_bits: int | None = None, what: str = "the results") -> dict[str, Fields]:
-    """The proven Quantity fields of every ball ``evaluate`` returns (and of every ``exact``
+          start_bits: int | None = None, extra_digits: Sequence[int] | None = None) -> dict[str, Fields]:
+    """The proven Quantity fields of every value ``evaluate`` returns (and of every ``exact``
     value), by name: the balls' order, then the exact values'."""
     precision = precision_of(digits)
     exact = {} if exact is None else dict(exact)
     fields: dict[str, Fields] = {}
     if evaluate is not None:
-        def balls(bits: int) -> dict[str, Any]:
-            with arb_precision(bits):
-                return {name: ball for name, ball in evaluate(bits).items() if name not in exact}
-
-        decided = decide_all(balls, precision.digits, precision.start_bits if start_bits is None else start_bits,
-                             precision.max_bits, what)
-        fields = {name: proven(ball) for name, ball in decided.items()}
+        if extra_digits is None:
+            decided = _by_bits(evaluate, precision, precision.start_bits if start_bits is None else start_bits,
+                               exact)
+        else:
+            decided = _by_digits(evaluate, precision.digits, extra_digits, exact)
+        fields = {name: _fields(value) for name, value in decided.items()}
     fields.update((name, exactly(Fraction(value))) for name, value in exact.items())
     return fields
+
+
+def _undecided(values: Mapping[str, Any], digits: int) -> list[str]:
+    """The names whose value does not round to one text at ``digits`` digits yet."""
+    return [name for name, value in values.items()
+            if value is not INFINITY and not all(ball_text(ball, digits) is not None
+                                                 for ball in (value if isinstance(value, list) else [value]))]
+
+
+def _by_bits(evaluate: Evaluate, precision: Precision, start: int, exact: Mapping[str, Any]) -> dict[str, Any]:
+    """``evaluate(bits)`` inside Arb precision ``bits``, doubled from ``start`` until every value
+    rounds; PrecisionError past ``precision.max_bits``."""
+    bits = start
+    while True:
+        with arb_precision(bits):
+            values = {name: value for name, value in evaluate(bits).items() if name not in exact}
+        undecided = _undecided(values, precision.digits)
+        if not undecided:
+            return values
+        if bits >= precision.max_bits:
+            raise PrecisionError(f"could not reach {precision.digits} correct digits of {', '.join(undecided)} "
+                                 f"within {precision.max_bits} bits of working precision")
+        bits = min(2 * bits, precision.max_bits)
+
+
+def _by_digits(evaluate: Evaluate, digits: int, extra_digits: Sequence[int], exact: Mapping[str, Any]) -> dict[str, Any]:
+    """``evaluate(digits + extra)`` for each of ``extra_digits`` until every value rounds."""
+    for extra in extra_digits:
+        values = {name: value for name, value in evaluate(digits + extra).items() if name not in exact}
+        if not _undecided(values, digits):
+            return values
+    raise PrecisionError(f"{digits} digits cannot be proven within the precision limit (a value on a rounding tie, "
+                         "a value that is 0 without a proof of it, or digits lost in a deep composition)")
+
+
+def _fields(value: Any) -> Fields:
+    """The Quantity fields of a decided ball, list of balls, or INFINITY."""
+    if value is INFINITY:
+        import mpmath
+
+        return {"value": mpmath.inf, "certified": True, "error_bound": mpmath.mpf(0)}
+    if isinstance(value, list):
+        return {"value": [ball_midpoint(ball) for ball in value], "certified": True,
+                "error_bound": max(ball_radius(ball) for ball in value)}
+    return proven(value)
 
 
 def quantities(describe: Mapping[str, str], fields: Mapping[str, Fields],
@@ -70,11 +138,11 @@ def certify(command: str, *, inputs: Mapping[str, Any], evaluate: Evaluate | Non
             describe: Mapping[str, str], exact: Mapping[str, Fraction | int] | None = None,
             closed: Mapping[str, tuple[str | None, str | None]] | None = None, notes: Iterable[str] = (),
             derivation: Iterable[tuple[str, str, str]] = (), extra: Mapping[str, Any] | None = None,
-            start_bits: int | None = None) -> Computation:
+            start_bits: int | None = None, extra_digits: Sequence[int] | None = None) -> Computation:
     """The Computation of ``command`` at ``inputs``: every ball of ``evaluate`` and every
     ``exact`` value proven to ``digits`` digits (``prove``), described by ``describe`` (which
     also fixes the order of the results; a name it lists that was not computed is left out)."""
     precision = precision_of(digits)
-    fields = prove(evaluate, precision, exact=exact, start_bits=start_bits)
+    fields = prove(evaluate, precision, exact=exact, start_bits=start_bits, extra_digits=extra_digits)
     return Computation(command, dict(inputs), precision.digits, quantities(describe, fields, closed),
                        notes=tuple(notes), derivation=tuple(derivation), extra=dict(extra or {}))
