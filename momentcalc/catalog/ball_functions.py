@@ -10,7 +10,8 @@ Forms are chosen to be meromorphic and free of cancellation on balls:
 
 * sigmoid(z) = (1 + tanh(z/2))/2, σ'(z) = sech²(z/2)/4 (no overflow of e^{−z});
 * mish: tanh(softplus(z)) = n/(n + 2) with n = e^z·(e^z + 2) (rational in e^z, no branch cut),
-  and mish' = n/(n + 2) + 4z·e^z·(1 + e^z)/(n + 2)² (sech²(softplus z)·σ(z) simplified);
+  and mish' = n/(n + 2) + 4z·e^z·(1 + e^z)/(n + 2)² (sech²(softplus z)·σ(z) simplified), in
+  e^{−z} for Re z > 0 (a box far right stays narrow);
 * softplus(z) = log1p(e^z), whose cut (1 + e^z ≤ 0) lies at Im z = ±π: boxes that reach it
   are refused when the integrator asks for an analytic evaluation;
 * gelu(z) = z·erfc(−z/√2)/2, gelu'(z) = erfc(−z/√2)/2 + z·e^{−z²/2}/√(2π).
@@ -57,19 +58,28 @@ _ONE = _m(lambda z, p: acb(1))
 _X = _m(lambda z, p: z)
 
 
-def _mish_parts(z: acb) -> tuple[acb, acb, acb]:
+def _mish_parts(z: acb) -> tuple[acb, acb]:
+    """(T, S) with T = tanh(softplus z) = n/(n + 2) and S = e^z·(1 + e^z)/(n + 2)², n = e^z·(e^z + 2).
+    For Re z > 0 in u = e^{−z}: T = (1 + 2u)/(1 + 2u + 2u²), S = u²·(1 + u)/(1 + 2u + 2u²)²
+    (the same rational functions; e^z of a box far right, |e^z| spread over more than a
+    factor 2, would hold 0 and make n/(n + 2) non-finite on every box the integrator tries)."""
+    if z.real.mid() > 0:
+        u = (-z).exp()
+        top = 1 + 2 * u
+        den = top + 2 * u * u
+        return top / den, u * u * (1 + u) / (den * den)
     e = z.exp()
-    n = e * (e + 2)
-    return e, n, n / (n + 2)
+    den = e * (e + 2) + 2
+    return 1 - 2 / den, e * (1 + e) / (den * den)
 
 
 def _mish(z: acb, p: Mapping[str, arb]) -> acb:
-    return z * _mish_parts(z)[2]
+    return z * _mish_parts(z)[0]
 
 
 def _mish_derivative(z: acb, p: Mapping[str, arb]) -> acb:
-    e, n, ratio = _mish_parts(z)
-    return ratio + 4 * z * e * (1 + e) / (n + 2) ** 2
+    ratio, slope = _mish_parts(z)
+    return ratio + 4 * z * slope
 
 
 def _normal_cdf(z: acb) -> acb:
