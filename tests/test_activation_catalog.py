@@ -13,7 +13,7 @@ from mpmath import mp
 
 from momentcalc.catalog import CATALOG, lookup, names, resolve
 from momentcalc.moments import gaussian_moments, moments_by_quadrature
-from momentcalc.engine.gaussian import gaussian_expectations
+from momentcalc.engine.gaussian_quadrature import gaussian_expectations
 from momentcalc.errors import InputError
 
 REQUIRED = ("identity", "relu", "relu2", "leaky_relu", "elu", "selu", "gelu", "gelu_tanh", "sigmoid",

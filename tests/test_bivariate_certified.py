@@ -15,7 +15,7 @@ from mpmath import mp
 from momentcalc.catalog import resolve
 from momentcalc.catalog.kernels import kernel
 from momentcalc.computations.meanfield import meanfield
-from momentcalc.moments.bivariate import cross_expectations
+from momentcalc.moments.bivariate_quadrature import cross_expectations
 from momentcalc.moments.bivariate_certified import cross_balls
 
 Q, C = Fraction(13, 10), Fraction(3, 5)
@@ -50,7 +50,7 @@ def test_balls_hold_the_closed_form_kernels(name, digits):
 
 @pytest.mark.parametrize("name, digits", [("tanh", 20), ("sigmoid", 30), ("mish", 20)])
 def test_balls_agree_with_quadrature(name, digits):
-    """Strip-analytic activations against the bivariate quadrature of ``moments.bivariate``
+    """Strip-analytic activations against the bivariate quadrature of ``moments.bivariate_quadrature``
     (mpmath, to ``digits``), and the ball at ``digits`` holds the one at ``digits`` + 25."""
     act = resolve(name, {})
     k, k1 = cross_balls(act, Q, C, digits)
@@ -109,7 +109,7 @@ def test_outside_the_route():
 
 def test_tanh_chaotic_c_star_certified_and_against_quadrature():
     """tanh at sigma_w2 = 2.5, sigma_b2 = 0.05 (chaotic): every result certified at 15 and 50
-    digits; the quadrature route (moments.bivariate, mpmath) finds the correlation map's
+    digits; the quadrature route (moments.bivariate_quadrature, mpmath) finds the correlation map's
     R(c) - c changing sign across the certified c* +- 1e-15, and its slope there gives the
     same depth_scale_c to 15 digits."""
     from momentcalc.engine.precision import to_decimal

@@ -13,8 +13,8 @@ from flint import arb, ctx
 from mpmath import mp
 
 from momentcalc.catalog import names, resolve
-from momentcalc.engine import certified
-from momentcalc.engine.certified import Integrand, Piece, Term, gaussian_expectation_ball, tail_bound
+from momentcalc.engine import gaussian_balls
+from momentcalc.engine.gaussian_balls import Integrand, Piece, Term, gaussian_expectation_ball, tail_bound
 from momentcalc.engine.rounding import decimal_text
 from momentcalc.errors import PrecisionError
 from momentcalc.moments import expectation_balls, moment_balls
@@ -123,7 +123,7 @@ def test_cancellation_beyond_reach_is_exit_3(cli, monkeypatch):
     """E[sin(40X)], X ~ N(0.3, 2.5²) = e^{−5000}·sin(12): beyond the precision limit, so exit 3
     (never digits that two precisions merely agree on). The limit is lowered to reach the
     same verdict sooner."""
-    monkeypatch.setattr(certified, "MAX_CANCELLATION_DIGITS", 150)
+    monkeypatch.setattr(gaussian_balls, "MAX_CANCELLATION_DIGITS", 150)
     run = cli("activation-moment", "sin(40*x)", "--mean", "0.3", "--std", "2.5", "--json")
     assert run.code == 3
     assert run.stdout.count("\n") <= 1 and "cancels" in run.json()["error"]["message"]
@@ -165,7 +165,7 @@ def test_a_dropped_tail_bound_would_be_caught(monkeypatch):
     L would be chosen too small and the ball would miss the mass beyond it."""
     ball = gaussian_expectation_ball(_x_squared(), mean=0, std=1, digits=20)
     assert ball.contains(1)
-    monkeypatch.setattr(certified, "tail_bound", lambda terms, L, mean, std: arb(0))
+    monkeypatch.setattr(gaussian_balls, "tail_bound", lambda terms, L, mean, std: arb(0))
     dropped = gaussian_expectation_ball(_x_squared(), mean=0, std=1, digits=20)
     assert not dropped.contains(1)
 
@@ -173,7 +173,7 @@ def test_a_dropped_tail_bound_would_be_caught(monkeypatch):
 def test_exact_zero_is_exit_3_not_digits(monkeypatch):
     """E[σ(Z) − σ(−Z)] = 0 exactly, which no ball can prove (parity is not provable from the
     tree here): PrecisionError rather than noise printed as digits."""
-    monkeypatch.setattr(certified, "MAX_CANCELLATION_DIGITS", 60)  # the same verdict, sooner
+    monkeypatch.setattr(gaussian_balls, "MAX_CANCELLATION_DIGITS", 60)  # the same verdict, sooner
     with pytest.raises(PrecisionError):
         expectation_balls("sigmoid(x) - 1/(1 + exp(x))", [(0, 1, 0)])
 
@@ -228,7 +228,7 @@ def test_asymptotic_gaussian_tail_holds_the_true_tail(u):
     """Q(u) from the bracketing series against mpmath's erfc at 60 digits (an independent
     route); Arb's own erfc gives 0 ± 2^(−10^41) from u ≈ 1e6 on."""
     with ctx.workprec(200):
-        ball = certified._gaussian_tail(arb(u), certified._density(arb(u)))
+        ball = gaussian_balls._gaussian_tail(arb(u), gaussian_balls._density(arb(u)))
     size = int(u.split("e")[1]) if "e" in u else len(u)
     with mp.workdps(10 * size + 60):  # mpmath's erfc far out loses about 2·log10(u) digits
         true = mpmath.erfc(mpmath.mpf(u) / mpmath.sqrt(2)) / 2
@@ -308,7 +308,7 @@ def test_log_power_integral_against_quadrature(k):
     with ctx.workprec(200), mp.workdps(40):
         delta = arb(2) ** -7
         exact = mpmath.quad(lambda u: mpmath.log(1 / u) ** k, [0, mpmath.mpf(2) ** -7])
-        assert contains(certified.log_power_integral(k, delta), exact, mpmath.mpf(10) ** -35)
+        assert contains(gaussian_balls.log_power_integral(k, delta), exact, mpmath.mpf(10) ** -35)
 
 
 def test_as_arb_takes_any_integral_type():
@@ -318,7 +318,7 @@ def test_as_arb_takes_any_integral_type():
     that is not an int stands in for mpz here."""
     import numbers
 
-    from momentcalc.engine.certified import as_arb
+    from momentcalc.engine.gaussian_balls import as_arb
 
     class Mpz:  # like gmpy2.mpz: an Integral that is no int subclass
         def __init__(self, v):

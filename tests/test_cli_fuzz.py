@@ -600,7 +600,7 @@ def test_an_exception_inside_arb_integration_is_raised_not_a_ball():
     """An error in an integrand called by Arb's C integrator must not leave a node undefined inside a narrow ball: it is raised after the integration."""
     from flint import arb, ctx
 
-    from momentcalc.engine.certified import Piece, _integrate_pieces
+    from momentcalc.engine.gaussian_balls import Piece, _integrate_pieces
 
     class Stop(BaseException):
         pass

@@ -135,7 +135,7 @@ def test_token_overlap_term_equals_bivariate_engine():
     """The Mehler expansion used for token overlaps: E[φ(x)φ(y)] at correlation ρ is
     m1² + ρ·E[ε·φ]² + ρ²/2·E[He_2·φ]² + O(ρ³) — against the engine's bivariate expectation."""
     from momentcalc.catalog import resolve
-    from momentcalc.moments.bivariate import cross_expectations
+    from momentcalc.moments.bivariate_quadrature import cross_expectations
 
     lam = mpmath.mpf("0.7")
     table = gau_full.hermite_table("gelu", None, lam)

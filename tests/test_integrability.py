@@ -1,6 +1,6 @@
 """An odd integrand's Gaussian expectation is 0 only when the integral converges absolutely:
 E[1/Z] diverges although 1/x is odd. The zeros by symmetry of user expressions need a proof
-of integrability (``engine.certified.integrable_enclosure``); without one, exit 2 (diverges)
+of integrability (``engine.gaussian_balls.integrable_enclosure``); without one, exit 2 (diverges)
 or 3 (cannot be proven), never a printed 0."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from flint import arb, ctx
 from mpmath import mp
 
 from momentcalc.catalog import resolve
-from momentcalc.engine.certified import NotCertified, integrable_enclosure, power_log_integral
+from momentcalc.engine.gaussian_balls import NotCertified, integrable_enclosure, power_log_integral
 from momentcalc.errors import InputError, PrecisionError
 from momentcalc.moments import expectation_balls, expectations, midpoint, radius
-from momentcalc.moments.certified import integrand, model_of
+from momentcalc.moments.activation_balls import integrand, model_of
 
 # Odd (parity proved from the tree) with a non-integrable singularity at 0 or away from it
 # (tan(x) at ±π/2, x/(x²−1) at ±1), or tails that are not Gaussian-integrable.

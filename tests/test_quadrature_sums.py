@@ -9,7 +9,7 @@ import mpmath
 from mpmath import mp
 from mpmath.libmp import mpf_gt, mpf_mul
 
-from momentcalc.engine.gaussian import _Accumulator
+from momentcalc.engine.gaussian_quadrature import _Accumulator
 
 
 def test_negligible_terms_are_decided_as_the_product_decides():

@@ -43,8 +43,8 @@ def test_the_remainder_bound_holds_where_it_is_not_negligible():
 
     from flint import arb, ctx
 
-    from momentcalc.engine.certified import normalise
-    from momentcalc.moments.certified import integrand, model_of
+    from momentcalc.engine.gaussian_balls import normalise
+    from momentcalc.moments.activation_balls import integrand, model_of
     from momentcalc.moments.tiny_mean import remainder_constant
 
     act = resolve("tanh")
@@ -60,7 +60,7 @@ def test_the_remainder_bound_holds_where_it_is_not_negligible():
 def test_a_catalog_activation_that_cannot_be_proven_is_not_searched_for_divergence():
     """Catalog activations grow at most polynomially (every moment finite): when their proof
     fails (erf --std 1e100000) exit 3 comes at once, without the 1.5 s divergence quadrature."""
-    from momentcalc.engine.certified import NotCertified
+    from momentcalc.engine.gaussian_balls import NotCertified
     from momentcalc.errors import PrecisionError
     import importlib
 

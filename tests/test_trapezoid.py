@@ -14,8 +14,8 @@ from mpmath import mp
 from momentcalc.catalog import resolve
 from momentcalc.catalog.ball_functions import STRIP_FUNCTIONS
 from momentcalc.engine import trapezoid
-from momentcalc.engine.certified import Term
-from momentcalc.moments.certified import trapezoid_balls
+from momentcalc.engine.gaussian_balls import Term
+from momentcalc.moments.activation_balls import trapezoid_balls
 from momentcalc.moments.expectations import expectations_by_quadrature
 
 def _c():
@@ -150,7 +150,7 @@ def test_even_integrands_summed_from_one_side():
     """At mean 0 the integrands x^a·φ^b·φ'^c that φ's parity makes even are summed over the
     right half of the nodes, doubled: the balls hold mpmath's quadrature (50 digits); only
     even integrands of an activation with a parity take that route."""
-    from momentcalc.moments.certified import _even
+    from momentcalc.moments.activation_balls import _even
 
     tanh, sigmoid = resolve("tanh", {}), resolve("sigmoid", {})
     assert _even(tanh, ((0, 2, 0), None)) and _even(tanh, ((1, 1, 0), None)) and _even(tanh, ((0, 0, 1), None))

@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 from flint import acb, arb, ctx
 
-from ..engine.certified import ExpTerm, Term, as_arb
+from ..engine.gaussian_balls import ExpTerm, Term, as_arb
 from .ball_parts import (  # noqa: F401  (softplus_ball, touches_log1p_cut: imported from here too)
     BallActivation,
     BallFn,
@@ -222,7 +222,7 @@ BALL_CLOSED_FORMS: dict[str, dict[str, Callable[[Mapping[str, arb]], arb]]] = {
 
 
 # Piecewise exp-polynomials (Σ c·x^j·e^{λx} between the kinks): their Gaussian expectations
-# are exact (``engine.certified.exp_poly_expectation``), no integral needed. For each entry:
+# are exact (``engine.gaussian_balls.exp_poly_expectation``), no integral needed. For each entry:
 # parameters -> (φ's pieces, φ''s pieces), one tuple of ExpTerms per interval between the kinks.
 def _selu_exp_poly(p: Mapping[str, arb]) -> tuple:
     lam, alpha = selu_constants()

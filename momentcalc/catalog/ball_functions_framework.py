@@ -21,7 +21,7 @@ from fractions import Fraction
 
 from flint import acb, arb
 
-from ..engine.certified import ExpTerm, Term, as_arb
+from ..engine.gaussian_balls import ExpTerm, Term, as_arb
 from .ball_parts import (
     BallActivation,
     StripFunctions,

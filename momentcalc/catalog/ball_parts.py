@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from flint import acb, arb
 
-from ..engine.certified import Term
+from ..engine.gaussian_balls import Term
 
 BallFn = Callable[[acb, Mapping[str, arb], bool], acb]  # (z, parameters, analytic) -> acb
 

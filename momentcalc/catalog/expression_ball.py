@@ -1,6 +1,6 @@
 """User expressions on Arb balls: the tree as an acb function (with its kinks resolved into
 analytic branches), and a growth bound of |φ| derived from the tree, for the certified
-Gaussian expectations (``engine.certified``).
+Gaussian expectations (``engine.gaussian_balls``).
 
 * ``compile_ball(node, choices)`` turns the tree into (z, analytic) -> acb. abs, max/min (and
   sign, step in derivatives) are the kinks: where ``choices`` fixes the sign of their argument
@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 from flint import acb, arb, ctx
 
-from ..engine.certified import LocalBound, NotCertified, Term, as_arb
+from ..engine.gaussian_balls import LocalBound, NotCertified, Term, as_arb
 from .ball_functions import softplus_ball, touches_log1p_cut
 from .expression_calculus import _sub, derivative
 from .expression_tree import ONE, Node

@@ -1,6 +1,6 @@
 """``hermite``: the normalized probabilists' Hermite coefficients of an activation, proven.
 
-    coefficients[k] = a_k = E[φ(Z)·He_k(Z)]/√(k!),  k < N      (``moments.hermite``)
+    coefficients[k] = a_k = E[φ(Z)·He_k(Z)]/√(k!),  k < N      (``moments.hermite_coefficients``)
     energy          = Σ_{k<N} a_k²
     second_moment   = E[φ(Z)²] = Σ_k a_k²                      (Parseval)
     tail_bound      = second_moment − energy = Σ_{k≥N} a_k²     (the energy left out)
@@ -76,9 +76,9 @@ def hermite(
 def _evaluate(act: Any, count: int, rho: Any, digits: int) -> dict[str, Any]:
     from flint import arb, ctx
 
-    from ..engine.certified import BITS_PER_DIGIT, as_arb
+    from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
     from ..moments.exact import exact_expectations
-    from ..moments.hermite import coefficient_balls, exact_squares
+    from ..moments.hermite_coefficients import coefficient_balls, exact_squares
     from ..moments.kernel_maps import gaussian_balls
 
     coefficients = coefficient_balls(act, count, digits)

@@ -110,7 +110,7 @@ def _evaluate(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, 
               w: Fraction, b: Fraction, digits: int) -> dict[str, Any]:
     from flint import ctx
 
-    from ..engine.certified import BITS_PER_DIGIT
+    from ..engine.gaussian_balls import BITS_PER_DIGIT
     from ..moments.kernel_maps import curvature_ball, kernel_pair, local_balls
 
     nngp, ntk = kernel_pair(act, rho, q1, q2, digits)
@@ -119,7 +119,7 @@ def _evaluate(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, 
     curvature = curvature_ball(act, q1, digits) if local else None
     out: dict[str, Any] = {}
     with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
-        from ..engine.certified import as_arb
+        from ..engine.gaussian_balls import as_arb
 
         out["nngp"], out["ntk_derivative"] = nngp, ntk
         out["correlation_out"] = nngp / (first["second_moment"] * second["second_moment"]).sqrt()
@@ -140,7 +140,7 @@ def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w:
     """ρ at layers 0..L, each layer's q and ρ as balls."""
     from flint import arb, ctx
 
-    from ..engine.certified import BITS_PER_DIGIT, as_arb
+    from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
     from ..moments.kernel_maps import gaussian_balls, nngp_over
 
     bits = int((digits + 10) * BITS_PER_DIGIT) + 64

@@ -89,7 +89,7 @@ def tat(
 def _leaky(eta: Fraction, depth: int, digits: int) -> dict[str, Any]:
     from flint import arb, ctx
 
-    from ..engine.certified import BITS_PER_DIGIT, as_arb
+    from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
     from ..moments.transforms import network_c0_ball, reachable_c0, tat_negative_slope
 
     with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64 + 8 * depth):
@@ -112,7 +112,7 @@ def _leaky(eta: Fraction, depth: int, digits: int) -> dict[str, Any]:
 def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
     from flint import ctx
 
-    from ..engine.certified import BITS_PER_DIGIT, as_arb
+    from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
     from ..moments.dks import locate, prove as prove_transform
 
     with ctx.workprec(int((digits + 20) * BITS_PER_DIGIT) + 64):

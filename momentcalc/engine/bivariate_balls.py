@@ -19,7 +19,7 @@ u₁ = a·W + b·V₁ and u₂ = a·W + b·V₂, so
   then errs by at most 2M₀e^{κβ²}/(e^{2πβ/h} − 1) (Trefethen & Weideman, "The exponentially
   convergent trapezoidal rule", SIAM Review 56 (2014), Theorem 5.1), taken at β = π/(κh):
   about 2M₀·e^{−π²/(κh²)}. Its nodes beyond |w| > L are bounded by the tail of
-  Q(|w|) = E_V[P(a|w| + b|V|)²] ≥ ψ(a·w)² (``certified.tail_bound``, each term checked
+  Q(|w|) = E_V[P(a|w| + b|V|)²] ≥ ψ(a·w)² (``gaussian_balls.tail_bound``, each term checked
   decreasing beyond L, so h·Σ_{|j|h>L} ≤ ∫_{|w|>L});
 * inner: ψ at the outer nodes, each as a ball that holds the exact value — from the caller
   (``smoothing``: a closed form, e.g. for piecewise exp-polynomials), or for g analytic in the
@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 from flint import arb, ctx
 
-from .certified import Term, tail_bound
+from .gaussian_balls import Term, tail_bound
 from .convolution import FixedWeights
 from .trapezoid import A_MAX, _decreasing_from, strip_integral_bound
 

@@ -14,9 +14,9 @@ with two errors, both bounded, never estimated:
   coefficients, from the catalog), a = min(w/std, A_MAX), |z| ≤ |mean| + std·|t| + w and
   |e^{−(t+ib)²/2}| ≤ e^{a²/2}·e^{−t²/2}, so M ≤ e^{a²/2}·E[P(|mean| + w + std·|T|)], a sum of
   absolute normal moments E|T|^j = (j − 1)·E|T|^{j−2} (E|T|⁰ = 1, E|T| = √(2/π));
-* truncation: |g(x)| ≤ Σ growth terms on the real line (``engine.certified.Term``); beyond
+* truncation: |g(x)| ≤ Σ growth terms on the real line (``engine.gaussian_balls.Term``); beyond
   L = N·h the terms' bound G(t) decreases (checked), so h·Σ_{k>N} G(kh) ≤ ∫_L^∞ G, which
-  ``engine.certified.tail_bound`` bounds (both tails).
+  ``engine.gaussian_balls.tail_bound`` bounds (both tails).
 
 The nodes are equispaced, so e^{P(x)} (P a polynomial the caller names, e^x by default) and the
 Gaussian weights come by recurrence (multiplications only): x_k = mean + std·h·k is linear in k,
@@ -35,7 +35,7 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
-from .certified import Term, UnboundedTail, as_arb, normalise, tail_bound
+from .gaussian_balls import Term, UnboundedTail, as_arb, normalise, tail_bound
 
 # The strip half-width in t is capped: e^{a²/2} in M grows faster than e^{2πa/h} helps.
 A_MAX = 4

@@ -20,7 +20,7 @@ works. ``params`` sets catalog parameters by name (``{"slope": "0.2"}`` for leak
 Values are mpf carrying guard digits beyond ``digits``: closed forms where the catalog has one
 (under N(0, 1)), exact zeros by symmetry (of integrals proven to converge absolutely),
 otherwise Gaussian quadrature split at the kinks
-(``engine.gaussian``) with its error checked against the digits; expressions are evaluated at
+(``engine.gaussian_quadrature``) with its error checked against the digits; expressions are evaluated at
 two precisions that must agree. Errors: InputError with ``param`` (``"std"``,
 ``"activation"``, …) for bad arguments and divergent integrals, PrecisionError when the digits
 cannot be reached. ``exact_moments`` gives the results that are rational as Fractions (a value

@@ -25,7 +25,7 @@ from flint import arb, ctx
 
 from ..catalog import Activation
 from ..catalog.expression_tree import Node
-from ..engine.certified import as_arb, narrow
+from ..engine.gaussian_balls import as_arb, narrow
 from .exact_start import EXACT_RAISES, exact_start_bits
 from .monomials import Monomial
 

@@ -13,7 +13,7 @@ Which activations:
   0 → iy → x + iy, |erf'(z)| ≤ (2/√π)·e^{y²}): ψ by the lattice trapezoidal rule;
 * piecewise exp-polynomials (``catalog.ball_functions.EXP_POLYNOMIALS``: relu, leaky_relu,
   elu, selu, relu2, identity): ψ(m) = E[φ(m + b·V)] in closed form on balls
-  (``engine.certified.exp_poly_expectation``) at each outer node;
+  (``engine.gaussian_balls.exp_poly_expectation``) at each outer node;
 
 * user expressions analytic near the real line, of polynomial growth
   (``moments.bivariate_expression``: bounds from the tree on real and complex boxes): ψ by the
@@ -32,7 +32,7 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from ..catalog import Activation
-from ..engine.certified import BITS_PER_DIGIT, ExpTerm, Term, as_arb, exp_poly_expectation, exp_poly_product
+from ..engine.gaussian_balls import BITS_PER_DIGIT, ExpTerm, Term, as_arb, exp_poly_expectation, exp_poly_product
 from ..engine.bivariate_balls import Strip, bivariate_balls
 
 # Goals lowered (cancellation: a value far below the integrand's size) at most this often.

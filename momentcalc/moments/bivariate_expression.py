@@ -55,7 +55,7 @@ class ExpressionRoute:
 
     def _real_polys(self) -> list[list[arb]] | None:
         from ..catalog.expression_ball import growth_terms
-        from ..engine.certified import NotCertified, as_arb
+        from ..engine.gaussian_balls import NotCertified, as_arb
 
         out = []
         with ctx.workprec(BOX_BITS):
@@ -83,7 +83,7 @@ class ExpressionRoute:
         key = (width, k)
         if key not in self._boxes:
             with ctx.workprec(BOX_BITS):
-                from ..engine.certified import as_arb
+                from ..engine.gaussian_balls import as_arb
 
                 centre, half = as_arb(2 * k * TILE), as_arb(TILE)
                 z = acb(arb(centre, half), arb(0, as_arb(width))) if width else acb(arb(centre, half))
@@ -113,7 +113,7 @@ class ExpressionRoute:
         """The widest strip of ``WIDTHS`` whose boxes are finite on |Re z| ≤ ``reach``, None if
         none is."""
         from ..engine.bivariate_balls import Strip
-        from ..engine.certified import as_arb
+        from ..engine.gaussian_balls import as_arb
 
         for width in WIDTHS:
             if self._sup(width, reach) is None:

@@ -33,7 +33,7 @@ from typing import Any
 from flint import arb, ctx
 
 from ..catalog import Activation
-from ..engine.certified import BITS_PER_DIGIT, as_arb
+from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
 from ..errors import PrecisionError
 
 # The Gaussian expectations F needs: μ, E[φ²], E[φ'²], E[Xφφ'], E[φφ'], E[Xφ'], E[φ'].

@@ -1,6 +1,6 @@
 """Where an exact (closed-form) expectation starts its precision, and how often it doubles it:
 shared by the closed-form routes (``abs_powers``, ``laurent``, ``normal_cdf``) and
-``certified``, which tries them."""
+``activation_balls``, which tries them."""
 
 from __future__ import annotations
 

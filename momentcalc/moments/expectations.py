@@ -2,7 +2,7 @@
 (the summary activation-moment, gau-scale, init and verify report).
 
 Each value is correct to the requested digits: closed forms where the catalog has them,
-otherwise the quadrature of ``engine.gaussian`` with its error checked against the digits. A
+otherwise the quadrature of ``engine.gaussian_quadrature`` with its error checked against the digits. A
 user expression may cancel internally, and a variance that cancels needs its mean and each
 φ(x) − mean to more digits: those are evaluated again with more digits until two evaluations
 agree.
@@ -117,12 +117,12 @@ class _CheckTooLong(Exception):
 
 
 def _certified(act: Activation, mean: Number, std: Number, digits: int, prove, compute):  # type: ignore[no-untyped-def]
-    """``prove()`` → balls that round to one text at ``digits`` digits (``certified``). Where
+    """``prove()`` → balls that round to one text at ``digits`` digits (``activation_balls``). Where
     no proof can be made (no growth bound for the tails, a singular point on the path, a
     growth bound not integrable), the quadrature route ``compute`` decides whether the
     integral diverges (InputError, exit 2, as it always has); otherwise PrecisionError
     (exit 3): a value that cannot be proven is not printed."""
-    from ..engine.certified import NotCertified, UnboundedTail
+    from ..engine.gaussian_balls import NotCertified, UnboundedTail
 
     if act.expression:
         from ..catalog.expressions import check_defined
@@ -230,7 +230,7 @@ def expectation_balls(
 def _proven_expectations(act: Activation, mean: Number, std: Number, digits: int,
                          monomials: tuple[Monomial, ...]) -> list[Any]:
     from ..catalog.expression_twins import catalog_twin
-    from .certified import proven_expectations
+    from .activation_balls import proven_expectations
 
     route = catalog_twin(act, digits) or act  # a catalog entry's formula: its own route (at high digits)
     return _certified(act, mean, std, digits,
@@ -240,7 +240,7 @@ def _proven_expectations(act: Activation, mean: Number, std: Number, digits: int
 
 def _proven_summary(act: Activation, mean: Number, std: Number, digits: int, derivative: bool) -> dict[str, Any]:
     from ..catalog.expression_twins import catalog_twin
-    from .certified import summary_balls
+    from .activation_balls import summary_balls
 
     route = catalog_twin(act, digits) or act  # a catalog entry's formula: its own route (at high digits)
     return _certified(act, mean, std, digits,

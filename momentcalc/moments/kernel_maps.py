@@ -39,7 +39,7 @@ from typing import Any
 from flint import acb, arb, ctx
 
 from ..catalog import Activation
-from ..engine.certified import BITS_PER_DIGIT, as_arb
+from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
 from ..errors import PrecisionError
 from .monomials import Monomial, vanishes
 
@@ -236,7 +236,7 @@ def _mirrored_exp_poly(act: Activation, q: Fraction | arb, digits: int) -> tuple
     (c·x^k·e^{λx} at −x is c·(−1)^k·x^k·e^{−λx}); a product that vanishes on every piece (relu,
     relu6) gives an exact 0."""
     from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
-    from ..engine.certified import ExpTerm, exp_poly_expectation, exp_poly_product
+    from ..engine.gaussian_balls import ExpTerm, exp_poly_expectation, exp_poly_product
 
     if act.expression or act.name not in EXP_POLYNOMIALS:
         return None
@@ -286,7 +286,7 @@ def curvature_ball(act: Activation, q: Fraction | arb, digits: int) -> arb | Non
     from ..catalog.expression_calculus import derivative
     from ..catalog.expressions import tree_activation
     from ..catalog.formulas import tree_of
-    from .certified import model_of
+    from .activation_balls import model_of
 
     with ctx.workprec(128):
         branches = model_of(act, Fraction(0)).branches(arb(-KINK_REACH), arb(KINK_REACH))

@@ -15,7 +15,7 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from ..catalog import Activation
-from ..engine.certified import as_arb, narrow
+from ..engine.gaussian_balls import as_arb, narrow
 from ..engine.reciprocal import half_line_moments, reachable
 from .exact_start import EXACT_RAISES, exact_start_bits
 from .monomials import Monomial

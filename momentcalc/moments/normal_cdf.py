@@ -18,7 +18,7 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from ..catalog import Activation
-from ..engine.certified import as_arb, narrow
+from ..engine.gaussian_balls import as_arb, narrow
 from .exact_start import exact_start_bits
 from .monomials import Monomial
 

@@ -2,7 +2,7 @@
 
 ``Evaluation`` holds what the integrands need — φ and φ' (or the catalog's shared pair) with
 the parameters at the precision in use, and the break points where the Gaussian integral is
-split — and integrates any monomials with ``engine.gaussian``. Closed forms (under N(0, 1))
+split — and integrates any monomials with ``engine.gaussian_quadrature``. Closed forms (under N(0, 1))
 and exact zeros by symmetry are taken from the catalog instead of integrating.
 """
 
@@ -14,7 +14,7 @@ import mpmath
 from mpmath import mp
 
 from ..catalog import Activation
-from ..engine.gaussian import DivergentIntegral, gaussian_edge, gaussian_expectations
+from ..engine.gaussian_quadrature import DivergentIntegral, gaussian_edge, gaussian_expectations
 from ..engine.numbers import Number, to_mpf
 from ..errors import PrecisionError
 from .monomials import NAMES, Monomial, integrand, needs_derivative, vanishes

@@ -23,7 +23,7 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
-from ..engine.certified import BITS_PER_DIGIT, NotCertified, Term, UnboundedTail, as_arb, narrow, normalise, tail_bound
+from ..engine.gaussian_balls import BITS_PER_DIGIT, NotCertified, Term, UnboundedTail, as_arb, narrow, normalise, tail_bound
 from ..errors import PrecisionError
 
 # |m|/s below 2^−(bits of the digits + MARGIN_BITS) counts as tiny: u·K/|E1| must stay below
@@ -48,7 +48,7 @@ def remainder_constant(terms: tuple[Term, ...], std: arb) -> arb:
     for term in terms:
         c, a, b = as_arb(term.c), as_arb(term.a) + 1 / std, as_arb(term.b)
         shifted += [Term(c, term.k, a, b), Term(2 * c / (std * std), term.k + 2, a, b)]
-    # The completed square's centre of each term (engine.certified._term_tail, mean 0): beyond
+    # The completed square's centre of each term (engine.gaussian_balls._term_tail, mean 0): beyond
     # it the tail bound applies; below it, the terms are increasing in |x|.
     L = 1
     for term in shifted:

@@ -22,7 +22,7 @@ from typing import Any
 
 from flint import arb, ctx
 
-from ..engine.certified import BITS_PER_DIGIT, as_arb
+from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
 from ..errors import PrecisionError
 
 ROOT_GUARD = 6

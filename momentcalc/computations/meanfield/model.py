@@ -14,7 +14,7 @@ A fully connected layer h' = W·φ(h) + b with W_ij ~ N(0, σ_w²/fan_in), b_i ~
 package, bivariate ones from the catalog's closed-form kernels where they exist, else from
 the midpoints of ``moments.bivariate_certified``'s balls (0 < c < 1, activations analytic in
 a strip or piecewise exp-polynomial, expressions analytic near the real line), else from
-``moments.bivariate``'s quadrature.
+``moments.bivariate_quadrature``'s quadrature.
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ class Model:
             found = cross_values(self.act, q, c, digits, slope_digits)
             if found is not None:
                 return found
-        from ...moments.bivariate import cross_expectations
+        from ...moments.bivariate_quadrature import cross_expectations
 
         return cross_expectations(self.act, q, c, digits)
 

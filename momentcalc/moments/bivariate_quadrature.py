@@ -2,7 +2,7 @@
 (u₁, u₂) centred Gaussian with variance q each and correlation c (mean-field theory's
 correlation map, Poole et al. 2016; Schoenholz et al. 2017).
 
-The quadrature is ``engine.bivariate`` (smoothing decomposition; a lattice product trapezoid
+The quadrature is ``engine.bivariate_smoothing`` (smoothing decomposition; a lattice product trapezoid
 rule for analytic φ, the adaptive rule split at the kinks otherwise). Kinks are the catalog's,
 and for an expression the zeros of its critical parts (abs, sqrt, … arguments); near-zeros of
 denominators, where the one-dimensional rule also splits, are left out, as φ is analytic there.
@@ -19,8 +19,8 @@ import mpmath
 from mpmath import mp
 
 from ..catalog import Activation
-from ..engine.bivariate import INNER_EXTRA_DIGITS
-from ..engine.gaussian import gaussian_edge
+from ..engine.bivariate_smoothing import INNER_EXTRA_DIGITS
+from ..engine.gaussian_quadrature import gaussian_edge
 from ..errors import PrecisionError
 
 
@@ -38,7 +38,7 @@ def kinks(act: Activation, q: mpmath.mpf) -> tuple[mpmath.mpf, ...]:
 def cross_expectations(act: Activation, q: mpmath.mpf, c: mpmath.mpf, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(E[φ(u₁)φ(u₂)], E[φ'(u₁)φ'(u₂)]) to ``digits`` digits, at the current precision;
     q > 0, c in [−1, 1]."""
-    from ..engine.bivariate import bivariate_expectations
+    from ..engine.bivariate_smoothing import bivariate_expectations
 
     p = act.param_values()
     if act.pair is not None:
@@ -61,7 +61,7 @@ def _closed_form_smoothing(act: Activation, digits: int):  # type: ignore[no-unt
         return None
     from flint import ctx
 
-    from ..engine.certified import as_arb
+    from ..engine.gaussian_balls import as_arb
     from .bivariate_certified import exp_poly_smoothing
     from .expectations import midpoint
 

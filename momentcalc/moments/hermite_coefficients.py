@@ -24,7 +24,7 @@ from flint import arb, ctx
 
 from ..catalog import Activation
 from ..catalog.formulas import vanishing_coefficient
-from ..engine.certified import BITS_PER_DIGIT, as_arb
+from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
 
 
 def hermite_weights(k: int) -> dict[int, int]:

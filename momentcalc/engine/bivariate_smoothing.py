@@ -9,7 +9,7 @@ a = sqrt(q·|c|), b = sqrt(q·(1 − |c|)) and the sign of c. Then
 an outer Gaussian expectation of products of inner ones (the inner mean is the shared part
 a·W, the inner std the private part b). ψ is a Gaussian smoothing of g, analytic even where g
 has kinks, so the outer integral is a plain trapezoid sum; the inner ones are split at g's
-kinks. Both levels are ``engine.gaussian`` sums with their own convergence tests: the inner
+kinks. Both levels are ``engine.gaussian_quadrature`` sums with their own convergence tests: the inner
 values to ``digits + 3`` significant digits, the outer sum to ``digits``.
 
 c = 0 factorises (E[g]²); c = ±1 reduces to the univariate E[g(u)·g(±u)].
@@ -23,7 +23,7 @@ import mpmath
 from mpmath import mp
 
 from ..errors import PrecisionError
-from .gaussian import gaussian_expectations
+from .gaussian_quadrature import gaussian_expectations
 
 Smoothing = Callable[[mpmath.mpf], list[mpmath.mpf]]
 # Inner expectations carry this many more digits than the outer sum needs.

@@ -1,5 +1,5 @@
 """Certified moments of φ(Z), Z ~ N(mean, std²): every value an Arb ball whose radius proves
-its digits (``engine.certified`` integrates, ``catalog.ball_functions`` and
+its digits (``engine.gaussian_balls`` integrates, ``catalog.ball_functions`` and
 ``catalog.expression_ball`` give φ and φ' on balls).
 
     mean = E[φ(Z)],  second_moment = E[φ(Z)²],  derivative_second_moment = E[φ'(Z)²],
@@ -25,7 +25,7 @@ from ..catalog import Activation
 from ..catalog.expression_ball import poly_mul
 from ..catalog.expression_tree import ZERO, Node
 from .monomials import Monomial
-from ..engine.certified import (
+from ..engine.gaussian_balls import (
     Branch,
     Integrand,
     LocalBound,
@@ -359,9 +359,9 @@ def exp_poly_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Frac
 
 
 def exp_poly_shape(shape: Shape, f: Sequence, d: Sequence) -> tuple:
-    """x^a·φ^b·φ'^c (or (φ − centre)²) as an exp-polynomial (``engine.certified.ExpTerm``s),
+    """x^a·φ^b·φ'^c (or (φ − centre)²) as an exp-polynomial (``engine.gaussian_balls.ExpTerm``s),
     from φ and φ' as exp-polynomials."""
-    from ..engine.certified import ExpTerm, exp_poly_product
+    from ..engine.gaussian_balls import ExpTerm, exp_poly_product
 
     (a, b, c), centre = shape
     if centre is not None:
@@ -378,7 +378,7 @@ def _exact_ball(pieces: Callable[[], list | None], mean: Fraction, std: Fraction
     """E[g(X)] exactly for the piecewise exp-polynomial g that ``pieces()`` builds at the
     working precision ((low, high, terms) each; None: not one), at a precision doubled until
     the ball is narrow against its value; PrecisionError when it stays around 0."""
-    from ..engine.certified import exp_poly_expectation
+    from ..engine.gaussian_balls import exp_poly_expectation
 
     bits = exact_start_bits(digits, mean, std)
     for _ in range(EXACT_RAISES):
@@ -399,7 +399,7 @@ def _polynomial_ball(act: Activation, monomial: Monomial, mean: Fraction, std: F
     as a one-piece exp-polynomial; None for other expressions."""
     from ..catalog.expression_ball import polynomial_terms
     from ..catalog.expression_calculus import derivative
-    from ..engine.certified import ExpTerm
+    from ..engine.gaussian_balls import ExpTerm
 
     def pieces() -> list | None:
         f = polynomial_terms(act.tree)
@@ -418,9 +418,9 @@ def _exactly_zero(act: Activation, model: Model, monomial: Monomial, mean: Fract
     and c > 0; or when the integrand is odd (``monomials.vanishes``) under a centred Gaussian
     and its integral converges absolutely: catalog entries are bounded by their growth
     bounds and have no singular points; for an expression (1/x is odd, E[1/X] diverges),
-    ``engine.certified.integrable_enclosure`` proves it or raises NotCertified or
+    ``engine.gaussian_balls.integrable_enclosure`` proves it or raises NotCertified or
     UnboundedTail (the caller then decides whether the integral diverges)."""
-    from ..engine.certified import integrable_enclosure
+    from ..engine.gaussian_balls import integrable_enclosure
     from .monomials import vanishes
 
     if act.expression and monomial[2] and model.flat:
@@ -481,7 +481,7 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
     (``engine.trapezoid``), each with relative radius ≤ 10^−(digits+3); None for other
     activations, or when the rule would need too many nodes (a very large std)."""
     from ..catalog.ball_functions import STRIP_FUNCTIONS
-    from ..engine.certified import BITS_PER_DIGIT, MAX_CANCELLATION_DIGITS, _bulk_size, _log2, tail_start
+    from ..engine.gaussian_balls import BITS_PER_DIGIT, MAX_CANCELLATION_DIGITS, _bulk_size, _log2, tail_start
     from ..engine.trapezoid import trapezoid_expectations, working_bits
 
     spec = None if act.expression else STRIP_FUNCTIONS.get(act.name)
