@@ -23,7 +23,7 @@ Seed 001: BERT passes 0.02; ``bert_ratio`` = 0.02 / std says how that compares
 Every result is proven: exact rationals where they are rational (the lecun and xavier
 variances, he's when E[act(Z)²] is rational, and any square root that comes out rational),
 Arb balls otherwise — E[act(Z)²] from the certified moments, gamma from the certified
-truncated normal — rounded only when the whole ball rounds alike (``rounding.decide_all``).
+truncated normal — rounded only when the whole ball rounds alike (``tier.prove``).
 """
 
 from __future__ import annotations
@@ -37,14 +37,11 @@ import mpmath
 from ..defaults import BERT_STD, TRUNCATION
 from ..defaults import INIT as DEFAULTS
 from ..engine import normal_balls
-from ..engine.balls import arb_precision, exact_ball, exactly, max_bits, proven, start_bits
-from ..engine.bits import digits_for
 from ..engine.numbers import Number, as_number, rational_sqrt
 from ..engine.precision import MAX_INTERNAL_DIGITS
-from ..engine.rounding import decide_all
-from ..errors import InputError
-from ..result import Computation, Quantity
-from .common import check_digits, choice, whole
+from ..tier import (
+    Computation, InputError, Precision, check_digits, choice, digits_for, exact_ball, prove, quantities, whole,
+)
 from .residual_scaling import RESIDUALS, residual_scaling
 
 # CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
@@ -195,34 +192,33 @@ def init(
                 known["residual_std"] = residual_std
 
     def evaluate(bits: int) -> dict[str, Any]:
-        with arb_precision(bits):
-            if kind == "he":
-                square_ball = _second_moment_ball(act, exact, digits, bits - first_bits)
-                variance_ball = 1 / (square_ball * exact_ball(n_in))
-                values = {"gain": 1 / square_ball.sqrt()}
-            else:
-                variance_ball = exact_ball(variance)
-                values = {}
-            std = variance_ball.sqrt()
-            values.update(variance=variance_ball, std=std)
-            if draw == "uniform":
-                values["bound"] = (3 * variance_ball).sqrt()
-            elif draw == "truncnorm":
-                t = exact_ball(TRUNCATION)
-                _, _, gamma = normal_balls.truncated_moments(-TRUNCATION, TRUNCATION, bits)
-                to_pass = std / gamma.sqrt()
-                values["bound"] = t * to_pass
-                values["std_to_pass"] = to_pass
-            values["bert_ratio"] = exact_ball(BERT_STD) / std
-            if scaling is not None:
-                scale = scaling.scale.ball()
-                values.update(residual_scale=scale, residual_std=std * scale)
-                if scaling.embedding is not None:
-                    values["embedding_scale"] = scaling.embedding.ball()
-            return {name: ball for name, ball in values.items() if name not in known}
+        if kind == "he":
+            square_ball = _second_moment_ball(act, exact, digits, bits - first_bits)
+            variance_ball = 1 / (square_ball * exact_ball(n_in))
+            values = {"gain": 1 / square_ball.sqrt()}
+        else:
+            variance_ball = exact_ball(variance)
+            values = {}
+        std = variance_ball.sqrt()
+        values.update(variance=variance_ball, std=std)
+        if draw == "uniform":
+            values["bound"] = (3 * variance_ball).sqrt()
+        elif draw == "truncnorm":
+            t = exact_ball(TRUNCATION)
+            _, _, gamma = normal_balls.truncated_moments(-TRUNCATION, TRUNCATION, bits)
+            to_pass = std / gamma.sqrt()
+            values["bound"] = t * to_pass
+            values["std_to_pass"] = to_pass
+        values["bert_ratio"] = exact_ball(BERT_STD) / std
+        if scaling is not None:
+            scale = scaling.scale.ball()
+            values.update(residual_scale=scale, residual_std=std * scale)
+            if scaling.embedding is not None:
+                values["embedding_scale"] = scaling.embedding.ball()
+        return values
 
-    first_bits = start_bits(digits)
-    balls = decide_all(evaluate, digits, first_bits, max_bits())
+    first_bits = Precision(digits).start_bits
+    fields = prove(evaluate, digits, start_bits=first_bits, exact=known)
     order = ["gain"] if kind == "he" else []
     order += ["variance", "std", *(["bound"] if draw != "normal" else []),
               *(["std_to_pass"] if draw == "truncnorm" else []), "bert_ratio"]
@@ -249,13 +245,9 @@ def init(
 
         bound = resolve(act, exact) if act is not None else None
         closed, derivation = derive_forms(kind, draw, n_in, n_out, bound, act)
-    results = tuple(
-        Quantity(name, description=BOUND_DESCRIPTIONS[draw] if name == "bound" else DESCRIPTIONS[name],
-                 **dict(zip(("closed_form", "latex"), closed.get(name, (None, None)))),
-                 **(exactly(known[name]) if name in known else proven(balls[name])))
-        for name in order
-    )
-    return Computation("init", inputs, digits, results, notes=tuple(notes), derivation=derivation)
+    describe = {name: BOUND_DESCRIPTIONS[draw] if name == "bound" else DESCRIPTIONS[name] for name in order}
+    return Computation("init", inputs, digits, quantities(describe, fields, closed), notes=tuple(notes),
+                       derivation=derivation)
 
 
 def layers_name(residual: str | None) -> str:

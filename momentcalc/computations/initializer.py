@@ -27,13 +27,12 @@ from typing import Any
 
 from ..catalog.initializers import BY_NAME, CATALOG, HALF, INF, Draw, Initializer, Product, RuleError, float32
 from ..engine import normal_balls
-from ..engine.balls import arb_precision, exact_ball, exactly, max_bits, proven, start_bits
+from ..engine.balls import exactly
 from ..engine.numbers import Number, as_number, quoted
 from ..engine.precision import to_decimal
-from ..engine.rounding import ball_text, decide_all
-from ..errors import InputError
-from ..result import Computation, Listing, Quantity
-from .common import check_digits, whole
+from ..engine.rounding import ball_text
+from ..tier import Computation, InputError, Listing, Quantity, check_digits, exact_ball, prove, quantities, whole
+from ..tier.proof import Fields
 
 # CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
 COMMANDS = {"initializer": "initializer", "initializers": "catalog_listing"}
@@ -196,8 +195,8 @@ def _above(x: Fraction | float, bits: int) -> Any:
     return 1 - normal_balls.upper_tail(-x, bits)
 
 
-def _balls(draw: Draw, digits: int) -> tuple[dict[str, Any], dict[str, Fraction]]:
-    """The proven results as balls, and those known exactly as rationals."""
+def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
+    """The proven results' Quantity fields: from balls, or from the rationals known exactly."""
     ratio = _ratio(draw.sigma, draw.nominal)
     exact: dict[str, Fraction] = {}
     if draw.family == "point":  # every value is draw.mean
@@ -206,13 +205,12 @@ def _balls(draw: Draw, digits: int) -> tuple[dict[str, Any], dict[str, Fraction]
         nominal = _exact(draw.nominal)
         if nominal is not None:
             exact["nominal_std"] = nominal
-            return {}, exact
+            return prove(None, digits, exact=exact)
 
         def nominal_only(bits: int) -> dict[str, Any]:
-            with arb_precision(bits):
-                return {"nominal_std": _tame(_ball(draw.nominal), bits)}
+            return {"nominal_std": _tame(_ball(draw.nominal), bits)}
 
-        return decide_all(nominal_only, digits, start_bits(digits), max_bits()), exact
+        return prove(nominal_only, digits, exact=exact)
     truncated = draw.family == "truncated_normal"
     symmetric = (not truncated or draw.low == -draw.high) and not draw.atoms
     if symmetric:
@@ -242,37 +240,36 @@ def _balls(draw: Draw, digits: int) -> tuple[dict[str, Any], dict[str, Fraction]
     def evaluate(bits: int) -> dict[str, Any]:
         from flint import arb
 
-        with arb_precision(bits):
-            sigma = _ball(draw.sigma)
-            values: dict[str, Any] = {"nominal_std": _ball(draw.nominal)}
-            if truncated:
-                z, shift, gamma = normal_balls.truncated_moments(draw.low, draw.high, bits)
-                root = gamma.sqrt()
-                values.update(effective_std=sigma * root, effective_mean=exact_ball(draw.mean) + sigma * shift,
-                              effective_ratio=_ball(ratio) * root, normal_std=sigma,
-                              excluded_mass=_below(draw.low, bits) + _above(draw.high, bits))
-                if draw.atoms:  # the mixture: atoms with their probabilities, the rest truncated normal
-                    rest = 1 - sum(p for _, p in draw.atoms)
-                    mean = values["effective_mean"]
-                    first = exact_ball(sum(p * x for x, p in draw.atoms)) + exact_ball(rest) * mean
-                    second = (exact_ball(sum(p * x * x for x, p in draw.atoms))
-                              + exact_ball(rest) * (sigma * sigma * gamma + mean * mean))
-                    std = (second - first * first).sqrt()
-                    values.update(effective_std=std, effective_mean=first, effective_ratio=std / values["nominal_std"])
-                for end, where in (("low", draw.low), ("high", draw.high)):
-                    if where not in (INF, -INF):
-                        values[end] = exact_ball(draw.mean) + sigma * exact_ball(where)
+        sigma = _ball(draw.sigma)
+        values: dict[str, Any] = {"nominal_std": _ball(draw.nominal)}
+        if truncated:
+            z, shift, gamma = normal_balls.truncated_moments(draw.low, draw.high, bits)
+            root = gamma.sqrt()
+            values.update(effective_std=sigma * root, effective_mean=exact_ball(draw.mean) + sigma * shift,
+                          effective_ratio=_ball(ratio) * root, normal_std=sigma,
+                          excluded_mass=_below(draw.low, bits) + _above(draw.high, bits))
+            if draw.atoms:  # the mixture: atoms with their probabilities, the rest truncated normal
+                rest = 1 - sum(p for _, p in draw.atoms)
+                mean = values["effective_mean"]
+                first = exact_ball(sum(p * x for x, p in draw.atoms)) + exact_ball(rest) * mean
+                second = (exact_ball(sum(p * x * x for x, p in draw.atoms))
+                          + exact_ball(rest) * (sigma * sigma * gamma + mean * mean))
+                std = (second - first * first).sqrt()
+                values.update(effective_std=std, effective_mean=first, effective_ratio=std / values["nominal_std"])
+            for end, where in (("low", draw.low), ("high", draw.high)):
+                if where not in (INF, -INF):
+                    values[end] = exact_ball(draw.mean) + sigma * exact_ball(where)
+        else:
+            values.update(effective_std=sigma, effective_ratio=_ball(ratio))
+            if draw.family == "normal":
+                values["normal_std"] = sigma
             else:
-                values.update(effective_std=sigma, effective_ratio=_ball(ratio))
-                if draw.family == "normal":
-                    values["normal_std"] = sigma
-                else:
-                    root3 = arb(3).sqrt()
-                    values.update(low_sigma=-root3, high_sigma=root3, low=exact_ball(draw.mean) - root3 * sigma,
-                                  high=exact_ball(draw.mean) + root3 * sigma)
-            return {name: _tame(ball, bits) for name, ball in values.items() if name not in exact}
+                root3 = arb(3).sqrt()
+                values.update(low_sigma=-root3, high_sigma=root3, low=exact_ball(draw.mean) - root3 * sigma,
+                              high=exact_ball(draw.mean) + root3 * sigma)
+        return {name: _tame(ball, bits) for name, ball in values.items()}
 
-    return decide_all(evaluate, digits, start_bits(digits), max_bits()), exact
+    return prove(evaluate, digits, exact=exact)
 
 
 def _tame(ball: Any, bits: int) -> Any:
@@ -396,13 +393,8 @@ def initializer(
         raise InputError(error.message + f" ({entry.name})", param=error.argument,
                          params=_placeholders(error.message)) from None
 
-    balls, exact = _balls(draw, digits)
-    results: dict[str, Quantity] = {}
-    for key in DESCRIPTIONS:
-        if key in exact:
-            results[key] = Quantity(key, description=DESCRIPTIONS[key], **exactly(exact[key]))
-        elif key in balls:
-            results[key] = Quantity(key, description=DESCRIPTIONS[key], **proven(balls[key]))
+    fields = _proven(draw, digits)
+    results = {quantity.name: quantity for quantity in quantities(DESCRIPTIONS, fields)}
     if draw.family != "uniform":
         import mpmath
 
@@ -415,13 +407,14 @@ def initializer(
                 results[end] = Quantity(end, description=DESCRIPTIONS[end], **fields)
     order = ("effective_std", "effective_mean", "nominal_std", "effective_ratio", "low_sigma", "high_sigma",
              "normal_std", "low", "high", "excluded_mass")
-    quantities = tuple(results[key] for key in order if key in results)
+    ordered = tuple(results[key] for key in order if key in results)
 
     text = {key: _code(q.rounded_from, digits) for key, q in results.items()}
     text["mean"] = _code(draw.mean, digits)
     negligible = draw.family == "truncated_normal" and results["excluded_mass"].value < NEGLIGIBLE_MASS
-    ratio_text = (ball_text(balls["effective_ratio"], NOTE_DIGITS) if "effective_ratio" in balls else None) \
-        or to_decimal(results["effective_ratio"].rounded_from, digits)
+    ratio = results["effective_ratio"]
+    ratio_text = (ball_text(ratio.value, NOTE_DIGITS, ratio.error_bound) if ratio.exact is None else None) \
+        or to_decimal(ratio.rounded_from, digits)
     notes = [note.replace("{effective_ratio}", ratio_text)
              for note in (*draw.notes, *entry.notes, *entry.family_notes.get(draw.family, ()))]
     if negligible:
@@ -432,7 +425,7 @@ def initializer(
     inputs: dict[str, Number | str] = {"name": entry.name}
     inputs.update(values)
     inputs.update(fans)
-    return Computation("initializer", inputs, digits, quantities, notes=tuple(notes),
+    return Computation("initializer", inputs, digits, ordered, notes=tuple(notes),
                        derivation=derivation(draw) if derive else (),
                        extra={"equivalents": list(equivalents(entry, draw, text, negligible))})
 

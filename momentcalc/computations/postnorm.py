@@ -21,7 +21,7 @@ ratio at growing precision; it prints as the whole number it is.
 
 Every result is proven: exact rationals where they are rational (d² always is unless alpha is
 DeepNet's irrational (2L)^(1/4)), Arb balls rounded only when the whole ball rounds alike
-(``rounding.decide_all``) otherwise; the branch weights are proven element by element
+(``tier.prove``) otherwise; the branch weights are proven element by element
 (``postnorm_series``).
 """
 
@@ -34,12 +34,9 @@ from typing import Any
 import mpmath
 
 from ..defaults import POSTNORM_DECAY as DEFAULTS
-from ..engine.balls import arb_precision, exactly, max_bits, proven, start_bits
+from ..engine.balls import arb_precision, exactly
 from ..engine.numbers import Number, as_number, to_mpf, to_text
-from ..engine.rounding import decide_all
-from ..errors import InputError, PrecisionError
-from ..result import Computation, Quantity
-from .common import check_digits
+from ..tier import Computation, InputError, Precision, PrecisionError, Quantity, check_digits, prove
 from .deepnet import ARCHES, Root, deepnet
 from .postnorm_series import GeometricWeights
 
@@ -112,17 +109,18 @@ def postnorm_decay(
     scheme_parts = _Scheme(form, depth, s, given_alpha, configs.get("deepnorm_alpha"))
     exact = scheme_parts.exact_results(depth, s)
 
+    exact.update({name: value for name, value in config_exact.items() if value is not None})
+
     def evaluate(bits: int) -> dict[str, Any]:
-        with arb_precision(bits):
-            _c, square, d = scheme_parts.ball_parts()
-            values = {"decay": d, "identity_weight": square ** (depth // 2) * (d if depth % 2 else 1)}
-            if form == "deepnorm":
-                values["alpha"] = scheme_parts.alpha_ball()
-                values.update({name: root.ball() for name, root in configs.items() if config_exact[name] is None})
-            return {name: ball for name, ball in values.items() if name not in exact}
+        _c, square, d = scheme_parts.ball_parts()
+        values = {"decay": d, "identity_weight": square ** (depth // 2) * (d if depth % 2 else 1)}
+        if form == "deepnorm":
+            values["alpha"] = scheme_parts.alpha_ball()
+            values.update({name: root.ball() for name, root in configs.items() if config_exact[name] is None})
+        return values
 
     # The power's radius grows with the depth: log2(depth) more bits from the start.
-    balls = decide_all(evaluate, digits, start_bits(digits) + depth.bit_length(), max_bits())
+    fields = prove(evaluate, digits, start_bits=Precision(digits).start_bits + depth.bit_length(), exact=exact)
     weights = GeometricWeights(depth, scheme_parts.parts, digits, scheme_parts.exact_parts, scheme_parts.ball_parts)
     reach = scheme_parts.depth_to_threshold(t)
 
@@ -133,11 +131,9 @@ def postnorm_decay(
 
         closed, derivation = derive_forms(depth, s, t, form, given_alpha, configs)
 
-    exact.update({name: value for name, value in config_exact.items() if value is not None})
-
     def quantity(name: str, description: str, **value: Any) -> Quantity:
         if not value:
-            value = proven(balls[name]) if name in balls else exactly(exact[name])
+            value = fields[name]
         return Quantity(name, description=description, **dict(zip(("closed_form", "latex"), closed.get(name, (None, None)))),
                         **value)
 

@@ -42,14 +42,11 @@ from mpmath import mp
 
 from ..defaults import SELU_SOLVE as DEFAULTS
 from ..engine import normal, normal_balls
-from ..engine.balls import arb_precision, ball_midpoint, exact_ball, max_bits, proven, start_bits
 from ..engine.numbers import Number, as_number, to_mpf, to_text
 from ..engine.precision import stable, working_dps
 from ..engine.roots import find_root
-from ..engine.rounding import decide_all, decimal_text
-from ..errors import InputError, PrecisionError
-from ..result import Computation, Quantity
-from .common import check_digits, positive
+from ..engine.rounding import decimal_text
+from ..tier import Computation, InputError, PrecisionError, check_digits, exact_ball, positive, prove, quantities
 
 # CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
 COMMANDS = {"selu-solve": "selu_solve"}
@@ -300,45 +297,38 @@ def selu_solve(
     low, high = _check_reachable(mean, var, in_mean, in_std)
 
     def evaluate(bits: int) -> dict[str, Any]:
-        with arb_precision(bits):
-            lam, alpha = closed_form_ball(pieces_ball(in_mean, in_std, bits), mean, second)
-            return {"lambda": lam, "alpha": alpha, "saturation": -lam * alpha}
+        lam, alpha = closed_form_ball(pieces_ball(in_mean, in_std, bits), mean, second)
+        return {"lambda": lam, "alpha": alpha, "saturation": -lam * alpha}
 
-    balls = decide_all(evaluate, digits, start_bits(digits), max_bits())
+    fields = prove(evaluate, digits)
     # SPEC: the residual of the two equations at the *reported* λ and α, i.e. at the rounded
     # decimals, evaluated exactly on those decimals (in balls, and proven like the rest).
     # (Arb reads a decimal as a ball around it: 1e+2171472409 needs no 10^2171472409.)
-    shown = {name: decimal_text(ball_midpoint(balls[name]), digits) for name in ("lambda", "alpha")}
+    shown = {name: decimal_text(fields[name]["value"], digits) for name in ("lambda", "alpha")}
 
     def evaluate_residual(bits: int) -> dict[str, Any]:
         from flint import arb
 
-        with arb_precision(bits):
-            p = pieces_ball(in_mean, in_std, bits)
-            lam, alpha = arb(shown["lambda"]), arb(shown["alpha"])
-            first = lam * (p.m1 + alpha * p.a) - exact_ball(mean)
-            second_eq = lam * lam * (p.m2 + alpha * alpha * p.b) - exact_ball(second)
-            return {"residual": abs(first).max(abs(second_eq))}
+        p = pieces_ball(in_mean, in_std, bits)
+        lam, alpha = arb(shown["lambda"]), arb(shown["alpha"])
+        first = lam * (p.m1 + alpha * p.a) - exact_ball(mean)
+        second_eq = lam * lam * (p.m2 + alpha * alpha * p.b) - exact_ball(second)
+        return {"residual": abs(first).max(abs(second_eq))}
 
-    balls.update(decide_all(evaluate_residual, digits, start_bits(digits), max_bits()))
-    alpha = ball_midpoint(balls["alpha"])
+    fields.update(prove(evaluate_residual, digits))
     forms: dict[str, tuple[str, str]] = {}
     derivation: tuple[tuple[str, str, str], ...] = ()
     if derive:
         from ..symbolic.selu import derive as derive_forms
 
-        derivation, forms = derive_forms(mean, var, in_mean, in_std, alpha, digits)
-    results = tuple(
-        Quantity(name, description=DESCRIPTIONS[name], **dict(zip(("closed_form", "latex"), forms.get(name, (None, None)))),
-                 **proven(balls[name]))
-        for name in DESCRIPTIONS
-    )
+        derivation, forms = derive_forms(mean, var, in_mean, in_std, fields["alpha"]["value"], digits)
     notes = (
         f"reachable mean/std ratios for this input: ({low}, {high}); each is reached by exactly "
         "one (lambda, alpha), since the ratio of selu(Z) falls strictly as alpha grows",
     )
     inputs = {"target_mean": mean, "target_var": var, "input_mean": in_mean, "input_std": in_std}
-    return Computation("selu-solve", inputs, digits, results, notes=notes, derivation=derivation)
+    return Computation("selu-solve", inputs, digits, quantities(DESCRIPTIONS, fields, forms), notes=notes,
+                       derivation=derivation)
 
 
 def solve_mpmath(target_mean: Fraction, target_var: Fraction, input_mean: Fraction, input_std: Fraction,
