@@ -24,10 +24,8 @@ from ..catalog import resolve
 from ..defaults import ACTIVATION_MOMENT as DEFAULTS
 from ..engine.balls import exactly
 from ..engine.numbers import as_number
-from ..errors import InputError
 from ..moments import SUMMARY, exact_moments, gaussian_moments, midpoint, moment_balls, radius
-from ..result import Computation, Listing, Quantity
-from .common import check_digits
+from ..tier import Computation, InputError, Listing, check_digits, quantities
 
 # CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
 COMMANDS = {"activation-moment": "activation_moment", "activations": "catalog_listing"}
@@ -88,18 +86,14 @@ def activation_moment(
     # Every value is the midpoint of an Arb ball that rounds to one text at ``digits``
     # digits (its radius is the proven error bound), or a rational, rounded exactly.
     exact = exact_moments(act, mean=mu, std=sigma)
-    results = tuple(
-        Quantity(key, values[key], DESCRIPTIONS[key], *closed.get(key, (None, None)),
-                 certified=True, error_bound=radius(balls[key]))
-        if key not in exact else
-        Quantity(key, description=DESCRIPTIONS[key], closed_form=closed.get(key, (None, None))[0],
-                 latex=closed.get(key, (None, None))[1], **exactly(exact[key]))
-        for key in RESULTS
-    )
+    fields = {key: exactly(exact[key]) if key in exact else
+              {"value": values[key], "certified": True, "error_bound": radius(balls[key])} for key in RESULTS}
     notes = ()
     if act.expression:
         notes = (f"phi(x) = {act.formula}",)
-    return Computation("activation-moment", inputs, digits, results, notes=notes, derivation=derivation)
+    return Computation("activation-moment", inputs, digits,
+                       quantities({key: DESCRIPTIONS[key] for key in RESULTS}, fields, closed), notes=notes,
+                       derivation=derivation)
 
 
 __all__ = ["activation_moment", "catalog_listing", "RESULTS", "DESCRIPTIONS"]
