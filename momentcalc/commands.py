@@ -9,8 +9,8 @@ sources of ``momentcalc.computations`` (modules and sub-packages) and
 ``momentcalc.verification`` — without importing them, so reading the table costs about a
 millisecond — and everything that lists commands reads this table: the Python API
 (``momentcalc.truncnorm``, imported on first use), ``verify``'s registry, the snapshot cases'
-and the README's tests. The CLI registers every module of ``momentcalc.cli.commands``
-(found by listing that package), and a test holds it to this table; so adding a command
+and the README's tests. The CLI's modules (``momentcalc.cli.commands``, each imported when its command is
+called) register their commands, and a test holds them to this table; so adding a command
 touches its computation module, its CLI function, its tests and the README, and no list.
 
 >>> [c.function for c in commands() if c.name in ("truncnorm", "selu-solve")]

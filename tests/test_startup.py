@@ -58,40 +58,51 @@ def test_install_keeps_an_imported_flint():
     assert proc.stdout.strip() == "ok"
 
 
-def _main_output(monkeypatch, capsys, argv: list[str], build_all: bool) -> tuple[int, str, str]:
-    import pytest
-
-    import importlib
-
-    app_module = importlib.import_module("momentcalc.cli.app")
-
-    if build_all:
-        monkeypatch.setattr(app_module, "only_the_invoked", lambda commands, argv: commands)
-    monkeypatch.setattr(sys, "argv", ["momentcalc", *argv])
-    with pytest.raises(SystemExit) as exit_info:
-        app_module.main()
-    out, err = capsys.readouterr()
-    return exit_info.value.code, out, err
+LAZY = """
+import json, sys
+from tests import cli_runner
+outcomes = []
+for args in CASES:
+    cli_runner.command.cache_clear()  # the group built afresh, as each process builds it
+    outcomes.append([*cli_runner.run(args), sorted(m for m in sys.modules if m.startswith("momentcalc.cli.commands."))])
+print(json.dumps(outcomes))
+"""
 
 
-def test_building_only_the_invoked_command_changes_no_output(monkeypatch, capsys):
-    """main() builds only the command argv names (start-up): help, errors and results are
-    byte for byte what the whole group gives."""
-    from momentcalc.cli.app import app
+def test_importing_only_the_invoked_command_changes_no_output():
+    """A process imports and builds only the command argv names (start-up): help, errors and
+    results are byte for byte what the group with every command gives, and the command list of
+    ``--help`` keeps its order whichever commands were imported first."""
+    from pathlib import Path
 
-    cases = [[c.name, "--help"] for c in app.registered_commands]
-    cases += [["truncnorm", "--bogus"], ["truncnorm", "--json", "--digits", "5"], ["truncnrm"], ["--help"],
-              ["activation-moment"], ["selu-solve", "--target-mean", "0.9"]]
-    for argv in cases:
-        lazy = _main_output(monkeypatch, capsys, argv, build_all=False)
-        full = _main_output(monkeypatch, capsys, argv, build_all=True)
-        monkeypatch.undo()
-        assert lazy == full, argv
+    import typer
+
+    from momentcalc.cli import app, commands
+    from tests import cli_runner
+
+    commands.load_all()
+    cases = [["truncnorm", "--json", "--digits", "5"], ["selu-solve", "--target-mean", "0.9"], ["truncnorm", "--bogus"],
+             ["kernel", "--help"], ["--help"], ["truncnrm"], ["activation-moment"]]
+    cases += [[name, "--help"] for name in commands.table()]
+    code = LAZY.replace("CASES", repr(cases))
+    root = str(Path(__file__).resolve().parent.parent)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
+    lazy = json.loads(proc.stdout)
+    assert lazy[0][3] == ["momentcalc.cli.commands.truncnorm"]  # the first call imported one module
+    assert lazy[1][3] == ["momentcalc.cli.commands.selu", "momentcalc.cli.commands.truncnorm"]
+    full = typer.main.get_command(app)
+    assert list(full.commands) == list(commands.table())
+    for args, (code_, out, err, _) in zip(cases, lazy):
+        cli_runner.command.cache_clear()
+        assert (code_, out, err) == cli_runner.run(args), args
+    cli_runner.command.cache_clear()
 
 
-def test_only_the_invoked_command_is_built():
-    from momentcalc.cli.app import app, only_the_invoked
+def test_the_table_names_the_module_that_registers_each_command():
+    from momentcalc.cli import app, commands
 
-    assert [c.name for c in only_the_invoked(app.registered_commands, ["truncnorm", "--json"])] == ["truncnorm"]
-    assert only_the_invoked(app.registered_commands, ["--json", "truncnorm"]) is app.registered_commands
-    assert only_the_invoked(app.registered_commands, []) is app.registered_commands
+    commands.load_all()
+    registered = [info.name for info in app.registered_commands]
+    assert sorted(registered) == sorted(commands.table())
+    for info in app.registered_commands:
+        assert info.callback.__module__ == commands.table()[info.name], info.name

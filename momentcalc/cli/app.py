@@ -1,6 +1,6 @@
 """The Typer application: its global options and the entry point. The commands register
-themselves on ``app`` (``momentcalc.cli.commands`` imports every module it holds); this module
-imports none of them."""
+themselves on ``app`` when their module is imported, which the group does for the command it
+is asked for (``momentcalc.cli.commands``); this module imports none of them."""
 
 from __future__ import annotations
 
@@ -11,8 +11,16 @@ import typer
 from .._version import __version__
 from .group import MomentcalcGroup
 
+
+class Group(MomentcalcGroup):
+    """The group of ``app``: its commands register on ``app`` as they are imported."""
+
+    def typer_app(self) -> typer.Typer:
+        return app
+
+
 app = typer.Typer(
-    cls=MomentcalcGroup,
+    cls=Group,
     name="momentcalc",
     help=(
         "Analytic moment calculator for neural-network initialization: truncated-normal "
@@ -49,31 +57,12 @@ def _main(
 def main() -> None:
     """Console-script entry point.
 
-    Typer builds a click command (every parameter's converter and callback) for each registered
-    command before it parses anything: about 10 ms for the dozen commands. When the first
-    argument names a command exactly, only that command is registered for this run — the group
-    still has its callback and options, so parsing, help and errors are the same; anything
-    else (``--help``, ``--version``, a misspelt command, shell completion) builds them all."""
-    import sys
-
+    No command is imported yet: the group imports and builds only the one that argv names
+    (``cli.group.LazyCommands``); ``--help``, a misspelt command and shell completion list
+    them all."""
     from . import child
     from .streams import prepare_streams
 
     prepare_streams()
     child.ENABLED = True  # computations run in a child process under OS limits (not on import: tests)
-    everything = app.registered_commands
-    app.registered_commands = only_the_invoked(everything, sys.argv[1:])
-    try:
-        app()
-    finally:
-        app.registered_commands = everything
-
-
-def only_the_invoked(commands: list, argv: list[str]) -> list:
-    """The one command ``argv[0]`` names, or every command."""
-    import os
-
-    if not argv or any(key.startswith("_MOMENTCALC") for key in os.environ):  # shell completion
-        return commands
-    chosen = [c for c in commands if c.name == argv[0]]
-    return chosen if len(chosen) == 1 else commands
+    app()

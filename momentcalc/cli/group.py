@@ -13,7 +13,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import MethodType
 from typing import Any
 
@@ -134,12 +134,95 @@ def first_sentence(text: str) -> str:
     return " ".join(_SENTENCE_END.split(" ".join(paragraph.split()), maxsplit=1)[0].split()).rstrip(".")
 
 
+class LazyCommands(dict):
+    """The group's commands (name -> click command), imported and built when asked for.
+
+    Looking one name up (what a call does) imports only the module that registers it, found in
+    ``cli.commands.table()``, and builds only its click command; anything that lists them
+    (iterating, ``keys``, ``items``, ``values``, ``len``: ``--help``, completion, a misspelt
+    command's suggestions) imports and builds them all, in ``table()``'s order, which is the
+    order an import of every module registers them in. Commands already registered on the app
+    (a process that imported them) are there from the start."""
+
+    def __init__(self, built: Any, typer_app: Callable[[], Any]) -> None:
+        super().__init__(built)
+        self._typer_app = typer_app  # the Typer app the modules register on
+        self._complete = False
+
+    def _build_registered(self) -> None:
+        from typer.main import get_command_from_info
+
+        app = self._typer_app()
+        for info in app.registered_commands:
+            if info.name is not None and not dict.__contains__(self, info.name):
+                dict.__setitem__(self, info.name, get_command_from_info(
+                    info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=app.rich_markup_mode))
+
+    def _one(self, name: Any) -> None:
+        if not self._complete and isinstance(name, str) and not dict.__contains__(self, name):
+            from . import commands
+
+            if commands.load(name):
+                self._build_registered()
+
+    def _all(self) -> None:
+        if self._complete:
+            return
+        from . import commands
+
+        commands.load_all()
+        self._build_registered()
+        order = {name: i for i, name in enumerate(commands.table())}
+        built = sorted(dict.items(self), key=lambda item: order.get(item[0], len(order)))
+        dict.clear(self)
+        dict.update(self, built)
+        self._complete = True
+
+    def get(self, name: Any, default: Any = None) -> Any:
+        self._one(name)
+        return super().get(name, default)
+
+    def __getitem__(self, name: Any) -> Any:
+        self._one(name)
+        return super().__getitem__(name)
+
+    def __contains__(self, name: Any) -> bool:
+        self._one(name)
+        return super().__contains__(name)
+
+    def __iter__(self) -> Iterator[Any]:
+        self._all()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._all()
+        return super().__len__()
+
+    def keys(self) -> Any:
+        self._all()
+        return super().keys()
+
+    def items(self) -> Any:
+        self._all()
+        return super().items()
+
+    def values(self) -> Any:
+        self._all()
+        return super().values()
+
+
 class MomentcalcGroup(TyperGroup):
     """TyperGroup whose ``main`` owns exit codes and error output, and whose help uses the
-    terminal's real width: the command list is never cut with "…" and examples never split."""
+    terminal's real width: the command list is never cut with "…" and examples never split.
+    Its commands are imported as they are asked for (``LazyCommands``), registering on the
+    Typer app that ``typer_app()`` returns (``cli.app`` defines it)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.commands = LazyCommands(self.commands, self.typer_app)
+
+    def typer_app(self) -> Any:
+        raise NotImplementedError
         # click caps help at 80 columns; wrap at the real width instead (inherited by commands).
         self.context_settings.setdefault("max_content_width", 100_000)
 

@@ -368,6 +368,7 @@ def computing_command(
         command.__annotations__ = {p.name: p.annotation for p in parameters}
         command.__doc__ = function.__doc__
         command.__name__ = function.__name__
+        command.__module__ = function.__module__  # the module that registers it (cli.commands.table)
         app.command(name, **command_kwargs)(command)
         return function
 
