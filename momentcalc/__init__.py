@@ -1,21 +1,22 @@
 """momentcalc: analytic moment calculator for neural-network initialization theory.
 
-The computations are plain functions returning a ``Computation``, whose values are mpmath
-numbers carrying guard digits (round them with ``momentcalc.engine.precision.to_decimal``)::
+The computations are plain functions with keyword arguments (but for what the command is
+about: the activation, the initializer's name) returning a ``Computation``, whose values are
+mpmath numbers carrying guard digits; ``result[name].decimal(digits)`` rounds one as printed::
 
     >>> import mpmath
     >>> from momentcalc import truncnorm
     >>> r = truncnorm(std="0.02", digits=20)
     >>> mpmath.almosteq(r.value("std"), mpmath.mpf("0.02") * mpmath.sqrt(r.value("gamma")))  # std = 0.02·sqrt(gamma)
     True
-    >>> from momentcalc.engine.precision import to_decimal
-    >>> len(to_decimal(r.value("gamma"), 20).removeprefix("0."))  # 20 significant digits
+    >>> len(r["gamma"].decimal(20).removeprefix("0."))  # 20 significant digits
     20
 
 Gaussian expectations of any activation are the building block ``expectations`` (see
 ``momentcalc.moments``)::
 
     >>> from momentcalc import expectations
+    >>> from momentcalc.tier import to_decimal
     >>> [to_decimal(v, 6) for v in expectations("relu", [(0, 1, 0), (0, 2, 0)], digits=6)]
     ['0.398942', '0.500000']
 

@@ -38,3 +38,18 @@ def test_every_command_has_a_snapshot_case_and_a_readme_section():
     for entry in commands():
         assert entry.name in cased, entry.name
         assert f"momentcalc {entry.name}" in README, entry.name
+
+
+# What a function is about may come first, positionally; everything else is keyword-only.
+SUBJECTS = {"activation", "name", "paths", "values", "monomials"}
+
+
+def test_public_functions_take_their_options_by_keyword():
+    import inspect
+
+    for name in momentcalc.__all__:
+        if name == "__version__":
+            continue
+        positional = [p.name for p in inspect.signature(getattr(momentcalc, name)).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        assert set(positional) <= SUBJECTS, (name, positional)

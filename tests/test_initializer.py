@@ -150,7 +150,7 @@ def expected_std(family, closed):
 
 @pytest.mark.parametrize(("name", "args", "fan_in", "fan_out", "family", "closed"), CASES, ids=IDS)
 def test_closed_form_at_30_digits(name, args, fan_in, fan_out, family, closed):
-    result = initializer(name, args, fan_in, fan_out, digits=DIGITS)
+    result = initializer(name, arguments=args, fan_in=fan_in, fan_out=fan_out, digits=DIGITS)
     want = expected_std(family, closed)
     got = result.value("effective_std")
     with mpmath.workdps(DIGITS + 10):
@@ -184,7 +184,7 @@ def draw(family, closed, mean, rng):
 
 @pytest.mark.parametrize(("name", "args", "fan_in", "fan_out", "family", "closed"), CASES, ids=IDS)
 def test_effective_std_against_sampling(name, args, fan_in, fan_out, family, closed):
-    result = initializer(name, args, fan_in, fan_out, digits=15)
+    result = initializer(name, arguments=args, fan_in=fan_in, fan_out=fan_out, digits=15)
     mean = float(result.value("effective_mean"))
     rng = numpy.random.default_rng(20261123)
     values = draw(family, closed, float(Fraction(args.get("mean", "0"))), rng)
@@ -203,7 +203,7 @@ def test_keras_and_jax_ratios_are_their_own_float_arithmetic():
     float32 and 1 - 3.99e-17 in float64."""
     def ratio(name, args, want_factor):
         with mpmath.workdps(40):
-            got = initializer(name, args, 768, digits=30).value("effective_ratio")
+            got = initializer(name, arguments=args, fan_in=768, digits=30).value("effective_ratio")
             want = want_factor * trunc_factor(-2, 2) / mpmath.sqrt(mpmath.mpf(1) / 768)
             assert abs(got - want) < mpmath.mpf(10) ** -29
             return mpmath.nstr(got - 1, 3)
@@ -224,11 +224,11 @@ def test_the_literal_is_the_published_one():
 
 
 def test_bert_timm_keras():
-    bert = initializer("tf.random.truncated_normal", {"stddev": "0.02"}, digits=15)
+    bert = initializer("tf.random.truncated_normal", arguments={"stddev": "0.02"}, digits=15)
     # stddev 0.02 as float32 (0.0199999995529652) times the ±2 truncation's 0.8796256610342…
     assert str(bert.value("effective_std")).startswith("0.0175925128274615")
     assert "torch.nn.init.trunc_normal_(w, mean=0.0, std=0.02, a=-0.04, b=0.04)" in bert.extra["equivalents"]
-    timm = initializer("torch.nn.init.trunc_normal_", {"std": "0.02"}, digits=15)
+    timm = initializer("torch.nn.init.trunc_normal_", arguments={"std": "0.02"}, digits=15)
     # 1 in 2^24 values is -2 (PyTorch's uniform_ draws -1, erfinv gives -inf, the clamp gives a):
     # variance 0.02^2 + 4*2^-24 - 4*2^-48 + ..., std 0.02 * 1.000297949...
     p = mpmath.mpf(2) ** -24
@@ -238,18 +238,18 @@ def test_bert_timm_keras():
     assert timm.value("excluded_mass") < mpmath.mpf(10) ** -2000
     assert any(call.startswith("tf.keras.initializers.RandomNormal(mean=0.0, stddev=0.02)")
                for call in timm.extra["equivalents"])
-    keras = initializer("tf.keras.initializers.TruncatedNormal", {"stddev": "0.02"}, digits=15)
+    keras = initializer("tf.keras.initializers.TruncatedNormal", arguments={"stddev": "0.02"}, digits=15)
     assert keras.value("low_sigma") == -2
 
 
 def test_equivalents_sample_the_same():
     """An equivalent that is itself a catalog call gives the same effective std."""
-    first = initializer("tf.random.truncated_normal", {"stddev": "0.02"}, digits=15)
+    first = initializer("tf.random.truncated_normal", arguments={"stddev": "0.02"}, digits=15)
     jax_call = next(c for c in first.extra["equivalents"] if c.startswith("jax.nn.initializers.truncated_normal"))
     assert jax_call == "jax.nn.initializers.truncated_normal(stddev=0.02, lower=-2.0, upper=2.0)"
-    again = initializer("jax.nn.initializers.truncated_normal", {"stddev": "0.02", "lower": "-2", "upper": "2"})
+    again = initializer("jax.nn.initializers.truncated_normal", arguments={"stddev": "0.02", "lower": "-2", "upper": "2"})
     assert again.value("effective_std") == first.value("effective_std")
-    torch = initializer("torch.nn.init.trunc_normal_", {"std": "0.02", "a": "-0.04", "b": "0.04"})
+    torch = initializer("torch.nn.init.trunc_normal_", arguments={"std": "0.02", "a": "-0.04", "b": "0.04"})
     # TensorFlow holds stddev in float32; PyTorch's std is modelled exactly (its float32 scalar is not)
     assert abs(torch.value("effective_std") / first.value("effective_std") - 1) < mpmath.mpf(2) ** -24
 
@@ -285,14 +285,14 @@ def test_bad_input_is_exit_2_naming_the_argument(argv, words):
 
 def test_framework_spellings_are_accepted():
     """PyTorch lower-cases mode; Keras lower-cases distribution and reads normal as truncated_normal."""
-    assert initializer("torch.nn.init.kaiming_normal_", {"mode": "FAN_OUT"}, 3, 5).inputs["mode"] == "fan_out"
-    keras = initializer("tf.keras.initializers.VarianceScaling", {"distribution": "Normal"}, 3)
+    assert initializer("torch.nn.init.kaiming_normal_", arguments={"mode": "FAN_OUT"}, fan_in=3, fan_out=5).inputs["mode"] == "fan_out"
+    keras = initializer("tf.keras.initializers.VarianceScaling", arguments={"distribution": "Normal"}, fan_in=3)
     assert keras.inputs["distribution"] == "truncated_normal" and keras.value("low_sigma") == -2
 
 
 def test_library_errors_use_python_names():
     with pytest.raises(InputError, match="std must be greater than 0"):
-        initializer("torch.nn.init.normal_", {"std": "0"})
+        initializer("torch.nn.init.normal_", arguments={"std": "0"})
 
 
 def test_listing_has_every_entry_with_its_source():
@@ -342,12 +342,12 @@ def test_trunc_normal_far_beyond_the_mean_is_a_constant():
     """a = 10, b = 11 (std 1): PyTorch's norm_cdf in double is 1.0 at both, uniform_(1, 1) draws 1,
     erfinv(1) = inf and the clamp sets every value to b: std 0 (PyTorch warns), not the 0.0971 of
     a truncated normal on [10, 11]."""
-    result = initializer("torch.nn.init.trunc_normal_", {"a": "10", "b": "11"}, digits=15)
+    result = initializer("torch.nn.init.trunc_normal_", arguments={"a": "10", "b": "11"}, digits=15)
     assert result.value("effective_std") == 0 and result.value("effective_mean") == 11
     assert result["effective_std"].exact == 0 and result.value("low") == result.value("high") == 11
     assert any("every value to b = 11" in note for note in result.notes)
     assert any("PyTorch warns" in note for note in result.notes)
-    low = initializer("torch.nn.init.trunc_normal_", {"a": "-11", "b": "-10"}, digits=15)
+    low = initializer("torch.nn.init.trunc_normal_", arguments={"a": "-11", "b": "-10"}, digits=15)
     assert low.value("effective_mean") == -11 and low.value("effective_std") == 0
     run = invoke("initializer", "torch.nn.init.trunc_normal_", "--a", "-1e100000", "--b", "1e100000")
     assert run.code == 3 and "infinite" in run.stderr

@@ -169,7 +169,7 @@ def test_digits_1000(cli):
     ],
 )
 def test_non_standard_targets_against_an_independent_quadrature_solve(target_mean, target_var, input_mean, input_std, start):
-    result = selu_solve(target_mean, target_var, input_mean, input_std, digits=32)
+    result = selu_solve(target_mean=target_mean, target_var=target_var, input_mean=input_mean, input_std=input_std, digits=32)
     with mp.workdps(45):
         lam, alpha = quad_solve(target_mean, target_var, input_mean, input_std, start)
         assert agree(result.value("lambda"), lam, 30)
@@ -177,7 +177,7 @@ def test_non_standard_targets_against_an_independent_quadrature_solve(target_mea
 
 
 def test_non_standard_target_values_pinned():
-    result = selu_solve("0.1", "2", "0", "1.5")
+    result = selu_solve(target_mean="0.1", target_var="2", input_mean="0", input_std="1.5")
     assert to_decimal(result.value("lambda"), 15) == "1.07350401399987"
     assert to_decimal(result.value("alpha"), 15) == "1.71729208495930"
 
@@ -187,7 +187,7 @@ def test_non_standard_target_values_pinned():
     [("0", "1", "0", "1"), ("0.1", "2", "0", "1.5"), ("-0.5", "0.25", "-1", "0.5"), ("2", "3", "3", "1")],
 )
 def test_solution_plugged_back_into_quadrature_gives_the_target(target_mean, target_var, input_mean, input_std):
-    result = selu_solve(target_mean, target_var, input_mean, input_std, digits=40)
+    result = selu_solve(target_mean=target_mean, target_var=target_var, input_mean=input_mean, input_std=input_std, digits=40)
     with mp.workdps(50):
         first, second = quad_moments(result.value("lambda"), result.value("alpha"), input_mean, input_std)
         assert abs(first - mpmath.mpf(target_mean)) < mpmath.mpf(10) ** -38
@@ -349,7 +349,7 @@ def test_random_reachable_targets_verify_and_plug_back(input_mean, input_std, po
         low, high = ratio_bounds(pieces(input_mean, input_std))
         ratio = low + (high - low) * position.numerator / position.denominator
         target_mean = Fraction(mpmath.nstr(ratio * mpmath.sqrt(num(target_var)), 12))
-    result = selu_solve(target_mean, target_var, input_mean, input_std, digits=digits)
+    result = selu_solve(target_mean=target_mean, target_var=target_var, input_mean=input_mean, input_std=input_std, digits=digits)
     # The residual is taken at λ and α rounded to `digits` significant digits (relative error
     # ≤ 5·10^-digits each), so it is bounded by that error times the size of each equation's
     # terms, which can cancel: λ ≈ 6e7 for N(-2, 1/4) inputs and targets near the low end.
@@ -413,7 +413,7 @@ def test_derive_shows_the_equations_and_the_papers_closed_form():
 def test_derive_for_a_non_standard_target():
     import sympy as sp
 
-    result = selu_solve("0.1", "2", "0", "1.5", derive=True, digits=30)
+    result = selu_solve(target_mean="0.1", target_var="2", input_mean="0", input_std="1.5", derive=True, digits=30)
     text = "\n".join(line for _, line, _ in result.derivation)
     assert "= 1/10" in text and "= 201/100" in text and "Z ~ N(0, (3/2)**2)" in text
     # The exact expressions sympy gave when it integrated each factor as it stands (through
@@ -473,7 +473,7 @@ def test_residual_is_at_the_reported_decimals():
 def test_certified_balls_against_the_mpmath_route_at_50_digits(target_mean, target_var, input_mean, input_std):
     from momentcalc.computations.selu import solve_mpmath
 
-    result = selu_solve(target_mean, target_var, input_mean, input_std, digits=50)
+    result = selu_solve(target_mean=target_mean, target_var=target_var, input_mean=input_mean, input_std=input_std, digits=50)
     lam, alpha = solve_mpmath(Fraction(target_mean), Fraction(target_var), Fraction(input_mean), Fraction(input_std), 50)
     assert to_decimal(result.value("lambda"), 50) == to_decimal(lam, 50)
     assert to_decimal(result.value("alpha"), 50) == to_decimal(alpha, 50)

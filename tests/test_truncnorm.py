@@ -55,7 +55,7 @@ CASES = [
 
 @pytest.mark.parametrize("low,high,mean,std", CASES)
 def test_closed_form_matches_quadrature_to_50_digits(low, high, mean, std):
-    result = truncnorm(low, high, mean, std, digits=50)
+    result = truncnorm(low=low, high=high, mean=mean, std=std, digits=50)
     reference = quadrature_route(low, high, mean, std, dps=90)
     for name, expected in reference.items():
         assert to_decimal(result.value(name), 50) == to_decimal(expected, 50), name
@@ -98,13 +98,13 @@ def test_target_std():
 
 def test_global_precision_untouched():
     before = mp.dps
-    truncnorm("-1000", "-999", digits=200)
+    truncnorm(low="-1000", high="-999", digits=200)
     assert mp.dps == before
 
 
 def test_far_tail_is_exact_where_double_precision_fails():
     """At [-1000, -999] gamma ≈ 1/a²-ish; scipy is off by 22x here, momentcalc to every digit."""
-    r = truncnorm("-1000", "-999", digits=30)
+    r = truncnorm(low="-1000", high="-999", digits=30)
     reference = quadrature_route("-1000", "-999", "0", "1", dps=80)
     assert to_decimal(r.value("gamma"), 30) == to_decimal(reference["gamma"], 30)
     assert to_decimal(r.value("acceptance"), 30) == to_decimal(reference["acceptance"], 30)
@@ -140,7 +140,7 @@ def test_gamma_between_zero_and_one(a, b):
     if a == b:
         return
     low, high = sorted((a, b))
-    gamma = truncnorm(str(low), str(high), digits=12).value("gamma")
+    gamma = truncnorm(low=str(low), high=str(high), digits=12).value("gamma")
     assert 0 < gamma <= 1
     if max(abs(low), abs(high)) < 5:  # 1 − gamma is then far above the working precision
         assert gamma < 1
@@ -149,15 +149,15 @@ def test_gamma_between_zero_and_one(a, b):
 @settings(max_examples=30, deadline=None)
 @given(c=st.decimals(min_value="0.001", max_value=30, places=3))
 def test_symmetric_bounds_have_no_mean_shift(c):
-    assert truncnorm(str(-c), str(c), digits=12).value("mean_shift") == 0
+    assert truncnorm(low=str(-c), high=str(c), digits=12).value("mean_shift") == 0
 
 
 @settings(max_examples=30, deadline=None)
 @given(a=finite, w=st.decimals(min_value="0.001", max_value=10, places=3))
 def test_mirrored_bounds_same_gamma_opposite_shift(a, w):
     low, high = a, a + w
-    r = truncnorm(str(low), str(high), digits=15)
-    m = truncnorm(str(-high), str(-low), digits=15)
+    r = truncnorm(low=str(low), high=str(high), digits=15)
+    m = truncnorm(low=str(-high), high=str(-low), digits=15)
     assert to_decimal(r.value("gamma"), 15) == to_decimal(m.value("gamma"), 15)
     shift, mirrored = to_decimal(r.value("mean_shift"), 15), to_decimal(m.value("mean_shift"), 15)
     assert shift == ("0" if mirrored == "0" else mirrored[1:] if mirrored[0] == "-" else "-" + mirrored)
@@ -167,22 +167,22 @@ def test_mirrored_bounds_same_gamma_opposite_shift(a, w):
 @given(a=finite, w=st.decimals(min_value="1e-9", max_value="1e-6", places=12))
 def test_tiny_interval_is_nearly_uniform(a, w):
     """Var of a tiny interval → width²/12 (relative error O(width·|a| + width²))."""
-    gamma = truncnorm(str(a), str(a + w), digits=15).value("gamma")
+    gamma = truncnorm(low=str(a), high=str(a + w), digits=15).value("gamma")
     uniform = mpmath.mpf(str(w)) ** 2 / 12
     assert abs(gamma / uniform - 1) < 1e-4 * (1 + abs(float(a)))
 
 
 def test_gamma_tends_to_one_as_bounds_widen():
     # 1 − gamma(32) is about 1e-222: 250 digits tell the last two apart.
-    gammas = [truncnorm(-c, c, digits=250).value("gamma") for c in (2, 4, 8, 16, 32)]
+    gammas = [truncnorm(low=-c, high=c, digits=250).value("gamma") for c in (2, 4, 8, 16, 32)]
     assert all(x < y for x, y in zip(gammas, gammas[1:]))
     assert 1 - gammas[-1] < mpmath.mpf(10) ** -200
-    assert truncnorm("-inf", "inf").value("gamma") == 1
+    assert truncnorm(low="-inf", high="inf").value("gamma") == 1
 
 
 def test_one_sided():
     """Half-normal: Var = 1 − 2/pi, mean sqrt(2/pi)."""
-    r = truncnorm(0, "inf", digits=40)
+    r = truncnorm(low=0, high="inf", digits=40)
     with mp.workdps(60):
         assert to_decimal(r.value("gamma"), 40) == to_decimal(1 - 2 / mp.pi, 40)
         assert to_decimal(r.value("mean_shift"), 40) == to_decimal(mpmath.sqrt(2 / mp.pi), 40)
@@ -205,7 +205,7 @@ def test_derive_gives_seed_closed_form():
 
 def test_interval_narrower_than_working_precision():
     """[0.1, 0.1 + 1e-31] collapses at 25 digits; the precision is raised, not divided by zero."""
-    r = truncnorm("0.1", "0.1000000000000000000000000000001", digits=15)
+    r = truncnorm(low="0.1", high="0.1000000000000000000000000000001", digits=15)
     assert to_decimal(r.value("gamma"), 15) == "8.33333333333333e-64"  # width²/12
     assert to_decimal(r.value("mean_shift"), 15) == "0.100000000000000"
 
@@ -215,7 +215,7 @@ def test_unreachable_precision_is_exit_3():
     from momentcalc.errors import PrecisionError
 
     with pytest.raises(PrecisionError, match="could not reach 5 correct digits"):
-        truncnorm("1e-20000", "2e-20000", digits=5)
+        truncnorm(low="1e-20000", high="2e-20000", digits=5)
 
 
 @pytest.mark.slow
@@ -227,7 +227,7 @@ def test_beyond_mpmath_erfc_range():
     with mp.workdps(400):
         x = mpmath.mpf("3e100")
         assert abs(upper_tail(x) / (mpmath.erfc(x / mpmath.sqrt(2)) / 2) - 1) < mpmath.mpf(10) ** -150
-    r = truncnorm("1e200", "2e200", digits=10)  # would overflow inside erfc
+    r = truncnorm(low="1e200", high="2e200", digits=10)  # would overflow inside erfc
     assert to_decimal(r.value("mean_shift"), 10) == "1.000000000e+200"
 
 
@@ -238,7 +238,7 @@ def test_certified_balls_against_the_mpmath_route_at_50_digits(low, high):
     from momentcalc.engine.precision import stable
 
     lo, hi = (mpmath.mpf(str(x)) if not isinstance(x, str) or "inf" not in x else mpmath.mpf(x) for x in (low, high))
-    result = truncnorm(str(low), str(high), digits=50)
+    result = truncnorm(low=str(low), high=str(high), digits=50)
     values = stable(lambda: dict(zip(("acceptance", "mean_shift", "gamma"), normal.truncated_moments(
         mpmath.mpf(str(low)) if "inf" not in str(low) else mpmath.mpf(low),
         mpmath.mpf(str(high)) if "inf" not in str(high) else mpmath.mpf(high)))), 50)
@@ -255,7 +255,7 @@ def test_certified_balls_against_the_mpmath_route_at_50_digits(low, high):
 def test_far_tail_against_an_independent_high_precision_computation():
     """truncnorm --low 30 --high 31: acceptance by mpmath's quadrature of the density at 80
     digits (no erfc), gamma from the integrals of x·φ and x²·φ."""  # noqa: D401
-    r = truncnorm(30, 31, digits=30)
+    r = truncnorm(low=30, high=31, digits=30)
     with mp.workdps(80):
         # x = 30 + t: φ(x) = e^(−450)/sqrt(2π)·g(t) with g(t) = e^(−30t − t²/2), well scaled for quad.
         g = lambda t: mpmath.exp(-30 * t - t * t / 2)  # noqa: E731
@@ -272,6 +272,6 @@ def test_far_tail_against_an_independent_high_precision_computation():
 
 
 def test_symmetric_interval_mean_is_exact():
-    r = truncnorm(-2, 2, mean="0.25", digits=1)
+    r = truncnorm(low=-2, high=2, mean="0.25", digits=1)
     assert r["mean"].certified and r["mean"].error_bound == 0
     assert to_decimal(r["mean"].rounded_from, 1) == "0.3"  # an exact tie, away from zero

@@ -55,6 +55,7 @@ SIMULATED = {
 
 
 def attention(
+    *,
     d: object = DEFAULTS["d"],
     q_std: object = DEFAULTS["q_std"],
     k_std: object = DEFAULTS["k_std"],
@@ -62,7 +63,6 @@ def attention(
     simulate: bool = False,
     seed: object = None,
     trials: object = None,
-    *,
     digits: int = 15,
     derive: bool = False,
 ) -> Computation:

@@ -303,7 +303,7 @@ def _plain(value: Decimal, digits: int) -> str:
 DEFAULT_DIGITS = 17
 
 
-def identify(values: list[str], digits: int | None = None, *, limit: int = 8) -> Listing:
+def identify(values: list[str], *, digits: int | None = None, limit: int = 8) -> Listing:
     """The candidates of each VALUE, best first (``limit`` each)."""
     from .common import check_digits
 

@@ -128,6 +128,7 @@ def _exact_results(kind: str, draw: str, variance: Fraction | None, square: Frac
 
 
 def init(
+    *,
     fan_in: object = None,
     fan_out: object = None,
     scheme: str = DEFAULTS["scheme"],
@@ -135,7 +136,6 @@ def init(
     activation: str | None = None,
     residual: str | None = None,
     layers: object = None,
-    *,
     params: Mapping[str, object] | None = None,
     digits: int = 15,
     derive: bool = False,

@@ -362,17 +362,17 @@ def equivalents(entry: Initializer, draw: Draw, text: Mapping[str, str], negligi
 
 def initializer(
     name: object,
+    *,
     arguments: Mapping[str, object] | None = None,
     fan_in: object = None,
     fan_out: object = None,
-    *,
     digits: int = 15,
     derive: bool = False,
 ) -> Computation:
     """What the initializer call ``name`` with ``arguments`` (by the framework's names; the
     others at its defaults) samples, every result correct to ``digits`` digits.
 
-    >>> initializer("tf.random.truncated_normal", {"stddev": "0.02"}).value("effective_std")  # doctest: +ELLIPSIS
+    >>> initializer("tf.random.truncated_normal", arguments={"stddev": "0.02"}).value("effective_std")  # doctest: +ELLIPSIS
     mpf('0.01759251282746148...')
     """
     digits = check_digits(digits)
@@ -474,8 +474,8 @@ def defaults_ratio(entry: Initializer, digits: int = 15) -> Quantity | None:
     if any(argument.default is None for argument in entry.arguments):
         return None
     fans = {name: 1 for name in entry.fans}
-    return initializer(entry.name, {}, fans.get("fan_in", 1 if entry.fans else None),
-                       fans.get("fan_out", 1 if entry.fans else None), digits=digits)["effective_ratio"]
+    return initializer(entry.name, arguments={}, fan_in=fans.get("fan_in", 1 if entry.fans else None),
+                       fan_out=fans.get("fan_out", 1 if entry.fans else None), digits=digits)["effective_ratio"]
 
 
 def catalog_listing() -> Listing:

@@ -65,6 +65,7 @@ DESCRIPTIONS = {
 
 
 def postnorm_decay(
+    *,
     layers: object = DEFAULTS["layers"],
     sigma: object = DEFAULTS["sigma"],
     threshold: object = DEFAULTS["threshold"],
@@ -72,7 +73,6 @@ def postnorm_decay(
     alpha: object = None,
     arch: str | None = None,
     decoder_layers: object = None,
-    *,
     digits: int = 15,
     derive: bool = False,
 ) -> Computation:

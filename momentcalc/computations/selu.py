@@ -273,11 +273,11 @@ def _check_exponents(input_mean: Fraction, input_std: Fraction) -> None:
 
 
 def selu_solve(
+    *,
     target_mean: object = DEFAULTS["target_mean"],
     target_var: object = DEFAULTS["target_var"],
     input_mean: object = DEFAULTS["input_mean"],
     input_std: object = DEFAULTS["input_std"],
-    *,
     digits: int = 15,
     derive: bool = False,
 ) -> Computation:

@@ -33,12 +33,12 @@ DESCRIPTIONS = {
 
 
 def truncnorm(
+    *,
     low: object = DEFAULTS["low"],
     high: object = DEFAULTS["high"],
     mean: object = DEFAULTS["mean"],
     std: object = DEFAULTS["std"],
     target_std: object = None,
-    *,
     digits: int = 15,
     derive: bool = False,
 ) -> Computation:

@@ -79,7 +79,7 @@ def check_entry(entry: Published) -> dict[str, object]:
     return row
 
 
-def verify(only: Sequence[str] | str | None = None, registry: Sequence[Published] | None = None) -> Listing:
+def verify(*, only: Sequence[str] | str | None = None, registry: Sequence[Published] | None = None) -> Listing:
     """Recompute the registry (or the entries whose id contains one of ``only``)."""
     entries = tuple(REGISTRY if registry is None else registry)
     if only:
@@ -102,7 +102,7 @@ def failure_line(row: dict[str, object]) -> str:
             f"({row['agreeing_digits']} digits agree): {'; '.join(reasons)}")
 
 
-def constants(registry: Sequence[Published] | None = None) -> Listing:
+def constants(*, registry: Sequence[Published] | None = None) -> Listing:
     """The registry itself, without computing anything."""
     rows = tuple(
         {"id": e.id, "published": e.published, "tolerance": e.kind + (" (informational)" if e.informational else ""),

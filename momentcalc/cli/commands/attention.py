@@ -42,4 +42,5 @@ def attention(
     """Why attention divides q.k by sqrt(d): logit moments, and (simulated) how peaked softmax gets."""
     from ...computations.attention import attention
 
-    return attention(d, q_std, k_std, seq_len, simulate, seed, trials, digits=digits, derive=derive)
+    return attention(d=d, q_std=q_std, k_std=k_std, seq_len=seq_len, simulate=simulate, seed=seed, trials=trials,
+                     digits=digits, derive=derive)

@@ -69,7 +69,7 @@ def identify(
     with errors_as(format, json_, {"value": "VALUE"}):
         form = output_format(format, json_)
         n = _digits(digits)
-        listing = index_listing(n) if list_ else run(list(values or []), n)
+        listing = index_listing(n) if list_ else run(list(values or []), digits=n)
     emit(listing, form)
     sys.stdout.flush()
     for line in listing.failures:

@@ -53,5 +53,6 @@ def gau_scale(
     The activation defaults to swish."""
     from ...computations.gau import gau_scale
 
-    return gau_scale(s, n, d, e, activation, init_std, simulate, seed, trials, params=params, digits=digits,
+    return gau_scale(s=s, n=n, d=d, e=e, activation=activation, init_std=init_std, simulate=simulate, seed=seed,
+                     trials=trials, params=params, digits=digits,
                      derive=derive)

@@ -77,5 +77,6 @@ def init(
     --activation (default relu) and its parameters apply to --scheme he only."""
     from ...computations.init import init
 
-    return init(fan_in, fan_out, scheme, distribution, activation, residual, layers, params=params, digits=digits,
+    return init(fan_in=fan_in, fan_out=fan_out, scheme=scheme, distribution=distribution, activation=activation,
+                residual=residual, layers=layers, params=params, digits=digits,
                 derive=derive)

@@ -92,7 +92,7 @@ def initializer(
     arguments = {"mean": mean, "std": std, "stddev": stddev, "a": a, "b": b, "lower": lower, "upper": upper,
                  "scale": scale, "mode": mode, "distribution": distribution, "gain": gain,
                  "nonlinearity": nonlinearity, "dtype": dtype, "param_dtype": param_dtype}
-    return initializer(name, arguments, fan_in, fan_out, digits=digits, derive=derive)
+    return initializer(name, arguments=arguments, fan_in=fan_in, fan_out=fan_out, digits=digits, derive=derive)
 
 
 @app.command("initializers", epilog=LIST_EXAMPLES)

@@ -65,4 +65,5 @@ def postnorm_decay(
     """How residual paths fade with depth: weights of x_0 and of each F_k in x_L under Post-Norm."""
     from ...computations.postnorm import postnorm_decay
 
-    return postnorm_decay(layers, sigma, threshold, scheme, alpha, arch, decoder_layers, digits=digits, derive=derive)
+    return postnorm_decay(layers=layers, sigma=sigma, threshold=threshold, scheme=scheme, alpha=alpha, arch=arch,
+                          decoder_layers=decoder_layers, digits=digits, derive=derive)

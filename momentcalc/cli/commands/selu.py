@@ -37,4 +37,5 @@ def selu_solve(
     """SELU constants: lambda and alpha so that selu(Z), Z ~ N(input-mean, input-std^2), has the target mean and variance."""
     from ...computations.selu import selu_solve
 
-    return selu_solve(target_mean, target_var, input_mean, input_std, digits=digits, derive=derive)
+    return selu_solve(target_mean=target_mean, target_var=target_var, input_mean=input_mean, input_std=input_std,
+                      digits=digits, derive=derive)

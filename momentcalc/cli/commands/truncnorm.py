@@ -35,4 +35,4 @@ def truncnorm(
     """Truncated normal moments: X ~ N(mean, std^2) kept on [mean + low*std, mean + high*std]."""
     from ...computations.truncnorm import truncnorm
 
-    return truncnorm(low, high, mean, std, target_std, digits=digits, derive=derive)
+    return truncnorm(low=low, high=high, mean=mean, std=std, target_std=target_std, digits=digits, derive=derive)

@@ -44,7 +44,7 @@ def verify(only: Only = None, format: Format = "table", json_: Json = False) -> 
 
     with errors_as(format, json_):
         form = output_format(format, json_)
-        listing = run(only)
+        listing = run(only=only)
     emit(listing, form)
     sys.stdout.flush()
     for line in listing.failures:  # on stderr too, so a CI log shows it when stdout goes to a file

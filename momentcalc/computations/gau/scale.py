@@ -59,6 +59,7 @@ SIMULATED = {
 
 
 def gau_scale(
+    *,
     s: object = DEFAULTS["s"],
     n: object = DEFAULTS["n"],
     d: object = DEFAULTS["d"],
@@ -68,7 +69,6 @@ def gau_scale(
     simulate: bool = False,
     seed: object = None,
     trials: object = None,
-    *,
     params: Mapping[str, object] | None = None,
     digits: int = 15,
     derive: bool = False,
