@@ -66,6 +66,19 @@ table = dict(shifted_softplus_1=1.9190, shifted_softplus_2=1.8338)
 s = "1.7139588594436646"
 # relu gamma 1.7139588594436646 in a comment
 ignored = 1.7139588594436646  # relu  momentcalc: ignore
+
+# What a test suite is full of (from Python's own standard library, where an earlier matcher
+# reported 120 "wrong" constants): tolerances near 1 and 1/2 are no identity gain or relu moment
+# (nor relu6's second moment, 1/2 - 2e-9); numbers deep in a table assigned to a name that
+# happens to name a subject are not that subject's constants.
+assert_almost_equal(result, 0.9999999997226765)
+check(0.49999999999925893 + 0.49999999999925893j)
+self.assertEqual(x, 0.7500000000000153)
+ratio = 1.0000000149011612
+truncnorm_cases = [
+    [[0, 2], [0.995271746431156, 0.8691773036059741]],
+    [[-1, 3], [0.5393018494027877, -0.20582065135274694]],
+]
 '''
 
 
@@ -246,6 +259,23 @@ def test_glu_gamma_is_the_sigmoid_second_moment():
     # the same number as sigmoid's gain 1/sqrt(E[σ(Z)²]): both are candidates, all 20 digits correct
     for key in ("glu.centered_gain", "sigmoid.gain"):
         assert (rows[key]["verdict"], rows[key]["digits_correct"]) == ("ok", 20)
+
+
+def test_every_written_digit_correct_is_ok_even_as_a_float32():
+    # 0.894427 is the shortest repr of a float32 one ulp from sqrt(0.8)'s, but it is also
+    # sqrt(0.8) = 0.894427190999... correctly rounded to 6 digits: ok, not inexact.
+    (m,) = [m for m in identify_literal(parse_literal("0.894427"), [("relu2",)]) if m.constant.id == "relu2.centered_gain"]
+    assert m.digits_correct == 6 and m.verdict == "ok"
+
+
+def test_ordinary_numbers_need_context_and_context_needs_one_percent():
+    assert identify_literal(parse_literal("0.9999999997226765")) == []
+    assert identify_literal(parse_literal("0.49999999999925893")) == []  # 1/2, and relu6's 1/2 - 2e-9
+    (m,) = identify_literal(parse_literal("0.7500000000000153"), [("selu",)])[:1]
+    assert m.constant.id == "heuristic.selu_gain" and m.how == "context" and m.verdict == "wrong"
+    # two rounded digits agree (1.0 and 1.0) but 0.9953 is 5 % from 1.0476: not identified
+    ids = [m.constant.id for m in identify_literal(parse_literal("0.995271746431156"), [("truncnorm",)])]
+    assert "truncnorm.2.5.correction" not in ids
 
 
 def test_digits_correct_and_key_rules():

@@ -24,14 +24,19 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..result import Listing
-from .identify import Literal, Match, exact_text, identify_literal, parse_literal, subjects_named
+from .identify import Literal, Match, exact_text, identify_literal, near, parse_literal, subjects_named
 
 PYTHON = (".py", ".pyi")
 REGEX = (".json", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".js", ".ts", ".c", ".cc", ".cpp", ".h", ".hpp",
          ".cu", ".cuh", ".jl", ".rs", ".go", ".java", ".md")
 IGNORE = "momentcalc: ignore"
-# A decimal literal with a point or an exponent (integers are counts, not constants).
-NUMBER = re.compile(r"(?<![\w.])(?:\d[\d_]*\.[\d_]*|\.\d[\d_]*|\d[\d_]*(?=[eE][+-]?\d))(?:[eE][+-]?\d+)?[fFdD]?(?![\w.])")
+# A decimal literal with a point or an exponent (integers are counts, not constants): the
+# pattern (?<![\w.])(?:\d[\d_]*\.[\d_]*|\.\d[\d_]*|\d[\d_]*(?=[eE][+-]?\d))(?:[eE][+-]?\d+)?[fFdD]?(?![\w.]),
+# written to begin with a character class so that the regex engine skips ahead to the next digit
+# or point instead of testing the look-behind at every position (twice as fast over a tree; the
+# same matches on 10,000 files of Python's standard library).
+NUMBER = re.compile(r"[\d.](?<![\w.][\d.])(?:(?<=\d)[\d_]*\.[\d_]*|(?<=\.)\d[\d_]*|(?<=\d)[\d_]*(?=[eE][+-]?\d))"
+                    r"(?:[eE][+-]?\d+)?[fFdD]?(?![\w.])")
 KEY_BEFORE = re.compile(r"""["']?([A-Za-z_][\w.\-]*)["']?\s*(?::|=|:=|=>)\s*$""")
 SEVERITY = {"ok": 0, "inexact": 1, "wrong": 2}
 COMMANDS = {"audit": "audit"}
@@ -159,8 +164,8 @@ def scan_file(path: str) -> list[dict]:
         if IGNORE in line:
             continue
         literal = parse_literal(literal_text)
-        if literal is None or literal.digits < 2:
-            continue
+        if literal is None or literal.digits < 2 or not near(literal, 2):
+            continue  # no constant within 2 digits: neither value nor context can identify it
         subjects = subjects_named(key, [line] + ([assigned] if assigned else []))
         matches = identify_literal(literal, subjects)
         if matches:
@@ -171,22 +176,22 @@ def scan_file(path: str) -> list[dict]:
 def _worth_reading(text: str) -> bool:
     """Could any decimal literal of the file be a finding? (The cheap pass: a regex, and for
     each literal the sorted index; only then does a Python file go through tokenize.) A
-    literal can be identified by value only with ≥ 5 digits, and by context only when some
-    constant agrees to 2 digits and its line has a word of some subject."""
-    from .identify import near, subject_words, tokens
+    literal can be identified by value only with ≥ 5 digits within a relative 10^-4 of a
+    constant, and by context only when some constant agrees to 2 digits and its line has a word
+    of some subject."""
+    from .identify import ROUNDING_DIGITS, subject_words, tokens
 
-    words = None
     for hit in NUMBER.finditer(text):
         literal = parse_literal(hit.group())
-        if literal is None or literal.digits < 2 or not near(literal, 2):
+        if literal is None or literal.digits < 2:
             continue
-        if literal.digits >= 5:
+        if literal.digits >= ROUNDING_DIGITS and near(literal, ROUNDING_DIGITS):
             return True
-        if words is None:
-            words = subject_words()
+        if not near(literal, 2):
+            continue
         start = text.rfind("\n", 0, hit.start()) + 1
         end = text.find("\n", hit.end())
-        if words.intersection(tokens(text[start:end if end >= 0 else len(text)])):
+        if subject_words().intersection(tokens(text[start:end if end >= 0 else len(text)])):
             return True
     return False
 
@@ -244,7 +249,9 @@ def _python_numbers(text: str) -> Iterator[tuple[int, int, str, str | None, str 
             before = significant[j - 1]
             if before.type == tokenize.NAME or before.type == tokenize.STRING:
                 key = before.string.strip("'\"") if (depth > 0 or before.type == tokenize.STRING) else None
-        yield tok.start[0], tok.start[1] + 1, tok.string, key, assigned
+        # The assigned name speaks for the value and for the items of a flat list or dict, not
+        # for numbers deep inside a nested table (scipy's ``truncnorm`` test rows).
+        yield tok.start[0], tok.start[1] + 1, tok.string, key, assigned if depth <= 1 else None
 
 
 def _start(tokens: list, i: int) -> int:
