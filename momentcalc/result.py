@@ -2,12 +2,18 @@
 
 A ``Computation`` holds exact values (mpmath numbers at working precision); the table, JSON
 and CSV renderers round them to ``digits`` only when they print.
+
+Descriptions and notes that mention an argument write it as a ``{name}`` placeholder, as error
+messages do (``"std to pass so that the actual std equals {target_std}"``): the objects read
+with Python names (``target_std``), and ``Computation.named(name_of)`` gives the copy the CLI
+prints (``--target-std``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Protocol, runtime_checkable
 
@@ -18,6 +24,22 @@ from .engine.precision import justified_digits, to_decimal
 
 # A whole number is shown in full up to about 1000 digits (str() refuses 4300).
 WHOLE_BITS = 3300
+
+_PLACEHOLDER = re.compile(r"\{([a-z][a-z0-9_]*)\}")
+
+
+def python_name(name: str) -> str:
+    return name
+
+
+def fill_names(text: str, name_of: Callable[[str], str] = python_name) -> str:
+    """``text`` with every ``{name}`` placeholder replaced by ``name_of(name)`` (default: the
+    Python name itself)."""
+    return _PLACEHOLDER.sub(lambda match: name_of(match.group(1)), text) if "{" in text else text
+
+
+def _templates(texts: tuple[str, ...]) -> tuple[str, ...] | None:
+    return texts if any("{" in text for text in texts) else None
 
 
 class Numerals(list[str]):
@@ -78,6 +100,21 @@ class Quantity:
     exact: Fraction | None = None
     # A count (a depth): printed as the whole number it is, every digit, whatever ``digits`` is.
     whole: bool = False
+    # ``description`` as written, with ``{name}`` placeholders (None when it has none);
+    # ``description`` itself names arguments as Python does.
+    template: str | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.template is None and "{" in self.description:
+            object.__setattr__(self, "template", self.description)
+        if self.template is not None:
+            object.__setattr__(self, "description", fill_names(self.template))
+
+    def named(self, name_of: Callable[[str], str]) -> Quantity:
+        """This quantity with its description naming arguments by ``name_of``."""
+        if self.template is None:
+            return self
+        return replace(self, description=fill_names(self.template, name_of), template=None)
 
     @property
     def is_list(self) -> bool:
@@ -138,6 +175,24 @@ class Computation:
     # Further JSON keys of this command's documents (always the same keys for a command), e.g.
     # initializer's ``equivalents``; the table shows them under the notes.
     extra: dict[str, Any] = field(default_factory=dict)
+    # ``notes`` as written, with ``{name}`` placeholders (None when none has any).
+    note_templates: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.note_templates is None:
+            object.__setattr__(self, "note_templates", _templates(self.notes))
+        if self.note_templates is not None:
+            object.__setattr__(self, "notes", tuple(fill_names(note) for note in self.note_templates))
+
+    def named(self, name_of: Callable[[str], str]) -> Computation:
+        """This result with its descriptions and notes naming arguments by ``name_of`` (the
+        CLI's ``--std``)."""
+        results = tuple(quantity.named(name_of) for quantity in self.results)
+        if self.note_templates is None and all(new is old for new, old in zip(results, self.results)):
+            return self
+        notes = self.notes if self.note_templates is None else tuple(fill_names(note, name_of)
+                                                                     for note in self.note_templates)
+        return replace(self, results=results, notes=notes, note_templates=None)
 
     def __getitem__(self, name: str) -> Quantity:
         for quantity in self.results:
@@ -187,3 +242,18 @@ class Listing:
     failures: tuple[str, ...] = ()
     labels: dict[str, str] = field(default_factory=dict)
     rows_in_json: bool = True  # audit's JSON carries its findings (in ``extra``) instead of the table rows
+    # ``notes`` as written, with ``{name}`` placeholders (None when none has any).
+    note_templates: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.note_templates is None:
+            object.__setattr__(self, "note_templates", _templates(self.notes))
+        if self.note_templates is not None:
+            object.__setattr__(self, "notes", tuple(fill_names(note) for note in self.note_templates))
+
+    def named(self, name_of: Callable[[str], str]) -> Listing:
+        """This listing with its notes naming arguments by ``name_of``."""
+        if self.note_templates is None:
+            return self
+        return replace(self, notes=tuple(fill_names(note, name_of) for note in self.note_templates),
+                       note_templates=None)

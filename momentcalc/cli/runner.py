@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import typer
@@ -41,6 +42,12 @@ MAX_TABLE_DIGITS = 100_000
 
 def flag(name: str) -> str:
     return "--" + name.replace("_", "-")
+
+
+def cli_name(arguments: Mapping[str, str], name: str) -> str:
+    """How the command line names parameter ``name``: a positional argument by its metavar
+    (``arguments``), anything else as its option (``--std``)."""
+    return arguments.get(name) or flag(name)
 
 
 def _arguments(parameters: list[inspect.Parameter]) -> dict[str, str]:
@@ -162,6 +169,7 @@ def execute(
     chart: str | None = None,
     budget: str | None = None,
     jobs: str | None = None,
+    arguments: Mapping[str, str] | None = None,
 ) -> int:
     """Everything after option parsing; returns the exit code.
 
@@ -204,7 +212,8 @@ def execute(
     from . import memory
 
     ceiling = memory.ceiling_bytes()  # MOMENTCALC_MAX_MEMORY is checked on every call
-    plan = _Plan(compute, points, swept, catalog, n, work, derive, expectations, tolerance, form, get, figures)
+    plan = _Plan(compute, points, swept, catalog, n, work, derive, expectations, tolerance, form, get, figures,
+                 partial(cli_name, dict(arguments or {})))
     if not child.ENABLED:
         return plan.run(1)
     spinner = Spinner()
@@ -239,11 +248,12 @@ class _Plan:
 
     def __init__(self, compute: Callable[..., Computation], points: _Points, swept: tuple[str, ...],
                  catalog: tuple[str, ...], digits: int, work: int, derive: bool, expectations: list,
-                 tolerance: Any, form: str, get: list[str] | None, figures: Any = None) -> None:
+                 tolerance: Any, form: str, get: list[str] | None, figures: Any = None,
+                 name_of: Callable[[str], str] = flag) -> None:
         self.compute, self.points, self.swept, self.catalog = compute, points, swept, catalog
         self.digits, self.work, self.derive = digits, work, derive
         self.expectations, self.tolerance, self.form, self.get = expectations, tolerance, form, get
-        self.figures = figures
+        self.figures, self.name_of = figures, name_of
 
     def row(self, point: dict[str, Any]) -> Computation:
         from ..checks import apply_expectations
@@ -251,7 +261,8 @@ class _Plan:
         own = {name: value for name, value in point.items() if name not in self.catalog}
         if self.catalog:
             own["params"] = {name: point[name] for name in self.catalog}
-        computation = self.compute(**own, digits=self.work, derive=self.derive)
+        # Descriptions and notes name arguments as the command line does (--std).
+        computation = self.compute(**own, digits=self.work, derive=self.derive).named(self.name_of)
         if self.work != self.digits:
             computation = replace(computation, digits=self.digits)
         if self.expectations:
@@ -359,7 +370,7 @@ def computing_command(
                     function, kwargs, numeric, catalog=tuple(catalog), digits=common["digits"], fmt=common["format"],
                     json_flag=common["json_"], derive=common["derive"], expect=common["expect"], rtol=common["rtol"],
                     atol=common["atol"], get=common["get"], plot=common["plot"], plot_y=common["plot_y"],
-                    chart=common["chart"], budget=common["budget"], jobs=common["jobs"],
+                    chart=common["chart"], budget=common["budget"], jobs=common["jobs"], arguments=arguments,
                 )
             if code:
                 raise typer.Exit(code)

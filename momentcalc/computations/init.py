@@ -53,13 +53,13 @@ DISTRIBUTIONS = ("normal", "uniform", "truncnorm")
 GAIN_GUARD = 5
 
 DESCRIPTIONS = {
-    "gain": "exact gain of --activation, 1/sqrt(E(act(Z)^2)), Z ~ N(0,1); variance = gain^2/fan_in",
+    "gain": "exact gain of {activation}, 1/sqrt(E(act(Z)^2)), Z ~ N(0,1); variance = gain^2/fan_in",
     "variance": "variance of each weight that keeps the signal's second moment",
     "std": "sqrt(variance), the actual std the weights should have",
     "bound": "largest |w| a draw can take",
     "std_to_pass": "std to pass to a +-2 sigma truncated normal so that the actual std is std",
     "bert_ratio": "0.02 / std: BERT's initializer std relative to this one",
-    "residual_scale": "factor on the init std of the residual branches' output weights (--residual)",
+    "residual_scale": "factor on the init std of the residual branches' output weights ({residual})",
     "residual_std": "std * residual_scale: the std of those weights",
     "embedding_scale": "T-Fixup's factor on the input embeddings (drawn N(0, d^(-1/2)))",
 }

@@ -58,7 +58,7 @@ BRANCH = {
 }
 DESCRIPTIONS = {
     "identity_weight": "decay^L: weight of x_0 in x_L",
-    "depth_to_threshold": "smallest depth whose identity weight decay^depth is below --threshold",
+    "depth_to_threshold": "smallest depth whose identity weight decay^depth is below {threshold}",
     "final_variance": "variance of x_L for unit-variance x_0: 1 + L*sigma^2 for pre (before the final Norm), else 1",
     "alpha": "DeepNorm residual multiplier alpha",
 }
@@ -157,13 +157,13 @@ def postnorm_decay(
         if decoder_depth is not None:
             inputs["decoder_layers"] = Fraction(decoder_depth)
         if given_alpha is None:
-            notes.append(f"alpha = deepnorm_alpha = {configs['deepnorm_alpha'].text}, DeepNet's choice for --arch "
+            notes.append(f"alpha = deepnorm_alpha = {configs['deepnorm_alpha'].text}, DeepNet's choice for {{arch}} "
                          f"{architecture}, with {ARCH_LAYERS[architecture]} (Wang et al., 2022, DeepNet: Scaling "
                          "Transformers to 1,000 Layers)")
         else:
             inputs["alpha"] = given_alpha
         if architecture == "encdec":
-            notes.append("the weights are the encoder's (N = --layers, alpha = deepnorm_alpha); the decoder's "
+            notes.append("the weights are the encoder's (N = {layers}, alpha = deepnorm_alpha); the decoder's "
                          "residuals use decoder_alpha, and its value, output and feed-forward weights are "
                          "initialized with gain decoder_beta")
         notes.append("deepnorm_beta multiplies the init std of the value and output projections and of the "
@@ -172,19 +172,19 @@ def postnorm_decay(
         notes.append("pre-norm weights are those before the final Norm, which divides every one of them "
                      "by sqrt(final_variance)")
     if reach is None:
-        notes.append("decay is 1, so the identity weight never falls below --threshold: depth_to_threshold is inf")
+        notes.append("decay is 1, so the identity weight never falls below {threshold}: depth_to_threshold is inf")
     return Computation("postnorm-decay", inputs, digits, tuple(results), notes=tuple(notes),
                        derivation=derivation)
 
 
 DEEPNET_DESCRIPTIONS = {
-    "deepnorm_alpha": "DeepNet's residual multiplier alpha for --arch",
-    "deepnorm_beta": "DeepNet's init gain beta for --arch",
+    "deepnorm_alpha": "DeepNet's residual multiplier alpha for {arch}",
+    "deepnorm_beta": "DeepNet's init gain beta for {arch}",
     "decoder_alpha": "DeepNet's decoder alpha in an encoder-decoder",
     "decoder_beta": "DeepNet's decoder init gain beta in an encoder-decoder",
 }
-ARCH_LAYERS = {"encoder": "N = --layers", "decoder": "M = --layers",
-               "encdec": "N = --layers encoder and M = --decoder-layers decoder layers"}
+ARCH_LAYERS = {"encoder": "N = {layers}", "decoder": "M = {layers}",
+               "encdec": "N = {layers} encoder and M = {decoder_layers} decoder layers"}
 
 
 def _architecture(form: str, arch: str | None, decoder_layers: object) -> tuple[str, int | None]:

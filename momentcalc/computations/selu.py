@@ -243,7 +243,7 @@ def _check_reachable(mean: Fraction, var: Fraction, input_mean: Fraction, input_
         return _show(low, BOUND_DIGITS), _show(high, BOUND_DIGITS)
     raise InputError(
         f"{{target_mean}}/{{target_var}}: no lambda > 0, alpha > 0 reaches mean/std ratio "
-        f"{_show(ratio, shown)} (target-mean/sqrt(target-var)) for input mean "
+        f"{_show(ratio, shown)} ({{target_mean}}/sqrt({{target_var}})) for input mean "
         f"{to_text(input_mean)}, std {to_text(input_std)}; selu reaches only ratios in the open "
         f"interval {interval}, from the alpha -> inf limit to relu's ratio (alpha -> 0)",
         param="target_mean", params=("target_var",),

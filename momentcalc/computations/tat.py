@@ -129,8 +129,9 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
             return {"input_scale": balls["input_scale"], "input_shift": balls["input_shift"],
                     "output_shift": balls["output_shift"], "output_scale": balls["output_scale"],
                     "layer_target": target}
-    raise PrecisionError("no transform reaching this --target-slope was found from DKS's starting points "
-                         "(reachable targets are greater than 1; a very large one may need a deeper network)")
+    raise PrecisionError("no transform reaching this {target_slope} was found from DKS's starting points "
+                         "(reachable targets are greater than 1; a very large one may need a deeper network)",
+                         param="target_slope")
 
 
 __all__ = ["tat", "DESCRIPTIONS"]

@@ -28,7 +28,7 @@ DESCRIPTIONS = {
     "mean_shift": "(E[X] - mean) / std",
     "mean": "E[X]",
     "std": "sqrt(Var[X]), the actual std of the samples",
-    "std_to_pass": "std to pass so that the actual std equals --target-std",
+    "std_to_pass": "std to pass so that the actual std equals {target_std}",
 }
 
 

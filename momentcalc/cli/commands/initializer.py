@@ -9,7 +9,7 @@ import typer
 from ...result import Computation
 from ..app import app
 from ..options import Format, Json, number
-from ..runner import computing_command, errors_as, output_format
+from ..runner import computing_command, errors_as, flag, output_format
 
 Name = Annotated[
     str,
@@ -103,4 +103,4 @@ def initializers(format: Format = "table", json_: Json = False) -> None:
     from ...render import emit
 
     with errors_as(format, json_):
-        emit(catalog_listing(), output_format(format, json_))
+        emit(catalog_listing().named(flag), output_format(format, json_))

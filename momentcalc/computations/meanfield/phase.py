@@ -71,14 +71,14 @@ def ordered(chi: mpmath.mpf, xi: mpmath.mpf) -> str:
             f"(c* = 1), with correlation gaps shrinking 1/e every {mpmath.nstr(xi, 4)} layers; gradients vanish "
             f"by chi1 per layer. Networks train up to about {TRAINABLE_XI}*depth_scale_c = "
             f"{mpmath.nstr(TRAINABLE_XI * xi, 3)} layers (Schoenholz et al. 2017); raise sigma_w2 toward the "
-            "critical value (--critical) to go deeper")
+            "critical value ({critical}) to go deeper")
 
 
 def chaotic(chi: mpmath.mpf, c_star: mpmath.mpf, xi: mpmath.mpf) -> str:
     return (f"chaotic phase (chi1 = {chi_text(chi)} > 1): nearby inputs decorrelate toward c* = "
             f"{mpmath.nstr(c_star, 6)}, settling 1/e every {mpmath.nstr(xi, 4)} layers; gradients explode by chi1 "
             f"per layer. Networks train up to about {TRAINABLE_XI}*depth_scale_c = {mpmath.nstr(TRAINABLE_XI * xi, 3)} "
-            "layers (Schoenholz et al. 2017); lower sigma_w2 toward the critical value (--critical) to go deeper")
+            "layers (Schoenholz et al. 2017); lower sigma_w2 toward the critical value ({critical}) to go deeper")
 
 
 def unproven(names: list[str], q_star: mpmath.mpf, preserved: bool = False) -> str:
