@@ -106,3 +106,33 @@ def test_the_table_names_the_module_that_registers_each_command():
     assert sorted(registered) == sorted(commands.table())
     for info in app.registered_commands:
         assert info.callback.__module__ == commands.table()[info.name], info.name
+
+
+GC = """
+import gc, json, sys
+from momentcalc.cli import child
+real = child.run_many
+def run_many(*args, **kwargs):
+    print(json.dumps([enabled_at_start, gc.isenabled(), gc.get_freeze_count()]), file=sys.stderr)
+    return real(*args, **kwargs)
+child.run_many = run_many
+sys.argv = ["momentcalc", "truncnorm", "--get", "gamma"]
+import atexit
+atexit.register(lambda: print("teardown ran"))  # os._exit skips it
+enabled_at_start = gc.isenabled()
+from momentcalc.console import main
+main()
+"""
+
+
+def test_the_console_script_freezes_start_up_and_collects_during_the_command():
+    """momentcalc.console: the collector is off while the CLI imports, and on again (start-up's
+    objects frozen) when the command runs; the run ends without the interpreter's teardown,
+    with its exit code and its output flushed."""
+    proc = subprocess.run([sys.executable, "-c", GC], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and proc.stdout == "0.773741303549923\n", proc
+    enabled_at_start, enabled_in_command, frozen = json.loads(proc.stderr)
+    assert enabled_at_start and enabled_in_command and frozen > 10000  # (about 28000 objects)
+    proc = subprocess.run([sys.executable, "-c", GC.replace('"gamma"', '"gamma", "--digits", "0"')],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.startswith("momentcalc: error: --digits")

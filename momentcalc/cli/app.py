@@ -52,6 +52,17 @@ def _main(
     ] = None,
 ) -> None:
     """Analytic moment calculator for neural-network initialization."""
+    start_up_over()  # the command is known (and imported); its options are parsed next
+
+
+def start_up_over() -> None:
+    """Where the console script turned the garbage collector off for start-up
+    (``momentcalc.console``): freeze what start-up made and turn it on again."""
+    import gc
+
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 def main() -> None:
