@@ -6,7 +6,7 @@
 
 Every ``import``/``from ... import`` counts, at module level or inside a function (a lazy
 import is still a dependency). Top-level modules (``errors``, ``result``, ``defaults``,
-``progress``, ``checks``) appear as nodes of their own.
+``progress``) appear as nodes of their own.
 """
 
 from __future__ import annotations

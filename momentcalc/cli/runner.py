@@ -177,7 +177,7 @@ def execute(
     deterministic: a sweep too large for the budget is refused before anything is computed);
     the computation and the writing of its output then run in a child process under the
     operating system's limits when ``child.ENABLED`` (the console script), else right here."""
-    from ..checks import needed_digits, parse_expect, parse_tolerance
+    from .expect import needed_digits, parse_expect, parse_tolerance
     from .budget import call_seconds, check_sweep, parse_budget
 
     form = output_format(fmt, json_flag)
@@ -256,7 +256,7 @@ class _Plan:
         self.figures, self.name_of = figures, name_of
 
     def row(self, point: dict[str, Any]) -> Computation:
-        from ..checks import apply_expectations
+        from .expect import apply_expectations
 
         own = {name: value for name, value in point.items() if name not in self.catalog}
         if self.catalog:
@@ -286,7 +286,7 @@ class _Plan:
         return [row for rows, _, _ in outcomes for row in rows]
 
     def run(self, workers: int, seconds: float | None = None, ceiling: int | None = None) -> int:
-        from ..checks import mismatch_line
+        from .expect import mismatch_line
         from ..render import emit, emit_values
 
         rows = self.rows(workers, seconds, ceiling)

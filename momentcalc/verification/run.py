@@ -18,7 +18,7 @@ from ..engine.precision import to_decimal, working_dps
 from ..errors import InputError, MomentcalcError
 from ..result import Listing
 from .registry import REGISTRY, Published
-from ..checks import significant_digits
+from ..engine.written import significant_digits
 from .tolerance import agreeing_digits, within
 
 # CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).

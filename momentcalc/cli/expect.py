@@ -16,24 +16,23 @@ at the edge of chaos).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
 import mpmath
 from mpmath import mp
 
-from .engine.numbers import decimal_text, parse_number, to_mpf
-from .engine.precision import MAX_DIGITS, to_decimal, working_dps
-from .errors import InputError
-from .result import Check, Computation
+from ..engine.numbers import decimal_text, parse_number, to_mpf
+from ..engine.precision import MAX_DIGITS, to_decimal, working_dps
+from ..engine.written import last_digit_unit as _last_digit_unit
+from ..engine.written import significant_digits
+from ..errors import InputError
+from ..result import Check, Computation
 
 MIN_SIGNIFICANT = 3
 # The found value of a failed check is shown to this many more digits than VALUE has, so
 # that the two never look equal.
 EXTRA_FOUND_DIGITS = 2
-
-_WRITTEN = re.compile(r"[+-]?(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -68,20 +67,9 @@ class Tolerance:
         return atol + rtol * abs(expected.value), rule
 
 
-def significant_digits(text: str) -> int:
-    """How many significant digits a decimal text shows (``0.0200`` → 3, ``100`` → 3, ``0`` → 1)."""
-    digits = re.sub(r"[^0-9]", "", text.lower().partition("e")[0]).lstrip("0")
-    return max(len(digits), 1)
-
-
 def last_digit_unit(written: str) -> Fraction:
-    """One unit in the last digit written: ``0.7737413`` → 1e-7, ``1.5e-3`` → 1e-4."""
-    match = _WRITTEN.fullmatch(written.strip())
-    if match is None:
-        raise InputError(f"{{expect}} value must be a decimal number, got {written!r}", param="expect")
-    decimals = len(match.group("frac") or "")
-    exponent = int(match.group("exp") or 0)
-    return Fraction(10) ** (exponent - decimals)
+    """One unit in VALUE's last written digit (errors name ``--expect``)."""
+    return _last_digit_unit(written, "expect")
 
 
 def parse_expect(text: str, tolerance: Tolerance | None = None) -> Expectation:
@@ -158,7 +146,7 @@ def apply_expectations(computation: Computation, expects: list[Expectation], tol
     ``found`` carries at least two digits more than VALUE (and at least ``computation.digits``):
     the computation must have been made with ``needed_digits`` for that to be exact.
     """
-    from .render.document import shown_digits
+    from ..render.document import shown_digits
 
     checks = []
     for expected in expects:
@@ -188,7 +176,7 @@ def apply_expectations(computation: Computation, expects: list[Expectation], tol
 def mismatch_line(check: Check, at: dict[str, object] | None = None) -> str:
     """The one stderr line of a failed check: expected value, tolerance, found value (and the
     sweep point)."""
-    from .engine.numbers import to_text
+    from ..engine.numbers import to_text
 
     where = ""
     if at:
