@@ -11,6 +11,13 @@ then is the real package. ``from flint import arb`` anywhere works unchanged.
 
 Installed by the CLI only (``momentcalc.cli``), before anything imports flint; a process that
 has already imported flint keeps it.
+
+This is momentcalc's one adapter to python-flint's internals (its submodule paths, pinned in
+``pyproject.toml`` and checked by ``tests/test_dependencies.py``); every other module uses the
+public ``from flint import arb, acb, ctx``, imported where balls are needed. Why not only that,
+with the real package: ``import flint`` costs about 30 ms of import time against 18 ms for these
+submodules, and the default ``activation-moment swish --json`` about 0.30 s of CPU with the whole
+package against 0.275 s with the stand-in (medians of 15 runs), a tenth of its start-up.
 """
 
 from __future__ import annotations

@@ -393,7 +393,7 @@ def _log_bound(u: Bound, r0: arb) -> Bound:
     return Bound(terms, low, (const, rate, square), (log_low, arb(0), arb(0)))
 
 
-def _constant_value(node: Node) -> arb:
+def constant_value(node: Node) -> arb:
     value = compile_ball(node)(acb(0), False)
     return value.real
 
@@ -402,7 +402,7 @@ def growth_bound(node: Node, r0: arb) -> Bound:
     """The ``Bound`` of the tree on |x| ≥ r0 (NoGrowthBound where the rules give none)."""
     kind = node.kind
     if not node.has_x:
-        v = _constant_value(node)
+        v = constant_value(node)
         return Bound(((abs(v), Fraction(0), arb(0), arb(0)),), abs(v), (v, arb(0), arb(0)), (v, arb(0), arb(0)))
     if kind == "x":
         return Bound(((arb(1), Fraction(1), arb(0), arb(0)),), r0, (arb(0), arb(1), arb(0)), (arb(0), arb(-1), arb(0)))
@@ -425,7 +425,7 @@ def growth_bound(node: Node, r0: arb) -> Bound:
         bound = _make(terms, a.low * b.low)
         for constant, other, varying in ((node.args[0], a, b), (node.args[1], b, a)):
             if not constant.has_x:  # c·v: v's bounds scaled (and swapped when c < 0)
-                c = _constant_value(constant)
+                c = constant_value(constant)
                 if c >= 0:
                     upper, lower = _scale3(varying.upper, c), _scale3(varying.lower, c)
                 elif c < 0:
@@ -449,7 +449,7 @@ def growth_bound(node: Node, r0: arb) -> Bound:
         sup = _sup(b.terms)
         bound = _make(terms, a.low / sup if sup is not None and sup > 0 else arb(0))
         if not node.args[1].has_x:  # v/c: v's bounds scaled (and swapped when c < 0), as for c·v
-            c = 1 / _constant_value(node.args[1])
+            c = 1 / constant_value(node.args[1])
             if c > 0:
                 bound = bound._replace(upper=_scale3(a.upper, c) or bound.upper, lower=_scale3(a.lower, c) or bound.lower)
             elif c < 0:
@@ -548,7 +548,7 @@ def _call_bound(node: Node, args: list[Bound], r0: arb) -> Bound:
         terms = None if u.terms is None else u.terms + ((arb(1), Fraction(0), arb(0), arb(0)),)
         return _make(terms, arb(0), lower=(arb(0), arb(0), arb(0)))
     if name in ("max", "min"):
-        c = _constant_value(node.args[1])
+        c = constant_value(node.args[1])
         terms = None if u.terms is None else u.terms + ((abs(c), Fraction(0), arb(0), arb(0)),)
         if name == "max":
             low = c if c > 0 else arb(0)
@@ -677,7 +677,7 @@ def polynomial_terms(node: Node, constant: Callable[[Node], Any] | None = None) 
     Fractions, None for π or e)."""
     kind = node.kind
     if not node.has_x:
-        value = (constant or _constant_value)(node)
+        value = (constant or constant_value)(node)
         return None if value is None else {0: value}
     if kind == "x":
         return {1: 1}

@@ -11,6 +11,7 @@ from collections.abc import Callable
 import mpmath
 from mpmath import mp
 
+from ..engine.mpmath_internals import PREC_ROUNDING
 from .elementary import sech2, sigmoid, sigmoid_slope, softplus
 from .expression_tree import Node, Singular, TooLarge, Undefined
 
@@ -138,7 +139,7 @@ def _compile(node: Node, compile_part: Callable[[Node], Callable[[mpmath.mpf], m
         rounded: dict[tuple[int, str], mpmath.mpf] = {}  # by precision and rounding
 
         def number(x: mpmath.mpf) -> mpmath.mpf:
-            key = tuple(mp._prec_rounding)
+            key = tuple(PREC_ROUNDING)
             found = rounded.get(key)
             if found is None:
                 found = rounded[key] = mpmath.mpf(value.numerator) / value.denominator

@@ -28,6 +28,7 @@ from typing import Any
 from ..catalog.initializers import BY_NAME, CATALOG, HALF, INF, Draw, Initializer, Product, RuleError, float32
 from ..engine import normal_balls
 from ..engine.balls import exactly
+from ..engine.mpmath_internals import is_mpf
 from ..engine.numbers import Number, as_number, quoted
 from ..engine.precision import to_decimal
 from ..engine.rounding import ball_text
@@ -289,7 +290,7 @@ def _code(value: Any, digits: int) -> str:
     written 0.02: the other framework holds the literal as that same float32), else its
     ``digits``-digit decimal without trailing zeros."""
     exact = Fraction(value) if isinstance(value, Fraction) else None
-    if exact is None and value is not None and hasattr(value, "_mpf_"):
+    if exact is None and value is not None and is_mpf(value):
         import mpmath
 
         if mpmath.isfinite(value):

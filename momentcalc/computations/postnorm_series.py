@@ -31,10 +31,10 @@ from typing import Any, overload
 
 import mpmath
 from mpmath import mp
-from mpmath.libmp import mpf_mul, round_nearest
 
 from ..engine.balls import arb_precision, ball_midpoint
 from ..engine.bits import BITS_PER_DIGIT, bits_for
+from ..engine.mpmath_internals import binary, make, mpf_mul, round_nearest, to_raw
 from ..engine.precision import scaled_double, working_dps
 from ..engine.rounding import ball_text, decide, decimal_text
 from ..errors import PrecisionError
@@ -106,17 +106,18 @@ class GeometricWeights(Sequence[mpmath.mpf], BulkValues):
     def _run(self, start: int, stop: int) -> Iterator[mpmath.mpf]:
         """Elements start … stop−1 by recurrence: the even power times 1/d² every other step.
 
-        The steps use mpmath's raw multiplication at an explicit precision, so the global
-        precision is never held across a ``yield`` (and a step costs a third as much)."""
+        The steps use mpmath's raw multiplication at an explicit precision
+        (``engine.mpmath_internals``), so the global precision is never held across a ``yield``
+        (and a step costs a third as much)."""
         if start >= stop:
             return
         with mp.workdps(self._dps):
             c, square, d = self._parts()
             prec = mp.prec
             m = self._count - start
-            even = (c * square ** (m // 2))._mpf_  # c·(d²)^(m//2)
-            inverse_square = (1 / square)._mpf_
-        d_raw, make = d._mpf_, mp.make_mpf
+            even = to_raw(c * square ** (m // 2))  # c·(d²)^(m//2)
+            inverse_square = to_raw(1 / square)
+        d_raw = to_raw(d)
         for _ in range(start, stop):
             if m % 2:
                 yield make(mpf_mul(even, d_raw, prec, round_nearest))
@@ -231,7 +232,7 @@ def _binary_doubles(weights: GeometricWeights, count: int) -> list[float | None]
     with mp.workprec(BITS + 40):
         c, _square, d = weights._parts()
         block = min(BLOCK, count)
-        betas, shifts = _steps(d._mpf_, 1 << (block - 1).bit_length())  # d^r, r = 1 … block
+        betas, shifts = _steps(to_raw(d), 1 << (block - 1).bit_length())  # d^r, r = 1 … block
         betas, shifts = betas[:block], shifts[:block]
         bases = [_binary(base) for base in _powers(d ** block, c, -(-count // block))]
     out: list[float | None] = []
@@ -256,7 +257,7 @@ def _steps(d: tuple[int, int, int, int], count: int) -> tuple[tuple[int, ...], t
     share d, and each asks for a prefix of the same list (the recurrence does not depend on
     count)."""
     with mp.workprec(BITS + 40):
-        binaries = [_binary(power) for power in _powers(mp.make_mpf(d), mp.make_mpf(d), count)]
+        binaries = [_binary(power) for power in _powers(make(d), make(d), count)]
     return tuple(beta for beta, _ in binaries), tuple(shift for _, shift in binaries)
 
 
@@ -272,10 +273,9 @@ def _binary(value: mpmath.mpf) -> tuple[int, int]:
     """(M, e) with value ≈ M·2^e and M of ``BITS`` bits: ``nint(ldexp(frexp(value)[0], BITS))``
     and ``frexp(value)[1] − BITS``, on the integers of the mpf (value = ±man·2^exp, man of bc
     bits) — the same rounding (to nearest, ties to even) without four mpmath calls."""
-    sign, man, exp, bc = value._mpf_
+    sign, man, exp, bc = binary(value)  # Python ints (not gmpy2's mpz): the callers want them
     if not man:
         return 0, -BITS
-    man = int(man)  # gmpy2's mpz under mpmath's GMP backend: the callers want Python integers
     shift = bc - BITS
     if shift <= 0:
         q = man << -shift

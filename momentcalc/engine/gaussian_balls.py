@@ -142,7 +142,7 @@ def normalise(terms: Sequence[Term]) -> tuple[Term, ...]:
     return tuple(Term(c, k, a, b) for c, k, a, b in merged.values())
 
 
-def _exact_key(ball: arb) -> tuple[int, ...]:
+def exact_key(ball: arb) -> tuple[int, ...]:
     """A ball's midpoint and radius, exactly (a cache key)."""
     mantissa, exponent = ball.mid().man_exp()
     radius, shift = ball.rad().man_exp()
@@ -200,11 +200,11 @@ def _density(u0: arb) -> arb:
         return (-u0 * u0 / 2).exp() / (2 * arb.pi()).sqrt()
     # Far right (relu at mean −1e100000): exp of a huge argument at full precision costs up to
     # a second, and every moment and piece asks for the same one.
-    needed = 2 * _log2(u0) + ctx.prec
+    needed = 2 * magnitude_log2(u0) + ctx.prec
     if needed > MAX_TAIL_BITS:
         raise PrecisionError(f"the Gaussian tail {u0.mid().str(3, radius=False)} std from the mean needs about "
                              f"{needed:.3g} bits of working precision; at most {MAX_TAIL_BITS} are used")
-    key = (ctx.prec, *_exact_key(u0))
+    key = (ctx.prec, *exact_key(u0))
     if key not in _FAR_DENSITIES:
         if len(_FAR_DENSITIES) > 64:
             _FAR_DENSITIES.clear()
@@ -223,7 +223,7 @@ def _tail_moments(u0: arb, k: int) -> list[arb]:
 
     Kept per (precision, u0) and extended on demand: a growth bound's terms of degree 0..k
     share one u0, and the same L is tried for every integrand of a trapezoidal rule."""
-    key = (ctx.prec, *_exact_key(u0))
+    key = (ctx.prec, *exact_key(u0))
     moments = _TAIL_MOMENTS.get(key)
     if moments is None:
         density = _density(u0)
@@ -305,7 +305,7 @@ def tail_start(L: float, mean: arb, std: arb) -> arb:
     return arb((std * L - abs(mean)).lower()).max(arb(0))
 
 
-def _log2(value: arb) -> float:
+def magnitude_log2(value: arb) -> float:
     """log2 of a positive ball's magnitude, roughly (for choosing precisions)."""
     mid = abs(value.mid()) if value.mid() != 0 else _upper(abs(value))
     if mid == 0:
@@ -314,7 +314,7 @@ def _log2(value: arb) -> float:
     return math.log2(abs(int(mantissa))) + int(exponent)
 
 
-def _bulk_size(terms: Sequence[Term], mean: arb, std: arb) -> arb:
+def bulk_size(terms: Sequence[Term], mean: arb, std: arb) -> arb:
     """The size of the integrand (for choosing precisions and the first goal only): the
     growth bound at |x| = |mean| + 2·std, or its Gaussian integral beyond the point where the
     bound's weight peaks, when that is larger (x**1000 has its mass near |t| = 32)."""
@@ -415,7 +415,7 @@ def _singular_gaps(integrand: Integrand, pieces: Sequence[Piece], splits: Sequen
         x = acb(p)
         if pieces[i].branch(x, False).is_finite() and pieces[i + 1].branch(x, False).is_finite():
             continue
-        delta = arb(2) ** (min(-4, _log2(goal) - 16))
+        delta = arb(2) ** (min(-4, magnitude_log2(goal) - 16))
         for _ in range(40):
             bound = _singular_bound(integrand, p, delta, std)
             if bound is None:
@@ -515,18 +515,18 @@ def _attempt(integrand: Integrand, mean: Fraction, std: Fraction, goal_log2: flo
 
 
 def _size_log2(integrand: Integrand, mean: Fraction, std: Fraction) -> float:
-    """log2 of the integrand's size (``_bulk_size``, at 64 bits; 0 where its growth bound
+    """log2 of the integrand's size (``bulk_size``, at 64 bits; 0 where its growth bound
     cannot be had near the centre): what the first goal and precision are measured from."""
     with ctx.workprec(64):
         m, s = as_arb(mean), as_arb(std)
         try:
-            size = _bulk_size(normalise(integrand.terms(tail_start(8, m, s))), m, s)
+            size = bulk_size(normalise(integrand.terms(tail_start(8, m, s))), m, s)
         except NotCertified:
             size = arb(1)
     if not size.is_finite():
         # exp(1e309*x): the growth bound overflows even Arb's exponents at 64 bits.
         raise PrecisionError("the integrand is too large to bound at these inputs (its size overflows)")
-    return max(_log2(size), -10**6) if size > 0 else 0.0
+    return max(magnitude_log2(size), -10**6) if size > 0 else 0.0
 
 
 def gaussian_expectation_ball(integrand: Integrand, *, mean: Fraction | int, std: Fraction | int,
@@ -556,7 +556,7 @@ def gaussian_expectation_ball(integrand: Integrand, *, mean: Fraction | int, std
                 f"within {MAX_CANCELLATION_DIGITS} digits below the integrand's size")
         if abs(ball.mid()) > 4 * radius:
             # The magnitude is known: aim at it.
-            magnitude = _log2(abs(ball))
+            magnitude = magnitude_log2(abs(ball))
             goal_log2 = max(min(goal_log2 - 8, magnitude - wanted - 4), floor)
         else:
             goal_log2 = max(size_log2 - (size_log2 - goal_log2) * GOAL_GROWTH, floor)

@@ -33,9 +33,24 @@ from fractions import Fraction
 
 import mpmath
 from mpmath import mp
-from mpmath.libmp import fzero, mpf_abs, mpf_add, mpf_exp, mpf_ge, mpf_gt, mpf_mul, mpf_neg, mpf_shift, mpf_sub
-
 from ..errors import PrecisionError
+from .mpmath_internals import (
+    PREC_ROUNDING,
+    Raw,
+    exceeds_product,
+    fzero,
+    make,
+    mpf_abs,
+    mpf_add,
+    mpf_exp,
+    mpf_ge,
+    mpf_mul,
+    mpf_neg,
+    mpf_shift,
+    mpf_sub,
+    raw_abs,
+    to_raw,
+)
 from .numbers import fraction_to_mpf
 
 Integrand = Callable[[mpmath.mpf], Sequence[mpmath.mpf]]
@@ -109,24 +124,23 @@ def _accepted(previous: Sequence[mpmath.mpf] | None, current: Sequence[mpmath.mp
     return True
 
 
-# The inner sums work on mpmath's raw values (the ``_mpf_`` tuples) with the context's
+# The inner sums work on mpmath's raw values (``engine.mpmath_internals``) with the context's
 # precision and rounding: the same operations, rounded the same way, as the mpf operators
 # (bit for bit), without creating an mpf object for every term.
-_Raw = tuple  # an mpf's ``_mpf_``
+_Raw = Raw
 
 
 def _weighted(weight: mpmath.mpf, values: Sequence[mpmath.mpf]) -> tuple[tuple[_Raw, _Raw], ...]:
     """((w, |w|) for w = weight·v, v in values) as raw values, rounded as ``weight * v`` and
     ``abs(w)`` would be (every level that sums the node uses both)."""
-    prec, rounding = mp._prec_rounding
-    w = weight._mpf_
+    prec, rounding = PREC_ROUNDING
+    w = to_raw(weight)
     try:
-        products = [mpf_mul(w, v._mpf_, prec, rounding) for v in values]
+        products = [mpf_mul(w, to_raw(v), prec, rounding) for v in values]
     except AttributeError:  # not all mpf
-        products = [(weight * v)._mpf_ for v in values]
-    # abs(w) of a value already rounded to prec is w with its sign cleared (mpf_abs at prec
-    # would only renormalise it).
-    return tuple((p, (0, p[1], p[2], p[3]) if p[0] else p) for p in products)
+        products = [to_raw(weight * v) for v in values]
+    # abs(w) of a value already rounded to prec is w with its sign cleared.
+    return tuple((p, raw_abs(p)) for p in products)
 
 
 class _Accumulator:
@@ -135,8 +149,8 @@ class _Accumulator:
     def __init__(self, count: int, quiet_rtol: mpmath.mpf) -> None:
         self.sums: list[_Raw] = [fzero] * count
         self.absolutes: list[_Raw] = [fzero] * count
-        self.quiet_rtol = quiet_rtol._mpf_
-        self.prec, self.rounding = mp._prec_rounding
+        self.quiet_rtol = to_raw(quiet_rtol)
+        self.prec, self.rounding = PREC_ROUNDING
 
     def add(self, values: Sequence[tuple[_Raw, _Raw]]) -> None:
         sums, absolutes, prec, rounding = self.sums, self.absolutes, self.prec, self.rounding
@@ -145,27 +159,10 @@ class _Accumulator:
             absolutes[i] = mpf_add(absolutes[i], size, prec, rounding)
 
     def loud(self, values: Sequence[tuple[_Raw, _Raw]]) -> list[int]:
-        """Components whose term is not negligible against the sum so far: |term| > quiet·sum.
-
-        A raw value (sign, man, exp, bc) with man ≠ 0 lies in [2^(exp+bc−1), 2^(exp+bc)), so
-        quiet·sum lies in [2^(m−2), 2^m) with m the two exponent sums added (rounding to
-        nearest keeps it in [2^(m−2), 2^m]): a term below 2^(m−2) or at least 2^(m+1) is
-        decided without the product, the others by it."""
+        """Components whose term is not negligible against the sum so far: |term| > quiet·sum
+        (``exceeds_product`` decides most of them from the exponents alone)."""
         prec, rounding, quiet, absolutes = self.prec, self.rounding, self.quiet_rtol, self.absolutes
-        quiet_top = quiet[2] + quiet[3]
-        found = []
-        for i, (_, size) in enumerate(values):
-            total = absolutes[i]
-            if size[1] and total[1] and quiet[1]:
-                top, bound_top = size[2] + size[3], quiet_top + total[2] + total[3]
-                if top <= bound_top - 2:
-                    continue
-                if top > bound_top + 1:
-                    found.append(i)
-                    continue
-            if mpf_gt(size, mpf_mul(quiet, total, prec, rounding)):
-                found.append(i)
-        return found
+        return [i for i, (_, size) in enumerate(values) if exceeds_product(size, quiet, absolutes[i], prec, rounding)]
 
     def scaled_absolutes(self, h: mpmath.mpf) -> list[mpmath.mpf]:
         return self._scaled(h, self.absolutes)
@@ -174,7 +171,7 @@ class _Accumulator:
         return self._scaled(h, self.sums), self._scaled(h, self.absolutes)
 
     def _scaled(self, h: mpmath.mpf, raw: list[_Raw]) -> list[mpmath.mpf]:
-        make, hr, prec, rounding = mp.make_mpf, h._mpf_, self.prec, self.rounding
+        hr, prec, rounding = to_raw(h), self.prec, self.rounding
         return [make(mpf_mul(hr, v, prec, rounding)) for v in raw]
 
 
@@ -307,7 +304,7 @@ _node_tables: dict[tuple[int, tuple], dict[tuple[int, str], tuple[mpmath.mpf, ..
 
 
 def _table(unit: mpmath.mpf) -> dict[tuple[int, str], tuple[mpmath.mpf, ...]]:
-    key = mp.prec, unit._mpf_
+    key = mp.prec, to_raw(unit)
     if _node_tables and next(reversed(_node_tables)) == key:  # already the most recent
         return _node_tables[key]
     table = _node_tables.pop(key, None)
@@ -354,10 +351,10 @@ def _density(t: mpmath.mpf, norm: mpmath.mpf, k: int | None = None, unit: mpmath
 
 def _normal_density(t: mpmath.mpf, norm: mpmath.mpf) -> mpmath.mpf:
     """norm * mpmath.exp(-t * t / 2), the same roundings on raw values (the halving is exact)."""
-    prec, rounding = mp._prec_rounding
-    r = t._mpf_
+    prec, rounding = PREC_ROUNDING
+    r = to_raw(t)
     square = mpf_shift(mpf_mul(mpf_neg(r, prec, rounding), r, prec, rounding), -1)
-    return mp.make_mpf(mpf_mul(norm._mpf_, mpf_exp(square, prec, rounding), prec, rounding))
+    return make(mpf_mul(to_raw(norm), mpf_exp(square, prec, rounding), prec, rounding))
 
 
 class _Piece:
@@ -373,30 +370,29 @@ class _Piece:
     def node(self, k: int, unit: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]:
         """At s = k·unit: (t, dt/ds, distance of t from the endpoint it approaches; 0 once
         they merge)."""
-        prec, rounding = mp._prec_rounding
-        make = mp.make_mpf
+        prec, rounding = PREC_ROUNDING
         if self.half_line:
             u, jac = _map_parts(k, unit, True)
             # t = low + u or high − u, and |t − end|, on raw values with the same roundings.
             if self.high is None:
-                end = self.low._mpf_
-                t = mpf_add(end, u._mpf_, prec, rounding)
+                end = to_raw(self.low)
+                t = mpf_add(end, to_raw(u), prec, rounding)
             else:
-                end = self.high._mpf_
-                t = mpf_sub(end, u._mpf_, prec, rounding)
+                end = to_raw(self.high)
+                t = mpf_sub(end, to_raw(u), prec, rounding)
             dist = make(mpf_abs(mpf_sub(t, end, prec, rounding), prec, rounding)) if k < 0 else mpmath.inf
             return make(t), jac, dist
         ch, e, frac = _map_parts(k, unit, False)
         # On raw values: jac = width·π·ch·e·frac·frac and t, rounded as those mpf expressions.
-        f = frac._mpf_
-        jac = mpf_mul(mpf_mul(self.width_pi._mpf_, ch._mpf_, prec, rounding), e._mpf_, prec, rounding)
+        f, e = to_raw(frac), to_raw(e)
+        jac = mpf_mul(mpf_mul(to_raw(self.width_pi), to_raw(ch), prec, rounding), e, prec, rounding)
         jac = make(mpf_mul(mpf_mul(jac, f, prec, rounding), f, prec, rounding))
-        width = self.width._mpf_
+        width = to_raw(self.width)
         if k >= 0:
-            high = self.high._mpf_
-            t = mpf_sub(high, mpf_mul(mpf_mul(width, e._mpf_, prec, rounding), f, prec, rounding), prec, rounding)
+            high = to_raw(self.high)
+            t = mpf_sub(high, mpf_mul(mpf_mul(width, e, prec, rounding), f, prec, rounding), prec, rounding)
             return make(t), jac, make(mpf_sub(high, t, prec, rounding))
-        low = self.low._mpf_
+        low = to_raw(self.low)
         t = mpf_add(low, mpf_mul(width, f, prec, rounding), prec, rounding)
         return make(t), jac, make(mpf_sub(t, low, prec, rounding))
 
@@ -449,7 +445,7 @@ def _double_exponential(evaluate: Integrand, count: int, mean: mpmath.mpf, std: 
         def terms(k: int) -> _Node:
             if k not in cache:
                 t, jac, dist = piece.node(k, unit)
-                if dist._mpf_ == fzero or jac._mpf_ == fzero:  # dist == 0 or jac == 0
+                if to_raw(dist) == fzero or to_raw(jac) == fzero:  # dist == 0 or jac == 0
                     cache[k] = t, ((fzero, fzero),) * count, True, dist, (mp.zero,) * count, mp.zero
                 else:
                     density = _density(t, norm, *fixed(k))

@@ -19,6 +19,7 @@ from mpmath import mp
 
 from ..errors import PrecisionError
 from .bits import BITS_PER_DIGIT, bits_for, digits_for
+from .mpmath_internals import binary
 from .rounding import decimal_text
 
 GUARD_DIGITS = 10
@@ -154,8 +155,8 @@ def to_double(value: mpmath.mpf) -> float | None:
         if exponent < _UNDERFLOW_EXPONENT:
             return 0.0 if value > 0 else -0.0
         if exponent < _SMALLEST_NORMAL_EXPONENT:
-            sign, mantissa, binary_exponent, _ = value._mpf_  # int(): gmpy2's mpz times a float is an mpfr
-            return scaled_double((-1) ** sign * int(mantissa), int(binary_exponent))
+            sign, mantissa, binary_exponent, _ = binary(value)  # ints: gmpy2's mpz times a float is an mpfr
+            return scaled_double((-1) ** sign * mantissa, binary_exponent)
     result = float(value)
     if result != result or result in (float("inf"), float("-inf")):
         return None

@@ -27,6 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from .bits import bits_for
+from .mpmath_internals import binary
 
 # Only for a first guess of the decimal exponent, corrected exactly below.
 _LOG10_2 = math.log10(2)
@@ -52,10 +53,9 @@ def decimal_text(value: Any, digits: int) -> str:
         else:
             rounded = _round_rational(numerator, denominator, digits)
         return _format(value < 0, *rounded, digits)
-    raw = value._mpf_  # mpmath mpf: (sign, mantissa, exponent, bitcount)
-    sign, mantissa, exponent = raw[0], int(raw[1]), int(raw[2])  # int(): gmpy2's mpz where installed
+    sign, mantissa, exponent, _ = binary(value)  # an mpf: (−1)^sign·mantissa·2^exponent
     if not mantissa:
-        return _special(raw)
+        return _special(value)
     return _format(bool(sign), *_round_binary(mantissa, exponent, digits), digits)
 
 
@@ -74,10 +74,9 @@ def bound_text(value: Any, digits: int = 2) -> str:
     if isinstance(value, (int, float, Fraction)):
         exact = Fraction(value)
     else:
-        raw = value._mpf_
-        sign, mantissa, exponent = raw[0], int(raw[1]), int(raw[2])
+        sign, mantissa, exponent, _ = binary(value)
         if not mantissa:
-            return _special(raw)
+            return _special(value)
         if sign:
             raise ValueError("a bound is >= 0")
         if abs(exponent) > _EXACT_BOUND_EXPONENT:
@@ -368,24 +367,19 @@ def _dyadic_text(mantissa: int, exponent: int, digits: int) -> str:
 
 
 def _signed_binary(value: Any) -> tuple[int | None, int]:
-    sign, mantissa, exponent, _bits = value._mpf_
-    mantissa, exponent = int(mantissa), int(exponent)  # gmpy2's mpz where installed
+    sign, mantissa, exponent, _bits = binary(value)
     if not mantissa:
         return (0, 0) if value == 0 else (None, 0)
     return (-mantissa if sign else mantissa), exponent
 
 
-def _special(raw: tuple) -> str:
-    """Zero, infinities and nan (mpmath marks them with a zero mantissa)."""
-    from mpmath.libmp import finf, fninf, fzero
-
-    if raw == fzero:
+def _special(value: Any) -> str:
+    """Zero, infinities and nan (the mpf values without a mantissa)."""
+    if value == 0:
         return "0"
-    if raw == finf:
-        return "inf"
-    if raw == fninf:
-        return "-inf"
-    return "nan"
+    if value != value:
+        return "nan"
+    return "inf" if value > 0 else "-inf"
 
 
 def _format(negative: bool, q: int, a: int, digits: int) -> str:

@@ -82,11 +82,11 @@ def _power(f: Sum, p: Fraction) -> Sum | None:
 def signed_powers(node: Node) -> Sum | None:
     """The tree as Σ c·sign(x)^e·|x|^s with ball coefficients at the current precision, or
     None when it is not one."""
-    from ..catalog.expression_ball import _constant_value
+    from ..catalog.expression_ball import constant_value
 
     kind = node.kind
     if not node.has_x:
-        return {(0, Fraction(0)): _constant_value(node)}
+        return {(0, Fraction(0)): constant_value(node)}
     if kind == "x":
         return {(1, Fraction(1)): arb(1)}
     parts = [signed_powers(a) for a in node.args]

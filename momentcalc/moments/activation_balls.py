@@ -32,7 +32,7 @@ from ..engine.gaussian_balls import (
     NotCertified,
     Piece,
     Term,
-    _exact_key,
+    exact_key,
     as_arb,
     gaussian_expectation_ball,
     narrow,
@@ -41,6 +41,7 @@ from ..engine.gaussian_balls import (
     product,
 )
 from ..engine.bits import bits_for
+from ..engine.mpmath_internals import binary
 from ..engine.rounding import ball_text
 from .abs_powers import abs_power_ball
 from .exact_start import EXACT_RAISES, exact_start_bits
@@ -119,7 +120,7 @@ def expression_model(node: Node, mean: Fraction) -> Model:
     def branches(low: arb, high: arb) -> Branches:
         # E[φ], E[φ²] and E[φ'²] ask for the same range at the same precision: the kinks
         # (mpmath's zeros, then their signs proved on balls) are found once.
-        key = (ctx.prec, *_exact_key(low), *_exact_key(high))
+        key = (ctx.prec, *exact_key(low), *exact_key(high))
         if key not in made:
             if len(made) > 16:
                 made.clear()
@@ -169,8 +170,8 @@ def _mpf(value: arb):  # noqa: ANN202
 
 def _from_mpf(value) -> arb:  # noqa: ANN001
     """An mpf as an exact ball."""
-    sign, mantissa, exponent, _ = value._mpf_
-    return arb(int((-1) ** sign * mantissa)) * arb(2) ** int(exponent) if mantissa else arb(0)
+    sign, mantissa, exponent, _ = binary(value)
+    return arb((-1) ** sign * mantissa) * arb(2) ** exponent if mantissa else arb(0)
 
 
 # A shape of integrand: a monomial (x^a·φ^b·φ'^c), or with a centre c, (φ − c)².
@@ -481,7 +482,7 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
     (``engine.trapezoid``), each with relative radius ≤ 10^−(digits+3); None for other
     activations, or when the rule would need too many nodes (a very large std)."""
     from ..catalog.ball_functions import STRIP_FUNCTIONS
-    from ..engine.gaussian_balls import BITS_PER_DIGIT, MAX_CANCELLATION_DIGITS, _bulk_size, _log2, tail_start
+    from ..engine.gaussian_balls import BITS_PER_DIGIT, MAX_CANCELLATION_DIGITS, bulk_size, magnitude_log2, tail_start
     from ..engine.trapezoid import trapezoid_expectations, working_bits
 
     spec = None if act.expression else STRIP_FUNCTIONS.get(act.name)
@@ -493,8 +494,8 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
     with ctx.workprec(64):
         m, s = as_arb(mean), as_arb(std)
         for terms in growths:
-            size = _bulk_size(normalise(terms(tail_start(8, m, s))), m, s)
-            sizes.append(max(_log2(size), -10**6) if size > 0 else 0.0)
+            size = bulk_size(normalise(terms(tail_start(8, m, s))), m, s)
+            sizes.append(max(magnitude_log2(size), -10**6) if size > 0 else 0.0)
     wanted = (digits + 3) * BITS_PER_DIGIT
     goals = [size - wanted - 4 for size in sizes]
     floors = [size - (digits + 3 + MAX_CANCELLATION_DIGITS) * BITS_PER_DIGIT for size in sizes]
@@ -531,7 +532,7 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
                     f"the expectation cancels to below {digits} significant digits (it may be exactly 0) "
                     f"within {MAX_CANCELLATION_DIGITS} digits below the integrand's size")
             if abs(ball.mid()) > 4 * ball.rad():
-                goals[j] = max(min(goals[j] - 8, _log2(abs(ball)) - wanted - 4), floors[j])
+                goals[j] = max(min(goals[j] - 8, magnitude_log2(abs(ball)) - wanted - 4), floors[j])
             else:
                 goals[j] = max(sizes[j] - (sizes[j] - goals[j]) * 2, floors[j])
             still.append(j)

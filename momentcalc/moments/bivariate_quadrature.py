@@ -13,7 +13,6 @@ replace the body of ``cross_expectations``.
 
 from __future__ import annotations
 
-from fractions import Fraction
 
 import mpmath
 from mpmath import mp
@@ -21,6 +20,7 @@ from mpmath import mp
 from ..catalog import Activation
 from ..engine.bivariate_smoothing import INNER_EXTRA_DIGITS
 from ..engine.gaussian_quadrature import gaussian_edge
+from ..engine.mpmath_internals import fraction
 from ..errors import PrecisionError
 
 
@@ -71,13 +71,13 @@ def _closed_form_smoothing(act: Activation, digits: int):  # type: ignore[no-unt
     bits = mp.prec + 32  # ψ is needed to about the working precision, absolutely
 
     def smoothing(b: mpmath.mpf):  # type: ignore[no-untyped-def]
-        std = _fraction(b)
+        std = fraction(b)
 
         def smoothed(m: mpmath.mpf) -> list[mpmath.mpf]:
             # |m|/b adds cancellation: E[φ(m + bV)] at m far out is a tiny difference of terms
             extra = max(0, 2 * int(mpmath.log(abs(m) / b + 1, 2))) if m else 0
             with ctx.workprec(bits + extra):
-                (value,), (slope,) = closed([as_arb(_fraction(m))], as_arb(std))
+                (value,), (slope,) = closed([as_arb(fraction(m))], as_arb(std))
             if not (value.is_finite() and slope.is_finite()):
                 raise PrecisionError(f"no closed form for E[{act.name}] at mean {mpmath.nstr(m, 8)}")
             return [midpoint(value), midpoint(slope)]
@@ -87,8 +87,3 @@ def _closed_form_smoothing(act: Activation, digits: int):  # type: ignore[no-unt
     return smoothing
 
 
-def _fraction(x: mpmath.mpf) -> Fraction:
-    """The exact value of a binary float."""
-    sign, mantissa, exponent, _ = x._mpf_
-    value = Fraction(int(mantissa)) * Fraction(2) ** int(exponent) if mantissa else Fraction(0)
-    return -value if sign else value

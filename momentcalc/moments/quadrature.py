@@ -15,6 +15,7 @@ from mpmath import mp
 
 from ..catalog import Activation
 from ..engine.gaussian_quadrature import DivergentIntegral, gaussian_edge, gaussian_expectations
+from ..engine.mpmath_internals import to_raw
 from ..engine.numbers import Number, to_mpf
 from ..errors import PrecisionError
 from .monomials import NAMES, Monomial, integrand, needs_derivative, vanishes
@@ -64,7 +65,7 @@ class Evaluation:
 
     def values(self, x: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
         """(φ(x), φ'(x))."""
-        key = mp.prec, x._mpf_
+        key = mp.prec, to_raw(x)
         found = self._values_at.get(key)
         if found is None:
             p = self.params()
