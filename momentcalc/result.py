@@ -163,7 +163,9 @@ class Check:
 
 @dataclass(frozen=True)
 class Computation:
-    """The result of one command at one point of its inputs."""
+    """The result of one command at one point of its inputs. ``command`` is the name of the
+    function that computed it (``selu_solve``); the CLI's copy (``named``) carries the command's
+    name (``selu-solve``)."""
 
     command: str
     inputs: dict[str, Number | str]
@@ -184,15 +186,17 @@ class Computation:
         if self.note_templates is not None:
             object.__setattr__(self, "notes", tuple(fill_names(note) for note in self.note_templates))
 
-    def named(self, name_of: Callable[[str], str]) -> Computation:
+    def named(self, name_of: Callable[[str], str], command: str | None = None) -> Computation:
         """This result with its descriptions and notes naming arguments by ``name_of`` (the
-        CLI's ``--std``)."""
+        CLI's ``--std``), and called ``command`` when given (the CLI's ``selu-solve``)."""
+        command = self.command if command is None else command
         results = tuple(quantity.named(name_of) for quantity in self.results)
-        if self.note_templates is None and all(new is old for new, old in zip(results, self.results)):
+        if (self.note_templates is None and command == self.command
+                and all(new is old for new, old in zip(results, self.results))):
             return self
         notes = self.notes if self.note_templates is None else tuple(fill_names(note, name_of)
                                                                      for note in self.note_templates)
-        return replace(self, results=results, notes=notes, note_templates=None)
+        return replace(self, command=command, results=results, notes=notes, note_templates=None)
 
     def __getitem__(self, name: str) -> Quantity:
         for quantity in self.results:

@@ -157,7 +157,7 @@ def test_derive_gives_closed_forms_and_integrals(cli):
 
 def test_python_api_computation():
     result = activation_moment("relu", digits=20)
-    assert result.command == "activation-moment"
+    assert result.command == "activation_moment"
     assert result.value("second_moment") == mpmath.mpf(1) / 2
 
 

@@ -170,6 +170,7 @@ def execute(
     budget: str | None = None,
     jobs: str | None = None,
     arguments: Mapping[str, str] | None = None,
+    command: str | None = None,
 ) -> int:
     """Everything after option parsing; returns the exit code.
 
@@ -213,7 +214,7 @@ def execute(
 
     ceiling = memory.ceiling_bytes()  # MOMENTCALC_MAX_MEMORY is checked on every call
     plan = _Plan(compute, points, swept, catalog, n, work, derive, expectations, tolerance, form, get, figures,
-                 partial(cli_name, dict(arguments or {})))
+                 partial(cli_name, dict(arguments or {})), command)
     if not child.ENABLED:
         return plan.run(1)
     spinner = Spinner()
@@ -249,11 +250,11 @@ class _Plan:
     def __init__(self, compute: Callable[..., Computation], points: _Points, swept: tuple[str, ...],
                  catalog: tuple[str, ...], digits: int, work: int, derive: bool, expectations: list,
                  tolerance: Any, form: str, get: list[str] | None, figures: Any = None,
-                 name_of: Callable[[str], str] = flag) -> None:
+                 name_of: Callable[[str], str] = flag, command: str | None = None) -> None:
         self.compute, self.points, self.swept, self.catalog = compute, points, swept, catalog
         self.digits, self.work, self.derive = digits, work, derive
         self.expectations, self.tolerance, self.form, self.get = expectations, tolerance, form, get
-        self.figures, self.name_of = figures, name_of
+        self.figures, self.name_of, self.command = figures, name_of, command
 
     def row(self, point: dict[str, Any]) -> Computation:
         from .expect import apply_expectations
@@ -261,8 +262,8 @@ class _Plan:
         own = {name: value for name, value in point.items() if name not in self.catalog}
         if self.catalog:
             own["params"] = {name: point[name] for name in self.catalog}
-        # Descriptions and notes name arguments as the command line does (--std).
-        computation = self.compute(**own, digits=self.work, derive=self.derive).named(self.name_of)
+        # The command's name, and descriptions and notes naming arguments as the command line does (--std).
+        computation = self.compute(**own, digits=self.work, derive=self.derive).named(self.name_of, self.command)
         if self.work != self.digits:
             computation = replace(computation, digits=self.digits)
         if self.expectations:
@@ -371,6 +372,7 @@ def computing_command(
                     json_flag=common["json_"], derive=common["derive"], expect=common["expect"], rtol=common["rtol"],
                     atol=common["atol"], get=common["get"], plot=common["plot"], plot_y=common["plot_y"],
                     chart=common["chart"], budget=common["budget"], jobs=common["jobs"], arguments=arguments,
+                    command=name,
                 )
             if code:
                 raise typer.Exit(code)

@@ -91,7 +91,7 @@ def activation_moment(
     notes = ()
     if act.expression:
         notes = (f"phi(x) = {act.formula}",)
-    return Computation("activation-moment", inputs, digits,
+    return Computation("activation_moment", inputs, digits,
                        quantities({key: DESCRIPTIONS[key] for key in RESULTS}, fields, closed), notes=notes,
                        derivation=derivation)
 

@@ -173,7 +173,7 @@ def postnorm_decay(
                      "by sqrt(final_variance)")
     if reach is None:
         notes.append("decay is 1, so the identity weight never falls below {threshold}: depth_to_threshold is inf")
-    return Computation("postnorm-decay", inputs, digits, tuple(results), notes=tuple(notes),
+    return Computation("postnorm_decay", inputs, digits, tuple(results), notes=tuple(notes),
                        derivation=derivation)
 
 

@@ -327,7 +327,7 @@ def selu_solve(
         "one (lambda, alpha), since the ratio of selu(Z) falls strictly as alpha grows",
     )
     inputs = {"target_mean": mean, "target_var": var, "input_mean": in_mean, "input_std": in_std}
-    return Computation("selu-solve", inputs, digits, quantities(DESCRIPTIONS, fields, forms), notes=notes,
+    return Computation("selu_solve", inputs, digits, quantities(DESCRIPTIONS, fields, forms), notes=notes,
                        derivation=derivation)
 
 

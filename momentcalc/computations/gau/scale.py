@@ -163,4 +163,4 @@ def gau_scale(
                  stderr=stderr.get(name), **proofs.get(name, {"value": value}))
         for name, value in values.items()
     )
-    return Computation("gau-scale", inputs, digits, results, notes=tuple(notes), derivation=derivation)
+    return Computation("gau_scale", inputs, digits, results, notes=tuple(notes), derivation=derivation)
