@@ -22,10 +22,9 @@ from mpmath import mp
 
 from ..catalog import resolve
 from ..defaults import ACTIVATION_MOMENT as DEFAULTS
-from ..engine.balls import exactly
 from ..engine.numbers import as_number
 from ..moments import SUMMARY, exact_moments, gaussian_moments, midpoint, moment_balls, radius
-from ..tier import Computation, InputError, Listing, check_digits, quantities
+from ..tier import Computation, InputError, Listing, check_digits, exactly, quantities
 
 # CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
 COMMANDS = {"activation-moment": "activation_moment", "activations": "catalog_listing"}

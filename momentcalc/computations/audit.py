@@ -22,8 +22,7 @@ import tokenize
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ..errors import InputError
-from ..result import Listing
+from ..tier import InputError, Listing
 from .identify import Literal, Match, exact_text, identify_literal, near, parse_literal, subjects_named
 
 PYTHON = (".py", ".pyi")

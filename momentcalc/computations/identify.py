@@ -32,8 +32,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from fractions import Fraction
 from typing import NamedTuple
 
-from ..errors import InputError
-from ..result import Listing
+from ..tier import InputError, Listing
 
 _CONTEXT = Context(prec=120)
 # Words that name no subject by themselves: dropped from a dict key before it is compared.

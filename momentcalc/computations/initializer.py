@@ -27,12 +27,13 @@ from typing import Any
 
 from ..catalog.initializers import BY_NAME, CATALOG, HALF, INF, Draw, Initializer, Product, RuleError, float32
 from ..engine import normal_balls
-from ..engine.balls import exactly
 from ..engine.mpmath_internals import is_mpf
 from ..engine.numbers import Number, as_number, quoted
 from ..engine.precision import to_decimal
 from ..engine.rounding import ball_text
-from ..tier import Computation, InputError, Listing, Quantity, check_digits, exact_ball, prove, quantities, whole
+from ..tier import (
+    Computation, InputError, Listing, Quantity, check_digits, exact_ball, exactly, prove, quantities, whole,
+)
 from ..tier.proof import Fields
 
 # CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).

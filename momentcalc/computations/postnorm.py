@@ -34,9 +34,10 @@ from typing import Any
 import mpmath
 
 from ..defaults import POSTNORM_DECAY as DEFAULTS
-from ..engine.balls import arb_precision, exactly
 from ..engine.numbers import Number, as_number, to_mpf, to_text
-from ..tier import Computation, InputError, Precision, PrecisionError, Quantity, check_digits, prove
+from ..tier import (
+    Computation, InputError, Precision, PrecisionError, Quantity, arb_precision, check_digits, exactly, prove,
+)
 from .deepnet import ARCHES, Root, deepnet
 from .postnorm_series import GeometricWeights
 

@@ -45,7 +45,7 @@ argument); routines that take decimal digits instead of bits are driven with ``e
 registered with the CLI by a ~15-line command function (see the README's CONTRIBUTING).
 
 Names (all keyword arguments where they have options): ``Precision``, ``certify``, ``prove``, ``INFINITY``,
-``quantities``, ``exact_ball``, ``arb_precision``; inputs ``check_digits``, ``number``,
+``quantities``, ``exact_ball``, ``exactly`` (the fields of an exact rational), ``fields_of`` (of a decided ball), ``arb_precision``; inputs ``check_digits``, ``number``,
 ``positive``, ``whole``, ``probability``, ``choice``; Gaussian ``expectations``,
 ``expectation_balls``, ``gaussian_moments``, ``moment_balls``, ``exact_moments``,
 ``bivariate_balls``, ``closed_form_kernel``, ``selu_constants``, ``activation``; results
@@ -58,12 +58,12 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from ..engine.balls import arb_precision, exact_ball
+from ..engine.balls import arb_precision, exact_ball, exactly
 from ..engine.precision import Precision, bits_for, digits_for, to_decimal
 from ..errors import InputError, PrecisionError
 from ..result import Check, Computation, Listing, Quantity, Sweep
 from .inputs import check_digits, choice, number, positive, probability, whole
-from .proof import INFINITY, certify, precision_of, prove, quantities
+from .proof import INFINITY, certify, fields_of, precision_of, prove, quantities
 
 # Imported on first use (``momentcalc.tier.gaussian``): the quadrature and the Arb integrators.
 _GAUSSIAN = frozenset({
@@ -73,7 +73,7 @@ _GAUSSIAN = frozenset({
 
 __all__ = [
     "INFINITY", "Check", "Computation", "InputError", "Listing", "Precision", "PrecisionError", "Quantity", "Sweep",
-    "arb_precision", "bits_for", "certify", "check_digits", "choice", "digits_for", "exact_ball", "number",
+    "arb_precision", "bits_for", "certify", "check_digits", "choice", "digits_for", "exact_ball", "exactly", "fields_of", "number",
     "positive", "precision_of", "probability", "prove", "quantities", "to_decimal", "whole", *sorted(_GAUSSIAN),
 ]
 

@@ -72,7 +72,7 @@ def prove(evaluate: Evaluate | None, digits: int | Precision, *, exact: Mapping[
                                exact)
         else:
             decided = _by_digits(evaluate, precision.digits, extra_digits, exact)
-        fields = {name: _fields(value) for name, value in decided.items()}
+        fields = {name: fields_of(value) for name, value in decided.items()}
     fields.update((name, exactly(Fraction(value))) for name, value in exact.items())
     return fields
 
@@ -110,8 +110,11 @@ def _by_digits(evaluate: Evaluate, digits: int, extra_digits: Sequence[int], exa
                          "a value that is 0 without a proof of it, or digits lost in a deep composition)")
 
 
-def _fields(value: Any) -> Fields:
-    """The Quantity fields of a decided ball, list of balls, or INFINITY."""
+def fields_of(value: Any) -> Fields:
+    """The Quantity fields of a value already decided: a ball, a list of balls, INFINITY, or an
+    exact rational (a ``Fraction``)."""
+    if isinstance(value, Fraction):
+        return exactly(value)
     if value is INFINITY:
         import mpmath
 

@@ -10,7 +10,8 @@ from fractions import Fraction
 
 from ...defaults import GAU_SCALE as DEFAULTS
 from ...engine.numbers import Number
-from ..common import check_digits, positive, simulation_options, whole
+from ...tier import check_digits, positive, whole
+from ..common import simulation_options
 
 MAX_TRIALS = 1000
 

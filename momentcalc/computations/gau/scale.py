@@ -31,8 +31,7 @@ from ...catalog import resolve
 from ...defaults import GAU_SCALE as DEFAULTS
 from ...engine.numbers import Number
 from ...engine.precision import working_dps
-from ...errors import PrecisionError
-from ...result import Computation, Quantity
+from ...tier import Computation, PrecisionError, quantities
 from ..common import monte_carlo_errors
 from .inputs import read_inputs
 from .numeric import MOMENT_GUARD, seed_monomials, theory
@@ -158,9 +157,7 @@ def gau_scale(
         closed, derivation = derive_forms(act, sizes, std)
         full_closed, full_lines = derive_full(act, sizes, std, "attention_offdiag_mean" in accuracy, PATTERNS)
         closed, derivation = {**closed, **full_closed}, derivation + full_lines
-    results = tuple(
-        Quantity(name, description=descriptions[name], **dict(zip(("closed_form", "latex"), closed.get(name, (None, None)))),
-                 stderr=stderr.get(name), **proofs.get(name, {"value": value}))
-        for name, value in values.items()
-    )
+    # Proven fields where the proof has them, else the value (Monte Carlo ones with their stderr).
+    fields = {name: {**proofs.get(name, {"value": value}), "stderr": stderr.get(name)} for name, value in values.items()}
+    results = quantities({name: descriptions[name] for name in values}, fields, closed)
     return Computation("gau_scale", inputs, digits, results, notes=tuple(notes), derivation=derivation)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...defaults import MEANFIELD as DEFAULTS
-from ...result import Computation
+from ...tier import Computation
 from .inputs import read
 from .solve import DESCRIPTIONS, RESULTS, compute
 

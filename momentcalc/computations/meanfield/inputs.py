@@ -10,8 +10,7 @@ from fractions import Fraction
 from ...catalog import Activation, resolve
 from ...defaults import MEANFIELD as DEFAULTS
 from ...engine.numbers import as_number, to_text
-from ...errors import InputError
-from ..common import check_digits
+from ...tier import InputError, check_digits
 from .model import Model
 
 MAX_DEPTH = 1000

@@ -38,8 +38,7 @@ from mpmath import mp
 
 from ...engine.numbers import to_mpf, to_text
 from ...engine.precision import working_dps
-from ...errors import PrecisionError
-from ...result import Computation, Quantity
+from ...tier import INFINITY, Computation, PrecisionError, Quantity, fields_of
 from . import phase
 from .inputs import Inputs
 from .locate import (
@@ -321,17 +320,12 @@ def _prove(given: Inputs, found: _Found, b: mpmath.mpf, unit: bool, work: int, f
 def _proven_or_found(found: _Found, name: str, digits: int) -> dict[str, object]:
     """Quantity fields: proven (an exact value or a ball that rounds) when the proof has them,
     else the mpmath route's value, not certified."""
-    from ...engine.balls import exactly, proven
     from .prove import rounds
 
     value = found.proof.get(name)
     if value is None or not rounds(value, digits):
         return {"value": +found.results[name]}
-    if isinstance(value, Fraction):
-        return exactly(value)
-    if value is mpmath.inf:
-        return {"value": mpmath.inf, "certified": True, "error_bound": mpmath.mpf(0)}
-    return proven(value)
+    return fields_of(INFINITY if value is mpmath.inf else value)
 
 
 def _homogeneous_second_moment(model: Model) -> Fraction | None:
