@@ -162,8 +162,9 @@ def _balls(digits: int) -> dict[str, Any]:
     out["glu.centered_gain"] = 1 / sigmoid_second.sqrt()
     out["glu.variance"] = sigmoid_second
     from ..engine import normal_balls
+    from ..tier import bits_for
 
-    bits = int(digits * 3.33) + 64
+    bits = bits_for(digits) + 64
     for a in TRUNCATIONS:
         at = _text(a)
         accept, _, gamma = normal_balls.truncated_moments(-a, a, bits)
@@ -202,10 +203,10 @@ def compute(digits: int, wanted: Callable[[str], bool] = lambda key: True) -> di
     (each ball's two ends round alike), raising the precision until they do."""
     from ..engine.rounding import ball_text
     from ..errors import PrecisionError
-    from ..tier import arb_precision
+    from ..tier import arb_precision, bits_for
 
     for extra in (10, 30, 90):
-        with arb_precision(int((digits + extra) * 3.33) + 64):
+        with arb_precision(bits_for(digits + extra) + 64):
             balls = _balls(digits + extra)
             texts = {key: ball_text(ball, digits) for key, ball in balls.items() if wanted(key)}
         if all(text is not None for text in texts.values()):
