@@ -9,7 +9,8 @@ An error about an argument names it by its Python name and carries it as data: `
 ``std must be greater than 0, got -1``. Messages that mention arguments write them as
 ``{name}`` placeholders (``"{low} must be less than {high}"``, with ``params=("high",)``);
 ``render`` fills them in, with the Python names by default and with ``--low`` and the like
-when the CLI reports the error.
+when the CLI reports the error. A message may also point to where the allowed names are listed
+(``{activations_listing}``): Python reads ``momentcalc.catalog.CATALOG``, the CLI its listing command.
 """
 
 from __future__ import annotations
@@ -17,8 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 
+# Where Python finds the names a message refers to; the CLI names its listing command instead.
+LISTINGS = {
+    "activations_listing": "momentcalc.catalog.CATALOG",
+    "initializers_listing": "momentcalc.catalog.initializers.CATALOG",
+}
+
+
 def _same(name: str) -> str:
-    return name
+    return LISTINGS.get(name, name)
 
 
 class MomentcalcError(Exception):

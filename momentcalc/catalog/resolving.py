@@ -65,7 +65,8 @@ def resolve(activation: str, params: Mapping[str, object] | None = None) -> Acti
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise InputError(
                 f"{{activation}} {activation.strip()!r} is not in the catalog{hint} "
-                "(see 'momentcalc activations', or give an expression in x)", param="activation",
+                "(see {activations_listing}, or give an expression in x)", param="activation",
+                params=("activations_listing",),
             )
         entry = parse_activation(activation)
     values: dict[str, Number] = {}

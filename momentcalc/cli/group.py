@@ -50,7 +50,11 @@ def cli_message(error: MomentcalcError) -> str:
     """The error's message with each parameter named as the command line spells it: a
     positional argument by its metavar, anything else as its option (std -> --std)."""
     names = error.cli_names or {}
-    return error.render(lambda name: names.get(name) or "--" + name.replace("_", "-"))
+    return error.render(lambda name: names.get(name) or LISTINGS.get(name) or "--" + name.replace("_", "-"))
+
+
+# The listing command behind each ``{..._listing}`` of a message (errors.LISTINGS: Python's).
+LISTINGS = {"activations_listing": "'momentcalc activations'", "initializers_listing": "'momentcalc initializers'"}
 
 
 # A run of text this long in an error line is a user's input echoed back (a 1 MB ACTIVATION,

@@ -85,8 +85,8 @@ def lookup(name: object) -> Initializer:
             return BY_NAME[long + text[len(short):]]
     close = closest_names(text)
     hint = f"; closest: {', '.join(close)}" if close else ""
-    raise InputError(f"{{name}} {quoted(text)} is not in the initializer catalog{hint} (see 'momentcalc initializers')",
-                     param="name")
+    raise InputError(f"{{name}} {quoted(text)} is not in the initializer catalog{hint} (see {{initializers_listing}})",
+                     param="name", params=("initializers_listing",))
 
 
 def _placeholders(message: str) -> tuple[str, ...]:
