@@ -70,8 +70,10 @@ class Strip(NamedTuple):
     parity: Sequence[int] | None = None
 
 
-# (means as balls) -> per integrand, ψ at each mean as a ball holding the exact value
-Smoothing = Callable[[Sequence[arb], arb], Sequence[Sequence[arb]]]
+# (means as balls, std, absolute goal) -> per integrand, ψ at each mean as a ball holding the
+# exact value (a closed form may ignore the goal: its radius is the working precision's); None:
+# not proven at some mean
+Smoothing = Callable[[Sequence[arb], arb, arb], Sequence[Sequence[arb]] | None]
 
 
 def _abs_moments(n: int) -> list[arb]:
@@ -180,7 +182,7 @@ def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: f
     def smoothed(a: arb, b: arb) -> Sequence[Sequence[arb]] | None:
         b_up, b_low = _up(b), arb(b.lower())
         if smoothing is not None:
-            return smoothing([a * (h * j) for j in range(-nodes, nodes + 1)], b)
+            return smoothing([a * (h * j) for j in range(-nodes, nodes + 1)], b, inner_goal)
         if strip is not None:
             if strip.box is not None:
                 return _box_smoothing(strip, polys, a, b_up, c, h, nodes, inner_goal)

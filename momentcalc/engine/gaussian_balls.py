@@ -562,6 +562,16 @@ def gaussian_expectation_ball(integrand: Integrand, *, mean: Fraction | int, std
             goal_log2 = max(size_log2 - (size_log2 - goal_log2) * GOAL_GROWTH, floor)
 
 
+def gaussian_expectation_within(integrand: Integrand, *, mean: Fraction | int, std: Fraction | int,
+                                goal_log2: float) -> arb:
+    """E[g(X)], X ~ N(mean, std²), as a ball whose radius is about 2^goal_log2 (an absolute goal:
+    a value near 0, as a smoothing E[φ(m + b·V)] of an odd φ at m = 0 is, needs no relative
+    digits). Raises NotCertified or UnboundedTail as ``gaussian_expectation_ball`` does."""
+    mean, std = Fraction(mean), Fraction(std)
+    size_log2 = max(_size_log2(integrand, mean, std), goal_log2)
+    return _attempt(integrand, mean, std, goal_log2, int(size_log2 - goal_log2) + GUARD_BITS + 20)
+
+
 # Relative accuracy (bits below the integrand's size) of ``integrable_enclosure``: any finite
 # enclosure is the proof; a coarse one is cheap.
 ENCLOSURE_BITS = 20

@@ -18,10 +18,12 @@ Which activations:
 * user expressions analytic near the real line, of polynomial growth
   (``moments.bivariate_expression``: bounds from the tree on real and complex boxes): ψ by the
   lattice trapezoidal rule with its error bounded on a finite rectangle;
+* the rest — softsign, expressions with a kink (abs, max, min) or a pole or branch point near
+  the real line — ψ node by node (``moments.bivariate_kinked``: softsign's half-line closed
+  form, else Arb's integration of the analytic pieces between the kinks).
 
-others (gelu, softsign, expressions with kinks or poles near the real line, …) give None: the
-caller keeps its uncertified value. The outer rule's bound needs |φ| and |φ'| below
-polynomials on the real line: the catalog's growth bounds, or the expression's.
+The outer rule's bound needs |φ| and |φ'| below polynomials on the real line: the catalog's
+growth bounds, or the expression's; without them None (the caller's value stays unproven).
 """
 
 from __future__ import annotations
@@ -133,7 +135,7 @@ def exp_poly_smoothing(act: Activation):  # noqa: ANN202
         return None
     kinks = BALL_FUNCTIONS[act.name].kinks
 
-    def smoothing(means: list[arb], std: arb) -> list[list[arb]]:
+    def smoothing(means: list[arb], std: arb, goal: arb | None = None) -> list[list[arb]]:
         values, derivatives = EXP_POLYNOMIALS[act.name](_params(act))
         edges = [None, *kinks, None]
         out = []
@@ -152,9 +154,7 @@ def supported(act: Activation) -> bool:
         from .bivariate_expression import expression_route
 
         return expression_route(act.tree).polys is not None
-    from ..catalog.ball_functions import EXP_POLYNOMIALS
-
-    return (act.name in EXP_POLYNOMIALS or _strip(act) is not None) and _polys(act) is not None
+    return _polys(act) is not None
 
 
 def cross_values(act: Activation, q, c, digits: int, slope_digits: int | None = None):  # noqa: ANN001, ANN201
@@ -210,7 +210,9 @@ def _select(strip: Strip | None, smoothing, which: tuple[int, ...]):  # noqa: AN
         return strip, smoothing
     if smoothing is not None:
         inner = smoothing
-        smoothing = lambda means, std: [inner(means, std)[i] for i in which]  # noqa: E731
+        def smoothing(means, std, goal=None, inner=inner):  # noqa: ANN001, ANN202
+            found = inner(means, std, goal)
+            return None if found is None else [found[i] for i in which]
     if strip is not None:
         at, box = strip.at, strip.box
         strip = Strip(strip.width, [strip.bounds[i] for i in which] if strip.bounds else strip.bounds,
@@ -254,8 +256,6 @@ def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
 
             route = expression_route(act.tree)
             polys, expression_strip = route.polys, route.strip(reach(qq, digits))
-            if expression_strip is None:
-                return None
         else:
             polys = _polys(act)
         if polys is None or not (cc > 0 and cc < 1 and qq > 0):
@@ -272,7 +272,13 @@ def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
                 polys = _polys(act)
                 smoothing = exp_poly_smoothing(act)
                 strip = None if smoothing is not None else _strip(act)
-            strip, smoothing = _select(strip, smoothing, which)
+            if strip is None and smoothing is None:
+                # a kink, or a singular point near the real line: ψ node by node
+                from .bivariate_kinked import kinked_smoothing
+
+                smoothing = kinked_smoothing(act, polys, which)
+            else:
+                strip, smoothing = _select(strip, smoothing, which)
             balls = bivariate_balls([polys[i] for i in which], as_arb(q), as_arb(c), goal_log2, strip=strip,  # type: ignore[arg-type]
                                     smoothing=smoothing, q2=None if q2 is None else as_arb(q2), mirror=mirror)
         if balls is None:

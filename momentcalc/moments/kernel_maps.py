@@ -13,8 +13,8 @@ Jacot et al. 2018), each an Arb ball by the first route that applies:
 * ρ = ±1 at q1 = q2: E[φ(u)²] and E[φ'(u)²], or at ρ = −1 E[φ(u)φ(−u)] — ±E[φ²] by parity,
   else the univariate expectation of the expression φ(x)·φ(−x) (``catalog.formulas``);
 * 0 < |ρ| < 1: the certified bivariate route (``bivariate_certified.signed_cross_balls``:
-  the outer trapezoidal rule over the shared part, the inner Gaussian smoothing in closed form or
-  by the lattice rule, for unequal variances and negative ρ too).
+  the outer trapezoidal rule over the shared part, the inner Gaussian smoothing in closed form,
+  by the lattice rule, or for kinked φ node by node, for unequal variances and negative ρ too).
 
 Univariate expectations at a variance q whose square root is not rational (or at a ball of
 variances, a layer's q in a deep network) are enclosed from the certified moments at an exact
@@ -152,8 +152,8 @@ def kernel_pair(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fr
     found = signed_cross_balls(act, q1, q2, rho, digits)
     if found is None:
         raise NotProven(f"the bivariate expectations of {act.formula if act.expression else act.name} "
-                        "have no certified route (it needs an activation analytic in a strip or piecewise "
-                        "exp-polynomial, with polynomial growth)", param="activation")
+                        "have no certified route (it needs |phi| and |phi'| bounded by polynomials on the real "
+                        "line, and a correlation the rules reach)", param="activation")
     return found
 
 
@@ -211,7 +211,8 @@ def _diagonal(act: Activation, rho: Fraction, q: Fraction | arb, digits: int) ->
         return a, b
     if act.parity in ("odd", "even"):
         a, b = gaussian_balls(act, [(0, 2, 0), (0, 0, 2)], q, digits)
-        return (-a, b) if act.parity == "odd" else (a, -b)
+        with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):  # (python-flint's − rounds to ctx.prec)
+            return (-a, b) if act.parity == "odd" else (a, -b)
     from ..catalog.expression_calculus import derivative
     from ..catalog.expressions import tree_activation
     from ..catalog.formulas import mirrored_product, tree_of

@@ -97,11 +97,9 @@ def _why(names: list[str], q_star: mpmath.mpf, preserved: bool) -> str:
         reasons.append("c* is undefined where phi'(0-) = phi'(0+)")
     elif "c_star" in names or "depth_scale_c" in names:
         reasons.append("the chaotic phase's c* needs bivariate expectations E[phi(u1)phi(u2)] and "
-                       "E[phi'(u1)phi'(u2)], proven for catalog activations analytic in a strip (tanh, sigmoid, "
-                       "swish, softplus, mish, erf), piecewise exp-polynomial (relu, elu, selu, ...) or with a "
-                       "closed-form kernel, and for expressions analytic near the real line with polynomial "
-                       "growth; not for the other catalog entries and expressions with a kink, a pole or a "
-                       "branch point near the real line")
+                       "E[phi'(u1)phi'(u2)], proven for every catalog activation and for expressions whose "
+                       "|phi| and |phi'| are bounded by polynomials on the real line (kinks included); not "
+                       "proven here")
     if "q_layers" in names or "c_layers" in names:
         reasons.append("the per-layer trajectories are not proven")
     return "; ".join(reasons)
