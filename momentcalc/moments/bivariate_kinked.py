@@ -9,7 +9,7 @@ at each outer node m = a·w_j, as balls holding the exact values. ψ is entire w
 Gaussian convolution of a function of polynomial growth), so the outer trapezoidal rule and its
 bound are the engine's; only ψ at the nodes changes. Each ψ(m) is a univariate expectation,
 proven by Arb's integration of φ's analytic pieces between its kinks
-(``engine.certified.gaussian_expectation_within``, to an absolute goal: on each piece the
+(``engine.gaussian_balls.gaussian_expectation_within``, to an absolute goal: on each piece the
 branch formula, softsign's x/(1 + x) on [0, ∞)), at the exact midpoints (m̂, b̂) of the node's
 balls, widened by a proven Lipschitz bound over them. Differentiating the density under the
 integral,
@@ -37,7 +37,7 @@ from fractions import Fraction
 from flint import arb
 
 from ..catalog import Activation
-from ..engine.certified import NotCertified, UnboundedTail, gaussian_expectation_within
+from ..engine.gaussian_balls import NotCertified, UnboundedTail, gaussian_expectation_within
 from ..errors import PrecisionError
 
 # The monomials (a, b, c) of E[x^a·φ^b·φ'^c] for ψ (integrand 0) and ψ₁ (integrand 1).
@@ -74,7 +74,7 @@ def _exact(ball: arb) -> Fraction:
 def kinked_smoothing(act: Activation, polys: Sequence[Sequence[arb]], which: Sequence[int]):  # noqa: ANN201
     """The ``engine.bivariate_balls`` smoothing for the integrands ``which`` (0: φ, 1: φ'),
     ``polys`` the real-line bounds of |φ| and |φ'| (module docstring)."""
-    from .certified import integrand, model_of
+    from .activation_balls import integrand, model_of
 
     model = model_of(act, Fraction(0))
     integrands = [integrand(model, _MONOMIALS[i]) for i in which]
