@@ -44,7 +44,7 @@ def alpha_dropout(*, p, digits=15):
         a = 1 / ((1 - q) * (1 + q * s**2)).sqrt()
         return {"a": a, "b": -a * q * s}
 
-    return certify("alpha-dropout", inputs={"p": p}, evaluate=evaluate, digits=digits,
+    return certify("alpha_dropout", inputs={"p": p}, evaluate=evaluate, digits=digits,
                    describe={"a": "scale", "b": "shift", "p": "the rate"}, exact={"p": p})
 
 

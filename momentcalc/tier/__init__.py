@@ -22,7 +22,7 @@ a = ((1 − p)·(1 + p·s²))^(−1/2) and b = −a·p·s::
     ...         s, q = -lam * alpha, exact_ball(p)
     ...         a = 1 / ((1 - q) * (1 + q * s**2)).sqrt()
     ...         return {"a": a, "b": -a * q * s}
-    ...     return certify("alpha-dropout", inputs={"p": p}, evaluate=evaluate, digits=digits,
+    ...     return certify("alpha_dropout", inputs={"p": p}, evaluate=evaluate, digits=digits,
     ...                    describe={"a": "scale after dropout: a = ((1 - p)(1 + p s^2))^(-1/2)",
     ...                              "b": "shift after dropout: b = -a p s"})
     >>> result = alpha_dropout(p="0.1", digits=20)
@@ -43,6 +43,8 @@ Computation, and ``quantities`` builds the Quantity objects from them. A result 
 list of balls (proven when all round) or ``INFINITY`` (+∞, proven by the computation's own
 argument); routines that take decimal digits instead of bits are driven with ``extra_digits``. The computation is then
 registered with the CLI by a ~15-line command function (see the README's CONTRIBUTING).
+Descriptions and notes that mention an argument write it as ``{p}``: Python reads ``p``, the
+CLI ``--p`` (``Computation.named``).
 
 Names (all keyword arguments where they have options): ``Precision``, ``certify``, ``prove``, ``INFINITY``,
 ``quantities``, ``exact_ball``, ``exactly`` (the fields of an exact rational), ``fields_of`` (of a decided ball), ``arb_precision``; inputs ``check_digits``, ``number``,

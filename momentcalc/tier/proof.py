@@ -142,7 +142,8 @@ def certify(command: str, *, inputs: Mapping[str, Any], evaluate: Evaluate | Non
             closed: Mapping[str, tuple[str | None, str | None]] | None = None, notes: Iterable[str] = (),
             derivation: Iterable[tuple[str, str, str]] = (), extra: Mapping[str, Any] | None = None,
             start_bits: int | None = None, extra_digits: Sequence[int] | None = None) -> Computation:
-    """The Computation of ``command`` at ``inputs``: every ball of ``evaluate`` and every
+    """The Computation of ``command`` (the computing function's name: the CLI shows its command's)
+    at ``inputs``: every ball of ``evaluate`` and every
     ``exact`` value proven to ``digits`` digits (``prove``), described by ``describe`` (which
     also fixes the order of the results; a name it lists that was not computed is left out)."""
     precision = precision_of(digits)
