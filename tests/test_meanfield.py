@@ -81,6 +81,18 @@ def test_erf_chaotic_fixed_point_against_quadrature():
     assert 0 < c < 1
 
 
+def test_a_bounded_activation_at_a_huge_weight_variance_has_its_fixed_point():
+    """erf is bounded, so q* <= sigma_w2 and never runs off: at sigma_w2 = 1e30 the fixed point
+    of q = sigma_w2·(2/pi)·asin(2q/(1 + 2q)) (the arcsine kernel) is just below 1e30. (The search
+    used to count its run-off bound from max(q0, sigma_b2, 1) and said the signal explodes.)"""
+    r = meanfield("erf", sigma_w2="1e30", digits=20)
+    with mp.workdps(60):
+        w = mpmath.mpf(10) ** 30
+        q = mpmath.findroot(lambda q: w * 2 / mp.pi * mpmath.asin(2 * q / (1 + 2 * q)) - q, w)
+        assert _agree(r.value("q_star"), q, 20)
+        assert q < w
+
+
 def test_erf_critical_line_closed_form():
     """On erf's critical line sigma_w2 = pi*sqrt(1 + 4q)/4 and sigma_b2 = q - sigma_w2*(2/pi)*asin(2q/(1 + 2q))."""
     r = meanfield("erf", sigma_b2="0.05", critical=True, digits=40)

@@ -149,7 +149,9 @@ def find_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf,
             texts: tuple[str, str, str]) -> mpmath.mpf | None:
     """A point close to the fixed point reached from q0 (None: q* = 0), at LOCATE_DIGITS."""
     step = length_step(model, w, b)
-    scale = max(q0, b, mp.one)
+    # q* can be as large as sigma_w2 itself (a bounded phi: q* -> sigma_w2·sup phi² + sigma_b2),
+    # so the run-off test counts from the largest of q0, sigma_b2, sigma_w2 and 1.
+    scale = max(q0, b, w, mp.one)
     q = q0
     low: mpmath.mpf | None = None  # F(low) > 0
     high: mpmath.mpf | None = None  # F(high) < 0
