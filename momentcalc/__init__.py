@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from ._version import __version__
-from .commands import api
 
 # Public names besides the commands' functions (``momentcalc.commands`` lists those).
 _MORE = {
@@ -40,6 +39,8 @@ _MORE = {
 
 
 def _api() -> dict[str, str]:
+    from .commands import api  # (not at import: the CLI never needs the table of functions)
+
     return {**{name: module.removeprefix("momentcalc") for name, module in api().items()}, **_MORE}
 
 

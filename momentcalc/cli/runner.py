@@ -178,7 +178,6 @@ def execute(
     deterministic: a sweep too large for the budget is refused before anything is computed);
     the computation and the writing of its output then run in a child process under the
     operating system's limits when ``child.ENABLED`` (the console script), else right here."""
-    from .expect import needed_digits, parse_expect, parse_tolerance
     from .budget import call_seconds, check_sweep, parse_budget
 
     form = output_format(fmt, json_flag)
@@ -191,10 +190,14 @@ def execute(
 
         figures = figure_options(plot, plot_y, chart, form, get)
     n = parse_integer(digits, "digits", 1, MAX_DIGITS)
-    tolerance = parse_tolerance(rtol, atol)
-    expectations = [parse_expect(text, tolerance) for text in expect or ()]
-    # A failed --expect shows the found value two digits past VALUE's: compute that far.
-    work = needed_digits(expectations, n)
+    tolerance, expectations, work = None, [], n
+    if expect or rtol is not None or atol is not None:  # (cli.expect is imported only then)
+        from .expect import needed_digits, parse_expect, parse_tolerance
+
+        tolerance = parse_tolerance(rtol, atol)
+        expectations = [parse_expect(text, tolerance) for text in expect or ()]
+        # A failed --expect shows the found value two digits past VALUE's: compute that far.
+        work = needed_digits(expectations, n)
     chosen = parse_budget(budget)
     workers = parse_jobs(jobs)
     points, swept = sweep_points(options, numeric)
@@ -257,8 +260,6 @@ class _Plan:
         self.figures, self.name_of, self.command = figures, name_of, command
 
     def row(self, point: dict[str, Any]) -> Computation:
-        from .expect import apply_expectations
-
         own = {name: value for name, value in point.items() if name not in self.catalog}
         if self.catalog:
             own["params"] = {name: point[name] for name in self.catalog}
@@ -267,6 +268,8 @@ class _Plan:
         if self.work != self.digits:
             computation = replace(computation, digits=self.digits)
         if self.expectations:
+            from .expect import apply_expectations
+
             computation = apply_expectations(computation, self.expectations, self.tolerance)
         return computation
 
@@ -287,7 +290,6 @@ class _Plan:
         return [row for rows, _, _ in outcomes for row in rows]
 
     def run(self, workers: int, seconds: float | None = None, ceiling: int | None = None) -> int:
-        from .expect import mismatch_line
         from ..render import emit, emit_values
 
         rows = self.rows(workers, seconds, ceiling)
@@ -306,6 +308,8 @@ class _Plan:
 
             draw_after_output(self.figures, result, self.form)
         failed = [(row, check) for row in rows for check in row.checks if not check.ok]
+        if failed:
+            from .expect import mismatch_line
         for row, check in failed:
             sys.stderr.write(mismatch_line(check, {name: row.inputs.get(name) for name in swept}) + "\n")
         return 1 if failed else 0
