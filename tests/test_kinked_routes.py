@@ -10,6 +10,7 @@ import mpmath
 import pytest
 from mpmath import mp
 
+from momentcalc.computations.tat import tat
 from tests.conftest import invoke
 
 
@@ -182,3 +183,66 @@ def test_softsign_meanfield_chaotic_c_star_against_mehler_series():
         assert result["depth_scale_c"].decimal(15) == mpmath.nstr(depth, 15, strip_zeros=False)
     run = invoke("meanfield", "x/(1+abs(x))", "--sigma-w2", "4", "--sigma-b2", "0.05", "--json")
     assert run.code == 0 and '"certified": true' in run.stdout.replace('"certified":true', '"certified": true')
+
+
+# --- tat: linear, homogeneous and clipped activations ----------------------------------------
+
+
+@pytest.mark.parametrize("activation", ["identity", "2*x + 1"])
+def test_tat_of_a_linear_activation_is_exit_2(activation):
+    """A linear φ: Var φ(X) = c²a² = a²·E[φ'(X)²], so C'(1) = 1 for every transform; no target
+    above 1 is reachable, and the range says so."""
+    run = invoke("tat", activation, "--target-slope", "1.5", "--depth", "4")
+    assert run.code == 2 and run.stdout == ""
+    assert "--target-slope" in run.stderr and "1 alone" in run.stderr
+
+
+def _clip_conditions(lo, hi, a, b):
+    """(C'(1), Q'(1), μ, V) of clip(a·Z + b, lo, hi) in closed form (Φ and the normal density):
+    C'(1) = a²·P(lo < X < hi)/V, Q'(1) = E[a·Z·(φ − μ)·φ'(X)]/V."""
+    def pdf(u):
+        return 0 if mpmath.isinf(u) else mpmath.npdf(u)
+
+    def updf(u):
+        return 0 if mpmath.isinf(u) else u * mpmath.npdf(u)
+
+    ul, uh = (lo - b) / a, (hi - b) / a
+    p = mpmath.ncdf(uh) - mpmath.ncdf(ul)
+    ez, ez2 = pdf(ul) - pdf(uh), p + updf(ul) - updf(uh)
+    mu = lo * mpmath.ncdf(ul) + hi * (1 - mpmath.ncdf(uh)) + b * p + a * ez
+    m2 = lo**2 * mpmath.ncdf(ul) + hi**2 * (1 - mpmath.ncdf(uh)) + b * b * p + 2 * a * b * ez + a * a * ez2
+    v = m2 - mu * mu
+    return a * a * p / v, (a * a * ez2 + a * (b - mu) * ez) / v, mu, v
+
+
+@pytest.mark.parametrize("activation, lo, hi, scale, offset", [
+    ("hardtanh", -1, 1, 1, 0), ("relu6", 0, 6, 1, 0), ("hard_sigmoid", 0, 6, "1/6", 3),
+])
+@pytest.mark.parametrize("zeta", ["1.5", "4"])
+def test_tat_of_clipped_activations_meets_its_conditions(activation, lo, hi, scale, offset, zeta):
+    """hardtanh, relu6 and hard_sigmoid (relu6(x + 3)/6) at depth 1: the printed transform
+    meets C'(1) = ζ and Q'(1) = 1 by the closed forms of a clipped Gaussian, and its output
+    shift and scale are −E[φ(X)] and 1/sqrt(Var φ(X)), to 14 digits."""
+    result = tat(activation, depth=1, target_slope=zeta, digits=20)
+    with mp.workdps(40):
+        a, b = (mpmath.mpf(result[k].decimal(20)) for k in ("input_scale", "input_shift"))
+        c1, q1, mu, v = _clip_conditions(lo, hi, a, b + offset)
+        s = mpmath.mpf(1) / 6 if scale == "1/6" else mpmath.mpf(scale)
+        assert abs(c1 - mpmath.mpf(zeta)) < 1e-14 and abs(q1 - 1) < 1e-14
+        assert abs(mpmath.mpf(result["output_shift"].decimal(20)) + s * mu) < 1e-14
+        assert abs(mpmath.mpf(result["output_scale"].decimal(20)) - 1 / (s * mpmath.sqrt(v))) < 1e-13
+
+
+@pytest.mark.parametrize("activation", ["relu2", "max(x, 0)**2"])
+@pytest.mark.parametrize("zeta, shift", [("1.5", "1"), ("4", "-1")])
+def test_tat_of_relu2_keeps_the_shift_as_relu_does(activation, zeta, shift):
+    """relu2 is positively homogeneous (degree 2): C'(1) of relu2(a·z + b) depends on b/a
+    alone, so the shift stays at ±1 and the scale meets C'(1) = ζ, checked by mpmath's
+    quadrature of 4·E[relu(Z + β)²]/Var[relu(Z + β)²], β = b/a."""
+    result = tat(activation, depth=1, target_slope=zeta, digits=20)
+    assert result["input_shift"].decimal(5) == ("1.0000" if shift == "1" else "-1.0000")
+    with mp.workdps(30):
+        a = mpmath.mpf(result["input_scale"].decimal(20))
+        beta = mpmath.mpf(shift) / a
+        moment = lambda k: mpmath.quad(lambda z: (z + beta) ** k * mpmath.npdf(z), [-beta, mpmath.inf])  # noqa: E731
+        assert abs(4 * moment(2) / (moment(4) - moment(2) ** 2) - mpmath.mpf(zeta)) < 1e-15

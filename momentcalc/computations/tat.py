@@ -5,8 +5,10 @@
   network's C map at 0 (``moments.transforms``), and output_scale = √(2/(1 + α²)) (Q(1) = 1).
 * ``tat ACTIVATION --target-slope ζ`` (Martens et al., 2021, DKS): φ̂(z) = output_scale·(φ(input_scale·z
   + input_shift) + output_shift) with C(0) = 0, Q(1) = 1, Q'(1) = 1 and the per-layer C'(1) = ζ^(1/L),
-  so the network's C'(1) is ζ (``moments.dks``). relu, which has one degree of freedom fewer,
-  keeps input_shift = 1 (or −1 where no scale reaches the slope with 1) and drops Q'(1) = 1, as DKS does.
+  so the network's C'(1) is ζ (``moments.dks``). A positively homogeneous φ (relu, relu2), which has one
+  degree of freedom fewer, keeps input_shift = 1 (or −1 where no scale reaches the slope with 1) and
+  drops Q'(1) = 1, as DKS does for relu. A linear φ (identity) has C'(1) = 1 whatever the transform:
+  exit 2.
 """
 
 from __future__ import annotations
@@ -31,9 +33,6 @@ DESCRIPTIONS = {
     "layer_target": "the per-layer C'(1) = target_slope^(1/L) (DKS) or the network's C(0) (TAT)",
 }
 MAX_DEPTH = 10000
-# Activations with one degree of freedom fewer (positively homogeneous): the input shift stays at
-# ±1 and only the scale is solved, as in DKS's code.
-FIXED_SHIFT = frozenset({"relu"})
 
 
 def tat(
@@ -113,11 +112,18 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
     from flint import ctx
 
     from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
-    from ..moments.dks import locate, prove as prove_transform
+    from ..moments.dks import homogeneous, linear, locate, prove as prove_transform
 
+    if linear(act):
+        label = act.formula if act.expression else act.name
+        raise InputError(f"{label!r} is linear, so its normalized C map is the identity: C'(1) = 1 for every "
+                         "input scale and shift, and no {target_slope} above 1 is reachable (the reachable C'(1) "
+                         "is 1 alone)", param="target_slope")
     with ctx.workprec(int((digits + 20) * BITS_PER_DIGIT) + 64):
         target = (as_arb(zeta).log() / depth).exp()
-    fixed = not act.expression and act.name in FIXED_SHIFT
+    # Positively homogeneous φ (relu, relu2) has one degree of freedom fewer: the input shift stays
+    # at ±1 and only the scale is solved, as in DKS's code.
+    fixed = homogeneous(act)
     shifts = (Fraction(1), Fraction(-1)) if fixed else (None,)
     for shift in shifts:
         try:
@@ -130,8 +136,9 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
                     "output_shift": balls["output_shift"], "output_scale": balls["output_scale"],
                     "layer_target": target}
     raise PrecisionError("no transform reaching this {target_slope} was found from DKS's starting points "
-                         "(reachable targets are greater than 1; a very large one may need a deeper network)",
-                         param="target_slope")
+                         "(not proven unreachable: a smooth activation reaches per-layer targets just above 1, "
+                         "a clipped piecewise-linear one (hardtanh, relu6) only above pi/(pi - 1) = 1.467 in our "
+                         "search, and a very large target may need a deeper network)", param="target_slope")
 
 
 __all__ = ["tat", "DESCRIPTIONS"]

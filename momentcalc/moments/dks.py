@@ -176,11 +176,98 @@ def _dyadic(x: arb, bits: int) -> Fraction:
     return Fraction(round(value * scale)) / scale
 
 
+def _catalog_entry(act: Activation) -> Activation | None:
+    """The catalog entry ``act`` is: itself, or the entry whose formula an expression is."""
+    if not act.expression:
+        return act
+    from ..catalog.expression_twins import formula_trees
+    from ..catalog.resolving import lookup
+
+    name = formula_trees().get(act.tree)
+    return None if name is None else lookup(name)
+
+
+def _monomial_pieces(act: Activation) -> list[tuple[Fraction, int]] | None:
+    """[(c, k)] per piece when φ is a catalog piecewise exp-polynomial whose only kink (if any)
+    is 0 and each of whose pieces is one monomial c·x^k (an empty piece: c = 0); else None."""
+    from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
+
+    entry = _catalog_entry(act)
+    if entry is None or entry.name not in EXP_POLYNOMIALS:
+        return None
+    if tuple(BALL_FUNCTIONS[entry.name].kinks) not in ((), (0,)):
+        return None
+    given = dict(entry.values)
+    with ctx.workprec(64):
+        params = {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in entry.params}
+        values, _ = EXP_POLYNOMIALS[entry.name](params)
+    pieces = []
+    for piece in values:
+        if not piece:
+            pieces.append((Fraction(0), 0))
+            continue
+        if len(piece) != 1 or as_arb(piece[0].rate) != 0 or not as_arb(piece[0].c).is_exact():
+            return None
+        c = as_arb(piece[0].c)
+        mantissa, exponent = (int(v) for v in c.mid().man_exp())
+        pieces.append((Fraction(mantissa) * Fraction(2) ** exponent, piece[0].power))
+    return pieces
+
+
+def homogeneous(act: Activation) -> bool:
+    """φ(λx) = λ^k·φ(x) for every λ > 0, some k ≥ 1 (relu, relu2, leaky_relu, identity): then
+    C'(1) and Q'(1) of φ(a·z + b) depend on b/a alone, so Q'(1) = 1 cannot be had beside the
+    target; DKS fixes the shift and solves the scale (for relu; relu2 the same)."""
+    pieces = _monomial_pieces(act)
+    if pieces is None:
+        return False
+    powers = {k for c, k in pieces if c != 0}
+    return len(powers) == 1 and min(powers) >= 1
+
+
+def linear(act: Activation) -> bool:
+    """φ(x) = c·x + d, c ≠ 0 (identity, or an expression such as 2*x + 1): its normalized C map
+    is the identity map, C'(1) = 1 for every input scale and shift (Var φ(X) = c²·Var X =
+    a²·E[φ'(X)²]), so no target slope above 1 is reachable."""
+    pieces = _monomial_pieces(act)
+    if pieces is not None:
+        return len({(c, k) for c, k in pieces}) == 1 and pieces[0][1] == 1 and pieces[0][0] != 0
+    if not act.expression or act.tree is None:
+        return False
+    from ..catalog.expression_ball import polynomial_terms, rational_constant
+
+    terms = polynomial_terms(act.tree, rational_constant)
+    return terms is not None and set(terms) <= {0, 1} and terms.get(1, 0) != 0
+
+
+def _kink_starts(act: Activation) -> list[tuple[Fraction, Fraction]]:
+    """DKS's starting points carried to the activation's kinks: an activation with kinks k_1 <
+    … < k_n (n ≥ 2) is, near them, an affine image of one with kinks spread over [−1, 1]
+    (relu6 = 3·hardtanh((x − 3)/3) + 3), so each start (b, a) becomes (c + s·b, s·a) with
+    c = (k_1 + k_n)/2, s = (k_n − k_1)/2 (c = k_1, s = 1 for one kink). Empty where that
+    changes nothing."""
+    from ..catalog.ball_functions import BALL_FUNCTIONS
+
+    entry = _catalog_entry(act)
+    if entry is None or entry.name not in BALL_FUNCTIONS:
+        return []
+    kinks = [Fraction(k) for k in BALL_FUNCTIONS[entry.name].kinks if isinstance(k, (int, Fraction))]
+    if not kinks:
+        return []
+    centre = (kinks[0] + kinks[-1]) / 2
+    spread = (kinks[-1] - kinks[0]) / 2 if len(kinks) > 1 else Fraction(1)
+    if (centre, spread) == (0, 1):
+        return []
+    return [(centre + spread * b, spread * a) for b, a in STARTS]
+
+
 def locate(act: Activation, target: arb, digits: int, shift: Fraction | None = None) -> tuple[Fraction, Fraction]:
-    """An approximate root (a, b), a > 0, by Newton's method from DKS's starting points (at a
-    few digits, then at ``digits``); PrecisionError when none converges."""
+    """An approximate root (a, b), a > 0, by Newton's method from DKS's starting points (and
+    those carried to the activation's kinks; at a few digits, then at ``digits``);
+    PrecisionError when none converges."""
     fixed = shift is not None
-    starts = [(shift, a) for a in (Fraction(1), Fraction(1, 2), Fraction(1, 10), Fraction(2))] if fixed else STARTS
+    starts = ([(shift, a) for a in (Fraction(1), Fraction(1, 2), Fraction(1, 10), Fraction(2))] if fixed
+              else list(STARTS) + _kink_starts(act))
     for b, a in starts:
         try:
             for _ in range(40):
@@ -265,4 +352,4 @@ def _krawczyk(F: list[Jet], FX: list[Jet], r_a: arb, r_b: arb, fixed_shift: bool
     return True
 
 
-__all__ = ["Jet", "locate", "prove"]
+__all__ = ["Jet", "homogeneous", "linear", "locate", "prove"]
