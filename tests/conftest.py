@@ -6,29 +6,13 @@ import json
 from dataclasses import dataclass
 
 import os
-import sys
 
 # One BLAS thread per process: xdist already runs one worker per core, and OpenBLAS's extra
 # threads spin while they wait, which cost the simulation tests about a third more CPU.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import pytest  # noqa: E402
-
-
-def _leave_hypothesis_unrewritten() -> None:
-    """pytest rewrites the asserts of every module of a plugin's distribution when it is
-    imported: all of hypothesis (73 modules, about 1 s of CPU in each xdist worker, with no
-    cache of the rewrite under PYTHONDONTWRITEBYTECODE or in a fresh environment). Its asserts
-    are not the tests'; only ours need rewriting."""
-    for finder in sys.meta_path:
-        marked = getattr(finder, "_must_rewrite", None)
-        if isinstance(marked, set) and "hypothesis" not in sys.modules:
-            marked.discard("hypothesis")
-
-
-_leave_hypothesis_unrewritten()
-
-from hypothesis import settings  # noqa: E402  (after the line above)
+from hypothesis import settings  # noqa: E402
 
 from tests import cli_runner
 
@@ -40,11 +24,14 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 
 # CPython 3.11 keeps Python frames in 16 KiB chunks that it maps when a call needs a new one and
-# unmaps when that call returns: a hot loop whose calls cross a chunk boundary (the Arb integrand
-# of an expression, called 10^5 times, at the depth pytest and hypothesis add) pays an mmap and
-# a munmap per call, up to 3x the work itself (measured: 333k pairs, 2 s of system time in one
-# fuzz test). Each test runs inside one very large frame, which gets a chunk with room to spare
-# for the test's own calls, so the boundary is only crossed at that depth.
+# unmaps when that call returns: a hot loop whose calls cross a chunk boundary pays an mmap and a
+# munmap per call. A test marked ``large_frame`` runs inside one very large frame, which gets a
+# chunk with room to spare for the test's own calls. Opt-in, for the tests where it measured a
+# benefit (system CPU seconds with / without, -n 0, two runs each, 2026-11-26):
+# test_activation_moment.py::test_derive_gives_closed_forms_and_integrals 0.05 / 0.40,
+# test_cli_fuzz.py::test_every_command_survives_hostile_options 0.03 / 0.20,
+# test_digits_monotone.py::test_fewer_digits_never_fail_where_more_succeed 0.01 / 0.07;
+# no other test of the fuzz, expression, certified or activation-moment files gained 0.05 s.
 _FRAME_SLOTS = 16000
 _namespace: dict = {}
 exec(  # a function with _FRAME_SLOTS local variables (never assigned: only the frame size counts)
@@ -57,6 +44,8 @@ _in_a_large_frame = _namespace["_in_a_large_frame"]
 
 @pytest.hookimpl(wrapper=True)
 def pytest_pyfunc_call(pyfuncitem):
+    if pyfuncitem.get_closest_marker("large_frame") is None:
+        return (yield)
     test = pyfuncitem.obj
     pyfuncitem.obj = lambda **kwargs: _in_a_large_frame(test, kwargs)
     try:
@@ -65,30 +54,34 @@ def pytest_pyfunc_call(pyfuncitem):
         pyfuncitem.obj = test
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _each_published_constant_checked_once():
-    """``verify`` recomputes every registry entry (about 1 s of CPU); the suite runs it in full
-    from several tests (the entries one by one, the snapshot, the JSON schema, the fuzz), which
-    check the same rows rendered differently. Each worker checks an entry once and hands the
-    row back to every later call; a failing row is never kept (it is recomputed), and an entry
-    a test builds (``dataclasses.replace``) is a different key, so it is checked anew."""
+# ``verify`` recomputes every registry entry (about 0.5 s of CPU). A module that opts in
+# (``@pytest.mark.usefixtures("verify_rows_remembered")``) has each entry checked once per worker
+# and the row handed back to every later call; a failing row is never kept (it is recomputed),
+# and an entry a test builds (``dataclasses.replace``) is a different key, so it is checked anew.
+# Measured (CPU seconds with / without, -n 0, after test_verify's entries in the same process):
+# the ``verify`` snapshot case 0.00 / 0.50, test_cli_fuzz.py::test_every_command_survives_hostile_options
+# 0.08 / 0.57; no other test gained 0.05 s.
+_VERIFY_ROWS: dict = {}
+
+
+@pytest.fixture(scope="module")  # not per function: a hypothesis test uses it
+def verify_rows_remembered():
     from momentcalc.verification import run
 
     original = run.check_entry
-    rows: dict = {}
 
     def check_entry(entry):
-        row = rows.get(entry)
+        row = _VERIFY_ROWS.get(entry)
         if row is None:
             row = original(entry)
             if row["status"] == "fail":
                 return row
-            rows[entry] = row
+            _VERIFY_ROWS[entry] = row
         return dict(row)
 
-    run.check_entry = check_entry
-    yield
-    run.check_entry = original
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(run, "check_entry", check_entry)
+        yield
 
 
 @dataclass

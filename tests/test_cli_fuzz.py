@@ -410,6 +410,8 @@ hostile = st.one_of(
 TEXT_ONLY = {"--digits"}
 
 
+@pytest.mark.large_frame
+@pytest.mark.usefixtures("verify_rows_remembered")
 @pytest.mark.xdist_group("selu-derive")  # it draws `selu-solve --derive`: with the selu tests that integrate it
 @pytest.mark.slow
 @FUZZ

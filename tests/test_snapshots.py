@@ -19,6 +19,7 @@ def test_every_case_has_a_snapshot():
     assert sorted(CODES) == sorted([*(name for name, _ in CASES), *(name for name, _, _ in SIZED_CASES)])
 
 
+@pytest.mark.usefixtures("verify_rows_remembered")  # the `verify` case: conftest.py
 @pytest.mark.parametrize(("name", "argv"), CASES, ids=[name for name, _ in CASES])
 def test_output_is_byte_identical(name, argv):
     code, stdout, stderr = run_case(argv)
