@@ -7,12 +7,21 @@ rule for analytic φ, the adaptive rule split at the kinks otherwise). Kinks are
 and for an expression the zeros of its critical parts (abs, sqrt, … arguments); near-zeros of
 denominators, where the one-dimensional rule also splits, are left out, as φ is analytic there.
 
-This is the one place the bivariate expectations come from: a certified (Arb) version would
-replace the body of ``cross_expectations``.
+The certified (Arb) bivariate expectations are ``moments.bivariate_certified``'s; this
+quadrature serves where none of its routes applies.
+
+What the mpmath route (``engine.gaussian_quadrature``, ``engine.bivariate_smoothing``,
+``moments.quadrature``, ``moments.bivariate_quadrature``) is for, decided in the issue on
+maintainability: no digit the CLI prints as proven comes from it. It tells a divergent integral
+from one the Arb balls merely cannot prove (``moments.expectations``: exit 2 only when this
+quadrature's tail grows), it locates what the balls then prove (meanfield's fixed points where
+no certified kernel applies) it gives ``gau``'s finite-width estimates where the balls cannot,
+and it is the tests' independent second route. It stays correct and tested, but is not
+micro-optimised further: speed work goes to the Arb route; the mpmath internals it uses (raw mpf
+tuples) sit in ``engine.mpmath_internals``.
 """
 
 from __future__ import annotations
-
 
 import mpmath
 from mpmath import mp
