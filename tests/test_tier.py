@@ -103,3 +103,28 @@ def test_prove_by_working_digits():
     with pytest.raises(PrecisionError, match="25 digits cannot be proven"):
         prove(lambda working: {"zero": exact_ball(Fraction(1, 3)) - exact_ball(Fraction(1, 3))}, 25,
               extra_digits=(3, 8))
+
+
+def test_prove_with_raises_keeps_what_rounds():
+    """``raises``: what rounds within that many doublings, each from the first evaluation where it
+    rounds; the rest left out (the caller keeps another route's value), a failing evaluation ends it."""
+    from momentcalc.tier import INFINITY
+
+    calls = []
+
+    def evaluate(bits):
+        calls.append(bits)
+        zero = exact_ball(Fraction(1, 3)) - exact_ball(Fraction(1, 3))  # never rounds
+        return {"third": exact_ball(Fraction(1, 3)), "zero": zero}
+
+    fields = prove(evaluate, 30, start_bits=64, raises=2, exact={"ratio": INFINITY, "half": Fraction(1, 2)})
+    assert calls == [64, 128, 256] and set(fields) == {"third", "ratio", "half"}
+    assert fields["third"]["error_bound"] > 2 ** -130  # from the evaluation at 128 bits, the first that rounds
+    assert fields["ratio"]["value"] == float("inf") and fields["half"]["exact"] == Fraction(1, 2)
+
+    def failing(bits):
+        if bits > 64:
+            raise PrecisionError("no")
+        return {"third": exact_ball(Fraction(1, 3))}
+
+    assert prove(failing, 30, start_bits=64, raises=3) == {}

@@ -62,7 +62,7 @@ def start_bits(digits: int) -> int:
 
 
 def max_bits() -> int:
-    """Where ``decide_all`` gives up (exit 3): the mpmath route's limit, in bits."""
+    """Where a proof gives up (exit 3): the mpmath route's limit, in bits."""
     return Precision(1).max_bits
 
 

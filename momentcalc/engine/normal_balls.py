@@ -11,7 +11,7 @@ Arb's erfc only bounds Q from above, Q(x) = φ(x)/x·(1 − 1/x² + 3/x⁴ − �
 the remainder after any number of terms has the sign of, and is smaller than, the first
 omitted term (Abramowitz and Stegun, Handbook of Mathematical Functions, 7.1.24), so the
 sum carries that term as its radius. Cancellation (far tails, tiny intervals) shows up as
-wide balls; the caller raises the precision until the results round (``rounding.decide_all``).
+wide balls; the caller raises the precision until the results round (``tier.prove``).
 """
 
 from __future__ import annotations

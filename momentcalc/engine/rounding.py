@@ -164,26 +164,6 @@ def decide(evaluate: Callable[[int], Any], digits: int, start_bits: int, max_bit
         bits = min(2 * bits, max_bits)
 
 
-def decide_all(evaluate: Callable[[int], dict[Any, Any]], digits: int, start_bits: int, max_bits: int,
-               what: str = "the results") -> dict[Any, Any]:
-    """``decide`` for several balls computed together: ``evaluate(bits)`` returns a mapping of
-    arbs; precision rises until every one of them rounds. Returns the mapping of balls."""
-    from ..errors import PrecisionError
-
-    bits = start_bits
-    while True:
-        balls = evaluate(bits)
-        undecided = [name for name, ball in balls.items() if ball_text(ball, digits) is None]
-        if not undecided:
-            return balls
-        if bits >= max_bits:
-            raise PrecisionError(
-                f"could not reach {digits} correct digits of {', '.join(map(str, undecided))} "
-                f"within {max_bits} bits of working precision"
-            )
-        bits = min(2 * bits, max_bits)
-
-
 # -- exact rounding -------------------------------------------------------------------------
 
 def _round_rational(numerator: int, denominator: int, digits: int) -> tuple[int, int]:

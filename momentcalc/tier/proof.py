@@ -3,7 +3,7 @@ what is proven.
 
 ``prove(evaluate, precision)`` calls ``evaluate(bits)`` inside Arb's working precision
 ``bits`` — first ``precision.start_bits``, then twice that, and so on — until every ball it
-returns rounds to one text at ``precision.digits`` digits (``engine.rounding.decide_all``),
+returns rounds to one text at ``precision.digits`` digits (``engine.rounding.ball_text``),
 and raises PrecisionError (exit 3) past ``precision.max_bits``. Values known exactly (a
 rational: a mean that symmetry makes exact) are given as ``exact`` and never evaluated as
 balls. The answer is the ``Quantity`` fields of each name: the midpoint as ``value``,
@@ -30,7 +30,7 @@ from typing import Any
 from ..engine.balls import arb_precision, ball_midpoint, ball_radius, exactly, proven
 from ..engine.precision import Precision
 from ..engine.rounding import ball_text
-from ..errors import PrecisionError
+from ..errors import MomentcalcError, PrecisionError
 from ..result import Computation, Quantity
 from .inputs import check_digits
 
@@ -59,21 +59,29 @@ def precision_of(digits: int | Precision) -> Precision:
     return digits if isinstance(digits, Precision) else Precision(check_digits(digits))
 
 
-def prove(evaluate: Evaluate | None, digits: int | Precision, *, exact: Mapping[str, Fraction | int] | None = None,
-          start_bits: int | None = None, extra_digits: Sequence[int] | None = None) -> dict[str, Fields]:
+def prove(evaluate: Evaluate | None, digits: int | Precision, *, exact: Mapping[str, Any] | None = None,
+          start_bits: int | None = None, extra_digits: Sequence[int] | None = None,
+          raises: int | None = None) -> dict[str, Fields]:
     """The proven Quantity fields of every value ``evaluate`` returns (and of every ``exact``
-    value), by name: the balls' order, then the exact values'."""
+    value: a rational, or INFINITY), by name: the balls' order, then the exact values'.
+
+    With ``raises``, the precision is doubled at most that many times and what has rounded by
+    then is returned, each value from the first evaluation where it rounded, the others left out
+    (for a caller that keeps another route's value, uncertified, rather than hold every result
+    back); an evaluation that fails (MomentcalcError) ends the attempts the same way."""
     precision = precision_of(digits)
     exact = {} if exact is None else dict(exact)
     fields: dict[str, Fields] = {}
     if evaluate is not None:
-        if extra_digits is None:
-            decided = _by_bits(evaluate, precision, precision.start_bits if start_bits is None else start_bits,
-                               exact)
+        start = precision.start_bits if start_bits is None else start_bits
+        if raises is not None:
+            decided = _partial(evaluate, precision.digits, start, exact, raises)
+        elif extra_digits is None:
+            decided = _by_bits(evaluate, precision, start, exact)
         else:
             decided = _by_digits(evaluate, precision.digits, extra_digits, exact)
         fields = {name: fields_of(value) for name, value in decided.items()}
-    fields.update((name, exactly(Fraction(value))) for name, value in exact.items())
+    fields.update((name, fields_of(value if value is INFINITY else Fraction(value))) for name, value in exact.items())
     return fields
 
 
@@ -98,6 +106,24 @@ def _by_bits(evaluate: Evaluate, precision: Precision, start: int, exact: Mappin
             raise PrecisionError(f"could not reach {precision.digits} correct digits of {', '.join(undecided)} "
                                  f"within {precision.max_bits} bits of working precision")
         bits = min(2 * bits, precision.max_bits)
+
+
+def _partial(evaluate: Evaluate, digits: int, start: int, exact: Mapping[str, Any], raises: int) -> dict[str, Any]:
+    """Each value of ``evaluate(bits)`` from the first of ``raises`` + 1 doublings where it rounds."""
+    decided: dict[str, Any] = {}
+    bits = start
+    for _ in range(raises + 1):
+        try:
+            with arb_precision(bits):
+                values = {name: value for name, value in evaluate(bits).items() if name not in exact}
+        except MomentcalcError:
+            break
+        undecided = set(_undecided(values, digits))
+        decided.update((name, value) for name, value in values.items() if name not in decided and name not in undecided)
+        if len(decided) == len(values):
+            break
+        bits *= 2
+    return decided
 
 
 def _by_digits(evaluate: Evaluate, digits: int, extra_digits: Sequence[int], exact: Mapping[str, Any]) -> dict[str, Any]:

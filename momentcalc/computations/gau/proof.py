@@ -3,7 +3,7 @@
 mu = E[φ(Z)] and nu2 = E[φ(Z)²] are the certified moments (balls that contain the exact
 values); the closed forms built from them (s·ν⁴/n, s·μ⁴/n, ν⁴/μ⁴, s·ν⁶/n, λ = init_std·sqrt(d),
 λ⁷·s·ν⁶/n and its inverse) are evaluated on those balls, and each is printed only when its
-whole ball rounds alike (``rounding.ball_text``). Exact where exact: μ = 0 for an odd φ (so
+whole ball rounds alike (``tier.prove``, keeping what rounds). Exact where exact: μ = 0 for an odd φ (so
 A_ij = 0 and the ratio is infinite), λ = 1 under LeCun and rational when d is a perfect square.
 The moments' closed form E[φ²] is used exactly when it is rational (relu 1/2, leaky_relu
 (1 + slope²)/2: 0.545 at slope 0.3 is a tie the balls could never decide). A value the balls
@@ -35,12 +35,10 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
     """Quantity fields (value, certified, error_bound, exact) of every seed result that is
     proven; results left out keep the mpmath route's value. ``monomials`` start with E[φ] and
     E[φ²] (the caller's, so that the moments' cache serves both)."""
-    from ...engine.balls import arb_precision, exact_ball, exactly, proven, start_bits
-    from ...engine.bits import digits_for
     from ...engine.precision import MAX_INTERNAL_DIGITS
-    from ...engine.rounding import ball_text
     from ...errors import MomentcalcError
     from ...moments import expectation_balls
+    from ...tier import INFINITY, Precision, digits_for, exact_ball, prove
 
     def moments(extra: int) -> list[Any]:
         wanted = min(MAX_INTERNAL_DIGITS, digits + MOMENT_GUARD + extra)
@@ -73,83 +71,60 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
         if "lambda" in exact:
             exact["scaled_output"] = exact["lambda"] ** 7 * output
             exact["deepnorm_alpha"] = 1 / exact["scaled_output"]
-    first = start_bits(digits)
+    first = Precision(digits).start_bits
 
     def evaluate(bits: int) -> dict[str, Any]:
         mu, nu2 = moments(digits_for(bits - first))
-        with arb_precision(bits):
-            nu4 = nu2 * nu2
-            output = exact_ball(s) * nu4 * nu2 / exact_ball(n)
-            lam = exact_ball(1) if std is None else exact_ball(Fraction(std)) * exact_ball(d).sqrt()
-            scaled = lam**7 * output
-            values = {"mu": mu, "nu2": nu2, "nu": nu2.sqrt(), "diag_attention": exact_ball(s) * nu4 / exact_ball(n),
-                      "output_scale": output, "lambda": lam, "scaled_output": scaled, "deepnorm_alpha": 1 / scaled}
-            if not odd_zero:
-                mu4 = mu**4
-                values.update(offdiag_attention=exact_ball(s) * mu4 / exact_ball(n), diag_offdiag_ratio=nu4 / mu4)
-            return {name: ball for name, ball in values.items() if name not in exact}
+        nu4 = nu2 * nu2
+        output = exact_ball(s) * nu4 * nu2 / exact_ball(n)
+        lam = exact_ball(1) if std is None else exact_ball(Fraction(std)) * exact_ball(d).sqrt()
+        scaled = lam**7 * output
+        values = {"mu": mu, "nu2": nu2, "nu": nu2.sqrt(), "diag_attention": exact_ball(s) * nu4 / exact_ball(n),
+                  "output_scale": output, "lambda": lam, "scaled_output": scaled, "deepnorm_alpha": 1 / scaled}
+        if not odd_zero:
+            mu4 = mu**4
+            values.update(offdiag_attention=exact_ball(s) * mu4 / exact_ball(n), diag_offdiag_ratio=nu4 / mu4)
+        return values
 
     # Each result as soon as its ball rounds; one that never does (in RAISES doublings) is left
     # to the mpmath route rather than holding the others back.
-    balls: dict[str, Any] = {}
-    bits = first
-    for _ in range(RAISES + 1):
-        try:
-            found = evaluate(bits)
-        except MomentcalcError:
-            break
-        balls.update({name: ball for name, ball in found.items()
-                      if name not in balls and ball_text(ball, digits) is not None})
-        if len(balls) == len(found):
-            break
-        bits *= 2
-    out: dict[str, dict[str, Any]] = {}
-    for name in THEORY:
-        if name in balls:
-            out[name] = proven(balls[name])
-        elif exact.get(name) is mpmath.inf:
-            out[name] = {"value": mpmath.inf, "certified": True, "error_bound": mpmath.mpf(0)}
-        elif name in exact:
-            out[name] = exactly(exact[name])
+    fields = prove(evaluate, digits, exact={name: INFINITY if value is mpmath.inf else value
+                                            for name, value in exact.items()}, start_bits=first, raises=RAISES)
+    out = {name: fields[name] for name in THEORY if name in fields}
     diag = _proven_diag_mean(activation, params, s, n, exact.get("lambda"), digits, monomials)
     if diag is not None:
-        out["attention_diag_mean"] = proven(diag)
+        out["attention_diag_mean"] = diag
     return out
 
 
 def _proven_diag_mean(activation: str, params: Mapping[str, object] | None, s: Fraction, n: Fraction,
-                      lam: Fraction | None, digits: int, monomials: Sequence[tuple[int, int, int]]) -> Any:
-    """E[A_ii] = (m4 + (s−1)·m2²)/n on balls of m_k = E[φ(λZ)^k], when λ is exact (LeCun init,
-    or init_std·sqrt(d) with d a perfect square); None when it is not, when m4 diverges or when
-    the ball does not round within RAISES precision raises (the mpmath route's value stays,
-    ``certified: false``)."""
-    from ...engine.balls import arb_precision, exact_ball, start_bits
+                      lam: Fraction | None, digits: int, monomials: Sequence[tuple[int, int, int]]
+                      ) -> dict[str, Any] | None:
+    """The Quantity fields of E[A_ii] = (m4 + (s−1)·m2²)/n on balls of m_k = E[φ(λZ)^k], when λ
+    is exact (LeCun init, or init_std·sqrt(d) with d a perfect square); None when it is not, when
+    m4 diverges or when the ball does not round within RAISES precision raises (the mpmath route's
+    value stays, ``certified: false``)."""
     from ...engine.precision import MAX_INTERNAL_DIGITS
-    from ...engine.rounding import ball_text
-    from ...errors import MomentcalcError
     from ...moments import expectation_balls
+    from ...tier import Precision, exact_ball, prove
 
     if lam is None:
         return None
     # the calls gau-scale's mpmath route makes too (the moments' cache answers them)
     calls = [list(monomials), [(0, 4, 0)]] if lam == 1 else [[(0, 1, 0), (0, 2, 0), (0, 4, 0)]]
-    bits = start_bits(digits)
-    for extra in range(RAISES + 1):
+    start = Precision(digits).start_bits
+
+    def evaluate(bits: int) -> dict[str, Any]:
+        extra = (bits // start).bit_length() - 1  # the moments 10 digits further each doubling
         found: dict[tuple[int, int, int], Any] = {}
-        try:
-            for wanted in calls:
-                if (0, 4, 0) not in found:
-                    found.update(zip(wanted, expectation_balls(
-                        activation, wanted, mean=0, std=lam, params=params,
-                        digits=min(MAX_INTERNAL_DIGITS, digits + MOMENT_GUARD + 10 * extra))))
-        except MomentcalcError:
-            return None
+        for wanted in calls:
+            if (0, 4, 0) not in found:
+                found.update(zip(wanted, expectation_balls(
+                    activation, wanted, mean=0, std=lam, params=params,
+                    digits=min(MAX_INTERNAL_DIGITS, digits + MOMENT_GUARD + 10 * extra))))
         m2, m4 = found[(0, 2, 0)], found[(0, 4, 0)]
-        with arb_precision(bits):
-            diag = (m4 + exact_ball(s - 1) * m2 * m2) / exact_ball(n)
-        if ball_text(diag, digits) is not None:
-            return diag
-        bits *= 2
-    return None
+        return {"attention_diag_mean": (m4 + exact_ball(s - 1) * m2 * m2) / exact_ball(n)}
+
+    return prove(evaluate, digits, start_bits=start, raises=RAISES).get("attention_diag_mean")
 
 
