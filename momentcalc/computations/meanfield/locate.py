@@ -202,7 +202,7 @@ def find_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf,
             probe, found = q, False
             for _ in range(SCAN_STEPS):
                 probe = probe / 4
-                if step(probe, LOCATE_DIGITS)[0] > 0:
+                if w * model.second(probe, LOCATE_DIGITS) + b - probe > 0:  # V(probe) > probe
                     low, found = probe, True
                     break
             if not found:

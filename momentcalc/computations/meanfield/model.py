@@ -61,6 +61,13 @@ class Model:
                                 params=self.params)
         return Length(a, xs / q, b)
 
+    def second(self, q: mpmath.mpf, digits: int) -> mpmath.mpf:
+        """A(q) = E[φ(√q·Z)²] alone (``find_fixed_point``'s probes need only V(q) − q's sign)."""
+        if self.kernel is not None:
+            return self.kernel.cross(q, mp.one, self._values())
+        (a,) = expectations(self.text, [SECOND], std=mpmath.sqrt(q), digits=digits, params=self.params)
+        return a
+
     def length_and_b_slope(self, q: mpmath.mpf, digits: int) -> tuple[Length, mpmath.mpf]:
         """``length`` and ``b_slope`` together (one quadrature for the four expectations)."""
         if self.kernel is not None:
