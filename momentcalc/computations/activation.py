@@ -117,5 +117,5 @@ def catalog_listing() -> Listing:
         )
     return Listing(
         "activations", ("name", "aliases", "formula", "closed_form"), rows,
-        title="activation catalog: momentcalc activation-moment NAME (or any expression in x)",
+        title="activation catalog: activation_moment(NAME) (or any expression in x)",
     )

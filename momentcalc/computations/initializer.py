@@ -498,7 +498,7 @@ def catalog_listing() -> Listing:
         })
     return Listing(
         "initializers", ("name", "framework", "version", "arguments", "effective_ratio"), tuple(rows),
-        title="initializer catalog: momentcalc initializer NAME (effective_ratio at the defaults)",
+        title="initializer catalog: initializer(NAME) (effective_ratio at the defaults)",
         notes=("effective_ratio = actual std / the std the arguments name, at fans of 1 (the call's float "
                "arithmetic moves it with the fans by parts in 10^8)",
                "jax.nn.initializers.variance_scaling has no defaults: give {scale}, {mode} and {distribution}"),

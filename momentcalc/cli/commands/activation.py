@@ -51,8 +51,12 @@ def activation_moment(
 @app.command("activations", epilog=LIST_EXAMPLES)
 def activations(format: Format = "table", json_: Json = False) -> None:
     """List the activation catalog: names, aliases, formulas, which moments have a closed form."""
+    from dataclasses import replace
+
     from ...computations.activation import catalog_listing
     from ...render import emit
 
     with errors_as(format, json_):
-        emit(catalog_listing(), output_format(format, json_))
+        listing = replace(catalog_listing(), title="activation catalog: momentcalc activation-moment NAME (or any "
+                                                   "expression in x)")
+        emit(listing, output_format(format, json_))

@@ -99,8 +99,12 @@ def initializer(
 def initializers(format: Format = "table", json_: Json = False) -> None:
     """List the initializer catalog: each call with its arguments and defaults, the framework version whose
     source it encodes, and its effective_ratio at the defaults."""
+    from dataclasses import replace
+
     from ...computations.initializer import catalog_listing
     from ...render import emit
 
     with errors_as(format, json_):
-        emit(catalog_listing().named(flag), output_format(format, json_))
+        listing = replace(catalog_listing().named(flag),
+                          title="initializer catalog: momentcalc initializer NAME (effective_ratio at the defaults)")
+        emit(listing, output_format(format, json_))
