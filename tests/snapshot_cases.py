@@ -161,7 +161,14 @@ def run_sized_case(width: int, argv: tuple[str, ...]) -> tuple[int, str, str]:
 
 
 def run_case(argv: tuple[str, ...]) -> tuple[int, str, str]:
-    """(exit code, stdout, stderr) of ``momentcalc ARGV`` in-process at a fixed 100 columns."""
+    """(exit code, stdout, stderr) of ``momentcalc ARGV`` in-process at a fixed 100 columns, as a
+    fresh process prints it: Arb's global caches are emptied first (its Gauss-Legendre nodes are
+    kept at the highest precision any integral asked, and later integrals at lower precision
+    start from them: the same proven digits, but error bounds that depend on which cases ran
+    before in this process, so that a case passed or failed with the order and the worker)."""
+    from flint import ctx
+
     from tests.cli_runner import run
 
+    ctx.cleanup()
     return run(argv, env={"COLUMNS": "100"})
