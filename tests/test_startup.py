@@ -136,3 +136,18 @@ def test_the_console_script_freezes_start_up_and_collects_during_the_command():
     proc = subprocess.run([sys.executable, "-c", GC.replace('"gamma"', '"gamma", "--digits", "0"')],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.startswith("momentcalc: error: --digits")
+
+
+def test_the_childs_message_is_marshal_when_it_can_be():
+    """cli.child sends an exit code and texts with marshal (built in: no pickle to import on a
+    call) and anything else (a sweep share's rows, an exception) with pickle."""
+    from fractions import Fraction
+
+    from momentcalc.cli.child import decode, encode
+
+    usual = ("ok", 0, "{\n  \"gamma\": \"0.77\"\n}\n", "note: x\udcff")
+    assert encode(usual)[:1] == b"M" and decode(encode(usual)) == usual
+    rows = ("ok", [Fraction(1, 3)], "", "")
+    assert encode(rows)[:1] == b"P" and decode(encode(rows)) == rows
+    error = ("error", (ValueError, ("bad",), {}), "Traceback...", "", "")
+    assert encode(error)[:1] == b"P" and decode(encode(error)) == error
