@@ -37,22 +37,27 @@ a = ((1 − p)·(1 + p·s²))^(−1/2) and b = −a·p·s::
 
 (PyTorch's ``nn.AlphaDropout`` uses the same a and b: 0.9212845161497115 and
 0.16197097005757022 in doubles at p = 0.1.) Inputs are Fractions; ``exact_ball(x)`` makes a
-ball of any rational (python-flint does not mix Fractions and balls). Results that are exactly rational are passed as ``exact={"name": Fraction}``
-and rounded from the fraction itself. ``prove`` gives the proven fields without building a
-Computation, and ``quantities`` builds the Quantity objects from them. A result may also be a
-list of balls (proven when all round) or ``INFINITY`` (+∞, proven by the computation's own
-argument); routines that take decimal digits instead of bits are driven with ``extra_digits``. The computation is then
-registered with the CLI by a ~15-line command function (see the README's CONTRIBUTING).
-Descriptions and notes that mention an argument write it as ``{p}``: Python reads ``p``, the
-CLI ``--p`` (``Computation.named``).
+ball of any rational (python-flint does not mix Fractions and balls). Results that are exactly
+rational are passed as ``exact={"name": Fraction}`` and rounded from the fraction itself.
 
-Names (all keyword arguments where they have options): ``Precision``, ``certify``, ``prove``, ``INFINITY``,
-``quantities``, ``exact_ball``, ``exactly`` (the fields of an exact rational), ``fields_of`` (of a decided ball), ``arb_precision``; inputs ``check_digits``, ``number``,
-``positive``, ``whole``, ``probability``, ``choice``; Gaussian ``expectations``,
-``expectation_balls``, ``gaussian_moments``, ``moment_balls``, ``exact_moments``,
-``bivariate_balls``, ``closed_form_kernel``, ``selu_constants``, ``activation``; results
-``Computation``, ``Quantity``, ``Sweep``, ``Listing``, ``Check``; errors ``InputError``,
-``PrecisionError``.
+``prove`` gives the proven fields without building a Computation, and ``quantities`` builds the
+Quantity objects from them. A result may also be a list of balls (proven when all round) or
+``INFINITY`` (+∞, proven by the computation's own argument); routines that take decimal digits
+instead of bits are driven with ``extra_digits``; ``raises=N`` keeps what rounds within N
+doublings and leaves the rest to another route (uncertified). The computation is then
+registered with the CLI by a ~15-line command function (see the README's Contributing); its
+``Computation.command`` is the function's name (the CLI shows the command's). Descriptions and
+notes that mention an argument write it as ``{p}``: Python reads ``p``, the CLI ``--p``
+(``Computation.named``).
+
+Names (all keyword arguments where they have options): ``Precision``, ``certify``, ``prove``,
+``INFINITY``, ``quantities``, ``exact_ball``, ``exactly`` (the fields of an exact rational),
+``fields_of`` (of a decided ball), ``arb_precision``, ``bits_for``, ``digits_for``,
+``to_decimal``; inputs ``check_digits``, ``number``, ``positive``, ``whole``, ``probability``,
+``choice``; Gaussian ``expectations``, ``expectation_balls``, ``gaussian_moments``,
+``moment_balls``, ``exact_moments``, ``bivariate_balls``, ``closed_form_kernel``,
+``selu_constants``, ``activation``; results ``Computation``, ``Quantity``, ``Sweep``,
+``Listing``, ``Check``; errors ``InputError``, ``PrecisionError``.
 """
 
 from __future__ import annotations
@@ -75,8 +80,9 @@ _GAUSSIAN = frozenset({
 
 __all__ = [
     "INFINITY", "Check", "Computation", "InputError", "Listing", "Precision", "PrecisionError", "Quantity", "Sweep",
-    "arb_precision", "bits_for", "certify", "check_digits", "choice", "digits_for", "exact_ball", "exactly", "fields_of", "number",
-    "positive", "precision_of", "probability", "prove", "quantities", "to_decimal", "whole", *sorted(_GAUSSIAN),
+    "arb_precision", "bits_for", "certify", "check_digits", "choice", "digits_for", "exact_ball", "exactly",
+    "fields_of", "number", "positive", "precision_of", "probability", "prove", "quantities", "to_decimal", "whole",
+    *sorted(_GAUSSIAN),
 ]
 
 
