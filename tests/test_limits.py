@@ -150,6 +150,19 @@ def test_jobs_give_the_same_output_in_sweep_order():
     assert three.stdout == one.stdout == every.stdout and one.stdout.count("\n") == 21
 
 
+def test_every_point_of_a_sweep_is_computed_as_a_fresh_process_would():
+    """Arb's cached Gauss-Legendre nodes from abs(x)'s integrals once tightened erf's C''(1)
+    bound when erf came after it in one process: --jobs changed the JSON."""
+    from flint import ctx
+
+    args = ["--rho", "0.5", "--json", "--digits", "6"]
+    swept = invoke(["kernel", "abs(x),erf", *args])
+    ctx.cleanup()
+    alone = invoke(["kernel", "erf", *args])
+    erf = json.loads(swept[1])["rows"][1]["results"]["c_map_curvature_at_1"]
+    assert erf == json.loads(alone[1])["results"]["c_map_curvature_at_1"]
+
+
 def test_a_sweep_is_refused_by_its_work_model_before_computing():
     """Deterministic: the same verdict on every run, decided from points and digits (it was
     exit 0 in 7 runs and exit 2 in 3, projected from 3 points' timings)."""

@@ -246,6 +246,17 @@ def parse_jobs(text: str | None) -> int:
     return count or (os.cpu_count() or 1)
 
 
+def _fresh_arb() -> None:
+    """Arb's global caches emptied, as in a fresh process: it keeps Gauss-Legendre nodes at the
+    highest precision any integral asked and starts later integrals from them, so without this a
+    sweep point's error bound (never its digits) depended on the points before it, and so on
+    ``--jobs`` (``kernel max(x,0.5),erf --depth 3 --json``: erf's c_map_curvature_at_1). Only where
+    flint is already imported: a call that needs no ball does not import it for this."""
+    flint = sys.modules.get("flint")
+    if flint is not None:
+        flint.ctx.cleanup()
+
+
 class _Plan:
     """A checked call: computes every point, checks expectations, writes the output; run in
     the child (or in-process)."""
@@ -260,6 +271,8 @@ class _Plan:
         self.figures, self.name_of, self.command = figures, name_of, command
 
     def row(self, point: dict[str, Any]) -> Computation:
+        if len(self.points) > 1:
+            _fresh_arb()  # every point of a sweep as its own process would compute it
         own = {name: value for name, value in point.items() if name not in self.catalog}
         if self.catalog:
             own["params"] = {name: point[name] for name in self.catalog}
