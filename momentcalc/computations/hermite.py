@@ -19,7 +19,7 @@ from typing import Any
 from ..catalog import resolve
 from ..defaults import HERMITE as DEFAULTS
 from ..engine.numbers import as_number, to_text
-from ..tier import Computation, InputError, certify, check_digits, whole
+from ..tier import Computation, InputError, arb_precision, certify, check_digits, whole
 from .kernel import EXTRA
 
 COMMANDS = {"hermite": "hermite"}
@@ -74,7 +74,7 @@ def hermite(
 
 
 def _evaluate(act: Any, count: int, rho: Any, digits: int) -> dict[str, Any]:
-    from flint import arb, ctx
+    from flint import arb
 
     from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
     from ..moments.exact import exact_expectations
@@ -86,7 +86,7 @@ def _evaluate(act: Any, count: int, rho: Any, digits: int) -> dict[str, Any]:
     exact = exact_squares(act, count)
     exact_second = exact_expectations(act, [(0, 2, 0)], 0, 1).get((0, 2, 0))
     out: dict[str, Any] = {"coefficients": coefficients}
-    with ctx.workprec(int((digits + 20) * BITS_PER_DIGIT) + 64):
+    with arb_precision(int((digits + 20) * BITS_PER_DIGIT) + 64):
         squares = [a * a if a.rad() or a != 0 else arb(0) for a in coefficients]
         energy = sum(squares, arb(0))
         tail = second - energy

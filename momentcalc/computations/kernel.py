@@ -23,7 +23,9 @@ from typing import Any
 from ..catalog import resolve
 from ..defaults import KERNEL as DEFAULTS
 from ..engine.numbers import as_number, to_text
-from ..tier import INFINITY, Computation, InputError, PrecisionError, certify, check_digits, positive, whole
+from ..tier import (
+    INFINITY, Computation, InputError, PrecisionError, arb_precision, certify, check_digits, positive, whole,
+)
 
 COMMANDS = {"kernel": "kernel"}
 
@@ -108,8 +110,6 @@ def kernel(
 
 def _evaluate(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, layers: int | None,
               w: Fraction, b: Fraction, digits: int) -> dict[str, Any]:
-    from flint import ctx
-
     from ..engine.gaussian_balls import BITS_PER_DIGIT
     from ..moments.kernel_maps import curvature_ball, kernel_pair, local_balls
 
@@ -118,7 +118,7 @@ def _evaluate(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, 
     second = first if q1 == q2 else local_balls(act, q2, digits)
     curvature = curvature_ball(act, q1, digits) if local else None
     out: dict[str, Any] = {}
-    with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+    with arb_precision(int((digits + 10) * BITS_PER_DIGIT) + 64):
         from ..engine.gaussian_balls import as_arb
 
         out["nngp"], out["ntk_derivative"] = nngp, ntk
@@ -138,13 +138,13 @@ def _evaluate(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, 
 def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w: Fraction, b: Fraction,
             digits: int) -> list[Any]:
     """ρ at layers 0..L, each layer's q and ρ as balls."""
-    from flint import arb, ctx
+    from flint import arb
 
     from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
     from ..moments.kernel_maps import gaussian_balls, nngp_over
 
     bits = int((digits + 10) * BITS_PER_DIGIT) + 64
-    with ctx.workprec(bits):
+    with arb_precision(bits):
         out = [as_arb(rho)]
     c: Fraction | Any = rho
     v1: Fraction | Any = q1
@@ -152,13 +152,13 @@ def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w:
     same = q1 == q2
     for _ in range(layers):
         if same and isinstance(c, Fraction) and c == 1:
-            with ctx.workprec(bits):
+            with arb_precision(bits):
                 out.append(arb(1))
             continue
         nngp = nngp_over(act, c, v1, v1 if same else v2, digits, same=same)
         a1 = gaussian_balls(act, [(0, 2, 0)], v1, digits)[0]
         a2 = a1 if same else gaussian_balls(act, [(0, 2, 0)], v2, digits)[0]
-        with ctx.workprec(bits):
+        with arb_precision(bits):
             ww, bb = as_arb(w), as_arb(b)
             n1, n2 = ww * a1 + bb, ww * a2 + bb
             c_next = (ww * nngp + bb) / (n1 * n2).sqrt()

@@ -379,6 +379,6 @@ def _polish(
         for name, polished in (("lambda", lam), ("alpha", alpha)):
             if abs(polished - closed[name]) > tolerance * abs(polished):
                 raise PrecisionError(
-                    f"selu-solve: Newton and the closed form disagree on {name} at {digits} digits"
+                    f"selu_solve: Newton and the closed form disagree on {name} at {digits} digits"
                 )
     return lam, alpha

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..catalog import resolve
 from ..engine.numbers import as_number, to_text
-from ..tier import Computation, InputError, PrecisionError, check_digits, prove, quantities, whole
+from ..tier import Computation, InputError, PrecisionError, arb_precision, check_digits, prove, quantities, whole
 from .kernel import EXTRA
 
 COMMANDS = {"tat": "tat"}
@@ -86,12 +86,12 @@ def tat(
 
 
 def _leaky(eta: Fraction, depth: int, digits: int) -> dict[str, Any]:
-    from flint import arb, ctx
+    from flint import arb
 
     from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
     from ..moments.transforms import network_c0_ball, reachable_c0, tat_negative_slope
 
-    with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64 + 8 * depth):
+    with arb_precision(int((digits + 10) * BITS_PER_DIGIT) + 64 + 8 * depth):
         top = network_c0_ball(arb(0), depth)
         if eta < 0 or as_arb(eta) > top:
             raise InputError(param="target_c0", allowed=f"from 0 to {reachable_c0(depth):.10g} for depth {depth} "
@@ -104,13 +104,11 @@ def _leaky(eta: Fraction, depth: int, digits: int) -> dict[str, Any]:
             alpha = None
     if alpha is None:
         alpha = tat_negative_slope(eta, depth, digits)
-    with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+    with arb_precision(int((digits + 10) * BITS_PER_DIGIT) + 64):
         return {"negative_slope": alpha, "output_scale": (2 / (1 + alpha * alpha)).sqrt()}
 
 
 def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
-    from flint import ctx
-
     from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
     from ..moments.dks import homogeneous, linear, locate, prove as prove_transform
 
@@ -119,7 +117,7 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
         raise InputError(f"{label!r} is linear, so its normalized C map is the identity: C'(1) = 1 for every "
                          "input scale and shift, and no {target_slope} above 1 is reachable (the reachable C'(1) "
                          "is 1 alone)", param="target_slope")
-    with ctx.workprec(int((digits + 20) * BITS_PER_DIGIT) + 64):
+    with arb_precision(int((digits + 20) * BITS_PER_DIGIT) + 64):
         target = (as_arb(zeta).log() / depth).exp()
     # Positively homogeneous φ (relu, relu2) has one degree of freedom fewer: the input shift stays
     # at ±1 and only the scale is solved, as in DKS's code.
@@ -131,7 +129,7 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
         except PrecisionError:
             continue
         balls = prove_transform(act, target, a, b, digits, fixed)
-        with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+        with arb_precision(int((digits + 10) * BITS_PER_DIGIT) + 64):
             return {"input_scale": balls["input_scale"], "input_shift": balls["input_shift"],
                     "output_shift": balls["output_shift"], "output_scale": balls["output_scale"],
                     "layer_target": target}

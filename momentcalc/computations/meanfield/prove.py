@@ -46,7 +46,7 @@ import mpmath
 from mpmath import mp
 
 from ...engine.rounding import ball_text
-from ...tier import Precision
+from ...tier import Precision, arb_precision
 from .model import Model
 
 # q*'s interval is q̃·(1 ± 2·10^−(digits + ROOT_GUARD)); the expectations carry EXTRA more digits.
@@ -172,18 +172,13 @@ def prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: 
     fixed point near ``q`` > 0 (``w`` None: the critical line); ``c_estimate`` is the mpmath
     route's c* in the chaotic phase. Results that cannot be proven are left out (the caller
     keeps the mpmath route's value, not certified)."""
-    from flint import ctx
-
     from ...errors import MomentcalcError
 
-    old = ctx.prec
-    ctx.prec = Precision(digits + ROOT_GUARD + EXTRA + fold + 20, guard=0).bits
-    try:
-        return _prove(model, w, b, q, digits, c_estimate, fold)
-    except MomentcalcError:  # a moment the certified engine cannot prove: nothing is claimed
-        return {}
-    finally:
-        ctx.prec = old
+    with arb_precision(Precision(digits + ROOT_GUARD + EXTRA + fold + 20, guard=0).bits):
+        try:
+            return _prove(model, w, b, q, digits, c_estimate, fold)
+        except MomentcalcError:  # a moment the certified engine cannot prove: nothing is claimed
+            return {}
 
 
 class _KernelInterval:
@@ -346,16 +341,14 @@ def prove_at_zero(model: Model, w: Fraction | None, b: Fraction, c_star_is_one: 
     σ_w²·B(0) (critical: σ_w² = 1/B(0), χ₁ = 1) and ξ_q = −1/ln χ₁. For a positively
     homogeneous φ the correlation map does not depend on q: ξ_c is infinite, and c* = 1 where
     φ'(0−) ≠ φ'(0+) (``c_star_is_one``). Empty when none of this applies."""
-    from flint import arb, ctx
+    from flint import arb
 
     from ...catalog.kernels import BALL_LENGTHS, HOMOGENEOUS
 
     lengths = None if model.act.expression else BALL_LENGTHS.get(model.act.name)
     if b != 0 or lengths is None:
         return {}
-    old = ctx.prec
-    ctx.prec = Precision(digits + 20, guard=0).bits
-    try:
+    with arb_precision(Precision(digits + 20, guard=0).bits):
         given = dict(model.act.values)
         params = {p.name: _arb(Fraction(given.get(p.name, p.default))) for p in model.act.params}
         b0 = lengths(arb(0), params)[2]
@@ -378,21 +371,17 @@ def prove_at_zero(model: Model, w: Fraction | None, b: Fraction, c_star_is_one: 
             if c_star_is_one:
                 out["c_star"] = Fraction(1)
         return out
-    finally:
-        ctx.prec = old
 
 
 def prove_zero_correlation(model: Model, w: Fraction, digits: int) -> dict[str, Any]:
     """c* = 0 exactly at q* = 1 where the catalog gives E[φ(Z)] = 0 (selu; σ_b² = 0), and
     ξ_c = −1/ln(σ_w²·E[φ'(Z)]²) from a proven ball of E[φ'(Z)] (the correlation map's slope
     at 0)."""
-    from flint import ctx
-
     from ...moments import expectation_balls
 
     out: dict[str, Any] = {"c_star": Fraction(0)}
     (mean_slope,) = expectation_balls(model.act, [DERIV], std=1, digits=digits + 10)
-    with ctx.workprec(Precision(digits + 20, guard=0).bits):
+    with arb_precision(Precision(digits + 20, guard=0).bits):
         xi = _depth(_arb(w) * mean_slope * mean_slope)
     if xi is not None:
         out["depth_scale_c"] = xi
