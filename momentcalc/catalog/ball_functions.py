@@ -96,8 +96,6 @@ def _gelu_derivative(z: acb, p: Mapping[str, arb]) -> acb:
 
 def _gelu_tanh_c() -> Fraction:
     """The constant of the tanh approximation (Hendrycks & Gimpel): the catalog's own value."""
-    from .activations import _GELU_TANH_C
-
     return _GELU_TANH_C
 
 
@@ -397,6 +395,7 @@ STRIP_FUNCTIONS: dict[str, StripFunctions] = {
 
 # relu6, hardtanh, hard_sigmoid, hard_swish, celu, log_sigmoid, quick_gelu (their own module)
 from . import ball_functions_framework as _framework  # noqa: E402
+from .activations import _GELU_TANH_C
 
 BALL_FUNCTIONS.update(_framework.BALL_FUNCTIONS)
 EXP_POLYNOMIALS.update(_framework.EXP_POLYNOMIALS)

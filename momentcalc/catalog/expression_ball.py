@@ -234,7 +234,6 @@ def sinc_slope(u: acb) -> acb:
     twice the first term left out (the terms shrink by a factor of at most 1/2 from there)."""
     if u.abs_lower() > as_arb(SINC_SERIES_RADIUS):
         return (u.cos() - u.sinc()) / u
-    from flint import ctx
 
     radius = arb(u.abs_upper())
     goal = arb(2) ** -(ctx.prec + 10)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 
-from .expression_tree import Node
+from .expression_tree import Node, X
+from .expression_parse import parse
 
 
 def _fraction(value: Fraction) -> str:
@@ -53,7 +54,6 @@ def tree_of(act) -> Node | None:  # noqa: ANN001  (catalog.Activation)
     formula = FORMULAS.get(act.name)
     if formula is None:
         return None
-    from .expression_parse import parse
 
     given = dict(act.values)
     params = {p.name: Fraction(given.get(p.name, p.default)) for p in act.params}
@@ -71,8 +71,6 @@ def substitute(node: Node, replacement: Node) -> Node:
 
 def mirrored_product(node: Node) -> Node:
     """φ(x)·φ(−x)."""
-    from .expression_tree import X
-
     return Node("mul", (node, substitute(node, Node("neg", (X,)))))
 
 

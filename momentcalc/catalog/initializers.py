@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+import math
+import struct
 
 from ..engine.numbers import to_text
 
@@ -214,8 +216,6 @@ def double(x: Fraction) -> float:
 
 def float32(x: float) -> float:
     """x rounded to the nearest float32 (ties to even; ±inf beyond its range), as a Python float."""
-    import struct
-
     try:
         return struct.unpack("f", struct.pack("f", x))[0]
     except OverflowError:  # struct refuses a finite double beyond float32's range
@@ -226,8 +226,6 @@ def torch_uniform_ends(mean: float, std: float, a: float, b: float) -> tuple[flo
     """(from, to, P(value = -1), P(value = 1)) of _no_grad_trunc_normal_'s uniform_ on a float32
     tensor: from/to = float32(2·norm_cdf(...) − 1) with norm_cdf in double as PyTorch writes it
     (math.erf), values from + k·2^-24·(to − from) in float32, k = 0 … 2^24 − 1."""
-    import math
-
     def norm_cdf(x: float) -> float:
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
@@ -334,8 +332,6 @@ def scaling_factor(framework: str, dtype: str, scale: Fraction, mode: str, fan_i
     double); stddev = jnp.sqrt(variance) / jnp.array(.87962566103423978, dtype), normal:
     jnp.sqrt(variance), uniform: jnp.sqrt(3 * variance), all in dtype. n: fan_in, fan_out,
     (fan_in + fan_out) / 2 or (fan_in * fan_out) ** 0.5, in double."""
-    import math
-
     keep = float32 if dtype == "float32" else float
     fan_in_f = None if fan_in is None else float(fan_in)
     fan_out_f = None if fan_out is None else float(fan_out)

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 import mpmath
 from mpmath import mp
+from flint import arb
 
 Params = Mapping[str, mpmath.mpf]
 
@@ -104,22 +105,16 @@ def kernel(name: str) -> Kernel | None:
 # every q in it), for the certified mean-field results. (A, S, B) = (E[φ²], dA/dq, E[φ'²]) at
 # X ~ N(0, q); ``cross`` gives (K(q, c), K'(q, c)).
 def _leaky_length_ball(q: Any, p: Mapping[str, Any]) -> tuple[Any, Any, Any]:
-    from flint import arb
-
     half = (1 + p.get("slope", arb(0)) ** 2) / 2  # relu: slope 0
     return q * half, half, half
 
 
 def _erf_length_ball(q: Any, p: Mapping[str, Any]) -> tuple[Any, Any, Any]:
-    from flint import arb
-
     root = (1 + 4 * q).sqrt()
     return 2 / arb.pi() * (2 * q / (1 + 2 * q)).asin(), 4 / arb.pi() / ((1 + 2 * q) * root), 4 / arb.pi() / root
 
 
 def _erf_cross_ball(q: Any, c: Any, p: Mapping[str, Any]) -> tuple[Any, Any]:
-    from flint import arb
-
     return (2 / arb.pi() * (2 * q * c / (1 + 2 * q)).asin(),
             4 / arb.pi() / ((1 + 2 * q) ** 2 - 4 * q * q * c * c).sqrt())
 
@@ -147,36 +142,26 @@ BALL_CROSS: dict[str, Callable[[Any, Any, Mapping[str, Any]], tuple[Any, Any]]] 
 # E[erf'(u)erf'(v)] = (4/π)/√((1 + 2q1)(1 + 2q2) − 4ρ²q1q2)).
 def _pi_minus_acos(rho: Any) -> Any:
     """π − arccos ρ, exactly 0 at ρ = −1 (Arb's π − π would be a ball around 0)."""
-    from flint import arb
-
     return arb(0) if rho == -1 else arb.pi() - rho.acos()
 
 
 def _j1_ball(rho: Any) -> Any:
-    from flint import arb
-
     return ((1 - rho * rho).sqrt() + _pi_minus_acos(rho) * rho) / (2 * arb.pi())
 
 
 def _leaky_kernel_ball(q1: Any, q2: Any, rho: Any, p: Mapping[str, Any]) -> tuple[Any, Any]:
-    from flint import arb
-
     s = p.get("slope", arb(0))
     return ((q1 * q2).sqrt() * (s * rho + (1 - s) ** 2 * _j1_ball(rho)),
             s + (1 - s) ** 2 * _pi_minus_acos(rho) / (2 * arb.pi()))
 
 
 def _relu2_kernel_ball(q1: Any, q2: Any, rho: Any, p: Mapping[str, Any]) -> tuple[Any, Any]:
-    from flint import arb
-
     sine = (1 - rho * rho).sqrt()
     j2 = 3 * sine * rho + _pi_minus_acos(rho) * (1 + 2 * rho * rho)
     return q1 * q2 * j2 / (2 * arb.pi()), 4 * (q1 * q2).sqrt() * _j1_ball(rho)
 
 
 def _erf_kernel_ball(q1: Any, q2: Any, rho: Any, p: Mapping[str, Any]) -> tuple[Any, Any]:
-    from flint import arb
-
     spread = (1 + 2 * q1) * (1 + 2 * q2)
     return (2 / arb.pi() * (2 * rho * (q1 * q2).sqrt() / spread.sqrt()).asin(),
             4 / arb.pi() / (spread - 4 * rho * rho * q1 * q2).sqrt())

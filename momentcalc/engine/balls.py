@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
 from typing import Any
+import mpmath
+from mpmath import mp
 
 from .precision import Precision
 
@@ -39,17 +41,12 @@ def exact_ball(value: Fraction | int) -> Any:
 
 def ball_radius(ball: Any) -> Any:
     """The radius of an arb as an mpf (exact: Arb radii are short binary numbers)."""
-    import mpmath
-
     mantissa, exponent = (int(x) for x in ball.rad().man_exp())
     return mpmath.ldexp(mpmath.mpf(mantissa), exponent)
 
 
 def ball_midpoint(ball: Any) -> Any:
     """The midpoint of an arb as an mpf with every bit."""
-    import mpmath
-    from mpmath import mp
-
     mantissa, exponent = (int(x) for x in ball.mid().man_exp())
     with mp.workprec(max(53, mantissa.bit_length())):
         return mpmath.ldexp(mpmath.mpf(mantissa), exponent)
@@ -75,9 +72,6 @@ def proven(ball: Any) -> dict[str, Any]:
 def exactly(value: Fraction) -> dict[str, Any]:
     """Quantity fields of an exact rational: its mpf as ``value`` (every bit when it is binary),
     the fraction itself (what is rounded), ``certified`` with ``error_bound`` 0."""
-    import mpmath
-    from mpmath import mp
-
     value = Fraction(value)
     with mp.workprec(max(113, value.numerator.bit_length() + 64)):
         number = mpmath.mpf(value.numerator) / value.denominator

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from typing import Any
+from flint import arb
 
 from .balls import exact_ball
 
@@ -26,15 +27,11 @@ Endpoint = Fraction | float  # a float only for ±inf
 
 def pdf(x: Any) -> Any:
     """φ(x) = exp(−x²/2) / sqrt(2π) of a ball."""
-    from flint import arb
-
     return (-(x * x) / 2).exp() / (2 * arb.pi()).sqrt()
 
 
 def upper_tail(x: Endpoint, bits: int) -> Any:
     """Q(x) = P(X > x) for x ≥ 0 (or ±inf) as a ball with relative accuracy near ``bits``."""
-    from flint import arb
-
     if x == float("inf"):
         return arb(0)
     if x == float("-inf"):
@@ -48,8 +45,6 @@ def upper_tail(x: Endpoint, bits: int) -> Any:
 def _asymptotic_series(x: Any, bits: int) -> Any:
     """1 − 1/x² + 3/x⁴ − … with the first omitted term as radius (x² > 4·bits: the terms
     shrink at least until they are below 2^−bits)."""
-    from flint import arb
-
     total, term, k = arb(1), arb(1), 1
     square = x * x
     limit = arb(2) ** -(bits + 10)
@@ -72,8 +67,6 @@ def mass(a: Endpoint, b: Endpoint, bits: int) -> Any:
 
 def _density_terms(x: Endpoint) -> tuple[Any, Any]:
     """(φ(x), x·φ(x)), both 0 at ±inf."""
-    from flint import arb
-
     if x in (float("inf"), float("-inf")):
         return arb(0), arb(0)
     ball = exact_ball(x)

@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 import mpmath
+import decimal
 
 from ..errors import InputError
 
@@ -192,8 +193,6 @@ def _significant_text(value: Fraction, digits: int) -> str:
     The digits come from integer arithmetic on the scaled quotient: converting a 100000-digit
     integer to Decimal is quadratic (0.14 s at 10^100000, 14 s at 10^999999).
     """
-    import decimal  # only for rare inputs: not worth its import on every start
-
     numerator, denominator = abs(value.numerator), value.denominator
     # 10^exponent ≤ |value| < 10^(exponent + 1), starting from an estimate within ±1.
     exponent = math.floor((numerator.bit_length() - denominator.bit_length()) * math.log10(2))
@@ -223,8 +222,6 @@ def rational_sqrt(value: Fraction) -> Fraction | None:
 
 def decimal_text(value: Fraction) -> str:
     """Exact, short text of a terminating decimal: 1/20000000 → ``5e-8``, 10^400 → ``1e+400``."""
-    import decimal
-
     twos, fives, rest = _power_of_ten_parts(value.denominator)
     if rest != 1:
         raise ValueError(f"{value} is not a terminating decimal")

@@ -16,6 +16,7 @@ from typing import TypeVar
 
 import mpmath
 from mpmath import mp
+import math
 
 from ..errors import PrecisionError
 from .bits import BITS_PER_DIGIT, bits_for, digits_for
@@ -166,8 +167,6 @@ def to_double(value: mpmath.mpf) -> float | None:
 def bound_double(bound: mpmath.mpf) -> float | None:
     """The smallest double ≥ ``bound`` (≥ 0), so a bound stays a bound when written as a
     double (5e-324 for a bound below every double); None beyond the largest double."""
-    import math
-
     if bound == 0:
         return 0.0
     nearest = to_double(bound)

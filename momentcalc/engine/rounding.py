@@ -25,9 +25,11 @@ import math
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
+import mpmath
 
 from .bits import bits_for
 from .mpmath_internals import binary
+from ..errors import PrecisionError
 
 # Only for a first guess of the decimal exponent, corrected exactly below.
 _LOG10_2 = math.log10(2)
@@ -94,8 +96,6 @@ def bound_text(value: Any, digits: int = 2) -> str:
 
 def _power_of_ten_above(bits: int) -> int:
     """An N with 2^bits <= 10^N, at most 2 above the least one."""
-    import mpmath
-
     with mpmath.workprec(bits.bit_length() + 64):
         n = int(mpmath.ceil(bits * mpmath.log10(2)))
     return n + 1  # a margin for the rounding of the product
@@ -149,8 +149,6 @@ def decide(evaluate: Callable[[int], Any], digits: int, start_bits: int, max_bit
     (ball, text). Raises PrecisionError (exit 3) when no precision up to ``max_bits`` decides
     the rounding, so no unproven digit is ever printed.
     """
-    from ..errors import PrecisionError
-
     bits = start_bits
     while True:
         ball = evaluate(bits)
@@ -248,7 +246,6 @@ def _exponent_guess(bits: int) -> int:
     """About log10(2^bits), within one (mpmath for exponents beyond a double's reach)."""
     if abs(bits) < 2**50:
         return int(bits * _LOG10_2)
-    import mpmath
 
     with mpmath.workprec(bits.bit_length() + 64):
         return int(mpmath.floor(bits * mpmath.log10(2)))

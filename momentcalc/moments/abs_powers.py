@@ -28,6 +28,8 @@ from ..catalog.expression_tree import Node
 from ..engine.gaussian_balls import as_arb, narrow
 from .exact_start import EXACT_RAISES, exact_start_bits
 from .monomials import Monomial
+from ..catalog.expression_ball import constant_value, polynomial_terms
+from ..errors import PrecisionError
 
 # (e, s) -> coefficient: Σ c·sign(x)^e·|x|^s
 Sum = dict[tuple[int, Fraction], Any]
@@ -82,8 +84,6 @@ def _power(f: Sum, p: Fraction) -> Sum | None:
 def signed_powers(node: Node) -> Sum | None:
     """The tree as Σ c·sign(x)^e·|x|^s with ball coefficients at the current precision, or
     None when it is not one."""
-    from ..catalog.expression_ball import constant_value
-
     kind = node.kind
     if not node.has_x:
         return {(0, Fraction(0)): constant_value(node)}
@@ -158,8 +158,6 @@ def _integrand(act: Activation, monomial: Monomial, centre: arb | None) -> Calla
 def applies(act: Activation) -> bool:
     """Is the expression a sum of signed powers of |x| that is not a polynomial (polynomials
     have their own exact route)?"""
-    from ..catalog.expression_ball import polynomial_terms
-
     if not act.expression:
         return False
     with ctx.workprec(64):
@@ -172,8 +170,6 @@ def abs_power_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fra
     ≤ 10^−(digits+3) (exactly 0 when every term is odd at mean 0), at a precision doubled while
     it is not; None when the route does not apply or a power ≤ −1 makes it diverge. Raises
     PrecisionError when the value cancels to within its radius of 0."""
-    from ..errors import PrecisionError
-
     if not applies(act):
         return None
     build = _integrand(act, monomial, centre)

@@ -20,34 +20,60 @@ from fractions import Fraction
 from typing import NamedTuple
 
 from flint import acb, arb, ctx
+import mpmath
+from mpmath import mp
 
 from ..catalog import Activation
-from ..catalog.expression_ball import poly_mul
+from ..catalog.expression_ball import (
+    compile_ball,
+    growth_terms,
+    kink_arguments,
+    local_bound,
+    piece_choices,
+    poly_mul,
+    polynomial_terms,
+    removable,
+)
 from ..catalog.expression_tree import ZERO, Node
-from .monomials import Monomial
+from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, Monomial, NAMES, SECOND_MOMENT, vanishes
 from ..engine.gaussian_balls import (
+    BITS_PER_DIGIT,
     Branch,
+    ExpTerm,
     Integrand,
     LocalBound,
     NotCertified,
     Piece,
     Term,
-    exact_key,
     as_arb,
+    bulk_size,
+    exact_key,
+    exp_poly_expectation,
+    exp_poly_product,
     gaussian_expectation_ball,
+    integrable_enclosure,
+    magnitude_log2,
     narrow,
     normalise,
     pieces_of,
     product,
+    tail_start,
 )
+from ..engine import gaussian_balls
 from ..engine.bits import bits_for
 from ..engine.mpmath_internals import binary
 from ..engine.rounding import ball_text
 from .abs_powers import abs_power_ball
 from .exact_start import EXACT_RAISES, exact_start_bits
+from . import tiny_mean
 from .laurent import laurent_ball
 from .normal_cdf import normal_cdf_ball
 from ..errors import PrecisionError
+from ..catalog.ball_functions import BALL_CLOSED_FORMS, BALL_FUNCTIONS, EXP_POLYNOMIALS, STRIP_FUNCTIONS
+from ..catalog.expression_calculus import derivative
+from ..catalog.expression_domain import zeros
+from ..catalog.expression_eval import compile_mpmath
+from .exact import exact_expectations, exact_summary
 
 class Branches(NamedTuple):
     """φ and φ' on balls for the x-range [low, high], at the current precision: kinks (balls or
@@ -75,8 +101,6 @@ class Model(NamedTuple):
 
 def catalog_model(act: Activation) -> Model:
     """The catalog entry's ball functions with its parameters bound."""
-    from ..catalog.ball_functions import BALL_FUNCTIONS
-
     entry = BALL_FUNCTIONS[act.name]
     given = dict(act.values)
 
@@ -95,20 +119,6 @@ def catalog_model(act: Activation) -> Model:
 def expression_model(node: Node, mean: Fraction) -> Model:
     """A user expression: candidate kinks found by mpmath, their signs proved on balls
     (``expression_ball.piece_choices``), one specialised branch per piece."""
-    import mpmath
-    from mpmath import mp
-
-    from ..catalog.expression_ball import (
-        compile_ball,
-        growth_terms,
-        kink_arguments,
-        local_bound,
-        piece_choices,
-        removable,
-    )
-    from ..catalog.expression_calculus import derivative
-    from ..catalog.expression_domain import zeros
-    from ..catalog.expression_eval import compile_mpmath
     node = removable(node)
     d_node = derivative(node)
     arguments = kink_arguments(node)
@@ -145,7 +155,6 @@ def expression_model(node: Node, mean: Fraction) -> Model:
     def local(p: arb, delta: arb) -> tuple[LocalBound | None, LocalBound | None]:
         return local_bound(node, p, delta), local_bound(d_node, p, delta)
 
-    del mpmath
     return Model(branches, lambda r0: growth_terms(node, r0), lambda r0: growth_terms(d_node, r0), local,
                  d_node == ZERO)
 
@@ -162,8 +171,6 @@ def _separated(points: list[arb], margin: arb) -> list[arb]:
 
 def _mpf(value: arb):  # noqa: ANN202
     """The midpoint of a ball as an mpf (exactly)."""
-    import mpmath
-
     mantissa, exponent = value.mid().man_exp()
     return mpmath.mpf((int(mantissa), int(exponent)))
 
@@ -316,9 +323,6 @@ def _closed_form(act: Activation, monomial: Monomial, mean: Fraction, std: Fract
     """A closed form under N(0, 1) that is exact: a rational number in the catalog (selu's 0
     and 1, relu's 1/2), or one the catalog gives on balls (leaky_relu's, 0 at slope 1).
     Others are integrated: their mpmath value is not a proof."""
-    from ..catalog.ball_functions import BALL_CLOSED_FORMS
-    from .monomials import NAMES
-
     key = NAMES.get(monomial)
     if mean != 0 or std != 1 or key is None:
         return None
@@ -340,8 +344,6 @@ def exp_poly_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Frac
     """E[x^a·φ^b·φ'^c] (or E[(φ − centre)²]) exactly, for a catalog entry that is a piecewise
     exp-polynomial (relu, elu, selu…; ``ball_functions.EXP_POLYNOMIALS``), at a precision
     raised until the ball is narrow; None for other activations."""
-    from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
-
     if act.expression:
         return _polynomial_ball(act, monomial, mean, std, digits, centre)
     if act.name not in EXP_POLYNOMIALS:
@@ -362,8 +364,6 @@ def exp_poly_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Frac
 def exp_poly_shape(shape: Shape, f: Sequence, d: Sequence) -> tuple:
     """x^a·φ^b·φ'^c (or (φ − centre)²) as an exp-polynomial (``engine.gaussian_balls.ExpTerm``s),
     from φ and φ' as exp-polynomials."""
-    from ..engine.gaussian_balls import ExpTerm, exp_poly_product
-
     (a, b, c), centre = shape
     if centre is not None:
         shifted = (*f, ExpTerm(-centre))
@@ -379,8 +379,6 @@ def _exact_ball(pieces: Callable[[], list | None], mean: Fraction, std: Fraction
     """E[g(X)] exactly for the piecewise exp-polynomial g that ``pieces()`` builds at the
     working precision ((low, high, terms) each; None: not one), at a precision doubled until
     the ball is narrow against its value; PrecisionError when it stays around 0."""
-    from ..engine.gaussian_balls import exp_poly_expectation
-
     bits = exact_start_bits(digits, mean, std)
     for _ in range(EXACT_RAISES):
         with ctx.workprec(bits):
@@ -398,10 +396,6 @@ def _polynomial_ball(act: Activation, monomial: Monomial, mean: Fraction, std: F
                      centre: arb | None) -> arb | None:
     """An expression that is a polynomial (x**1000, x**3 - 2*x): its expectations exactly,
     as a one-piece exp-polynomial; None for other expressions."""
-    from ..catalog.expression_ball import polynomial_terms
-    from ..catalog.expression_calculus import derivative
-    from ..engine.gaussian_balls import ExpTerm
-
     def pieces() -> list | None:
         f = polynomial_terms(act.tree)
         d = polynomial_terms(derivative(act.tree)) if monomial[2] else {}
@@ -421,9 +415,6 @@ def _exactly_zero(act: Activation, model: Model, monomial: Monomial, mean: Fract
     bounds and have no singular points; for an expression (1/x is odd, E[1/X] diverges),
     ``engine.gaussian_balls.integrable_enclosure`` proves it or raises NotCertified or
     UnboundedTail (the caller then decides whether the integral diverges)."""
-    from ..engine.gaussian_balls import integrable_enclosure
-    from .monomials import vanishes
-
     if act.expression and monomial[2] and model.flat:
         return True
     if mean != 0 or not vanishes(monomial, act.parity):
@@ -438,10 +429,8 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
     """E[x^a·φ^b·φ'^c] for each monomial as balls with relative radius ≤ 10^−(digits+3) (or
     exactly 0 by symmetry, or an exact closed form). Raises NotCertified, UnboundedTail and
     PrecisionError from the engine."""
-    from .tiny_mean import is_tiny, tiny_mean_ball
-
     model = model_of(act, mean)
-    tiny = is_tiny(mean, std, digits)
+    tiny = tiny_mean.is_tiny(mean, std, digits)  # looked up here: tests replace it
     found: list[arb | None] = []
     for monomial in monomials:
         powers = abs_power_ball(act, monomial, mean, std, digits)  # before parity: no enclosure near 0
@@ -452,7 +441,7 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
             found.append(arb(0))
             continue
         if tiny:  # |mean|/std below the digits' reach: from mean 0 and a proven remainder
-            ball = tiny_mean_ball(lambda shapes, d: expectation_balls(act, shapes, Fraction(0), std, d),
+            ball = tiny_mean.tiny_mean_ball(lambda shapes, d: expectation_balls(act, shapes, Fraction(0), std, d),
                                   lambda m=monomial: integrand(model_of(act, Fraction(0)), m).terms(arb(0)),
                                   monomial, mean, std, digits)
             if ball is not None:
@@ -481,8 +470,6 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
     sigmoid, tanh, swish, softplus, mish, gelu_tanh), all shapes from one set of trapezoidal nodes
     (``engine.trapezoid``), each with relative radius ≤ 10^−(digits+3); None for other
     activations, or when the rule would need too many nodes (a very large std)."""
-    from ..catalog.ball_functions import STRIP_FUNCTIONS
-    from ..engine.gaussian_balls import BITS_PER_DIGIT, MAX_CANCELLATION_DIGITS, bulk_size, magnitude_log2, tail_start
     from ..engine.trapezoid import trapezoid_expectations, working_bits
 
     spec = None if act.expression else STRIP_FUNCTIONS.get(act.name)
@@ -498,7 +485,7 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
             sizes.append(max(magnitude_log2(size), -10**6) if size > 0 else 0.0)
     wanted = (digits + 3) * BITS_PER_DIGIT
     goals = [size - wanted - 4 for size in sizes]
-    floors = [size - (digits + 3 + MAX_CANCELLATION_DIGITS) * BITS_PER_DIGIT for size in sizes]
+    floors = [size - (digits + 3 + gaussian_balls.MAX_CANCELLATION_DIGITS) * BITS_PER_DIGIT for size in sizes]
     results: list[arb | None] = [None] * len(shapes)
     pending = list(range(len(shapes)))
     while pending:
@@ -530,7 +517,7 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
             if goals[j] <= floors[j]:
                 raise PrecisionError(
                     f"the expectation cancels to below {digits} significant digits (it may be exactly 0) "
-                    f"within {MAX_CANCELLATION_DIGITS} digits below the integrand's size")
+                    f"within {gaussian_balls.MAX_CANCELLATION_DIGITS} digits below the integrand's size")
             if abs(ball.mid()) > 4 * ball.rad():
                 goals[j] = max(min(goals[j] - 8, magnitude_log2(abs(ball)) - wanted - 4), floors[j])
             else:
@@ -542,8 +529,6 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
 
 def _even(act: Activation, shape: Shape) -> bool:
     """Is the integrand of ``shape`` even (by the catalog's parity of φ)?"""
-    from .monomials import vanishes
-
     monomial, centre = shape
     if act.parity is None:
         return False
@@ -597,8 +582,6 @@ def proven_expectations(act: Activation, monomials: Sequence[Monomial], mean: Fr
                         digits: int) -> list[arb]:
     """``expectation_balls`` narrowed until each rounds to one text at ``digits`` digits, but
     for the rational ones (``exact.exact_expectations``: a tie is rounded from the fraction)."""
-    from .exact import exact_expectations
-
     exact = exact_expectations(act, monomials, mean, std)
     for target in rounding_targets(digits):
         balls = expectation_balls(act, monomials, mean, std, target)
@@ -615,9 +598,6 @@ def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, d
 
     variance = second_moment − mean² where that loses at most a digit, otherwise
     E[(φ − c)²] − (mean − c)² with c the midpoint of mean's ball (φ nearly constant)."""
-    from .exact import exact_summary
-    from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, SECOND_MOMENT
-
     exact = exact_summary(act, mean, std)
 
     wanted = (MEAN, SECOND_MOMENT, DERIVATIVE_SECOND_MOMENT) if derivative else (MEAN, SECOND_MOMENT)

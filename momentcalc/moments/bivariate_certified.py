@@ -32,10 +32,12 @@ import math
 from fractions import Fraction
 
 from flint import arb, ctx
+import mpmath
 
 from ..catalog import Activation
 from ..engine.gaussian_balls import BITS_PER_DIGIT, ExpTerm, Term, as_arb, exp_poly_expectation, exp_poly_product
 from ..engine.bivariate_balls import Strip, bivariate_balls
+from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS, STRIP_FUNCTIONS
 
 # Goals lowered (cancellation: a value far below the integrand's size) at most this often.
 ATTEMPTS = 3
@@ -73,8 +75,6 @@ _ENTIRE = {
 
 
 def _strip(act: Activation) -> Strip | None:
-    from ..catalog.ball_functions import STRIP_FUNCTIONS
-
     # φ odd makes φ' even and the other way round: (parity of φ, of φ'), +1 even, −1 odd
     parity = {"odd": (-1, 1), "even": (1, -1)}.get(act.parity or "")
     entire = _ENTIRE.get(act.name)
@@ -108,8 +108,6 @@ def _params(act: Activation) -> dict[str, arb]:
 def _polys(act: Activation) -> list[list[arb]] | None:
     """Real-line bounds |φ(x)| ≤ Σ p[k]·|x|^k and the same for φ' (the catalog's growth
     bounds), None when they are not polynomial."""
-    from ..catalog.ball_functions import BALL_FUNCTIONS
-
     entry = BALL_FUNCTIONS.get(act.name)
     if entry is None:
         return None
@@ -129,8 +127,6 @@ def _polys(act: Activation) -> list[list[arb]] | None:
 
 def exp_poly_smoothing(act: Activation):  # noqa: ANN202
     """ψ(m) = E[φ(m + b·V)] and E[φ'(m + b·V)] in closed form (piecewise exp-polynomials)."""
-    from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
-
     if act.name not in EXP_POLYNOMIALS:
         return None
     kinks = BALL_FUNCTIONS[act.name].kinks
@@ -162,8 +158,6 @@ def cross_values(act: Activation, q, c, digits: int, slope_digits: int | None = 
     digits (the second to ``slope_digits`` where given: two one-integrand products), from the
     balls of ``cross_balls`` at exact q and c (mpf); None where that route does not apply or a
     ball is too wide for the digits."""
-    import mpmath
-
     if slope_digits is None:
         balls = cross_balls(act, _exact(q), _exact(c), digits)
     else:

@@ -27,6 +27,10 @@ from fractions import Fraction
 from flint import acb, arb, ctx
 
 from ..catalog.expression_tree import Node
+from ..catalog.expression_ball import compile_ball, growth_terms, removable
+from ..catalog.expression_calculus import derivative
+from ..engine.bivariate_balls import Strip
+from ..engine.gaussian_balls import NotCertified, as_arb
 
 # Real-line bounds: the growth bound from |x| ≥ R0, boxes within.
 R0 = 2
@@ -43,9 +47,6 @@ class ExpressionRoute:
     """φ and φ' of one expression tree on balls, with the bounds above (cached per box)."""
 
     def __init__(self, tree: Node) -> None:
-        from ..catalog.expression_ball import compile_ball, removable
-        from ..catalog.expression_calculus import derivative
-
         node = removable(tree)
         d_node = derivative(node)
         self.nodes = (node, d_node)
@@ -54,9 +55,6 @@ class ExpressionRoute:
         self.polys = self._real_polys()
 
     def _real_polys(self) -> list[list[arb]] | None:
-        from ..catalog.expression_ball import growth_terms
-        from ..engine.gaussian_balls import NotCertified, as_arb
-
         out = []
         with ctx.workprec(BOX_BITS):
             inside = self._sup(Fraction(0), R0)
@@ -83,8 +81,6 @@ class ExpressionRoute:
         key = (width, k)
         if key not in self._boxes:
             with ctx.workprec(BOX_BITS):
-                from ..engine.gaussian_balls import as_arb
-
                 centre, half = as_arb(2 * k * TILE), as_arb(TILE)
                 z = acb(arb(centre, half), arb(0, as_arb(width))) if width else acb(arb(centre, half))
                 found = []
@@ -112,9 +108,6 @@ class ExpressionRoute:
     def strip(self, reach: float):  # noqa: ANN201  (engine.bivariate_balls.Strip)
         """The widest strip of ``WIDTHS`` whose boxes are finite on |Re z| ≤ ``reach``, None if
         none is."""
-        from ..engine.bivariate_balls import Strip
-        from ..engine.gaussian_balls import as_arb
-
         for width in WIDTHS:
             if self._sup(width, reach) is None:
                 continue

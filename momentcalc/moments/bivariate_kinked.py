@@ -39,6 +39,7 @@ from flint import arb
 from ..catalog import Activation
 from ..engine.gaussian_balls import NotCertified, UnboundedTail, gaussian_expectation_within
 from ..errors import PrecisionError
+from .activation_balls import integrand, model_of
 
 # The monomials (a, b, c) of E[x^a·φ^b·φ'^c] for ψ (integrand 0) and ψ₁ (integrand 1).
 _MONOMIALS = ((0, 1, 0), (0, 0, 1))
@@ -74,8 +75,6 @@ def _exact(ball: arb) -> Fraction:
 def kinked_smoothing(act: Activation, polys: Sequence[Sequence[arb]], which: Sequence[int]):  # noqa: ANN201
     """The ``engine.bivariate_balls`` smoothing for the integrands ``which`` (0: φ, 1: φ'),
     ``polys`` the real-line bounds of |φ| and |φ'| (module docstring)."""
-    from .activation_balls import integrand, model_of
-
     model = model_of(act, Fraction(0))
     integrands = [integrand(model, _MONOMIALS[i]) for i in which]
     # φ odd makes φ' even and the other way round: (parity of φ, of φ'), +1 even, −1 odd

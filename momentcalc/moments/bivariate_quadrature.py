@@ -25,12 +25,16 @@ from __future__ import annotations
 
 import mpmath
 from mpmath import mp
+from flint import ctx
 
 from ..catalog import Activation
-from ..engine.bivariate_smoothing import INNER_EXTRA_DIGITS
+from ..engine.bivariate_smoothing import INNER_EXTRA_DIGITS, bivariate_expectations
 from ..engine.gaussian_quadrature import gaussian_edge
 from ..engine.mpmath_internals import fraction
 from ..errors import PrecisionError
+from .bivariate_certified import exp_poly_smoothing
+from ..engine.gaussian_balls import as_arb
+from .expectations import midpoint
 
 
 def kinks(act: Activation, q: mpmath.mpf) -> tuple[mpmath.mpf, ...]:
@@ -47,8 +51,6 @@ def kinks(act: Activation, q: mpmath.mpf) -> tuple[mpmath.mpf, ...]:
 def cross_expectations(act: Activation, q: mpmath.mpf, c: mpmath.mpf, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(E[φ(u₁)φ(u₂)], E[φ'(u₁)φ'(u₂)]) to ``digits`` digits, at the current precision;
     q > 0, c in [−1, 1]."""
-    from ..engine.bivariate_smoothing import bivariate_expectations
-
     p = act.param_values()
     if act.pair is not None:
         values = lambda x: act.pair(x, p)  # noqa: E731
@@ -68,11 +70,7 @@ def _closed_form_smoothing(act: Activation, digits: int):  # type: ignore[no-unt
     c*). None for other φ."""
     if act.expression:
         return None
-    from flint import ctx
 
-    from ..engine.gaussian_balls import as_arb
-    from .bivariate_certified import exp_poly_smoothing
-    from .expectations import midpoint
 
     closed = exp_poly_smoothing(act)
     if closed is None:

@@ -35,6 +35,11 @@ from flint import arb, ctx
 from ..catalog import Activation
 from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
 from ..errors import PrecisionError
+from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
+from ..catalog.expression_ball import polynomial_terms, rational_constant
+from ..catalog.expression_twins import formula_trees
+from ..catalog.resolving import lookup
+from .expectations import expectation_balls
 
 # The Gaussian expectations F needs: μ, E[φ²], E[φ'²], E[Xφφ'], E[φφ'], E[Xφ'], E[φ'].
 BASE = ((0, 1, 0), (0, 2, 0), (0, 0, 2), (1, 1, 1), (0, 1, 1), (1, 0, 1), (0, 0, 1))
@@ -142,8 +147,6 @@ def _equations(e: list[Jet], a: Jet, b: Jet, target: arb, fixed_shift: bool) -> 
 
 
 def _expectations(act: Activation, a: Fraction, b: Fraction, digits: int) -> dict:
-    from .expectations import expectation_balls
-
     wanted = sorted({_shifted(m, k) for m in BASE for k in range(3)})
     return dict(zip(wanted, expectation_balls(act, wanted, mean=b, std=a, digits=digits)))
 
@@ -180,8 +183,6 @@ def _catalog_entry(act: Activation) -> Activation | None:
     """The catalog entry ``act`` is: itself, or the entry whose formula an expression is."""
     if not act.expression:
         return act
-    from ..catalog.expression_twins import formula_trees
-    from ..catalog.resolving import lookup
 
     name = formula_trees().get(act.tree)
     return None if name is None else lookup(name)
@@ -190,8 +191,6 @@ def _catalog_entry(act: Activation) -> Activation | None:
 def _monomial_pieces(act: Activation) -> list[tuple[Fraction, int]] | None:
     """[(c, k)] per piece when φ is a catalog piecewise exp-polynomial whose only kink (if any)
     is 0 and each of whose pieces is one monomial c·x^k (an empty piece: c = 0); else None."""
-    from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
-
     entry = _catalog_entry(act)
     if entry is None or entry.name not in EXP_POLYNOMIALS:
         return None
@@ -234,7 +233,6 @@ def linear(act: Activation) -> bool:
         return len({(c, k) for c, k in pieces}) == 1 and pieces[0][1] == 1 and pieces[0][0] != 0
     if not act.expression or act.tree is None:
         return False
-    from ..catalog.expression_ball import polynomial_terms, rational_constant
 
     terms = polynomial_terms(act.tree, rational_constant)
     return terms is not None and set(terms) <= {0, 1} and terms.get(1, 0) != 0
@@ -246,8 +244,6 @@ def _kink_starts(act: Activation) -> list[tuple[Fraction, Fraction]]:
     (relu6 = 3·hardtanh((x − 3)/3) + 3), so each start (b, a) becomes (c + s·b, s·a) with
     c = (k_1 + k_n)/2, s = (k_n − k_1)/2 (c = k_1, s = 1 for one kink). Empty where that
     changes nothing."""
-    from ..catalog.ball_functions import BALL_FUNCTIONS
-
     entry = _catalog_entry(act)
     if entry is None or entry.name not in BALL_FUNCTIONS:
         return []
@@ -297,7 +293,6 @@ def prove(act: Activation, target: arb, a: Fraction, b: Fraction, digits: int, f
     """The Krawczyk box around (a, b) and the transform's four parameters on it."""
     wanted = sorted({_shifted(m, k) for m in BASE for k in range(3)})
     squares_wanted = [(2 * i, 2 * j, 2 * k) for i, j, k in BASE]
-    from .expectations import expectation_balls
 
     found = _expectations(act, a, b, digits + 8)
     del wanted

@@ -28,6 +28,8 @@ from fractions import Fraction
 from ..catalog import Activation
 from ..engine.numbers import Number, rational_sqrt
 from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, NAMES, SECOND_MOMENT, Monomial
+from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
+from ..catalog.expression_ball import poly_mul
 
 # Integrand polynomials of higher degree are left to the balls (x**1000's second moment
 # would be a degree-2000 expansion in big fractions).
@@ -67,7 +69,6 @@ def rational_pieces(act: Activation) -> Pieces | None:
         if f is None or d is None:
             return None
         return (), [(_dense(f), _dense(d))]
-    from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
 
     build = EXP_POLYNOMIALS.get(act.name)
     if build is None:
@@ -115,8 +116,6 @@ def _piece_expectation(g: list[Fraction], mean: Fraction, std: Fraction, side: i
 
 def _expectation(pieces: Pieces, monomial: Monomial, mean: Fraction, std: Fraction) -> Fraction | None:
     """E[x^a·φ^b·φ'^c] exactly when it is rational, from φ's rational pieces."""
-    from ..catalog.expression_ball import poly_mul
-
     kinks, polys = pieces
     if len(kinks) > 1 or any(k != mean for k in kinks):
         return None

@@ -25,6 +25,8 @@ from flint import arb, ctx
 from ..catalog import Activation
 from ..catalog.formulas import vanishing_coefficient
 from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
+from .exact import _piece_expectation, rational_pieces
+from .expectations import expectation_balls
 
 
 def hermite_weights(k: int) -> dict[int, int]:
@@ -36,8 +38,6 @@ def hermite_weights(k: int) -> dict[int, int]:
 def _rational_moments(act: Activation, count: int) -> list[tuple[Fraction, Fraction]] | None:
     """E[Z^j·φ(Z)] = A_j + B_j/√(2π), j < count, for a piecewise polynomial with rational
     coefficients and kinks at 0 only; None otherwise."""
-    from .exact import _piece_expectation, rational_pieces
-
     pieces = rational_pieces(act)
     if pieces is None:
         return None
@@ -78,8 +78,6 @@ def coefficient_balls(act: Activation, terms: int, digits: int) -> list[arb]:
 def _by_moments(act: Activation, terms: int, digits: int) -> list[arb]:
     """From the certified E[Z^j·φ(Z)], with the digits each combination loses: a first pass at
     a few digits sizes the terms against the result, the second asks for that many more."""
-    from .expectations import expectation_balls
-
     monomials = [(j, 1, 0) for j in range(terms)]
     extra = 4
     for _ in range(3):

@@ -39,9 +39,14 @@ from typing import Any
 from flint import acb, arb, ctx
 
 from ..catalog import Activation
-from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
+from ..engine.gaussian_balls import BITS_PER_DIGIT, ExpTerm, as_arb, exp_poly_expectation, exp_poly_product
 from ..errors import PrecisionError
 from .monomials import Monomial, vanishes
+from .activation_balls import model_of
+from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
+from ..catalog.expression_calculus import derivative
+from ..catalog.formulas import mirrored_product, tree_of
+from .expectations import expectation_balls
 
 # Digits of the E[g²] that only bound a slope.
 BOUND_DIGITS = 5
@@ -96,8 +101,6 @@ def gaussian_balls(act: Activation, monomials: Sequence[Monomial], q: Fraction |
                    mean: Fraction = Fraction(0)) -> list[arb]:
     """E[X^a·φ(X)^b·φ'(X)^c], X ~ N(mean, v), for every v in the variance (or ball of variances)
     ``q``, each to about ``digits`` digits (see the module docstring)."""
-    from .expectations import expectation_balls
-
     v_lo, v_hi = variance_range(q)
     if v_lo == v_hi and exact_sqrt(v_lo) is not None:
         return expectation_balls(act, monomials, mean=mean, std=exact_sqrt(v_lo), digits=digits)
@@ -213,9 +216,7 @@ def _diagonal(act: Activation, rho: Fraction, q: Fraction | arb, digits: int) ->
         a, b = gaussian_balls(act, [(0, 2, 0), (0, 0, 2)], q, digits)
         with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):  # (python-flint's − rounds to ctx.prec)
             return (-a, b) if act.parity == "odd" else (a, -b)
-    from ..catalog.expression_calculus import derivative
     from ..catalog.expressions import tree_activation
-    from ..catalog.formulas import mirrored_product, tree_of
 
     pieces = _mirrored_exp_poly(act, q, digits)
     if pieces is not None:
@@ -236,9 +237,6 @@ def _mirrored_exp_poly(act: Activation, q: Fraction | arb, digits: int) -> tuple
     kinks and their mirror images, the product of φ's piece there and φ's piece at −x
     (c·x^k·e^{λx} at −x is c·(−1)^k·x^k·e^{−λx}); a product that vanishes on every piece (relu,
     relu6) gives an exact 0."""
-    from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
-    from ..engine.gaussian_balls import ExpTerm, exp_poly_expectation, exp_poly_product
-
     if act.expression or act.name not in EXP_POLYNOMIALS:
         return None
     kinks = tuple(BALL_FUNCTIONS[act.name].kinks)
@@ -284,10 +282,7 @@ def local_balls(act: Activation, q: Fraction | arb, digits: int) -> dict[str, ar
 
 def curvature_ball(act: Activation, q: Fraction | arb, digits: int) -> arb | None:
     """E[φ''(u)²] at Var u = q as a ball, or None for +∞ (φ' jumps: φ'' holds a delta)."""
-    from ..catalog.expression_calculus import derivative
     from ..catalog.expressions import tree_activation
-    from ..catalog.formulas import tree_of
-    from .activation_balls import model_of
 
     with ctx.workprec(128):
         branches = model_of(act, Fraction(0)).branches(arb(-KINK_REACH), arb(KINK_REACH))

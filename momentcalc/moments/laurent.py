@@ -19,6 +19,7 @@ from ..engine.gaussian_balls import as_arb, narrow
 from ..engine.reciprocal import half_line_moments, reachable
 from .exact_start import EXACT_RAISES, exact_start_bits
 from .monomials import Monomial
+from ..catalog.ball_functions import HALF_LINE_LAURENT
 
 Laurent = dict[int, arb]
 
@@ -48,8 +49,6 @@ def laurent_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fract
     radius ≤ 10^−(digits+3), at a precision doubled while it is not; None for other
     activations, or when the closed form would need too many terms or bits (the caller
     integrates)."""
-    from ..catalog.ball_functions import HALF_LINE_LAURENT
-
     if act.expression or act.name not in HALF_LINE_LAURENT:
         return None
     a, b, c = monomial

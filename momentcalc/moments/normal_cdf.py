@@ -21,6 +21,7 @@ from ..catalog import Activation
 from ..engine.gaussian_balls import as_arb, narrow
 from .exact_start import exact_start_bits
 from .monomials import Monomial
+from ..catalog.ball_functions import NORMAL_CDF_POLYNOMIALS
 
 Polynomial = dict[tuple[int, int, int], arb]
 # Precision doublings tried against cancellation (erf² = 4Φ² − 4Φ + 1 loses a few bits).
@@ -55,8 +56,6 @@ def normal_cdf_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fr
     ≤ 10^−(digits+3), at a precision doubled while it is not; None for other activations, a
     mean ≠ 0, a term without a closed form, or a value whose ball holds 0 (the caller
     integrates, or knows it is 0 by parity)."""
-    from ..catalog.ball_functions import NORMAL_CDF_POLYNOMIALS
-
     if act.expression or act.name not in NORMAL_CDF_POLYNOMIALS or mean != 0:
         return None
     from ..engine.normal_cdf_moments import density_moment

@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from flint import arb, ctx
+import mpmath
 
 from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
 from ..errors import PrecisionError
@@ -52,16 +53,12 @@ def network_c0_ball(alpha: arb, depth: int, network: Callable | None = None) -> 
 
 def network_c0(alpha: Any, depth: int, network: Callable | None = None) -> Any:
     """C_α^{∘L}(0) in mpmath."""
-    import mpmath
-
     layer = lambda c: leaky_c_map(alpha, c, mpmath.pi, mpmath.acos, mpmath.sqrt)  # noqa: E731
     return (network or _plain(depth))(layer, mpmath.mpf(0))
 
 
 def reachable_c0(depth: int, digits: int = 6) -> float:
     """The largest η: relu's C map composed L times at 0."""
-    import mpmath
-
     with mpmath.workdps(digits + 5):
         return float(network_c0(mpmath.mpf(0), depth))
 
@@ -69,8 +66,6 @@ def reachable_c0(depth: int, digits: int = 6) -> float:
 def tat_negative_slope(eta: Fraction, depth: int, digits: int, network: Callable | None = None) -> arb:
     """α with C_α^{∘L}(0) = η as a ball of relative width about 10^−(digits + ROOT_GUARD);
     η must lie in (0, reachable) (the caller handles the ends)."""
-    import mpmath
-
     with mpmath.workdps(digits + 2 * ROOT_GUARD):
         target = mpmath.mpf(eta.numerator) / eta.denominator
         root = mpmath.findroot(lambda a: network_c0(a, depth, network) - target, (mpmath.mpf(0), mpmath.mpf(1)),

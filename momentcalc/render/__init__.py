@@ -13,6 +13,7 @@ import sys
 from typing import TextIO
 
 from ..result import Computation, Listing, Sweep
+from ..errors import InputError
 
 FORMATS = ("table", "text", "json", "csv")
 
@@ -61,7 +62,6 @@ def emit_values(result: Computation | Sweep, names: list[str], stream: TextIO | 
     """``--get NAME ...``: each named result's decimal, tab-separated in the order given, one
     line per point (a list-valued result as its decimals separated by spaces). ``input.NAME``
     is an input as given (``--get input.std --get gamma`` labels a sweep's lines)."""
-    from ..errors import InputError
     from .cells import INPUT_PREFIX, input_text
     from .document import quantity_document
 

@@ -23,6 +23,7 @@ from ..engine.numbers import to_text
 from ..result import Computation, Listing, Sweep
 from .document import quantity_document
 from .text import visible
+from ..engine.precision import to_decimal
 
 LAYER = "layer"
 
@@ -63,8 +64,6 @@ def _stderr_names(rows: tuple[Computation, ...]) -> set[str]:
 
 def _points(row: Computation, with_layer: bool, with_stderr: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
     """The CSV lines of one computation: one, or one per layer."""
-    from ..engine.precision import to_decimal
-
     inputs = [_cell(value) for value in row.inputs.values()]
     decimals: list = []
     for q in row.results:

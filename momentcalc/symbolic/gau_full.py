@@ -15,13 +15,12 @@ import math
 from typing import Any
 
 from . import sympy_number
+from ..engine.column_sums import column_sum_moment
 
 
 def _polynomials(sp: Any, m: list[Any], s: Any, patterns: dict[str, Any]) -> dict[str, Any]:
     """P1 … P4 (relu left out, K = I) as polynomials in the moment symbols ``m`` and s;
     ``patterns`` are ``computations.gau.full.PATTERNS``."""
-    from ..engine.column_sums import column_sum_moment
-
     out = {}
     for name, (_tokens, sums, powers, v_powers) in patterns.items():
         z = column_sum_moment(sums, powers, lambda b, r: math.prod(m[b[t]] for t in b), s, 0)[0]

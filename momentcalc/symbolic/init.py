@@ -16,6 +16,8 @@ from functools import lru_cache
 from typing import Any
 
 from . import forms, shortest, sympy_number
+from ..defaults import BERT_STD, TRUNCATION
+from .truncnorm import derive as truncnorm_forms
 
 VARIANCE = {
     "lecun": "1/fan_in",
@@ -28,7 +30,6 @@ def truncation_gamma(cut: int) -> Any:
     """gamma(-cut, cut) in closed form, from the truncnorm derivation (integrals of the density)."""
     import sympy as sp
 
-    from .truncnorm import derive as truncnorm_forms
 
     text, _ = truncnorm_forms(Fraction(-cut), Fraction(cut), Fraction(0), Fraction(1), None)["gamma"]
     return sp.sympify(text)
@@ -80,7 +81,6 @@ def derive(
     is the bound catalog ``Activation`` of scheme he (None otherwise), ``label`` its name as given."""
     import sympy as sp
 
-    from ..defaults import BERT_STD, TRUNCATION
 
     n_in, n_out, gain_symbol = sp.symbols("fan_in fan_out gain", positive=True)
     general = sp.sympify(VARIANCE[scheme], locals={"fan_in": n_in, "fan_out": n_out, "gain": gain_symbol})

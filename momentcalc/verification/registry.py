@@ -13,6 +13,7 @@ from fractions import Fraction
 from importlib import import_module
 
 import mpmath
+from mpmath import mp
 
 from ..commands import api
 from .routes import (
@@ -23,6 +24,7 @@ from .routes import (
     same_value,
     truncated_gamma_by_quadrature,
 )
+from ..engine.precision import working_dps
 
 SEED_TRUNC = "Su, 2021, Initialization, parameterization and normalization of Transformers (sampling distributions)"
 SEED_RESIDUAL = "Su, 2021, Initialization, parameterization and normalization of Transformers (residual connections)"
@@ -91,10 +93,6 @@ def moment(activation: str, name: str) -> Callable[[int], mpmath.mpf]:
 
 def ratio(numerator: Callable[[int], mpmath.mpf], denominator: Callable[[int], mpmath.mpf]) -> Callable[[int], mpmath.mpf]:
     def compute(digits: int) -> mpmath.mpf:
-        from mpmath import mp
-
-        from ..engine.precision import working_dps
-
         top, bottom = numerator(digits), denominator(digits)
         with mp.workdps(working_dps(digits)):
             return top / bottom
