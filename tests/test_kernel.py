@@ -9,6 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 import pytest
 from flint import arb, ctx
 
@@ -204,6 +205,45 @@ def test_derive_gives_the_closed_forms():
     result = kernel("relu", rho="0.5", derive=True)
     assert result["ntk_derivative"].closed_form == "1/3"
     assert result["nngp"].closed_form is not None
+
+
+@pytest.mark.parametrize("text, f, df", [
+    ("x**2", lambda x: x**2, lambda x: 2 * x),
+    ("x**3 - 3*x", lambda x: x**3 - 3 * x, lambda x: 3 * x**2 - 3),
+    ("2*x + 1", lambda x: 2 * x + 1, lambda x: 2 + 0 * x),
+    ("(x - 1)**4/24", lambda x: (x - 1) ** 4 / 24, lambda x: (x - 1) ** 3 / 6),
+])
+@pytest.mark.parametrize("rho, q1, q2", [("0.3", "4", "0.25"), ("-0.7", "1", "9")])
+def test_polynomial_closed_forms_by_isserlis_against_gauss_hermite(text, f, df, rho, q1, q2):
+    """--derive's closed form of a polynomial φ (Isserlis) equals the proven value to every
+    printed digit, and both equal a 40-node Gauss-Hermite product rule (exact for these degrees,
+    to rounding in doubles)."""
+    import sympy
+
+    result = kernel(text, rho=rho, q1=q1, q2=q2, derive=True)
+    nodes, weights = np.polynomial.hermite_e.hermegauss(40)
+    weights = weights / weights.sum()
+    z1, z2 = np.meshgrid(nodes, nodes, indexing="ij")
+    w = np.outer(weights, weights)
+    r, a, b = float(rho), float(q1), float(q2)
+    u, v = np.sqrt(a) * z1, np.sqrt(b) * (r * z1 + np.sqrt(1 - r * r) * z2)
+    for key, g in (("nngp", f), ("ntk_derivative", df)):
+        closed = result[key].closed_form
+        assert closed is not None, key
+        exact = sympy.sympify(closed)  # momentcalc's own output, not a user's text
+        assert result[key].decimal(15) == _decimal15(exact)
+        assert abs(float(exact) - float((w * g(u) * g(v)).sum())) <= 1e-12 * max(1, abs(float(exact)))
+
+
+def _decimal15(value) -> str:
+    """15 significant digits of a sympy number, half away from zero, as momentcalc prints."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    d = Decimal(str(value.evalf(50)))
+    if d == 0:
+        return "0"
+    q = Decimal(1).scaleb(d.adjusted() - 14)
+    return str(d.quantize(q, rounding=ROUND_HALF_UP))
 
 
 def _catalog_names():

@@ -7,6 +7,10 @@ leaky_relu, relu2 and the step; Williams 1997, the arcsine kernel of erf; identi
 * relu2: q1q2·(3·sin θ·cos θ + (π − θ)(1 + 2cos²θ))/(2π), θ = arccos ρ; φ' = 2·relu
 * erf: (2/π)·asin(2ρ√(q1q2)/√((1 + 2q1)(1 + 2q2))), (4/π)/√((1 + 2q1)(1 + 2q2) − 4ρ²q1q2)
 * identity: ρ√(q1q2), 1
+* a polynomial φ (an expression of degree ≤ 12): with u = √q1·Z1, v = √q2·(ρZ1 + √(1 − ρ²)Z2),
+  Z1, Z2 independent N(0, 1), E[φ(u)φ(v)] is the expanded product with each monomial
+  Z1^i·Z2^j replaced by its moment (i − 1)!!·(j − 1)!! (0 when i or j is odd: Isserlis), a
+  polynomial in ρ, √q1 and √q2; likewise for φ'.
 """
 
 from __future__ import annotations
@@ -36,6 +40,28 @@ def _closed(sp: Any, name: str, rho: Any, q1: Any, q2: Any, s: Any) -> tuple[Any
     return None
 
 
+POLYNOMIAL_DEGREE = 12
+
+
+def _polynomial(sp: Any, expr: Any, x: Any, rho: Any, q1: Any, q2: Any) -> tuple[Any, Any] | None:
+    """The kernels of a polynomial φ by Isserlis' theorem; None when φ is not a polynomial of
+    degree ≤ POLYNOMIAL_DEGREE in x alone."""
+    if expr.free_symbols - {x} or not expr.is_polynomial(x) or sp.degree(expr, x) > POLYNOMIAL_DEGREE:
+        return None
+    z1, z2 = sp.symbols("z1 z2")
+    u = sp.sqrt(q1) * z1
+    v = sp.sqrt(q2) * (rho * z1 + sp.sqrt(1 - rho**2) * z2)
+
+    def gaussian_mean(product: Any) -> Any:
+        terms = sp.Poly(sp.expand(product), z1, z2).terms()
+        return sp.expand(sum((c * sp.factorial2(i - 1) * sp.factorial2(j - 1)
+                              for (i, j), c in terms if i % 2 == 0 and j % 2 == 0), sp.Integer(0)))
+
+    slope = sp.diff(expr, x)
+    return (gaussian_mean(expr.subs(x, u) * expr.subs(x, v)),
+            gaussian_mean(slope.subs(x, u) * slope.subs(x, v)))
+
+
 def derive(act: Activation, rho: Fraction, q1: Fraction, q2: Fraction
            ) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
     """(closed forms of nngp and ntk_derivative at these inputs, derivation lines)."""
@@ -51,10 +77,12 @@ def derive(act: Activation, rho: Fraction, q1: Fraction, q2: Fraction
         ("correlation_out", sp.Eq(sp.Symbol("correlation_out"),
                                   E(phi(u) * phi(v)) / sp.sqrt(E(phi(u) ** 2) * E(phi(v) ** 2)))),
     ]
+    x = sp.Symbol("x")
     if act.expression:
-        lines.insert(0, ("phi", sp.Eq(sp.Function("phi")(sp.Symbol("x")), act.sympy(sp, sp.Symbol("x"), {}))))
+        lines.insert(0, ("phi", sp.Eq(sp.Function("phi")(x), act.sympy(sp, x, {}))))
     slope = dict(act.values).get("slope", Fraction(0)) if act.name == "leaky_relu" else Fraction(0)
-    closed = None if act.expression else _closed(sp, act.name, r, a, b, sp.Rational(slope.numerator, slope.denominator))
+    closed = (_polynomial(sp, act.sympy(sp, x, {}), x, r, a, b) if act.expression
+              else _closed(sp, act.name, r, a, b, sp.Rational(slope.numerator, slope.denominator)))
     out: dict[str, tuple[str, str]] = {}
     if closed is not None:
         nngp, ntk = closed
