@@ -360,3 +360,14 @@ def test_trunc_normal_uniform_ends_replay_pytorch():
     assert torch_uniform_ends(0.0, 1.0, -2.0, 2.0)[2:] == (0, 0)  # from = 2*Phi(-2) - 1 > -1: no atom
     bottom, top, low, high = torch_uniform_ends(0.0, 0.02, -2.0, 2.0)
     assert (bottom, top, low, high) == (-1.0, 1.0, TORCH_ATOM, 0)  # top value 1 - 2^-23 < 1: no atom at b
+
+
+def test_a_negative_binary_result_keeps_its_sign_as_a_literal():
+    """A decided result that is exactly a double is written as its shortest literal, sign
+    included (mpf.man_exp drops the sign: -0.5 was written 0.5)."""
+    from momentcalc.computations.initializer import _code
+
+    assert _code(mpmath.mpf(-0.5), 6) == "-0.5" and _code(mpmath.mpf(0.5), 6) == "0.5"
+    assert _code(-mpmath.mpf(2) ** -30, 6) == "-9.313226e-10"  # the shortest float32 literal of -2^-30
+    with mpmath.workdps(30):
+        assert _code(-mpmath.mpf(1) / 3, 6) == "-0.333333"

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..catalog.initializers import BY_NAME, CATALOG, HALF, INF, Draw, Initializer, Product, RuleError, float32
 from ..engine import normal_balls
-from ..engine.mpmath_internals import is_mpf
+from ..engine.mpmath_internals import binary, is_mpf
 from ..engine.numbers import Number, as_number, quoted
 from ..engine.precision import to_decimal
 from ..engine.rounding import ball_text
@@ -295,8 +295,8 @@ def _code(value: Any, digits: int) -> str:
         import mpmath
 
         if mpmath.isfinite(value):
-            mantissa, exponent = mpmath.mpf(value).man_exp
-            exact = Fraction(int(mantissa)) * Fraction(2) ** int(exponent) if abs(int(exponent)) < 1100 else None
+            sign, mantissa, exponent, _ = binary(mpmath.mpf(value))  # signed: mpf.man_exp drops the sign
+            exact = (-1) ** sign * Fraction(mantissa) * Fraction(2) ** exponent if abs(exponent) < 1100 else None
     if exact is not None and exact != 0:
         double = float(exact)
         if Fraction(double) == exact:
