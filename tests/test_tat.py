@@ -14,6 +14,7 @@ from flint import arb, ctx
 from momentcalc.catalog import resolve
 from momentcalc.computations.kernel import kernel
 from momentcalc.computations.tat import tat
+from tests.conftest import invoke
 from momentcalc.moments.dks import locate, prove
 from momentcalc.moments.transforms import tat_negative_slope
 from tests.conftest import invoke
@@ -126,3 +127,14 @@ def test_dks_transform_meets_its_conditions_through_kernel():
 def test_bad_input(argv, option):
     run = invoke("tat", *argv)
     assert run.code == 2 and run.stdout == "" and option in run.stderr
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["tat", "tanh"], "--target-slope is required"),
+    (["tat", "leaky_relu"], "--target-c0 is required for leaky_relu"),
+    (["tat", "tanh", "--target-c0", "0.5"], "--target-c0 (TAT) is for leaky_relu"),
+    (["tat", "leaky_relu", "--target-slope", "2"], "leaky_relu takes --target-c0 (TAT), not --target-slope"),
+])
+def test_a_missing_or_misplaced_target_says_which(argv, words):
+    run = invoke(*argv)
+    assert run.code == 2 and run.stdout == "" and words in run.stderr and run.stderr.count("\n") == 1

@@ -63,16 +63,22 @@ def tat(
     name = act.name if not act.expression else activation.strip()
     inputs: dict[str, Any] = {"activation": name, "depth": Fraction(layers)}
     if leaky:
-        if target_slope is not None or target_c0 is None:
+        if target_slope is not None:
             raise InputError("leaky_relu takes {target_c0} (TAT), not {target_slope}", param="target_c0",
                              params=("target_slope",))
+        if target_c0 is None:
+            raise InputError("{target_c0} is required for leaky_relu (TAT: the network's C(0) to reach, from 0 up)",
+                             param="target_c0")
         eta = as_number(target_c0, "target_c0")
         inputs["target_c0"] = eta
         fields = prove(lambda d: _leaky(eta, layers, d), digits, extra_digits=EXTRA)
     else:
-        if target_c0 is not None or target_slope is None:
-            raise InputError("{target_slope} (DKS) applies to every activation but leaky_relu, which takes "
-                             "{target_c0} (TAT)", param="target_slope", params=("target_c0",))
+        if target_c0 is not None:
+            raise InputError("{target_c0} (TAT) is for leaky_relu; every other activation takes {target_slope} (DKS)",
+                             param="target_slope", params=("target_c0",))
+        if target_slope is None:
+            raise InputError("{target_slope} is required (DKS: the network's C'(1) to reach, greater than 1)",
+                             param="target_slope")
         zeta = as_number(target_slope, "target_slope")
         if not zeta > 1:
             raise InputError(param="target_slope", allowed="greater than 1 (the network's C'(1) of DKS; 1 is the "
