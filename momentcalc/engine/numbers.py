@@ -178,7 +178,6 @@ def to_text(value: Number) -> str:
         return repr(as_float)
     twos, fives, rest = _power_of_ten_parts(value.denominator)
     if rest == 1:  # a terminating decimal (1e-400): write it exactly
-        import decimal
         places = max(twos, fives)
         context = decimal.Context(prec=len(str(abs(value.numerator))) + places + 2,
                                   Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)

@@ -192,8 +192,6 @@ def _round_binary(mantissa: int, exponent: int, digits: int) -> tuple[int, int]:
     rounding boundary is the exact product formed."""
     a = _exponent_guess(mantissa.bit_length() - 1 + exponent)
     if a.bit_length() > MAX_EXPONENT_BITS:
-        from ..errors import PrecisionError
-
         raise PrecisionError(f"a value whose decimal exponent has {_exponent_digits(a.bit_length())} digits cannot be "
                              f"rounded in reasonable time (exponents of at most "
                              f"{_exponent_digits(MAX_EXPONENT_BITS)} digits)")

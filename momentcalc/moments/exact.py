@@ -29,7 +29,8 @@ from ..catalog import Activation
 from ..engine.numbers import Number, rational_sqrt
 from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, NAMES, SECOND_MOMENT, Monomial
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
-from ..catalog.expression_ball import poly_mul
+from ..catalog.expression_ball import poly_mul, polynomial_terms, rational_constant
+from ..catalog.expression_calculus import derivative
 
 # Integrand polynomials of higher degree are left to the balls (x**1000's second moment
 # would be a degree-2000 expansion in big fractions).
@@ -61,9 +62,6 @@ def exact_closed_form(act: Activation, key: str) -> Fraction | None:
 def rational_pieces(act: Activation) -> Pieces | None:
     """φ as a piecewise polynomial with rational coefficients, or None."""
     if act.expression:
-        from ..catalog.expression_ball import polynomial_terms, rational_constant
-        from ..catalog.expression_calculus import derivative
-
         f = polynomial_terms(act.tree, rational_constant)
         d = None if f is None else polynomial_terms(derivative(act.tree), rational_constant)
         if f is None or d is None:

@@ -24,6 +24,7 @@ from .routes import (
     same_value,
     truncated_gamma_by_quadrature,
 )
+from ..engine.numbers import to_mpf
 from ..engine.precision import working_dps
 
 SEED_TRUNC = "Su, 2021, Initialization, parameterization and normalization of Transformers (sampling distributions)"
@@ -70,9 +71,6 @@ def result(function: str, name: str, **kwargs: object) -> Callable[[int], mpmath
         module = import_module(api()[function])
         quantity = getattr(module, function)(**kwargs, digits=digits)[name]
         if quantity.exact is not None:  # an exact rational: its mpf at the digits asked, not a short copy
-            from ..engine.numbers import to_mpf
-            from ..engine.precision import working_dps
-
             with mpmath.mp.workdps(working_dps(digits)):
                 return to_mpf(quantity.exact)
         return quantity.value
