@@ -181,3 +181,17 @@ def test_readme_jq_projection_is_real():
 
     (shown,) = re.findall(re.escape(JQ_LINE) + r"(.*?)```", README, flags=re.S)
     assert shown == jq_projection()
+
+
+def test_sources_are_cited_by_author_and_title_not_by_our_file_names():
+    """Docstrings reach users through help(); README and help text are read by users: none may
+    cite a source as "seed 003" (the name of our copy), only by author and title."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    pattern = re.compile(r"\bseeds? ?\d{3}|seeds/\d|\d{3}_[0-9a-f]{16}", re.IGNORECASE)
+    texts = [root / "README.md", *sorted((root / "momentcalc").rglob("*.py"))]
+    found = [f"{path.relative_to(root)}:{n}" for path in texts
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert found == []

@@ -9,11 +9,11 @@ its parameters, and the moments under Z ~ N(0, 1) that have a closed form.
 
 Closed forms (E over Z ~ N(0, 1), Φ the normal cdf; E[e^{aZ}; Z < 0] = e^{a²/2}·Φ(−a)):
 
-* relu: E = 1/sqrt(2π), E[φ²] = 1/2, E[φ'²] = 1/2 (seed 002: He init's 2/m; seed 000)
+* relu: E = 1/sqrt(2π), E[φ²] = 1/2, E[φ'²] = 1/2 (He init's 2/m: Garg, where 1/sqrt(d) comes from; Su 2021, Transformer initialization)
 * leaky_relu(s): E = (1 − s)/sqrt(2π), E[φ²] = E[φ'²] = (1 + s²)/2
 * relu2: E = 1/2, E[φ²] = 3/2, E[φ'²] = 2
 * elu: E = 1/sqrt(2π) + √e·Φ(−1) − 1/2, E[φ²] = 1 + e²Φ(−2) − 2√e·Φ(−1), E[φ'²] = 1/2 + e²Φ(−2)
-* selu = λ·elu_α with λ, α solving E = 0, E[φ²] = 1 (seed 000's Mathematica solve), so
+* selu = λ·elu_α with λ, α solving E = 0, E[φ²] = 1 (the Mathematica solve in Su 2021, Transformer initialization), so
   α = (1/sqrt(2π)) / (1/2 − √e·Φ(−1)) and λ = 1/sqrt(1/2 + α²(e²Φ(−2) − 2√e·Φ(−1) + 1/2))
 * gelu = x·Φ(x): E = 1/(2√π), E[φ²] = 1/3 + √3/(6π), E[φ'²] = 1/3 + 2/(3√3·π)
   (Stein's identity twice, with E[φ(Z)²] = 1/(2√3·π))

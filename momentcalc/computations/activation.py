@@ -1,10 +1,10 @@
 """``activation-moment``: moments of φ(Z), Z ~ N(mean, std²), for a catalog activation or an
 expression in x.
 
-    mean          = E[φ(Z)]              (swish: seed 003's μ = 0.2066…)
-    second_moment = E[φ(Z)²]             (sigmoid: seed 000's 0.2933790…; swish: ν² = 0.3557…)
+    mean          = E[φ(Z)]              (swish: μ = 0.2066… in Su 2022, GAU at initialization)
+    second_moment = E[φ(Z)²]             (sigmoid: 0.2933790… in Su 2021, Transformer initialization; swish: ν² = 0.3557…)
     variance      = E[(φ(Z) − mean)²]
-    rms           = sqrt(second_moment);  gain = 1/rms     (relu: sqrt 2, He init, seed 002)
+    rms           = sqrt(second_moment);  gain = 1/rms     (relu: sqrt 2, He init, Garg, where 1/sqrt(d) comes from)
     centered_gain = 1/sqrt(variance)
     derivative_second_moment = E[φ'(Z)²]
 

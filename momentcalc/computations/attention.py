@@ -1,6 +1,6 @@
 """``attention``: why the logits q·k are divided by sqrt(d).
 
-Seed 002 (last section) and seed 000 ("q·k second moment d"): with q and k of d independent
+Garg, where 1/sqrt(d) comes from (last section) and Su 2021, Transformer initialization ("q·k second moment d"): with q and k of d independent
 zero-mean components of std q_std and k_std,
 
     E[(q·k)²] = Σ_i E[q_i²]·E[k_i²] = d·q_std²·k_std²

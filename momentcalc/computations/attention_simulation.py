@@ -2,7 +2,7 @@
 
 Each trial draws a query q (d components, std q_std) and seq_len keys K (seq_len × d, std
 k_std) — as standard normals, the product q_std·k_std applied once to the dot products — forms the logits l = K q and records the largest softmax weight, with and without
-the 1/sqrt(d) scaling (seed 002: softmax(Q Kᵀ / sqrt(d_k))). The largest weight is computed
+the 1/sqrt(d) scaling (Garg, where 1/sqrt(d) comes from: softmax(Q Kᵀ / sqrt(d_k))). The largest weight is computed
 as 1 / Σ_j exp(l_j − max l), which cannot overflow however large the logits are.
 
 Trials are drawn in chunks of whole trials from one stream, query then keys, so the draws do

@@ -1,13 +1,13 @@
 """``init``: the weight variance a layer needs, and how to draw it.
 
-Seeds 002 and 004: a unit of a linear layer sums fan_in products w·x, so keeping the second
+Garg, where 1/sqrt(d) comes from, and Wu 2022, NLP reading notes: a unit of a linear layer sums fan_in products w·x, so keeping the second
 moment of the signal asks for Var[w] = 1/fan_in (LeCun); Xavier/Glorot averages the forward
-and backward conditions, Var[w] = 2/(fan_in + fan_out) (seed 004: N(0, 2/(d_in + d_out)));
+and backward conditions, Var[w] = 2/(fan_in + fan_out) (Wu 2022, NLP reading notes: N(0, 2/(d_in + d_out)));
 He multiplies by the square of the activation's moment-preserving gain,
 
     Var[w] = gain² / fan_in,   gain = 1 / sqrt(E[act(Z)²]),  Z ~ N(0, 1)
 
-(ReLU: E[relu(Z)²] = 1/2, so gain² = 2 and Var[w] = 2/fan_in; seed 002's text says "scaled by
+(ReLU: E[relu(Z)²] = 1/2, so gain² = 2 and Var[w] = 2/fan_in; Garg's text says "scaled by
 2/sqrt(n_l)", but its own Var[w] = 2/n_l means a std of sqrt(2/n_l)). The gain is computed exactly
 for any activation by ``moments.gaussian_moments``, never taken from a table.
 
@@ -15,9 +15,9 @@ How to draw a weight with that std:
     normal     N(0, std²)
     uniform    U(−bound, bound) with bound = sqrt(3)·std
     truncnorm  N(0, std_to_pass²) cut at ±2·std_to_pass (tf.random.truncated_normal, BERT),
-               std_to_pass = std / sqrt(gamma(−2, 2)) (seed 000), bound = 2·std_to_pass
+               std_to_pass = std / sqrt(gamma(−2, 2)) (Su 2021, Transformer initialization), bound = 2·std_to_pass
 
-Seed 001: BERT passes 0.02; ``bert_ratio`` = 0.02 / std says how that compares
+Su 2021, BERT's 0.02: BERT passes 0.02; ``bert_ratio`` = 0.02 / std says how that compares
 (Xavier at 768×768: std 1/sqrt(768) ≈ 0.0361, ratio ≈ 0.55).
 
 Every result is proven: exact rationals where they are rational (the lecun and xavier

@@ -1,18 +1,18 @@
 """``postnorm-decay``: how the residual paths of a Post-Norm stack fade with depth.
 
-Seeds 000 and 001: at initialization x_t and F_t(x_t) are independent with Var[F_t] =
+Su 2021, Transformer initialization, and Su 2021, BERT's 0.02: at initialization x_t and F_t(x_t) are independent with Var[F_t] =
 sigma²·Var[x_t], so the Norm of x_{t+1} = Norm(x_t + F_t(x_t)) divides by sqrt(1 + sigma²):
 
     x_L = d^L·x_0 + Σ_{k<L} d^(L−k)·F_k(x_k),   d = 1/sqrt(1 + sigma²)
 
-(sigma = 1: x_0 and F_0 weigh 2^(−L/2), F_{L−1} weighs 2^(−1/2); seed 001: BERT's small
+(sigma = 1: x_0 and F_0 weigh 2^(−L/2), F_{L−1} weighs 2^(−1/2); Su 2021, BERT's 0.02: BERT's small
 init std makes sigma small and d close to 1.) DeepNorm (DeepNet, Wang et al. 2022) scales
 the residual, x_{t+1} = Norm(alpha·x_t + F_t), which divides by sqrt(alpha² + sigma²):
 
     d = alpha/sqrt(alpha² + sigma²),   weight of F_k = d^(L−k)/alpha
 
 with DeepNet's encoder-only alpha = (2L)^(1/4) by default. Pre-Norm, x_{t+1} = x_t +
-F_t(Norm(x_t)) (seed 000), adds without rescaling: every weight is 1 and Var[x_L] =
+F_t(Norm(x_t)) (Su 2021, Transformer initialization), adds without rescaling: every weight is 1 and Var[x_L] =
 1 + L·sigma² until the final Norm.
 
 ``depth_to_threshold`` is the smallest L' with d^L' < threshold, i.e. floor(ln t / ln d) + 1,

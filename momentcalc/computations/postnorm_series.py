@@ -1,6 +1,6 @@
 """Per-layer weights c·d^m (m = count, count−1, …, 1) as a lazy sequence of mpf.
 
-Post-Norm's branch weights are geometric (seeds 000, 001): F_k's weight in x_L is c·d^(L−k).
+Post-Norm's branch weights are geometric (Su 2021, Transformer initialization; Su 2021, BERT's 0.02): F_k's weight in x_L is c·d^(L−k).
 At 10^6 layers, a tuple of 10^6 mpf objects formatted one by one with mpmath takes seconds,
 so this sequence computes its elements on demand and renders all of them in bulk:
 

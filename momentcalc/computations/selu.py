@@ -1,6 +1,6 @@
 """``selu-solve``: the λ and α that give selu(Z), Z ~ N(m, s²), a target mean and variance.
 
-Seed 000, "SELU": selu(x) = λ·x for x > 0 and λ·α·(eˣ − 1) for x ≤ 0; the seed's Mathematica
+Su 2021, Transformer initialization, "SELU": selu(x) = λ·x for x > 0 and λ·α·(eˣ − 1) for x ≤ 0; the article's Mathematica
 session solves E[selu(Z)] = 0, E[selu(Z)²] = 1 for Z ~ N(0, 1): λ = 1.0507…, α = 1.6732….
 
 Moments in closed form. Write selu = λ·g and Z = m + s·T with T ~ N(0, 1), c = −m/s:
@@ -12,7 +12,7 @@ Moments in closed form. Write selu = λ·g and Z = m + s·T with T ~ N(0, 1), c 
     E[g] = M1 + α·a,   E[g²] = M2 + α²·b
 
 and the two moment equations are λ·E[g] = μ and λ²·E[g²] = μ² + v (target mean μ,
-target variance v; for μ = 0, v = 1 these are the seed's x1 = 0, x2 = 1).
+target variance v; for μ = 0, v = 1 these are Su's x1 = 0, x2 = 1).
 
 Reduction to one unknown. λ cancels from the mean/std ratio, so α alone must satisfy
 R(α) = E[g]/sqrt(E[g²] − E[g]²) = r = μ/√v. dR/dα has the sign of a·M2 − α·b·M1, which is

@@ -1,8 +1,8 @@
 """``truncnorm``: moments of N(mean, std²) kept on [mean + low·std, mean + high·std].
 
-Seed 000, "Sampling Distributions": tf.random.truncated_normal resamples outside ±2σ, so the
-actual variance is gamma·σ² and one passes σ/sqrt(gamma) = 1.1368472…·σ to get σ. Seed 004
-writes gamma as a ratio of integrals over [−2, 2]. Seed 001: BERT's 0.02 gives an actual std
+Su 2021, Transformer initialization, "Sampling Distributions": tf.random.truncated_normal resamples outside ±2σ, so the
+actual variance is gamma·σ² and one passes σ/sqrt(gamma) = 1.1368472…·σ to get σ. Wu 2022, NLP reading notes
+writes gamma as a ratio of integrals over [−2, 2]. Su 2021, BERT's 0.02: BERT's 0.02 gives an actual std
 of 0.02·sqrt(gamma) ≈ 0.0176.
 """
 

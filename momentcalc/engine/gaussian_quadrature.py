@@ -1,10 +1,10 @@
 """Gaussian expectations E[g(X)], X ~ N(mean, std²), by trapezoid and double-exponential rules.
 
-Seeds 000 and 003 compute these integrals numerically,
+Su 2021, Transformer initialization and Su 2022, GAU at initialization compute these integrals numerically,
 
     E[g(X)] = ∫ g(mean + std·t) · exp(−t²/2) / sqrt(2π) dt,
 
-e.g. ∫ φ(t)·sigmoid(t)² dt = 0.2933790… (seed 000) and swish's μ, ν² (seed 003).
+e.g. ∫ φ(t)·sigmoid(t)² dt = 0.2933790… (Su 2021, Transformer initialization) and swish's μ, ν² (Su 2022, GAU at initialization).
 
 Two rules, both the trapezoid rule in a variable s with the step halved until two levels agree:
 

@@ -1,6 +1,6 @@
 """The standard normal: density, tail masses and truncated moments, without cancellation.
 
-Seed 000 (sampling distributions) and seed 004 (gamma as a ratio of integrals over [-2, 2]):
+Su 2021, Transformer initialization (sampling distributions) and Wu 2022, NLP reading notes (gamma as a ratio of integrals over [-2, 2]):
 for X ~ N(0, 1) kept on [a, b], with Z = Φ(b) − Φ(a),
 
     E[X]   = (φ(a) − φ(b)) / Z

@@ -1,4 +1,4 @@
-"""sympy derivation of the attention logit moments (seed 002, seed 000's "q·k second moment d").
+"""sympy derivation of the attention logit moments (Garg, where 1/sqrt(d) comes from; "q·k second moment d" in Su 2021, Transformer initialization).
 
     E[(q·k)²] = Σ_{i=1..d} E[q_i²]·E[k_i²] = d·q_std²·k_std²
 

@@ -1,4 +1,4 @@
-"""sympy derivation of the GAU magnitudes (seed 003), used only by ``--derive``.
+"""sympy derivation of the GAU magnitudes (Su 2022, GAU at initialization), used only by ``--derive``.
 
     mu = ∫ φ(x)·e^(−x²/2)/sqrt(2π) dx,   nu² = ∫ φ(x)²·e^(−x²/2)/sqrt(2π) dx
     A_ii ≈ relu²(s·nu²)/(n·s) = s·nu⁴/n,   A_ij ≈ relu²(s·mu²)/(n·s) = s·mu⁴/n

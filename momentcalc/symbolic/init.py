@@ -1,4 +1,5 @@
-"""sympy derivation of the init results (seeds 002, 004; seed 000 for the truncation).
+"""sympy derivation of the init results (Garg, where 1/sqrt(d) comes from; Wu 2022, NLP reading notes;
+Su 2021, Transformer initialization for the truncation).
 
     lecun   variance = 1/fan_in
     xavier  variance = 2/(fan_in + fan_out)

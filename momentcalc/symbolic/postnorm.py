@@ -1,4 +1,4 @@
-"""sympy derivation of the Post-Norm weights (seeds 000, 001), used only by ``--derive``.
+"""sympy derivation of the Post-Norm weights (Su 2021, Transformer initialization; Su 2021, BERT's 0.02), used only by ``--derive``.
 
     x_{t+1} = Norm(alpha·x_t + F_t(x_t)) = (alpha·x_t + F_t)/sqrt(alpha² + sigma²)
     ⇒ x_L = d^L·x_0 + Σ_{k<L} (d/alpha)·d^(L−1−k)·F_k,   d = alpha/sqrt(alpha² + sigma²)

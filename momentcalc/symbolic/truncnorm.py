@@ -1,4 +1,4 @@
-"""sympy derivation of the truncated-normal results as ratios of integrals (seed 004).
+"""sympy derivation of the truncated-normal results as ratios of integrals (Wu 2022, NLP reading notes).
 
     gamma = ∫_a^b x² φ / ∫_a^b φ − (∫_a^b x φ / ∫_a^b φ)²
 

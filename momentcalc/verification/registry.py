@@ -130,7 +130,7 @@ SELU_ROUTE = "closed form (catalog): α = φ(0)/(1/2 − √e·Φ(−1)), no roo
 SELU_LAMBDA = same_value(SELU_ROUTE, _selu_closed_form(0))
 SELU_ALPHA = same_value(SELU_ROUTE, _selu_closed_form(1))
 SELU_SATURATION = same_value(SELU_ROUTE, _selu_closed_form(None))
-S, N = 128, 512  # the seed's GAU sizes
+S, N = 128, 512  # Su's GAU sizes
 
 def _tanh_critical_directly() -> mpmath.mpf:
     sech2 = lambda t: 1 / mpmath.cosh(t) ** 2  # noqa: E731

@@ -2,7 +2,7 @@
 
 Each route recomputes a value by a different method than the command that reported it:
 direct quadrature of the density (plain, without the catalog's kink splitting and
-rescaling, or seed 004's ratio of integrals), a seeded Monte Carlo estimate with its standard error. A route answers ``(agrees, detail)``.
+rescaling, or the ratio of integrals in Wu 2022, NLP reading notes), a seeded Monte Carlo estimate with its standard error. A route answers ``(agrees, detail)``.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def direct_expectation(f: Callable[[mpmath.mpf], mpmath.mpf]) -> mpmath.mpf:
 
 
 def truncated_gamma_by_quadrature(low: int, high: int) -> mpmath.mpf:
-    """Var[X]/σ² of N(0,1) on [low, high] as seed 004 writes it: a ratio of integrals."""
+    """Var[X]/σ² of N(0,1) on [low, high] as Wu 2022, NLP reading notes writes it: a ratio of integrals."""
     w = lambda x: mpmath.exp(-x * x / 2)  # noqa: E731
     z = mpmath.quad(w, [low, 0, high])
     m = mpmath.quad(lambda x: x * w(x), [low, 0, high]) / z

@@ -1,4 +1,4 @@
-"""``gau-scale``'s numeric route (mpmath): the seed's moments E[φ], E[φ²] (and E[φ⁴] with them
+"""``gau-scale``'s numeric route (mpmath): Su's moments E[φ], E[φ²] (and E[φ⁴] with them
 where one trapezoidal rule serves all three), the closed forms of Su's diagonal estimate at the
 working precision, and the moments m_k = E[φ(λε)^k] at the actual init. The proofs of the same
 results in Arb balls are ``proof``; the full estimate is ``full`` and ``report``."""
@@ -62,7 +62,7 @@ def theory(mu: mpmath.mpf, nu2: mpmath.mpf, sizes: dict[str, Number], std: Numbe
 def moments_at(activation: str, params: Mapping[str, object] | None, lam: object, digits: int,
                known: tuple[mpmath.mpf, mpmath.mpf] | None = None) -> tuple[mpmath.mpf, ...]:
     """(m1, m2, m4) of φ(λε) to ``digits`` digits, m4 = +inf when it diverges; ``known`` are
-    (m1, m2) already computed (the seed's, at λ = 1). Otherwise one quadrature for all three."""
+    (m1, m2) already computed (Su's, at λ = 1). Otherwise one quadrature for all three."""
     from ...errors import PrecisionError
     from ...moments import expectations
 

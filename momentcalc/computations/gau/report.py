@@ -1,13 +1,13 @@
-"""``gau-scale``'s results beyond the seed's diagonal estimate: the attention means and the
+"""``gau-scale``'s results beyond Su's diagonal estimate: the attention means and the
 full output RMS (``gau_full``), with their accuracies and the notes that state assumptions.
 
     attention_diag_mean    E[A_ii] = E[‖Z_i‖⁴]/(n·s) = (m4 + (s−1)·m2²)/n             exact
     attention_offdiag_mean E[A_ij] = (m2² + (s−1)·m1⁴)/n − E[relu'd part]/(n·s)       exact for φ ≥ 0
     output_rms             sqrt(E[O²]) (``gau_full``), ±2 % against drawn GAUs
-    output_rms_ratio       output_rms / scaled_output (the seed's λ⁷·s·ν⁶/n)
+    output_rms_ratio       output_rms / scaled_output (Su's λ⁷·s·ν⁶/n)
     deepnorm_alpha_full    1 / output_rms
 
-with m_k = E[φ(λε)^k] at the actual init (λ = init_std·sqrt(d)), where the seed uses the moments
+with m_k = E[φ(λε)^k] at the actual init (λ = init_std·sqrt(d)), where Su uses the moments
 at λ = 1 and the λ⁷ law.
 """
 

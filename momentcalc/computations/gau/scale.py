@@ -1,6 +1,6 @@
 """``gau-scale``: the output magnitude of a Gated Attention Unit at initialization.
 
-Seed 003 (FLASH's GAU): O = (U ⊙ A V) W_o with A = relu²(Q(Z) K(Z)ᵀ)/(n·s), U, V, Z = φ(X W),
+Su 2022, GAU at initialization (FLASH's GAU): O = (U ⊙ A V) W_o with A = relu²(Q(Z) K(Z)ᵀ)/(n·s), U, V, Z = φ(X W),
 LeCun init, and Q(Z) = K(Z) = Z at initialization. With μ = E[φ(ε)], ν² = E[φ(ε)²],
 ε ~ N(0, 1) (swish: 0.2066…, 0.3557…, from the activation-moment engine):
 
@@ -12,7 +12,7 @@ Scaling every weight matrix by lam (lam = init_std·sqrt(d); 1 under LeCun) scal
 about lam, A by lam⁴ and O by lam⁷ ("crazy scale"); x + GAU(x) ≈ x then behaves like
 DeepNorm with alpha = 1/(lam⁷·s·ν⁶/n) ≈ 100.
 
-These are the seed's diagonal estimate. A's n − 1 off-diagonal entries, each about 1/46 of
+These are Su's diagonal estimate. A's n − 1 off-diagonal entries, each about 1/46 of
 the diagonal, multiply entries of V whose mean μ is not 0 and add up coherently, so an actual
 GAU's output is several times s·ν⁶/n (swish at the default sizes: about 5); ``gau_report``
 adds E[A_ii], E[A_ij] and the full estimate ``output_rms`` (``gau_full``). ``--simulate`` draws
@@ -95,12 +95,12 @@ def gau_scale(
         values = theory(mu, nu2, sizes, std)
     from .proof import proven_theory
 
-    proofs = proven_theory(activation, params, sizes, std, digits, monomials)  # the seed results, certified
+    proofs = proven_theory(activation, params, sizes, std, digits, monomials)  # Su's results, certified
     from .numeric import moments_at
     from .report import DESCRIPTIONS as FULL, full_results
 
     lam = values["lambda"]
-    # at LeCun init (mu, nu2) are the seed's and E[φ⁴] came with them; else only E[φ⁴] is new
+    # at LeCun init (mu, nu2) are Su's and E[φ⁴] came with them; else only E[φ⁴] is new
     if m4:
         moments = (mu, nu2, m4[0])
     else:

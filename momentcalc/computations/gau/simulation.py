@@ -1,6 +1,6 @@
 """Monte Carlo of a Gated Attention Unit at initialization (numpy; imported only by --simulate).
 
-One trial draws, in this order from one seeded stream (seed 003's set-up):
+One trial draws, in this order from one seeded stream (the set-up of Su 2022, GAU at initialization):
 
     X ~ N(0, 1)^(n×d),  W_u, W_v ~ N(0, (lam/sqrt(d))²)^(d×e),  W_z ~ N(0, (lam/sqrt(d))²)^(d×s),
     W_o ~ N(0, (lam/sqrt(e))²)^(e×d)
