@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import inspect
-import json
 import os
 import re
 import sys
@@ -78,6 +77,8 @@ def fail(code: int, message: str, as_json: bool) -> int:
 
     line = shortened(visible(" ".join(message.split())))
     if as_json:
+        import json  # (only here: a call printing a table or text never imports it)
+
         from ..render.document import error_document
 
         from ..render.text import fitting_stream
