@@ -22,6 +22,7 @@ from collections.abc import Callable
 LISTINGS = {
     "activations_listing": "momentcalc.catalog.CATALOG",
     "initializers_listing": "momentcalc.catalog.initializers.CATALOG",
+    "activation_moment_command": "momentcalc.activation_moment",
 }
 
 

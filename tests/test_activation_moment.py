@@ -235,7 +235,7 @@ def test_activations_table_and_json(cli):
     doc = cli("activations", "--json").json()
     assert doc["command"] == "activations"
     listed = {entry["name"]: entry for entry in doc["rows"]}
-    assert set(listed) == set(names())
+    assert set(listed) == set(names()) | {"glu", "geglu", "swiglu"}  # the gated units: activation-moment only
     assert listed["relu"]["closed_form"]["second_moment"] == "1/2"
     assert listed["swish"]["aliases"] == ["silu"]
     assert listed["leaky_relu"]["parameters"] == {"slope": 0.01}

@@ -9,6 +9,7 @@ from ..engine.numbers import Number, as_number
 from ..errors import InputError
 from .activations import CORE_CATALOG, Activation
 from .framework_activations import FRAMEWORK_ACTIVATIONS
+from .gated import gated
 
 # Every catalog entry: the core ones, then relu6, hardtanh, hard_sigmoid, hard_swish, celu,
 # log_sigmoid, quick_gelu (their own module).
@@ -56,6 +57,11 @@ def resolve(activation: str, params: Mapping[str, object] | None = None) -> Acti
         raise InputError(f"{{activation}} must be a catalog name or an expression in x, got {activation!r}",
                          param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
     entry = lookup(activation)
+    if entry is None and gated(activation) is not None:
+        unit = gated(activation)
+        raise InputError(f"{{activation}} {unit.name} = {unit.formula} is a gated unit of two independent inputs: "
+                         "only {activation_moment_command} takes it (this needs an activation of one input)",
+                         param="activation", params=("activation_moment_command",))
     if entry is None:
         from .expressions import parse_activation
 

@@ -53,7 +53,8 @@ def cli_message(error: MomentcalcError) -> str:
 
 
 # The listing command behind each ``{..._listing}`` of a message (errors.LISTINGS: Python's).
-LISTINGS = {"activations_listing": "'momentcalc activations'", "initializers_listing": "'momentcalc initializers'"}
+LISTINGS = {"activations_listing": "'momentcalc activations'", "initializers_listing": "'momentcalc initializers'",
+            "activation_moment_command": "'momentcalc activation-moment'"}
 
 
 # A run of text this long in an error line is a user's input echoed back (a 1 MB ACTIVATION,

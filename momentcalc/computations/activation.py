@@ -17,14 +17,18 @@ Gaussian quadrature split at the kinks, with its error checked against the reque
 from __future__ import annotations
 
 from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
 
 from mpmath import mp
 
 from ..catalog import resolve
+from ..catalog.gated import GATED, Gated, gated
 from ..defaults import ACTIVATION_MOMENT as DEFAULTS
 from ..engine.numbers import as_number
 from ..moments import SUMMARY, exact_moments, gaussian_moments, midpoint, moment_balls, radius
-from ..tier import Computation, InputError, Listing, check_digits, exactly, quantities
+from ..tier import (Computation, InputError, Listing, arb_precision, bits_for, check_digits, exact_ball, exactly,
+                    expectation_balls, prove, quantities)
 
 # CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
 COMMANDS = {"activation-moment": "activation_moment", "activations": "catalog_listing"}
@@ -65,6 +69,9 @@ def activation_moment(
                          param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
     name = activation.strip()
     digits = check_digits(digits)
+    unit = gated(name)
+    if unit is not None:
+        return _gated_moments(unit, mean=mean, std=std, params=params, digits=digits, derive=derive)
     balls = moment_balls(name, mean=mean, std=std, digits=digits, params=params)
     values = {key: midpoint(ball) for key, ball in balls.items()}
     act = resolve(name, params)
@@ -97,6 +104,42 @@ def activation_moment(
 
 __all__ = ["activation_moment", "catalog_listing", "RESULTS", "DESCRIPTIONS"]
 
+# Decimal digits beyond the requested ones at which the gate's expectations are asked for.
+GATED_EXTRA_DIGITS = (3, 8, 20, 45)
+
+
+def _gated_moments(unit: Gated, *, mean: object, std: object, params: Mapping[str, object] | None, digits: int,
+                   derive: bool) -> Computation:
+    """A gated unit a·g(b), a and b independent N(mean, std²): each moment the product of a's
+    (exact) and the gate's (proven balls); see ``catalog.gated``."""
+    if derive:
+        raise InputError("{derive} has no symbolic form for a gated unit yet", param="derive")
+    mu, sigma = as_number(mean, "mean"), as_number(std, "std")
+
+    def evaluate(working: int) -> dict[str, Any]:
+        g1, g2, slope2 = expectation_balls(unit.gate, [(0, 1, 0), (0, 2, 0), (0, 0, 2)], mean=mu, std=sigma,
+                                           digits=working, params=params)
+        with arb_precision(bits_for(working + 10)):
+            a1, a2 = exact_ball(mu), exact_ball(mu * mu + sigma * sigma)
+            first, second = a1 * g1, a2 * g2
+            variance = second - first * first
+            values = {"mean": first, "second_moment": second, "variance": variance, "rms": second.sqrt(),
+                      "gain": 1 / second.sqrt(), "centered_gain": 1 / variance.sqrt(),
+                      "derivative_second_moment": g2 + a2 * slope2}
+        if mu == 0:
+            del values["mean"]
+        return values
+
+    fields = prove(evaluate, digits, exact={"mean": Fraction(0)} if mu == 0 else None,
+                   extra_digits=GATED_EXTRA_DIGITS)
+    inputs: dict[str, object] = {"activation": unit.name, "mean": mu, "std": sigma}
+    notes = (f"{unit.name}(a, b) = {unit.formula}, a and b independent N(mean, std^2) (the two halves of "
+             "the layer's projection at initialization): each moment is E[a^k]·E[" + unit.gate + "(b)^k]; "
+             f"derivative_second_moment is E[|grad {unit.name}|^2] = E[{unit.gate}(b)^2] + "
+             f"E[a^2]·E[{unit.gate}'(b)^2]",)
+    return Computation("activation_moment", inputs, digits,
+                       quantities({key: DESCRIPTIONS[key] for key in RESULTS}, fields), notes=notes)
+
 
 def catalog_listing() -> Listing:
     """``momentcalc activations``: the catalog with its formulas and closed forms under N(0, 1)."""
@@ -114,6 +157,10 @@ def catalog_listing() -> Listing:
                 "closed_form": {name: form.text for name, form in entry.closed_forms.items()},
             }
             for entry in CATALOG
+        ) + tuple(
+            {"name": unit.name, "aliases": [], "formula": f"{unit.formula} (a, b independent; activation_moment only)",
+             "parameters": {}, "kinks": [], "parity": None, "closed_form": {}}
+            for unit in GATED.values()
         )
     return Listing(
         "activations", ("name", "aliases", "formula", "closed_form"), rows,
