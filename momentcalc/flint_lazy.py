@@ -1,12 +1,13 @@
 """python-flint without its package ``__init__``: the CLI's start-up cost of Arb balls.
 
 ``import flint`` loads all of python-flint's 38 extension modules (polynomials, matrices,
-finite fields…), about 40 ms per process; momentcalc needs three of them (``arb``, ``acb``
-and the context ``ctx``, with ``fmpq`` for exact rationals). ``install()`` puts a stand-in
-for the ``flint`` package in ``sys.modules`` — the real package's spec and ``__path__``, so
-that ``flint.types.arb`` imports as usual — whose attributes load on first use (PEP 562
-module ``__getattr__``): ``arb``, ``acb``, ``ctx``, ``fmpq``, ``fmpz``, ``arf`` from their own
-submodules, anything else by running the real ``flint/__init__.py`` into the stand-in, which
+finite fields…), about 40 ms per process; momentcalc needs a few of them (``arb``, ``acb``
+and the context ``ctx``, with ``fmpq`` for exact rationals and ``fmpz_poly`` for the exact
+integer products of ``engine.convolution``). ``install()`` puts a stand-in for the ``flint``
+package in ``sys.modules`` — the real package's spec and ``__path__``, so that
+``flint.types.arb`` imports as usual — whose attributes load on first use (PEP 562 module
+``__getattr__``): ``arb``, ``acb``, ``ctx``, ``fmpq``, ``fmpz``, ``arf``, ``fmpz_poly`` from
+their own submodules, anything else by running the real ``flint/__init__.py`` into the stand-in, which
 then is the real package. ``from flint import arb`` anywhere works unchanged.
 
 Installed by the CLI only (``momentcalc.cli``), before anything imports flint; a process that
@@ -36,6 +37,7 @@ SUBMODULES = {
     "arf": "flint.types.arf",
     "fmpq": "flint.types.fmpq",
     "fmpz": "flint.types.fmpz",
+    "fmpz_poly": "flint.types.fmpz_poly",  # engine.convolution's exact integer products
 }
 
 

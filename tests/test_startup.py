@@ -41,6 +41,16 @@ def test_default_call_loads_only_the_arb_types():
     assert not types & {"flint.types.fmpz_poly", "flint.types.nmod_mpoly", "flint.types.fq_default", "flint.types.acb_mat"}
 
 
+def test_exact_integer_products_load_only_fmpz_poly():
+    """kernel tanh's proof multiplies integer polynomials (``engine.convolution``): fmpz_poly
+    loads from its own submodule, not python-flint's whole package (about 10 ms of CPU)."""
+    out, loaded = _flint_modules("kernel", "tanh", "--json")
+    assert json.loads(out)["results"]
+    types = {m for m in loaded if m.startswith("flint.types.")}
+    assert "flint.types.fmpz_poly" in types
+    assert not types & {"flint.types.nmod_mpoly", "flint.types.fq_default", "flint.types.acb_mat"}
+
+
 def test_stand_in_becomes_the_real_package():
     code = ("import momentcalc.cli, flint\n"
             "from flint import arb, fmpz_poly\n"

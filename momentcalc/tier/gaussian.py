@@ -25,7 +25,6 @@ from ..catalog import Activation, resolve
 from ..catalog.ball_functions import selu_constants
 from ..catalog.kernels import kernel as closed_form_kernel
 from ..moments import exact_moments, expectation_balls, expectations, gaussian_moments, moment_balls
-from ..moments.bivariate_certified import cross_balls
 from .inputs import check_digits, positive, probability
 
 __all__ = [
@@ -45,5 +44,9 @@ def bivariate_balls(name: str | Activation, *, q: object, c: object, digits: int
     """(E[φ(u₁)φ(u₂)], E[φ'(u₁)φ'(u₂)]) as Arb balls, each with radius ≤ 10^−(digits+3) of its
     value, for (u₁, u₂) centred Gaussian, variance ``q`` > 0 each, correlation 0 < ``c`` < 1
     (exact numbers); None for an activation no certified route covers."""
+    # Here, not at the top: the bivariate integrators load python-flint's fmpz_poly and about
+    # 2 ms of modules that activation-moment's default call (which imports this module) never uses.
+    from ..moments.bivariate_certified import cross_balls
+
     return cross_balls(activation(name, params), positive(q, "q"), probability(c, "c", zero=False, one=False),
                        check_digits(digits))
