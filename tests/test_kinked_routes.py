@@ -246,3 +246,65 @@ def test_tat_of_relu2_keeps_the_shift_as_relu_does(activation, zeta, shift):
         beta = mpmath.mpf(shift) / a
         moment = lambda k: mpmath.quad(lambda z: (z + beta) ** k * mpmath.npdf(z), [-beta, mpmath.inf])  # noqa: E731
         assert abs(4 * moment(2) / (moment(4) - moment(2) ** 2) - mpmath.mpf(zeta)) < 1e-15
+
+
+# --- kernel: ρ = ±1 at unequal variances, and deep compositions -------------------------------
+
+
+@pytest.mark.parametrize("activation, f, df", [
+    ("tanh", mpmath.tanh, lambda x: mpmath.sech(x) ** 2),
+    ("gelu", lambda x: x * mpmath.ncdf(x), lambda x: mpmath.ncdf(x) + x * mpmath.npdf(x)),
+    ("softsign", lambda x: x / (1 + abs(x)), lambda x: 1 / (1 + abs(x)) ** 2),
+])
+@pytest.mark.parametrize("rho", ["1", "-1"])
+def test_proportional_inputs_at_unequal_variances(activation, f, df, rho):
+    """ρ = ±1, q1 = 1, q2 = 2: v = ±√2·u, so nngp and ntk_derivative are E[f(Z)f(±√2·Z)] and
+    E[f'(Z)f'(±√2·Z)], by mpmath's quadrature at 30 digits: every printed digit at 20."""
+    from momentcalc.computations.kernel import kernel
+
+    result = kernel(activation, rho=rho, q1="1", q2="2", digits=20)
+    with mp.workdps(30):
+        r = int(rho) * mpmath.sqrt(2)
+        for name, g in (("nngp", f), ("ntk_derivative", df)):
+            value = mpmath.quad(lambda z: g(z) * g(r * z) * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf])
+            assert result[name].decimal(20) == mpmath.nstr(value, 20, strip_zeros=False, min_fixed=-5, max_fixed=1)
+
+
+def test_relu_network_of_depth_1000_against_the_arc_cosine_recursion():
+    """relu, σ_w² = 2, σ_b² = 0.1, ρ = 0.5: the 1001 correlations against the closed C map
+    iterated in mpmath at 40 digits (q' = σ_w²·q/2 + σ_b², c' = (σ_w²·q·k(c) + σ_b²)/q',
+    k(c) = (√(1 − c²) + (π − arccos c)·c)/(2π)): every printed digit of every layer. (The
+    layers' balls grew twofold per layer before they were re-centred with the map's slope.)"""
+    from momentcalc.computations.kernel import kernel
+
+    result = kernel("relu", rho="0.5", depth=1000, sigma_w2="2", sigma_b2="0.1")
+    printed = result["correlation_layers"].decimal(15)
+    with mp.workdps(40):
+        q, c, w, b = mpmath.mpf(1), mpmath.mpf("0.5"), mpmath.mpf(2), mpmath.mpf("0.1")
+        expected = [c]
+        for _ in range(1000):
+            k = (mpmath.sqrt(1 - c * c) + (mpmath.pi - mpmath.acos(c)) * c) / (2 * mpmath.pi)
+            q_next = w * q / 2 + b
+            c = (w * q * k + b) / q_next
+            q = q_next
+            expected.append(c)
+        assert printed == [mpmath.nstr(x, 15, strip_zeros=False) for x in expected]
+
+
+@pytest.mark.slow
+def test_tanh_network_of_depth_1000_answers():
+    """tanh at the defaults (σ_w² = 1, σ_b² = 0) through 1000 layers: exit 0, the first layers
+    as a double-precision nested quadrature iterates them."""
+    from scipy import integrate
+
+    run = invoke("kernel", "tanh", "--rho", "0.5", "--depth", "1000", "--get", "correlation_layers")
+    assert run.code == 0, run.stderr
+    layers = [float(x) for x in run.stdout.split()]
+    assert len(layers) == 1001 and layers[0] == 0.5
+    q, c = 1.0, 0.5
+    for layer in range(1, 3):
+        nngp = _nested_quad(math.tanh, c, q, q, kinks=())
+        second = integrate.quad(lambda z: math.tanh(math.sqrt(q) * z) ** 2 * math.exp(-z * z / 2)
+                                / math.sqrt(2 * math.pi), -12, 12, epsabs=1e-15)[0]  # E[tanh(u)²]
+        c, q = nngp / second, second
+        assert abs(layers[layer] - c) < 1e-10

@@ -233,6 +233,25 @@ def signed_cross_balls(act: Activation, q1: arb | Fraction, q2: arb | Fraction, 
     return None if balls is None else (balls[0], balls[1])
 
 
+def _size_log2(poly: list[arb], q: arb) -> float:
+    """log2 of E[P(|u|)²], u ~ N(0, q) (|φ| ≤ P): the size of E[φ(u₁)φ(u₂)] that the absolute
+    goal is measured from (about q for a φ ~ x near 0 at a tiny q, not 1: the value would
+    drown in a goal fixed at 1)."""
+    with ctx.workprec(64):
+        n = 2 * len(poly)
+        moments = [arb(1), (2 / arb.pi()).sqrt()]
+        for j in range(2, n + 1):
+            moments.append((j - 1) * moments[j - 2])
+        root = arb(q.upper()).sqrt()
+        total = arb(0)
+        for j, a in enumerate(poly):
+            for k, b in enumerate(poly):
+                total += a * b * root ** (j + k) * moments[j + k]
+        if not total > 0:
+            return 0.0
+        return float(total.log().upper()) / math.log(2)
+
+
 def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
            which: tuple[int, ...], q2: arb | Fraction | None = None, mirror: bool = False) -> list[arb] | None:
     """``cross_balls`` for the integrands ``which`` (0: φ, 1: φ'); ``q2`` and ``mirror`` as in
@@ -254,11 +273,13 @@ def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
             polys = _polys(act)
         if polys is None or not (cc > 0 and cc < 1 and qq > 0):
             return None
-        size = float((qq.upper()) + 1) * max(float(sum(polys[i], arb(0)).upper()) for i in which) ** 2
-    size_log2 = math.log2(max(size, 1.0))
+        sizes = [_size_log2(polys[i], qq) for i in which]
+        # the goal from the smaller integrand (E[φ'φ'] ~ 1 beside E[φφ] ~ q at a tiny q), the
+        # precision from the larger
+        size_log2, least_log2 = max(sizes), min(sizes)
     loss = 0.0
     for _ in range(ATTEMPTS):
-        goal_log2 = size_log2 - wanted - 6 - loss
+        goal_log2 = least_log2 - wanted - 6 - loss
         with ctx.workprec(int(size_log2 - goal_log2) + 60):
             if route is not None:
                 smoothing, strip = None, expression_strip

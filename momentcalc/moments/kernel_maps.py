@@ -11,7 +11,8 @@ Jacot et al. 2018), each an Arb ball by the first route that applies:
   leaky_relu, relu2, the arcsine kernel of erf, identity);
 * ρ = 0: E[φ(u)]·E[φ(v)] and E[φ'(u)]·E[φ'(v)] (independent);
 * ρ = ±1 at q1 = q2: E[φ(u)²] and E[φ'(u)²], or at ρ = −1 E[φ(u)φ(−u)] — ±E[φ²] by parity,
-  else the univariate expectation of the expression φ(x)·φ(−x) (``catalog.formulas``);
+  else the univariate expectation of the expression φ(x)·φ(−x) (``catalog.formulas``); at
+  q1 ≠ q2, v = ±sqrt(q2/q1)·u: the univariate expectation of φ(x)·φ(±r·x);
 * 0 < |ρ| < 1: the certified bivariate route (``bivariate_certified.signed_cross_balls``:
   the outer trapezoidal rule over the shared part, the inner Gaussian smoothing in closed form,
   by the lattice rule, or for kinked φ node by node, for unequal variances and negative ρ too).
@@ -147,8 +148,7 @@ def kernel_pair(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fr
             return first[0] * second[0], first[1] * second[1]
     if isinstance(rho, Fraction) and abs(rho) == 1:
         if not _same(q1, q2):
-            raise NotProven("{rho} = ±1 with unequal variances: E[phi(sqrt(q1)·Z)·phi(±sqrt(q2)·Z)] "
-                            "has no certified route yet", param="rho")
+            return _proportional(act, rho, q1, q2, digits)
         return _diagonal(act, rho, q1, digits)
     from .bivariate_certified import signed_cross_balls
 
@@ -196,6 +196,78 @@ def nngp_over(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Frac
         return value + arb(0, radius.upper())
 
 
+def layer_balls(act: Activation, q: Fraction, r_q: Fraction, c: Fraction, r_c: Fraction, w: Fraction, b: Fraction,
+                digits: int, bounds: dict | None = None) -> tuple[arb, arb]:
+    """One layer of a plain deep network at equal variances: (q', c') as balls holding
+    q' = σ_w²·A(q) + σ_b² and c' = (σ_w²·K(q, c) + σ_b²)/q' for every q in [q ± r_q] and c in
+    [c ± r_c] ∩ [−1, 1] (q, c exact: the midpoints of the last layer's balls, re-centred so
+    that a radius grows by the map's own slope, not by the slopes of its formula's parts).
+    A(q) = E[φ(√q·Z)²], K(q, c) = E[φ(u)φ(v)], K₁(q, c) = E[φ'(u)φ'(v)]. The centred form:
+
+    * q': A at q, plus r_q·sup|A'| with A'(v) = E_v[φ²·He₂(X/√v)]/(2v) (the score of the
+      variance; no φ'' needed) taken at q, and |A''(v)| ≤ sqrt(24·E_v[φ⁴])/(4v²) (the score
+      He₄(X/√v)/(4v²), E[He₄²] = 24, Cauchy–Schwarz) over the ball, E_v[g] ≤ sqrt(v_hi/v)·E_{v_hi}[g]
+      for g ≥ 0 (the ratio of the densities);
+    * c': K at (q, c), plus r_c·q_hi·sup|K₁| + r_q·sup|∂_q K|: by Mehler's expansion
+      K₁(q, ·) = Σ β_k²·c^k is increasing and convex on [0, 1] with |K₁(q, c)| ≤ K₁(q, |c|), so
+      over c's ball |K₁| ≤ K₁(q, |c|) + (|c|_hi − |c|)·(K₁(q, 1) − K₁(q, |c|))/(1 − |c|) (the
+      chord to K₁(q, 1) = E[φ'²]); over q's ball, |∂_q K₁| and |∂_q K| are at most
+      sqrt(E_v[g(u)²g(v)²])/v ≤ sqrt(E_v[g⁴])/v (the bivariate score (χ − 2)/(2v), χ ~ χ²₂ of
+      variance 4; correlation_proof has it), g = φ' or φ.
+
+    So the radius grows per layer by about the C map's slope σ_w²·q·K₁/q' at the point (below
+    1 near a stable fixed point) and by the evaluations' own radii, and depth 1000 keeps its
+    digits. ``bounds`` (a dict the caller keeps across layers) holds E_V[φ⁴] and E_V[φ'⁴] at
+    one V ≥ q_hi, reused while V ≤ 2·q_lo (the density ratio sqrt(V/v) ≤ √2 stays in the bound):
+    the variance of a deep network moves slowly."""
+    prec = int((digits + 10) * BITS_PER_DIGIT) + 64
+    q_hi = q + r_q
+    with ctx.workprec(prec):
+        q_lo_ball = as_arb(q) - as_arb(r_q)
+        if not q_lo_ball > 0:
+            raise NotProven("a layer's variance cannot be proven positive at these digits", param="depth")
+        q_lo = _fraction(arb(q_lo_ball.lower()))
+    a0, a2, slope = gaussian_balls(act, [(0, 2, 0), (2, 2, 0), (0, 0, 2)], q, digits)
+    bounds = {} if bounds is None else bounds
+    if not ("V" in bounds and q_hi <= bounds["V"] <= 2 * q_lo):
+        V = q_hi * Fraction(9, 8)
+        bounds.update(V=V, found=gaussian_balls(act, [(0, 4, 0), (0, 0, 4)], V, BOUND_DIGITS))
+    V = bounds["V"]
+    fourth, slope4 = bounds["found"]
+    abs_c = abs(c)
+    if abs_c == 1:
+        k, k1 = kernel_pair(act, c, q, q, digits)
+        k1_abs = k1 if c > 0 else kernel_pair(act, Fraction(1), q, q, digits)[1]
+    else:
+        k, k1 = kernel_pair(act, c, q, q, digits)
+        k1_abs = k1 if c >= 0 else kernel_pair(act, abs_c, q, q, digits)[1]
+    with ctx.workprec(prec):
+        ww, bb, v, v_lo = as_arb(w), as_arb(b), as_arb(q), as_arb(q_lo)
+        rq, rc = as_arb(r_q), as_arb(r_c)
+        grow = (as_arb(V) / v_lo).sqrt()  # E_v[g] ≤ sqrt(V/v)·E_V[g] for g ≥ 0, v ≤ V
+        # q'
+        a_slope = abs((a2 / v - a0) / (2 * v))
+        a_curve = (24 * grow * arb(fourth.upper())).sqrt() / (4 * v_lo * v_lo)
+        q_next = ww * (a0 + arb(0, (rq * (a_slope + rq * a_curve)).upper())) + bb
+        # c'
+        up = as_arb(abs_c) + rc
+        if abs_c < 1 and up < 1:
+            chord = arb((k1_abs + (up - as_arb(abs_c)) * (slope - k1_abs) / (1 - as_arb(abs_c))).upper())
+        else:
+            chord = arb(slope.upper())  # K₁(q, 1) = E[φ'²] bounds |K₁| everywhere
+        q_spread = rq / v_lo
+        k1_sup = arb(abs(chord).upper()) + q_spread * (grow * arb(slope4.upper())).sqrt()
+        k_q = (grow * arb(fourth.upper())).sqrt() / v_lo
+        spread = rc * as_arb(q_hi) * k1_sup + rq * k_q
+        c_next = (ww * (k + arb(0, spread.upper())) + bb) / q_next
+        # |c'| ≤ 1 (Cauchy–Schwarz): a ball reaching past ±1 is clipped there
+        if c_next.upper() > 1:
+            c_next = arb(c_next.lower()).union(arb(1))
+        if c_next.lower() < -1:
+            c_next = arb(-1).union(arb(c_next.upper()))
+    return q_next, c_next
+
+
 def _midpoint(value: Fraction | arb) -> Fraction:
     if isinstance(value, Fraction):
         return value
@@ -228,6 +300,35 @@ def _diagonal(act: Activation, rho: Fraction, q: Fraction | arb, digits: int) ->
     for node in (tree, derivative(tree)):
         product = tree_activation(mirrored_product(node), "phi(x)*phi(-x)")
         out.append(gaussian_balls(product, [(0, 1, 0)], q, digits)[0])
+    return out[0], out[1]
+
+
+def _proportional(act: Activation, rho: Fraction, q1: Fraction | arb, q2: Fraction | arb,
+                  digits: int) -> tuple[arb, arb]:
+    """ρ = ±1 at unequal variances: v = ±r·u with r = sqrt(q2/q1), so E[φ(u)φ(v)] and
+    E[φ'(u)φ'(v)] are the univariate expectations of φ(x)·φ(±r·x) and φ'(x)·φ'(±r·x) under
+    u ~ N(0, q1) (the product's expression tree, r exact or sqrt of an exact ratio)."""
+    from ..catalog.expression_calculus import derivative
+    from ..catalog.expression_tree import X, Node
+    from ..catalog.expressions import tree_activation
+    from ..catalog.formulas import substitute, tree_of
+
+    if not (isinstance(q1, Fraction) and isinstance(q2, Fraction)):
+        raise NotProven("{rho} = ±1 with unequal variances known only as balls has no certified route",
+                        param="rho")
+    tree = tree_of(act)
+    if tree is None:
+        raise NotProven(f"{{rho}} = ±1: {act.name} has no expression tree for E[phi(u)·phi(v)]", param="rho")
+    ratio = Fraction(q2) / Fraction(q1)
+    root = exact_sqrt(ratio)
+    factor = Node("num", (), root) if root is not None else Node("call", (Node("num", (), ratio),), "sqrt")
+    scaled = Node("mul", (factor, X))
+    if rho < 0:
+        scaled = Node("neg", (scaled,))
+    out = []
+    for node in (tree, derivative(tree)):
+        product = tree_activation(Node("mul", (node, substitute(node, scaled))), "phi(x)*phi(r*x)")
+        out.append(gaussian_balls(product, [(0, 1, 0)], q1, digits)[0])
     return out[0], out[1]
 
 
@@ -302,5 +403,5 @@ def curvature_ball(act: Activation, q: Fraction | arb, digits: int) -> arb | Non
     return gaussian_balls(first, [(0, 0, 2)], q, digits)[0]
 
 
-__all__ = ["NotProven", "curvature_ball", "exact_sqrt", "gaussian_balls", "kernel_pair", "local_balls", "nngp_over",
+__all__ = ["NotProven", "curvature_ball", "exact_sqrt", "gaussian_balls", "kernel_pair", "layer_balls", "local_balls", "nngp_over",
            "variance_range"]
