@@ -266,13 +266,25 @@ def _term_tail(term: Term, L: arb, mean_abs: arb, std: arb) -> arb | None:
     return _upper(c * scale * total)
 
 
-def tail_bound(terms: Sequence[Term], L: arb, mean: arb, std: arb) -> arb | None:
+def tail_bound(terms: Sequence[Term], L: arb, mean: arb, std: arb, shared: dict | None = None) -> arb | None:
     """A proven upper bound of |∫_{|t|>L} g(mean + std·t) φ(t) dt| for |g| bounded by ``terms``
-    (both tails), or None if L is too small for the bound to apply."""
+    (both tails), or None if L is too small for the bound to apply.
+
+    ``shared``: a dict the caller keeps for calls with one mean and std at one precision (the
+    integrands of one trapezoidal rule, whose bounds share many terms): each term's tail at
+    each L is computed once (the same ball) and kept there."""
     mean_abs = abs(mean)
     total = arb(0)
     for term in terms:
-        part = _term_tail(term, L, mean_abs, std)
+        if shared is None:
+            part = _term_tail(term, L, mean_abs, std)
+        else:
+            key = (exact_key(as_arb(term.c)), term.k, exact_key(as_arb(term.a)), exact_key(as_arb(term.b)),
+                   exact_key(L))
+            if key in shared:
+                part = shared[key]
+            else:
+                part = shared[key] = _term_tail(term, L, mean_abs, std)
         if part is None:
             return None
         total += part

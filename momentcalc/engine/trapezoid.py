@@ -35,7 +35,7 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
-from .gaussian_balls import Term, UnboundedTail, as_arb, normalise, tail_bound
+from .gaussian_balls import Term, UnboundedTail, as_arb, exact_key, normalise, tail_bound
 
 # The strip half-width in t is capped: e^{a²/2} in M grows faster than e^{2πa/h} helps.
 A_MAX = 4
@@ -109,16 +109,23 @@ def trapezoid_expectations(values: Values, strips: Sequence[Sequence[arb]], widt
     # L: the tails below goal/4 and each growth bound decreasing beyond it.
     L = max(2.0, math.sqrt(max(0.0, -2 * goal_log2 * math.log(2))) * 0.9)
     terms = [normalise(g) for g in growth]
+    # Integrands with the same growth bound (x^a·φ^b for a + b alike, when |φ| ≤ |x|) have the
+    # same tail bound: each distinct bound is computed once (the same ball) and shared.
+    first: dict[tuple, int] = {}
+    same = [first.setdefault(_content(t), i) for i, t in enumerate(terms)]
+    distinct = sorted(set(same))
+    shared: dict = {}  # each term's tail at each L, for every integrand (one mean, std, precision)
     tails: arb | None = None
     while L < 10**6:
         if L / float(h.lower()) > MAX_NODES:  # give up before bounding tails no rule can reach
             return None
         Lb = arb(L)
         try:
-            parts = [tail_bound(t, Lb, m, s) for t in terms]
+            bounded = {i: tail_bound(terms[i], Lb, m, s, shared) for i in distinct}
         except UnboundedTail:
             return None
-        if all(p is not None for p in parts) and all(_decreasing_from(t, Lb, m, s) for t in terms):
+        parts = [bounded[i] for i in same]
+        if all(p is not None for p in parts) and all(_decreasing_from(terms[i], Lb, m, s) for i in distinct):
             tails = arb(0)
             for p in parts:
                 tails = tails.max(p)
@@ -137,6 +144,12 @@ def trapezoid_expectations(values: Values, strips: Sequence[Sequence[arb]], widt
         return None
     return [total * h / (2 * arb.pi()).sqrt() + arb(0, arb((discretisation + tails).upper()))
             for total in _sums(values, len(strips), m, s, h, n, [as_arb(c) for c in exponent], even)]
+
+
+def _content(terms: Sequence[Term]) -> tuple:
+    """A normalised growth bound's terms exactly (balls by midpoint and radius): equal keys,
+    equal bounds."""
+    return tuple((exact_key(t.c), t.k, exact_key(t.a), exact_key(t.b)) for t in terms)
 
 
 def _polynomial(coefficients: Sequence[arb], x: arb) -> arb:
