@@ -32,6 +32,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 # test_cli_fuzz.py::test_every_command_survives_hostile_options 0.03 / 0.20,
 # test_digits_monotone.py::test_fewer_digits_never_fail_where_more_succeed 0.01 / 0.07;
 # no other test of the fuzz, expression, certified or activation-moment files gained 0.05 s.
+# tests/test_kinked_routes.py, module-wide (Arb integrands of the kinked bivariate route; -n 2):
+# test_softsign_meanfield_chaotic_c_star_against_mehler_series 0.01 / 7.44 (13.7 s of CPU in all
+# without), test_abs_and_max_against_their_closed_kernels 0.00 / 0.74.
 _FRAME_SLOTS = 16000
 _namespace: dict = {}
 exec(  # a function with _FRAME_SLOTS local variables (never assigned: only the frame size counts)
