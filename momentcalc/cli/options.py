@@ -9,8 +9,7 @@ nothing is declared twice. Command-specific options live in the command's module
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, NamedTuple, Optional
 
 import typer
 
@@ -18,9 +17,9 @@ NUMBER_METAVAR = "X|LIST|RANGE"
 SWEEP_HELP = " Sweep: a comma list 0.5,1,2 or START:STOP:STEP."
 
 
-@dataclass(frozen=True)
-class NumberRule:
-    """How the runner reads a numeric option's text: may it be infinite, may it be swept."""
+class NumberRule(NamedTuple):
+    """How the runner reads a numeric option's text: may it be infinite, may it be swept (a
+    NamedTuple: a frozen dataclass took about 0.5 ms more to create at every start)."""
 
     allow_inf: bool = False
     sweep: bool = True

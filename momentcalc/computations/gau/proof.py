@@ -59,9 +59,13 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
     odd_zero = mu0.is_exact() and mu0.is_zero()
     if odd_zero:
         exact.update(mu=Fraction(0), offdiag_attention=Fraction(0), diag_offdiag_ratio=mpmath.inf)
-    from ..init import exact_second_moment
+    from ...catalog import resolve
+    from ...moments.exact import exact_expectations
+    from ...moments.monomials import SECOND_MOMENT
 
-    nu2_exact = exact_second_moment(activation, params or {})  # relu 1/2, leaky_relu (1 + slope²)/2, …
+    # E[φ(Z)²] when the catalog's closed form is rational: relu 1/2, leaky_relu (1 + slope²)/2, …
+    # (what init's exact_second_moment gives, without importing init and its dataclasses)
+    nu2_exact = exact_expectations(resolve(activation, params or {}), (SECOND_MOMENT,), 0, 1).get(SECOND_MOMENT)
     if nu2_exact is not None:
         output = s * nu2_exact**3 / n
         exact.update(nu2=nu2_exact, diag_attention=s * nu2_exact**2 / n, output_scale=output)
