@@ -188,7 +188,7 @@ def test_softsign_meanfield_chaotic_c_star_against_mehler_series():
         result = meanfield("softsign", sigma_w2="4", sigma_b2="0.05")
         assert result["q_star"].decimal(15) == mpmath.nstr(q_star, 15, strip_zeros=False)
         assert result["c_star"].decimal(15) == mpmath.nstr(c_star, 15, strip_zeros=False)
-        assert result["depth_scale_c"].decimal(15) == mpmath.nstr(depth, 15, strip_zeros=False)
+        assert result["depth_scale_c"].decimal(15) == mpmath.nstr(depth, 15, strip_zeros=False).rstrip(".")
     run = invoke("meanfield", "x/(1+abs(x))", "--sigma-w2", "4", "--sigma-b2", "0.05", "--json")
     assert run.code == 0 and '"certified": true' in run.stdout.replace('"certified":true', '"certified": true')
 
@@ -316,3 +316,38 @@ def test_tanh_network_of_depth_1000_answers():
                                 / math.sqrt(2 * math.pi), -12, 12, epsabs=1e-15)[0]  # E[tanh(u)²]
         c, q = nngp / second, second
         assert abs(layers[layer] - c) < 1e-10
+
+
+# --- meanfield: the chaotic side of the edge of chaos -----------------------------------------
+
+
+def _erf_reference(w, b):
+    """erf's mean-field point from its arcsine kernel in mpmath (the current precision):
+    A(q) = (2/π)·asin(2q/(1 + 2q)), K(q, c) = (2/π)·asin(2qc/(1 + 2q)); q* by findroot, c* by
+    bisection of G(c) = (R(c) − c)/(1 − c) (the root at 1 divided out), ξ_c = −1/ln R'(c*)."""
+    w, b = mpmath.mpf(w), mpmath.mpf(b)
+    q = mpmath.findroot(lambda q: w * 2 / mpmath.pi * mpmath.asin(2 * q / (1 + 2 * q)) + b - q, 1)
+    s = 2 * q / (1 + 2 * q)
+    R = lambda c: (w * 2 / mpmath.pi * mpmath.asin(s * c) + b) / q  # noqa: E731
+    low, high = mpmath.mpf(0), 1 - mpmath.mpf(10) ** -(mp.dps // 2)
+    for _ in range(4 * mp.prec // 3):  # G(low) > 0 > G(high): G is decreasing
+        mid = (low + high) / 2
+        low, high = (mid, high) if (R(mid) - mid) / (1 - mid) > 0 else (low, mid)
+    c = (low + high) / 2
+    slope = w * 2 / mpmath.pi * s / mpmath.sqrt(1 - (s * c) ** 2) / q
+    return q, c, -1 / mpmath.log(slope)
+
+
+@pytest.mark.parametrize("sigma_w2", ["1.3758390074", "1.375839007347", "1.3758390073467"])
+def test_erf_just_past_the_edge_of_chaos(sigma_w2):
+    """σ_w² within 1e-10 … 1e-13 above erf's critical value at σ_b² = 0.05: c* is then within
+    1e-10 … 1e-13 of 1, a near-double root of R(c) = c that Newton on R(c) − c crawled to
+    (exit 3); on the deflated (R(c) − c)/(1 − c) it is simple. Every printed digit of c* and
+    depth_scale_c at 15 digits against the arcsine kernel in mpmath at 80 digits."""
+    from momentcalc import meanfield
+
+    result = meanfield("erf", sigma_w2=sigma_w2, sigma_b2="0.05")
+    with mp.workdps(80):
+        _, c, depth = _erf_reference(sigma_w2, "0.05")
+        assert result["c_star"].decimal(15) == mpmath.nstr(c, 15, strip_zeros=False)
+        assert result["depth_scale_c"].decimal(15) == mpmath.nstr(depth, 15, strip_zeros=False).rstrip(".")

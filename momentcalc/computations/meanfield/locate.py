@@ -360,12 +360,20 @@ def correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmat
 
     def step(c: mpmath.mpf, t: int, slope_digits: int | None = None) -> tuple[mpmath.mpf, mpmath.mpf,
                                                                                tuple[mpmath.mpf, mpmath.mpf]]:
+        # Newton on G(c) = F(c)/(1 − c), F(c) = R(c) − c: the root at c = 1 deflated. With
+        # R(c) = Σ r_k c^k and R(1) = 1, G(c) = 1 − Σ_k r_k·(1 + c + … + c^{k−1}) is concave and
+        # decreasing with the simple root c*, while F has c* and 1, which merge at the edge of
+        # chaos: Newton on F crawled there (half the distance per step), on G it converges
+        # quadratically at any distance from criticality.
         k, kd = model.cross(q, c, t, slope_digits)
         slope = w * kd  # dR/dc = σ_w²·q·K'/q
         f, df = (w * k + b) / q - c, slope - 1
-        return f, df, (slope, f / df)
+        gap = 1 - c
+        g, dg = f / gap, (df * gap + f) / (gap * gap)
+        return g, dg, (slope, g / dg)
 
-    # Newton from c = 0 at low precision (monotone: R is convex), then at doubling precision.
+    # Newton from c = 0 at low precision (G concave and decreasing: from the first step on, the
+    # iterates fall monotonically to c*), then at doubling precision.
     with mp.workdps(C_LOCATE_DIGITS + 10):
         c = mp.zero
         for _ in range(MAX_LOCATE_STEPS):
@@ -373,6 +381,8 @@ def correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmat
             if f == 0:
                 break
             nxt = c - f / df
+            if nxt >= 1:  # past the other root's side: halve the way to 1 instead
+                nxt = (c + 1) / 2
             if not 0 <= nxt < 1:
                 raise PrecisionError("Newton's method for the correlation fixed point left [0, 1)")
             if abs(nxt - c) <= mpmath.mpf(10) ** (-C_LOCATE_DIGITS + 2) * abs(nxt):
