@@ -294,8 +294,12 @@ def test_certified_marker_in_title_only_when_all_are(cli=None):
     from tests.conftest import invoke
 
     assert invoke("meanfield", "relu", "--sigma-w2", "1.5", "--sigma-b2", "0.1").stdout.splitlines()[0].rstrip().endswith("certified")
-    # The trajectories are not proven: the title does not claim every result.
-    assert "certified" not in invoke("meanfield", "relu", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--depth", "3").stdout.splitlines()[0]
+    # relu's trajectories are proven too (its kernels on balls); tanh's correlations per layer
+    # are not: the title then does not claim every result.
+    assert invoke("meanfield", "relu", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--depth", "3", "--c0", "0.5"
+                  ).stdout.splitlines()[0].rstrip().endswith("certified")
+    assert "certified" not in invoke("meanfield", "tanh", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--depth", "3",
+                                     "--c0", "0.5").stdout.splitlines()[0]
 
 
 def test_certified_limits_at_q_star_zero_from_the_kernels():

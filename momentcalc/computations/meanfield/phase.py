@@ -89,17 +89,20 @@ def unproven(names: list[str], q_star: mpmath.mpf, preserved: bool = False) -> s
 
 
 def _why(names: list[str], q_star: mpmath.mpf, preserved: bool) -> str:
-    if q_star == 0:
-        return ("the limits at q* = 0 are proven only for an activation with a closed-form kernel; "
-                "c* is undefined where phi'(0-) = phi'(0+)")
     reasons = []
-    if preserved and "c_star" in names:
+    fixed = [name for name in names if name not in ("q_layers", "c_layers")]
+    if q_star == 0 and fixed:
+        reasons.append("the limits at q* = 0 are proven only for an activation with a closed-form kernel; "
+                       "c* is undefined where phi'(0-) = phi'(0+)")
+    elif preserved and "c_star" in names:
         reasons.append("c* is undefined where phi'(0-) = phi'(0+)")
     elif "c_star" in names or "depth_scale_c" in names:
         reasons.append("the chaotic phase's c* needs bivariate expectations E[phi(u1)phi(u2)] and "
                        "E[phi'(u1)phi'(u2)], proven for every catalog activation and for expressions whose "
                        "|phi| and |phi'| are bounded by polynomials on the real line (kinks included); not "
                        "proven here")
-    if "q_layers" in names or "c_layers" in names:
-        reasons.append("the per-layer trajectories are not proven")
+    if "c_layers" in names:
+        reasons.append("the per-layer correlations are proven only where the kernel E[phi(u1)phi(u2)] has a "
+                       "closed form (relu, leaky_relu, erf, identity) or c0 = 1; here they are computed at two "
+                       "precisions that must agree")
     return "; ".join(reasons)

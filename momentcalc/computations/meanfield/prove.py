@@ -34,7 +34,7 @@ growth); on the critical line σ_w² = 1/B(q*), χ₁ = 1, c* = 1
 and ξ_c = ∞ by definition. Not proven (left to the mpmath route and marked ``certified:
 false``): the chaotic c* and ξ_c of the catalog entries and expressions that route does not
 cover (gelu, softsign, expressions with kinks, …), the limits at q* = 0, a phase that the balls cannot decide (χ₁'s
-ball holds 1), and the per-layer trajectories.
+ball holds 1). The per-layer trajectories are proven in ``layers``.
 """
 
 from __future__ import annotations

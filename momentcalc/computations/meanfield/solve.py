@@ -20,7 +20,8 @@ elsewhere the phase is the proven sign of χ₁ − 1.
 Every result of q* > 0 is proven, or the computation stops (PrecisionError: exit 3) naming
 it; left unproven (``certified: false``, named in a note by ``phase.unproven``) are only the
 chaotic c* of activations without a certified bivariate route, the q* = 0 limits of
-activations without a closed-form kernel, and the per-layer trajectories.
+activations without a closed-form kernel, and the per-layer correlations of activations without a
+kernel on balls (``layers`` proves q_layers, and c_layers where it can).
 
 * q* = 0 (σ_b² = 0, φ(0) = 0, and the map contracts): the limits q -> 0 of the maps, from
   the one-sided slopes φ'(0±): χ₁ = σ_w²·(φ'(0−)² + φ'(0+)²)/2; correlations then follow
@@ -158,11 +159,7 @@ def _computation(given: Inputs, found: _Found, work: int, derive: bool) -> Compu
         quantities = [Quantity(name, description=DESCRIPTIONS[name], **_proven_or_found(found, name, digits))
                       for name in (("sigma_w2",) if given.critical else ()) + RESULTS]
         if given.depth is not None:
-            layers_q, layers_c = trajectories(given.model, found.w, to_mpf(given.sigma_b2), to_mpf(given.q0),
-                                              given.c0, given.depth, work)
-            quantities.append(Quantity("q_layers", tuple(layers_q), DESCRIPTIONS["q_layers"]))
-            if layers_c is not None:
-                quantities.append(Quantity("c_layers", tuple(layers_c), DESCRIPTIONS["c_layers"]))
+            quantities.extend(_layers(given, found, work))
     notes = list(found.notes)
     unproven = [q.name for q in quantities if not q.certified]
     if unproven:
@@ -186,6 +183,26 @@ def _computation(given: Inputs, found: _Found, work: int, derive: bool) -> Compu
         quantities = [q if q.name not in closed else replace(q, closed_form=closed[q.name][0], latex=closed[q.name][1])
                       for q in quantities]
     return Computation("meanfield", inputs, digits, tuple(quantities), notes=tuple(notes), derivation=derivation)
+
+
+def _layers(given: Inputs, found: _Found, work: int) -> list[Quantity]:
+    """q_layers (and c_layers with ``c0``) proven in balls (``layers``); the correlations of an
+    activation without a kernel on balls from the mpmath route, not certified."""
+    from .layers import prove_layers
+
+    w = found.w if given.critical else given.sigma_w2
+    proven = prove_layers(given.model, w, given.sigma_b2, given.q0, given.c0, given.depth,  # type: ignore[arg-type]
+                          given.digits)
+    out = [Quantity("q_layers", description=DESCRIPTIONS["q_layers"], **proven["q_layers"])]
+    if given.c0 is None:
+        return out
+    if "c_layers" in proven:
+        out.append(Quantity("c_layers", description=DESCRIPTIONS["c_layers"], **proven["c_layers"]))
+        return out
+    _, layers_c = trajectories(given.model, found.w, to_mpf(given.sigma_b2), to_mpf(given.q0), given.c0,
+                               given.depth, work)  # type: ignore[arg-type]
+    out.append(Quantity("c_layers", tuple(layers_c), DESCRIPTIONS["c_layers"]))  # type: ignore[arg-type]
+    return out
 
 
 def _missing(found: _Found, digits: int, given: Inputs) -> list[str]:
