@@ -34,7 +34,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 # no other test of the fuzz, expression, certified or activation-moment files gained 0.05 s.
 # tests/test_kinked_routes.py, module-wide (Arb integrands of the kinked bivariate route; -n 2):
 # test_softsign_meanfield_chaotic_c_star_against_mehler_series 0.01 / 7.44 (13.7 s of CPU in all
-# without), test_abs_and_max_against_their_closed_kernels 0.00 / 0.74.
+# without), test_abs_and_max_against_their_closed_kernels 0.00 / 0.74. Under -n 2 (xdist's worker
+# adds its own frames, so the boundaries fall elsewhere than at -n 0), system CPU with / without:
+# test_init.py::test_derive_closed_forms 0.00 / 0.42, test_kernel.py::test_every_catalog_activation
+# 0.00 / 0.36 (gelu_tanh, quick_gelu), test_selu.py::test_derive_cli_json 0.00 / 0.26,
+# test_cli_fuzz.py::test_csv_output_is_tidy_and_inert 0.45 / 0.67 (the rest is its subprocesses).
 _FRAME_SLOTS = 16000
 _namespace: dict = {}
 exec(  # a function with _FRAME_SLOTS local variables (never assigned: only the frame size counts)

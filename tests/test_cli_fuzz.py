@@ -681,6 +681,7 @@ def _csv_rows(run: Run) -> list[list[str]]:
     return rows
 
 
+@pytest.mark.large_frame
 @pytest.mark.slow
 @FUZZ
 @given(comment=st.one_of(st.sampled_from(hostile_inputs.CELL_TEXTS), st.text(max_size=30)),

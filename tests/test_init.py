@@ -153,6 +153,7 @@ def test_fan_values_are_exact_and_large_values_work():
     assert init(fan_in=Fraction(12), digits=5).value("variance") == init(fan_in="12", digits=5).value("variance")
 
 
+@pytest.mark.large_frame
 @pytest.mark.xdist_group("truncnorm-derive")  # sympy integrates the truncated density once per process
 @pytest.mark.slow
 def test_derive_closed_forms():
