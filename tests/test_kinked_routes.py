@@ -5,6 +5,7 @@ against an independent route (mpmath or scipy quadrature) to the digits stated."
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath
 import pytest
@@ -353,3 +354,40 @@ def test_erf_just_past_the_edge_of_chaos(sigma_w2):
         _, c, depth = _erf_reference(sigma_w2, "0.05")
         assert result["c_star"].decimal(15) == mpmath.nstr(c, 15, strip_zeros=False)
         assert result["depth_scale_c"].decimal(15) == mpmath.nstr(depth, 15, strip_zeros=False).rstrip(".")
+
+
+@pytest.mark.parametrize("activation, w, b, c0", [("tanh", "1.5", "0.05", "0.5"), ("softsign", "4", "0.05", "0.3"),
+                                                  ("relu", "1.5", "0.1", "-0.4")])
+def test_meanfield_trajectories_proven_against_the_mpmath_route(activation, w, b, c0):
+    """meanfield --depth: q_layers and c_layers are proven balls now (certified), and every
+    printed digit at 20 agrees with the mpmath route's trajectory (quadrature, at 30 digits)."""
+    from momentcalc import meanfield
+    from momentcalc.computations.meanfield.locate import trajectories
+
+    result = meanfield(activation, sigma_w2=w, sigma_b2=b, depth=6, c0=c0, digits=20)
+    assert result["q_layers"].certified and result["c_layers"].certified
+    with mp.workdps(40):
+        qs, cs = trajectories(_model(activation), mpmath.mpf(w), mpmath.mpf(b), mpmath.mpf(1), Fraction(c0), 6, 30)
+        assert result["q_layers"].decimal(20) == [mpmath.nstr(x, 20, strip_zeros=False) for x in qs]
+        assert result["c_layers"].decimal(20) == [mpmath.nstr(x, 20, strip_zeros=False) for x in cs]
+
+
+def _model(activation):
+    from momentcalc.computations.meanfield.inputs import read
+
+    return read(activation, "1", "0", False, "1", None, None, None, 20).model
+
+
+def test_unproven_trajectories_keep_the_mpmath_route_and_say_so(monkeypatch):
+    """Where the layers' balls cannot be had (here: made to fail), tanh's correlations are the
+    mpmath route's, certified: false, named in a note, and the title claims nothing."""
+    import momentcalc.moments.kernel_maps as maps
+    from momentcalc.errors import PrecisionError
+
+    def fail(*args, **kwargs):
+        raise PrecisionError("no balls")
+
+    monkeypatch.setattr(maps, "layer_trajectory", fail)
+    run = invoke("meanfield", "tanh", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--depth", "3", "--c0", "0.5")
+    assert run.code == 0 and "certified" not in run.stdout.splitlines()[0]
+    assert "(certified: false): c_layers" in run.stdout

@@ -151,7 +151,9 @@ def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w:
     v2: Fraction | Any = q2
     same = q1 == q2
     if same:
-        return out + _same_variance_layers(act, rho, q1, layers, w, b, digits)
+        from ..moments.kernel_maps import layer_trajectory
+
+        return layer_trajectory(act, q1, rho, layers, w, b, digits)[1]
     for _ in range(layers):
         if same and isinstance(c, Fraction) and c == 1:
             with arb_precision(bits):
@@ -173,57 +175,6 @@ def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w:
         out.append(c_next)
         c, v1, v2 = c_next_exact, _exact_or(n1), _exact_or(n2)
     return out
-
-
-def _same_variance_layers(act: Any, rho: Fraction, q: Fraction, layers: int, w: Fraction, b: Fraction,
-                          digits: int) -> list[Any]:
-    """ρ at layers 1..L at equal variances, each layer from the exact midpoints of the last one's
-    balls and their radii (``kernel_maps.layer_balls``: the radius grows by the map's slope)."""
-    from flint import arb, ctx
-
-    from ..engine.gaussian_balls import BITS_PER_DIGIT
-    from ..moments.kernel_maps import layer_balls
-
-    # each layer's own radius adds up over the layers (the map's slope near 1): digits for that
-    digits += len(str(layers))
-    bits = int((digits + 10) * BITS_PER_DIGIT) + 64
-    out = []
-    v, r_v, c, r_c = q, Fraction(0), rho, Fraction(0)
-    bounds: dict = {}
-    for _ in range(layers):
-        if c == 1 and r_c == 0:  # identical inputs stay identical
-            with ctx.workprec(bits):
-                out.append(arb(1))
-            continue
-        v_next, c_next = layer_balls(act, v, r_v, c, r_c, w, b, digits, bounds)
-        with ctx.workprec(bits):
-            v, r_v = _square_centre(v_next, bits)
-            c, r_c = _centre(c_next)
-        if not (-1 < c < 1 or (abs(c) == 1 and r_c == 0)) or not v > 0:
-            raise PrecisionError("a layer's correlation cannot be proven inside [-1, 1] at these digits")
-        out.append(c_next)
-    return out
-
-
-def _centre(ball: Any) -> tuple[Fraction, Fraction]:
-    """A ball's exact midpoint and an exact upper bound of its radius."""
-    from ..moments.kernel_maps import variance_range
-
-    mid = variance_range(ball.mid())[0]
-    rad = variance_range(ball.rad())[1]
-    return mid, rad
-
-
-def _square_centre(ball: Any, bits: int) -> tuple[Fraction, Fraction]:
-    """``_centre`` for a variance, moved to the square of a dyadic near its square root (the
-    radius grows by the move): the moments at an exact rational std need no bracket of sqrt(q)."""
-    import math
-
-    mid, rad = _centre(ball)
-    scale = 2 ** (bits // 2 + max(0, mid.denominator.bit_length() - mid.numerator.bit_length()) // 2 + 8)
-    root = Fraction(math.isqrt(mid.numerator * scale * scale // mid.denominator), scale)
-    square = root * root
-    return square, rad + abs(square - mid)
 
 
 def _exact(ball: Any) -> Fraction:

@@ -196,8 +196,8 @@ def nngp_over(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Frac
         return value + arb(0, radius.upper())
 
 
-def layer_balls(act: Activation, q: Fraction, r_q: Fraction, c: Fraction, r_c: Fraction, w: Fraction, b: Fraction,
-                digits: int, bounds: dict | None = None) -> tuple[arb, arb]:
+def layer_balls(act: Activation, q: Fraction, r_q: Fraction, c: Fraction | None, r_c: Fraction, w: Fraction,
+                b: Fraction, digits: int, bounds: dict | None = None) -> tuple[arb, arb | None]:
     """One layer of a plain deep network at equal variances: (q', c') as balls holding
     q' = σ_w²·A(q) + σ_b² and c' = (σ_w²·K(q, c) + σ_b²)/q' for every q in [q ± r_q] and c in
     [c ± r_c] ∩ [−1, 1] (q, c exact: the midpoints of the last layer's balls, re-centred so
@@ -227,13 +227,19 @@ def layer_balls(act: Activation, q: Fraction, r_q: Fraction, c: Fraction, r_c: F
         if not q_lo_ball > 0:
             raise NotProven("a layer's variance cannot be proven positive at these digits", param="depth")
         q_lo = _fraction(arb(q_lo_ball.lower()))
-    a0, a2, slope = gaussian_balls(act, [(0, 2, 0), (2, 2, 0), (0, 0, 2)], q, digits)
+    if c is None:
+        a0, a2 = gaussian_balls(act, [(0, 2, 0), (2, 2, 0)], q, digits)
+    else:
+        a0, a2, slope = gaussian_balls(act, [(0, 2, 0), (2, 2, 0), (0, 0, 2)], q, digits)
     bounds = {} if bounds is None else bounds
     if not ("V" in bounds and q_hi <= bounds["V"] <= 2 * q_lo):
         V = q_hi * Fraction(9, 8)
         bounds.update(V=V, found=gaussian_balls(act, [(0, 4, 0), (0, 0, 4)], V, BOUND_DIGITS))
     V = bounds["V"]
     fourth, slope4 = bounds["found"]
+    if c is None:
+        with ctx.workprec(prec):
+            return _length_ball(a0, a2, fourth, q, q_lo, V, r_q, w, b), None
     abs_c = abs(c)
     if abs_c == 1:
         k, k1 = kernel_pair(act, c, q, q, digits)
@@ -242,13 +248,10 @@ def layer_balls(act: Activation, q: Fraction, r_q: Fraction, c: Fraction, r_c: F
         k, k1 = kernel_pair(act, c, q, q, digits)
         k1_abs = k1 if c >= 0 else kernel_pair(act, abs_c, q, q, digits)[1]
     with ctx.workprec(prec):
-        ww, bb, v, v_lo = as_arb(w), as_arb(b), as_arb(q), as_arb(q_lo)
+        ww, bb, v_lo = as_arb(w), as_arb(b), as_arb(q_lo)
         rq, rc = as_arb(r_q), as_arb(r_c)
         grow = (as_arb(V) / v_lo).sqrt()  # E_v[g] ≤ sqrt(V/v)·E_V[g] for g ≥ 0, v ≤ V
-        # q'
-        a_slope = abs((a2 / v - a0) / (2 * v))
-        a_curve = (24 * grow * arb(fourth.upper())).sqrt() / (4 * v_lo * v_lo)
-        q_next = ww * (a0 + arb(0, (rq * (a_slope + rq * a_curve)).upper())) + bb
+        q_next = _length_ball(a0, a2, fourth, q, q_lo, V, r_q, w, b)
         # c'
         up = as_arb(abs_c) + rc
         if abs_c < 1 and up < 1:
@@ -266,6 +269,63 @@ def layer_balls(act: Activation, q: Fraction, r_q: Fraction, c: Fraction, r_c: F
         if c_next.lower() < -1:
             c_next = arb(-1).union(arb(c_next.upper()))
     return q_next, c_next
+
+
+def _length_ball(a0: arb, a2: arb, fourth: arb, q: Fraction, q_lo: Fraction, V: Fraction, r_q: Fraction,
+                 w: Fraction, b: Fraction) -> arb:
+    """q' = σ_w²·A + σ_b² over [q ± r_q] (``layer_balls``' first item), at the current precision."""
+    v, v_lo, rq = as_arb(q), as_arb(q_lo), as_arb(r_q)
+    grow = (as_arb(V) / v_lo).sqrt()
+    a_slope = abs((a2 / v - a0) / (2 * v))
+    a_curve = (24 * grow * arb(fourth.upper())).sqrt() / (4 * v_lo * v_lo)
+    return as_arb(w) * (a0 + arb(0, (rq * (a_slope + rq * a_curve)).upper())) + as_arb(b)
+
+
+def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers: int, w: Fraction, b: Fraction,
+                     digits: int) -> tuple[list[arb], list[arb] | None]:
+    """q and c at layers 0..L of a plain network at equal variances (c: None for q alone), as
+    balls: each layer from the exact midpoints of the last one's balls and their radii
+    (``layer_balls``: a radius grows by the map's slope, not by its formula's)."""
+    # each layer's own radius adds up over the layers: digits for that
+    digits += len(str(layers))
+    bits = int((digits + 10) * BITS_PER_DIGIT) + 64
+    with ctx.workprec(bits):
+        qs = [as_arb(q0)]
+        cs = None if c0 is None else [as_arb(c0)]
+    v, r_v, c, r_c = q0, Fraction(0), c0, Fraction(0)
+    bounds: dict = {}
+    for _ in range(layers):
+        still = c is not None and c == 1 and r_c == 0  # identical inputs stay identical
+        v_next, c_next = layer_balls(act, v, r_v, None if still else c, r_c, w, b, digits, bounds)
+        with ctx.workprec(bits):
+            v, r_v = _square_centre(v_next, bits)
+            qs.append(v_next)
+            if cs is not None:
+                if still:
+                    cs.append(arb(1))
+                    continue
+                c, r_c = _centre(c_next)
+                cs.append(c_next)
+        if not v > 0:
+            raise NotProven("a layer's variance cannot be proven positive at these digits", param="depth")
+        if cs is not None and not (-1 < c < 1 or (abs(c) == 1 and r_c == 0)):
+            raise NotProven("a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth")
+    return qs, cs
+
+
+def _centre(ball: arb) -> tuple[Fraction, Fraction]:
+    """A ball's exact midpoint and an exact upper bound of its radius."""
+    return variance_range(ball.mid())[0], variance_range(ball.rad())[1]
+
+
+def _square_centre(ball: arb, bits: int) -> tuple[Fraction, Fraction]:
+    """``_centre`` for a variance, moved to the square of a dyadic near its square root (the
+    radius grows by the move): the moments at an exact rational std need no bracket of sqrt(q)."""
+    mid, rad = _centre(ball)
+    scale = 2 ** (bits // 2 + max(0, mid.denominator.bit_length() - mid.numerator.bit_length()) // 2 + 8)
+    root = Fraction(math.isqrt(mid.numerator * scale * scale // mid.denominator), scale)
+    square = root * root
+    return square, rad + abs(square - mid)
 
 
 def _midpoint(value: Fraction | arb) -> Fraction:
@@ -403,5 +463,5 @@ def curvature_ball(act: Activation, q: Fraction | arb, digits: int) -> arb | Non
     return gaussian_balls(first, [(0, 0, 2)], q, digits)[0]
 
 
-__all__ = ["NotProven", "curvature_ball", "exact_sqrt", "gaussian_balls", "kernel_pair", "layer_balls", "local_balls", "nngp_over",
+__all__ = ["NotProven", "curvature_ball", "exact_sqrt", "gaussian_balls", "kernel_pair", "layer_balls", "layer_trajectory", "local_balls", "nngp_over",
            "variance_range"]

@@ -102,7 +102,8 @@ def _why(names: list[str], q_star: mpmath.mpf, preserved: bool) -> str:
                        "|phi| and |phi'| are bounded by polynomials on the real line (kinks included); not "
                        "proven here")
     if "c_layers" in names:
-        reasons.append("the per-layer correlations are proven only where the kernel E[phi(u1)phi(u2)] has a "
-                       "closed form (relu, leaky_relu, erf, identity) or c0 = 1; here they are computed at two "
-                       "precisions that must agree")
+        reasons.append("the per-layer correlations are proven where the kernel E[phi(u1)phi(u2)] has a closed "
+                       "form (relu, leaky_relu, erf, identity), at c0 = 1, and otherwise by the certified "
+                       "bivariate route, which did not reach here (a correlation too close to 1); they are "
+                       "computed at two precisions that must agree")
     return "; ".join(reasons)

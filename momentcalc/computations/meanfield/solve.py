@@ -153,6 +153,29 @@ def _check_conditioning(w: mpmath.mpf, length: Length, work: int, digits: int) -
         raise _Raise(worst, lost_q if lost_q > GUARD_COVERS else 0)
 
 
+def _proven_layers(given: Inputs) -> list[Quantity] | None:
+    """q_layers and c_layers as proven balls (``kernel_maps.layer_trajectory``: each layer
+    re-centred, its radius grown by the maps' own slopes, E[φ(u)φ(v)] from the certified
+    bivariate route), or None where that route does not reach (σ_w² solved for, a correlation
+    too close to 1 for the bivariate rules): the caller keeps the mpmath correlations, marked
+    unproven."""
+    from ...moments.kernel_maps import layer_trajectory
+    from ...tier import prove, quantities as described
+
+    if given.sigma_w2 is None:
+        return None
+
+    def evaluate(digits: int) -> dict[str, Any]:
+        qs, cs = layer_trajectory(given.act, given.q0, given.c0, given.depth, given.sigma_w2, given.sigma_b2, digits)
+        return {"q_layers": qs} if cs is None else {"q_layers": qs, "c_layers": cs}
+
+    try:
+        fields = prove(evaluate, given.digits, extra_digits=(3, 8, 20))
+    except PrecisionError:
+        return None
+    return list(described({name: DESCRIPTIONS[name] for name in ("q_layers", "c_layers")}, fields))
+
+
 def _computation(given: Inputs, found: _Found, work: int, derive: bool) -> Computation:
     digits = given.digits
     with mp.workdps(working_dps(work)):
@@ -198,6 +221,11 @@ def _layers(given: Inputs, found: _Found, work: int) -> list[Quantity]:
         return out
     if "c_layers" in proven:
         out.append(Quantity("c_layers", description=DESCRIPTIONS["c_layers"], **proven["c_layers"]))
+        return out
+    # other activations: the re-centred layer balls of kernel --depth (bivariate expectations)
+    mine = _proven_layers(given)
+    if mine is not None:
+        out.extend(q for q in mine if q.name == "c_layers")
         return out
     _, layers_c = trajectories(given.model, found.w, to_mpf(given.sigma_b2), to_mpf(given.q0), given.c0,
                                given.depth, work)  # type: ignore[arg-type]
