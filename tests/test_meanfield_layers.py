@@ -112,7 +112,16 @@ def test_unit_correlation_stays_exact_for_any_activation():
     assert got["c_layers"]["decimal"] == ["1.00000000000000"] * (DEPTH + 1)
 
 
-def test_unproven_correlations_named_in_a_note():
+def test_unproven_correlations_named_in_a_note(monkeypatch):
+    # tanh's correlations are proven by kernel --depth's layer balls; made to fail here, they
+    # are the mpmath route's, named in the note
+    import momentcalc.moments.kernel_maps as maps
+    from momentcalc.errors import PrecisionError
+
+    def fail(*args, **kwargs):
+        raise PrecisionError("no balls")
+
+    monkeypatch.setattr(maps, "layer_trajectory", fail)
     run = invoke("meanfield", "tanh", "--sigma-w2", "2.5", "--sigma-b2", "0.05", "--depth", "3", "--c0", "0.5",
                  "--json")
     out = json.loads(run.stdout)
