@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Protocol, runtime_checkable
 
@@ -40,6 +39,107 @@ def fill_names(text: str, name_of: Callable[[str], str] = python_name) -> str:
 
 def _templates(texts: tuple[str, ...]) -> tuple[str, ...] | None:
     return texts if any("{" in text for text in texts) else None
+
+
+class FrozenInstanceError(AttributeError):
+    """A result object's field was assigned (they are frozen)."""
+
+
+class _Default:
+    """A field's default made anew for each object (``default_factory`` of a dataclass field),
+    or a field kept out of ``repr`` and ``==`` (``hidden``)."""
+
+    def __init__(self, default: Any = None, factory: Callable[[], Any] | None = None, hidden: bool = False) -> None:
+        self.default, self.factory, self.hidden = default, factory, hidden
+
+
+class _Record:
+    """What ``@dataclass(frozen=True)`` gave the result objects, without building their methods
+    from generated source at every start (about 0.6 ms of CPU a class, and every call imports
+    this module): the fields are the class's annotations in order, with the class attributes as
+    defaults; construction by position or keyword, ``__post_init__``, frozen fields,
+    ``==`` and ``hash`` over the compared fields, ``repr``, and ``replace`` (this module's)."""
+
+    _fields: tuple[str, ...] = ()
+    _defaults: dict[str, Any] = {}
+    _factories: dict[str, Callable[[], Any]] = {}
+    _compared: tuple[str, ...] = ()
+
+    def __init_subclass__(cls) -> None:
+        fields = tuple(cls.__dict__.get("__annotations__", {}))
+        defaults: dict[str, Any] = {}
+        factories: dict[str, Callable[[], Any]] = {}
+        hidden = set()
+        for name in fields:
+            if name not in cls.__dict__:
+                continue
+            default = cls.__dict__[name]
+            if isinstance(default, _Default):
+                if default.hidden:
+                    hidden.add(name)
+                if default.factory is not None:
+                    factories[name] = default.factory
+                    type.__delattr__(cls, name)
+                    continue
+                default = default.default
+                type.__setattr__(cls, name, default)
+            defaults[name] = default
+        cls._fields, cls._defaults, cls._factories = fields, defaults, factories
+        cls._compared = tuple(name for name in fields if name not in hidden)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        fields = self._fields
+        if len(args) > len(fields):
+            raise TypeError(f"{type(self).__name__}() takes at most {len(fields)} arguments ({len(args)} given)")
+        values = dict(zip(fields, args))
+        for name, value in kwargs.items():
+            if name not in fields or name in values:
+                raise TypeError(f"{type(self).__name__}() got an unexpected or repeated argument {name!r}")
+            values[name] = value
+        own = self.__dict__
+        for name in fields:
+            if name in values:
+                own[name] = values[name]
+            elif name in self._defaults:
+                own[name] = self._defaults[name]
+            elif name in self._factories:
+                own[name] = self._factories[name]()
+            else:
+                raise TypeError(f"{type(self).__name__}() missing argument {name!r}")
+        self.__post_init__()
+
+    def __post_init__(self) -> None:
+        pass
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def _key(self) -> tuple[Any, ...]:
+        return tuple(self.__dict__[name] for name in self._compared)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={self.__dict__[name]!r}" for name in self._compared)
+        return f"{type(self).__qualname__}({shown})"
+
+
+def replace(record: Any, **changes: Any) -> Any:
+    """A copy of a result object (or of a dataclass) with ``changes``, as ``dataclasses.replace``."""
+    if not isinstance(record, _Record):
+        import dataclasses
+
+        return dataclasses.replace(record, **changes)
+    return type(record)(**{**{name: record.__dict__[name] for name in record._fields}, **changes})
 
 
 class Numerals(list[str]):
@@ -80,8 +180,7 @@ class BulkValues(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Quantity:
+class Quantity(_Record):
     """One named result. ``value`` is an mpf, or a sequence of mpf for a list-valued result
     (a sequence may render itself in bulk through ``doubles()`` and ``decimals(digits)``)."""
 
@@ -102,13 +201,13 @@ class Quantity:
     whole: bool = False
     # ``description`` as written, with ``{name}`` placeholders (None when it has none);
     # ``description`` itself names arguments as Python does.
-    template: str | None = field(default=None, repr=False, compare=False)
+    template: str | None = _Default(hidden=True)
 
     def __post_init__(self) -> None:
         if self.template is None and "{" in self.description:
-            object.__setattr__(self, "template", self.description)
+            self.__dict__["template"] = self.description
         if self.template is not None:
-            object.__setattr__(self, "description", fill_names(self.template))
+            self.__dict__["description"] = fill_names(self.template)
 
     def named(self, name_of: Callable[[str], str]) -> Quantity:
         """This quantity with its description naming arguments by ``name_of``."""
@@ -147,8 +246,7 @@ class Quantity:
         return justified_digits(self.value, self.stderr, digits)
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(_Record):
     """One ``--expect NAME=VALUE`` comparison: ``found`` carries at least two digits more
     than ``expected``; ``tolerance`` is the absolute tolerance (exact decimal text) and
     ``rule`` where it comes from."""
@@ -161,8 +259,7 @@ class Check:
     rule: str = ""
 
 
-@dataclass(frozen=True)
-class Computation:
+class Computation(_Record):
     """The result of one command at one point of its inputs. ``command`` is the name of the
     function that computed it (``selu_solve``); the CLI's copy (``named``) carries the command's
     name (``selu-solve``)."""
@@ -176,15 +273,15 @@ class Computation:
     checks: tuple[Check, ...] = ()
     # Further JSON keys of this command's documents (always the same keys for a command), e.g.
     # initializer's ``equivalents``; the table shows them under the notes.
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = _Default(factory=dict)
     # ``notes`` as written, with ``{name}`` placeholders (None when none has any).
-    note_templates: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
+    note_templates: tuple[str, ...] | None = _Default(hidden=True)
 
     def __post_init__(self) -> None:
         if self.note_templates is None:
-            object.__setattr__(self, "note_templates", _templates(self.notes))
+            self.__dict__["note_templates"] = _templates(self.notes)
         if self.note_templates is not None:
-            object.__setattr__(self, "notes", tuple(fill_names(note) for note in self.note_templates))
+            self.__dict__["notes"] = tuple(fill_names(note) for note in self.note_templates)
 
     def named(self, name_of: Callable[[str], str], command: str | None = None) -> Computation:
         """This result with its descriptions and notes naming arguments by ``name_of`` (the
@@ -213,22 +310,20 @@ class Computation:
         return self[name].value
 
 
-@dataclass(frozen=True)
-class Sweep:
+class Sweep(_Record):
     """A command evaluated at several points (a swept option): one Computation per row."""
 
     command: str
     digits: int
     rows: tuple[Computation, ...]
-    swept: tuple[str, ...] = field(default=())
+    swept: tuple[str, ...] = ()
 
     @property
     def checks(self) -> tuple[Check, ...]:
         return tuple(check for row in self.rows for check in row.checks)
 
 
-@dataclass(frozen=True)
-class Listing:
+class Listing(_Record):
     """A table of plain cells (``verify``, ``constants``, ``activations``): one dict per row.
 
     ``ok`` is None for a plain listing, or the overall verdict of a check (``verify``), whose
@@ -241,19 +336,19 @@ class Listing:
     rows: tuple[dict[str, Any], ...]
     title: str = ""
     ok: bool | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = _Default(factory=dict)
     notes: tuple[str, ...] = ()  # shown under the table only (JSON rows carry the details)
     failures: tuple[str, ...] = ()
-    labels: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = _Default(factory=dict)
     rows_in_json: bool = True  # audit's JSON carries its findings (in ``extra``) instead of the table rows
     # ``notes`` as written, with ``{name}`` placeholders (None when none has any).
-    note_templates: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
+    note_templates: tuple[str, ...] | None = _Default(hidden=True)
 
     def __post_init__(self) -> None:
         if self.note_templates is None:
-            object.__setattr__(self, "note_templates", _templates(self.notes))
+            self.__dict__["note_templates"] = _templates(self.notes)
         if self.note_templates is not None:
-            object.__setattr__(self, "notes", tuple(fill_names(note) for note in self.note_templates))
+            self.__dict__["notes"] = tuple(fill_names(note) for note in self.note_templates)
 
     def named(self, name_of: Callable[[str], str]) -> Listing:
         """This listing with its notes naming arguments by ``name_of``."""

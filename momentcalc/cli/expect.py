@@ -16,7 +16,7 @@ at the edge of chaos).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
@@ -27,7 +27,7 @@ from ..engine.precision import MAX_DIGITS, to_decimal, working_dps
 from ..engine.written import last_digit_unit as _last_digit_unit
 from ..engine.written import significant_digits
 from ..errors import InputError
-from ..result import Check, Computation
+from ..result import Check, Computation, replace
 
 MIN_SIGNIFICANT = 3
 # The found value of a failed check is shown to this many more digits than VALUE has, so

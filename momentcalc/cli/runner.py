@@ -16,7 +16,6 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -27,7 +26,7 @@ from ..engine.precision import MAX_DIGITS
 from ..errors import InputError, MomentcalcError, PrecisionError
 from ..progress import Spinner
 from ..render import FORMATS, OutputClosed
-from ..result import Computation, Sweep
+from ..result import Computation, Sweep, replace
 from . import child
 from .options import SHARED, NumberRule, catalog_parameters
 from .sweep import MAX_SWEEP_POINTS, is_sweep_syntax, is_text_sweep, parse_texts, parse_values

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...defaults import ACTIVATION_MOMENT as DEFAULTS
-from ...result import Computation
+from ...result import Computation, replace
 from ..app import app
 from ..options import ActivationArgument, Format, Json, Mean, Std
 from ..runner import computing_command, errors_as, output_format
@@ -51,8 +51,6 @@ def activation_moment(
 @app.command("activations", epilog=LIST_EXAMPLES)
 def activations(format: Format = "table", json_: Json = False) -> None:
     """List the activation catalog: names, aliases, formulas, which moments have a closed form."""
-    from dataclasses import replace
-
     from ...computations.activation import catalog_listing
     from ...render import emit
 

@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ...result import Computation
+from ...result import Computation, replace
 from ..app import app
 from ..options import Format, Json, number
 from ..runner import computing_command, errors_as, flag, output_format
@@ -99,8 +99,6 @@ def initializer(
 def initializers(format: Format = "table", json_: Json = False) -> None:
     """List the initializer catalog: each call with its arguments and defaults, the framework version whose
     source it encodes, and its effective_ratio at the defaults."""
-    from dataclasses import replace
-
     from ...computations.initializer import catalog_listing
     from ...render import emit
 

@@ -31,7 +31,7 @@ kernel on balls (``layers`` proves q_layers, and c_layers where it can).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
@@ -39,6 +39,7 @@ from mpmath import mp
 
 from ...engine.numbers import to_mpf, to_text
 from ...engine.precision import working_dps
+from ...result import replace
 from ...tier import INFINITY, Computation, PrecisionError, Quantity, fields_of
 from . import phase
 from .inputs import Inputs
