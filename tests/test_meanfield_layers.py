@@ -176,3 +176,35 @@ def test_correlations_near_one_and_zero_stay_proven_over_many_layers(case):
     with mp.workdps(60):
         assert got["q_layers"]["decimal"] == [to_decimal(q, 15) for q in qs]
         assert got["c_layers"]["decimal"] == [to_decimal(c, 15) for c in cs]
+
+
+@lru_cache(maxsize=None)
+def _reference_c(name: str, w: str, b: str, q0: str, c0: str, depth: int) -> tuple[mpmath.mpf, ...]:
+    """c layer by layer with the mpmath route's bivariate quadrature (``moments.
+    bivariate_quadrature``: smoothing and a lattice trapezoid rule in mpmath, none of the Arb
+    route's balls) at 42 digits, q from ``_reference_q``."""
+    from momentcalc.catalog import resolve
+    from momentcalc.moments.bivariate_quadrature import cross_expectations
+
+    act = resolve(name, {})
+    qs = _reference_q(name, w, b, q0)
+    with mp.workdps(DPS + 10):
+        cs = [mpmath.mpf(c0)]
+        for q, q_next in zip(qs[:depth], qs[1:depth + 1]):
+            k, _ = cross_expectations(act, q, cs[-1], DPS)
+            cs.append((mpmath.mpf(w) * k + mpmath.mpf(b)) / q_next)
+        return tuple(cs)
+
+
+@pytest.mark.slow
+def test_bivariate_correlations_every_digit_against_quadrature():
+    """tanh's c_layers (no closed-form kernel: the certified bivariate route across each
+    layer's balls) at --digits 15 and 30 against the 42-digit mpmath quadrature, two layers
+    (the second from a q that is itself a ball)."""
+    reference = _reference_c("tanh", "2.5", "0.05", "1", "0.5", 2)
+    for digits in (15, 30):
+        got = _printed("tanh", "--sigma-w2", "2.5", "--sigma-b2", "0.05", "--c0", "0.5", "--digits", str(digits),
+                       depth=2)
+        assert got["c_layers"]["certified"] is True
+        with mp.workdps(DPS):
+            assert got["c_layers"]["decimal"] == [to_decimal(c, digits) for c in reference]
