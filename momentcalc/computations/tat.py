@@ -140,9 +140,10 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
                     "output_shift": balls["output_shift"], "output_scale": balls["output_scale"],
                     "layer_target": target}
     raise PrecisionError("no transform reaching this {target_slope} was found from DKS's starting points "
-                         "(not proven unreachable: a smooth activation reaches per-layer targets just above 1, "
-                         "a clipped piecewise-linear one (hardtanh, relu6) only above pi/(pi - 1) = 1.467 in our "
-                         "search, and a very large target may need a deeper network)", param="target_slope")
+                         "(not proven unreachable; in our search relu-like activations (softplus, elu, gelu, "
+                         "swish) reach per-layer targets only below relu's pi/(pi - 1) = 1.467, their input_scale "
+                         "growing without bound toward it, and clipped ones (hardtanh, relu6) only above it; a "
+                         "deeper network lowers the per-layer target)", param="target_slope")
 
 
 __all__ = ["tat", "DESCRIPTIONS"]
