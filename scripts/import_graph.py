@@ -158,24 +158,27 @@ def module_cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return sorted(groups)
 
 
-def local_imports(path: Path) -> list[tuple[int, str]]:
+def local_imports(path: Path, source: str | None = None) -> list[tuple[int, str]]:
     """(line, module) of every import inside a function, class body or other block, but for
-    the allowed lazy ones (LAZY_ALLOWED) and ``TYPE_CHECKING`` blocks."""
-    tree = ast.parse(path.read_text(), str(path))
+    the allowed lazy ones (LAZY_ALLOWED) and ``if TYPE_CHECKING:`` blocks (never run). The
+    module is the package's submodule where ``from X import y`` names one (``X.y``), else X;
+    ``source`` stands in for the file's text (a test's made-up module)."""
+    tree = ast.parse(path.read_text() if source is None else source, str(path))
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    modules = all_modules()
     top = {id(node) for node in tree.body}
+    typing_only = {id(inner) for node in ast.walk(tree) if isinstance(node, ast.If)
+                   and "TYPE_CHECKING" in ast.unparse(node.test) for inner in ast.walk(node)}
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top:
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top | typing_only:
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
-            elif node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                targets = [".".join(base + ([node.module] if node.module else []))]
             else:
-                targets = [node.module or ""]
+                source_module = _absolute(node, package)
+                targets = [f"{source_module}.{alias.name}" if f"{source_module}.{alias.name}" in modules
+                           else source_module for alias in node.names]
             for target in targets:
                 if target.split(".")[0] not in LAZY_ALLOWED:
                     found.append((node.lineno, target))

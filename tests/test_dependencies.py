@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.metadata
+import importlib.util
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -158,3 +159,199 @@ def test_no_module_imports_a_private_name_from_another_package():
     assert offenders == {}
     assert _private_imports("momentcalc.moments", "from ..engine.gaussian_balls import _log2")
     assert not _private_imports("momentcalc.moments", "from .exact import _piece_expectation")
+
+
+# Function-local imports inside momentcalc/ are for start-up: a module is imported where it is
+# used when a default call (tests/bench/bench_startup.py) or importing a library function would
+# otherwise load it for nothing. sympy, numpy, scipy and matplotlib may always be imported so
+# (scripts/import_graph.LAZY_ALLOWED); any other one is listed here as "file -> module" (file
+# under momentcalc/, ".x" for momentcalc.x) with why it stays lazy. Before adding an entry,
+# check that module level would load something new: ``python tests/bench/loaded_modules.py
+# record before.json``, move the import up, ``record after.json``, ``compare before.json
+# after.json`` (identical: keep it at module level).
+_CLI = "cli/: start-up work in progress (helper startup); review there"
+LOCAL_IMPORTS = {
+    "__init__.py -> .commands": "the command table: only the Python API's names need it, not 'import momentcalc'",
+    "catalog/resolving.py -> .catalog.expressions": "the expression parser: only for an activation given as a formula",
+    "cli/app.py -> .cli.child": _CLI,
+    "cli/app.py -> .cli.streams": _CLI,
+    "cli/app.py -> gc": _CLI,
+    "cli/budget.py -> .engine.numbers": _CLI,
+    "cli/child.py -> faulthandler": "the child's crash report: imported in the forked child only",
+    "cli/child.py -> marshal": _CLI,
+    "cli/child.py -> pickle": "about 2 ms: only for what marshal cannot send (a sweep share's rows, an exception)",
+    "cli/child.py -> resource": "the child's limits: imported in the forked child only",
+    "cli/child.py -> threadpoolctl": "only where numpy is loaded (BLAS threads)",
+    "cli/child.py -> traceback": "only when the computation raised",
+    "cli/commands/activation.py -> .computations.activation": "the command's computation: loaded when it runs",
+    "cli/commands/activation.py -> .render": _CLI,
+    "cli/commands/activation.py -> dataclasses": _CLI,
+    "cli/commands/attention.py -> .computations.attention": "the command's computation: loaded when it runs",
+    "cli/commands/audit.py -> .computations.audit": "the command's computation: loaded when it runs",
+    "cli/commands/audit.py -> .computations.identify": "the command's computation: loaded when it runs",
+    "cli/commands/audit.py -> .errors": _CLI,
+    "cli/commands/audit.py -> .render": _CLI,
+    "cli/commands/audit.py -> sys": _CLI,
+    "cli/commands/gau.py -> .computations.gau": "the command's computation: loaded when it runs",
+    "cli/commands/init.py -> .computations.init": "the command's computation: loaded when it runs",
+    "cli/commands/initializer.py -> .computations.initializer": "the command's computation: loaded when it runs",
+    "cli/commands/initializer.py -> .render": _CLI,
+    "cli/commands/initializer.py -> dataclasses": _CLI,
+    "cli/commands/kernel.py -> .computations.hermite": "the command's computation: loaded when it runs",
+    "cli/commands/kernel.py -> .computations.kernel": "the command's computation: loaded when it runs",
+    "cli/commands/kernel.py -> .computations.tat": "the command's computation: loaded when it runs",
+    "cli/commands/kernel.py -> .defaults": _CLI,
+    "cli/commands/meanfield.py -> .computations.meanfield": "the command's computation: loaded when it runs",
+    "cli/commands/postnorm.py -> .computations.postnorm": "the command's computation: loaded when it runs",
+    "cli/commands/schema.py -> .render.schema": _CLI,
+    "cli/commands/schema.py -> sys": _CLI,
+    "cli/commands/selu.py -> .computations.selu": "the command's computation: loaded when it runs",
+    "cli/commands/truncnorm.py -> .computations.truncnorm": "the command's computation: loaded when it runs",
+    "cli/commands/verify.py -> .render": _CLI,
+    "cli/commands/verify.py -> .verification.run": "the command's computation: loaded when it runs",
+    "cli/commands/verify.py -> sys": _CLI,
+    "cli/completion.py -> .catalog.initializers": "shell completion of an initializer name only",
+    "cli/completion.py -> .catalog.resolving": "shell completion of an activation name only",
+    "cli/completion.py -> .verification.run": "shell completion of a constant id only",
+    "cli/completion.py -> os": _CLI,
+    "cli/completion.py -> shlex": "shell completion only",
+    "cli/expect.py -> .engine.numbers": _CLI,
+    "cli/expect.py -> .render.document": _CLI,
+    "cli/figures.py -> .render": _CLI,
+    "cli/figures.py -> .render.figure": "--plot/--chart only",
+    "cli/figures.py -> importlib.util": _CLI,
+    "cli/group.py -> .cli.commands": "a command's CLI module: loaded when that command is called",
+    "cli/group.py -> .cli.completion": "shell completion only",
+    "cli/group.py -> .render.document": "an error as JSON only",
+    "cli/group.py -> .render.text": _CLI,
+    "cli/group.py -> re": _CLI,
+    "cli/group.py -> textwrap": "--help only",
+    "cli/group.py -> typer.main": _CLI,
+    "cli/memory.py -> .engine.numbers": _CLI,
+    "cli/options.py -> .catalog.parameters": _CLI,
+    "cli/options.py -> click": _CLI,
+    "cli/options.py -> click.core": _CLI,
+    "cli/options.py -> sys": _CLI,
+    "cli/options.py -> typer._click.core": _CLI,
+    "cli/options.py -> typer._click.globals": _CLI,
+    "cli/runner.py -> .cli.budget": "--cpu-seconds/--memory only",
+    "cli/runner.py -> .cli.expect": "--expect/--rtol/--atol only (about 2.5 ms)",
+    "cli/runner.py -> .cli.figures": "--plot/--chart only",
+    "cli/runner.py -> .cli.memory": "--memory only",
+    "cli/runner.py -> .cli.options": _CLI,
+    "cli/runner.py -> .render": _CLI,
+    "cli/streams.py -> .render.text": _CLI,
+    "computations/activation.py -> .symbolic.activation": "--derive only (sympy)",
+    "computations/attention.py -> .computations.attention_simulation": "--simulate only (numpy)",
+    "computations/attention.py -> .symbolic.attention": "--derive only (sympy)",
+    "computations/gau/numeric.py -> .catalog.ball_functions": "importing momentcalc.gau_scale stays light (first call)",
+    "computations/gau/numeric.py -> .computations.gau.full": "importing momentcalc.gau_scale stays light (first call)",
+    "computations/gau/numeric.py -> .moments.expectations": "importing momentcalc.gau_scale stays light (first call)",
+    "computations/gau/scale.py -> .computations.gau.full": "importing momentcalc.gau_scale stays light (first call)",
+    "computations/gau/scale.py -> .computations.gau.proof": "importing momentcalc.gau_scale stays light (first call)",
+    "computations/gau/scale.py -> .computations.gau.report": "importing momentcalc.gau_scale stays light (first call)",
+    "computations/gau/scale.py -> .computations.gau.simulate": "--simulate only (numpy)",
+    "computations/gau/scale.py -> .moments.expectations": "importing momentcalc.gau_scale stays light (first call)",
+    "computations/gau/scale.py -> .symbolic.gau": "--derive only (sympy)",
+    "computations/gau/scale.py -> .symbolic.gau_full": "--derive only (sympy)",
+    "computations/hermite.py -> .engine.gaussian_balls": "importing momentcalc.hermite stays light (first call)",
+    "computations/hermite.py -> .moments.exact": "importing momentcalc.hermite stays light (first call)",
+    "computations/hermite.py -> .moments.hermite_coefficients": "importing momentcalc.hermite stays light",
+    "computations/hermite.py -> .moments.kernel_maps": "importing momentcalc.hermite stays light (first call)",
+    "computations/hermite.py -> flint": "importing momentcalc.hermite loads no python-flint (first call)",
+    "computations/identify.py -> .computations.common": "not loaded by audit's default call",
+    "computations/identify.py -> .computations.constant_recipes": "identify past the index's 40 digits only",
+    "computations/identify.py -> .computations.generated_constant_index": "the index: not read on a bad --digits",
+    "computations/init.py -> .catalog": "--activation only (catalog.resolving)",
+    "computations/init.py -> .moments": "--activation only",
+    "computations/init.py -> .moments.exact": "--activation only",
+    "computations/init.py -> .moments.monomials": "--activation only",
+    "computations/init.py -> .symbolic.init": "--derive only (sympy)",
+    "computations/kernel.py -> .engine.gaussian_balls": "importing momentcalc.kernel stays light (first call)",
+    "computations/kernel.py -> .moments.kernel_maps": "not loaded by tat, which imports kernel.EXTRA",
+    "computations/kernel.py -> .symbolic.kernel": "--derive only (sympy)",
+    "computations/kernel.py -> flint": "importing momentcalc.kernel loads no python-flint (first call)",
+    "computations/meanfield/locate.py -> .computations.meanfield.prove": "importing momentcalc.meanfield stays light",
+    "computations/meanfield/locate.py -> .moments.bivariate_certified": "the correlation map c* only",
+    "computations/meanfield/locate.py -> .moments.exact": "importing momentcalc.meanfield stays light (first call)",
+    "computations/meanfield/model.py -> .moments.bivariate_certified": "the correlation map c* only",
+    "computations/meanfield/model.py -> .moments.bivariate_quadrature": "the correlation map c* only",
+    "computations/meanfield/prove.py -> .computations.meanfield.correlation_proof": "the chaotic phase's c* < 1 only",
+    "computations/meanfield/solve.py -> .computations.meanfield.prove": "importing momentcalc.meanfield stays light",
+    "computations/meanfield/solve.py -> .moments.exact": "importing momentcalc.meanfield stays light (first call)",
+    "computations/meanfield/solve.py -> .symbolic.meanfield": "--derive only (sympy)",
+    "computations/postnorm.py -> .symbolic.postnorm": "--derive only (sympy)",
+    "computations/postnorm_series.py -> flint": "importing momentcalc.postnorm_decay loads no python-flint",
+    "computations/selu.py -> .symbolic.selu": "--derive only (sympy)",
+    "computations/tat.py -> .engine.gaussian_balls": "importing momentcalc.tat stays light (first call)",
+    "computations/tat.py -> .moments.dks": "DKS (not leaky_relu's TAT) only",
+    "computations/tat.py -> .moments.transforms": "not loaded by DKS calls that fail to find a transform",
+    "computations/tat.py -> flint": "importing momentcalc.tat loads no python-flint (first call)",
+    "computations/truncnorm.py -> .symbolic.truncnorm": "--derive only (sympy)",
+    "console.py -> .cli": "imported with the cyclic GC off and under the Ctrl-C handler (start-up)",
+    "engine/balls.py -> flint": "python-flint (about 20 ms) only where a ball is made",
+    "engine/convolution.py -> resource": "only to read the memory limit when a convolution is large",
+    "moments/activation_balls.py -> .engine.trapezoid": "the trapezoidal route only",
+    "moments/bivariate_certified.py -> .moments.bivariate_expression": "an activation given as a formula only",
+    "moments/bivariate_certified.py -> .moments.bivariate_kinked": "kinked activations' route only",
+    "moments/expectations.py -> .catalog.expression_twins": "the Arb route only (not the mpmath estimate)",
+    "moments/expectations.py -> .catalog.expressions": "an activation given as a formula only",
+    "moments/expectations.py -> .engine.gaussian_balls": "the Arb route only (python-flint)",
+    "moments/expectations.py -> .moments.activation_balls": "the Arb route only (python-flint)",
+    "moments/expectations.py -> .moments.exact": "closed forms of the summary only",
+    "moments/kernel_maps.py -> .catalog.expressions": "an activation given as a formula only",
+    "moments/kernel_maps.py -> .catalog.kernels": "the kernels' closed forms only",
+    "moments/kernel_maps.py -> .moments.bivariate_certified": "the bivariate Arb route only",
+    "moments/normal_cdf.py -> .engine.normal_cdf_moments": "Phi's moments only",
+    "moments/quadrature.py -> .catalog.expressions": "an activation given as a formula only",
+    "progress.py -> rich.console": "a progress bar only (long runs on a terminal)",
+    "progress.py -> rich.progress": "a progress bar only (long runs on a terminal)",
+    "render/__init__.py -> .render.audit_formats": "audit's output only",
+    "render/__init__.py -> .render.cells": "loaded only for the formats that need it",
+    "render/__init__.py -> .render.chart": "--chart only",
+    "render/__init__.py -> .render.csv_out": "--format csv only",
+    "render/__init__.py -> .render.document": "--json/--format json only",
+    "render/__init__.py -> .render.json_out": "--json/--format json only",
+    "render/__init__.py -> .render.plain": "--format text only",
+    "render/__init__.py -> .render.table": "--format table only",
+    "render/__init__.py -> .render.text": "loaded only for the formats that need it",
+    "render/chart.py -> rich.table": "--chart's table only",
+    "verification/registry.py -> .catalog.activations": "the entries that check SELU's constants only",
+    "verification/registry.py -> .moments": "the entries that check a Gaussian moment only",
+}
+
+
+def _import_graph():
+    spec = importlib.util.spec_from_file_location("import_graph", PACKAGE.parent / "scripts" / "import_graph.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _local_imports(graph, path: Path, source: str | None = None) -> set[str]:
+    """``file -> module`` of each function-local import of ``path`` (LOCAL_IMPORTS' keys)."""
+    relative = path.relative_to(PACKAGE).as_posix()
+    return {f"{relative} -> " + ("." + target.removeprefix("momentcalc.") if target.startswith("momentcalc.") else target)
+            for _, target in graph.local_imports(path, source)}
+
+
+def test_function_local_imports_are_listed_with_a_reason():
+    """A new function-local import (not of sympy, numpy, scipy or matplotlib) fails here until it
+    is listed in LOCAL_IMPORTS with why; outside cli/ (helper startup's), an entry whose import
+    went to module level fails too, so the list says what is lazy."""
+    graph = _import_graph()
+    found = set().union(*(_local_imports(graph, path) for path in sorted(PACKAGE.rglob("*.py"))))
+    assert sorted(found - LOCAL_IMPORTS.keys()) == []
+    assert sorted(key for key in LOCAL_IMPORTS.keys() - found if not key.startswith("cli/")) == []
+    assert all(reason.strip() and "\n" not in reason for reason in LOCAL_IMPORTS.values())
+
+
+def test_the_local_import_check_can_fail():
+    graph = _import_graph()
+    path = PACKAGE / "computations" / "truncnorm.py"
+    source = path.read_text() + (
+        "\n\ndef _late():\n    from ..moments import expectations\n    import sympy\n    from numpy import array\n"
+        "    import json\n\n\nif TYPE_CHECKING:\n    from ..catalog import Activation\n")
+    found = _local_imports(graph, path, source)
+    new = found - LOCAL_IMPORTS.keys()
+    assert new == {"computations/truncnorm.py -> .moments.expectations", "computations/truncnorm.py -> json"}

@@ -25,6 +25,7 @@ import math
 import struct
 
 from ..engine.numbers import to_text
+from ..errors import PrecisionError
 
 # A positive real number as a product of rational powers of positive rationals:
 # ((base, exponent), ...) means prod(base ** exponent). Exact, and cheap to evaluate as a ball.
@@ -171,8 +172,6 @@ def absolute_truncated_normal(args: Mapping[str, object], fan_in: Fraction | Non
     bottom, top, atom_low, atom_high = torch_uniform_ends(*map(double, (mean, std, a, b)))
     if bottom == top:
         if abs(bottom) != 1:
-            from ..errors import PrecisionError
-
             raise PrecisionError(f"PyTorch's float32 uniform_({bottom!r}, {top!r}) is one number: every value is the "
                                  "float32 erfinv of it, which momentcalc does not model")
         value = b if top == 1 else a
@@ -187,8 +186,6 @@ def absolute_truncated_normal(args: Mapping[str, object], fan_in: Fraction | Non
         if probability:
             held = float32(double(where))  # clamp_ sets the value to the bound as the float32 tensor holds it
             if held in (INF, -INF):
-                from ..errors import PrecisionError
-
                 raise PrecisionError(f"PyTorch's uniform_ draws exactly {'-1' if name == 'a' else '1'} with "
                                      f"probability 2^-24, erfinv makes it infinite and the clamp to {name} = "
                                      f"{to_text(where)} (beyond float32) leaves it infinite: the values' std is "

@@ -22,7 +22,7 @@ from typing import Any
 
 from mpmath import mp
 
-from ..catalog import resolve
+from ..catalog import CATALOG, resolve
 from ..catalog.gated import GATED, Gated, gated
 from ..defaults import ACTIVATION_MOMENT as DEFAULTS
 from ..engine.numbers import as_number
@@ -143,8 +143,6 @@ def _gated_moments(unit: Gated, *, mean: object, std: object, params: Mapping[st
 
 def catalog_listing() -> Listing:
     """``momentcalc activations``: the catalog with its formulas and closed forms under N(0, 1)."""
-    from ..catalog import CATALOG
-
     with mp.workdps(20):
         rows = tuple(
             {

@@ -23,7 +23,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ..tier import InputError, Listing
-from .identify import Literal, Match, exact_text, identify_literal, near, parse_literal, subjects_named
+from .identify import (
+    Literal, Match, ROUNDING_DIGITS, exact_text, identify_literal, near, parse_literal, subject_words,
+    subjects_named, tokens,
+)
 
 PYTHON = (".py", ".pyi")
 REGEX = (".json", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".js", ".ts", ".c", ".cc", ".cpp", ".h", ".hpp",
@@ -178,8 +181,6 @@ def _worth_reading(text: str) -> bool:
     literal can be identified by value only with ≥ 5 digits within a relative 10^-4 of a
     constant, and by context only when some constant agrees to 2 digits and its line has a word
     of some subject."""
-    from .identify import ROUNDING_DIGITS, subject_words, tokens
-
     for hit in NUMBER.finditer(text):
         literal = parse_literal(hit.group())
         if literal is None or literal.digits < 2:

@@ -30,6 +30,14 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+from flint import arb
+
+from ..catalog import CATALOG
+from ..engine import normal_balls
+from ..engine.rounding import ball_text
+from ..errors import PrecisionError
+from ..tier import arb_precision, bits_for, exact_ball, moment_balls, selu_constants
+
 
 class Entry(NamedTuple):
     """One constant: its id, a name, its formula, the words that name its subject in code
@@ -74,8 +82,6 @@ def _activation_subjects(name: str, aliases: tuple[str, ...]) -> tuple[str, ...]
 
 def entries() -> list[Entry]:
     """Every constant of the index, in the order ``identify --list`` prints them."""
-    from ..catalog import CATALOG
-
     found: list[Entry] = []
     for act in CATALOG:
         subjects = _activation_subjects(act.name, act.aliases)
@@ -146,11 +152,6 @@ def entries() -> list[Entry]:
 
 def _balls(digits: int) -> dict[str, Any]:
     """Every constant as a ball that should round at ``digits`` digits (the caller checks)."""
-    from flint import arb
-
-    from ..catalog import CATALOG
-    from ..tier import exact_ball, moment_balls, selu_constants
-
     out: dict[str, Any] = {}
     for act in CATALOG:
         b = moment_balls(act.name, digits=digits)
@@ -161,8 +162,6 @@ def _balls(digits: int) -> dict[str, Any]:
     sigmoid_second = moment_balls("sigmoid", digits=digits)["second_moment"]
     out["glu.centered_gain"] = 1 / sigmoid_second.sqrt()
     out["glu.variance"] = sigmoid_second
-    from ..engine import normal_balls
-    from ..tier import bits_for
 
     bits = bits_for(digits) + 64
     for a in TRUNCATIONS:
@@ -201,10 +200,6 @@ def _balls(digits: int) -> dict[str, Any]:
 def compute(digits: int, wanted: Callable[[str], bool] = lambda key: True) -> dict[str, str]:
     """Every constant's decimal, correctly rounded to ``digits`` significant digits and proven
     (each ball's two ends round alike), raising the precision until they do."""
-    from ..engine.rounding import ball_text
-    from ..errors import PrecisionError
-    from ..tier import arb_precision, bits_for
-
     for extra in (10, 30, 90):
         with arb_precision(bits_for(digits + extra) + 64):
             balls = _balls(digits + extra)

@@ -20,6 +20,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import mpmath
+
+from ..engine.balls import exact_ball
+from ..engine.numbers import to_mpf
+
 ARCHES = ("encoder", "decoder", "encdec")
 # The DeepNet paper's constants for the encoder of an encoder-decoder (Wang et al., 2022, Table 1).
 ENCDEC_ALPHA = Fraction("0.81")
@@ -48,17 +53,11 @@ class Root:
 
     def ball(self) -> Any:
         """The value as an Arb ball at the current precision."""
-        from ..engine.balls import exact_ball
-
         radicand = exact_ball(self.radicand)
         root = radicand.sqrt() if self.index == 2 else radicand.root(self.index)
         return root if self.coefficient == 1 else exact_ball(self.coefficient) * root
 
     def mpf(self) -> Any:
-        import mpmath
-
-        from ..engine.numbers import to_mpf
-
         return to_mpf(self.coefficient) * mpmath.root(to_mpf(self.radicand), self.index)
 
 

@@ -37,7 +37,7 @@ import mpmath
 from ..defaults import BERT_STD, TRUNCATION
 from ..defaults import INIT as DEFAULTS
 from ..engine import normal_balls
-from ..engine.numbers import Number, as_number, rational_sqrt
+from ..engine.numbers import Number, as_number, rational_sqrt, to_text
 from ..engine.precision import MAX_INTERNAL_DIGITS
 from ..tier import (
     Computation, InputError, Precision, check_digits, choice, digits_for, exact_ball, prove, quantities, whole,
@@ -268,7 +268,5 @@ def _residual(residual: object, layers: object):  # type: ignore[no-untyped-def]
                          params=("residual",))
     number = as_number(layers, "layers")
     if number.denominator != 1 or not 1 <= number <= MAX_LAYERS:
-        from ..engine.numbers import to_text
-
         raise InputError(param="layers", allowed=f"a whole number from 1 to {MAX_LAYERS}", got=to_text(number))
     return residual_scaling(kind, int(number))

@@ -25,6 +25,9 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+import mpmath
+from flint import arb, fmpq
+
 from ..catalog.initializers import BY_NAME, CATALOG, HALF, INF, Draw, Initializer, Product, RuleError, float32
 from ..engine import normal_balls
 from ..engine.mpmath_internals import binary, is_mpf
@@ -175,8 +178,6 @@ def _integer_root(n: int, k: int) -> int | None:
 
 
 def _ball(product: Product) -> Any:
-    from flint import arb, fmpq
-
     value = arb(1)
     for base, exponent in product:
         b = exact_ball(base)
@@ -240,8 +241,6 @@ def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
                 exact[end] = draw.mean + sigma_value * Fraction(where)
 
     def evaluate(bits: int) -> dict[str, Any]:
-        from flint import arb
-
         sigma = _ball(draw.sigma)
         values: dict[str, Any] = {"nominal_std": _ball(draw.nominal)}
         if truncated:
@@ -278,8 +277,6 @@ def _tame(ball: Any, bits: int) -> Any:
     """The ball widened to a radius of at least 2^-(bits + 16) of its magnitude: still a proven
     enclosure, and rounding it never shifts a midpoint by the astronomically many bits that a
     far tail's radius (e^(-10^600) next to 1) would ask for."""
-    from flint import arb
-
     if not ball.is_finite() or ball.is_exact():
         return ball
     return ball + arb(0, abs(ball).upper() * arb(2) ** -(bits + 16))
@@ -292,8 +289,6 @@ def _code(value: Any, digits: int) -> str:
     ``digits``-digit decimal without trailing zeros."""
     exact = Fraction(value) if isinstance(value, Fraction) else None
     if exact is None and value is not None and is_mpf(value):
-        import mpmath
-
         if mpmath.isfinite(value):
             sign, mantissa, exponent, _ = binary(mpmath.mpf(value))  # signed: mpf.man_exp drops the sign
             exact = (-1) ** sign * Fraction(mantissa) * Fraction(2) ** exponent if abs(exponent) < 1100 else None
@@ -398,8 +393,6 @@ def initializer(
     fields = _proven(draw, digits)
     results = {quantity.name: quantity for quantity in quantities(DESCRIPTIONS, fields)}
     if draw.family != "uniform":
-        import mpmath
-
         for key, bound in (("low_sigma", draw.low), ("high_sigma", draw.high)):
             fields = exactly(bound) if bound not in (INF, -INF) else {
                 "value": mpmath.mpf(bound), "certified": True, "error_bound": mpmath.mpf(0)}

@@ -34,6 +34,7 @@ from typing import Any
 import mpmath
 
 from ..defaults import POSTNORM_DECAY as DEFAULTS
+from ..engine.balls import exact_ball, max_bits
 from ..engine.numbers import Number, as_number, to_mpf, to_text
 from ..tier import (
     Computation, InputError, Precision, PrecisionError, Quantity, arb_precision, check_digits, exactly, prove,
@@ -290,8 +291,6 @@ class _Scheme:
 
     def ball_parts(self) -> tuple[Any, Any, Any]:
         """(c, d², d) as Arb balls at the current Arb precision."""
-        from ..engine.balls import exact_ball
-
         if self.form == "pre":
             one = exact_ball(1)
             return one, one, one
@@ -305,8 +304,6 @@ class _Scheme:
 
     def alpha_ball(self) -> Any:
         """alpha as a ball at the current Arb precision."""
-        from ..engine.balls import exact_ball
-
         if self.alpha_squared is not None:
             return exact_ball(self.alpha_squared).sqrt()
         return self.default_alpha.ball()
@@ -341,8 +338,6 @@ class _Scheme:
         small sigma), from an Arb ball of the ratio: proven once the ball's floor is one
         integer. When the ball keeps holding an integer n, d^n = t may hold exactly (sigma = 1,
         t = 1/4): decided in rationals when d² is rational, else more precision decides."""
-        from ..engine.balls import exact_ball, max_bits
-
         if self.form == "pre" or self.sigma_squared == 0:
             return None
         square = self.exact_square()

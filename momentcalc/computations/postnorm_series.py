@@ -20,9 +20,11 @@ so with d² = 1/2 (sigma = 1) every even power is an exact power of two.
 from __future__ import annotations
 
 import bisect
+import decimal
 import functools
 import math
 import operator
+from decimal import Decimal
 from fractions import Fraction
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
@@ -300,9 +302,6 @@ def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
     10^−8 units of a tie, or exactly on one: with d² = 1/2 and c = 1 the factors are exact
     decimals and 2^−22 is a tie at 15 digits) ``proven_text`` decides it.
     """
-    import decimal
-    from decimal import Decimal
-
     count = len(weights)
     prec = digits + len(str(count)) + BULK_GUARD
     limits = {"Emin": decimal.MIN_EMIN, "Emax": decimal.MAX_EMAX, "traps": []}
@@ -376,8 +375,6 @@ def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
 
 def _arb_decimal(ball: Any) -> Any:
     """The midpoint of an arb as an exact Decimal."""
-    from decimal import Decimal
-
     mantissa, exponent = (int(x) for x in ball.mid().man_exp())
     if exponent >= 0:
         return Decimal(mantissa << exponent)
@@ -386,8 +383,6 @@ def _arb_decimal(ball: Any) -> Any:
 
 def _padded(value, length: int):
     """``value`` with its coefficient padded by trailing zeros to ``length`` digits."""
-    from decimal import Decimal
-
     sign, coefficient, exponent = value.as_tuple()
     extra = length - len(coefficient)
     if extra <= 0:

@@ -38,6 +38,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 import mpmath
+from flint import arb
 from mpmath import mp
 
 from ..defaults import SELU_SOLVE as DEFAULTS
@@ -45,7 +46,7 @@ from ..engine import normal, normal_balls
 from ..engine.numbers import Number, as_number, to_mpf, to_text
 from ..engine.precision import stable, working_dps
 from ..engine.roots import find_root
-from ..engine.rounding import decimal_text
+from ..engine.rounding import MAX_EXPONENT_BITS, decimal_text
 from ..tier import Computation, InputError, PrecisionError, check_digits, exact_ball, positive, prove, quantities
 
 # CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
@@ -124,8 +125,6 @@ def _tail(x: Fraction, bits: int) -> Any:
 def closed_form_ball(p: Pieces, mean: Fraction, second: Fraction) -> tuple[Any, Any]:
     """``closed_form`` on balls: (λ, α) with proven radii, nan balls while a sign the formula
     needs is not yet proven (the caller raises the precision)."""
-    from flint import arb
-
     nan = arb("nan")
     if not (p.a < 0 and p.b > 0 and p.m1 > 0):
         return nan, nan
@@ -259,8 +258,6 @@ def _check_exponents(input_mean: Fraction, input_std: Fraction) -> None:
     c²/(4·ln 10) > c²/19 in size; when that has more bits than rounding takes
     (``rounding.MAX_EXPONENT_BITS``), the answer is the refusal the rounding would give after
     the whole budget (mpmath's e^(−c²/2) at such c takes seconds a call)."""
-    from ..engine.rounding import MAX_EXPONENT_BITS
-
     ratio = input_mean / input_std
     lower = (ratio.numerator * ratio.numerator) // (19 * ratio.denominator * ratio.denominator)
     if lower.bit_length() > MAX_EXPONENT_BITS:
@@ -307,8 +304,6 @@ def selu_solve(
     shown = {name: decimal_text(fields[name]["value"], digits) for name in ("lambda", "alpha")}
 
     def evaluate_residual(bits: int) -> dict[str, Any]:
-        from flint import arb
-
         p = pieces_ball(in_mean, in_std, bits)
         lam, alpha = arb(shown["lambda"]), arb(shown["alpha"])
         first = lam * (p.m1 + alpha * p.a) - exact_ball(mean)

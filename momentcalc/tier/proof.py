@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+import mpmath
+
 from ..engine.balls import arb_precision, ball_midpoint, ball_radius, exactly, proven
 from ..engine.precision import Precision
 from ..engine.rounding import ball_text
@@ -142,8 +144,6 @@ def fields_of(value: Any) -> Fields:
     if isinstance(value, Fraction):
         return exactly(value)
     if value is INFINITY:
-        import mpmath
-
         return {"value": mpmath.inf, "certified": True, "error_bound": mpmath.mpf(0)}
     if isinstance(value, list):
         return {"value": [ball_midpoint(ball) for ball in value], "certified": True,

@@ -37,8 +37,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import mpmath
 
+from ...catalog import resolve
 from ...errors import InputError, PrecisionError
 from ...engine.column_sums import column_sum_moment, times
+from ...moments import expectations
+from ...moments.expectations import expectations_by_quadrature
+from .negative import negative_parts
 
 if TYPE_CHECKING:
     from ...catalog import Activation
@@ -84,8 +88,6 @@ class FullEstimate(NamedTuple):
 def hermite_table(activation: str, params: Mapping[str, object] | None, lam: mpmath.mpf) -> dict[tuple[int, int], mpmath.mpf]:
     """H[n, b] = E[He_n(ε)·φ(λε)^b], ε ~ N(0, 1), through the moments engine (E[X^a·φ(X)^b] for
     X ~ N(0, λ²), divided by λ^a)."""
-    from ...moments import expectations
-
     wanted = sorted({(a, b, 0) for n, top in POWERS.items() for a in HERMITE[n] for b in range(1, top + 1)})
     raw = dict(zip(wanted, _expectations(expectations, activation, params, wanted, lam)))
     table = {}
@@ -106,8 +108,6 @@ def _expectations(expectations, activation, params, wanted, lam):  # type: ignor
         return expectations(activation, wanted, std=lam, digits=ESTIMATE_DIGITS, params=params)
     except PrecisionError:
         pass
-    from ...catalog import resolve
-    from ...moments.expectations import expectations_by_quadrature
 
     act = resolve(activation, params)
     try:
@@ -190,8 +190,6 @@ def nonnegative(activation: str, params: Mapping[str, object] | None, lam: mpmat
     """φ(λx) ≥ 0 wherever the Gaussian weight matters: then ⟨Z_i, Z_j⟩ ≥ 0 and the relu removes
     nothing. A catalog entry declares it (``Activation.nonnegative``, for every real x and so
     for every λ > 0); an expression is checked by ``nonnegative_on_grid``."""
-    from ...catalog import resolve
-
     act = resolve(activation, params)
     if act.nonnegative is not None:
         return act.nonnegative(act.param_values())
@@ -226,8 +224,6 @@ def full_estimate(activation: str, params: Mapping[str, object] | None, s: int, 
     m = [h[0, p] for p in range(9)]
     negative = {"P2": 0.0, "P3": 0.0, "P4": 0.0, "offdiag": 0.0}
     if not nonnegative(activation, params, lam):
-        from .negative import negative_parts
-
         negative = negative_parts(m, s)
     weights = {"P1": 1, "P2": n - 1, "P3": 2 * (n - 1), "P4": (n - 1) * (n - 2)}
     outer = {"P1": m[2] * m[2], "P2": m[2] * m[2], "P3": m[2] * m[1] ** 2, "P4": m[2] * m[1] ** 2}

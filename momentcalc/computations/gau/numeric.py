@@ -11,7 +11,7 @@ import mpmath
 
 from ...catalog import resolve
 from ...engine.numbers import Number, to_mpf
-from ...errors import InputError
+from ...errors import InputError, MomentcalcError, PrecisionError
 
 # Extra digits asked of mu and nu2, so that their rounding stays below ours.
 MOMENT_GUARD = 3
@@ -23,7 +23,6 @@ def seed_monomials(activation: str, params: Mapping[str, object] | None, digits:
     the cost, shared by every power), E[φ⁴]; the pair alone if E[φ⁴] cannot be had with them
     (it diverges, or sits on a rounding tie)."""
     from ...catalog.ball_functions import STRIP_FUNCTIONS
-    from ...errors import MomentcalcError
     from ...moments import expectations
 
     pair = [(0, 1, 0), (0, 2, 0)]
@@ -63,7 +62,6 @@ def moments_at(activation: str, params: Mapping[str, object] | None, lam: object
                known: tuple[mpmath.mpf, mpmath.mpf] | None = None) -> tuple[mpmath.mpf, ...]:
     """(m1, m2, m4) of φ(λε) to ``digits`` digits, m4 = +inf when it diverges; ``known`` are
     (m1, m2) already computed (Su's, at λ = 1). Otherwise one quadrature for all three."""
-    from ...errors import PrecisionError
     from ...moments import expectations
 
     if known is None:

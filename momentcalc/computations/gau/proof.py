@@ -20,7 +20,10 @@ from typing import Any
 import mpmath
 
 from ...engine.numbers import Number, rational_sqrt
-
+from ...engine.precision import MAX_INTERNAL_DIGITS
+from ...errors import MomentcalcError
+from ...moments import expectation_balls
+from ...tier import INFINITY, Precision, digits_for, exact_ball, prove
 from .numeric import MOMENT_GUARD
 
 # Precision doublings tried.
@@ -35,11 +38,6 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
     """Quantity fields (value, certified, error_bound, exact) of every seed result that is
     proven; results left out keep the mpmath route's value. ``monomials`` start with E[φ] and
     E[φ²] (the caller's, so that the moments' cache serves both)."""
-    from ...engine.precision import MAX_INTERNAL_DIGITS
-    from ...errors import MomentcalcError
-    from ...moments import expectation_balls
-    from ...tier import INFINITY, Precision, digits_for, exact_ball, prove
-
     def moments(extra: int) -> list[Any]:
         wanted = min(MAX_INTERNAL_DIGITS, digits + MOMENT_GUARD + extra)
         return expectation_balls(activation, list(monomials), mean=0, std=1, digits=wanted, params=params)[:2]
@@ -108,10 +106,6 @@ def _proven_diag_mean(activation: str, params: Mapping[str, object] | None, s: F
     is exact (LeCun init, or init_std·sqrt(d) with d a perfect square); None when it is not, when
     m4 diverges or when the ball does not round within RAISES precision raises (the mpmath route's
     value stays, ``certified: false``)."""
-    from ...engine.precision import MAX_INTERNAL_DIGITS
-    from ...moments import expectation_balls
-    from ...tier import Precision, exact_ball, prove
-
     if lam is None:
         return None
     # the calls gau-scale's mpmath route makes too (the moments' cache answers them)

@@ -20,6 +20,7 @@ from mpmath import mp
 
 from ...engine.precision import working_dps
 from ...errors import InputError
+from .full import diverges, full_estimate
 
 DESCRIPTIONS = {
     "attention_diag_mean": "E(A_ii) = (m4 + (s-1)*m2^2)/n, m_k = E(phi(lambda*Z)^k): keeps the spread of <Z_i, Z_i>",
@@ -35,8 +36,6 @@ def full_results(activation: str, params: Mapping[str, object] | None, sizes: Ma
                  lam: mpmath.mpf, moments: tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf], scaled_output: mpmath.mpf,
                  digits: int) -> tuple[dict[str, mpmath.mpf], dict[str, mpmath.mpf], list[str]]:
     """(values, accuracies of the estimated ones, notes) at the working precision of ``digits``."""
-    from .full import diverges, full_estimate
-
     s, n, d = (int(sizes[k]) for k in ("s", "n", "d"))  # type: ignore[call-overload]
     m1, m2, m4 = moments
     errors: dict[str, mpmath.mpf] = {}

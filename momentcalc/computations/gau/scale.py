@@ -34,7 +34,7 @@ from ...engine.precision import working_dps
 from ...tier import Computation, PrecisionError, quantities
 from ..common import monte_carlo_errors
 from .inputs import read_inputs
-from .numeric import MOMENT_GUARD, seed_monomials, theory
+from .numeric import MOMENT_GUARD, moments_at, seed_monomials, theory
 
 DESCRIPTIONS = {
     "mu": "E(phi(Z)), Z ~ N(0, 1)",
@@ -96,7 +96,6 @@ def gau_scale(
     from .proof import proven_theory
 
     proofs = proven_theory(activation, params, sizes, std, digits, monomials)  # Su's results, certified
-    from .numeric import moments_at
     from .report import DESCRIPTIONS as FULL, full_results
 
     lam = values["lambda"]

@@ -9,7 +9,9 @@ from collections.abc import Mapping
 from ...catalog import resolve
 from ...engine.numbers import Number
 from ...errors import InputError
+from ...progress import delayed_progress
 from .inputs import MAX_TRIALS
+from .simulation import STEPS, numpy_activation, simulate_gau, simulation_work
 
 # Largest matrix (entries) the simulation builds: 2^24 doubles are 128 MiB.
 MAX_MATRIX = 1 << 24
@@ -34,7 +36,6 @@ def simulated(activation: str, params: Mapping[str, object] | None, sizes: dict[
                 f"{{n}}, {{d}}, {{e}} and {{s}} are too large to simulate: {name} would have {rows}x{cols} entries, "
                 f"at most {MAX_MATRIX}", param="n", params=("d", "e", "s")
             )
-    from .simulation import STEPS, numpy_activation, simulate_gau, simulation_work
 
     target = None
     if adaptive:
@@ -49,7 +50,6 @@ def simulated(activation: str, params: Mapping[str, object] | None, sizes: dict[
         )
 
     lam = 1.0 if std is None else float(std) * math.sqrt(d)
-    from ...progress import delayed_progress
 
     with delayed_progress(trials * STEPS, "simulating GAU") as step:
         return simulate_gau(n, d, e, s, numpy_activation(resolve(activation, params)), lam, trials, seed, step,

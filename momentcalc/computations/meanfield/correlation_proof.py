@@ -34,6 +34,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from flint import arb
+
+from ...moments.bivariate_certified import cross_ball
 from ...tier import Precision
 
 ATTEMPTS = 2
@@ -42,8 +45,6 @@ SLOPE_GUARD = 10  # digits K₁ carries past half of K's in the Newton step
 
 def _sup_power(c: Any) -> Any:
     """S(c) = sup_{n≥1} n·c^{n−1} for 0 ≤ c < 1 (an upper bound, as a ball)."""
-    from flint import arb
-
     last = int(float((c / (1 - c)).upper())) + 2
     best, power = arb(1), arb(1)
     for n in range(2, last + 1):
@@ -63,11 +64,7 @@ def prove_correlation(act: Any, ww: Any, bb: Any, q_star: Any, b_ball: Any, cent
     ball ``q_star``; ``centre`` is an exact point near c* (to about half the digits suffices);
     ``q_slopes`` bound |∂K/∂q| and |∂K₁/∂q| over q*'s ball (None: the ball itself goes into
     the integrals)."""
-    from flint import arb
-
     def ball(c: Any, which: int, wanted: int) -> Any | None:
-        from ...moments.bivariate_certified import cross_ball
-
         found = cross_ball(act, q_star if q_slopes is None else arb(q_star.mid()), c, wanted, which)
         if found is not None and q_slopes is not None:
             found = found + arb(0, (q_star.rad() * q_slopes[which]).upper())

@@ -43,9 +43,13 @@ from fractions import Fraction
 from typing import Any
 
 import mpmath
+from flint import arb, fmpq
 from mpmath import mp
 
+from ...catalog.kernels import BALL_CROSS, BALL_LENGTHS, HOMOGENEOUS
 from ...engine.rounding import ball_text
+from ...errors import MomentcalcError
+from ...moments import expectation_balls
 from ...tier import Precision, arb_precision
 from .model import Model
 
@@ -67,8 +71,6 @@ SQUARES = {SECOND: (0, 4, 0), STEIN: (2, 2, 2), DERIV2: (0, 0, 4), DERIV: (0, 0,
 def _arb(value: Any) -> Any:
     """An mpf or a Fraction as an exact ball (a Fraction with a binary denominator, or else
     a ball of the current precision around it)."""
-    from flint import arb, fmpq
-
     if isinstance(value, Fraction):
         return arb(fmpq(value.numerator, value.denominator))
     mantissa, exponent = value.man_exp
@@ -82,8 +84,6 @@ def _mpf(ball: Any) -> mpmath.mpf:
 
 
 def _balls(model: Model, std: mpmath.mpf, monomials: tuple, digits: int) -> list[Any]:
-    from ...moments import expectation_balls
-
     return expectation_balls(model.text, list(monomials), std=std, digits=digits, params=model.params)
 
 
@@ -99,15 +99,11 @@ class _Interval:
 
     def ball(self) -> Any:
         """The interval as a ball."""
-        from flint import arb
-
         return (self.q_lo + self.q_hi) / 2 + arb(0, ((self.q_hi - self.q_lo) / 2).upper())
 
     def at_hi(self, monomial: tuple) -> Any:
         """E_{q_hi}[g] from q_lo by Taylor's theorem (see the module docstring): the slope at
         q_lo from E_{q_lo}[X²·g] to SLOPE_DIGITS digits, the remainder from sup |d²E_q[g]/dq²|."""
-        from flint import arb
-
         a, b, c = monomial
         x2g = _balls(self.model, self.s_lo, ((a + 2, b, c),), SLOPE_DIGITS)[0]
         slope = (x2g / self.q_lo - self.at_lo[monomial]) / (2 * self.q_lo)
@@ -121,8 +117,6 @@ class _Interval:
 
     def enclosure(self, monomial: tuple) -> Any:
         """E_q[g] for every q in the interval (see the module docstring)."""
-        from flint import arb
-
         square = _balls(self.model, self.s_hi, (SQUARES[monomial],), BOUND_DIGITS)[0]
         ratio = (self.q_hi / self.q_lo).sqrt()
         slope = (ratio * square).sqrt() * arb(2).sqrt() / (2 * self.q_lo)
@@ -144,8 +138,6 @@ def first_expectations(model: Model, critical: bool, b: Fraction, q: mpmath.mpf,
     q_lo, the lower end of q*'s interval (within 2·10^−(digits+6) of q). The mpmath route
     checks its last Newton step with these very expectations, which the proof then finds in
     the moments package's cache. None where the proof uses a kernel on balls instead."""
-    from ...catalog.kernels import BALL_LENGTHS
-
     if not model.act.expression and model.act.name in BALL_LENGTHS:
         return None
     # E[φ'] too where the chaotic phase will need it (c* = 0: odd φ, no bias), on the same nodes
@@ -172,8 +164,6 @@ def prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: 
     fixed point near ``q`` > 0 (``w`` None: the critical line); ``c_estimate`` is the mpmath
     route's c* in the chaotic phase. Results that cannot be proven are left out (the caller
     keeps the mpmath route's value, not certified)."""
-    from ...errors import MomentcalcError
-
     with arb_precision(Precision(digits + ROOT_GUARD + EXTRA + fold + 20, guard=0).bits):
         try:
             return _prove(model, w, b, q, digits, c_estimate, fold)
@@ -202,8 +192,6 @@ class _KernelInterval:
 
 def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: int,
            c_estimate: mpmath.mpf | None, fold: int = 0) -> dict[str, Any]:
-    from ...catalog.kernels import BALL_LENGTHS
-
     target = digits + ROOT_GUARD + EXTRA + fold
     critical = w is None
     bb = _arb(b)
@@ -277,10 +265,6 @@ def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits:
 def _chaotic(model: Model, ww: Any, bb: Any, b: Fraction, q_star: Any, here: Any, out: dict[str, Any],
              digits: int, c_estimate: mpmath.mpf | None = None) -> Any | None:
     """c* and ξ_c in the chaotic phase where they can be proven (see the module docstring)."""
-    from flint import arb
-
-    from ...catalog.kernels import BALL_CROSS
-
     kernel = None if model.act.expression else BALL_CROSS.get(model.act.name)
 
     def cross(c: Any) -> tuple[Any, Any]:
@@ -341,10 +325,6 @@ def prove_at_zero(model: Model, w: Fraction | None, b: Fraction, c_star_is_one: 
     σ_w²·B(0) (critical: σ_w² = 1/B(0), χ₁ = 1) and ξ_q = −1/ln χ₁. For a positively
     homogeneous φ the correlation map does not depend on q: ξ_c is infinite, and c* = 1 where
     φ'(0−) ≠ φ'(0+) (``c_star_is_one``). Empty when none of this applies."""
-    from flint import arb
-
-    from ...catalog.kernels import BALL_LENGTHS, HOMOGENEOUS
-
     lengths = None if model.act.expression else BALL_LENGTHS.get(model.act.name)
     if b != 0 or lengths is None:
         return {}
@@ -377,8 +357,6 @@ def prove_zero_correlation(model: Model, w: Fraction, digits: int) -> dict[str, 
     """c* = 0 exactly at q* = 1 where the catalog gives E[φ(Z)] = 0 (selu; σ_b² = 0), and
     ξ_c = −1/ln(σ_w²·E[φ'(Z)]²) from a proven ball of E[φ'(Z)] (the correlation map's slope
     at 0)."""
-    from ...moments import expectation_balls
-
     out: dict[str, Any] = {"c_star": Fraction(0)}
     (mean_slope,) = expectation_balls(model.act, [DERIV], std=1, digits=digits + 10)
     with arb_precision(Precision(digits + 20, guard=0).bits):

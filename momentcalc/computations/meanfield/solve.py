@@ -37,6 +37,7 @@ from fractions import Fraction
 import mpmath
 from mpmath import mp
 
+from ...catalog.kernels import BALL_CROSS, HOMOGENEOUS
 from ...engine.numbers import to_mpf, to_text
 from ...engine.precision import working_dps
 from ...result import replace
@@ -256,8 +257,6 @@ def _missing(found: _Found, digits: int, given: Inputs) -> list[str]:
 def _chaotic_provable(given: Inputs) -> bool:
     """Does ``prove`` have a route to the chaotic c* and ξ_c: c* = 0 (odd φ, no bias), a
     closed-form kernel on balls, or certified bivariate expectations?"""
-    from ...catalog.kernels import BALL_CROSS
-
     act = given.act
     return ((given.sigma_b2 == 0 and act.parity == "odd") or (not act.expression and act.name in BALL_CROSS)
             or provable_correlation(given.model))
@@ -377,7 +376,6 @@ def _proven_or_found(found: _Found, name: str, digits: int) -> dict[str, object]
 def _homogeneous_second_moment(model: Model) -> Fraction | None:
     """E[φ(Z)²] (= E[φ'(Z)²]) exactly for a positively homogeneous catalog φ (the catalog's
     rational closed form), else None."""
-    from ...catalog.kernels import HOMOGENEOUS
     from ...moments.exact import exact_closed_form
 
     if model.act.expression or model.act.name not in HOMOGENEOUS:
