@@ -224,6 +224,7 @@ LOCAL_IMPORTS = {
     "cli/group.py -> .cli.completion": "shell completion only",
     "cli/group.py -> .render.document": "an error as JSON only",
     "cli/group.py -> .render.text": _CLI,
+    "cli/group.py -> json": "an error as JSON only (a table or text call never imports it)",
     "cli/group.py -> re": _CLI,
     "cli/group.py -> textwrap": "--help only",
     "cli/group.py -> typer.main": _CLI,
@@ -316,6 +317,7 @@ LOCAL_IMPORTS = {
     "render/__init__.py -> .render.table": "--format table only",
     "render/__init__.py -> .render.text": "loaded only for the formats that need it",
     "render/chart.py -> rich.table": "--chart's table only",
+    "tier/gaussian.py -> .moments.bivariate_certified": "bivariate_balls only (python-flint's fmpz_poly, about 2 ms)",
     "verification/registry.py -> .catalog.activations": "the entries that check SELU's constants only",
     "verification/registry.py -> .moments": "the entries that check a Gaussian moment only",
 }

@@ -74,9 +74,9 @@ EXTRA_CALLS = {
 }
 # Each command's --help and a bad --digits (exit 2: the parent's error path), where it has one.
 for _command in sorted({argv[0] for argv in bench_startup.DEFAULT_CALLS.values()}):
-    _argv = next(argv for argv in bench_startup.DEFAULT_CALLS.values() if argv[0] == _command)
+    _name, _argv = next((name, argv) for name, argv in bench_startup.DEFAULT_CALLS.items() if argv[0] == _command)
     EXTRA_CALLS[f"{_command} --help"] = [_command, "--help"]
-    EXTRA_CALLS[f"{' '.join(_argv)} --digits 0"] = [*_argv, "--digits", "0"]
+    EXTRA_CALLS[f"{_name} --digits 0"] = [*_argv, "--digits", "0"]
 
 
 # The library: ``momentcalc.NAME`` (the function's module imported, not called), in a fresh process.
