@@ -40,13 +40,14 @@ from typing import Any
 from flint import acb, arb, ctx
 
 from ..catalog import Activation
+from ..catalog.expression_tree import Node, X
 from ..engine.gaussian_balls import BITS_PER_DIGIT, ExpTerm, as_arb, exp_poly_expectation, exp_poly_product
 from ..errors import PrecisionError
 from .monomials import Monomial, vanishes
 from .activation_balls import model_of
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
 from ..catalog.expression_calculus import derivative
-from ..catalog.formulas import mirrored_product, tree_of
+from ..catalog.formulas import mirrored_product, substitute, tree_of
 from .expectations import expectation_balls
 
 # Digits of the E[g²] that only bound a slope.
@@ -368,10 +369,7 @@ def _proportional(act: Activation, rho: Fraction, q1: Fraction | arb, q2: Fracti
     """ρ = ±1 at unequal variances: v = ±r·u with r = sqrt(q2/q1), so E[φ(u)φ(v)] and
     E[φ'(u)φ'(v)] are the univariate expectations of φ(x)·φ(±r·x) and φ'(x)·φ'(±r·x) under
     u ~ N(0, q1) (the product's expression tree, r exact or sqrt of an exact ratio)."""
-    from ..catalog.expression_calculus import derivative
-    from ..catalog.expression_tree import X, Node
     from ..catalog.expressions import tree_activation
-    from ..catalog.formulas import substitute, tree_of
 
     if not (isinstance(q1, Fraction) and isinstance(q2, Fraction)):
         raise NotProven("{rho} = ±1 with unequal variances known only as balls has no certified route",

@@ -19,10 +19,13 @@ from typing import Any
 
 import mpmath
 
+from ...catalog import resolve
 from ...engine.numbers import Number, rational_sqrt
 from ...engine.precision import MAX_INTERNAL_DIGITS
 from ...errors import MomentcalcError
 from ...moments import expectation_balls
+from ...moments.exact import exact_expectations
+from ...moments.monomials import SECOND_MOMENT
 from ...tier import INFINITY, Precision, digits_for, exact_ball, prove
 from .numeric import MOMENT_GUARD
 
@@ -57,9 +60,6 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
     odd_zero = mu0.is_exact() and mu0.is_zero()
     if odd_zero:
         exact.update(mu=Fraction(0), offdiag_attention=Fraction(0), diag_offdiag_ratio=mpmath.inf)
-    from ...catalog import resolve
-    from ...moments.exact import exact_expectations
-    from ...moments.monomials import SECOND_MOMENT
 
     # E[φ(Z)²] when the catalog's closed form is rational: relu 1/2, leaky_relu (1 + slope²)/2, …
     # (what init's exact_second_moment gives, without importing init and its dataclasses)

@@ -40,6 +40,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from flint import arb
+
+from ...catalog.kernels import BALL_KERNELS, BALL_LENGTHS
+from ...engine.rounding import ball_text
 from ...errors import MomentcalcError, PrecisionError
 from ...tier import arb_precision, bits_for, fields_of
 from ...tier.proof import Fields
@@ -56,8 +60,6 @@ X2_SECOND = (2, 2, 0)  # E[X²·φ²]: the slope of A by the heat equation
 
 def provable_correlations(model: Model) -> bool:
     """Is there a certified route to the per-layer correlations (a kernel on balls)?"""
-    from ...catalog.kernels import BALL_KERNELS
-
     return not model.act.expression and model.act.name in BALL_KERNELS
 
 
@@ -66,8 +68,6 @@ def prove_layers(model: Model, w: Fraction, b: Fraction, q0: Fraction, c0: Fract
     """The Quantity fields of ``q_layers`` (and of ``c_layers`` where ``c0`` is given and
     ``provable_correlations``), every layer's ball rounding to ``digits``; PrecisionError
     naming what could not be proven."""
-    from ...engine.rounding import ball_text
-
     with_c = c0 is not None and (c0 == 1 or provable_correlations(model))
     names = ["q_layers"] + (["c_layers"] if with_c else [])
     for extra in EXTRA_DIGITS:
@@ -87,10 +87,6 @@ def _layers(model: Model, w: Fraction, b: Fraction, q0: Fraction, c0: Fraction |
             work: int) -> dict[str, list[Any]] | None:
     """The balls of q (and c) at layers 0..depth at ``work`` digits; None where a ball leaves
     the domain (q's lower end not above 0)."""
-    from flint import arb
-
-    from ...catalog.kernels import BALL_KERNELS, BALL_LENGTHS
-
     kernel = None if model.act.expression else BALL_LENGTHS.get(model.act.name)
     kernel2 = None if model.act.expression else BALL_KERNELS.get(model.act.name)
     bits = bits_for(work + ARB_GUARD)
@@ -139,8 +135,6 @@ def _layers(model: Model, w: Fraction, b: Fraction, q0: Fraction, c0: Fraction |
 def _second_over(model: Model, q: Any, work: int) -> tuple[Any, Any] | None:
     """(the interval [q_lo, q_hi] ⊇ q with exact std ends, as a ball; A over it) by Taylor's
     theorem from q_lo (see the module docstring); None where q's lower end is not above 0."""
-    from flint import arb
-
     low = q.lower()
     if not low > 0:
         return None
@@ -167,8 +161,6 @@ def _cross_over(kernel: Any, q: Any, c: Any, params: Any, bits: int) -> Any:
     enclosure is the hull of its values at c's exact ends: d/dc E[φ'φ'] = q·E[φ''φ''] =
     q·Σ_k b_k²·c^k >= 0 there (the Hermite series of φ''), so no sqrt(1 − c²) is taken of a
     ball that reaches past 1."""
-    from flint import arb
-
     one = arb(1)
     middle, low, high = (max(-one, min(one, end)) for end in (arb(c.mid()), c.lower(), c.upper()))
     with arb_precision(2 * bits + 16):  # m² exact: 1 − m² >= 0 even within 2^−bits of 1
@@ -182,8 +174,6 @@ def _cross_over(kernel: Any, q: Any, c: Any, params: Any, bits: int) -> Any:
 
 def _clip(c: Any) -> Any:
     """A correlation's ball intersected with [−1, 1]."""
-    from flint import arb
-
     return c.intersection(arb(0, 1)) if c.overlaps(arb(0, 1)) else c
 
 
