@@ -279,6 +279,7 @@ LOCAL_IMPORTS = {
     "computations/meanfield/model.py -> .moments.bivariate_quadrature": "the correlation map c* only",
     "computations/meanfield/prove.py -> .computations.meanfield.correlation_proof": "the chaotic phase's c* < 1 only",
     "computations/meanfield/solve.py -> .computations.meanfield.prove": "importing momentcalc.meanfield stays light",
+    "computations/meanfield/solve.py -> .computations.meanfield.layers": "--depth only (the layers' balls)",
     "computations/meanfield/solve.py -> .moments.exact": "importing momentcalc.meanfield stays light (first call)",
     "computations/meanfield/solve.py -> .symbolic.meanfield": "--derive only (sympy)",
     "computations/postnorm.py -> .symbolic.postnorm": "--derive only (sympy)",
