@@ -38,7 +38,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 # adds its own frames, so the boundaries fall elsewhere than at -n 0), system CPU with / without:
 # test_init.py::test_derive_closed_forms 0.00 / 0.42, test_kernel.py::test_every_catalog_activation
 # 0.00 / 0.36 (gelu_tanh, quick_gelu), test_selu.py::test_derive_cli_json 0.00 / 0.26,
-# test_cli_fuzz.py::test_csv_output_is_tidy_and_inert 0.45 / 0.67 (the rest is its subprocesses).
+# test_cli_fuzz.py::test_csv_output_is_tidy_and_inert 0.45 / 0.67 (the rest is its subprocesses),
+# test_meanfield_layers.py::test_q_layers_every_digit_against_quadrature 0.03 / 1.58 (3.4 s of CPU
+# in all without, 1.6 s with: softsign's two cases).
 _FRAME_SLOTS = 16000
 _namespace: dict = {}
 exec(  # a function with _FRAME_SLOTS local variables (never assigned: only the frame size counts)
