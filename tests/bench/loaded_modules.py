@@ -235,6 +235,8 @@ def hoistable(recorded: Path, subpackages: list[str]) -> int:
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         tree = ast.parse(path.read_text())
         top = {id(node) for node in tree.body}
+        top |= {id(inner) for node in ast.walk(tree) if isinstance(node, ast.If)  # never run
+                and "TYPE_CHECKING" in ast.unparse(node.test) for inner in ast.walk(node)}
         loaded_in = [(label, mods) for label, mods in processes if name in mods]
         for node in ast.walk(tree):
             if not isinstance(node, (ast.Import, ast.ImportFrom)) or id(node) in top:
