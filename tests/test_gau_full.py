@@ -255,6 +255,7 @@ CONFIGURATIONS = [
 
 
 @pytest.mark.gau_simulation
+@pytest.mark.slow  # also: `-m "not slow"` replaces addopts' -m, and must not run these minutes
 @pytest.mark.parametrize("activation,lam,s,n,d,trials", CONFIGURATIONS)
 def test_output_rms_against_drawn_gaus(activation, lam, s, n, d, trials):
     """More draws than --simulate's work bound allows, so simulate_gau itself (same code)."""
