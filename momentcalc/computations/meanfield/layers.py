@@ -103,15 +103,16 @@ def _layers(model: Model, w: Fraction, b: Fraction, q0: Fraction, c0: Fraction |
                 # mean-value form: A at q's exact midpoint plus dA/dq over the ball times (q − m)
                 middle = arb(q.mid())
                 hull, second = q, kernel(middle, params)[0] + kernel(q, params)[1] * (q - middle)
+                inside = q.contains
             else:
                 enclosed = _second_over(model, q, work)
                 if enclosed is None:
                     return None
-                hull, second = enclosed
+                hull, second, inside = enclosed
             q_next = ww * second + bb
             if not q_next > 0:
                 return None
-            settled = hull.contains(q_next)
+            settled = inside(q_next)
             if cs is not None:
                 c = cs[-1]
                 if unit:
@@ -132,25 +133,30 @@ def _layers(model: Model, w: Fraction, b: Fraction, q0: Fraction, c0: Fraction |
         return out
 
 
-def _second_over(model: Model, q: Any, work: int) -> tuple[Any, Any] | None:
-    """(the interval [q_lo, q_hi] ⊇ q with exact std ends, as a ball; A over it) by Taylor's
-    theorem from q_lo (see the module docstring); None where q's lower end is not above 0."""
+def _second_over(model: Model, q: Any, work: int) -> tuple[Any, Any, Any] | None:
+    """(the interval [q_lo, q_hi] ⊇ q with exact std ends, as a ball; A over it by Taylor's
+    theorem from q_lo (see the module docstring); a test that a ball lies in the interval
+    itself), None where q's lower end is not above 0."""
     low = q.lower()
     if not low > 0:
         return None
     s_lo, s_hi = _exact(low.sqrt().lower()), _exact(q.upper().sqrt().upper())
     q_lo, q_hi = _arb(s_lo) ** 2, _arb(s_hi) ** 2
     hull = (q_lo + q_hi) / 2 + arb(0, ((q_hi - q_lo) / 2).upper())
+
+    def inside(ball: Any) -> bool:  # within [q_lo, q_hi] itself, where A is enclosed (not the
+        return bool(ball.lower() >= q_lo and ball.upper() <= q_hi)  # hull's rounded-up radius)
+
     (at_lo,) = _balls(model, s_lo, (SECOND,), work)
     if s_lo == s_hi:
-        return hull, at_lo
+        return hull, at_lo, inside
     (x2,) = _balls(model, s_lo, (X2_SECOND,), min(work, SLOPE_DIGITS))
     (fourth,) = _balls(model, s_hi, (SQUARES[SECOND],), BOUND_DIGITS)
     slope = (x2 / q_lo - at_lo) / (2 * q_lo)
     width = q_hi - q_lo
     curvature = ((q_hi / q_lo).sqrt() * fourth).sqrt() * arb(24).sqrt() / (4 * q_lo**2)
     step = width / 2 + arb(0, (width / 2).upper())  # [0, W]
-    return hull, at_lo + slope * step + arb(0, (width * width * curvature / 2).upper())
+    return hull, at_lo + slope * step + arb(0, (width * width * curvature / 2).upper()), inside
 
 
 def _cross_over(kernel: Any, q: Any, c: Any, params: Any, bits: int) -> Any:
