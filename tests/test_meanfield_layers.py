@@ -209,3 +209,13 @@ def test_bivariate_correlations_every_digit_against_quadrature():
         assert got["c_layers"]["certified"] is True
         with mp.workdps(DPS):
             assert got["c_layers"]["decimal"] == [to_decimal(c, digits) for c in reference]
+
+
+def test_unprovable_trajectory_exits_3_naming_it(monkeypatch):
+    """No layer balls at any working precision: exit 3 naming q_layers, nothing on stdout."""
+    import momentcalc.computations.meanfield.layers as layers
+
+    monkeypatch.setattr(layers, "_layers", lambda *args: None)
+    run = invoke("meanfield", "tanh", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--depth", "3")
+    assert run.code == 3 and run.stdout == ""
+    assert "q_layers could not be proven to 15 digits" in run.stderr
