@@ -278,6 +278,7 @@ LOCAL_IMPORTS = {
     "computations/meanfield/model.py -> .moments.bivariate_certified": "the correlation map c* only",
     "computations/meanfield/model.py -> .moments.bivariate_quadrature": "the correlation map c* only",
     "computations/meanfield/prove.py -> .computations.meanfield.correlation_proof": "the chaotic phase's c* < 1 only",
+    "computations/meanfield/prove.py -> .catalog.ball_functions": "the q* = 0 limits of a tangent-bound activation only",
     "computations/meanfield/solve.py -> .computations.meanfield.prove": "importing momentcalc.meanfield stays light",
     "computations/meanfield/solve.py -> .computations.meanfield.layers": "--depth only (the layers' balls)",
     "computations/meanfield/solve.py -> .moments.kernel_maps": "--depth's correlations only (layer_trajectory)",

@@ -306,7 +306,7 @@ def test_certified_marker_in_title_only_when_all_are(cli=None):
 def test_certified_limits_at_q_star_zero_from_the_kernels():
     """At sigma_b2 = 0 the kernels give the q -> 0 limits on balls: relu's critical sigma_w2 is
     He's 2, erf's pi/4 (to 50 digits against mpmath), c* = 1 and xi_c = inf for relu (homogeneous);
-    erf's undefined c* and tanh's limits (no kernel) are not claimed."""
+    erf's and tanh's undefined c* is not claimed (tanh's other limits are: tangent_bound)."""
     from momentcalc.engine.precision import to_decimal
 
     from .certified_checks import assert_certified
@@ -323,7 +323,9 @@ def test_certified_limits_at_q_star_zero_from_the_kernels():
         chi = mpmath.mpf("0.5") * 4 / mp.pi
         assert assert_certified(ordered["chi1"], 30) == to_decimal(chi, 30)
         assert assert_certified(ordered["depth_scale_q"], 30) == to_decimal(-1 / mpmath.log(chi), 30)
-    assert not any(q.certified for q in meanfield("tanh").results)
+    tanh = meanfield("tanh")  # within its tangent at 0 (no kernel): all but the undefined c* proven
+    assert not tanh["c_star"].certified
+    assert all(tanh[name].certified for name in ("q_star", "chi1", "depth_scale_q", "depth_scale_c"))
 
 
 @pytest.mark.parametrize("name, params, sigma_w2, q0", [
@@ -477,3 +479,55 @@ def test_interval_taylor_step_to_its_upper_end():
         mid = mpmath.mpf(ball.mid().str(60, radius=False))
         assert abs(mid - want) <= mpmath.mpf(ball.rad().str(5, radius=False)) + mpmath.mpf(10) ** -50
         assert ball.rad() < arb(10) ** -15
+
+
+def _tangent_bound_entries():
+    from momentcalc.catalog import CATALOG
+
+    return [entry.name for entry in CATALOG if entry.tangent_bound]
+
+
+@pytest.mark.parametrize("name", _tangent_bound_entries())
+def test_tangent_bound_declarations_hold_on_a_grid(name):
+    """The catalog's claim behind the proven q* = 0 limits: φ(0) = 0 and φ(x)² ≤ φ'(0±)²·x²,
+    the one-sided slopes by mpmath's own numerical differentiation (not the ball branches),
+    at 400 points from 1e-6 to 60 on each side, at 30 digits."""
+    act = resolve(name)
+    with mp.workdps(30):
+        p = act.param_values()
+        f = lambda x: act.fn(x, p)  # noqa: E731
+        assert f(mp.zero) == 0
+        left = mpmath.diff(f, mpmath.mpf("-1e-12"), direction=-1)
+        right = mpmath.diff(f, mpmath.mpf("1e-12"), direction=1)
+        for x in (mpmath.mpf(10) ** (mpmath.mpf(k) / 50 - 6) * 60 ** (k / 400) for k in range(400)):
+            assert f(x) ** 2 <= right**2 * x**2 * (1 + mpmath.mpf(10) ** -20), (name, x)
+            assert f(-x) ** 2 <= left**2 * x**2 * (1 + mpmath.mpf(10) ** -20), (name, -x)
+
+
+def _selu_slope_square():
+    """(λ² + (λα)²)/2 from SELU's closed forms (activations' docstring), independently."""
+    e, cdf = mpmath.e, mpmath.ncdf
+    alpha = (1 / mpmath.sqrt(2 * mp.pi)) / (mpmath.mpf(1) / 2 - mpmath.sqrt(e) * cdf(-1))
+    lam = 1 / mpmath.sqrt(mpmath.mpf(1) / 2 + alpha**2 * (e**2 * cdf(-2) - 2 * mpmath.sqrt(e) * cdf(-1) + mpmath.mpf(1) / 2))
+    return (lam**2 + (lam * alpha) ** 2) / 2
+
+
+@pytest.mark.parametrize("name, w, slope_square", [
+    ("tanh", "0.5", lambda: mpmath.mpf(1)), ("softsign", "0.8", lambda: mpmath.mpf(1)),
+    ("hardtanh", "1", lambda: mpmath.mpf(1)), ("relu6", "1.5", lambda: mpmath.mpf(1) / 2),
+    ("celu", "0.7", lambda: mpmath.mpf(1)), ("selu", "0.4", _selu_slope_square),
+])
+def test_q_star_zero_limits_are_proven_within_the_tangents(name, w, slope_square):
+    """σ_b² = 0 and χ₁ = σ_w²·(φ'(0−)² + φ'(0+)²)/2 ≤ 1: q* = 0, χ₁ and ξ_q = −1/ln χ₁ proven
+    (certified) to every printed digit; c* undefined (smooth at 0) stays a noted nan."""
+    r = meanfield(name, sigma_w2=w, sigma_b2="0", digits=20)
+    with mp.workdps(40):
+        chi = mpmath.mpf(w) * slope_square()
+        assert r["q_star"].certified and r.value("q_star") == 0
+        assert r["chi1"].certified and _agree(r.value("chi1"), chi, 20)
+        assert r["depth_scale_q"].certified
+        if chi == 1:
+            assert r.value("depth_scale_q") == mpmath.inf
+        else:
+            assert _agree(r.value("depth_scale_q"), -1 / mpmath.log(chi), 20)
+        assert r["depth_scale_c"].certified and r.value("depth_scale_c") == mpmath.inf

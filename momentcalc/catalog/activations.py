@@ -97,6 +97,12 @@ class Activation(NamedTuple):
     # gau.full.nonnegative checks on a grid (tests/test_gau_full.py checks the declarations
     # against that grid).
     nonnegative: Callable[[Mapping[str, mpmath.mpf]], bool] | None = None
+    # φ(0) = 0 and φ stays within its one-sided tangents at 0 for every parameter value:
+    # φ(x)² ≤ φ'(0−)²·x² for x < 0 and ≤ φ'(0+)²·x² for x > 0, strictly on a set of positive
+    # measure (tanh, softsign, erf: |φ| < |φ'(0)|·|x|; hardtanh, relu6 clip; elu, selu, celu:
+    # |e^t − 1| ≤ |t|). Then E[φ(√q Z)²] < q·(φ'(0−)² + φ'(0+)²)/2 for every q > 0, which proves
+    # meanfield's q* = 0 where σ_b² = 0 and χ₁ ≤ 1 (tests/test_meanfield.py samples the bound).
+    tangent_bound: bool = False
 
     def bind(self, **values: Number) -> Activation:
         """This activation with its parameters set (defaults for the ones not given)."""
@@ -347,6 +353,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
         derivative=lambda x, p: mp.one if x > 0 else mpmath.exp(x),
         sympy=lambda sp, x, p: _rel(sp, x, x, sp.exp(x) - 1),
         nonnegative=_never,
+        tangent_bound=True,
         kinks=_zero_kink,
         closed_forms={
             "mean": _cf("1/sqrt(2*pi) + sqrt(e)*Phi(-1) - 1/2",
@@ -368,6 +375,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
         derivative=_selu_derivative,
         sympy=lambda sp, x, p: (lambda la: la[0] * _rel(sp, x, x, la[1] * (sp.exp(x) - 1)))(_sympy_selu_constants(sp)),
         nonnegative=_never,
+        tangent_bound=True,
         kinks=_zero_kink,
         closed_forms={
             "mean": _cf("0", lambda p: mp.zero, lambda sp, p: sp.Integer(0)),
@@ -422,6 +430,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
         derivative=lambda x, p: _sech2(x),
         sympy=lambda sp, x, p: sp.tanh(x),
         nonnegative=_never,
+        tangent_bound=True,
         parity="odd",
     ),
     Activation(
@@ -457,6 +466,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
         derivative=lambda x, p: 1 / (1 + abs(x)) ** 2,
         sympy=lambda sp, x, p: _rel(sp, x, x / (1 + x), x / (1 - x)),
         nonnegative=_never,
+        tangent_bound=True,
         kinks=_zero_kink,
         parity="odd",
     ),
@@ -466,6 +476,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
         derivative=lambda x, p: _TWO_OVER_SQRT_PI() * mpmath.exp(-x * x),
         sympy=lambda sp, x, p: sp.erf(x),
         nonnegative=_never,
+        tangent_bound=True,
         parity="odd",
         closed_forms={
             "mean": _cf("0", lambda p: mp.zero, lambda sp, p: sp.Integer(0)),

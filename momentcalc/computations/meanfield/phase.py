@@ -91,9 +91,12 @@ def unproven(names: list[str], q_star: mpmath.mpf, preserved: bool = False) -> s
 def _why(names: list[str], q_star: mpmath.mpf, preserved: bool) -> str:
     reasons = []
     fixed = [name for name in names if name not in ("q_layers", "c_layers")]
-    if q_star == 0 and fixed:
-        reasons.append("the limits at q* = 0 are proven only for an activation with a closed-form kernel; "
-                       "c* is undefined where phi'(0-) = phi'(0+)")
+    if q_star == 0 and fixed == ["c_star"]:
+        reasons.append("c* is undefined where phi'(0-) = phi'(0+)")
+    elif q_star == 0 and fixed:
+        reasons.append("the limits at q* = 0 are proven for a catalog activation with a closed-form kernel or "
+                       "within its tangents at 0 (tanh, erf, softsign, elu, selu, celu, hardtanh, relu6), which "
+                       "excludes a fixed point above 0; c* is undefined where phi'(0-) = phi'(0+)")
     elif preserved and "c_star" in names:
         reasons.append("c* is undefined where phi'(0-) = phi'(0+)")
     elif "c_star" in names or "depth_scale_c" in names:

@@ -43,7 +43,7 @@ from fractions import Fraction
 from typing import Any
 
 import mpmath
-from flint import arb, fmpq
+from flint import acb, arb, fmpq
 from mpmath import mp
 
 from ...catalog.kernels import BALL_CROSS, BALL_LENGTHS, HOMOGENEOUS
@@ -321,17 +321,21 @@ def _chaotic(model: Model, ww: Any, bb: Any, b: Fraction, q_star: Any, here: Any
 
 def prove_at_zero(model: Model, w: Fraction | None, b: Fraction, c_star_is_one: bool, digits: int) -> dict[str, Any]:
     """The q* = 0 limits (σ_b² = 0, φ(0) = 0) for an activation with a kernel on balls, whose
-    A(q) <= q·B(0): then σ_w²·B(0) <= 1 leaves no fixed point above 0 (q* = 0 proven), χ₁ =
-    σ_w²·B(0) (critical: σ_w² = 1/B(0), χ₁ = 1) and ξ_q = −1/ln χ₁. For a positively
-    homogeneous φ the correlation map does not depend on q: ξ_c is infinite, and c* = 1 where
-    φ'(0−) ≠ φ'(0+) (``c_star_is_one``). Empty when none of this applies."""
+    A(q) <= q·B(0), or one the catalog declares within its one-sided tangents at 0
+    (``Activation.tangent_bound``: A(q) < q·B(0) with B(0) = (φ'(0−)² + φ'(0+)²)/2, the slopes
+    from its ball branches at 0): then σ_w²·B(0) <= 1 leaves no fixed point above 0 (q* = 0
+    proven), χ₁ = σ_w²·B(0) (critical: σ_w² = 1/B(0), χ₁ = 1) and ξ_q = −1/ln χ₁. For a
+    positively homogeneous φ the correlation map does not depend on q, and as q -> 0 any such φ
+    acts as its linearisation at 0, which is positively homogeneous: ξ_c is infinite, and c* = 1
+    where φ'(0−) ≠ φ'(0+) (``c_star_is_one``). Empty when none of this applies."""
     lengths = None if model.act.expression else BALL_LENGTHS.get(model.act.name)
-    if b != 0 or lengths is None:
+    tangent = not model.act.expression and model.act.tangent_bound
+    if b != 0 or (lengths is None and not tangent):
         return {}
     with arb_precision(Precision(digits + 20, guard=0).bits):
         given = dict(model.act.values)
         params = {p.name: _arb(Fraction(given.get(p.name, p.default))) for p in model.act.params}
-        b0 = lengths(arb(0), params)[2]
+        b0 = lengths(arb(0), params)[2] if lengths is not None else _slope_square_at_zero(model, params)
         out: dict[str, Any] = {"q_star": Fraction(0)}
         if w is None:
             out.update(sigma_w2=1 / b0, chi1=Fraction(1), depth_scale_q=mpmath.inf)
@@ -346,11 +350,22 @@ def prove_at_zero(model: Model, w: Fraction | None, b: Fraction, c_star_is_one: 
                 xi = _depth(chi)
                 if xi is not None:
                     out["depth_scale_q"] = xi
-        if model.act.name in HOMOGENEOUS:
+        if model.act.name in HOMOGENEOUS or tangent:
             out["depth_scale_c"] = mpmath.inf
             if c_star_is_one:
                 out["c_star"] = Fraction(1)
         return out
+
+
+def _slope_square_at_zero(model: Model, params: dict[str, Any]) -> Any:
+    """(φ'(0−)² + φ'(0+)²)/2 from the catalog's ball branches on either side of 0 (each branch
+    is analytic up to its ends, so its φ' at 0 is the one-sided limit)."""
+    from ...catalog.ball_functions import BALL_FUNCTIONS
+
+    ball = BALL_FUNCTIONS[model.act.name]
+    left = ball.branches[sum(1 for k in ball.kinks if k < 0)][1](acb(0), params, True).real
+    right = ball.branches[sum(1 for k in ball.kinks if k <= 0)][1](acb(0), params, True).real
+    return (left * left + right * right) / 2
 
 
 def prove_zero_correlation(model: Model, w: Fraction, digits: int) -> dict[str, Any]:
