@@ -100,7 +100,10 @@ def _piece_expectation(g: list[Fraction], mean: Fraction, std: Fraction, side: i
     (A, B): with x = mean + std·z, g = Σ h_k z^k, h_k = Σ_j g_j·C(j, k)·mean^(j−k)·std^k."""
     a = b = Fraction(0)
     for k in range(len(g)):
-        h = sum((g[j] * math.comb(j, k) * mean ** (j - k) for j in range(k, len(g))), Fraction(0)) * std**k
+        if mean == 0:  # only j = k is left of the sum (the same value, without its zero terms)
+            h = Fraction(g[k]) * std**k
+        else:
+            h = sum((g[j] * math.comb(j, k) * mean ** (j - k) for j in range(k, len(g))), Fraction(0)) * std**k
         if not h:
             continue
         if side == 0:
