@@ -447,14 +447,8 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
             if ball is not None:
                 found.append(ball)
                 continue
-        exact = _closed_form(act, monomial, mean, std, digits)
-        if exact is None:
-            exact = normal_cdf_ball(act, monomial, mean, std, digits)
-        if exact is None:
-            exact = exp_poly_ball(act, monomial, mean, std, digits)
-        if exact is None:
-            exact = laurent_ball(act, monomial, mean, std, digits)
-        found.append(exact)
+        found.append(next((ball for route in SINGLE_ROUTES
+                           if (ball := route(act, monomial, mean, std, digits)) is not None), None))
     pending = [i for i, ball in enumerate(found) if ball is None]
     if pending:
         shared = trapezoid_balls(act, [(monomials[i], None) for i in pending], mean, std, digits)
@@ -462,6 +456,15 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
             found[i] = ball if ball is not None else gaussian_expectation_ball(
                 integrand(model, monomials[i]), mean=mean, std=std, digits=digits)
     return found  # type: ignore[return-value]
+
+
+# The routes that give one monomial's expectation by itself, tried in this order: each returns
+# its ball, or None where it does not apply (the catalog's closed forms; Φ-moments of the
+# normal-cdf family; piecewise exp-polynomials; Laurent series). What none of them covers goes to
+# the trapezoidal rule shared by all pending monomials, then to Arb's integration of one.
+SINGLE_ROUTES: tuple[Callable[[Activation, Monomial, Fraction, Fraction, int], arb | None], ...] = (
+    _closed_form, normal_cdf_ball, exp_poly_ball, laurent_ball,
+)
 
 
 def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, std: Fraction,
