@@ -259,6 +259,16 @@ class Check(_Record):
     rule: str = ""
 
 
+
+def _fill_notes(record: Any) -> None:
+    """A Computation's or Listing's notes from their ``{name}`` templates (kept, hidden, for
+    ``named``): the templates taken from ``notes`` when not given, the notes filled with the
+    Python names."""
+    if record.note_templates is None:
+        record.__dict__["note_templates"] = _templates(record.notes)
+    if record.note_templates is not None:
+        record.__dict__["notes"] = tuple(fill_names(note) for note in record.note_templates)
+
 class Computation(_Record):
     """The result of one command at one point of its inputs. ``command`` is the name of the
     function that computed it (``selu_solve``); the CLI's copy (``named``) carries the command's
@@ -278,10 +288,7 @@ class Computation(_Record):
     note_templates: tuple[str, ...] | None = _Default(hidden=True)
 
     def __post_init__(self) -> None:
-        if self.note_templates is None:
-            self.__dict__["note_templates"] = _templates(self.notes)
-        if self.note_templates is not None:
-            self.__dict__["notes"] = tuple(fill_names(note) for note in self.note_templates)
+        _fill_notes(self)
 
     def named(self, name_of: Callable[[str], str], command: str | None = None) -> Computation:
         """This result with its descriptions and notes naming arguments by ``name_of`` (the
@@ -345,10 +352,7 @@ class Listing(_Record):
     note_templates: tuple[str, ...] | None = _Default(hidden=True)
 
     def __post_init__(self) -> None:
-        if self.note_templates is None:
-            self.__dict__["note_templates"] = _templates(self.notes)
-        if self.note_templates is not None:
-            self.__dict__["notes"] = tuple(fill_names(note) for note in self.note_templates)
+        _fill_notes(self)
 
     def named(self, name_of: Callable[[str], str]) -> Listing:
         """This listing with its notes naming arguments by ``name_of``."""

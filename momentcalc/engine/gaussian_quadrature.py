@@ -29,7 +29,7 @@ What the mpmath route (``engine.gaussian_quadrature``, ``engine.bivariate_smooth
 maintainability: no digit the CLI prints as proven comes from it. It tells a divergent integral
 from one the Arb balls merely cannot prove (``moments.expectations``: exit 2 only when this
 quadrature's tail grows), it locates what the balls then prove (meanfield's fixed points where
-no certified kernel applies) it gives ``gau``'s finite-width estimates where the balls cannot,
+no certified kernel applies), it gives ``gau``'s finite-width estimates where the balls cannot,
 and it is the tests' independent second route. It stays correct and tested, but is not
 micro-optimised further: speed work goes to the Arb route; the mpmath internals it uses (raw mpf
 tuples) sit in ``engine.mpmath_internals``.

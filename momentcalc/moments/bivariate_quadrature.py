@@ -10,15 +10,8 @@ denominators, where the one-dimensional rule also splits, are left out, as φ is
 The certified (Arb) bivariate expectations are ``moments.bivariate_certified``'s; this
 quadrature serves where none of its routes applies.
 
-What the mpmath route (``engine.gaussian_quadrature``, ``engine.bivariate_smoothing``,
-``moments.quadrature``, ``moments.bivariate_quadrature``) is for, decided in the issue on
-maintainability: no digit the CLI prints as proven comes from it. It tells a divergent integral
-from one the Arb balls merely cannot prove (``moments.expectations``: exit 2 only when this
-quadrature's tail grows), it locates what the balls then prove (meanfield's fixed points where
-no certified kernel applies) it gives ``gau``'s finite-width estimates where the balls cannot,
-and it is the tests' independent second route. It stays correct and tested, but is not
-micro-optimised further: speed work goes to the Arb route; the mpmath internals it uses (raw mpf
-tuples) sit in ``engine.mpmath_internals``.
+Part of the mpmath route, which no proven digit comes from: what it is for is written once, in
+``engine.gaussian_quadrature``'s docstring.
 """
 
 from __future__ import annotations
