@@ -226,3 +226,14 @@ def test_monte_carlo_results_print_only_justified_digits():
     assert len(doc["results"]["logit_std"]["decimal"]) > 40  # the exact results keep every digit
 
 
+
+
+def test_help_wraps_at_the_terminals_width_not_80_columns():
+    """click caps help at 80 columns unless told otherwise: at COLUMNS=200 the command list and an
+    option's help use the width (a regression once left the setting behind dead code)."""
+    import os
+
+    for argv in (["--help"], ["kernel", "--help"]):
+        done = subprocess.run([sys.executable, "-m", "momentcalc", *argv], capture_output=True, text=True,
+                              env={**os.environ, "COLUMNS": "200"}, check=False)
+        assert done.returncode == 0 and max(len(line) for line in done.stdout.splitlines()) > 120, argv

@@ -226,11 +226,11 @@ class MomentcalcGroup(TyperGroup):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.commands = LazyCommands(self.commands, self.typer_app)
+        # click caps help at 80 columns; wrap at the real width instead (inherited by commands).
+        self.context_settings.setdefault("max_content_width", 100_000)
 
     def typer_app(self) -> Any:
         raise NotImplementedError
-        # click caps help at 80 columns; wrap at the real width instead (inherited by commands).
-        self.context_settings.setdefault("max_content_width", 100_000)
 
     def list_commands(self, ctx: Any) -> list[str]:
         names = super().list_commands(ctx)
