@@ -531,3 +531,11 @@ def test_q_star_zero_limits_are_proven_within_the_tangents(name, w, slope_square
         else:
             assert _agree(r.value("depth_scale_q"), -1 / mpmath.log(chi), 20)
         assert r["depth_scale_c"].certified and r.value("depth_scale_c") == mpmath.inf
+
+
+def test_a_zero_slope_at_zero_gives_chi1_zero_not_the_finite_difference():
+    """relu2 at q* = 0: φ'(0±) = 0, so χ₁ = 0 and ξ_q = 0 (the length dies faster than any
+    exponential: q -> σ_w²·(3/2)·q²). The slopes at ±2^−2prec alone gave χ₁ = 2.79e-104 and
+    ξ_q = 0.0042; Richardson's step makes a slope linear in x near 0 exact."""
+    r = meanfield("relu2", sigma_w2="0.5", sigma_b2="0")
+    assert r.value("q_star") == 0 and r.value("chi1") == 0 and r.value("depth_scale_q") == 0

@@ -335,7 +335,8 @@ def prove_at_zero(model: Model, w: Fraction | None, b: Fraction, c_star_is_one: 
     with arb_precision(Precision(digits + 20, guard=0).bits):
         given = dict(model.act.values)
         params = {p.name: _arb(Fraction(given.get(p.name, p.default))) for p in model.act.params}
-        b0 = lengths(arb(0), params)[2] if lengths is not None else _slope_square_at_zero(model, params)
+        left, right = _slopes_at_zero(model, params)
+        b0 = lengths(arb(0), params)[2] if lengths is not None else (left * left + right * right) / 2
         out: dict[str, Any] = {"q_star": Fraction(0)}
         if w is None:
             out.update(sigma_w2=1 / b0, chi1=Fraction(1), depth_scale_q=mpmath.inf)
@@ -352,20 +353,20 @@ def prove_at_zero(model: Model, w: Fraction | None, b: Fraction, c_star_is_one: 
                     out["depth_scale_q"] = xi
         if model.act.name in HOMOGENEOUS or tangent:
             out["depth_scale_c"] = mpmath.inf
-            if c_star_is_one:
+            if c_star_is_one and not (left - right).contains(0):  # φ'(0−) ≠ φ'(0+), proven
                 out["c_star"] = Fraction(1)
         return out
 
 
-def _slope_square_at_zero(model: Model, params: dict[str, Any]) -> Any:
-    """(φ'(0−)² + φ'(0+)²)/2 from the catalog's ball branches on either side of 0 (each branch
-    is analytic up to its ends, so its φ' at 0 is the one-sided limit)."""
+def _slopes_at_zero(model: Model, params: dict[str, Any]) -> tuple[Any, Any]:
+    """(φ'(0−), φ'(0+)) as balls from the catalog's ball branches on either side of 0 (each
+    branch is analytic up to its ends, so its φ' at 0 is the one-sided limit)."""
     from ...catalog.ball_functions import BALL_FUNCTIONS
 
     ball = BALL_FUNCTIONS[model.act.name]
     left = ball.branches[sum(1 for k in ball.kinks if k < 0)][1](acb(0), params, True).real
     right = ball.branches[sum(1 for k in ball.kinks if k <= 0)][1](acb(0), params, True).real
-    return (left * left + right * right) / 2
+    return left, right
 
 
 def prove_zero_correlation(model: Model, w: Fraction, digits: int) -> dict[str, Any]:
