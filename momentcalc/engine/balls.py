@@ -52,6 +52,23 @@ def ball_midpoint(ball: Any) -> Any:
         return mpmath.ldexp(mpmath.mpf(mantissa), exponent)
 
 
+def midpoint_fraction(ball: Any) -> Fraction:
+    """The midpoint of an arb exactly, as a Fraction (an exact ball's value, or a ball's end
+    taken with ``.lower()``/``.upper()``)."""
+    mantissa, exponent = (int(x) for x in ball.mid().man_exp())
+    return Fraction(mantissa) * Fraction(2) ** exponent
+
+
+def abs_normal_moments(n: int) -> list[Any]:
+    """E|Z|^j for j = 0..n, Z ~ N(0, 1), as balls: 1, sqrt(2/π), then E|Z|^j = (j − 1)·E|Z|^(j−2)."""
+    from flint import arb
+
+    moments = [arb(1), (2 / arb.pi()).sqrt()]
+    for j in range(2, n + 1):
+        moments.append((j - 1) * moments[j - 2])
+    return moments[: n + 1]
+
+
 def start_bits(digits: int) -> int:
     """A first Arb precision for ``digits`` correct digits: the digits plus 32 guard bits
     (``Precision(digits).start_bits``)."""

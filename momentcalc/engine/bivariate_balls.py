@@ -46,6 +46,7 @@ from flint import arb, ctx
 from .gaussian_balls import Term, tail_bound
 from .convolution import FixedWeights
 from .trapezoid import A_MAX, _decreasing_from, strip_integral_bound
+from .balls import abs_normal_moments
 
 # Beyond this many lattice points (a correlation very close to 1, a very wide strip of means)
 # the caller does without a certified value.
@@ -76,13 +77,6 @@ class Strip(NamedTuple):
 Smoothing = Callable[[Sequence[arb], arb, arb], Sequence[Sequence[arb]] | None]
 
 
-def _abs_moments(n: int) -> list[arb]:
-    """E|T|^j for j = 0..n."""
-    moments = [arb(1), (2 / arb.pi()).sqrt()]
-    for j in range(2, n + 1):
-        moments.append((j - 1) * moments[j - 2])
-    return moments[: n + 1]
-
 
 def _poly_square(p: Sequence[arb]) -> list[arb]:
     out = [arb(0)] * (2 * len(p) - 1)
@@ -107,7 +101,7 @@ def _sup(balls: Sequence[arb]) -> arb:
 def _outer_terms(poly: Sequence[arb], a: arb, b: arb) -> tuple[list[arb], arb]:
     """Q(|w|) = E_V[P(a|w| + b|V|)²] as coefficients in |w|, and M₀ = E[Q(|T|)]."""
     square = _poly_square(poly)
-    mu = _abs_moments(len(square))
+    mu = abs_normal_moments(len(square))
     q = [arb(0)] * len(square)
     for k, r in enumerate(square):
         if r == 0:

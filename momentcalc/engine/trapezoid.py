@@ -36,6 +36,7 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from .gaussian_balls import Term, UnboundedTail, as_arb, exact_key, normalise, tail_bound
+from .balls import abs_normal_moments
 
 # The strip half-width in t is capped: e^{a²/2} in M grows faster than e^{2πa/h} helps.
 A_MAX = 4
@@ -46,18 +47,11 @@ Values = Callable[[arb, arb], Sequence[arb]]  # (x, e^{P(x)}) -> the integrands 
 EXP_X = (0, 1)  # P(x) = x
 
 
-def _abs_moments(n: int) -> list[arb]:
-    """E|T|^j for j = 0..n."""
-    moments = [arb(1), (2 / arb.pi()).sqrt()]
-    for j in range(2, n + 1):
-        moments.append((j - 1) * moments[j - 2])
-    return moments[: n + 1]
-
 
 def strip_integral_bound(poly: Sequence[arb], a: arb, mean: arb, std: arb, width: arb) -> arb:
     """An upper bound of sup_{|b|<a} ∫|f(t + ib)| dt for |g(z)| ≤ Σ poly[k]·|z|^k on the strip."""
     base = abs(mean) + width
-    moments = _abs_moments(len(poly))
+    moments = abs_normal_moments(len(poly))
     total = arb(0)
     for k, c in enumerate(poly):
         if c == 0:

@@ -40,36 +40,24 @@ from ..catalog import Activation
 from ..engine.gaussian_balls import NotCertified, UnboundedTail, gaussian_expectation_within
 from ..errors import PrecisionError
 from .activation_balls import integrand, model_of
+from ..engine.balls import abs_normal_moments, midpoint_fraction
 
 # The monomials (a, b, c) of E[x^a·φ^b·φ'^c] for ψ (integrand 0) and ψ₁ (integrand 1).
 _MONOMIALS = ((0, 1, 0), (0, 0, 1))
 
-
-def _abs_moments(n: int) -> list[arb]:
-    """E|V|^j for j = 0..n."""
-    moments = [arb(1), (2 / arb.pi()).sqrt()]
-    for j in range(2, n + 1):
-        moments.append((j - 1) * moments[j - 2])
-    return moments[: n + 1]
 
 
 def lipschitz_bound(poly: Sequence[arb], mean: arb, std: arb) -> arb:
     """An upper bound of |∂ψ/∂m| and of |∂ψ/∂b| over the balls ``mean`` × ``std`` (std > 0),
     for |φ(x)| ≤ Σ poly[k]·|x|^k: E[P(M + B|V|)·(1 + |V| + V²)]/b_lo (module docstring)."""
     M, B, low = arb(abs(mean).upper()), arb(std.upper()), arb(std.lower())
-    mu = _abs_moments(len(poly) + 2)
+    mu = abs_normal_moments(len(poly) + 2)
     total = arb(0)
     for k, coefficient in enumerate(poly):
         for j in range(k + 1):
             weight = math.comb(k, j) * M ** (k - j) * B**j
             total += coefficient * weight * (mu[j] + mu[j + 1] + mu[j + 2])
     return arb((total / low).upper())
-
-
-def _exact(ball: arb) -> Fraction:
-    """A ball's midpoint, exactly."""
-    mantissa, exponent = ball.mid().man_exp()
-    return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
 
 
 def kinked_smoothing(act: Activation, polys: Sequence[Sequence[arb]], which: Sequence[int]):  # noqa: ANN201
@@ -82,7 +70,7 @@ def kinked_smoothing(act: Activation, polys: Sequence[Sequence[arb]], which: Seq
 
     def integrated(mean: arb, std: arb, goal: arb) -> list[arb] | None:
         """[ψ_i(mean)] for i in ``which``, each within about ``goal`` plus the Lipschitz term."""
-        m, s = _exact(mean), _exact(std)
+        m, s = midpoint_fraction(mean), midpoint_fraction(std)
         if not s > 0:
             return None
         spread = arb(((abs(mean - arb(mean.mid())) + abs(std - arb(std.mid()))).upper()))

@@ -49,6 +49,7 @@ from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
 from ..catalog.expression_calculus import derivative
 from ..catalog.formulas import mirrored_product, substitute, tree_of
 from .expectations import expectation_balls
+from ..engine.balls import midpoint_fraction
 
 # Digits of the E[g²] that only bound a slope.
 BOUND_DIGITS = 5
@@ -61,11 +62,6 @@ KINK_REACH = 10**6
 class NotProven(PrecisionError):
     """No route proves this kernel value (exit 3, naming why)."""
 
-
-def _fraction(value: arb) -> Fraction:
-    """An exact arb (a midpoint or an end) as a Fraction."""
-    mantissa, exponent = (int(x) for x in value.mid().man_exp())
-    return Fraction(mantissa) * Fraction(2) ** exponent
 
 
 def exact_sqrt(q: Fraction) -> Fraction | None:
@@ -89,7 +85,7 @@ def variance_range(q: Fraction | arb) -> tuple[Fraction, Fraction]:
     if isinstance(q, (Fraction, int)):
         return Fraction(q), Fraction(q)
     with ctx.workprec(_bits(q)):  # (ends rounded at a lower precision would lose digits)
-        return _fraction(arb(q.lower())), _fraction(arb(q.upper()))
+        return midpoint_fraction(arb(q.lower())), midpoint_fraction(arb(q.upper()))
 
 
 def _bits(ball: arb) -> int:
@@ -227,7 +223,7 @@ def layer_balls(act: Activation, q: Fraction, r_q: Fraction, c: Fraction | None,
         q_lo_ball = as_arb(q) - as_arb(r_q)
         if not q_lo_ball > 0:
             raise NotProven("a layer's variance cannot be proven positive at these digits", param="depth")
-        q_lo = _fraction(arb(q_lo_ball.lower()))
+        q_lo = midpoint_fraction(arb(q_lo_ball.lower()))
     if c is None:
         a0, a2 = gaussian_balls(act, [(0, 2, 0), (2, 2, 0)], q, digits)
     else:
@@ -333,7 +329,7 @@ def _midpoint(value: Fraction | arb) -> Fraction:
     if isinstance(value, Fraction):
         return value
     with ctx.workprec(_bits(value)):
-        return _fraction(arb(value.mid()))
+        return midpoint_fraction(arb(value.mid()))
 
 
 def _same(q1: Fraction | arb, q2: Fraction | arb) -> bool:

@@ -49,6 +49,7 @@ from ...tier import arb_precision, bits_for, fields_of
 from ...tier.proof import Fields
 from .model import Model
 from .prove import BOUND_DIGITS, SECOND, SLOPE_DIGITS, SQUARES, _arb, _balls
+from ...engine.balls import midpoint_fraction
 
 # Digits past --digits of the first attempt and of the later ones (the radius grows by about
 # |V'| per layer and by each layer's fresh rounding: a few digits over a thousand layers).
@@ -140,7 +141,7 @@ def _second_over(model: Model, q: Any, work: int) -> tuple[Any, Any, Any] | None
     low = q.lower()
     if not low > 0:
         return None
-    s_lo, s_hi = _exact(low.sqrt().lower()), _exact(q.upper().sqrt().upper())
+    s_lo, s_hi = midpoint_fraction(low.sqrt().lower()), midpoint_fraction(q.upper().sqrt().upper())
     q_lo, q_hi = _arb(s_lo) ** 2, _arb(s_hi) ** 2
     hull = (q_lo + q_hi) / 2 + arb(0, ((q_hi - q_lo) / 2).upper())
 
@@ -181,9 +182,3 @@ def _cross_over(kernel: Any, q: Any, c: Any, params: Any, bits: int) -> Any:
 def _clip(c: Any) -> Any:
     """A correlation's ball intersected with [−1, 1]."""
     return c.intersection(arb(0, 1)) if c.overlaps(arb(0, 1)) else c
-
-
-def _exact(ball: Any) -> Fraction:
-    """An exact ball (an end point) as a Fraction."""
-    mantissa, exponent = (int(x) for x in ball.mid().man_exp())
-    return Fraction(mantissa) * Fraction(2) ** exponent
