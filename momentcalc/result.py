@@ -66,7 +66,7 @@ class _Record:
     _compared: tuple[str, ...] = ()
 
     def __init_subclass__(cls) -> None:
-        fields = tuple(cls.__dict__.get("__annotations__", {}))
+        fields = tuple(cls.__annotations__)  # the class's own (Python >= 3.10), also under PEP 649
         defaults: dict[str, Any] = {}
         factories: dict[str, Callable[[], Any]] = {}
         hidden = set()
