@@ -104,6 +104,16 @@ def activation_moment(
 
 __all__ = ["activation_moment", "catalog_listing", "RESULTS", "DESCRIPTIONS"]
 
+GATED_DESCRIPTIONS = {
+    "mean": "E[a·g(b)] = E[a]·E[g(b)], a, b independent ~ N(mean, std^2)",
+    "second_moment": "E[(a·g(b))^2] = E[a^2]·E[g(b)^2]",
+    "variance": "second_moment - mean^2",
+    "rms": "sqrt(second_moment)",
+    "gain": "1 / rms: gain·φ keeps a unit second moment",
+    "centered_gain": "1 / sqrt(variance): (φ - mean)·centered_gain has variance 1 (the normalizer-free gamma)",
+    "derivative_second_moment": "E[|grad φ|^2] = E[g(b)^2] + E[a^2]·E[g'(b)^2]: per-layer scaling of a gradient's "
+                                "second moment",
+}
 # Decimal digits beyond the requested ones at which the gate's expectations are asked for.
 GATED_EXTRA_DIGITS = (3, 8, 20, 45)
 
@@ -114,11 +124,15 @@ def _gated_moments(unit: Gated, *, mean: object, std: object, params: Mapping[st
     (exact) and the gate's (proven balls); see ``catalog.gated``."""
     if derive:
         raise InputError("{derive} has no symbolic form for a gated unit yet", param="derive")
+    given = [name for name, value in (params or {}).items() if value is not None]
+    if given:
+        raise InputError(f"{{{given[0]}}} does not apply to {unit.name}, a gated unit without parameters",
+                         param=given[0], allowed="no parameters with a gated unit")
     mu, sigma = as_number(mean, "mean"), as_number(std, "std")
 
     def evaluate(working: int) -> dict[str, Any]:
         g1, g2, slope2 = expectation_balls(unit.gate, [(0, 1, 0), (0, 2, 0), (0, 0, 2)], mean=mu, std=sigma,
-                                           digits=working, params=params)
+                                           digits=working)
         with arb_precision(bits_for(working + 10)):
             a1, a2 = exact_ball(mu), exact_ball(mu * mu + sigma * sigma)
             first, second = a1 * g1, a2 * g2
@@ -138,7 +152,7 @@ def _gated_moments(unit: Gated, *, mean: object, std: object, params: Mapping[st
              f"derivative_second_moment is E[|grad {unit.name}|^2] = E[{unit.gate}(b)^2] + "
              f"E[a^2]·E[{unit.gate}'(b)^2]",)
     return Computation("activation_moment", inputs, digits,
-                       quantities({key: DESCRIPTIONS[key] for key in RESULTS}, fields), notes=notes)
+                       quantities({key: GATED_DESCRIPTIONS[key] for key in RESULTS}, fields), notes=notes)
 
 
 def catalog_listing() -> Listing:
