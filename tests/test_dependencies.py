@@ -12,6 +12,7 @@ reads a private attribute of theirs, or imports a private name from another pack
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.metadata
 import importlib.util
@@ -83,14 +84,6 @@ def _sources():
         yield relative, package, path.read_text()
 
 
-def _target(node: ast.ImportFrom, package: str) -> str:
-    if not node.level:
-        return node.module or ""
-    base = package.split(".")
-    base = base[: len(base) - node.level + 1]
-    return ".".join(base + ([node.module] if node.module else []))
-
-
 def _foreign_internals(relative: str, package: str, source: str) -> list[str]:
     """What one module reaches of mpmath's or flint's internals (nothing, outside the adapters)."""
     tree = ast.parse(source)
@@ -142,7 +135,7 @@ def _private_imports(package: str, source: str) -> list[str]:
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom):
-            target = _target(node, package)
+            target = _import_graph()._absolute(node, package)
             if not target.startswith("momentcalc"):
                 continue
             names = [alias.name for alias in node.names if _private(alias.name)]
@@ -326,6 +319,7 @@ LOCAL_IMPORTS = {
 }
 
 
+@functools.cache
 def _import_graph():
     spec = importlib.util.spec_from_file_location("import_graph", PACKAGE.parent / "scripts" / "import_graph.py")
     module = importlib.util.module_from_spec(spec)
