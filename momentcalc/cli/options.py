@@ -75,11 +75,13 @@ Digits = Annotated[
     str,
     typer.Option("--digits", metavar="N", help="Significant digits of every result, 1 to 1000; correctly rounded (half away from zero)."),
 ]
+# None when not given (shown as its default, table): a table the user did not ask for becomes
+# plain text on a pipe or a file, one asked for stays boxed.
 Format = Annotated[
-    str,
-    typer.Option("--format", metavar="table|text|json|csv",
+    Optional[str],
+    typer.Option("--format", metavar="table|text|json|csv", show_default=False,
                  help="Output format. table: boxed (the default on a terminal); text: plain aligned columns (the "
-                      "default when stdout is a pipe or a file); json; csv."),
+                      "default when stdout is a pipe or a file); json; csv.  [default: table]"),
 ]
 
 
@@ -92,21 +94,13 @@ def stdout_is_terminal() -> bool:
         return False
 
 
-def shown_form(fmt: str) -> str:
+def shown_form(fmt: str | None) -> str:
     """``table`` as the user sees it: the boxed table on a terminal or when ``--format table``
-    is given, plain aligned ``text`` when the default meets a pipe or a file (as gh and
-    sqlite-utils print)."""
-    if fmt != "table" or stdout_is_terminal():
+    is given, plain aligned ``text`` when the default (``None``: not given) meets a pipe or a
+    file (as gh and sqlite-utils print)."""
+    if fmt is not None:
         return fmt
-    try:  # typer >= 0.25 carries its own click
-        from typer._click.core import ParameterSource
-        from typer._click.globals import get_current_context
-    except ImportError:
-        from click import get_current_context  # type: ignore[no-redef]
-        from click.core import ParameterSource  # type: ignore[no-redef]
-    context = get_current_context(silent=True)
-    source = context.get_parameter_source("format") if context is not None else None
-    return fmt if source not in (None, ParameterSource.DEFAULT) else "text"
+    return "table" if stdout_is_terminal() else "text"
 Json = Annotated[bool, typer.Option("--json", help="Short for --format json.")]
 Derive = Annotated[bool, typer.Option("--derive", help="Also derive each result symbolically with sympy (closed form and LaTeX).")]
 Expect = Annotated[
@@ -163,7 +157,7 @@ Jobs = Annotated[
 # name -> (alias, default) of the shared options, in the order --help lists them.
 SHARED: dict[str, tuple[Any, Any]] = {
     "digits": (Digits, "15"),
-    "format": (Format, "table"),
+    "format": (Format, None),
     "json_": (Json, False),
     "derive": (Derive, False),
     "expect": (Expect, None),

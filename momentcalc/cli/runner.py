@@ -59,10 +59,10 @@ def _arguments(parameters: list[inspect.Parameter]) -> dict[str, str]:
     return names
 
 
-def output_format(fmt: str, json_flag: bool) -> str:
+def output_format(fmt: str | None, json_flag: bool) -> str:
     """The output form: ``--json`` is short for ``--format json``, so it cannot excuse a bad
-    ``--format`` nor overrule ``--format csv`` (the default ``table`` gives way to it)."""
-    if fmt not in FORMATS:
+    ``--format`` nor overrule ``--format csv`` (the default, ``None``: a table, gives way to it)."""
+    if fmt is not None and fmt not in FORMATS:
         error = InputError(param="format", allowed=f"one of {', '.join(FORMATS)}", got=repr(fmt))
     elif json_flag and fmt == "csv":
         error = InputError("{format} csv contradicts --json (short for --format json): give one of them",
@@ -76,7 +76,7 @@ def output_format(fmt: str, json_flag: bool) -> str:
 
 
 @contextmanager
-def errors_as(fmt: str, json_flag: bool, arguments: Mapping[str, str] | None = None) -> Iterator[None]:
+def errors_as(fmt: str | None, json_flag: bool, arguments: Mapping[str, str] | None = None) -> Iterator[None]:
     """Mark any error raised inside with whether the user asked for JSON, which the parsed
     options say for sure (the error path would otherwise have to guess from the raw argv), and
     with how this command names the parameters: ``--std``, or a positional argument's metavar."""
@@ -156,7 +156,7 @@ def execute(
     *,
     catalog: tuple[str, ...] = (),
     digits: str,
-    fmt: str,
+    fmt: str | None,
     json_flag: bool,
     derive: bool,
     expect: list[str] | None,

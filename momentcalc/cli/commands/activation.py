@@ -49,7 +49,7 @@ def activation_moment(
 
 
 @app.command("activations", epilog=LIST_EXAMPLES)
-def activations(format: Format = "table", json_: Json = False) -> None:
+def activations(format: Format = None, json_: Json = False) -> None:
     """List the activation catalog: names, aliases, formulas, which moments have a closed form."""
     from ...computations.activation import catalog_listing
     from ...render import emit

@@ -96,7 +96,7 @@ def initializer(
 
 
 @app.command("initializers", epilog=LIST_EXAMPLES)
-def initializers(format: Format = "table", json_: Json = False) -> None:
+def initializers(format: Format = None, json_: Json = False) -> None:
     """List the initializer catalog: each call with its arguments and defaults, the framework version whose
     source it encodes, and its effective_ratio at the defaults."""
     from ...computations.initializer import catalog_listing

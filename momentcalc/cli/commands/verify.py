@@ -35,7 +35,7 @@ Examples:
 
 
 @app.command("verify", epilog=VERIFY_EXAMPLES)
-def verify(only: Only = None, format: Format = "table", json_: Json = False) -> None:
+def verify(only: Only = None, format: Format = None, json_: Json = False) -> None:
     """Recompute every published constant (the source articles, the SELU paper, TensorFlow, PyTorch) by two routes."""
     from ...verification.run import verify as run
     from ...render import emit
@@ -54,7 +54,7 @@ def verify(only: Only = None, format: Format = "table", json_: Json = False) -> 
 
 
 @app.command("constants", epilog=CONSTANTS_EXAMPLES)
-def constants(format: Format = "table", json_: Json = False) -> None:
+def constants(format: Format = None, json_: Json = False) -> None:
     """List the registry of published constants that `momentcalc verify` checks."""
     from ...verification.run import constants as listing
     from ...render import emit
