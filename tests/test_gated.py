@@ -74,3 +74,10 @@ def test_commands_that_need_one_input_say_so(argv):
     run = invoke(*argv)
     assert run.code == 2 and run.stdout == "" and run.stderr.count("\n") == 1
     assert ("gated unit" in run.stderr) or ("--derive" in run.stderr)
+
+
+def test_a_huge_mean_keeps_the_variance_without_cancellation():
+    """geglu at mean 1e300, std 1: Var = E[a²]·Var gelu(b) + Var a·E[gelu(b)]² ≈ 2e600 (gelu(b) ≈ b
+    there: Var ≈ 1, E ≈ 1e300); E[a²]E[g²] − E[a]²E[g]² would cancel every digit."""
+    r = activation_moment("geglu", mean="1e300", std="1")
+    assert r["variance"].decimal(15) == "2.00000000000000e+600" and r["variance"].certified

@@ -27,8 +27,8 @@ from ..catalog.gated import GATED, Gated, gated
 from ..defaults import ACTIVATION_MOMENT as DEFAULTS
 from ..engine.numbers import as_number
 from ..moments import SUMMARY, exact_moments, gaussian_moments, midpoint, moment_balls, radius
-from ..tier import (Computation, InputError, Listing, arb_precision, bits_for, check_digits, exact_ball, exactly,
-                    expectation_balls, prove, quantities)
+from ..tier import (Computation, InputError, Listing, arb_precision, bits_for, check_digits, exact_ball, exactly, prove,
+                    quantities)
 
 # CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
 COMMANDS = {"activation-moment": "activation_moment", "activations": "catalog_listing"}
@@ -107,7 +107,7 @@ __all__ = ["activation_moment", "catalog_listing", "RESULTS", "DESCRIPTIONS"]
 GATED_DESCRIPTIONS = {
     "mean": "E[a·g(b)] = E[a]·E[g(b)], a, b independent ~ N(mean, std^2)",
     "second_moment": "E[(a·g(b))^2] = E[a^2]·E[g(b)^2]",
-    "variance": "second_moment - mean^2",
+    "variance": "second_moment - mean^2 = E[a^2]·Var g(b) + Var a·E[g(b)]^2",
     "rms": "sqrt(second_moment)",
     "gain": "1 / rms: gain·φ keeps a unit second moment",
     "centered_gain": "1 / sqrt(variance): (φ - mean)·centered_gain has variance 1 (the normalizer-free gamma)",
@@ -131,12 +131,14 @@ def _gated_moments(unit: Gated, *, mean: object, std: object, params: Mapping[st
     mu, sigma = as_number(mean, "mean"), as_number(std, "std")
 
     def evaluate(working: int) -> dict[str, Any]:
-        g1, g2, slope2 = expectation_balls(unit.gate, [(0, 1, 0), (0, 2, 0), (0, 0, 2)], mean=mu, std=sigma,
-                                           digits=working)
+        gate = moment_balls(unit.gate, mean=mu, std=sigma, digits=working)
+        g1, g2, slope2 = gate["mean"], gate["second_moment"], gate["derivative_second_moment"]
         with arb_precision(bits_for(working + 10)):
             a1, a2 = exact_ball(mu), exact_ball(mu * mu + sigma * sigma)
             first, second = a1 * g1, a2 * g2
-            variance = second - first * first
+            # E[a²]·Var g + Var a·E[g]²: two terms ≥ 0, where E[a²]E[g²] − E[a]²E[g]² would cancel
+            # (geglu at mean 1e300 lost every digit to it)
+            variance = a2 * gate["variance"] + exact_ball(sigma * sigma) * g1 * g1
             values = {"mean": first, "second_moment": second, "variance": variance, "rms": second.sqrt(),
                       "gain": 1 / second.sqrt(), "centered_gain": 1 / variance.sqrt(),
                       "derivative_second_moment": g2 + a2 * slope2}
