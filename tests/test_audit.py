@@ -20,33 +20,13 @@ from tests.cli_runner import run
 
 SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "momentcalc" / "render" / "json_schema.json").read_text())
 
-# timm/layers (and DeepMind's nfnets): Monte Carlo gammas stored as float32, printed as doubles.
-NF_TABLE = '''# from https://github.com/deepmind/deepmind-research/tree/master/nfnets
-_nonlin_gamma = dict(
-    identity=1.0,
-    celu=1.270926833152771,
-    elu=1.2716004848480225,
-    gelu=1.7015043497085571,
-    leaky_relu=1.70590341091156,
-    log_sigmoid=1.9193484783172607,
-    log_softmax=1.0002083778381348,
-    relu=1.7139588594436646,
-    relu6=1.7131484746932983,
-    selu=1.0008515119552612,
-    sigmoid=4.803835391998291,
-    silu=1.7881293296813965,
-    softsign=2.338853120803833,
-    softplus=1.9203323125839233,
-    tanh=1.5939117670059204,
-)
-'''
+# timm/layers (and DeepMind's nfnets): Monte Carlo gammas stored as float32, printed as doubles;
+# the published constants after them. One copy, the fixture the audit snapshots also scan.
+_FIXTURE = (Path(__file__).resolve().parent / "fixtures" / "audit" / "nfnet.py").read_text()
+_TABLE_END = _FIXTURE.index("\n)\n", _FIXTURE.index("# from https")) + 3
+NF_TABLE = _FIXTURE[_FIXTURE.index("# from https"):_TABLE_END]
 
-PUBLISHED = '''alpha = 1.7580993408473766  # PyTorch alpha_dropout: -lambda*alpha
-pi_ratio = 1.466942206924260361  # deep kernel shaping: pi/(pi - 1)
-keras_std = .87962566103423978  # Keras TruncatedNormal: std of N(0, 1) cut at +-2
-scale = 1.0507009873554804934193349852946  # SELU paper
-alpha_selu = 1.6732632423543772848170429916717
-'''
+PUBLISHED = _FIXTURE[_TABLE_END:].lstrip("\n")
 
 DECOYS = '''"""A docstring with relu=1.7139588594436646 is not code."""
 lr = 3e-4
