@@ -828,7 +828,7 @@ def test_sigint_during_a_sweep_is_130_without_a_traceback():
     # signal lands while the child computes (a catalog twin such as mish's formula ends in 0.3 s).
     proc = subprocess.Popen([sys.executable, "-m", "momentcalc", "activation-moment", "sin(x)/x+tanh(x)",
                              "--std", "1,2", "--digits", "1000", "--budget", "100", "--format", "csv"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=interruptible)
     _wait_for_a_child(proc.pid)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
@@ -850,3 +850,11 @@ def _wait_for_a_child(pid: int, seconds: float = 30.0) -> None:
             pass
         time.sleep(0.05)
     raise AssertionError("no child process appeared")
+
+
+def interruptible() -> None:
+    """In a test's child before exec: SIGINT at its default action. A process started with SIGINT
+    ignored (a background job of a shell without job control, as CI may run the suite) passes the
+    ignoring on through exec, and Python then installs no KeyboardInterrupt handler: the signal the
+    test sends would be lost and the call would end with exit 0, as a user's would not."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
