@@ -42,6 +42,7 @@ from ...errors import InputError, PrecisionError
 from ...engine.column_sums import column_sum_moment, times
 from ...moments import expectations
 from ...moments.expectations import expectations_by_quadrature
+from .hermite_doubles import strip_table
 from .negative import negative_parts
 
 if TYPE_CHECKING:
@@ -86,8 +87,13 @@ class FullEstimate(NamedTuple):
 
 
 def hermite_table(activation: str, params: Mapping[str, object] | None, lam: mpmath.mpf) -> dict[tuple[int, int], mpmath.mpf]:
-    """H[n, b] = E[He_n(ε)·φ(λε)^b], ε ~ N(0, 1), through the moments engine (E[X^a·φ(X)^b] for
-    X ~ N(0, λ²), divided by λ^a)."""
+    """H[n, b] = E[He_n(ε)·φ(λε)^b], ε ~ N(0, 1): for an activation analytic in a strip by the
+    trapezoidal rule in doubles (``hermite_doubles``), else through the moments engine
+    (E[X^a·φ(X)^b] for X ~ N(0, λ²), divided by λ^a)."""
+    doubles = strip_table(activation, params, lam)
+    if doubles is not None:
+        return {(n, b): mpmath.mpf(doubles[n, b] if b else 1 if n == 0 else 0)
+                for n, top in POWERS.items() for b in range(top + 1)}
     wanted = sorted({(a, b, 0) for n, top in POWERS.items() for a in HERMITE[n] for b in range(1, top + 1)})
     raw = dict(zip(wanted, _expectations(expectations, activation, params, wanted, lam)))
     table = {}
