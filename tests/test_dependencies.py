@@ -278,6 +278,8 @@ LOCAL_IMPORTS = {
     "computations/tat.py -> .engine.gaussian_balls": "importing momentcalc.tat stays light (first call)",
     "computations/tat.py -> .moments.dks": "DKS (not leaky_relu's TAT) only",
     "computations/tat.py -> .moments.transforms": "not loaded by DKS calls that fail to find a transform",
+    "computations/tat.py -> .computations.tat_reach": "only when DKS's starting points find no transform",
+    "computations/tat.py -> .moments.dks_survey": "only when DKS's first starting point finds no transform",
     "computations/tat.py -> flint": "importing momentcalc.tat loads no python-flint (first call)",
     "computations/truncnorm.py -> .symbolic.truncnorm": "--derive only (sympy)",
     "console.py -> .cli": "imported with the cyclic GC off and under the Ctrl-C handler (start-up)",

@@ -128,22 +128,57 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
     # Positively homogeneous φ (relu, relu2) has one degree of freedom fewer: the input shift stays
     # at ±1 and only the scale is solved, as in DKS's code.
     fixed = homogeneous(act)
+    if fixed:
+        _monomial_reach(act, target, zeta, depth)
     shifts = (Fraction(1), Fraction(-1)) if fixed else (None,)
     for shift in shifts:
         try:
-            a, b = locate(act, target, digits, shift)
+            a, b = locate(act, target, digits, shift, skip=None if fixed else _screen(act, target))
         except PrecisionError:
-            continue
+            if fixed:
+                continue
+            from .tat_reach import survey_locate
+
+            a, b = survey_locate(act, target, digits, zeta, depth)
         balls = prove_transform(act, target, a, b, digits, fixed)
         with arb_precision(int((digits + 10) * BITS_PER_DIGIT) + 64):
             return {"input_scale": balls["input_scale"], "input_shift": balls["input_shift"],
                     "output_shift": balls["output_shift"], "output_scale": balls["output_scale"],
                     "layer_target": target}
-    raise PrecisionError("no transform reaching this {target_slope} was found from DKS's starting points "
-                         "(not proven unreachable; in our search relu-like activations (softplus, elu, gelu, "
-                         "swish) reach per-layer targets only below relu's pi/(pi - 1) = 1.467, their input_scale "
-                         "growing without bound toward it, and clipped ones (hardtanh, relu6) only above it; a "
-                         "deeper network lowers the per-layer target)", param="target_slope")
+    raise PrecisionError("no transform reaching this {target_slope} was found with input_shift 1 or -1 (the "
+                         "shift DKS fixes for a positively homogeneous activation)", param="target_slope")
+
+
+def _screen(act: Any, target: Any) -> Any:
+    """Passes over DKS's starting points (after the first) from which Newton's method, run in
+    double precision on a grid (``moments.dks_survey.diverges``), diverges: their certified
+    iterations would cost seconds and find nothing."""
+    def skip(b: Fraction, a: Fraction) -> bool:
+        from ..moments.dks_survey import diverges
+
+        return diverges(act, float(a), float(b), float(target.mid()))
+    return skip
+
+
+def _monomial_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
+    """Exit 2 when φ = c·x^k + d and the per-layer target is at or above the proven top T of its
+    C'(1) (``moments.dks.monomial_reach``: 1 < C'(1) < T for input_shift ≠ 0, T at input_shift 0)."""
+    from ..moments.dks import monomial_power, monomial_reach
+
+    power = monomial_power(act)
+    top = None if power is None else monomial_reach(power)
+    if top is None or zeta < top ** depth:  # exact: ζ^(1/L) < T ⇔ ζ < T^L
+        return
+    label = act.formula
+    bound = f"{top} = {float(top):.10g}" if top.denominator != 1 else str(top)
+    if zeta == top ** depth:
+        raise PrecisionError(f"{label!r} reaches the per-layer C'(1) = {bound} only with input_shift 0, where every "
+                             "input_scale gives it: the transform is not unique; try a {target_slope} below "
+                             f"{float(top):.10g}^{depth}", param="target_slope")
+    raise InputError(f"reachable per-layer C'(1) for {label!r} (c*x**{power} + d): 1 < C'(1) < {bound} (proven: "
+                     "C'(1) depends on input_scale/input_shift alone and stays below its value at input_shift 0), "
+                     f"i.e. {{target_slope}} below {float(top):.10g}^{depth} = {float(top) ** depth:.10g}; got a "
+                     f"per-layer {float(target.mid()):.10g}", param="target_slope")
 
 
 __all__ = ["tat", "DESCRIPTIONS"]

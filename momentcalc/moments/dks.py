@@ -26,8 +26,9 @@ x^i·φ^j·φ'^k:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
+from math import comb
 from typing import Any
 
 from flint import arb, ctx
@@ -219,9 +220,21 @@ def homogeneous(act: Activation) -> bool:
     target; DKS fixes the shift and solves the scale (for relu; relu2 the same)."""
     pieces = _monomial_pieces(act)
     if pieces is None:
-        return False
+        power = monomial_power(act)
+        return power is not None and power >= 2
     powers = {k for c, k in pieces if c != 0}
     return len(powers) == 1 and min(powers) >= 1
+
+
+def monomial_power(act: Activation) -> int | None:
+    """k when φ is an expression c·x^k + d (c ≠ 0, rational c and d), else None."""
+    if not act.expression or act.tree is None:
+        return None
+    terms = polynomial_terms(act.tree, rational_constant)
+    if terms is None:
+        return None
+    powers = [k for k, c in terms.items() if k > 0 and c != 0]
+    return powers[0] if len(powers) == 1 else None
 
 
 def linear(act: Activation) -> bool:
@@ -257,18 +270,24 @@ def _kink_starts(act: Activation) -> list[tuple[Fraction, Fraction]]:
     return [(centre + spread * b, spread * a) for b, a in STARTS]
 
 
-def locate(act: Activation, target: arb, digits: int, shift: Fraction | None = None) -> tuple[Fraction, Fraction]:
+def locate(act: Activation, target: arb, digits: int, shift: Fraction | None = None,
+           starts: Sequence[tuple[Fraction, Fraction]] | None = None,
+           skip: Callable[[Fraction, Fraction], bool] | None = None) -> tuple[Fraction, Fraction]:
     """An approximate root (a, b), a > 0, by Newton's method from DKS's starting points (and
-    those carried to the activation's kinks; at a few digits, then at ``digits``);
-    PrecisionError when none converges."""
+    those carried to the activation's kinks), or from ``starts`` (pairs (b, a)) when given; at a
+    few digits, then at ``digits``; PrecisionError when none converges. ``skip(b, a)`` true
+    passes over a start after the first (one a cheaper iteration shows diverging)."""
     fixed = shift is not None
-    starts = ([(shift, a) for a in (Fraction(1), Fraction(1, 2), Fraction(1, 10), Fraction(2))] if fixed
-              else list(STARTS) + _kink_starts(act))
-    for b, a in starts:
+    if starts is None:
+        starts = ([(shift, a) for a in (Fraction(1), Fraction(1, 2), Fraction(1, 10), Fraction(2))] if fixed
+                  else list(STARTS) + _kink_starts(act))
+    for index, (b, a) in enumerate(starts):
+        if index and skip is not None and skip(b, a):
+            continue
         try:
             for _ in range(40):
                 a_new, b_new, size = _newton_step(act, a, b, target, 12, fixed)
-                if a_new <= 0 or abs(b_new) > 100 or a_new > 100:
+                if a_new <= 0 or abs(b_new) > max(100, 4 * abs(b)) or a_new > max(100, 4 * a):
                     break
                 # damped: at most halve or double a per step
                 a = min(max(a_new, a / 2), a * 2)
@@ -348,3 +367,42 @@ def _krawczyk(F: list[Jet], FX: list[Jet], r_a: arb, r_b: arb, fixed_shift: bool
 
 
 __all__ = ["Jet", "homogeneous", "linear", "locate", "prove"]
+
+
+def monomial_reach(power: int) -> Fraction | None:
+    """The top of the per-layer C'(1) that φ = c·x^k + d reaches, when proven: C'(1) of
+    φ(a·z + b) depends on r = a/|b| alone (b ≠ 0; b = 0 gives T = k²·E[Z^(2k−2)]/Var(Z^k)), as
+
+        t(r) = N(r)/D(r),  N = k²·r²·E[(rZ + 1)^(2k−2)],  D = E[(rZ + 1)^(2k)] − E[(rZ + 1)^k]²,
+
+    polynomials in r with rational coefficients (E[Z^j] = (j − 1)!! for even j). t → 1 as r → 0
+    and t → T as r → ∞; when every coefficient of T·D − N is ≥ 0 (and one is > 0), t(r) < T for
+    every r > 0, so the reachable C'(1) is 1 < t < T with b ≠ 0, and T itself only at b = 0.
+    None when the coefficients do not show it."""
+    def moment(j: int) -> int:
+        return 0 if j % 2 else _double_factorial(j - 1)
+
+    def power_moments(n: int) -> list[Fraction]:  # coefficients of r^j in E[(rZ + 1)^n]
+        return [Fraction(comb(n, j) * moment(j)) for j in range(n + 1)]
+
+    k = power
+    if k < 2:
+        return None
+    top = Fraction(k * k * moment(2 * k - 2), moment(2 * k) - moment(k) ** 2)
+    numerator = [Fraction(0)] * (2 * k + 1)
+    for j, c in enumerate(power_moments(2 * k - 2)):
+        numerator[j + 2] += k * k * c
+    first = power_moments(k)
+    denominator = power_moments(2 * k)
+    for i, ci in enumerate(first):
+        for j, cj in enumerate(first):
+            denominator[i + j] -= ci * cj
+    gap = [top * d - n for d, n in zip(denominator, numerator)]
+    return top if all(g >= 0 for g in gap) and any(g > 0 for g in gap) else None
+
+
+def _double_factorial(n: int) -> int:
+    out = 1
+    while n > 1:
+        out, n = out * n, n - 2
+    return out

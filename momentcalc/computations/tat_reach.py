@@ -1,0 +1,64 @@
+"""Where DKS's starting points find no transform (Martens et al., 2021, "Rapid training of deep
+neural networks without skip connections or normalization layers"): a survey of the curve
+Q'(1) = 1 in (input_scale, input_shift) gives new starting points (``moments.dks_survey``), and
+when none reaches the per-layer C'(1), the error says what was searched, the C'(1) found along
+the curve, and what to try (exit 3: a survey is not a proof that the target is unreachable).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+from ..errors import PrecisionError
+from ..moments.dks import locate
+from ..moments.dks_survey import survey
+
+
+def survey_locate(act: Any, target: Any, digits: int, zeta: Fraction, depth: int) -> tuple[Fraction, Fraction]:
+    """(a, b) near a root of DKS's conditions from the survey's starting points; PrecisionError
+    saying what was searched when none converges."""
+    layer = float(target.mid())
+    found, starts = survey(act, layer)
+    if starts:
+        try:
+            return locate(act, target, digits, None, [(_fraction(b), _fraction(a)) for a, b in starts])
+        except PrecisionError:
+            pass
+    raise PrecisionError(unreached_text(found, layer, zeta, depth), param="target_slope", params=("depth",))
+
+
+def _fraction(x: float) -> Fraction:
+    return Fraction(x).limit_denominator(1 << 50) if abs(x) < 1e6 else Fraction(round(x))
+
+
+def unreached_text(found: Any, layer: float, zeta: Fraction, depth: int) -> str:
+    """The message for a per-layer target ``layer`` the search did not reach."""
+    a_lo, a_hi = found.a_range
+    head = (f"no DKS transform with per-layer C'(1) = {layer:.6g} was found (not proven unreachable): "
+            "DKS's starting points, then the curve Q'(1) = 1 surveyed in double precision over input_scale "
+            f"{a_lo:g} to {a_hi:g} and |input_shift| up to 8 + 6*input_scale")
+    low, high = found.lowest(), found.highest()
+    if low is None:
+        return head + ", where no point of that curve was found; try another activation"
+    span = (f", where C'(1) ran from about {low[2]:.5g} (input_scale {low[0]:.3g}, input_shift {low[1]:.3g}) "
+            f"to about {high[2]:.5g} (input_scale {high[0]:.3g}, input_shift {high[1]:.3g})")
+    log_zeta = math.log(float(zeta))
+    if layer > high[2]:
+        deeper = int(log_zeta / math.log(high[2])) + 1 if high[2] > 1 else None
+        hint = f"; try {{target_slope}} below {high[2]:.5g}^{depth} = {high[2] ** depth:.5g}"
+        if deeper is not None and deeper > depth:
+            hint += f", or {{depth}} {deeper} or more (the per-layer target is target_slope^(1/depth))"
+        return head + span + hint
+    if layer < low[2]:
+        shallower = int(log_zeta / math.log(low[2])) if low[2] > 1 else 0
+        hint = f"; try {{target_slope}} above {low[2]:.5g}^{depth} = {low[2] ** depth:.5g}"
+        if 1 <= shallower < depth:
+            fewer = f"{shallower} or less" if shallower > 1 else "1"
+            hint += f", or {{depth}} {fewer} (the per-layer target is target_slope^(1/depth))"
+        return head + span + hint
+    return head + span + ", but Newton's method did not converge from the nearest points; try a nearby {target_slope}"
+
+
+__all__ = ["survey_locate", "unreached_text"]

@@ -1,0 +1,149 @@
+"""``tat --target-slope``: targets DKS's own starting points miss are found from a survey of the
+curve Q'(1) = 1 and proven; a target beyond what an activation reaches is exit 2 where a proof
+says so (c·x^k + d) and exit 3 saying what was searched otherwise.
+
+Each solved transform φ̂(z) = γ·(φ(a·z + b) + δ) is checked by an independent route: mpmath
+quadrature at 40 digits of E[φ̂(Z)] = 0 (C(0) = 0), E[φ̂(Z)²] = 1 (Q(1) = 1), E[φ̂'(Z)²] =
+ζ^(1/L) (the per-layer C'(1)) and E[Z·φ̂(Z)·φ̂'(Z)] = 1 (Q'(1) = 1), with φ written out here."""
+
+from __future__ import annotations
+
+import re
+
+import mpmath
+import pytest
+
+from momentcalc.computations.tat import tat
+from momentcalc.moments.dks import monomial_reach
+from tests.conftest import invoke
+
+mp = mpmath.mp
+
+# φ and φ', written independently of the catalog, and where φ' jumps (kinks).
+PHI = {
+    "sigmoid": (lambda x: 1 / (1 + mpmath.exp(-x)), lambda x: mpmath.exp(-x) / (1 + mpmath.exp(-x)) ** 2, ()),
+    "softsign": (lambda x: x / (1 + abs(x)), lambda x: 1 / (1 + abs(x)) ** 2, (0,)),
+    "gelu": (lambda x: x * mpmath.ncdf(x), lambda x: mpmath.ncdf(x) + x * mpmath.npdf(x), ()),
+    "softplus": (lambda x: mpmath.log1p(mpmath.exp(x)), lambda x: 1 / (1 + mpmath.exp(-x)), ()),
+    "tanh": (mpmath.tanh, lambda x: 1 / mpmath.cosh(x) ** 2, ()),
+    "x**3": (lambda x: x**3, lambda x: 3 * x**2, ()),
+}
+
+
+def _conditions(name: str, result, digits: int = 40) -> dict[str, mpmath.mpf]:
+    """E[φ̂], E[φ̂²], E[φ̂'²], E[Z·φ̂·φ̂'] by mpmath quadrature."""
+    phi, dphi, kinks = PHI[name]
+    with mpmath.workdps(digits):
+        a, b, d, g = (mpmath.mpf(result.value(k)) for k in ("input_scale", "input_shift", "output_shift",
+                                                             "output_scale"))
+        cuts = sorted({(k - b) / a for k in kinks})
+        span = [-mpmath.inf] + cuts + [mpmath.inf]
+
+        def expect(f):
+            return mpmath.quad(lambda z: f(z) * mpmath.npdf(z), span)
+
+        hat = lambda z: g * (phi(a * z + b) + d)  # noqa: E731
+        dhat = lambda z: g * a * dphi(a * z + b)  # noqa: E731
+        return {"mean": expect(hat), "q": expect(lambda z: hat(z) ** 2), "slope": expect(lambda z: dhat(z) ** 2),
+                "q_slope": expect(lambda z: z * hat(z) * dhat(z))}
+
+
+# (activation, depth, target): DKS's starting points miss these (exit 3 before); the survey finds them.
+SOLVED = [("sigmoid", 1, "3"), ("softsign", 1, "3"), ("x**3", 10, "1.5")]
+# Near 1 and deep networks (DKS's starting points: a check that they stay right).
+EDGES = [("tanh", 1, "1.0001"), ("softplus", 10000, "1.5"), ("tanh", 1000, "1.5")]
+
+
+@pytest.mark.parametrize("name, depth, target", SOLVED + EDGES)
+def test_transform_meets_the_dks_conditions_by_quadrature(name, depth, target):
+    digits = 20
+    result = tat(name, depth=depth, target_slope=target, digits=digits)
+    found = _conditions(name, result)
+    tol = mpmath.mpf(10) ** -(digits - 3)
+    with mpmath.workdps(40):
+        layer = mpmath.mpf(target) ** (mpmath.mpf(1) / depth)
+        assert abs(found["mean"]) < tol
+        assert abs(found["q"] - 1) < tol
+        assert abs(found["slope"] - layer) < tol * layer
+        if name != "x**3":  # c·x^k: DKS's fixed input_shift, and no Q'(1) condition
+            assert abs(found["q_slope"] - 1) < tol
+        else:
+            assert result.value("input_shift") == 1
+    assert all(result[k].certified for k in ("input_scale", "input_shift", "output_shift", "output_scale"))
+
+
+@pytest.mark.slow
+def test_gelu_reaches_a_slope_above_relus():
+    """gelu's dip lets one layer reach C'(1) = 1.5 > π/(π − 1), where softplus and elu do not."""
+    result = tat("gelu", depth=1, target_slope="1.5", digits=20)
+    found = _conditions("gelu", result)
+    tol = mpmath.mpf(10) ** -17
+    assert abs(found["mean"]) < tol and abs(found["q"] - 1) < tol
+    assert abs(found["slope"] - mpmath.mpf("1.5")) < tol and abs(found["q_slope"] - 1) < tol
+
+
+def test_cli_digits_of_a_surveyed_transform():
+    run = invoke("tat", "softsign", "--target-slope", "3", "--digits", "25", "--get", "input_scale")
+    assert run.code == 0
+    assert len(run.stdout.strip().replace(".", "").lstrip("0")) == 25
+
+
+@pytest.mark.parametrize("power", [2, 3, 4, 5, 8])
+def test_monomial_reach_bounds_slope_on_a_grid(power):
+    """t(r) = C'(1) of (r·z + 1)^k by Gauss–Hermite quadrature (exact for these polynomials)
+    stays above 1 and below the proven top on a grid of r, nears it at large r, and the top is
+    k²·E[Z^(2k−2)]/Var(Z^k) (b = 0)."""
+    top = monomial_reach(power)
+    with mpmath.workdps(40):
+        nodes, weights = _hermite_nodes(2 * power + 2)
+
+        def expect(f):
+            return sum(w * f(z) for z, w in zip(nodes, weights))
+
+        def slope(r):
+            f = lambda z: (r * z + 1) ** power  # noqa: E731
+            mean = expect(f)
+            return expect(lambda z: (power * r * (r * z + 1) ** (power - 1)) ** 2) / expect(lambda z: (f(z) - mean) ** 2)
+
+        bound = mpmath.mpf(top.numerator) / top.denominator
+        values = [slope(mpmath.mpf(10) ** (e / mpmath.mpf(4))) for e in range(-12, 13)]
+        assert all(1 < v < bound for v in values)
+        assert bound - values[-1] < mpmath.mpf("0.001")
+        assert abs(expect(lambda z: power**2 * z ** (2 * power - 2))
+                   / (expect(lambda z: z ** (2 * power)) - expect(lambda z: z**power) ** 2) - bound) < 1e-30
+
+
+def _hermite_nodes(n: int) -> tuple[list, list]:
+    """Gauss–Hermite nodes and weights for N(0, 1) (probabilists'), by Golub–Welsch in mpmath."""
+    matrix = mpmath.zeros(n)
+    for i in range(n - 1):
+        matrix[i, i + 1] = matrix[i + 1, i] = mpmath.sqrt(i + 1)
+    values, vectors = mpmath.eigsy(matrix)
+    return [values[i] for i in range(n)], [vectors[0, i] ** 2 for i in range(n)]
+
+
+def test_unreachable_monomial_target_is_exit_2_with_the_range():
+    run = invoke("tat", "x**3", "--depth", "3", "--target-slope", "5.9")
+    assert run.code == 2 and run.stdout == "" and run.stderr.count("\n") == 1
+    assert "reachable per-layer C'(1) for 'x**3'" in run.stderr
+    assert "1 < C'(1) < 9/5 = 1.8" in run.stderr and "--target-slope below 1.8^3 = 5.832" in run.stderr
+
+
+def test_monomial_top_itself_is_not_unique():
+    run = invoke("tat", "x**3", "--depth", "3", "--target-slope", "5.832")
+    assert run.code == 3 and "only with input_shift 0" in run.stderr
+
+
+@pytest.mark.parametrize("argv, layer", [
+    (("softplus", "--target-slope", "1.5"), "1.5"),
+    (("hardtanh", "--depth", "10", "--target-slope", "1.5"), "1.04138"),
+])
+def test_unfound_target_says_what_was_searched(argv, layer):
+    run = invoke("tat", *argv)
+    assert run.code == 3 and run.stdout == "" and run.stderr.count("\n") == 1
+    assert f"no DKS transform with per-layer C'(1) = {layer} was found (not proven unreachable)" in run.stderr
+    found = re.search(r"C'\(1\) ran from about ([0-9.e+-]+) .* to about ([0-9.e+-]+) ", run.stderr)
+    assert found is not None
+    low, high = float(found.group(1)), float(found.group(2))
+    assert 1 <= low < high
+    assert "--target-slope" in run.stderr and "input_scale 0.01 to 1000" in run.stderr
