@@ -45,7 +45,7 @@ from flint import arb, ctx
 
 from .gaussian_balls import Term, tail_bound
 from .convolution import FixedWeights
-from .trapezoid import A_MAX, _decreasing_from, strip_integral_bound
+from .trapezoid import A_MAX, _decreasing_from, gaussian_sums, strip_integral_bound
 from .balls import abs_normal_moments
 
 # Beyond this many lattice points (a correlation very close to 1, a very wide strip of means)
@@ -125,6 +125,60 @@ def _tail_from(terms: Sequence[Term], mean: arb, std: arb, goal: arb, start: flo
     return None
 
 
+def _entire_step(m0: arb, kappa: arb, goal: arb) -> tuple[arb, arb] | None:
+    """The outer step for ψ entire: 2M₀·e^{κβ²}/(e^{2πβ/h} − 1) ≤ goal/8 at β = π/(κh) (about
+    2M₀·e^{−π²/(κh²)}); (h, that bound), None if the balls do not prove it."""
+    logs = float((16 * m0 / goal).log().upper())
+    h = arb(math.pi / math.sqrt(float(kappa.upper()) * logs) * 0.98)
+    h = arb(h.mid().str(8, radius=False))  # an exact, short step
+    if not h > 0:
+        return None
+    beta = arb.pi() / (kappa * h)
+    discretisation = 2 * m0 * (kappa * beta * beta).exp() / ((2 * arb.pi() * beta / h).exp() - 1)
+    if not discretisation <= goal / 8:
+        return None
+    return h, discretisation
+
+
+def _shift(poly: Sequence[arb], width: arb) -> list[arb]:
+    """The coefficients of y ↦ P(width + y) (non-negative with P's)."""
+    out = [arb(0)] * len(poly)
+    for k, c in enumerate(poly):
+        if c == 0:
+            continue
+        for j in range(k + 1):
+            out[j] += c * math.comb(k, j) * width ** (k - j)
+    return [_up(x) for x in out]
+
+
+def _strip_step(strip: Strip, pairs: Sequence[tuple[arb, arb]], goal: arb) -> tuple[arb, arb] | None:
+    """The outer step for g analytic in the strip |Im z| ≤ width, |g(z)| ≤ P(|z|) there: ψ(m) =
+    E[g(m + b·V)] is then analytic for |Im m| < width with |ψ(m)| ≤ E[P(|m| + b|V|)], so for
+    |Im w| ≤ β < width/a the outer integrand ϕ(w)·ψ₁(a₁w)·ψ₂(±a₂w) has ∫|f(t + iβ)| dt ≤
+    e^{β²/2}·max_i E[P_i(width + a_i|T| + b_i|V|)²] = e^{β²/2}·M_s (|ψ₁ψ₂| ≤ (|ψ₁|² + |ψ₂|²)/2,
+    Jensen), a bound that does not grow as c → 1. The error 2M_s·e^{β²/2}/(e^{2πβ/h} − 1) ≤ goal/8
+    (Trefethen & Weideman 2014, Theorem 5.1) at β = min(width/a, sqrt(2Λ)), Λ = ln(16M_s/goal)
+    (the β that maximises h). ``pairs``: (a_i, b_i) upper bounds, one per variance."""
+    width = strip.width
+    a_top = _sup([a for a, _ in pairs])
+    if not (width > 0 and a_top > 0):
+        return None
+    m_s = _sup([_outer_terms(_shift(p, width), a, b)[1] for p in strip.bounds for a, b in pairs])
+    logs = float((16 * m_s / goal).log().upper())
+    beta = min(float((width / a_top).lower()) * (1 - 2.0**-20), math.sqrt(2 * logs))
+    if not beta > 0:
+        return None
+    h = arb(2 * math.pi * beta / (logs + beta * beta / 2 + 1) * 0.98)
+    h = arb(h.mid().str(8, radius=False))
+    if not h > 0:
+        return None
+    beta_ball = arb(beta)
+    discretisation = 2 * m_s * (beta_ball * beta_ball / 2).exp() / ((2 * arb.pi() * beta_ball / h).exp() - 1)
+    if not discretisation <= goal / 8:
+        return None
+    return h, discretisation
+
+
 def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: float,
                     strip: Strip | None = None, smoothing: Smoothing | None = None,
                     q2: arb | None = None, mirror: bool = False) -> list[arb] | None:
@@ -151,14 +205,16 @@ def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: f
         a2, b2 = (q2 * c).sqrt(), (q2 * (1 - c)).sqrt()
         outer += [_outer_terms(p, _up(a2), _up(b2)) for p in polys]
     m0 = _sup([m for _, m in outer])
-    # Outer step: 2M₀·e^{−π²/(κh²)} ≤ goal/8, checked in balls at β = π/(κh).
-    logs = float((16 * m0 / goal).log().upper())
-    h = arb(math.pi / math.sqrt(float(kappa.upper()) * logs) * 0.98)
-    h = arb(h.mid().str(8, radius=False))  # an exact, short step
-    beta = arb.pi() / (kappa * h)
-    discretisation = 2 * m0 * (kappa * beta * beta).exp() / ((2 * arb.pi() * beta / h).exp() - 1)
-    if not discretisation <= goal / 8:
+    # Outer step: the larger of the entire bound's and (for g analytic in a strip) the strip
+    # bound's, each checked in balls to err by at most goal/8.
+    steps = [_entire_step(m0, kappa, goal)]
+    if strip is not None and strip.box is None and smoothing is None:
+        pairs = [(a_up, b_up)] if q2 is None else [(a_up, b_up), (_up(a2), _up(b2))]
+        steps.append(_strip_step(strip, pairs, goal))
+    found = [s for s in steps if s is not None]
+    if not found:
         return None
+    h, discretisation = max(found, key=lambda s: float(s[0].mid()))
     start = math.sqrt(max(0.0, -2 * goal_log2 * math.log(2))) * 0.9
     lengths = [_tail_from([Term(c_, j) for j, c_ in enumerate(terms) if c_ != 0], arb(0), arb(1), goal / 8, start)
                for terms, _ in outer]
@@ -214,7 +270,25 @@ def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: f
 
 def _strip_smoothing(strip: Strip, a: arb, b: arb, b_up: arb, b_low: arb, c: arb, h: arb, nodes: int,
                      goal: arb) -> list[list[arb]] | None:
-    """ψ_i(a·h·j), |j| ≤ nodes, for g analytic in the strip, by the lattice trapezoidal rule."""
+    """ψ_i(a·h·j), |j| ≤ nodes, for g analytic in the strip: by the lattice trapezoidal rule
+    (shared evaluations) or node by node (``_node_sums``), whichever evaluates g fewer times
+    (an evaluation in a node's rule costing about NODE_COST lattice points). As c → 1 the lattice
+    grows like a/b while the nodes' rules shrink (their strip |Im v| < width/b widens)."""
+    del b_low
+    plans = [plan for plan in (_lattice_plan(strip, a, b_up, c, h, nodes, goal),
+                               _node_plan(strip, a, b, b_up, h, nodes, goal)) if plan is not None]
+    if not plans:
+        return None
+    return min(plans, key=lambda plan: plan[0])[1]()
+
+
+# An evaluation in a node's own rule costs about this many lattice points (measured: about
+# 2.5 µs against 6-9 µs a lattice point, its share of the convolution and set-up included).
+NODE_COST = 0.4
+
+
+def _lattice_plan(strip: Strip, a: arb, b_up: arb, c: arb, h: arb, nodes: int, goal: arb):  # noqa: ANN202
+    """(its cost in evaluations of g, the lattice rule's ψ_i(a·h·j) as a thunk), None if out of reach."""
     width = strip.width
     alpha = arb(min(float((width / b_up).lower()) * (1 - 2.0**-20), A_MAX))
     if not alpha > 0:
@@ -226,8 +300,12 @@ def _strip_smoothing(strip: Strip, a: arb, b: arb, b_up: arb, b_low: arb, c: arb
     h_v_max = arb(2 * math.pi * float(alpha.lower()) / (logs * 1.02 + 1))
     # The lattice: a·h = P·δ, b·h_v = δ with h_v ≤ h_v_max.
     ratio = (c / (1 - c)).sqrt()  # a/b
-    lattice_steps = int(math.ceil(float((ratio * h / h_v_max).upper())))
-    lattice_steps = max(lattice_steps, 1)
+    steps_needed = float((ratio * h / h_v_max).upper())
+    if not steps_needed < MAX_LATTICE:
+        return None
+    lattice_steps = max(int(math.ceil(steps_needed)), 1)
+    if 2 * lattice_steps * nodes + 1 > MAX_LATTICE:
+        return None
     h_v = h * ratio / lattice_steps
     if not h_v <= h_v_max:
         return None
@@ -242,8 +320,61 @@ def _strip_smoothing(strip: Strip, a: arb, b: arb, b_up: arb, b_low: arb, c: arb
     if 2 * span + 1 > MAX_LATTICE:
         return None
     error = _up(discretisation + tail_bound(terms, arb(L), m_max, b_up))
-    del b, b_low
-    return _lattice_sums(strip, a, h, h_v, lattice_steps, nodes, inner, error)
+    cost = span + inner + 1 if strip.parity is not None else 2 * span + 1
+    return cost, lambda: _lattice_sums(strip, a, h, h_v, lattice_steps, nodes, inner, error)
+
+
+def _node_plan(strip: Strip, a: arb, b: arb, b_up: arb, h: arb, nodes: int, goal: arb):  # noqa: ANN202
+    """(its cost, ψ_i(a·h·j) node by node as a thunk), None if out of reach: at each node m its
+    own trapezoidal rule h_v·Σ_{|k|≤n} g(m + b·k·h_v)·ϕ(k·h_v), erring by at most
+    2M/(e^{2πα/h_v} − 1) (Trefethen & Weideman 2014, Theorem 5.1; M from
+    ``trapezoid.strip_integral_bound`` for |m| ≤ the largest node, the strip |Im v| < α ≤
+    width/b) plus the tails beyond n·h_v ≥ L (``tail_bound``, uniform in |m| too). α is
+    min(width/b, sqrt(2Λ)), Λ = ln(8M₀/goal) (e^{α²/2} in M against e^{2πα/h_v}: the α that
+    allows the widest step), so that as b → 0 a node needs only the nodes of a Gaussian."""
+    width = strip.width
+    m_max = _up(a * h * (nodes + 1))
+    base = _sup([strip_integral_bound(p, arb(0), m_max, b_up, width) for p in strip.bounds])
+    logs0 = float((8 * base / goal + 1).log().upper())
+    alpha = arb(min(float((width / b_up).lower()) * (1 - 2.0**-20), math.sqrt(2 * logs0)))
+    if not alpha > 0:
+        return None
+    largest = _sup([strip_integral_bound(p, alpha, m_max, b_up, width) for p in strip.bounds])
+    logs = float((8 * largest / goal + 1).log().upper())
+    h_v = arb(2 * math.pi * float(alpha.lower()) / (logs * 1.02 + 1))
+    h_v = arb(h_v.mid().str(8, radius=False))
+    if not h_v > 0:
+        return None
+    discretisation = 2 * largest / ((2 * arb.pi() * alpha / h_v).exp() - 1)
+    terms = [Term(_up(c_), k) for p in strip.bounds for k, c_ in enumerate(p) if c_ != 0]
+    start = math.sqrt(max(0.0, -2 * float(goal.log().upper()))) * 0.9
+    L = _tail_from(terms, m_max, b_up, goal / 2, start)
+    if L is None or not discretisation <= goal / 2:
+        return None
+    inner = int(math.ceil(L / float(h_v.lower())))
+    means = nodes + 1 if strip.parity is not None else 2 * nodes + 1
+    if means * (2 * inner + 1) > MAX_LATTICE:
+        return None
+    error = _up(discretisation + tail_bound(terms, arb(L), m_max, b_up))
+    cost = NODE_COST * means * (2 * inner + 1)
+    return cost, lambda: _node_sums(strip, a, b, h, h_v, nodes, inner, error)
+
+
+def _node_sums(strip: Strip, a: arb, b: arb, h: arb, h_v: arb, nodes: int, inner: int,
+               error: arb) -> list[list[arb]]:
+    """ψ_i(a·h·j) ± error for |j| ≤ nodes, each by its own inner rule of 2·inner + 1 nodes
+    (``trapezoid.gaussian_sums``; with a known parity, j ≥ 0 only and ψ(−m) = parity·ψ(m))."""
+    count = len(strip.bounds)
+    scale = h_v / (2 * arb.pi()).sqrt()
+    first = 0 if strip.parity is not None else -nodes
+    columns: list[list[arb]] = [[] for _ in range(count)]
+    for j in range(first, nodes + 1):
+        sums = gaussian_sums(strip.at, count, a * (h * j), b, h_v, inner)
+        for i in range(count):
+            columns[i].append(sums[i] * scale + arb(0, error))
+    if strip.parity is None:
+        return columns
+    return [[sign * v for v in column[:0:-1]] + column for sign, column in zip(strip.parity, columns)]
 
 
 def _lattice_sums(strip: Strip, a: arb, h: arb, h_v: arb, lattice_steps: int, nodes: int, inner: int,

@@ -198,6 +198,13 @@ def _sums(values: Values, count: int, m: arb, s: arb, h: arb, n: int, exponent: 
     return totals
 
 
+def gaussian_sums(values: Values, count: int, mean: arb, std: arb, h: arb, n: int) -> list[arb]:
+    """Σ_{|k|≤n} g_j(mean + std·h·k)·e^{−k²h²/2} for the ``count`` integrands that ``values``
+    gives at (x, e^x): the trapezoidal sums of E[g_j(mean + std·T)] times √(2π)/h, bare (the
+    caller bounds the rule's error), e^x and the weights by recurrence."""
+    return _sums(values, count, mean, std, h, n, [arb(0), arb(1)])
+
+
 def _even_sums(values: Values, count: int, m: arb, s: arb, h: arb, n: int, exponent: Sequence[arb]) -> list[arb]:
     """``_sums`` for integrands even about m: g_j(m) + 2·Σ_{1≤k≤n} g_j(x_k)·e^{−k²h²/2}."""
     step = s * h
@@ -225,4 +232,4 @@ def working_bits(size_log2: float, goal_log2: float, nodes_hint: int = MAX_NODES
     return int(size_log2 - goal_log2) + degree * int(math.log2(nodes_hint)) + 40
 
 
-__all__ = ["trapezoid_expectations", "strip_integral_bound", "working_bits", "A_MAX", "MAX_NODES", "EXP_X", "ctx"]
+__all__ = ["trapezoid_expectations", "gaussian_sums", "strip_integral_bound", "working_bits", "A_MAX", "MAX_NODES", "EXP_X", "ctx"]
