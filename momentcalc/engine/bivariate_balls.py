@@ -69,6 +69,9 @@ class Strip(NamedTuple):
     # Per integrand, g(−x) = parity·g(x) exactly (+1 even, −1 odd); None: not known. The lattice
     # sums then take the points x ≥ −(inner reach) only, and ψ(−m) = parity·ψ(m).
     parity: Sequence[int] | None = None
+    # For g entire: the strip of another width (the same g, its bounds there); the outer step
+    # then takes the width that allows the widest step.
+    wider: Callable[[arb], "Strip"] | None = None
 
 
 # (means as balls, std, absolute goal) -> per integrand, ψ at each mean as a ball holding the
@@ -159,6 +162,24 @@ def _strip_step(strip: Strip, pairs: Sequence[tuple[arb, arb]], goal: arb) -> tu
     Jensen), a bound that does not grow as c → 1. The error 2M_s·e^{β²/2}/(e^{2πβ/h} − 1) ≤ goal/8
     (Trefethen & Weideman 2014, Theorem 5.1) at β = min(width/a, sqrt(2Λ)), Λ = ln(16M_s/goal)
     (the β that maximises h). ``pairs``: (a_i, b_i) upper bounds, one per variance."""
+    best = _strip_step_at(strip, pairs, goal)
+    if strip.wider is not None:
+        for width in WIDER:
+            if not width > strip.width:
+                continue
+            found = _strip_step_at(strip.wider(arb(width)), pairs, goal)
+            if found is not None and (best is None or found[0] > best[0]):
+                best = found
+    return best
+
+
+# The widths tried for an entire g (``Strip.wider``): about sqrt(ln(1/goal)/γ) is best for
+# bounds growing like e^{γ·width²}.
+WIDER = (2, 3, 4, 6, 8, 11, 16)
+
+
+def _strip_step_at(strip: Strip, pairs: Sequence[tuple[arb, arb]], goal: arb) -> tuple[arb, arb] | None:
+    """``_strip_step`` at the strip's own width."""
     width = strip.width
     a_top = _sup([a for a, _ in pairs])
     if not (width > 0 and a_top > 0):

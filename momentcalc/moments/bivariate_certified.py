@@ -80,9 +80,12 @@ def _strip(act: Activation) -> Strip | None:
     entire = _ENTIRE.get(act.name)
     if entire is not None:
         width, bounds, at = entire
+
+        def wider(w: arb) -> Strip:
+            return Strip(w, bounds(w), at, parity=parity)
+
         w = width()
-        f, d = bounds(w)
-        return Strip(w, (f, d), at, parity=parity)
+        return Strip(w, bounds(w), at, parity=parity, wider=wider)
     spec = STRIP_FUNCTIONS.get(act.name)
     if spec is None:
         return None
@@ -208,13 +211,18 @@ def _select(strip: Strip | None, smoothing, which: tuple[int, ...]):  # noqa: AN
             found = inner(means, std, goal)
             return None if found is None else [found[i] for i in which]
     if strip is not None:
-        at, box = strip.at, strip.box
-        strip = Strip(strip.width, [strip.bounds[i] for i in which] if strip.bounds else strip.bounds,
-                      lambda x, ex: [at(x, ex)[i] for i in which],
-                      None if box is None else lambda X: (lambda sizes: None if sizes is None else
-                                                          [sizes[i] for i in which])(box(X)),
-                      None if strip.parity is None else tuple(strip.parity[i] for i in which))
+        strip = _select_strip(strip, which)
     return strip, smoothing
+
+
+def _select_strip(strip: Strip, which: tuple[int, ...]) -> Strip:
+    at, box, wider = strip.at, strip.box, strip.wider
+    return Strip(strip.width, [strip.bounds[i] for i in which] if strip.bounds else strip.bounds,
+                 lambda x, ex: [at(x, ex)[i] for i in which],
+                 None if box is None else lambda X: (lambda sizes: None if sizes is None else
+                                                     [sizes[i] for i in which])(box(X)),
+                 None if strip.parity is None else tuple(strip.parity[i] for i in which),
+                 None if wider is None else lambda w: _select_strip(wider(w), which))
 
 
 def signed_cross_balls(act: Activation, q1: arb | Fraction, q2: arb | Fraction, rho: arb | Fraction,

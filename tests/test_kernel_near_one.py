@@ -1,0 +1,141 @@
+"""``kernel`` as the correlation approaches ±1 (where deep kernel shaping lives), for activations
+analytic in a strip: the certified bivariate route's outer step from the strip bound (bounded as
+c → 1) and its inner rule node by node (engine.bivariate_balls), checked against independent
+routes — erf's arcsine kernel (Williams 1997) at 30 and 100 digits, mpmath's nested quadrature
+of the conditional form E[φ(u)·E[φ(v)|u]] at 30 digits for tanh, gelu and softplus, the
+univariate value at ρ = 1 (the difference from ρ = 1 − ε is ε·E[φ'²] to first order), and
+the deep composition whose correlation goes to 1 in the ordered phase."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+
+import mpmath
+import pytest
+from flint import arb
+from mpmath import mp
+
+from momentcalc.catalog import resolve
+from momentcalc.catalog.kernels import kernel
+from momentcalc.moments.bivariate_certified import signed_cross_balls
+from tests.conftest import invoke
+
+NEAR = ["0.999999", "0.9999999999", "-0.999999"]
+
+
+def _mpf(ball: arb) -> mpmath.mpf:
+    mantissa, exponent = ball.mid().man_exp()
+    return mpmath.ldexp(mpmath.mpf(int(mantissa)), int(exponent))
+
+
+def _holds(ball: arb, value: mpmath.mpf, digits: int) -> None:
+    """``ball`` holds ``value`` and its radius proves ``digits`` + 3 digits."""
+    mid, rad = _mpf(ball), _mpf(arb(ball.rad()))
+    assert abs(mid - value) <= rad, (mid, value, rad)
+    assert rad <= abs(value) * mpmath.mpf(10) ** -(digits + 3), (rad, value)
+
+
+@pytest.mark.parametrize("digits", [30, pytest.param(100, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("rho, q", [(Fraction(999999, 10**6), Fraction(1)), (1 - Fraction(1, 10**12), Fraction(1)),
+                                    (Fraction(-999999, 10**6), Fraction(1)),
+                                    (1 - Fraction(1, 10**9), Fraction(13, 10))])
+def test_strip_route_holds_the_arcsine_kernel_near_one(rho, q, digits):
+    """erf through the strip route (not its closed form) against (2/π)·asin(2qρ/(1 + 2q)) and
+    4/(π·sqrt((1 + 2q)² − 4q²ρ²)): the exact value in every ball, the radius proving the digits."""
+    k, k1 = signed_cross_balls(resolve("erf", {}), q, q, rho, digits)
+    closed = kernel("erf")
+    with mp.workdps(digits + 40):
+        qq, r = mpmath.mpf(q.numerator) / q.denominator, mpmath.mpf(rho.numerator) / rho.denominator
+        _holds(k, closed.cross(qq, r, {}), digits)
+        _holds(k1, closed.derivative_cross(qq, r, {}), digits)
+
+
+def _nested(name: str, rho: str) -> mpmath.mpf:
+    """E[φ(u)φ(v)], q = 1, as mp.quad over u of φ(u)·E[φ(v)|u]·ϕ(u), v | u ~ N(ρu, 1 − ρ²); the
+    inner expectation by 24-point Gauss–Hermite (its integrand is analytic in a strip of
+    half-width about 1/sqrt(1 − ρ²) ≥ 700: the rule is exact far beyond 30 digits)."""
+    with mp.workdps(36):
+        root2 = mp.sqrt(2)
+        f = {"tanh": mp.tanh, "gelu": lambda x: x * mp.erfc(-x / root2) / 2,
+             "softplus": lambda x: mp.log1p(mp.exp(x)) if x < 0 else x + mp.log1p(mp.exp(-x))}[name]
+        nodes = [(root2 * x, w / mp.sqrt(mp.pi)) for x, w in zip(*mp.gauss_quadrature(24, "hermite"))]
+        r = mp.mpf(rho)
+        s = mp.sqrt(1 - r * r)
+
+        def outer(u):  # noqa: ANN001, ANN202
+            m = r * u
+            return f(u) * mp.fsum(w * f(m + s * t) for t, w in nodes) * mp.npdf(u)
+
+        return mp.quad(outer, [-mp.inf, 0, mp.inf])
+
+
+def _agrees(printed: str, reference: mpmath.mpf) -> None:
+    """The printed value is ``reference`` rounded: within half a unit of its last digit (plus
+    the reference's own error, far below)."""
+    last = Decimal(printed).as_tuple().exponent
+    with mp.workdps(40):
+        gap = abs(mp.mpf(printed) - reference)
+        assert gap <= mp.mpf(10) ** last / 2 + mp.mpf(10) ** -34, (printed, reference)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["tanh", "gelu", "softplus"])
+@pytest.mark.parametrize("rho", NEAR)
+def test_near_one_agrees_with_nested_quadrature(name, rho):
+    run = invoke("kernel", name, "--rho", rho, "--digits", "30", "--get", "nngp")
+    assert run.code == 0, run.stderr
+    printed = run.stdout.strip()
+    assert len(Decimal(printed).as_tuple().digits) == 30
+    _agrees(printed, _nested(name, rho))
+
+
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "swish", "softplus", "mish", "gelu", "gelu_tanh",
+                                  "log_sigmoid", "quick_gelu"])
+def test_every_strip_activation_is_certified_near_one(name):
+    """Each catalog activation analytic in a strip has a certified kernel at ρ = ±(1 − 10⁻⁶) and
+    1 − 10⁻¹²; ρ = −(1 − 10⁻⁶) is the mirror: for an odd φ, minus the value at +."""
+    values = {}
+    for rho in ("0.999999", "-0.999999", "0.999999999999"):
+        run = invoke("kernel", name, "--rho", rho, "--json")
+        assert run.code == 0, (rho, run.stderr)
+        results = run.json()["results"]
+        assert all(results[key]["certified"] for key in ("nngp", "ntk_derivative", "correlation_out"))
+        values[rho] = Decimal(results["nngp"]["decimal"])
+    if resolve(name, {}).parity == "odd":
+        assert values["-0.999999"] == -values["0.999999"]
+
+
+@pytest.mark.parametrize("name", ["tanh", "softplus"])
+def test_values_approach_rho_one_continuously(name):
+    """K(1) − K(1 − ε) = ε·q·K₁(1) − O(ε²) (∂K/∂ρ = q·E[φ'(u)φ'(v)], K₁(1) = E[φ'²], |∂²K/∂ρ²| ≤
+    E[φ''²]): at ε = 10⁻¹² and 30 digits the difference gives E[φ'²] to about 10 digits."""
+    at = {}
+    for rho in ("1", "0.999999999999"):
+        run = invoke("kernel", name, "--rho", rho, "--digits", "30", "--json")
+        assert run.code == 0, run.stderr
+        at[rho] = {key: Decimal(value["decimal"]) for key, value in run.json()["results"].items()
+                   if key in ("nngp", "ntk_derivative")}
+    difference = at["1"]["nngp"] - at["0.999999999999"]["nngp"]
+    slope = at["1"]["ntk_derivative"]
+    assert abs(difference / Decimal("1e-12") - slope) <= Decimal("1e-10")
+    assert 0 < at["1"]["ntk_derivative"] - at["0.999999999999"]["ntk_derivative"] <= Decimal("1e-11")
+
+
+@pytest.mark.parametrize("args", [("sigmoid", "--rho", "0.3", "--depth", "10"),
+                                  pytest.param(("softplus", "--rho", "0.3", "--depth", "100", "--sigma-w2", "1.5",
+                                                "--sigma-b2", "0.05"), marks=pytest.mark.slow)])
+def test_deep_ordered_phase_reaches_one(args):
+    """In the ordered phase the layers' correlation goes to 1: every layer is certified, the
+    correlations rise towards the fixed point c* = 1, and the first layer is the single-point
+    C map at the same σ's (``correlation_out`` at σ_w² = 1, σ_b² = 0)."""
+    run = invoke("kernel", *args, "--json")
+    assert run.code == 0, run.stderr
+    results = run.json()["results"]
+    layers = results["correlation_layers"]
+    assert layers["certified"]
+    values = [Decimal(v) for v in layers["decimal"]]
+    assert all(a <= b for a, b in zip(values, values[1:]))
+    assert values[-1] > Decimal("0.99999")
+    if "--sigma-w2" not in args:
+        assert layers["decimal"][1] == results["correlation_out"]["decimal"]
