@@ -187,20 +187,20 @@ def test_kummer_pair_equals_mpmath():
 
 @pytest.mark.parametrize("activation,lam,s", [("swish", 1.0, 32), ("gelu", 0.3, 32), ("elu", 1.0, 8),
                                               ("x*tanh(x)-0.3", 0.5542562584220407, 8)])
-def test_four_nodes_along_the_third_cumulant_suffice(activation, lam, s):
-    """NODES = (10, 10, 4) against 10 nodes in every direction (what scripts/gau_negative_nodes.py
-    measures over 119 configurations: ≤ 0.15 % on E[O²], ≤ 0.7 % on the removed part of E[A_ij],
+def test_fewer_nodes_along_t2_and_t3_suffice(activation, lam, s):
+    """NODES = (10, 8, 3) against 10 nodes in every direction (what scripts/gau_negative_nodes.py
+    measures over 119 configurations: ≤ 0.15 % on E[O²], ≤ 1.6 % on the removed part of E[A_ij],
     far inside the estimate's ± of 2 % and the relu part's 20 %)."""
     from momentcalc.computations.gau import negative
 
     table = gau_full.hermite_table(activation, None, mpmath.mpf(lam))
     sigma = mpmath.sqrt(table[0, 2])
     m = [float(table[0, p] / sigma**p) for p in range(9)]
-    assert negative.NODES == (10, 10, 4)
+    assert negative.NODES == (10, 8, 3)
     few, many = negative.negative_parts(m, s), negative.negative_parts(m, s, (10, 10, 10))
-    assert len(negative._rule(negative.NODES)) < len(negative._rule((10, 10, 10))) / 2
+    assert len(negative._rule(negative.NODES)) < len(negative._rule((10, 10, 10))) / 3
     for name in ("offdiag", "P2", "P3", "P4"):
-        assert few[name] == pytest.approx(many[name], rel=1e-2), name
+        assert few[name] == pytest.approx(many[name], rel=2e-2), name
 
 
 STRIP = ["swish", "tanh", "sigmoid", "softplus", "mish", "gelu_tanh", "log_sigmoid", "quick_gelu"]

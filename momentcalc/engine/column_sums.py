@@ -29,16 +29,19 @@ Series = list[Any]
 
 @functools.lru_cache(maxsize=64)
 def _layout(cap: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[tuple[int, int], ...], ...]]:
-    """(exponents in order, for each index the (other index, product index) pairs within cap)."""
+    """(exponents in order, for each index the (other index, product index) pairs within cap).
+
+    Row-major order makes an index linear in the exponents (Σ_d e_d·stride_d), so the product
+    of ea and eb, when within cap, sits at index(ea) + index(eb): each row runs over the eb that
+    fit beside ea, in increasing index (the order multiply() adds them in)."""
     exponents = tuple(itertools.product(*(range(c + 1) for c in cap)))
-    index = {e: k for k, e in enumerate(exponents)}
+    strides = [math.prod(c + 1 for c in cap[d + 1:]) for d in range(len(cap))]
     pairs = []
-    for ea in exponents:
+    for ka, ea in enumerate(exponents):
         row = []
-        for kb, eb in enumerate(exponents):
-            total = tuple(p + q for p, q in zip(ea, eb))
-            if all(x <= c for x, c in zip(total, cap)):
-                row.append((kb, index[total]))
+        for eb in itertools.product(*(range(c - x + 1) for c, x in zip(cap, ea))):
+            kb = sum(x * stride for x, stride in zip(eb, strides))
+            row.append((kb, ka + kb))
         pairs.append(tuple(row))
     return exponents, tuple(pairs)
 
