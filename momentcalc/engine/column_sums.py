@@ -5,10 +5,11 @@ S_v = Σ_a f_v(a) with f_v a monomial in per-token values of column a (⟨Z_i, Z
 ‖Z_i‖² = Σ_a z_ia²). With M(t) = E[exp(Σ_v t_v f_v)] the joint moment generating function of
 one column, the s independent columns give
 
-    E[Π_v S_v^P_v] = Π_v P_v! · [t^P] exp(s · log M(t)),
+    E[Π_v S_v^P_v] = Π_v P_v! · [t^P] exp(s · log M(t)) = Π_v P_v! · [t^P] M(t)^s,
 
 the set-partition (moment–cumulant) expansion of the powers of the sums, done by series
-arithmetic instead of enumerating partitions. One more series variable ε carries a small
+arithmetic instead of enumerating partitions: for a whole s as the binomial series of
+(M/M(0))^s, for a symbol s through the logarithm. One more series variable ε carries a small
 perturbation of the columns' Gaussian law (``computations.gau.full``); every coefficient is a
 product of per-token moments, so the result is a polynomial in those moments and s.
 
@@ -84,6 +85,37 @@ def exp(x: Series, cap: tuple[int, ...]) -> Series:
     return out
 
 
+def binomial_power(x: Series, s: int, cap: tuple[int, ...]) -> Series:
+    """(1 + x)^s = Σ_k C(s, k)·x^k for x without constant term and a whole s ≥ 0 (the same series
+    as exp(s·log(1 + x)), from half the multiplications: x^k vanishes within cap past
+    k = Σ cap)."""
+    out: Series = [1] + [0] * (len(x) - 1)
+    power: Series = list(out)
+    for k in range(1, min(s, sum(cap)) + 1):
+        power = multiply(power, x, cap)
+        coefficient = math.comb(s, k)
+        for i, c in enumerate(power):
+            if c != 0:
+                out[i] = out[i] + coefficient * c
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _plan(sums: tuple[tuple[tuple[str, int], ...], ...], cap: tuple[int, ...]
+          ) -> tuple[tuple[tuple[dict[str, int], int, int], ...], dict[tuple[int, ...], int]]:
+    """For each exponent (p, r) of ``cap``: the tokens' powers b in Π_v f_v^p_v, r, and Π p_v!;
+    and the index of each exponent (what ``column_sum_moment`` needs, made once per shape)."""
+    sums_ = [dict(f) for f in sums]
+    tokens = sorted({t for f in sums_ for t in f})
+    exponents, _ = _layout(cap)
+    plan = []
+    for e in exponents:
+        p, r = e[:-1], e[-1]
+        b = {t: sum(pv * f.get(t, 0) for pv, f in zip(p, sums_)) for t in tokens}
+        plan.append((b, r, math.prod(math.factorial(pv) for pv in p)))
+    return tuple(plan), {e: k for k, e in enumerate(exponents)}
+
+
 def column_sum_moment(
     sums: Sequence[Mapping[str, int]],
     powers: Sequence[int],
@@ -95,20 +127,18 @@ def column_sum_moment(
 
     ``sums[v]`` gives the power of each token's value in f_v (``{"i": 1, "j": 1}`` for
     ⟨Z_i, Z_j⟩); ``column_moment(b, r)`` is the coefficient of ε^r in E[Π_t z_t^b[t]] for one
-    column (tokens independent at ε = 0, so a product of per-token moments)."""
-    tokens = sorted({t for f in sums for t in f})
+    column (tokens independent at ε = 0, so a product of per-token moments); it must not change
+    ``b`` (one dict per shape, shared by every call)."""
     cap = (*powers, order)
-    exponents, _ = _layout(cap)
-    generating: Series = []
-    for e in exponents:
-        p, r = e[:-1], e[-1]
-        b = {t: sum(pv * f.get(t, 0) for pv, f in zip(p, sums)) for t in tokens}
-        generating.append(column_moment(b, r) / math.prod(math.factorial(pv) for pv in p))
+    plan, index = _plan(tuple(tuple(sorted(f.items())) for f in sums), cap)
+    generating: Series = [column_moment(b, r) / denominator for b, r, denominator in plan]
     constant = generating[0]
-    logarithm = log1p([0] + [c / constant for c in generating[1:]], cap)
-    total = exp([s * c for c in logarithm], cap)
+    x = [0] + [c / constant for c in generating[1:]]
+    if isinstance(s, int) and not isinstance(s, bool) and s >= 0:
+        total = binomial_power(x, s, cap)
+    else:  # a symbol (sympy's s): through the logarithm
+        total = exp([s * c for c in log1p(x, cap)], cap)
     scale = math.prod(math.factorial(P) for P in powers)
-    index = {e: k for k, e in enumerate(exponents)}
     return [scale * total[index[(*powers, r)]] * constant**s for r in range(order + 1)]
 
 
