@@ -43,7 +43,7 @@ LOCAL = ("c_map_at_0", "c_map_slope_at_1", "c_map_curvature_at_1", "q_map_slope_
 # Extra digits asked of the balls until every result rounds (a value near a rounding boundary, a
 # deep composition): the kernels' quadratures take decimal digits (``certify``'s ``extra_digits``).
 EXTRA = (3, 8, 20, 45)
-MAX_DEPTH = 1000
+MAX_DEPTH = 10000
 
 
 def kernel(

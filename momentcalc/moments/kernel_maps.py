@@ -49,6 +49,7 @@ from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
 from ..catalog.expression_calculus import derivative
 from ..catalog.formulas import mirrored_product, substitute, tree_of
 from .expectations import expectation_balls
+from .fading_tail import fading_tail, linear_remainder
 from ..engine.balls import midpoint_fraction
 
 # Digits of the E[g²] that only bound a slope.
@@ -75,7 +76,8 @@ def _bracket(v: Fraction, digits: int, up: bool) -> Fraction:
     root = exact_sqrt(v)
     if root is not None:
         return root
-    bits = int((digits + BRACKET_GUARD) * BITS_PER_DIGIT) + max(0, -int(math.log2(float(v)) // 2)) + 8
+    size = v.numerator.bit_length() - v.denominator.bit_length()  # log2(v), within 1
+    bits = int((digits + BRACKET_GUARD) * BITS_PER_DIGIT) + max(0, (1 - size) // 2) + 8
     n = math.isqrt(v.numerator * 4**bits // v.denominator)
     return Fraction(n + (1 if up else 0), 2**bits)
 
@@ -279,10 +281,12 @@ def _length_ball(a0: arb, a2: arb, fourth: arb, q: Fraction, q_lo: Fraction, V: 
 
 
 def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers: int, w: Fraction, b: Fraction,
-                     digits: int) -> tuple[list[arb], list[arb] | None]:
+                     digits: int, fast: bool = True) -> tuple[list[arb], list[arb] | None]:
     """q and c at layers 0..L of a plain network at equal variances (c: None for q alone), as
     balls: each layer from the exact midpoints of the last one's balls and their radii
-    (``layer_balls``: a radius grows by the map's slope, not by its formula's)."""
+    (``layer_balls``: a radius grows by the map's slope, not by its formula's). Once the
+    variance fades geometrically (σ_b² = 0), ``fading_tail`` proves every later layer at once
+    (``fast``: False computes every layer, the route the tests compare it with)."""
     # each layer's own radius adds up over the layers: digits for that
     digits += len(str(layers))
     bits = int((digits + 10) * BITS_PER_DIGIT) + 64
@@ -291,7 +295,15 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
         cs = None if c0 is None else [as_arb(c0)]
     v, r_v, c, r_c = q0, Fraction(0), c0, Fraction(0)
     bounds: dict = {}
-    for _ in range(layers):
+    remainder: Any = None  # fading_tail's bound of φ(x) − φ'(0)·x, once the variance fades
+    for layer in range(layers):
+        if fast and b == 0 and layer >= 2 and qs[-1] < qs[-2] and qs[-1] < arb(10) ** -digits:
+            if remainder is None:
+                remainder = linear_remainder(act, bits) or False
+            tail = remainder and fading_tail(remainder, qs[-1], w, digits, None if cs is None else cs[-1])
+            if tail:
+                _append_tail(qs, cs, tail, layers - layer, bits)
+                break
         still = c is not None and c == 1 and r_c == 0  # identical inputs stay identical
         v_next, c_next = layer_balls(act, v, r_v, None if still else c, r_c, w, b, digits, bounds)
         with ctx.workprec(bits):
@@ -308,6 +320,26 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
         if cs is not None and not (-1 < c < 1 or (abs(c) == 1 and r_c == 0)):
             raise NotProven("a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth")
     return qs, cs
+
+
+def _append_tail(qs: list[arb], cs: list[arb] | None, tail: Any, count: int, bits: int) -> None:
+    """The ``count`` later layers from ``fading_tail``'s proven tail (no integrals)."""
+    with ctx.workprec(bits):
+        q = qs[-1]
+        for _ in range(count):
+            q = q * tail.ratio
+            qs.append(q * tail.spread)
+        if cs is not None:
+            last = cs[-1]
+            if last.is_exact() and last == 1:
+                cs.extend(arb(1) for _ in range(count))  # identical inputs stay identical
+                return
+            c = last + arb(0, tail.drift)
+            if c.upper() > 1:
+                c = arb(c.lower()).union(arb(1))
+            if c.lower() < -1:
+                c = arb(-1).union(arb(c.upper()))
+            cs.extend(c for _ in range(count))
 
 
 def _centre(ball: arb) -> tuple[Fraction, Fraction]:

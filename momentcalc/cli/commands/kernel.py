@@ -15,7 +15,7 @@ Q = number("--q", "Variance of both inputs, > 0 (or --q1, --q2). [default: 1]", 
 Q1 = number("--q1", "Variance of u, > 0 (unequal variances: the DKS quantities are left out).", optional=True)
 Q2 = number("--q2", "Variance of v, > 0.", optional=True)
 Depth = number("--depth", "Add correlation_layers: the correlation at layers 0..L of a plain deep network, L from "
-                          "1 to 1000.", sweep=False, optional=True)
+                          "1 to 10000.", sweep=False, optional=True)
 SigmaW2 = number("--sigma-w2", "With --depth: weight variance sigma_w^2, > 0. [default: 1]", optional=True)
 SigmaB2 = number("--sigma-b2", "With --depth: bias variance sigma_b^2, >= 0. [default: 0]", optional=True)
 

@@ -1,0 +1,111 @@
+"""``kernel --depth``'s fast tail (``moments.fading_tail``): where the variance fades
+geometrically (σ_b² = 0, φ(0) = 0, σ_w²·φ'(0)² < 1) every later layer is proven without
+integrals. Checked against the layer-by-layer route to every printed digit, against a Gauss–
+Hermite trajectory, and the proof must refuse where it does not hold."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from flint import arb, ctx
+
+from momentcalc.catalog import resolve
+from momentcalc.computations.kernel import kernel
+from momentcalc.engine.rounding import ball_text
+from momentcalc.moments import kernel_maps
+from momentcalc.moments.fading_tail import fading_tail, linear_remainder
+
+
+def _trajectory(name, depth, digits, fast):
+    return kernel_maps.layer_trajectory(resolve(name, None), Fraction(1), Fraction(3, 10), depth, Fraction(1),
+                                        Fraction(0), digits, fast=fast)
+
+
+def test_fast_tail_agrees_with_every_layer(monkeypatch):
+    """swish at depth 60, 8 digits: the tail starts after a few dozen layers and every
+    layer's q and c print the same digits as the layer-by-layer balls (which contain them)."""
+    calls = []
+    real = kernel_maps.layer_balls
+    monkeypatch.setattr(kernel_maps, "layer_balls", lambda *a, **k: calls.append(1) or real(*a, **k))
+    fast = _trajectory("swish", 60, 8, True)
+    used = len(calls)
+    slow = _trajectory("swish", 60, 8, False)
+    assert used < 50 and len(calls) - used == 60  # the tail did take over
+    for fast_balls, slow_balls in zip(fast, slow):
+        for a, b in zip(fast_balls, slow_balls):
+            assert a.overlaps(b)
+            assert ball_text(a, 8) is not None and ball_text(a, 8) == ball_text(b, 8)
+
+
+def _gauss_hermite_layers(phi, depth, nodes=120):
+    """(q, c) after ``depth`` layers (σ_w² = 1, σ_b² = 0) by 2-D Gauss–Hermite in doubles."""
+    x, w = np.polynomial.hermite_e.hermegauss(nodes)
+    w = w / w.sum()
+    X, Y = np.meshgrid(x, x, indexing="ij")
+    W = np.outer(w, w)
+    q, c = 1.0, 0.3
+    for _ in range(depth):
+        s = np.sqrt(q)
+        a = float((w * phi(s * x) ** 2).sum())
+        k = float((W * phi(s * X) * phi(s * (c * X + np.sqrt(1 - c * c) * Y))).sum())
+        q, c = a, k / a
+    return q, c
+
+
+def test_deep_correlation_against_gauss_hermite():
+    """swish's correlation at depth 1000 (σ_w² = 1) against 150 layers of a double-precision
+    Gauss–Hermite trajectory (the drift after layer 150 is below 1e-40): 11 digits."""
+    result = kernel("swish", rho="0.3", depth=1000)
+    layers = result.value("correlation_layers")
+    assert len(layers) == 1001
+    _, c = _gauss_hermite_layers(lambda t: t / (1 + np.exp(-t)), 150)
+    assert float(layers[-1]) == pytest.approx(c, rel=1e-11, abs=0)
+    assert float(layers[-1]) == pytest.approx(float(layers[200]), rel=1e-15)
+
+
+@pytest.mark.parametrize("name", ["gelu", "gelu_tanh", "swish", "mish", "hard_swish", "quick_gelu",
+                                  "x*tanh(log(1+exp(x)))", "sin(x)"])
+def test_remainder_bound_holds(name):
+    """|φ(x) − φ'(0)·x| ≤ B·x² at 4000 points of [−40, 40] (mpmath at 30 digits)."""
+    act = resolve(name, None)
+    rem = linear_remainder(act, 128)
+    assert rem is not None
+    params = act.param_values()
+    with mpmath.workdps(30):
+        a = mpmath.mpf(float(rem.slope.mid()))
+        bound = mpmath.mpf(float(rem.bound.upper()))
+        worst = max(abs(act.fn(x, params) - a * x) / (x * x)
+                    for x in (mpmath.mpf(k) / 100 + mpmath.mpf(1) / 7 for k in range(-4000, 4000, 2)))
+    assert worst <= bound
+    assert bound < 4 * worst + 1  # a bound, not a blow-up
+
+
+@pytest.mark.parametrize("name", ["relu6", "elu", "x**3", "exp(x)", "cos(x)", "x/(1+100*x**2)", "relu2"])
+def test_remainder_refused(name):
+    """No global B (a kink at 0, φ'(0) = 0, φ(0) ≠ 0, a pole near 0, growth past x²)."""
+    assert linear_remainder(resolve(name, None), 128) is None
+
+
+def test_tail_refused_where_it_does_not_contract():
+    """The proof must fail: tanh at σ_w² = 1 (λ = σ_w²·φ'(0)² = 1: the variance fades like 1/L,
+    not geometrically), gelu at σ_w² = 4 (λ = 1 + ε), and any activation while q is not small."""
+    with ctx.workprec(200):
+        tiny, c = arb(10) ** -80, arb("0.3")
+        tanh = linear_remainder(resolve("tanh", None), 200)
+        gelu = linear_remainder(resolve("gelu", None), 200)
+        assert fading_tail(tanh, tiny, Fraction(1), 15, c) is None
+        assert fading_tail(gelu, tiny, Fraction(4), 15, c) is None
+        assert fading_tail(gelu, arb(10) ** -8, Fraction(1), 15, c) is None
+        assert fading_tail(gelu, tiny, Fraction(1), 15, arb(0)) is None  # c's relative width unprovable
+        tail = fading_tail(gelu, tiny, Fraction(1), 15, c)
+        assert tail is not None and tail.ratio.overlaps(arb(1) / 4) and tail.drift < arb(10) ** -30
+
+
+def test_default_depth_unchanged():
+    """--depth 10 never reaches the tail (q is still far from 0): the same balls as before."""
+    fast = _trajectory("gelu", 10, 15, True)
+    slow = _trajectory("gelu", 10, 15, False)
+    assert all(a.mid() == b.mid() and a.rad() == b.rad() for x, y in zip(fast, slow) for a, b in zip(x, y))
