@@ -18,6 +18,8 @@ Which activations:
 * user expressions analytic near the real line, of polynomial growth
   (``moments.bivariate_expression``: bounds from the tree on real and complex boxes): ψ by the
   lattice trapezoidal rule with its error bounded on a finite rectangle;
+  and at c ≥ 0.995 (where the outer rule needs ~1/sqrt(1 − c) nodes) one integral of the
+  conditional expectation instead (``moments.bivariate_conditional``), at ~log(1/(1 − c)) cost;
 * the rest — softsign, expressions with a kink (abs, max, min) or a pole or branch point near
   the real line — ψ node by node (``moments.bivariate_kinked``: softsign's half-line closed
   form, else Arb's integration of the analytic pieces between the kinks).
@@ -38,6 +40,7 @@ from ..catalog import Activation
 from ..engine.gaussian_balls import BITS_PER_DIGIT, ExpTerm, Term, as_arb, exp_poly_expectation, exp_poly_product
 from ..engine.bivariate_balls import Strip, bivariate_balls
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS, STRIP_FUNCTIONS
+from .bivariate_conditional import conditional_cross, preferred
 
 # Goals lowered (cancellation: a value far below the integrand's size) at most this often.
 ATTEMPTS = 3
@@ -285,6 +288,12 @@ def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
         # the goal from the smaller integrand (E[φ'φ'] ~ 1 beside E[φφ] ~ q at a tiny q), the
         # precision from the larger
         size_log2, least_log2 = max(sizes), min(sizes)
+        near_one = route is None and preferred(act, cc)
+    if near_one:  # c near 1: one integral of the conditional expectation (~log, not ~1/sqrt(1 − c), cost)
+        found = conditional_cross(act, polys, q, q if q2 is None else q2, -c if mirror else c, digits, which,
+                                  size_log2, least_log2)
+        if found is not None:
+            return found
     loss = 0.0
     for _ in range(ATTEMPTS):
         goal_log2 = least_log2 - wanted - 6 - loss

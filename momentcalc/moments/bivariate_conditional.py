@@ -1,0 +1,357 @@
+"""Certified bivariate Gaussian expectations of piecewise exp-polynomial activations (relu6,
+hardtanh, hard_sigmoid, hard_swish, elu, selu, celu, leaky_relu, relu2, …) at correlations
+close to ±1, where the shared-part rule of ``engine.bivariate_balls`` needs ~1/sqrt(1 − c)
+nodes: one integral of the conditional expectation.
+
+For (u, v) centred Gaussian with Var u = q1, Var v = q2 and correlation |ρ| < 1,
+v | u ~ N(κ·u, s²) with κ = ρ·sqrt(q2/q1) and s² = q2·(1 − ρ²), so
+
+    E[g(u)·g(v)] = ∫ g(x)·ψ(x)·e^{−x²/(2q1)} dx / sqrt(2π·q1),   ψ(x) = E[g(κx + s·V)],
+
+V standard normal. For g = Σ c·y^j·e^{λy} on each interval between its kinks, ψ is a closed
+form: with y = m + s·t and u = t − λs, e^{λy}·ϕ(t) = e^{λm + λ²s²/2}·ϕ(u), so each term gives
+c·e^{λm + λ²s²/2}·Σ_k C(j, k)·(m + λs²)^{j−k}·s^k·∫ u^k ϕ(u) du over the piece, the moments
+from M_k(u) = ∫_u^∞ u^k ϕ = u^{k−1}ϕ(u) + (k − 1)·M_{k−2}(u), M_0 = erfc(u/√2)/2,
+M_1 = ϕ(u) — entire functions of u, so the same formula holds at a complex mean m = κx (the
+formula of ``engine.gaussian_balls.exp_poly_expectation`` continued to complex balls). A
+piece's moment is taken from the side where it does not cancel: M(u_low) − M(u_high) right
+of the mean, mirrored (u → −u) left of it, the full moment less both tails across it.
+
+So x ↦ g(x)·ψ(x)·e^{−x²/(2q1)} is analytic on each interval between g's kinks, and Arb's
+certified integration (``acb.integral``: Gauss–Legendre with its error bounded from the
+integrand on complex ellipses, bisecting where that bound is large) proves each piece's
+integral on [−X, X]. Near ρ = ±1, ψ changes over a width ~s around x = k/κ (the kinks seen
+through the conditional mean); those points are cut too, and the bisection reaches the width
+s in ~log(1/s) steps — where the shared-part rule would need ~1/s nodes. Beyond |x| > X the
+tails are bounded from the growth polynomial |g(y)| ≤ P(|y|) (the catalog's): |ψ(x)| ≤
+E[P(|κ|·|x| + s·|V|)] (a sum of absolute normal moments), so |g·ψ| ≤ R(|x|), a polynomial,
+and ``engine.gaussian_balls.tail_bound`` bounds its Gaussian tails.
+
+Every step is ball arithmetic: q1, q2, ρ may be balls (the value then holds for each point of
+them). ρ < 0 needs no mirror here (κ < 0). None where a piece cannot be enclosed or the balls
+stay too wide for the digits (the caller then tries its other route).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+
+from flint import acb, arb, ctx
+
+from ..catalog import Activation
+from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
+from ..engine.balls import abs_normal_moments
+from ..engine.gaussian_balls import BITS_PER_DIGIT, Term, as_arb, exact_key, tail_bound
+
+# Goals lowered (a value far below the integrand's size) at most this often.
+ATTEMPTS = 3
+# From this correlation |ρ| on the conditional route is tried first: below it the shared-part
+# rule of ``engine.bivariate_balls`` is faster (its cost grows as 1/sqrt(1 − c), this one's as
+# log(1/(1 − c)); measured for elu, hard_swish, relu6 at 15 and 40 digits, they cross near 0.99).
+NEAR_ONE = Fraction(995, 1000)
+# acb.integral's evaluations per piece before it gives up (the caller falls back).
+EVAL_LIMIT = 200_000
+
+
+def applies(act: Activation) -> bool:
+    """Whether the activation is a piecewise exp-polynomial with exact kinks (this route's)."""
+    if act.expression or act.name not in EXP_POLYNOMIALS:
+        return False
+    # exact dyadic kinks: the cuts of the integration path are exact points
+    return all(isinstance(k, (int, Fraction)) and Fraction(k).denominator & (Fraction(k).denominator - 1) == 0
+               for k in BALL_FUNCTIONS[act.name].kinks)
+
+
+def preferred(act: Activation, rho: arb) -> bool:
+    """Whether to try this route first: an exp-polynomial at |ρ| ≥ ``NEAR_ONE``."""
+    return applies(act) and bool(abs(rho) >= as_arb(NEAR_ONE))
+
+
+def _params(act: Activation) -> dict[str, arb]:
+    given = dict(act.values)
+    return {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
+
+
+def _up(x: arb) -> arb:
+    return arb(x.upper())
+
+
+class _Moments:
+    """M_k(u) = ∫_u^∞ u^k ϕ(u) du, k = 0..n, at a complex ball u (module docstring)."""
+
+    def __init__(self, sqrt_half: arb, norm: arb) -> None:
+        self.sqrt_half, self.norm = acb(sqrt_half), acb(norm)
+
+    def at(self, u: acb, n: int) -> list[acb]:
+        density = (-u * u / 2).exp() * self.norm
+        out = [(u * self.sqrt_half).erfc() / 2, density]
+        for j in range(2, n + 1):
+            out.append(u ** (j - 1) * density + (j - 1) * out[j - 2])
+        return out[: n + 1]
+
+
+def _between(at, low: acb | None, high: acb | None, n: int) -> list[acb]:
+    """∫ u^k ϕ(u) du over [low, high] (None: ∓∞), k = 0..n, from the side that does not cancel;
+    ``at(u, sign)`` gives M_k(sign·u) for k ≤ n (at least)."""
+    full = [acb(0) if k % 2 else acb(math.prod(range(k - 1, 0, -2))) for k in range(n + 1)]
+    zero = [acb(0)] * (n + 1)
+    if low is not None and low[0].real.mid() >= 0:
+        a = at(low, 1)
+        b = zero if high is None else at(high, 1)
+        return [a[k] - b[k] for k in range(n + 1)]
+    if high is not None and high[0].real.mid() <= 0:
+        a = at(high, -1)
+        b = zero if low is None else at(low, -1)
+        return [(a[k] - b[k]) * (-1) ** k for k in range(n + 1)]
+    left = zero if low is None else at(low, -1)
+    right = zero if high is None else at(high, 1)
+    return [full[k] - (-1) ** k * left[k] - right[k] for k in range(n + 1)]
+
+
+class _Smoothing:
+    """ψ(m) = E[g(m + s·V)] at a complex ball m, g a piecewise exp-polynomial. The tail moments
+    at each kink (and rate) are computed once per m, for every piece and term that meets them."""
+
+    def __init__(self, kinks: Sequence[arb], parts: Sequence[Sequence], s: arb) -> None:
+        self.s = acb(s)
+        self.kinks = [acb(k) for k in kinks]
+        self.moments = _Moments(1 / arb(2).sqrt(), 1 / (2 * arb.pi()).sqrt())
+        rates: dict[tuple[int, ...], int] = {}
+        self.rates: list[tuple[acb, acb, acb, acb, bool]] = []  # λ, λs, λs², λ²s²/2, λ = 0
+        self.pieces = []  # (low kink, high kink (None: ∓∞), [(rate, highest power, [(c, j)])])
+        self.powers: dict[tuple[int, int], int] = {}  # (kink, rate) -> the highest power there
+        for i, terms in enumerate(parts):
+            groups: dict[int, list[tuple[acb, int]]] = {}
+            for term in terms:
+                rate = as_arb(term.rate)
+                key = exact_key(rate)
+                if key not in rates:
+                    rates[key] = len(self.rates)
+                    self.rates.append((acb(rate), acb(rate * s), acb(rate * s * s), acb(rate * rate * s * s / 2),
+                                       rate == 0))
+                groups.setdefault(rates[key], []).append((acb(as_arb(term.c)), term.power))
+            low, high = (i - 1 if i > 0 else None), (i if i < len(kinks) else None)
+            grouped = []
+            for r, items in groups.items():
+                n = max(j for _, j in items)
+                grouped.append((r, n, items))
+                for edge in (low, high):
+                    if edge is not None:
+                        self.powers[edge, r] = max(n, self.powers.get((edge, r), 0))
+            self.pieces.append((low, high, grouped))
+
+    def __call__(self, m: acb) -> acb:
+        s = self.s
+        points: dict[tuple[int, int], acb] = {}
+        found: dict[tuple[int, int, int], list[acb]] = {}
+        for (edge, r), n in self.powers.items():
+            shift = self.rates[r][1]
+            u = (self.kinks[edge] - m) / s
+            points[edge, r] = u if self.rates[r][4] else u - shift
+
+        def at(point: tuple, sign: int) -> list[acb]:
+            key = (*point[1], sign)
+            if key not in found:
+                found[key] = self.moments.at(point[0] if sign > 0 else -point[0], self.powers[point[1]])
+            return found[key]
+
+        total = acb(0)
+        for low, high, grouped in self.pieces:
+            for r, n, items in grouped:
+                rate, _, drift, half, plain = self.rates[r]
+                moments = _between(at, None if low is None else (points[low, r], (low, r)),
+                                   None if high is None else (points[high, r], (high, r)), n)
+                base = m if plain else m + drift
+                powers = [acb(1)]
+                for _ in range(n):
+                    powers.append(powers[-1] * base)
+                scale = [acb(1)]
+                for _ in range(n):
+                    scale.append(scale[-1] * s)
+                part = acb(0)
+                for c, j in items:
+                    inner = acb(0)
+                    for k in range(j + 1):
+                        inner += math.comb(j, k) * powers[j - k] * scale[k] * moments[k]
+                    part += c * inner
+                total += part if plain else (rate * m + half).exp() * part
+        return total
+
+
+def _branch(terms: Sequence) -> list[tuple[acb, int, acb]]:
+    return [(acb(as_arb(t.c)), t.power, acb(as_arb(t.rate))) for t in terms]
+
+
+def _evaluate(branch: Sequence[tuple[acb, int, acb]], x: acb) -> acb:
+    total = acb(0)
+    for c, j, rate in branch:
+        term = c * x**j
+        total += term if rate == 0 else term * (rate * x).exp()
+    return total
+
+
+def _tail_terms(poly: Sequence[arb], sigma1: arb, kappa: arb, s: arb) -> list[Term]:
+    """R(|t|) ≥ |g(σ1·t)·ψ(σ1·t)| as Terms in |t|: P(σ1|t|)·E[P(|κ|σ1|t| + s|V|)]."""
+    mu = abs_normal_moments(len(poly) + 1)
+    slope = _up(abs(kappa) * sigma1)
+    smoothed = [arb(0)] * len(poly)
+    for k, p in enumerate(poly):
+        for i in range(k + 1):  # (slope·|t|)^i·(s|V|)^{k−i}
+            smoothed[i] += p * math.comb(k, i) * slope**i * s ** (k - i) * mu[k - i]
+    outer = [p * sigma1**k for k, p in enumerate(poly)]
+    product: dict[int, arb] = {}
+    for i, a in enumerate(outer):
+        for j, b in enumerate(smoothed):
+            product[i + j] = product.get(i + j, arb(0)) + a * b
+    return [Term(_up(c), k) for k, c in product.items() if c != 0]
+
+
+def _dyadic_above(x: arb) -> arb:
+    """An exact short number ≥ x."""
+    return arb(arb(x.upper()).mid().str(10, radius=False)) + arb(2) ** -20
+
+
+def _integral(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb, rho: arb,
+              one_minus_square: arb, goal: arb, prec: int) -> arb | None:
+    """E[g(u)·g(v)] for g = φ (``which`` 0) or φ' (1), within about ``goal`` plus the working
+    precision's own radius."""
+    kinks = [as_arb(k) for k in BALL_FUNCTIONS[act.name].kinks]
+    parts = EXP_POLYNOMIALS[act.name](_params(act))[which]
+    sigma1 = q1.sqrt()
+    kappa = rho * (q2 / q1).sqrt()
+    s = (q2 * one_minus_square).sqrt()
+    if not s > 0:
+        return None
+    terms = _tail_terms(poly, sigma1, kappa, s)
+    L = max(1.0, math.sqrt(max(0.0, -2 * math.log(float(goal.upper())))) * 0.8)
+    while True:
+        bound = tail_bound(terms, arb(L), arb(0), arb(1))
+        if bound is not None and bound <= goal / 4:
+            break
+        L *= 1.05
+        if L > 400:
+            return None
+    X = _dyadic_above(sigma1 * L)
+    smoothing = _Smoothing(kinks, parts, s)
+    branches = [_branch(terms_) for terms_ in parts]
+    # the cuts: g's kinks, and where the conditional mean κx meets them (ψ's near-kinks)
+    cuts = {k.mid().str(40, radius=False): k for k in kinks}
+    if kappa != 0:
+        for k in kinks:
+            point = arb((k / kappa).mid())
+            cuts.setdefault(point.str(40, radius=False), point)
+    edges: list[arb] = [-X]
+    for point in sorted(cuts.values(), key=lambda p: float(p)):
+        if point > edges[-1] and point < X:
+            edges.append(point)
+    edges.append(X)
+    owners: list[int] = []  # the branch of g on each interval
+    for low, high in zip(edges, edges[1:]):
+        centre = (low + high) / 2
+        owners.append(sum(1 for k in kinks if centre > k))
+    scale = acb(-1 / (2 * q1))
+    norm = 1 / (2 * arb.pi() * q1).sqrt()
+    count = len(edges) - 1
+    total = acb(0)
+    for low, high, owner in zip(edges, edges[1:], owners):
+        branch = branches[owner]
+        if not branch:
+            continue
+        kappa_c = acb(kappa)
+
+        def integrand(x: acb, analytic: bool, branch=branch) -> acb:  # noqa: ANN001
+            return _evaluate(branch, x) * smoothing(kappa_c * x) * (scale * x * x).exp()
+
+        part = acb.integral(integrand, low, high, abs_tol=goal / (2 * count) / norm,
+                            rel_tol=arb(2) ** (-prec + 30), eval_limit=EVAL_LIMIT)
+        if not part.is_finite():
+            return None
+        total += part
+    value = total.real * norm
+    if not total.imag.contains(0):
+        return None
+    return value + arb(0, bound)
+
+
+def _closeness_bits(rho: arb | Fraction) -> int:
+    """About log2(1/(1 − |ρ|)), at least 0."""
+    if isinstance(rho, Fraction):
+        gap = 1 - abs(rho)
+        return max(0, gap.denominator.bit_length() - gap.numerator.bit_length() + 1)
+    with ctx.workprec(64):
+        gap = arb((1 - abs(rho)).lower())
+    if not gap > 0:
+        return 0
+    return max(0, int(math.ceil(-float(gap.log()) / math.log(2))) + 1)
+
+
+def conditional_cross(act: Activation, polys: Sequence[Sequence[arb]], q1: arb | Fraction, q2: arb | Fraction,
+                      rho: arb | Fraction, digits: int, which: Sequence[int], size_log2: float,
+                      least_log2: float) -> list[arb] | None:
+    """[E[g_i(u)·g_i(v)] for i in ``which``] (0: φ, 1: φ') as balls with radius ≤ 10^−(digits+3)
+    of their values (``bivariate_certified``'s contract), ``polys`` the real-line bounds of |φ|
+    and |φ'|, sizes as log2 (the precision from the larger, the goal from the smaller); None
+    where this route does not prove them."""
+    if not applies(act):
+        return None
+    key = None
+    if all(isinstance(x, (Fraction, int)) for x in (q1, q2, rho)):
+        # a deep network's layers near their fixed point ask for the same exact point again
+        key = (act.name, act.values, Fraction(q1), Fraction(q2), Fraction(rho), digits, tuple(which))
+        if key in _FOUND:
+            return list(_FOUND[key])
+    found = _conditional_cross(act, polys, q1, q2, rho, digits, which, size_log2, least_log2)
+    if key is not None and found is not None:
+        if len(_FOUND) > 64:
+            _FOUND.clear()
+        _FOUND[key] = tuple(found)
+    return found
+
+
+_FOUND: dict[tuple, tuple[arb, ...]] = {}
+
+
+def _conditional_cross(act: Activation, polys: Sequence[Sequence[arb]], q1: arb | Fraction, q2: arb | Fraction,
+                       rho: arb | Fraction, digits: int, which: Sequence[int], size_log2: float,
+                       least_log2: float) -> list[arb] | None:
+    wanted = (digits + 3) * BITS_PER_DIGIT
+    # u = (k − κx)/s near ψ's near-kinks needs κ to about s relative: as many more bits as
+    # 1 − |ρ| has leading zeros
+    extra = _closeness_bits(rho)
+    loss = 0.0
+    balls: list[arb] | None = None
+    for _ in range(ATTEMPTS):
+        goal_log2 = least_log2 - wanted - 6 - loss
+        prec = int(size_log2 - goal_log2) + 60 + extra
+        with ctx.workprec(prec):
+            r = as_arb(rho)
+            if isinstance(rho, Fraction):
+                one_minus_square = as_arb(1 - rho * rho)
+            else:
+                one_minus_square = (1 - r) * (1 + r)
+            a, b = as_arb(q1), as_arb(q2)
+            goal = arb(2) ** int(math.floor(goal_log2))
+            balls = []
+            for i in which:
+                found = _integral(act, i, polys[i], a, b, r, one_minus_square, goal, prec)
+                if found is None:
+                    return None
+                balls.append(found)
+        short = 0.0
+        for ball in balls:
+            if ball.rad() == 0:
+                continue
+            if ball.mid() == 0 or not abs(ball.mid()) > 0:
+                short = max(short, wanted)
+                continue
+            ratio = float((ball.rad() / abs(ball.mid())).log()) / math.log(2)
+            short = max(short, ratio + wanted)
+        if short <= 0:
+            return balls
+        loss += short + 8
+    return balls
+
+
+__all__ = ["NEAR_ONE", "applies", "conditional_cross", "preferred"]

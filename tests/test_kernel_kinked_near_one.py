@@ -1,0 +1,181 @@
+"""``kernel`` of piecewise exp-polynomial activations at correlations near ±1
+(``moments.bivariate_conditional``): against an independent route — mpmath's tanh-sinh
+quadrature over u of φ(u)·E[φ(v) | u], the inner expectation written out here by hand from
+Φ and ϕ (a linear piece: m·ΔΦ + s·Δϕ; an exponential one: e^{m + s²/2}·ΔΦ shifted by s),
+with the kinks and the points where the conditional mean meets them as breakpoints; relu's
+through the arc-cosine kernels; layers whose correlation goes to 1."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from flint import arb, ctx
+
+from momentcalc.catalog import resolve
+from momentcalc.catalog.kernels import BALL_KERNELS
+from momentcalc.moments.bivariate_certified import _polys, _size_log2, signed_cross_balls
+from momentcalc.moments.bivariate_conditional import conditional_cross
+from tests.conftest import invoke
+
+INF = mpmath.inf
+
+
+def _selu():
+    """selu's (λ, α) at the working precision, from their closed form (Klambauer et al., 2017):
+    e1 = √e·Φ(−1), e2 = e²·Φ(−2), α = (1/√(2π))/(1/2 − e1), λ = 1/√(1/2 + α²(e2 − 2e1 + 1/2))."""
+    e1 = mpmath.sqrt(mpmath.e) * mpmath.ncdf(-1)
+    e2 = mpmath.exp(2) * mpmath.ncdf(-2)
+    alpha = 1 / mpmath.sqrt(2 * mpmath.pi) / (mpmath.mpf(1) / 2 - e1)
+    lam = 1 / mpmath.sqrt(mpmath.mpf(1) / 2 + alpha**2 * (e2 - 2 * e1 + mpmath.mpf(1) / 2))
+    return lam, alpha
+
+
+# Each activation and its derivative as pieces (low, high, [(kind, coefficient)]), kind "1"
+# (constant), "x" (linear) or "e" (e^x).
+def _pieces(name):
+    if name == "elu":
+        return ([(-INF, 0, [("e", 1), ("1", -1)]), (0, INF, [("x", 1)])],
+                [(-INF, 0, [("e", 1)]), (0, INF, [("1", 1)])])
+    if name == "selu":
+        lam, alpha = _selu()
+        return ([(-INF, 0, [("e", lam * alpha), ("1", -lam * alpha)]), (0, INF, [("x", lam)])],
+                [(-INF, 0, [("e", lam * alpha)]), (0, INF, [("1", lam)])])
+    if name == "relu6":
+        return ([(0, 6, [("x", 1)]), (6, INF, [("1", 6)])], [(0, 6, [("1", 1)])])
+    if name == "hardtanh":
+        return ([(-INF, -1, [("1", -1)]), (-1, 1, [("x", 1)]), (1, INF, [("1", 1)])], [(-1, 1, [("1", 1)])])
+    raise KeyError(name)
+
+
+def _at(pieces, x):
+    for low, high, terms in pieces:
+        if low < x <= high:
+            total = mpmath.mpf(0)
+            for kind, c in terms:
+                total += c * {"1": 1, "x": x, "e": mpmath.exp(x) if kind == "e" else 0}[kind]
+            return total
+    return mpmath.mpf(0)
+
+
+def _smoothed(pieces, m, s):
+    """E[g(m + s·V)] from Φ and ϕ: ∫_a^b over the piece in t = (x − m)/s."""
+    total = mpmath.mpf(0)
+    for low, high, terms in pieces:
+        a, b = (low - m) / s, (high - m) / s
+        for kind, c in terms:
+            if kind == "1":
+                total += c * (mpmath.ncdf(b) - mpmath.ncdf(a))
+            elif kind == "x":
+                total += c * (m * (mpmath.ncdf(b) - mpmath.ncdf(a)) + s * (mpmath.npdf(a) - mpmath.npdf(b)))
+            else:  # e^{m + s t}ϕ(t) = e^{m + s²/2}ϕ(t − s)
+                total += c * mpmath.exp(m + s * s / 2) * (mpmath.ncdf(b - s) - mpmath.ncdf(a - s))
+    return total
+
+
+def _reference(name, rho, which, dps=34):
+    """E[g(u)g(v)], u, v standard with correlation ρ, g = φ (which 0) or φ' (1)."""
+    with mpmath.workdps(dps):
+        rho = mpmath.mpf(rho.numerator) / rho.denominator
+        pieces = _pieces(name)[which]
+        s = mpmath.sqrt(1 - rho * rho)
+        kinks = sorted({p for low, high, _ in pieces for p in (low, high) if mpmath.isfinite(p)})
+        points = set(kinks)
+        for k in kinks:  # where the conditional mean ρu meets a kink, and around it on ψ's scale s
+            for j in (0, -1, 1, -4, 4, -16, 16):
+                points.add((k + j * s) / rho)
+        points = [-30] + sorted(p for p in points if -30 < p < 30) + [30]
+        f = lambda u: _at(pieces, u) * _smoothed(pieces, rho * u, s) * mpmath.npdf(u)  # noqa: E731
+        return mpmath.quad(f, points)
+
+
+NEAR = Fraction(999999, 1000000)
+CASES = [(name, NEAR) for name in ("elu", "selu", "relu6", "hardtanh")] + [
+    ("elu", 1 - Fraction(1, 10**10)), ("relu6", 1 - Fraction(1, 10**10)),
+    ("selu", -NEAR), ("hardtanh", -NEAR), ("relu6", -NEAR)]
+
+
+@pytest.mark.parametrize("name, rho", CASES)
+def test_near_one_against_quadrature_of_the_conditional_expectation(name, rho):
+    """30 digits, each proven by its radius, against the reference at 34 (more where the value
+    is small: relu6's at ρ → −1 is about 1.5e−10)."""
+    act = resolve(name)
+    found = signed_cross_balls(act, Fraction(1), Fraction(1), rho, 30)
+    assert found is not None
+    for which, ball in enumerate(found):
+        with mpmath.workdps(40):
+            value = mpmath.mpf(ball.mid().str(40, radius=False))
+            radius = mpmath.mpf(ball.rad().str(5, radius=False))
+            assert radius <= abs(value) * mpmath.mpf(10) ** -32
+            lost = max(0, -int(mpmath.floor(mpmath.log10(abs(value)))))
+        reference = _reference(name, rho, which, dps=34 + lost)
+        with mpmath.workdps(40):
+            assert abs(value - reference) <= mpmath.mpf(10) ** -30 * abs(reference)
+
+
+@pytest.mark.parametrize("name, slope", [("relu", None), ("leaky_relu", Fraction(1, 10))])
+@pytest.mark.parametrize("rho", [Fraction(999999, 1000000), 1 - Fraction(1, 10**12), Fraction(-999999, 1000000)])
+def test_the_route_against_the_arc_cosine_kernels(name, slope, rho):
+    """relu and leaky_relu take their closed forms in ``kernel``; the route itself (as mean-field
+    theory's correlation map reaches it) against them, at 40 digits."""
+    act = resolve(name, None if slope is None else {"slope": slope})
+    polys = _polys(act)
+    sizes = [_size_log2(p, arb(1)) for p in polys]
+    found = conditional_cross(act, polys, Fraction(1), Fraction(1), rho, 40, (0, 1), max(sizes), min(sizes))
+    assert found is not None
+    with ctx.workprec(300):
+        params = {p.name: arb(Fraction(v).numerator) / Fraction(v).denominator for p in act.params
+                  for v in [dict(act.values).get(p.name, p.default)]}
+        closed = BALL_KERNELS[name](arb(1), arb(1), arb(rho.numerator) / rho.denominator, params)
+        for a, b in zip(found, closed):
+            assert a.rad() <= abs(a.mid()) * arb(10) ** -43
+            assert abs(a - b) < arb(10) ** -40 * abs(b)
+
+
+def test_unequal_variances_against_quadrature():
+    """q1 = 1/2, q2 = 2: v | u ~ N(2ρu, 2(1 − ρ²)); the reference in the standard scale."""
+    act = resolve("elu")
+    rho = Fraction(999999, 1000000)
+    found = signed_cross_balls(act, Fraction(1, 2), Fraction(2), rho, 20)
+    with mpmath.workdps(30):
+        r = mpmath.mpf(rho.numerator) / rho.denominator
+        pieces = _pieces("elu")[0]
+        s = mpmath.sqrt(2 * (1 - r * r))
+        points = [-20, 0, 1 / (2 * r), 20]
+        points = [-20] + sorted({0} | {j * s / (2 * r) for j in (-16, -4, -1, 1, 4, 16)}) + [20]
+        f = lambda x: _at(pieces, x / mpmath.sqrt(2)) * _smoothed(pieces, 2 * r * x / mpmath.sqrt(2), s) * mpmath.npdf(x)  # noqa: E731
+        reference = mpmath.quad(f, points)
+        value = mpmath.mpf(found[0].mid().str(30, radius=False))
+        assert abs(value - reference) <= mpmath.mpf(10) ** -20 * abs(reference)
+
+
+@pytest.mark.parametrize("name", ["elu", "selu", "celu", "relu6", "hardtanh", "hard_sigmoid", "hard_swish"])
+def test_cli_near_one_prints_proven_digits(name):
+    run = invoke("kernel", name, "--rho", "0.999999", "--get", "nngp")
+    assert run.code == 0, run.stderr
+    if name in ("elu", "hardtanh"):
+        reference = _reference(name, NEAR, 0, dps=25)
+        assert run.stdout.strip() == mpmath.nstr(reference, 15, strip_zeros=False)
+
+
+def test_30_and_100_digits_at_one_minus_1e_12():
+    """Both printed, the first 30 of the 100 digits the 30 (the 30 against the reference)."""
+    rho = 1 - Fraction(1, 10**12)
+    runs = [invoke("kernel", "elu", "--rho", str(rho), "--get", "ntk_derivative", "--digits", str(digits))
+            for digits in (30, 100)]
+    assert all(run.code == 0 for run in runs), [run.stderr for run in runs]
+    thirty, hundred = (run.stdout.strip() for run in runs)
+    reference = _reference("elu", rho, 1, dps=36)
+    with mpmath.workdps(40):
+        assert thirty == mpmath.nstr(reference, 30, strip_zeros=False)
+    with mpmath.workdps(110):
+        assert mpmath.nstr(mpmath.mpf(hundred), 30, strip_zeros=False) == thirty
+    assert len(hundred.replace("0.", "", 1)) == 100
+
+
+def test_layers_whose_correlation_goes_to_one():
+    """hard_sigmoid's c map drives c to 1 within a few layers: every layer proven."""
+    run = invoke("kernel", "hard_sigmoid", "--rho", "0.3", "--depth", "10", "--format", "json")
+    assert run.code == 0, run.stderr
+    assert '"correlation_layers"' in run.stdout
