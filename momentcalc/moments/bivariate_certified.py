@@ -13,13 +13,12 @@ Which activations:
   0 → iy → x + iy, |erf'(z)| ≤ (2/√π)·e^{y²}): ψ by the lattice trapezoidal rule;
 * piecewise exp-polynomials (``catalog.ball_functions.EXP_POLYNOMIALS``: relu, leaky_relu,
   elu, selu, relu2, identity): ψ(m) = E[φ(m + b·V)] in closed form on balls
-  (``engine.gaussian_balls.exp_poly_expectation``) at each outer node;
-
+  (``engine.gaussian_balls.exp_poly_expectation``) at each outer node; at c ≥ 0.995 (where
+  the outer rule needs ~1/sqrt(1 − c) nodes) one integral of the conditional expectation
+  instead (``moments.bivariate_conditional``), at ~log(1/(1 − c)) cost;
 * user expressions analytic near the real line, of polynomial growth
   (``moments.bivariate_expression``: bounds from the tree on real and complex boxes): ψ by the
   lattice trapezoidal rule with its error bounded on a finite rectangle;
-  and at c ≥ 0.995 (where the outer rule needs ~1/sqrt(1 − c) nodes) one integral of the
-  conditional expectation instead (``moments.bivariate_conditional``), at ~log(1/(1 − c)) cost;
 * the rest — softsign, expressions with a kink (abs, max, min) or a pole or branch point near
   the real line — ψ node by node (``moments.bivariate_kinked``: softsign's half-line closed
   form, else Arb's integration of the analytic pieces between the kinks).
