@@ -288,7 +288,7 @@ LOCAL_IMPORTS = {
     "moments/activation_balls.py -> .engine.trapezoid": "the trapezoidal route only",
     "moments/bivariate_certified.py -> .moments.bivariate_expression": "an activation given as a formula only",
     "moments/bivariate_certified.py -> .moments.bivariate_kinked": "kinked activations' route only",
-    "moments/expectations.py -> .catalog.expression_twins": "the Arb route only (not the mpmath estimate)",
+    "moments/expectations.py -> .catalog.expression_twins": "an expression's Arb route only (the parser its catalog twin needs)",
     "moments/expectations.py -> .catalog.expressions": "an activation given as a formula only",
     "moments/expectations.py -> .engine.gaussian_balls": "the Arb route only (python-flint)",
     "moments/expectations.py -> .moments.activation_balls": "the Arb route only (python-flint)",

@@ -227,22 +227,31 @@ def expectation_balls(
     return _proven_expectations(_activation(activation, params), mu, sigma, digits, wanted)
 
 
+def _route(act: Activation, digits: int) -> Activation:
+    """The activation whose certified route serves ``act``: a catalog entry for an expression
+    that is its formula (at high digits), else ``act`` (the parser the twins need is loaded
+    for expressions only)."""
+    if not act.expression:
+        return act
+    from ..catalog.expression_twins import catalog_twin
+
+    return catalog_twin(act, digits) or act
+
+
 def _proven_expectations(act: Activation, mean: Number, std: Number, digits: int,
                          monomials: tuple[Monomial, ...]) -> list[Any]:
-    from ..catalog.expression_twins import catalog_twin
     from .activation_balls import proven_expectations
 
-    route = catalog_twin(act, digits) or act  # a catalog entry's formula: its own route (at high digits)
+    route = _route(act, digits)
     return _certified(act, mean, std, digits,
                       lambda: proven_expectations(route, monomials, mean, std, digits),
                       lambda ev: (ev.expectations(monomials), 0))
 
 
 def _proven_summary(act: Activation, mean: Number, std: Number, digits: int, derivative: bool) -> dict[str, Any]:
-    from ..catalog.expression_twins import catalog_twin
     from .activation_balls import summary_balls
 
-    route = catalog_twin(act, digits) or act  # a catalog entry's formula: its own route (at high digits)
+    route = _route(act, digits)
     return _certified(act, mean, std, digits,
                       lambda: summary_balls(route, mean, std, digits, derivative),
                       lambda ev: _summary(ev, derivative))
