@@ -51,7 +51,9 @@ def _conditions(name: str, result, digits: int = 40) -> dict[str, mpmath.mpf]:
 # (activation, depth, target): DKS's starting points miss these (exit 3 before); the survey finds them.
 SOLVED = [("sigmoid", 1, "3"), ("softsign", 1, "3"), ("x**3", 10, "1.5")]
 # Near 1 and deep networks (DKS's starting points: a check that they stay right).
-EDGES = [("tanh", 1, "1.0001"), ("softplus", 10000, "1.5"), ("tanh", 1000, "1.5")]
+# (A target near 1 takes guard digits: Var φ(X) cancels and Q'(1) hardly depends on the shift.)
+EDGES = [("tanh", 1, "1.0001"), ("softplus", 10000, "1.5"), ("tanh", 1000, "1.5"),
+         ("tanh", 1, "1.0000000000001"), ("softplus", 10000, "1.0000001")]
 
 
 @pytest.mark.parametrize("name, depth, target", SOLVED + EDGES)
@@ -80,6 +82,15 @@ def test_gelu_reaches_a_slope_above_relus():
     tol = mpmath.mpf(10) ** -17
     assert abs(found["mean"]) < tol and abs(found["q"] - 1) < tol
     assert abs(found["slope"] - mpmath.mpf("1.5")) < tol and abs(found["q_slope"] - 1) < tol
+
+
+def test_a_target_near_one_at_thirty_digits():
+    result = tat("tanh", depth=10000, target_slope="1.000001", digits=30)
+    found = _conditions("tanh", result, 60)
+    with mpmath.workdps(60):
+        layer = mpmath.mpf("1.000001") ** (mpmath.mpf(1) / 10000)
+        assert abs(found["slope"] - layer) < mpmath.mpf(10) ** -28
+        assert abs(found["q_slope"] - 1) < mpmath.mpf(10) ** -28 and abs(found["q"] - 1) < mpmath.mpf(10) ** -28
 
 
 def test_cli_digits_of_a_surveyed_transform():

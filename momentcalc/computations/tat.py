@@ -116,7 +116,7 @@ def _leaky(eta: Fraction, depth: int, digits: int) -> dict[str, Any]:
 
 def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
     from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
-    from ..moments.dks import homogeneous, linear, locate, prove as prove_transform
+    from ..moments.dks import homogeneous, linear, locate, near_one, prove as prove_transform
 
     if linear(act):
         label = act.formula if act.expression else act.name
@@ -125,6 +125,10 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
                          "is 1 alone)", param="target_slope")
     with arb_precision(int((digits + 20) * BITS_PER_DIGIT) + 64):
         target = (as_arb(zeta).log() / depth).exp()
+    guard = near_one(target)  # a target near 1 is solved with more digits: so is it computed
+    if guard:
+        with arb_precision(int((digits + 20 + 2 * guard) * BITS_PER_DIGIT) + 64):
+            target = (as_arb(zeta).log() / depth).exp()
     # Positively homogeneous φ (relu, relu2) has one degree of freedom fewer: the input shift stays
     # at ±1 and only the scale is solved, as in DKS's code.
     fixed = homogeneous(act)

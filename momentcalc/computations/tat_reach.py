@@ -36,7 +36,8 @@ def _fraction(x: float) -> Fraction:
 def unreached_text(found: Any, layer: float, zeta: Fraction, depth: int) -> str:
     """The message for a per-layer target ``layer`` the search did not reach."""
     a_lo, a_hi = found.a_range
-    head = (f"no DKS transform with per-layer C'(1) = {layer:.6g} was found (not proven unreachable): "
+    shown = f"{layer:.6g}" if layer - 1 >= 1e-4 else f"1 + {layer - 1:.3g}"
+    head = (f"no DKS transform with per-layer C'(1) = {shown} was found (not proven unreachable): "
             "DKS's starting points, then the curve Q'(1) = 1 surveyed in double precision over input_scale "
             f"{a_lo:g} to {a_hi:g} and |input_shift| up to 8 + 6*input_scale")
     low, high = found.lowest(), found.highest()

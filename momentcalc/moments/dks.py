@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from math import comb
+from math import comb, log10
 from typing import Any
 
 from flint import arb, ctx
@@ -270,6 +270,17 @@ def _kink_starts(act: Activation) -> list[tuple[Fraction, Fraction]]:
     return [(centre + spread * b, spread * a) for b, a in STARTS]
 
 
+def near_one(target: arb) -> int:
+    """Guard digits for a target C'(1) near 1, where a → 0 with a² ∝ target − 1: Var φ(X) ≈
+    a²·φ'(b)² cancels against E[φ(X)]² (−log10(target − 1) digits lost), and Q'(1) depends on b
+    only at order a² (a condition number 1/(target − 1), as many digits again); 0 from 0.001 up
+    (where the working digits' own margin covers it)."""
+    gap = float((target - 1).mid())
+    if gap >= 0.001 or gap <= 0:
+        return 0
+    return 2 * int(-log10(gap)) + 2
+
+
 def locate(act: Activation, target: arb, digits: int, shift: Fraction | None = None,
            starts: Sequence[tuple[Fraction, Fraction]] | None = None,
            skip: Callable[[Fraction, Fraction], bool] | None = None) -> tuple[Fraction, Fraction]:
@@ -281,12 +292,13 @@ def locate(act: Activation, target: arb, digits: int, shift: Fraction | None = N
     if starts is None:
         starts = ([(shift, a) for a in (Fraction(1), Fraction(1, 2), Fraction(1, 10), Fraction(2))] if fixed
                   else list(STARTS) + _kink_starts(act))
+    near = near_one(target)
     for index, (b, a) in enumerate(starts):
         if index and skip is not None and skip(b, a):
             continue
         try:
             for _ in range(40):
-                a_new, b_new, size = _newton_step(act, a, b, target, 12, fixed)
+                a_new, b_new, size = _newton_step(act, a, b, target, 12 + near, fixed)
                 if a_new <= 0 or abs(b_new) > max(100, 4 * abs(b)) or a_new > max(100, 4 * a):
                     break
                 # damped: at most halve or double a per step
@@ -299,8 +311,8 @@ def locate(act: Activation, target: arb, digits: int, shift: Fraction | None = N
             if size >= 1e-10 or a <= 0:
                 continue
             for _ in range(12):
-                a, b, size = _newton_step(act, a, b, target, digits + 8, fixed)
-                if size < 10.0 ** -(digits + 10):
+                a, b, size = _newton_step(act, a, b, target, digits + 8 + 2 * near, fixed)
+                if size < 10.0 ** -(digits + 10 + near) * min(1.0, float(a)):
                     return a, b
         except (ArithmeticError, ValueError, ZeroDivisionError):
             continue
@@ -313,15 +325,18 @@ def prove(act: Activation, target: arb, a: Fraction, b: Fraction, digits: int, f
     wanted = sorted({_shifted(m, k) for m in BASE for k in range(3)})
     squares_wanted = [(2 * i, 2 * j, 2 * k) for i, j, k in BASE]
 
-    found = _expectations(act, a, b, digits + 8)
+    # Near 1 the box shrinks with the guard digits (F's second derivatives grow like 1/a⁴ while
+    # its Jacobian shrinks like a²), and F is computed to as many digits again.
+    near = near_one(target)
+    found = _expectations(act, a, b, digits + 8 + 2 * near)
     del wanted
     for widen in range(3):
-        with ctx.workprec(int((digits + 12) * BITS_PER_DIGIT) + 64):
-            r = as_arb(a) * arb(10) ** (-(digits + 6 - 3 * widen))
+        with ctx.workprec(int((digits + 12 + 2 * near) * BITS_PER_DIGIT) + 64):
+            r = as_arb(a) * arb(10) ** (-(digits + 6 + near - 3 * widen))
             r_a, r_b = r, (r if not fixed_shift else arb(0))
             a_lo, a_hi = arb((as_arb(a) - r_a).lower()), arb((as_arb(a) + r_a).upper())
         squares_raw = expectation_balls(act, squares_wanted, mean=b, std=_upper_fraction(2 * a_hi), digits=BOUND_DIGITS)
-        with ctx.workprec(int((digits + 12) * BITS_PER_DIGIT) + 64):
+        with ctx.workprec(int((digits + 12 + 2 * near) * BITS_PER_DIGIT) + 64):
             aa, bb = as_arb(a), as_arb(b)
             point = _point_jets(found, aa, bb)
             squares = [arb(s.upper()) for s in squares_raw]
@@ -366,7 +381,6 @@ def _krawczyk(F: list[Jet], FX: list[Jet], r_a: arb, r_b: arb, fixed_shift: bool
     return True
 
 
-__all__ = ["Jet", "homogeneous", "linear", "locate", "prove"]
 
 
 def monomial_reach(power: int) -> Fraction | None:
@@ -406,3 +420,6 @@ def _double_factorial(n: int) -> int:
     while n > 1:
         out, n = out * n, n - 2
     return out
+
+
+__all__ = ["Jet", "homogeneous", "linear", "locate", "monomial_power", "monomial_reach", "near_one", "prove"]

@@ -149,8 +149,9 @@ def survey(act: Any, target: float) -> tuple[Survey, list[tuple[float, float]]]:
             if math.isfinite(tb) and tb >= 1:  # C'(1) ≥ 1 always (Gaussian Poincaré): less is noise
                 points.append((float(a), b, tb))
     result = Survey(tuple(points), (searched[0], searched[1]) if points else (0.0, 0.0), (-span, span))
-    ranked = sorted(points, key=lambda p: abs(math.log(p[2] - 1) - math.log(target - 1))
-                    if p[2] > 1 else math.inf)
+    gap = target - 1
+    ranked = sorted(points, key=lambda p: abs(math.log(p[2] - 1) - math.log(gap)) if p[2] > 1 and gap > 0
+                    else abs(p[2] - target))
     starts: list[tuple[float, float]] = []
     for a, b, _ in ranked[:8]:
         polished = _polish(grid, a, b, target)
