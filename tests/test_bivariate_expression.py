@@ -139,7 +139,7 @@ def test_largest_box_bound_is_the_largest_ball_not_the_largest_double(monkeypatc
     monkeypatch.setattr(bb, "_rectangle_error", record)
     strip = bb.Strip(arb(1), ((), ()), lambda x, ex: [x, x], box=lambda X: [small, large])
     with ctx.workprec(128), pytest.raises(StopIteration):
-        bb._box_smoothing(strip, [[arb(1)], [arb(1)]], arb(1), arb(1), arb(0.5), arb(0.5), 2, arb(2) ** -30)
+        bb._box_smoothing(strip, [[arb(1)], [arb(1)]], arb(1), arb(1), arb(1), arb(0.5), arb(0.5), 2, arb(2) ** -30)
     assert seen and seen[0] >= large
 
 

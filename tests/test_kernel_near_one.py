@@ -1,5 +1,5 @@
 """``kernel`` as the correlation approaches ±1 (where deep kernel shaping lives), for activations
-analytic in a strip: the certified bivariate route's outer step from the strip bound (bounded as
+analytic in a strip and for expressions analytic near the real line: the certified bivariate route's outer step from the strip bound (bounded as
 c → 1) and its inner rule node by node (engine.bivariate_balls), checked against independent
 routes — erf's arcsine kernel (Williams 1997) at 30 and 100 digits, mpmath's nested quadrature
 of the conditional form E[φ(u)·E[φ(v)|u]] at 30 digits for tanh, gelu and softplus, the
@@ -57,7 +57,7 @@ def _nested(name: str, rho: str) -> mpmath.mpf:
     half-width about 1/sqrt(1 − ρ²) ≥ 700: the rule is exact far beyond 30 digits)."""
     with mp.workdps(36):
         root2 = mp.sqrt(2)
-        f = {"tanh": mp.tanh, "gelu": lambda x: x * mp.erfc(-x / root2) / 2,
+        f = {"tanh": mp.tanh, "gelu": lambda x: x * mp.erfc(-x / root2) / 2, "x*erf(x)": lambda x: x * mp.erf(x),
              "softplus": lambda x: mp.log1p(mp.exp(x)) if x < 0 else x + mp.log1p(mp.exp(-x))}[name]
         nodes = [(root2 * x, w / mp.sqrt(mp.pi)) for x, w in zip(*mp.gauss_quadrature(24, "hermite"))]
         r = mp.mpf(rho)
@@ -139,3 +139,34 @@ def test_deep_ordered_phase_reaches_one(args):
     assert values[-1] > Decimal("0.99999")
     if "--sigma-w2" not in args:
         assert layers["decimal"][1] == results["correlation_out"]["decimal"]
+
+
+@pytest.mark.parametrize("digits", [30, pytest.param(100, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("rho", [Fraction(999999, 10**6), 1 - Fraction(1, 10**12), Fraction(-999999, 10**6)])
+def test_expression_route_holds_the_sine_kernel_near_one(rho, digits):
+    """An expression (rectangle bounds from its tree, ``moments.bivariate_expression``) near ρ = ±1:
+    E[sin u·sin v] = e^{−q}·sinh(qρ) and E[cos u·cos v] = e^{−q}·cosh(qρ) (q = 1), each ball
+    holding the exact value and proving the digits."""
+    k, k1 = signed_cross_balls(resolve("sin(x)", {}), Fraction(1), Fraction(1), rho, digits)
+    with mp.workdps(digits + 40):
+        r = mpmath.mpf(rho.numerator) / rho.denominator
+        _holds(k, mp.exp(-1) * mp.sinh(r), digits)
+        _holds(k1, mp.exp(-1) * mp.cosh(r), digits)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rho", NEAR)
+def test_expression_near_one_agrees_with_nested_quadrature(rho):
+    """x·erf(x) as an expression at 30 digits near ρ = ±1 against the nested mpmath quadrature."""
+    run = invoke("kernel", "x*erf(x)", "--rho", rho, "--digits", "30", "--get", "nngp")
+    assert run.code == 0, run.stderr
+    _agrees(run.stdout.strip(), _nested("x*erf(x)", rho))
+
+
+def test_expression_agrees_with_its_catalog_twin_near_one():
+    """x·tanh(softplus(x)) (the expression route: rectangles, node by node) and mish (the catalog's
+    strip route) to every printed digit at ρ = 1 − 10⁻⁸."""
+    found = [invoke("kernel", name, "--rho", "0.99999999", "--digits", "20", "--get", "nngp")
+             for name in ("x*tanh(softplus(x))", "mish")]
+    assert all(run.code == 0 for run in found), [run.stderr for run in found]
+    assert found[0].stdout == found[1].stdout

@@ -200,6 +200,75 @@ def _strip_step_at(strip: Strip, pairs: Sequence[tuple[arb, arb]], goal: arb) ->
     return h, discretisation
 
 
+def _box_step(strip: Strip, polys: Sequence[Sequence[arb]], pairs: Sequence[tuple[arb, arb]],
+              b_lows: Sequence[arb], L: float, goal: arb) -> tuple[arb, arb, float] | None:
+    """The outer step for g analytic on rectangles |Re z| ≤ X, |Im z| ≤ width (``strip.box``),
+    |g| ≤ P on the real line: (h, the rule's error on the rectangle, the truncation L' ≥ L).
+
+    ψ(m + iy), |Re m| ≤ M, |y| ≤ Y < width: move the part x ∈ [−X, X] of
+    ψ = ∫ g(x)·ϕ((x − m − iy)/b)/b dx up to Im x = y (g analytic there, X = M + D, D = Y + 1).
+    On the moved segment the kernel is ϕ((x − Re m)/b)/b: at most G = box(X) in all; on the two
+    vertical sides (length ≤ Y) |kernel| ≤ e^{(Y² − D²)/(2b²)}/(b√(2π)); on |x| > X, where
+    |x − Re m| ≥ D, |kernel| ≤ ϕ((x − Re m)/b)/b·e^{Y²/(2b²)} and |g| ≤ P. So
+
+        |ψ| ≤ G·(1 + 2Y·e^{(Y² − D²)/(2b²)}/(b√(2π))) + e^{Y²/(2b²)}·∫_{|v|>D/b} P(M + b|v|)ϕ(v) dv = G_ψ,
+
+    bounded as b → 0. The outer integrand ϕ(w)·ψ₁(a₁w)·ψ₂(±a₂w) is then at most
+    G_ψ²·ϕ(t)·e^{β²/2} on |Re w| ≤ T, |Im w| ≤ β ≤ Y/a, and the rule's error on that
+    rectangle is ``_rectangle_error`` (T = (N + 1/2)·h, half-way between nodes); beyond T the
+    real-line tails of Q bound the rest, as for the other steps (T ≥ L')."""
+    width = strip.width
+    a_top = _sup([a for a, _ in pairs])
+    if not (width > 0 and a_top > 0) or strip.box is None:
+        return None
+    Y = arb(float(width.lower()) * (1 - 2.0**-20))
+    D = Y + 1
+    terms = [Term(_up(c_), k) for p in polys for k, c_ in enumerate(p) if c_ != 0]
+    norm = (2 * arb.pi()).sqrt()
+    for _ in range(6):
+        M = _up(a_top * (L + 1))  # T ≤ L + 1 below (h ≤ 2/3)
+        sizes = strip.box(_up(M + D))
+        if sizes is None:
+            return None
+        G = _sup(sizes)
+        bounds = []
+        for (_, b_up), b_low in zip(pairs, b_lows):
+            if not (b_low > 0 and b_up < D):
+                return None
+            tail = tail_bound(terms, arb((D / b_up).lower()), M, b_up)
+            if tail is None:
+                return None
+            sides = 2 * Y * ((Y * Y - D * D) / (2 * b_up * b_up)).exp() / (b_low * norm)
+            bounds.append(G * (1 + sides) + (Y * Y / (2 * b_low * b_low)).exp() * tail)
+        g_psi = _sup(bounds)
+        size = _up(g_psi * g_psi)
+        logs = float((16 * size / goal).log().upper())
+        beta = min(float((Y / a_top).lower()) * (1 - 2.0**-20), math.sqrt(2 * logs))
+        if not beta > 0:
+            return None
+        beta_ball = arb(beta)
+        # the vertical sides: 2β·G_ψ²·e^{β²/2}·ϕ(T) ≤ goal/16, T ≥ L
+        vertical = 2 * beta_ball * size * (beta_ball * beta_ball / 2).exp() * (arb(-L * L) / 2).exp() / norm
+        if vertical <= goal / 16:
+            break
+        need = float((32 * beta_ball * size * (beta_ball * beta_ball / 2).exp() / (goal * norm)).log().upper())
+        L = max(L * 1.05, math.sqrt(2 * max(need, 1.0)) * 1.01)
+    else:
+        return None
+    h = arb(min(2 * math.pi * beta / (logs + beta * beta / 2 + 1) * 0.98, 2 / 3))
+    h = arb(h.mid().str(8, radius=False))
+    if not h > 0:
+        return None
+    nodes = int(math.ceil(L / float(h.lower())))
+    end = (nodes + arb(1) / 2) * h
+    if not (end <= L + 1 and end >= L):
+        return None
+    error = _rectangle_error(size, beta_ball, h, end)
+    if not error <= goal / 8:
+        return None
+    return h, error, L
+
+
 def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: float,
                     strip: Strip | None = None, smoothing: Smoothing | None = None,
                     q2: arb | None = None, mirror: bool = False) -> list[arb] | None:
@@ -226,22 +295,27 @@ def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: f
         a2, b2 = (q2 * c).sqrt(), (q2 * (1 - c)).sqrt()
         outer += [_outer_terms(p, _up(a2), _up(b2)) for p in polys]
     m0 = _sup([m for _, m in outer])
-    # Outer step: the larger of the entire bound's and (for g analytic in a strip) the strip
-    # bound's, each checked in balls to err by at most goal/8.
-    steps = [_entire_step(m0, kappa, goal)]
-    if strip is not None and strip.box is None and smoothing is None:
-        pairs = [(a_up, b_up)] if q2 is None else [(a_up, b_up), (_up(a2), _up(b2))]
-        steps.append(_strip_step(strip, pairs, goal))
-    found = [s for s in steps if s is not None]
-    if not found:
-        return None
-    h, discretisation = max(found, key=lambda s: float(s[0].mid()))
     start = math.sqrt(max(0.0, -2 * goal_log2 * math.log(2))) * 0.9
     lengths = [_tail_from([Term(c_, j) for j, c_ in enumerate(terms) if c_ != 0], arb(0), arb(1), goal / 8, start)
                for terms, _ in outer]
     if any(L is None for L in lengths):
         return None
     L = max(lengths)  # type: ignore[type-var]
+    # Outer step: the largest of the entire bound's and (for g analytic in a strip or on
+    # rectangles) the strip bound's, each checked in balls to err by at most goal/8; (h, that
+    # error, the truncation L it needs).
+    steps = [_entire_step(m0, kappa, goal)]
+    if strip is not None and smoothing is None:
+        pairs = [(a_up, b_up)] if q2 is None else [(a_up, b_up), (_up(a2), _up(b2))]
+        if strip.box is None:
+            steps.append(_strip_step(strip, pairs, goal))
+        else:
+            b_lows = [arb(b.lower())] if q2 is None else [arb(b.lower()), arb(b2.lower())]
+            steps.append(_box_step(strip, polys, pairs, b_lows, L, goal))
+    found = [(s[0], s[1], L if len(s) == 2 else s[2]) for s in steps if s is not None]
+    if not found:
+        return None
+    h, discretisation, L = max(found, key=lambda s: float(s[0].mid()))
     nodes = int(math.ceil(L / float(h.lower())))
     if 2 * nodes + 1 > MAX_OUTER_NODES:
         return None
@@ -256,7 +330,7 @@ def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: f
             return smoothing([a * (h * j) for j in range(-nodes, nodes + 1)], b, inner_goal)
         if strip is not None:
             if strip.box is not None:
-                return _box_smoothing(strip, polys, a, b_up, c, h, nodes, inner_goal)
+                return _box_smoothing(strip, polys, a, b, b_up, c, h, nodes, inner_goal)
             return _strip_smoothing(strip, a, b, b_up, b_low, c, h, nodes, inner_goal)
         raise ValueError("bivariate_balls needs a smoothing or a strip")
 
@@ -296,8 +370,9 @@ def _strip_smoothing(strip: Strip, a: arb, b: arb, b_up: arb, b_low: arb, c: arb
     (an evaluation in a node's rule costing about NODE_COST lattice points). As c → 1 the lattice
     grows like a/b while the nodes' rules shrink (their strip |Im v| < width/b widens)."""
     del b_low
-    plans = [plan for plan in (_lattice_plan(strip, a, b_up, c, h, nodes, goal),
-                               _node_plan(strip, a, b, b_up, h, nodes, goal)) if plan is not None]
+    lattice = _lattice_plan(strip, a, b_up, c, h, nodes, goal)
+    node = _node_plan(strip, a, b, b_up, h, nodes, goal, None if lattice is None else lattice[0])
+    plans = [plan for plan in (lattice, node) if plan is not None]
     if not plans:
         return None
     return min(plans, key=lambda plan: plan[0])[1]()
@@ -345,14 +420,16 @@ def _lattice_plan(strip: Strip, a: arb, b_up: arb, c: arb, h: arb, nodes: int, g
     return cost, lambda: _lattice_sums(strip, a, h, h_v, lattice_steps, nodes, inner, error)
 
 
-def _node_plan(strip: Strip, a: arb, b: arb, b_up: arb, h: arb, nodes: int, goal: arb):  # noqa: ANN202
+def _node_plan(strip: Strip, a: arb, b: arb, b_up: arb, h: arb, nodes: int, goal: arb,
+               beat: float | None = None):  # noqa: ANN202
     """(its cost, ψ_i(a·h·j) node by node as a thunk), None if out of reach: at each node m its
     own trapezoidal rule h_v·Σ_{|k|≤n} g(m + b·k·h_v)·ϕ(k·h_v), erring by at most
     2M/(e^{2πα/h_v} − 1) (Trefethen & Weideman 2014, Theorem 5.1; M from
     ``trapezoid.strip_integral_bound`` for |m| ≤ the largest node, the strip |Im v| < α ≤
     width/b) plus the tails beyond n·h_v ≥ L (``tail_bound``, uniform in |m| too). α is
     min(width/b, sqrt(2Λ)), Λ = ln(8M₀/goal) (e^{α²/2} in M against e^{2πα/h_v}: the α that
-    allows the widest step), so that as b → 0 a node needs only the nodes of a Gaussian."""
+    allows the widest step), so that as b → 0 a node needs only the nodes of a Gaussian. None
+    too when it cannot cost less than ``beat`` (L is at least the tails' starting guess)."""
     width = strip.width
     m_max = _up(a * h * (nodes + 1))
     base = _sup([strip_integral_bound(p, arb(0), m_max, b_up, width) for p in strip.bounds])
@@ -366,14 +443,16 @@ def _node_plan(strip: Strip, a: arb, b: arb, b_up: arb, h: arb, nodes: int, goal
     h_v = arb(h_v.mid().str(8, radius=False))
     if not h_v > 0:
         return None
+    means = nodes + 1 if strip.parity is not None else 2 * nodes + 1
+    start = math.sqrt(max(0.0, -2 * float(goal.log().upper()))) * 0.9
+    if beat is not None and NODE_COST * means * (2 * math.ceil(max(start, 1.0) / float(h_v.upper())) + 1) >= beat:
+        return None
     discretisation = 2 * largest / ((2 * arb.pi() * alpha / h_v).exp() - 1)
     terms = [Term(_up(c_), k) for p in strip.bounds for k, c_ in enumerate(p) if c_ != 0]
-    start = math.sqrt(max(0.0, -2 * float(goal.log().upper()))) * 0.9
     L = _tail_from(terms, m_max, b_up, goal / 2, start)
     if L is None or not discretisation <= goal / 2:
         return None
     inner = int(math.ceil(L / float(h_v.lower())))
-    means = nodes + 1 if strip.parity is not None else 2 * nodes + 1
     if means * (2 * inner + 1) > MAX_LATTICE:
         return None
     error = _up(discretisation + tail_bound(terms, arb(L), m_max, b_up))
@@ -484,16 +563,29 @@ def _rectangle_error(largest: arb, alpha: arb, h_v: arb, end: arb) -> arb:
 BOX_MAX_STEP = 0.5
 
 
-def _box_smoothing(strip: Strip, polys: Sequence[Sequence[arb]], a: arb, b_up: arb, c: arb, h: arb, nodes: int,
-                   goal: arb) -> list[list[arb]] | None:
-    """ψ_i(a·h·j), |j| ≤ nodes, by the lattice trapezoidal rule on a finite rectangle: the tails
-    beyond |t| > L from the real-line bounds ``polys``, the rule's error on the rectangle
-    |t| ≤ T, |Im t| ≤ α = width/b (in x: |Re x| ≤ X = max|m| + b·(L + 1), |Im x| ≤ width) from
-    ``strip.box(X)`` (``_rectangle_error``)."""
-    alpha = arb(min(float((strip.width / b_up).lower()) * (1 - 2.0**-20), A_MAX))
+def _box_smoothing(strip: Strip, polys: Sequence[Sequence[arb]], a: arb, b: arb, b_up: arb, c: arb, h: arb,
+                   nodes: int, goal: arb) -> list[list[arb]] | None:
+    """ψ_i(a·h·j), |j| ≤ nodes, for g analytic on rectangles: by the lattice trapezoidal rule or
+    node by node, whichever evaluates g fewer times (as ``_strip_smoothing``), each rule's error
+    bounded on a finite rectangle (``_box_rule``)."""
+    lattice = _box_lattice_plan(strip, polys, a, b_up, c, h, nodes, goal)
+    node = _box_node_plan(strip, polys, a, b, b_up, h, nodes, goal, None if lattice is None else lattice[0])
+    plans = [plan for plan in (lattice, node) if plan is not None]
+    if not plans:
+        return None
+    return min(plans, key=lambda plan: plan[0])[1]()
+
+
+def _box_rule(strip: Strip, polys: Sequence[Sequence[arb]], m_max: arb, b_up: arb, goal: arb,
+              alpha_cap: float) -> tuple[arb, float, arb, arb, list[Term]] | None:
+    """The inner rule's rectangle: (α, L, G, e^{α²/2}, the real-line terms) with the tails
+    beyond |t| > L (from the real-line bounds ``polys``) at most goal/4 and the rectangle's
+    vertical sides 2α·G·e^{α²/2}·ϕ(L) at most goal/4, where α = min(width/b, alpha_cap) and G
+    bounds each |g_i| on |Re x| ≤ X = max|m| + b·(L + 1), |Im x| ≤ width (``strip.box(X)``)."""
+    assert strip.box is not None
+    alpha = arb(min(float((strip.width / b_up).lower()) * (1 - 2.0**-20), alpha_cap))
     if not alpha > 0:
         return None
-    m_max = _up(a * h * (nodes + 1))
     terms = [Term(_up(c_), k) for p in polys for k, c_ in enumerate(p) if c_ != 0]
     start = math.sqrt(max(0.0, -2 * float(goal.log().upper()))) * 0.9
     L = _tail_from(terms, m_max, b_up, goal / 4, start)
@@ -509,20 +601,36 @@ def _box_smoothing(strip: Strip, polys: Sequence[Sequence[arb]], a: arb, b_up: a
         # the vertical sides: 2α·G·e^{α²/2}·ϕ(L) ≤ goal/4 (T ≥ L)
         vertical = 2 * alpha * largest * grow * (arb(-L * L) / 2).exp() / norm
         if vertical <= goal / 4:
-            break
+            return alpha, L, largest, grow, terms
         need = float((8 * alpha * largest * grow / (goal * norm)).log().upper())
         L = max(L * 1.05, math.sqrt(2 * max(need, 1.0)) * 1.01)
-    else:
+    return None
+
+
+def _box_lattice_plan(strip: Strip, polys: Sequence[Sequence[arb]], a: arb, b_up: arb, c: arb, h: arb,
+                      nodes: int, goal: arb):  # noqa: ANN202
+    """(cost, the lattice rule as a thunk) on a finite rectangle: the tails beyond |t| > L from
+    the real-line bounds ``polys``, the rule's error on the rectangle |t| ≤ T, |Im t| ≤ α =
+    min(width/b, A_MAX) (in x: |Re x| ≤ X = max|m| + b·(L + 1), |Im x| ≤ width) from
+    ``strip.box(X)`` (``_rectangle_error``)."""
+    m_max = _up(a * h * (nodes + 1))
+    rule = _box_rule(strip, polys, m_max, b_up, goal, A_MAX)
+    if rule is None:
         return None
+    alpha, L, largest, grow, terms = rule
     logs = float((8 * largest * grow / goal + 1).log().upper())
     h_v_max = arb(min(2 * math.pi * float(alpha.lower()) / (logs * 1.02 + 1), BOX_MAX_STEP))
     ratio = (c / (1 - c)).sqrt()  # a/b
-    lattice_steps = max(int(math.ceil(float((ratio * h / h_v_max).upper()))), 1)
+    steps_needed = float((ratio * h / h_v_max).upper())
+    if not steps_needed < MAX_LATTICE:
+        return None
+    lattice_steps = max(int(math.ceil(steps_needed)), 1)
     h_v = h * ratio / lattice_steps
     if not h_v <= h_v_max:
         return None
     inner = int(math.ceil(L / float(h_v.lower())))
-    if 2 * (lattice_steps * nodes + inner) + 1 > MAX_LATTICE:
+    span = lattice_steps * nodes + inner
+    if 2 * span + 1 > MAX_LATTICE:
         return None
     end = (inner + arb(1) / 2) * h_v
     if not end <= L + 1:
@@ -530,8 +638,46 @@ def _box_smoothing(strip: Strip, polys: Sequence[Sequence[arb]], a: arb, b_up: a
     error = _up(_rectangle_error(largest, alpha, h_v, end) + tail_bound(terms, arb(L), m_max, b_up))
     if not error <= goal:
         return None
-    return _lattice_sums(strip, a, h, h_v, lattice_steps, nodes, inner, error)
+    cost = span + inner + 1 if strip.parity is not None else 2 * span + 1
+    return cost, lambda: _lattice_sums(strip, a, h, h_v, lattice_steps, nodes, inner, error)
 
+
+def _box_node_plan(strip: Strip, polys: Sequence[Sequence[arb]], a: arb, b: arb, b_up: arb, h: arb,
+                   nodes: int, goal: arb, beat: float | None = None):  # noqa: ANN202
+    """(cost, ψ_i(a·h·j) node by node as a thunk), each node's rule (``_node_sums``) with its
+    error bounded on the same finite rectangle as the lattice's, α up to sqrt(2Λ) (Λ =
+    ln(8G/goal)) rather than A_MAX: as b → 0 the strip width/b widens and a node needs only
+    the nodes of a Gaussian. None too when it cannot cost less than ``beat`` (its step is at
+    most BOX_MAX_STEP, L at least the tails' starting guess)."""
+    means = nodes + 1 if strip.parity is not None else 2 * nodes + 1
+    start = math.sqrt(max(0.0, -2 * float(goal.log().upper()))) * 0.9
+    if beat is not None and NODE_COST * means * (2 * math.ceil(max(start, 1.0) / BOX_MAX_STEP) + 1) >= beat:
+        return None
+    m_max = _up(a * h * (nodes + 1))
+    sizes = strip.box(_up(m_max + b_up * 10))  # a first size, for the cap only
+    if sizes is None:
+        return None
+    cap = math.sqrt(2 * max(float((8 * _sup(sizes) / goal).log().upper()), 1.0))
+    rule = _box_rule(strip, polys, m_max, b_up, goal, max(cap, A_MAX))
+    if rule is None:
+        return None
+    alpha, L, largest, grow, terms = rule
+    logs = float((8 * largest * grow / goal + 1).log().upper())
+    h_v = arb(min(2 * math.pi * float(alpha.lower()) / (logs * 1.02 + 1), BOX_MAX_STEP))
+    h_v = arb(h_v.mid().str(8, radius=False))
+    if not h_v > 0:
+        return None
+    inner = int(math.ceil(L / float(h_v.lower())))
+    end = (inner + arb(1) / 2) * h_v
+    if not end <= L + 1:
+        return None
+    if means * (2 * inner + 1) > MAX_LATTICE:
+        return None
+    error = _up(_rectangle_error(largest, alpha, h_v, end) + tail_bound(terms, arb(L), m_max, b_up))
+    if not error <= goal:
+        return None
+    cost = NODE_COST * means * (2 * inner + 1)
+    return cost, lambda: _node_sums(strip, a, b, h, h_v, nodes, inner, error)
 
 
 def working_bits(size_log2: float, goal_log2: float) -> int:
