@@ -13,7 +13,7 @@ Which activations:
   0 → iy → x + iy, |erf'(z)| ≤ (2/√π)·e^{y²}): ψ by the lattice trapezoidal rule;
 * piecewise exp-polynomials (``catalog.ball_functions.EXP_POLYNOMIALS``: relu, leaky_relu,
   elu, selu, relu2, identity): ψ(m) = E[φ(m + b·V)] in closed form on balls
-  (``engine.gaussian_balls.exp_poly_expectation``) at each outer node; at c ≥ 0.995 (where
+  (``engine.gaussian_balls.exp_poly_expectation``) at each outer node; at c ≥ 0.97 (where
   the outer rule needs ~1/sqrt(1 − c) nodes) one integral of the conditional expectation
   instead (``moments.bivariate_conditional``), at ~log(1/(1 − c)) cost;
 * user expressions analytic near the real line, of polynomial growth

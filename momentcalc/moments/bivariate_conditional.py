@@ -19,13 +19,18 @@ of the mean, mirrored (u → −u) left of it, the full moment less both tails a
 
 So x ↦ g(x)·ψ(x)·e^{−x²/(2q1)} is analytic on each interval between g's kinks, and Arb's
 certified integration (``acb.integral``: Gauss–Legendre with its error bounded from the
-integrand on complex ellipses, bisecting where that bound is large) proves each piece's
-integral on [−X, X]. Near ρ = ±1, ψ changes over a width ~s around x = k/κ (the kinks seen
-through the conditional mean); those points are cut too, and the bisection reaches the width
-s in ~log(1/s) steps — where the shared-part rule would need ~1/s nodes. Beyond |x| > X the
-tails are bounded from the growth polynomial |g(y)| ≤ P(|y|) (the catalog's): |ψ(x)| ≤
-E[P(|κ|·|x| + s·|V|)] (a sum of absolute normal moments), so |g·ψ| ≤ R(|x|), a polynomial,
-and ``engine.gaussian_balls.tail_bound`` bounds its Gaussian tails.
+integrand on complex ellipses, bisecting where that bound is large) proves its integral on
+[−X, X]. Near ρ = ±1, ψ changes over a width ~s around x = k/κ (the kinks seen through the
+conditional mean); bisecting down to that width costs ~log(1/s) subintervals, so ψ is first
+split (``_split_integral``): F_k(u) = ∫_{−∞}^u t^k ϕ = E[V^k]·1{u > 0} + D_k(u), D_k decaying
+like e^{−u²/2} on both sides of 0, gives a sharp part (each piece's terms with the full
+moments, on one side of x = (k − λs²)/κ: piecewise entire) and, per kink and rate, a part
+localized within a few s of it, integrated in u = (k − κx)/s − λs, where it is smooth on the
+scale 1 — each a handful of Gauss–Legendre panels whatever s is (``_integral``, the unsplit
+form, is the fallback). Beyond |x| > X the tails are bounded from the growth polynomial
+|g(y)| ≤ P(|y|) (the catalog's): |ψ(x)| ≤ E[P(|κ|·|x| + s·|V|)] (a sum of absolute normal
+moments), so |g·ψ| ≤ R(|x|), a polynomial, and ``engine.gaussian_balls.tail_bound`` bounds
+its Gaussian tails.
 
 Every step is ball arithmetic: q1, q2, ρ may be balls (the value then holds for each point of
 them). ρ < 0 needs no mirror here (κ < 0). None where a piece cannot be enclosed or the balls
@@ -49,8 +54,9 @@ from ..engine.gaussian_balls import BITS_PER_DIGIT, Term, as_arb, exact_key, tai
 ATTEMPTS = 3
 # From this correlation |ρ| on the conditional route is tried first: below it the shared-part
 # rule of ``engine.bivariate_balls`` is faster (its cost grows as 1/sqrt(1 − c), this one's as
-# log(1/(1 − c)); measured for elu, hard_swish, relu6 at 15 and 40 digits, they cross near 0.99).
-NEAR_ONE = Fraction(995, 1000)
+# log(1/(1 − c)) or less; measured for elu, hardtanh, hard_swish, relu6 at 15 and 40 digits,
+# they cross between 0.95 and 0.98).
+NEAR_ONE = Fraction(97, 100)
 # acb.integral's evaluations per piece before it gives up (the caller falls back).
 EVAL_LIMIT = 200_000
 
@@ -275,6 +281,244 @@ def _integral(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb
     return value + arb(0, bound)
 
 
+def _coefficients(smoothing: _Smoothing, group: tuple, m: acb) -> list[acb]:
+    """P_k(m) = Σ c·C(j, k)·(m + λs²)^{j−k}·s^k over a piece's terms of one rate λ, k ≤ n."""
+    r, n, items = group
+    base = m if smoothing.rates[r][4] else m + smoothing.rates[r][2]
+    powers, scale = [acb(1)], [acb(1)]
+    for _ in range(n):
+        powers.append(powers[-1] * base)
+        scale.append(scale[-1] * smoothing.s)
+    out = [acb(0)] * (n + 1)
+    for c, j in items:
+        for k in range(j + 1):
+            out[k] += c * math.comb(j, k) * powers[j - k] * scale[k]
+    return out
+
+
+def _growth(smoothing: _Smoothing, r: int, m: acb) -> acb:
+    """e^{λm + λ²s²/2}."""
+    rate, _, _, half, plain = smoothing.rates[r]
+    return acb(1) if plain else (rate * m + half).exp()
+
+
+def _split_integral(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb, rho: arb,
+                    one_minus_square: arb, goal: arb, prec: int) -> arb | None:
+    """``_integral`` with ψ split into a sharp part and parts localized at its near-kinks, each
+    integrated where it is smooth (no bisection down to the width s). With
+    F_k(u) = ∫_{−∞}^u t^k ϕ = full_k·1{u > 0} + D_k(u), D_k(u) = −M_k(u) for u > 0 and
+    (−1)^k·M_k(−u) for u < 0 (decaying like e^{−u²/2} on both sides), each piece's moment
+    F_k(u_high) − F_k(u_low) gives
+
+    * the sharp part: the piece's terms with the full moments E[V^k], where u_low ≤ 0 < u_high,
+      i.e. on one side of x_e = (k_e − λs²)/κ (piecewise entire in x, cut at the x_e);
+    * per kink e and rate λ: Σ_k W_k(κx)·D_k(u_e(x)), u_e(x) = (k_e − κx)/s − λs, W_k the
+      difference of the two adjacent pieces' coefficients; integrated in u (x = x_e − s·u/κ,
+      dx = s/|κ|·du) on |u| ≤ U, cut at u = 0 and at g's kinks, beyond U bounded by
+      ∫_U^∞ M_k = ∫_U^∞ (t − U)·t^k ϕ(t) dt ≤ M_{k+1}(U) on each side, times a bound of
+      |g·e^{−x²/(2q1)}·W_k| over the interval (its ball evaluation).
+
+    A cut known only as a ball (x_e; a kink seen in u) is made at its midpoint c: the integral
+    between c and the true point (where the neighbouring formula was used) is bounded by the
+    distance times both formulas' sizes on the hull. None where a piece cannot be enclosed."""
+    kinks = [as_arb(k) for k in BALL_FUNCTIONS[act.name].kinks]
+    parts = EXP_POLYNOMIALS[act.name](_params(act))[which]
+    sigma1 = q1.sqrt()
+    kappa = rho * (q2 / q1).sqrt()
+    s = (q2 * one_minus_square).sqrt()
+    if not (s > 0 and (kappa > 0 or kappa < 0)):
+        return None
+    terms = _tail_terms(poly, sigma1, kappa, s)
+    L = max(1.0, math.sqrt(max(0.0, -2 * math.log(float(goal.upper())))) * 0.8)
+    while True:
+        tail = tail_bound(terms, arb(L), arb(0), arb(1))
+        if tail is not None and tail <= goal / 4:
+            break
+        L *= 1.05
+        if L > 400:
+            return None
+    X = _dyadic_above(sigma1 * L)
+    smoothing = _Smoothing(kinks, parts, s)
+    branches = [_branch(terms_) for terms_ in parts]
+    kappa_c, s_c = acb(kappa), acb(s)
+    scale = acb(-1 / (2 * q1))
+    norm = 1 / (2 * arb.pi() * q1).sqrt()
+    highest = max((group[1] for piece in smoothing.pieces for group in piece[2]), default=0)
+    full = [arb(0) if k % 2 else arb(math.prod(range(k - 1, 0, -2))) for k in range(highest + 1)]
+    rel_tol = arb(2) ** (-prec + 30)
+    pieces = smoothing.pieces
+
+    def weight(i: int, x: acb) -> acb:  # g_i(x)·e^{−x²/(2q1)}
+        return _evaluate(branches[i], x) * (scale * x * x).exp()
+
+    def owner(x: arb) -> int:
+        return sum(1 for k in kinks if x > k)
+
+    def u_of(e: int, r: int, x: arb | acb):  # noqa: ANN202
+        u = (kinks[e] - kappa * x) / s if isinstance(x, arb) else (acb(kinks[e]) - kappa_c * x) / s_c
+        return u if smoothing.rates[r][4] else u - smoothing.rates[r][1].real
+
+    # --- the sharp part -------------------------------------------------------------------
+    switches = {}  # x_e for every kink and rate, as balls
+    for e in range(len(kinks)):
+        for r in range(len(smoothing.rates)):
+            drift = smoothing.rates[r][2].real
+            switches[e, r] = (kinks[e] - drift) / kappa
+    cuts = [(k, None) for k in kinks] + [(arb(x.mid()), x) for x in switches.values()]
+    cuts = sorted((c for c in cuts if c[0] > -X and c[0] < X), key=lambda c: float(c[0]))
+    edges: list[tuple[arb, arb | None]] = [(-X, None)]
+    for point, true in cuts:
+        if point > edges[-1][0]:
+            edges.append((point, true))
+        elif true is not None and edges[-1][1] is None and point == edges[-1][0] and true.rad() == 0:
+            continue
+        elif true is not None:
+            edges[-1] = (edges[-1][0], true if edges[-1][1] is None else edges[-1][1].union(true))
+    edges.append((X, None))
+
+    def sharp(i: int, active: list[tuple[int, tuple]]):  # noqa: ANN202
+        def f(x: acb, analytic: bool = False) -> acb:
+            m = kappa_c * x
+            total = acb(0)
+            for r_index, group in active:
+                coefficients = _coefficients(smoothing, group, m)
+                total += _growth(smoothing, group[0], m) * sum(
+                    (c * full[k] for k, c in enumerate(coefficients) if full[k] != 0), acb(0))
+            return weight(i, x) * total
+        return f
+
+    total = acb(0)
+    error = arb(0)
+    integrands = []
+    count = len(edges) - 1 + 6 * len(kinks) * len(smoothing.rates) * (len(kinks) + 1)
+    tol = goal / (4 * count) / norm
+    for (low, _), (high, _) in zip(edges, edges[1:]):
+        centre = (low + high) / 2
+        i = owner(centre)
+        active = []
+        for p, (lo_edge, hi_edge, grouped) in enumerate(pieces):
+            for group in grouped:
+                r = group[0]
+                u_low = None if lo_edge is None else u_of(lo_edge, r, centre)
+                u_high = None if hi_edge is None else u_of(hi_edge, r, centre)
+                if any(u is not None and u.contains(0) for u in (u_low, u_high)):
+                    return None  # a sub-interval too narrow to tell its side at this precision
+                below = u_low is None or u_low < 0
+                above = u_high is None or u_high > 0
+                if below and above:
+                    active.append((r, group))
+        f = sharp(i, active) if branches[i] and active else None
+        integrands.append(f)
+        if f is None:
+            continue
+        part = acb.integral(f, low, high, abs_tol=tol, rel_tol=rel_tol, eval_limit=EVAL_LIMIT)
+        if not part.is_finite():
+            return None
+        total += part
+    for j, (point, true) in enumerate(edges):
+        if true is None or j == 0 or j == len(edges) - 1:
+            continue
+        hull = acb(arb(point).union(true))
+        width = arb(abs(true - point).upper())
+        sizes = arb(0)
+        for f in (integrands[j - 1], integrands[j]):
+            if f is not None:
+                sizes += abs(f(hull))
+        error += _up(width * sizes)
+
+    # --- the localized parts --------------------------------------------------------------
+    x_edges = [-X] + [k for k in kinks if k > -X and k < X] + [X]
+    ratio = s / abs(kappa)
+    for e in range(len(kinks)):
+        for r in range(len(smoothing.rates)):
+            left = next((g for g in pieces[e][2] if g[0] == r), None)
+            right = next((g for g in pieces[e + 1][2] if g[0] == r), None)
+            if left is None and right is None:
+                continue
+            n = max(g[1] for g in (left, right) if g is not None)
+            centre_x = switches[e, r]
+            centre_c = acb(centre_x)
+
+            def coefficients(m: acb, left=left, right=right, n=n, r=r) -> list[acb]:  # noqa: ANN001
+                out = [acb(0)] * (n + 1)
+                for sign, group in ((1, left), (-1, right)):
+                    if group is not None:
+                        for k, c in enumerate(_coefficients(smoothing, group, m)):
+                            out[k] += sign * c
+                growth = _growth(smoothing, r, m)
+                return [growth * c for c in out]
+
+            for a, b in zip(x_edges, x_edges[1:]):
+                i = owner((a + b) / 2)
+                if not branches[i]:
+                    continue
+                # the truncation |u| > U: sup over [a, b] of |weight·W_k|, then U
+                box = acb(a.union(b))
+                sizes = [abs(c) for c in coefficients(kappa_c * box)]
+                size = _up(abs(weight(i, box)) * max(sizes, key=lambda z: float(z.upper())))
+                U = 6
+                while True:
+                    bound = _up(2 * ratio * size * sum((_real_tail(U, k + 1) for k in range(n + 1)), arb(0)))
+                    if bound <= goal / (8 * count) or U > 60:
+                        break
+                    U += 1
+                if not bound <= goal / (8 * count) * 2:
+                    return None
+                error += bound
+                ua, ub = u_of(e, r, a), u_of(e, r, b)
+                lo_u, hi_u = (ub, ua) if kappa > 0 else (ua, ub)
+                # exact ends: the clipped ends, 0, and the midpoints of the kinks seen in u
+                ends: list[tuple[arb, arb | None]] = []
+                for value in (lo_u, hi_u):
+                    if value < -U:
+                        ends.append((arb(-U), None))
+                    elif value > U:
+                        ends.append((arb(U), None))
+                    else:
+                        ends.append((arb(value.mid()), value))
+                (u0, t0), (u1, t1) = ends
+                if not u1 > u0:
+                    continue
+                pieces_u = [(u0, arb(0), t0, None), (arb(0), u1, None, t1)] if u0 < 0 < u1 else [(u0, u1, t0, t1)]
+                for lo, hi, true_lo, true_hi in pieces_u:
+                    positive = bool(lo >= 0)
+
+                    def h(u: acb, analytic: bool = False, i=i, positive=positive, centre_c=centre_c,  # noqa: ANN001
+                          coefficients=coefficients, n=n) -> acb:
+                        x = centre_c - u * s_c / kappa_c
+                        moments = smoothing.moments.at(u if positive else -u, n)
+                        w = coefficients(kappa_c * x)
+                        total_ = acb(0)
+                        for k in range(n + 1):
+                            d = -moments[k] if positive else (-1) ** k * moments[k]
+                            total_ += w[k] * d
+                        return weight(i, x) * total_
+
+                    part = acb.integral(h, lo, hi, abs_tol=tol / ratio, rel_tol=rel_tol, eval_limit=EVAL_LIMIT)
+                    if not part.is_finite():
+                        return None
+                    total += part * ratio
+                    for point, true in ((lo, true_lo), (hi, true_hi)):
+                        if true is not None:
+                            hull = acb(arb(point).union(true))
+                            error += _up(ratio * arb(abs(true - point).upper()) * abs(h(hull)))
+    value = total.real * norm
+    if not total.imag.contains(0):
+        return None
+    return value + arb(0, _up(tail + error * norm))
+
+
+def _real_tail(U: int, k: int) -> arb:
+    """M_k(U) = ∫_U^∞ t^k ϕ(t) dt at 64 bits, rounded up."""
+    with ctx.workprec(64):
+        u = arb(U)
+        density = (-u * u / 2).exp() / (2 * arb.pi()).sqrt()
+        moments = [(u / arb(2).sqrt()).erfc() / 2, density]
+        for j in range(2, k + 1):
+            moments.append(u ** (j - 1) * density + (j - 1) * moments[j - 2])
+        return _up(moments[k])
+
+
 def _closeness_bits(rho: arb | Fraction) -> int:
     """About log2(1/(1 − |ρ|)), at least 0."""
     if isinstance(rho, Fraction):
@@ -335,7 +579,9 @@ def _conditional_cross(act: Activation, polys: Sequence[Sequence[arb]], q1: arb 
             goal = arb(2) ** int(math.floor(goal_log2))
             balls = []
             for i in which:
-                found = _integral(act, i, polys[i], a, b, r, one_minus_square, goal, prec)
+                found = _split_integral(act, i, polys[i], a, b, r, one_minus_square, goal, prec)
+                if found is None:
+                    found = _integral(act, i, polys[i], a, b, r, one_minus_square, goal, prec)
                 if found is None:
                     return None
                 balls.append(found)
