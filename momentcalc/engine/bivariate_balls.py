@@ -311,7 +311,17 @@ def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: f
             steps.append(_strip_step(strip, pairs, goal))
         else:
             b_lows = [arb(b.lower())] if q2 is None else [arb(b.lower()), arb(b2.lower())]
-            steps.append(_box_step(strip, polys, pairs, b_lows, L, goal))
+            box = _box_step(strip, polys, pairs, b_lows, L, goal)
+            entire = steps[0][0] if steps[0] is not None else arb(0)
+            if strip.wider is not None and box is not None and box[0] > entire:
+                # wider rectangles (an entire g) where the rectangles win already (c near 1;
+                # not tried at moderate c, where the boxes would cost more than they save)
+                for width in WIDER:
+                    if width > strip.width:
+                        found_box = _box_step(strip.wider(arb(width)), polys, pairs, b_lows, L, goal)
+                        if found_box is not None and found_box[0] > box[0]:
+                            box = found_box
+            steps.append(box)
     found = [(s[0], s[1], L if len(s) == 2 else s[2]) for s in steps if s is not None]
     if not found:
         return None

@@ -107,17 +107,24 @@ class ExpressionRoute:
 
     def strip(self, reach: float):  # noqa: ANN201  (engine.bivariate_balls.Strip)
         """The widest strip of ``WIDTHS`` whose boxes are finite on |Re z| ≤ ``reach``, None if
-        none is."""
+        none is; its ``wider`` gives the rectangles of another width (None where a box is not
+        finite: a pole or branch point there), which the outer rule tries near c = 1."""
         for width in WIDTHS:
             if self._sup(width, reach) is None:
                 continue
-
-            def box(X: arb, width: Fraction = width) -> Sequence[arb] | None:
-                # a double at or above X (float() may round down and leave a sliver uncovered)
-                return self._sup(width, math.nextafter(float(X.upper()), math.inf))
-
-            return Strip(as_arb(width), ((), ()), self.at, box)
+            return self._strip_at(width)
         return None
+
+    def _strip_at(self, width: Fraction):  # noqa: ANN202
+        def box(X: arb, width: Fraction = width) -> Sequence[arb] | None:
+            # a double at or above X (float() may round down and leave a sliver uncovered)
+            return self._sup(width, math.nextafter(float(X.upper()), math.inf))
+
+        def wider(w: arb) -> Strip:
+            mantissa, exponent = w.mid().man_exp()
+            return self._strip_at(Fraction(int(mantissa)) * Fraction(2) ** int(exponent))
+
+        return Strip(as_arb(width), ((), ()), self.at, box, wider=wider)
 
     def at(self, x: arb, ex: arb) -> list[arb]:
         """φ(x) and φ'(x) at a real ball x (real parts: the values are real)."""
