@@ -1,6 +1,7 @@
 """``tat --target-slope``: targets DKS's own starting points miss are found from a survey of the
 curve Q'(1) = 1 and proven; a target beyond what an activation reaches is exit 2 where a proof
-says so (c·x^k + d) and exit 3 saying what was searched otherwise.
+says so (c·x^k + d; clipped linear ones below their proven floor) and exit 3 saying what was
+searched otherwise.
 
 Each solved transform φ̂(z) = γ·(φ(a·z + b) + δ) is checked by an independent route: mpmath
 quadrature at 40 digits of E[φ̂(Z)] = 0 (C(0) = 0), E[φ̂(Z)²] = 1 (Q(1) = 1), E[φ̂'(Z)²] =
@@ -147,7 +148,7 @@ def test_monomial_top_itself_is_not_unique():
 
 @pytest.mark.parametrize("argv, layer", [
     (("softplus", "--target-slope", "1.5"), "1.5"),
-    (("hardtanh", "--depth", "10", "--target-slope", "1.5"), "1.04138"),
+    (("elu", "--target-slope", "3"), "3"),
 ])
 def test_unfound_target_says_what_was_searched(argv, layer):
     run = invoke("tat", *argv)
@@ -158,3 +159,69 @@ def test_unfound_target_says_what_was_searched(argv, layer):
     low, high = float(found.group(1)), float(found.group(2))
     assert 1 <= low < high
     assert "--target-slope" in run.stderr and "input_scale 0.01 to 1000" in run.stderr
+
+
+# A clipped linear activation: C'(1) = P/v of the window Y = clip(Z, l, u) (moments.dks_clip).
+def _window_by_quadrature(l, u):
+    """P, v, and Q'(1) = E[Z·(Y − m)·1{l < Z < u}]/v (Stein's form, not the proof's) by mpmath."""
+    cuts = [-mpmath.inf, l, u, mpmath.inf]
+    clip = lambda z: min(max(z, l), u)  # noqa: E731
+    m = mpmath.quad(lambda z: clip(z) * mpmath.npdf(z), cuts)
+    v = mpmath.quad(lambda z: (clip(z) - m) ** 2 * mpmath.npdf(z), cuts)
+    p = mpmath.ncdf(u) - mpmath.ncdf(l)
+    q = mpmath.quad(lambda z: z * (clip(z) - m) * mpmath.npdf(z), [l, u]) / v
+    return p, v, q
+
+
+def test_clipped_floor_holds_on_a_grid_of_windows():
+    """P/v > FLOOR for 0 ≤ l < u (what the proof shows), and Q'(1) < 1 for windows around 0
+    (so Q'(1) = 1 puts the window on one side), by quadrature."""
+    from momentcalc.moments.dks_clip import FLOOR
+
+    with mpmath.workdps(20):
+        floor = mpmath.mpf(FLOOR.numerator) / FLOOR.denominator
+        ratios = []
+        for l in (0, mpmath.mpf("0.001"), mpmath.mpf("0.1"), mpmath.mpf("0.5"), 1, 2, 4):
+            for w in (mpmath.mpf("0.01"), mpmath.mpf("0.3"), 1, 3, 6, 12):
+                p, v, _ = _window_by_quadrature(mpmath.mpf(l), mpmath.mpf(l) + w)
+                ratios.append(p / v)
+        assert min(ratios) > floor and min(ratios) < floor + mpmath.mpf("0.02")  # the floor is nearly tight
+        for l, u in ((-1, 1), (-3, "0.2"), ("-0.01", 5), (-6, "0.001")):
+            assert _window_by_quadrature(mpmath.mpf(l), mpmath.mpf(u))[2] < 1
+
+
+def test_clipped_floor_proof_can_fail():
+    """Above relu's π/(π − 1) (the window [0, ∞)) the cells cannot show the floor."""
+    from fractions import Fraction
+
+    from momentcalc.moments import dks_clip
+
+    try:
+        dks_clip.FLOOR = Fraction(147, 100)
+        dks_clip.floor_proven.cache_clear()
+        assert dks_clip.floor_proven() is False
+    finally:
+        dks_clip.FLOOR = Fraction(73, 50)
+        dks_clip.floor_proven.cache_clear()
+    assert dks_clip.floor_proven() is True
+
+
+@pytest.mark.parametrize("argv, layer", [
+    (("hardtanh", "--depth", "10", "--target-slope", "1.5"), "1.04138"),
+    (("relu6", "--depth", "50", "--target-slope", "1.1", "--digits", "30"), "1.00191"),
+    (("hard_sigmoid", "--depth", "10", "--target-slope", "1.5"), "1.04138"),
+])
+def test_clipped_target_below_the_floor_is_exit_2(argv, layer):
+    run = invoke("tat", *argv)
+    assert run.code == 2 and run.stdout == "" and run.stderr.count("\n") == 1
+    assert f"(clipped linear): above 1.46 wherever Q'(1) = 1 (proven;" in run.stderr
+    assert f"got a per-layer {layer}" in run.stderr and "--target-slope above 1.46^" in run.stderr
+
+
+def test_clipped_target_above_the_floor_is_solved():
+    result = tat("hardtanh", depth=1, target_slope="1.5", digits=20)
+    with mpmath.workdps(30):
+        a, b = (mpmath.mpf(result.value(k)) for k in ("input_scale", "input_shift"))
+        l, u = (-1 - b) / a, (1 - b) / a
+        p, v, q = _window_by_quadrature(l, u)
+        assert abs(p / v - mpmath.mpf("1.5")) < 1e-17 and abs(q - 1) < 1e-17

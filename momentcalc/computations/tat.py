@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -134,6 +135,8 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
     fixed = homogeneous(act)
     if fixed:
         _monomial_reach(act, target, zeta, depth)
+    else:
+        _clipped_reach(act, target, zeta, depth)
     shifts = (Fraction(1), Fraction(-1)) if fixed else (None,)
     for shift in shifts:
         try:
@@ -162,6 +165,23 @@ def _screen(act: Any, target: Any) -> Any:
 
         return diverges(act, float(a), float(b), float(target.mid()))
     return skip
+
+
+def _clipped_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
+    """Exit 2 when φ = α·clip(x, k₁, k₂) + β and the per-layer target is at most the proven floor
+    of its C'(1) where Q'(1) = 1 (``moments.dks_clip``)."""
+    from ..moments.dks_clip import FLOOR, clipped, floor_proven
+
+    if zeta > FLOOR ** depth or not clipped(act) or not floor_proven():  # exact: ζ^(1/L) ≤ F ⇔ ζ ≤ F^L
+        return
+    label = act.formula if act.expression else act.name
+    shallower = int(math.log(float(zeta)) / math.log(float(FLOOR)))
+    hint = "" if not 1 <= shallower < depth else f", or {{depth}} {shallower}" + (" or less" if shallower > 1 else "")
+    raise InputError(f"reachable per-layer C'(1) for {label!r} (clipped linear): above {float(FLOOR):g} wherever "
+                     "Q'(1) = 1 (proven; the infimum appears to be pi/(pi - 1) = 1.4669, approached as input_scale "
+                     f"-> 0 with the input at a kink), i.e. {{target_slope}} above {float(FLOOR):g}^{depth} = "
+                     f"{float(FLOOR) ** depth:.6g}{hint}; got a per-layer {float(target.mid()):.6g}",
+                     param="target_slope", params=("depth",))
 
 
 def _monomial_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:

@@ -180,7 +180,7 @@ def _dyadic(x: arb, bits: int) -> Fraction:
     return Fraction(round(value * scale)) / scale
 
 
-def _catalog_entry(act: Activation) -> Activation | None:
+def catalog_entry(act: Activation) -> Activation | None:
     """The catalog entry ``act`` is: itself, or the entry whose formula an expression is."""
     if not act.expression:
         return act
@@ -192,7 +192,7 @@ def _catalog_entry(act: Activation) -> Activation | None:
 def _monomial_pieces(act: Activation) -> list[tuple[Fraction, int]] | None:
     """[(c, k)] per piece when φ is a catalog piecewise exp-polynomial whose only kink (if any)
     is 0 and each of whose pieces is one monomial c·x^k (an empty piece: c = 0); else None."""
-    entry = _catalog_entry(act)
+    entry = catalog_entry(act)
     if entry is None or entry.name not in EXP_POLYNOMIALS:
         return None
     if tuple(BALL_FUNCTIONS[entry.name].kinks) not in ((), (0,)):
@@ -257,7 +257,7 @@ def _kink_starts(act: Activation) -> list[tuple[Fraction, Fraction]]:
     (relu6 = 3·hardtanh((x − 3)/3) + 3), so each start (b, a) becomes (c + s·b, s·a) with
     c = (k_1 + k_n)/2, s = (k_n − k_1)/2 (c = k_1, s = 1 for one kink). Empty where that
     changes nothing."""
-    entry = _catalog_entry(act)
+    entry = catalog_entry(act)
     if entry is None or entry.name not in BALL_FUNCTIONS:
         return []
     kinks = [Fraction(k) for k in BALL_FUNCTIONS[entry.name].kinks if isinstance(k, (int, Fraction))]
@@ -422,4 +422,4 @@ def _double_factorial(n: int) -> int:
     return out
 
 
-__all__ = ["Jet", "homogeneous", "linear", "locate", "monomial_power", "monomial_reach", "near_one", "prove"]
+__all__ = ["Jet", "catalog_entry", "homogeneous", "linear", "locate", "monomial_power", "monomial_reach", "near_one", "prove"]
