@@ -170,3 +170,33 @@ def test_expression_agrees_with_its_catalog_twin_near_one():
              for name in ("x*tanh(softplus(x))", "mish")]
     assert all(run.code == 0 for run in found), [run.stderr for run in found]
     assert found[0].stdout == found[1].stdout
+
+
+def test_sine_kernel_near_one_at_unequal_variances():
+    """q1 ≠ q2 near ρ = 1: E[sin u·sin v] = e^{−(q1 + q2)/2}·sinh(ρ·sqrt(q1·q2)), E[cos u·cos v] the
+    same with cosh (each ψ from its own variance, the outer bound from the larger)."""
+    rho, q2 = Fraction(999999, 10**6), Fraction(2)
+    k, k1 = signed_cross_balls(resolve("sin(x)", {}), Fraction(1), q2, rho, 30)
+    with mp.workdps(70):
+        r, s = mpmath.mpf(rho.numerator) / rho.denominator, mp.sqrt(2)
+        _holds(k, mp.exp(-1.5) * mp.sinh(r * s), 30)
+        _holds(k1, mp.exp(-1.5) * mp.cosh(r * s), 30)
+
+
+@pytest.mark.parametrize("name", ["tanh", "sin(x)"])
+def test_cost_is_bounded_as_rho_goes_to_one(name, monkeypatch):
+    """The rules' sizes stop growing as c → 1: the same outer nodes and inner nodes per outer
+    node at 1 − 10⁻⁶ and 1 − 10⁻¹² (the lattice would grow like 1/sqrt(1 − c))."""
+    from momentcalc.engine import bivariate_balls as bb
+
+    sizes = []
+    original = bb._node_sums
+
+    def record(strip, a, b, h, h_v, nodes, inner, error):  # noqa: ANN001, ANN202
+        sizes.append((nodes, inner))
+        return original(strip, a, b, h, h_v, nodes, inner, error)
+
+    monkeypatch.setattr(bb, "_node_sums", record)
+    for rho in (1 - Fraction(1, 10**6), 1 - Fraction(1, 10**12)):
+        assert signed_cross_balls(resolve(name, {}), Fraction(1), Fraction(1), rho, 15) is not None
+    assert len(sizes) == 2 and sizes[0] == sizes[1] and sizes[0][0] * (2 * sizes[0][1] + 1) < 10**4
