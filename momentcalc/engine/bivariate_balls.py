@@ -18,18 +18,29 @@ u₁ = a·W + b·V₁ and u₂ = a·W + b·V₂, so
   sum of products of absolute normal moments). The whole-line trapezoidal rule with step h
   then errs by at most 2M₀e^{κβ²}/(e^{2πβ/h} − 1) (Trefethen & Weideman, "The exponentially
   convergent trapezoidal rule", SIAM Review 56 (2014), Theorem 5.1), taken at β = π/(κh):
-  about 2M₀·e^{−π²/(κh²)}. Its nodes beyond |w| > L are bounded by the tail of
+  about 2M₀·e^{−π²/(κh²)}. That step shrinks like sqrt(1 − c); as c → 1 a bound that does
+  not grow takes over (the larger step wins, ``_strip_step``, ``_box_step``): for g analytic
+  in the strip |Im z| ≤ width with |g(z)| ≤ P_s(|z|) there, ψ is analytic on the same strip
+  with |ψ(m)| ≤ E[P_s(|m| + b|V|)], so the outer integrand is analytic for |Im w| < width/a
+  with ∫|f(t + iβ)| dt ≤ e^{β²/2}·E[P_s(width + a|T| + b|V|)²]; for g bounded only on
+  rectangles (expressions), ψ(m + iy) is bounded by moving the middle of its integral up to
+  Im x = y, and the rule's error is bounded on a finite rectangle (``_rectangle_error``).
+  For an entire g (``Strip.wider``) the width that allows the widest step is taken. Nodes
+  beyond |w| > L are bounded by the tail of
   Q(|w|) = E_V[P(a|w| + b|V|)²] ≥ ψ(a·w)² (``gaussian_balls.tail_bound``, each term checked
   decreasing beyond L, so h·Σ_{|j|h>L} ≤ ∫_{|w|>L});
 * inner: ψ at the outer nodes, each as a ball that holds the exact value — from the caller
   (``smoothing``: a closed form, e.g. for piecewise exp-polynomials), or for g analytic in the
   strip |Im x| ≤ width with |g(z)| ≤ P_strip(|z|) there, by the trapezoidal rule in v
   (``engine.trapezoid``'s bounds: discretisation with the strip |Im v| < width/b, tails
-  from the real-line bound), uniformly for every mean |m| ≤ a·L + a·h. The inner step h_v
-  is chosen so that every argument a·w_j + b·v_k is a multiple of one δ (a·h = P·δ,
+  from the real-line bound), uniformly for every mean |m| ≤ a·L + a·h. Either the inner step
+  h_v is chosen so that every argument a·w_j + b·v_k is a multiple of one δ (a·h = P·δ,
   b·h_v = δ, P whole): g is evaluated once per lattice point and the inner sums at all
   outer nodes are one polynomial product (exact integer multiplication in fixed point,
-  ``engine.convolution``, with a proven rounding bound).
+  ``engine.convolution``, with a proven rounding bound); or, when that evaluates g more often
+  (the lattice grows like a/b as c → 1), each node has its own rule (``_node_sums``), whose
+  strip width/b widens as b → 0, so that it needs only the nodes of a Gaussian. As c → 1 the
+  cost is then bounded (1 − c = 10⁻¹² costs what 10⁻⁶ does).
 
 q may be a ball (q* known to lie in it): every step is ball arithmetic, so the result holds
 the expectation for every q in the ball.

@@ -10,7 +10,9 @@ Which activations:
 
 * analytic in a strip (``catalog.ball_functions.STRIP_FUNCTIONS``: sigmoid, tanh, swish,
   softplus, mish; and erf here, |erf(x + iy)| ≤ e^{y²}·(1 + 2|y|/√π) along the path
-  0 → iy → x + iy, |erf'(z)| ≤ (2/√π)·e^{y²}): ψ by the lattice trapezoidal rule;
+  0 → iy → x + iy, |erf'(z)| ≤ (2/√π)·e^{y²}; gelu from it): ψ by the lattice trapezoidal
+  rule, or near c = 1 node by node, the outer step from the strip bound (bounded as c → 1;
+  for the entire erf and gelu at the width that allows the widest step);
 * piecewise exp-polynomials (``catalog.ball_functions.EXP_POLYNOMIALS``: relu, leaky_relu,
   elu, selu, relu2, identity): ψ(m) = E[φ(m + b·V)] in closed form on balls
   (``engine.gaussian_balls.exp_poly_expectation``) at each outer node; at c ≥ 0.97 (where
@@ -18,7 +20,8 @@ Which activations:
   instead (``moments.bivariate_conditional``), at ~log(1/(1 − c)) cost;
 * user expressions analytic near the real line, of polynomial growth
   (``moments.bivariate_expression``: bounds from the tree on real and complex boxes): ψ by the
-  lattice trapezoidal rule with its error bounded on a finite rectangle;
+  lattice trapezoidal rule (near c = 1 node by node) with its error bounded on a finite
+  rectangle, and near c = 1 the outer step from those rectangles too;
 * the rest — softsign, expressions with a kink (abs, max, min) or a pole or branch point near
   the real line — ψ node by node (``moments.bivariate_kinked``: softsign's half-line closed
   form, else Arb's integration of the analytic pieces between the kinks).

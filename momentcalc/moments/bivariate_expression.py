@@ -15,7 +15,17 @@ expression, from its tree on Arb balls (``catalog.expression_ball.compile_ball``
   its values stay uncertified), never a wrong bound.
 
 The widths tried are ``WIDTHS``, widest first (fewer inner nodes), the first whose boxes are all
-finite over the means and spreads the call will need.
+finite over the means and spreads the call will need; near c = 1 the outer rule may take wider
+rectangles (``Strip.wider``: for an entire φ a wider strip allows a wider step; a box that is
+not finite refuses the width).
+
+Near c = 1 the inner rule is node by node and the outer step comes from the rectangles
+(``engine.bivariate_balls._box_step``), so the cost stays bounded as c → 1 (``kernel 'sin(x)'
+--rho 0.999999999999``). Not reached: φ' whose tree's growth bound is exponential on the real
+line (``x*tanh(log(1 + exp(x)))``: the derivative of log(1 + e^x) is bounded by e^{|x|}; write
+``softplus(x)``), and at 100 digits near c = 1 an expression whose strip is narrow (a pole near
+the real line: x·tanh(softplus(x)) has one at Im z ≈ 2.4 and gets width 1), whose outer rule
+then needs too many nodes.
 """
 
 from __future__ import annotations
