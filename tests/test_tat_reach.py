@@ -94,6 +94,22 @@ def test_a_target_near_one_at_thirty_digits():
         assert abs(found["q_slope"] - 1) < mpmath.mpf(10) ** -28 and abs(found["q"] - 1) < mpmath.mpf(10) ** -28
 
 
+def test_a_branch_crossing_the_target_between_two_scales_is_found():
+    """x·erf(x) + x reaches 1.5 on a branch the survey's grid of scales steps over: the start
+    comes from where the branch crosses the target (verified by quadrature)."""
+    result = tat("x*erf(x)+x", depth=1, target_slope="1.5", digits=20)
+    with mpmath.workdps(40):
+        a, b, d, g = (mpmath.mpf(result.value(k)) for k in ("input_scale", "input_shift", "output_shift",
+                                                             "output_scale"))
+        hat = lambda z: g * ((a * z + b) * mpmath.erf(a * z + b) + a * z + b + d)  # noqa: E731
+        dhat = lambda z: g * a * (mpmath.erf(a * z + b) + 2 * (a * z + b) * mpmath.npdf((a * z + b) * mpmath.sqrt(2))  # noqa: E731
+                                  * mpmath.sqrt(2) + 1)
+        expect = lambda f: mpmath.quad(lambda z: f(z) * mpmath.npdf(z), [-mpmath.inf, mpmath.inf])  # noqa: E731
+        assert abs(expect(hat)) < 1e-17 and abs(expect(lambda z: hat(z) ** 2) - 1) < 1e-17
+        assert abs(expect(lambda z: dhat(z) ** 2) - mpmath.mpf("1.5")) < 1e-17
+        assert abs(expect(lambda z: z * hat(z) * dhat(z)) - 1) < 1e-17
+
+
 def test_cli_digits_of_a_surveyed_transform():
     run = invoke("tat", "softsign", "--target-slope", "3", "--digits", "25", "--get", "input_scale")
     assert run.code == 0

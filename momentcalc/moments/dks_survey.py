@@ -148,12 +148,12 @@ def survey(act: Any, target: float) -> tuple[Survey, list[tuple[float, float]]]:
             tb = float(grid.q_and_t(a, b)[1][0])
             if math.isfinite(tb) and tb >= 1:  # C'(1) ≥ 1 always (Gaussian Poincaré): less is noise
                 points.append((float(a), b, tb))
-    result = Survey(tuple(points), (searched[0], searched[1]) if points else (0.0, 0.0), (-span, span))
+    result = Survey(tuple(points), (searched[0], searched[1]) if searched[1] else (0.0, 0.0), (-span, span))
     gap = target - 1
     ranked = sorted(points, key=lambda p: abs(math.log(p[2] - 1) - math.log(gap)) if p[2] > 1 and gap > 0
                     else abs(p[2] - target))
     starts: list[tuple[float, float]] = []
-    for a, b, _ in ranked[:8]:
+    for a, b in _crossings(points, target)[:8] + [(a, b) for a, b, _ in ranked[:8]]:
         polished = _polish(grid, a, b, target)
         if polished is not None and not any(abs(polished[0] - x) < 1e-6 * x and abs(polished[1] - y) < 1e-6 * (1 + abs(y))
                                             for x, y in starts):
@@ -161,6 +161,24 @@ def survey(act: Any, target: float) -> tuple[Survey, list[tuple[float, float]]]:
     # the smallest input scale first (a deterministic choice among several transforms)
     _SURVEYS[key, target] = result, sorted(starts)
     return _SURVEYS[key, target]
+
+
+def _crossings(points: list[tuple[float, float, float]], target: float) -> list[tuple[float, float]]:
+    """Where a branch of the curve crosses the target between two neighbouring a's: each point
+    is joined to the nearest point (in b) of the next a, and (log a, b) interpolated linearly."""
+    by_a: dict[float, list[tuple[float, float]]] = {}
+    for a, b, t in points:
+        by_a.setdefault(a, []).append((b, t))
+    scales = sorted(by_a)
+    out = []
+    for a0, a1 in zip(scales, scales[1:]):
+        for b0, t0 in by_a[a0]:
+            b1, t1 = min(by_a[a1], key=lambda p: abs(p[0] - b0))
+            if abs(b1 - b0) > 1 + a1 or (t0 - target) * (t1 - target) > 0 or t0 == t1:
+                continue
+            f = (target - t0) / (t1 - t0)
+            out.append((math.exp((1 - f) * math.log(a0) + f * math.log(a1)), (1 - f) * b0 + f * b1))
+    return out
 
 
 def _secant(fn: Any, lo: float, hi: float, f_lo: float, f_hi: float) -> float:
