@@ -14,6 +14,7 @@ import pytest
 from flint import arb, ctx
 
 from momentcalc.catalog import resolve
+from momentcalc.catalog.expression_pieces import exp_poly_pieces
 from momentcalc.catalog.kernels import BALL_KERNELS
 from momentcalc.moments.bivariate_certified import _polys, _size_log2, signed_cross_balls
 from momentcalc.moments.bivariate_conditional import conditional_cross
@@ -44,6 +45,8 @@ def _pieces(name):
                 [(-INF, 0, [("e", lam * alpha)]), (0, INF, [("1", lam)])])
     if name == "relu6":
         return ([(0, 6, [("x", 1)]), (6, INF, [("1", 6)])], [(0, 6, [("1", 1)])])
+    if name == "min(x,1)":
+        return ([(-INF, 1, [("x", 1)]), (1, INF, [("1", 1)])], [(-INF, 1, [("1", 1)])])
     if name == "hardtanh":
         return ([(-INF, -1, [("1", -1)]), (-1, 1, [("x", 1)]), (1, INF, [("1", 1)])], [(-1, 1, [("1", 1)])])
     raise KeyError(name)
@@ -93,7 +96,7 @@ def _reference(name, rho, which, dps=34):
 NEAR = Fraction(999999, 1000000)
 CASES = [(name, NEAR) for name in ("elu", "selu", "relu6", "hardtanh")] + [
     ("elu", 1 - Fraction(1, 10**10)), ("relu6", 1 - Fraction(1, 10**10)),
-    ("selu", -NEAR), ("hardtanh", -NEAR), ("relu6", -NEAR)]
+    ("selu", -NEAR), ("hardtanh", -NEAR), ("relu6", -NEAR), ("min(x,1)", NEAR), ("min(x,1)", -NEAR)]
 
 
 @pytest.mark.parametrize("name, rho", CASES)
@@ -179,3 +182,49 @@ def test_layers_whose_correlation_goes_to_one():
     run = invoke("kernel", "hard_sigmoid", "--rho", "0.3", "--depth", "10", "--format", "json")
     assert run.code == 0, run.stderr
     assert '"correlation_layers"' in run.stdout
+
+
+@pytest.mark.parametrize("rho", [Fraction(1, 2), NEAR, -NEAR, 1 - Fraction(1, 10**12)])
+def test_abs_against_its_arc_cosine_kernel(rho):
+    """E[|u||v|] = (2/π)(√(1 − ρ²) + ρ·asin ρ) and E[sign u·sign v] = (2/π)·asin ρ, at 30 digits."""
+    found = signed_cross_balls(resolve("abs(x)"), Fraction(1), Fraction(1), rho, 30)
+    with mpmath.workdps(45):
+        r = mpmath.mpf(rho.numerator) / rho.denominator
+        closed = (2 / mpmath.pi * (mpmath.sqrt((1 - r) * (1 + r)) + r * mpmath.asin(r)),
+                  2 / mpmath.pi * mpmath.asin(r))
+        for ball, value in zip(found, closed):
+            assert mpmath.mpf(ball.rad().str(5, radius=False)) <= abs(value) * mpmath.mpf(10) ** -32
+            assert abs(mpmath.mpf(ball.mid().str(45, radius=False)) - value) <= abs(value) * mpmath.mpf(10) ** -30
+
+
+@pytest.mark.parametrize("rho", [Fraction(3, 10), NEAR])
+def test_max_x_0_is_relus_kernel(rho):
+    found = signed_cross_balls(resolve("max(x,0)"), Fraction(1), Fraction(1), rho, 30)
+    with ctx.workprec(200):
+        closed = BALL_KERNELS["relu"](arb(1), arb(1), arb(rho.numerator) / rho.denominator, {})
+        for a, b in zip(found, closed):
+            assert abs(a - b) < arb(10) ** -30 * abs(b)
+
+
+@pytest.mark.parametrize("text", ["abs(x)", "max(x,0)", "min(x,1)", "x*abs(x)", "max(x,0)**2 - 3*abs(x-1/4)",
+                                  "exp(x/2)*min(x,0)", "abs(-2*x+1)/4", "max(1-x,2)", "x"])
+def test_expression_pieces_agree_with_the_expression(text):
+    """The expanded pieces against the expression's own mpmath function and derivative."""
+    act = resolve(text)
+    kinks, parts = exp_poly_pieces(act.tree)
+    kinks = [mpmath.mpf(k.numerator) / k.denominator for k in kinks]
+    for x in (mpmath.mpf(v) / 7 for v in range(-40, 41, 3)):
+        for pieces, reference in zip(parts, (act.fn, act.derivative)):
+            i = sum(1 for k in kinks if x > k)
+            if any(x == k for k in kinks):
+                continue
+            value = sum((mpmath.mpf(t.c.numerator) / t.c.denominator * x**t.power
+                         * mpmath.exp(mpmath.mpf(t.rate.numerator) / t.rate.denominator * x) for t in pieces[i]),
+                        mpmath.mpf(0))
+            assert abs(value - reference(x, {})) <= mpmath.mpf(10) ** -12 * (1 + abs(value)), (text, x)
+
+
+@pytest.mark.parametrize("text", ["tanh(x)", "abs(x-1/3)", "min(max(x,-1),1)", "exp(x+1)*max(x,0)", "abs(x)**3.5",
+                                  "max(x,0)**20", "pi*abs(x)"])
+def test_expressions_that_are_not_exp_polynomials(text):
+    assert exp_poly_pieces(resolve(text).tree) is None

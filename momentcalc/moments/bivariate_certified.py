@@ -17,13 +17,15 @@ Which activations:
   elu, selu, relu2, identity): ψ(m) = E[φ(m + b·V)] in closed form on balls
   (``engine.gaussian_balls.exp_poly_expectation``) at each outer node; at c ≥ 0.97 (where
   the outer rule needs ~1/sqrt(1 − c) nodes) one integral of the conditional expectation
-  instead (``moments.bivariate_conditional``), at ~log(1/(1 − c)) cost;
+  instead (``moments.bivariate_conditional``), whose cost does not grow as c → 1;
 * user expressions analytic near the real line, of polynomial growth
   (``moments.bivariate_expression``: bounds from the tree on real and complex boxes): ψ by the
   lattice trapezoidal rule (near c = 1 node by node) with its error bounded on a finite
   rectangle, and near c = 1 the outer step from those rectangles too;
-* the rest — softsign, expressions with a kink (abs, max, min) or a pole or branch point near
-  the real line — ψ node by node (``moments.bivariate_kinked``: softsign's half-line closed
+* expressions that are piecewise exp-polynomials (abs(x), max(x, 0), min(x, 1), x*abs(x), …:
+  ``catalog.expression_pieces``), at every c: the conditional route above;
+* the rest — softsign, other expressions with a kink (abs, max, min) or a pole or branch point
+  near the real line — ψ node by node (``moments.bivariate_kinked``: softsign's half-line closed
   form, else Arb's integration of the analytic pieces between the kinks).
 
 The outer rule's bound needs |φ| and |φ'| below polynomials on the real line: the catalog's
@@ -290,7 +292,7 @@ def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
         # the goal from the smaller integrand (E[φ'φ'] ~ 1 beside E[φφ] ~ q at a tiny q), the
         # precision from the larger
         size_log2, least_log2 = max(sizes), min(sizes)
-        near_one = route is None and preferred(act, cc)
+        near_one = preferred(act, cc)
     if near_one:  # c near 1: one integral of the conditional expectation (~log, not ~1/sqrt(1 − c), cost)
         found = conditional_cross(act, polys, q, q if q2 is None else q2, -c if mirror else c, digits, which,
                                   size_log2, least_log2)

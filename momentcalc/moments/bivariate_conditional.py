@@ -1,7 +1,9 @@
 """Certified bivariate Gaussian expectations of piecewise exp-polynomial activations (relu6,
-hardtanh, hard_sigmoid, hard_swish, elu, selu, celu, leaky_relu, relu2, …) at correlations
-close to ±1, where the shared-part rule of ``engine.bivariate_balls`` needs ~1/sqrt(1 − c)
-nodes: one integral of the conditional expectation.
+hardtanh, hard_sigmoid, hard_swish, elu, selu, celu, leaky_relu, relu2, …, and expressions
+such as abs(x), max(x, 0), min(x, 1): ``catalog.expression_pieces``) at correlations close to
+±1, where the shared-part rule of ``engine.bivariate_balls`` needs ~1/sqrt(1 − c) nodes (and
+for the expressions at every correlation, where the other route integrates ψ node by node):
+one integral of the conditional expectation.
 
 For (u, v) centred Gaussian with Var u = q1, Var v = q2 and correlation |ρ| < 1,
 v | u ~ N(κ·u, s²) with κ = ρ·sqrt(q2/q1) and s² = q2·(1 − ρ²), so
@@ -47,6 +49,7 @@ from flint import acb, arb, ctx
 
 from ..catalog import Activation
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
+from ..catalog.expression_pieces import exp_poly_pieces
 from ..engine.balls import abs_normal_moments
 from ..engine.gaussian_balls import BITS_PER_DIGIT, Term, as_arb, exact_key, tail_bound
 
@@ -62,8 +65,11 @@ EVAL_LIMIT = 200_000
 
 
 def applies(act: Activation) -> bool:
-    """Whether the activation is a piecewise exp-polynomial with exact kinks (this route's)."""
-    if act.expression or act.name not in EXP_POLYNOMIALS:
+    """Whether the activation is a piecewise exp-polynomial with exact kinks (this route's): a
+    catalog entry of ``EXP_POLYNOMIALS`` or an expression ``catalog.expression_pieces`` expands."""
+    if act.expression:
+        return _expression_pieces(act) is not None
+    if act.name not in EXP_POLYNOMIALS:
         return False
     # exact dyadic kinks: the cuts of the integration path are exact points
     return all(isinstance(k, (int, Fraction)) and Fraction(k).denominator & (Fraction(k).denominator - 1) == 0
@@ -71,8 +77,33 @@ def applies(act: Activation) -> bool:
 
 
 def preferred(act: Activation, rho: arb) -> bool:
-    """Whether to try this route first: an exp-polynomial at |ρ| ≥ ``NEAR_ONE``."""
-    return applies(act) and bool(abs(rho) >= as_arb(NEAR_ONE))
+    """Whether to try this route first: an exp-polynomial at |ρ| ≥ ``NEAR_ONE``, or an
+    expression with a kink at any ρ (its other route integrates ψ node by node)."""
+    if act.expression:
+        found = _expression_pieces(act)
+        return found is not None and bool(found[0])
+    return bool(abs(rho) >= as_arb(NEAR_ONE)) and applies(act)
+
+
+_EXPANDED: dict[object, object] = {}
+
+
+def _expression_pieces(act: Activation):  # noqa: ANN202
+    key = act.tree
+    if key not in _EXPANDED:
+        if len(_EXPANDED) > 32:
+            _EXPANDED.clear()
+        _EXPANDED[key] = exp_poly_pieces(act.tree)
+    return _EXPANDED[key]
+
+
+def _pieces(act: Activation, which: int) -> tuple[list[arb], tuple]:
+    """g's kinks as exact balls and its pieces (one tuple of ExpTerms per interval), g = φ
+    (``which`` 0) or φ' (1), at the working precision."""
+    if act.expression:
+        kinks, parts = _expression_pieces(act)  # type: ignore[misc]
+        return [as_arb(k) for k in kinks], parts[which]
+    return [as_arb(k) for k in BALL_FUNCTIONS[act.name].kinks], EXP_POLYNOMIALS[act.name](_params(act))[which]
 
 
 def _params(act: Activation) -> dict[str, arb]:
@@ -223,8 +254,7 @@ def _integral(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb
               one_minus_square: arb, goal: arb, prec: int) -> arb | None:
     """E[g(u)·g(v)] for g = φ (``which`` 0) or φ' (1), within about ``goal`` plus the working
     precision's own radius."""
-    kinks = [as_arb(k) for k in BALL_FUNCTIONS[act.name].kinks]
-    parts = EXP_POLYNOMIALS[act.name](_params(act))[which]
+    kinks, parts = _pieces(act, which)
     sigma1 = q1.sqrt()
     kappa = rho * (q2 / q1).sqrt()
     s = (q2 * one_minus_square).sqrt()
@@ -321,8 +351,7 @@ def _split_integral(act: Activation, which: int, poly: Sequence[arb], q1: arb, q
     A cut known only as a ball (x_e; a kink seen in u) is made at its midpoint c: the integral
     between c and the true point (where the neighbouring formula was used) is bounded by the
     distance times both formulas' sizes on the hull. None where a piece cannot be enclosed."""
-    kinks = [as_arb(k) for k in BALL_FUNCTIONS[act.name].kinks]
-    parts = EXP_POLYNOMIALS[act.name](_params(act))[which]
+    kinks, parts = _pieces(act, which)
     sigma1 = q1.sqrt()
     kappa = rho * (q2 / q1).sqrt()
     s = (q2 * one_minus_square).sqrt()
@@ -543,7 +572,8 @@ def conditional_cross(act: Activation, polys: Sequence[Sequence[arb]], q1: arb |
     key = None
     if all(isinstance(x, (Fraction, int)) for x in (q1, q2, rho)):
         # a deep network's layers near their fixed point ask for the same exact point again
-        key = (act.name, act.values, Fraction(q1), Fraction(q2), Fraction(rho), digits, tuple(which))
+        key = (act.name, act.values, act.tree if act.expression else None, Fraction(q1), Fraction(q2),
+               Fraction(rho), digits, tuple(which))
         if key in _FOUND:
             return list(_FOUND[key])
     found = _conditional_cross(act, polys, q1, q2, rho, digits, which, size_log2, least_log2)
