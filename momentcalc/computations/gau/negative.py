@@ -88,17 +88,22 @@ def hermite_nodes(n: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
 
 def kummer_pair(shape: float, c: float) -> tuple[float, float]:
     """Kummer's (M(3, shape + 3, c), M(5, shape + 5, c)) for c ≥ 0 by their series (positive
-    terms), in one loop: each ends at its first term below 1e-17 of its sum."""
+    terms), in one loop: each ends within a term of its first term below 1e-17 of its sum."""
     b2, b4 = shape + 3.0, shape + 5.0
     t2 = s2 = t4 = s4 = 1.0
     j = 0.0
-    while True:
+    while True:  # two terms a pass (a term past the first below 1e-17 of its sum leaves the sum alike)
         r = c / (j + 1.0)
         t2 *= (3.0 + j) / (b2 + j) * r
         t4 *= (5.0 + j) / (b4 + j) * r
         s2 += t2
         s4 += t4
-        j += 1.0
+        r = c / (j + 2.0)
+        t2 *= (4.0 + j) / (b2 + 1.0 + j) * r
+        t4 *= (6.0 + j) / (b4 + 1.0 + j) * r
+        s2 += t2
+        s4 += t4
+        j += 2.0
         if t2 < 1e-17 * s2 or t4 < 1e-17 * s4 or j > MAX_TERMS:
             break
     # one of them has ended: the other goes on alone
