@@ -200,3 +200,19 @@ def test_cost_is_bounded_as_rho_goes_to_one(name, monkeypatch):
     for rho in (1 - Fraction(1, 10**6), 1 - Fraction(1, 10**12)):
         assert signed_cross_balls(resolve(name, {}), Fraction(1), Fraction(1), rho, 15) is not None
     assert len(sizes) == 2 and sizes[0] == sizes[1] and sizes[0][0] * (2 * sizes[0][1] + 1) < 10**4
+
+
+def test_tall_boxes_are_subdivided_but_never_across_a_singular_point():
+    """x·tanh(softplus(x)) is analytic for |Im z| < 2.35 (1 + e^z = i at z = ln√2 + 3πi/4): its
+    rectangles of half-height 2 are proven by sub-boxes where one tall box's enclosure is not
+    finite, those of half-height 3 are refused; 1/(1 + x²), with poles at ±i, is refused at
+    half-height 1 and bounded at 1/2 (by at least its value 1 at 0)."""
+    from momentcalc.moments.bivariate_expression import ExpressionRoute
+
+    route = ExpressionRoute(resolve("x*tanh(softplus(x))", {}).tree)
+    assert route._sup(Fraction(2), 10.0) is not None
+    assert route._sup(Fraction(3), 10.0) is None
+    route = ExpressionRoute(resolve("1/(1+x**2)", {}).tree)
+    assert route._sup(Fraction(1), 3.0) is None
+    bound = route._sup(Fraction(1, 2), 3.0)
+    assert bound is not None and bound[0] >= 1
