@@ -39,7 +39,7 @@ def unreached_text(found: Any, layer: float, zeta: Fraction, depth: int) -> str:
     shown = f"{layer:.6g}" if layer - 1 >= 1e-4 else f"1 + {layer - 1:.3g}"
     head = (f"no DKS transform with per-layer C'(1) = {shown} was found (not proven unreachable): "
             "DKS's starting points, then the curve Q'(1) = 1 surveyed in double precision over input_scale "
-            f"{a_lo:g} to {a_hi:g} and |input_shift| up to 8 + 6*input_scale")
+            f"{a_lo:.3g} to {a_hi:.3g} and |input_shift| up to 8 + 6*input_scale")
     low, high = found.lowest(), found.highest()
     if low is None:
         return head + ", where no point of that curve was found; try another activation"
