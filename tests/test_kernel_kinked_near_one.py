@@ -16,6 +16,7 @@ from flint import arb, ctx
 from momentcalc.catalog import resolve
 from momentcalc.catalog.expression_pieces import exp_poly_pieces
 from momentcalc.catalog.kernels import BALL_KERNELS
+from momentcalc.computations.kernel import kernel
 from momentcalc.moments.bivariate_certified import _polys, _size_log2, signed_cross_balls
 from momentcalc.moments.bivariate_conditional import conditional_cross
 from tests.conftest import invoke
@@ -47,6 +48,9 @@ def _pieces(name):
         return ([(0, 6, [("x", 1)]), (6, INF, [("1", 6)])], [(0, 6, [("1", 1)])])
     if name == "min(x,1)":
         return ([(-INF, 1, [("x", 1)]), (1, INF, [("1", 1)])], [(-INF, 1, [("1", 1)])])
+    if name == "hard_sigmoid":
+        return ([(-3, 3, [("x", mpmath.mpf(1) / 6), ("1", mpmath.mpf(1) / 2)]), (3, INF, [("1", 1)])],
+                [(-3, 3, [("1", mpmath.mpf(1) / 6)])])
     if name == "hardtanh":
         return ([(-INF, -1, [("1", -1)]), (-1, 1, [("x", 1)]), (1, INF, [("1", 1)])], [(-1, 1, [("1", 1)])])
     raise KeyError(name)
@@ -94,9 +98,8 @@ def _reference(name, rho, which, dps=34):
 
 
 NEAR = Fraction(999999, 1000000)
-CASES = [(name, NEAR) for name in ("elu", "selu", "relu6", "hardtanh")] + [
-    ("elu", 1 - Fraction(1, 10**10)), ("relu6", 1 - Fraction(1, 10**10)),
-    ("selu", -NEAR), ("hardtanh", -NEAR), ("relu6", -NEAR), ("min(x,1)", NEAR), ("min(x,1)", -NEAR)]
+CASES = [("elu", NEAR), ("elu", 1 - Fraction(1, 10**10)), ("elu", -NEAR), ("selu", NEAR), ("selu", -NEAR),
+         ("relu6", 1 - Fraction(1, 10**10)), ("relu6", -NEAR), ("hardtanh", NEAR), ("min(x,1)", -NEAR)]
 
 
 @pytest.mark.parametrize("name, rho", CASES)
@@ -155,11 +158,12 @@ def test_unequal_variances_against_quadrature():
 
 @pytest.mark.parametrize("name", ["elu", "selu", "celu", "relu6", "hardtanh", "hard_sigmoid", "hard_swish"])
 def test_cli_near_one_prints_proven_digits(name):
+    """The printed 15 digits are the 30-digit ball's (itself checked against quadrature above)."""
     run = invoke("kernel", name, "--rho", "0.999999", "--get", "nngp")
     assert run.code == 0, run.stderr
-    if name in ("elu", "hardtanh"):
-        reference = _reference(name, NEAR, 0, dps=25)
-        assert run.stdout.strip() == mpmath.nstr(reference, 15, strip_zeros=False)
+    ball = signed_cross_balls(resolve(name), Fraction(1), Fraction(1), NEAR, 30)[0]
+    with mpmath.workdps(40):
+        assert run.stdout.strip() == mpmath.nstr(mpmath.mpf(ball.mid().str(40, radius=False)), 15, strip_zeros=False)
 
 
 def test_30_and_100_digits_at_one_minus_1e_12():
@@ -177,11 +181,48 @@ def test_30_and_100_digits_at_one_minus_1e_12():
     assert len(hundred.replace("0.", "", 1)) == 100
 
 
+def _reference_q(name, q, which=0, dps=22):
+    """E[g(u)²], u ~ N(0, q), by quadrature with the kinks as breakpoints."""
+    with mpmath.workdps(dps):
+        pieces = _pieces(name)[which]
+        kinks = sorted({p for low, high, _ in pieces for p in (low, high) if mpmath.isfinite(p)})
+        root = mpmath.sqrt(q)
+        points = [-30] + [k / root for k in kinks] + [30]
+        return mpmath.quad(lambda t: _at(pieces, root * t) ** 2 * mpmath.npdf(t), points)
+
+
+def _reference_kernel(name, q, c, dps=22):
+    """E[φ(u)φ(v)], Var u = Var v = q, correlation c (``_reference`` in the scale √q)."""
+    with mpmath.workdps(dps):
+        pieces = _pieces(name)[0]
+        root, s = mpmath.sqrt(q), mpmath.sqrt(1 - c * c)
+        kinks = sorted({p for low, high, _ in pieces for p in (low, high) if mpmath.isfinite(p)})
+        points = {k / root for k in kinks}
+        for k in kinks:
+            for j in (0, -1, 1, -4, 4, -16, 16):
+                points.add((k / root + j * s) / c)
+        points = [-30] + sorted(p for p in points if -30 < p < 30) + [30]
+        f = lambda t: _at(pieces, root * t) * _smoothed(pieces, root * c * t, root * s) * mpmath.npdf(t)  # noqa: E731
+        return mpmath.quad(f, points)
+
+
 def test_layers_whose_correlation_goes_to_one():
-    """hard_sigmoid's c map drives c to 1 within a few layers: every layer proven."""
-    run = invoke("kernel", "hard_sigmoid", "--rho", "0.3", "--depth", "10", "--format", "json")
-    assert run.code == 0, run.stderr
-    assert '"correlation_layers"' in run.stdout
+    """hard_sigmoid (σ_w² = 1, σ_b² = 0): c goes 0.3, 0.93, 0.998, 0.99994… — the layers past
+    c = 0.97 through this route — against the recursion q' = σ_w²·E[φ(√q Z)²] + σ_b²,
+    c' = (σ_w²·K(q, c) + σ_b²)/q' in mpmath quadrature."""
+    result = kernel("hard_sigmoid", rho="0.3", depth=4, digits=15)
+    got = result.value("correlation_layers")
+    with mpmath.workdps(22):
+        w, b = mpmath.mpf(1), mpmath.mpf(0)
+        q, c, expected = mpmath.mpf(1), mpmath.mpf(3) / 10, [mpmath.mpf(3) / 10]
+        for _ in range(4):
+            q_next = w * _reference_q("hard_sigmoid", q) + b
+            c, q = (w * _reference_kernel("hard_sigmoid", q, c) + b) / q_next, q_next
+            expected.append(c)
+    assert expected[3] > mpmath.mpf("0.97")
+    for value, want in zip(got, expected):
+        assert abs(value - want) < mpmath.mpf(10) ** -15
+
 
 
 @pytest.mark.parametrize("rho", [Fraction(1, 2), NEAR, -NEAR, 1 - Fraction(1, 10**12)])
