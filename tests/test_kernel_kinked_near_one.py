@@ -248,7 +248,8 @@ def test_max_x_0_is_relus_kernel(rho):
 
 
 @pytest.mark.parametrize("text", ["abs(x)", "max(x,0)", "min(x,1)", "x*abs(x)", "max(x,0)**2 - 3*abs(x-1/4)",
-                                  "exp(x/2)*min(x,0)", "abs(-2*x+1)/4", "max(1-x,2)", "x"])
+                                  "exp(x/2)*min(x,0)", "abs(-2*x+1)/4", "max(1-x,2)", "x", "min(max(x,-1),1)",
+                                  "abs(abs(x)-1)", "max(abs(x),1/2)*x"])
 def test_expression_pieces_agree_with_the_expression(text):
     """The expanded pieces against the expression's own mpmath function and derivative."""
     act = resolve(text)
@@ -265,7 +266,18 @@ def test_expression_pieces_agree_with_the_expression(text):
             assert abs(value - reference(x, {})) <= mpmath.mpf(10) ** -12 * (1 + abs(value)), (text, x)
 
 
-@pytest.mark.parametrize("text", ["tanh(x)", "abs(x-1/3)", "min(max(x,-1),1)", "exp(x+1)*max(x,0)", "abs(x)**3.5",
+@pytest.mark.parametrize("text", ["tanh(x)", "abs(x-1/3)", "exp(x+1)*max(x,0)", "abs(x)**3.5", "abs(x*x-1)",
                                   "max(x,0)**20", "pi*abs(x)"])
 def test_expressions_that_are_not_exp_polynomials(text):
     assert exp_poly_pieces(resolve(text).tree) is None
+
+
+@pytest.mark.parametrize("text, name", [("min(max(x,-1),1)", "hardtanh"), ("min(max(x,0),6)", "relu6")])
+def test_clipping_written_out_is_the_catalog_entry(text, name):
+    """The expression's pieces (derived from its tree) give the catalog entry's kernel (written as data)."""
+    for rho in (Fraction(1, 2), -NEAR):
+        expression = signed_cross_balls(resolve(text), Fraction(1), Fraction(1), rho, 30)
+        catalog = signed_cross_balls(resolve(name), Fraction(1), Fraction(1), rho, 30)
+        with ctx.workprec(200):
+            for a, b in zip(expression, catalog):
+                assert abs(a - b) < arb(10) ** -30 * abs(b)

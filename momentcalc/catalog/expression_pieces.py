@@ -4,9 +4,10 @@ min(x, 1), x*abs(x), max(x, 0)**2, exp(x/2)*max(-x, 0)… — on each interval b
 Gaussian expectations of ``catalog.ball_functions.EXP_POLYNOMIALS`` take.
 
 The kinks are the zeros of the kink arguments (of abs, sign, step, and a − b of max(a, b),
-min(a, b)); each argument must be affine, a·x + b with a ≠ 0 rational, and its zero −b/a a
-dyadic rational (an exact point on balls). On each interval the sign of every argument is
-fixed (read exactly at a rational point inside it) and the branch tree is expanded: numbers,
+min(a, b)); each argument must be affine between the kinks of the arguments inside it
+(min(max(x, −1), 1), abs(abs(x) − 1)), and its zeros dyadic rationals (exact points on
+balls). On each interval the sign of every argument is fixed (read exactly at a rational
+point inside it) and the branch tree is expanded: numbers,
 x, +, −, ×, division by a nonzero number, whole powers up to ``MAX_POWER``, and exp of c·x.
 Anything else (another function, π or e, a kink argument that is not affine) gives None.
 """
@@ -132,20 +133,107 @@ def _sign(arg: Node, signs: dict[Node, int]) -> int | None:
     return (value > 0) - (value < 0)
 
 
-def _affine_zero(arg: Node) -> Fraction | None:
-    """The zero of an affine kink argument, None if it is not affine with a nonzero slope."""
-    p = expand(arg, {})
-    if p is None or any(r != 0 or j > 1 for j, r in p):
+def _value(node: Node, x: Fraction) -> Fraction | None:
+    """The tree at a rational x, exactly (None where it is not rational there: exp, π, e)."""
+    kind = node.kind
+    if kind == "num":
+        return Fraction(node.value)
+    if kind == "x":
+        return x
+    if kind == "call" and node.value in ("abs", "max", "min", "sign", "step"):
+        values = [_value(a, x) for a in node.args]
+        if any(v is None for v in values):
+            return None
+        a = values[0]
+        if node.value == "abs":
+            return abs(a)  # type: ignore[arg-type]
+        if node.value == "max":
+            return max(values)  # type: ignore[type-var]
+        if node.value == "min":
+            return min(values)  # type: ignore[type-var]
+        if node.value == "sign":
+            return Fraction((a > 0) - (a < 0))  # type: ignore[operator]
+        return Fraction(1 if a > 0 else 0)  # type: ignore[operator]
+    if kind in ("const", "call"):
         return None
-    slope = p.get((1, Fraction(0)), Fraction(0))
-    if slope == 0:
+    values = [_value(a, x) for a in node.args]
+    if any(v is None for v in values):
         return None
-    return -p.get((0, Fraction(0)), Fraction(0)) / slope
+    if kind == "neg":
+        return -values[0]  # type: ignore[operator]
+    a, b = values
+    if kind == "add":
+        return a + b  # type: ignore[operator]
+    if kind == "sub":
+        return a - b  # type: ignore[operator]
+    if kind in ("mul", "chain"):
+        return a * b  # type: ignore[operator]
+    if kind == "div":
+        return None if b == 0 else a / b  # type: ignore[operator]
+    if kind == "pow" and b.denominator == 1 and 0 <= b <= MAX_POWER:  # type: ignore[union-attr]
+        return a ** int(b)  # type: ignore[operator]
+    return None
 
 
-def _value(arg: Node, x: Fraction) -> Fraction:
-    p = expand(arg, {})
-    return sum((c * x**j for (j, _), c in p.items()), Fraction(0))  # type: ignore[union-attr]
+def _depth(node: Node) -> int:
+    """How deeply kink calls nest in the tree."""
+    inner = max((_depth(a) for a in node.args), default=0)
+    return inner + (1 if kink_argument(node) is not None else 0)
+
+
+def _tests(points: list[Fraction]) -> list[Fraction]:
+    """A rational point inside each interval between the (sorted) points."""
+    edges: list[Fraction | None] = [None, *points, None]
+    out = []
+    for low, high in zip(edges, edges[1:]):
+        if low is None and high is None:
+            out.append(Fraction(0))
+        elif low is None:
+            out.append(high - 1)  # type: ignore[operator]
+        elif high is None:
+            out.append(low + 1)
+        else:
+            out.append((low + high) / 2)
+    return out
+
+
+def _signs(arguments: list[Node], x: Fraction) -> dict[Node, int] | None:
+    signs = {}
+    for arg in arguments:
+        value = _value(arg, x)
+        if value is None:
+            return None
+        signs[arg] = (value > 0) - (value < 0)
+    return signs
+
+
+def _kinks(arguments: list[Node]) -> list[Fraction] | None:
+    """The zeros of the kink arguments, innermost first: on each interval between the zeros
+    found so far an argument is affine (its inner kinks are among them), and its zero there,
+    if any, is added. None where an argument is not affine there, vanishes on an interval,
+    or has a zero that is not a dyadic rational."""
+    points: list[Fraction] = []
+    for arg in sorted(arguments, key=_depth):
+        edges: list[Fraction | None] = [None, *points, None]
+        found = []
+        for (low, high), x in zip(zip(edges, edges[1:]), _tests(points)):
+            signs = _signs(arguments, x)
+            p = None if signs is None else expand(arg, signs)
+            if p is None or any(r != 0 or j > 1 for j, r in p):
+                return None
+            slope = p.get((1, Fraction(0)), Fraction(0))
+            constant = p.get((0, Fraction(0)), Fraction(0))
+            if slope == 0:
+                if constant == 0:
+                    return None  # 0 on a whole interval: no sign to choose a branch by
+                continue
+            zero = -constant / slope
+            if (low is None or zero > low) and (high is None or zero < high):
+                if zero.denominator & (zero.denominator - 1):
+                    return None
+                found.append(zero)
+        points = sorted(set(points) | set(found))
+    return points
 
 
 def exp_poly_pieces(tree: Node) -> tuple[tuple[Fraction, ...], tuple[tuple[tuple[ExpTerm, ...], ...], ...]] | None:
@@ -155,33 +243,16 @@ def exp_poly_pieces(tree: Node) -> tuple[tuple[Fraction, ...], tuple[tuple[tuple
     d_node = derivative(node)
     arguments = kink_arguments(node)
     arguments += [a for a in kink_arguments(d_node) if a not in arguments]
-    kinks: set[Fraction] = set()
-    for arg in arguments:
-        zero = _affine_zero(arg)
-        if zero is None or zero.denominator & (zero.denominator - 1):
-            return None
-        kinks.add(zero)
-    points = sorted(kinks)
-    edges: list[Fraction | None] = [None, *points, None]
-    tests = []
-    for low, high in zip(edges, edges[1:]):
-        if low is None and high is None:
-            tests.append(Fraction(0))
-        elif low is None:
-            tests.append(high - 1)  # type: ignore[operator]
-        elif high is None:
-            tests.append(low + 1)
-        else:
-            tests.append((low + high) / 2)
+    points = _kinks(arguments)
+    if points is None:
+        return None
+    tests = _tests(points)
     out = []
     for tree_ in (node, d_node):
         pieces = []
         for x in tests:
-            signs = {}
-            for arg in arguments:
-                value = _value(arg, x)
-                signs[arg] = (value > 0) - (value < 0)
-            p = expand(tree_, signs)
+            signs = _signs(arguments, x)
+            p = None if signs is None else expand(tree_, signs)
             if p is None:
                 return None
             pieces.append(tuple(ExpTerm(c, j, r) for (j, r), c in sorted(p.items())))
