@@ -62,7 +62,7 @@ def _sigmoid(x):  # noqa: ANN001, ANN202
 
 _PHI = {
     "tanh": mp.tanh, "gelu": lambda x: x * mp.erfc(-x / mp.sqrt(2)) / 2, "x*erf(x)": lambda x: x * mp.erf(x),
-    "softplus": _softplus, "sigmoid": _sigmoid, "swish": lambda x: x * _sigmoid(x),
+    "1/(1+x**2)": lambda x: 1 / (1 + x * x), "softplus": _softplus, "sigmoid": _sigmoid, "swish": lambda x: x * _sigmoid(x),
     "mish": lambda x: x * mp.tanh(_softplus(x)), "log_sigmoid": lambda x: -_softplus(-x),
     "quick_gelu": lambda x: x * _sigmoid(mp.mpf("1.702") * x),
     "gelu_tanh": lambda x: x * (1 + mp.tanh(mp.sqrt(2 / mp.pi) * (x + mp.mpf("0.044715") * x**3))) / 2,
@@ -181,12 +181,14 @@ def test_expression_route_holds_the_sine_kernel_near_one(rho, digits):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("rho", ["0.9999999999"])
-def test_expression_near_one_agrees_with_nested_quadrature(rho):
-    """x·erf(x) as an expression at 30 digits near ρ = ±1 against the nested mpmath quadrature."""
-    run = invoke("kernel", "x*erf(x)", "--rho", rho, "--digits", "30", "--get", "nngp")
+@pytest.mark.parametrize("expression, rho", [("x*erf(x)", "0.9999999999"), ("1/(1+x**2)", "-0.999999")])
+def test_expression_near_one_agrees_with_nested_quadrature(expression, rho):
+    """Expressions at 30 digits near ρ = ±1 against the nested mpmath quadrature: x·erf(x) (even:
+    half the nodes; its rectangles widened for the outer step), 1/(1 + x²) (poles at ±i: its
+    strip 1/2, the outer rectangles up to 7/8)."""
+    run = invoke("kernel", expression, "--rho", rho, "--digits", "30", "--get", "nngp")
     assert run.code == 0, run.stderr
-    _agrees(run.stdout.strip(), _nested("x*erf(x)", rho))
+    _agrees(run.stdout.strip(), _nested(expression, rho))
 
 
 def test_expression_agrees_with_its_catalog_twin_near_one():

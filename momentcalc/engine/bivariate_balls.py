@@ -186,7 +186,7 @@ def _strip_step(strip: Strip, pairs: Sequence[tuple[arb, arb]], goal: arb) -> tu
 
 # The widths tried for an entire g (``Strip.wider``): about sqrt(ln(1/goal)/γ) is best for
 # bounds growing like e^{γ·width²}.
-WIDER = (2, 3, 4, 6, 8, 11, 16)
+WIDER = (0.75, 0.875, 1.5, 2, 3, 4, 6, 8, 11, 16)
 
 
 def _strip_step_at(strip: Strip, pairs: Sequence[tuple[arb, arb]], goal: arb) -> tuple[arb, arb] | None:

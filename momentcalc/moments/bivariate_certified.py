@@ -284,6 +284,10 @@ def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
 
             route = expression_route(act.tree)
             polys, expression_strip = route.polys, route.strip(reach(qq, digits))
+            # the tree's proven parity (``expression_calculus.parity``): half the nodes
+            parity = {"odd": (-1, 1), "even": (1, -1)}.get(act.parity or "")
+            if expression_strip is not None and parity is not None:
+                expression_strip = expression_strip._replace(parity=parity)
         else:
             polys = _polys(act)
         if polys is None or not (cc > 0 and cc < 1 and qq > 0):
