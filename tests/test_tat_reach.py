@@ -98,7 +98,7 @@ def test_a_branch_crossing_the_target_between_two_scales_is_found():
     """x·erf(x) + x reaches 1.5 on a branch the survey's grid of scales steps over: the start
     comes from where the branch crosses the target (verified by quadrature)."""
     result = tat("x*erf(x)+x", depth=1, target_slope="1.5", digits=20)
-    with mpmath.workdps(40):
+    with mpmath.workdps(25):
         a, b, d, g = (mpmath.mpf(result.value(k)) for k in ("input_scale", "input_shift", "output_shift",
                                                              "output_scale"))
         hat = lambda z: g * ((a * z + b) * mpmath.erf(a * z + b) + a * z + b + d)  # noqa: E731
@@ -194,11 +194,11 @@ def test_clipped_floor_holds_on_a_grid_of_windows():
     (so Q'(1) = 1 puts the window on one side), by quadrature."""
     from momentcalc.moments.dks_clip import FLOOR
 
-    with mpmath.workdps(20):
+    with mpmath.workdps(15):
         floor = mpmath.mpf(FLOOR.numerator) / FLOOR.denominator
         ratios = []
-        for l in (0, mpmath.mpf("0.001"), mpmath.mpf("0.1"), mpmath.mpf("0.5"), 1, 2, 4):
-            for w in (mpmath.mpf("0.01"), mpmath.mpf("0.3"), 1, 3, 6, 12):
+        for l in (0, mpmath.mpf("0.001"), mpmath.mpf("0.5"), 2):
+            for w in (mpmath.mpf("0.01"), 1, 4, 12):
                 p, v, _ = _window_by_quadrature(mpmath.mpf(l), mpmath.mpf(l) + w)
                 ratios.append(p / v)
         assert min(ratios) > floor and min(ratios) < floor + mpmath.mpf("0.02")  # the floor is nearly tight

@@ -5,10 +5,14 @@
   network's C map at 0 (``moments.transforms``), and output_scale = √(2/(1 + α²)) (Q(1) = 1).
 * ``tat ACTIVATION --target-slope ζ`` (Martens et al., 2021, DKS): φ̂(z) = output_scale·(φ(input_scale·z
   + input_shift) + output_shift) with C(0) = 0, Q(1) = 1, Q'(1) = 1 and the per-layer C'(1) = ζ^(1/L),
-  so the network's C'(1) is ζ (``moments.dks``). A positively homogeneous φ (relu, relu2), which has one
-  degree of freedom fewer, keeps input_shift = 1 (or −1 where no scale reaches the slope with 1) and
-  drops Q'(1) = 1, as DKS does for relu. A linear φ (identity) has C'(1) = 1 whatever the transform:
-  exit 2.
+  so the network's C'(1) is ζ (``moments.dks``). A positively homogeneous φ (relu, relu2, c·x^k + d),
+  which has one degree of freedom fewer, keeps input_shift = 1 (or −1 where no scale reaches the slope
+  with 1) and drops Q'(1) = 1, as DKS does for relu. A linear φ (identity) has C'(1) = 1 whatever the
+  transform: exit 2.
+* Reach: c·x^k + d above its proven top (``moments.dks.monomial_reach``) and a clipped linear φ at or
+  below its proven floor (``moments.dks_clip``) are exit 2 with the range; where DKS's starting points
+  find nothing, a survey of the curve Q'(1) = 1 gives new ones (``tat_reach``), and failing those
+  the exit 3 says what was searched and the C'(1) found.
 """
 
 from __future__ import annotations
