@@ -109,3 +109,41 @@ def test_default_depth_unchanged():
     fast = _trajectory("gelu", 10, 15, True)
     slow = _trajectory("gelu", 10, 15, False)
     assert all(a.mid() == b.mid() and a.rad() == b.rad() for x, y in zip(fast, slow) for a, b in zip(x, y))
+
+
+@pytest.mark.parametrize("args, layer", [
+    (["relu2", "--depth", "100", "--sigma-w2", "1.5", "--sigma-b2", "0.05"], 15),
+    (["x**3", "--depth", "10"], 9),
+])
+def test_exploding_length_is_exit_2(args, layer):
+    """q' ≈ 3σ_w²q² (relu2) or 15σ_w²q³ (x³): one line naming --depth and the layer, exit 2."""
+    from tests.conftest import invoke
+
+    result = invoke("kernel", *args, "--rho", "0.3")
+    assert result.code == 2 and result.stdout == ""
+    assert f"passes 1e10000 at layer {layer}" in result.stderr and "--depth of at most" in result.stderr
+    assert "float" not in result.stderr
+
+
+def test_collapsing_length_is_exit_2():
+    from tests.conftest import invoke
+
+    result = invoke("kernel", "x**3", "--rho", "0.3", "--depth", "30", "--sigma-w2", "0.01")
+    assert result.code == 2 and "falls below 1e-10000 at layer 10" in result.stderr
+
+
+def test_polynomial_kernel_against_the_bivariate_route():
+    """x³ − 2x + 1 at ρ = 0.3, q1 = 1, q2 = 2: Isserlis' closed form against the certified
+    bivariate quadrature, and E[u³v³] = (q1q2)^{3/2}(9ρ + 6ρ³) exactly."""
+    from momentcalc.moments.bivariate_certified import signed_cross_balls
+    from momentcalc.moments.polynomial_kernel import polynomial_kernel
+
+    act = resolve("x**3 - 2*x + 1", None)
+    closed = polynomial_kernel(act, Fraction(3, 10), Fraction(1), Fraction(2), 25)
+    quadrature = signed_cross_balls(act, Fraction(1), Fraction(2), Fraction(3, 10), 20)
+    for a, b in zip(closed, quadrature):
+        assert a.overlaps(b) and ball_text(a, 20) == ball_text(b, 20)
+    with ctx.workprec(200):
+        cube = polynomial_kernel(resolve("x**3", None), Fraction(3, 10), Fraction(1), Fraction(2), 40)[0]
+        exact = arb(8).sqrt() * arb("2.862")
+        assert cube.overlaps(exact) and cube.rad() < arb(10) ** -40

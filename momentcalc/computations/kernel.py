@@ -141,7 +141,7 @@ def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w:
     from flint import arb
 
     from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
-    from ..moments.kernel_maps import gaussian_balls, nngp_over
+    from ..moments.kernel_maps import check_length, gaussian_balls, nngp_over
 
     bits = int((digits + 10) * BITS_PER_DIGIT) + 64
     with arb_precision(bits):
@@ -165,6 +165,9 @@ def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w:
         with arb_precision(bits):
             ww, bb = as_arb(w), as_arb(b)
             n1, n2 = ww * a1 + bb, ww * a2 + bb
+        check_length(n1, len(out))
+        check_length(n2, len(out))
+        with arb_precision(bits):
             c_next = (ww * nngp + bb) / (n1 * n2).sqrt()
             if c_next.rad() == 0:
                 c_next_exact: Any = _exact(c_next)

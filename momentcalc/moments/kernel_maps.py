@@ -42,7 +42,7 @@ from flint import acb, arb, ctx
 from ..catalog import Activation
 from ..catalog.expression_tree import Node, X
 from ..engine.gaussian_balls import BITS_PER_DIGIT, ExpTerm, as_arb, exp_poly_expectation, exp_poly_product
-from ..errors import PrecisionError
+from ..errors import InputError, PrecisionError
 from .monomials import Monomial, vanishes
 from .activation_balls import model_of
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
@@ -50,12 +50,17 @@ from ..catalog.expression_calculus import derivative
 from ..catalog.formulas import mirrored_product, substitute, tree_of
 from .expectations import expectation_balls
 from .fading_tail import fading_tail, linear_remainder
+from .polynomial_kernel import polynomial_kernel
+from ..catalog.expression_ball import polynomial_terms
 from ..engine.balls import midpoint_fraction
 
 # Digits of the E[g²] that only bound a slope.
 BOUND_DIGITS = 5
 # sqrt(q)'s bracket is this many digits narrower than the digits wanted.
 BRACKET_GUARD = 12
+# A layer's variance above 10^LENGTH_LIMIT_DIGITS or below its inverse ends a deep trajectory
+# (exit 2, ``check_length``): no geometric growth or decay gets there within 10000 layers.
+LENGTH_LIMIT_DIGITS = 10000
 # φ''s kinks are looked for (and its jumps proven) on |x| ≤ KINK_REACH.
 KINK_REACH = 10**6
 
@@ -140,6 +145,9 @@ def kernel_pair(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fr
     if closed is not None:
         with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
             return closed(as_arb(q1), as_arb(q2), as_arb(rho), _params(act))
+    polynomial = polynomial_kernel(act, rho, q1, q2, digits) if act.expression else None
+    if polynomial is not None:
+        return polynomial
     if _is_exact(rho, 0):
         first = gaussian_balls(act, [(0, 1, 0), (0, 0, 1)], q1, digits + 2)
         second = first if _same(q1, q2) else gaussian_balls(act, [(0, 1, 0), (0, 0, 1)], q2, digits + 2)
@@ -173,7 +181,8 @@ def nngp_over(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Frac
     from ..catalog.kernels import BALL_KERNELS
 
     exact = all(isinstance(x, Fraction) for x in (rho, q1, q2))
-    if exact or (not act.expression and act.name in BALL_KERNELS):
+    closed = act.name in BALL_KERNELS if not act.expression else polynomial_terms(act.tree) is not None
+    if exact or closed:
         return kernel_pair(act, rho, q1, q1 if same else q2, digits)[0]
     ends = [variance_range(x) for x in (rho, q1, q2)]
     mids = [_midpoint(x) for x in (rho, q1, q2)]
@@ -306,6 +315,7 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
                 break
         still = c is not None and c == 1 and r_c == 0  # identical inputs stay identical
         v_next, c_next = layer_balls(act, v, r_v, None if still else c, r_c, w, b, digits, bounds)
+        check_length(v_next, layer + 1)
         with ctx.workprec(bits):
             v, r_v = _square_centre(v_next, bits)
             qs.append(v_next)
@@ -320,6 +330,25 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
         if cs is not None and not (-1 < c < 1 or (abs(c) == 1 and r_c == 0)):
             raise NotProven("a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth")
     return qs, cs
+
+
+def check_length(q: arb, layer: int) -> None:
+    """InputError (``depth``) once a layer's variance passes 10^±LENGTH_LIMIT_DIGITS: the length
+    explodes or collapses faster than geometrically (relu2's q' ≈ 3σ_w²·q², x³'s ≈ 15σ_w²·q³
+    square or cube it every layer), and its exact midpoints would grow without bound."""
+    with ctx.workprec(64):
+        limit = arb(10) ** LENGTH_LIMIT_DIGITS
+        high, low = q.upper() > limit, q.lower() < 1 / limit
+    if not (high or low):
+        return
+    advice = f"ask for {{depth}} of at most {layer - 1}, or" if layer > 1 else "ask for"
+    if high:
+        raise InputError(f"the variance q of the layers passes 1e{LENGTH_LIMIT_DIGITS} at layer {layer} (the "
+                         "length of the network explodes: q' = sigma_w2*E[phi(sqrt(q) Z)^2] + sigma_b2 outgrows "
+                         f"q); {advice} a smaller {{sigma_w2}}", param="depth", params=("sigma_w2",))
+    raise InputError(f"the variance q of the layers falls below 1e-{LENGTH_LIMIT_DIGITS} at layer {layer} (the "
+                     "length of the network collapses); "
+                     f"{advice} a larger {{sigma_w2}} or {{sigma_b2}}", param="depth", params=("sigma_w2", "sigma_b2"))
 
 
 def _append_tail(qs: list[arb], cs: list[arb] | None, tail: Any, count: int, bits: int) -> None:
@@ -489,5 +518,5 @@ def curvature_ball(act: Activation, q: Fraction | arb, digits: int) -> arb | Non
     return gaussian_balls(first, [(0, 0, 2)], q, digits)[0]
 
 
-__all__ = ["NotProven", "curvature_ball", "exact_sqrt", "gaussian_balls", "kernel_pair", "layer_balls", "layer_trajectory", "local_balls", "nngp_over",
+__all__ = ["NotProven", "check_length", "curvature_ball", "exact_sqrt", "gaussian_balls", "kernel_pair", "layer_balls", "layer_trajectory", "local_balls", "nngp_over",
            "variance_range"]
