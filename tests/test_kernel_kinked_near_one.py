@@ -249,7 +249,7 @@ def test_max_x_0_is_relus_kernel(rho):
 
 @pytest.mark.parametrize("text", ["abs(x)", "max(x,0)", "min(x,1)", "x*abs(x)", "max(x,0)**2 - 3*abs(x-1/4)",
                                   "exp(x/2)*min(x,0)", "abs(-2*x+1)/4", "max(1-x,2)", "x", "min(max(x,-1),1)",
-                                  "abs(abs(x)-1)", "max(abs(x),1/2)*x"])
+                                  "abs(abs(x)-1)", "max(abs(x),1/2)*x", "abs(x-1/3)"])
 def test_expression_pieces_agree_with_the_expression(text):
     """The expanded pieces against the expression's own mpmath function and derivative."""
     act = resolve(text)
@@ -266,7 +266,7 @@ def test_expression_pieces_agree_with_the_expression(text):
             assert abs(value - reference(x, {})) <= mpmath.mpf(10) ** -12 * (1 + abs(value)), (text, x)
 
 
-@pytest.mark.parametrize("text", ["tanh(x)", "abs(x-1/3)", "exp(x+1)*max(x,0)", "abs(x)**3.5", "abs(x*x-1)",
+@pytest.mark.parametrize("text", ["tanh(x)", "exp(x+1)*max(x,0)", "abs(x)**3.5", "abs(x*x-1)",
                                   "max(x,0)**20", "pi*abs(x)"])
 def test_expressions_that_are_not_exp_polynomials(text):
     assert exp_poly_pieces(resolve(text).tree) is None
@@ -281,3 +281,22 @@ def test_clipping_written_out_is_the_catalog_entry(text, name):
         with ctx.workprec(200):
             for a, b in zip(expression, catalog):
                 assert abs(a - b) < arb(10) ** -30 * abs(b)
+
+
+@pytest.mark.parametrize("rho", [NEAR, -NEAR])
+def test_a_kink_that_is_not_dyadic(rho):
+    """abs(x − 1/3): its kink a ball to the integrators. Reference: E|m + sZ − k| =
+    (m − k)(2Φ(a) − 1) + 2sϕ(a), a = (m − k)/s, inside mpmath quadrature, at 30 digits."""
+    found = signed_cross_balls(resolve("abs(x-1/3)"), Fraction(1), Fraction(1), rho, 30)
+    with mpmath.workdps(36):
+        r = mpmath.mpf(rho.numerator) / rho.denominator
+        s, k = mpmath.sqrt(1 - r * r), mpmath.mpf(1) / 3
+
+        def smoothed(m):
+            a = (m - k) / s
+            return (m - k) * (2 * mpmath.ncdf(a) - 1) + 2 * s * mpmath.npdf(a)
+
+        points = sorted({mpmath.mpf(-30), k, mpmath.mpf(30)} | {(k + j * s) / r for j in (0, -1, 1, -4, 4, -16, 16)})
+        reference = mpmath.quad(lambda t: abs(t - k) * smoothed(r * t) * mpmath.npdf(t), points)
+        assert abs(mpmath.mpf(found[0].mid().str(40, radius=False)) - reference) <= mpmath.mpf(10) ** -30 * reference
+        assert mpmath.mpf(found[0].rad().str(5, radius=False)) <= mpmath.mpf(10) ** -32 * reference

@@ -5,10 +5,11 @@ Gaussian expectations of ``catalog.ball_functions.EXP_POLYNOMIALS`` take.
 
 The kinks are the zeros of the kink arguments (of abs, sign, step, and a − b of max(a, b),
 min(a, b)); each argument must be affine between the kinks of the arguments inside it
-(min(max(x, −1), 1), abs(abs(x) − 1)), and its zeros dyadic rationals (exact points on
-balls). On each interval the sign of every argument is fixed (read exactly at a rational
-point inside it) and the branch tree is expanded: numbers,
-x, +, −, ×, division by a nonzero number, whole powers up to ``MAX_POWER``, and exp of c·x.
+(min(max(x, −1), 1), abs(abs(x) − 1)); its zeros are rationals (one that is not dyadic, 1/3,
+is a ball to the integrators, which cut at its midpoint and bound the sliver in between). On
+each interval the sign of every argument is fixed (read exactly at a rational point inside
+it) and the branch tree is expanded: numbers, x, +, −, ×, division by a nonzero number,
+whole powers up to ``MAX_POWER``, and exp of c·x.
 Anything else (another function, π or e, a kink argument that is not affine) gives None.
 """
 
@@ -210,8 +211,7 @@ def _signs(arguments: list[Node], x: Fraction) -> dict[Node, int] | None:
 def _kinks(arguments: list[Node]) -> list[Fraction] | None:
     """The zeros of the kink arguments, innermost first: on each interval between the zeros
     found so far an argument is affine (its inner kinks are among them), and its zero there,
-    if any, is added. None where an argument is not affine there, vanishes on an interval,
-    or has a zero that is not a dyadic rational."""
+    if any, is added. None where an argument is not affine there or vanishes on an interval."""
     points: list[Fraction] = []
     for arg in sorted(arguments, key=_depth):
         edges: list[Fraction | None] = [None, *points, None]
@@ -229,8 +229,6 @@ def _kinks(arguments: list[Node]) -> list[Fraction] | None:
                 continue
             zero = -constant / slope
             if (low is None or zero > low) and (high is None or zero < high):
-                if zero.denominator & (zero.denominator - 1):
-                    return None
                 found.append(zero)
         points = sorted(set(points) | set(found))
     return points

@@ -65,8 +65,8 @@ EVAL_LIMIT = 200_000
 
 
 def applies(act: Activation) -> bool:
-    """Whether the activation is a piecewise exp-polynomial with exact kinks (this route's): a
-    catalog entry of ``EXP_POLYNOMIALS`` or an expression ``catalog.expression_pieces`` expands."""
+    """Whether the activation is a piecewise exp-polynomial with rational kinks (this route's):
+    a catalog entry of ``EXP_POLYNOMIALS`` or an expression ``catalog.expression_pieces`` expands."""
     if act.expression:
         return _expression_pieces(act) is not None
     if act.name not in EXP_POLYNOMIALS:
@@ -255,6 +255,8 @@ def _integral(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb
     """E[g(u)·g(v)] for g = φ (``which`` 0) or φ' (1), within about ``goal`` plus the working
     precision's own radius."""
     kinks, parts = _pieces(act, which)
+    if any(k.rad() != 0 for k in kinks):
+        return None  # the cuts of this form must be exact points
     sigma1 = q1.sqrt()
     kappa = rho * (q2 / q1).sqrt()
     s = (q2 * one_minus_square).sqrt()
@@ -332,8 +334,21 @@ def _growth(smoothing: _Smoothing, r: int, m: acb) -> acb:
     return acb(1) if plain else (rate * m + half).exp()
 
 
+class _Ambiguous(ArithmeticError):
+    """A point too close to a kink to tell its side at this precision."""
+
+
 def _split_integral(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb, rho: arb,
                     one_minus_square: arb, goal: arb, prec: int) -> arb | None:
+    """``_split`` (its docstring), None where a point's side of a kink cannot be told."""
+    try:
+        return _split(act, which, poly, q1, q2, rho, one_minus_square, goal, prec)
+    except _Ambiguous:
+        return None
+
+
+def _split(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb, rho: arb,
+           one_minus_square: arb, goal: arb, prec: int) -> arb | None:
     """``_integral`` with ψ split into a sharp part and parts localized at its near-kinks, each
     integrated where it is smooth (no bisection down to the width s). With
     F_k(u) = ∫_{−∞}^u t^k ϕ = full_k·1{u > 0} + D_k(u), D_k(u) = −M_k(u) for u > 0 and
@@ -381,6 +396,8 @@ def _split_integral(act: Activation, which: int, poly: Sequence[arb], q1: arb, q
         return _evaluate(branches[i], x) * (scale * x * x).exp()
 
     def owner(x: arb) -> int:
+        if any(not (x > k or x < k) for k in kinks):
+            raise _Ambiguous
         return sum(1 for k in kinks if x > k)
 
     def u_of(e: int, r: int, x: arb | acb):  # noqa: ANN202
@@ -393,7 +410,9 @@ def _split_integral(act: Activation, which: int, poly: Sequence[arb], q1: arb, q
         for r in range(len(smoothing.rates)):
             drift = smoothing.rates[r][2].real
             switches[e, r] = (kinks[e] - drift) / kappa
-    cuts = [(k, None) for k in kinks] + [(arb(x.mid()), x) for x in switches.values()]
+    # g's kinks (balls where not dyadic: 1/3) and the switches, each cut at its midpoint
+    cuts = [(arb(k.mid()), None if k.rad() == 0 else k) for k in kinks]
+    cuts += [(arb(x.mid()), x) for x in switches.values()]
     cuts = sorted((c for c in cuts if c[0] > -X and c[0] < X), key=lambda c: float(c[0]))
     edges: list[tuple[arb, arb | None]] = [(-X, None)]
     for point, true in cuts:
