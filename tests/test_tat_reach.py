@@ -241,3 +241,13 @@ def test_clipped_target_above_the_floor_is_solved():
         l, u = (-1 - b) / a, (1 - b) / a
         p, v, q = _window_by_quadrature(l, u)
         assert abs(p / v - mpmath.mpf("1.5")) < 1e-17 and abs(q - 1) < 1e-17
+
+
+@pytest.mark.parametrize("argv, code, words", [
+    (("softplus", "--target-slope", "1e400"), 3, "per-layer C'(1) = 1.00000e+400 was found"),
+    (("hardtanh", "--depth", "10000", "--target-slope", "1.0000000001"), 2, "1.46^10000 = 3.37721e+1643"),
+    (("x**3", "--target-slope", "1e400"), 2, "got a per-layer 1.00000e+400"),
+])
+def test_targets_beyond_double_range_say_so_without_overflow(argv, code, words):
+    run = invoke("tat", *argv)
+    assert run.code == code and run.stdout == "" and run.stderr.count("\n") == 1 and words in run.stderr

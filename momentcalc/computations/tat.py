@@ -167,7 +167,7 @@ def _screen(act: Any, target: Any) -> Any:
     def skip(b: Fraction, a: Fraction) -> bool:
         from ..moments.dks_survey import diverges
 
-        return diverges(act, float(a), float(b), float(target.mid()))
+        return diverges(act, float(a), float(b), min(float(target.mid()), 1e300))
     return skip
 
 
@@ -179,12 +179,14 @@ def _clipped_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
     if zeta > FLOOR ** depth or not clipped(act) or not floor_proven():  # exact: ζ^(1/L) ≤ F ⇔ ζ ≤ F^L
         return
     label = act.formula if act.expression else act.name
-    shallower = int(math.log(float(zeta)) / math.log(float(FLOOR)))
+    from .tat_reach import layer_text, log_of, power_text
+
+    shallower = int(log_of(zeta) / math.log(float(FLOOR)))
     hint = "" if not 1 <= shallower < depth else f", or {{depth}} {shallower}" + (" or less" if shallower > 1 else "")
     raise InputError(f"reachable per-layer C'(1) for {label!r} (clipped linear): above {float(FLOOR):g} wherever "
                      "Q'(1) = 1 (proven; the infimum appears to be pi/(pi - 1) = 1.4669, approached as input_scale "
                      f"-> 0 with the input at a kink), i.e. {{target_slope}} above {float(FLOOR):g}^{depth} = "
-                     f"{float(FLOOR) ** depth:.6g}{hint}; got a per-layer {float(target.mid()):.6g}",
+                     f"{power_text(float(FLOOR), depth)}{hint}; got a per-layer {layer_text(target)}",
                      param="target_slope", params=("depth",))
 
 
@@ -192,6 +194,7 @@ def _monomial_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
     """Exit 2 when φ = c·x^k + d and the per-layer target is at or above the proven top T of its
     C'(1) (``moments.dks.monomial_reach``: 1 < C'(1) < T for input_shift ≠ 0, T at input_shift 0)."""
     from ..moments.dks import monomial_power, monomial_reach
+    from .tat_reach import layer_text, power_text
 
     power = monomial_power(act)
     top = None if power is None else monomial_reach(power)
@@ -205,8 +208,8 @@ def _monomial_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
                              f"{float(top):.10g}^{depth}", param="target_slope")
     raise InputError(f"reachable per-layer C'(1) for {label!r} (c*x**{power} + d): 1 < C'(1) < {bound} (proven: "
                      "C'(1) depends on input_scale/input_shift alone and stays below its value at input_shift 0), "
-                     f"i.e. {{target_slope}} below {float(top):.10g}^{depth} = {float(top) ** depth:.10g}; got a "
-                     f"per-layer {float(target.mid()):.10g}", param="target_slope")
+                     f"i.e. {{target_slope}} below {float(top):.10g}^{depth} = {power_text(float(top), depth)}; got a "
+                     f"per-layer {layer_text(target)}", param="target_slope")
 
 
 __all__ = ["tat", "DESCRIPTIONS"]

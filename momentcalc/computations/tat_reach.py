@@ -19,24 +19,47 @@ from ..moments.dks_survey import survey
 def survey_locate(act: Any, target: Any, digits: int, zeta: Fraction, depth: int) -> tuple[Fraction, Fraction]:
     """(a, b) near a root of DKS's conditions from the survey's starting points; PrecisionError
     saying what was searched when none converges."""
-    layer = float(target.mid())
+    layer = min(float(target.mid()), 1e300)
     found, starts = survey(act, layer)
     if starts:
         try:
             return locate(act, target, digits, None, [(_fraction(b), _fraction(a)) for a, b in starts])
         except PrecisionError:
             pass
-    raise PrecisionError(unreached_text(found, layer, zeta, depth), param="target_slope", params=("depth",))
+    raise PrecisionError(unreached_text(found, target, zeta, depth), param="target_slope", params=("depth",))
 
 
 def _fraction(x: float) -> Fraction:
     return Fraction(x).limit_denominator(1 << 50) if abs(x) < 1e6 else Fraction(round(x))
 
 
-def unreached_text(found: Any, layer: float, zeta: Fraction, depth: int) -> str:
-    """The message for a per-layer target ``layer`` the search did not reach."""
+def power_text(base: float, depth: int) -> str:
+    """base^depth to 6 digits, beyond double range too."""
+    exponent = depth * math.log10(base)
+    if exponent < 300:
+        return f"{10 ** exponent:.6g}"
+    whole = math.floor(exponent)
+    return f"{10 ** (exponent - whole):.6g}e+{whole}"
+
+
+def layer_text(target: Any) -> str:
+    """The per-layer target (a ball) to 6 digits, as 1 + ε when it is that close to 1."""
+    gap = float((target - 1).mid())
+    if gap < 1e-4:
+        return f"1 + {gap:.3g}"
+    value = float(target.mid())
+    return f"{value:.6g}" if value < 1e300 else target.mid().str(6, radius=False)
+
+
+def log_of(zeta: Fraction) -> float:
+    return math.log(zeta.numerator) - math.log(zeta.denominator)
+
+
+def unreached_text(found: Any, target: Any, zeta: Fraction, depth: int) -> str:
+    """The message for a per-layer ``target`` (a ball) the search did not reach."""
     a_lo, a_hi = found.a_range
-    shown = f"{layer:.6g}" if layer - 1 >= 1e-4 else f"1 + {layer - 1:.3g}"
+    layer = min(float(target.mid()), 1e300)
+    shown = layer_text(target)
     head = (f"no DKS transform with per-layer C'(1) = {shown} was found (not proven unreachable): "
             "DKS's starting points, then the curve Q'(1) = 1 surveyed in double precision over input_scale "
             f"{a_lo:.3g} to {a_hi:.3g} and |input_shift| up to 8 + 6*input_scale")
@@ -45,16 +68,16 @@ def unreached_text(found: Any, layer: float, zeta: Fraction, depth: int) -> str:
         return head + ", where no point of that curve was found; try another activation"
     span = (f", where C'(1) ran from about {low[2]:.5g} (input_scale {low[0]:.3g}, input_shift {low[1]:.3g}) "
             f"to about {high[2]:.5g} (input_scale {high[0]:.3g}, input_shift {high[1]:.3g})")
-    log_zeta = math.log(float(zeta))
+    log_zeta = log_of(zeta)
     if layer > high[2]:
         deeper = int(log_zeta / math.log(high[2])) + 1 if high[2] > 1 else None
-        hint = f"; try {{target_slope}} below {high[2]:.5g}^{depth} = {high[2] ** depth:.5g}"
+        hint = f"; try {{target_slope}} below {high[2]:.5g}^{depth} = {power_text(high[2], depth)}"
         if deeper is not None and deeper > depth:
             hint += f", or {{depth}} {deeper} or more (the per-layer target is target_slope^(1/depth))"
         return head + span + hint
     if layer < low[2]:
         shallower = int(log_zeta / math.log(low[2])) if low[2] > 1 else 0
-        hint = f"; try {{target_slope}} above {low[2]:.5g}^{depth} = {low[2] ** depth:.5g}"
+        hint = f"; try {{target_slope}} above {low[2]:.5g}^{depth} = {power_text(low[2], depth)}"
         if 1 <= shallower < depth:
             fewer = f"{shallower} or less" if shallower > 1 else "1"
             hint += f", or {{depth}} {fewer} (the per-layer target is target_slope^(1/depth))"
@@ -62,4 +85,4 @@ def unreached_text(found: Any, layer: float, zeta: Fraction, depth: int) -> str:
     return head + span + ", but Newton's method did not converge from the nearest points; try a nearby {target_slope}"
 
 
-__all__ = ["survey_locate", "unreached_text"]
+__all__ = ["layer_text", "log_of", "power_text", "survey_locate", "unreached_text"]
