@@ -8,7 +8,10 @@ package in ``sys.modules`` — the real package's spec and ``__path__``, so that
 ``flint.types.arb`` imports as usual — whose attributes load on first use (PEP 562 module
 ``__getattr__``): ``arb``, ``acb``, ``ctx``, ``fmpq``, ``fmpz``, ``arf``, ``fmpz_poly`` from
 their own submodules, anything else by running the real ``flint/__init__.py`` into the stand-in, which
-then is the real package. ``from flint import arb`` anywhere works unchanged.
+then is the real package. ``from flint import arb`` anywhere works unchanged. ``acb`` (``DEFERRED``)
+is bound to a ``_Deferred`` that loads its submodule when first called or asked for an
+attribute (``acb(0)``, ``acb.integral``): most modules import it, but a call that makes no
+complex ball (gau-scale's, activation-moment swish's) does not load it (about 2 ms of CPU).
 
 Installed by the CLI only (``momentcalc.cli``), before anything imports flint; a process that
 has already imported flint keeps it.
@@ -41,6 +44,31 @@ SUBMODULES = {
 }
 
 
+# Types that ``from flint import NAME`` binds to a stand-in, loading their submodule on first use.
+DEFERRED = {"acb"}
+
+
+class _Deferred:
+    """A python-flint type until it is first used (called, or an attribute read), then the type
+    itself: ``from flint import acb`` costs nothing for a computation that makes no complex ball."""
+
+    __slots__ = ("_module", "_name", "_type")
+
+    def __init__(self, module: str, name: str) -> None:
+        self._module, self._name, self._type = module, name, None
+
+    def _real(self) -> Any:
+        if self._type is None:
+            self._type = getattr(importlib.import_module(self._module), self._name)
+        return self._type
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._real()(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real(), name)
+
+
 def install() -> bool:
     """Put the lazy ``flint`` in ``sys.modules`` (unless flint is imported already or missing).
     Returns whether it did."""
@@ -52,6 +80,10 @@ def install() -> bool:
     module = importlib.util.module_from_spec(spec)
 
     def __getattr__(name: str) -> Any:  # noqa: N807 (PEP 562)
+        if name in DEFERRED:
+            value = _Deferred(SUBMODULES[name], name)
+            setattr(module, name, value)
+            return value
         if name in SUBMODULES:
             value = getattr(importlib.import_module(SUBMODULES[name]), name)
             setattr(module, name, value)

@@ -1,4 +1,4 @@
-"""Start-up of a CLI call: the lazy python-flint (only the Arb types load on a default call;
+"""Start-up of a CLI call: the lazy python-flint (only the real Arb type loads on a default call;
 anything else of flint still works, the stand-in becoming the real package) and building only
 the invoked command (no output changes)."""
 
@@ -37,8 +37,22 @@ def test_default_call_loads_only_the_arb_types():
         value = mpmath.quad(lambda x: (x / (1 + mpmath.exp(-x))) ** 2 * mpmath.npdf(x), [-mpmath.inf, 0, mpmath.inf])
         assert json.loads(out)["results"]["second_moment"]["decimal"] == mpmath.nstr(value, 12, strip_zeros=False)
     types = {m for m in loaded if m.startswith("flint.types.")}
-    assert "flint.types.arb" in types and "flint.types.acb" in types
-    assert not types & {"flint.types.fmpz_poly", "flint.types.nmod_mpoly", "flint.types.fq_default", "flint.types.acb_mat"}
+    assert "flint.types.arb" in types
+    # no complex ball is made: acb (bound by ``from flint import acb`` everywhere) never loads
+    assert not types & {"flint.types.acb", "flint.types.fmpz_poly", "flint.types.nmod_mpoly",
+                        "flint.types.fq_default", "flint.types.acb_mat"}
+
+
+def test_complex_balls_load_when_first_made():
+    """An expression's moments go through Arb's integrator on complex balls: the deferred acb
+    loads then, and the proven digits are mpmath's (the second route)."""
+    out, loaded = _flint_modules("activation-moment", "sin(x)+x**2", "--json", "--digits", "12")
+    assert "flint.types.acb" in loaded
+    import mpmath
+
+    with mpmath.workdps(30):
+        mean = mpmath.quad(lambda x: (mpmath.sin(x) + x**2) * mpmath.npdf(x), [-mpmath.inf, 0, mpmath.inf])
+    assert json.loads(out)["results"]["mean"]["decimal"] == mpmath.nstr(mean, 12, strip_zeros=False)
 
 
 def test_exact_integer_products_load_only_fmpz_poly():
@@ -55,6 +69,8 @@ def test_stand_in_becomes_the_real_package():
     code = ("import momentcalc.cli, flint\n"
             "from flint import arb, fmpz_poly\n"
             "assert flint.arb is arb and str(fmpz_poly([1, 2])) == '2*x + 1'\n"
+            "from flint import acb\n"
+            "assert (acb(1, 2) * 2).imag == 4 and acb.pi().real > 3\n"
             "assert flint.__version__ and 'fmpz_poly' in flint.__all__\n"
             "from flint import *\n"
             "print(arb(2).sqrt().str(10))")

@@ -45,7 +45,6 @@ Branch = Callable[[acb, bool], acb]
 GUARD_BITS = 30
 # The integrand's value once an error is kept: it ends Arb's integration at
 # once (the result is discarded).
-ZERO = acb(0)
 # How many digits below the size of the integrand an expectation may cancel before
 # PrecisionError (an expectation that is exactly 0 but not known to be never narrows).
 MAX_CANCELLATION_DIGITS = 700
@@ -466,7 +465,7 @@ def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb,
     edges = [-L] + [s.t for s in splits] + [L]
     # As complex balls once (exactly): an arb meeting an acb is converted on every evaluation.
     centre, scale = acb(mean), acb(std)
-    total = acb(0)
+    total = zero = acb(0)
     count = sum(1 for a, b in zip(edges, edges[1:]) if b > a)
     for j, (piece, low, high) in enumerate(zip(pieces, edges, edges[1:])):
         if j > 0 and gaps[j - 1] is not None:
@@ -487,12 +486,12 @@ def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb,
             # its depth limit: at 2400 bits, minutes of CPU and gigabytes, tanh --mean
             # 1e-100000 --std 1e6.)
             if raised:
-                return ZERO
+                return zero
             try:
                 return branch(centre + scale * t, analytic) * (-t * t / 2).exp()
             except BaseException as error:  # noqa: BLE001  (raised again below)
                 raised.append(error)
-                return ZERO
+                return zero
 
         part = acb.integral(integrand, low, high, abs_tol=abs_tol / max(count, 1), rel_tol=rel_tol,
                             eval_limit=eval_limit)

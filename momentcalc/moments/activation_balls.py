@@ -199,20 +199,18 @@ def monomial_value(monomial: Monomial, x, f, d, one):  # noqa: ANN001, ANN201  (
     return result
 
 
-ONE = acb(1)
-
-
 def monomial_branch(monomial: Monomial, f: Branch, d: Branch) -> Branch:
     """z -> z^a·φ(z)^b·φ'(z)^c as ``monomial_value`` computes it (the same operations, so the
     same ball), with the powers it needs chosen once instead of on every evaluation."""
     a, b, c = monomial
+    one = acb(1)  # (made here, not on import: a call that makes no complex ball loads no acb)
     if a == 0 and c == 0 and b:
-        return lambda z, analytic: ONE * _power(f(z, analytic), b)
+        return lambda z, analytic: one * _power(f(z, analytic), b)
     if a == 0 and b == 0 and c:
-        return lambda z, analytic: ONE * _power(d(z, analytic), c)
+        return lambda z, analytic: one * _power(d(z, analytic), c)
 
     def g(z: acb, analytic: bool) -> acb:
-        return monomial_value(monomial, z, f(z, analytic) if b else None, d(z, analytic) if c else None, ONE)
+        return monomial_value(monomial, z, f(z, analytic) if b else None, d(z, analytic) if c else None, one)
 
     return g
 
