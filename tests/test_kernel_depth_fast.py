@@ -147,3 +147,25 @@ def test_polynomial_kernel_against_the_bivariate_route():
         cube = polynomial_kernel(resolve("x**3", None), Fraction(3, 10), Fraction(1), Fraction(2), 40)[0]
         exact = arb(8).sqrt() * arb("2.862")
         assert cube.overlaps(exact) and cube.rad() < arb(10) ** -40
+
+
+def test_hermite_of_cos_where_a_moment_is_zero():
+    """E[Z²·cos Z] = 0 for no symmetry: cos's a_k = (−1)^{k/2}·e^{−1/2}/√(k!) (even k), 0 (odd k),
+    to 30 digits."""
+    from momentcalc.computations.hermite import hermite
+
+    result = hermite("cos(x)", terms=8, digits=30)
+    with mpmath.workdps(40):
+        for k, text in enumerate(result.value("coefficients")):
+            exact = 0 if k % 2 else (-1) ** (k // 2) * mpmath.exp(-0.5) / mpmath.sqrt(mpmath.factorial(k))
+            assert mpmath.mpf(str(text)) == 0 if exact == 0 else abs(mpmath.mpf(str(text)) / exact - 1) < 1e-29
+
+
+def test_hermite_of_max_is_relu_exactly():
+    """max(x, 0) as rational pieces (its odd a_k ≥ 3 exact zeros, as relu's)."""
+    from momentcalc.computations.hermite import hermite
+
+    mine = hermite("max(x,0)", terms=12).value("coefficients")
+    relu = hermite("relu", terms=12).value("coefficients")
+    assert [str(a) for a in mine] == [str(a) for a in relu]
+    assert all(a == 0 for a in mine[3::2])

@@ -65,7 +65,7 @@ def rational_pieces(act: Activation) -> Pieces | None:
         f = polynomial_terms(act.tree, rational_constant)
         d = None if f is None else polynomial_terms(derivative(act.tree), rational_constant)
         if f is None or d is None:
-            return None
+            return _rational_expression_pieces(act)
         return (), [(_dense(f), _dense(d))]
 
     build = EXP_POLYNOMIALS.get(act.name)
@@ -79,6 +79,23 @@ def rational_pieces(act: Activation) -> Pieces | None:
             return None  # an exponential, or a coefficient known only as a ball (selu's λ)
         pieces.append((_dense({t.power: t.c for t in f}), _dense({t.power: t.c for t in d})))
     return BALL_FUNCTIONS[act.name].kinks, pieces
+
+
+def _rational_expression_pieces(act: Activation) -> Pieces | None:
+    """An expression such as max(x, 0) or abs(x) - x/2 as rational polynomial pieces between
+    exact kinks (``catalog.expression_pieces``: no exponentials), or None."""
+    from ..catalog.expression_pieces import exp_poly_pieces
+
+    found = exp_poly_pieces(act.tree)
+    if found is None:
+        return None
+    kinks, (values, derivatives) = found
+    pieces = []
+    for f, d in zip(values, derivatives):
+        if any(term.rate != 0 or not isinstance(term.c, (int, Fraction)) for term in (*f, *d)):
+            return None
+        pieces.append((_dense({t.power: t.c for t in f}), _dense({t.power: t.c for t in d})))
+    return kinks, pieces
 
 
 def _dense(terms: dict[int, int | Fraction]) -> list[Fraction]:

@@ -12,7 +12,8 @@ weights; the moments are asked for with the digits that combination loses to can
 A piecewise polynomial with rational coefficients (relu, leaky_relu, relu2, identity, a
 polynomial expression) has every E[Z^j·φ(Z)] = A + B/√(2π) with A, B rational (``moments.exact``):
 its a_k are exact in that form, so a zero (relu's odd k ≥ 3) is proven exactly; an odd or even
-φ has E[Z^j φ] = 0 by symmetry for half of the j, and so exact zeros for half of the k.
+φ has E[Z^j φ] = 0 by symmetry for half of the j (not integrated), and so exact zeros for half
+of the k.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ..catalog.formulas import vanishing_coefficient
 from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
 from .exact import _piece_expectation, rational_pieces
 from .expectations import expectation_balls
+from .monomials import vanishes
 
 
 def hermite_weights(k: int) -> dict[int, int]:
@@ -78,14 +80,43 @@ def coefficient_balls(act: Activation, terms: int, digits: int) -> list[arb]:
 def _by_moments(act: Activation, terms: int, digits: int) -> list[arb]:
     """From the certified E[Z^j·φ(Z)], with the digits each combination loses: a first pass at
     a few digits sizes the terms against the result, the second asks for that many more."""
-    monomials = [(j, 1, 0) for j in range(terms)]
+    # E[Z^j·φ(Z)] = 0 by symmetry for half of the j when φ is odd or even (not integrated: an
+    # integral that is exactly 0 cannot be proven to any relative digits)
+    wanted = [j for j in range(terms) if not vanishes((j, 1, 0), act.parity)]
     extra = 4
     for _ in range(3):
-        moments = expectation_balls(act, monomials, digits=digits + extra)
+        found = _moments(act, wanted, digits + extra)
+        moments = [arb(0)] * terms
+        for j, ball in zip(wanted, found):
+            moments[j] = ball
         out, loss = _combine(act, moments, terms, digits + extra)
         if loss <= extra - 2:
             return out
         extra = loss + 6
+    return out
+
+
+def _moments(act: Activation, powers: list[int], digits: int) -> list[arb]:
+    """E[Z^j·φ(Z)] for j in ``powers``: a catalog activation's to ``digits`` digits; an
+    expression's to an absolute 10^−digits·sqrt(E[Z^{2j}]) (the size of the other terms of
+    a_k's combination), since one may be 0 for no symmetry (E[Z²·cos Z] = 0), which relative
+    digits can never prove."""
+    if not powers:
+        return []
+    if not act.expression:
+        return expectation_balls(act, [(j, 1, 0) for j in powers], digits=digits)
+    from ..engine.gaussian_balls import NotCertified, UnboundedTail, gaussian_expectation_within
+    from .activation_balls import integrand, model_of
+
+    model = model_of(act, Fraction(0))
+    out = []
+    for j in powers:
+        scale = math.log2(math.prod(range(2 * j - 1, 0, -2)) or 1) / 2
+        try:
+            out.append(gaussian_expectation_within(integrand(model, (j, 1, 0)), mean=0, std=1,
+                                                   goal_log2=scale - (digits + 2) * BITS_PER_DIGIT))
+        except (NotCertified, UnboundedTail):
+            return expectation_balls(act, [(j, 1, 0) for j in powers], digits=digits)  # its errors
     return out
 
 
