@@ -300,3 +300,24 @@ def test_a_kink_that_is_not_dyadic(rho):
         reference = mpmath.quad(lambda t: abs(t - k) * smoothed(r * t) * mpmath.npdf(t), points)
         assert abs(mpmath.mpf(found[0].mid().str(40, radius=False)) - reference) <= mpmath.mpf(10) ** -30 * reference
         assert mpmath.mpf(found[0].rad().str(5, radius=False)) <= mpmath.mpf(10) ** -32 * reference
+
+
+def test_one_minus_1e_300_and_its_mirror():
+    """An exact ρ that rounds to 1 at the working precision is still inside (0, 1): elu's
+    values there are those at ρ = ±1 to far more than 15 digits (the slope is bounded)."""
+    near = "0." + "9" * 300
+    for sign, one in (("", "1"), ("-", "-1")):
+        run = invoke("kernel", "elu", "--rho", sign + near, "--get", "nngp")
+        at_one = invoke("kernel", "elu", "--rho", one, "--get", "nngp")
+        assert run.code == 0 and at_one.code == 0, run.stderr
+        assert run.stdout == at_one.stdout
+
+
+def test_abs_at_very_unequal_variances():
+    """E[|u||v|] = √(q1q2)·(2/π)(√(1 − ρ²) + ρ·asin ρ) at q1 = 1e−10, q2 = 1e10."""
+    q1, q2, rho = Fraction(1, 10**10), Fraction(10**10), Fraction(99, 100)
+    found = signed_cross_balls(resolve("abs(x)"), q1, q2, rho, 20)
+    with mpmath.workdps(30):
+        r = mpmath.mpf(rho.numerator) / rho.denominator
+        value = 2 / mpmath.pi * (mpmath.sqrt(1 - r * r) + r * mpmath.asin(r))
+        assert abs(mpmath.mpf(found[0].mid().str(30, radius=False)) - value) <= mpmath.mpf(10) ** -20 * value

@@ -283,14 +283,12 @@ def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
             from .bivariate_expression import expression_route, reach
 
             route = expression_route(act.tree)
-            polys, expression_strip = route.polys, route.strip(reach(qq, digits))
-            # the tree's proven parity (``expression_calculus.parity``): half the nodes
-            parity = {"odd": (-1, 1), "even": (1, -1)}.get(act.parity or "")
-            if expression_strip is not None and parity is not None:
-                expression_strip = expression_strip._replace(parity=parity)
+            polys = route.polys
         else:
             polys = _polys(act)
-        if polys is None or not (cc > 0 and cc < 1 and qq > 0):
+        # (an exact c compared exactly: 1 − 10^−300 rounds to a ball holding 1 at this precision)
+        inside = 0 < c < 1 if isinstance(c, Fraction) else cc > 0 and cc < 1
+        if polys is None or not (inside and qq > 0):
             return None
         sizes = [_size_log2(polys[i], qq) for i in which]
         # the goal from the smaller integrand (E[φ'φ'] ~ 1 beside E[φφ] ~ q at a tiny q), the
@@ -302,6 +300,13 @@ def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
                                   size_log2, least_log2)
         if found is not None:
             return found
+    if route is not None:  # (after the conditional route: at q1/q2 = 1e20 the strip alone took 4 s)
+        with ctx.workprec(max(64, int(wanted) + 64)):
+            expression_strip = route.strip(reach(qq, digits))
+            # the tree's proven parity (``expression_calculus.parity``): half the nodes
+            parity = {"odd": (-1, 1), "even": (1, -1)}.get(act.parity or "")
+            if expression_strip is not None and parity is not None:
+                expression_strip = expression_strip._replace(parity=parity)
     loss = 0.0
     for _ in range(ATTEMPTS):
         goal_log2 = least_log2 - wanted - 6 - loss

@@ -263,7 +263,7 @@ def _integral(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb
     if not s > 0:
         return None
     terms = _tail_terms(poly, sigma1, kappa, s)
-    L = max(1.0, math.sqrt(max(0.0, -2 * math.log(float(goal.upper())))) * 0.8)
+    L = max(1.0, math.sqrt(max(0.0, -2 * float(goal.log().upper()))) * 0.8)
     while True:
         bound = tail_bound(terms, arb(L), arb(0), arb(1))
         if bound is not None and bound <= goal / 4:
@@ -373,7 +373,7 @@ def _split(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb, r
     if not (s > 0 and (kappa > 0 or kappa < 0)):
         return None
     terms = _tail_terms(poly, sigma1, kappa, s)
-    L = max(1.0, math.sqrt(max(0.0, -2 * math.log(float(goal.upper())))) * 0.8)
+    L = max(1.0, math.sqrt(max(0.0, -2 * float(goal.log().upper()))) * 0.8)
     while True:
         tail = tail_bound(terms, arb(L), arb(0), arb(1))
         if tail is not None and tail <= goal / 4:
