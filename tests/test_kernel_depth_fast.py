@@ -169,3 +169,37 @@ def test_hermite_of_max_is_relu_exactly():
     relu = hermite("relu", terms=12).value("coefficients")
     assert [str(a) for a in mine] == [str(a) for a in relu]
     assert all(a == 0 for a in mine[3::2])
+
+
+def test_settled_box_agrees_with_every_layer():
+    """tanh at σ_w² = 4, σ_b² = 0.05 (chaotic: c* ≈ 0.165): once a box around the last layer is
+    proven invariant, every later layer is its image; each prints the digits of the
+    layer-by-layer balls (which it overlaps)."""
+    args = (resolve("tanh", None), Fraction(1), Fraction(3, 10), 260, Fraction(4), Fraction(1, 20), 8)
+    calls = []
+    real = kernel_maps.layer_balls
+    try:
+        kernel_maps.layer_balls = lambda *a, **k: calls.append(1) or real(*a, **k)
+        fast = kernel_maps.layer_trajectory(*args)
+        used = len(calls)
+    finally:
+        kernel_maps.layer_balls = real
+    slow = kernel_maps.layer_trajectory(*args, fast=False)
+    assert used < 240  # the box took over
+    for fast_balls, slow_balls in zip(fast, slow):
+        for a, b in zip(fast_balls, slow_balls):
+            assert a.overlaps(b)
+            assert ball_text(a, 8) is not None and ball_text(a, 8) == ball_text(b, 8)
+
+
+def test_settled_box_refused_far_from_the_fixed_point():
+    """Steps made to look settled at layer 0's point (q = 1, c = 0.3, far from tanh's fixed
+    point): the box is not mapped into itself, so the proof fails (False), and the next try is
+    wider."""
+    with ctx.workprec(200):
+        qs = [arb(1) + arb(10) ** -40 * k for k in range(3)]
+        cs = [arb("0.3") + arb(10) ** -40 * k for k in range(3)]
+    bounds: dict = {}
+    found = kernel_maps._settled(resolve("tanh", None), qs, cs, Fraction(1), Fraction(0), Fraction(3, 10),
+                                 Fraction(0), Fraction(4), Fraction(1, 20), 15, bounds)
+    assert found is False and bounds["settle"] == 4

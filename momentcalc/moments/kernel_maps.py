@@ -58,6 +58,9 @@ from ..engine.balls import midpoint_fraction
 BOUND_DIGITS = 5
 # sqrt(q)'s bracket is this many digits narrower than the digits wanted.
 BRACKET_GUARD = 12
+# A settled box is SETTLED_GROWTH steps wide at least; a step below FLOOR radii is noise.
+SETTLED_GROWTH = 32
+FLOOR = 1024
 # A layer's variance above 10^LENGTH_LIMIT_DIGITS or below its inverse ends a deep trajectory
 # (exit 2, ``check_length``): no geometric growth or decay gets there within 10000 layers.
 LENGTH_LIMIT_DIGITS = 10000
@@ -294,8 +297,10 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
     """q and c at layers 0..L of a plain network at equal variances (c: None for q alone), as
     balls: each layer from the exact midpoints of the last one's balls and their radii
     (``layer_balls``: a radius grows by the map's slope, not by its formula's). Once the
-    variance fades geometrically (σ_b² = 0), ``fading_tail`` proves every later layer at once
-    (``fast``: False computes every layer, the route the tests compare it with)."""
+    variance fades geometrically (σ_b² = 0), ``fading_tail`` proves every later layer at once;
+    once the trajectory has settled near a fixed point (q*, c*), a box around it that the map
+    sends into itself (``_settled``) holds every later layer (``fast``: False computes every
+    layer, the route the tests compare them with)."""
     # each layer's own radius adds up over the layers: digits for that
     digits += len(str(layers))
     bits = int((digits + 10) * BITS_PER_DIGIT) + 64
@@ -305,7 +310,19 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
     v, r_v, c, r_c = q0, Fraction(0), c0, Fraction(0)
     bounds: dict = {}
     remainder: Any = None  # fading_tail's bound of φ(x) − φ'(0)·x, once the variance fades
+    wait = 0  # layers until the next try of a settled box
     for layer in range(layers):
+        wait -= 1
+        if fast and layer >= 3 and wait <= 0 and not (c is not None and c == 1 and r_c == 0):
+            settled = _settled(act, qs, cs, v, r_v, c, r_c, w, b, digits, bounds)
+            if settled is not None:
+                if settled:
+                    with ctx.workprec(bits):
+                        qs.extend(settled[0] for _ in range(layers - layer))
+                        if cs is not None:
+                            cs.extend(settled[1] for _ in range(layers - layer))
+                    break
+                wait = max(4, layer // 8)
         if fast and b == 0 and layer >= 2 and qs[-1] < qs[-2] and qs[-1] < arb(10) ** -digits:
             if remainder is None:
                 remainder = linear_remainder(act, bits) or False
@@ -330,6 +347,52 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
         if cs is not None and not (-1 < c < 1 or (abs(c) == 1 and r_c == 0)):
             raise NotProven("a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth")
     return qs, cs
+
+
+def _step(balls: list[arb]) -> arb:
+    """|x_L − x_{L−1}| at most (both balls' spread)."""
+    return arb((abs(balls[-1] - balls[-2]) + balls[-1].rad() + balls[-2].rad()).upper())
+
+
+def _settled(act: Activation, qs: list[arb], cs: list[arb] | None, v: Fraction, r_v: Fraction,
+             c: Fraction | None, r_c: Fraction, w: Fraction, b: Fraction, digits: int,
+             bounds: dict) -> tuple[arb, arb | None] | bool | None:
+    """Balls (Q, C) holding every later layer, once the trajectory has settled near a fixed point:
+    a box B = [v ± R_q] × [c ± R_c] around the last layer (centres v, c, radii r_v, r_c) whose
+    image F(B) (``layer_balls``, the map over the whole box) lies inside B holds every later
+    layer (the last one is in B, and F maps B into itself), and each of them, an image of a point
+    of B, lies in F(B). R is a few times the last step over one minus the steps' ratio (the
+    contraction seen so far). None: not yet small enough to try; False: B was not invariant."""
+    with ctx.workprec(64):
+        small = arb(10) ** -(digits + 1)
+        steps = [(_step(qs), _step(qs[:-1]))] + ([] if cs is None else [(_step(cs), _step(cs[:-1]))])
+        # the steps' ratio, where a step is still well above the balls' own radii (below
+        # that it is noise: the trajectory sits at its floor, and B is a fixed multiple of it)
+        ratios = [(last / before).upper() for (last, before), balls in zip(steps, [qs, cs or qs])
+                  if before > 0 and last > FLOOR * balls[-1].rad() + small * abs(balls[-1])]
+        ratio = max(ratios, key=float) if ratios else arb(0)
+        if not ratio < arb("0.99"):
+            return None
+        # a box found not invariant is tried 4 times wider the next time (the evaluations'
+        # own radii, not the steps, may set the width the map needs)
+        grow = (4 / (1 - ratio)).max(arb(SETTLED_GROWTH)) * bounds.get("settle", 1)
+        radii = [arb((grow * last).upper()) for last, _ in steps]
+        r_q = max(midpoint_fraction(radii[0]), 2 * r_v)
+        if not as_arb(r_q) < small * qs[-1] + FLOOR * qs[-1].rad():
+            return None
+        if cs is not None:
+            r_c = max(midpoint_fraction(radii[1]), 2 * r_c)
+            if not as_arb(r_c) < small * abs(cs[-1]) + FLOOR * cs[-1].rad():
+                return None
+    q_box, c_box = layer_balls(act, v, r_q, c, r_c, w, b, digits, bounds)
+    with ctx.workprec(_bits(q_box) + 64):
+        inside = q_box.lower() >= as_arb(v - r_q) and q_box.upper() <= as_arb(v + r_q)
+        if c is not None:
+            inside = inside and c_box.lower() >= as_arb(c - r_c) and c_box.upper() <= as_arb(c + r_c)
+    if not inside:
+        bounds["settle"] = 4 * bounds.get("settle", 1)
+        return False
+    return q_box, c_box
 
 
 def check_length(q: arb, layer: int) -> None:
