@@ -203,3 +203,22 @@ def test_settled_box_refused_far_from_the_fixed_point():
     found = kernel_maps._settled(resolve("tanh", None), qs, cs, Fraction(1), Fraction(0), Fraction(3, 10),
                                  Fraction(0), Fraction(4), Fraction(1, 20), 15, bounds)
     assert found is False and bounds["settle"] == 4
+
+
+def test_exp_polynomial_kernels_in_closed_form():
+    """exp(x): E[e^u·e^v] = E[e^u'·e^v'] = exp((q1 + q2)/2 + ρ·sqrt(q1·q2)) exactly (30 digits);
+    x·e^{−x/2} against nested mpmath quadrature (14 digits)."""
+    result = kernel("exp(x)", rho="0.5", q1="1", q2="2", digits=30)
+    with mpmath.workdps(40):
+        exact = mpmath.exp(mpmath.mpf(3) / 2 + mpmath.sqrt(2) / 2)
+        for name in ("nngp", "ntk_derivative"):
+            text = next(q for q in result.results if q.name == name).decimal(30)
+            assert abs(mpmath.mpf(text) / exact - 1) < mpmath.mpf(10) ** -29
+    value = kernel("x*exp(-x/2)", rho="0.5").value("nngp")
+    with mpmath.workdps(20):
+        f = lambda x: x * mpmath.exp(-x / 2)  # noqa: E731
+        pdf = lambda x: mpmath.exp(-x * x / 2) / mpmath.sqrt(2 * mpmath.pi)  # noqa: E731
+        s = mpmath.sqrt(mpmath.mpf(3) / 4)
+        ref = mpmath.quad(lambda x: f(x) * pdf(x) * mpmath.quad(lambda y: f(x / 2 + s * y) * pdf(y),
+                                                                [-mpmath.inf, mpmath.inf]), [-mpmath.inf, mpmath.inf])
+    assert float(value) == pytest.approx(float(ref), rel=1e-14)

@@ -50,8 +50,7 @@ from ..catalog.expression_calculus import derivative
 from ..catalog.formulas import mirrored_product, substitute, tree_of
 from .expectations import expectation_balls
 from .fading_tail import fading_tail, linear_remainder
-from .polynomial_kernel import polynomial_kernel
-from ..catalog.expression_ball import polynomial_terms
+from .polynomial_kernel import closed_kernel
 from ..engine.balls import midpoint_fraction
 
 # Digits of the E[g²] that only bound a slope.
@@ -148,7 +147,7 @@ def kernel_pair(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fr
     if closed is not None:
         with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
             return closed(as_arb(q1), as_arb(q2), as_arb(rho), _params(act))
-    polynomial = polynomial_kernel(act, rho, q1, q2, digits) if act.expression else None
+    polynomial = closed_kernel(act, rho, q1, q2, digits) if act.expression else None
     if polynomial is not None:
         return polynomial
     if _is_exact(rho, 0):
@@ -184,7 +183,7 @@ def nngp_over(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Frac
     from ..catalog.kernels import BALL_KERNELS
 
     exact = all(isinstance(x, Fraction) for x in (rho, q1, q2))
-    closed = act.name in BALL_KERNELS if not act.expression else polynomial_terms(act.tree) is not None
+    closed = act.name in BALL_KERNELS if not act.expression else closed_kernel(act, rho, q1, q2, digits) is not None
     if exact or closed:
         return kernel_pair(act, rho, q1, q1 if same else q2, digits)[0]
     ends = [variance_range(x) for x in (rho, q1, q2)]
