@@ -93,3 +93,16 @@ def test_symmetry_identities_of_the_catalog(name):
         value = sp.N(part.subs(x, sp.Rational(point)), 40)
         reference = sp.N(part.subs(x, sp.Rational("1.3")), 40)
         assert abs(value - reference) < 1e-35
+
+
+
+def test_the_most_digits_are_accepted_and_right():
+    """--digits 1000 (the maximum): the coefficients ask the moments for their digits plus two
+    levels of guard digits (1012), which the internal limit once refused as bad input (exit 2).
+    The 1000-digit a_1 = E[Z·tanh Z] begins with the 40 digits quadrature gives."""
+    result = hermite("tanh", terms=2, digits=1000)
+    with mpmath.workdps(1010):
+        got = mpmath.mpf(result["coefficients"].decimal(1000)[1])
+    with mpmath.workdps(50):
+        want = 2 * mpmath.quad(lambda z: mpmath.tanh(z) * z * mpmath.npdf(z), [0, 4, 16])
+        assert abs(got - want) <= abs(want) * mpmath.mpf(10) ** -40

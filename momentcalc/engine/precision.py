@@ -24,8 +24,10 @@ from .rounding import decimal_text
 
 GUARD_DIGITS = 10
 MAX_DIGITS = 1000
-# What one computation may ask of another that it builds on: its own digits plus guard digits.
-MAX_INTERNAL_DIGITS = MAX_DIGITS + GUARD_DIGITS
+# What one computation may ask of another that it builds on: its own digits plus guard digits,
+# at every level it nests (hermite's coefficients at --digits 1000 ask the moments for 1012: a
+# retry's extra digits plus the coefficients' own guard).
+MAX_INTERNAL_DIGITS = MAX_DIGITS + 10 * GUARD_DIGITS
 # The adaptive loop gives up beyond this working precision and reports exit 3.
 MAX_WORKING_DPS = 40000
 
