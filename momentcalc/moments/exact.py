@@ -31,6 +31,7 @@ from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, NAMES, SECOND_MOMENT, Mon
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
 from ..catalog.expression_ball import poly_mul, polynomial_terms, rational_constant
 from ..catalog.expression_calculus import derivative
+from ..catalog.expression_pieces import exp_poly_pieces
 
 # Integrand polynomials of higher degree are left to the balls (x**1000's second moment
 # would be a degree-2000 expansion in big fractions).
@@ -84,7 +85,6 @@ def rational_pieces(act: Activation) -> Pieces | None:
 def _rational_expression_pieces(act: Activation) -> Pieces | None:
     """An expression such as max(x, 0) or abs(x) - x/2 as rational polynomial pieces between
     exact kinks (``catalog.expression_pieces``: no exponentials), or None."""
-    from ..catalog.expression_pieces import exp_poly_pieces
 
     found = exp_poly_pieces(act.tree)
     if found is None:

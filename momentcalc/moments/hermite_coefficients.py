@@ -25,7 +25,8 @@ from flint import arb, ctx
 
 from ..catalog import Activation
 from ..catalog.formulas import vanishing_coefficient
-from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
+from ..engine.gaussian_balls import BITS_PER_DIGIT, NotCertified, UnboundedTail, as_arb, gaussian_expectation_within
+from .activation_balls import integrand, model_of
 from .exact import _piece_expectation, rational_pieces
 from .expectations import expectation_balls
 from .monomials import vanishes
@@ -105,8 +106,6 @@ def _moments(act: Activation, powers: list[int], digits: int) -> list[arb]:
         return []
     if not act.expression:
         return expectation_balls(act, [(j, 1, 0) for j in powers], digits=digits)
-    from ..engine.gaussian_balls import NotCertified, UnboundedTail, gaussian_expectation_within
-    from .activation_balls import integrand, model_of
 
     model = model_of(act, Fraction(0))
     out = []

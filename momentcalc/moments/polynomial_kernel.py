@@ -23,6 +23,7 @@ from flint import arb, ctx
 from ..catalog import Activation
 from ..catalog.expression_ball import polynomial_terms
 from ..catalog.expression_calculus import derivative
+from ..catalog.expression_pieces import exp_poly_pieces
 from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
 
 # Extra bits tried for cancellation, in turn.
@@ -85,7 +86,6 @@ def exp_poly_kernel(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2
                     digits: int) -> tuple[arb, arb] | None:
     """The kernels of an expression that is one exp-polynomial Σ c·x^k·e^{λx} on the whole line
     (exp(x), x*exp(-x/2); ``catalog.expression_pieces``), in closed form; else None."""
-    from ..catalog.expression_pieces import exp_poly_pieces
 
     found = exp_poly_pieces(act.tree)
     if found is None or found[0]:
