@@ -375,7 +375,10 @@ def _settled(act: Activation, qs: list[arb], cs: list[arb] | None, v: Fraction, 
         # a box found not invariant is tried 4 times wider the next time (the evaluations'
         # own radii, not the steps, may set the width the map needs)
         grow = (4 / (1 - ratio)).max(arb(SETTLED_GROWTH)) * bounds.get("settle", 1)
-        radii = [arb((grow * last).upper()) for last, _ in steps]
+        # (at least a sliver of the digits' width: a map that is exact on points, identity's,
+        # still rounds its image of a box)
+        radii = [arb((grow * last).max(small * abs(balls[-1]) / 64).upper())
+                 for (last, _), balls in zip(steps, [qs, cs or qs])]
         r_q = max(midpoint_fraction(radii[0]), 2 * r_v)
         if not as_arb(r_q) < small * qs[-1] + FLOOR * qs[-1].rad():
             return None
