@@ -115,6 +115,8 @@ def derivative(node: Node) -> Node:
         "erf": lambda: _mul(_div(num(2), _call("sqrt", Node("const", value="pi"))), _call("exp", _neg(Node("pow", (u, num(2)))))),
         "erfc": lambda: _neg(_mul(_div(num(2), _call("sqrt", Node("const", value="pi"))), _call("exp", _neg(Node("pow", (u, num(2))))))),
         "sigmoid": lambda: _call("sigmoid_slope", u),
+        # σ' = σ(1 − σ), σ'' = σ'·(1 − 2σ)
+        "sigmoid_slope": lambda: _mul(_call("sigmoid_slope", u), _sub(ONE, _mul(num(2), _call("sigmoid", u)))),
         "softplus": lambda: _call("sigmoid", u),
         "max": lambda: _call("step", _sub(u, node.args[1])),
         "min": lambda: _call("step", _sub(node.args[1], u)),
