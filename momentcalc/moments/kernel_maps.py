@@ -365,20 +365,20 @@ def _settled(act: Activation, qs: list[arb], cs: list[arb] | None, v: Fraction, 
     with ctx.workprec(64):
         small = arb(10) ** -(digits + 1)
         steps = [(_step(qs), _step(qs[:-1]))] + ([] if cs is None else [(_step(cs), _step(cs[:-1]))])
-        # the steps' ratio, where a step is still well above the balls' own radii (below
-        # that it is noise: the trajectory sits at its floor, and B is a fixed multiple of it)
-        ratios = [(last / before).upper() for (last, before), balls in zip(steps, [qs, cs or qs])
-                  if before > 0 and last > FLOOR * balls[-1].rad() + small * abs(balls[-1])]
-        ratio = max(ratios, key=float) if ratios else arb(0)
-        if not ratio < arb("0.99"):
-            return None
-        # a box found not invariant is tried 4 times wider the next time (the evaluations'
-        # own radii, not the steps, may set the width the map needs)
-        grow = (4 / (1 - ratio)).max(arb(SETTLED_GROWTH)) * bounds.get("settle", 1)
-        # (at least a sliver of the digits' width: a map that is exact on points, identity's,
-        # still rounds its image of a box)
-        radii = [arb((grow * last).max(small * abs(balls[-1]) / 64).upper())
-                 for (last, _), balls in zip(steps, [qs, cs or qs])]
+        # each component's steps' ratio, where a step is still well above the balls' own radii
+        # (below that it is noise: the trajectory sits at its floor); a box found not invariant
+        # is tried 4 times wider the next time in the component that left it (the evaluations'
+        # own radii, not the steps, may set the width the map needs); at least a sliver of the
+        # digits' width (a map exact on points, identity's, still rounds its image of a box)
+        radii = []
+        for i, ((last, before), balls) in enumerate(zip(steps, [qs, cs or qs])):
+            ratio = (last / before).upper() if before > 0 else arb(0)
+            if not last > FLOOR * balls[-1].rad() + small * abs(balls[-1]):
+                ratio = arb(0)
+            if not ratio < arb("0.99"):
+                return None
+            grow = (4 / (1 - ratio)).max(arb(SETTLED_GROWTH)) * bounds.get(("settle", i), 1)
+            radii.append(arb((grow * last).max(small * abs(balls[-1]) / 64).upper()))
         r_q = max(midpoint_fraction(radii[0]), 2 * r_v)
         if not as_arb(r_q) < small * qs[-1] + FLOOR * qs[-1].rad():
             return None
@@ -388,11 +388,13 @@ def _settled(act: Activation, qs: list[arb], cs: list[arb] | None, v: Fraction, 
                 return None
     q_box, c_box = layer_balls(act, v, r_q, c, r_c, w, b, digits, bounds)
     with ctx.workprec(_bits(q_box) + 64):
-        inside = q_box.lower() >= as_arb(v - r_q) and q_box.upper() <= as_arb(v + r_q)
+        outside = [not (q_box.lower() >= as_arb(v - r_q) and q_box.upper() <= as_arb(v + r_q))]
         if c is not None:
-            inside = inside and c_box.lower() >= as_arb(c - r_c) and c_box.upper() <= as_arb(c + r_c)
-    if not inside:
-        bounds["settle"] = 4 * bounds.get("settle", 1)
+            outside.append(not (c_box.lower() >= as_arb(c - r_c) and c_box.upper() <= as_arb(c + r_c)))
+    if any(outside):
+        for i, out in enumerate(outside):
+            if out:
+                bounds[("settle", i)] = 4 * bounds.get(("settle", i), 1)
         return False
     return q_box, c_box
 
