@@ -44,10 +44,23 @@ def formula_trees() -> dict[Node, str]:
     return trees
 
 
-def catalog_twin(act: Activation, digits: int) -> Activation | None:
-    """The catalog entry whose formula ``act`` (an expression) is, when ``digits`` are at least
-    TWIN_FROM_DIGITS; None otherwise."""
-    if not act.expression or act.tree is None or digits < TWIN_FROM_DIGITS:
+def twin(act: Activation) -> Activation | None:
+    """The catalog entry whose formula ``act`` (an expression) is, at any digits; None if none."""
+    if not act.expression or act.tree is None:
         return None
     name = formula_trees().get(act.tree)
     return None if name is None else lookup(name)
+
+
+def catalog_twin(act: Activation, digits: int) -> Activation | None:
+    """The catalog entry whose formula ``act`` (an expression) is, when ``digits`` are at least
+    TWIN_FROM_DIGITS; None otherwise."""
+    return None if digits < TWIN_FROM_DIGITS else twin(act)
+
+
+def certified_route(act: Activation) -> Activation:
+    """The activation whose certified routes serve ``kernel``, ``hermite`` and ``tat`` for ``act``:
+    the catalog entry an expression's formula is (the bivariate and DKS routes of an expression
+    need polynomial growth bounds that e.g. mish's formula x*tanh(log(1 + exp(x))) does not get,
+    while the entry has its own), else ``act`` itself."""
+    return twin(act) or act

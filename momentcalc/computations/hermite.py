@@ -20,7 +20,7 @@ from ..catalog import resolve
 from ..defaults import HERMITE as DEFAULTS
 from ..engine.numbers import as_number, to_text
 from ..tier import Computation, InputError, arb_precision, certify, check_digits, whole
-from .kernel import EXTRA
+from .kernel import EXTRA, certified_route
 
 COMMANDS = {"hermite": "hermite"}
 
@@ -55,6 +55,7 @@ def hermite(
     if not isinstance(activation, str):
         raise InputError(param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
     act = resolve(activation.strip(), params)
+    route = certified_route(act)
     count = int(whole(terms, "terms", 1))
     if count > MAX_TERMS:
         raise InputError(param="terms", allowed=f"a whole number from 1 to {MAX_TERMS}", got=str(count))
@@ -69,7 +70,7 @@ def hermite(
         inputs["rho"] = r
     inputs.update(dict(act.values))
     notes = [f"phi(x) = {act.formula}"] if act.expression else []
-    return certify("hermite", inputs=inputs, evaluate=lambda d: _evaluate(act, count, r, d), digits=digits,
+    return certify("hermite", inputs=inputs, evaluate=lambda d: _evaluate(route, count, r, d), digits=digits,
                    extra_digits=EXTRA, describe=DESCRIPTIONS, notes=notes)
 
 

@@ -71,6 +71,7 @@ def kernel(
     if not isinstance(activation, str):
         raise InputError(param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
     act = resolve(activation.strip(), params)
+    route = certified_route(act)
     r = as_number(rho, "rho")
     if not -1 <= r <= 1:
         raise InputError(param="rho", allowed="a correlation from -1 to 1", got=to_text(r))
@@ -104,8 +105,20 @@ def kernel(
 
         closed, derivation = derive_forms(act, r, v1, v2)
     return certify("kernel", inputs=inputs, digits=digits, extra_digits=EXTRA, describe=DESCRIPTIONS,
-                   evaluate=lambda extra: _evaluate(act, r, v1, v2, local, layers, w, b, extra),
+                   evaluate=lambda extra: _evaluate(route, r, v1, v2, local, layers, w, b, extra),
                    closed=closed, notes=notes, derivation=derivation)
+
+
+def certified_route(act: Any) -> Any:
+    """The activation whose certified routes compute ``act``'s kernels, Hermite coefficients and
+    transforms: for an expression that is a catalog entry's formula (``x*tanh(log(1+exp(x)))``
+    is mish, ``min(max(x,-1),1)`` hardtanh) the entry, whose own routes prove what the
+    expression's growth bounds cannot (catalog.expression_twins); else ``act``."""
+    if not act.expression:
+        return act
+    from ..catalog.expression_twins import certified_route as twin_route
+
+    return twin_route(act)
 
 
 def _evaluate(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, layers: int | None,

@@ -25,7 +25,7 @@ from typing import Any
 from ..catalog import resolve
 from ..engine.numbers import as_number, to_text
 from ..tier import Computation, InputError, PrecisionError, arb_precision, check_digits, prove, quantities, whole
-from .kernel import EXTRA
+from .kernel import EXTRA, certified_route
 
 COMMANDS = {"tat": "tat"}
 
@@ -61,6 +61,7 @@ def tat(
     if not isinstance(activation, str):
         raise InputError(param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
     act = resolve(activation.strip(), params)
+    route = certified_route(act)
     layers = int(whole(depth, "depth", 1))
     if layers > MAX_DEPTH:
         raise InputError(param="depth", allowed=f"a whole number from 1 to {MAX_DEPTH}", got=str(layers))
@@ -89,7 +90,7 @@ def tat(
             raise InputError(param="target_slope", allowed="greater than 1 (the network's C'(1) of DKS; 1 is the "
                              "identity map)", got=to_text(zeta))
         inputs["target_slope"] = zeta
-        fields = prove(lambda d: _dks(act, zeta, layers, d), digits, extra_digits=EXTRA)
+        fields = prove(lambda d: _dks(route, zeta, layers, d), digits, extra_digits=EXTRA)
     notes = [f"phi(x) = {act.formula}"] if act.expression else []
     # In the order computed (DKS gives output_scale after the shifts).
     return Computation("tat", inputs, digits, quantities({name: DESCRIPTIONS[name] for name in fields}, fields),
