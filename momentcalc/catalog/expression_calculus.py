@@ -207,6 +207,8 @@ def _symmetry(node: Node) -> _Symmetry:
         return ("even", None)
     if kind == "x":
         return ("odd", Fraction(0))
+    if kind == "call" and node.value in ("max", "min") and _is_clip(node):
+        return ("odd", Fraction(0))
     parts = [_symmetry(a) for a in node.args]
     if None in parts:
         return None
@@ -246,6 +248,23 @@ def _symmetry(node: Node) -> _Symmetry:
     if name in _SHIFTED_ODD_FUNCTIONS:
         return ("odd", _SHIFTED_ODD_FUNCTIONS[name])
     return None
+
+
+def _is_clip(node: Node) -> bool:
+    """min(max(u, −c), c) or max(min(u, c), −c) (either argument order) with u odd and c ≥ 0 a
+    rational constant: clipping an odd function to a symmetric window keeps it odd."""
+    outer, inner_name = node.value, ("max" if node.value == "min" else "min")
+    for inner, bound in (node.args, node.args[::-1]):
+        if inner.kind != "call" or inner.value != inner_name:
+            continue
+        c = _symmetry(bound)
+        if c is None or c[0] != "num" or (c[1] < 0 if outer == "min" else c[1] > 0):
+            continue
+        for u, other in (inner.args, inner.args[::-1]):
+            d, odd = _symmetry(other), _symmetry(u)
+            if d is not None and d[0] == "num" and d[1] == -c[1] and odd == ("odd", Fraction(0)):
+                return True
+    return False
 
 
 def _scaled(part: _Symmetry, factor: Fraction) -> _Symmetry:
