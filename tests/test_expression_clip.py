@@ -57,3 +57,24 @@ def test_kernel_of_a_wider_clip_against_quadrature(cli):
 
         value = mpmath.quad(lambda t: clip(t) * inner(t) * mpmath.npdf(t), [-mpmath.inf, -2, 2, mpmath.inf])
     assert abs(mpmath.mpf(results["nngp"]["decimal"]) - value) < mpmath.mpf(10) ** -15
+
+
+def test_kernel_local_quantity_on_a_rounding_tie(cli):
+    """abs(x)**8*max(x,0)**8 = max(x,0)**16: E[u·φ·φ'] = 16·E[max(u,0)^32] = 8·31!! =
+    1535190271700085000, a 5 after its 15th digit, which no ball decides (exit 3). The local
+    quantities that are rational are rounded from their fractions (moments.exact)."""
+    from fractions import Fraction
+    from math import prod
+
+    double_factorial = prod(range(1, 32, 2))  # 31!! = E[Z^32]
+    cross = 8 * double_factorial
+    assert cross == 1535190271700085000
+    out = cli("kernel", "abs(x)**8*max(x,0)**8", "--rho", "0.5", "--json")
+    assert out.code == 0, out.stderr
+    results = out.json()["results"]
+    assert results["q_map_slope_at_1"]["decimal"] == "1.53519027170009e+18"
+    # C'(1) = E[φ'²]/E[φ²] = 256·E[Z^30 1_{Z>0}] / E[Z^32 1_{Z>0}] = 256/31
+    assert results["c_map_slope_at_1"]["decimal"] == mpmath.nstr(mpmath.mpf(256) / 31, 15)
+    mean, second = Fraction(prod(range(1, 16, 2)), 2), Fraction(double_factorial, 2)
+    c0 = mean * mean / second
+    assert results["c_map_at_0"]["decimal"] == mpmath.nstr(mpmath.mpf(c0.numerator) / c0.denominator, 15)

@@ -104,9 +104,42 @@ def kernel(
         from ..symbolic.kernel import derive as derive_forms
 
         closed, derivation = derive_forms(act, r, v1, v2)
-    return certify("kernel", inputs=inputs, digits=digits, extra_digits=EXTRA, describe=DESCRIPTIONS,
-                   evaluate=lambda extra: _evaluate(route, r, v1, v2, local, layers, w, b, extra),
-                   closed=closed, notes=notes, derivation=derivation)
+    def run(exact: dict[str, Fraction] | None = None) -> Computation:
+        return certify("kernel", inputs=inputs, digits=digits, extra_digits=EXTRA, describe=DESCRIPTIONS,
+                       evaluate=lambda extra: _evaluate(route, r, v1, v2, local, layers, w, b, extra),
+                       closed=closed, notes=notes, derivation=derivation, exact=exact)
+
+    try:
+        return run()
+    except PrecisionError:
+        exact = _exact_local(route, v1) if local else {}
+        if not exact:
+            raise
+        return run(exact)  # a local quantity on a rounding tie: rounded from its fraction
+
+
+def _exact_local(act: Any, q: Fraction) -> dict[str, Fraction]:
+    """The local quantities that are rational (``moments.exact``: piecewise polynomials with
+    rational coefficients, at a q with a rational square root): C(0) = E[φ]²/E[φ²],
+    C'(1) = q·E[φ'²]/E[φ²], Q'(q) = E[u·φ·φ']/q. Used where a ball cannot decide a rounding
+    tie (E[u·φ·φ'] = 1535190271700085000 for max(x,0)**16, a 5 after 15 digits)."""
+    from ..moments.exact import exact_expectations
+    from ..moments.kernel_maps import exact_sqrt
+
+    std = exact_sqrt(q)
+    if std is None:
+        return {}
+    found = exact_expectations(act, [(0, 1, 0), (0, 2, 0), (0, 0, 2), (1, 1, 1)], Fraction(0), std)
+    mean, second, slope, cross = (found.get(m) for m in ((0, 1, 0), (0, 2, 0), (0, 0, 2), (1, 1, 1)))
+    out: dict[str, Fraction] = {}
+    if second is not None and second > 0:
+        if mean is not None:
+            out["c_map_at_0"] = mean * mean / second
+        if slope is not None:
+            out["c_map_slope_at_1"] = q * slope / second
+    if cross is not None:
+        out["q_map_slope_at_1"] = cross / q
+    return out
 
 
 def certified_route(act: Any) -> Any:
