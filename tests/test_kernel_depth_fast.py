@@ -25,19 +25,19 @@ def _trajectory(name, depth, digits, fast):
 
 
 def test_fast_tail_agrees_with_every_layer(monkeypatch):
-    """swish at depth 60, 8 digits: the tail starts after a few dozen layers and every
+    """swish at depth 50, 6 digits: the tail starts after a few dozen layers and every
     layer's q and c print the same digits as the layer-by-layer balls (which contain them)."""
     calls = []
     real = kernel_maps.layer_balls
     monkeypatch.setattr(kernel_maps, "layer_balls", lambda *a, **k: calls.append(1) or real(*a, **k))
-    fast = _trajectory("swish", 60, 8, True)
+    fast = _trajectory("swish", 50, 6, True)
     used = len(calls)
-    slow = _trajectory("swish", 60, 8, False)
-    assert used < 50 and len(calls) - used == 60  # the tail did take over
+    slow = _trajectory("swish", 50, 6, False)
+    assert used < 45 and len(calls) - used == 50  # the tail did take over
     for fast_balls, slow_balls in zip(fast, slow):
         for a, b in zip(fast_balls, slow_balls):
             assert a.overlaps(b)
-            assert ball_text(a, 8) is not None and ball_text(a, 8) == ball_text(b, 8)
+            assert ball_text(a, 6) is not None and ball_text(a, 6) == ball_text(b, 6)
 
 
 def _gauss_hermite_layers(phi, depth, nodes=120):
@@ -56,12 +56,12 @@ def _gauss_hermite_layers(phi, depth, nodes=120):
 
 
 def test_deep_correlation_against_gauss_hermite():
-    """swish's correlation at depth 1000 (σ_w² = 1) against 150 layers of a double-precision
-    Gauss–Hermite trajectory (the drift after layer 150 is below 1e-40): 11 digits."""
-    result = kernel("swish", rho="0.3", depth=1000)
+    """swish's correlation at depth 300 (σ_w² = 1) against 80 layers of a double-precision
+    Gauss–Hermite trajectory (the drift after layer 80 is below 1e-20): 11 digits."""
+    result = kernel("swish", rho="0.3", depth=300)
     layers = result.value("correlation_layers")
-    assert len(layers) == 1001
-    _, c = _gauss_hermite_layers(lambda t: t / (1 + np.exp(-t)), 150)
+    assert len(layers) == 301
+    _, c = _gauss_hermite_layers(lambda t: t / (1 + np.exp(-t)), 80, nodes=100)
     assert float(layers[-1]) == pytest.approx(c, rel=1e-11, abs=0)
     assert float(layers[-1]) == pytest.approx(float(layers[200]), rel=1e-15)
 
@@ -207,7 +207,7 @@ def test_settled_box_refused_far_from_the_fixed_point():
 
 def test_exp_polynomial_kernels_in_closed_form():
     """exp(x): E[e^u·e^v] = E[e^u'·e^v'] = exp((q1 + q2)/2 + ρ·sqrt(q1·q2)) exactly (30 digits);
-    x·e^{−x/2} against nested mpmath quadrature (14 digits)."""
+    x·e^{−x/2} against 2-D Gauss–Hermite in doubles (13 digits)."""
     result = kernel("exp(x)", rho="0.5", q1="1", q2="2", digits=30)
     with mpmath.workdps(40):
         exact = mpmath.exp(mpmath.mpf(3) / 2 + mpmath.sqrt(2) / 2)
@@ -215,13 +215,12 @@ def test_exp_polynomial_kernels_in_closed_form():
             text = next(q for q in result.results if q.name == name).decimal(30)
             assert abs(mpmath.mpf(text) / exact - 1) < mpmath.mpf(10) ** -29
     value = kernel("x*exp(-x/2)", rho="0.5").value("nngp")
-    with mpmath.workdps(20):
-        f = lambda x: x * mpmath.exp(-x / 2)  # noqa: E731
-        pdf = lambda x: mpmath.exp(-x * x / 2) / mpmath.sqrt(2 * mpmath.pi)  # noqa: E731
-        s = mpmath.sqrt(mpmath.mpf(3) / 4)
-        ref = mpmath.quad(lambda x: f(x) * pdf(x) * mpmath.quad(lambda y: f(x / 2 + s * y) * pdf(y),
-                                                                [-mpmath.inf, mpmath.inf]), [-mpmath.inf, mpmath.inf])
-    assert float(value) == pytest.approx(float(ref), rel=1e-14)
+    x, w = np.polynomial.hermite_e.hermegauss(80)  # exact to rounding for this entire integrand
+    w = w / w.sum()
+    X, Y = np.meshgrid(x, x, indexing="ij")
+    f = lambda t: t * np.exp(-t / 2)  # noqa: E731
+    ref = float((np.outer(w, w) * f(X) * f(0.5 * X + np.sqrt(0.75) * Y)).sum())
+    assert float(value) == pytest.approx(ref, rel=1e-13)
 
 
 def test_settled_box_near_c_equal_1():
