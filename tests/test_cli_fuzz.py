@@ -858,3 +858,50 @@ def interruptible() -> None:
     ignoring on through exec, and Python then installs no KeyboardInterrupt handler: the signal the
     test sends would be lost and the call would end with exit 0, as a user's would not."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+# --- kernel, hermite, tat: random whitelisted expressions, random options, every output format --
+
+_UNARY = ["exp", "log", "log1p", "sqrt", "abs", "sin", "cos", "tanh", "sinh", "cosh", "erf", "erfc",
+          "sigmoid", "softplus"]
+_LEAVES = ["x", "x", "0", "1", "-1", "0.5", "1/3", "pi", "e", "-2", "1.702"]
+grammar_expressions = st.recursive(
+    st.sampled_from(_LEAVES),
+    lambda inner: st.one_of(
+        st.builds(lambda f, a: f"{f}({a})", st.sampled_from(_UNARY), inner),
+        st.builds(lambda f, a, c: f"{f}({a},{c})", st.sampled_from(["max", "min"]), inner, st.sampled_from(_LEAVES)),
+        st.builds(lambda a, p: f"({a})**{p}", inner, st.sampled_from(["2", "3", "0.5", "-1", "8", "1.5"])),
+        st.builds(lambda a, op, b: f"({a}){op}({b})", inner, st.sampled_from(["+", "-", "*", "/"]), inner),
+    ),
+    max_leaves=5,
+)
+_KHT_VALUES = {
+    "--rho": hostile_inputs.HOSTILE_NUMBERS[:12] + ["0.5", "-0.5", "1", "-1", "0.999999", "1e-30", "-1:1:0.5", "0.1,0.9",
+                                                    "1.5", "nan"],
+    "--q1": ["0.5", "2", "1e-3", "1e300", "0", "-1", "nan"], "--q2": ["1", "3", "1e-300", "0", "abc"],
+    "--q": ["0.5", "4", "1e309", "0"],
+    "--depth": ["1", "2", "5", "0", "-1", "1.5", "100001", "9" * 50],
+    "--terms": ["1", "2", "8", "30", "0", "-3", "1.5", "100000", "9" * 50],
+    "--target-slope": ["1.5", "1.1", "1", "0.5", "1.0001", "10", "1e300", "nan", "-1"],
+    "--target-c0": ["0.5", "0.1", "0", "1", "1.5", "-0.5", "nan"],
+}
+_KHT_OPTIONS = {
+    "kernel": ["--rho", "--q1", "--q2", "--q", "--depth"],
+    "hermite": ["--terms", "--rho"],
+    "tat": ["--target-slope", "--target-c0", "--depth"],
+}
+
+
+@pytest.mark.slow
+@settings(FUZZ, max_examples=15)  # many draws spend the short budget: 15 keep it near 4 s
+@given(data=st.data(), expression=st.one_of(grammar_expressions, st.sampled_from(hostile_inputs.HOSTILE_EXPRESSIONS)),
+       command=st.sampled_from(sorted(_KHT_OPTIONS)),
+       output=st.sampled_from([[], ["--json"], ["--format", "csv"], ["--digits", "5", "--json"]]))
+def test_kernel_hermite_tat_survive_random_expressions_and_options(data, expression, command, output):
+    """No traceback and no exit other than 0, 2, 3 (exit 2/3: one stderr line; JSON an error
+    object) for kernel/hermite/tat of a random whitelisted expression with random options."""
+    args = [command, expression]
+    for option in data.draw(st.lists(st.sampled_from(_KHT_OPTIONS[command]), max_size=3, unique=True)):
+        args += [option, data.draw(st.sampled_from(_KHT_VALUES[option]))]
+    with short_budget():
+        check(call(args + output))
