@@ -31,8 +31,9 @@ PHI = {
 }
 
 
-def _conditions(name: str, result, digits: int = 40) -> dict[str, mpmath.mpf]:
-    """E[φ̂], E[φ̂²], E[φ̂'²], E[Z·φ̂·φ̂'] by mpmath quadrature."""
+def _conditions(name: str, result, digits: int = 26) -> dict[str, mpmath.mpf]:
+    """E[φ̂], E[φ̂²], E[φ̂'²], E[Z·φ̂·φ̂'] by mpmath quadrature at ``digits`` (tanh-sinh on pieces
+    analytic between the kinks: its error is far below the 10⁻¹⁷ the 20-digit cases assert)."""
     phi, dphi, kinks = PHI[name]
     with mpmath.workdps(digits):
         a, b, d, g = (mpmath.mpf(result.value(k)) for k in ("input_scale", "input_shift", "output_shift",
@@ -50,11 +51,16 @@ def _conditions(name: str, result, digits: int = 40) -> dict[str, mpmath.mpf]:
 
 
 # (activation, depth, target): DKS's starting points miss these (exit 3 before); the survey finds them.
-SOLVED = [("sigmoid", 1, "3"), ("softsign", 1, "3"), ("x**3", 10, "1.5")]
+# The default run keeps one case per kind (a survey with a kink, a monomial, a target near 1, a
+# deep network); the others are marked ``reference`` (``python -m pytest -n 2 -m reference``; also
+# ``slow``, as ``-m "not slow"`` replaces the default ``-m``).
+REFERENCE = (pytest.mark.reference, pytest.mark.slow)
+SOLVED = [pytest.param("sigmoid", 1, "3", marks=REFERENCE), ("softsign", 1, "3"), ("x**3", 10, "1.5")]
 # Near 1 and deep networks (DKS's starting points: a check that they stay right).
 # (A target near 1 takes guard digits: Var φ(X) cancels and Q'(1) hardly depends on the shift.)
-EDGES = [("tanh", 1, "1.0001"), ("softplus", 10000, "1.5"), ("tanh", 1000, "1.5"),
-         ("tanh", 1, "1.0000000000001"), ("softplus", 10000, "1.0000001")]
+EDGES = [pytest.param("tanh", 1, "1.0001", marks=REFERENCE), ("softplus", 10000, "1.5"),
+         pytest.param("tanh", 1000, "1.5", marks=REFERENCE), ("tanh", 1, "1.0000000000001"),
+         pytest.param("softplus", 10000, "1.0000001", marks=REFERENCE)]
 
 
 @pytest.mark.parametrize("name, depth, target", SOLVED + EDGES)
