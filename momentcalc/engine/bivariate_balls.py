@@ -405,12 +405,32 @@ NODE_COST = 0.4
 
 
 def _lattice_plan(strip: Strip, a: arb, b_up: arb, c: arb, h: arb, nodes: int, goal: arb):  # noqa: ANN202
-    """(its cost in evaluations of g, the lattice rule's ψ_i(a·h·j) as a thunk), None if out of reach."""
+    """(its cost in evaluations of g, the lattice rule's ψ_i(a·h·j) as a thunk), None if out of
+    reach. For an entire g (``Strip.wider``) the width whose rule costs least: the inner step
+    grows with α = width/b while the strip bound grows like e^{γ·width²}, so at a thousand
+    digits a width of several units takes a step many times wider than width 1."""
+    best = _lattice_plan_at(strip, a, b_up, c, h, nodes, goal)
+    if strip.wider is not None:
+        for width in WIDER:
+            if not width > strip.width:
+                continue
+            found = _lattice_plan_at(strip.wider(arb(width)), a, b_up, c, h, nodes, goal)
+            if found is not None and (best is None or found[0] < best[0]):
+                best = found
+    return best
+
+
+def _lattice_plan_at(strip: Strip, a: arb, b_up: arb, c: arb, h: arb, nodes: int, goal: arb):  # noqa: ANN202
+    """``_lattice_plan`` at the strip's own width, α = min(width/b, max(A_MAX, sqrt(2Λ₀))), Λ₀ =
+    ln(8M₀/goal) (M₀ the strip bound without the factor e^{α²/2}: the α that allows the widest
+    step, as in ``_node_plan``)."""
     width = strip.width
-    alpha = arb(min(float((width / b_up).lower()) * (1 - 2.0**-20), A_MAX))
+    m_max = _up(a * h * (nodes + 1))
+    base = _sup([strip_integral_bound(p, arb(0), m_max, b_up, width) for p in strip.bounds])
+    cap = max(A_MAX, math.sqrt(2 * float((8 * base / goal + 1).log().upper())))
+    alpha = arb(min(float((width / b_up).lower()) * (1 - 2.0**-20), cap))
     if not alpha > 0:
         return None
-    m_max = _up(a * h * (nodes + 1))
     strip_bounds = [strip_integral_bound(p, alpha, m_max, b_up, width) for p in strip.bounds]
     largest = _sup(strip_bounds)
     logs = float((8 * largest / goal + 1).log().upper())
