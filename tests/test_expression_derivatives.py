@@ -46,3 +46,36 @@ def test_second_derivative_of_x_times_f(name: str) -> None:
                     assert error < arb("1e-28") * (1 + abs(arb(mpmath.nstr(want, 20)))), (text, point)
             finally:
                 ctx.prec = old
+
+
+@pytest.mark.parametrize("text", ["log(1+exp(x))", "log(exp(2*x)+1)", "log1p(exp(x/3))", "x*tanh(log(1+exp(x)))",
+                                  "log(2+exp(x))"])
+def test_softplus_written_out_differentiates_to_sigmoid(text):
+    """log(1 + e^v)' = σ(v)·v' (bounded: e^v/(1 + e^v) had the growth bound e^|x|, so kernel of
+    such an expression exited 3): φ' and φ'' against mpmath.diff, φ' as a sigmoid where it applies."""
+    phi = parse(text)
+    first = derivative(phi)
+    second = derivative(first)
+    f0, f1, f2 = (compile_mpmath(n) for n in (phi, first, second))
+    if text.startswith("log(1+") or text.startswith("log(exp") or text.startswith("log1p"):
+        assert first.kind != "div" and "sigmoid" in str(first), first
+    with mp.workdps(40):
+        for point in _POINTS + ("7.5", "-9"):
+            x = mpmath.mpf(point)
+            for got, order in ((f1(x), 1), (f2(x), 2)):
+                want = mpmath.diff(f0, x, order)
+                assert abs(got - want) < mpmath.mpf(10) ** -30 * (1 + abs(want)), (text, point, order)
+
+
+def test_kernel_of_scaled_mish_written_out(cli):
+    """2·x·tanh(log(1 + e^x)) is 2·mish (no catalog twin: its own route): nngp and ntk_derivative
+    4 times mish's, the normalized maps mish's, at 30 digits."""
+    ours = cli("kernel", "2*x*tanh(log(1+exp(x)))", "--rho", "0.5", "--digits", "30", "--json")
+    mish = cli("kernel", "mish", "--rho", "0.5", "--digits", "30", "--json")
+    assert ours.code == mish.code == 0, ours.stderr
+    a, b = ours.json()["results"], mish.json()["results"]
+    with mp.workdps(40):
+        for name, factor in (("nngp", 4), ("ntk_derivative", 4), ("q_map_slope_at_1", 4), ("correlation_out", 1),
+                             ("c_map_at_0", 1), ("c_map_slope_at_1", 1), ("c_map_curvature_at_1", 1)):
+            want = factor * mpmath.mpf(b[name]["decimal"])
+            assert abs(mpmath.mpf(a[name]["decimal"]) - want) <= mpmath.mpf(10) ** -28 * abs(want), name

@@ -68,6 +68,19 @@ def _call(name: str, *args: Node) -> Node:
     return Node("call", args, name)
 
 
+def _softplus_argument(node: Node) -> Node | None:
+    """v when the node is log(1 + exp(v)), log(exp(v) + 1) or log1p(exp(v)) (softplus(v)), else None."""
+    u = node.args[0]
+    if node.value == "log1p":
+        return u.args[0] if u.kind == "call" and u.value == "exp" else None
+    if node.value != "log" or u.kind != "add":
+        return None
+    for one, e in (u.args, u.args[::-1]):
+        if one == ONE and e.kind == "call" and e.value == "exp":
+            return e.args[0]
+    return None
+
+
 def derivative(node: Node) -> Node:
     """d/dx of the tree, by the usual rules (max/min/abs through step and sign)."""
     kind = node.kind
@@ -101,6 +114,9 @@ def derivative(node: Node) -> Node:
     if du == ZERO:
         return ZERO
     name = node.value
+    softplus_of = _softplus_argument(node)
+    if softplus_of is not None:  # log(1 + e^v)' = σ(v)·v': bounded, where e^v/(1 + e^v) has no rule
+        return _chain(_call("sigmoid", softplus_of), derivative(softplus_of))
     outer = {
         "exp": lambda: node,
         "log": lambda: _div(ONE, u),
