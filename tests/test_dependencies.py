@@ -256,6 +256,8 @@ LOCAL_IMPORTS = {
     "computations/init.py -> .moments.monomials": "--activation only",
     "computations/init.py -> .symbolic.init": "--derive only (sympy)",
     "computations/kernel.py -> .catalog.expression_twins": "an activation given as a formula only (its catalog twin)",
+    "computations/kernel.py -> .catalog.expressions": "an activation given as a formula only (its domain)",
+    "computations/kernel.py -> mpmath": "an activation given as a formula only (its domain)",
     "computations/kernel.py -> .moments.exact": "a local quantity on a rounding tie only",
     "computations/kernel.py -> .engine.gaussian_balls": "importing momentcalc.kernel stays light (first call)",
     "computations/kernel.py -> .moments.kernel_maps": "not loaded by tat, which imports kernel.EXTRA",

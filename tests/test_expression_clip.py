@@ -78,3 +78,13 @@ def test_kernel_local_quantity_on_a_rounding_tie(cli):
     mean, second = Fraction(prod(range(1, 16, 2)), 2), Fraction(double_factorial, 2)
     c0 = mean * mean / second
     assert results["c_map_at_0"]["decimal"] == mpmath.nstr(mpmath.mpf(c0.numerator) / c0.denominator, 15)
+
+
+@pytest.mark.parametrize("args", [["kernel", "(-x)**1.5", "--rho", "0.5"], ["kernel", "log(x)", "--q1", "2", "--q2", "3"],
+                                  ["hermite", "x**1.5"], ["tat", "sqrt(x)", "--target-slope", "1.5"]])
+def test_an_expression_undefined_on_half_the_line_is_bad_input(cli, args):
+    """As in activation-moment: exit 2 naming the activation and a point where it has no real
+    value (kernel '(-x)**1.5' spent the whole CPU budget and exited 3)."""
+    out = cli(*args)
+    assert out.code == 2, out.stderr
+    assert "not defined at x =" in out.stderr and out.stdout == ""

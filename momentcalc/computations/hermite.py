@@ -20,7 +20,7 @@ from ..catalog import resolve
 from ..defaults import HERMITE as DEFAULTS
 from ..engine.numbers import as_number, to_text
 from ..tier import Computation, InputError, arb_precision, certify, check_digits, whole
-from .kernel import EXTRA, certified_route
+from .kernel import EXTRA, certified_route, check_defined_on_the_line
 
 COMMANDS = {"hermite": "hermite"}
 
@@ -55,6 +55,7 @@ def hermite(
     if not isinstance(activation, str):
         raise InputError(param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
     act = resolve(activation.strip(), params)
+    check_defined_on_the_line(act, Fraction(1))
     route = certified_route(act)
     count = int(whole(terms, "terms", 1))
     if count > MAX_TERMS:

@@ -96,6 +96,7 @@ def kernel(
     inputs.update(dict(act.values))
     if layers is not None:
         inputs.update(depth=Fraction(layers), sigma_w2=w, sigma_b2=b)
+    check_defined_on_the_line(act, v1, v2)
     local = not split
     notes = [f"phi(x) = {act.formula}"] if act.expression else []
     closed: dict[str, tuple[str, str]] = {}
@@ -140,6 +141,21 @@ def _exact_local(act: Any, q: Fraction) -> dict[str, Fraction]:
     if cross is not None:
         out["q_map_slope_at_1"] = cross / q
     return out
+
+
+def check_defined_on_the_line(act: Any, *variances: Fraction) -> None:
+    """An expression undefined on a set of positive probability (``(-x)**1.5``, ``log(x)``) is
+    bad input (InputError, exit 2) before any integral, as in ``activation-moment``: φ scanned
+    across ±6 standard deviations of each variance (catalog.expression_domain.check_defined)."""
+    if not act.expression:
+        return
+    import mpmath
+
+    from ..catalog.expressions import check_defined
+
+    with mpmath.workdps(20):
+        for q in variances:
+            check_defined(lambda x: act.fn(x, {}), mpmath.mpf(0), mpmath.sqrt(mpmath.mpf(q.numerator) / q.denominator))
 
 
 def certified_route(act: Any) -> Any:

@@ -25,7 +25,7 @@ from typing import Any
 from ..catalog import resolve
 from ..engine.numbers import as_number, to_text
 from ..tier import Computation, InputError, PrecisionError, arb_precision, check_digits, prove, quantities, whole
-from .kernel import EXTRA, certified_route
+from .kernel import EXTRA, certified_route, check_defined_on_the_line
 
 COMMANDS = {"tat": "tat"}
 
@@ -61,6 +61,7 @@ def tat(
     if not isinstance(activation, str):
         raise InputError(param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
     act = resolve(activation.strip(), params)
+    check_defined_on_the_line(act, Fraction(1))
     route = certified_route(act)
     layers = int(whole(depth, "depth", 1))
     if layers > MAX_DEPTH:
