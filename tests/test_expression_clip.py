@@ -88,3 +88,11 @@ def test_an_expression_undefined_on_half_the_line_is_bad_input(cli, args):
     out = cli(*args)
     assert out.code == 2, out.stderr
     assert "not defined at x =" in out.stderr and out.stdout == ""
+
+
+def test_a_kink_no_ball_places_is_exit_3_not_a_traceback(cli):
+    """abs(x/x)*x: the kink argument x/x has no sign change a ball can place (NotCertified from
+    the curvature's branches escaped as a traceback, found by the kernel/hermite/tat fuzz)."""
+    out = cli("kernel", "abs(x/x)*x", "--rho", "0", "--format", "csv")
+    assert out.code == 3 and out.stdout == "", out.stderr
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr

@@ -20,7 +20,7 @@ from ..catalog import resolve
 from ..defaults import HERMITE as DEFAULTS
 from ..engine.numbers import as_number, to_text
 from ..tier import Computation, InputError, arb_precision, certify, check_digits, whole
-from .kernel import EXTRA, certified_route, check_defined_on_the_line
+from .kernel import EXTRA, certified_route, check_defined_on_the_line, not_certified_is_exit_3
 
 COMMANDS = {"hermite": "hermite"}
 
@@ -75,6 +75,7 @@ def hermite(
                    extra_digits=EXTRA, describe=DESCRIPTIONS, notes=notes)
 
 
+@not_certified_is_exit_3
 def _evaluate(act: Any, count: int, rho: Any, digits: int) -> dict[str, Any]:
     from flint import arb
 

@@ -16,6 +16,7 @@ every layer in balls (``moments.kernel_maps``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -170,6 +171,24 @@ def certified_route(act: Any) -> Any:
     return twin_route(act)
 
 
+def not_certified_is_exit_3(evaluate: Any) -> Any:
+    """``evaluate`` with the engine's NotCertified (a kink whose place or a sign that no ball
+    decides: abs(x/x)*x) raised as PrecisionError naming the activation (exit 3, one line),
+    not a traceback."""
+    @functools.wraps(evaluate)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        from ..engine.gaussian_balls import NotCertified
+
+        try:
+            return evaluate(*args, **kwargs)
+        except NotCertified as error:
+            raise PrecisionError(f"{{activation}}: {error}; no unproven digits are printed",
+                                 param="activation") from None
+
+    return guarded
+
+
+@not_certified_is_exit_3
 def _evaluate(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, layers: int | None,
               w: Fraction, b: Fraction, digits: int) -> dict[str, Any]:
     from ..engine.gaussian_balls import BITS_PER_DIGIT

@@ -25,7 +25,7 @@ from typing import Any
 from ..catalog import resolve
 from ..engine.numbers import as_number, to_text
 from ..tier import Computation, InputError, PrecisionError, arb_precision, check_digits, prove, quantities, whole
-from .kernel import EXTRA, certified_route, check_defined_on_the_line
+from .kernel import EXTRA, certified_route, check_defined_on_the_line, not_certified_is_exit_3
 
 COMMANDS = {"tat": "tat"}
 
@@ -121,6 +121,7 @@ def _leaky(eta: Fraction, depth: int, digits: int) -> dict[str, Any]:
         return {"negative_slope": alpha, "output_scale": (2 / (1 + alpha * alpha)).sqrt()}
 
 
+@not_certified_is_exit_3
 def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
     from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
     from ..moments.dks import homogeneous, linear, locate, near_one, prove as prove_transform
