@@ -56,6 +56,8 @@ def test_gelu_300_digits_against_the_smoothing_closed_form() -> None:
     assert len(result["nngp"].decimal(300).lstrip("-0.")) >= 299
 
 
+@pytest.mark.slow
+@pytest.mark.reference
 def test_gelu_1000_digit_balls_against_the_smoothing_closed_form() -> None:
     """The 1000-digit balls (a wide strip for the entire gelu: about 7x fewer lattice points
     than width 1) are narrow enough and hold the quadrature's value."""

@@ -156,7 +156,8 @@ def test_values_approach_rho_one_continuously(name):
 
 
 @pytest.mark.parametrize("args", [("sigmoid", "--rho", "0.3", "--depth", "10"),
-                                  ("softplus", "--rho", "0.3", "--depth", "30", "--sigma-w2", "1.5", "--sigma-b2", "0.05")])
+                                  pytest.param(("softplus", "--rho", "0.3", "--depth", "30", "--sigma-w2", "1.5",
+                                                "--sigma-b2", "0.05"), marks=REFERENCE)])
 def test_deep_ordered_phase_reaches_one(args):
     """In the ordered phase the layers' correlation goes to 1: every layer is certified, the
     correlations rise towards the fixed point c* = 1, and the first layer is the single-point

@@ -168,6 +168,7 @@ def test_abs_and_max_against_their_closed_kernels():
 
 
 @pytest.mark.slow
+@pytest.mark.reference
 def test_softsign_meanfield_chaotic_c_star_against_mehler_series():
     """meanfield softsign --sigma-w2 4 --sigma-b2 0.05 (chaotic): q* by mpmath's quadrature
     and root finder at 40 digits, then c* from Mehler's series of φ(√q*·x) (``hermite``'s

@@ -198,6 +198,7 @@ def _reference_c(name: str, w: str, b: str, q0: str, c0: str, depth: int) -> tup
 
 
 @pytest.mark.slow
+@pytest.mark.reference
 def test_bivariate_correlations_every_digit_against_quadrature():
     """tanh's c_layers (no closed-form kernel: the certified bivariate route across each
     layer's balls) at --digits 15 and 30 against the 42-digit mpmath quadrature, two layers
