@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
+import math
 from typing import Any
 import mpmath
 from mpmath import mp
@@ -67,6 +68,20 @@ def abs_normal_moments(n: int) -> list[Any]:
     for j in range(2, n + 1):
         moments.append((j - 1) * moments[j - 2])
     return moments[: n + 1]
+
+
+def bits_short(balls: Any, wanted: float) -> float:
+    """How many bits the widest of ``balls`` falls short of a relative width 2^−``wanted`` (≤ 0:
+    none does; a ball around 0 that is not exactly 0 falls short by ``wanted``)."""
+    short = 0.0
+    for ball in balls:
+        if ball.rad() == 0:
+            continue
+        if ball.mid() == 0 or not abs(ball.mid()) > 0:
+            short = max(short, wanted)
+            continue
+        short = max(short, float((ball.rad() / abs(ball.mid())).log()) / math.log(2) + wanted)
+    return short
 
 
 def start_bits(digits: int) -> int:

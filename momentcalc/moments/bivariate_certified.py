@@ -42,6 +42,7 @@ import mpmath
 
 from ..catalog import Activation
 from ..engine.gaussian_balls import BITS_PER_DIGIT, ExpTerm, Term, as_arb, exp_poly_expectation, exp_poly_product
+from ..engine.balls import bits_short
 from ..engine.bivariate_balls import Strip, bivariate_balls
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS, STRIP_FUNCTIONS
 from .bivariate_conditional import conditional_cross, preferred
@@ -328,15 +329,7 @@ def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
                                     smoothing=smoothing, q2=None if q2 is None else as_arb(q2), mirror=mirror)
         if balls is None:
             return None
-        short = 0.0
-        for ball in balls:
-            if ball.rad() == 0:
-                continue
-            if ball.mid() == 0 or not abs(ball.mid()) > 0:
-                short = max(short, wanted)
-                continue
-            ratio = float((ball.rad() / abs(ball.mid())).log()) / math.log(2)
-            short = max(short, ratio + wanted)
+        short = bits_short(balls, wanted)
         if short <= 0:
             return balls
         loss += short + 8

@@ -50,7 +50,7 @@ from flint import acb, arb, ctx
 from ..catalog import Activation
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
 from ..catalog.expression_pieces import exp_poly_pieces
-from ..engine.balls import abs_normal_moments
+from ..engine.balls import abs_normal_moments, bits_short
 from ..engine.gaussian_balls import BITS_PER_DIGIT, Term, as_arb, exact_key, tail_bound
 
 # Goals lowered (a value far below the integrand's size) at most this often.
@@ -229,6 +229,20 @@ def _evaluate(branch: Sequence[tuple[acb, int, acb]], x: acb) -> acb:
     return total
 
 
+def _reach(poly: Sequence[arb], sigma1: arb, kappa: arb, s: arb, goal: arb) -> tuple[arb, arb] | None:
+    """(a bound ≤ goal/4 of the integral beyond |x| = X, X): X a dyadic σ1·L with L the first
+    of 0.8·sqrt(−2 ln goal)·1.05^k whose tail of ``_tail_terms`` is that small; None past L = 400."""
+    terms = _tail_terms(poly, sigma1, kappa, s)
+    L = max(1.0, math.sqrt(max(0.0, -2 * float(goal.log().upper()))) * 0.8)
+    while True:
+        tail = tail_bound(terms, arb(L), arb(0), arb(1))
+        if tail is not None and tail <= goal / 4:
+            return tail, _dyadic_above(sigma1 * L)
+        L *= 1.05
+        if L > 400:
+            return None
+
+
 def _tail_terms(poly: Sequence[arb], sigma1: arb, kappa: arb, s: arb) -> list[Term]:
     """R(|t|) ≥ |g(σ1·t)·ψ(σ1·t)| as Terms in |t|: P(σ1|t|)·E[P(|κ|σ1|t| + s|V|)]."""
     mu = abs_normal_moments(len(poly) + 1)
@@ -262,16 +276,10 @@ def _integral(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb
     s = (q2 * one_minus_square).sqrt()
     if not s > 0:
         return None
-    terms = _tail_terms(poly, sigma1, kappa, s)
-    L = max(1.0, math.sqrt(max(0.0, -2 * float(goal.log().upper()))) * 0.8)
-    while True:
-        bound = tail_bound(terms, arb(L), arb(0), arb(1))
-        if bound is not None and bound <= goal / 4:
-            break
-        L *= 1.05
-        if L > 400:
-            return None
-    X = _dyadic_above(sigma1 * L)
+    reach = _reach(poly, sigma1, kappa, s, goal)
+    if reach is None:
+        return None
+    bound, X = reach
     smoothing = _Smoothing(kinks, parts, s)
     branches = [_branch(terms_) for terms_ in parts]
     # the cuts: g's kinks, and where the conditional mean κx meets them (ψ's near-kinks)
@@ -372,16 +380,10 @@ def _split(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb, r
     s = (q2 * one_minus_square).sqrt()
     if not (s > 0 and (kappa > 0 or kappa < 0)):
         return None
-    terms = _tail_terms(poly, sigma1, kappa, s)
-    L = max(1.0, math.sqrt(max(0.0, -2 * float(goal.log().upper()))) * 0.8)
-    while True:
-        tail = tail_bound(terms, arb(L), arb(0), arb(1))
-        if tail is not None and tail <= goal / 4:
-            break
-        L *= 1.05
-        if L > 400:
-            return None
-    X = _dyadic_above(sigma1 * L)
+    reach = _reach(poly, sigma1, kappa, s, goal)
+    if reach is None:
+        return None
+    tail, X = reach
     smoothing = _Smoothing(kinks, parts, s)
     branches = [_branch(terms_) for terms_ in parts]
     kappa_c, s_c = acb(kappa), acb(s)
@@ -634,15 +636,7 @@ def _conditional_cross(act: Activation, polys: Sequence[Sequence[arb]], q1: arb 
                 if found is None:
                     return None
                 balls.append(found)
-        short = 0.0
-        for ball in balls:
-            if ball.rad() == 0:
-                continue
-            if ball.mid() == 0 or not abs(ball.mid()) > 0:
-                short = max(short, wanted)
-                continue
-            ratio = float((ball.rad() / abs(ball.mid())).log()) / math.log(2)
-            short = max(short, ratio + wanted)
+        short = bits_short(balls, wanted)
         if short <= 0:
             return balls
         loss += short + 8
