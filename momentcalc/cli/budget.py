@@ -4,9 +4,11 @@ Extreme inputs (``--mean 1e309``, ``--input-std 1e-320``) can need more working 
 any machine gives in reasonable time. The command line runs each computation in a child
 process (``cli.child``) whose CPU time the operating system limits to the call's budget:
 
-- one computation: ``default_seconds(digits, derive)`` — BASE_SECONDS up to EXTRA_FROM_DIGITS
+- one computation: ``default_seconds(digits, derive, layers)`` — BASE_SECONDS up to EXTRA_FROM_DIGITS
   digits, growing with the square of ``--digits`` to about 44 s at 1000 (their quadratures
-  legitimately take seconds), DERIVE_SECONDS more with ``--derive`` (sympy);
+  legitimately take seconds), DERIVE_SECONDS more with ``--derive`` (sympy), and LAYER_SECONDS
+  per layer of a ``--depth`` trajectory up to MAX_LAYERS_SECONDS (a layer is one proven
+  bivariate integral where no fixed-point box covers the rest: elu at --depth 1000 takes ~18 s);
 - a sweep: at least SWEEP_SECONDS for all its points together (and the writing of its output).
 
 ``--budget SECONDS`` (or ``MOMENTCALC_BUDGET``) replaces that default for one call. A sweep is
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable, Mapping
 
 from ..errors import InputError
 
@@ -30,6 +33,9 @@ BASE_SECONDS = 4.0
 THOUSAND_DIGITS_SECONDS = 40.0
 EXTRA_FROM_DIGITS = 250
 DERIVE_SECONDS = 20.0
+# What each layer of --depth adds to one computation's default, and at most.
+LAYER_SECONDS = 0.02
+MAX_LAYERS_SECONDS = 30.0
 # A sweep's default budget, for all its points.
 SWEEP_SECONDS = 12.0
 # The work model: a point at up to 15 digits is counted as POINT_SECONDS of CPU (the cheap
@@ -41,10 +47,23 @@ MAX_BUDGET = 1_000_000.0
 ENVIRONMENT = "MOMENTCALC_BUDGET"
 
 
-def default_seconds(digits: int, derive: bool) -> float:
-    """CPU seconds one computation at ``digits`` may take by default."""
+def default_seconds(digits: int, derive: bool, layers: int = 0) -> float:
+    """CPU seconds one computation at ``digits`` (of a trajectory of ``layers`` layers) may take
+    by default."""
     extra = THOUSAND_DIGITS_SECONDS * (digits / 1000) ** 2 if digits > EXTRA_FROM_DIGITS else 0.0
-    return BASE_SECONDS + extra + (DERIVE_SECONDS if derive else 0.0)
+    deep = min(MAX_LAYERS_SECONDS, LAYER_SECONDS * max(0, layers))
+    return BASE_SECONDS + extra + deep + (DERIVE_SECONDS if derive else 0.0)
+
+
+def layers_of(points: Iterable[Mapping[str, object]]) -> int:
+    """The largest ``depth`` among a call's points that reads as a whole number (0 for none: a
+    value the command will refuse adds nothing)."""
+    deepest = 0
+    for point in points:
+        text = str(point.get("depth", "")).strip()
+        if text.isascii() and text.isdigit() and len(text) <= 6:
+            deepest = max(deepest, int(text))
+    return deepest
 
 
 def point_seconds(digits: int) -> float:
@@ -77,12 +96,12 @@ def parse_budget(text: str | None) -> float | None:
     return value
 
 
-def call_seconds(digits: int, derive: bool, points: int, chosen: float | None) -> float:
+def call_seconds(digits: int, derive: bool, points: int, chosen: float | None, layers: int = 0) -> float:
     """The CPU budget of the whole call: ``chosen`` (--budget), else the default for one
-    computation or for a sweep of ``points`` points."""
+    computation (of ``layers`` layers) or for a sweep of ``points`` points."""
     if chosen is not None:
         return chosen
-    single = default_seconds(digits, derive)
+    single = default_seconds(digits, derive, layers)
     return single if points <= 1 else max(single, SWEEP_SECONDS)
 
 

@@ -146,7 +146,7 @@ Budget = Annotated[
     typer.Option(
         "--budget", metavar="SECONDS",
         help="CPU seconds this call may compute for (also MOMENTCALC_BUDGET); lifts or lowers the default limits "
-             "on CPU time (4 s, more at high --digits and with --derive, 12 s for a sweep) and on sweep size.",
+             "on CPU time (4 s, more at high --digits, with --derive and with --depth, 12 s for a sweep) and on sweep size.",
     ),
 ]
 Jobs = Annotated[

@@ -177,7 +177,7 @@ def execute(
     deterministic: a sweep too large for the budget is refused before anything is computed);
     the computation and the writing of its output then run in a child process under the
     operating system's limits when ``child.ENABLED`` (the console script), else right here."""
-    from .budget import call_seconds, check_sweep, parse_budget
+    from .budget import call_seconds, check_sweep, layers_of, parse_budget
 
     form = output_format(fmt, json_flag)
     if get and form not in ("table", "text"):
@@ -210,7 +210,7 @@ def execute(
             f"a table of {len(points)} rows at {{digits}} {n} is too large to lay out (rows times digits at most "
             f"{MAX_TABLE_DIGITS}): use {{format}} csv or json, or fewer digits", params=(*swept, "format", "digits")
         )
-    seconds = call_seconds(work, derive, len(points), chosen)
+    seconds = call_seconds(work, derive, len(points), chosen, layers_of(points) if "depth" in options else 0)
     check_sweep(len(points), work, derive, seconds, swept, chosen is not None)
     from . import memory
 
