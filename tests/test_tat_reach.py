@@ -236,7 +236,7 @@ def test_clipped_floor_proof_can_fail():
 def test_clipped_target_below_the_floor_is_exit_2(argv, layer):
     run = invoke("tat", *argv)
     assert run.code == 2 and run.stdout == "" and run.stderr.count("\n") == 1
-    assert f"(clipped linear): above 1.46 wherever Q'(1) = 1 (proven;" in run.stderr
+    assert "(clipped linear): above 1.46 wherever Q'(1) = 1 (proven;" in run.stderr
     assert f"got a per-layer {layer}" in run.stderr and "--target-slope above 1.46^" in run.stderr
 
 

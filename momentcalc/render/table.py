@@ -38,19 +38,6 @@ class _Console(Console):
         raise BrokenPipeError
 
 
-def _checks_table(checks: tuple[Check, ...], with_row: bool = False) -> Table:
-    table = Table(title="checks", title_justify="left", title_style="")
-    if with_row:
-        table.add_column("row", justify="right")
-    for column in ("name", "expected", "found", "tolerance", "ok"):
-        table.add_column(column, overflow="fold")
-    for index, check in enumerate(checks):
-        cells = [*map(_markup_safe, (check.name, check.expected, check.found, f"±{check.tolerance}")),
-                 "[green]ok[/]" if check.ok else "[red]MISMATCH[/]"]
-        table.add_row(*([str(index)] if with_row else []), *cells)
-    return table
-
-
 # A table with n columns (heavy head box, one space of padding each side) spends 3n + 1
 # characters on borders and padding.
 def _overhead(columns: int) -> int:

@@ -110,7 +110,6 @@ def _level(phi, h: float, first: int, stride: int) -> tuple[list[list[float]], l
             he1, he2, he4 = t * weight, (t2 - 1) * weight, (t2 * t2 - 6 * t2 + 3) * weight
             bound = (t2 * t2 + 6 * t2 + 3) * weight
             f = phi(t)
-            size = abs(f)
             power = 1.0
             count += 1
             for b in range(TOP_POWER):

@@ -32,6 +32,7 @@ kernel on balls (``layers`` proves q_layers, and c_layers where it can).
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 from mpmath import mp
