@@ -253,6 +253,27 @@ def test_max_x_0_is_relus_kernel(rho):
             assert abs(a - b) < arb(10) ** -30 * abs(b)
 
 
+@pytest.mark.parametrize("n, rho", [(16, "0.5"), (16, "-0.3"), (24, "0.9")])
+def test_powers_of_relu_are_cho_and_sauls_arc_cosine_kernels(n, rho):
+    """E[max(u,0)^n·max(v,0)^n] = J_n(θ)/(2π), θ = arccos ρ (Cho & Saul, 2009, "Kernel methods for
+    deep learning"), with J_n = (−1)^n sin^{2n+1}θ·(1/sinθ·∂/∂θ)^n((π − θ)/sinθ) = (1 − c²)^{n+1/2}·
+    ∂_c^n[(π − arccos c)/√(1 − c²)] at c = ρ (mpmath's numerical derivative at 60 digits), and
+    E[φ'(u)φ'(v)] = n²·J_{n−1}(θ)/(2π): every printed digit at --digits 30 (powers above 8 were
+    not expanded into pieces before: max(x,0)**16 exited 3 on a rounding tie)."""
+    with mpmath.workdps(60):
+        c = mpmath.mpf(rho)
+
+        def arc_cosine(k):
+            g = lambda t: (mpmath.pi - mpmath.acos(t)) / mpmath.sqrt(1 - t * t)  # noqa: E731
+            return (1 - c * c) ** (k + mpmath.mpf(1) / 2) * mpmath.diff(g, c, k) / (2 * mpmath.pi)
+
+        want = {"nngp": arc_cosine(n), "ntk_derivative": n * n * arc_cosine(n - 1)}
+        found = kernel(f"max(x,0)**{n}", rho=rho, digits=30)
+        for name, value in want.items():
+            unit = mpmath.mpf(10) ** (mpmath.floor(mpmath.log10(abs(value))) - 29)  # of the 30th digit
+            assert abs(mpmath.mpf(found[name].decimal(30)) - value) <= unit / 2, name
+
+
 @pytest.mark.parametrize("text", ["abs(x)", "max(x,0)", "min(x,1)", "x*abs(x)", "max(x,0)**2 - 3*abs(x-1/4)",
                                   "exp(x/2)*min(x,0)", "abs(-2*x+1)/4", "max(1-x,2)", "x", "min(max(x,-1),1)",
                                   "abs(abs(x)-1)", "max(abs(x),1/2)*x", "abs(x-1/3)"])
@@ -273,7 +294,7 @@ def test_expression_pieces_agree_with_the_expression(text):
 
 
 @pytest.mark.parametrize("text", ["tanh(x)", "exp(x+1)*max(x,0)", "abs(x)**3.5", "abs(x*x-1)",
-                                  "max(x,0)**20", "pi*abs(x)"])
+                                  "max(x,0)**65", "((1+x)**33)**2", "(x+1/3)**64*(1+x)", "pi*abs(x)"])
 def test_expressions_that_are_not_exp_polynomials(text):
     assert exp_poly_pieces(resolve(text).tree) is None
 

@@ -9,7 +9,9 @@ min(a, b)); each argument must be affine between the kinks of the arguments insi
 is a ball to the integrators, which cut at its midpoint and bound the sliver in between). On
 each interval the sign of every argument is fixed (read exactly at a rational point inside
 it) and the branch tree is expanded: numbers, x, +, −, ×, division by a nonzero number,
-whole powers up to ``MAX_POWER``, and exp of c·x.
+whole powers up to ``MAX_POWER``, and exp of c·x, as long as the expansion stays within
+``MAX_DEGREE`` in x and ``MAX_TERMS`` terms (relu's powers max(x, 0)**n, whose kernels are
+Cho & Saul's arc-cosine kernels J_n, are exact up to n = 64; ((1 + x)**64)**64 is not expanded).
 Anything else (another function, π or e, a kink argument that is not affine) gives None.
 """
 
@@ -22,8 +24,12 @@ from .expression_calculus import derivative
 from .expression_tree import Node
 from ..engine.gaussian_balls import ExpTerm
 
-# Whole powers expanded up to this exponent (a higher one: None).
-MAX_POWER = 8
+# Whole powers expanded up to this exponent (a higher one: None), and the largest expansion
+# kept: the degree in x and the number of terms (beyond either: None, the other routes). The
+# integrands of the exact routes have twice the degree (``moments.exact.MAX_EXACT_DEGREE``).
+MAX_POWER = 64
+MAX_DEGREE = 64
+MAX_TERMS = 512
 
 # {(power of x, rate λ): coefficient}
 Poly = dict[tuple[int, Fraction], Fraction]
@@ -33,16 +39,25 @@ def _constant(value: Fraction) -> Poly:
     return {(0, Fraction(0)): Fraction(value)} if value != 0 else {}
 
 
-def _add(a: Poly, b: Poly, sign: int = 1) -> Poly:
+def _add(a: Poly, b: Poly, sign: int = 1) -> Poly | None:
     out = dict(a)
     for key, c in b.items():
         out[key] = out.get(key, Fraction(0)) + sign * c
         if out[key] == 0:
             del out[key]
-    return out
+    return _capped(out)
 
 
-def _mul(a: Poly, b: Poly) -> Poly:
+def _capped(p: Poly | None) -> Poly | None:
+    """``p``, or None when it is beyond ``MAX_DEGREE`` or ``MAX_TERMS``."""
+    if p is None or len(p) > MAX_TERMS or any(j > MAX_DEGREE for j, _ in p):
+        return None
+    return p
+
+
+def _mul(a: Poly, b: Poly) -> Poly | None:
+    if max((j for j, _ in a), default=0) + max((j for j, _ in b), default=0) > MAX_DEGREE:
+        return None
     out: Poly = {}
     for (j, r), c in a.items():
         for (k, s), d in b.items():
@@ -50,7 +65,7 @@ def _mul(a: Poly, b: Poly) -> Poly:
             out[key] = out.get(key, Fraction(0)) + c * d
             if out[key] == 0:
                 del out[key]
-    return out
+    return _capped(out)
 
 
 def _as_number(p: Poly) -> Fraction | None:
@@ -91,9 +106,11 @@ def expand(node: Node, signs: dict[Node, int]) -> Poly | None:
         n = _as_number(b)  # type: ignore[arg-type]
         if n is None or n.denominator != 1 or not 0 <= n <= MAX_POWER:
             return None
-        out = _constant(Fraction(1))
+        out: Poly | None = _constant(Fraction(1))
         for _ in range(int(n)):
             out = _mul(out, a)  # type: ignore[arg-type]
+            if out is None:
+                return None
         return out
     return None
 
@@ -258,4 +275,4 @@ def exp_poly_pieces(tree: Node) -> tuple[tuple[Fraction, ...], tuple[tuple[tuple
     return tuple(points), (out[0], out[1])
 
 
-__all__ = ["MAX_POWER", "exp_poly_pieces", "expand"]
+__all__ = ["MAX_DEGREE", "MAX_POWER", "MAX_TERMS", "exp_poly_pieces", "expand"]
