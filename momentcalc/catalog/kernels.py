@@ -174,3 +174,10 @@ BALL_KERNELS: dict[str, Callable[[Any, Any, Any, Mapping[str, Any]], tuple[Any, 
     "erf": _erf_kernel_ball,
     "identity": lambda q1, q2, rho, p: (rho * (q1 * q2).sqrt(), q1 * 0 + 1),
 }
+# The closed kernels whose q-slope at equal variances is largest at c = 1: for every |c| ≤ 1,
+# |∂/∂q K(q, q, c)| ≤ dA/dq with A(q) = K(q, q, 1) = E[φ(√q·Z)²]. relu, leaky_relu, identity
+# (degree 1) and relu2 (degree 2) are positively homogeneous: ∂_q K = n·K/q and |K| ≤ A
+# (Cauchy–Schwarz); erf: ∂_q K = (2/π)·2c/((1 + 2q)²·sqrt(1 − x²)), x = 2qc/(1 + 2q), grows with
+# |c|. A deep network's layers use it to bound the map over a ball of variances
+# (``moments.closed_layers``).
+Q_SLOPE_AT_ONE = frozenset({"relu", "leaky_relu", "relu2", "erf", "identity"})

@@ -303,6 +303,11 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
     # each layer's own radius adds up over the layers: digits for that
     digits += len(str(layers))
     bits = int((digits + 10) * BITS_PER_DIGIT) + 64
+    from .closed_layers import closed_kernel_of
+
+    closed = closed_kernel_of(act)
+    if closed is not None:
+        return _closed_trajectory(act, closed, q0, c0, layers, w, b, bits)
     with ctx.workprec(bits):
         qs = [as_arb(q0)]
         cs = None if c0 is None else [as_arb(c0)]
@@ -345,6 +350,34 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
             raise NotProven("a layer's variance cannot be proven positive at these digits", param="depth")
         if cs is not None and not (-1 < c < 1 or (abs(c) == 1 and r_c == 0)):
             raise NotProven("a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth")
+    return qs, cs
+
+
+def _closed_trajectory(act: Activation, closed: Any, q0: Fraction, c0: Fraction | None, layers: int,
+                       w: Fraction, b: Fraction, bits: int) -> tuple[list[arb], list[arb] | None]:
+    """``layer_trajectory`` for an activation with a closed-form kernel: every layer from the
+    last one's balls in the mean-value form (``closed_layers.closed_layer``), no integrals."""
+    from .closed_layers import closed_layer
+
+    with ctx.workprec(bits):
+        params = _params(act)
+        ww, bb = as_arb(w), as_arb(b)
+        q = as_arb(q0)
+        c = None if c0 is None else as_arb(c0)
+        qs, cs = [q], None if c is None else [c]
+        still = c0 == 1  # identical inputs stay identical
+        for layer in range(layers):
+            q, c_next = closed_layer(closed, params, q, None if still else c, ww, bb)
+            check_length(q, layer + 1)
+            if not (q > 0 and q.is_finite()):
+                raise NotProven("a layer's variance cannot be proven positive at these digits", param="depth")
+            qs.append(q)
+            if cs is not None:
+                c = arb(1) if still else c_next
+                if not (c.is_finite() and c.rad() < 1):
+                    raise NotProven("a layer's correlation cannot be proven inside [-1, 1] at these digits",
+                                    param="depth")
+                cs.append(c)
     return qs, cs
 
 

@@ -1,0 +1,127 @@
+"""``kernel --depth`` for the activations with a closed-form kernel (``moments.closed_layers``):
+every layer in the mean-value form on balls, no integrals. Checked against the closed C maps
+written out here and iterated in mpmath at twice the digits (Cho & Saul 2009's arc-cosine
+kernels, Williams 1997's arcsine kernel), every printed digit of every layer."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+from flint import arb, ctx
+
+from momentcalc.catalog import resolve
+from momentcalc.catalog.kernels import BALL_KERNELS, Q_SLOPE_AT_ONE
+from momentcalc.computations.kernel import kernel
+from momentcalc.engine.dual_balls import Dual, value_and_slope
+from momentcalc.moments import kernel_maps
+
+
+def _arc_cosine(c):
+    """E[relu(u)relu(v)]/q at correlation c (Cho & Saul 2009, n = 1)."""
+    return (mpmath.sqrt(1 - c * c) + (mpmath.pi - mpmath.acos(c)) * c) / (2 * mpmath.pi)
+
+
+def _maps(name, slope=0):
+    """(A(q), K(q, c)) of a plain layer, written out independently of the catalog."""
+    if name == "relu":
+        return (lambda q: q / 2), (lambda q, c: q * _arc_cosine(c))
+    if name == "leaky_relu":
+        s = mpmath.mpf(slope)
+        return (lambda q: q * (1 + s * s) / 2), (lambda q, c: q * (s * c + (1 - s) ** 2 * _arc_cosine(c)))
+    if name == "erf":
+        return (lambda q: 2 / mpmath.pi * mpmath.asin(2 * q / (1 + 2 * q)),
+                lambda q, c: 2 / mpmath.pi * mpmath.asin(2 * q * c / (1 + 2 * q)))
+    return (lambda q: q), (lambda q, c: q * c)  # identity
+
+
+def _recursion(name, rho, depth, w, b, dps, slope=0):
+    with mpmath.workdps(dps):
+        length, cross = _maps(name, slope)
+        w, b = mpmath.mpf(w), mpmath.mpf(b)
+        q, c = mpmath.mpf(1), mpmath.mpf(rho)
+        out = [c]
+        for _ in range(depth):
+            q_next = w * length(q) + b
+            c, q = (w * cross(q, c) + b) / q_next, q_next
+            out.append(c)
+    return out
+
+
+def _assert_every_digit(printed, expected, digits):
+    """Each printed value is the reference rounded to ``digits`` significant digits (within
+    half a unit of its last digit)."""
+    assert len(printed) == len(expected)
+    with mpmath.workdps(2 * digits + 10):
+        for text, want in zip(printed, expected):
+            mantissa = text.split("e")[0].lstrip("-").replace(".", "").lstrip("0")
+            assert len(mantissa) == digits, text
+            unit = mpmath.mpf(10) ** (int(mpmath.floor(mpmath.log10(abs(want)))) - digits + 1)
+            assert abs(mpmath.mpf(text) - want) <= unit / 2, (text, want)
+
+
+@pytest.mark.parametrize("name, depth, w, b, digits, extra", [
+    ("relu", 3000, "1", "0", 15, {}),                  # c → 1 like 1 − O(1/L²): no fixed-point box
+    ("erf", 2000, "1", "0", 15, {}),                   # c → 0 geometrically: relative digits kept
+    ("erf", 400, "1.5", "0.05", 30, {}),
+    ("leaky_relu", 300, "2", "0.1", 20, {"slope": "0.2"}),
+    ("identity", 2000, "1.5", "0.05", 15, {}),
+])
+def test_layers_against_the_mpmath_recursion(name, depth, w, b, digits, extra):
+    result = kernel(name, rho="0.3", depth=depth, sigma_w2=w, sigma_b2=b, digits=digits, params=extra or None)
+    printed = result["correlation_layers"].decimal(digits)
+    expected = _recursion(name, "0.3", depth, w, b, 2 * digits + 10, extra.get("slope", 0))
+    _assert_every_digit(printed, expected, digits)
+
+
+def test_no_integral_per_layer(monkeypatch):
+    """The closed route never reaches the integrals' layer (``layer_balls``)."""
+    monkeypatch.setattr(kernel_maps, "layer_balls", lambda *a, **k: pytest.fail("an integral layer"))
+    qs, cs = kernel_maps.layer_trajectory(resolve("relu", None), Fraction(1), Fraction(3, 10), 500, Fraction(2),
+                                          Fraction(1, 10), 15)
+    assert len(qs) == len(cs) == 501
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("name, w, b", [("relu", "1", "0"), ("erf", "1", "0"), ("erf", "1.5", "0.05"),
+                                        ("relu", "1.5", "0.05")])
+def test_depth_10000_at_30_digits(name, w, b):
+    result = kernel(name, rho="0.3", depth=10000, sigma_w2=w, sigma_b2=b, digits=30)
+    printed = result["correlation_layers"].decimal(30)
+    _assert_every_digit(printed, _recursion(name, "0.3", 10000, w, b, 70), 30)
+
+
+@pytest.mark.parametrize("name", sorted(Q_SLOPE_AT_ONE))
+def test_q_slope_largest_at_c_equal_1(name):
+    """The catalog's claim the closed layers rest on: |∂K(q, q, c)/∂q| ≤ dA/dq at every |c| ≤ 1
+    (central differences at 50 digits on a grid of q and c)."""
+    closed = BALL_KERNELS[name]
+    params = {"slope": arb("0.2")} if name == "leaky_relu" else {}
+    h = Fraction(1, 10**20)
+    with ctx.workprec(200):
+        for q in (Fraction(1, 10), Fraction(1), Fraction(7)):
+            def k(v, c):
+                return closed(arb(v.numerator) / v.denominator, arb(v.numerator) / v.denominator, c, params)[0]
+
+            top = (k(q + h, arb(1)) - k(q - h, arb(1))) / (2 * arb(h.numerator) / h.denominator)
+            for i in range(-20, 21):
+                c = arb(i) / 20
+                slope = (k(q + h, c) - k(q - h, c)) / (2 * arb(h.numerator) / h.denominator)
+                assert abs(slope).upper() <= top.upper() * (1 + arb(10) ** -15)
+
+
+def test_dual_derivatives_against_mpmath():
+    """Forward-mode derivatives on a ball enclose mpmath's numerical derivative at its centre."""
+    def f(x):
+        return (2 * x / (1 + 2 * x)).asin() + (x * x).sqrt() / 3 - (x / 4).acos() + 1 / x + (x - 1) ** 3
+
+    def g(x):
+        return mpmath.asin(2 * x / (1 + 2 * x)) + x / 3 - mpmath.acos(x / 4) + 1 / x + (x - 1) ** 3
+
+    with ctx.workprec(200), mpmath.workdps(50):
+        for point in ("0.3", "1.7", "2.5"):
+            value, slope = value_and_slope(f(Dual(arb(point), arb(1))))
+            assert abs(value.mid() - arb(mpmath.nstr(g(mpmath.mpf(point)), 45))) < arb(10) ** -40
+            want = mpmath.diff(g, mpmath.mpf(point))
+            assert abs(slope.mid() - arb(mpmath.nstr(want, 45))) < arb(10) ** -40
