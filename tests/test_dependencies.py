@@ -300,6 +300,7 @@ LOCAL_IMPORTS = {
     "moments/expectations.py -> .moments.exact": "closed forms of the summary only",
     "moments/kernel_maps.py -> .catalog.expressions": "an activation given as a formula only",
     "moments/kernel_maps.py -> .catalog.kernels": "the kernels' closed forms only",
+    "moments/kernel_maps.py -> .moments.closed_layers": "--depth of an activation with a closed-form kernel only",
     "moments/kernel_maps.py -> .moments.bivariate_certified": "the bivariate Arb route only",
     "moments/normal_cdf.py -> .engine.normal_cdf_moments": "Phi's moments only",
     "moments/quadrature.py -> .catalog.expressions": "an activation given as a formula only",
