@@ -23,6 +23,8 @@ LISTINGS = {
     "activations_listing": "momentcalc.catalog.CATALOG",
     "initializers_listing": "momentcalc.catalog.initializers.CATALOG",
     "activation_moment_command": "momentcalc.activation_moment",
+    "kernel_command": "momentcalc.kernel",
+    "hermite_command": "momentcalc.hermite",
 }
 
 

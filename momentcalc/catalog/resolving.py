@@ -60,8 +60,9 @@ def resolve(activation: str, params: Mapping[str, object] | None = None) -> Acti
     if entry is None and gated(activation) is not None:
         unit = gated(activation)
         raise InputError(f"{{activation}} {unit.name} = {unit.formula} is a gated unit of two independent inputs: "
-                         "only {activation_moment_command} takes it (this needs an activation of one input)",
-                         param="activation", params=("activation_moment_command",))
+                         "only {activation_moment_command}, {kernel_command} and {hermite_command} take it "
+                         "(this needs an activation of one input)",
+                         param="activation", params=("activation_moment_command", "kernel_command", "hermite_command"))
     if entry is None:
         from .expressions import parse_activation
 

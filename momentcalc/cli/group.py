@@ -54,7 +54,8 @@ def cli_message(error: MomentcalcError) -> str:
 
 # The listing command behind each ``{..._listing}`` of a message (errors.LISTINGS: Python's).
 LISTINGS = {"activations_listing": "'momentcalc activations'", "initializers_listing": "'momentcalc initializers'",
-            "activation_moment_command": "'momentcalc activation-moment'"}
+            "activation_moment_command": "'momentcalc activation-moment'", "kernel_command": "'momentcalc kernel'",
+            "hermite_command": "'momentcalc hermite'"}
 
 
 # A run of text this long in an error line is a user's input echoed back (a 1 MB ACTIVATION,

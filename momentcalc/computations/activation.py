@@ -172,7 +172,7 @@ def catalog_listing() -> Listing:
             }
             for entry in CATALOG
         ) + tuple(
-            {"name": unit.name, "aliases": [], "formula": f"{unit.formula} (a, b independent; activation_moment only)",
+            {"name": unit.name, "aliases": [], "formula": f"{unit.formula} (a, b independent; activation_moment, kernel, hermite)",
              "parameters": {}, "kinks": [], "parity": None, "closed_form": {}}
             for unit in GATED.values()
         )

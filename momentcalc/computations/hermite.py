@@ -20,7 +20,7 @@ from ..catalog import resolve
 from ..defaults import HERMITE as DEFAULTS
 from ..engine.numbers import as_number, to_text
 from ..tier import Computation, InputError, arb_precision, certify, check_digits, whole
-from .kernel import EXTRA, certified_route, check_defined_on_the_line, not_certified_is_exit_3
+from .kernel import EXTRA, certified_route, check_defined_on_the_line, gate_named, gated_unit, not_certified_is_exit_3
 
 COMMANDS = {"hermite": "hermite"}
 
@@ -54,7 +54,9 @@ def hermite(
     digits = check_digits(digits)
     if not isinstance(activation, str):
         raise InputError(param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
-    act = resolve(activation.strip(), params)
+    found = gated_unit(activation, params)
+    unit = None if found is None else found[0]
+    act = resolve(activation.strip(), params) if found is None else found[1]
     check_defined_on_the_line(act, Fraction(1))
     route = certified_route(act)
     count = int(whole(terms, "terms", 1))
@@ -65,18 +67,42 @@ def hermite(
         r = as_number(rho, "rho")
         if not -1 <= r <= 1:
             raise InputError(param="rho", allowed="a correlation from -1 to 1", got=to_text(r))
-    inputs: dict[str, Any] = {"activation": act.name if not act.expression else activation.strip(),
-                              "terms": Fraction(count)}
+    name = unit.name if unit is not None else act.name if not act.expression else activation.strip()
+    inputs: dict[str, Any] = {"activation": name, "terms": Fraction(count)}
     if r is not None:
         inputs["rho"] = r
     inputs.update(dict(act.values))
     notes = [f"phi(x) = {act.formula}"] if act.expression else []
-    return certify("hermite", inputs=inputs, evaluate=lambda d: _evaluate(route, count, r, d), digits=digits,
-                   extra_digits=EXTRA, describe=DESCRIPTIONS, notes=notes)
+    if unit is None:
+        return certify("hermite", inputs=inputs, evaluate=lambda d: _evaluate(route, count, r, d), digits=digits,
+                       extra_digits=EXTRA, describe=DESCRIPTIONS, notes=notes)
+    with gate_named(unit):
+        return certify("hermite", inputs=inputs, evaluate=lambda d: _evaluate(route, count, r, d, gated=True),
+                       digits=digits, extra_digits=EXTRA, describe=GATED_DESCRIPTIONS, notes=[_gated_note(unit)])
+
+
+GATED_DESCRIPTIONS = {
+    **DESCRIPTIONS,
+    "coefficients": "c_n, n = 0..N-1: the coefficient of total degree n of phi(a, b) = a g(b) in the orthonormal "
+                    "bivariate Hermite basis (a, b independent N(0, 1)): c_0 = 0, c_n = the gate's a_{n-1}",
+    "energy": "sum of c_n^2 over n < N",
+    "second_moment": "E[phi^2] = E[a^2] E[g(b)^2] = sum of all c_n^2 (Parseval)",
+    "tail_bound": "second_moment - energy = sum of c_n^2 over n >= N: the energy left out",
+    "dual": "sum of c_n^2 rho^n over n < N = rho times the gate's dual series: the dual activation (Mehler)",
+    "dual_tail_bound": "tail_bound |rho|^N: bounds |E[phi(x) phi(x')] - dual| (kernel's nngp at q = 1)",
+}
+
+
+def _gated_note(unit: Any) -> str:
+    return (f"{unit.name}(a, b) = {unit.formula}, a and b independent N(0, 1): with h_k = He_k/sqrt(k!) and "
+            f"b_k = {unit.gate}'s coefficients, {unit.formula} = sum_k b_k h_1(a) h_k(b), one term of each total "
+            f"degree n = k + 1; so coefficients[n] = b_(n-1) (the {unit.gate} coefficients shifted by one, "
+            f"not {unit.name}'s own one-variable expansion), coefficients[0] = 0, and the dual sum c_n^2 rho^n = "
+            f"rho E[{unit.gate}(u) {unit.gate}(v)] is kernel's nngp at q = 1")
 
 
 @not_certified_is_exit_3
-def _evaluate(act: Any, count: int, rho: Any, digits: int) -> dict[str, Any]:
+def _evaluate(act: Any, count: int, rho: Any, digits: int, gated: bool = False) -> dict[str, Any]:
     from flint import arb
 
     from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
@@ -84,10 +110,16 @@ def _evaluate(act: Any, count: int, rho: Any, digits: int) -> dict[str, Any]:
     from ..moments.hermite_coefficients import coefficient_balls, exact_squares
     from ..moments.kernel_maps import gaussian_balls
 
-    coefficients = coefficient_balls(act, count, digits)
+    if gated:  # act is the gate g of a·g(b): E[φ²] = E[a²]·E[g²] = E[g²]
+        from ..moments.gated_maps import gated_coefficient_balls
+
+        coefficients = gated_coefficient_balls(act, count, digits)
+        exact = exact_second = None
+    else:
+        coefficients = coefficient_balls(act, count, digits)
+        exact = exact_squares(act, count)
+        exact_second = exact_expectations(act, [(0, 2, 0)], 0, 1).get((0, 2, 0))
     second = gaussian_balls(act, [(0, 2, 0)], Fraction(1), digits + 3)[0]
-    exact = exact_squares(act, count)
-    exact_second = exact_expectations(act, [(0, 2, 0)], 0, 1).get((0, 2, 0))
     out: dict[str, Any] = {"coefficients": coefficients}
     with arb_precision(int((digits + 20) * BITS_PER_DIGIT) + 64):
         squares = [a * a if a.rad() or a != 0 else arb(0) for a in coefficients]

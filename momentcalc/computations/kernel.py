@@ -16,14 +16,17 @@ every layer in balls (``moments.kernel_maps``).
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
 from ..catalog import resolve
+from ..catalog.gated import Gated, gated
 from ..defaults import KERNEL as DEFAULTS
 from ..engine.numbers import as_number, to_text
+from ..errors import MomentcalcError
 from ..tier import (
     INFINITY, Computation, InputError, PrecisionError, arb_precision, certify, check_digits, positive, whole,
 )
@@ -71,7 +74,9 @@ def kernel(
     digits = check_digits(digits)
     if not isinstance(activation, str):
         raise InputError(param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
-    act = resolve(activation.strip(), params)
+    found = gated_unit(activation, params)
+    unit = None if found is None else found[0]
+    act = resolve(activation.strip(), params) if found is None else found[1]
     route = certified_route(act)
     r = as_number(rho, "rho")
     if not -1 <= r <= 1:
@@ -92,13 +97,15 @@ def kernel(
     b = as_number(DEFAULTS["sigma_b2"] if sigma_b2 is None else sigma_b2, "sigma_b2")
     if b < 0:
         raise InputError(param="sigma_b2", allowed="0 or greater", got=to_text(b))
-    inputs: dict[str, Any] = {"activation": act.name if not act.expression else activation.strip(),
-                              "rho": r, "q1": v1, "q2": v2}
+    name = unit.name if unit is not None else act.name if not act.expression else activation.strip()
+    inputs: dict[str, Any] = {"activation": name, "rho": r, "q1": v1, "q2": v2}
     inputs.update(dict(act.values))
     if layers is not None:
         inputs.update(depth=Fraction(layers), sigma_w2=w, sigma_b2=b)
     check_defined_on_the_line(act, v1, v2)
     local = not split
+    if unit is not None:
+        return _gated(unit, route, r, v1, v2, local, layers, w, b, inputs, digits, derive)
     notes = [f"phi(x) = {act.formula}"] if act.expression else []
     closed: dict[str, tuple[str, str]] = {}
     derivation: tuple[tuple[str, str, str], ...] = ()
@@ -118,6 +125,71 @@ def kernel(
         if not exact:
             raise
         return run(exact)  # a local quantity on a rounding tie: rounded from its fraction
+
+
+def gated_unit(activation: str, params: Mapping[str, object] | None) -> tuple[Gated, Any] | None:
+    """(the gated unit ``activation`` names, its gate's catalog entry), or None for an activation
+    of one input; a parameter given with a gated unit is an InputError."""
+    unit = gated(activation)
+    if unit is None:
+        return None
+    given = [name for name, value in (params or {}).items() if value is not None]
+    if given:
+        raise InputError(f"{{{given[0]}}} does not apply to {unit.name}, a gated unit without parameters",
+                         param=given[0], allowed="no parameters with a gated unit")
+    return unit, resolve(unit.gate)
+
+
+def _gated_descriptions(gate: str) -> dict[str, str]:
+    g, dg = f"{gate}(b)", f"{gate}'(b)"
+    return {
+        "nngp": f"E[phi(x) phi(x')] = rho sqrt(q1 q2) E[{g} {gate}(b')]: the NNGP kernel's layer map",
+        "ntk_derivative": f"E[grad phi(x) . grad phi(x')] = E[{g} {gate}(b')] + rho sqrt(q1 q2) E[{dg} {gate}'(b')]: "
+                          "the factor of the NTK recursion",
+        "correlation_out": f"nngp / sqrt(E[phi(x)^2] E[phi(x')^2]) = rho E[{g} {gate}(b')] / "
+                           f"sqrt(E[{g}^2] E[{gate}(b')^2]): the normalized C map at rho",
+        "c_map_at_0": "C(0) = E[phi]^2 / E[phi^2] = 0 (E[a] = 0)",
+        "c_map_slope_at_1": f"C'(1) = 1 + q E[{dg}^2] / E[{g}^2] = q E[|grad phi|^2] / E[phi^2]",
+        "c_map_curvature_at_1": f"C''(1) = (2 q E[{dg}^2] + q^2 E[{gate}''(b)^2]) / E[{g}^2]",
+        "q_map_slope_at_1": f"Q'(q) = d/dq (q E[{gate}(sqrt(q) Z)^2]) = E[{g}^2] + E[b {g} {dg}] (DKS: at q = 1)",
+        "correlation_layers": DESCRIPTIONS["correlation_layers"],
+    }
+
+
+def _gated(unit: Gated, gate: Any, r: Fraction, v1: Fraction, v2: Fraction, local: bool, layers: int | None,
+           w: Fraction, b: Fraction, inputs: dict[str, Any], digits: int, derive: bool) -> Computation:
+    """``kernel`` of a gated unit a·g(b) (``moments.gated_maps``: its kernels from the gate's)."""
+    closed: dict[str, tuple[str, str]] = {}
+    derivation: tuple[tuple[str, str, str], ...] = ()
+    if derive:
+        from ..symbolic.kernel import derive_gated
+
+        closed, derivation = derive_gated(unit)
+    notes = [f"{unit.name}(a, b) = {unit.formula}: a and b the two independent halves of the layer's projection, "
+             "corr(a, a') = corr(b, b') = rho, Var a = Var b = q1 at x and q2 at x'; the gradient is over both halves"]
+    exact: dict[str, Fraction] = {}
+    if local:
+        exact["c_map_at_0"] = Fraction(0)
+    if r == 0:
+        exact.update(nngp=Fraction(0), correlation_out=Fraction(0))
+    with gate_named(unit):
+        return certify("kernel", inputs=inputs, digits=digits, extra_digits=EXTRA,
+                       describe=_gated_descriptions(unit.gate),
+                       evaluate=lambda extra: _evaluate_gated(gate, r, v1, v2, local, layers, w, b, extra),
+                       closed=closed, notes=notes, derivation=derivation, exact=exact)
+
+
+@contextlib.contextmanager
+def gate_named(unit: Gated) -> Iterator[None]:
+    """An error that names a gated unit's gate (``ACTIVATION 'sigmoid': ...``) names the unit the
+    user gave too (``ACTIVATION glu (its gate sigmoid): ...``)."""
+    try:
+        yield
+    except MomentcalcError as error:
+        quoted = repr(unit.gate)
+        if quoted not in error.template:
+            raise
+        raise error.with_template(error.template.replace(quoted, f"{unit.name} (its gate {unit.gate})", 1)) from None
 
 
 def _exact_local(act: Any, q: Fraction) -> dict[str, Fraction]:
@@ -216,12 +288,25 @@ def _evaluate(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, 
     return out
 
 
+@not_certified_is_exit_3
+def _evaluate_gated(gate: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, layers: int | None,
+                    w: Fraction, b: Fraction, digits: int) -> dict[str, Any]:
+    from ..moments.gated_maps import gated_kernel_balls
+
+    out = gated_kernel_balls(gate, rho, q1, q2, local, digits)
+    if layers is not None:
+        out["correlation_layers"] = _layers(gate, rho, q1, q2, layers, w, b, digits, gated=True)
+    return out
+
+
 def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w: Fraction, b: Fraction,
-            digits: int) -> list[Any]:
-    """ρ at layers 0..L, each layer's q and ρ as balls."""
+            digits: int, gated: bool = False) -> list[Any]:
+    """ρ at layers 0..L, each layer's q and ρ as balls (``gated``: ``act`` is the gate of a
+    gated unit, whose maps ``moments.gated_maps`` has)."""
     from flint import arb
 
     from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
+    from ..moments.gated_maps import gated_layer_balls, gated_nngp_over, gated_second_moment
     from ..moments.kernel_maps import check_length, gaussian_balls, nngp_over
 
     bits = int((digits + 10) * BITS_PER_DIGIT) + 64
@@ -234,15 +319,19 @@ def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w:
     if same:
         from ..moments.kernel_maps import layer_trajectory
 
-        return layer_trajectory(act, q1, rho, layers, w, b, digits)[1]
+        return layer_trajectory(act, q1, rho, layers, w, b, digits, step=gated_layer_balls if gated else None)[1]
     for _ in range(layers):
         if same and isinstance(c, Fraction) and c == 1:
             with arb_precision(bits):
                 out.append(arb(1))
             continue
-        nngp = nngp_over(act, c, v1, v1 if same else v2, digits, same=same)
-        a1 = gaussian_balls(act, [(0, 2, 0)], v1, digits)[0]
-        a2 = a1 if same else gaussian_balls(act, [(0, 2, 0)], v2, digits)[0]
+        if gated:
+            nngp = gated_nngp_over(act, c, v1, v2, digits)
+            a1, a2 = gated_second_moment(act, v1, digits), gated_second_moment(act, v2, digits)
+        else:
+            nngp = nngp_over(act, c, v1, v1 if same else v2, digits, same=same)
+            a1 = gaussian_balls(act, [(0, 2, 0)], v1, digits)[0]
+            a2 = a1 if same else gaussian_balls(act, [(0, 2, 0)], v2, digits)[0]
         with arb_precision(bits):
             ww, bb = as_arb(w), as_arb(b)
             n1, n2 = ww * a1 + bb, ww * a2 + bb

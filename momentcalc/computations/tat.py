@@ -23,6 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..catalog import resolve
+from ..catalog.gated import gated
 from ..engine.numbers import as_number, to_text
 from ..tier import Computation, InputError, PrecisionError, arb_precision, check_digits, prove, quantities, whole
 from .kernel import EXTRA, certified_route, check_defined_on_the_line, not_certified_is_exit_3
@@ -60,6 +61,13 @@ def tat(
     digits = check_digits(digits)
     if not isinstance(activation, str):
         raise InputError(param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
+    unit = gated(activation)
+    if unit is not None:
+        raise InputError(f"{{activation}} {unit.name} = {unit.formula} is a gated unit of two inputs, and the transforms "
+                         "of DKS and TAT (Martens et al., 2021; Zhang et al., 2022) are defined for an activation of "
+                         f"one input: give a catalog name or an expression in x (the gate alone: {unit.gate}); "
+                         f"{{kernel_command}} and {{hermite_command}} take {unit.name}",
+                         param="activation", params=("kernel_command", "hermite_command"))
     act = resolve(activation.strip(), params)
     check_defined_on_the_line(act, Fraction(1))
     route = certified_route(act)

@@ -292,7 +292,7 @@ def _length_ball(a0: arb, a2: arb, fourth: arb, q: Fraction, q_lo: Fraction, V: 
 
 
 def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers: int, w: Fraction, b: Fraction,
-                     digits: int, fast: bool = True) -> tuple[list[arb], list[arb] | None]:
+                     digits: int, fast: bool = True, step: Any = None) -> tuple[list[arb], list[arb] | None]:
     """q and c at layers 0..L of a plain network at equal variances (c: None for q alone), as
     balls: each layer from the exact midpoints of the last one's balls and their radii
     (``layer_balls``: a radius grows by the map's slope, not by its formula's). Once the
@@ -313,12 +313,13 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
         cs = None if c0 is None else [as_arb(c0)]
     v, r_v, c, r_c = q0, Fraction(0), c0, Fraction(0)
     bounds: dict = {}
+    step = layer_balls if step is None else step
     remainder: Any = None  # fading_tail's bound of φ(x) − φ'(0)·x, once the variance fades
     wait = 0  # layers until the next try of a settled box
     for layer in range(layers):
         wait -= 1
         if fast and layer >= 3 and wait <= 0 and not (c is not None and c == 1 and r_c == 0):
-            settled = _settled(act, qs, cs, v, r_v, c, r_c, w, b, digits, bounds)
+            settled = _settled(act, qs, cs, v, r_v, c, r_c, w, b, digits, bounds, step)
             if settled is not None:
                 if settled:
                     with ctx.workprec(bits):
@@ -327,7 +328,7 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
                             cs.extend(settled[1] for _ in range(layers - layer))
                     break
                 wait = max(4, layer // 8)
-        if fast and b == 0 and layer >= 2 and qs[-1] < qs[-2] and qs[-1] < arb(10) ** -digits:
+        if fast and step is layer_balls and b == 0 and layer >= 2 and qs[-1] < qs[-2] and qs[-1] < arb(10) ** -digits:
             if remainder is None:
                 remainder = linear_remainder(act, bits) or False
             tail = remainder and fading_tail(remainder, qs[-1], w, digits, None if cs is None else cs[-1])
@@ -335,7 +336,7 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
                 _append_tail(qs, cs, tail, layers - layer, bits)
                 break
         still = c is not None and c == 1 and r_c == 0  # identical inputs stay identical
-        v_next, c_next = layer_balls(act, v, r_v, None if still else c, r_c, w, b, digits, bounds)
+        v_next, c_next = step(act, v, r_v, None if still else c, r_c, w, b, digits, bounds)
         check_length(v_next, layer + 1)
         with ctx.workprec(bits):
             v, r_v = _square_centre(v_next, bits)
@@ -388,7 +389,7 @@ def _step(balls: list[arb]) -> arb:
 
 def _settled(act: Activation, qs: list[arb], cs: list[arb] | None, v: Fraction, r_v: Fraction,
              c: Fraction | None, r_c: Fraction, w: Fraction, b: Fraction, digits: int,
-             bounds: dict) -> tuple[arb, arb | None] | bool | None:
+             bounds: dict, step: Any = None) -> tuple[arb, arb | None] | bool | None:
     """Balls (Q, C) holding every later layer, once the trajectory has settled near a fixed point:
     a box B = [v ± R_q] × [c ± R_c] around the last layer (centres v, c, radii r_v, r_c) whose
     image F(B) (``layer_balls``, the map over the whole box) lies inside B holds every later
@@ -419,7 +420,7 @@ def _settled(act: Activation, qs: list[arb], cs: list[arb] | None, v: Fraction, 
             r_c = max(midpoint_fraction(radii[1]), 2 * r_c)
             if not as_arb(r_c) < small * abs(cs[-1]) + FLOOR * cs[-1].rad():
                 return None
-    q_box, c_box = layer_balls(act, v, r_q, c, r_c, w, b, digits, bounds)
+    q_box, c_box = (step or layer_balls)(act, v, r_q, c, r_c, w, b, digits, bounds)
     with ctx.workprec(_bits(q_box) + 64):
         outside = [not (q_box.lower() >= as_arb(v - r_q) and q_box.upper() <= as_arb(v + r_q))]
         if c is not None:

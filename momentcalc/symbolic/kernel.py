@@ -95,3 +95,27 @@ def derive(act: Activation, rho: Fraction, q1: Fraction, q2: Fraction
     else:
         lines.append(("u, v", sp.Symbol("(u, v) centred Gaussian, Var u = q1, Var v = q2, correlation rho")))
     return out, tuple((label, *forms(expr)) for label, expr in lines)
+
+
+def derive_gated(unit: Any) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
+    """A gated unit a·g(b) (``catalog.gated``): no closed forms (its gates' kernels have none),
+    the derivation lines of ``moments.gated_maps``: nngp = ρ√(q1q2)·E[g(u)g(v)],
+    ntk_derivative = E[g(u)g(v)] + ρ√(q1q2)·E[g'(u)g'(v)], correlation_out = ρ·E[g(u)g(v)]/√(E[g(u)²]E[g(v)²])."""
+    import sympy as sp
+
+    r, a, b = sp.symbols("rho q1 q2", real=True)
+    u, v = sp.symbols("u v")
+    E = sp.Function("E")
+    g, dg = sp.Function(unit.gate), sp.Function(unit.gate + "'")
+    scale = r * sp.sqrt(a * b)
+    lines = [
+        ("phi", sp.Symbol(f"{unit.name}(a, b) = {unit.formula}")),
+        ("nngp", sp.Eq(sp.Symbol("nngp"), scale * E(g(u) * g(v)))),
+        ("ntk_derivative", sp.Eq(sp.Symbol("ntk_derivative"), E(g(u) * g(v)) + scale * E(dg(u) * dg(v)))),
+        ("correlation_out", sp.Eq(sp.Symbol("correlation_out"),
+                                  r * E(g(u) * g(v)) / sp.sqrt(E(g(u) ** 2) * E(g(v) ** 2)))),
+        ("u, v", sp.Symbol("(u, v) = (b, b'), the gate's halves at the two inputs: centred Gaussian, Var u = q1, "
+                           "Var v = q2, correlation rho, independent of the other halves (a, a'), E[a a'] = "
+                           f"rho sqrt(q1 q2); no closed form: E[{unit.gate}(u) {unit.gate}(v)] is an integral")),
+    ]
+    return {}, tuple((label, *forms(expr)) for label, expr in lines)
