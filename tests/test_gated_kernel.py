@@ -279,3 +279,53 @@ def test_what_gated_units_refuse(argv):
     assert run.code == 2 and run.stdout == "" and run.stderr.count("\n") == 1
     if argv[0] == "tat":
         assert "one input" in run.stderr and "ACTIVATION" in run.stderr and "'momentcalc kernel'" in run.stderr
+
+
+def test_glu_fading_tail_agrees_with_every_layer():
+    """glu at σ_w² = 1, σ_b² = 0: the variance fades as (1/4)^L and ``constant_gate_tail``
+    (sigmoid(0) = 1/2, |sigmoid'| ≤ 1/4) proves every later layer at once; at depth 60, 8
+    digits, each layer's q and c print the same digits as the layer-by-layer balls."""
+    from fractions import Fraction
+
+    from momentcalc.catalog import resolve
+    from momentcalc.catalog.gated import gated
+    from momentcalc.engine.rounding import ball_text
+    from momentcalc.moments import kernel_maps
+    from momentcalc.moments.gated_maps import constant_gate_tail, gated_layer_balls
+
+    sigmoid, fade = resolve("sigmoid"), constant_gate_tail(gated("glu").centre)
+    calls = []
+
+    def step(*args, **kwargs):
+        calls.append(1)
+        return gated_layer_balls(*args, **kwargs)
+
+    run, used = [], []
+    for fast in (True, False):
+        run.append(kernel_maps.layer_trajectory(sigmoid, Fraction(1), Fraction(3, 10), 60, Fraction(1), Fraction(0),
+                                                8, fast=fast, step=step, fade=fade))
+        used.append(len(calls) - sum(used))
+    assert used[0] < 40 and used[1] == 60  # the tail took over
+    for fast_balls, slow_balls in zip(*run):
+        for a, b in zip(fast_balls, slow_balls):
+            assert a.overlaps(b) and ball_text(a, 8) is not None and ball_text(a, 8) == ball_text(b, 8)
+
+
+def test_glu_at_depth_1000_against_gauss_hermite():
+    """The limit correlation of a deep glu network (σ_w² = 1): layer 1000 against 40 layers of the
+    double-precision Gauss–Hermite trajectory (the drift after layer 40 is below 1e−20): 12 digits."""
+    sig = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
+    expected = _gauss_hermite_layers(sig, 40, 1.0, 0.0, 1.0, 1.0, 0.3)[-1]
+    last = kernel("glu", rho="0.3", depth="1000")["correlation_layers"]
+    assert last.certified and abs(float(last.value[-1]) - expected) < 1e-12
+
+
+@pytest.mark.parametrize("argv", [("swiglu", "--depth", "1000"), ("geglu", "--depth", "16", "--q1", "1", "--q2", "3")])
+def test_a_collapsing_length_is_exit_2_before_any_layer(argv):
+    """A gate vanishing at 0 (gelu, swish: q/8 <= E[g(sqrt(q) Z)^2] <= q) at sigma_b2 = 0, sigma_w2 = 1:
+    q' <= q^2 once q_1 = E[swish(Z)^2] = 0.356 < 1, so q_16 <= 0.356^(2^15) < 1e-10000 (the
+    smaller variance's trajectory), said at once as check_length would say it."""
+    run = invoke("kernel", *argv, "--rho", "0.3")
+    assert run.code == 2 and run.stdout == "" and run.stderr.count("\n") == 1
+    assert "falls below 1e-10000 by layer 16" in run.stderr and "--depth" in run.stderr
+    assert invoke("kernel", argv[0], "--rho", "0.3", "--depth", "4").code == 0

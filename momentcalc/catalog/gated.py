@@ -18,6 +18,7 @@ that need φ of one input say so.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -26,12 +27,21 @@ class Gated(NamedTuple):
     name: str
     gate: str  # a catalog activation
     formula: str
+    # (γ, L) for a gate with g(0) = γ ≠ 0, g − γ odd and |g'| ≤ L on the real line (the fading
+    # tail of a deep network of such units, ``moments.gated_maps.constant_gate_tail``), or None.
+    # sigmoid: sigmoid(x) − 1/2 = tanh(x/2)/2 is odd, sigmoid' = sigmoid·(1 − sigmoid) ≤ 1/4.
+    centre: tuple[Fraction, Fraction] | None = None
+    # (l, h) with l·q ≤ E[g(√q·Z)²] ≤ h·q for every q > 0 (a gate vanishing at 0: the length of a
+    # deep network of such units at σ_b² = 0 collapses or explodes doubly exponentially,
+    # σ_w²·l·q² ≤ q' ≤ σ_w²·h·q²), or None. gelu = x·Φ(x) and swish = x·sigmoid(x): 0 < Φ, sigmoid < 1
+    # gives g(x)² ≤ x², and Φ, sigmoid ≥ 1/2 on x ≥ 0 gives g(x)² ≥ x²/4 there: l = 1/8, h = 1.
+    quadratic: tuple[Fraction, Fraction] | None = None
 
 
 GATED = MappingProxyType({entry.name: entry for entry in (
-    Gated("glu", "sigmoid", "a*sigmoid(b)"),
-    Gated("geglu", "gelu", "a*gelu(b)"),
-    Gated("swiglu", "swish", "a*swish(b)"),
+    Gated("glu", "sigmoid", "a*sigmoid(b)", centre=(Fraction(1, 2), Fraction(1, 4))),
+    Gated("geglu", "gelu", "a*gelu(b)", quadratic=(Fraction(1, 8), Fraction(1))),
+    Gated("swiglu", "swish", "a*swish(b)", quadratic=(Fraction(1, 8), Fraction(1))),
 )})
 
 

@@ -175,7 +175,7 @@ def _gated(unit: Gated, gate: Any, r: Fraction, v1: Fraction, v2: Fraction, loca
     with gate_named(unit):
         return certify("kernel", inputs=inputs, digits=digits, extra_digits=EXTRA,
                        describe=_gated_descriptions(unit.gate),
-                       evaluate=lambda extra: _evaluate_gated(gate, r, v1, v2, local, layers, w, b, extra),
+                       evaluate=lambda extra: _evaluate_gated(unit, gate, r, v1, v2, local, layers, w, b, extra),
                        closed=closed, notes=notes, derivation=derivation, exact=exact)
 
 
@@ -186,10 +186,11 @@ def gate_named(unit: Gated) -> Iterator[None]:
     try:
         yield
     except MomentcalcError as error:
-        quoted = repr(unit.gate)
-        if quoted not in error.template:
-            raise
-        raise error.with_template(error.template.replace(quoted, f"{unit.name} (its gate {unit.gate})", 1)) from None
+        for named, renamed in ((repr(unit.gate), f"{unit.name} (its gate {unit.gate})"),
+                               (f" of {unit.gate} ", f" of {unit.name}'s gate {unit.gate} ")):
+            if named in error.template:
+                raise error.with_template(error.template.replace(named, renamed, 1)) from None
+        raise
 
 
 def _exact_local(act: Any, q: Fraction) -> dict[str, Fraction]:
@@ -289,27 +290,29 @@ def _evaluate(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, 
 
 
 @not_certified_is_exit_3
-def _evaluate_gated(gate: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, layers: int | None,
-                    w: Fraction, b: Fraction, digits: int) -> dict[str, Any]:
+def _evaluate_gated(unit: Gated, gate: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool,
+                    layers: int | None, w: Fraction, b: Fraction, digits: int) -> dict[str, Any]:
     from ..moments.gated_maps import gated_kernel_balls
 
     out = gated_kernel_balls(gate, rho, q1, q2, local, digits)
     if layers is not None:
-        out["correlation_layers"] = _layers(gate, rho, q1, q2, layers, w, b, digits, gated=True)
+        out["correlation_layers"] = _layers(gate, rho, q1, q2, layers, w, b, digits, unit=unit)
     return out
 
 
 def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w: Fraction, b: Fraction,
-            digits: int, gated: bool = False) -> list[Any]:
-    """ρ at layers 0..L, each layer's q and ρ as balls (``gated``: ``act`` is the gate of a
-    gated unit, whose maps ``moments.gated_maps`` has)."""
+            digits: int, unit: Gated | None = None) -> list[Any]:
+    """ρ at layers 0..L, each layer's q and ρ as balls (``unit``: a gated unit, ``act`` its
+    gate; its maps and fading tail are ``moments.gated_maps``')."""
     from flint import arb
 
     from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
-    from ..moments.gated_maps import gated_layer_balls, gated_nngp_over, gated_second_moment
+    from ..moments.gated_maps import constant_gate_tail, gated_layer_balls, gated_nngp_over, gated_second_moment
     from ..moments.kernel_maps import check_length, gaussian_balls, nngp_over
 
     bits = int((digits + 10) * BITS_PER_DIGIT) + 64
+    if unit is not None and unit.quadratic is not None and b == 0:
+        _check_runaway(unit, act, q1, q2, w, layers)
     with arb_precision(bits):
         out = [as_arb(rho)]
     c: Fraction | Any = rho
@@ -319,13 +322,16 @@ def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w:
     if same:
         from ..moments.kernel_maps import layer_trajectory
 
-        return layer_trajectory(act, q1, rho, layers, w, b, digits, step=gated_layer_balls if gated else None)[1]
+        if unit is None:
+            return layer_trajectory(act, q1, rho, layers, w, b, digits)[1]
+        fade = None if unit.centre is None else constant_gate_tail(unit.centre)
+        return layer_trajectory(act, q1, rho, layers, w, b, digits, step=gated_layer_balls, fade=fade)[1]
     for _ in range(layers):
         if same and isinstance(c, Fraction) and c == 1:
             with arb_precision(bits):
                 out.append(arb(1))
             continue
-        if gated:
+        if unit is not None:
             nngp = gated_nngp_over(act, c, v1, v2, digits)
             a1, a2 = gated_second_moment(act, v1, digits), gated_second_moment(act, v2, digits)
         else:
@@ -348,6 +354,29 @@ def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w:
         out.append(c_next)
         c, v1, v2 = c_next_exact, _exact_or(n1), _exact_or(n2)
     return out
+
+
+def _check_runaway(unit: Gated, gate: Any, q1: Fraction, q2: Fraction, w: Fraction, layers: int) -> None:
+    """InputError (``depth``, exit 2, as ``kernel_maps.check_length``) when the length of a deep
+    network of ``unit`` at σ_b² = 0 is proven to collapse below 10^−10000 or explode above
+    10^10000 within ``layers`` layers (``gated_maps.runaway_layer``: q' within σ_w²·[l, h]·q²),
+    before any layer is integrated."""
+    from ..moments.gated_maps import runaway_layer
+    from ..moments.kernel_maps import LENGTH_LIMIT_DIGITS
+
+    lower, upper = unit.quadratic
+    why = (f"the length of a network of {unit.name} at {{sigma_b2}} = 0 runs away doubly exponentially, as "
+           f"{lower}*q <= E[{unit.gate}(sqrt(q) Z)^2] <= {upper}*q, so q' is within sigma_w2*[{lower}, {upper}]*q^2")
+    low = runaway_layer(gate, unit.quadratic, min(q1, q2), w, collapse=True)
+    if low and low <= layers:
+        raise InputError(f"the variance q of the layers falls below 1e-{LENGTH_LIMIT_DIGITS} by layer {low}: {why}, "
+                         "and the correlations with it; ask for a much smaller {depth}, a larger {sigma_w2} or "
+                         "{sigma_b2} > 0", param="depth", params=("sigma_b2", "sigma_w2"))
+    high = runaway_layer(gate, unit.quadratic, max(q1, q2), w, collapse=False)
+    if high and high <= layers:
+        raise InputError(f"the variance q of the layers passes 1e{LENGTH_LIMIT_DIGITS} by layer {high}: {why}; "
+                         "ask for a much smaller {depth}, a smaller {sigma_w2} or {sigma_b2} > 0", param="depth",
+                         params=("sigma_b2", "sigma_w2"))
 
 
 def _exact(ball: Any) -> Fraction:

@@ -126,6 +126,70 @@ def gated_layer_balls(gate: Activation, q: Fraction, r_q: Fraction, c: Fraction 
     return q_next, c_next
 
 
+def constant_gate_tail(centre: tuple[Fraction, Fraction]) -> Any:
+    """The fading tail of a deep network of a·g(b) at σ_b² = 0 for a gate with g(0) = γ ≠ 0,
+    g − γ odd and |g'| ≤ L (glu: γ = 1/2, L = 1/4): a function of (q ball, σ_w², digits, c
+    ball) giving ``fading_tail.Tail`` (every later layer at once) or None. For every q ≤ q_L,
+    with ε = L²q/γ² (E[g − γ] = 0 by oddness, |g − γ| ≤ L|x|, Cauchy–Schwarz):
+
+        A(q) = E[g²] = γ² + E[(g − γ)²] ∈ γ²·[1, 1 + ε],   |K_g − γ²| = |E[(g(b) − γ)(g(b') − γ)]| ≤ γ²ε,
+
+    so q' = σ_w²·q·A ∈ σ_w²γ²·q·[1, 1 + ε] and c' = c·K_g/A with K_g/A ∈ [(1 − ε)/(1 + ε), 1 + ε],
+    |c' − c| ≤ 2ε. With λ = σ_w²γ²(1 + ε_L) < 1 the variances fall at least geometrically,
+    Σ_{l ≥ L} ε_l ≤ S = ε_L/(1 − λ), and for every k ≥ 0
+
+        q_{L+k} ∈ q_L·(σ_w²γ²)^k·[1, e^S],   |c_{L+k} − c_L| ≤ 2S.
+
+    None while S is not below 10^−digits (relative to c)."""
+    from .fading_tail import Tail
+
+    gamma, lipschitz = centre
+
+    def tail(q: arb, w: Fraction, digits: int, c: arb | None) -> Any:
+        if not q > 0:
+            return None
+        gamma2 = as_arb(gamma) ** 2
+        eps = as_arb(lipschitz) ** 2 * arb(q.upper()) / gamma2
+        lam = as_arb(w) * gamma2 * (1 + eps)
+        if not lam < 1:
+            return None
+        total = arb((eps / (1 - lam)).upper())
+        small = arb(10) ** (-digits)
+        if not total < small or (c is not None and not 2 * total < small * abs(c)):
+            return None
+        return Tail(as_arb(w) * gamma2, (arb(0, 1) * total).exp(), arb((2 * total).upper()))
+
+    return tail
+
+
+def runaway_layer(gate: Activation, quadratic: tuple[Fraction, Fraction], q0: Fraction, w: Fraction,
+                  collapse: bool) -> int:
+    """A layer by which the variance of a deep network of a·g(b) at σ_b² = 0, starting at ``q0``,
+    is proven below (``collapse``) or above 10^∓LENGTH_LIMIT_DIGITS (``kernel_maps.check_length``'s
+    ends of a trajectory), for a gate with l·q ≤ A(q) = E[g(√q·Z)²] ≤ h·q (``quadratic``):
+    q' = σ_w²·q·A(q) lies in σ_w²·[l, h]·q². With u_1 ≥ q_1 (≤, for the explosion) from layer 1's
+    proven A(q0) and t = σ_w²h·u_1 < 1 (σ_w²l·u_1 > 1), q_{1+k} ≤ t^(2^k)/(σ_w²h) (≥ with l).
+    0 when no runaway is proven this way."""
+    from .kernel_maps import LENGTH_LIMIT_DIGITS
+
+    found = gaussian_balls(gate, [(0, 2, 0)], q0, 5)[0]
+    with ctx.workprec(128):
+        scale = as_arb(w) * as_arb(quadratic[1] if collapse else quadratic[0])
+        t = scale * as_arb(q0) * arb(found.upper() if collapse else found.lower())
+        if not (t < 1 if collapse else t > 1):
+            return 0
+        ten = arb(10).log()
+        exponent, shift = t.log() / ten, scale.log() / ten
+        k = 0
+        if collapse:
+            while not (exponent * 2**k - shift).upper() < -LENGTH_LIMIT_DIGITS:
+                k += 1
+        else:
+            while not (exponent * 2**k - shift).lower() > LENGTH_LIMIT_DIGITS:
+                k += 1
+    return 1 + k
+
+
 def gated_coefficient_balls(gate: Activation, terms: int, digits: int) -> list[arb]:
     """The orthonormal bivariate Hermite expansion of a·g(b), a, b independent N(0, 1):
     a = h_1(a) and g(b) = Σ_k β_k·h_k(b) (h_k = He_k/√(k!), β_k the gate's coefficients), so
@@ -137,5 +201,5 @@ def gated_coefficient_balls(gate: Activation, terms: int, digits: int) -> list[a
     return [arb(0)] + (coefficient_balls(gate, terms - 1, digits) if terms > 1 else [])
 
 
-__all__ = ["gated_coefficient_balls", "gated_kernel_balls", "gated_layer_balls", "gated_nngp_over",
+__all__ = ["runaway_layer", "constant_gate_tail", "gated_coefficient_balls", "gated_kernel_balls", "gated_layer_balls", "gated_nngp_over",
            "gated_second_moment"]

@@ -292,20 +292,23 @@ def _length_ball(a0: arb, a2: arb, fourth: arb, q: Fraction, q_lo: Fraction, V: 
 
 
 def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers: int, w: Fraction, b: Fraction,
-                     digits: int, fast: bool = True, step: Any = None) -> tuple[list[arb], list[arb] | None]:
+                     digits: int, fast: bool = True, step: Any = None,
+                     fade: Any = None) -> tuple[list[arb], list[arb] | None]:
     """q and c at layers 0..L of a plain network at equal variances (c: None for q alone), as
     balls: each layer from the exact midpoints of the last one's balls and their radii
     (``layer_balls``: a radius grows by the map's slope, not by its formula's). Once the
     variance fades geometrically (σ_b² = 0), ``fading_tail`` proves every later layer at once;
     once the trajectory has settled near a fixed point (q*, c*), a box around it that the map
     sends into itself (``_settled``) holds every later layer (``fast``: False computes every
-    layer, the route the tests compare them with)."""
+    layer, the route the tests compare them with). ``step``: another layer map with
+    ``layer_balls``' arguments (a gated unit's, ``gated_maps.gated_layer_balls``), whose fading
+    tail is ``fade`` (``fading_tail``'s arguments but the remainder; None: no tail)."""
     # each layer's own radius adds up over the layers: digits for that
     digits += len(str(layers))
     bits = int((digits + 10) * BITS_PER_DIGIT) + 64
     from .closed_layers import closed_kernel_of
 
-    closed = closed_kernel_of(act)
+    closed = closed_kernel_of(act) if step is None else None
     if closed is not None:
         return _closed_trajectory(act, closed, q0, c0, layers, w, b, bits)
     with ctx.workprec(bits):
@@ -328,10 +331,12 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
                             cs.extend(settled[1] for _ in range(layers - layer))
                     break
                 wait = max(4, layer // 8)
-        if fast and step is layer_balls and b == 0 and layer >= 2 and qs[-1] < qs[-2] and qs[-1] < arb(10) ** -digits:
+        if fast and b == 0 and layer >= 2 and qs[-1] < qs[-2] and qs[-1] < arb(10) ** -digits:
             if remainder is None:
-                remainder = linear_remainder(act, bits) or False
-            tail = remainder and fading_tail(remainder, qs[-1], w, digits, None if cs is None else cs[-1])
+                remainder = (linear_remainder(act, bits) or False) if step is layer_balls else False
+            last_c = None if cs is None else cs[-1]
+            tail = (remainder and fading_tail(remainder, qs[-1], w, digits, last_c)) or (
+                fade is not None and fade(qs[-1], w, digits, last_c))
             if tail:
                 _append_tail(qs, cs, tail, layers - layer, bits)
                 break
