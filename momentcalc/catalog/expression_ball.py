@@ -124,14 +124,152 @@ def compile_ball(node: Node, choices: Choices | None = None) -> BallFn:
 
         return chain
     if kind == "div":
+        found = removable_quotient(node)
+        if found is not None:
+            return _quotient(a, b, *found)
         return lambda z, analytic: a(z, analytic) / b(z, analytic)
     exponent = node.args[1]
     if exponent.kind == "num" and exponent.value.denominator == 1:
         n = int(exponent.value)
-        return lambda z, analytic: a(z, analytic) ** n
+
+        def whole_power(z: acb, analytic: bool) -> acb:
+            u = a(z, analytic)
+            if u.imag == 0 and n >= 2 and u.real.is_finite():
+                return acb(_real_power(u.real, n))
+            return u**n
+
+        return whole_power
     if exponent.kind == "num" and exponent.value > 0:
         return _positive_power(a, b, as_arb(exponent.value))
     return lambda z, analytic: a(z, analytic).pow(b(z, analytic), analytic=analytic)
+
+
+# Highest order of a common zero of a quotient's numerator and denominator that is removed.
+MAX_REMOVABLE_ORDER = 4
+KINK_CALLS = ("abs", "max", "min", "sign", "step")
+
+
+def _exactly_zero(value: acb) -> bool:
+    return value.is_exact() and value == 0
+
+
+def _zero_candidates(node: Node) -> list[Fraction]:
+    """0 and the dyadic zeros of the affine sub-expressions c·x + d of ``node``."""
+    found = [Fraction(0)]
+
+    def walk(n: Node) -> None:
+        if n.has_x and n.kind != "x":
+            with ctx.workprec(64):
+                terms = polynomial_terms(n, rational_constant)
+            if terms is not None and set(terms) <= {0, 1} and terms.get(1):
+                zero = -Fraction(terms.get(0, 0)) / Fraction(terms[1])
+                if zero.denominator & (zero.denominator - 1) == 0 and zero not in found:
+                    found.append(zero)
+        for arg in n.args:
+            walk(arg)
+
+    walk(node)
+    return found
+
+
+def _has_kinks(node: Node) -> bool:
+    return (node.kind == "call" and node.value in KINK_CALLS) or any(_has_kinks(a) for a in node.args)
+
+
+_REMOVABLE: dict[Node, tuple | None] = {}
+
+
+def removable_quotient(node: Node) -> tuple[Fraction, BallFn, BallFn] | None:
+    """For a quotient N/D whose numerator and denominator both vanish at a dyadic point z0 to
+    the order m at which D first does not (D^{(j)}(z0) = N^{(j)}(z0) = 0 exactly for j < m,
+    D^{(m)}(z0) ≠ 0, m ≤ ``MAX_REMOVABLE_ORDER``; no kink inside either): (z0, N^{(m)}, D^{(m)})
+    as ball functions. sin(x)/x, (exp(x) − 1)/x, tanh(x)/x, x/sinh(x), log1p(x)/x, (x − 1)/(x − 1),
+    and the derivatives of such quotients, whose denominators hold D², D⁴… (``_quotient``).
+    z0 is 0 or a zero of an affine part of D; the exact zeros are Arb's values at z0 (sin 0,
+    e^0 − 1, tanh 0 are exact); a value that is only a ball around 0 is not taken as a zero."""
+    if node in _REMOVABLE:
+        return _REMOVABLE[node]
+    top, bottom = node.args
+    found = None
+    if top.has_x and bottom.has_x and not _has_kinks(node):
+        for z0 in _zero_candidates(bottom):
+            found = _removable_at(top, bottom, z0)
+            if found is not None:
+                break
+    if len(_REMOVABLE) > 256:
+        _REMOVABLE.clear()
+    _REMOVABLE[node] = found
+    return found
+
+
+def _vanishes(node: Node, z0: Fraction) -> bool | None:
+    """Whether the tree is exactly 0 at z0: True, False, or None (cannot tell). Arb first (sin 0,
+    e^0 − 1 are exact balls); a ball around 0 that is not exact (2/sqrt(pi) − 2/sqrt(pi) in a
+    derivative of erf(x)/x) is decided by sympy's exact arithmetic on the tree at z0."""
+    with ctx.workprec(64):
+        value = compile_ball(node)(acb(as_arb(z0)), True)
+    if _exactly_zero(value):
+        return True
+    if not value.contains(0):
+        return False
+    try:
+        import sympy as sp
+
+        from .expression_calculus import to_sympy
+
+        exact = to_sympy(node, sp.Symbol("x")).subs(sp.Symbol("x"), sp.Rational(z0.numerator, z0.denominator))
+        return True if sp.simplify(exact) == 0 else None
+    except Exception:  # a function sympy lacks here (sinc_slope): cannot tell  # noqa: BLE001
+        return None
+
+
+def _removable_at(top: Node, bottom: Node, z0: Fraction) -> tuple[Fraction, BallFn, BallFn] | None:
+    for order in range(MAX_REMOVABLE_ORDER + 1):
+        zero = _vanishes(bottom, z0)
+        if zero is None or (zero is False and order == 0):
+            return None  # no common zero here, or one whose order cannot be told
+        if zero is False:
+            return z0, compile_ball(top), compile_ball(bottom)
+        if _vanishes(top, z0) is not True:
+            return None  # a pole (or a numerator not proven 0): not removable
+        top, bottom = derivative(top), derivative(bottom)
+    return None
+
+
+def _quotient(a: BallFn, b: BallFn, z0: Fraction, top: BallFn, bottom: BallFn) -> BallFn:
+    """N/D on a box z where the enclosure of D reaches 0, N and D having the common zero z0 of
+    order m (``removable_quotient``): by Taylor's theorem with the integral remainder along the
+    segment from z0 to z, N(z) = (z − z0)^m·∫_0^1 w(t)·N^{(m)}(z0 + t(z − z0)) dt with the same
+    positive weight w of total 1/m! for D, so N(z)/D(z) is a quotient of two averages of
+    N^{(m)} and D^{(m)} over the segment: inside N^{(m)}(H) / D^{(m)}(H) for the box H that
+    holds z and z0 (convex, so it holds the segment; each average lies in the convex enclosure
+    of its values), evaluated as analytic (N and D are analytic on H, or Arb says not: nan).
+    Elsewhere N/D as written."""
+    made: dict[int, acb] = {}
+
+    def quotient(z: acb, analytic: bool) -> acb:
+        den = b(z, analytic)
+        if den.contains(0):
+            centre = made.get(ctx.prec)
+            if centre is None:
+                centre = made[ctx.prec] = acb(as_arb(z0))
+            hull = z.union(centre)
+            return top(hull, True) / bottom(hull, True)
+        return a(z, analytic) / den
+
+    return quotient
+
+
+def _real_power(u: arb, n: int) -> arb:
+    """u^n (n ≥ 2) on a real ball from its ends, where t^n is monotone: midpoint-radius
+    arithmetic squares [0.25, 0.75] into [−0.0625, 0.5625], which reaches 0 (a quotient by it
+    could not be enclosed); from the ends it is [0.0625, 0.5625] (and 0 for an even n on a
+    ball around 0, where the even power has its minimum)."""
+    low, high = arb(u.lower()) ** n, arb(u.upper()) ** n
+    out = low.union(high)
+    if n % 2 == 0 and u.contains(0):
+        out = out.union(arb(0))
+    return out
 
 
 def _positive_power(a: BallFn, b: BallFn, p: arb) -> BallFn:
@@ -203,7 +341,30 @@ def _call(node: Node, parts: list[BallFn], choices: Choices) -> BallFn:
         "sinc_slope": sinc_slope,
     }
     fn = simple[name]
-    return lambda z, analytic: fn(a(z, analytic))
+    real = REAL_FUNCTIONS.get(name)
+    if real is None:
+        return lambda z, analytic: fn(a(z, analytic))
+
+    def call(z: acb, analytic: bool) -> acb:
+        u = a(z, analytic)
+        # a real ball: Arb's real function, whose enclosure is tighter (acb's tanh of
+        # [0.25, 0.75] reaches below 0, so tanh(x)**2 could not be divided by there); where
+        # it gives no finite value (arb's sech of [3e6 ± 1e5]), the complex one
+        if u.imag == 0:
+            value = real(u.real)
+            if value.is_finite():
+                return acb(value)
+        return fn(u)
+
+    return call
+
+
+# Entire functions evaluated on real balls with Arb's real functions (``_call``).
+REAL_FUNCTIONS: dict[str, Callable[[arb], arb]] = {
+    "exp": arb.exp, "sin": arb.sin, "cos": arb.cos, "tanh": arb.tanh, "sinh": arb.sinh, "cosh": arb.cosh,
+    "erf": arb.erf, "erfc": arb.erfc, "sigmoid": lambda u: (1 + (u / 2).tanh()) / 2,
+    "sech2": lambda u: u.sech() ** 2, "sigmoid_slope": lambda u: (u / 2).sech() ** 2 / 4, "sinc": arb.sinc,
+}
 
 
 def removable(node: Node) -> Node:
@@ -501,7 +662,9 @@ def _bounded(size: int | Fraction, low: arb | None = None, lower: arb | None = N
 def _call_bound(node: Node, args: list[Bound], r0: arb) -> Bound:
     name = node.value
     u = args[0]
-    if name in ("sin", "cos", "tanh", "erf", "sign"):
+    if name in ("tanh", "erf"):  # odd, increasing: |tanh u| ≥ tanh(low of |u|)
+        return _bounded(1, low=_positive_part(getattr(u.low, name)()))
+    if name in ("sin", "cos", "sign"):
         return _bounded(1)
     if name in ("sinc", "sinc_slope"):  # |sinc'(x)| = |∫_0^1 t·sin(tx) dt| ≤ 1
         return _bounded(1)
@@ -528,7 +691,7 @@ def _call_bound(node: Node, args: list[Bound], r0: arb) -> Bound:
         terms = _exp_terms(q, r0)
         if name == "cosh":
             return Bound(terms, arb(1), _quadratic(terms), (arb(1), arb(0), arb(0)))
-        return _make(terms, arb(0))
+        return _make(terms, u.low)  # |sinh u| ≥ |u|
     if name == "log":
         return _log_bound(u, r0)
     if name == "log1p":

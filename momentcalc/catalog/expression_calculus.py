@@ -101,6 +101,12 @@ def derivative(node: Node) -> Node:
         du, dv = derivative(u), derivative(v)
         if dv == ZERO:
             return _div(du, v)
+        if v.kind == "pow" and v.args[1].kind == "num" and v.args[1].value.denominator == 1 and v.args[1].value > 0:
+            # (u/w^k)' = (u'·w − k·u·w')/w^(k+1): the order of a common zero of numerator and
+            # denominator grows by one per derivative, not twofold (expression_ball.removable_quotient)
+            w, k = v.args[0], v.args[1].value
+            dw = derivative(w)
+            return _div(_sub(_mul(du, w), _mul(_mul(num(k), u), dw)), Node("pow", (w, num(k + 1))))
         return _div(_sub(_mul(du, v), _mul(u, dv)), Node("pow", (v, num(2))))
     if kind == "pow":
         u, c = node.args
