@@ -32,7 +32,7 @@ from flint import acb, arb, ctx
 
 from ..engine.gaussian_balls import LocalBound, NotCertified, Term, as_arb
 from .ball_functions import softplus_ball, touches_log1p_cut
-from .expression_calculus import _sub, derivative
+from .expression_calculus import _sub, derivative, to_sympy
 from .expression_tree import ONE, Node
 
 BallFn = Callable[[acb, bool], acb]
@@ -214,8 +214,6 @@ def _vanishes(node: Node, z0: Fraction) -> bool | None:
         return False
     try:
         import sympy as sp
-
-        from .expression_calculus import to_sympy
 
         exact = to_sympy(node, sp.Symbol("x")).subs(sp.Symbol("x"), sp.Rational(z0.numerator, z0.denominator))
         return True if sp.simplify(exact) == 0 else None
