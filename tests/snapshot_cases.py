@@ -46,6 +46,8 @@ CASES: list[tuple[str, tuple[str, ...]]] = [
     ("kernel_tanh_sweep", ("kernel", "tanh", "--json", "--rho", "-1:1:0.5", "--digits", "10")),
     ("kernel_erf_depth", ("kernel", "erf", "--json", "--rho", "0.2", "--depth", "3", "--sigma-w2", "1.5")),
     ("hermite_tanh_dual", ("hermite", "tanh", "--json", "--terms", "6", "--rho", "0.5")),
+    ("kernel_glu_depth", ("kernel", "glu", "--json", "--rho", "0.5", "--depth", "3", "--sigma-w2", "3")),
+    ("hermite_swiglu_dual", ("hermite", "swiglu", "--json", "--terms", "5", "--rho", "0.5")),
     ("tat_leaky_relu", ("tat", "leaky_relu", "--json", "--depth", "10", "--target-c0", "0.5")),
     ("tat_softplus", ("tat", "softplus", "--json", "--depth", "10", "--target-slope", "1.5")),
     # sweeps: lists and ranges

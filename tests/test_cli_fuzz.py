@@ -894,7 +894,8 @@ _KHT_OPTIONS = {
 
 @pytest.mark.slow
 @settings(FUZZ, max_examples=15)  # many draws spend the short budget: 15 keep it near 4 s
-@given(data=st.data(), expression=st.one_of(grammar_expressions, st.sampled_from(hostile_inputs.HOSTILE_EXPRESSIONS)),
+@given(data=st.data(), expression=st.one_of(grammar_expressions, st.sampled_from(hostile_inputs.HOSTILE_EXPRESSIONS),
+                                            st.sampled_from(["glu", "geglu", "swiglu"])),  # the gated units
        command=st.sampled_from(sorted(_KHT_OPTIONS)),
        output=st.sampled_from([[], ["--json"], ["--format", "csv"], ["--digits", "5", "--json"]]))
 def test_kernel_hermite_tat_survive_random_expressions_and_options(data, expression, command, output):

@@ -8,6 +8,10 @@
 With ``rho``: the dual activation (Daniely, Frostig & Singer, 2016; Mehler's formula)
 E[φ(u)φ(v)] = Σ_k a_k²·ρ^k for unit Gaussians of correlation ρ, as ``dual`` = Σ_{k<N} a_k²·ρ^k
 and ``dual_tail_bound`` = tail_bound·|ρ|^N ≥ |E[φ(u)φ(v)] − dual| (kernel's nngp).
+
+A gated unit a·g(b) (glu, geglu, swiglu; a, b independent N(0, 1)) has the bivariate expansion
+Σ_k b_k·h_1(a)h_k(b) (``moments.gated_maps.gated_coefficient_balls``): its coefficients are listed
+by total degree n, c_0 = 0 and c_n = b_{n−1}, and its dual Σ c_n²ρ^n = ρ·E[g(u)g(v)].
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ training of deep neural networks without skip connections or normalization layer
 C(0) = E[φ]²/E[φ²], C'(1) = q·E[φ'²]/E[φ²], C''(1) = q²·E[φ''²]/E[φ²], Q'(q) = E[u·φ·φ']/q.
 ``depth`` L adds the correlations of a plain network (weights N(0, σ_w²/fan_in), biases
 N(0, σ_b²)) at layers 0..L: q_i ← σ_w²·E[φ(√q_i·Z)²] + σ_b², ρ ← (σ_w²·nngp + σ_b²)/√(q1·q2),
-every layer in balls (``moments.kernel_maps``).
+every layer in balls (``moments.kernel_maps``). The gated units glu, geglu, swiglu (a·g(b), the
+halves independent) take their maps from their gate's (``moments.gated_maps``).
 """
 
 from __future__ import annotations
