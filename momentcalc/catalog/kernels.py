@@ -20,6 +20,7 @@ these where they exist (fast at any precision); the tests hold them against quad
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 from typing import Any, NamedTuple
 
 import mpmath
@@ -181,3 +182,20 @@ BALL_KERNELS: dict[str, Callable[[Any, Any, Any, Mapping[str, Any]], tuple[Any, 
 # |c|. A deep network's layers use it to bound the map over a ball of variances
 # (``moments.closed_layers``).
 Q_SLOPE_AT_ONE = frozenset({"relu", "leaky_relu", "relu2", "erf", "identity"})
+
+
+class Twin(NamedTuple):
+    """φ equals the closed-kernel activation ``kernel`` on a window around 0: φ(x) = ψ(x) for
+    ``−reach ≤ x ≤ reach`` (at least)."""
+
+    kernel: str
+    reach: Fraction
+
+
+# Activations that are a closed-kernel activation near 0: relu6 = relu on (−∞, 6], hardtanh =
+# identity on [−1, 1]. Where a layer's variance is small against reach², φ's kernel is ψ's
+# to within a Gaussian tail (``moments.closed_layers.twin_noise``).
+TWINS: dict[str, Twin] = {
+    "relu6": Twin("relu", Fraction(6)),
+    "hardtanh": Twin("identity", Fraction(1)),
+}

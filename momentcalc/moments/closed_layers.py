@@ -21,18 +21,26 @@ parts evaluated on balls:
   ``catalog.kernels.Q_SLOPE_AT_ONE``).
 
 No integrals: a layer is a few dozen ball operations, so 10000 layers take well under a second.
+
+An activation that equals such a kernel's activation ψ near 0 (``catalog.kernels.TWINS``: relu6
+is relu on (−∞, 6]) has ψ's layer to within a Gaussian tail (``twin_noise``) once the variance
+is small against the window: the layers of relu6 at σ_w² = 1 (q halves every layer) are relu's
+after a few, with that bound added to A and K.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from fractions import Fraction
+from typing import Any, NamedTuple
 
-from flint import arb
+from flint import arb, ctx
 
 from ..catalog import Activation
-from ..catalog.kernels import BALL_KERNELS, Q_SLOPE_AT_ONE
+from ..catalog.ball_functions import BALL_FUNCTIONS
+from ..catalog.kernels import BALL_KERNELS, Q_SLOPE_AT_ONE, TWINS
 from ..engine.dual_balls import Dual, value_and_slope
+from ..engine.gaussian_balls import Term, as_arb, tail_bound
 
 Closed = Callable[[Any, Any, Any, Mapping[str, Any]], tuple[Any, Any]]
 
@@ -51,16 +59,19 @@ def _spread(ball: arb) -> arb:
 
 
 def closed_layer(closed: Closed, params: Mapping[str, Any], q: arb, c: arb | None, w: arb,
-                 b: arb) -> tuple[arb, arb | None]:
+                 b: arb, noise: arb | None = None) -> tuple[arb, arb | None]:
     """(q', c') holding the layer's image of every point of the balls q and c (c: None for the
-    variance alone), at the current precision (see the module docstring)."""
+    variance alone), at the current precision (see the module docstring). ``noise``: a bound
+    of |A_φ − A| and |K_φ − K| over the box for an activation φ that is this kernel's
+    activation to within it (``twin_noise``)."""
     one = arb(1)
+    extra = arb(0) if noise is None else _spread(noise)
     centre, r_q = arb(q.mid()), arb(q.rad())
     ball = Dual(q, one)
     value_at_centre = closed(centre, centre, one, params)[0]
     _, a_slope = value_and_slope(closed(ball, ball, one, params)[0])
     a_slope = abs(arb(a_slope))
-    q_next = w * (value_at_centre + _spread(r_q * a_slope)) + b
+    q_next = w * (value_at_centre + _spread(r_q * a_slope) + extra) + b
     if c is None:
         return q_next, None
     c_centre, r_c = arb(c.mid()), arb(c.rad())
@@ -74,7 +85,7 @@ def closed_layer(closed: Closed, params: Mapping[str, Any], q: arb, c: arb | Non
         box_slope = abs(arb(box_slope))
         if box_slope.is_finite() and box_slope.upper() < a_slope.upper():
             k_slope = box_slope
-    k_box = k + _spread(r_c * arb(q.upper()) * k1_top + r_q * k_slope)
+    k_box = k + _spread(r_c * arb(q.upper()) * k1_top + r_q * k_slope) + extra
     c_next = (w * k_box + b) / q_next
     # |c'| ≤ 1 (Cauchy–Schwarz): a ball reaching past ±1 is clipped there
     if c_next.upper() > 1:
@@ -84,4 +95,51 @@ def closed_layer(closed: Closed, params: Mapping[str, Any], q: arb, c: arb | Non
     return q_next, c_next
 
 
-__all__ = ["closed_kernel_of", "closed_layer"]
+class TwinRoute(NamedTuple):
+    """ψ's closed kernel and parameters for an activation φ = ψ on [−reach, reach], and growth
+    terms bounding (φ − ψ)² on the real line."""
+
+    closed: Closed
+    params: Mapping[str, Any]
+    reach: Fraction
+    squared: tuple[Term, ...]
+
+
+def twin_of(act: Activation, params: Mapping[str, Any]) -> TwinRoute | None:
+    """The closed-kernel twin of ``act`` (``catalog.kernels.TWINS``), or None. |φ − ψ| ≤ |φ| + |ψ|
+    ≤ the sum of the catalog's growth bounds (``catalog.ball_functions``); its square is their
+    pairwise products."""
+    twin = None if act.expression else TWINS.get(act.name)
+    if twin is None or twin.kernel not in Q_SLOPE_AT_ONE:
+        return None
+    terms = (*BALL_FUNCTIONS[act.name].growth(params), *BALL_FUNCTIONS[twin.kernel].growth({}))
+    squared = tuple(Term(as_arb(s.c) * as_arb(t.c), s.k + t.k, as_arb(s.a) + as_arb(t.a), as_arb(s.b) + as_arb(t.b))
+                    for s in terms for t in terms)
+    return TwinRoute(BALL_KERNELS[twin.kernel], {}, twin.reach, squared)
+
+
+def twin_noise(route: TwinRoute, q_high: arb) -> arb | None:
+    """ε with |A_φ(q) − A_ψ(q)| ≤ ε and |K_φ(q, c) − K_ψ(q, c)| ≤ ε for every q ≤ q_high, |c| ≤ 1:
+    δ = φ − ψ vanishes on [−reach, reach], so with D = E[δ(u)²] and Cauchy–Schwarz,
+
+        K_φ − K_ψ = E[δ(u)ψ(v)] + E[ψ(u)δ(v)] + E[δ(u)δ(v)],  |·| ≤ 2·sqrt(D·A_ψ(q)) + D
+
+    (c = 1 gives A). D ≤ the Gaussian tail beyond ±reach of the growth bound of δ²
+    (``engine.gaussian_balls.tail_bound``), which grows with q (a bound nondecreasing in |x|,
+    integrated over a region that widens), as does A_ψ. None: reach is within a standard
+    deviation of q_high."""
+    with ctx.workprec(64):
+        high = arb(q_high.upper())
+        std = arb(high.sqrt().upper())
+        reach = arb(route.reach.numerator) / route.reach.denominator
+        L = arb((reach / std).lower())
+        if not L > 1:
+            return None
+        tail = tail_bound(route.squared, L, arb(0), std)
+        if tail is None or not tail.is_finite():
+            return None
+        length = route.closed(high, high, arb(1), route.params)[0]
+        return arb((2 * (tail * abs(length)).sqrt() + tail).upper())
+
+
+__all__ = ["TwinRoute", "closed_kernel_of", "closed_layer", "twin_noise", "twin_of"]

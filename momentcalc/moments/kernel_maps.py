@@ -207,7 +207,8 @@ def nngp_over(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Frac
 
 
 def layer_balls(act: Activation, q: Fraction, r_q: Fraction, c: Fraction | None, r_c: Fraction, w: Fraction,
-                b: Fraction, digits: int, bounds: dict | None = None) -> tuple[arb, arb | None]:
+                b: Fraction, digits: int, bounds: dict | None = None,
+                length_digits: int | None = None) -> tuple[arb, arb | None]:
     """One layer of a plain deep network at equal variances: (q', c') as balls holding
     q' = σ_w²·A(q) + σ_b² and c' = (σ_w²·K(q, c) + σ_b²)/q' for every q in [q ± r_q] and c in
     [c ± r_c] ∩ [−1, 1] (q, c exact: the midpoints of the last layer's balls, re-centred so
@@ -229,8 +230,10 @@ def layer_balls(act: Activation, q: Fraction, r_q: Fraction, c: Fraction | None,
     1 near a stable fixed point) and by the evaluations' own radii, and depth 1000 keeps its
     digits. ``bounds`` (a dict the caller keeps across layers) holds E_V[φ⁴] and E_V[φ'⁴] at
     one V ≥ q_hi, reused while V ≤ 2·q_lo (the density ratio sqrt(V/v) ≤ √2 stays in the bound):
-    the variance of a deep network moves slowly."""
-    prec = int((digits + 10) * BITS_PER_DIGIT) + 64
+    the variance of a deep network moves slowly. ``length_digits`` (default ``digits``): the
+    digits of A(q) (a deep trajectory asks for more: see ``layer_trajectory``)."""
+    length_digits = digits if length_digits is None else max(digits, length_digits)
+    prec = int((length_digits + 10) * BITS_PER_DIGIT) + 64
     q_hi = q + r_q
     with ctx.workprec(prec):
         q_lo_ball = as_arb(q) - as_arb(r_q)
@@ -238,9 +241,9 @@ def layer_balls(act: Activation, q: Fraction, r_q: Fraction, c: Fraction | None,
             raise NotProven("a layer's variance cannot be proven positive at these digits", param="depth")
         q_lo = midpoint_fraction(arb(q_lo_ball.lower()))
     if c is None:
-        a0, a2 = gaussian_balls(act, [(0, 2, 0), (2, 2, 0)], q, digits)
+        a0, a2 = gaussian_balls(act, [(0, 2, 0), (2, 2, 0)], q, length_digits)
     else:
-        a0, a2, slope = gaussian_balls(act, [(0, 2, 0), (2, 2, 0), (0, 0, 2)], q, digits)
+        a0, a2, slope = gaussian_balls(act, [(0, 2, 0), (2, 2, 0), (0, 0, 2)], q, length_digits)
     bounds = {} if bounds is None else bounds
     if not ("V" in bounds and q_hi <= bounds["V"] <= 2 * q_lo):
         V = q_hi * Fraction(9, 8)
@@ -303,10 +306,14 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
     layer, the route the tests compare them with). ``step``: another layer map with
     ``layer_balls``' arguments (a gated unit's, ``gated_maps.gated_layer_balls``), whose fading
     tail is ``fade`` (``fading_tail``'s arguments but the remainder; None: no tail)."""
-    # each layer's own radius adds up over the layers: digits for that
+    # each layer's own radius adds up over the layers: digits for that. A(q)'s relative error
+    # adds up in q (the length map's slope is about 1 where q fades slowly, tanh's q ≈ 1/(2L)),
+    # and c' = K/q' takes q's relative radius every layer: about L² layers' worth, so the
+    # length map gets the digits twice
     digits += len(str(layers))
-    bits = int((digits + 10) * BITS_PER_DIGIT) + 64
-    from .closed_layers import closed_kernel_of
+    length_digits = digits + len(str(layers))
+    bits = int((length_digits + 10) * BITS_PER_DIGIT) + 64
+    from .closed_layers import closed_kernel_of, twin_of
 
     closed = closed_kernel_of(act) if step is None else None
     if closed is not None:
@@ -315,8 +322,10 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
         qs = [as_arb(q0)]
         cs = None if c0 is None else [as_arb(c0)]
     v, r_v, c, r_c = q0, Fraction(0), c0, Fraction(0)
-    bounds: dict = {}
-    step = layer_balls if step is None else step
+    bounds: dict = {"length_digits": length_digits}
+    if step is None:
+        bounds["twin"] = twin_of(act, _params(act))
+    step = _layer if step is None else step
     remainder: Any = None  # fading_tail's bound of φ(x) − φ'(0)·x, once the variance fades
     wait = 0  # layers until the next try of a settled box
     for layer in range(layers):
@@ -333,7 +342,7 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
                 wait = max(4, layer // 8)
         if fast and b == 0 and layer >= 2 and qs[-1] < qs[-2] and qs[-1] < arb(10) ** -digits:
             if remainder is None:
-                remainder = (linear_remainder(act, bits) or False) if step is layer_balls else False
+                remainder = (linear_remainder(act, bits) or False) if step is _layer else False
             last_c = None if cs is None else cs[-1]
             tail = (remainder and fading_tail(remainder, qs[-1], w, digits, last_c)) or (
                 fade is not None and fade(qs[-1], w, digits, last_c))
@@ -357,6 +366,55 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
         if cs is not None and not (-1 < c < 1 or (abs(c) == 1 and r_c == 0)):
             raise NotProven("a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth")
     return qs, cs
+
+
+def _layer(act: Activation, q: Fraction, r_q: Fraction, c: Fraction | None, r_c: Fraction, w: Fraction,
+           b: Fraction, digits: int, bounds: dict) -> tuple[arb, arb | None]:
+    """``layer_balls`` (A(q) to ``bounds["length_digits"]``), or where the activation has a
+    closed-kernel twin (``bounds["twin"]``, ``closed_layers.twin_of``) whose Gaussian-tail
+    difference is below the layer's own rounding at this variance, the twin's closed layer with
+    that difference added (no integrals)."""
+    length_digits = bounds.get("length_digits")
+    route = bounds.get("twin")
+    if route is not None:
+        found = _twin_layer(route, q, r_q, c, r_c, w, b, max(digits, length_digits or digits), bounds)
+        if found is not None:
+            return found
+    return layer_balls(act, q, r_q, c, r_c, w, b, digits, bounds, length_digits)
+
+
+def _twin_layer(route: Any, q: Fraction, r_q: Fraction, c: Fraction | None, r_c: Fraction, w: Fraction,
+                b: Fraction, digits: int, bounds: dict) -> tuple[arb, arb | None] | None:
+    """The twin's layer over [q ± r_q] × [c ± r_c] with the noise bound ``twin_noise`` at a
+    variance V ≥ q + r_q (kept in ``bounds`` while it still covers the ball: the bound grows
+    with the variance), or None where that noise is not below 10^−(digits + 2) of q'."""
+    from .closed_layers import closed_layer, twin_noise
+
+    prec = int((digits + 10) * BITS_PER_DIGIT) + 64
+    with ctx.workprec(prec):
+        q_ball = as_arb(q) + arb(0, as_arb(r_q).upper())
+        c_ball = None if c is None else as_arb(c) + arb(0, as_arb(r_c).upper())
+        high = q + r_q
+        kept = bounds.get("twin_noise")
+        if kept is None or high > kept[0]:
+            kept = None
+        tolerance = arb(10) ** -(digits + 2)
+        for attempt in (0, 1):
+            if kept is None:
+                V = high * Fraction(9, 8)
+                with ctx.workprec(64):
+                    noise = twin_noise(route, as_arb(V))
+                if noise is None:
+                    return None
+                kept = bounds["twin_noise"] = (V, noise)
+            ww = as_arb(w)
+            q_next, c_next = closed_layer(route.closed, route.params, q_ball, c_ball, ww, as_arb(b), kept[1])
+            if ww * kept[1] < tolerance * q_next.lower():
+                return q_next, c_next
+            if attempt or high * 2 > kept[0]:
+                return None  # a bound at this variance would not be much smaller
+            kept = None
+    return None
 
 
 def _closed_trajectory(act: Activation, closed: Any, q0: Fraction, c0: Fraction | None, layers: int,
@@ -425,7 +483,7 @@ def _settled(act: Activation, qs: list[arb], cs: list[arb] | None, v: Fraction, 
             r_c = max(midpoint_fraction(radii[1]), 2 * r_c)
             if not as_arb(r_c) < small * abs(cs[-1]) + FLOOR * cs[-1].rad():
                 return None
-    q_box, c_box = (step or layer_balls)(act, v, r_q, c, r_c, w, b, digits, bounds)
+    q_box, c_box = (step or _layer)(act, v, r_q, c, r_c, w, b, digits, bounds)
     with ctx.workprec(_bits(q_box) + 64):
         outside = [not (q_box.lower() >= as_arb(v - r_q) and q_box.upper() <= as_arb(v + r_q))]
         if c is not None:
