@@ -15,6 +15,7 @@ from momentcalc.catalog import resolve
 from momentcalc.catalog.kernels import BALL_KERNELS, Q_SLOPE_AT_ONE
 from momentcalc.computations.kernel import kernel
 from momentcalc.engine.dual_balls import Dual, value_and_slope
+from momentcalc.engine.rounding import ball_text
 from momentcalc.moments import kernel_maps
 
 
@@ -125,3 +126,44 @@ def test_dual_derivatives_against_mpmath():
             assert abs(value.mid() - arb(mpmath.nstr(g(mpmath.mpf(point)), 45))) < arb(10) ** -40
             want = mpmath.diff(g, mpmath.mpf(point))
             assert abs(slope.mid() - arb(mpmath.nstr(want, 45))) < arb(10) ** -40
+
+
+def _relu6_length(q):
+    """E[relu6(u)²], u ~ N(0, q), by mpmath quadrature."""
+    s = mpmath.sqrt(q)
+    return mpmath.quad(lambda x: min(max(x, 0), 6) ** 2 * mpmath.npdf(x, 0, s), [0, 6, mpmath.inf])
+
+
+@pytest.mark.parametrize("q", ["1", "0.25"])
+def test_twin_noise_bounds_the_difference(q):
+    """relu6 = relu on (−∞, 6]: |E[relu6(u)²] − E[relu(u)²]| (mpmath quadrature) is below the
+    proven noise bound, and the bound is not a blow-up (within 10^4 of it)."""
+    from momentcalc.moments.closed_layers import twin_noise, twin_of
+
+    route = twin_of(resolve("relu6", None), {})
+    with ctx.workprec(128):
+        noise = twin_noise(route, arb(q))
+    with mpmath.workdps(60):
+        difference = abs(_relu6_length(mpmath.mpf(q)) - mpmath.mpf(q) / 2)
+        assert 0 < difference <= mpmath.mpf(noise.upper().str(30, radius=False))
+        assert mpmath.mpf(noise.upper().str(30, radius=False)) < 10**4 * mpmath.sqrt(difference)
+    assert twin_of(resolve("tanh", None), {}) is None
+
+
+@pytest.mark.parametrize("w, b, depth", [("1", "0", 24), ("1.5", "0.05", 24)])
+def test_relu6_twin_against_its_integrals(monkeypatch, w, b, depth):
+    """relu6's layers through relu's closed kernel (once the variance is small against 6²)
+    print the digits of the layer-by-layer certified integrals of relu6 itself."""
+    args = (resolve("relu6", None), Fraction(1), Fraction(3, 10), depth, Fraction(w), Fraction(b), 15)
+    calls = []
+    real = kernel_maps.layer_balls
+    monkeypatch.setattr(kernel_maps, "layer_balls", lambda *a, **k: calls.append(1) or real(*a, **k))
+    fast = kernel_maps.layer_trajectory(*args)
+    assert len(calls) <= 10  # the twin took over
+    from momentcalc.moments import closed_layers
+
+    monkeypatch.setattr(closed_layers, "twin_of", lambda *a: None)
+    slow = kernel_maps.layer_trajectory(*args, fast=False)
+    for fast_balls, slow_balls in zip(fast, slow):
+        for a, b in zip(fast_balls, slow_balls):
+            assert a.overlaps(b) and ball_text(a, 15) is not None and ball_text(a, 15) == ball_text(b, 15)

@@ -30,6 +30,7 @@ after a few, with that bound added to A and K.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import Any, NamedTuple
@@ -96,38 +97,50 @@ def closed_layer(closed: Closed, params: Mapping[str, Any], q: arb, c: arb | Non
 
 
 class TwinRoute(NamedTuple):
-    """ψ's closed kernel and parameters for an activation φ = ψ on [−reach, reach], and growth
-    terms bounding (φ − ψ)² on the real line."""
+    """ψ's closed kernel and parameters for an activation φ = ψ on [−reach, reach], growth
+    terms bounding |φ − ψ| on the real line, and ψ's own (polynomial: c·|x|^k)."""
 
     closed: Closed
     params: Mapping[str, Any]
     reach: Fraction
-    squared: tuple[Term, ...]
+    difference: tuple[Term, ...]
+    twin: tuple[Term, ...]
 
 
 def twin_of(act: Activation, params: Mapping[str, Any]) -> TwinRoute | None:
     """The closed-kernel twin of ``act`` (``catalog.kernels.TWINS``), or None. |φ − ψ| ≤ |φ| + |ψ|
-    ≤ the sum of the catalog's growth bounds (``catalog.ball_functions``); its square is their
-    pairwise products."""
+    ≤ the sum of the catalog's growth bounds (``catalog.ball_functions``)."""
     twin = None if act.expression else TWINS.get(act.name)
     if twin is None or twin.kernel not in Q_SLOPE_AT_ONE:
         return None
-    terms = (*BALL_FUNCTIONS[act.name].growth(params), *BALL_FUNCTIONS[twin.kernel].growth({}))
-    squared = tuple(Term(as_arb(s.c) * as_arb(t.c), s.k + t.k, as_arb(s.a) + as_arb(t.a), as_arb(s.b) + as_arb(t.b))
-                    for s in terms for t in terms)
-    return TwinRoute(BALL_KERNELS[twin.kernel], {}, twin.reach, squared)
+    own = tuple(BALL_FUNCTIONS[twin.kernel].growth({}))
+    if any(as_arb(t.a) != 0 or as_arb(t.b) != 0 for t in own):
+        return None
+    difference = (*BALL_FUNCTIONS[act.name].growth(params), *own)
+    return TwinRoute(BALL_KERNELS[twin.kernel], {}, twin.reach, difference, own)
+
+
+def _times_power(terms: tuple[Term, ...], j: int) -> tuple[Term, ...]:
+    return tuple(Term(t.c, t.k + j, t.a, t.b) for t in terms)
 
 
 def twin_noise(route: TwinRoute, q_high: arb) -> arb | None:
-    """ε with |A_φ(q) − A_ψ(q)| ≤ ε and |K_φ(q, c) − K_ψ(q, c)| ≤ ε for every q ≤ q_high, |c| ≤ 1:
-    δ = φ − ψ vanishes on [−reach, reach], so with D = E[δ(u)²] and Cauchy–Schwarz,
+    """ε with |A_φ(q) − A_ψ(q)| ≤ ε and |K_φ(q, c) − K_ψ(q, c)| ≤ ε for every q ≤ q_high, |c| ≤ 1.
+    δ = φ − ψ vanishes on [−reach, reach] and
 
-        K_φ − K_ψ = E[δ(u)ψ(v)] + E[ψ(u)δ(v)] + E[δ(u)δ(v)],  |·| ≤ 2·sqrt(D·A_ψ(q)) + D
+        K_φ − K_ψ = E[δ(u)ψ(v)] + E[ψ(u)δ(v)] + E[δ(u)δ(v)]
 
-    (c = 1 gives A). D ≤ the Gaussian tail beyond ±reach of the growth bound of δ²
-    (``engine.gaussian_balls.tail_bound``), which grows with q (a bound nondecreasing in |x|,
-    integrated over a region that widens), as does A_ψ. None: reach is within a standard
-    deviation of q_high."""
+    (c = 1 gives A). |E[δ(u)δ(v)]| ≤ E[δ(u)²] (Cauchy–Schwarz). For the cross terms, v = c·u + s·W
+    with W ~ N(0, 1) independent of u and s ≤ √q, so |v| ≤ |u| + √q·|W| and with ψ's growth
+    |ψ(x)| ≤ Σ g·|x|^k:
+
+        |E[δ(u)ψ(v)]| ≤ Σ g·Σ_j C(k, j)·q^{(k−j)/2}·E|W|^{k−j}·E[|δ(u)|·|u|^j],
+
+    each E[|δ(u)|·|u|^j] and E[δ(u)²] at most the Gaussian tail beyond ±reach of a growth bound
+    (``engine.gaussian_balls.tail_bound``): of the order of e^{−reach²/(2q)}, where Cauchy–Schwarz
+    on the cross terms would give only its square root. Every bound grows with q (nondecreasing
+    in |x|, integrated over a region that widens). None: reach is within a standard deviation
+    of q_high."""
     with ctx.workprec(64):
         high = arb(q_high.upper())
         std = arb(high.sqrt().upper())
@@ -135,11 +148,22 @@ def twin_noise(route: TwinRoute, q_high: arb) -> arb | None:
         L = arb((reach / std).lower())
         if not L > 1:
             return None
-        tail = tail_bound(route.squared, L, arb(0), std)
-        if tail is None or not tail.is_finite():
+        zero = arb(0)
+        squared = tuple(Term(as_arb(s.c) * as_arb(t.c), s.k + t.k, as_arb(s.a) + as_arb(t.a),
+                             as_arb(s.b) + as_arb(t.b)) for s in route.difference for t in route.difference)
+        total = tail_bound(squared, L, zero, std)
+        if total is None:
             return None
-        length = route.closed(high, high, arb(1), route.params)[0]
-        return arb((2 * (tail * abs(length)).sqrt() + tail).upper())
+        for term in route.twin:
+            k = term.k
+            for j in range(k + 1):
+                tail = tail_bound(_times_power(route.difference, j), L, zero, std)
+                if tail is None:
+                    return None
+                m = k - j  # E|W|^m = 2^{m/2}·Γ((m + 1)/2)/√π
+                moment = arb(2) ** (arb(m) / 2) * arb((m + 1) / 2).gamma() / arb.pi().sqrt()
+                total += 2 * as_arb(term.c) * math.comb(k, j) * std**m * moment * tail
+        return arb(total.upper()) if total.is_finite() else None
 
 
 __all__ = ["TwinRoute", "closed_kernel_of", "closed_layer", "twin_noise", "twin_of"]

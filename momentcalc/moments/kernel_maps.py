@@ -411,8 +411,8 @@ def _twin_layer(route: Any, q: Fraction, r_q: Fraction, c: Fraction | None, r_c:
             q_next, c_next = closed_layer(route.closed, route.params, q_ball, c_ball, ww, as_arb(b), kept[1])
             if ww * kept[1] < tolerance * q_next.lower():
                 return q_next, c_next
-            if attempt or high * 2 > kept[0]:
-                return None  # a bound at this variance would not be much smaller
+            if attempt or high * Fraction(9, 8) >= kept[0]:
+                return None  # the bound was taken at this variance already
             kept = None
     return None
 
