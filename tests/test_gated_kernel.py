@@ -329,3 +329,12 @@ def test_a_collapsing_length_is_exit_2_before_any_layer(argv):
     assert run.code == 2 and run.stdout == "" and run.stderr.count("\n") == 1
     assert "falls below 1e-10000 by layer 16" in run.stderr and "--depth" in run.stderr
     assert invoke("kernel", argv[0], "--rho", "0.3", "--depth", "4").code == 0
+
+
+@pytest.mark.parametrize("name", ["tanh", "glu"])
+def test_a_widened_variance_ball_claims_no_collapse(name):
+    """Unequal variances at depth 300, sigma_w2 = 0.5: the variances fade geometrically (1e-17 at
+    layer 56, nowhere near 1e-10000), but the layer-by-layer balls widen until one reaches below
+    1e-10000; that is exit 3 (not proven), not the exit 2 claim that the length collapses."""
+    run = invoke("kernel", name, "--q1", "1", "--q2", "2", "--rho", "0.3", "--depth", "300", "--sigma-w2", "0.5")
+    assert run.code == 3 and run.stderr.count("\n") == 1 and "collapses" not in run.stderr

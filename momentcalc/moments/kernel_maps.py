@@ -499,11 +499,19 @@ def _settled(act: Activation, qs: list[arb], cs: list[arb] | None, v: Fraction, 
 def check_length(q: arb, layer: int) -> None:
     """InputError (``depth``) once a layer's variance passes 10^±LENGTH_LIMIT_DIGITS: the length
     explodes or collapses faster than geometrically (relu2's q' ≈ 3σ_w²·q², x³'s ≈ 15σ_w²·q³
-    square or cube it every layer), and its exact midpoints would grow without bound."""
+    square or cube it every layer), and its exact midpoints would grow without bound. Only a ball
+    wholly past the limit says so; one that reaches past it without being past it is NotProven
+    (exit 3: the balls of unequal variances widen layer by layer, and a wide one reaching below
+    1e-10000 proves no collapse: ``kernel tanh --sigma-w2 0.5 --q1 1 --q2 2 --depth 300`` said it did)."""
     with ctx.workprec(64):
         limit = arb(10) ** LENGTH_LIMIT_DIGITS
-        high, low = q.upper() > limit, q.lower() < 1 / limit
+        high, low = q.lower() > limit, q.upper() < 1 / limit
+        reaches = q.upper() > limit or q.lower() < 1 / limit
     if not (high or low):
+        if reaches:
+            raise NotProven(f"the variance q of layer {layer} is not proven between 1e-{LENGTH_LIMIT_DIGITS} and "
+                            f"1e{LENGTH_LIMIT_DIGITS} at these digits (its ball widened over the layers); ask for a "
+                            "smaller {depth}", param="depth")
         return
     advice = f"ask for {{depth}} of at most {layer - 1}, or" if layer > 1 else "ask for"
     if high:
