@@ -26,7 +26,9 @@ Which activations:
   ``catalog.expression_pieces``), at every c: the conditional route above;
 * the rest — softsign, other expressions with a kink (abs, max, min) or a pole or branch point
   near the real line — ψ node by node (``moments.bivariate_kinked``: softsign's half-line closed
-  form, else Arb's integration of the analytic pieces between the kinks).
+  form, else Arb's integration of the analytic pieces between the kinks); where every kink is
+  at 0 and |c| ≥ 0.9, polar coordinates first (``moments.bivariate_polar``: a tensor
+  Gauss–Legendre rule on four arcs, its cost bounded as c → ±1).
 
 The outer rule's bound needs |φ| and |φ'| below polynomials on the real line: the catalog's
 growth bounds, or the expression's; without them None (the caller's value stays unproven).
@@ -301,6 +303,7 @@ def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
                                   size_log2, least_log2)
         if found is not None:
             return found
+    expression_strip = None
     if route is not None:  # (after the conditional route: at q1/q2 = 1e20 the strip alone took 4 s)
         with ctx.workprec(max(64, int(wanted) + 64)):
             expression_strip = route.strip(reach(qq, digits))
@@ -308,6 +311,16 @@ def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
             parity = {"odd": (-1, 1), "even": (1, -1)}.get(act.parity or "")
             if expression_strip is not None and parity is not None:
                 expression_strip = expression_strip._replace(parity=parity)
+    kinked = expression_strip is None if route is not None else (
+        act.name not in EXP_POLYNOMIALS and _strip(act) is None)
+    if kinked:  # near ±1 the shared-part rule needs ~1/sqrt(1 − c) nodes, each an integral
+        from .bivariate_polar import NEAR_ONE, applies, polar_cross
+
+        if (c >= NEAR_ONE if isinstance(c, Fraction) else bool(as_arb(c) >= as_arb(NEAR_ONE))) and applies(act):
+            found = polar_cross(act, polys, q, q if q2 is None else q2, -c if mirror else c, digits, which,
+                                size_log2, least_log2)
+            if found is not None:
+                return found
     loss = 0.0
     for _ in range(ATTEMPTS):
         goal_log2 = least_log2 - wanted - 6 - loss
