@@ -33,6 +33,8 @@ Examples:
   momentcalc kernel tanh --rho 0.2 --depth 10 --sigma-w2 1.5    correlations through 10 layers
 
   momentcalc kernel 'x*tanh(softplus(x))' --q1 1 --q2 2 --rho -0.3 --json
+
+  momentcalc kernel swiglu --rho 0.5          a gated unit a*swish(b), halves a, b independent
 """
 
 
@@ -71,6 +73,8 @@ Examples:
   momentcalc hermite tanh --terms 20 --rho 0.5    the dual activation, with its proven tail
 
   momentcalc hermite gelu --terms 10 --digits 40 --json
+
+  momentcalc hermite glu --terms 6 --rho 0.5     a*sigmoid(b) by total degree: 0, then sigmoid's a_k
 """
 
 
