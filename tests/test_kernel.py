@@ -197,8 +197,15 @@ def test_bad_input_is_one_line_exit_2(argv, option):
 
 
 def test_no_route_is_exit_3_not_a_number():
-    run = invoke("kernel", "exp(-x*x)*abs(x)**0.5", "--rho", "0.5")
+    """x/sinh(x): bounded, but its derivative's growth rules give e^|x| (no bivariate route)."""
+    run = invoke("kernel", "x/sinh(x)", "--rho", "0.5")
     assert run.code == 3 and run.stdout == ""
+
+
+def test_a_diverging_moment_is_exit_2_before_any_route():
+    """exp(-x*x)*abs(x)**0.5: phi' ~ |x|^(-1/2) at 0, so E[phi'(u)^2] (C'(1)) is infinite."""
+    run = invoke("kernel", "exp(-x*x)*abs(x)**0.5", "--rho", "0.5")
+    assert run.code == 2 and run.stdout == "" and "derivative_second_moment diverges" in run.stderr
 
 
 def test_derive_gives_the_closed_forms():

@@ -64,9 +64,11 @@ def parse_activation(text: str) -> Activation:
     return tree_activation(parse(text), text.strip())
 
 
-def tree_activation(node: Node, label: str) -> Activation:
+def tree_activation(node: Node, label: str, formula: str | None = None) -> Activation:
     """An ``Activation`` for an already checked expression tree (``parse``'s, or one built from
-    it: a derivative, a substitution), ``label`` naming it in errors."""
+    it: a derivative, a substitution), ``label`` naming it in errors; ``formula`` (default the
+    tree's text) is how messages name it: a tree built inside a computation (φ'(x), φ(x)·φ(−x))
+    is named by what it is of the user's activation, never by its internal text."""
     fn = _checked(compile_mpmath(node), label)
     d_node = derivative(node)
     dfn = _checked(compile_mpmath(d_node), label)
@@ -81,7 +83,7 @@ def tree_activation(node: Node, label: str) -> Activation:
 
     return Activation(
         name="expression",
-        formula=str(node),
+        formula=str(node) if formula is None else formula,
         fn=lambda x, p: fn(x),
         derivative=lambda x, p: dfn(x),
         sympy=lambda sp, x, p: to_sympy(node, x),

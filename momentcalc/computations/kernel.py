@@ -266,12 +266,14 @@ def not_certified_is_exit_3(evaluate: Any) -> Any:
 def _evaluate(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, layers: int | None,
               w: Fraction, b: Fraction, digits: int) -> dict[str, Any]:
     from ..engine.gaussian_balls import BITS_PER_DIGIT
-    from ..moments.kernel_maps import curvature_ball, kernel_pair, local_balls
+    from ..moments.kernel_maps import kernel_pair, local_balls
 
-    nngp, ntk = kernel_pair(act, rho, q1, q2, digits)
+    # the one-variable moments first: a moment that diverges (1/x, exp(x**2)) is bad input
+    # (exit 2), found there before the bivariate routes could only say they do not apply
     first = local_balls(act, q1, digits)
     second = first if q1 == q2 else local_balls(act, q2, digits)
-    curvature = curvature_ball(act, q1, digits) if local else None
+    nngp, ntk = kernel_pair(act, rho, q1, q2, digits)
+    curvature = _curvature(act, q1, digits) if local else None
     out: dict[str, Any] = {}
     with arb_precision(int((digits + 10) * BITS_PER_DIGIT) + 64):
         from ..engine.gaussian_balls import as_arb
@@ -288,6 +290,54 @@ def _evaluate(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, 
     if layers is not None:
         out["correlation_layers"] = _layers(act, rho, q1, q2, layers, w, b, digits)
     return out
+
+
+def _curvature(act: Any, q: Fraction, digits: int) -> Any:
+    """E[φ''(u)²] as a ball, or None for +∞: φ' jumps (``curvature_ball``), or φ'' has a
+    singularity |x|^s with s ≤ −1/2 at 0 (a sum of signed powers of |x|, ``moments.abs_powers``:
+    abs(x)**1.5 has φ'' = 0.75·|x|^(−1/2)), where E[φ''²] = +∞ is proven. A divergence only
+    the quadrature saw is exit 3, named for the result it is for."""
+    from ..moments.kernel_maps import curvature_ball
+
+    try:
+        return curvature_ball(act, q, digits)
+    except (InputError, PrecisionError) as error:
+        if _curvature_diverges(act):
+            return None
+        if isinstance(error, InputError):
+            reason = "it seems infinite (its quadrature diverges), but that is not proven"
+        else:
+            reason = error.message.split(": ", 1)[-1] if act.expression else error.message
+            reason = reason.removesuffix("; no unproven digits are printed")
+        raise PrecisionError(f"c_map_curvature_at_1 of {{activation}} {_label(act)!r} needs E[phi''(u)^2]: "
+                             f"{reason}; no unproven value is printed", param="activation") from None
+
+
+def _label(act: Any) -> str:
+    return act.formula if act.expression else act.name
+
+
+def _curvature_diverges(act: Any) -> bool:
+    """Whether φ'' = Σ c·sign(x)^e·|x|^s (an expression of signed powers of |x|) has a power
+    s ≤ −1/2 whose coefficients are not both 0 (proven by their balls), and no term of a lower
+    power that may be nonzero: then near 0, on at least one side, |φ''| ≥ c'·|x|^s and
+    E[φ''²] = +∞."""
+    if not act.expression:
+        return False
+    from flint import ctx
+
+    from ..moments.abs_powers import derivative_terms, signed_powers
+
+    with ctx.workprec(128):
+        f = signed_powers(act.tree)
+        if f is None:
+            return False
+        second = derivative_terms(derivative_terms(f))
+        if not second:
+            return False
+        lowest = min(s for _, s in second)
+        lead = [c for (_, s), c in second.items() if s == lowest]
+        return lowest <= Fraction(-1, 2) and any(not c.contains(0) for c in lead)
 
 
 @not_certified_is_exit_3

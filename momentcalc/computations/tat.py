@@ -70,6 +70,8 @@ def tat(
                          param="activation", params=("kernel_command", "hermite_command"))
     act = resolve(activation.strip(), params)
     check_defined_on_the_line(act, Fraction(1))
+    if act.expression:
+        _check_finite_moments(act)
     route = certified_route(act)
     layers = int(whole(depth, "depth", 1))
     if layers > MAX_DEPTH:
@@ -104,6 +106,31 @@ def tat(
     # In the order computed (DKS gives output_scale after the shifts).
     return Computation("tat", inputs, digits, quantities({name: DESCRIPTIONS[name] for name in fields}, fields),
                        notes=tuple(notes))
+
+
+def _check_finite_moments(act: Any) -> None:
+    """An expression whose moments diverge at input variance 1 and at 1/64 (1/x, log(abs(x)),
+    exp(exp(x)): at every input scale, as a pole or a doubly exponential growth does) is bad
+    input (exit 2), before DKS's search could only report that it found nothing; one that
+    diverges at 1 only (exp(x**2)) is left to the search (a small input scale may serve)."""
+    from ..moments.expectations import expectation_balls
+
+    try:
+        expectation_balls(act, [(0, 2, 0), (0, 0, 2)], std=1, digits=3)
+        return
+    except InputError as error:
+        first = error
+    except PrecisionError:
+        return
+    try:
+        expectation_balls(act, [(0, 2, 0), (0, 0, 2)], std=Fraction(1, 8), digits=3)
+    except InputError:
+        raise first.with_template(first.template.replace(
+            "; choose an activation with finite moments",
+            " and for N(0, (1/8)^2), as a pole does at every input scale; DKS's transforms need the moments of "
+            "phi(input_scale*x + input_shift): choose an activation with finite moments")) from None
+    except PrecisionError:
+        return
 
 
 def _leaky(eta: Fraction, depth: int, digits: int) -> dict[str, Any]:

@@ -124,6 +124,11 @@ def _derivative(f: Sum) -> Sum:
     return out
 
 
+def derivative_terms(f: Sum) -> Sum:
+    """The terms of φ' off 0 for φ = Σ c·sign(x)^e·|x|^s (``signed_powers``)."""
+    return _derivative(f)
+
+
 def _expectation(e: int, s: Fraction, mean: arb, std: arb) -> arb:
     """E[sign(X)^e·|X|^s], X ~ N(mean, std²), s > −1 (the module docstring's closed forms)."""
     sb = as_arb(s)

@@ -588,7 +588,8 @@ def _diagonal(act: Activation, rho: Fraction, q: Fraction | arb, digits: int) ->
         raise NotProven(f"{{rho}} = -1: {act.name} has no expression tree for E[phi(u)·phi(-u)]", param="rho")
     out = []
     for node in (tree, derivative(tree)):
-        product = tree_activation(mirrored_product(node), "phi(x)*phi(-x)")
+        product = tree_activation(mirrored_product(node), "phi(x)*phi(-x)",
+                                  _derived("phi(x)*phi(-x)", act, node != tree))
         out.append(gaussian_balls(product, [(0, 1, 0)], q, digits)[0])
     return out[0], out[1]
 
@@ -614,7 +615,8 @@ def _proportional(act: Activation, rho: Fraction, q1: Fraction | arb, q2: Fracti
         scaled = Node("neg", (scaled,))
     out = []
     for node in (tree, derivative(tree)):
-        product = tree_activation(Node("mul", (node, substitute(node, scaled))), "phi(x)*phi(r*x)")
+        product = tree_activation(Node("mul", (node, substitute(node, scaled))), "phi(x)*phi(r*x)",
+                                  _derived("phi(x)*phi(r*x)", act, node != tree))
         out.append(gaussian_balls(product, [(0, 1, 0)], q1, digits)[0])
     return out[0], out[1]
 
@@ -662,6 +664,15 @@ def _mirrored_exp_poly(act: Activation, q: Fraction | arb, digits: int) -> tuple
     return out[0], out[1]
 
 
+def _named(act: Activation) -> str:
+    return act.formula if act.expression else act.name
+
+
+def _derived(label: str, act: Activation, slope: bool) -> str:
+    """How messages name a product built from φ (or from φ' when ``slope``)."""
+    return f"{label.replace('phi', 'phi' + chr(39)) if slope else label} for phi = {_named(act)}"
+
+
 def local_balls(act: Activation, q: Fraction | arb, digits: int) -> dict[str, arb]:
     """mean E[φ(u)], second_moment E[φ(u)²], slope E[φ'(u)²], cross E[u·φ(u)·φ'(u)] at Var u = q."""
     mean, second, slope, cross = gaussian_balls(act, [(0, 1, 0), (0, 2, 0), (0, 0, 2), (1, 1, 1)], q, digits)
@@ -686,7 +697,7 @@ def curvature_ball(act: Activation, q: Fraction | arb, digits: int) -> arb | Non
     tree = tree_of(act)
     if tree is None:
         raise NotProven(f"c_map_curvature_at_1: {act.name} has no expression tree for phi''", param="activation")
-    first = tree_activation(derivative(tree), "phi'")
+    first = tree_activation(derivative(tree), "phi'", f"phi' of {_named(act)}")
     return gaussian_balls(first, [(0, 0, 2)], q, digits)[0]
 
 
