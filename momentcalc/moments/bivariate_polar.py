@@ -16,15 +16,22 @@ falls into four arcs, [−π/2, β − π/2] (u ≥ 0 ≥ v), [β − π/2, π/2
 and [β + π/2, 3π/2], on each of which the integrand is one analytic function of (R, α) — the
 two branches of g that hold there. As ρ → 1 two arcs shrink (width β ~ sqrt(2(1 − ρ))) and the
 other two tend to the diagonal's; nothing sharpens, so the rule's cost stays bounded. For g odd
-or even, g(−x)g(−y) = g(x)g(y): the second half-circle equals the first.
+or even, g(−x)g(−y) = g(x)g(y): the second half-circle equals the first; at q1 = q2, α ↦ β − α
+swaps u and v: the two arcs of width β are each other's mirror, the other two are symmetric
+about their middles.
 
 Each arc's double integral is a tensor Gauss–Legendre rule with proven error
 (``engine.legendre_balls``): first panels in R on [0, R_T] for the error at every real α of the
 arc (F analytic in R on an ellipse, bounded there for α in the arc as a ball), then panels in α
-for H(α) = Σ_i w_i·F(R_i, α), bounded on α-ellipses by Σ over R-panels of the panel's length
-times |F| on the panel (a ball) — so
+for each R-panel p, for H_p(α) = Σ_{i in p} w_i·F(R_i, α), bounded on α-ellipses by the panel's
+length times |F| on the panel (a ball; GL weights are positive and sum to the length) — so
 
-    |∫∫F − Σ_j W_j Σ_i w_i F(R_i, α_j)| ≤ |arc|·Σ(R-panel errors) + Σ(α-panel errors).
+    |∫∫F − Σ_p Σ_j W_pj Σ_{i in p} w_i F(R_i, α_pj)| ≤ |arc|·Σ(R-panel errors) + Σ(α-panel errors).
+
+(A panel of small R needs fewer α-nodes than the largest R, whose singularities in α are
+nearest: g(σR·cos α) has them where σR·cos α meets g's, ~1/R beyond the arc's ends.) The
+bounds are evaluated at 64 bits, each factor of F apart (R·e^{−R²/2}, g at u, g at v, each on
+the box its argument fills), boxes halved where ball arithmetic is too coarse.
 
 Beyond R_T the tail is bounded from |g(x)| ≤ P(|x|) on the real line (the catalog's or the
 expression's growth bounds): ∫_{R_T}^∞ R^{k+1}e^{−R²/2} dR = J_{k+1}, J_0 = sqrt(π/2)·erfc(R_T/√2),
@@ -55,6 +62,8 @@ NEAR_ONE = Fraction(9, 10)
 # Real sub-balls of an arc (bounds of F over α real) and of an R-panel (bounds of H).
 ARC_PARTS = 4
 PANEL_PARTS = 1
+# The precision of the bounds on ellipses.
+BOUND_BITS = 64
 
 
 def _up(x: arb) -> arb:
@@ -123,38 +132,46 @@ def _real_parts(low: arb, high: arb, count: int) -> list[arb]:
     return out
 
 
-def polar_integral(branches_u, branches_v, parity: bool, poly1: Sequence[arb], poly2: Sequence[arb],  # noqa: ANN001
-                   q1: arb, q2: arb, rho: arb, one_minus_square: arb, goal: arb) -> arb | None:
+def polar_integral(branches, parity: bool, exchange: bool, poly: Sequence[arb], q1: arb, q2: arb, rho: arb,
+                   one_minus_square: arb, goal: arb) -> arb | None:
     """E[g(u)·g(v)] within about ``goal`` (plus the working precision's radius), g's branches
-    (x < 0, x > 0) for u and for v (module docstring); ``parity``: g odd or even."""
+    (x < 0, x > 0) (module docstring); ``parity``: g odd or even (the second half-circle is the
+    first); ``exchange``: q1 = q2, so that α ↦ β − α swaps u and v (the arcs where u and v have
+    the same sign are symmetric about their middles, the other two are each other's mirror)."""
     s1, s2 = q1.sqrt(), q2.sqrt()
     sine = one_minus_square.sqrt()
     if not sine > 0:
         return None
     beta = arb.atan2(sine, rho)
-    reach = _reach(poly1, poly2, s1, s2, goal / 4)
+    reach = _reach(poly, poly, s1, s2, goal / 4)
     if reach is None:
         return None
     R_T, tail = reach
     half_pi = arb.pi() / 2
-    neg_u, pos_u = branches_u
-    neg_v, pos_v = branches_v
-    arcs = [(-half_pi, beta - half_pi, pos_u, neg_v), (beta - half_pi, half_pi, pos_u, pos_v)]
-    if not parity:
-        arcs += [(half_pi, beta + half_pi, neg_u, pos_v), (beta + half_pi, 3 * half_pi, neg_u, neg_v)]
-    copies = 2 if parity else 1
-    # the error shares: each arc's R-rules and α-rules get goal/(4·arcs) of the total
-    share = goal / (4 * len(arcs)) * 2 * arb.pi() / copies
+    # (low, high, sign of u, sign of v, how many times the arc counts)
+    arcs = [(-half_pi, beta - half_pi, 1, 0, 1), (beta - half_pi, half_pi, 1, 1, 1),
+            (half_pi, beta + half_pi, 0, 1, 1), (beta + half_pi, 3 * half_pi, 0, 0, 1)]
+    a1, a2, a3, a4 = arcs
+    if exchange:  # α ↦ β − α: A1 ↔ A3, and A2, A4 each onto itself (about its middle)
+        a2 = ((a2[0] + a2[1]) / 2, *a2[1:])
+        a4 = ((a4[0] + a4[1]) / 2, *a4[1:])
+        arcs = [(*a1[:4], 2), (*a2[:4], 2)] + ([] if parity else [(*a4[:4], 2)])
+        if parity:  # α ↦ α + π takes A2's upper half onto A4's
+            arcs[1] = (*a2[:4], 4)
+    elif parity:  # α ↦ α + π: A1 ↔ A3, A2 ↔ A4
+        arcs = [(*a1[:4], 2), (*a2[:4], 2)]
     total = arb(0)
-    error = arb(0)
-    zero = arb(0)
-    for low, high, gu, gv in arcs:
+    grand_error = arb(0)
+    for low, high, su, sv, copies in arcs:
+        gu, gv = branches[su], branches[sv]
+        # each arc's R-rules and α-rules get goal/(4·arcs) of the total (after the 1/(2π))
+        share = goal / (4 * len(arcs)) * 2 * arb.pi() / copies
         width = high - low
+        error = arb(0)
         if not width > 0:
             if width.contains(0) and abs(width) <= goal:  # an arc of width 0 at this precision
-                # |F| ≤ R·e^{−R²/2}·P1·P2 ≤ its integral bound; the arc contributes at most width times it
-                bound = _tail(poly1, poly2, s1, s2, zero)
-                error += _up(abs(width).upper() * bound * copies / (2 * arb.pi()))
+                # ∫|F| dR ≤ ∫ R·e^{−R²/2}·P(σ1R)·P(σ2R) dR at every α: times the width
+                grand_error += _up(abs(width).upper() * _tail(poly, poly, s1, s2, arb(0)) * copies)
                 continue
             return None
 
@@ -162,18 +179,20 @@ def polar_integral(branches_u, branches_v, parity: bool, poly1: Sequence[arb], p
 
         def size(R, alpha, gu=gu, gv=gv) -> arb | None:  # noqa: ANN001
             """An upper bound of |F| over the balls R × α: each factor apart, each branch bounded
-            on the box its argument fills (split there where ball arithmetic is too coarse)."""
-            Rc, ac = acb(R), acb(alpha)
-            first = sup_abs(lambda z: gu(z, True), [acb(s1) * Rc * ac.cos()])
-            if first is None:
-                return None
-            second = sup_abs(lambda z: gv(z, True), [acb(s2) * Rc * (ac - acb(beta)).cos()])
-            if second is None:
-                return None
-            radial = Rc * (-Rc * Rc / 2).exp()
-            if not radial.is_finite():
-                return None
-            return _up(abs(radial) * first * second)
+            on the box its argument fills (split there where ball arithmetic is too coarse), at
+            a low precision (a bound needs no more)."""
+            with ctx.workprec(BOUND_BITS):
+                Rc, ac = acb(R), acb(alpha)
+                first = sup_abs(lambda z: gu(z, True), [acb(s1) * Rc * ac.cos()])
+                if first is None:
+                    return None
+                second = sup_abs(lambda z: gv(z, True), [acb(s2) * Rc * (ac - acb(beta)).cos()])
+                if second is None:
+                    return None
+                radial = Rc * (-Rc * Rc / 2).exp()
+                if not radial.is_finite():
+                    return None
+                return _up(abs(radial) * first * second)
 
         def bound_R(box: acb, arc_parts=arc_parts, size=size) -> arb | None:
             top = arb(0)
@@ -189,42 +208,43 @@ def polar_integral(branches_u, branches_v, parity: bool, poly1: Sequence[arb], p
         if panels_R is None:
             return None
         error += _up(sum((p.error for p in panels_R), arb(0)) * _up(width))
-        R_nodes = nodes_of(panels_R)
-        R_parts = [(p.high - p.low, _real_parts(p.low, p.high, PANEL_PARTS)) for p in panels_R]
+        # per R-panel, panels in α for H_p(α) = Σ_{i in p} w_i F(R_i, α): the α-resolution a
+        # panel of small R needs (its singularities in α are far) is not the largest R's
+        part = acb(0)
+        for panel in panels_R:
+            parts = _real_parts(panel.low, panel.high, PANEL_PARTS)
+            length = panel.high - panel.low
 
-        def bound_alpha(box: acb, R_parts=R_parts, size=size) -> arb | None:
-            top = arb(0)
-            for length, parts in R_parts:
+            def bound_alpha(box: acb, parts=parts, length=length, size=size) -> arb | None:
                 biggest = arb(0)
                 for R in parts:
                     value = size(R, box)
                     if value is None:
                         return None
                     biggest = _up(biggest.max(value))
-                top += length * biggest
-            return _up(top)
+                return _up(length * biggest)
 
-        panels_alpha = plan(low, high, bound_alpha, share)
-        if panels_alpha is None:
-            return None
-        error += sum((p.error for p in panels_alpha), arb(0))
-        # the rule: Σ_j W_j Σ_i w_i F(R_i, α_j)
-        prepared = []
-        for R, w in R_nodes:
-            Rc = acb(R)
-            prepared.append((acb(s1) * Rc, acb(s2) * Rc, acb(w) * Rc * (-Rc * Rc / 2).exp()))
-        part = acb(0)
-        for alpha, W in nodes_of(panels_alpha):
-            cu, cv = acb(alpha.cos()), acb((alpha - beta).cos())
-            inner = acb(0)
-            for a, b, weight in prepared:
-                inner += weight * gu(a * cu, False) * gv(b * cv, False)
-            part += W * inner
+            panels_alpha = plan(low, high, bound_alpha, share / len(panels_R))
+            if panels_alpha is None:
+                return None
+            error += sum((p.error for p in panels_alpha), arb(0))
+            # the rule: Σ_j W_j Σ_i w_i F(R_i, α_j)
+            prepared = []
+            for R, w in nodes_of([panel]):
+                Rc = acb(R)
+                prepared.append((acb(s1) * Rc, acb(s2) * Rc, acb(w) * Rc * (-Rc * Rc / 2).exp()))
+            for alpha, W in nodes_of(panels_alpha):
+                cu, cv = acb(alpha.cos()), acb((alpha - beta).cos())
+                inner = acb(0)
+                for a, b, weight in prepared:
+                    inner += weight * gu(a * cu, False) * gv(b * cv, False)
+                part += W * inner
         if not part.is_finite():
             return None
-        total += part.real
-    value = total * copies / (2 * arb.pi())
-    radius = _up(tail + error * copies / (2 * arb.pi()))
+        total += part.real * copies
+        grand_error += _up(error * copies)
+    value = total / (2 * arb.pi())
+    radius = _up(tail + grand_error / (2 * arb.pi()))
     return value + arb(0, radius)
 
 
@@ -236,6 +256,7 @@ def polar_cross(act: Activation, polys: Sequence[Sequence[arb]], q1: arb | Fract
     does not prove them."""
     wanted = (digits + 3) * BITS_PER_DIGIT
     parity = act.parity in ("odd", "even")
+    exchange = q1 is q2 or isinstance(q1, Fraction) and isinstance(q2, Fraction) and q1 == q2
     loss = 0.0
     balls: list[arb] | None = None
     for _ in range(ATTEMPTS):
@@ -252,7 +273,7 @@ def polar_cross(act: Activation, polys: Sequence[Sequence[arb]], q1: arb | Fract
                 found = _branches(act, reach, i)
                 if found is None:
                     return None
-                value = polar_integral(found, found, parity, polys[i], polys[i], a, b, r, one_minus_square, goal)
+                value = polar_integral(found, parity, exchange, polys[i], a, b, r, one_minus_square, goal)
                 if value is None:
                     return None
                 balls.append(value)
