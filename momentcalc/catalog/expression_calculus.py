@@ -216,6 +216,42 @@ def parity(node: Node) -> str | None:
     return "odd" if shift == 0 else None
 
 
+# Functions smooth on the whole real line (``hermite_symmetry``'s continuity condition).
+_SMOOTH_FUNCTIONS = {"exp", "sin", "cos", "tanh", "sinh", "cosh", "erf", "erfc", "sigmoid", "softplus",
+                     "sech2", "sigmoid_slope"}
+
+
+def hermite_symmetry(node: Node) -> str | None:
+    """Which Hermite coefficients of φ vanish by a symmetry beyond parity: "constant_even_part"
+    when φ − c is odd for a rational c ≠ 0 (sigmoid(x): a_k = 0 for even k ≥ 2), "linear_odd_part"
+    when φ − d·x is even (softplus(x), x*sigmoid(x), x*(1 + erf(x/sqrt(2)))/2: a_k = 0 for odd
+    k ≥ 3, as E[x·He_k] = 0 for k ≠ 1). The second is read from φ': φ' − d odd (proved from its
+    tree) makes φ − d·x even when φ is smooth on the whole line (a tree of smooth functions,
+    whole powers and division by constants only: a jump or a pole of φ is not in φ')."""
+    found = _symmetry(node)
+    if found is not None:
+        return "constant_even_part" if found[0] == "odd" and found[1] != 0 else None
+    if not _smooth(node):
+        return None
+    slope = _symmetry(derivative(node))
+    return "linear_odd_part" if slope is not None and slope[0] in ("odd", "num") else None
+
+
+def _smooth(node: Node) -> bool:
+    kind = node.kind
+    if not node.has_x:
+        return True
+    if kind == "call" and node.value not in _SMOOTH_FUNCTIONS:
+        return False
+    if kind == "div" and node.args[1].has_x:
+        return False
+    if kind == "pow" and node.args[0].has_x:
+        exponent = node.args[1]
+        if exponent.kind != "num" or exponent.value.denominator != 1 or exponent.value < 0:
+            return False
+    return all(_smooth(a) for a in node.args)
+
+
 # _symmetry: ("num", v) a rational constant v; ("even", None) φ(−x) = φ(x); ("odd", c) φ − c is
 # odd (c rational); None: unknown.
 _Symmetry = tuple[str, Fraction | None] | None

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 
+from .expression_calculus import hermite_symmetry
 from .expression_tree import Node, X
 from .expression_parse import parse
 
@@ -88,11 +89,25 @@ CONSTANT_EVEN_PART = frozenset({"sigmoid", "hard_sigmoid"})
 
 
 def vanishing_coefficient(act, k: int) -> bool:  # noqa: ANN001  (catalog.Activation)
-    """Is the Hermite coefficient a_k of φ exactly 0 by a symmetry of φ?"""
-    if act.parity == "odd" or (not act.expression and act.name in CONSTANT_EVEN_PART):
+    """Is the Hermite coefficient a_k of φ exactly 0 by a symmetry of φ? (An expression's
+    symmetries beyond parity: ``expression_calculus.hermite_symmetry``.)"""
+    extra = _expression_symmetry(act.tree) if act.expression and act.tree is not None else None
+    if act.parity == "odd" or (not act.expression and act.name in CONSTANT_EVEN_PART) \
+            or extra == "constant_even_part":
         if k % 2 == 0 and (act.parity == "odd" or k >= 2):
             return True
-    if act.parity == "even" or (not act.expression and act.name in LINEAR_ODD_PART):
+    if act.parity == "even" or (not act.expression and act.name in LINEAR_ODD_PART) or extra == "linear_odd_part":
         if k % 2 == 1 and (act.parity == "even" or k >= 3):
             return True
     return False
+
+
+_SYMMETRIES: dict[Node, str | None] = {}
+
+
+def _expression_symmetry(tree: Node) -> str | None:
+    if tree not in _SYMMETRIES:
+        if len(_SYMMETRIES) > 64:
+            _SYMMETRIES.clear()
+        _SYMMETRIES[tree] = hermite_symmetry(tree)
+    return _SYMMETRIES[tree]
