@@ -166,6 +166,9 @@ _CLI = "cli/: start-up work in progress (helper startup); review there"
 LOCAL_IMPORTS = {
     "__init__.py -> .commands": "the command table: only the Python API's names need it, not 'import momentcalc'",
     "catalog/resolving.py -> .catalog.expressions": "the expression parser: only for an activation given as a formula",
+    "catalog/expression_twins.py -> .catalog.ball_functions": "an expression with kinks that is no entry's formula only",
+    "catalog/expression_twins.py -> .catalog.expression_ball": "an expression that is no entry's formula only",
+    "catalog/expression_twins.py -> .catalog.expression_pieces": "an expression with kinks that is no entry's formula only",
     "cli/app.py -> .cli.child": _CLI,
     "cli/app.py -> .cli.streams": _CLI,
     "cli/app.py -> gc": _CLI,

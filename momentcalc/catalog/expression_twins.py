@@ -19,6 +19,7 @@ proven digits either way; the error bounds shown differ by route).
 from __future__ import annotations
 
 import functools
+from fractions import Fraction
 
 from ..errors import InputError
 from .activations import Activation
@@ -45,11 +46,65 @@ def formula_trees() -> dict[Node, str]:
 
 
 def twin(act: Activation) -> Activation | None:
-    """The catalog entry whose formula ``act`` (an expression) is, at any digits; None if none."""
+    """The catalog entry whose formula ``act`` (an expression) is, at any digits, or whose
+    function it is as a piecewise exp-polynomial (``_pieces_twin``); None if none."""
     if not act.expression or act.tree is None:
         return None
     name = formula_trees().get(act.tree)
+    if name is None:
+        name = _pieces_twin(act.tree)
     return None if name is None else lookup(name)
+
+
+_PIECES_TWINS: dict[Node, str | None] = {}
+
+
+def _pieces_twin(tree: Node) -> str | None:
+    """The parameter-free catalog entry that is the same function as an expression with kinks,
+    proven exactly: the expression's pieces (``expression_pieces``: rational kinks, and
+    Σ c·x^j·e^{λx} with rational c, λ between them) equal the entry's (``EXP_POLYNOMIALS``,
+    at exact kinks), term by term. (x + abs(x))/2 is relu, min(max(x + 3, 0), 6)/6 is
+    hard_sigmoid, max(x, 0) + exp(min(x, 0)) − 1 is elu; their DKS transforms and Hermite
+    zeros come from the entry."""
+    if tree in _PIECES_TWINS:
+        return _PIECES_TWINS[tree]
+    from .expression_ball import kink_arguments
+
+    found = None
+    if kink_arguments(tree):
+        from .ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
+        from .expression_pieces import exp_poly_pieces
+
+        pieces = exp_poly_pieces(tree)
+        if pieces is not None:
+            kinks, (values, _) = pieces
+            mine = tuple(_normal(terms) for terms in values)
+            for name, build in EXP_POLYNOMIALS.items():
+                entry = lookup(name)
+                if entry.params or not all(isinstance(k, (int, Fraction)) for k in BALL_FUNCTIONS[name].kinks):
+                    continue
+                if tuple(Fraction(k) for k in BALL_FUNCTIONS[name].kinks) != tuple(kinks):
+                    continue
+                theirs = tuple(_normal(terms) for terms in build({})[0])
+                if None not in theirs and theirs == mine:
+                    found = name
+                    break
+    if len(_PIECES_TWINS) > 64:
+        _PIECES_TWINS.clear()
+    _PIECES_TWINS[tree] = found
+    return found
+
+
+def _normal(terms) -> frozenset | None:  # noqa: ANN001
+    """A piece's terms as {(power, rate, coefficient)}, like terms merged, zeros dropped; None
+    where a coefficient or rate is not an exact rational."""
+    out: dict[tuple[int, Fraction], Fraction] = {}
+    for t in terms:
+        if not isinstance(t.c, (int, Fraction)) or not isinstance(t.rate, (int, Fraction)):
+            return None
+        key = (int(t.power), Fraction(t.rate))
+        out[key] = out.get(key, Fraction(0)) + Fraction(t.c)
+    return frozenset((j, r, c) for (j, r), c in out.items() if c != 0)
 
 
 def catalog_twin(act: Activation, digits: int) -> Activation | None:

@@ -24,7 +24,9 @@ from ..catalog import resolve
 from ..defaults import HERMITE as DEFAULTS
 from ..engine.numbers import as_number, to_text
 from ..tier import Computation, InputError, arb_precision, certify, check_digits, whole
-from .kernel import EXTRA, certified_route, check_defined_on_the_line, gate_named, gated_unit, not_certified_is_exit_3
+from .kernel import (
+    EXTRA, certified_route, check_defined_on_the_line, gate_named, gated_unit, not_certified_is_exit_3, twin_named,
+)
 
 COMMANDS = {"hermite": "hermite"}
 
@@ -78,8 +80,9 @@ def hermite(
     inputs.update(dict(act.values))
     notes = [f"phi(x) = {act.formula}"] if act.expression else []
     if unit is None:
-        return certify("hermite", inputs=inputs, evaluate=lambda d: _evaluate(route, count, r, d), digits=digits,
-                       extra_digits=EXTRA, describe=DESCRIPTIONS, notes=notes)
+        with twin_named(act, route):
+            return certify("hermite", inputs=inputs, evaluate=lambda d: _evaluate(route, count, r, d), digits=digits,
+                           extra_digits=EXTRA, describe=DESCRIPTIONS, notes=notes)
     with gate_named(unit):
         return certify("hermite", inputs=inputs, evaluate=lambda d: _evaluate(route, count, r, d, gated=True),
                        digits=digits, extra_digits=EXTRA, describe=GATED_DESCRIPTIONS, notes=[_gated_note(unit)])

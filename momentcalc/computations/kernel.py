@@ -119,13 +119,14 @@ def kernel(
                        evaluate=lambda extra: _evaluate(route, r, v1, v2, local, layers, w, b, extra),
                        closed=closed, notes=notes, derivation=derivation, exact=exact)
 
-    try:
-        return run()
-    except PrecisionError:
-        exact = _exact_local(route, v1) if local else {}
-        if not exact:
-            raise
-        return run(exact)  # a local quantity on a rounding tie: rounded from its fraction
+    with twin_named(act, route):
+        try:
+            return run()
+        except PrecisionError:
+            exact = _exact_local(route, v1) if local else {}
+            if not exact:
+                raise
+            return run(exact)  # a local quantity on a rounding tie: rounded from its fraction
 
 
 def gated_unit(activation: str, params: Mapping[str, object] | None) -> tuple[Gated, Any] | None:
@@ -178,6 +179,21 @@ def _gated(unit: Gated, gate: Any, r: Fraction, v1: Fraction, v2: Fraction, loca
                        describe=_gated_descriptions(unit.gate),
                        evaluate=lambda extra: _evaluate_gated(unit, gate, r, v1, v2, local, layers, w, b, extra),
                        closed=closed, notes=notes, derivation=derivation, exact=exact)
+
+
+@contextlib.contextmanager
+def twin_named(act: Any, route: Any) -> Iterator[None]:
+    """An error from the catalog entry that serves an expression (``certified_route``) names the
+    expression as the user wrote it, with the entry beside it (``'(x + abs(x))/2' (the
+    catalog's relu)``), never the entry alone, which the user did not give."""
+    try:
+        yield
+    except MomentcalcError as error:
+        named = repr(route.name)
+        if route is not act and named in error.template:
+            renamed = f"{act.formula!r} (the catalog's {route.name})"
+            raise error.with_template(error.template.replace(named, renamed)) from None
+        raise
 
 
 @contextlib.contextmanager

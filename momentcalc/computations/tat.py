@@ -26,7 +26,7 @@ from ..catalog import resolve
 from ..catalog.gated import gated
 from ..engine.numbers import as_number, to_text
 from ..tier import Computation, InputError, PrecisionError, arb_precision, check_digits, prove, quantities, whole
-from .kernel import EXTRA, certified_route, check_defined_on_the_line, not_certified_is_exit_3
+from .kernel import EXTRA, certified_route, check_defined_on_the_line, not_certified_is_exit_3, twin_named
 
 COMMANDS = {"tat": "tat"}
 
@@ -101,7 +101,8 @@ def tat(
             raise InputError(param="target_slope", allowed="greater than 1 (the network's C'(1) of DKS; 1 is the "
                              "identity map)", got=to_text(zeta))
         inputs["target_slope"] = zeta
-        fields = prove(lambda d: _dks(route, zeta, layers, d), digits, extra_digits=EXTRA)
+        with twin_named(act, route):
+            fields = prove(lambda d: _dks(route, zeta, layers, d), digits, extra_digits=EXTRA)
     notes = [f"phi(x) = {act.formula}"] if act.expression else []
     # In the order computed (DKS gives output_scale after the shifts).
     return Computation("tat", inputs, digits, quantities({name: DESCRIPTIONS[name] for name in fields}, fields),
