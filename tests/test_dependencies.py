@@ -325,6 +325,11 @@ LOCAL_IMPORTS = {
     "tier/gaussian.py -> .moments.bivariate_certified": "bivariate_balls only (python-flint's fmpz_poly, about 2 ms)",
     "verification/registry.py -> .catalog.activations": "the entries that check SELU's constants only",
     "verification/registry.py -> .moments": "the entries that check a Gaussian moment only",
+    "computations/hermite.py -> .moments.gated_maps": "gated units' coefficients only (glu, geglu, swiglu)",
+    "computations/kernel.py -> .moments.gated_maps": "gated units' kernels only (glu, geglu, swiglu)",
+    "moments/bivariate_certified.py -> .moments.bivariate_polar": "a kink at 0 near rho = +-1 only (polar route)",
+    "moments/gated_maps.py -> .moments.fading_tail": "--depth's proven tail of glu only",
+    "moments/gated_maps.py -> .moments.hermite_coefficients": "hermite of a gated unit only",
 }
 
 

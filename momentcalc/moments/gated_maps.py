@@ -37,8 +37,8 @@ from flint import arb, ctx
 
 from ..catalog import Activation
 from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
-from .kernel_maps import (NotProven, curvature_ball, gaussian_balls, kernel_pair, layer_balls, local_balls,
-                          nngp_over)
+from .kernel_maps import (LENGTH_LIMIT_DIGITS, NotProven, curvature_ball, gaussian_balls, kernel_pair, layer_balls,
+                          local_balls, nngp_over)
 
 
 def _bits(digits: int) -> int:
@@ -170,8 +170,6 @@ def runaway_layer(gate: Activation, quadratic: tuple[Fraction, Fraction], q0: Fr
     q' = σ_w²·q·A(q) lies in σ_w²·[l, h]·q². With u_1 ≥ q_1 (≤, for the explosion) from layer 1's
     proven A(q0) and t = σ_w²h·u_1 < 1 (σ_w²l·u_1 > 1), q_{1+k} ≤ t^(2^k)/(σ_w²h) (≥ with l).
     0 when no runaway is proven this way."""
-    from .kernel_maps import LENGTH_LIMIT_DIGITS
-
     found = gaussian_balls(gate, [(0, 2, 0)], q0, 5)[0]
     with ctx.workprec(128):
         scale = as_arb(w) * as_arb(quadratic[1] if collapse else quadratic[0])
