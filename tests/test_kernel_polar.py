@@ -44,18 +44,26 @@ def _rounds_to(printed: str, value: mpmath.mpf, slack: mpmath.mpf) -> None:
         assert abs(mp.mpf(printed) - value) <= mp.mpf(10) ** last / 2 + slack, (printed, value)
 
 
-def test_polar_and_shared_part_routes_overlap():
-    """Two certified routes at ρ = 1/2, 20 digits: the balls overlap and both prove the digits."""
-    act = resolve("softsign", {})
-    polys = _polys(act)
+@pytest.mark.parametrize("activation, rho, digits", [("softsign", Fraction(1, 2), 20),
+                                                      ("sqrt(1+abs(x))", Fraction(-1, 2), 15)])
+def test_polar_and_shared_part_routes_overlap(activation, rho, digits):
+    """Two certified routes below the polar route's start (the polar route called directly): the
+    balls overlap and both prove the digits; an even expression at a negative ρ too."""
+    act = resolve(activation, {})
+    if act.expression:
+        from momentcalc.moments.bivariate_expression import expression_route
+
+        polys = expression_route(act.tree).polys
+    else:
+        polys = _polys(act)
     sizes = [_size_log2(polys[i], arb(1)) for i in (0, 1)]
-    polar = polar_cross(act, polys, Fraction(1), Fraction(1), Fraction(1, 2), 20, (0, 1), max(sizes), min(sizes))
-    shared = signed_cross_balls(act, Fraction(1), Fraction(1), Fraction(1, 2), 20)
+    polar = polar_cross(act, polys, Fraction(1), Fraction(1), rho, digits, (0, 1), max(sizes), min(sizes))
+    shared = signed_cross_balls(act, Fraction(1), Fraction(1), rho, digits)
     assert polar is not None and shared is not None
     for a, b in zip(polar, shared):
         assert a.overlaps(b), (a, b)
         for ball in (a, b):
-            assert ball.rad() <= abs(ball.mid()) * arb(10) ** -23
+            assert ball.rad() <= abs(ball.mid()) * arb(10) ** -(digits + 3)
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +108,7 @@ def test_softsign_near_one_against_nested_quadrature(rho, q1, q2):
 
 
 def test_kinked_expression_near_one_against_nested_quadrature():
-    """x*tanh(abs(x)) (even, kink at 0; no parity of its own pieces' closed form) at ρ = 0.9999."""
+    """x*tanh(abs(x)) (odd, kink at 0, no closed form of its conditional expectation) at ρ = 0.9999."""
     import math
 
     nngp, _ = _get("x*tanh(abs(x))", "--rho", "0.9999")

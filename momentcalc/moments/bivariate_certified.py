@@ -27,7 +27,7 @@ Which activations:
 * the rest — softsign, other expressions with a kink (abs, max, min) or a pole or branch point
   near the real line — ψ node by node (``moments.bivariate_kinked``: softsign's half-line closed
   form, else Arb's integration of the analytic pieces between the kinks); where every kink is
-  at 0 and |c| ≥ 0.9, polar coordinates first (``moments.bivariate_polar``: a tensor
+  at 0 and |c| ≥ 0.9 (an expression's from 0.7), polar coordinates first (``moments.bivariate_polar``: a tensor
   Gauss–Legendre rule on four arcs, its cost bounded as c → ±1).
 
 The outer rule's bound needs |φ| and |φ'| below polynomials on the real line: the catalog's
@@ -314,9 +314,9 @@ def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
     kinked = expression_strip is None if route is not None else (
         act.name not in EXP_POLYNOMIALS and _strip(act) is None)
     if kinked:  # near ±1 the shared-part rule needs ~1/sqrt(1 − c) nodes, each an integral
-        from .bivariate_polar import NEAR_ONE, applies, polar_cross
+        from .bivariate_polar import polar_cross, preferred as polar_preferred
 
-        if (c >= NEAR_ONE if isinstance(c, Fraction) else bool(as_arb(c) >= as_arb(NEAR_ONE))) and applies(act):
+        if polar_preferred(act, c):
             found = polar_cross(act, polys, q, q if q2 is None else q2, -c if mirror else c, digits, which,
                                 size_log2, least_log2)
             if found is not None:
