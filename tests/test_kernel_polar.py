@@ -76,7 +76,7 @@ def at_one():
                 second(lambda x: 2 / (1 + x) ** 3))
 
 
-@pytest.mark.parametrize("activation", ["softsign", "x/(1+abs(x))"])
+@pytest.mark.parametrize("activation", ["softsign", pytest.param("x/(1+abs(x))", marks=pytest.mark.reference)])
 def test_softsign_just_below_one_against_the_expansion_at_one(at_one, activation):
     k, k1, k2 = at_one
     with mp.workdps(40):
@@ -98,13 +98,17 @@ def test_softsign_just_above_minus_one_against_the_expansion_at_one(at_one):
         _rounds_to(ntk_printed, k1 - eps * k2, mp.mpf(10) ** -17)
 
 
-@pytest.mark.parametrize("rho, q1, q2", [(0.999999, "2", "0.5"),
-                                         pytest.param(-0.999999, "1", "1", marks=pytest.mark.reference)])
+@pytest.mark.parametrize("rho, q1, q2", [(Fraction(999999, 10**6), Fraction(2), Fraction(1, 2)),
+                                         pytest.param(Fraction(-999999, 10**6), Fraction(1), Fraction(1),
+                                                      marks=pytest.mark.reference)])
 def test_softsign_near_one_against_nested_quadrature(rho, q1, q2):
-    nngp, ntk = _get("softsign", "--rho", str(rho), "--q1", q1, "--q2", q2)
-    for printed, f in ((nngp, _softsign), (ntk, _softsign_slope)):
-        reference = _nested_quad(f, rho, float(q1), float(q2))
-        assert abs(float(printed) - reference) <= 1e-11 * abs(reference), (printed, reference)
+    """The route's balls (15 digits) hold nested QUADPACK's values within its accuracy."""
+    balls = signed_cross_balls(resolve("softsign", {}), q1, q2, rho, 15)
+    assert balls is not None
+    for ball, f in zip(balls, (_softsign, _softsign_slope)):
+        reference = _nested_quad(f, float(rho), float(q1), float(q2))
+        assert abs(float(ball.mid()) - reference) <= 1e-11 * abs(reference), (ball, reference)
+        assert ball.rad() <= abs(ball.mid()) * arb(10) ** -18
 
 
 def test_kinked_expression_near_one_against_nested_quadrature():
