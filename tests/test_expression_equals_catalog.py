@@ -13,7 +13,8 @@ from momentcalc.computations.hermite import hermite
 from momentcalc.computations.kernel import kernel
 
 SAME = [("sigmoid(x)*x", "swish"), ("softplus(x)", "softplus"), ("sigmoid(x)", "sigmoid"),
-        ("(x+abs(x))/2", "relu"), ("2*sigmoid(2*x)-1", "tanh"), ("0.5*x*(1+erf(x/sqrt(2)))", "gelu")]
+        ("(x+abs(x))/2", "relu"), ("2*sigmoid(2*x)-1", "tanh"), ("0.5*x*(1+erf(x/sqrt(2)))", "gelu"),
+        ("log(sigmoid(x))", "log_sigmoid"), ("log1p(exp(x))", "softplus")]
 
 
 def _decimals(result, digits):
@@ -26,7 +27,8 @@ def test_kernel_of_an_expression_is_the_catalog_entrys(text, name):
 
 
 @pytest.mark.parametrize("text, name", [("sigmoid(x)*x", "swish"), ("softplus(x)", "softplus"),
-                                        ("sigmoid(x)", "sigmoid")])
+                                        ("sigmoid(x)", "sigmoid"), ("log1p(exp(x))", "softplus"),
+                                        ("log(sigmoid(x))", "log_sigmoid")])
 def test_hermite_of_an_expression_is_the_catalog_entrys_at_30_digits(text, name):
     found, want = hermite(text, terms=6, digits=30), hermite(name, terms=6, digits=30)
     assert _decimals(found, 30) == _decimals(want, 30)
@@ -69,3 +71,15 @@ def test_a_twins_message_names_the_expression_first():
     run = invoke("tat", "min(max(x,-1),1)", "--target-slope", "1.5", "--depth", "3")
     assert run.code == 2
     assert "'min(max(x, -1), 1)' (the catalog's hardtanh)" in run.stderr
+
+
+def test_the_derivative_of_log_sigmoid_is_sigmoid_of_minus_x():
+    """log(sigmoid(v))' = sigmoid(-v)*v' (no division by a sigmoid that tends to 0): against
+    mpmath's numerical derivative of the expression itself."""
+    import mpmath
+
+    act = resolve("log(sigmoid(2*x+1))")
+    with mpmath.workdps(30):
+        for x in (mpmath.mpf(-7), mpmath.mpf("-0.3"), mpmath.mpf(2), mpmath.mpf(15)):
+            want = mpmath.diff(lambda t: act.fn(t, {}), x)
+            assert abs(act.derivative(x, {}) - want) < mpmath.mpf(10) ** -20 * (1 + abs(want))

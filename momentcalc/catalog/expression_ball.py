@@ -32,7 +32,7 @@ from flint import acb, arb, ctx
 
 from ..engine.gaussian_balls import LocalBound, NotCertified, Term, as_arb
 from .ball_functions import softplus_ball, touches_log1p_cut
-from .expression_calculus import _sub, derivative, to_sympy
+from .expression_calculus import _sub, canonical, derivative, to_sympy
 from .expression_tree import ONE, Node
 
 BallFn = Callable[[acb, bool], acb]
@@ -369,10 +369,15 @@ def removable(node: Node) -> Node:
     """The tree with each removable singularity written so that Arb evaluates it on balls
     around u = 0, where it is 0/0 and no integral could be enclosed: sin(u)/u as sinc(u), and
     u/abs(u), abs(u)/u as sign(u) (equal wherever u ≠ 0; a u that vanishes on an interval is
-    refused before, as undefined there)."""
+    refused before, as undefined there); and the identities of ``expression_calculus.canonical``
+    (log1p(exp(x)) as softplus(x), log(sigmoid(x)) as −softplus(−x))."""
+    return _removable(canonical(node))
+
+
+def _removable(node: Node) -> Node:
     if not node.args:
         return node
-    args = tuple(removable(a) for a in node.args)
+    args = tuple(_removable(a) for a in node.args)
     if node.kind == "div":
         top, bottom = args
         if top.kind == "call" and top.value == "sin" and top.args[0] == bottom and bottom.has_x:

@@ -81,6 +81,30 @@ def _softplus_argument(node: Node) -> Node | None:
     return None
 
 
+def _log_sigmoid_argument(node: Node) -> Node | None:
+    """v when the node is log(sigmoid(v)) (= −softplus(−v)), else None."""
+    u = node.args[0] if node.kind == "call" and node.value == "log" else None
+    return u.args[0] if u is not None and u.kind == "call" and u.value == "sigmoid" else None
+
+
+def canonical(node: Node) -> Node:
+    """The tree with the identities that keep its balls and growth bounds finite written in:
+    log(1 + exp(v)), log1p(exp(v)) as softplus(v), and log(sigmoid(v)) as −softplus(−v) (the
+    forms with exp overflow, and log of a sigmoid that tends to 0 has no growth rule). The same
+    function of x everywhere."""
+    if not node.args:
+        return node
+    node = Node(node.kind, tuple(canonical(a) for a in node.args), node.value)
+    if node.kind == "call":
+        v = _softplus_argument(node)
+        if v is not None:
+            return _call("softplus", v)
+        v = _log_sigmoid_argument(node)
+        if v is not None:
+            return _neg(_call("softplus", _neg(v)))
+    return node
+
+
 def derivative(node: Node) -> Node:
     """d/dx of the tree, by the usual rules (max/min/abs through step and sign)."""
     kind = node.kind
@@ -123,6 +147,9 @@ def derivative(node: Node) -> Node:
     softplus_of = _softplus_argument(node)
     if softplus_of is not None:  # log(1 + e^v)' = σ(v)·v': bounded, where e^v/(1 + e^v) has no rule
         return _chain(_call("sigmoid", softplus_of), derivative(softplus_of))
+    log_sigmoid_of = _log_sigmoid_argument(node)
+    if log_sigmoid_of is not None:  # log(σ(v))' = σ'(v)/σ(v)·v' = σ(−v)·v', with no division by σ → 0
+        return _chain(_call("sigmoid", _neg(log_sigmoid_of)), derivative(log_sigmoid_of))
     outer = {
         "exp": lambda: node,
         "log": lambda: _div(ONE, u),
@@ -228,6 +255,7 @@ def hermite_symmetry(node: Node) -> str | None:
     k ≥ 3, as E[x·He_k] = 0 for k ≠ 1). The second is read from φ': φ' − d odd (proved from its
     tree) makes φ − d·x even when φ is smooth on the whole line (a tree of smooth functions,
     whole powers and division by constants only: a jump or a pole of φ is not in φ')."""
+    node = canonical(node)
     found = _symmetry(node)
     if found is not None:
         return "constant_even_part" if found[0] == "odd" and found[1] != 0 else None
