@@ -47,10 +47,14 @@ def test_hermite_symmetries_beyond_parity(text, kind):
 
 @pytest.mark.parametrize("text, name", [("(x+abs(x))/2", "relu"), ("min(max(x+3,0),6)/6", "hard_sigmoid"),
                                         ("x*min(max(x+3,0),6)/6", "hard_swish"), ("max(x,0)+exp(min(x,0))-1", "elu"),
-                                        ("abs(x)", None), ("max(x,0)+0.01*min(x,0)", None), ("max(x,-1)", None)])
+                                        ("abs(x)", None), ("max(x,0)+0.01*min(x,0)", None), ("max(x,-1)", None),
+                                        ("sigmoid(x)", "sigmoid"), ("softplus(x)", "softplus"),
+                                        ("log1p(exp(x))", "softplus"), ("log(sigmoid(x))", "log_sigmoid"),
+                                        ("exp(x)", None), ("erfc(x)", None)])
 def test_an_expression_with_the_pieces_of_a_catalog_entry_is_its_twin(text, name):
-    """Proven by the exact pieces (rational kinks and coefficients); entries with parameters
-    (leaky_relu) are left to the expression's own routes."""
+    """By the exact pieces (rational kinks and coefficients; entries with parameters, leaky_relu,
+    are left to the expression's own routes), by the entry's name as a function (sigmoid(x)),
+    or by the identities of ``canonical`` (log1p(exp(x)) is softplus(x))."""
     from momentcalc.catalog.expression_twins import twin
 
     found = twin(resolve(text))

@@ -23,6 +23,7 @@ from fractions import Fraction
 
 from ..errors import InputError
 from .activations import Activation
+from .expression_calculus import canonical
 from .expression_parse import parse
 from .expression_tree import Node
 from .resolving import CATALOG, lookup
@@ -37,11 +38,15 @@ def formula_trees() -> dict[Node, str]:
     for act in CATALOG:
         if act.params:
             continue
-        for form in act.formula.split(" = "):
+        # its formula's forms, and name(x) where the name is also a function of expressions
+        # (sigmoid(x) is the entry sigmoid: the expression language's sigmoid is 1/(1 + exp(-x)))
+        for form in (*act.formula.split(" = "), f"{act.name}(x)"):
             try:
-                trees.setdefault(parse(form.strip()), act.name)
-            except InputError:  # prose, or a conditional (elu): not an expression
+                tree = parse(form.strip())
+            except InputError:  # prose, a conditional (elu), a name that is no function: not an expression
                 continue
+            trees.setdefault(tree, act.name)
+            trees.setdefault(canonical(tree), act.name)
     return trees
 
 
@@ -50,7 +55,7 @@ def twin(act: Activation) -> Activation | None:
     function it is as a piecewise exp-polynomial (``_pieces_twin``); None if none."""
     if not act.expression or act.tree is None:
         return None
-    name = formula_trees().get(act.tree)
+    name = formula_trees().get(act.tree) or formula_trees().get(canonical(act.tree))
     if name is None:
         name = _pieces_twin(act.tree)
     return None if name is None else lookup(name)
