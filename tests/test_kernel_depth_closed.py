@@ -95,21 +95,29 @@ def test_depth_10000_at_30_digits(name, w, b):
 
 @pytest.mark.parametrize("name", sorted(Q_SLOPE_AT_ONE))
 def test_q_slope_largest_at_c_equal_1(name):
-    """The catalog's claim the closed layers rest on: |∂K(q, q, c)/∂q| ≤ dA/dq at every |c| ≤ 1
-    (central differences at 50 digits on a grid of q and c)."""
+    """The catalog's claim the closed layers rest on: |∂K(q1, q2, c)/∂q1| ≤ ∂K(q1, q2, 1)/∂q1 at
+    every |c| ≤ 1, and |d/dq K(q, q, c)| ≤ dA/dq (central differences at 60 digits on a grid)."""
     closed = BALL_KERNELS[name]
     params = {"slope": arb("0.2")} if name == "leaky_relu" else {}
-    h = Fraction(1, 10**20)
-    with ctx.workprec(200):
-        for q in (Fraction(1, 10), Fraction(1), Fraction(7)):
-            def k(v, c):
-                return closed(arb(v.numerator) / v.denominator, arb(v.numerator) / v.denominator, c, params)[0]
+    h = arb(10) ** -20
 
-            top = (k(q + h, arb(1)) - k(q - h, arb(1))) / (2 * arb(h.numerator) / h.denominator)
+    def rational(v):
+        return arb(v.numerator) / v.denominator
+
+    with ctx.workprec(200):
+        for q1, q2 in ((Fraction(1, 10), Fraction(1, 10)), (Fraction(1), Fraction(1)), (Fraction(7), Fraction(7)),
+                       (Fraction(1), Fraction(3)), (Fraction(5), Fraction(1, 4))):
+            equal = q1 == q2
+
+            def k(shift, c):
+                a = rational(q1) + shift
+                return closed(a, a if equal else rational(q2), c, params)[0]
+
+            top = (k(h, arb(1)) - k(-h, arb(1))) / (2 * h)
             for i in range(-20, 21):
                 c = arb(i) / 20
-                slope = (k(q + h, c) - k(q - h, c)) / (2 * arb(h.numerator) / h.denominator)
-                assert abs(slope).upper() <= top.upper() * (1 + arb(10) ** -15)
+                slope = (k(h, c) - k(-h, c)) / (2 * h)
+                assert abs(slope).upper() <= top.upper() * (1 + arb(10) ** -15), (q1, q2, c)
 
 
 def test_dual_derivatives_against_mpmath():
@@ -167,3 +175,34 @@ def test_relu6_twin_against_its_integrals(monkeypatch, w, b, depth):
     for fast_balls, slow_balls in zip(fast, slow):
         for a, b in zip(fast_balls, slow_balls):
             assert a.overlaps(b) and ball_text(a, 15) is not None and ball_text(a, 15) == ball_text(b, 15)
+
+
+def _split_recursion(name, rho, q1, q2, depth, w, b, dps):
+    """Unequal variances: q_i' = σ_w²·A(q_i) + σ_b², c' = (σ_w²·K(q1, q2, c) + σ_b²)/sqrt(q1'·q2')."""
+    with mpmath.workdps(dps):
+        w, b = mpmath.mpf(w), mpmath.mpf(b)
+        q1, q2, c = mpmath.mpf(q1), mpmath.mpf(q2), mpmath.mpf(rho)
+        if name == "relu":
+            length = lambda q: q / 2  # noqa: E731
+            cross = lambda q1, q2, c: mpmath.sqrt(q1 * q2) * _arc_cosine(c)  # noqa: E731
+        else:
+            length = lambda q: 2 / mpmath.pi * mpmath.asin(2 * q / (1 + 2 * q))  # noqa: E731
+            cross = lambda q1, q2, c: 2 / mpmath.pi * mpmath.asin(  # noqa: E731
+                2 * c * mpmath.sqrt(q1 * q2) / mpmath.sqrt((1 + 2 * q1) * (1 + 2 * q2)))
+        out = [c]
+        for _ in range(depth):
+            n1, n2 = w * length(q1) + b, w * length(q2) + b
+            c, q1, q2 = (w * cross(q1, q2, c) + b) / mpmath.sqrt(n1 * n2), n1, n2
+            out.append(c)
+    return out
+
+
+@pytest.mark.parametrize("name, depth, w, b, digits", [
+    ("relu", 2000, "1", "0", 15),       # exit 3 from layer ~60 before (balls evaluated whole)
+    ("erf", 2000, "1", "0", 15),        # c → 0: relative digits
+    ("erf", 300, "1.5", "0.05", 30),
+])
+def test_unequal_variances_against_the_mpmath_recursion(name, depth, w, b, digits):
+    result = kernel(name, rho="0.3", q1="1", q2="2", depth=depth, sigma_w2=w, sigma_b2=b, digits=digits)
+    printed = result["correlation_layers"].decimal(digits)
+    _assert_every_digit(printed, _split_recursion(name, "0.3", 1, 2, depth, w, b, 2 * digits + 10), digits)

@@ -175,12 +175,13 @@ BALL_KERNELS: dict[str, Callable[[Any, Any, Any, Mapping[str, Any]], tuple[Any, 
     "erf": _erf_kernel_ball,
     "identity": lambda q1, q2, rho, p: (rho * (q1 * q2).sqrt(), q1 * 0 + 1),
 }
-# The closed kernels whose q-slope at equal variances is largest at c = 1: for every |c| ≤ 1,
-# |∂/∂q K(q, q, c)| ≤ dA/dq with A(q) = K(q, q, 1) = E[φ(√q·Z)²]. relu, leaky_relu, identity
-# (degree 1) and relu2 (degree 2) are positively homogeneous: ∂_q K = n·K/q and |K| ≤ A
-# (Cauchy–Schwarz); erf: ∂_q K = (2/π)·2c/((1 + 2q)²·sqrt(1 − x²)), x = 2qc/(1 + 2q), grows with
-# |c|. A deep network's layers use it to bound the map over a ball of variances
-# (``moments.closed_layers``).
+# The closed kernels whose q-slopes are largest at c = 1: for every |c| ≤ 1 and i = 1, 2,
+# |∂K(q1, q2, c)/∂q_i| ≤ ∂K(q1, q2, 1)/∂q_i, and so at equal variances |d/dq K(q, q, c)| ≤ dA/dq
+# with A(q) = K(q, q, 1) = E[φ(√q·Z)²]. relu, leaky_relu, identity (degree n = 1) and relu2
+# (n = 2) are positively homogeneous: K = (q1·q2)^{n/2}·k(c), ∂K/∂q_i = n·K/(2q_i), and
+# |k(c)| ≤ k(1) (Cauchy–Schwarz); erf: K = (2/π)·asin(c·x), x = 2√(q1q2)/√((1 + 2q1)(1 + 2q2)) < 1,
+# ∂K/∂q_i = (2/π)·c·∂x/∂q_i/sqrt(1 − c²x²) grows with |c|. A deep network's layers use it to
+# bound the map over a ball of variances (``moments.closed_layers``).
 Q_SLOPE_AT_ONE = frozenset({"relu", "leaky_relu", "relu2", "erf", "identity"})
 
 

@@ -393,6 +393,12 @@ def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w:
             return layer_trajectory(act, q1, rho, layers, w, b, digits)[1]
         fade = None if unit.centre is None else constant_gate_tail(unit.centre)
         return layer_trajectory(act, q1, rho, layers, w, b, digits, step=gated_layer_balls, fade=fade)[1]
+    if unit is None:
+        from ..moments.kernel_maps import split_closed_trajectory
+
+        closed = split_closed_trajectory(act, q1, q2, rho, layers, w, b, digits)
+        if closed is not None:
+            return closed
     for _ in range(layers):
         if same and isinstance(c, Fraction) and c == 1:
             with arb_precision(bits):

@@ -96,6 +96,57 @@ def closed_layer(closed: Closed, params: Mapping[str, Any], q: arb, c: arb | Non
     return q_next, c_next
 
 
+def _length(closed: Closed, params: Mapping[str, Any], q: arb, w: arb, b: arb, noise: arb) -> arb:
+    """q' = σ_w²·A + σ_b² over the ball q in the mean-value form."""
+    one = arb(1)
+    centre, r_q = arb(q.mid()), arb(q.rad())
+    ball = Dual(q, one)
+    _, slope = value_and_slope(closed(ball, ball, one, params)[0])
+    return w * (closed(centre, centre, one, params)[0] + _spread(r_q * abs(arb(slope))) + noise) + b
+
+
+def _clip(c: arb) -> arb:
+    one = arb(1)
+    if c.upper() > 1:
+        c = arb(c.lower()).union(one)
+    if c.lower() < -1:
+        c = arb(-1).union(arb(c.upper()))
+    return c
+
+
+def split_closed_layer(closed: Closed, params: Mapping[str, Any], q1: arb, q2: arb, c: arb, w: arb,
+                       b: arb) -> tuple[arb, arb, arb]:
+    """(q1', q2', c') over the balls q1, q2, c at unequal variances: q_i' = σ_w²·A(q_i) + σ_b²,
+    c' = (σ_w²·K(q1, q2, c) + σ_b²)/sqrt(q1'·q2'), K over the box in the mean-value form:
+
+        K(centre) ± (r_c·sqrt(q1·q2)_hi·sup|K₁| + r_1·sup|∂K/∂q1| + r_2·sup|∂K/∂q2|),
+
+    |K₁| over the box from its closed form where c's ball lies inside (−1, 1), in any case at most
+    sqrt(E[φ'(u)²]·E[φ'(v)²]) (Cauchy–Schwarz), and |∂K/∂q_i| from forward-mode
+    duals over the box where c's ball lies inside (−1, 1) (small where c is), in any case at most
+    its value at c = 1 for these kernels (``catalog.kernels.Q_SLOPE_AT_ONE``)."""
+    one = arb(1)
+    lengths = [_length(closed, params, q, w, b, arb(0)) for q in (q1, q2)]
+    m1, m2, mc = arb(q1.mid()), arb(q2.mid()), arb(c.mid())
+    k, _ = closed(m1, m2, mc, params)
+    slopes = []
+    for at in (one, c) if abs(c).upper() < 1 else (one,):  # c's ball inside (−1, 1): over it too
+        found = [abs(arb(value_and_slope(closed(Dual(q1, one), q2, at, params)[0])[1])),
+                 abs(arb(value_and_slope(closed(q1, Dual(q2, one), at, params)[0])[1]))]
+        slopes.append(found)
+    slope_1, slope_2 = (min((found[i] for found in slopes if found[i].is_finite()), key=lambda x: x.upper(),
+                            default=slopes[0][i]) for i in (0, 1))
+    derivative = abs((closed(q1, q1, one, params)[1] * closed(q2, q2, one, params)[1]).sqrt())
+    if abs(c).upper() < 1:  # K₁ over the box itself where its closed form is defined there
+        over = abs(closed(q1, q2, c, params)[1])
+        if over.is_finite() and over.upper() < derivative.upper():
+            derivative = over
+    spread = (arb(c.rad()) * arb((q1 * q2).sqrt().upper()) * abs(derivative) + arb(q1.rad()) * slope_1
+              + arb(q2.rad()) * slope_2)
+    c_next = (w * (k + _spread(spread)) + b) / (lengths[0] * lengths[1]).sqrt()
+    return lengths[0], lengths[1], _clip(c_next)
+
+
 class TwinRoute(NamedTuple):
     """ψ's closed kernel and parameters for an activation φ = ψ on [−reach, reach], growth
     terms bounding |φ − ψ| on the real line, and ψ's own (polynomial: c·|x|^k)."""
@@ -166,4 +217,4 @@ def twin_noise(route: TwinRoute, q_high: arb) -> arb | None:
         return arb(total.upper()) if total.is_finite() else None
 
 
-__all__ = ["TwinRoute", "closed_kernel_of", "closed_layer", "twin_noise", "twin_of"]
+__all__ = ["TwinRoute", "closed_kernel_of", "closed_layer", "split_closed_layer", "twin_noise", "twin_of"]

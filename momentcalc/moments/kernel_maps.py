@@ -445,6 +445,35 @@ def _closed_trajectory(act: Activation, closed: Any, q0: Fraction, c0: Fraction 
     return qs, cs
 
 
+def split_closed_trajectory(act: Activation, q1: Fraction, q2: Fraction, c0: Fraction, layers: int, w: Fraction,
+                            b: Fraction, digits: int) -> list[arb] | None:
+    """The correlations at layers 0..L of two inputs of unequal variances q1, q2 for an activation
+    with a closed-form kernel (``closed_layers.split_closed_layer``: the mean-value form over the
+    last layer's balls, no integrals); None for other activations."""
+    from .closed_layers import closed_kernel_of, split_closed_layer
+
+    closed = closed_kernel_of(act)
+    if closed is None:
+        return None
+    digits += len(str(layers))
+    bits = int((digits + len(str(layers)) + 10) * BITS_PER_DIGIT) + 64
+    with ctx.workprec(bits):
+        params = _params(act)
+        ww, bb = as_arb(w), as_arb(b)
+        v1, v2, c = as_arb(q1), as_arb(q2), as_arb(c0)
+        cs = [c]
+        for layer in range(layers):
+            v1, v2, c = split_closed_layer(closed, params, v1, v2, c, ww, bb)
+            for v in (v1, v2):
+                check_length(v, layer + 1)
+                if not (v > 0 and v.is_finite()):
+                    raise NotProven("a layer's variance cannot be proven positive at these digits", param="depth")
+            if not (c.is_finite() and c.rad() < 1):
+                raise NotProven("a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth")
+            cs.append(c)
+    return cs
+
+
 def _step(balls: list[arb]) -> arb:
     """|x_L − x_{L−1}| at most (both balls' spread)."""
     return arb((abs(balls[-1] - balls[-2]) + balls[-1].rad() + balls[-2].rad()).upper())
@@ -701,5 +730,5 @@ def curvature_ball(act: Activation, q: Fraction | arb, digits: int) -> arb | Non
     return gaussian_balls(first, [(0, 0, 2)], q, digits)[0]
 
 
-__all__ = ["NotProven", "check_length", "curvature_ball", "exact_sqrt", "gaussian_balls", "kernel_pair", "layer_balls", "layer_trajectory", "local_balls", "nngp_over",
+__all__ = ["NotProven", "check_length", "split_closed_trajectory", "curvature_ball", "exact_sqrt", "gaussian_balls", "kernel_pair", "layer_balls", "layer_trajectory", "local_balls", "nngp_over",
            "variance_range"]
