@@ -157,3 +157,15 @@ def test_softsign_near_one_at_30_digits_against_mpmath(rho):
     for printed, f in ((nngp, lambda x: x / (1 + abs(x))), (ntk, lambda x: 1 / (1 + abs(x)) ** 2)):
         reference = _nested_mp(f, rho)
         _rounds_to(printed, reference, abs(reference) * mp.mpf(10) ** -33)
+
+
+def test_the_route_leaves_out_branch_points_at_the_kink_and_huge_variances():
+    """abs(x)**2.5's branches have a branch point at the kink (the arcs' ends): not this route's
+    (its α-panels would halve towards it for nothing); nor a standard deviation past MAX_STD."""
+    from momentcalc.moments.bivariate_polar import MAX_STD, applies
+
+    assert applies(resolve("softsign", {})) and applies(resolve("x*tanh(abs(x))", {}))
+    assert not applies(resolve("abs(x)**2.5", {}))
+    act = resolve("softsign", {})
+    q = Fraction(MAX_STD**2 + 1)
+    assert polar_cross(act, _polys(act), q, q, Fraction(9999, 10000), 15, (0, 1), 0.0, 0.0) is None
