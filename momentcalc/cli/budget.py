@@ -35,7 +35,7 @@ THOUSAND_DIGITS_SECONDS = 40.0
 EXTRA_FROM_DIGITS = 250
 DERIVE_SECONDS = 20.0
 # What each layer of --depth adds to one computation's default, and at most.
-LAYER_SECONDS = 0.02
+LAYER_SECONDS = 0.1
 MAX_LAYERS_SECONDS = 60.0
 # A sweep's default budget, for all its points.
 SWEEP_SECONDS = 12.0
