@@ -268,3 +268,15 @@ def test_every_catalog_activation(name):
     assert run.code == 0, run.stderr
     run = invoke("hermite", name, "--terms", "5", "--json")
     assert run.code == 0, run.stderr
+
+
+@pytest.mark.parametrize("text, nngp, ntk", [("sinh(x)", "sinh", "cosh"), ("cosh(x)", "cosh", "sinh")])
+def test_sinh_and_cosh_by_the_exponential_tilt_at_30_digits(text, nngp, ntk):
+    """sinh, cosh are exp-polynomials: E[e^{au + bv}] = e^{(a² + 2abρ + b²)/2} at q = 1 gives
+    E[sinh u sinh v] = e·sinh ρ and E[cosh u cosh v] = e·cosh ρ (were exit 3, no route)."""
+    found = kernel(text, rho="0.5", digits=30)
+    with mpmath.workdps(40):
+        half = mpmath.mpf(1) / 2
+        for name, fn in (("nngp", nngp), ("ntk_derivative", ntk)):
+            want = mpmath.e * getattr(mpmath, fn)(half)
+            assert abs(mpmath.mpf(found[name].decimal(30)) - want) <= mpmath.mpf(10) ** -29 * want / 2

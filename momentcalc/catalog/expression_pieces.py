@@ -9,7 +9,7 @@ min(a, b)); each argument must be affine between the kinks of the arguments insi
 is a ball to the integrators, which cut at its midpoint and bound the sliver in between). On
 each interval the sign of every argument is fixed (read exactly at a rational point inside
 it) and the branch tree is expanded: numbers, x, +, −, ×, division by a nonzero number,
-whole powers up to ``MAX_POWER``, and exp of c·x, as long as the expansion stays within
+whole powers up to ``MAX_POWER``, and exp, sinh, cosh of c·x, as long as the expansion stays within
 ``MAX_DEGREE`` in x and ``MAX_TERMS`` terms (relu's powers max(x, 0)**n, whose kernels are
 Cho & Saul's arc-cosine kernels J_n, are exact up to n = 64; ((1 + x)**64)**64 is not expanded).
 Anything else (another function, π or e, a kink argument that is not affine) gives None.
@@ -130,13 +130,20 @@ def _call(node: Node, signs: dict[Node, int]) -> Poly | None:
             return None if inner is None else _add({}, inner, sign)
         first = (sign > 0) == (name == "max")
         return expand(node.args[0 if first else 1], signs)
-    if name == "exp":
+    if name in ("exp", "sinh", "cosh"):
         inner = expand(node.args[0], signs)
         if inner is None or any(j != 1 or r != 0 for j, r in inner):
             return None  # only e^{c·x}: e^{b} of a constant b ≠ 0 is not rational
         rate = inner.get((1, Fraction(0)), Fraction(0))
-        return {(0, rate): Fraction(1)}
+        if name == "exp":
+            return {(0, rate): Fraction(1)}
+        # sinh(c·x) = (e^{cx} − e^{−cx})/2, cosh(c·x) = (e^{cx} + e^{−cx})/2
+        return _add(_constant_rate(rate, Fraction(1, 2)), _constant_rate(-rate, Fraction(1 if name == "cosh" else -1, 2)))
     return None
+
+
+def _constant_rate(rate: Fraction, c: Fraction) -> Poly:
+    return {(0, rate): c}
 
 
 def _sign(arg: Node, signs: dict[Node, int]) -> int | None:
