@@ -399,6 +399,9 @@ def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w:
         closed = split_closed_trajectory(act, q1, q2, rho, layers, w, b, digits)
         if closed is not None:
             return closed
+        from ..moments.kernel_maps import split_trajectory
+
+        return split_trajectory(act, q1, q2, rho, layers, w, b, digits)
     for _ in range(layers):
         if same and isinstance(c, Fraction) and c == 1:
             with arb_precision(bits):

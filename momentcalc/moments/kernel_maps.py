@@ -474,6 +474,42 @@ def split_closed_trajectory(act: Activation, q1: Fraction, q2: Fraction, c0: Fra
     return cs
 
 
+def split_trajectory(act: Activation, q1: Fraction, q2: Fraction, c0: Fraction, layers: int, w: Fraction,
+                     b: Fraction, digits: int) -> list[arb]:
+    """The correlations at layers 0..L of two inputs of unequal variances q1, q2 (any activation
+    with certified bivariate expectations): each variance follows its own length map
+    q_i' = σ_w²·A(q_i) + σ_b² (``layer_trajectory`` with c = None: the centred form, A to twice the
+    layer-count guard digits), and
+
+        c' = (σ_w²·K(q1, q2, c) + σ_b²)/sqrt(q1'·q2'),
+
+    K over the last layer's box from its value at the exact midpoints plus its slopes' bounds
+    (``nngp_over``). The variances are not recomputed from the balls of the last layer (E over a
+    ball of variances bounds its slope by Cauchy–Schwarz, sqrt(6)/2 ≈ 1.22 times tanh's A' = 1 at
+    small q, and the division by q' counts K's and q''s radii twice: the balls widened about 2×
+    a layer, ``kernel tanh --q1 1 --q2 2 --depth 100`` was exit 3)."""
+    qs1 = layer_trajectory(act, q1, None, layers, w, b, digits)[0]
+    qs2 = layer_trajectory(act, q2, None, layers, w, b, digits)[0]
+    digits += len(str(layers))
+    bits = int((digits + 10) * BITS_PER_DIGIT) + 64
+    with ctx.workprec(bits):
+        cs = [as_arb(c0)]
+    c: Fraction | arb = c0
+    for layer in range(layers):
+        v1, v2 = qs1[layer], qs2[layer]
+        v1 = v1 if layer else q1
+        v2 = v2 if layer else q2
+        nngp = nngp_over(act, c, v1, v2, digits)
+        with ctx.workprec(bits):
+            c_next = (as_arb(w) * nngp + as_arb(b)) / (qs1[layer + 1] * qs2[layer + 1]).sqrt()
+            if not (c_next > -1 and c_next < 1):
+                raise NotProven("a layer's correlation cannot be proven inside (-1, 1) at these digits",
+                                param="depth")
+        cs.append(c_next)
+        c = _midpoint(c_next) if c_next.rad() == 0 else c_next
+    return cs
+
+
 def _step(balls: list[arb]) -> arb:
     """|x_L − x_{L−1}| at most (both balls' spread)."""
     return arb((abs(balls[-1] - balls[-2]) + balls[-1].rad() + balls[-2].rad()).upper())
@@ -730,5 +766,5 @@ def curvature_ball(act: Activation, q: Fraction | arb, digits: int) -> arb | Non
     return gaussian_balls(first, [(0, 0, 2)], q, digits)[0]
 
 
-__all__ = ["NotProven", "check_length", "split_closed_trajectory", "curvature_ball", "exact_sqrt", "gaussian_balls", "kernel_pair", "layer_balls", "layer_trajectory", "local_balls", "nngp_over",
+__all__ = ["NotProven", "check_length", "split_closed_trajectory", "curvature_ball", "exact_sqrt", "gaussian_balls", "kernel_pair", "layer_balls", "layer_trajectory", "local_balls", "split_trajectory", "nngp_over",
            "variance_range"]
