@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from decimal import ROUND_HALF_UP, Decimal, localcontext
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -363,3 +364,25 @@ def test_local_quantities_at_30_digits_from_quadratures_of_the_gate(unit, q):
     result = kernel(unit, rho="0.5", q=q, digits=30)
     for key, value in expected.items():
         assert result[key].decimal(30) == _rounded(value, 30), key
+
+
+@pytest.mark.parametrize("gate, w, q0, collapse", [("gelu", Fraction(4), Fraction(3, 4), True),
+                                                   ("swish", Fraction(1, 10), Fraction(31, 2), False)])
+def test_no_runaway_claimed_against_the_true_trajectory(gate, w, q0, collapse):
+    """runaway_layer's t = σ_w²·h·q_1 with q_1 = σ_w²·q0·A(q0) (the layer's σ_w² in q_1 too):
+    geglu at σ_w² = 4 from q0 = 3/4 explodes (q = 0.915, 1.41, 3.52, 23.7, 1122 in mpmath) and
+    swiglu at σ_w² = 1/10 from q0 = 31/2 collapses (11.7, 6.50, 1.95, 0.151, 6.3e-4); without
+    that σ_w² they were claimed to collapse by layer 19 and to pass 1e10000 by layer 17 (exit 2)."""
+    from momentcalc.catalog import resolve
+    from momentcalc.moments.gated_maps import runaway_layer
+
+    assert runaway_layer(resolve(gate, {}), (Fraction(1, 8), Fraction(1)), q0, w, collapse) == 0
+    # the first layers of the true trajectory go the other way
+    g = (lambda x: x * mpmath.ncdf(x)) if gate == "gelu" else (lambda x: x / (1 + mpmath.exp(-x)))
+    with mpmath.workdps(20):
+        q = mpmath.mpf(q0.numerator) / q0.denominator
+        trajectory = [q]
+        for _ in range(4):
+            q = w * q * mpmath.quad(lambda z: mpmath.npdf(z) * g(mpmath.sqrt(q) * z) ** 2, [-mpmath.inf, 0, mpmath.inf])
+            trajectory.append(q)
+    assert (trajectory[4] > 10 * trajectory[0]) if collapse else (trajectory[4] < trajectory[0] / 10)

@@ -168,12 +168,14 @@ def runaway_layer(gate: Activation, quadratic: tuple[Fraction, Fraction], q0: Fr
     is proven below (``collapse``) or above 10^∓LENGTH_LIMIT_DIGITS (``kernel_maps.check_length``'s
     ends of a trajectory), for a gate with l·q ≤ A(q) = E[g(√q·Z)²] ≤ h·q (``quadratic``):
     q' = σ_w²·q·A(q) lies in σ_w²·[l, h]·q². With u_1 ≥ q_1 (≤, for the explosion) from layer 1's
-    proven A(q0) and t = σ_w²h·u_1 < 1 (σ_w²l·u_1 > 1), q_{1+k} ≤ t^(2^k)/(σ_w²h) (≥ with l).
+    proven A(q0) (q_1 = σ_w²·q0·A(q0): the layer's own σ_w² too) and t = σ_w²h·u_1 < 1
+    (σ_w²l·u_1 > 1), p_k = σ_w²h·q_k obeys p_{k+1} ≤ p_k², so q_{1+k} ≤ t^(2^k)/(σ_w²h) (≥ with l).
     0 when no runaway is proven this way."""
     found = gaussian_balls(gate, [(0, 2, 0)], q0, 5)[0]
     with ctx.workprec(128):
         scale = as_arb(w) * as_arb(quadratic[1] if collapse else quadratic[0])
-        t = scale * as_arb(q0) * arb(found.upper() if collapse else found.lower())
+        first = as_arb(w) * as_arb(q0) * arb(found.upper() if collapse else found.lower())  # u_1
+        t = scale * first
         if not (t < 1 if collapse else t > 1):
             return 0
         ten = arb(10).log()
