@@ -114,6 +114,23 @@ def test_anticorrelated_against_1d_quadrature(name, f):
     assert abs(_value(result, "correlation_out") - expected / second) < 1e-14
 
 
+@pytest.mark.parametrize("name, printed", [("selu", None), ("hard_swish", None), ("relu6", "0")])
+def test_anticorrelated_at_a_variance_without_a_rational_root(name, printed):
+    """ρ = −1 at q = 3 (√3 irrational): the exp-polynomial route with a ball for the standard
+    deviation (was exit 3, "no expression tree"); relu6(x)·relu6(−x) = 0 is an exact 0."""
+    act = resolve(name)
+    run = invoke("kernel", name, "--rho", "-1", "--q", "3", "--digits", "30", "--get", "nngp")
+    assert run.code == 0, run
+    if printed is not None:
+        assert run.stdout.strip() == printed
+        return
+    with mpmath.workdps(45):
+        s = mpmath.sqrt(3)
+        expected = mpmath.quad(lambda z: act.fn(s * z, {}) * act.fn(-s * z, {}) * mpmath.npdf(z),
+                               [-30, -mpmath.sqrt(3), 0, mpmath.sqrt(3), 30])
+        assert mpmath.mpf(run.stdout.strip()) == mpmath.mpf(mpmath.nstr(expected, 30))
+
+
 def test_dks_local_quantities_of_tanh_against_quadrature():
     """Martens et al. 2021 (deepmind/dks ``_calc_c_map`` & co. at q = 1): C(0) = E[φ]²/E[φ²],
     C'(1) = E[φ'²]/E[φ²], C''(1) = E[φ''²]/E[φ²], Q'(1) = E[Z·φ·φ'], here at q = 2."""

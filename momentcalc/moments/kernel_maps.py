@@ -650,7 +650,8 @@ def _diagonal(act: Activation, rho: Fraction, q: Fraction | arb, digits: int) ->
         return pieces
     tree = tree_of(act)
     if tree is None:
-        raise NotProven(f"{{rho}} = -1: {act.name} has no expression tree for E[phi(u)·phi(-u)]", param="rho")
+        raise NotProven(f"{{rho}} = -1: E[phi(u)·phi(-u)] of {act.name} has no certified route (its formula "
+                        "has no exact form here); try a {rho} within 1e-12 of -1", param="rho")
     out = []
     for node in (tree, derivative(tree)):
         product = tree_activation(mirrored_product(node), "phi(x)*phi(-x)",
@@ -671,7 +672,8 @@ def _proportional(act: Activation, rho: Fraction, q1: Fraction | arb, q2: Fracti
                         param="rho")
     tree = tree_of(act)
     if tree is None:
-        raise NotProven(f"{{rho}} = ±1: {act.name} has no expression tree for E[phi(u)·phi(v)]", param="rho")
+        raise NotProven(f"{{rho}} = ±1 with unequal variances: E[phi(u)·phi(v)] of {act.name} has no certified "
+                        "route (its formula has no exact form here); try a {rho} within 1e-12 of ±1", param="rho")
     ratio = Fraction(q2) / Fraction(q1)
     root = exact_sqrt(ratio)
     factor = Node("num", (), root) if root is not None else Node("call", (Node("num", (), ratio),), "sqrt")
@@ -698,8 +700,7 @@ def _mirrored_exp_poly(act: Activation, q: Fraction | arb, digits: int) -> tuple
     if not all(isinstance(k, (int, Fraction)) for k in kinks):
         return None
     v_lo, v_hi = variance_range(q)
-    std = exact_sqrt(v_lo)
-    if v_lo != v_hi or std is None:
+    if v_lo != v_hi:
         return None
     kinks = tuple(Fraction(k) for k in kinks)
     points = sorted(set(kinks) | {-k for k in kinks})
@@ -725,7 +726,7 @@ def _mirrored_exp_poly(act: Activation, q: Fraction | arb, digits: int) -> tuple
                 product = exp_poly_product(parts[piece(x)], mirror(parts[piece(-x)]))
                 if product:
                     pieces.append((low, high, product))
-            out.append(exp_poly_expectation(pieces, arb(0), as_arb(std)) if pieces else arb(0))
+            out.append(exp_poly_expectation(pieces, arb(0), as_arb(v_lo).sqrt()) if pieces else arb(0))
     return out[0], out[1]
 
 
