@@ -43,7 +43,7 @@ Every step is ball arithmetic; None where a rule cannot be proven (the caller's 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
 from flint import acb, arb, ctx
@@ -86,6 +86,16 @@ BOUND_LIMIT = 60_000
 # α-panels resolve by halving (softsign at ρ = 0.9999, 15 digits: q = 1000 in 3.2 s against the
 # shared-part rule's 3.9 s; q = 10⁶ 70 s against 9.5 s).
 MAX_STD = 100
+
+
+def _largest(values: Iterable[arb | None]) -> arb | None:
+    """The largest of the bounds (0 for none), rounded up; None at the first bound that is None."""
+    top = arb(0)
+    for value in values:
+        if value is None:
+            return None
+        top = _up(top.max(value))
+    return top
 
 
 def _up(x: arb) -> arb:
@@ -232,13 +242,7 @@ def polar_integral(branches, parity: bool, exchange: bool, poly: Sequence[arb], 
                 return _up(abs(radial) * first * second)
 
         def bound_R(box: acb, arc_parts=arc_parts, size=size) -> arb | None:
-            top = arb(0)
-            for alpha in arc_parts:
-                value = size(box, alpha)
-                if value is None:
-                    return None
-                top = _up(top.max(value))
-            return top
+            return _largest(size(box, alpha) for alpha in arc_parts)
 
         tol_R = share / _up(width)
         panels_R = plan(arb(0), R_T, bound_R, tol_R)
@@ -253,13 +257,8 @@ def polar_integral(branches, parity: bool, exchange: bool, poly: Sequence[arb], 
             length = panel.high - panel.low
 
             def bound_alpha(box: acb, parts=parts, length=length, size=size) -> arb | None:
-                biggest = arb(0)
-                for R in parts:
-                    value = size(R, box)
-                    if value is None:
-                        return None
-                    biggest = _up(biggest.max(value))
-                return _up(length * biggest)
+                biggest = _largest(size(R, box) for R in parts)
+                return None if biggest is None else _up(length * biggest)
 
             panels_alpha = plan(low, high, bound_alpha, share / len(panels_R))
             if panels_alpha is None:
