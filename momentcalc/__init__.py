@@ -48,7 +48,9 @@ def __getattr__(name: str) -> Any:
     if name == "__all__":
         return ["__version__", *_api()]
     module = _MORE.get(name)
-    if module is None and not name.startswith("__") and not _is_submodule(name):  # (``from . import errors`` asks)
+    if (
+        module is None and not name.startswith("__") and not _is_submodule(name)
+    ):  # (``from . import errors`` asks)
         module = _api().get(name)
     if module is not None:
         return getattr(import_module(module, __name__), name)

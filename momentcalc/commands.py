@@ -63,7 +63,9 @@ def commands() -> tuple[Command, ...]:
             match = _LINE.search(path.read_text(encoding="utf-8"))
             if match:
                 module = _module_name(path)
-                found.extend(Command(name, function, module) for name, function in _PAIR.findall(match.group(1)))
+                found.extend(
+                    Command(name, function, module) for name, function in _PAIR.findall(match.group(1))
+                )
     return tuple(sorted(found, key=lambda c: c.name))
 
 

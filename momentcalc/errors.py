@@ -41,8 +41,15 @@ class MomentcalcError(Exception):
     json_output: bool | None = None
     cli_names: dict[str, str] | None = None
 
-    def __init__(self, message: str | None = None, *, param: str | None = None, allowed: str | None = None,
-                 got: str | None = None, params: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        param: str | None = None,
+        allowed: str | None = None,
+        got: str | None = None,
+        params: tuple[str, ...] = (),
+    ) -> None:
         if message is None:
             if param is None or allowed is None:
                 raise TypeError("an error needs a message, or a param and what is allowed")

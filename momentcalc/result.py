@@ -49,7 +49,9 @@ class _Default:
     """A field's default made anew for each object (``default_factory`` of a dataclass field),
     or a field kept out of ``repr`` and ``==`` (``hidden``)."""
 
-    def __init__(self, default: Any = None, factory: Callable[[], Any] | None = None, hidden: bool = False) -> None:
+    def __init__(
+        self, default: Any = None, factory: Callable[[], Any] | None = None, hidden: bool = False
+    ) -> None:
         self.default, self.factory, self.hidden = default, factory, hidden
 
 
@@ -90,7 +92,9 @@ class _Record:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         fields = self._fields
         if len(args) > len(fields):
-            raise TypeError(f"{type(self).__name__}() takes at most {len(fields)} arguments ({len(args)} given)")
+            raise TypeError(
+                f"{type(self).__name__}() takes at most {len(fields)} arguments ({len(args)} given)"
+            )
         values = dict(zip(fields, args))
         for name, value in kwargs.items():
             if name not in fields or name in values:
@@ -259,7 +263,6 @@ class Check(_Record):
     rule: str = ""
 
 
-
 def _fill_notes(record: Any) -> None:
     """A Computation's or Listing's notes from their ``{name}`` templates (kept, hidden, for
     ``named``): the templates taken from ``notes`` when not given, the notes filled with the
@@ -268,6 +271,7 @@ def _fill_notes(record: Any) -> None:
         record.__dict__["note_templates"] = _templates(record.notes)
     if record.note_templates is not None:
         record.__dict__["notes"] = tuple(fill_names(note) for note in record.note_templates)
+
 
 class Computation(_Record):
     """The result of one command at one point of its inputs. ``command`` is the name of the
@@ -295,11 +299,17 @@ class Computation(_Record):
         CLI's ``--std``), and called ``command`` when given (the CLI's ``selu-solve``)."""
         command = self.command if command is None else command
         results = tuple(quantity.named(name_of) for quantity in self.results)
-        if (self.note_templates is None and command == self.command
-                and all(new is old for new, old in zip(results, self.results))):
+        if (
+            self.note_templates is None
+            and command == self.command
+            and all(new is old for new, old in zip(results, self.results))
+        ):
             return self
-        notes = self.notes if self.note_templates is None else tuple(fill_names(note, name_of)
-                                                                     for note in self.note_templates)
+        notes = (
+            self.notes
+            if self.note_templates is None
+            else tuple(fill_names(note, name_of) for note in self.note_templates)
+        )
         return replace(self, command=command, results=results, notes=notes, note_templates=None)
 
     def __getitem__(self, name: str) -> Quantity:
@@ -358,5 +368,6 @@ class Listing(_Record):
         """This listing with its notes naming arguments by ``name_of``."""
         if self.note_templates is None:
             return self
-        return replace(self, notes=tuple(fill_names(note, name_of) for note in self.note_templates),
-                       note_templates=None)
+        return replace(
+            self, notes=tuple(fill_names(note, name_of) for note in self.note_templates), note_templates=None
+        )

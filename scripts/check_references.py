@@ -52,13 +52,13 @@ from gmpy2 import mpfr
 PREC = 200
 gmpy2.get_context().precision = PREC
 mpmath.mp.prec = PREC
-REL = mpfr("1e-44")   # the references' own accuracy, relative (self-test: they agree far below it)
-SPAN = 15             # standard deviations the bivariate grid covers (tail below 1e-46 for x^4 growth, 1e-40
-                      # for e^|x|: x*exp(-x/2) squared)
-SPAN1 = 20            # the univariate rules' (cheap; e^|x| growth)
-SPAN_HERMITE = 26     # He_15(x) ~ x^15: at +-15 sd the neglected tail of x*exp(-x/2)'s a_15 was 3e-27
-WINDOW = 16           # conditional standard deviations kept around the conditional mean
-NODES = 32            # Gauss-Legendre nodes per panel (of width <= 1 and <= 3 standard deviations)
+REL = mpfr("1e-44")  # the references' own accuracy, relative (self-test: they agree far below it)
+SPAN = 15  # standard deviations the bivariate grid covers (tail below 1e-46 for x^4 growth, 1e-40
+# for e^|x|: x*exp(-x/2) squared)
+SPAN1 = 20  # the univariate rules' (cheap; e^|x| growth)
+SPAN_HERMITE = 26  # He_15(x) ~ x^15: at +-15 sd the neglected tail of x*exp(-x/2)'s a_15 was 3e-27
+WINDOW = 16  # conditional standard deviations kept around the conditional mean
+NODES = 32  # Gauss-Legendre nodes per panel (of width <= 1 and <= 3 standard deviations)
 ZERO = mpfr(0)
 ONE = mpfr(1)
 TWO = mpfr(2)
@@ -166,7 +166,7 @@ class Act:
         self.label, self.cli, self.f, self.d1, self.d2 = label, list(cli), f, d1, d2
         self.kinks = [m(k) for k in kinks]
         self.width = width
-        self.mean_zero_at_1 = mean_zero_at_1   # E[phi(Z)] = 0 by construction (selu)
+        self.mean_zero_at_1 = mean_zero_at_1  # E[phi(Z)] = 0 by construction (selu)
         pts = [m(x) for x in ("0.3", "1.7", "4.2", "7.9", "11.3")]
         self.odd = all(abs(f(x) + f(-x)) <= REL * (1 + abs(f(x))) for x in pts)
         self.even = all(abs(f(x) - f(-x)) <= REL * (1 + abs(f(x))) for x in pts)
@@ -192,8 +192,11 @@ def poly_degree(g, odd: bool, top: int = 9):
         mat = mpmath.matrix([[mpmath.mpf(str(p)) ** k for k in powers] for p in pts])
         rhs = mpmath.matrix([mpmath.mpf(str(g(p))) for p in pts])
         coef = mpmath.lu_solve(mat, rhs)
-        if all(abs(mpmath.mpf(str(g(p))) - sum(c * mpmath.mpf(str(p)) ** k for c, k in zip(coef, powers)))
-               <= 1e-45 * (1 + abs(mpmath.mpf(str(g(p))))) for p in probes):
+        if all(
+            abs(mpmath.mpf(str(g(p))) - sum(c * mpmath.mpf(str(p)) ** k for c, k in zip(coef, powers)))
+            <= 1e-45 * (1 + abs(mpmath.mpf(str(g(p)))))
+            for p in probes
+        ):
             return d if any(abs(c) > 1e-45 for c in coef) else -1
     return None
 
@@ -211,22 +214,56 @@ def make_catalog(params_extra: bool = True) -> list[Act]:
     add = acts.append
     add(Act("identity", ["identity"], lambda x: x, lambda x: ONE, lambda x: ZERO))
     add(Act("relu", ["relu"], lambda x: step(x > 0, x, ZERO), lambda x: step(x > 0, ONE, ZERO), None, [0]))
-    add(Act("relu2", ["relu2"], lambda x: step(x > 0, x * x, ZERO), lambda x: step(x > 0, 2 * x, ZERO),
-            lambda x: step(x > 0, TWO, ZERO), [0]))
-    for slope in (["0.01"] + (["0.2"] if params_extra else [])):
+    add(
+        Act(
+            "relu2",
+            ["relu2"],
+            lambda x: step(x > 0, x * x, ZERO),
+            lambda x: step(x > 0, 2 * x, ZERO),
+            lambda x: step(x > 0, TWO, ZERO),
+            [0],
+        )
+    )
+    for slope in ["0.01"] + (["0.2"] if params_extra else []):
         s = m(slope)
-        add(Act(f"leaky_relu(slope={slope})", ["leaky_relu"] + ([] if slope == "0.01" else ["--slope", slope]),
-                lambda x, s=s: step(x > 0, x, s * x), lambda x, s=s: step(x > 0, ONE, s), None, [0]))
-    add(Act("elu", ["elu"], lambda x: step(x > 0, x, gmpy2.expm1(x)), lambda x: step(x > 0, ONE, gmpy2.exp(x)),
-            lambda x: step(x > 0, ZERO, gmpy2.exp(x)), [0]))
+        add(
+            Act(
+                f"leaky_relu(slope={slope})",
+                ["leaky_relu"] + ([] if slope == "0.01" else ["--slope", slope]),
+                lambda x, s=s: step(x > 0, x, s * x),
+                lambda x, s=s: step(x > 0, ONE, s),
+                None,
+                [0],
+            )
+        )
+    add(
+        Act(
+            "elu",
+            ["elu"],
+            lambda x: step(x > 0, x, gmpy2.expm1(x)),
+            lambda x: step(x > 0, ONE, gmpy2.exp(x)),
+            lambda x: step(x > 0, ZERO, gmpy2.exp(x)),
+            [0],
+        )
+    )
     # selu: lambda, alpha from E[phi] = 0 and E[phi^2] = 1 under N(0, 1), in closed form:
     # E[x; x > 0] = 1/sqrt(2 pi), E[e^x - 1; x < 0] = sqrt(e) Phi(-1) - 1/2,
     # E[(e^x - 1)^2; x < 0] = e^2 Phi(-2) - 2 sqrt(e) Phi(-1) + 1/2.
     alpha = (1 / SQRT2PI) / (HALF - gmpy2.sqrt(gmpy2.exp(ONE)) * Phi(-ONE))
-    lam = 1 / gmpy2.sqrt(HALF + alpha ** 2 * (gmpy2.exp(TWO) * Phi(-TWO) - 2 * gmpy2.sqrt(gmpy2.exp(ONE)) * Phi(-ONE)
-                                              + HALF))
-    add(Act("selu", ["selu"], lambda x: lam * step(x > 0, x, alpha * gmpy2.expm1(x)),
-            lambda x: lam * step(x > 0, ONE, alpha * gmpy2.exp(x)), None, [0], mean_zero_at_1=True))
+    lam = 1 / gmpy2.sqrt(
+        HALF + alpha**2 * (gmpy2.exp(TWO) * Phi(-TWO) - 2 * gmpy2.sqrt(gmpy2.exp(ONE)) * Phi(-ONE) + HALF)
+    )
+    add(
+        Act(
+            "selu",
+            ["selu"],
+            lambda x: lam * step(x > 0, x, alpha * gmpy2.expm1(x)),
+            lambda x: lam * step(x > 0, ONE, alpha * gmpy2.exp(x)),
+            None,
+            [0],
+            mean_zero_at_1=True,
+        )
+    )
 
     def gelu(x):
         return x * Phi(x)
@@ -235,7 +272,7 @@ def make_catalog(params_extra: bool = True) -> list[Act]:
     k, c = gmpy2.sqrt(2 / PI), m("0.044715")
 
     def gt(x):
-        w = k * (x + c * x ** 3)
+        w = k * (x + c * x**3)
         t = gmpy2.tanh(w)
         w1, w2 = k * (1 + 3 * c * x * x), 6 * c * k * x
         return t, w1, w2
@@ -252,12 +289,33 @@ def make_catalog(params_extra: bool = True) -> list[Act]:
         return (1 - t * t) * w1 + x * (1 - t * t) * (w2 - 2 * t * w1 * w1) / 2
 
     add(Act("gelu_tanh", ["gelu_tanh"], gt0, gt1, gt2))
-    add(Act("sigmoid", ["sigmoid"], sigmoid, lambda x: sigmoid(x) * (1 - sigmoid(x)),
-            lambda x: sigmoid(x) * (1 - sigmoid(x)) * (1 - 2 * sigmoid(x))))
-    add(Act("tanh", ["tanh"], gmpy2.tanh, lambda x: 1 - gmpy2.tanh(x) ** 2,
-            lambda x: -2 * gmpy2.tanh(x) * (1 - gmpy2.tanh(x) ** 2)))
-    add(Act("swish", ["swish"], lambda x: x * sigmoid(x), lambda x: sigmoid(x) * (1 + x * (1 - sigmoid(x))),
-            lambda x: sigmoid(x) * (1 - sigmoid(x)) * (2 + x * (1 - 2 * sigmoid(x)))))
+    add(
+        Act(
+            "sigmoid",
+            ["sigmoid"],
+            sigmoid,
+            lambda x: sigmoid(x) * (1 - sigmoid(x)),
+            lambda x: sigmoid(x) * (1 - sigmoid(x)) * (1 - 2 * sigmoid(x)),
+        )
+    )
+    add(
+        Act(
+            "tanh",
+            ["tanh"],
+            gmpy2.tanh,
+            lambda x: 1 - gmpy2.tanh(x) ** 2,
+            lambda x: -2 * gmpy2.tanh(x) * (1 - gmpy2.tanh(x) ** 2),
+        )
+    )
+    add(
+        Act(
+            "swish",
+            ["swish"],
+            lambda x: x * sigmoid(x),
+            lambda x: sigmoid(x) * (1 + x * (1 - sigmoid(x))),
+            lambda x: sigmoid(x) * (1 - sigmoid(x)) * (2 + x * (1 - 2 * sigmoid(x))),
+        )
+    )
     add(Act("softplus", ["softplus"], softplus, sigmoid, lambda x: sigmoid(x) * (1 - sigmoid(x))))
 
     def mish_parts(x):
@@ -274,45 +332,147 @@ def make_catalog(params_extra: bool = True) -> list[Act]:
         return (1 - t * t) * s * (2 + x * ((1 - s) - 2 * t * s))
 
     add(Act("mish", ["mish"], lambda x: x * gmpy2.tanh(softplus(x)), mish1, mish2))
-    add(Act("softsign", ["softsign"], lambda x: x / (1 + abs(x)), lambda x: 1 / (1 + abs(x)) ** 2,
-            lambda x: -2 * sgn(x) / (1 + abs(x)) ** 3, [0]))
+    add(
+        Act(
+            "softsign",
+            ["softsign"],
+            lambda x: x / (1 + abs(x)),
+            lambda x: 1 / (1 + abs(x)) ** 2,
+            lambda x: -2 * sgn(x) / (1 + abs(x)) ** 3,
+            [0],
+        )
+    )
     two_over_sqrtpi = 2 / gmpy2.sqrt(PI)
-    add(Act("erf", ["erf"], gmpy2.erf, lambda x: two_over_sqrtpi * gmpy2.exp(-x * x),
-            lambda x: -2 * x * two_over_sqrtpi * gmpy2.exp(-x * x)))
-    add(Act("relu6", ["relu6"], lambda x: min(max(x, ZERO), mpfr(6)), lambda x: step(0 < x < 6, ONE, ZERO), None,
-            [0, 6]))
-    add(Act("hardtanh", ["hardtanh"], lambda x: min(max(x, -ONE), ONE), lambda x: step(-1 < x < 1, ONE, ZERO),
-            None, [-1, 1]))
-    add(Act("hard_sigmoid", ["hard_sigmoid"], lambda x: min(max(x + 3, ZERO), mpfr(6)) / 6,
-            lambda x: step(-3 < x < 3, ONE / 6, ZERO), None, [-3, 3]))
-    add(Act("hard_swish", ["hard_swish"], lambda x: x * min(max(x + 3, ZERO), mpfr(6)) / 6,
-            lambda x: ZERO if x < -3 else (ONE if x > 3 else (2 * x + 3) / 6), None, [-3, 3]))
-    for a_text in (["1"] + (["0.5", "2"] if params_extra else [])):
+    add(
+        Act(
+            "erf",
+            ["erf"],
+            gmpy2.erf,
+            lambda x: two_over_sqrtpi * gmpy2.exp(-x * x),
+            lambda x: -2 * x * two_over_sqrtpi * gmpy2.exp(-x * x),
+        )
+    )
+    add(
+        Act(
+            "relu6",
+            ["relu6"],
+            lambda x: min(max(x, ZERO), mpfr(6)),
+            lambda x: step(0 < x < 6, ONE, ZERO),
+            None,
+            [0, 6],
+        )
+    )
+    add(
+        Act(
+            "hardtanh",
+            ["hardtanh"],
+            lambda x: min(max(x, -ONE), ONE),
+            lambda x: step(-1 < x < 1, ONE, ZERO),
+            None,
+            [-1, 1],
+        )
+    )
+    add(
+        Act(
+            "hard_sigmoid",
+            ["hard_sigmoid"],
+            lambda x: min(max(x + 3, ZERO), mpfr(6)) / 6,
+            lambda x: step(-3 < x < 3, ONE / 6, ZERO),
+            None,
+            [-3, 3],
+        )
+    )
+    add(
+        Act(
+            "hard_swish",
+            ["hard_swish"],
+            lambda x: x * min(max(x + 3, ZERO), mpfr(6)) / 6,
+            lambda x: ZERO if x < -3 else (ONE if x > 3 else (2 * x + 3) / 6),
+            None,
+            [-3, 3],
+        )
+    )
+    for a_text in ["1"] + (["0.5", "2"] if params_extra else []):
         a = m(a_text)
-        add(Act(f"celu(alpha={a_text})", ["celu"] + ([] if a_text == "1" else ["--alpha", a_text]),
+        add(
+            Act(
+                f"celu(alpha={a_text})",
+                ["celu"] + ([] if a_text == "1" else ["--alpha", a_text]),
                 lambda x, a=a: step(x > 0, x, a * gmpy2.expm1(x / a)),
                 lambda x, a=a: step(x > 0, ONE, gmpy2.exp(x / a)),
-                lambda x, a=a: step(x > 0, ZERO, gmpy2.exp(x / a) / a), [0]))
-    add(Act("log_sigmoid", ["log_sigmoid"], lambda x: -softplus(-x), lambda x: sigmoid(-x),
-            lambda x: -sigmoid(x) * (1 - sigmoid(x))))
+                lambda x, a=a: step(x > 0, ZERO, gmpy2.exp(x / a) / a),
+                [0],
+            )
+        )
+    add(
+        Act(
+            "log_sigmoid",
+            ["log_sigmoid"],
+            lambda x: -softplus(-x),
+            lambda x: sigmoid(-x),
+            lambda x: -sigmoid(x) * (1 - sigmoid(x)),
+        )
+    )
     b = m("1.702")
-    add(Act("quick_gelu", ["quick_gelu"], lambda x: x * sigmoid(b * x),
+    add(
+        Act(
+            "quick_gelu",
+            ["quick_gelu"],
+            lambda x: x * sigmoid(b * x),
             lambda x: sigmoid(b * x) * (1 + b * x * (1 - sigmoid(b * x))),
-            lambda x: b * sigmoid(b * x) * (1 - sigmoid(b * x)) * (2 + b * x * (1 - 2 * sigmoid(b * x)))))
+            lambda x: b * sigmoid(b * x) * (1 - sigmoid(b * x)) * (2 + b * x * (1 - 2 * sigmoid(b * x))),
+        )
+    )
     # expressions
-    add(Act("'x*tanh(log(1+exp(x)))'", ["x*tanh(log(1+exp(x)))"], lambda x: x * gmpy2.tanh(softplus(x)), mish1,
-            mish2))
-    add(Act("'exp(-x**2)'", ["exp(-x**2)"], lambda x: gmpy2.exp(-x * x), lambda x: -2 * x * gmpy2.exp(-x * x),
-            lambda x: (4 * x * x - 2) * gmpy2.exp(-x * x)))
+    add(
+        Act(
+            "'x*tanh(log(1+exp(x)))'",
+            ["x*tanh(log(1+exp(x)))"],
+            lambda x: x * gmpy2.tanh(softplus(x)),
+            mish1,
+            mish2,
+        )
+    )
+    add(
+        Act(
+            "'exp(-x**2)'",
+            ["exp(-x**2)"],
+            lambda x: gmpy2.exp(-x * x),
+            lambda x: -2 * x * gmpy2.exp(-x * x),
+            lambda x: (4 * x * x - 2) * gmpy2.exp(-x * x),
+        )
+    )
     add(Act("'abs(x)'", ["abs(x)"], abs, lambda x: sgn(x) * ONE, None, [0]))
-    add(Act("'max(x,0)**2'", ["max(x,0)**2"], lambda x: step(x > 0, x * x, ZERO),
-            lambda x: step(x > 0, 2 * x, ZERO), lambda x: step(x > 0, TWO, ZERO), [0]))
+    add(
+        Act(
+            "'max(x,0)**2'",
+            ["max(x,0)**2"],
+            lambda x: step(x > 0, x * x, ZERO),
+            lambda x: step(x > 0, 2 * x, ZERO),
+            lambda x: step(x > 0, TWO, ZERO),
+            [0],
+        )
+    )
     add(Act("'sin(x)'", ["sin(x)"], gmpy2.sin, gmpy2.cos, lambda x: -gmpy2.sin(x)))
-    add(Act("'x**3-x'", ["x**3-x"], lambda x: x ** 3 - x, lambda x: 3 * x * x - 1, lambda x: 6 * x))
-    add(Act("'x*exp(-x/2)'", ["x*exp(-x/2)"], lambda x: x * gmpy2.exp(-x / 2),
-            lambda x: (1 - x / 2) * gmpy2.exp(-x / 2), lambda x: (x / 4 - 1) * gmpy2.exp(-x / 2)))
-    add(Act("'tanh(x)+0.25'", ["tanh(x)+0.25"], lambda x: gmpy2.tanh(x) + m("0.25"),
-            lambda x: 1 - gmpy2.tanh(x) ** 2, lambda x: -2 * gmpy2.tanh(x) * (1 - gmpy2.tanh(x) ** 2)))
+    add(Act("'x**3-x'", ["x**3-x"], lambda x: x**3 - x, lambda x: 3 * x * x - 1, lambda x: 6 * x))
+    add(
+        Act(
+            "'x*exp(-x/2)'",
+            ["x*exp(-x/2)"],
+            lambda x: x * gmpy2.exp(-x / 2),
+            lambda x: (1 - x / 2) * gmpy2.exp(-x / 2),
+            lambda x: (x / 4 - 1) * gmpy2.exp(-x / 2),
+        )
+    )
+    add(
+        Act(
+            "'tanh(x)+0.25'",
+            ["tanh(x)+0.25"],
+            lambda x: gmpy2.tanh(x) + m("0.25"),
+            lambda x: 1 - gmpy2.tanh(x) ** 2,
+            lambda x: -2 * gmpy2.tanh(x) * (1 - gmpy2.tanh(x) ** 2),
+        )
+    )
     return acts
 
 
@@ -321,8 +481,9 @@ def make_catalog(params_extra: bool = True) -> list[Act]:
 # ---------------------------------------------------------------------------------------------
 
 
-def expect1(funcs, mean: mpfr, std: mpfr, kinks, width: float = 1.0, n: int | None = None,
-            span: float = SPAN1) -> list[mpfr]:
+def expect1(
+    funcs, mean: mpfr, std: mpfr, kinks, width: float = 1.0, n: int | None = None, span: float = SPAN1
+) -> list[mpfr]:
     """[E g(X) for g in funcs], X ~ N(mean, std^2), split at the kinks."""
     nodes = panel_nodes(mean - span * std, mean + span * std, kinks, width_for(std, width), n)
     sums = [ZERO] * len(funcs)
@@ -346,17 +507,28 @@ class Grid2:
     a few exponentials a row and a panel instead of one an entry (all factors positive: no cancellation).
     """
 
-    def __init__(self, q1: mpfr, q2: mpfr, rho: mpfr, kinks, width: float = 1.0, n: int | None = None,
-                 plan_only: bool = False):
+    def __init__(
+        self,
+        q1: mpfr,
+        q2: mpfr,
+        rho: mpfr,
+        kinks,
+        width: float = 1.0,
+        n: int | None = None,
+        plan_only: bool = False,
+    ):
         n = n or NODES
         s1, s2 = gmpy2.sqrt(q1), gmpy2.sqrt(q2)
-        self.beta = rho * s2 / s1                       # E[v | u] = beta u
-        self.sig = s2 * gmpy2.sqrt(1 - rho * rho)       # sd of v given u
+        self.beta = rho * s2 / s1  # E[v | u] = beta u
+        self.sig = s2 * gmpy2.sqrt(1 - rho * rho)  # sd of v given u
         # E[g(v) | u] is g smoothed over sig (in v), sig/|beta| in u: where g has a kink k, the u panels
         # are at most 3 sig/|beta| wide within 16 sig/|beta| of u = k/beta; elsewhere it is as smooth as g
         eff = self.sig / abs(self.beta) if self.beta else INF
-        zones = [(k / self.beta - WINDOW * eff, k / self.beta + WINDOW * eff, 3 * float(eff))
-                 for k in kinks] if self.beta else []
+        zones = (
+            [(k / self.beta - WINDOW * eff, k / self.beta + WINDOW * eff, 3 * float(eff)) for k in kinks]
+            if self.beta
+            else []
+        )
         rule = gauss_legendre(n)
         self.n = n
         self.upanels = panels(-SPAN * s1, SPAN * s1, kinks, min(width, 3 * float(s1)), zones)
@@ -400,8 +572,10 @@ class Grid2:
                     key = (pi, hv)
                     if key not in fe:
                         f = [gmpy2.exp(K * cu * hv * tb) for tb, _ in rule]
-                        fe[key] = [[f[b] * gmpy2.exp(K * hu * hv * t * tb) for b, (tb, _) in enumerate(rule)]
-                                   for t, _ in rule]
+                        fe[key] = [
+                            [f[b] * gmpy2.exp(K * hu * hv * t * tb) for b, (tb, _) in enumerate(rule)]
+                            for t, _ in rule
+                        ]
                     h = fe[key][a]
                     scale = bi * gmpy2.exp(K * x * cv)
                     base = q * n
@@ -439,7 +613,7 @@ def expect2(pairs, q1: mpfr, q2: mpfr, rho: mpfr, kinks, width: float = 1.0) -> 
         mu = grid.beta * x
         inner = [ZERO] * len(pairs)
         for y, wy in panel_nodes(mu - WINDOW * grid.sig, mu + WINDOW * grid.sig, kinks, 3 * float(grid.sig)):
-            c = wy * gmpy2.exp(-(y - mu) ** 2 * inv) * norm
+            c = wy * gmpy2.exp(-((y - mu) ** 2) * inv) * norm
             for p, (_, g) in enumerate(pairs):
                 inner[p] += c * g(y)
         for p, (f, _) in enumerate(pairs):
@@ -468,8 +642,13 @@ def nngp_ntk(acts: list[Act], q1: mpfr, q2: mpfr, rho: mpfr) -> dict[str, tuple[
         for a in acts:
             ks = [k / s1 for k in a.kinks] + [k / s2 for k in a.kinks]
             w = min(a.width / float(s1), a.width / float(abs(s2)), 1.0)
-            e = expect1([lambda z, a=a: a.f(s1 * z) * a.f(s2 * z), lambda z, a=a: a.d1(s1 * z) * a.d1(s2 * z)],
-                        ZERO, ONE, ks, w)
+            e = expect1(
+                [lambda z, a=a: a.f(s1 * z) * a.f(s2 * z), lambda z, a=a: a.d1(s1 * z) * a.d1(s2 * z)],
+                ZERO,
+                ONE,
+                ks,
+                w,
+            )
             out[a.label] = (e[0], e[1])
         return out
     # one grid for all: the union of the kinks (an edge more costs a smooth phi nothing)
@@ -493,8 +672,13 @@ def local_quantities(a: Act, q: mpfr) -> dict[str, mpfr]:
     if a.d2 is not None:
         funcs.append(lambda x: a.d2(x) ** 2)
     e = expect1(funcs, ZERO, gmpy2.sqrt(q), a.kinks, a.width)
-    return {"mean": ZERO if a.mean_is_zero(q) else e[0], "m2": e[1], "d2": e[2], "uff": e[3],
-            "dd2": e[4] if a.d2 is not None else INF}
+    return {
+        "mean": ZERO if a.mean_is_zero(q) else e[0],
+        "m2": e[1],
+        "d2": e[2],
+        "uff": e[3],
+        "dd2": e[4] if a.d2 is not None else INF,
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -531,8 +715,16 @@ class Tally:
         self.notes: list[str] = []
         self.per_command: dict[str, list[int]] = {}
 
-    def check(self, command: str, where: str, printed: str, ref, digits: int, rel: mpfr = REL,
-              double: object = "absent") -> bool:
+    def check(
+        self,
+        command: str,
+        where: str,
+        printed: str,
+        ref,
+        digits: int,
+        rel: mpfr = REL,
+        double: object = "absent",
+    ) -> bool:
         """printed against ref (mpfr, exact 0 or inf) at ``digits`` significant digits; ``double``, the
         JSON ``value``, against the double nearest ref (null for an infinite one)."""
         if double != "absent":
@@ -566,8 +758,9 @@ class Tally:
                 lo, hi = float(ref * (1 - REL)), float(ref * (1 + REL))
                 ok = value in (lo, hi, float(ref))
             if not ok:
-                self.mismatches.append(f"{command}\n    {where}: JSON value {value!r}, nearest double "
-                                       f"{float(ref)!r}")
+                self.mismatches.append(
+                    f"{command}\n    {where}: JSON value {value!r}, nearest double {float(ref)!r}"
+                )
 
     @staticmethod
     def _judge(printed: str, ref, digits: int, rel: mpfr):
@@ -601,7 +794,7 @@ class Tally:
 # Running the CLI
 # ---------------------------------------------------------------------------------------------
 
-RUNNER = ThreadPoolExecutor(max_workers=1)   # one CLI process at a time (the checker is the other)
+RUNNER = ThreadPoolExecutor(max_workers=1)  # one CLI process at a time (the checker is the other)
 CLI_SECONDS = [0.0]
 
 
@@ -634,13 +827,18 @@ VARIANCES = [("1", "1", []), ("0.5", "2", ["--q1", "0.5", "--q2", "2"]), ("3", "
 
 def kernel_refs(a: Act, q1: mpfr, q2: mpfr, rho: mpfr, pair, loc1, loc2) -> dict[str, mpfr]:
     nngp, ntk = pair
-    ref = {"nngp": nngp, "ntk_derivative": ntk,
-           "correlation_out": nngp / gmpy2.sqrt(loc1["m2"] * loc2["m2"]) if nngp != 0 else ZERO}
+    ref = {
+        "nngp": nngp,
+        "ntk_derivative": ntk,
+        "correlation_out": nngp / gmpy2.sqrt(loc1["m2"] * loc2["m2"]) if nngp != 0 else ZERO,
+    }
     if q1 == q2:
         q = q1
         ref["c_map_at_0"] = loc1["mean"] ** 2 / loc1["m2"]
         ref["c_map_slope_at_1"] = q * loc1["d2"] / loc1["m2"]
-        ref["c_map_curvature_at_1"] = INF if gmpy2.is_infinite(loc1["dd2"]) else q * q * loc1["dd2"] / loc1["m2"]
+        ref["c_map_curvature_at_1"] = (
+            INF if gmpy2.is_infinite(loc1["dd2"]) else q * q * loc1["dd2"] / loc1["m2"]
+        )
         ref["q_map_slope_at_1"] = loc1["uff"] / q
     return ref
 
@@ -661,7 +859,9 @@ def check_kernel(acts: list[Act], tally: Tally, digit_levels, variances, rhos, l
         futures = {}
         for a in acts:
             for d in digit_levels:
-                args = ["kernel", *a.cli, "--rho", ",".join(rhos), *qargs] + (["--digits", str(d)] if d != 15 else [])
+                args = ["kernel", *a.cli, "--rho", ",".join(rhos), *qargs] + (
+                    ["--digits", str(d)] if d != 15 else []
+                )
                 futures[(a.label, d)] = (args, submit(args))
         t0 = time.time()
         locs = {a.label: (local_quantities(a, q1), local_quantities(a, q2)) for a in acts}
@@ -670,8 +870,10 @@ def check_kernel(acts: list[Act], tally: Tally, digit_levels, variances, rhos, l
             pairs = nngp_ntk(acts, q1, q2, m(rt))
             for a in acts:
                 refs[(a.label, rt)] = kernel_refs(a, q1, q2, m(rt), pairs[a.label], *locs[a.label])
-        log(f"kernel q1={q1t} q2={q2t}: references for {len(acts)} activations x {len(rhos)} rho in "
-            f"{time.time() - t0:.0f} s")
+        log(
+            f"kernel q1={q1t} q2={q2t}: references for {len(acts)} activations x {len(rhos)} rho in "
+            f"{time.time() - t0:.0f} s"
+        )
         for a in acts:
             for d in digit_levels:
                 args, fut = futures[(a.label, d)]
@@ -685,7 +887,9 @@ def check_kernel(acts: list[Act], tally: Tally, digit_levels, variances, rhos, l
                         if res is None:
                             tally.mismatches.append(f"{command}\n    rho={rt} {name}: missing")
                             continue
-                        tally.check(command, f"rho={rt} {name}", res["decimal"], value, d, double=res["value"])
+                        tally.check(
+                            command, f"rho={rt} {name}", res["decimal"], value, d, double=res["value"]
+                        )
                     extra = set(row["results"]) - set(ref)
                     if extra:
                         tally.notes.append(f"{command}: results not checked: {sorted(extra)}")
@@ -711,7 +915,18 @@ def check_layers(acts, tally, digit_levels, cases, log) -> None:
         futures = {}
         for a in acts:
             for d in digit_levels:
-                args = ["kernel", *a.cli, "--rho", rt, "--depth", str(depth), "--sigma-w2", swt, "--sigma-b2", sbt]
+                args = [
+                    "kernel",
+                    *a.cli,
+                    "--rho",
+                    rt,
+                    "--depth",
+                    str(depth),
+                    "--sigma-w2",
+                    swt,
+                    "--sigma-b2",
+                    sbt,
+                ]
                 args += ["--digits", str(d)] if d != 15 else []
                 futures[(a.label, d)] = (args, submit(args))
         t0 = time.time()
@@ -721,8 +936,10 @@ def check_layers(acts, tally, digit_levels, cases, log) -> None:
                 refs[a.label] = layers_reference(a, ONE, ONE, m(rt), depth, m(swt), m(sbt))
             except MemoryError:  # a variance that explodes by layer 3 outgrows the unit-width panels
                 refs[a.label] = None
-                tally.notes.append(f"kernel {a.label} --depth {depth} --rho {rt}: no reference (the variance "
-                                   "explodes; the panels would need to widen with sqrt(q))")
+                tally.notes.append(
+                    f"kernel {a.label} --depth {depth} --rho {rt}: no reference (the variance "
+                    "explodes; the panels would need to widen with sqrt(q))"
+                )
         log(f"kernel --depth {depth} rho={rt}: references in {time.time() - t0:.0f} s")
         for a in acts:
             for d in digit_levels:
@@ -754,14 +971,16 @@ def hermite_reference(a: Act, terms: int, rho: mpfr) -> dict:
             for j in range(1, k):
                 p0, p1 = p1, x * p1 - j * p0
             return a.f(x) * p1
+
         return g
 
     funcs = [he(k) for k in range(terms)] + [lambda x: a.f(x) ** 2]
     vals = expect1(funcs, ZERO, ONE, a.kinks, a.width, n=NODES + 16, span=SPAN_HERMITE)
     coef = []
     for k in range(terms):
-        zero = (k % 2 == 1 and (a.even or (a.odd_degree is not None and k > a.odd_degree))) or \
-               (k % 2 == 0 and (a.odd or (a.even_degree is not None and k > a.even_degree)))
+        zero = (k % 2 == 1 and (a.even or (a.odd_degree is not None and k > a.odd_degree))) or (
+            k % 2 == 0 and (a.odd or (a.even_degree is not None and k > a.even_degree))
+        )
         if k == 0 and a.mean_zero_at_1:
             zero = True
         coef.append(ZERO if zero else vals[k] / gmpy2.sqrt(mpfr(math.factorial(k))))
@@ -769,10 +988,16 @@ def hermite_reference(a: Act, terms: int, rho: mpfr) -> dict:
     second = vals[terms]
     tail = second - energy
     if a.odd_degree is not None and a.even_degree is not None and max(a.odd_degree, a.even_degree) < terms:
-        tail = ZERO   # a polynomial of degree < terms: every coefficient beyond is 0, the tail exactly 0
-    dual = sum(c * c * rho ** k for k, c in enumerate(coef))
-    return {"coefficients": coef, "energy": energy, "second_moment": second, "tail_bound": tail,
-            "dual": dual, "dual_tail_bound": tail * abs(rho) ** terms}
+        tail = ZERO  # a polynomial of degree < terms: every coefficient beyond is 0, the tail exactly 0
+    dual = sum(c * c * rho**k for k, c in enumerate(coef))
+    return {
+        "coefficients": coef,
+        "energy": energy,
+        "second_moment": second,
+        "tail_bound": tail,
+        "dual": dual,
+        "dual_tail_bound": tail * abs(rho) ** terms,
+    }
 
 
 def check_hermite(acts, tally, digit_levels, log, terms: int = 16, rho_text: str = "0.5") -> None:
@@ -791,15 +1016,18 @@ def check_hermite(acts, tally, digit_levels, log, terms: int = 16, rho_text: str
         ref = refs[a.label]
         true_gap = abs(nngp[a.label][0] - ref["dual"])
         if true_gap > ref["dual_tail_bound"] + REL * (abs(nngp[a.label][0]) + ref["second_moment"]):
-            tally.mismatches.append(f"hermite {a.label}: |nngp - dual| = {true_gap:.6e} exceeds dual_tail_bound")
+            tally.mismatches.append(
+                f"hermite {a.label}: |nngp - dual| = {true_gap:.6e} exceeds dual_tail_bound"
+            )
         for d in digit_levels:
             args, fut = futures[(a.label, d)]
             command, doc = finished(args, fut, tally)
             if doc is None:
                 continue
             res = doc["results"]
-            for k, (p, r, v) in enumerate(zip(res["coefficients"]["decimal"], ref["coefficients"],
-                                              res["coefficients"]["value"])):
+            for k, (p, r, v) in enumerate(
+                zip(res["coefficients"]["decimal"], ref["coefficients"], res["coefficients"]["value"])
+            ):
                 tally.check(command, f"coefficients[{k}]", p, r, d, double=v)
             if len(res["coefficients"]["decimal"]) != terms:
                 tally.mismatches.append(f"{command}: {len(res['coefficients']['decimal'])} coefficients")
@@ -810,20 +1038,34 @@ def check_hermite(acts, tally, digit_levels, log, terms: int = 16, rho_text: str
                 tally.check(command, name, res[name]["decimal"], ref[name], d, double=res[name]["value"])
             # a bound must bound: the printed tail_bound against the energy really left out
             for name, truth in (("tail_bound", ref["tail_bound"]), ("dual_tail_bound", true_gap)):
-                if name in res and Decimal(res[name]["decimal"]) < to_decimal(truth - REL * ref["second_moment"]):
-                    tally.notes.append(f"{command}: printed {name} {res[name]['decimal']} is below the quantity it "
-                                       f"bounds, {to_decimal(truth):.{d + 3}e} (rounded to nearest, not up)")
+                if name in res and Decimal(res[name]["decimal"]) < to_decimal(
+                    truth - REL * ref["second_moment"]
+                ):
+                    tally.notes.append(
+                        f"{command}: printed {name} {res[name]['decimal']} is below the quantity it "
+                        f"bounds, {to_decimal(truth):.{d + 3}e} (rounded to nearest, not up)"
+                    )
 
 
 # ---------------------------------------------------------------------------------------------
 # tat
 # ---------------------------------------------------------------------------------------------
 
+
 def dks_expectations(a: Act, scale: mpfr, shift: mpfr) -> dict[str, mpfr]:
     """X = scale*Z + shift: mu, V, E[phi'^2], E[(X-b)(phi-mu)phi'] (Q'(1) numerator)."""
     mu = expect1([a.f], shift, scale, a.kinks, a.width)[0]
-    e = expect1([lambda x: (a.f(x) - mu) ** 2, lambda x: a.d1(x) ** 2,
-                 lambda x: (x - shift) * (a.f(x) - mu) * a.d1(x)], shift, scale, a.kinks, a.width)
+    e = expect1(
+        [
+            lambda x: (a.f(x) - mu) ** 2,
+            lambda x: a.d1(x) ** 2,
+            lambda x: (x - shift) * (a.f(x) - mu) * a.d1(x),
+        ],
+        shift,
+        scale,
+        a.kinks,
+        a.width,
+    )
     return {"mu": mu, "V": e[0], "D": e[1], "QN": e[2]}
 
 
@@ -845,7 +1087,9 @@ def solve_dks(a: Act, scale0: str, shift0: str, t: mpfr, fixed_shift: bool):
     try:
         if fixed_shift:
             b = m(shift0)
-            root = mpmath.findroot(lambda s: to_mpf(dks_conditions(a, to_mpfr(s), b, t)[0]), mpmath.mpf(scale0))
+            root = mpmath.findroot(
+                lambda s: to_mpf(dks_conditions(a, to_mpfr(s), b, t)[0]), mpmath.mpf(scale0)
+            )
             return to_mpfr(root), b
         f = lambda s, b: [to_mpf(v) for v in dks_conditions(a, to_mpfr(s), to_mpfr(b), t)[:2]]  # noqa: E731
         root = mpmath.findroot(f, (mpmath.mpf(scale0), mpmath.mpf(shift0)))
@@ -897,12 +1141,21 @@ def check_tat(acts, tally, digit_levels, depths, slopes, c0s, log) -> None:
             eta = m(key[2])
             alpha0 = res["negative_slope"]["decimal"]
             mpmath.mp.dps = 45
-            root = to_mpfr(mpmath.findroot(lambda s: to_mpf(leaky_network_c0(to_mpfr(s), depth) - eta),
-                                           mpmath.mpf(alpha0)))
+            root = to_mpfr(
+                mpmath.findroot(
+                    lambda s: to_mpf(leaky_network_c0(to_mpfr(s), depth) - eta), mpmath.mpf(alpha0)
+                )
+            )
             mpmath.mp.prec = PREC
             tally.check(command, "negative_slope", alpha0, root, d, double=res["negative_slope"]["value"])
-            tally.check(command, "output_scale", res["output_scale"]["decimal"], gmpy2.sqrt(2 / (1 + root * root)), d,
-                        double=res["output_scale"]["value"])
+            tally.check(
+                command,
+                "output_scale",
+                res["output_scale"]["decimal"],
+                gmpy2.sqrt(2 / (1 + root * root)),
+                d,
+                double=res["output_scale"]["value"],
+            )
             resid = leaky_network_c0(m(alpha0), depth) - eta
             if "layer_target" in res:
                 tally.check(command, "layer_target", res["layer_target"]["decimal"], eta, d)
@@ -918,23 +1171,43 @@ def check_tat(acts, tally, digit_levels, depths, slopes, c0s, log) -> None:
             tally.mismatches.append(f"{command}: findroot from the printed values failed: {exc}")
             continue
         f1, f2, e = dks_conditions(a, scale, shift, t)
-        for name, truth in (("input_scale", scale), ("input_shift", shift), ("output_shift", -e["mu"]),
-                            ("output_scale", 1 / gmpy2.sqrt(e["V"]))):
+        for name, truth in (
+            ("input_scale", scale),
+            ("input_shift", shift),
+            ("output_shift", -e["mu"]),
+            ("output_scale", 1 / gmpy2.sqrt(e["V"])),
+        ):
             tally.check(command, name, res[name]["decimal"], truth, d, double=res[name]["value"])
         if "layer_target" in res:
             tally.check(command, "layer_target", res["layer_target"]["decimal"], t, d)
         # the printed transform, put back: C(0) = 0, Q(1) = 1, Q'(1) = 1, C'(1) = t, to the printed accuracy
         ps, pb = m(scale0), m(shift0)
         pd, pg = m(res["output_shift"]["decimal"]), m(res["output_scale"]["decimal"])
-        e0 = expect1([lambda x: a.f(x) + pd, lambda x: (a.f(x) + pd) ** 2, lambda x: a.d1(x) ** 2,
-                      lambda x: (x - pb) * (a.f(x) + pd) * a.d1(x)], pb, ps, a.kinks, a.width)
+        e0 = expect1(
+            [
+                lambda x: a.f(x) + pd,
+                lambda x: (a.f(x) + pd) ** 2,
+                lambda x: a.d1(x) ** 2,
+                lambda x: (x - pb) * (a.f(x) + pd) * a.d1(x),
+            ],
+            pb,
+            ps,
+            a.kinks,
+            a.width,
+        )
         q1 = pg * pg * e0[1]
         log_residual(tally, command, f"C(0) of the printed transform, {d} digits", e0[0] ** 2 / e0[1])
         log_residual(tally, command, f"Q(1) - 1 of the printed transform, {d} digits", q1 - 1)
-        log_residual(tally, command, f"C'(1) - target of the printed transform, {d} digits",
-                     ps * ps * e0[2] / e0[1] - t)
+        log_residual(
+            tally,
+            command,
+            f"C'(1) - target of the printed transform, {d} digits",
+            ps * ps * e0[2] / e0[1] - t,
+        )
         if not fixed:
-            log_residual(tally, command, f"Q'(1) - 1 of the printed transform, {d} digits", pg * pg * e0[3] - 1)
+            log_residual(
+                tally, command, f"Q'(1) - 1 of the printed transform, {d} digits", pg * pg * e0[3] - 1
+            )
         del f1, f2
     log(f"tat: references in {time.time() - t0:.0f} s (with waiting for the CLI)")
 
@@ -972,22 +1245,39 @@ def self_test(log) -> int:
         log(f"{flag} {what}: relative difference {float(err):.2e}")
 
     relu, erf, tanh = acts["relu"], acts["erf"], acts["tanh"]
-    for q1, q2, rho in ((ONE, ONE, m("0.5")), (m("0.5"), m(2), m("0.97")), (m(3), m(3), m("-0.9")),
-                        (m("0.5"), m(2), m("-0.3"))):
+    for q1, q2, rho in (
+        (ONE, ONE, m("0.5")),
+        (m("0.5"), m(2), m("0.97")),
+        (m(3), m(3), m("-0.9")),
+        (m("0.5"), m(2), m("-0.3")),
+    ):
         s = gmpy2.sqrt(q1 * q2)
         th = gmpy2.acos(rho)
         pair = nngp_ntk([relu, erf], q1, q2, rho)
-        same(f"relu nngp q1={q1:.2f} q2={q2:.2f} rho={rho:.2f}", pair["relu"][0],
-             s * (gmpy2.sin(th) + (PI - th) * rho) / (2 * PI))
+        same(
+            f"relu nngp q1={q1:.2f} q2={q2:.2f} rho={rho:.2f}",
+            pair["relu"][0],
+            s * (gmpy2.sin(th) + (PI - th) * rho) / (2 * PI),
+        )
         same(f"relu ntk  q1={q1:.2f} q2={q2:.2f} rho={rho:.2f}", pair["relu"][1], (PI - th) / (2 * PI))
-        same(f"erf nngp  q1={q1:.2f} q2={q2:.2f} rho={rho:.2f}", pair["erf"][0],
-             2 / PI * gmpy2.asin(2 * rho * s / gmpy2.sqrt((1 + 2 * q1) * (1 + 2 * q2))))
-        same(f"erf ntk   q1={q1:.2f} q2={q2:.2f} rho={rho:.2f}", pair["erf"][1],
-             4 / PI / gmpy2.sqrt((1 + 2 * q1) * (1 + 2 * q2) - 4 * rho * rho * q1 * q2))
+        same(
+            f"erf nngp  q1={q1:.2f} q2={q2:.2f} rho={rho:.2f}",
+            pair["erf"][0],
+            2 / PI * gmpy2.asin(2 * rho * s / gmpy2.sqrt((1 + 2 * q1) * (1 + 2 * q2))),
+        )
+        same(
+            f"erf ntk   q1={q1:.2f} q2={q2:.2f} rho={rho:.2f}",
+            pair["erf"][1],
+            4 / PI / gmpy2.sqrt((1 + 2 * q1) * (1 + 2 * q2) - 4 * rho * rho * q1 * q2),
+        )
     # a finer rule (56 nodes a panel, half the width) for the hard smooth cases
     global NODES
-    for label, q1, q2, rho in (("tanh", m("0.5"), m(2), m("0.97")), ("gelu_tanh", m(3), m(3), m("0.5")),
-                               ("'tanh(x)+0.25'", ONE, ONE, m("-0.9")), ("mish", m("0.5"), m(2), m("-0.3"))):
+    for label, q1, q2, rho in (
+        ("tanh", m("0.5"), m(2), m("0.97")),
+        ("gelu_tanh", m(3), m(3), m("0.5")),
+        ("'tanh(x)+0.25'", ONE, ONE, m("-0.9")),
+        ("mish", m("0.5"), m(2), m("-0.3")),
+    ):
         a = acts[label]
         coarse = nngp_ntk([a], q1, q2, rho)[label]
         keep, NODES = NODES, 48
@@ -1000,7 +1290,9 @@ def self_test(log) -> int:
     same("selu E[phi^2] = 1", e[1], ONE)
     log(f"{'ok ' if abs(e[0]) < REL else 'BAD'} selu E[phi] = 0: {float(e[0]):.2e}")
     bad += abs(e[0]) >= REL
-    g = expect1([acts["gelu"].f, lambda x: acts["gelu"].f(x) ** 2, lambda x: acts["gelu"].d1(x) ** 2], ZERO, ONE, [])
+    g = expect1(
+        [acts["gelu"].f, lambda x: acts["gelu"].f(x) ** 2, lambda x: acts["gelu"].d1(x) ** 2], ZERO, ONE, []
+    )
     same("gelu mean", g[0], 1 / (2 * gmpy2.sqrt(PI)))
     same("gelu second moment", g[1], ONE / 3 + gmpy2.sqrt(mpfr(3)) / (6 * PI))
     same("gelu E[phi'^2]", g[2], ONE / 3 + 2 * gmpy2.sqrt(mpfr(3)) / (9 * PI))
@@ -1064,8 +1356,11 @@ def main(argv=None) -> int:
     tally = Tally()
 
     def summary(stage):
-        print(f"--- after {stage}: {tally.values} values, {tally.digits} digits, {len(tally.mismatches)} "
-              f"mismatches, {tally.undecided} undecided", flush=True)
+        print(
+            f"--- after {stage}: {tally.values} values, {tally.digits} digits, {len(tally.mismatches)} "
+            f"mismatches, {tally.undecided} undecided",
+            flush=True,
+        )
 
     if "kernel" in only:
         check_kernel(acts, tally, digit_levels, VARIANCES[:1] if opts.quick else VARIANCES, RHOS, log)
@@ -1074,20 +1369,34 @@ def main(argv=None) -> int:
         check_hermite(acts, tally, digit_levels, log)
         summary("hermite")
     if "tat" in only:
-        check_tat(acts, tally, digit_levels, [1, 10] if opts.quick else [1, 10, 50], ["1.1", "1.5"],
-                  ["0.1", "0.5", "0.9"], log)
+        check_tat(
+            acts,
+            tally,
+            digit_levels,
+            [1, 10] if opts.quick else [1, 10, 50],
+            ["1.1", "1.5"],
+            ["0.1", "0.5", "0.9"],
+            log,
+        )
         summary("tat")
     if "layers" in only:
-        check_layers(acts, tally, digit_levels, [("0.5", 3, "1.5", "0.05")] + ([] if opts.quick else
-                                                                                 [("-0.3", 3, "1.5", "0.05")]), log)
+        check_layers(
+            acts,
+            tally,
+            digit_levels,
+            [("0.5", 3, "1.5", "0.05")] + ([] if opts.quick else [("-0.3", 3, "1.5", "0.05")]),
+            log,
+        )
         summary("layers")
     RUNNER.shutdown()
     print()
     for cmd, (n, digs, bad) in sorted(tally.per_command.items()):
         print(f"{cmd}: {n} values, {digs} digits checked, {bad} mismatches")
-    print(f"total: {tally.values} values, {tally.digits} digits (and {tally.doubles} JSON doubles), "
-          f"{len(tally.mismatches)} mismatches, "
-          f"{tally.undecided} undecided (reference within its accuracy of a rounding boundary)")
+    print(
+        f"total: {tally.values} values, {tally.digits} digits (and {tally.doubles} JSON doubles), "
+        f"{len(tally.mismatches)} mismatches, "
+        f"{tally.undecided} undecided (reference within its accuracy of a rounding boundary)"
+    )
     worst = {}
     for command, what, value in RESIDUALS:
         if what not in worst or abs(value) > abs(worst[what][1]):

@@ -21,8 +21,18 @@ import mpmath
 
 from momentcalc.computations.gau import full, negative
 
-ACTIVATIONS = ("swish", "gelu", "elu", "selu", "mish", "gelu_tanh", "tanh", "softsign", "x*tanh(x)-0.3",
-               "leaky_relu")
+ACTIVATIONS = (
+    "swish",
+    "gelu",
+    "elu",
+    "selu",
+    "mish",
+    "gelu_tanh",
+    "tanh",
+    "softsign",
+    "x*tanh(x)-0.3",
+    "leaky_relu",
+)
 LAMBDAS = (1.0, 0.02 * math.sqrt(768), 0.3, 2.0)
 SIZES = (8, 32, 128, 512)
 
@@ -61,16 +71,22 @@ def main() -> None:
                 where = f"{activation} lambda={lam:.3g} s={s} (relu share {reference.relu_share:.2%})"
                 for nodes in args.rules:
                     mine = estimate(activation, lam, s, nodes)
-                    for name, a, b in (("E[O^2]", mine.mean_square, reference.mean_square),
-                                       ("removed E[A_ij]", mine.offdiag_removed, reference.offdiag_removed)):
+                    for name, a, b in (
+                        ("E[O^2]", mine.mean_square, reference.mean_square),
+                        ("removed E[A_ij]", mine.offdiag_removed, reference.offdiag_removed),
+                    ):
                         diff = float(abs(a / b - 1))
                         if diff > worst[nodes][name][0]:
                             worst[nodes][name] = (diff, where)
-    print(f"{count} configurations where the relu removes at least {args.share:.1%} of E[O^2]; "
-          f"against {args.against} ({len(negative._rule(args.against))} nodes):")
+    print(
+        f"{count} configurations where the relu removes at least {args.share:.1%} of E[O^2]; "
+        f"against {args.against} ({len(negative._rule(args.against))} nodes):"
+    )
     for nodes, found in worst.items():
         for name, (diff, where) in found.items():
-            print(f"  {nodes} ({len(negative._rule(nodes))} nodes): {name} differs by at most {diff:.2e} at {where}")
+            print(
+                f"  {nodes} ({len(negative._rule(nodes))} nodes): {name} differs by at most {diff:.2e} at {where}"
+            )
 
 
 if __name__ == "__main__":

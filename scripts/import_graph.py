@@ -57,7 +57,10 @@ def imports(path: Path) -> set[str]:
             target = _absolute(node, package)
             found.add(target)
             found.update(f"{target}.{alias.name}" for alias in node.names)  # from . import x
-        elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "import_module":
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", None)) == "import_module"
+        ):
             argument = node.args[0] if node.args else None
             if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
                 found.add(argument.value)  # import_module("momentcalc.x")
@@ -109,7 +112,10 @@ def module_imports(path: Path, modules: dict[str, Path]) -> set[str]:
             target = _absolute(node, package)
             submodules = {f"{target}.{alias.name}" for alias in node.names} & modules.keys()
             found.update(submodules or {target})
-        elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "import_module":
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", None)) == "import_module"
+        ):
             argument = node.args[0] if node.args else None
             if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
                 found.add(argument.value)
@@ -168,8 +174,12 @@ def local_imports(path: Path, source: str | None = None) -> list[tuple[int, str]
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     modules = all_modules()
     top = {id(node) for node in tree.body}
-    typing_only = {id(inner) for node in ast.walk(tree) if isinstance(node, ast.If)
-                   and "TYPE_CHECKING" in ast.unparse(node.test) for inner in ast.walk(node)}
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for inner in ast.walk(node)
+    }
     found = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top | typing_only:
@@ -177,8 +187,12 @@ def local_imports(path: Path, source: str | None = None) -> list[tuple[int, str]
                 targets = [alias.name for alias in node.names]
             else:
                 source_module = _absolute(node, package)
-                targets = [f"{source_module}.{alias.name}" if f"{source_module}.{alias.name}" in modules
-                           else source_module for alias in node.names]
+                targets = [
+                    f"{source_module}.{alias.name}"
+                    if f"{source_module}.{alias.name}" in modules
+                    else source_module
+                    for alias in node.names
+                ]
             for target in targets:
                 if target.split(".")[0] not in LAZY_ALLOWED:
                     found.append((node.lineno, target))
@@ -187,14 +201,16 @@ def local_imports(path: Path, source: str | None = None) -> list[tuple[int, str]
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     found = []
+
     def visit(node: str, path: list[str]) -> None:
         for nxt in sorted(edges.get(node, ())):
             if nxt in path:
-                cycle = path[path.index(nxt):] + [nxt]
+                cycle = path[path.index(nxt) :] + [nxt]
                 if min(cycle[:-1]) == cycle[0]:
                     found.append(cycle)
             else:
                 visit(nxt, path + [nxt])
+
     for start in sorted(edges):
         visit(start, [start])
     return found

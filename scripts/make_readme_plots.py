@@ -17,10 +17,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # (image under docs/, the command line that draws it, without its --plot FILE)
 PLOTS = [
-    ("phase_diagram.png",
-     "momentcalc meanfield tanh --sigma-w2 1:4:0.1 --sigma-b2 0:0.3:0.05 --plot-y chi1 --digits 6"),
-    ("postnorm_branch_weights.png",
-     "momentcalc postnorm-decay --layers 24 --sigma 0.25,0.5,1,2 --plot-y branch_weights"),
+    (
+        "phase_diagram.png",
+        "momentcalc meanfield tanh --sigma-w2 1:4:0.1 --sigma-b2 0:0.3:0.05 --plot-y chi1 --digits 6",
+    ),
+    (
+        "postnorm_branch_weights.png",
+        "momentcalc postnorm-decay --layers 24 --sigma 0.25,0.5,1,2 --plot-y branch_weights",
+    ),
 ]
 
 
@@ -28,8 +32,11 @@ def main() -> None:
     for image, line in PLOTS:
         args = shlex.split(line)[1:]
         path = ROOT / "docs" / image
-        subprocess.run([sys.executable, "-m", "momentcalc", *args, "--plot", str(path), "--format", "csv"],
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "momentcalc", *args, "--plot", str(path), "--format", "csv"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         print(f"wrote {path.relative_to(ROOT)}")
 
 

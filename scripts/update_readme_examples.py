@@ -49,10 +49,18 @@ def update_block(block: str) -> str:
 
 def main() -> None:
     text = README.read_text()
-    text = re.sub(r"(```console\n)(.*?)(```)", lambda m: m.group(1) + update_block(m.group(2)) + m.group(3),
-                  text, flags=re.S)
-    text = re.sub(r"(<!-- initializers-table -->\n)(.*?)(\n<!-- /initializers-table -->)",
-                  lambda m: m.group(1) + initializers_table() + m.group(3), text, flags=re.S)
+    text = re.sub(
+        r"(```console\n)(.*?)(```)",
+        lambda m: m.group(1) + update_block(m.group(2)) + m.group(3),
+        text,
+        flags=re.S,
+    )
+    text = re.sub(
+        r"(<!-- initializers-table -->\n)(.*?)(\n<!-- /initializers-table -->)",
+        lambda m: m.group(1) + initializers_table() + m.group(3),
+        text,
+        flags=re.S,
+    )
     text = update_jq_block(text)
     README.write_text(text)
 
@@ -68,13 +76,17 @@ def jq_projection() -> str:
     from tests.cli_runner import run as run_in_process
 
     data = json.loads(run_in_process(["truncnorm", "--json"])[1])
-    projected = {"schema_version": data["schema_version"], "inputs": data["inputs"], "gamma": data["results"]["gamma"]}
+    projected = {
+        "schema_version": data["schema_version"],
+        "inputs": data["inputs"],
+        "gamma": data["results"]["gamma"],
+    }
     return json.dumps(projected, indent=2, ensure_ascii=False) + "\n"
 
 
 def update_jq_block(text: str) -> str:
     start = text.index(JQ_LINE) + len(JQ_LINE)
-    return text[:start] + jq_projection() + text[text.index("```", start):]
+    return text[:start] + jq_projection() + text[text.index("```", start) :]
 
 
 def initializers_table() -> str:

@@ -45,7 +45,8 @@ _FRAME_SLOTS = 16000
 _namespace: dict = {}
 exec(  # a function with _FRAME_SLOTS local variables (never assigned: only the frame size counts)
     "def _in_a_large_frame(function, kwargs):\n    if False:\n        "
-    + " = ".join(f"v{i}" for i in range(_FRAME_SLOTS)) + " = 0\n    return function(**kwargs)\n",
+    + " = ".join(f"v{i}" for i in range(_FRAME_SLOTS))
+    + " = 0\n    return function(**kwargs)\n",
     _namespace,
 )
 _in_a_large_frame = _namespace["_in_a_large_frame"]

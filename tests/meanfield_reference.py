@@ -22,7 +22,9 @@ FIXTURE = Path(__file__).with_name("meanfield_references.json")
 def _gauss(f, q):  # E[f(√q·Z)]
     s = mpmath.sqrt(q)
     g = lambda z: f(s * z) * mpmath.exp(-z * z / 2)  # noqa: E731
-    return (mpmath.quad(g, [-mpmath.inf, -4, 0]) + mpmath.quad(g, [0, 4, mpmath.inf])) / mpmath.sqrt(2 * mpmath.pi)
+    return (mpmath.quad(g, [-mpmath.inf, -4, 0]) + mpmath.quad(g, [0, 4, mpmath.inf])) / mpmath.sqrt(
+        2 * mpmath.pi
+    )
 
 
 def _swish_slope(x):
@@ -43,8 +45,11 @@ def fixed_point(name: str, w: str, b: str, start: str, dps: int = DPS) -> dict[s
     phi, d1 = ACTIVATIONS[name]
     with mp.workdps(dps + 10):
         W, B = mpmath.mpf(w), mpmath.mpf(b)
-        q = mpmath.findroot(lambda t: W * _gauss(lambda x: phi(x) ** 2, t) + B - t, mpmath.mpf(start),
-                            tol=mpmath.mpf(10) ** (-2 * dps))
+        q = mpmath.findroot(
+            lambda t: W * _gauss(lambda x: phi(x) ** 2, t) + B - t,
+            mpmath.mpf(start),
+            tol=mpmath.mpf(10) ** (-2 * dps),
+        )
         chi = W * _gauss(lambda x: d1(x) ** 2, q)
         slope = W * _gauss(lambda x: x * phi(x) * d1(x), q) / q  # V'(q*) (Stein)
         assert 0 < slope < 1, "the root found repels: start nearer the attracting fixed point"
@@ -55,8 +60,18 @@ def fixed_point(name: str, w: str, b: str, start: str, dps: int = DPS) -> dict[s
 
 
 # (activation, sigma_w2, sigma_b2, q0, rough q*): issue 22's cases near the edge of chaos and a fold
-CASES = [("tanh", w, "0.05", "1", "0.57") for w in (
-    "1.76095463960673913", "1.7609546396067", "1.761", "1.760953", "1.7609546", "1.76095463", "1.760954639606")]
+CASES = [
+    ("tanh", w, "0.05", "1", "0.57")
+    for w in (
+        "1.76095463960673913",
+        "1.7609546396067",
+        "1.761",
+        "1.760953",
+        "1.7609546",
+        "1.76095463",
+        "1.760954639606",
+    )
+]
 CASES.append(("swish", "2.560282548566569", "0.1", "0.5", "0.69944066318"))
 
 

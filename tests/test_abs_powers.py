@@ -28,7 +28,10 @@ def _abs_moment_standard(s: mpmath.mpf) -> mpmath.mpf:
 
 def _holds(ball, value: mpmath.mpf, digits: int) -> None:
     with mp.workdps(digits + 20):
-        assert abs(midpoint(ball) - value) <= radius(ball) + abs(value) * mpmath.mpf(10) ** -(digits + 5), (ball, value)
+        assert abs(midpoint(ball) - value) <= radius(ball) + abs(value) * mpmath.mpf(10) ** -(digits + 5), (
+            ball,
+            value,
+        )
         assert radius(ball) <= abs(value) * mpmath.mpf(10) ** -digits
 
 
@@ -39,7 +42,11 @@ def test_near_the_edge_of_integrability():
     balls = expectation_balls("abs(x)**0.5001", [MEAN, SECOND, DERIV2], digits=35)
     with mp.workdps(45):
         pm = mpmath.mpf(p.numerator) / p.denominator
-        wants = (_abs_moment_standard(pm), _abs_moment_standard(2 * pm), pm**2 * _abs_moment_standard(2 * pm - 2))
+        wants = (
+            _abs_moment_standard(pm),
+            _abs_moment_standard(2 * pm),
+            pm**2 * _abs_moment_standard(2 * pm - 2),
+        )
         for ball, want in zip(balls, wants):
             _holds(ball, want, 35)
 
@@ -52,12 +59,19 @@ def _mixed(x):
     return x * mpmath.sqrt(abs(x)) - 2 * abs(x)
 
 
-@pytest.mark.parametrize("text, monomial, g", [
-    ("abs(x)**0.75", MEAN, _power_075),
-    ("abs(x)**0.75", DERIV2, lambda x: (mpmath.mpf("0.75") * abs(x) ** mpmath.mpf("-0.25")) ** 2),
-    ("x*abs(x)**0.5 - 2*abs(x)", SECOND, lambda x: _mixed(x) ** 2),
-    ("x*abs(x)**0.5 - 2*abs(x)", DERIV2, lambda x: (mpmath.mpf("1.5") * mpmath.sqrt(abs(x)) - 2 * mpmath.sign(x)) ** 2),
-])
+@pytest.mark.parametrize(
+    "text, monomial, g",
+    [
+        ("abs(x)**0.75", MEAN, _power_075),
+        ("abs(x)**0.75", DERIV2, lambda x: (mpmath.mpf("0.75") * abs(x) ** mpmath.mpf("-0.25")) ** 2),
+        ("x*abs(x)**0.5 - 2*abs(x)", SECOND, lambda x: _mixed(x) ** 2),
+        (
+            "x*abs(x)**0.5 - 2*abs(x)",
+            DERIV2,
+            lambda x: (mpmath.mpf("1.5") * mpmath.sqrt(abs(x)) - 2 * mpmath.sign(x)) ** 2,
+        ),
+    ],
+)
 def test_shifted_gaussian_against_quadrature(text, monomial, g):
     """Mean 0.7, std 1.3 (the Kummer functions at a non-zero argument) to 30 digits against
     mpmath's quadrature at 40 digits, split at 0 and with x = ±t² (the quadrature alone misses
@@ -68,9 +82,11 @@ def test_shifted_gaussian_against_quadrature(text, monomial, g):
         mu, sigma = mpmath.mpf("0.7"), mpmath.mpf("1.3")
 
         def h(x):
-            return g(x) * mpmath.exp(-((x - mu) / sigma) ** 2 / 2)
+            return g(x) * mpmath.exp(-(((x - mu) / sigma) ** 2) / 2)
 
-        want = mpmath.quad(lambda t: 2 * t * (h(t * t) + h(-t * t)), [0, 1, 2, 3, 4.5]) / (sigma * mpmath.sqrt(2 * mpmath.pi))
+        want = mpmath.quad(lambda t: 2 * t * (h(t * t) + h(-t * t)), [0, 1, 2, 3, 4.5]) / (
+            sigma * mpmath.sqrt(2 * mpmath.pi)
+        )
         _holds(ball, want, 30)
 
 
@@ -99,10 +115,13 @@ def test_cli_certifies_it(cli):
 _P = mpmath.mpf("0.75")
 
 
-@pytest.mark.parametrize("monomial, g", [
-    (MEAN, lambda x: mpmath.tanh(x**_P)),
-    (DERIV2, lambda x: (mpmath.sech(x**_P) ** 2 * _P * x ** (_P - 1)) ** 2),
-])
+@pytest.mark.parametrize(
+    "monomial, g",
+    [
+        (MEAN, lambda x: mpmath.tanh(x**_P)),
+        (DERIV2, lambda x: (mpmath.sech(x**_P) ** 2 * _P * x ** (_P - 1)) ** 2),
+    ],
+)
 def test_power_of_abs_inside_other_functions(monomial, g):
     """tanh(abs(x)**0.75) (not a sum of powers: integrated): the integrand is enclosed on real
     balls reaching 0, where u^p lies in [0, max|u|^p], and E[φ'²] (∝ |x|^(−1/2) at 0) takes the

@@ -16,8 +16,23 @@ from momentcalc.moments import gaussian_moments, moments_by_quadrature
 from momentcalc.engine.gaussian_quadrature import gaussian_expectations
 from momentcalc.errors import InputError
 
-REQUIRED = ("identity", "relu", "relu2", "leaky_relu", "elu", "selu", "gelu", "gelu_tanh", "sigmoid",
-            "tanh", "swish", "softplus", "mish", "softsign", "erf")
+REQUIRED = (
+    "identity",
+    "relu",
+    "relu2",
+    "leaky_relu",
+    "elu",
+    "selu",
+    "gelu",
+    "gelu_tanh",
+    "sigmoid",
+    "tanh",
+    "swish",
+    "softplus",
+    "mish",
+    "softsign",
+    "erf",
+)
 WITH_CLOSED_FORMS = [a for a in CATALOG if a.closed_forms]
 
 
@@ -53,8 +68,13 @@ def _no_mean_quadrature(act):
     with mp.workdps(60):
         p = act.param_values()
         second, derivative = gaussian_expectations(
-            lambda x: (act.fn(x, p) ** 2, act.derivative(x, p) ** 2), 2,
-            mean=0, std=1, breaks=act.kinks(p), digits=50, dps=60,
+            lambda x: (act.fn(x, p) ** 2, act.derivative(x, p) ** 2),
+            2,
+            mean=0,
+            std=1,
+            breaks=act.kinks(p),
+            digits=50,
+            dps=60,
         )
     return {"second_moment": second, "derivative_second_moment": derivative}
 
@@ -63,8 +83,13 @@ def _half_means(act):
     with mp.workdps(60):
         p = act.param_values()
         return gaussian_expectations(
-            lambda x: (act.fn(x, p) if x > 0 else mp.zero, act.fn(x, p) if x < 0 else mp.zero), 2,
-            mean=0, std=1, breaks=tuple(sorted({mp.zero, *act.kinks(p)})), digits=50, dps=60,
+            lambda x: (act.fn(x, p) if x > 0 else mp.zero, act.fn(x, p) if x < 0 else mp.zero),
+            2,
+            mean=0,
+            std=1,
+            breaks=tuple(sorted({mp.zero, *act.kinks(p)})),
+            digits=50,
+            dps=60,
         )
 
 
@@ -110,7 +135,10 @@ def test_derivative_matches_sympy_and_mpmath_diff(act):
             assert abs(hand - numeric) <= mpmath.mpf(10) ** -20 * max(1, abs(hand)), (act.name, text)
             assert abs(hand - symbolic) <= mpmath.mpf(10) ** -25 * max(1, abs(hand)), (act.name, text)
             value = mpmath.mpf(str(act.sympy_expression(x).subs(x, sp.Rational(text)).evalf(30)))
-            assert abs(act.fn(point, p) - value) <= mpmath.mpf(10) ** -25 * max(1, abs(value)), (act.name, text)
+            assert abs(act.fn(point, p) - value) <= mpmath.mpf(10) ** -25 * max(1, abs(value)), (
+                act.name,
+                text,
+            )
             if act.pair is not None:
                 assert act.pair(point, p) == (act.fn(point, p), hand) or all(
                     abs(a - b) <= mpmath.mpf(10) ** -27 * max(1, abs(b))
@@ -128,7 +156,10 @@ def test_exact_pairs_return_fn_and_derivative_bit_for_bit(act):
             for text in ("-40.5", "-3.7", "-1", "-1e-30", "0", "1e-30", "0.3", "2.25", "37"):
                 x = mpmath.mpf(text)
                 pair = act.pair(x, p)
-                assert [v._mpf_ for v in pair] == [act.fn(x, p)._mpf_, act.derivative(x, p)._mpf_], (act.name, text)
+                assert [v._mpf_ for v in pair] == [act.fn(x, p)._mpf_, act.derivative(x, p)._mpf_], (
+                    act.name,
+                    text,
+                )
 
 
 @pytest.mark.parametrize("act", CATALOG, ids=lambda a: a.name)
@@ -138,8 +169,13 @@ def test_steins_identity(act):
     with mp.workdps(40):
         p = act.param_values()
         left, right = gaussian_expectations(
-            lambda x: (x * act.fn(x, p), act.derivative(x, p)), 2,
-            mean=0, std=1, breaks=act.kinks(p), digits=30, dps=40,
+            lambda x: (x * act.fn(x, p), act.derivative(x, p)),
+            2,
+            mean=0,
+            std=1,
+            breaks=act.kinks(p),
+            digits=30,
+            dps=40,
         )
         assert abs(left - right) <= abs(right) * mpmath.mpf(10) ** -30, act.name
 
@@ -201,7 +237,11 @@ def test_monte_carlo_within_five_standard_errors(act):
     slopes = (f(z + h) - f(z - h)) / (2 * h)
     exact = gaussian_moments(act.name, digits=15)
     n = len(z)
-    for name, sample in (("mean", values), ("second_moment", values**2), ("derivative_second_moment", slopes**2)):
+    for name, sample in (
+        ("mean", values),
+        ("second_moment", values**2),
+        ("derivative_second_moment", slopes**2),
+    ):
         error = sample.std() / math.sqrt(n)
         assert abs(sample.mean() - float(exact[name])) <= 5 * error + 1e-9, (act.name, name)
 

@@ -56,7 +56,9 @@ def test_expression_equal_to_mish_gives_the_same_digits(cli):
 @pytest.mark.slow
 def test_expression_equal_to_swish_at_another_mean_and_std(cli):
     by_name = cli("activation-moment", "swish", "--mean", "0.3", "--std", "2.5", "--json").json()["results"]
-    by_text = cli("activation-moment", "x*sigmoid(x)", "--mean", "0.3", "--std", "2.5", "--json").json()["results"]
+    by_text = cli("activation-moment", "x*sigmoid(x)", "--mean", "0.3", "--std", "2.5", "--json").json()[
+        "results"
+    ]
     assert {k: v["decimal"] for k, v in by_name.items()} == {k: v["decimal"] for k, v in by_text.items()}
 
 
@@ -153,7 +155,10 @@ def test_derive_gives_closed_forms_and_integrals(cli):
     assert "erf" in shifted["mean"]["closed_form"]
     swish = cli("activation-moment", "swish", "--derive")
     assert swish.code == 0 and "Integral(" in swish.stdout
-    assert cli("activation-moment", "swish", "--derive", "--json").json()["results"]["mean"]["closed_form"] is None
+    assert (
+        cli("activation-moment", "swish", "--derive", "--json").json()["results"]["mean"]["closed_form"]
+        is None
+    )
 
 
 def test_python_api_computation():
@@ -165,10 +170,16 @@ def test_python_api_computation():
 # --- errors ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("expression", "divergent"), [
-    ("exp(x**2)", "mean"), ("exp(x**2/4)", "second_moment"), ("1/x", "mean"), ("1/(x - 0.3)**2", "mean"),
-    ("log(abs(x))", "derivative_second_moment"),  # E[log|Z|] and E[log²|Z|] are finite, E[1/Z²] is not
-])
+@pytest.mark.parametrize(
+    ("expression", "divergent"),
+    [
+        ("exp(x**2)", "mean"),
+        ("exp(x**2/4)", "second_moment"),
+        ("1/x", "mean"),
+        ("1/(x - 0.3)**2", "mean"),
+        ("log(abs(x))", "derivative_second_moment"),  # E[log|Z|] and E[log²|Z|] are finite, E[1/Z²] is not
+    ],
+)
 def test_divergent_moments_are_exit_2(cli, expression, divergent):
     run = cli("activation-moment", expression, "--json")
     assert run.code == 2, expression

@@ -26,7 +26,13 @@ def cli_results(*args: str) -> dict[str, dict]:
 
 @pytest.mark.parametrize(
     "d,q,k",
-    [("64", "1", "1"), ("48", "0.3", "1.7"), ("1", "2", "0.5"), ("12288", "0.02", "0.02"), ("7", "1e-3", "3")],
+    [
+        ("64", "1", "1"),
+        ("48", "0.3", "1.7"),
+        ("1", "2", "0.5"),
+        ("12288", "0.02", "0.02"),
+        ("7", "1e-3", "3"),
+    ],
 )
 def test_logit_moments_to_30_digits(d, q, k):
     results = cli_results("--d", d, "--q-std", q, "--k-std", k, "--digits", "30")
@@ -77,7 +83,9 @@ def mean_max_weight_for_two_keys(d: int, c: mpmath.mpf) -> mpmath.mpf:
 
 @pytest.mark.parametrize("d,q,k", [(4, 1.0, 1.0), (8, 0.5, 2.0)])
 def test_simulated_max_weight_matches_quadrature_for_two_keys(d, q, k):
-    results = cli_results("--d", str(d), "--q-std", str(q), "--k-std", str(k), "--seq-len", "2", "--trials", "20000")
+    results = cli_results(
+        "--d", str(d), "--q-std", str(q), "--k-std", str(k), "--seq-len", "2", "--trials", "20000"
+    )
     c = mpmath.sqrt(2) * q * k
     for name, factor in (("unscaled", 1), ("scaled", 1 / mpmath.sqrt(d))):
         exact = mean_max_weight_for_two_keys(d, c * factor)
@@ -92,7 +100,9 @@ def test_simulated_logit_std_matches_formula():
     whose relative variance is (1 + 2/d)(1 + 2/n) − 1, so the RMS over T trials has relative
     standard error about half the square root of that over T."""
     d, n, trials = 32, 64, 2000
-    results = cli_results("--d", str(d), "--q-std", "0.7", "--k-std", "1.3", "--seq-len", str(n), "--trials", str(trials))
+    results = cli_results(
+        "--d", str(d), "--q-std", "0.7", "--k-std", "1.3", "--seq-len", str(n), "--trials", str(trials)
+    )
     exact = results["logit_std"]["value"]
     relative_se = 0.5 * ((1 + 2 / d) * (1 + 2 / n) - 1) ** 0.5 / trials**0.5
     assert abs(results["simulated_logit_std"]["value"] / exact - 1) < 4 * relative_se
@@ -112,8 +122,20 @@ def test_simulation_recomputed_from_the_same_draws():
         return w.max(axis=1)
 
     unscaled, scaled = softmax_max(logits), softmax_max(logits / np.sqrt(d))
-    results = cli_results("--d", str(d), "--q-std", str(q), "--k-std", str(k), "--seq-len", str(n),
-                          "--trials", str(trials), "--seed", str(seed))
+    results = cli_results(
+        "--d",
+        str(d),
+        "--q-std",
+        str(q),
+        "--k-std",
+        str(k),
+        "--seq-len",
+        str(n),
+        "--trials",
+        str(trials),
+        "--seed",
+        str(seed),
+    )
     want = {
         "simulated_logit_std": np.sqrt(np.mean(logits**2)),
         "max_weight_unscaled": unscaled.mean(),
@@ -148,8 +170,10 @@ def test_simulation_is_seeded_and_prefix_stable():
         assert simulate_softmax(16, 1.0, 32, 50, 7) == pytest.approx(a, rel=1e-12)
     finally:
         sim.CHUNK_DRAWS = original
-    assert invoke("attention", "--seq-len", "32", "--seed", "3", "--json").stdout == \
-        invoke("attention", "--simulate", "--seq-len", "32", "--seed", "3", "--json").stdout
+    assert (
+        invoke("attention", "--seq-len", "32", "--seed", "3", "--json").stdout
+        == invoke("attention", "--simulate", "--seq-len", "32", "--seed", "3", "--json").stdout
+    )
 
 
 def test_seq_len_reports_inputs_and_note():
@@ -157,13 +181,22 @@ def test_seq_len_reports_inputs_and_note():
     assert run.code == 0
     assert "Monte Carlo" in run.stdout
     doc = invoke("attention", "--seq-len", "16", "--trials", "10", "--json").json()
-    assert doc["inputs"] == {"d": 64.0, "q_std": 1.0, "k_std": 1.0, "seq_len": 16.0, "seed": 0.0, "trials": 10.0}
+    assert doc["inputs"] == {
+        "d": 64.0,
+        "q_std": 1.0,
+        "k_std": 1.0,
+        "seq_len": 16.0,
+        "seed": 0.0,
+        "trials": 10.0,
+    }
 
 
 def test_numpy_and_sympy_only_on_their_paths():
     run = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "momentcalc", "attention", "--json"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     imported = {line.split("|")[-1].strip() for line in run.stderr.splitlines() if "|" in line}
     assert not imported & {"numpy", "sympy", "scipy"}
@@ -186,7 +219,10 @@ def test_numpy_and_sympy_only_on_their_paths():
         (["--seq-len", "100000", "--d", "1000"], "too large to simulate"),
         (["--seq-len", "1000", "--d", "1000", "--trials", "10000"], "--trials is too large"),
         (["--seq-len", "8", "--q-std", "1e400"], "needs sqrt(d)*q_std*k_std from 1e-100 to 1e100"),
-        (["--seq-len", "8", "--q-std", "1e-90", "--k-std", "1e-20"], "needs sqrt(d)*q_std*k_std from 1e-100 to 1e100"),
+        (
+            ["--seq-len", "8", "--q-std", "1e-90", "--k-std", "1e-20"],
+            "needs sqrt(d)*q_std*k_std from 1e-100 to 1e100",
+        ),
     ],
 )
 def test_bad_input_exits_2_with_one_line(args, fragment):
@@ -204,7 +240,9 @@ def test_api_raises_input_error():
         attention(simulate=True)
 
 
-@pytest.mark.parametrize("d,q_std,k_std", [(64, "1", "1"), (60, "0.02", "1.5"), (768, "0.3", "0.7"), (2, "1e-30", "3")])
+@pytest.mark.parametrize(
+    "d,q_std,k_std", [(64, "1", "1"), (60, "0.02", "1.5"), (768, "0.3", "0.7"), (2, "1e-30", "3")]
+)
 def test_certified_closed_forms_against_the_mpmath_route_at_50_digits(d, q_std, k_std):
     """Every closed form certified (exact, or a ball below half a unit of its last digit) and
     equal at 50 digits to mpmath at 80 digits."""
@@ -213,9 +251,14 @@ def test_certified_closed_forms_against_the_mpmath_route_at_50_digits(d, q_std, 
     r = attention(d=d, q_std=q_std, k_std=k_std, seq_len=7, simulate=True, trials=10, digits=50)
     with mp.workdps(80):
         q, k, n = mpmath.mpf(q_std), mpmath.mpf(k_std), mpmath.mpf(d)
-        want = {"logit_second_moment": n * q**2 * k**2, "logit_std": mpmath.sqrt(n) * q * k,
-                "logit_range": 3 * mpmath.sqrt(n) * q * k, "scale": 1 / mpmath.sqrt(n), "scaled_logit_std": q * k,
-                "uniform_weight": mpmath.mpf(1) / 7}
+        want = {
+            "logit_second_moment": n * q**2 * k**2,
+            "logit_std": mpmath.sqrt(n) * q * k,
+            "logit_range": 3 * mpmath.sqrt(n) * q * k,
+            "scale": 1 / mpmath.sqrt(n),
+            "scaled_logit_std": q * k,
+            "uniform_weight": mpmath.mpf(1) / 7,
+        }
     for name, value in want.items():
         assert assert_certified(r[name], 50) == to_decimal(value, 50), name
     simulated = [q for q in r.results if q.name not in want]

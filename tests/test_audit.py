@@ -18,13 +18,15 @@ from mpmath import mp
 from momentcalc.computations.identify import digits_correct, identify_literal, parse_literal, subjects_named
 from tests.cli_runner import run
 
-SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "momentcalc" / "render" / "json_schema.json").read_text())
+SCHEMA = json.loads(
+    (Path(__file__).resolve().parent.parent / "momentcalc" / "render" / "json_schema.json").read_text()
+)
 
 # timm/layers (and DeepMind's nfnets): Monte Carlo gammas stored as float32, printed as doubles;
 # the published constants after them. One copy, the fixture the audit snapshots also scan.
 _FIXTURE = (Path(__file__).resolve().parent / "fixtures" / "audit" / "nfnet.py").read_text()
 _TABLE_END = _FIXTURE.index("\n)\n", _FIXTURE.index("# from https")) + 3
-NF_TABLE = _FIXTURE[_FIXTURE.index("# from https"):_TABLE_END]
+NF_TABLE = _FIXTURE[_FIXTURE.index("# from https") : _TABLE_END]
 
 PUBLISHED = _FIXTURE[_TABLE_END:].lstrip("\n")
 
@@ -122,8 +124,21 @@ def test_the_normalizer_free_table_is_wrong_entry_by_entry_with_exact_gammas(aud
     found = {f["constant"]["id"].split(".")[0]: f for f in _by_file(document, "models/nfnet.py")}
     # every activation entry of the catalog, each wrong with 2-4 correct digits (identity's 1.0
     # is exact and log_softmax is not an activation of one variable: no finding)
-    assert set(found) == {"celu", "elu", "gelu", "leaky_relu", "log_sigmoid", "relu", "relu6", "selu", "sigmoid",
-                          "swish", "softsign", "softplus", "tanh"}
+    assert set(found) == {
+        "celu",
+        "elu",
+        "gelu",
+        "leaky_relu",
+        "log_sigmoid",
+        "relu",
+        "relu6",
+        "selu",
+        "sigmoid",
+        "swish",
+        "softsign",
+        "softplus",
+        "tanh",
+    }
     for key, f in found.items():
         assert f["verdict"] == "wrong", key
         assert 2 <= f["digits_correct"] <= 4, key
@@ -155,7 +170,9 @@ def test_published_literals_inexact_and_ok(audit_json):
 def test_the_ulps_against_pythons_own_doubles():
     """ulps_off counts doubles as math.nextafter steps from the correctly rounded constant."""
     with mp.workdps(40):
-        lam_alpha = mpmath.mpf("1.0507009873554804934193349852946") * mpmath.mpf("1.6732632423543772848170429916717")
+        lam_alpha = mpmath.mpf("1.0507009873554804934193349852946") * mpmath.mpf(
+            "1.6732632423543772848170429916717"
+        )
         ratio = mp.pi / (mp.pi - 1)
         nearest_la, nearest_ratio = float(lam_alpha), float(ratio)
     assert math.nextafter(nearest_la, 0) == 1.7580993408473766  # one double below
@@ -179,7 +196,9 @@ def test_other_languages_by_regex_and_gitignore(audit_json):
     (selu,) = _by_file(document, "init.c")
     assert selu["constant"]["id"] == "selu.lambda" and selu["verdict"] == "ok"
     (short,) = _by_file(document, "notes.yaml")
-    assert short["constant"]["id"] == "selu.lambda" and short["verdict"] == "ok" and short["digits_written"] == 5
+    assert (
+        short["constant"]["id"] == "selu.lambda" and short["verdict"] == "ok" and short["digits_written"] == 5
+    )
 
 
 def test_include_exclude_strict_and_formats(tree):
@@ -197,11 +216,22 @@ def test_include_exclude_strict_and_formats(tree):
     sarif = json.loads(out)
     assert sarif["version"] == "2.1.0" and len(sarif["runs"][0]["results"]) == 13
     result = sarif["runs"][0]["results"][0]
-    assert result["level"] == "error" and result["locations"][0]["physicalLocation"]["region"]["startLine"] >= 3
+    assert (
+        result["level"] == "error" and result["locations"][0]["physicalLocation"]["region"]["startLine"] >= 3
+    )
 
 
-@pytest.mark.parametrize("argv", [["audit"], ["audit", "/no/such/dir"], ["audit", ".", "--format", "xml"],
-                                  ["identify"], ["identify", "abc"], ["identify", "1.5", "--digits", "0"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["audit"],
+        ["audit", "/no/such/dir"],
+        ["audit", ".", "--format", "xml"],
+        ["identify"],
+        ["identify", "abc"],
+        ["identify", "1.5", "--digits", "0"],
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(argv):
     code, out, err = run(argv)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
@@ -224,15 +254,24 @@ def test_identify_candidates_and_schema():
     code, out, _ = run(["identify", "--list", "--json"])
     Draft202012Validator(SCHEMA).validate(json.loads(out))
     ids = {row["id"] for row in json.loads(out)["rows"]}
-    assert {"glu.centered_gain", "truncnorm.2.correction", "selu.lambda_alpha", "heuristic.tanh_gain",
-            "gpt2.residual_scale.12", "deepnet.alpha.6", "hard_swish.centered_gain"} <= ids
+    assert {
+        "glu.centered_gain",
+        "truncnorm.2.correction",
+        "selu.lambda_alpha",
+        "heuristic.tanh_gain",
+        "gpt2.residual_scale.12",
+        "deepnet.alpha.6",
+        "hard_swish.centered_gain",
+    } <= ids
 
 
 def test_glu_gamma_is_the_sigmoid_second_moment():
     """glu with independent halves a·σ(b): Var = E[a²]E[σ(b)²], by mpmath quadrature."""
     with mp.workdps(30):
-        second = mpmath.quad(lambda x: mpmath.exp(-x * x / 2) / mpmath.sqrt(2 * mp.pi) / (1 + mpmath.exp(-x)) ** 2,
-                             [-mp.inf, 0, mp.inf])
+        second = mpmath.quad(
+            lambda x: mpmath.exp(-x * x / 2) / mpmath.sqrt(2 * mp.pi) / (1 + mpmath.exp(-x)) ** 2,
+            [-mp.inf, 0, mp.inf],
+        )
         text = mpmath.nstr(1 / mpmath.sqrt(second), 20, strip_zeros=False)
     code, out, _ = run(["identify", text, "--json"])
     rows = {row["id"]: row for row in json.loads(out)["rows"]}
@@ -244,7 +283,11 @@ def test_glu_gamma_is_the_sigmoid_second_moment():
 def test_every_written_digit_correct_is_ok_even_as_a_float32():
     # 0.894427 is the shortest repr of a float32 one ulp from sqrt(0.8)'s, but it is also
     # sqrt(0.8) = 0.894427190999... correctly rounded to 6 digits: ok, not inexact.
-    (m,) = [m for m in identify_literal(parse_literal("0.894427"), [("relu2",)]) if m.constant.id == "relu2.centered_gain"]
+    (m,) = [
+        m
+        for m in identify_literal(parse_literal("0.894427"), [("relu2",)])
+        if m.constant.id == "relu2.centered_gain"
+    ]
     assert m.digits_correct == 6 and m.verdict == "ok"
 
 

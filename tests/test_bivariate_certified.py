@@ -82,7 +82,9 @@ def test_exp_polynomial_route_against_one_dimensional_quadrature():
         q, c = mpmath.mpf(Q.numerator) / Q.denominator, mpmath.mpf(C.numerator) / C.denominator
         a, b = mpmath.sqrt(q * c), mpmath.sqrt(q * (1 - c))
         for i, ball in enumerate((k, k1)):
-            want = mpmath.quad(lambda w: _elu_smoothing(a * w, b)[i] ** 2 * mpmath.npdf(w), [-mpmath.inf, 0, mpmath.inf])
+            want = mpmath.quad(
+                lambda w: _elu_smoothing(a * w, b)[i] ** 2 * mpmath.npdf(w), [-mpmath.inf, 0, mpmath.inf]
+            )
             _holds(ball, want, 15)
 
 
@@ -92,7 +94,10 @@ def test_a_ball_q_holds_every_q_in_it():
     with ctx.workprec(200):
         q = arb(Q.numerator) / Q.denominator + arb(0, 1e-30)
         k, _ = cross_balls(act, q, C, 20)
-        for end in (arb(Q.numerator) / Q.denominator - arb(1e-30), arb(Q.numerator) / Q.denominator + arb(1e-30)):
+        for end in (
+            arb(Q.numerator) / Q.denominator - arb(1e-30),
+            arb(Q.numerator) / Q.denominator + arb(1e-30),
+        ):
             k_end, _ = cross_balls(act, arb(end.mid()), C, 20)
             assert k.overlaps(k_end) and k.rad() < arb(1e-25)
 
@@ -176,7 +181,10 @@ def test_fixed_point_convolution_holds_every_value_in_the_balls():
 
         w_exact, g_exact = [inside(w) for w in weights], [inside(g) for g in values]
         for n, ball in zip(positions, got):
-            want = sum((w_exact[k] * g_exact[n - k] for k in range(len(w_exact)) if 0 <= n - k < len(g_exact)), fmpq(0))
+            want = sum(
+                (w_exact[k] * g_exact[n - k] for k in range(len(w_exact)) if 0 <= n - k < len(g_exact)),
+                fmpq(0),
+            )
             assert ball.contains(arb(want)), n
             assert ball.rad() < arb(2) ** -160
 
@@ -204,10 +212,16 @@ def test_lattice_sums_from_one_side_by_parity():
     with ctx.workprec(200):
         strip, polys = _strip(act), _polys(act)
         assert tuple(strip.parity) == (-1, 1)
-        one_side = bivariate_balls(polys, arb(Q.numerator) / Q.denominator, arb(C.numerator) / C.denominator, -150,
-                                   strip=strip)
-        whole = bivariate_balls(polys, arb(Q.numerator) / Q.denominator, arb(C.numerator) / C.denominator, -150,
-                                strip=strip._replace(parity=None))
+        one_side = bivariate_balls(
+            polys, arb(Q.numerator) / Q.denominator, arb(C.numerator) / C.denominator, -150, strip=strip
+        )
+        whole = bivariate_balls(
+            polys,
+            arb(Q.numerator) / Q.denominator,
+            arb(C.numerator) / C.denominator,
+            -150,
+            strip=strip._replace(parity=None),
+        )
     for a, b in zip(one_side, whole):
         assert a.overlaps(b) and a.rad() < abs(a.mid()) * arb(10) ** -40
 

@@ -66,12 +66,22 @@ def _gauss_hermite(f, q: float, c: float, n: int = 160) -> float:
     return float(w @ psi**2)
 
 
-@pytest.mark.parametrize("text, f, df", [
-    ("tanh(x)+0.1*sin(x)", lambda u: np.tanh(u) + 0.1 * np.sin(u), lambda u: 1 / np.cosh(u) ** 2 + 0.1 * np.cos(u)),
-    ("1/(1+x**2)", lambda u: 1 / (1 + u * u), lambda u: -2 * u / (1 + u * u) ** 2),
-    ("sin(x)*exp(-x**2/8)", lambda u: np.sin(u) * np.exp(-u * u / 8),
-     lambda u: (np.cos(u) - u / 4 * np.sin(u)) * np.exp(-u * u / 8)),
-])
+@pytest.mark.parametrize(
+    "text, f, df",
+    [
+        (
+            "tanh(x)+0.1*sin(x)",
+            lambda u: np.tanh(u) + 0.1 * np.sin(u),
+            lambda u: 1 / np.cosh(u) ** 2 + 0.1 * np.cos(u),
+        ),
+        ("1/(1+x**2)", lambda u: 1 / (1 + u * u), lambda u: -2 * u / (1 + u * u) ** 2),
+        (
+            "sin(x)*exp(-x**2/8)",
+            lambda u: np.sin(u) * np.exp(-u * u / 8),
+            lambda u: (np.cos(u) - u / 4 * np.sin(u)) * np.exp(-u * u / 8),
+        ),
+    ],
+)
 def test_against_gauss_hermite(text, f, df):
     """A pole pair at +-i (1/(1 + x^2): the strip narrows to avoid it), a sum of two functions
     and a Gaussian damping (bounded: the growth rules keep the sign of -x^2/8 through the
@@ -139,7 +149,9 @@ def test_largest_box_bound_is_the_largest_ball_not_the_largest_double(monkeypatc
     monkeypatch.setattr(bb, "_rectangle_error", record)
     strip = bb.Strip(arb(1), ((), ()), lambda x, ex: [x, x], box=lambda X: [small, large])
     with ctx.workprec(128), pytest.raises(StopIteration):
-        bb._box_smoothing(strip, [[arb(1)], [arb(1)]], arb(1), arb(1), arb(1), arb(0.5), arb(0.5), 2, arb(2) ** -30)
+        bb._box_smoothing(
+            strip, [[arb(1)], [arb(1)]], arb(1), arb(1), arb(1), arb(0.5), arb(0.5), 2, arb(2) ** -30
+        )
     assert seen and seen[0] >= large
 
 

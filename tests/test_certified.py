@@ -48,10 +48,18 @@ def test_catalog_balls_agree_with_mpmath_quadrature(name, mean, std, digits):
             assert ball.rad() <= abs(ball.mid()) * arb(10) ** -digits or ball == 0, (name, moment)
 
 
-EXPRESSIONS = ["x*tanh(log(1+exp(x)))", "max(x - 0.3, 0) + abs(x + 1.25)", "exp(x**2/5)", "1/(1+x**2)",
-               "softplus(x)**2 + erfc(x)", "log1p(x**2)*sinh(x) - 2**x", "exp(-2*x**2)*x",
-               # removable singularities (sinc on balls)
-               "sin(x)/x", "sin(2*x - 1)/(2*x - 1) + abs(x)"]
+EXPRESSIONS = [
+    "x*tanh(log(1+exp(x)))",
+    "max(x - 0.3, 0) + abs(x + 1.25)",
+    "exp(x**2/5)",
+    "1/(1+x**2)",
+    "softplus(x)**2 + erfc(x)",
+    "log1p(x**2)*sinh(x) - 2**x",
+    "exp(-2*x**2)*x",
+    # removable singularities (sinc on balls)
+    "sin(x)/x",
+    "sin(2*x - 1)/(2*x - 1) + abs(x)",
+]
 
 
 @pytest.mark.parametrize("text", EXPRESSIONS)
@@ -59,7 +67,9 @@ def test_expression_balls_agree_with_mpmath_quadrature(text):
     # The three expectations by quadrature alone (moments_by_quadrature would also integrate
     # the variance directly where it cancels, which no ball here is compared with).
     monomials = [MONOMIALS[m] for m in MOMENTS]
-    reference = dict(zip(MOMENTS, expectations_by_quadrature(resolve(text), monomials, mean="0.2", std=1, digits=30)))
+    reference = dict(
+        zip(MOMENTS, expectations_by_quadrature(resolve(text), monomials, mean="0.2", std=1, digits=30))
+    )
     balls = moment_balls(text, mean="0.2", digits=30)
     for moment in MOMENTS:
         with mp.workdps(50):
@@ -82,7 +92,13 @@ CLOSED_FORMS = [
     ("cos(3*x)", (0, 1, 0), "0.3", "1", lambda m, s: mpmath.exp(-9 * s * s / 2) * mpmath.cos(3 * m)),
     ("exp(x**2/5)", (0, 1, 0), "0", "1", lambda m, s: 1 / mpmath.sqrt(mpmath.mpf(3) / 5)),
     # E[sin(Z)/Z] = ∫_0^1 E[cos(tZ)] dt = ∫_0^1 e^{−t²/2} dt
-    ("sin(x)/x", (0, 1, 0), "0", "1", lambda m, s: mpmath.sqrt(mpmath.pi / 2) * mpmath.erf(1 / mpmath.sqrt(2))),
+    (
+        "sin(x)/x",
+        (0, 1, 0),
+        "0",
+        "1",
+        lambda m, s: mpmath.sqrt(mpmath.pi / 2) * mpmath.erf(1 / mpmath.sqrt(2)),
+    ),
 ]
 
 
@@ -103,11 +119,19 @@ def _closed_text(value, digits):
 
 # (sin(40x) at 15 digits as well took as long as at 40: the same cancellation of 348 digits, the
 # same route; the default digits are cos(50x)'s case, which runs with -m reference.)
-@pytest.mark.parametrize(("expression", "mean", "exact", "digits"), [
-    pytest.param("cos(50*x)", "0", lambda m: mpmath.exp(-1250) * mpmath.cos(50 * m), "15",
-                 marks=(pytest.mark.reference, pytest.mark.slow)),
-    ("sin(40*x)", "0.3", lambda m: mpmath.exp(-800) * mpmath.sin(40 * m), "40"),
-])
+@pytest.mark.parametrize(
+    ("expression", "mean", "exact", "digits"),
+    [
+        pytest.param(
+            "cos(50*x)",
+            "0",
+            lambda m: mpmath.exp(-1250) * mpmath.cos(50 * m),
+            "15",
+            marks=(pytest.mark.reference, pytest.mark.slow),
+        ),
+        ("sin(40*x)", "0.3", lambda m: mpmath.exp(-800) * mpmath.sin(40 * m), "40"),
+    ],
+)
 def test_audit_cancellation_gives_the_right_digits(cli, expression, mean, exact, digits):
     """E[cos(ωZ + θ)] = e^{−ω²/2}·cos θ: the integrand is 1 while the expectation is 10^−348
     (10^−543): the digits printed are the closed form's, with exit 0."""
@@ -115,8 +139,9 @@ def test_audit_cancellation_gives_the_right_digits(cli, expression, mean, exact,
     assert run.code == 0, run.stderr
     result = run.json()["results"]["mean"]
     with mp.workdps(int(digits) + 30):
-        assert result["decimal"] == _closed_text(exact(mpmath.mpf(Fraction(mean).numerator) / Fraction(mean).denominator),
-                                                 int(digits))
+        assert result["decimal"] == _closed_text(
+            exact(mpmath.mpf(Fraction(mean).numerator) / Fraction(mean).denominator), int(digits)
+        )
     assert result["certified"] is True and 0 < result["error_bound"]  # (a double: 1e-575 is its smallest)
 
 
@@ -140,12 +165,15 @@ def test_json_carries_the_proof(cli):
 # --- the tail bound ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("terms", "true_tail"), [
-    # ∫_{|t|>L} |g| φ for |g(x)| = the terms exactly (mean 0, std 1), by mpmath
-    ((Term(1, 2),), lambda t: t * t),
-    ((Term(3, 0, 1),), lambda t: 3 * mpmath.exp(abs(t))),
-    ((Term(1, 1, 0, Fraction(1, 5)),), lambda t: abs(t) * mpmath.exp(t * t / 5)),
-])
+@pytest.mark.parametrize(
+    ("terms", "true_tail"),
+    [
+        # ∫_{|t|>L} |g| φ for |g(x)| = the terms exactly (mean 0, std 1), by mpmath
+        ((Term(1, 2),), lambda t: t * t),
+        ((Term(3, 0, 1),), lambda t: 3 * mpmath.exp(abs(t))),
+        ((Term(1, 1, 0, Fraction(1, 5)),), lambda t: abs(t) * mpmath.exp(t * t / 5)),
+    ],
+)
 @pytest.mark.parametrize("L", [2, 6])
 def test_tail_bound_bounds_the_true_tail(terms, true_tail, L):
     with mp.workdps(30):
@@ -195,6 +223,7 @@ def test_odd_up_to_a_constant_has_mean_exactly_0(cli):
 def test_an_exception_inside_the_integrand_is_not_swallowed():
     """python-flint's acb.integral drops an exception raised by the integrand (the CPU
     budget's signal, Ctrl-C) and goes on with a garbage evaluation; the engine re-raises it."""
+
     class Stop(BaseException):
         pass
 
@@ -211,7 +240,6 @@ def test_an_exception_inside_the_integrand_is_not_swallowed():
         gaussian_expectation_ball(integrand, mean=Fraction(1, 3), std=1, digits=30)
 
 
-
 @pytest.mark.parametrize("digits", [15, 200])
 def test_exact_moments_give_every_derived_result(cli, digits):
     """relu2 under N(0, 1) has exact moments (1/2, 3/2, 2): rms, gain and centered_gain are
@@ -219,10 +247,13 @@ def test_exact_moments_give_every_derived_result(cli, digits):
     run = cli("activation-moment", "relu2", "--digits", str(digits), "--json")
     assert run.code == 0, run.stderr
     with mp.workdps(digits + 30):
-        assert run.json()["results"]["gain"]["decimal"] == decimal_text(mpmath.sqrt(mpmath.mpf(2) / 3), digits)
+        assert run.json()["results"]["gain"]["decimal"] == decimal_text(
+            mpmath.sqrt(mpmath.mpf(2) / 3), digits
+        )
 
 
 # --- means far beyond std (issue 16): the tails by their asymptotic series, exact pieces ------
+
 
 @pytest.mark.parametrize("u", ["70000", "1e20", "1e40"])
 def test_asymptotic_gaussian_tail_holds_the_true_tail(u):
@@ -247,11 +278,15 @@ def _relu_moments_by_mpmath(mu: int) -> dict[str, mpmath.mpf]:
         cdf, pdf = mpmath.erfc(-m / mpmath.sqrt(2)) / 2, mpmath.npdf(m)
         mean = m * cdf + pdf
         second = (m * m + 1) * cdf + m * pdf
-        return {"mean": +mean, "second_moment": +second, "variance": second - mean * mean,
-                "derivative_second_moment": +cdf}
+        return {
+            "mean": +mean,
+            "second_moment": +second,
+            "variance": second - mean * mean,
+            "derivative_second_moment": +cdf,
+        }
 
 
-@pytest.mark.parametrize("mu", [10**20, -10**20, 10**60, -10**60])
+@pytest.mark.parametrize("mu", [10**20, -(10**20), 10**60, -(10**60)])
 def test_relu_far_from_its_kink_agrees_with_the_closed_form(mu):
     """Means 1e20 std beyond the kink: the exact pieces (started at a precision that covers the
     cancellation) against relu's closed form in mpmath; used to be exit 3."""
@@ -299,7 +334,9 @@ def test_log_singularity_mean_shifted_and_scaled():
     # (That `activation-moment log(abs(x))` is exit 2 because E[1/Z²] = ∞ is checked with the
     # other divergent moments in test_activation_moment.)
     (value,) = expectation_balls("log(abs(x))", [(0, 1, 0)], mean="0.5", std=2, digits=20)
-    (reference,) = expectations_by_quadrature(resolve("log(abs(x))"), [(0, 1, 0)], mean="0.5", std=2, digits=30)
+    (reference,) = expectations_by_quadrature(
+        resolve("log(abs(x))"), [(0, 1, 0)], mean="0.5", std=2, digits=30
+    )
     with mp.workdps(40):
         assert contains(value, reference, abs(reference) * mpmath.mpf(10) ** -28)
 

@@ -28,9 +28,23 @@ def test_default_json_document():
     assert run.stderr == ""
     doc = run.json()
     precise = invoke("truncnorm", "--json", "--digits", "30").json()["results"]
-    assert list(doc) == ["schema_version", "command", "version", "inputs", "digits", "results", "checks", "notes",
-                         "derivation"]
-    assert (doc["schema_version"], doc["command"], doc["version"], doc["digits"]) == (1, "truncnorm", __version__, 15)
+    assert list(doc) == [
+        "schema_version",
+        "command",
+        "version",
+        "inputs",
+        "digits",
+        "results",
+        "checks",
+        "notes",
+        "derivation",
+    ]
+    assert (doc["schema_version"], doc["command"], doc["version"], doc["digits"]) == (
+        1,
+        "truncnorm",
+        __version__,
+        15,
+    )
     assert doc["checks"] == doc["notes"] == doc["derivation"] == []
     assert doc["inputs"] == {"low": -2, "high": 2, "mean": 0, "std": 1}
     assert list(doc["results"]) == list(precise)
@@ -55,8 +69,10 @@ def test_format_json_same_as_json_flag():
 def test_csv_header_and_rows():
     run = invoke("truncnorm", "--format", "csv", "--digits", "6")
     lines = run.stdout.splitlines()
-    assert lines[0] == ("input.low,input.high,input.mean,input.std,"
-                        "gamma,std_ratio,correction,acceptance,expected_draws,mean_shift,mean,std")
+    assert lines[0] == (
+        "input.low,input.high,input.mean,input.std,"
+        "gamma,std_ratio,correction,acceptance,expected_draws,mean_shift,mean,std"
+    )
     assert lines[1] == "-2,2,0,1,0.773741,0.879626,1.13685,0.954500,1.04767,0,0,0.879626"
     assert len(lines) == 2
 
@@ -113,10 +129,13 @@ def test_bad_input_one_line_exit_2(args, needle):
 
 
 @pytest.mark.parametrize("command", ["truncnorm", "verify"])
-@pytest.mark.parametrize("args,needle", [
-    (["--format", "junk", "--json"], "--format must be one of table, text, json, csv, got 'junk'"),
-    (["--format", "csv", "--json"], "--format csv contradicts --json"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--format", "junk", "--json"], "--format must be one of table, text, json, csv, got 'junk'"),
+        (["--format", "csv", "--json"], "--format csv contradicts --json"),
+    ],
+)
 def test_json_flag_does_not_excuse_a_bad_format(command, args, needle):
     """--json is short for --format json: a bad or contradicting --format is exit 2 (it was
     silently overruled), with the error object on stdout since JSON was asked for."""
@@ -128,7 +147,10 @@ def test_json_flag_does_not_excuse_a_bad_format(command, args, needle):
 def test_bad_input_with_json_prints_error_object():
     run = invoke("truncnorm", "--std", "0", "--json")
     assert run.code == 2
-    assert run.json() == {"schema_version": 1, "error": {"code": 2, "message": "--std must be greater than 0, got 0"}}
+    assert run.json() == {
+        "schema_version": 1,
+        "error": {"code": 2, "message": "--std must be greater than 0, got 0"},
+    }
     assert run.stderr.strip() == "momentcalc: error: --std must be greater than 0, got 0"
 
 
@@ -149,31 +171,62 @@ def test_version_and_help():
 
 
 def test_python_dash_m_entry_point():
-    proc = subprocess.run([sys.executable, "-m", "momentcalc", "truncnorm", "--json", "--digits", "5"],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "momentcalc", "truncnorm", "--json", "--digits", "5"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["results"]["gamma"]["decimal"] == "0.77374"
 
 
 def test_real_process_bad_input_has_no_traceback():
-    proc = subprocess.run([sys.executable, "-m", "momentcalc", "truncnorm", "--low", "x"],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "momentcalc", "truncnorm", "--low", "x"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == "momentcalc: error: --low must be a decimal number or inf, got 'x'\n"
 
 
 hostile_text = st.one_of(
     st.text(max_size=12),
-    st.sampled_from(["nan", "-nan", "inf", "-inf", "1e999999", "0x10", "1_000", "--json", "", " ",
-                     "1:2", "2:1:1", "1,2,", "__import__('os')", "1e-400", "١", "½"]),
+    st.sampled_from(
+        [
+            "nan",
+            "-nan",
+            "inf",
+            "-inf",
+            "1e999999",
+            "0x10",
+            "1_000",
+            "--json",
+            "",
+            " ",
+            "1:2",
+            "2:1:1",
+            "1,2,",
+            "__import__('os')",
+            "1e-400",
+            "١",
+            "½",
+        ]
+    ),
 )
 
 
 @pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(option=st.sampled_from(["--low", "--high", "--mean", "--std", "--target-std", "--digits", "--format",
-                               "--expect", "--rtol"]),
-       value=hostile_text, as_json=st.booleans())
+@given(
+    option=st.sampled_from(
+        ["--low", "--high", "--mean", "--std", "--target-std", "--digits", "--format", "--expect", "--rtol"]
+    ),
+    value=hostile_text,
+    as_json=st.booleans(),
+)
 def test_hostile_arguments_never_crash(option, value, as_json):
     args = ["truncnorm", option, value] + (["--json"] if as_json else [])
     run = invoke(*args)
@@ -226,14 +279,17 @@ def test_monte_carlo_results_print_only_justified_digits():
     assert len(doc["results"]["logit_std"]["decimal"]) > 40  # the exact results keep every digit
 
 
-
-
 def test_help_wraps_at_the_terminals_width_not_80_columns():
     """click caps help at 80 columns unless told otherwise: at COLUMNS=200 the command list and an
     option's help use the width (a regression once left the setting behind dead code)."""
     import os
 
     for argv in (["--help"], ["kernel", "--help"]):
-        done = subprocess.run([sys.executable, "-m", "momentcalc", *argv], capture_output=True, text=True,
-                              env={**os.environ, "COLUMNS": "200"}, check=False)
+        done = subprocess.run(
+            [sys.executable, "-m", "momentcalc", *argv],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "COLUMNS": "200"},
+            check=False,
+        )
         assert done.returncode == 0 and max(len(line) for line in done.stdout.splitlines()) > 120, argv

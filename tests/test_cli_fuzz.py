@@ -47,9 +47,14 @@ EXAMPLES = 30
 # Fixed examples (derandomize, no example database), and no shrinking or explaining: a failure
 # shows the call that broke the contract, and a slow input is not replayed for minutes under
 # hypothesis' tracer.
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-                phases=(Phase.explicit, Phase.generate),
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=(Phase.explicit, Phase.generate),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 GROUP = typer.main.get_command(app)
 COMMANDS = {
@@ -159,6 +164,7 @@ def check(run: Run) -> None:
 
 # --- strategies: one per class of hostile input -----------------------------------------------
 
+
 def _many_digits(draw_digits: st.SearchStrategy[int]) -> st.SearchStrategy[str]:
     return st.one_of(
         draw_digits.map(lambda n: "7" * n),
@@ -173,44 +179,82 @@ def _many_digits(draw_digits: st.SearchStrategy[int]) -> st.SearchStrategy[str]:
 many_digits = _many_digits(st.integers(1990, 6000))
 magnitudes = st.builds(
     lambda sign, mantissa, exponent: f"{sign}{mantissa}e{exponent}",
-    st.sampled_from(["", "-", "+"]), st.sampled_from(["1", "4.9", "9.99"]),
+    st.sampled_from(["", "-", "+"]),
+    st.sampled_from(["1", "4.9", "9.99"]),
     st.one_of(st.integers(-100_001, 100_001), st.sampled_from([309, -320, 100_000, -100_000, 4300, -4300])),
 )
 spellings = st.builds(
     lambda value, left, right: left + value + right,
     st.sampled_from(["1", "2", "+1", "+2", "0.5", "3", "16", "+0.5"]),
-    st.sampled_from(["", " ", "  ", "\t"]), st.sampled_from(["", " ", "\t"]),
+    st.sampled_from(["", " ", "  ", "\t"]),
+    st.sampled_from(["", " ", "\t"]),
 )
 # The driver's list (malformed spellings, magnitudes, markup and control characters), plus a few.
 malformed = st.one_of(
     st.text(max_size=12),
-    st.sampled_from(hostile_inputs.HOSTILE_NUMBERS + ["1:2", "1:2:0", "1:2:3:4", "__import__('os')", "--json", "[red]", "1\u202e"]),
+    st.sampled_from(
+        hostile_inputs.HOSTILE_NUMBERS
+        + ["1:2", "1:2:0", "1:2:3:4", "__import__('os')", "--json", "[red]", "1\u202e"]
+    ),
 )
 # Sweeps refused or done at once (the driver's own list has 400-point sweeps that use the whole
 # 5 s sweep budget: too slow for the default run).
-sweeps = st.sampled_from(["1:1:1", "0:1:0", "1:0:1", "0:99999:1", "1:100000:1", "1:100001:1", "0:1:0.00001",
-                          ",".join(["1"] * 3000), "1:1e100000:1", "0.5:" + "7" * 3000 + ":1", "1e-320:1e309:1e300"])
+sweeps = st.sampled_from(
+    [
+        "1:1:1",
+        "0:1:0",
+        "1:0:1",
+        "0:99999:1",
+        "1:100000:1",
+        "1:100001:1",
+        "0:1:0.00001",
+        ",".join(["1"] * 3000),
+        "1:1e100000:1",
+        "0.5:" + "7" * 3000 + ":1",
+        "1e-320:1e309:1e300",
+    ]
+)
 numbers = st.one_of(many_digits, magnitudes, spellings, malformed, sweeps)
 
 NESTING = ["sin", "tanh", "exp", "log1p", "abs", "sigmoid", "erf", "sqrt", "softplus", "cos"]
 nested = st.builds(
     lambda name, depth: f"{name}(" * depth + "x" + ")" * depth,
-    st.sampled_from(NESTING), st.integers(20, 120),
+    st.sampled_from(NESTING),
+    st.integers(20, 120),
 )
 powers = st.builds(
     lambda base, exponent: f"{base}**{exponent}",
     st.sampled_from(["x", "abs(x)", "exp(x)", "(1+x**2)", "sigmoid(x)", "abs(x)**2"]),
-    st.sampled_from(["0", "0.5", "0.5001", "0.4999", "-0.5", "-0.4999", "1000", "1001", "-1000", "99999",
-                     "9" * 60, "(10**10)", "0.001", "1e-100"]),
+    st.sampled_from(
+        [
+            "0",
+            "0.5",
+            "0.5001",
+            "0.4999",
+            "-0.5",
+            "-0.4999",
+            "1000",
+            "1001",
+            "-1000",
+            "99999",
+            "9" * 60,
+            "(10**10)",
+            "0.001",
+            "1e-100",
+        ]
+    ),
 )
 commented = st.builds(
     lambda body, comment: f"{body} # {comment}",
     st.sampled_from(["x", "x**2", "tanh(x)"]),
     st.sampled_from(["[bold]hi", "\x1b[31mred", "[link=http://evil]click[/link]", "", "[/]", "a" * 300]),
 )
-name_like = st.sampled_from(["e-pi*x", "leaky-relu", "leaky-relux", "x_pi", "SELU"]
-                            + hostile_inputs.HOSTILE_EXPRESSIONS)
-expressions = st.one_of(nested, powers, commented, name_like, st.text(alphabet="x0123456789.+-*/() eplogsqrt#[]", max_size=20))
+name_like = st.sampled_from(
+    ["e-pi*x", "leaky-relu", "leaky-relux", "x_pi", "SELU"] + hostile_inputs.HOSTILE_EXPRESSIONS
+)
+expressions = st.one_of(
+    nested, powers, commented, name_like, st.text(alphabet="x0123456789.+-*/() eplogsqrt#[]", max_size=20)
+)
 
 
 def _numeric_args(draw, command: str, option: str, value: str) -> list[str]:
@@ -222,7 +266,11 @@ def _numeric_args(draw, command: str, option: str, value: str) -> list[str]:
 
 @pytest.mark.slow
 @FUZZ
-@given(data=st.data(), value=numbers, extra=st.sampled_from([[], ["--json"], ["--format", "csv"], ["--digits", "5"]]))
+@given(
+    data=st.data(),
+    value=numbers,
+    extra=st.sampled_from([[], ["--json"], ["--format", "csv"], ["--digits", "5"]]),
+)
 def test_numeric_options_survive_hostile_numbers(data, value, extra):
     command = data.draw(st.sampled_from(COMPUTING))
     option = data.draw(st.sampled_from(NUMERIC[command]))
@@ -255,8 +303,11 @@ SPELLING_EXTRA = {"gau-scale": ["--activation", "relu"]}
 @functools.lru_cache(maxsize=None)
 def _plain_run(command: str, option: str) -> Run:
     """The call with the plain spelling, made once for both spellings checked against it."""
-    return call(_numeric_args(None, command, option, "1" if option != "--trials" else "2")
-                + SPELLING_EXTRA.get(command, []) + ["--json"])
+    return call(
+        _numeric_args(None, command, option, "1" if option != "--trials" else "2")
+        + SPELLING_EXTRA.get(command, [])
+        + ["--json"]
+    )
 
 
 @pytest.mark.parametrize("value", [" +1 ", "\t1"])
@@ -264,8 +315,11 @@ def _plain_run(command: str, option: str) -> Run:
 def test_every_numeric_option_reads_spaces_and_plus_alike(command, option, value):
     """One spelling rule everywhere: spaces around a number and a leading + are accepted."""
     plain = _plain_run(command, option)
-    spelled = call(_numeric_args(None, command, option, value.replace("1", "2") if option == "--trials" else value)
-                   + SPELLING_EXTRA.get(command, []) + ["--json"])
+    spelled = call(
+        _numeric_args(None, command, option, value.replace("1", "2") if option == "--trials" else value)
+        + SPELLING_EXTRA.get(command, [])
+        + ["--json"]
+    )
     check(spelled)
     assert spelled.code == plain.code, (spelled, plain)
     if plain.code == 0:
@@ -283,24 +337,30 @@ def test_an_option_that_cannot_be_swept_refuses_any_sweep_syntax(value):
     assert parse_values(" +1 ", "seed", sweep=False) == [1]
 
 
-@pytest.mark.parametrize("args", [
-    ["gau-scale", "--activation", "relu", "--digits", "1000"],
-    ["gau-scale", "--activation", "leaky_relu", "--digits", "998"],  # exact moments: fast at any digits
-    ["init", "--fan-in", "768", "--scheme", "he", "--digits", "1000"],
-    ["init", "--fan-in", "768", "--scheme", "he", "--activation", "elu", "--digits", "1000"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["gau-scale", "--activation", "relu", "--digits", "1000"],
+        ["gau-scale", "--activation", "leaky_relu", "--digits", "998"],  # exact moments: fast at any digits
+        ["init", "--fan-in", "768", "--scheme", "he", "--digits", "1000"],
+        ["init", "--fan-in", "768", "--scheme", "he", "--activation", "elu", "--digits", "1000"],
+    ],
+)
 def test_guard_digits_do_not_count_against_digits(args):
     run = call(args + ["--json"])
     check(run)
     assert run.code == 0, run.stderr
 
 
-@pytest.mark.parametrize("args", [
-    ["truncnorm", "--low", "1e100000", "--format", "csv"],
-    ["attention", "--seq-len", "16", "--trials", "1e100000"],
-    ["gau-scale", "--simulate", "--seed", "1e100000"],
-    ["attention", "--seq-len", "1e100000", "--format", "csv"],  # (seq_len + 1)*d draws in the message
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["truncnorm", "--low", "1e100000", "--format", "csv"],
+        ["attention", "--seq-len", "16", "--trials", "1e100000"],
+        ["gau-scale", "--simulate", "--seed", "1e100000"],
+        ["attention", "--seq-len", "1e100000", "--format", "csv"],  # (seq_len + 1)*d draws in the message
+    ],
+)
 def test_huge_whole_numbers_in_messages_never_hit_the_4300_digit_limit(args):
     run = call(args)
     check(run)
@@ -321,16 +381,19 @@ def test_trivially_constant_expressions_are_refused_at_once(expression):
     assert run.code == 2 and "does not depend on x" in run.stderr, run
 
 
-@pytest.mark.parametrize("args", [
-    ["truncnorm", "--std", "0.001:100:0.001", "--format", "csv"],
-    ["activation-moment", "gelu", "--mean", "-5:5:0.01", "--std", "0.1:3:0.1", "--json"],
-    ["attention", "--d", "1:100000:1", "--json"],
-    ["postnorm-decay", "--layers", "1:1000000:10", "--format", "csv"],
-    ["truncnorm", "--std", "0.001:3:0.001", "--format", "table"],
-    ["gau-scale", "--simulate", "--s", "4096", "--n", "4096", "--d", "4096", "--e", "4096"],
-    ["gau-scale", "--simulate", "--trials", "1000"],
-    ["attention", "--seq-len", "1000", "--d", "1000", "--trials", "1000"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["truncnorm", "--std", "0.001:100:0.001", "--format", "csv"],
+        ["activation-moment", "gelu", "--mean", "-5:5:0.01", "--std", "0.1:3:0.1", "--json"],
+        ["attention", "--d", "1:100000:1", "--json"],
+        ["postnorm-decay", "--layers", "1:1000000:10", "--format", "csv"],
+        ["truncnorm", "--std", "0.001:3:0.001", "--format", "table"],
+        ["gau-scale", "--simulate", "--s", "4096", "--n", "4096", "--d", "4096", "--e", "4096"],
+        ["gau-scale", "--simulate", "--trials", "1000"],
+        ["attention", "--seq-len", "1000", "--d", "1000", "--trials", "1000"],
+    ],
+)
 def test_work_is_bounded(args):
     """Sweeps near the point cap and large simulations are refused at once, by their work."""
     run = call(args)
@@ -341,9 +404,17 @@ def test_work_is_bounded(args):
 # --- output: ASCII, closed, full -----------------------------------------------------------------
 
 OUTPUT_CALLS = [
-    ["truncnorm"], ["truncnorm", "--std", "0.5,1"], ["activation-moment", "gelu"], ["selu-solve"],
-    ["postnorm-decay", "--layers", "6"], ["attention", "--seq-len", "16"], ["activations"], ["constants"],
-    ["activation-moment", "x # [bold]\x1b[31m"], ["truncnorm", "--json"], ["init", "--fan-in", "8", "--format", "csv"],
+    ["truncnorm"],
+    ["truncnorm", "--std", "0.5,1"],
+    ["activation-moment", "gelu"],
+    ["selu-solve"],
+    ["postnorm-decay", "--layers", "6"],
+    ["attention", "--seq-len", "16"],
+    ["activations"],
+    ["constants"],
+    ["activation-moment", "x # [bold]\x1b[31m"],
+    ["truncnorm", "--json"],
+    ["init", "--fan-in", "8", "--format", "csv"],
 ]
 
 
@@ -377,14 +448,23 @@ def test_full_device_is_one_line_not_a_traceback(args):
 
 
 def _process(args: list[str], stdout=subprocess.PIPE, env=None):
-    return subprocess.run([sys.executable, "-m", "momentcalc", *args], stdout=stdout, stderr=subprocess.PIPE,
-                          env={**os.environ, **(env or {})}, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "momentcalc", *args],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+        timeout=60,
+        check=False,
+    )
 
 
 def test_real_processes_closed_pipe_full_device_and_c_locale():
     """The same through a real process: ``| head -c 10``, ``> /dev/full``, LC_ALL=C."""
-    proc = subprocess.Popen([sys.executable, "-m", "momentcalc", "postnorm-decay", "--layers", "100000", "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "momentcalc", "postnorm-decay", "--layers", "100000", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     proc.stdout.read(10)
     proc.stdout.close()
     assert proc.wait(timeout=60) == 0 and proc.stderr.read() == b""
@@ -392,8 +472,16 @@ def test_real_processes_closed_pipe_full_device_and_c_locale():
         with open("/dev/full", "w") as full:
             done = _process(["truncnorm"], stdout=full)
         assert done.returncode == 74 and done.stderr.count(b"\n") == 1, done
-    done = _process(["activation-moment", "gelu"], env={"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0",
-                                                         "PYTHONCOERCECLOCALE": "0", "PYTHONIOENCODING": ""})
+    done = _process(
+        ["activation-moment", "gelu"],
+        env={
+            "LC_ALL": "C",
+            "LANG": "C",
+            "PYTHONUTF8": "0",
+            "PYTHONCOERCECLOCALE": "0",
+            "PYTHONIOENCODING": "",
+        },
+    )
     assert done.returncode == 0 and b"phi" in done.stdout, done
 
 
@@ -401,10 +489,33 @@ def test_real_processes_closed_pipe_full_device_and_c_locale():
 
 hostile = st.one_of(
     st.text(max_size=10),
-    st.sampled_from([
-        "nan", "-inf", "inf", "1e999999", "-1", "0", "0.5", "1:0:1", "1,,2", "0:1:0", "__import__('os')",
-        "x", "", "--json", "1e-400", "1e400", "½", "0x1f", "1_0", "2**10", "exp(x**2)", "relu", "[bold]",
-    ]),
+    st.sampled_from(
+        [
+            "nan",
+            "-inf",
+            "inf",
+            "1e999999",
+            "-1",
+            "0",
+            "0.5",
+            "1:0:1",
+            "1,,2",
+            "0:1:0",
+            "__import__('os')",
+            "x",
+            "",
+            "--json",
+            "1e-400",
+            "1e400",
+            "½",
+            "0x1f",
+            "1_0",
+            "2**10",
+            "exp(x**2)",
+            "relu",
+            "[bold]",
+        ]
+    ),
 )
 # Options whose legitimate large values are slow by design (1000 digits of a quadrature):
 # fuzzed with hostile text only, never with numbers.
@@ -413,7 +524,9 @@ TEXT_ONLY = {"--digits"}
 
 @pytest.mark.large_frame
 @pytest.mark.usefixtures("verify_rows_remembered")
-@pytest.mark.xdist_group("selu-derive")  # it draws `selu-solve --derive`: with the selu tests that integrate it
+@pytest.mark.xdist_group(
+    "selu-derive"
+)  # it draws `selu-solve --derive`: with the selu tests that integrate it
 @pytest.mark.slow
 @FUZZ
 @given(data=st.data(), as_json=st.booleans())
@@ -438,7 +551,11 @@ def test_every_command_survives_hostile_options(data, as_json):
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_unknown_option_is_one_line(command):
-    args = [command] + (["relu"] if command == "activation-moment" else []) + ["--no-such-\x1b[31moption", "--json"]
+    args = (
+        [command]
+        + (["relu"] if command == "activation-moment" else [])
+        + ["--no-such-\x1b[31moption", "--json"]
+    )
     run = call(args)
     assert run.code == 2 and "No such option" in run.stderr and "\x1b" not in run.stderr
     assert json.loads(run.stdout)["error"]["code"] == 2
@@ -462,17 +579,26 @@ def test_parser_warnings_do_not_reach_stderr(expression):
 
 
 def test_parser_warnings_do_not_reach_the_stderr_of_a_real_process():
-    proc = subprocess.run([sys.executable, "-W", "default", "-m", "momentcalc", "activation-moment", "1if x else 2"],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-W", "default", "-m", "momentcalc", "activation-moment", "1if x else 2"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("momentcalc: error: ACTIVATION"), proc.stderr
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("momentcalc: error: ACTIVATION"), (
+        proc.stderr
+    )
 
 
-@pytest.mark.parametrize("args", [
-    ["activation-moment", "erf", "--mean", "-1e309"],
-    ["activation-moment", "tanh", "--mean", "1e100000", "--json"],  # (relu there is answered: see below)
-    ["selu-solve", "--input-mean", "1e309", "--input-std", "1e-320", "--target-mean", "0"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["activation-moment", "erf", "--mean", "-1e309"],
+        ["activation-moment", "tanh", "--mean", "1e100000", "--json"],  # (relu there is answered: see below)
+        ["selu-solve", "--input-mean", "1e309", "--input-std", "1e-320", "--target-mean", "0"],
+    ],
+)
 def test_extreme_inputs_end_within_the_cpu_budget(args, monkeypatch):
     """Inputs that need more precision than any machine gives quickly: exit 3 once the
     child's CPU limit is reached (the budget shrunk here to keep the suite fast)."""
@@ -482,8 +608,12 @@ def test_extreme_inputs_end_within_the_cpu_budget(args, monkeypatch):
     # exit 3: the CPU limit is reached, or (activation-moment, Arb balls) the precision limit is
     # reached first, which is quicker and says so, or (selu-solve) alpha's exponent is seen to be
     # beyond rounding before anything is computed
-    assert run.code == 3 and ("CPU time limit" in run.stderr or "precision" in run.stderr or "cancels" in run.stderr
-                              or "cannot be rounded" in run.stderr), run
+    assert run.code == 3 and (
+        "CPU time limit" in run.stderr
+        or "precision" in run.stderr
+        or "cancels" in run.stderr
+        or "cannot be rounded" in run.stderr
+    ), run
 
 
 def test_an_integrable_endpoint_singularity_is_not_called_divergent(monkeypatch):
@@ -504,17 +634,23 @@ def test_a_kink_beyond_reach_is_not_a_zero_mean():
     run = call(["activation-moment", "relu", "--mean", "-1e309", "--json"])
     check(run)
     assert run.code == 0, run
-    assert json.loads(run.stdout)["results"]["mean"]["decimal"].startswith("1.06537338340042e-2171472409516"), run
+    assert json.loads(run.stdout)["results"]["mean"]["decimal"].startswith(
+        "1.06537338340042e-2171472409516"
+    ), run
 
 
 # --- classes fixed after the fuzz re-run of issue 16 ----------------------------------------------
 
-@pytest.mark.parametrize(("activation", "mean", "expected"), [
-    ("relu", "1e100000", {"mean": "1.00000000000000e+100000", "variance": "1.00000000000000"}),
-    ("leaky_relu", "1e309", {"mean": "1.00000000000000e+309", "variance": "1.00000000000000"}),
-    ("elu", "1e20", {"mean": "1.00000000000000e+20", "derivative_second_moment": "1.00000000000000"}),
-    ("relu", "-1e20", {"mean": "4.12934384481593e-2171472409516259138255644594583025411513"}),
-])
+
+@pytest.mark.parametrize(
+    ("activation", "mean", "expected"),
+    [
+        ("relu", "1e100000", {"mean": "1.00000000000000e+100000", "variance": "1.00000000000000"}),
+        ("leaky_relu", "1e309", {"mean": "1.00000000000000e+309", "variance": "1.00000000000000"}),
+        ("elu", "1e20", {"mean": "1.00000000000000e+20", "derivative_second_moment": "1.00000000000000"}),
+        ("relu", "-1e20", {"mean": "4.12934384481593e-2171472409516259138255644594583025411513"}),
+    ],
+)
 def test_a_mean_far_beyond_std_is_answered(activation, mean, expected):
     """E ≈ the input mean and variance ≈ std² is what a user expects, not exit 3 (the exact
     pieces at a precision that covers the cancellation; the far tail by its series)."""
@@ -526,11 +662,17 @@ def test_a_mean_far_beyond_std_is_answered(activation, mean, expected):
         assert results[key]["decimal"] == text, (key, results[key])
 
 
-@pytest.mark.parametrize(("args", "mean"), [
-    (["activation-moment", "tanh", "--mean", "1e-100000"], "6.05705509602159e-100001"),  # m·E[sech²(Z)]
-    # the expression route; at std 1e6 ≈ m·2/(std·sqrt(2π))
-    (["activation-moment", "tanh(x)", "--mean", "-1e-100000", "--std", "1e6"], "-7.97884560802537e-100007"),
-])
+@pytest.mark.parametrize(
+    ("args", "mean"),
+    [
+        (["activation-moment", "tanh", "--mean", "1e-100000"], "6.05705509602159e-100001"),  # m·E[sech²(Z)]
+        # the expression route; at std 1e6 ≈ m·2/(std·sqrt(2π))
+        (
+            ["activation-moment", "tanh(x)", "--mean", "-1e-100000", "--std", "1e6"],
+            "-7.97884560802537e-100007",
+        ),
+    ],
+)
 def test_a_mean_far_below_std_is_answered_at_once(args, mean):
     """A mean below what the digits resolve (moments.tiny_mean): E at mean 0 plus the first-order
     term with a proven remainder, at once; integrating at the mean cancelled through 100000
@@ -542,13 +684,16 @@ def test_a_mean_far_below_std_is_answered_at_once(args, mean):
     assert found == mean, found
 
 
-@pytest.mark.parametrize("args", [
-    ["activation-moment", "relu", "--mean", "-1e1000"],  # 10^-(2e1999): too long an exponent to round
-    ["activation-moment", "relu", "--mean", "-1e100000"],  # the tail needs 2^19 bits
-    ["activation-moment", "elu", "--mean", "-1e309"],  # its variance lies e^(-1e309) below its mean
-    ["activation-moment", "exp(1e309*x)"],  # the growth bound overflows (was a ValueError traceback)
-    ["gau-scale", "--activation", "exp(1e309*x)", "--digits", "8"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["activation-moment", "relu", "--mean", "-1e1000"],  # 10^-(2e1999): too long an exponent to round
+        ["activation-moment", "relu", "--mean", "-1e100000"],  # the tail needs 2^19 bits
+        ["activation-moment", "elu", "--mean", "-1e309"],  # its variance lies e^(-1e309) below its mean
+        ["activation-moment", "exp(1e309*x)"],  # the growth bound overflows (was a ValueError traceback)
+        ["gau-scale", "--activation", "exp(1e309*x)", "--digits", "8"],
+    ],
+)
 def test_hopeless_extremes_are_exit_3_at_once(args):
     """Well inside the budget (the per-call limit here is the test's; these take a fraction
     of a second), with the reason."""
@@ -560,9 +705,12 @@ def test_hopeless_extremes_are_exit_3_at_once(args):
     assert run.code == 3 and time.process_time() - start < 2.0, run
 
 
-@pytest.mark.parametrize("args", [
-    ["truncnorm", "--mean", "-1e100000", "--json"],  # the exact input in JSON (4300-digit limit)
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["truncnorm", "--mean", "-1e100000", "--json"],  # the exact input in JSON (4300-digit limit)
+    ],
+)
 def test_huge_inputs_are_echoed_without_the_4300_digit_limit(args):
     run = call(args)
     check(run)
@@ -617,7 +765,9 @@ def test_an_exception_inside_arb_integration_is_raised_not_a_ball():
         return z
 
     with ctx.workprec(64), pytest.raises(Stop):
-        _integrate_pieces([Piece(None, None, branch)], [], arb(4), arb(0), arb(1), arb(2) ** -40, arb(2) ** -40)
+        _integrate_pieces(
+            [Piece(None, None, branch)], [], arb(4), arb(0), arb(1), arb(2) ** -40, arb(2) ** -40
+        )
 
 
 def test_a_far_kink_costs_no_far_node():
@@ -652,8 +802,6 @@ def test_running_out_of_memory_is_exit_3_in_one_line(monkeypatch):
     assert json.loads(run.stdout)["error"]["code"] == 3
 
 
-
-
 # --- issue 26: the classes the lists above left out, and the tracebacks and leaks it found --------
 
 MORE = hostile_inputs.MORE_NUMERIC
@@ -666,7 +814,11 @@ def _more_args(command: str, option: str, value: str) -> list[str]:
 
 @pytest.mark.slow
 @FUZZ
-@given(data=st.data(), value=numbers, extra=st.sampled_from([[], ["--json"], ["--format", "csv"], ["--digits", "5"]]))
+@given(
+    data=st.data(),
+    value=numbers,
+    extra=st.sampled_from([[], ["--json"], ["--format", "csv"], ["--digits", "5"]]),
+)
 def test_meanfield_and_initializer_survive_hostile_numbers(data, value, extra):
     command = data.draw(st.sampled_from(sorted(MORE)))
     option = data.draw(st.sampled_from(MORE[command]))
@@ -685,8 +837,10 @@ def _csv_rows(run: Run) -> list[list[str]]:
 @pytest.mark.large_frame
 @pytest.mark.slow
 @FUZZ
-@given(comment=st.one_of(st.sampled_from(hostile_inputs.CELL_TEXTS), st.text(max_size=30)),
-       where=st.sampled_from(["moment", "sweep", "gau", "meanfield"]))
+@given(
+    comment=st.one_of(st.sampled_from(hostile_inputs.CELL_TEXTS), st.text(max_size=30)),
+    where=st.sampled_from(["moment", "sweep", "gau", "meanfield"]),
+)
 def test_csv_output_is_tidy_and_inert(comment, where):
     """Any text a user puts in a cell: a rectangular CSV (header and rows of one length), and
     no control character reaches stdout (escaped as \\x1b …)."""
@@ -715,13 +869,16 @@ def test_derive_with_the_longest_inputs_is_an_answer_or_exit_3(args):
     assert run.code in (0, 3), run
 
 
-@pytest.mark.parametrize("args", [
-    ["activation-moment", "0xef*x", "--json"],
-    ["activation-moment", "0o17*x"],
-    ["gau-scale", "--activation", "0xef*x"],
-    ["init", "--fan-in", "8", "--scheme", "he", "--activation", "0xef*x", "--json"],
-    ["meanfield", "0xef*x"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["activation-moment", "0xef*x", "--json"],
+        ["activation-moment", "0o17*x"],
+        ["gau-scale", "--activation", "0xef*x"],
+        ["init", "--fan-in", "8", "--scheme", "he", "--activation", "0xef*x", "--json"],
+        ["meanfield", "0xef*x"],
+    ],
+)
 def test_a_hex_literal_is_refused_not_read_as_an_exponent(args):
     run = call(args)
     check(run)
@@ -748,10 +905,13 @@ def test_the_erf_kernel_derivative_does_not_cancel():
         assert abs(found - expected) <= expected * mpmath.mpf(10) ** -25
 
 
-@pytest.mark.parametrize("args", [
-    ["postnorm-decay", "--layers", "1000", "--sigma", "1e1000", "--json"],
-    ["postnorm-decay", "--layers", "1000", "--sigma", "1e1000", "--format", "csv"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["postnorm-decay", "--layers", "1000", "--sigma", "1e1000", "--json"],
+        ["postnorm-decay", "--layers", "1000", "--sigma", "1e1000", "--format", "csv"],
+    ],
+)
 def test_outputs_past_4300_digit_integers_are_written(args):
     run = call(args)
     check(run)
@@ -785,30 +945,45 @@ def test_digits_are_ascii_digits_only(digits):
 
 def _shell(command: str, **env: str) -> subprocess.CompletedProcess:
     module = f"{sys.executable} -m momentcalc"
-    return subprocess.run(["sh", "-c", command.replace("momentcalc", module)], capture_output=True, text=True,
-                          env={**os.environ, **env}, check=False)
+    return subprocess.run(
+        ["sh", "-c", command.replace("momentcalc", module)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        check=False,
+    )
 
 
-@pytest.mark.parametrize(("command", "code"), [
-    ("momentcalc truncnorm >&-", 0),
-    ("momentcalc truncnorm 2>&-", 0),
-    ("momentcalc meanfield tanh --json >&- 2>&-", 0),
-    ("momentcalc truncnorm --std 0 2>&-", 2),
-])
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [
+        ("momentcalc truncnorm >&-", 0),
+        ("momentcalc truncnorm 2>&-", 0),
+        ("momentcalc meanfield tanh --json >&- 2>&-", 0),
+        ("momentcalc truncnorm --std 0 2>&-", 2),
+    ],
+)
 def test_closed_stdout_or_stderr(command, code):
     proc = _shell(command)
     assert proc.returncode == code and "Traceback" not in proc.stderr, proc
 
 
-@pytest.mark.parametrize("args", [["schema"], ["--help"], ["--version"], ["truncnorm", "--help"], ["truncnorm", "--json"]])
+@pytest.mark.parametrize(
+    "args", [["schema"], ["--help"], ["--version"], ["truncnorm", "--help"], ["truncnorm", "--json"]]
+)
 def test_every_output_path_into_a_closed_pipe_is_quiet(args):
     """Exit 0 and nothing on stderr (cli.group: the reader chose to stop), for help, the
     version and schema as for a command (click made them exit 1)."""
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        proc = subprocess.run([sys.executable, "-m", "momentcalc", *args], stdout=write_end, stderr=subprocess.PIPE,
-                              text=True, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-m", "momentcalc", *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
     finally:
         os.close(write_end)
     assert proc.returncode == 0 and proc.stderr == "", proc
@@ -816,20 +991,48 @@ def test_every_output_path_into_a_closed_pipe_is_quiet(args):
 
 def test_an_ascii_stream_takes_every_output_path():
     for args in (["schema"], ["--help"], ["truncnorm", "--help"], ["activation-moment", "--help"]):
-        proc = subprocess.run([sys.executable, "-m", "momentcalc", *args], capture_output=True, check=False,
-                              env={**os.environ, "PYTHONIOENCODING": "ascii"})
+        proc = subprocess.run(
+            [sys.executable, "-m", "momentcalc", *args],
+            capture_output=True,
+            check=False,
+            env={**os.environ, "PYTHONIOENCODING": "ascii"},
+        )
         assert proc.returncode == 0 and proc.stderr == b"", (args, proc.stderr)
         proc.stdout.decode("ascii")
-    json.loads(subprocess.run([sys.executable, "-m", "momentcalc", "schema"], capture_output=True, check=True,
-                              env={**os.environ, "PYTHONIOENCODING": "ascii"}).stdout)
+    json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "momentcalc", "schema"],
+            capture_output=True,
+            check=True,
+            env={**os.environ, "PYTHONIOENCODING": "ascii"},
+        ).stdout
+    )
 
 
 def test_sigint_during_a_sweep_is_130_without_a_traceback():
     # An expression no catalog route takes, at 1000 digits: about 17 s of computing, so the
     # signal lands while the child computes (a catalog twin such as mish's formula ends in 0.3 s).
-    proc = subprocess.Popen([sys.executable, "-m", "momentcalc", "activation-moment", "sin(x)/x+tanh(x)",
-                             "--std", "1,2", "--digits", "1000", "--budget", "100", "--format", "csv"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=interruptible)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "momentcalc",
+            "activation-moment",
+            "sin(x)/x+tanh(x)",
+            "--std",
+            "1,2",
+            "--digits",
+            "1000",
+            "--budget",
+            "100",
+            "--format",
+            "csv",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=interruptible,
+    )
     _wait_for_a_child(proc.pid)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
@@ -863,23 +1066,40 @@ def interruptible() -> None:
 
 # --- kernel, hermite, tat: random whitelisted expressions, random options, every output format --
 
-_UNARY = ["exp", "log", "log1p", "sqrt", "abs", "sin", "cos", "tanh", "sinh", "cosh", "erf", "erfc",
-          "sigmoid", "softplus"]
+_UNARY = [
+    "exp",
+    "log",
+    "log1p",
+    "sqrt",
+    "abs",
+    "sin",
+    "cos",
+    "tanh",
+    "sinh",
+    "cosh",
+    "erf",
+    "erfc",
+    "sigmoid",
+    "softplus",
+]
 _LEAVES = ["x", "x", "0", "1", "-1", "0.5", "1/3", "pi", "e", "-2", "1.702"]
 grammar_expressions = st.recursive(
     st.sampled_from(_LEAVES),
     lambda inner: st.one_of(
         st.builds(lambda f, a: f"{f}({a})", st.sampled_from(_UNARY), inner),
-        st.builds(lambda f, a, c: f"{f}({a},{c})", st.sampled_from(["max", "min"]), inner, st.sampled_from(_LEAVES)),
+        st.builds(
+            lambda f, a, c: f"{f}({a},{c})", st.sampled_from(["max", "min"]), inner, st.sampled_from(_LEAVES)
+        ),
         st.builds(lambda a, p: f"({a})**{p}", inner, st.sampled_from(["2", "3", "0.5", "-1", "8", "1.5"])),
         st.builds(lambda a, op, b: f"({a}){op}({b})", inner, st.sampled_from(["+", "-", "*", "/"]), inner),
     ),
     max_leaves=5,
 )
 _KHT_VALUES = {
-    "--rho": hostile_inputs.HOSTILE_NUMBERS[:12] + ["0.5", "-0.5", "1", "-1", "0.999999", "1e-30", "-1:1:0.5", "0.1,0.9",
-                                                    "1.5", "nan"],
-    "--q1": ["0.5", "2", "1e-3", "1e300", "0", "-1", "nan"], "--q2": ["1", "3", "1e-300", "0", "abc"],
+    "--rho": hostile_inputs.HOSTILE_NUMBERS[:12]
+    + ["0.5", "-0.5", "1", "-1", "0.999999", "1e-30", "-1:1:0.5", "0.1,0.9", "1.5", "nan"],
+    "--q1": ["0.5", "2", "1e-3", "1e300", "0", "-1", "nan"],
+    "--q2": ["1", "3", "1e-300", "0", "abc"],
     "--q": ["0.5", "4", "1e309", "0"],
     "--depth": ["1", "2", "5", "0", "-1", "1.5", "100001", "9" * 50],
     "--terms": ["1", "2", "8", "30", "0", "-3", "1.5", "100000", "9" * 50],
@@ -895,10 +1115,16 @@ _KHT_OPTIONS = {
 
 @pytest.mark.slow
 @settings(FUZZ, max_examples=15)  # many draws spend the short budget: 15 keep it near 4 s
-@given(data=st.data(), expression=st.one_of(grammar_expressions, st.sampled_from(hostile_inputs.HOSTILE_EXPRESSIONS),
-                                            st.sampled_from(["glu", "geglu", "swiglu"])),  # the gated units
-       command=st.sampled_from(sorted(_KHT_OPTIONS)),
-       output=st.sampled_from([[], ["--json"], ["--format", "csv"], ["--digits", "5", "--json"]]))
+@given(
+    data=st.data(),
+    expression=st.one_of(
+        grammar_expressions,
+        st.sampled_from(hostile_inputs.HOSTILE_EXPRESSIONS),
+        st.sampled_from(["glu", "geglu", "swiglu"]),
+    ),  # the gated units
+    command=st.sampled_from(sorted(_KHT_OPTIONS)),
+    output=st.sampled_from([[], ["--json"], ["--format", "csv"], ["--digits", "5", "--json"]]),
+)
 def test_kernel_hermite_tat_survive_random_expressions_and_options(data, expression, command, output):
     """No traceback and no exit other than 0, 2, 3 (exit 2/3: one stderr line; JSON an error
     object) for kernel/hermite/tat of a random whitelisted expression with random options."""
@@ -911,11 +1137,27 @@ def test_kernel_hermite_tat_survive_random_expressions_and_options(data, express
 
 # Quotients (removable singularities, poles), powers and products: kernel, hermite and tat build
 # derivatives and products of them inside, which a message must never show.
-_TOPS = ["sin(x)", "x", "tanh(x)", "exp(x)-1", "1-cos(x)", "x**2", "abs(x)", "max(x,0)", "erf(x)", "log1p(x**2)", "1"]
+_TOPS = [
+    "sin(x)",
+    "x",
+    "tanh(x)",
+    "exp(x)-1",
+    "1-cos(x)",
+    "x**2",
+    "abs(x)",
+    "max(x,0)",
+    "erf(x)",
+    "log1p(x**2)",
+    "1",
+]
 _BOTTOMS = ["x", "x**2", "sinh(x)", "tanh(x)", "abs(x)", "1+abs(x)", "x-1/2", "sin(x)"]
 quotients = st.one_of(
     st.builds(lambda a, b: f"({a})/({b})", st.sampled_from(_TOPS), st.sampled_from(_BOTTOMS)),
-    st.builds(lambda a, n: f"({a})**{n}", st.sampled_from(_TOPS[:-1]), st.sampled_from(["1.5", "-1", "3", "0.5", "9"])),
+    st.builds(
+        lambda a, n: f"({a})**{n}",
+        st.sampled_from(_TOPS[:-1]),
+        st.sampled_from(["1.5", "-1", "3", "0.5", "9"]),
+    ),
     st.builds(lambda a, b: f"({a})*({b})", st.sampled_from(_TOPS[:-1]), st.sampled_from(_TOPS[:-1])),
 )
 # Functions only the trees built inside contain.
@@ -926,9 +1168,11 @@ INTERNAL_NAMES = ("sech2", "sigmoid_slope", "sinc", "sign(", "step(")
 @settings(FUZZ, max_examples=12)
 @given(expression=quotients, where=st.sampled_from(["kernel", "hermite", "tat"]))
 def test_maps_of_expressions_name_only_what_the_user_wrote(expression, where):
-    args = {"kernel": ["kernel", expression, "--rho", "0.5", "--digits", "8"],
-            "hermite": ["hermite", expression, "--terms", "4", "--digits", "8"],
-            "tat": ["tat", expression, "--target-slope", "1.5", "--digits", "8"]}[where]
+    args = {
+        "kernel": ["kernel", expression, "--rho", "0.5", "--digits", "8"],
+        "hermite": ["hermite", expression, "--terms", "4", "--digits", "8"],
+        "tat": ["tat", expression, "--target-slope", "1.5", "--digits", "8"],
+    }[where]
     with short_budget():
         run = call(args)
     check(run)

@@ -50,6 +50,9 @@ def test_public_functions_take_their_options_by_keyword():
     for name in momentcalc.__all__:
         if name == "__version__":
             continue
-        positional = [p.name for p in inspect.signature(getattr(momentcalc, name)).parameters.values()
-                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        positional = [
+            p.name
+            for p in inspect.signature(getattr(momentcalc, name)).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
         assert set(positional) <= SUBJECTS, (name, positional)

@@ -16,8 +16,9 @@ def complete(line: str) -> list[str]:
     ends with a space)."""
     words = line.split()
     cword = len(words) if line.endswith(" ") else len(words) - 1
-    code, stdout, stderr = cli_runner.run([], env={"_MOMENTCALC_COMPLETE": "complete_bash", "COMP_WORDS": line,
-                                                   "COMP_CWORD": str(cword)})
+    code, stdout, stderr = cli_runner.run(
+        [], env={"_MOMENTCALC_COMPLETE": "complete_bash", "COMP_WORDS": line, "COMP_CWORD": str(cword)}
+    )
     assert code == 0 and stderr == "", stderr
     return stdout.split()
 
@@ -60,9 +61,11 @@ def test_results_of_a_command_that_cannot_run_yet_offer_nothing():
 
 
 def test_a_normal_call_never_loads_completion():
-    code = ("import sys; sys.argv = ['momentcalc', 'truncnorm', '--get', 'gamma']\n"
-            "from momentcalc.cli.app import main\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "print('momentcalc.cli.completion' in sys.modules, file=sys.stderr)")
+    code = (
+        "import sys; sys.argv = ['momentcalc', 'truncnorm', '--get', 'gamma']\n"
+        "from momentcalc.cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('momentcalc.cli.completion' in sys.modules, file=sys.stderr)"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert proc.stdout == "0.773741303549923\n" and proc.stderr.strip() == "False"

@@ -30,11 +30,16 @@ def rows(*args):
 def test_single_computation_is_one_row_inputs_then_results(args):
     table = rows(*args, "--digits", "6")
     doc = invoke(*args, "--digits", "6", "--json").json()
+
     # an estimate's ± follows it as NAME_stderr (unless the command reports a result of that name)
     def with_stderr(name, result):
         return result["stderr"] is not None and f"{name}_stderr" not in doc["results"]
 
-    results = [column for name, r in doc["results"].items() for column in (name, f"{name}_stderr")[:1 + with_stderr(name, r)]]
+    results = [
+        column
+        for name, r in doc["results"].items()
+        for column in (name, f"{name}_stderr")[: 1 + with_stderr(name, r)]
+    ]
     assert table[0] == [*(f"input.{name}" for name in doc["inputs"]), *results]
     assert len(table) == 2
     cells = dict(zip(table[0], table[1]))
@@ -56,11 +61,22 @@ def test_list_result_has_a_layer_column_and_one_row_per_layer():
     table = rows("postnorm-decay", "--layers", "4", "--sigma", "1,0.5", "--digits", "6")
     header = table[0]
     assert header[:5] == ["input.layers", "input.sigma", "input.threshold", "input.scheme", "layer"]
-    assert header[5:] == ["decay", "identity_weight", "branch_weights", "depth_to_threshold", "final_variance"]
+    assert header[5:] == [
+        "decay",
+        "identity_weight",
+        "branch_weights",
+        "depth_to_threshold",
+        "final_variance",
+    ]
     assert len(table) == 1 + 2 * 4
     first = [dict(zip(header, line)) for line in table[1:5]]
     assert [r["layer"] for r in first] == ["0", "1", "2", "3"]
-    assert [r["branch_weights"] for r in first] == ["0.250000", "0.353553", "0.500000", "0.707107"]  # 2^(-(L-k)/2)
+    assert [r["branch_weights"] for r in first] == [
+        "0.250000",
+        "0.353553",
+        "0.500000",
+        "0.707107",
+    ]  # 2^(-(L-k)/2)
     assert {r["identity_weight"] for r in first} == {"0.250000"}  # scalars repeat on every layer
     assert {line[1] for line in table[5:]} == {"0.5"}
 

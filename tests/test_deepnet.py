@@ -19,14 +19,39 @@ DIGITS = 30
 @pytest.mark.parametrize(
     ("arch", "n", "m", "formulas"),
     [
-        ("encoder", 18, None, {"deepnorm_alpha": lambda n, m: mpmath.root(2 * n, 4),
-                               "deepnorm_beta": lambda n, m: mpmath.root(8 * n, 4) ** -1}),
-        ("decoder", 24, None, {"deepnorm_alpha": lambda n, m: mpmath.root(2 * n, 4),
-                               "deepnorm_beta": lambda n, m: 1 / mpmath.root(8 * n, 4)}),
-        ("encdec", 100, 50, {"deepnorm_alpha": lambda n, m: mpmath.mpf(81) / 100 * mpmath.power(mpmath.mpf(n) ** 4 * m, mpmath.mpf(1) / 16),
-                             "deepnorm_beta": lambda n, m: mpmath.mpf(87) / 100 * mpmath.power(mpmath.mpf(n) ** 4 * m, -mpmath.mpf(1) / 16),
-                             "decoder_alpha": lambda n, m: mpmath.root(3 * m, 4),
-                             "decoder_beta": lambda n, m: mpmath.root(12 * m, 4) ** -1}),
+        (
+            "encoder",
+            18,
+            None,
+            {
+                "deepnorm_alpha": lambda n, m: mpmath.root(2 * n, 4),
+                "deepnorm_beta": lambda n, m: mpmath.root(8 * n, 4) ** -1,
+            },
+        ),
+        (
+            "decoder",
+            24,
+            None,
+            {
+                "deepnorm_alpha": lambda n, m: mpmath.root(2 * n, 4),
+                "deepnorm_beta": lambda n, m: 1 / mpmath.root(8 * n, 4),
+            },
+        ),
+        (
+            "encdec",
+            100,
+            50,
+            {
+                "deepnorm_alpha": lambda n, m: (
+                    mpmath.mpf(81) / 100 * mpmath.power(mpmath.mpf(n) ** 4 * m, mpmath.mpf(1) / 16)
+                ),
+                "deepnorm_beta": lambda n, m: (
+                    mpmath.mpf(87) / 100 * mpmath.power(mpmath.mpf(n) ** 4 * m, -mpmath.mpf(1) / 16)
+                ),
+                "decoder_alpha": lambda n, m: mpmath.root(3 * m, 4),
+                "decoder_beta": lambda n, m: mpmath.root(12 * m, 4) ** -1,
+            },
+        ),
     ],
 )
 def test_alpha_and_beta_against_the_papers_formulas(arch, n, m, formulas):
@@ -64,8 +89,14 @@ def test_exact_roots_are_exact():
     [
         (("--arch", "encdec"), "--arch applies only with --scheme deepnorm"),
         (("--scheme", "deepnorm", "--arch", "encdec"), "--decoder-layers is required with --arch encdec"),
-        (("--scheme", "deepnorm", "--decoder-layers", "4"), "--decoder-layers applies only with --arch encdec"),
-        (("--scheme", "deepnorm", "--arch", "decoder", "--decoder-layers", "4"), "--decoder-layers applies only"),
+        (
+            ("--scheme", "deepnorm", "--decoder-layers", "4"),
+            "--decoder-layers applies only with --arch encdec",
+        ),
+        (
+            ("--scheme", "deepnorm", "--arch", "decoder", "--decoder-layers", "4"),
+            "--decoder-layers applies only",
+        ),
         (("--scheme", "deepnorm", "--arch", "both"), "--arch must be one of encoder, decoder, encdec"),
         (("--scheme", "deepnorm", "--arch", "encdec", "--decoder-layers", "0"), "--decoder-layers must be"),
     ],
@@ -76,8 +107,29 @@ def test_bad_arch_is_exit_2(argv, message):
 
 
 def test_cli_encdec():
-    run = invoke("postnorm-decay", "--scheme", "deepnorm", "--layers", "100", "--arch", "encdec", "--decoder-layers",
-                 "100", "--get", "deepnorm_alpha", "--get", "deepnorm_beta", "--get", "decoder_alpha", "--get",
-                 "decoder_beta")
+    run = invoke(
+        "postnorm-decay",
+        "--scheme",
+        "deepnorm",
+        "--layers",
+        "100",
+        "--arch",
+        "encdec",
+        "--decoder-layers",
+        "100",
+        "--get",
+        "deepnorm_alpha",
+        "--get",
+        "deepnorm_beta",
+        "--get",
+        "decoder_alpha",
+        "--get",
+        "decoder_beta",
+    )
     assert run.code == 0
-    assert run.stdout.split() == ["3.41574167777152", "0.206309512392564", "4.16179145028782", "0.169904424484712"]
+    assert run.stdout.split() == [
+        "3.41574167777152",
+        "0.206309512392564",
+        "4.16179145028782",
+        "0.169904424484712",
+    ]

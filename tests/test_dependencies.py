@@ -96,11 +96,19 @@ def _foreign_internals(relative: str, package: str, source: str) -> list[str]:
                     theirs.add((alias.asname or alias.name).split(".")[0])
                     if "." in alias.name:
                         found.append(f"line {node.lineno}: import {alias.name}")
-        elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] in THEIRS:
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and not node.level
+            and (node.module or "").split(".")[0] in THEIRS
+        ):
             theirs.update(alias.asname or alias.name for alias in node.names)
             if "." in node.module:
                 found.append(f"line {node.lineno}: from {node.module} import ...")
-            found += [f"line {node.lineno}: {alias.name} from {node.module}" for alias in node.names if _private(alias.name)]
+            found += [
+                f"line {node.lineno}: {alias.name} from {node.module}"
+                for alias in node.names
+                if _private(alias.name)
+            ]
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and _private(node.attr):
             root = node.value
@@ -117,18 +125,31 @@ def test_only_the_adapters_reach_mpmath_and_flint_internals():
     r"""``grep -rn "_prec_rounding\|_mpf_\|libmp" momentcalc`` names the mpmath adapter only; no
     module but the two adapters imports a submodule or private name of mpmath or flint, or
     reads a private attribute of theirs (``mp._prec_rounding``, ``x._mpf_``)."""
-    offenders = {relative: found for relative, package, source in _sources() if relative not in ADAPTERS
-                 for found in [_foreign_internals(relative, package, source)] if found}
+    offenders = {
+        relative: found
+        for relative, package, source in _sources()
+        if relative not in ADAPTERS
+        for found in [_foreign_internals(relative, package, source)]
+        if found
+    }
     assert offenders == {}
 
 
 def test_the_check_sees_internals():
     """The check above can fail: each way of reaching in is caught."""
-    for line in ("from mpmath.libmp import mpf_mul", "import flint.types.arb", "from mpmath import _x",
-                 "from mpmath import mp\nmp._prec_rounding", "y = x._mpf_", "from flint import ctx\nctx._cap",
-                 "import mpmath as m\nm.mp._prec"):
+    for line in (
+        "from mpmath.libmp import mpf_mul",
+        "import flint.types.arb",
+        "from mpmath import _x",
+        "from mpmath import mp\nmp._prec_rounding",
+        "y = x._mpf_",
+        "from flint import ctx\nctx._cap",
+        "import mpmath as m\nm.mp._prec",
+    ):
         assert _foreign_internals("x.py", "momentcalc", line), line
-    assert not _foreign_internals("x.py", "momentcalc", "from mpmath import mp\nmp.prec\nfrom flint import arb")
+    assert not _foreign_internals(
+        "x.py", "momentcalc", "from mpmath import mp\nmp.prec\nfrom flint import arb"
+    )
 
 
 def _private_imports(package: str, source: str) -> list[str]:
@@ -147,8 +168,12 @@ def _private_imports(package: str, source: str) -> list[str]:
 def test_no_module_imports_a_private_name_from_another_package():
     """A name with a leading underscore is its package's business: ``from ..engine.x import _y``
     in ``moments/`` fails (within one package, its modules may share helpers)."""
-    offenders = {relative: found for relative, package, source in _sources()
-                 for found in [_private_imports(package, source)] if found}
+    offenders = {
+        relative: found
+        for relative, package, source in _sources()
+        for found in [_private_imports(package, source)]
+        if found
+    }
     assert offenders == {}
     assert _private_imports("momentcalc.moments", "from ..engine.gaussian_balls import _log2")
     assert not _private_imports("momentcalc.moments", "from .exact import _piece_expectation")
@@ -335,7 +360,9 @@ LOCAL_IMPORTS = {
 
 @functools.cache
 def _import_graph():
-    spec = importlib.util.spec_from_file_location("import_graph", PACKAGE.parent / "scripts" / "import_graph.py")
+    spec = importlib.util.spec_from_file_location(
+        "import_graph", PACKAGE.parent / "scripts" / "import_graph.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -344,8 +371,11 @@ def _import_graph():
 def _local_imports(graph, path: Path, source: str | None = None) -> set[str]:
     """``file -> module`` of each function-local import of ``path`` (LOCAL_IMPORTS' keys)."""
     relative = path.relative_to(PACKAGE).as_posix()
-    return {f"{relative} -> " + ("." + target.removeprefix("momentcalc.") if target.startswith("momentcalc.") else target)
-            for _, target in graph.local_imports(path, source)}
+    return {
+        f"{relative} -> "
+        + ("." + target.removeprefix("momentcalc.") if target.startswith("momentcalc.") else target)
+        for _, target in graph.local_imports(path, source)
+    }
 
 
 def test_function_local_imports_are_listed_with_a_reason():
@@ -364,7 +394,8 @@ def test_the_local_import_check_can_fail():
     path = PACKAGE / "computations" / "truncnorm.py"
     source = path.read_text() + (
         "\n\ndef _late():\n    from ..moments import expectations\n    import sympy\n    from numpy import array\n"
-        "    import json\n\n\nif TYPE_CHECKING:\n    from ..catalog import Activation\n")
+        "    import json\n\n\nif TYPE_CHECKING:\n    from ..catalog import Activation\n"
+    )
     found = _local_imports(graph, path, source)
     new = found - LOCAL_IMPORTS.keys()
     assert new == {"computations/truncnorm.py -> .moments.expectations", "computations/truncnorm.py -> json"}
@@ -380,8 +411,16 @@ def test_no_module_imports_another_packages_private_module():
         if relative in adapters:
             continue
         for node in ast.walk(ast.parse(source)):
-            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
-            found += [f"{relative}: {name}" for name in names
-                      if name != "__future__" and any(part.startswith("_") for part in name.split("."))]
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
+            found += [
+                f"{relative}: {name}"
+                for name in names
+                if name != "__future__" and any(part.startswith("_") for part in name.split("."))
+            ]
     assert found == []

@@ -54,8 +54,11 @@ def results(case: str, digits: int) -> dict[str, str] | None:
     code, out, err = run([*case.split(), "--digits", str(digits), "--json"])
     if code != 0:
         return None
-    return {name: q["decimal"] for name, q in json.loads(out)["results"].items()
-            if q.get("stderr") is None and not isinstance(q["decimal"], list) and name not in DIGITS_DEPENDENT}
+    return {
+        name: q["decimal"]
+        for name, q in json.loads(out)["results"].items()
+        if q.get("stderr") is None and not isinstance(q["decimal"], list) and name not in DIGITS_DEPENDENT
+    }
 
 
 def allowed(text30: str, digits: int) -> set[str]:
@@ -65,8 +68,11 @@ def allowed(text30: str, digits: int) -> set[str]:
     mantissa, _, exponent = text30.partition("e")
     significant = mantissa.lstrip("-").replace(".", "").lstrip("0")
     value = Fraction(text30)
-    unit = Fraction(10) ** (-(len(mantissa.lstrip("-").partition(".")[2])) if not exponent else
-                            int(exponent) - len(significant) + 1)
+    unit = Fraction(10) ** (
+        -(len(mantissa.lstrip("-").partition(".")[2]))
+        if not exponent
+        else int(exponent) - len(significant) + 1
+    )
     # (a whole number shown with all its digits, depth_to_threshold, is printed whole at every --digits)
     return {text30, decimal_text(value - unit / 2, digits), decimal_text(value + unit / 2, digits)}
 
@@ -87,14 +93,26 @@ def test_fewer_digits_never_fail_where_more_succeed(case: str, digits: int) -> N
     check(case, digits)
 
 
-@pytest.mark.parametrize("case, digits, name, text", [
-    ("initializer tf.keras.initializers.HeNormal --fan-in 128", 2, "nominal_std", "0.13"),
-    ("initializer tf.keras.initializers.HeNormal --fan-in 128", 1, "nominal_std", "0.1"),
-    ("initializer tf.keras.initializers.VarianceScaling --distribution uniform --fan-in 3", 1, "high", "1"),
-    ("initializer jax.nn.initializers.variance_scaling --scale 2 --mode fan_in --distribution normal --fan-in 128",
-     2, "effective_std", "0.13"),
-    ("activation-moment sigmoid --mean 100", 2, "variance", "6.5e-87"),
-])
+@pytest.mark.parametrize(
+    "case, digits, name, text",
+    [
+        ("initializer tf.keras.initializers.HeNormal --fan-in 128", 2, "nominal_std", "0.13"),
+        ("initializer tf.keras.initializers.HeNormal --fan-in 128", 1, "nominal_std", "0.1"),
+        (
+            "initializer tf.keras.initializers.VarianceScaling --distribution uniform --fan-in 3",
+            1,
+            "high",
+            "1",
+        ),
+        (
+            "initializer jax.nn.initializers.variance_scaling --scale 2 --mode fan_in --distribution normal --fan-in 128",
+            2,
+            "effective_std",
+            "0.13",
+        ),
+        ("activation-moment sigmoid --mean 100", 2, "variance", "6.5e-87"),
+    ],
+)
 def test_exact_ties_and_cancellation(case: str, digits: int, name: str, text: str) -> None:
     found = results(case, digits)
     assert found is not None and found[name] == text

@@ -57,7 +57,7 @@ def _readme_cli_examples(abridged: bool = False) -> list[tuple[str, list[str]]]:
             if not line.startswith("$ momentcalc ") or "|" in line:
                 continue
             expected = []
-            for following in lines[i + 1:]:
+            for following in lines[i + 1 :]:
                 if following.startswith("$ "):
                     break
                 expected.append(following)
@@ -93,18 +93,22 @@ def test_readme_excerpt_is_real(line, expected):
     at = 0
     for chunk in _excerpt_chunks(expected):
         for start in range(at, len(shown) - len(chunk) + 1):
-            if shown[start:start + len(chunk)] == chunk:
+            if shown[start : start + len(chunk)] == chunk:
                 at = start + len(chunk)
                 break
         else:
-            raise AssertionError(f"{line}: these lines are not in its output (in this order):\n" + "\n".join(chunk))
+            raise AssertionError(
+                f"{line}: these lines are not in its output (in this order):\n" + "\n".join(chunk)
+            )
 
 
 def test_readme_has_cli_examples():
     assert len(README_CLI_EXAMPLES) >= 8
 
 
-@pytest.mark.parametrize(("line", "expected"), README_CLI_EXAMPLES, ids=[line for line, _ in README_CLI_EXAMPLES])
+@pytest.mark.parametrize(
+    ("line", "expected"), README_CLI_EXAMPLES, ids=[line for line, _ in README_CLI_EXAMPLES]
+)
 def test_readme_cli_example_is_real(line, expected):
     """The example prints exactly the README's output (stdout then stderr) as a terminal of the
     README's 100 columns shows it (the boxed table; without colour). In-process, as the other CLI
@@ -156,9 +160,15 @@ def test_shell_completion_is_available(monkeypatch):
     monkeypatch.setattr(typer.completion, "_get_shell_name", lambda: "bash")
     script = invoke("--show-completion", "bash")
     assert script.code == 0 and "_MOMENTCALC_COMPLETE" in script.stdout
-    env = {**os.environ, "_MOMENTCALC_COMPLETE": "complete_bash", "COMP_WORDS": "momentcalc truncnorm --tar",
-           "COMP_CWORD": "2"}
-    proc = subprocess.run([sys.executable, "-m", "momentcalc"], env=env, capture_output=True, text=True, check=False)
+    env = {
+        **os.environ,
+        "_MOMENTCALC_COMPLETE": "complete_bash",
+        "COMP_WORDS": "momentcalc truncnorm --tar",
+        "COMP_CWORD": "2",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "momentcalc"], env=env, capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 0 and proc.stdout.split() == ["--target-std"]
 
 
@@ -192,6 +202,10 @@ def test_sources_are_cited_by_author_and_title_not_by_our_file_names():
     root = Path(__file__).resolve().parents[1]
     pattern = re.compile(r"\bseeds? ?\d{3}|seeds/\d|\d{3}_[0-9a-f]{16}", re.IGNORECASE)
     texts = [root / "README.md", *sorted((root / "momentcalc").rglob("*.py"))]
-    found = [f"{path.relative_to(root)}:{n}" for path in texts
-             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    found = [
+        f"{path.relative_to(root)}:{n}"
+        for path in texts
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
     assert found == []

@@ -30,8 +30,18 @@ def half_away(value: Fraction, digits: int) -> str:
 @pytest.mark.parametrize("digits", [1, 2, 3])
 def test_ties_round_half_away_in_a_slope_sweep(cli, digits):
     slopes = [s for s, d in TIES.items() if d == digits]
-    run = cli("activation-moment", "leaky_relu", "--slope", ",".join(slopes), "--digits", str(digits),
-              "--get", "second_moment", "--get", "derivative_second_moment")
+    run = cli(
+        "activation-moment",
+        "leaky_relu",
+        "--slope",
+        ",".join(slopes),
+        "--digits",
+        str(digits),
+        "--get",
+        "second_moment",
+        "--get",
+        "derivative_second_moment",
+    )
     assert run.code == 0, run
     rows = [line.split("\t") for line in run.stdout.splitlines()]
     for slope, row in zip(slopes, rows, strict=True):
@@ -59,8 +69,12 @@ def test_derived_results_are_exact_when_rational():
     for name in ("selu", "identity"):
         found = exact_moments(name)
         assert {k: found[k] for k in ("variance", "rms", "gain", "centered_gain")} == dict.fromkeys(
-            ("variance", "rms", "gain", "centered_gain"), Fraction(1)), name
-    assert exact_moments("relu") == {"second_moment": Fraction(1, 2), "derivative_second_moment": Fraction(1, 2)}
+            ("variance", "rms", "gain", "centered_gain"), Fraction(1)
+        ), name
+    assert exact_moments("relu") == {
+        "second_moment": Fraction(1, 2),
+        "derivative_second_moment": Fraction(1, 2),
+    }
     assert exact_moments("relu", mean="0.1") == {} and exact_moments("x*tanh(x)") == {}
     assert exact_moments("pi*x**2") == {} and exact_moments("elu") == {}
 
@@ -86,7 +100,9 @@ SCALED = [
 
 
 @pytest.mark.parametrize(("activation", "kwargs", "key", "value", "digits"), SCALED)
-def test_scaled_exact_values_lie_in_the_balls_and_round_half_away(cli, activation, kwargs, key, value, digits):
+def test_scaled_exact_values_lie_in_the_balls_and_round_half_away(
+    cli, activation, kwargs, key, value, digits
+):
     assert exact_moments(activation, **kwargs)[key] == value
     balls = moment_balls(activation, digits=30, **kwargs)
     with ctx.workprec(400):

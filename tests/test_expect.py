@@ -13,7 +13,13 @@ def test_pass_and_fail_with_tolerance_in_json():
     ok = invoke("truncnorm", "--expect", "gamma=0.7737413", "--json")
     assert ok.code == 0 and ok.stderr == ""
     assert ok.json()["checks"] == [
-        {"name": "gamma", "expected": "0.7737413", "found": "0.773741303549923", "tolerance": "5e-8", "ok": True}
+        {
+            "name": "gamma",
+            "expected": "0.7737413",
+            "found": "0.773741303549923",
+            "tolerance": "5e-8",
+            "ok": True,
+        }
     ]
     bad = invoke("truncnorm", "--expect", "gamma=0.7737415", "--json")
     assert bad.code == 1
@@ -23,12 +29,12 @@ def test_pass_and_fail_with_tolerance_in_json():
 @pytest.mark.parametrize(
     "value,code",
     [
-        ("0.7737413", 0),     # |diff| 3.5e-9 <= 5e-8
-        ("0.77374130", 0),    # |diff| 3.5e-9 <= 5e-9
-        ("0.773741304", 0),   # |diff| 4.5e-10 <= 5e-10
-        ("0.77374131", 1),    # |diff| 6.5e-9 > 5e-9: one unit in the last digit would have passed
-        ("0.7737412", 1),     # |diff| 1.04e-7 > 5e-8
-        ("7.737413e-1", 0),   # exponent notation: half a unit of 1e-7
+        ("0.7737413", 0),  # |diff| 3.5e-9 <= 5e-8
+        ("0.77374130", 0),  # |diff| 3.5e-9 <= 5e-9
+        ("0.773741304", 0),  # |diff| 4.5e-10 <= 5e-10
+        ("0.77374131", 1),  # |diff| 6.5e-9 > 5e-9: one unit in the last digit would have passed
+        ("0.7737412", 1),  # |diff| 1.04e-7 > 5e-8
+        ("7.737413e-1", 0),  # exponent notation: half a unit of 1e-7
         ("7.73741e-1", 0),
         ("7.73742e-1", 1),
     ],
@@ -49,8 +55,12 @@ def test_the_bert_mistake_is_caught():
     assert invoke("truncnorm", "--expect", "gamma=0.8").code == 2
     assert invoke("truncnorm", "--expect", "gamma=0.77").code == 2
     assert invoke("truncnorm", "--expect", "gamma=0.774").code == 0
-    assert invoke("init", "--fan-in", "768", "--fan-out", "768", "--scheme", "xavier",
-                  "--expect", "std=0.0361").code == 0  # three significant digits are enough
+    assert (
+        invoke(
+            "init", "--fan-in", "768", "--fan-out", "768", "--scheme", "xavier", "--expect", "std=0.0361"
+        ).code
+        == 0
+    )  # three significant digits are enough
 
 
 def test_few_digits_allowed_with_an_explicit_tolerance():
@@ -77,8 +87,10 @@ def test_mismatch_line_shows_two_more_digits_than_value():
     run = invoke("truncnorm", "--expect", "std_ratio=0.87962566103423978")
     assert run.code == 1
     [line] = run.stderr.splitlines()
-    assert line == ("momentcalc: --expect std_ratio failed: expected 0.87962566103423978 ± 5e-18 "
-                    "(half a unit in the last digit), found 0.8796256610342397504")
+    assert line == (
+        "momentcalc: --expect std_ratio failed: expected 0.87962566103423978 ± 5e-18 "
+        "(half a unit in the last digit), found 0.8796256610342397504"
+    )
     doc = invoke("truncnorm", "--expect", "std_ratio=0.87962566103423978", "--json").json()
     [check] = doc["checks"]
     assert check["found"] == "0.8796256610342397504" and check["tolerance"] == "5e-18"
@@ -90,8 +102,10 @@ def test_mismatch_line_with_few_digits_keeps_digits_and_names_the_sweep_point():
     run = invoke("truncnorm", "--std", "0.02,0.03", "--expect", "std=0.0176", "--digits", "3")
     assert run.code == 1
     [line] = run.stderr.splitlines()
-    assert line == ("momentcalc: --expect std failed at std=0.03: expected 0.0176 ± 0.00005 "
-                    "(half a unit in the last digit), found 0.026389")
+    assert line == (
+        "momentcalc: --expect std failed at std=0.03: expected 0.0176 ± 0.00005 "
+        "(half a unit in the last digit), found 0.026389"
+    )
 
 
 def test_expect_on_a_list_result_or_unknown_name_is_usage_error():

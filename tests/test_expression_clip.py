@@ -10,8 +10,18 @@ from momentcalc.catalog.expression_calculus import parity
 from momentcalc.catalog.expression_parse import parse
 
 
-@pytest.mark.parametrize("text", ["min(max(x,-1),1)", "max(min(x,1),-1)", "min(1,max(-1,x))", "max(-1,min(1,x))",
-                                  "min(max(x,-2),2)", "min(max(3*tanh(x),-1/2),1/2)", "min(max(x,0),0)"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "min(max(x,-1),1)",
+        "max(min(x,1),-1)",
+        "min(1,max(-1,x))",
+        "max(-1,min(1,x))",
+        "min(max(x,-2),2)",
+        "min(max(3*tanh(x),-1/2),1/2)",
+        "min(max(x,0),0)",
+    ],
+)
 def test_clip_of_an_odd_function_is_odd(text):
     assert parity(parse(text)) == "odd"
     fn = parse(text)
@@ -22,8 +32,17 @@ def test_clip_of_an_odd_function_is_odd(text):
         assert f(-x) == -f(x)
 
 
-@pytest.mark.parametrize("text", ["min(max(x,-1),2)", "min(max(x,1),-1)", "max(min(x,-1),1)", "min(max(x+1,-1),1)",
-                                  "min(max(cos(x),-1),1)", "min(max(x,-1),1)+1"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "min(max(x,-1),2)",
+        "min(max(x,1),-1)",
+        "max(min(x,-1),1)",
+        "min(max(x+1,-1),1)",
+        "min(max(cos(x),-1),1)",
+        "min(max(x,-1),1)+1",
+    ],
+)
 def test_other_clips_are_not_called_odd(text):
     assert parity(parse(text)) != "odd"
 
@@ -33,8 +52,9 @@ def test_kernel_of_a_clip_written_the_other_way_is_hardtanh(cli):
     ours = cli("kernel", "max(min(x,1),-1)", "--rho", "0.5", "--digits", "30", "--json")
     theirs = cli("kernel", "hardtanh", "--rho", "0.5", "--digits", "30", "--json")
     assert ours.code == theirs.code == 0, ours.stderr
-    assert ({k: v["decimal"] for k, v in ours.json()["results"].items()}
-            == {k: v["decimal"] for k, v in theirs.json()["results"].items()})
+    assert {k: v["decimal"] for k, v in ours.json()["results"].items()} == {
+        k: v["decimal"] for k, v in theirs.json()["results"].items()
+    }
     assert ours.json()["results"]["c_map_at_0"]["decimal"] == "0"
 
 
@@ -80,8 +100,15 @@ def test_kernel_local_quantity_on_a_rounding_tie(cli):
     assert results["c_map_at_0"]["decimal"] == mpmath.nstr(mpmath.mpf(c0.numerator) / c0.denominator, 15)
 
 
-@pytest.mark.parametrize("args", [["kernel", "(-x)**1.5", "--rho", "0.5"], ["kernel", "log(x)", "--q1", "2", "--q2", "3"],
-                                  ["hermite", "x**1.5"], ["tat", "sqrt(x)", "--target-slope", "1.5"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["kernel", "(-x)**1.5", "--rho", "0.5"],
+        ["kernel", "log(x)", "--q1", "2", "--q2", "3"],
+        ["hermite", "x**1.5"],
+        ["tat", "sqrt(x)", "--target-slope", "1.5"],
+    ],
+)
 def test_an_expression_undefined_on_half_the_line_is_bad_input(cli, args):
     """As in activation-moment: exit 2 naming the activation and a point where it has no real
     value (kernel '(-x)**1.5' spent the whole CPU budget and exited 3)."""

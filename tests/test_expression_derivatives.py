@@ -48,8 +48,9 @@ def test_second_derivative_of_x_times_f(name: str) -> None:
                 ctx.prec = old
 
 
-@pytest.mark.parametrize("text", ["log(1+exp(x))", "log(exp(2*x)+1)", "log1p(exp(x/3))", "x*tanh(log(1+exp(x)))",
-                                  "log(2+exp(x))"])
+@pytest.mark.parametrize(
+    "text", ["log(1+exp(x))", "log(exp(2*x)+1)", "log1p(exp(x/3))", "x*tanh(log(1+exp(x)))", "log(2+exp(x))"]
+)
 def test_softplus_written_out_differentiates_to_sigmoid(text):
     """log(1 + e^v)' = σ(v)·v' (bounded: e^v/(1 + e^v) had the growth bound e^|x|, so kernel of
     such an expression exited 3): φ' and φ'' against mpmath.diff, φ' as a sigmoid where it applies."""
@@ -75,7 +76,14 @@ def test_kernel_of_scaled_mish_written_out(cli):
     assert ours.code == mish.code == 0, ours.stderr
     a, b = ours.json()["results"], mish.json()["results"]
     with mp.workdps(40):
-        for name, factor in (("nngp", 4), ("ntk_derivative", 4), ("q_map_slope_at_1", 4), ("correlation_out", 1),
-                             ("c_map_at_0", 1), ("c_map_slope_at_1", 1), ("c_map_curvature_at_1", 1)):
+        for name, factor in (
+            ("nngp", 4),
+            ("ntk_derivative", 4),
+            ("q_map_slope_at_1", 4),
+            ("correlation_out", 1),
+            ("c_map_at_0", 1),
+            ("c_map_slope_at_1", 1),
+            ("c_map_curvature_at_1", 1),
+        ):
             want = factor * mpmath.mpf(b[name]["decimal"])
             assert abs(mpmath.mpf(a[name]["decimal"]) - want) <= mpmath.mpf(10) ** -28 * abs(want), name

@@ -12,9 +12,16 @@ from momentcalc.catalog.expression_calculus import hermite_symmetry
 from momentcalc.computations.hermite import hermite
 from momentcalc.computations.kernel import kernel
 
-SAME = [("sigmoid(x)*x", "swish"), ("softplus(x)", "softplus"), ("sigmoid(x)", "sigmoid"),
-        ("(x+abs(x))/2", "relu"), ("2*sigmoid(2*x)-1", "tanh"), ("0.5*x*(1+erf(x/sqrt(2)))", "gelu"),
-        ("log(sigmoid(x))", "log_sigmoid"), ("log1p(exp(x))", "softplus")]
+SAME = [
+    ("sigmoid(x)*x", "swish"),
+    ("softplus(x)", "softplus"),
+    ("sigmoid(x)", "sigmoid"),
+    ("(x+abs(x))/2", "relu"),
+    ("2*sigmoid(2*x)-1", "tanh"),
+    ("0.5*x*(1+erf(x/sqrt(2)))", "gelu"),
+    ("log(sigmoid(x))", "log_sigmoid"),
+    ("log1p(exp(x))", "softplus"),
+]
 
 
 def _decimals(result, digits):
@@ -26,31 +33,62 @@ def test_kernel_of_an_expression_is_the_catalog_entrys(text, name):
     assert _decimals(kernel(text, rho="0.5"), 15) == _decimals(kernel(name, rho="0.5"), 15)
 
 
-@pytest.mark.parametrize("text, name", [("sigmoid(x)*x", "swish"), ("softplus(x)", "softplus"),
-                                        ("sigmoid(x)", "sigmoid"), ("log1p(exp(x))", "softplus"),
-                                        ("log(sigmoid(x))", "log_sigmoid")])
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("sigmoid(x)*x", "swish"),
+        ("softplus(x)", "softplus"),
+        ("sigmoid(x)", "sigmoid"),
+        ("log1p(exp(x))", "softplus"),
+        ("log(sigmoid(x))", "log_sigmoid"),
+    ],
+)
 def test_hermite_of_an_expression_is_the_catalog_entrys_at_30_digits(text, name):
     found, want = hermite(text, terms=6, digits=30), hermite(name, terms=6, digits=30)
     assert _decimals(found, 30) == _decimals(want, 30)
 
 
-@pytest.mark.parametrize("text, kind", [
-    ("sigmoid(x)", "constant_even_part"), ("erfc(x)", "constant_even_part"), ("sigmoid(x)+x**3", "constant_even_part"),
-    ("softplus(x)", "linear_odd_part"), ("x*sigmoid(x)", "linear_odd_part"), ("softplus(x)-log(2)", "linear_odd_part"),
-    ("0.5*x*(1+erf(x/sqrt(2)))", "linear_odd_part"), ("x+x**2", "linear_odd_part"),
-    # no claim: a jump (sign(x) + x**2 is not x**2 plus an odd part, whatever phi' says), a kink, no symmetry
-    ("x/abs(x)+x**2", None), ("max(x,0)", None), ("exp(x)", None), ("tanh(x)", None), ("x**2", None),
-])
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("sigmoid(x)", "constant_even_part"),
+        ("erfc(x)", "constant_even_part"),
+        ("sigmoid(x)+x**3", "constant_even_part"),
+        ("softplus(x)", "linear_odd_part"),
+        ("x*sigmoid(x)", "linear_odd_part"),
+        ("softplus(x)-log(2)", "linear_odd_part"),
+        ("0.5*x*(1+erf(x/sqrt(2)))", "linear_odd_part"),
+        ("x+x**2", "linear_odd_part"),
+        # no claim: a jump (sign(x) + x**2 is not x**2 plus an odd part, whatever phi' says), a kink, no symmetry
+        ("x/abs(x)+x**2", None),
+        ("max(x,0)", None),
+        ("exp(x)", None),
+        ("tanh(x)", None),
+        ("x**2", None),
+    ],
+)
 def test_hermite_symmetries_beyond_parity(text, kind):
     assert hermite_symmetry(resolve(text).tree) == kind
 
 
-@pytest.mark.parametrize("text, name", [("(x+abs(x))/2", "relu"), ("min(max(x+3,0),6)/6", "hard_sigmoid"),
-                                        ("x*min(max(x+3,0),6)/6", "hard_swish"), ("max(x,0)+exp(min(x,0))-1", "elu"),
-                                        ("abs(x)", None), ("max(x,0)+0.01*min(x,0)", None), ("max(x,-1)", None),
-                                        ("sigmoid(x)", "sigmoid"), ("softplus(x)", "softplus"),
-                                        ("log1p(exp(x))", "softplus"), ("log(sigmoid(x))", "log_sigmoid"),
-                                        ("exp(x)", None), ("erfc(x)", None)])
+@pytest.mark.parametrize(
+    "text, name",
+    [
+        ("(x+abs(x))/2", "relu"),
+        ("min(max(x+3,0),6)/6", "hard_sigmoid"),
+        ("x*min(max(x+3,0),6)/6", "hard_swish"),
+        ("max(x,0)+exp(min(x,0))-1", "elu"),
+        ("abs(x)", None),
+        ("max(x,0)+0.01*min(x,0)", None),
+        ("max(x,-1)", None),
+        ("sigmoid(x)", "sigmoid"),
+        ("softplus(x)", "softplus"),
+        ("log1p(exp(x))", "softplus"),
+        ("log(sigmoid(x))", "log_sigmoid"),
+        ("exp(x)", None),
+        ("erfc(x)", None),
+    ],
+)
 def test_an_expression_with_the_pieces_of_a_catalog_entry_is_its_twin(text, name):
     """By the exact pieces (rational kinks and coefficients; entries with parameters, leaky_relu,
     are left to the expression's own routes), by the entry's name as a function (sigmoid(x)),

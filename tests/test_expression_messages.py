@@ -19,11 +19,17 @@ COMMANDS = {"kernel": ("--rho", "0.5"), "hermite": ("--terms", "4"), "tat": ("--
 
 # (expression, command, allowed exits): quick failures and quick answers of each kind
 CASES = [
-    ("1/x", "kernel", {2}), ("1/x", "tat", {2}), ("x**-2", "hermite", {2}), ("exp(x**2)", "kernel", {2}),
-    ("log(abs(x))", "tat", {2}), ("sqrt(x)", "kernel", {2}), ("x**x", "tat", {2}),
+    ("1/x", "kernel", {2}),
+    ("1/x", "tat", {2}),
+    ("x**-2", "hermite", {2}),
+    ("exp(x**2)", "kernel", {2}),
+    ("log(abs(x))", "tat", {2}),
+    ("sqrt(x)", "kernel", {2}),
+    ("x**x", "tat", {2}),
     # Arb bisects towards the jump of x/abs(x) for seconds before giving up (exit 3): reference run.
     pytest.param("x/abs(x)", "kernel", {3}, marks=pytest.mark.reference),
-    ("sin(x)/x", "kernel", {0}), ("tanh(x)/x", "hermite", {0}),
+    ("sin(x)/x", "kernel", {0}),
+    ("tanh(x)/x", "hermite", {0}),
 ]
 
 

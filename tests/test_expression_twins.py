@@ -23,7 +23,18 @@ POINTS = [Fraction(k, 7) for k in range(-40, 41, 3)] + [Fraction(1, 1000), Fract
 
 def test_every_parameter_free_entry_with_an_expression_form_is_found():
     found = set(formula_trees().values())
-    assert {"mish", "swish", "softplus", "sigmoid", "tanh", "gelu", "gelu_tanh", "erf", "relu", "softsign"} <= found
+    assert {
+        "mish",
+        "swish",
+        "softplus",
+        "sigmoid",
+        "tanh",
+        "gelu",
+        "gelu_tanh",
+        "erf",
+        "relu",
+        "softsign",
+    } <= found
     assert "leaky_relu" not in found  # a parameter: its formula names it, not a number
 
 
@@ -36,8 +47,10 @@ def test_the_entry_is_the_function_its_formula_states(tree, name):
     formula = compile_mpmath(tree)
     with mpmath.workdps(50):
         for x in POINTS:
-            value, expected = act.fn(mpmath.mpf(x.numerator) / x.denominator, act.param_values()), formula(
-                mpmath.mpf(x.numerator) / x.denominator)
+            value, expected = (
+                act.fn(mpmath.mpf(x.numerator) / x.denominator, act.param_values()),
+                formula(mpmath.mpf(x.numerator) / x.denominator),
+            )
             assert abs(value - expected) <= mpmath.mpf(10) ** -45 * max(1, abs(expected)), (name, x)
     entry = BALL_FUNCTIONS[name]
     own = compile_ball(tree)
@@ -82,10 +95,17 @@ def test_mish_formula_at_1000_digits_as_mish(cli):
     assert expression.json()["inputs"]["activation"] == "x*tanh(log(1+exp(x)))"
 
 
-_KERNEL_TWINS = [("x*tanh(log(1+exp(x)))", "mish"), ("x*sigmoid(x)", "swish"), ("log(1+exp(x))", "softplus"),
-                 ("min(max(x,-1),1)", "hardtanh")]
-_COMMANDS = [("kernel", "--rho", "0.5"), ("hermite", "--terms", "5", "--rho", "0.5"),
-             ("tat", "--target-slope", "1.3")]
+_KERNEL_TWINS = [
+    ("x*tanh(log(1+exp(x)))", "mish"),
+    ("x*sigmoid(x)", "swish"),
+    ("log(1+exp(x))", "softplus"),
+    ("min(max(x,-1),1)", "hardtanh"),
+]
+_COMMANDS = [
+    ("kernel", "--rho", "0.5"),
+    ("hermite", "--terms", "5", "--rho", "0.5"),
+    ("tat", "--target-slope", "1.3"),
+]
 
 
 def _decimals(result) -> dict:

@@ -41,7 +41,7 @@ HOSTILE = [
     "globals()",
     "y*2",
     "x if x else 1",
-    "f\"{x}\"",
+    'f"{x}"',
     "'MARKER'",
     "x[0]",
     "x < 1",
@@ -130,8 +130,9 @@ MP_REFERENCE = {
     "sigmoid(2*x) - x/3": lambda x: 1 / (1 + mpmath.exp(-2 * x)) - x / 3,
     "softplus(x)**2 + erfc(x)": lambda x: mpmath.log(1 + mpmath.exp(x)) ** 2 + mpmath.erfc(x),
     "max(x, 0.5) - min(1/x, -2)": lambda x: max(x, mpmath.mpf("0.5")) - min(1 / x, -2),
-    "sqrt(abs(x))*cosh(x/5) + sin(x)*cos(pi*x) + e**x": lambda x: mpmath.sqrt(abs(x)) * mpmath.cosh(x / 5)
-    + mpmath.sin(x) * mpmath.cos(mp.pi * x) + mp.e**x,
+    "sqrt(abs(x))*cosh(x/5) + sin(x)*cos(pi*x) + e**x": lambda x: (
+        mpmath.sqrt(abs(x)) * mpmath.cosh(x / 5) + mpmath.sin(x) * mpmath.cos(mp.pi * x) + mp.e**x
+    ),
     "log1p(x**2)*sinh(x) - 2**x": lambda x: mpmath.log1p(x**2) * mpmath.sinh(x) - 2**x,
 }
 
@@ -194,8 +195,14 @@ def test_shifted_parity_is_what_the_function_does():
     """The rules checked against the functions themselves: φ(−x) = ∓φ(x) at a few points."""
     import mpmath
 
-    for text in ("sigmoid(x) - 1/2", "erfc(x) + sigmoid(x) - 3/2", "sigmoid(sin(x))/2 - 1/4", "(sigmoid(x) - 1/2)**2",
-                 "x/(x**2 + 1)", "sin(x)/x"):
+    for text in (
+        "sigmoid(x) - 1/2",
+        "erfc(x) + sigmoid(x) - 3/2",
+        "sigmoid(sin(x))/2 - 1/4",
+        "(sigmoid(x) - 1/2)**2",
+        "x/(x**2 + 1)",
+        "sin(x)/x",
+    ):
         act = parse_activation(text)
         sign = {"odd": -1, "even": 1}[act.parity]
         for x in (mpmath.mpf("0.3"), mpmath.mpf("1.7"), mpmath.mpf("-4.2")):

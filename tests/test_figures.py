@@ -40,7 +40,9 @@ def test_a_sweep_is_a_line_with_the_swept_option_on_x(tmp_path):
         path = tmp_path / f"t.{suffix}"
         run = invoke("truncnorm", "--std", "0.01,0.02,0.05", "--plot", str(path))
         assert run.code == 0 and path.stat().st_size > 1000, run
-        assert run.stdout == invoke("truncnorm", "--std", "0.01,0.02,0.05").stdout  # the output as without --plot
+        assert (
+            run.stdout == invoke("truncnorm", "--std", "0.01,0.02,0.05").stdout
+        )  # the output as without --plot
     assert (tmp_path / "t.svg").read_text().startswith("<?xml")
     assert (tmp_path / "t.pdf").read_bytes().startswith(b"%PDF")
     figure = _figure("truncnorm", "--std", "0.01,0.02,0.05")
@@ -62,8 +64,18 @@ def test_plot_y_is_repeatable_and_log_axes_follow_decades():
 
 
 def test_two_swept_options_give_the_phase_diagram_with_the_edge_of_chaos():
-    figure = _figure("meanfield", "tanh", "--sigma-w2", "1:4:1", "--sigma-b2", "0:0.3:0.1", "--plot-y", "chi1",
-                     "--digits", "6")
+    figure = _figure(
+        "meanfield",
+        "tanh",
+        "--sigma-w2",
+        "1:4:1",
+        "--sigma-b2",
+        "0:0.3:0.1",
+        "--plot-y",
+        "chi1",
+        "--digits",
+        "6",
+    )
     ax = figure.axes[0]
     assert (ax.get_xlabel(), ax.get_ylabel()) == ("sigma_w2", "sigma_b2")
     mesh = ax.collections[0]
@@ -99,13 +111,22 @@ def test_swept_activations_are_named_positions():
     ("args", "needle"),
     [
         (("truncnorm", "--plot", "t.png"), "--plot draws a sweep"),
-        (("truncnorm", "--std", "1,2", "--plot", "t.gif"), "--plot must be a file name ending in .png, .svg, .pdf"),
-        (("truncnorm", "--std", "1,2", "--plot", "t.png", "--plot-y", "nosuch"), "--plot-y names an unknown result"),
+        (
+            ("truncnorm", "--std", "1,2", "--plot", "t.gif"),
+            "--plot must be a file name ending in .png, .svg, .pdf",
+        ),
+        (
+            ("truncnorm", "--std", "1,2", "--plot", "t.png", "--plot-y", "nosuch"),
+            "--plot-y names an unknown result",
+        ),
         (("truncnorm", "--std", "1,2", "--plot-y", "std"), "give --plot FILE too"),
         (("truncnorm", "--std", "1,2", "--low", "-1,-2", "--high", "1,2", "--plot", "t.png"), "sweeps 3"),
         (("truncnorm", "--std", "1,2", "--chart", "nosuch"), "--chart names an unknown result"),
         (("truncnorm", "--chart", "std"), "--chart draws a sweep's result"),
-        (("truncnorm", "--std", "1,2", "--chart", "std", "--format", "csv"), "cannot be combined with --format csv"),
+        (
+            ("truncnorm", "--std", "1,2", "--chart", "std", "--format", "csv"),
+            "cannot be combined with --format csv",
+        ),
         (("truncnorm", "--std", "1,2", "--plot", "/nonexistent/dir/t.png"), "--plot cannot write"),
     ],
 )
@@ -118,21 +139,25 @@ def test_figure_refusals_are_exit_2_with_nothing_on_stdout(args, needle, tmp_pat
 
 
 def test_without_matplotlib_plot_says_how_to_install_it():
-    code = ("import sys; sys.modules['matplotlib'] = None\n"
-            "import importlib.util; real = importlib.util.find_spec\n"
-            "importlib.util.find_spec = lambda name, *a: None if name == 'matplotlib' else real(name, *a)\n"
-            "sys.argv = ['momentcalc', 'truncnorm', '--std', '1,2', '--plot', 'x.png']\n"
-            "from momentcalc.cli.app import main; main()")
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "import importlib.util; real = importlib.util.find_spec\n"
+        "importlib.util.find_spec = lambda name, *a: None if name == 'matplotlib' else real(name, *a)\n"
+        "sys.argv = ['momentcalc', 'truncnorm', '--std', '1,2', '--plot', 'x.png']\n"
+        "from momentcalc.cli.app import main; main()"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert proc.returncode == 2 and proc.stdout == ""
     assert "pip install 'momentcalc[plot]'" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_a_default_call_never_imports_matplotlib():
-    code = ("import sys; sys.argv = ['momentcalc', 'truncnorm', '--std', '1,2']\n"
-            "from momentcalc.cli.app import main\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "print('matplotlib' in sys.modules, file=sys.stderr)")
+    code = (
+        "import sys; sys.argv = ['momentcalc', 'truncnorm', '--std', '1,2']\n"
+        "from momentcalc.cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('matplotlib' in sys.modules, file=sys.stderr)"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert proc.stderr.strip() == "False"
 

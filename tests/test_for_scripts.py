@@ -39,17 +39,25 @@ def test_an_infinite_expectation_passes_only_an_infinite_result_of_its_sign():
 
 def test_get_input_labels_the_lines_of_a_sweep():
     run = invoke("truncnorm", "--std", "0.01:0.03:0.01", "--get", "input.std", "--get", "std")
-    assert run.stdout.splitlines() == ["0.01\t0.00879625661034240", "0.02\t0.0175925132206848",
-                                       "0.03\t0.0263887698310272"]
+    assert run.stdout.splitlines() == [
+        "0.01\t0.00879625661034240",
+        "0.02\t0.0175925132206848",
+        "0.03\t0.0263887698310272",
+    ]
     bad = invoke("truncnorm", "--get", "input.nosuch")
     assert bad.code == 2 and "input.std" in bad.stderr
 
 
 def test_fractions_are_read_exactly():
-    assert invoke("truncnorm", "--std", "1/50", "--get", "std").stdout == invoke(
-        "truncnorm", "--std", "0.02", "--get", "std").stdout
+    assert (
+        invoke("truncnorm", "--std", "1/50", "--get", "std").stdout
+        == invoke("truncnorm", "--std", "0.02", "--get", "std").stdout
+    )
     assert invoke("truncnorm", "--std", "1/100:3/100:1/100", "--get", "input.std").stdout.split() == [
-        "0.01", "0.02", "0.03"]
+        "0.01",
+        "0.02",
+        "0.03",
+    ]
     doc = invoke("truncnorm", "--std", "1/3", "--json").json()
     assert doc["inputs"]["std"] == pytest.approx(1 / 3)
     zero = invoke("truncnorm", "--std", "1/0")
@@ -64,17 +72,28 @@ def test_activations_are_swept_like_numbers():
         name, gain = line.split("\t")
         assert gain == invoke("activation-moment", name, "--get", "gain").stdout.strip()
     doc = invoke("activation-moment", "gelu,swish", "--json").json()
-    assert doc["swept"] == ["activation"] and [r["inputs"]["activation"] for r in doc["rows"]] == ["gelu", "swish"]
+    assert doc["swept"] == ["activation"] and [r["inputs"]["activation"] for r in doc["rows"]] == [
+        "gelu",
+        "swish",
+    ]
     # commas inside an expression do not split it; an empty item is refused
-    assert invoke("activation-moment", "abs(x)+max(x,0.5)", "--json").json()["inputs"]["activation"] == "abs(x)+max(x,0.5)"
+    assert (
+        invoke("activation-moment", "abs(x)+max(x,0.5)", "--json").json()["inputs"]["activation"]
+        == "abs(x)+max(x,0.5)"
+    )
     empty = invoke("activation-moment", "gelu,")
     assert empty.code == 2 and "ACTIVATION list has an empty item" in empty.stderr
 
 
 def test_keras_3_names_and_what_henormal_needs():
     keras3 = invoke("initializer", "keras.initializers.HeNormal", "--fan-in", "10", "--get", "effective_std")
-    assert keras3.code == 0 and keras3.stdout == invoke(
-        "initializer", "tf.keras.initializers.HeNormal", "--fan-in", "10", "--get", "effective_std").stdout
+    assert (
+        keras3.code == 0
+        and keras3.stdout
+        == invoke(
+            "initializer", "tf.keras.initializers.HeNormal", "--fan-in", "10", "--get", "effective_std"
+        ).stdout
+    )
     wrong = invoke("initializer", "tf.keras.initializers.HeNormal", "--stddev", "0.02")
     assert wrong.code == 2 and "it needs --fan-in" in wrong.stderr and "takes no options" not in wrong.stderr
 

@@ -17,8 +17,10 @@ from tests.conftest import invoke
 GATES = {
     "glu": (lambda x: 1 / (1 + mpmath.exp(-x)), lambda x: mpmath.exp(-x) / (1 + mpmath.exp(-x)) ** 2),
     "geglu": (lambda x: x * mpmath.ncdf(x), lambda x: mpmath.ncdf(x) + x * mpmath.npdf(x)),
-    "swiglu": (lambda x: x / (1 + mpmath.exp(-x)),
-               lambda x: 1 / (1 + mpmath.exp(-x)) + x * mpmath.exp(-x) / (1 + mpmath.exp(-x)) ** 2),
+    "swiglu": (
+        lambda x: x / (1 + mpmath.exp(-x)),
+        lambda x: 1 / (1 + mpmath.exp(-x)) + x * mpmath.exp(-x) / (1 + mpmath.exp(-x)) ** 2,
+    ),
 }
 
 
@@ -37,8 +39,12 @@ def test_moments_factor_into_the_halves(name, mean, std):
         gauss = lambda f: mpmath.quad(lambda z: f(mu + s * z) * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf])  # noqa: E731
         g1, g2, dg2 = gauss(g), gauss(lambda x: g(x) ** 2), gauss(lambda x: dg(x) ** 2)
         a2 = mu * mu + s * s
-        expected = {"mean": mu * g1, "second_moment": a2 * g2, "variance": a2 * g2 - (mu * g1) ** 2,
-                    "derivative_second_moment": g2 + a2 * dg2}
+        expected = {
+            "mean": mu * g1,
+            "second_moment": a2 * g2,
+            "variance": a2 * g2 - (mu * g1) ** 2,
+            "derivative_second_moment": g2 + a2 * dg2,
+        }
         expected["centered_gain"] = 1 / mpmath.sqrt(expected["variance"])
         for key, value in expected.items():
             if value == 0:
@@ -66,10 +72,16 @@ def test_glu_gamma_is_the_index_entry():
     assert activation_moment("glu", digits=17)["centered_gain"].decimal(17) == exact_text(entry, 17)
 
 
-@pytest.mark.parametrize("argv", [
-    ("meanfield", "glu"), ("tat", "geglu", "--target-slope", "2"), ("kernel", "glu", "--slope", "0.2"),
-    ("activation-moment", "glu", "--derive"), ("activation-moment", "glu", "--slope", "0.2"),
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("meanfield", "glu"),
+        ("tat", "geglu", "--target-slope", "2"),
+        ("kernel", "glu", "--slope", "0.2"),
+        ("activation-moment", "glu", "--derive"),
+        ("activation-moment", "glu", "--slope", "0.2"),
+    ],
+)
 def test_commands_that_need_one_input_say_so(argv):
     run = invoke(*argv)
     assert run.code == 2 and run.stdout == "" and run.stderr.count("\n") == 1

@@ -53,10 +53,14 @@ def _nodes(dps: int, reach: int = 13, width: int = 2, degree: int = 4) -> list:
 
 ARB_GATES = {  # (g, g') on python-flint's arb, for the 2-D rule's 10^5 evaluations (plain arithmetic, fast)
     "glu": (lambda x: 1 / (1 + (-x).exp()), lambda x: (-x).exp() / (1 + (-x).exp()) ** 2),
-    "geglu": (lambda x: x * (-x / arb(2).sqrt()).erfc() / 2,
-              lambda x: (-x / arb(2).sqrt()).erfc() / 2 + x * (-x * x / 2).exp() / (2 * arb.pi()).sqrt()),
-    "swiglu": (lambda x: x / (1 + (-x).exp()),
-               lambda x: (1 + (-x).exp() + x * (-x).exp()) / (1 + (-x).exp()) ** 2),
+    "geglu": (
+        lambda x: x * (-x / arb(2).sqrt()).erfc() / 2,
+        lambda x: (-x / arb(2).sqrt()).erfc() / 2 + x * (-x * x / 2).exp() / (2 * arb.pi()).sqrt(),
+    ),
+    "swiglu": (
+        lambda x: x / (1 + (-x).exp()),
+        lambda x: (1 + (-x).exp() + x * (-x).exp()) / (1 + (-x).exp()) ** 2,
+    ),
 }
 
 
@@ -81,10 +85,18 @@ def _check_against_quadrature(unit, rho, q1, q2, digits):
     k, k1 = (_bivariate(f, rho, q1, q2) for f in ARB_GATES[unit])
     with mp.workdps(40):
         scale = mpmath.mpf(rho) * mpmath.sqrt(mpmath.mpf(q1) * mpmath.mpf(q2))
-        second = [mpmath.quad(lambda z: g(mpmath.sqrt(mpmath.mpf(q)) * z) ** 2 * mpmath.npdf(z),
-                              [-mpmath.inf, 0, mpmath.inf]) for q in (q1, q2)]
-        expected = {"nngp": scale * k, "ntk_derivative": k + scale * k1,
-                    "correlation_out": mpmath.mpf(rho) * k / mpmath.sqrt(second[0] * second[1])}
+        second = [
+            mpmath.quad(
+                lambda z: g(mpmath.sqrt(mpmath.mpf(q)) * z) ** 2 * mpmath.npdf(z),
+                [-mpmath.inf, 0, mpmath.inf],
+            )
+            for q in (q1, q2)
+        ]
+        expected = {
+            "nngp": scale * k,
+            "ntk_derivative": k + scale * k1,
+            "correlation_out": mpmath.mpf(rho) * k / mpmath.sqrt(second[0] * second[1]),
+        }
     for key, value in expected.items():
         assert result[key].decimal(digits) == _rounded(value, digits), key
         assert result[key].certified
@@ -112,7 +124,10 @@ def test_the_factoring_and_the_ntk_against_a_monte_carlo_of_the_product():
     b, b2 = s1 * z[2], s2 * (rho * z[2] + np.sqrt(1 - rho**2) * z[3])
     sig = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
     dsig = lambda x: sig(x) * (1 - sig(x))  # noqa: E731
-    samples = {"nngp": a * a2 * sig(b) * sig(b2), "ntk_derivative": sig(b) * sig(b2) + a * a2 * dsig(b) * dsig(b2)}
+    samples = {
+        "nngp": a * a2 * sig(b) * sig(b2),
+        "ntk_derivative": sig(b) * sig(b2) + a * a2 * dsig(b) * dsig(b2),
+    }
     result = kernel("glu", rho="0.5", q1="1", q2="2")
     for key, sample in samples.items():
         assert abs(sample.mean() - float(result.value(key))) <= 5 * sample.std() / np.sqrt(n), key
@@ -131,7 +146,9 @@ def test_at_rho_one_the_kernel_is_activation_moments(unit):
         assert k["correlation_out"].decimal(digits) == "1"[:1] + "." + "0" * (digits - 1)
         assert k["c_map_at_0"].decimal(digits) == "0"
     with mp.workdps(50):
-        ratio = mpmath.mpf(m["derivative_second_moment"].decimal(30)) / mpmath.mpf(m["second_moment"].decimal(30))
+        ratio = mpmath.mpf(m["derivative_second_moment"].decimal(30)) / mpmath.mpf(
+            m["second_moment"].decimal(30)
+        )
         assert abs(ratio - mpmath.mpf(k["c_map_slope_at_1"].decimal(30))) < mpmath.mpf(10) ** -28
 
 
@@ -143,8 +160,10 @@ def test_local_quantities_against_finite_differences_of_the_c_map(unit):
     are checked against their definition C(c) = c·K_g(c)/E[g²], not against themselves."""
     with mp.workdps(40):
         h = mpmath.mpf("1e-5")
-        c = [mpmath.mpf(kernel(unit, rho=mpmath.nstr(1 - j * h, 10), digits=30)["correlation_out"].decimal(30))
-             for j in range(6)]
+        c = [
+            mpmath.mpf(kernel(unit, rho=mpmath.nstr(1 - j * h, 10), digits=30)["correlation_out"].decimal(30))
+            for j in range(6)
+        ]
         slope = (25 * c[0] - 48 * c[1] + 36 * c[2] - 16 * c[3] + 3 * c[4]) / (12 * h)
         curve = (45 * c[0] - 154 * c[1] + 214 * c[2] - 156 * c[3] + 61 * c[4] - 10 * c[5]) / (12 * h * h)
         result = kernel(unit, rho="0.5", digits=20)
@@ -158,8 +177,13 @@ def test_q_map_slope_against_quadrature(unit, q):
     mpmath quadratures at 50 digits: 20 digits."""
     g = GATES[unit][0]
     with mp.workdps(50):
-        Q = lambda v: v * mpmath.quad(lambda z: g(mpmath.sqrt(v) * z) ** 2 * mpmath.npdf(z),  # noqa: E731
-                                      [-mpmath.inf, -5, 0, 5, mpmath.inf])
+        Q = lambda v: (
+            v
+            * mpmath.quad(
+                lambda z: g(mpmath.sqrt(v) * z) ** 2 * mpmath.npdf(z),  # noqa: E731
+                [-mpmath.inf, -5, 0, 5, mpmath.inf],
+            )
+        )
         x, h = mpmath.mpf(q), mpmath.mpf("1e-8")
         slope = (-Q(x + 2 * h) + 8 * Q(x + h) - 8 * Q(x - h) + Q(x - 2 * h)) / (12 * h)
         assert kernel(unit, rho="0.5", q=q, digits=20)["q_map_slope_at_1"].decimal(20) == _rounded(slope, 20)
@@ -184,9 +208,14 @@ def _gauss_hermite_layers(g, depth, w, b, q1, q2, rho, nodes=120):
     return out
 
 
-@pytest.mark.parametrize("unit, w, b, q1, q2, depth", [
-    ("glu", "3", "0", "1", "1", 10), ("swiglu", "2", "0.1", "1", "1", 10), ("geglu", "1.5", "0.05", "1", "2", 3),
-])
+@pytest.mark.parametrize(
+    "unit, w, b, q1, q2, depth",
+    [
+        ("glu", "3", "0", "1", "1", 10),
+        ("swiglu", "2", "0.1", "1", "1", 10),
+        ("geglu", "1.5", "0.05", "1", "2", 3),
+    ],
+)
 def test_depth_against_gauss_hermite(unit, w, b, q1, q2, depth):
     """correlation_layers (equal variances: ``gated_layer_balls`` in ``layer_trajectory``;
     unequal: the layer-by-layer balls) against a double-precision Gauss–Hermite trajectory of
@@ -245,8 +274,9 @@ def test_hermite_dual_is_the_kernels_nngp(unit, rho):
         nngp = mpmath.mpf(kernel(unit, rho=rho, digits=20)["nngp"].decimal(20))
         gap = abs(mpmath.mpf(h["dual"].decimal(20)) - nngp)
         assert gap <= mpmath.mpf(h["dual_tail_bound"].decimal(20)) + mpmath.mpf("1e-19")
-        assert mpmath.mpf(h["energy"].decimal(20)) + mpmath.mpf(h["tail_bound"].decimal(20)) - \
-            mpmath.mpf(h["second_moment"].decimal(20)) < mpmath.mpf("1e-19")
+        assert mpmath.mpf(h["energy"].decimal(20)) + mpmath.mpf(h["tail_bound"].decimal(20)) - mpmath.mpf(
+            h["second_moment"].decimal(20)
+        ) < mpmath.mpf("1e-19")
 
 
 def test_a_sweep_over_rho_and_the_json_documents():
@@ -271,13 +301,22 @@ def test_derive_says_there_is_no_closed_form():
     assert "rho*sqrt(q1*q2)*E(sigmoid(u)*sigmoid(v))" in run.stdout and "no closed form" in run.stdout
 
 
-@pytest.mark.parametrize("argv", [("tat", "glu", "--target-slope", "2"), ("tat", "swiglu", "--depth", "3"),
-                                  ("kernel", "geglu", "--slope", "0.1"), ("hermite", "glu", "--alpha", "1")])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("tat", "glu", "--target-slope", "2"),
+        ("tat", "swiglu", "--depth", "3"),
+        ("kernel", "geglu", "--slope", "0.1"),
+        ("hermite", "glu", "--alpha", "1"),
+    ],
+)
 def test_what_gated_units_refuse(argv):
     run = invoke(*argv)
     assert run.code == 2 and run.stdout == "" and run.stderr.count("\n") == 1
     if argv[0] == "tat":
-        assert "one input" in run.stderr and "ACTIVATION" in run.stderr and "'momentcalc kernel'" in run.stderr
+        assert (
+            "one input" in run.stderr and "ACTIVATION" in run.stderr and "'momentcalc kernel'" in run.stderr
+        )
 
 
 def test_glu_fading_tail_agrees_with_every_layer():
@@ -301,8 +340,20 @@ def test_glu_fading_tail_agrees_with_every_layer():
 
     run, used = [], []
     for fast in (True, False):
-        run.append(kernel_maps.layer_trajectory(sigmoid, Fraction(1), Fraction(3, 10), 60, Fraction(1), Fraction(0),
-                                                8, fast=fast, step=step, fade=fade))
+        run.append(
+            kernel_maps.layer_trajectory(
+                sigmoid,
+                Fraction(1),
+                Fraction(3, 10),
+                60,
+                Fraction(1),
+                Fraction(0),
+                8,
+                fast=fast,
+                step=step,
+                fade=fade,
+            )
+        )
         used.append(len(calls) - sum(used))
     assert used[0] < 40 and used[1] == 60  # the tail took over
     for fast_balls, slow_balls in zip(*run):
@@ -319,7 +370,9 @@ def test_glu_at_depth_1000_against_gauss_hermite():
     assert last.certified and abs(float(last.value[-1]) - expected) < 1e-12
 
 
-@pytest.mark.parametrize("argv", [("swiglu", "--depth", "1000"), ("geglu", "--depth", "16", "--q1", "1", "--q2", "3")])
+@pytest.mark.parametrize(
+    "argv", [("swiglu", "--depth", "1000"), ("geglu", "--depth", "16", "--q1", "1", "--q2", "3")]
+)
 def test_a_collapsing_length_is_exit_2_before_any_layer(argv):
     """A gate vanishing at 0 (gelu, swish: q/8 <= E[g(sqrt(q) Z)^2] <= q) at sigma_b2 = 0, sigma_w2 = 1:
     q' <= q^2 once q_1 = E[swish(Z)^2] = 0.356 < 1, so q_16 <= 0.356^(2^15) < 1e-10000 (the
@@ -335,7 +388,9 @@ def test_a_widened_variance_ball_claims_no_collapse(name):
     """Unequal variances at depth 300, sigma_w2 = 0.5: the variances fade geometrically (1e-17 at
     layer 56, nowhere near 1e-10000), but the layer-by-layer balls widen until one reaches below
     1e-10000; that is exit 3 (not proven), not the exit 2 claim that the length collapses."""
-    run = invoke("kernel", name, "--q1", "1", "--q2", "2", "--rho", "0.3", "--depth", "300", "--sigma-w2", "0.5")
+    run = invoke(
+        "kernel", name, "--q1", "1", "--q2", "2", "--rho", "0.3", "--depth", "300", "--sigma-w2", "0.5"
+    )
     assert run.code == 3 and run.stderr.count("\n") == 1 and "collapses" not in run.stderr
 
 
@@ -359,15 +414,20 @@ def test_local_quantities_at_30_digits_from_quadratures_of_the_gate(unit, q):
         a, slope, curve = mean(lambda x: g(x) ** 2), mean(lambda x: dg(x) ** 2), mean(lambda x: ddg(x) ** 2)
         cross = mean(lambda x: x * g(x) * dg(x))
         v = mpmath.mpf(q)
-        expected = {"c_map_slope_at_1": 1 + v * slope / a, "c_map_curvature_at_1": (2 * v * slope + v * v * curve) / a,
-                    "q_map_slope_at_1": a + cross}
+        expected = {
+            "c_map_slope_at_1": 1 + v * slope / a,
+            "c_map_curvature_at_1": (2 * v * slope + v * v * curve) / a,
+            "q_map_slope_at_1": a + cross,
+        }
     result = kernel(unit, rho="0.5", q=q, digits=30)
     for key, value in expected.items():
         assert result[key].decimal(30) == _rounded(value, 30), key
 
 
-@pytest.mark.parametrize("gate, w, q0, collapse", [("gelu", Fraction(4), Fraction(3, 4), True),
-                                                   ("swish", Fraction(1, 10), Fraction(31, 2), False)])
+@pytest.mark.parametrize(
+    "gate, w, q0, collapse",
+    [("gelu", Fraction(4), Fraction(3, 4), True), ("swish", Fraction(1, 10), Fraction(31, 2), False)],
+)
 def test_no_runaway_claimed_against_the_true_trajectory(gate, w, q0, collapse):
     """runaway_layer's t = σ_w²·h·q_1 with q_1 = σ_w²·q0·A(q0) (the layer's σ_w² in q_1 too):
     geglu at σ_w² = 4 from q0 = 3/4 explodes (q = 0.915, 1.41, 3.52, 23.7, 1122 in mpmath) and
@@ -383,6 +443,12 @@ def test_no_runaway_claimed_against_the_true_trajectory(gate, w, q0, collapse):
         q = mpmath.mpf(q0.numerator) / q0.denominator
         trajectory = [q]
         for _ in range(4):
-            q = w * q * mpmath.quad(lambda z: mpmath.npdf(z) * g(mpmath.sqrt(q) * z) ** 2, [-mpmath.inf, 0, mpmath.inf])
+            q = (
+                w
+                * q
+                * mpmath.quad(
+                    lambda z: mpmath.npdf(z) * g(mpmath.sqrt(q) * z) ** 2, [-mpmath.inf, 0, mpmath.inf]
+                )
+            )
             trajectory.append(q)
     assert (trajectory[4] > 10 * trajectory[0]) if collapse else (trajectory[4] < trajectory[0] / 10)

@@ -40,7 +40,10 @@ def test_seed_numbers():
     r = gau_scale()
     assert to_decimal(r.value("mu"), 15).startswith("0.2066")
     assert to_decimal(r.value("nu2"), 15).startswith("0.3557")
-    assert round(float(r.value("diag_offdiag_ratio"))) == 69 and to_decimal(r.value("diag_offdiag_ratio"), 3) == "69.4"
+    assert (
+        round(float(r.value("diag_offdiag_ratio"))) == 69
+        and to_decimal(r.value("diag_offdiag_ratio"), 3) == "69.4"
+    )
     assert to_decimal(r.value("output_scale"), 1) == "0.01"
     assert to_decimal(r.value("output_scale"), 3) == "0.0113"  # SPEC: ≈ 0.0113
     assert 50 < r.value("deepnorm_alpha") < 200  # "λ = 1, α = 100": two orders of magnitude
@@ -52,9 +55,13 @@ def test_swish_moments_agree_with_independent_quadrature():
     mu, nu2 = gaussian_mean(swish), gaussian_mean(lambda x: swish(x) ** 2)
     with mp.workdps(45):
         expected = {
-            "mu": mu, "nu2": nu2, "nu": mpmath.sqrt(nu2),
-            "diag_attention": 128 * nu2**2 / 512, "offdiag_attention": 128 * mu**4 / 512,
-            "diag_offdiag_ratio": nu2**2 / mu**4, "output_scale": 128 * nu2**3 / 512,
+            "mu": mu,
+            "nu2": nu2,
+            "nu": mpmath.sqrt(nu2),
+            "diag_attention": 128 * nu2**2 / 512,
+            "offdiag_attention": 128 * mu**4 / 512,
+            "diag_offdiag_ratio": nu2**2 / mu**4,
+            "output_scale": 128 * nu2**3 / 512,
             "deepnorm_alpha": 512 / (128 * nu2**3),
         }
     for name, value in expected.items():
@@ -76,7 +83,9 @@ def test_lambda_seventh_power_theory():
         lam = mpmath.mpf(2) / 100 * mpmath.sqrt(768)  # 0.02·sqrt(d) ≈ 0.554
         assert to_decimal(r.value("lambda"), 30) == to_decimal(lam, 30)
         assert to_decimal(r.value("scaled_output"), 30) == to_decimal(lam**7 * r.value("output_scale"), 30)
-        assert to_decimal(r.value("deepnorm_alpha"), 30) == to_decimal(1 / (lam**7 * r.value("output_scale")), 30)
+        assert to_decimal(r.value("deepnorm_alpha"), 30) == to_decimal(
+            1 / (lam**7 * r.value("output_scale")), 30
+        )
     assert r.inputs["init_std"] == Fraction(1, 50)
     unit = gau_scale(init_std=1)  # lambda = init_std·sqrt(d) for any init_std
     with mp.workdps(30):
@@ -88,7 +97,9 @@ def test_sizes_enter_as_s_over_n():
     other = gau_scale(s=64, n=1024, digits=25)
     with mp.workdps(40):
         assert to_decimal(other.value("output_scale"), 25) == to_decimal(base.value("output_scale") / 4, 25)
-    assert to_decimal(other.value("diag_offdiag_ratio"), 25) == to_decimal(base.value("diag_offdiag_ratio"), 25)
+    assert to_decimal(other.value("diag_offdiag_ratio"), 25) == to_decimal(
+        base.value("diag_offdiag_ratio"), 25
+    )
 
 
 def test_expression_activation_equals_catalog():
@@ -163,8 +174,12 @@ def test_trials_average_and_standard_error():
 @pytest.mark.slow
 def test_lambda_seventh_law_exact_for_relu():
     """relu is homogeneous: the same draws at lam and lam/2 give outputs 2^7 apart exactly."""
-    full = gau_scale(**SMALL_SIZES, activation="relu", simulate=True, seed=5, trials=4, init_std=Fraction(1, 20))
-    half = gau_scale(**SMALL_SIZES, activation="relu", simulate=True, seed=5, trials=4, init_std=Fraction(1, 40))
+    full = gau_scale(
+        **SMALL_SIZES, activation="relu", simulate=True, seed=5, trials=4, init_std=Fraction(1, 20)
+    )
+    half = gau_scale(
+        **SMALL_SIZES, activation="relu", simulate=True, seed=5, trials=4, init_std=Fraction(1, 40)
+    )
     assert float(full.value("simulated_rms") / half.value("simulated_rms")) == pytest.approx(128, rel=1e-9)
 
 
@@ -189,15 +204,41 @@ def test_cli_json_shape():
     doc = run.json()
     assert doc["inputs"] == {"s": 128.0, "n": 512.0, "d": 768.0, "e": 1536.0, "activation": "swish"}
     assert list(doc["results"]) == [
-        "mu", "nu2", "nu", "diag_attention", "offdiag_attention", "diag_offdiag_ratio",
-        "output_scale", "lambda", "scaled_output", "deepnorm_alpha", "attention_diag_mean",
-        "attention_offdiag_mean", "output_rms", "output_rms_ratio", "deepnorm_alpha_full"]
+        "mu",
+        "nu2",
+        "nu",
+        "diag_attention",
+        "offdiag_attention",
+        "diag_offdiag_ratio",
+        "output_scale",
+        "lambda",
+        "scaled_output",
+        "deepnorm_alpha",
+        "attention_diag_mean",
+        "attention_offdiag_mean",
+        "output_rms",
+        "output_rms_ratio",
+        "deepnorm_alpha_full",
+    ]
     assert doc["results"]["diag_offdiag_ratio"]["decimal"].startswith("69.4")
 
 
 def test_cli_simulate_json_only_on_stdout():
-    run = invoke("gau-scale", "--simulate", "--n", "64", "--d", "96", "--e", "192", "--s", "16",
-                 "--trials", "2", "--json")
+    run = invoke(
+        "gau-scale",
+        "--simulate",
+        "--n",
+        "64",
+        "--d",
+        "96",
+        "--e",
+        "192",
+        "--s",
+        "16",
+        "--trials",
+        "2",
+        "--json",
+    )
     assert run.code == 0 and run.stderr == ""  # no progress bar off a terminal
     doc = run.json()
     for name in ("simulated_rms", "simulated_ratio", "simulated_stderr", "simulated_diag_attention"):
@@ -250,7 +291,9 @@ def test_api_rejects_huge_simulation_before_drawing():
 
 
 def test_simulation_overflow_is_exit_3():
-    run = invoke("gau-scale", "--simulate", "--init-std", "1e80", "--n", "16", "--d", "16", "--e", "16", "--s", "4")
+    run = invoke(
+        "gau-scale", "--simulate", "--init-std", "1e80", "--n", "16", "--d", "16", "--e", "16", "--s", "4"
+    )
     assert run.code == 3 and run.stdout == ""
     assert "overflowed double precision" in run.stderr and "Warning" not in run.stderr
 
@@ -282,9 +325,18 @@ def test_certified_seed_results_against_quadrature_at_50_digits():
         nu2 = mpmath.quad(lambda z: swish(z) ** 2 * density(z), [-mpmath.inf, 0, mpmath.inf])
         s, n, lam = 128, 512, mpmath.mpf("0.03") * mpmath.sqrt(768)
         output = s * nu2**3 / n
-        want = {"mu": mu, "nu2": nu2, "nu": mpmath.sqrt(nu2), "diag_attention": s * nu2**2 / n,
-                "offdiag_attention": s * mu**4 / n, "diag_offdiag_ratio": nu2**2 / mu**4, "output_scale": output,
-                "lambda": lam, "scaled_output": lam**7 * output, "deepnorm_alpha": 1 / (lam**7 * output)}
+        want = {
+            "mu": mu,
+            "nu2": nu2,
+            "nu": mpmath.sqrt(nu2),
+            "diag_attention": s * nu2**2 / n,
+            "offdiag_attention": s * mu**4 / n,
+            "diag_offdiag_ratio": nu2**2 / mu**4,
+            "output_scale": output,
+            "lambda": lam,
+            "scaled_output": lam**7 * output,
+            "deepnorm_alpha": 1 / (lam**7 * output),
+        }
     for name, value in want.items():
         assert assert_certified(r[name], 50) == to_decimal(value, 50), name
 
@@ -296,11 +348,28 @@ def test_certified_exact_moments_and_estimates():
 
     leaky = gau_scale(activation="leaky_relu", params={"slope": "0.3"}, digits=2)
     assert leaky["nu2"].exact == Fraction(109, 200) and leaky["nu2"].error_bound == 0
-    assert invoke("gau-scale", "--activation", "leaky_relu", "--slope", "0.3", "--digits", "2",
-                  "--json").json()["results"]["nu2"]["decimal"] == "0.55"
+    assert (
+        invoke("gau-scale", "--activation", "leaky_relu", "--slope", "0.3", "--digits", "2", "--json").json()[
+            "results"
+        ]["nu2"]["decimal"]
+        == "0.55"
+    )
     tanh = gau_scale(activation="tanh")
     assert tanh["mu"].exact == 0 and tanh["offdiag_attention"].exact == 0
     assert tanh["diag_offdiag_ratio"].certified and tanh["diag_offdiag_ratio"].value == mpmath.inf
-    results = invoke("gau-scale", "--simulate", "--trials", "2", "--n", "16", "--d", "16", "--e", "32", "--s", "8",
-                     "--json").json()["results"]
+    results = invoke(
+        "gau-scale",
+        "--simulate",
+        "--trials",
+        "2",
+        "--n",
+        "16",
+        "--d",
+        "16",
+        "--e",
+        "32",
+        "--s",
+        "8",
+        "--json",
+    ).json()["results"]
     assert results["simulated_rms"]["certified"] is False and results["mu"]["certified"] is True

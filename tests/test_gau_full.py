@@ -34,7 +34,7 @@ def enumerate_expectation(tokens, f, s):
     total = Fraction(0)
     for values in itertools.product(POINTS, repeat=s * len(tokens)):
         weight = math.prod(p for _, p in values)
-        rows = {t: [v for v, _ in values[k * s:(k + 1) * s]] for k, t in enumerate(tokens)}
+        rows = {t: [v for v, _ in values[k * s : (k + 1) * s]] for k, t in enumerate(tokens)}
         total += weight * f(rows)
     return total
 
@@ -49,9 +49,18 @@ def test_column_sums_equal_enumeration(s):
     cases = [
         (("i",), ({"i": 2},), (4,), lambda r: dot(r["i"], r["i"]) ** 4),
         (("i", "j"), ({"i": 1, "j": 1},), (4,), lambda r: dot(r["i"], r["j"]) ** 4),
-        (("i", "k"), ({"i": 2}, {"i": 1, "k": 1}), (2, 2), lambda r: dot(r["i"], r["i"]) ** 2 * dot(r["i"], r["k"]) ** 2),
-        (("i", "j", "k"), ({"i": 1, "j": 1}, {"i": 1, "k": 1}), (2, 2),
-         lambda r: dot(r["i"], r["j"]) ** 2 * dot(r["i"], r["k"]) ** 2),
+        (
+            ("i", "k"),
+            ({"i": 2}, {"i": 1, "k": 1}),
+            (2, 2),
+            lambda r: dot(r["i"], r["i"]) ** 2 * dot(r["i"], r["k"]) ** 2,
+        ),
+        (
+            ("i", "j", "k"),
+            ({"i": 1, "j": 1}, {"i": 1, "k": 1}),
+            (2, 2),
+            lambda r: dot(r["i"], r["j"]) ** 2 * dot(r["i"], r["k"]) ** 2,
+        ),
     ]
     for tokens, sums, powers, f in cases:
         series = column_sum_moment(sums, powers, lambda b, r: math.prod(y_moment(b[t]) for t in b), s, 0)
@@ -70,8 +79,9 @@ def test_fourth_moment_shared_with_the_seed_moments():
         assert abs(r.value("attention_diag_mean") - (m4 + 31 * m2**2) / 64) < mpmath.mpf(10) ** -30
 
 
-@pytest.mark.parametrize("activation, init_std, d", [("swish", None, 768), ("x*tanh(x)", None, 768),
-                                                   ("tanh", "0.02", 256)])
+@pytest.mark.parametrize(
+    "activation, init_std, d", [("swish", None, 768), ("x*tanh(x)", None, 768), ("tanh", "0.02", 256)]
+)
 def test_attention_diag_mean_is_certified_where_lambda_is_exact(activation, init_std, d):
     """E[A_ii] = (m4 + (s−1)·m2²)/n on proven balls when λ = init_std·sqrt(d) is exact (LeCun
     init, d a perfect square): its ball holds mpmath's quadrature value (the independent route,
@@ -81,12 +91,16 @@ def test_attention_diag_mean_is_certified_where_lambda_is_exact(activation, init
 
     r = gau_scale(activation=activation, init_std=init_std, d=d, s=32, n=64, digits=20)
     lam = 1 if init_std is None else Fraction(init_std) * math.isqrt(d)  # exact: d is a square here
-    m2, m4 = expectations_by_quadrature(resolve(activation), [(0, 2, 0), (0, 4, 0)], mean=0, std=lam, digits=32)
+    m2, m4 = expectations_by_quadrature(
+        resolve(activation), [(0, 2, 0), (0, 4, 0)], mean=0, std=lam, digits=32
+    )
     q = r["attention_diag_mean"]
     assert q.certified and 0 < q.error_bound < mpmath.mpf(10) ** -21 * q.value
     with mpmath.workdps(40):
         assert abs(q.value - (m4 + 31 * m2**2) / 64) <= q.error_bound
-    assert not gau_scale(activation=activation, init_std="0.02", d=768, s=32, n=64)["attention_diag_mean"].certified
+    assert not gau_scale(activation=activation, init_std="0.02", d=768, s=32, n=64)[
+        "attention_diag_mean"
+    ].certified
 
 
 def test_attention_means_closed_forms():
@@ -118,7 +132,12 @@ def test_token_norm_terms_equal_moments_at_a_perturbed_std():
 
     def p1(delta):
         """m2²·E[‖Z_i‖⁸] at std λ·sqrt(1 + δ), from the engine's m_1 … m_8 at that std."""
-        m = [1, *expectations("swish", [(0, b, 0) for b in range(1, 9)], std=lam * mpmath.sqrt(1 + delta), digits=12)]
+        m = [
+            1,
+            *expectations(
+                "swish", [(0, b, 0) for b in range(1, 9)], std=lam * mpmath.sqrt(1 + delta), digits=12
+            ),
+        ]
         eighth = column_sum_moment(({"i": 2},), (4,), lambda b, r: float(m[b["i"]]), s, 0)[0]
         return float(m[2]) ** 2 * eighth / float(lam**12)
 
@@ -185,8 +204,10 @@ def test_kummer_pair_equals_mpmath():
             assert four == pytest.approx(float(mpmath.hyp1f1(5, shape + 5, c)), rel=1e-13)
 
 
-@pytest.mark.parametrize("activation,lam,s", [("swish", 1.0, 32), ("gelu", 0.3, 32), ("elu", 1.0, 8),
-                                              ("x*tanh(x)-0.3", 0.5542562584220407, 8)])
+@pytest.mark.parametrize(
+    "activation,lam,s",
+    [("swish", 1.0, 32), ("gelu", 0.3, 32), ("elu", 1.0, 8), ("x*tanh(x)-0.3", 0.5542562584220407, 8)],
+)
 def test_fewer_nodes_along_t2_and_t3_suffice(activation, lam, s):
     """NODES = (10, 8, 3) against 10 nodes in every direction (what scripts/gau_negative_nodes.py
     measures over 119 configurations: ≤ 0.15 % on E[O²], ≤ 1.6 % on the removed part of E[A_ij],
@@ -271,7 +292,9 @@ def test_relu_lambda_seventh_law_exact():
         scaled = gau_scale(activation="relu", init_std=std, digits=20)
         lam = mpmath.mpf(std) * mpmath.sqrt(d)
         assert scaled.value("output_rms") / one.value("output_rms") == pytest.approx(float(lam**7), rel=1e-12)
-        assert scaled.value("output_rms_ratio") == pytest.approx(float(one.value("output_rms_ratio")), rel=1e-12)
+        assert scaled.value("output_rms_ratio") == pytest.approx(
+            float(one.value("output_rms_ratio")), rel=1e-12
+        )
 
 
 def test_swish_is_not_homogeneous():
@@ -327,7 +350,9 @@ def test_output_rms_against_drawn_gaus(activation, lam, s, n, d, trials):
     from momentcalc.computations.gau.simulation import numpy_activation, simulate_gau
 
     init_std = repr(lam / math.sqrt(d))
-    estimate = float(gau_scale(s=s, n=n, d=d, e=2 * d, activation=activation, init_std=init_std).value("output_rms"))
+    estimate = float(
+        gau_scale(s=s, n=n, d=d, e=2 * d, activation=activation, init_std=init_std).value("output_rms")
+    )
     drawn = simulate_gau(n, d, 2 * d, s, numpy_activation(resolve(activation)), lam, trials, seed=1)
     rms, stderr = drawn["simulated_rms"], drawn["simulated_stderr"]
     assert abs(estimate - rms) <= max(0.02 * rms, 3 * stderr), (estimate, rms, stderr)
@@ -355,4 +380,6 @@ def test_gauss_hermite_nodes_equal_numpy():
     for n in (1, 2, 7, 10, 16):
         nodes, weights = hermite_nodes(n)
         x, w = np.polynomial.hermite_e.hermegauss(n)
-        assert np.allclose(nodes, x, rtol=0, atol=1e-13) and np.allclose(weights, w / w.sum(), rtol=1e-12, atol=0)
+        assert np.allclose(nodes, x, rtol=0, atol=1e-13) and np.allclose(
+            weights, w / w.sum(), rtol=1e-12, atol=0
+        )

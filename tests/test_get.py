@@ -26,8 +26,13 @@ def test_every_computing_command_has_get(command):
 
 
 def test_get_prints_one_line_exactly():
-    assert invoke("truncnorm", "--target-std", "0.02", "--get", "std_to_pass").stdout == "0.0227369446867711\n"
-    assert invoke("activation-moment", "relu", "--get", "gain", "--digits", "20").stdout == "1.4142135623730950488\n"
+    assert (
+        invoke("truncnorm", "--target-std", "0.02", "--get", "std_to_pass").stdout == "0.0227369446867711\n"
+    )
+    assert (
+        invoke("activation-moment", "relu", "--get", "gain", "--digits", "20").stdout
+        == "1.4142135623730950488\n"
+    )
 
 
 def test_several_names_tab_separated_in_the_order_given_one_line_per_point():
@@ -41,7 +46,9 @@ def test_one_point_range_is_one_line():
 
 
 def test_list_result_is_one_line_of_space_separated_decimals():
-    run = invoke("postnorm-decay", "--layers", "2", "--get", "branch_weights", "--get", "decay", "--digits", "3")
+    run = invoke(
+        "postnorm-decay", "--layers", "2", "--get", "branch_weights", "--get", "decay", "--digits", "3"
+    )
     assert run.stdout == "0.500 0.707\t0.707\n"
 
 
@@ -66,5 +73,7 @@ def test_get_with_failing_expect_still_exits_1_with_the_line():
 
 
 def test_monte_carlo_result_prints_its_justified_digits():
-    run = invoke("attention", "--seq-len", "16", "--trials", "100", "--get", "max_weight_scaled", "--digits", "30")
+    run = invoke(
+        "attention", "--seq-len", "16", "--trials", "100", "--get", "max_weight_scaled", "--digits", "30"
+    )
     assert run.code == 0 and len(run.stdout.strip()) < 10

@@ -19,14 +19,21 @@ def _he(k, x):
     return mpmath.hermite(k, x / mpmath.sqrt(2)) / mpmath.sqrt(2) ** k  # He_k from the physicists' H_k
 
 
-@pytest.mark.parametrize("name, f", [("tanh", mpmath.tanh), ("relu", lambda x: max(x, 0)),
-                                     ("softplus", lambda x: mpmath.log1p(mpmath.exp(x)))])
+@pytest.mark.parametrize(
+    "name, f",
+    [
+        ("tanh", mpmath.tanh),
+        ("relu", lambda x: max(x, 0)),
+        ("softplus", lambda x: mpmath.log1p(mpmath.exp(x))),
+    ],
+)
 def test_coefficients_against_quadrature(name, f):
     result = hermite(name, terms=6, digits=14)
     with mpmath.workdps(20):
         for k, got in enumerate(result.value("coefficients")):
             want = mpmath.quad(lambda z: f(z) * _he(k, z) * mpmath.npdf(z), [-12, 0, 12]) / mpmath.sqrt(
-                mpmath.factorial(k))
+                mpmath.factorial(k)
+            )
             assert abs(got - want) < 1e-14
 
 
@@ -68,15 +75,36 @@ def test_energy_and_tail_sum_to_the_second_moment():
         assert abs(total - result.value("second_moment")) < mpmath.mpf(10) ** -20
 
 
-@pytest.mark.parametrize("argv, option", [(("relu", "--terms", "0"), "--terms"), (("relu", "--terms", "1.5"), "--terms"),
-                                          (("relu", "--rho", "2"), "--rho")])
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (("relu", "--terms", "0"), "--terms"),
+        (("relu", "--terms", "1.5"), "--terms"),
+        (("relu", "--rho", "2"), "--rho"),
+    ],
+)
 def test_bad_input(argv, option):
     run = invoke("hermite", *argv)
     assert run.code == 2 and run.stdout == "" and option in run.stderr
 
 
-@pytest.mark.parametrize("name", ["identity", "relu", "leaky_relu", "softplus", "gelu", "swish", "gelu_tanh", "sigmoid",
-                                  "hard_swish", "quick_gelu", "log_sigmoid", "hard_sigmoid"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "identity",
+        "relu",
+        "leaky_relu",
+        "softplus",
+        "gelu",
+        "swish",
+        "gelu_tanh",
+        "sigmoid",
+        "hard_swish",
+        "quick_gelu",
+        "log_sigmoid",
+        "hard_sigmoid",
+    ],
+)
 def test_symmetry_identities_of_the_catalog(name):
     """catalog.formulas' LINEAR_ODD_PART / CONSTANT_EVEN_PART, checked by sympy and at points."""
     import sympy as sp
@@ -93,7 +121,6 @@ def test_symmetry_identities_of_the_catalog(name):
         value = sp.N(part.subs(x, sp.Rational(point)), 40)
         reference = sp.N(part.subs(x, sp.Rational("1.3")), 40)
         assert abs(value - reference) < 1e-35
-
 
 
 def test_the_most_digits_are_accepted_and_right():

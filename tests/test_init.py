@@ -84,10 +84,18 @@ def test_every_result_to_30_digits(scheme, fan_in, fan_out, variance, distributi
 
 
 def test_result_order_and_presence_follow_the_distribution():
-    assert invoke("init", "--fan-in", "8", "--json").json()["results"].keys() == {"variance", "std", "bert_ratio"}
+    assert invoke("init", "--fan-in", "8", "--json").json()["results"].keys() == {
+        "variance",
+        "std",
+        "bert_ratio",
+    }
     names = list(invoke("init", "--fan-in", "8", "--distribution", "truncnorm", "--json").json()["results"])
     assert names == ["variance", "std", "bound", "std_to_pass", "bert_ratio"]
-    names = list(invoke("init", "--fan-in", "8", "--scheme", "he", "--distribution", "uniform", "--json").json()["results"])
+    names = list(
+        invoke("init", "--fan-in", "8", "--scheme", "he", "--distribution", "uniform", "--json").json()[
+            "results"
+        ]
+    )
     assert names == ["gain", "variance", "std", "bound", "bert_ratio"]
 
 
@@ -105,7 +113,10 @@ def test_seed_002_and_004_variances():
     """Seed 002: LeCun 1/n, He 2/n for ReLU; seed 004: Xavier N(0, 2/(d_in + d_out))."""
     assert to_decimal(init(fan_in=100, digits=30).value("variance"), 30) == "0.0" + "1" + "0" * 29
     assert to_decimal(init(fan_in=100, scheme="he", digits=30).value("variance"), 30) == "0.02" + "0" * 29
-    assert to_decimal(init(fan_in=300, fan_out=100, scheme="xavier").value("variance"), 15) == "0.00500000000000000"
+    assert (
+        to_decimal(init(fan_in=300, fan_out=100, scheme="xavier").value("variance"), 15)
+        == "0.00500000000000000"
+    )
 
 
 def test_uniform_draw_has_the_std():
@@ -150,15 +161,30 @@ def test_he_leaky_relu_slope():
 def test_fan_values_are_exact_and_large_values_work():
     r = init(fan_in=10**30, digits=30)
     assert to_decimal(r.value("variance"), 30) == "1.00000000000000000000000000000e-30"
-    assert init(fan_in=Fraction(12), digits=5).value("variance") == init(fan_in="12", digits=5).value("variance")
+    assert init(fan_in=Fraction(12), digits=5).value("variance") == init(fan_in="12", digits=5).value(
+        "variance"
+    )
 
 
 @pytest.mark.large_frame
 @pytest.mark.xdist_group("truncnorm-derive")  # sympy integrates the truncated density once per process
 @pytest.mark.slow
 def test_derive_closed_forms():
-    run = invoke("init", "--fan-in", "768", "--fan-out", "768", "--scheme", "xavier",
-                 "--distribution", "truncnorm", "--derive", "--digits", "30", "--json")
+    run = invoke(
+        "init",
+        "--fan-in",
+        "768",
+        "--fan-out",
+        "768",
+        "--scheme",
+        "xavier",
+        "--distribution",
+        "truncnorm",
+        "--derive",
+        "--digits",
+        "30",
+        "--json",
+    )
     results = run.json()["results"]
     assert results["variance"]["closed_form"] == "1/768"
     assert results["std"]["closed_form"] == "sqrt(3)/48"
@@ -186,18 +212,32 @@ def test_derive_he_closed_forms_evaluate_to_the_numbers(activation):
     """gelu and elu have closed forms (E[gelu(Z)²] = 1/3 + sqrt(3)/(6π)); tanh keeps its integral."""
     import sympy as sp
 
-    run = invoke("init", "--fan-in", "300", "--scheme", "he", "--activation", activation,
-                 "--distribution", "truncnorm", "--derive", "--digits", "20", "--json")
+    run = invoke(
+        "init",
+        "--fan-in",
+        "300",
+        "--scheme",
+        "he",
+        "--activation",
+        activation,
+        "--distribution",
+        "truncnorm",
+        "--derive",
+        "--digits",
+        "20",
+        "--json",
+    )
     results = run.json()["results"]
     assert ("Integral" in results["variance"]["closed_form"]) == (activation == "tanh")
     if activation == "tanh":  # sympy's rewriting, as it was before it knew the integral is positive
         assert results["variance"]["closed_form"] == (
-            "sqrt(2)*sqrt(pi)/(300*Integral(exp(-x**2/2)*tanh(x)**2, (x, -oo, oo)))")
+            "sqrt(2)*sqrt(pi)/(300*Integral(exp(-x**2/2)*tanh(x)**2, (x, -oo, oo)))"
+        )
     for name, doc in results.items():
         expr = sp.sympify(doc["closed_form"])
         with mp.workdps(DPS):
             for integral in expr.atoms(sp.Integral):  # sympy's own N() of these is slow
-                (x, *_), = integral.limits
+                ((x, *_),) = integral.limits
                 f = sp.lambdify(x, integral.function, "mpmath")
                 expr = expr.subs(integral, sp.Float(str(mpmath.quad(f, [-mpmath.inf, 0, mpmath.inf])), DPS))
             value = mpmath.mpf(str(sp.N(expr, DPS)))
@@ -224,13 +264,24 @@ def test_default_path_imports_no_heavy_modules():
         (["--fan-in", "-3"], "--fan-in must be a whole number >= 1"),
         (["--fan-in", "abc"], "--fan-in must be a decimal number"),
         (["--fan-in", "inf"], "--fan-in must be a finite number"),
-        (["--fan-in", "8", "--fan-out", "2.5", "--scheme", "xavier"], "--fan-out must be a whole number >= 1"),
+        (
+            ["--fan-in", "8", "--fan-out", "2.5", "--scheme", "xavier"],
+            "--fan-out must be a whole number >= 1",
+        ),
         (["--fan-in", "8", "--scheme", "xavier"], "--fan-out is required with --scheme xavier"),
-        (["--fan-in", "8", "--scheme", "kaiming"], "--scheme must be one of lecun, xavier, he, got 'kaiming'"),
-        (["--fan-in", "8", "--distribution", "gamma"],
-         "--distribution must be one of normal, uniform, truncnorm, got 'gamma'"),
+        (
+            ["--fan-in", "8", "--scheme", "kaiming"],
+            "--scheme must be one of lecun, xavier, he, got 'kaiming'",
+        ),
+        (
+            ["--fan-in", "8", "--distribution", "gamma"],
+            "--distribution must be one of normal, uniform, truncnorm, got 'gamma'",
+        ),
         (["--fan-in", "8", "--activation", "tanh"], "--activation applies only to --scheme he"),
-        (["--fan-in", "8", "--scheme", "xavier", "--fan-out", "8", "--slope", "0.1"], "--slope applies only to --scheme he"),
+        (
+            ["--fan-in", "8", "--scheme", "xavier", "--fan-out", "8", "--slope", "0.1"],
+            "--slope applies only to --scheme he",
+        ),
         (["--fan-in", "8", "--scheme", "he", "--activation", "nosuchthing"], "nosuchthing"),
     ],
 )
@@ -261,22 +312,32 @@ def test_expect_against_seed_value():
 _SECOND_AT_80: dict[str, mpmath.mpf] = {}  # E[act(Z)²] by quadrature at 80 digits, once per activation
 
 
-@pytest.mark.parametrize("scheme,activation,function,fan_in,fan_out", [
-    ("lecun", None, None, "768", None),
-    ("xavier", None, None, "784", "300"),
-    ("he", "relu", lambda x: max(x, 0), "7", None),
-    ("he", "gelu", lambda x: x * mpmath.ncdf(x), "256", None),
-    ("he", "leaky_relu", lambda x: x if x > 0 else x / 100, "12", None),
-])
+@pytest.mark.parametrize(
+    "scheme,activation,function,fan_in,fan_out",
+    [
+        ("lecun", None, None, "768", None),
+        ("xavier", None, None, "784", "300"),
+        ("he", "relu", lambda x: max(x, 0), "7", None),
+        ("he", "gelu", lambda x: x * mpmath.ncdf(x), "256", None),
+        ("he", "leaky_relu", lambda x: x if x > 0 else x / 100, "12", None),
+    ],
+)
 @pytest.mark.parametrize("distribution", ["normal", "uniform", "truncnorm"])
-def test_certified_results_against_the_mpmath_route_at_50_digits(scheme, activation, function, fan_in, fan_out,
-                                                                 distribution):
+def test_certified_results_against_the_mpmath_route_at_50_digits(
+    scheme, activation, function, fan_in, fan_out, distribution
+):
     """Every result certified (exact rational, or a ball below half a unit of its last digit)
     and equal at 50 digits to quadrature at 80 digits (gamma and E[act(Z)²] integrated)."""
     from .certified_checks import assert_certified
 
-    r = init(fan_in=fan_in, fan_out=fan_out, scheme=scheme, activation=activation, distribution=distribution,
-             digits=50)
+    r = init(
+        fan_in=fan_in,
+        fan_out=fan_out,
+        scheme=scheme,
+        activation=activation,
+        distribution=distribution,
+        digits=50,
+    )
     with mp.workdps(80):
         n_in = mpmath.mpf(fan_in)
         if scheme == "lecun":
@@ -306,5 +367,7 @@ def test_exact_results_round_their_ties_away_from_zero():
 
 def test_table_title_says_certified():
     assert invoke("init", "--fan-in", "768").stdout.splitlines()[0].rstrip().endswith("certified")
-    results = invoke("init", "--fan-in", "768", "--scheme", "he", "--activation", "swish", "--json").json()["results"]
+    results = invoke("init", "--fan-in", "768", "--scheme", "he", "--activation", "swish", "--json").json()[
+        "results"
+    ]
     assert all(r["certified"] is True and r["error_bound"] is not None for r in results.values())

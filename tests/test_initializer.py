@@ -40,8 +40,10 @@ def held(text, dtype=numpy.float32):
 def keras(scale, n, distribution, dtype=numpy.float32):
     """Keras's VarianceScaling factor: Python doubles, then the weights' dtype (its sampler's)."""
     variance = float(scale) / max(1.0, float(n))
-    value = {"truncated_normal": numpy.sqrt(variance) / float(TRUNCATED_STD_LITERAL),
-             "uniform": numpy.sqrt(3.0 * variance)}.get(distribution, numpy.sqrt(variance))
+    value = {
+        "truncated_normal": numpy.sqrt(variance) / float(TRUNCATED_STD_LITERAL),
+        "uniform": numpy.sqrt(3.0 * variance),
+    }.get(distribution, numpy.sqrt(variance))
     return mp(Fraction(float(dtype(value))))
 
 
@@ -75,40 +77,154 @@ def cases():
     return [
         ("torch.nn.init.trunc_normal_", {}, None, None, "trunc", lambda: (mp(1), -2, 2)),
         # PyTorch's CPU uniform_(-1, 1) draws -1 with probability 2^-24: erfinv(-1) = -inf, clamped to a = -2.
-        ("torch.nn.init.trunc_normal_", {"std": "0.02"}, None, None, "trunc", lambda: (mp("0.02"), -100, 100, [(-2, TORCH_ATOM)])),
-        ("torch.nn.init.trunc_normal_", {"std": "0.5", "mean": "0.25", "a": "-0.5", "b": "1"}, None, None, "trunc",
-         lambda: (mp("0.5"), Fraction(-3, 2), Fraction(3, 2))),
+        (
+            "torch.nn.init.trunc_normal_",
+            {"std": "0.02"},
+            None,
+            None,
+            "trunc",
+            lambda: (mp("0.02"), -100, 100, [(-2, TORCH_ATOM)]),
+        ),
+        (
+            "torch.nn.init.trunc_normal_",
+            {"std": "0.5", "mean": "0.25", "a": "-0.5", "b": "1"},
+            None,
+            None,
+            "trunc",
+            lambda: (mp("0.5"), Fraction(-3, 2), Fraction(3, 2)),
+        ),
         ("torch.nn.init.normal_", {"std": "0.02"}, None, None, "normal", lambda: (mp("0.02"), None, None)),
-        ("torch.nn.init.kaiming_normal_", {}, FAN_IN, FAN_OUT, "normal", lambda: (s(2) / s(FAN_IN), None, None)),
-        ("torch.nn.init.kaiming_normal_", {"mode": "fan_out", "nonlinearity": "tanh"}, FAN_IN, FAN_OUT, "normal",
-         lambda: (mp(Fraction(5, 3)) / s(FAN_OUT), None, None)),
-        ("torch.nn.init.kaiming_uniform_", {"a": "0.2"}, FAN_IN, FAN_OUT, "uniform",
-         lambda: s(3) * s(2 / (1 + mp("0.04"))) / s(FAN_IN)),
-        ("torch.nn.init.xavier_normal_", {"gain": "2"}, FAN_IN, FAN_OUT, "normal",
-         lambda: (2 * s(mp(2) / (FAN_IN + FAN_OUT)), None, None)),
-        ("torch.nn.init.xavier_uniform_", {}, FAN_IN, FAN_OUT, "uniform", lambda: s(mp(6) / (FAN_IN + FAN_OUT))),
+        (
+            "torch.nn.init.kaiming_normal_",
+            {},
+            FAN_IN,
+            FAN_OUT,
+            "normal",
+            lambda: (s(2) / s(FAN_IN), None, None),
+        ),
+        (
+            "torch.nn.init.kaiming_normal_",
+            {"mode": "fan_out", "nonlinearity": "tanh"},
+            FAN_IN,
+            FAN_OUT,
+            "normal",
+            lambda: (mp(Fraction(5, 3)) / s(FAN_OUT), None, None),
+        ),
+        (
+            "torch.nn.init.kaiming_uniform_",
+            {"a": "0.2"},
+            FAN_IN,
+            FAN_OUT,
+            "uniform",
+            lambda: s(3) * s(2 / (1 + mp("0.04"))) / s(FAN_IN),
+        ),
+        (
+            "torch.nn.init.xavier_normal_",
+            {"gain": "2"},
+            FAN_IN,
+            FAN_OUT,
+            "normal",
+            lambda: (2 * s(mp(2) / (FAN_IN + FAN_OUT)), None, None),
+        ),
+        (
+            "torch.nn.init.xavier_uniform_",
+            {},
+            FAN_IN,
+            FAN_OUT,
+            "uniform",
+            lambda: s(mp(6) / (FAN_IN + FAN_OUT)),
+        ),
         ("torch.nn.Linear", {}, FAN_IN, None, "uniform", lambda: 1 / s(FAN_IN)),
         # Keras, TensorFlow, JAX: the std as the call computes and holds it (numpy's float32 here).
         ("tf.keras.initializers.TruncatedNormal", {}, None, None, "trunc", lambda: (held("0.05"), -2, 2)),
-        ("tf.keras.initializers.VarianceScaling", {}, FAN_IN, FAN_OUT, "trunc",
-         lambda: (keras(1, FAN_IN, "truncated_normal"), -2, 2)),
-        ("tf.keras.initializers.VarianceScaling", {"scale": "3", "mode": "fan_avg", "distribution": "untruncated_normal"},
-         FAN_IN, FAN_OUT, "normal", lambda: (keras(3, (FAN_IN + FAN_OUT) / 2, "normal"), None, None)),
-        ("tf.keras.initializers.GlorotUniform", {}, FAN_IN, FAN_OUT, "uniform",
-         lambda: keras(1, (FAN_IN + FAN_OUT) / 2, "uniform")),
-        ("tf.keras.initializers.HeNormal", {}, FAN_IN, None, "trunc", lambda: (keras(2, FAN_IN, "truncated_normal"), -2, 2)),
-        ("tf.keras.initializers.LecunNormal", {}, FAN_IN, None, "trunc",
-         lambda: (keras(1, FAN_IN, "truncated_normal"), -2, 2)),
-        ("tf.random.truncated_normal", {"stddev": "0.02"}, None, None, "trunc", lambda: (held("0.02"), -2, 2)),
-        ("jax.nn.initializers.variance_scaling", {"scale": "2", "mode": "fan_geo_avg", "distribution": "truncated_normal"},
-         FAN_IN, FAN_OUT, "trunc", lambda: (jax(2, (FAN_IN * FAN_OUT) ** 0.5, "truncated_normal"), -2, 2)),
-        ("jax.nn.initializers.variance_scaling", {"scale": "1", "mode": "fan_out", "distribution": "uniform"},
-         FAN_IN, FAN_OUT, "uniform", lambda: jax(1, FAN_OUT, "uniform")),
-        ("jax.nn.initializers.lecun_normal", {}, FAN_IN, None, "trunc", lambda: (jax(1, FAN_IN, "truncated_normal"), -2, 2)),
-        ("jax.nn.initializers.lecun_normal", {"dtype": "float64"}, FAN_IN, None, "trunc",
-         lambda: (jax(1, FAN_IN, "truncated_normal", numpy.float64), -2, 2)),
-        ("jax.nn.initializers.truncated_normal", {"lower": "-1", "upper": "3"}, None, None, "trunc",
-         lambda: (held("0.01"), -1, 3)),
+        (
+            "tf.keras.initializers.VarianceScaling",
+            {},
+            FAN_IN,
+            FAN_OUT,
+            "trunc",
+            lambda: (keras(1, FAN_IN, "truncated_normal"), -2, 2),
+        ),
+        (
+            "tf.keras.initializers.VarianceScaling",
+            {"scale": "3", "mode": "fan_avg", "distribution": "untruncated_normal"},
+            FAN_IN,
+            FAN_OUT,
+            "normal",
+            lambda: (keras(3, (FAN_IN + FAN_OUT) / 2, "normal"), None, None),
+        ),
+        (
+            "tf.keras.initializers.GlorotUniform",
+            {},
+            FAN_IN,
+            FAN_OUT,
+            "uniform",
+            lambda: keras(1, (FAN_IN + FAN_OUT) / 2, "uniform"),
+        ),
+        (
+            "tf.keras.initializers.HeNormal",
+            {},
+            FAN_IN,
+            None,
+            "trunc",
+            lambda: (keras(2, FAN_IN, "truncated_normal"), -2, 2),
+        ),
+        (
+            "tf.keras.initializers.LecunNormal",
+            {},
+            FAN_IN,
+            None,
+            "trunc",
+            lambda: (keras(1, FAN_IN, "truncated_normal"), -2, 2),
+        ),
+        (
+            "tf.random.truncated_normal",
+            {"stddev": "0.02"},
+            None,
+            None,
+            "trunc",
+            lambda: (held("0.02"), -2, 2),
+        ),
+        (
+            "jax.nn.initializers.variance_scaling",
+            {"scale": "2", "mode": "fan_geo_avg", "distribution": "truncated_normal"},
+            FAN_IN,
+            FAN_OUT,
+            "trunc",
+            lambda: (jax(2, (FAN_IN * FAN_OUT) ** 0.5, "truncated_normal"), -2, 2),
+        ),
+        (
+            "jax.nn.initializers.variance_scaling",
+            {"scale": "1", "mode": "fan_out", "distribution": "uniform"},
+            FAN_IN,
+            FAN_OUT,
+            "uniform",
+            lambda: jax(1, FAN_OUT, "uniform"),
+        ),
+        (
+            "jax.nn.initializers.lecun_normal",
+            {},
+            FAN_IN,
+            None,
+            "trunc",
+            lambda: (jax(1, FAN_IN, "truncated_normal"), -2, 2),
+        ),
+        (
+            "jax.nn.initializers.lecun_normal",
+            {"dtype": "float64"},
+            FAN_IN,
+            None,
+            "trunc",
+            lambda: (jax(1, FAN_IN, "truncated_normal", numpy.float64), -2, 2),
+        ),
+        (
+            "jax.nn.initializers.truncated_normal",
+            {"lower": "-1", "upper": "3"},
+            None,
+            None,
+            "trunc",
+            lambda: (held("0.01"), -1, 3),
+        ),
         ("flax.linen.Dense", {}, FAN_IN, None, "trunc", lambda: (jax(1, FAN_IN, "truncated_normal"), -2, 2)),
     ]
 
@@ -119,13 +235,25 @@ IDS = [f"{name}-{i}" for i, (name, *_rest) in enumerate(CASES)]
 
 def test_every_catalog_entry_is_tested():
     assert {name for name, *_ in CASES} == set(BY_NAME)
-    spec = {"torch.nn.init.trunc_normal_", "torch.nn.init.normal_", "torch.nn.init.kaiming_normal_",
-            "torch.nn.init.kaiming_uniform_", "torch.nn.init.xavier_normal_", "torch.nn.init.xavier_uniform_",
-            "torch.nn.Linear", "tf.keras.initializers.TruncatedNormal", "tf.keras.initializers.VarianceScaling",
-            "tf.keras.initializers.GlorotUniform", "tf.keras.initializers.HeNormal",
-            "tf.keras.initializers.LecunNormal", "tf.random.truncated_normal",
-            "jax.nn.initializers.variance_scaling", "jax.nn.initializers.lecun_normal",
-            "jax.nn.initializers.truncated_normal", "flax.linen.Dense"}
+    spec = {
+        "torch.nn.init.trunc_normal_",
+        "torch.nn.init.normal_",
+        "torch.nn.init.kaiming_normal_",
+        "torch.nn.init.kaiming_uniform_",
+        "torch.nn.init.xavier_normal_",
+        "torch.nn.init.xavier_uniform_",
+        "torch.nn.Linear",
+        "tf.keras.initializers.TruncatedNormal",
+        "tf.keras.initializers.VarianceScaling",
+        "tf.keras.initializers.GlorotUniform",
+        "tf.keras.initializers.HeNormal",
+        "tf.keras.initializers.LecunNormal",
+        "tf.random.truncated_normal",
+        "jax.nn.initializers.variance_scaling",
+        "jax.nn.initializers.lecun_normal",
+        "jax.nn.initializers.truncated_normal",
+        "flax.linen.Dense",
+    }
     assert spec <= set(BY_NAME)
     for entry in CATALOG:
         assert entry.version[0].isdigit() and "/" in entry.source
@@ -201,6 +329,7 @@ def test_keras_and_jax_ratios_are_their_own_float_arithmetic():
     here with numpy: at fan_in 768 JAX's lecun_normal is 1 - 6.08e-8 of its promise (the literal
     alone would say 1 - 1.94e-8; the values were 4.1e-8 below that), Keras's 1 + 3.0e-8 in
     float32 and 1 - 3.99e-17 in float64."""
+
     def ratio(name, args, want_factor):
         with mpmath.workdps(40):
             got = initializer(name, arguments=args, fan_in=768, digits=30).value("effective_ratio")
@@ -211,10 +340,24 @@ def test_keras_and_jax_ratios_are_their_own_float_arithmetic():
     assert ratio("jax.nn.initializers.lecun_normal", {}, jax(1, 768, "truncated_normal")) == "-6.08e-8"
     assert ratio("flax.linen.Dense", {}, jax(1, 768, "truncated_normal")) == "-6.08e-8"
     assert ratio("tf.keras.initializers.VarianceScaling", {}, keras(1, 768, "truncated_normal")) == "3.01e-8"
-    assert ratio("tf.keras.initializers.VarianceScaling", {"dtype": "float64"},
-                 keras(1, 768, "truncated_normal", numpy.float64)) == "-3.99e-17"
-    run = invoke("initializer", "tf.keras.initializers.VarianceScaling", "--fan-in", "768", "--digits", "20",
-                 "--get", "effective_ratio")
+    assert (
+        ratio(
+            "tf.keras.initializers.VarianceScaling",
+            {"dtype": "float64"},
+            keras(1, 768, "truncated_normal", numpy.float64),
+        )
+        == "-3.99e-17"
+    )
+    run = invoke(
+        "initializer",
+        "tf.keras.initializers.VarianceScaling",
+        "--fan-in",
+        "768",
+        "--digits",
+        "20",
+        "--get",
+        "effective_ratio",
+    )
     assert run.stdout.strip() == "1.0000000300553357483"
 
 
@@ -233,11 +376,15 @@ def test_bert_timm_keras():
     # variance 0.02^2 + 4*2^-24 - 4*2^-48 + ..., std 0.02 * 1.000297949...
     p = mpmath.mpf(2) ** -24
     want = mpmath.sqrt(4 * p - 4 * p * p + (1 - p) * mpmath.mpf("0.0004")) / mpmath.mpf("0.02")
-    assert timm.value("high_sigma") == 100 and abs(timm.value("effective_ratio") - want) < mpmath.mpf(10) ** -14
+    assert (
+        timm.value("high_sigma") == 100 and abs(timm.value("effective_ratio") - want) < mpmath.mpf(10) ** -14
+    )
     assert str(timm["effective_ratio"].rounded_from).startswith("1.000297949016")
     assert timm.value("excluded_mass") < mpmath.mpf(10) ** -2000
-    assert any(call.startswith("tf.keras.initializers.RandomNormal(mean=0.0, stddev=0.02)")
-               for call in timm.extra["equivalents"])
+    assert any(
+        call.startswith("tf.keras.initializers.RandomNormal(mean=0.0, stddev=0.02)")
+        for call in timm.extra["equivalents"]
+    )
     keras = initializer("tf.keras.initializers.TruncatedNormal", arguments={"stddev": "0.02"}, digits=15)
     assert keras.value("low_sigma") == -2
 
@@ -245,9 +392,13 @@ def test_bert_timm_keras():
 def test_equivalents_sample_the_same():
     """An equivalent that is itself a catalog call gives the same effective std."""
     first = initializer("tf.random.truncated_normal", arguments={"stddev": "0.02"}, digits=15)
-    jax_call = next(c for c in first.extra["equivalents"] if c.startswith("jax.nn.initializers.truncated_normal"))
+    jax_call = next(
+        c for c in first.extra["equivalents"] if c.startswith("jax.nn.initializers.truncated_normal")
+    )
     assert jax_call == "jax.nn.initializers.truncated_normal(stddev=0.02, lower=-2.0, upper=2.0)"
-    again = initializer("jax.nn.initializers.truncated_normal", arguments={"stddev": "0.02", "lower": "-2", "upper": "2"})
+    again = initializer(
+        "jax.nn.initializers.truncated_normal", arguments={"stddev": "0.02", "lower": "-2", "upper": "2"}
+    )
     assert again.value("effective_std") == first.value("effective_std")
     torch = initializer("torch.nn.init.trunc_normal_", arguments={"std": "0.02", "a": "-0.04", "b": "0.04"})
     # TensorFlow holds stddev in float32; PyTorch's std is modelled exactly (its float32 scalar is not)
@@ -262,15 +413,24 @@ def test_equivalents_sample_the_same():
         (("torch.nn.init.trunc_normal_", "--a", "2", "--b", "1"), ("--a must be less than --b",)),
         (("torch.nn.init.trunc_normal_", "--std", "-0.02"), ("--std must be greater than 0",)),
         (("tf.keras.initializers.TruncatedNormal", "--stddev", "-1"), ("--stddev must be greater than 0",)),
-        (("torch.nn.init.kaiming_normal_", "--mode", "fan_avg", "--fan-in", "3"), ("--mode", "fan_in, fan_out")),
+        (
+            ("torch.nn.init.kaiming_normal_", "--mode", "fan_avg", "--fan-in", "3"),
+            ("--mode", "fan_in, fan_out"),
+        ),
         (("tf.keras.initializers.VarianceScaling", "--mode", "fan", "--fan-in", "3"), ("--mode", "fan_avg")),
-        (("tf.keras.initializers.VarianceScaling", "--distribution", "cauchy", "--fan-in", "3"), ("--distribution",)),
+        (
+            ("tf.keras.initializers.VarianceScaling", "--distribution", "cauchy", "--fan-in", "3"),
+            ("--distribution",),
+        ),
         (("torch.nn.init.kaiming_normal_", "--nonlinearity", "gelu", "--fan-in", "3"), ("--nonlinearity",)),
         (("torch.nn.init.trunc_normal_", "--stddev", "1"), ("--stddev is not an argument", "--std")),
         (("jax.nn.initializers.variance_scaling", "--fan-in", "3"), ("--scale is required",)),
         (("torch.nn.Linear",), ("--fan-in is required",)),
         (("torch.nn.init.normal_", "--fan-in", "3"), ("--fan-in",)),
-        (("jax.nn.initializers.truncated_normal", "--lower", "2", "--upper", "2"), ("--lower must be less than --upper",)),
+        (
+            ("jax.nn.initializers.truncated_normal", "--lower", "2", "--upper", "2"),
+            ("--lower must be less than --upper",),
+        ),
         (("torch.nn.Linear", "--fan-in", "0"), ("--fan-in must be a whole number >= 1",)),
     ],
 )
@@ -285,8 +445,15 @@ def test_bad_input_is_exit_2_naming_the_argument(argv, words):
 
 def test_framework_spellings_are_accepted():
     """PyTorch lower-cases mode; Keras lower-cases distribution and reads normal as truncated_normal."""
-    assert initializer("torch.nn.init.kaiming_normal_", arguments={"mode": "FAN_OUT"}, fan_in=3, fan_out=5).inputs["mode"] == "fan_out"
-    keras = initializer("tf.keras.initializers.VarianceScaling", arguments={"distribution": "Normal"}, fan_in=3)
+    assert (
+        initializer(
+            "torch.nn.init.kaiming_normal_", arguments={"mode": "FAN_OUT"}, fan_in=3, fan_out=5
+        ).inputs["mode"]
+        == "fan_out"
+    )
+    keras = initializer(
+        "tf.keras.initializers.VarianceScaling", arguments={"distribution": "Normal"}, fan_in=3
+    )
     assert keras.inputs["distribution"] == "truncated_normal" and keras.value("low_sigma") == -2
 
 
@@ -321,8 +488,16 @@ def test_far_tails_and_extremes_answer_or_exit_3():
     """std 1e-300 puts trunc_normal_'s bounds at ±2e300 stds: the excluded mass is e^(-2e600),
     next to a gamma of 1 (its ball's radius must not blow up the rounding). Beyond the budget:
     exit 3, said plainly."""
-    run = invoke("initializer", "torch.nn.init.trunc_normal_", "--std", "1e-300", "--get", "effective_std",
-                 "--get", "effective_ratio")
+    run = invoke(
+        "initializer",
+        "torch.nn.init.trunc_normal_",
+        "--std",
+        "1e-300",
+        "--get",
+        "effective_std",
+        "--get",
+        "effective_ratio",
+    )
     # 1 in 2^24 values is a = -2 (PyTorch's uniform_ draws -1): std 2*sqrt(2^-24*(1 - 2^-24)) = 4.8828123544808...e-4
     assert run.code == 0 and run.stdout.split() == ["4.88281235448085e-4", "4.88281235448085e+296"]
     run = invoke("initializer", "torch.nn.init.trunc_normal_", "--a", "-1e100000", "--b", "1e100000")
@@ -330,7 +505,9 @@ def test_far_tails_and_extremes_answer_or_exit_3():
 
 
 def test_derive_states_the_distribution():
-    doc = invoke("initializer", "tf.keras.initializers.HeNormal", "--fan-in", "512", "--derive", "--json").json()
+    doc = invoke(
+        "initializer", "tf.keras.initializers.HeNormal", "--fan-in", "512", "--derive", "--json"
+    ).json()
     lines = {line["label"]: line["text"] for line in doc["derivation"]}
     factor = Fraction(float(numpy.float32(numpy.sqrt(2 / 512) / float(TRUNCATED_STD_LITERAL))))
     assert lines["sigma"] == f"sigma = ({factor})"
@@ -368,6 +545,6 @@ def test_a_negative_binary_result_keeps_its_sign_as_a_literal():
     from momentcalc.computations.initializer import _code
 
     assert _code(mpmath.mpf(-0.5), 6) == "-0.5" and _code(mpmath.mpf(0.5), 6) == "0.5"
-    assert _code(-mpmath.mpf(2) ** -30, 6) == "-9.313226e-10"  # the shortest float32 literal of -2^-30
+    assert _code(-(mpmath.mpf(2) ** -30), 6) == "-9.313226e-10"  # the shortest float32 literal of -2^-30
     with mpmath.workdps(30):
         assert _code(-mpmath.mpf(1) / 3, 6) == "-0.333333"

@@ -35,12 +35,15 @@ def test_rounded_text_agrees_with_the_decimal_module(digits):
         assert _significant_text(value, digits) == _by_decimal(value, digits), value
 
 
-@pytest.mark.parametrize("value, text", [
-    (Fraction(10) ** 100000, "1E+100000"),
-    (-Fraction(1, 10**100000), "-1E-100000"),
-    (Fraction(7 * 10**99999, 3), "2.3333333333333333333E+99999"),
-    (Fraction(123456789, 10**4000), "1.23456789E-3992"),
-    (-(Fraction(10) ** 4001 - 5 * Fraction(10) ** 3980), "-1E+4001"),  # 20 nines then 5: a tie, to even
-])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (Fraction(10) ** 100000, "1E+100000"),
+        (-Fraction(1, 10**100000), "-1E-100000"),
+        (Fraction(7 * 10**99999, 3), "2.3333333333333333333E+99999"),
+        (Fraction(123456789, 10**4000), "1.23456789E-3992"),
+        (-(Fraction(10) ** 4001 - 5 * Fraction(10) ** 3980), "-1E+4001"),  # 20 nines then 5: a tie, to even
+    ],
+)
 def test_long_inputs_are_echoed_to_20_digits(value, text):
     assert to_text(value) == text == _by_decimal(value, 20)

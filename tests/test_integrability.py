@@ -23,7 +23,9 @@ from momentcalc.moments.activation_balls import integrand, model_of
 DIVERGENT_ODD = ["1/x", "1/x**3", "sin(x)/x**2", "sin(x)/cos(x)", "x/(x**2-1)", "x*exp(x**2)"]
 
 
-@pytest.mark.parametrize(("expression", "mean"), [(e, 0) for e in DIVERGENT_ODD] + [("1/x", "0.5"), ("sin(x)/cos(x)", "0.5")])
+@pytest.mark.parametrize(
+    ("expression", "mean"), [(e, 0) for e in DIVERGENT_ODD] + [("1/x", "0.5"), ("sin(x)/cos(x)", "0.5")]
+)
 def test_divergent_mean_is_never_a_number(expression, mean):
     with pytest.raises(InputError, match=r"mean diverges"):
         expectations(expression, [(0, 1, 0)], mean=mean, digits=10)
@@ -90,11 +92,15 @@ def test_integrable_power_singularity_is_proven():
     assert ball.rad() <= abs(ball.mid()) * arb(10) ** -25
     (mixed,) = expectation_balls("log(abs(x))*abs(x)**-0.5", [(0, 1, 0)], digits=15)
     with mp.workdps(30):
-        reference = 2 * mpmath.quad(lambda t: mpmath.log(t) / mpmath.sqrt(t) * mpmath.npdf(t), [0, 1, mpmath.inf])
+        reference = 2 * mpmath.quad(
+            lambda t: mpmath.log(t) / mpmath.sqrt(t) * mpmath.npdf(t), [0, 1, mpmath.inf]
+        )
         assert abs(midpoint(mixed) - reference) < abs(reference) * mpmath.mpf(10) ** -14
 
 
-@pytest.mark.parametrize(("alpha", "k"), [(Fraction(1, 2), 0), (Fraction(1, 2), 2), (Fraction(-1), 1), (Fraction(0), 3)])
+@pytest.mark.parametrize(
+    ("alpha", "k"), [(Fraction(1, 2), 0), (Fraction(1, 2), 2), (Fraction(-1), 1), (Fraction(0), 3)]
+)
 def test_power_log_integral_against_quadrature(alpha, k):
     with ctx.workprec(200), mp.workdps(40):
         delta = arb(2) ** -7

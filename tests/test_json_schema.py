@@ -55,10 +55,10 @@ def test_every_snapshot_document_validates(validator, name, argv):
     [
         ("truncnorm", "--std", "0.02:0.02:0.01", "--expect", "std=0.0176"),
         ("truncnorm", "--std", "0.1000000000000000000001", "--low", "1e-400", "--high", "inf"),
-        ("truncnorm", "--bogus"),                                             # a click usage error
-        ("truncnorm", "--expect", "gamma=0.8"),                               # too few digits
-        ("truncnorm", "--std", "0.02,0.03", "--expect", "std=0.0176"),      # a failing check in a sweep
-        ("postnorm-decay", "--layers", "1500", "--sigma", "0.5,1"),           # long list results in rows
+        ("truncnorm", "--bogus"),  # a click usage error
+        ("truncnorm", "--expect", "gamma=0.8"),  # too few digits
+        ("truncnorm", "--std", "0.02,0.03", "--expect", "std=0.0176"),  # a failing check in a sweep
+        ("postnorm-decay", "--layers", "1500", "--sigma", "0.5,1"),  # long list results in rows
         ("attention", "--seq-len", "8", "--trials", "20", "--expect", "logit_std=8.00"),
         ("verify", "--only", "pytorch.gain"),
     ],
@@ -71,7 +71,9 @@ def test_live_documents_validate(validator, args):
 
 def test_failing_verify_validates(validator, monkeypatch):
     good = next(e for e in REGISTRY if e.id == "truncnorm.gamma")
-    monkeypatch.setattr(verify_module, "REGISTRY", (good, dataclasses.replace(good, id="wrong", published="0.7737414")))
+    monkeypatch.setattr(
+        verify_module, "REGISTRY", (good, dataclasses.replace(good, id="wrong", published="0.7737414"))
+    )
     run = invoke("verify", "--json")
     assert run.code == 1
     doc = valid(validator, run.json())
@@ -123,17 +125,30 @@ def test_keys_never_appear_and_disappear():
 def test_input_types():
     doc = invoke("init", "--fan-in", "768", "--json").json()
     assert doc["inputs"]["fan_in"] == 768 and isinstance(doc["inputs"]["fan_in"], int)
-    text = invoke("truncnorm", "--std", "0.1000000000000000000001", "--low", "-2.0", "--high", "inf",
-                  "--mean", "1e-400", "--json").stdout
+    text = invoke(
+        "truncnorm",
+        "--std",
+        "0.1000000000000000000001",
+        "--low",
+        "-2.0",
+        "--high",
+        "inf",
+        "--mean",
+        "1e-400",
+        "--json",
+    ).stdout
     assert '"std": 0.1000000000000000000001\n' in text  # the exact decimal, as a JSON number
-    assert '"low": -2,' in text                          # a whole number is an integer
+    assert '"low": -2,' in text  # a whole number is an integer
     assert '"high": "inf",' in text and '"mean": "1e-400",' in text  # strings only beyond doubles
     assert json.loads(text)["inputs"]["std"] == 0.1
 
 
 def test_error_objects_have_the_schema_version():
     run = invoke("truncnorm", "--std", "-1", "--json")
-    assert run.json() == {"schema_version": 1, "error": {"code": 2, "message": "--std must be greater than 0, got -1"}}
+    assert run.json() == {
+        "schema_version": 1,
+        "error": {"code": 2, "message": "--std must be greater than 0, got -1"},
+    }
 
 
 def test_schema_ships_inside_the_package():

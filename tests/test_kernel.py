@@ -30,8 +30,15 @@ def _expectation2(f, g, rho, q1=1, q2=1):
     rho, q1, q2 = float(rho), float(q1), float(q2)
     s1, s2, r = math.sqrt(q1), math.sqrt(q2), math.sqrt(1 - rho * rho)
     density = lambda t: math.exp(-t * t / 2) / math.sqrt(2 * math.pi)  # noqa: E731
-    value, _ = integrate.dblquad(lambda y, x: f(s1 * x) * g(s2 * (rho * x + r * y)) * density(x) * density(y),
-                                 -12, 12, -12, 12, epsabs=1e-14, epsrel=1e-13)
+    value, _ = integrate.dblquad(
+        lambda y, x: f(s1 * x) * g(s2 * (rho * x + r * y)) * density(x) * density(y),
+        -12,
+        12,
+        -12,
+        12,
+        epsabs=1e-14,
+        epsrel=1e-13,
+    )
     return value
 
 
@@ -47,15 +54,24 @@ def test_relu_ntk_derivative_is_a_third_at_one_half():
 
 
 @pytest.mark.parametrize("name", ["relu", "leaky_relu", "relu2", "erf"])
-@pytest.mark.parametrize("rho, q1, q2", [(Fraction(1, 2), 1, 1), (Fraction(-7, 10), 1, 1), (Fraction(3, 10), Fraction(3, 2), Fraction(1, 3))])
+@pytest.mark.parametrize(
+    "rho, q1, q2",
+    [(Fraction(1, 2), 1, 1), (Fraction(-7, 10), 1, 1), (Fraction(3, 10), Fraction(3, 2), Fraction(1, 3))],
+)
 def test_closed_kernels_against_the_bivariate_route(name, rho, q1, q2):
     act = resolve(name)
     q1, q2 = Fraction(q1), Fraction(q2)
     found = signed_cross_balls(act, q1, q2, rho, 20)
     with ctx.workprec(120):
-        params = {p.name: arb(Fraction(p.default).numerator) / Fraction(p.default).denominator for p in act.params}
-        closed = BALL_KERNELS[name](arb(q1.numerator) / q1.denominator, arb(q2.numerator) / q2.denominator,
-                                    arb(rho.numerator) / rho.denominator, params)
+        params = {
+            p.name: arb(Fraction(p.default).numerator) / Fraction(p.default).denominator for p in act.params
+        }
+        closed = BALL_KERNELS[name](
+            arb(q1.numerator) / q1.denominator,
+            arb(q2.numerator) / q2.denominator,
+            arb(rho.numerator) / rho.denominator,
+            params,
+        )
         for a, b in zip(found, closed):
             assert abs(a - b) < arb(10) ** -19 * (1 + abs(b))
 
@@ -78,10 +94,13 @@ def _tanh_slope(x):
     return 1 / math.cosh(x) ** 2
 
 
-@pytest.mark.parametrize("name, f, df", [
-    ("tanh", __import__("math").tanh, _tanh_slope),
-    ("gelu", _gelu, _gelu_slope),
-])
+@pytest.mark.parametrize(
+    "name, f, df",
+    [
+        ("tanh", __import__("math").tanh, _tanh_slope),
+        ("gelu", _gelu, _gelu_slope),
+    ],
+)
 @pytest.mark.parametrize("rho, q1, q2", [("0.5", 1, 1), ("-0.7", 1, 1), ("0.3", 2, "0.5")])
 def test_bivariate_route_against_2d_quadrature(name, f, df, rho, q1, q2):
     split = {"q1": q1, "q2": q2} if q1 != q2 else {"q": q1}
@@ -102,7 +121,9 @@ def test_expression_with_unequal_variances_against_2d_quadrature():
     assert "c_map_at_0" not in result.names  # unequal variances: no DKS quantities
 
 
-@pytest.mark.parametrize("name, f", [("gelu", lambda x: x * mpmath.ncdf(x)), ("selu", None), ("softplus", None)])
+@pytest.mark.parametrize(
+    "name, f", [("gelu", lambda x: x * mpmath.ncdf(x)), ("selu", None), ("softplus", None)]
+)
 def test_anticorrelated_against_1d_quadrature(name, f):
     act = resolve(name)
     f = f or (lambda x: act.fn(x, {}))
@@ -126,8 +147,10 @@ def test_anticorrelated_at_a_variance_without_a_rational_root(name, printed):
         return
     with mpmath.workdps(45):
         s = mpmath.sqrt(3)
-        expected = mpmath.quad(lambda z: act.fn(s * z, {}) * act.fn(-s * z, {}) * mpmath.npdf(z),
-                               [-30, -mpmath.sqrt(3), 0, mpmath.sqrt(3), 30])
+        expected = mpmath.quad(
+            lambda z: act.fn(s * z, {}) * act.fn(-s * z, {}) * mpmath.npdf(z),
+            [-30, -mpmath.sqrt(3), 0, mpmath.sqrt(3), 30],
+        )
         assert mpmath.mpf(run.stdout.strip()) == mpmath.mpf(mpmath.nstr(expected, 30))
 
 
@@ -200,13 +223,16 @@ def test_bivariate_route_at_30_digits_against_the_arcsine_kernel():
             assert abs(mpmath.mpf(ball.mid().str(45, radius=False)) - want) < mpmath.mpf(10) ** -31
 
 
-@pytest.mark.parametrize("argv, option", [
-    (("relu", "--rho", "1.5"), "--rho"),
-    (("relu", "--q", "0"), "--q"),
-    (("relu", "--q", "1", "--q1", "2"), "--q"),
-    (("relu", "--sigma-w2", "2"), "--sigma-w2"),
-    (("relu", "--depth", "0"), "--depth"),
-])
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (("relu", "--rho", "1.5"), "--rho"),
+        (("relu", "--q", "0"), "--q"),
+        (("relu", "--q", "1", "--q1", "2"), "--q"),
+        (("relu", "--sigma-w2", "2"), "--sigma-w2"),
+        (("relu", "--depth", "0"), "--depth"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(argv, option):
     run = invoke("kernel", *argv)
     assert run.code == 2 and run.stdout == ""
@@ -231,12 +257,15 @@ def test_derive_gives_the_closed_forms():
     assert result["nngp"].closed_form is not None
 
 
-@pytest.mark.parametrize("text, f, df", [
-    ("x**2", lambda x: x**2, lambda x: 2 * x),
-    ("x**3 - 3*x", lambda x: x**3 - 3 * x, lambda x: 3 * x**2 - 3),
-    ("2*x + 1", lambda x: 2 * x + 1, lambda x: 2 + 0 * x),
-    ("(x - 1)**4/24", lambda x: (x - 1) ** 4 / 24, lambda x: (x - 1) ** 3 / 6),
-])
+@pytest.mark.parametrize(
+    "text, f, df",
+    [
+        ("x**2", lambda x: x**2, lambda x: 2 * x),
+        ("x**3 - 3*x", lambda x: x**3 - 3 * x, lambda x: 3 * x**2 - 3),
+        ("2*x + 1", lambda x: 2 * x + 1, lambda x: 2 + 0 * x),
+        ("(x - 1)**4/24", lambda x: (x - 1) ** 4 / 24, lambda x: (x - 1) ** 3 / 6),
+    ],
+)
 @pytest.mark.parametrize("rho, q1, q2", [("0.3", "4", "0.25"), ("-0.7", "1", "9")])
 def test_polynomial_closed_forms_by_isserlis_against_gauss_hermite(text, f, df, rho, q1, q2):
     """--derive's closed form of a polynomial φ (Isserlis) equals the proven value to every

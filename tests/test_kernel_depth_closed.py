@@ -32,8 +32,10 @@ def _maps(name, slope=0):
         s = mpmath.mpf(slope)
         return (lambda q: q * (1 + s * s) / 2), (lambda q, c: q * (s * c + (1 - s) ** 2 * _arc_cosine(c)))
     if name == "erf":
-        return (lambda q: 2 / mpmath.pi * mpmath.asin(2 * q / (1 + 2 * q)),
-                lambda q, c: 2 / mpmath.pi * mpmath.asin(2 * q * c / (1 + 2 * q)))
+        return (
+            lambda q: 2 / mpmath.pi * mpmath.asin(2 * q / (1 + 2 * q)),
+            lambda q, c: 2 / mpmath.pi * mpmath.asin(2 * q * c / (1 + 2 * q)),
+        )
     return (lambda q: q), (lambda q, c: q * c)  # identity
 
 
@@ -62,13 +64,16 @@ def _assert_every_digit(printed, expected, digits):
             assert abs(mpmath.mpf(text) - want) <= unit / 2, (text, want)
 
 
-@pytest.mark.parametrize("name, depth, w, b, digits, extra", [
-    ("relu", 3000, "1", "0", 15, {}),                  # c → 1 like 1 − O(1/L²): no fixed-point box
-    ("erf", 2000, "1", "0", 15, {}),                   # c → 0 geometrically: relative digits kept
-    ("erf", 400, "1.5", "0.05", 30, {}),
-    ("leaky_relu", 300, "2", "0.1", 20, {"slope": "0.2"}),
-    ("identity", 2000, "1.5", "0.05", 15, {}),
-])
+@pytest.mark.parametrize(
+    "name, depth, w, b, digits, extra",
+    [
+        ("relu", 3000, "1", "0", 15, {}),  # c → 1 like 1 − O(1/L²): no fixed-point box
+        ("erf", 2000, "1", "0", 15, {}),  # c → 0 geometrically: relative digits kept
+        ("erf", 400, "1.5", "0.05", 30, {}),
+        ("leaky_relu", 300, "2", "0.1", 20, {"slope": "0.2"}),
+        ("identity", 2000, "1.5", "0.05", 15, {}),
+    ],
+)
 def test_layers_against_the_mpmath_recursion(name, depth, w, b, digits, extra):
     result = kernel(name, rho="0.3", depth=depth, sigma_w2=w, sigma_b2=b, digits=digits, params=extra or None)
     printed = result["correlation_layers"].decimal(digits)
@@ -79,14 +84,16 @@ def test_layers_against_the_mpmath_recursion(name, depth, w, b, digits, extra):
 def test_no_integral_per_layer(monkeypatch):
     """The closed route never reaches the integrals' layer (``layer_balls``)."""
     monkeypatch.setattr(kernel_maps, "layer_balls", lambda *a, **k: pytest.fail("an integral layer"))
-    qs, cs = kernel_maps.layer_trajectory(resolve("relu", None), Fraction(1), Fraction(3, 10), 500, Fraction(2),
-                                          Fraction(1, 10), 15)
+    qs, cs = kernel_maps.layer_trajectory(
+        resolve("relu", None), Fraction(1), Fraction(3, 10), 500, Fraction(2), Fraction(1, 10), 15
+    )
     assert len(qs) == len(cs) == 501
 
 
 @pytest.mark.reference
-@pytest.mark.parametrize("name, w, b", [("relu", "1", "0"), ("erf", "1", "0"), ("erf", "1.5", "0.05"),
-                                        ("relu", "1.5", "0.05")])
+@pytest.mark.parametrize(
+    "name, w, b", [("relu", "1", "0"), ("erf", "1", "0"), ("erf", "1.5", "0.05"), ("relu", "1.5", "0.05")]
+)
 def test_depth_10000_at_30_digits(name, w, b):
     result = kernel(name, rho="0.3", depth=10000, sigma_w2=w, sigma_b2=b, digits=30)
     printed = result["correlation_layers"].decimal(30)
@@ -105,8 +112,13 @@ def test_q_slope_largest_at_c_equal_1(name):
         return arb(v.numerator) / v.denominator
 
     with ctx.workprec(200):
-        for q1, q2 in ((Fraction(1, 10), Fraction(1, 10)), (Fraction(1), Fraction(1)), (Fraction(7), Fraction(7)),
-                       (Fraction(1), Fraction(3)), (Fraction(5), Fraction(1, 4))):
+        for q1, q2 in (
+            (Fraction(1, 10), Fraction(1, 10)),
+            (Fraction(1), Fraction(1)),
+            (Fraction(7), Fraction(7)),
+            (Fraction(1), Fraction(3)),
+            (Fraction(5), Fraction(1, 4)),
+        ):
             equal = q1 == q2
 
             def k(shift, c):
@@ -122,6 +134,7 @@ def test_q_slope_largest_at_c_equal_1(name):
 
 def test_dual_derivatives_against_mpmath():
     """Forward-mode derivatives on a ball enclose mpmath's numerical derivative at its centre."""
+
     def f(x):
         return (2 * x / (1 + 2 * x)).asin() + (x * x).sqrt() / 3 - (x / 4).acos() + 1 / x + (x - 1) ** 3
 
@@ -187,8 +200,13 @@ def _split_recursion(name, rho, q1, q2, depth, w, b, dps):
             cross = lambda q1, q2, c: mpmath.sqrt(q1 * q2) * _arc_cosine(c)  # noqa: E731
         else:
             length = lambda q: 2 / mpmath.pi * mpmath.asin(2 * q / (1 + 2 * q))  # noqa: E731
-            cross = lambda q1, q2, c: 2 / mpmath.pi * mpmath.asin(  # noqa: E731
-                2 * c * mpmath.sqrt(q1 * q2) / mpmath.sqrt((1 + 2 * q1) * (1 + 2 * q2)))
+            cross = lambda q1, q2, c: (
+                2
+                / mpmath.pi
+                * mpmath.asin(  # noqa: E731
+                    2 * c * mpmath.sqrt(q1 * q2) / mpmath.sqrt((1 + 2 * q1) * (1 + 2 * q2))
+                )
+            )
         out = [c]
         for _ in range(depth):
             n1, n2 = w * length(q1) + b, w * length(q2) + b
@@ -197,11 +215,14 @@ def _split_recursion(name, rho, q1, q2, depth, w, b, dps):
     return out
 
 
-@pytest.mark.parametrize("name, depth, w, b, digits", [
-    ("relu", 2000, "1", "0", 15),       # exit 3 from layer ~60 before (balls evaluated whole)
-    ("erf", 2000, "1", "0", 15),        # c → 0: relative digits
-    ("erf", 300, "1.5", "0.05", 30),
-])
+@pytest.mark.parametrize(
+    "name, depth, w, b, digits",
+    [
+        ("relu", 2000, "1", "0", 15),  # exit 3 from layer ~60 before (balls evaluated whole)
+        ("erf", 2000, "1", "0", 15),  # c → 0: relative digits
+        ("erf", 300, "1.5", "0.05", 30),
+    ],
+)
 def test_unequal_variances_against_the_mpmath_recursion(name, depth, w, b, digits):
     result = kernel(name, rho="0.3", q1="1", q2="2", depth=depth, sigma_w2=w, sigma_b2=b, digits=digits)
     printed = result["correlation_layers"].decimal(digits)

@@ -20,8 +20,9 @@ from momentcalc.moments.fading_tail import fading_tail, linear_remainder
 
 
 def _trajectory(name, depth, digits, fast):
-    return kernel_maps.layer_trajectory(resolve(name, None), Fraction(1), Fraction(3, 10), depth, Fraction(1),
-                                        Fraction(0), digits, fast=fast)
+    return kernel_maps.layer_trajectory(
+        resolve(name, None), Fraction(1), Fraction(3, 10), depth, Fraction(1), Fraction(0), digits, fast=fast
+    )
 
 
 def test_fast_tail_agrees_with_every_layer(monkeypatch):
@@ -66,8 +67,10 @@ def test_deep_correlation_against_gauss_hermite():
     assert float(layers[-1]) == pytest.approx(float(layers[200]), rel=1e-15)
 
 
-@pytest.mark.parametrize("name", ["gelu", "gelu_tanh", "swish", "mish", "hard_swish", "quick_gelu",
-                                  "x*tanh(log(1+exp(x)))", "sin(x)"])
+@pytest.mark.parametrize(
+    "name",
+    ["gelu", "gelu_tanh", "swish", "mish", "hard_swish", "quick_gelu", "x*tanh(log(1+exp(x)))", "sin(x)"],
+)
 def test_remainder_bound_holds(name):
     """|φ(x) − φ'(0)·x| ≤ B·x² at 4000 points of [−40, 40] (mpmath at 30 digits)."""
     act = resolve(name, None)
@@ -77,8 +80,10 @@ def test_remainder_bound_holds(name):
     with mpmath.workdps(30):
         a = mpmath.mpf(float(rem.slope.mid()))
         bound = mpmath.mpf(float(rem.bound.upper()))
-        worst = max(abs(act.fn(x, params) - a * x) / (x * x)
-                    for x in (mpmath.mpf(k) / 100 + mpmath.mpf(1) / 7 for k in range(-4000, 4000, 2)))
+        worst = max(
+            abs(act.fn(x, params) - a * x) / (x * x)
+            for x in (mpmath.mpf(k) / 100 + mpmath.mpf(1) / 7 for k in range(-4000, 4000, 2))
+        )
     assert worst <= bound
     assert bound < 4 * worst + 1  # a bound, not a blow-up
 
@@ -111,10 +116,13 @@ def test_default_depth_unchanged():
     assert all(a.mid() == b.mid() and a.rad() == b.rad() for x, y in zip(fast, slow) for a, b in zip(x, y))
 
 
-@pytest.mark.parametrize("args, layer", [
-    (["relu2", "--depth", "100", "--sigma-w2", "1.5", "--sigma-b2", "0.05"], 15),
-    (["x**3", "--depth", "10"], 9),
-])
+@pytest.mark.parametrize(
+    "args, layer",
+    [
+        (["relu2", "--depth", "100", "--sigma-w2", "1.5", "--sigma-b2", "0.05"], 15),
+        (["x**3", "--depth", "10"], 9),
+    ],
+)
 def test_exploding_length_is_exit_2(args, layer):
     """q' ≈ 3σ_w²q² (relu2) or 15σ_w²q³ (x³): one line naming --depth and the layer, exit 2."""
     from tests.conftest import invoke
@@ -158,7 +166,9 @@ def test_hermite_of_cos_where_a_moment_is_zero():
     with mpmath.workdps(40):
         for k, text in enumerate(result.value("coefficients")):
             exact = 0 if k % 2 else (-1) ** (k // 2) * mpmath.exp(-0.5) / mpmath.sqrt(mpmath.factorial(k))
-            assert mpmath.mpf(str(text)) == 0 if exact == 0 else abs(mpmath.mpf(str(text)) / exact - 1) < 1e-29
+            assert (
+                mpmath.mpf(str(text)) == 0 if exact == 0 else abs(mpmath.mpf(str(text)) / exact - 1) < 1e-29
+            )
 
 
 def test_hermite_of_max_is_relu_exactly():
@@ -200,8 +210,19 @@ def test_settled_box_refused_far_from_the_fixed_point():
         qs = [arb(1) + arb(10) ** -40 * k for k in range(3)]
         cs = [arb("0.3") + arb(10) ** -40 * k for k in range(3)]
     bounds: dict = {}
-    found = kernel_maps._settled(resolve("tanh", None), qs, cs, Fraction(1), Fraction(0), Fraction(3, 10),
-                                 Fraction(0), Fraction(4), Fraction(1, 20), 15, bounds)
+    found = kernel_maps._settled(
+        resolve("tanh", None),
+        qs,
+        cs,
+        Fraction(1),
+        Fraction(0),
+        Fraction(3, 10),
+        Fraction(0),
+        Fraction(4),
+        Fraction(1, 20),
+        15,
+        bounds,
+    )
     assert found is False and 4 in (bounds.get(("settle", 0)), bounds.get(("settle", 1)))
 
 

@@ -37,11 +37,14 @@ def _gelu(x):
     return x * ndtr(x)
 
 
-@pytest.mark.parametrize("name, w, depth", [
-    ("tanh", "1", 100),
-    pytest.param("gelu", "1", 100, marks=pytest.mark.reference),
-    pytest.param("tanh", "0.5", 300, marks=pytest.mark.reference),
-])
+@pytest.mark.parametrize(
+    "name, w, depth",
+    [
+        ("tanh", "1", 100),
+        pytest.param("gelu", "1", 100, marks=pytest.mark.reference),
+        pytest.param("tanh", "0.5", 300, marks=pytest.mark.reference),
+    ],
+)
 def test_unequal_variances_against_gauss_hermite(name, w, depth):
     """--q1 1 --q2 2 --rho 0.3: every layer's correlation, proven (was exit 3 past about 50
     layers for tanh: the balls widened about 2x a layer), within 1e-12 of the doubles."""
@@ -61,6 +64,7 @@ def _mehler_layers(depth, q1, q2, rho, terms=61, dps=40):
     import mpmath
 
     with mpmath.workdps(dps):
+
         def he(k, z):
             a, b = mpmath.mpf(1), z
             for j in range(1, k):
@@ -72,8 +76,10 @@ def _mehler_layers(depth, q1, q2, rho, terms=61, dps=40):
 
         def coefficients(q):
             s = mpmath.sqrt(q)
-            return [moment(lambda z: mpmath.tanh(s * z) * he(k, z)) / mpmath.sqrt(mpmath.factorial(k))
-                    for k in range(1, terms, 2)]
+            return [
+                moment(lambda z: mpmath.tanh(s * z) * he(k, z)) / mpmath.sqrt(mpmath.factorial(k))
+                for k in range(1, terms, 2)
+            ]
 
         q1, q2, c = mpmath.mpf(q1), mpmath.mpf(q2), mpmath.mpf(rho)
         out = [c]

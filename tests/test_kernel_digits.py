@@ -36,9 +36,12 @@ def _gelu_pair(rho: Fraction) -> tuple[mpmath.mpf, mpmath.mpf]:
         def slope(m):  # noqa: ANN001, ANN202
             return mpmath.ncdf(m / s) + (m / s) * mpmath.npdf(m / s) * (1 - b * b / (s * s))
 
-        nngp = mpmath.quad(lambda w: mpmath.npdf(w) * psi(a * w) * psi(sign * a * w), [-mpmath.inf, 0, mpmath.inf])
-        ntk = mpmath.quad(lambda w: mpmath.npdf(w) * slope(a * w) * slope(sign * a * w),
-                          [-mpmath.inf, 0, mpmath.inf])
+        nngp = mpmath.quad(
+            lambda w: mpmath.npdf(w) * psi(a * w) * psi(sign * a * w), [-mpmath.inf, 0, mpmath.inf]
+        )
+        ntk = mpmath.quad(
+            lambda w: mpmath.npdf(w) * slope(a * w) * slope(sign * a * w), [-mpmath.inf, 0, mpmath.inf]
+        )
         return +nngp, +ntk
 
 

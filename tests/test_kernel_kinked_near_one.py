@@ -38,19 +38,25 @@ def _selu():
 # (constant), "x" (linear) or "e" (e^x).
 def _pieces(name):
     if name == "elu":
-        return ([(-INF, 0, [("e", 1), ("1", -1)]), (0, INF, [("x", 1)])],
-                [(-INF, 0, [("e", 1)]), (0, INF, [("1", 1)])])
+        return (
+            [(-INF, 0, [("e", 1), ("1", -1)]), (0, INF, [("x", 1)])],
+            [(-INF, 0, [("e", 1)]), (0, INF, [("1", 1)])],
+        )
     if name == "selu":
         lam, alpha = _selu()
-        return ([(-INF, 0, [("e", lam * alpha), ("1", -lam * alpha)]), (0, INF, [("x", lam)])],
-                [(-INF, 0, [("e", lam * alpha)]), (0, INF, [("1", lam)])])
+        return (
+            [(-INF, 0, [("e", lam * alpha), ("1", -lam * alpha)]), (0, INF, [("x", lam)])],
+            [(-INF, 0, [("e", lam * alpha)]), (0, INF, [("1", lam)])],
+        )
     if name == "relu6":
         return ([(0, 6, [("x", 1)]), (6, INF, [("1", 6)])], [(0, 6, [("1", 1)])])
     if name == "min(x,1)":
         return ([(-INF, 1, [("x", 1)]), (1, INF, [("1", 1)])], [(-INF, 1, [("1", 1)])])
     if name == "hard_sigmoid":
-        return ([(-3, 3, [("x", mpmath.mpf(1) / 6), ("1", mpmath.mpf(1) / 2)]), (3, INF, [("1", 1)])],
-                [(-3, 3, [("1", mpmath.mpf(1) / 6)])])
+        return (
+            [(-3, 3, [("x", mpmath.mpf(1) / 6), ("1", mpmath.mpf(1) / 2)]), (3, INF, [("1", 1)])],
+            [(-3, 3, [("1", mpmath.mpf(1) / 6)])],
+        )
     if name == "hardtanh":
         return ([(-INF, -1, [("1", -1)]), (-1, 1, [("x", 1)]), (1, INF, [("1", 1)])], [(-1, 1, [("1", 1)])])
     raise KeyError(name)
@@ -103,9 +109,18 @@ NEAR = Fraction(999999, 1000000)
 # marked ``reference`` (``python -m pytest -n 2 -m reference``; also ``slow``, as ``-m "not slow"``
 # replaces the default ``-m``).
 REFERENCE = (pytest.mark.reference, pytest.mark.slow)
-CASES = [("elu", NEAR), ("relu6", -NEAR)] + [pytest.param(*case, marks=REFERENCE) for case in [
-    ("elu", 1 - Fraction(1, 10**10)), ("elu", -NEAR), ("selu", NEAR), ("selu", -NEAR),
-    ("relu6", 1 - Fraction(1, 10**10)), ("hardtanh", NEAR), ("min(x,1)", -NEAR)]]
+CASES = [("elu", NEAR), ("relu6", -NEAR)] + [
+    pytest.param(*case, marks=REFERENCE)
+    for case in [
+        ("elu", 1 - Fraction(1, 10**10)),
+        ("elu", -NEAR),
+        ("selu", NEAR),
+        ("selu", -NEAR),
+        ("relu6", 1 - Fraction(1, 10**10)),
+        ("hardtanh", NEAR),
+        ("min(x,1)", -NEAR),
+    ]
+]
 
 
 @pytest.mark.parametrize("name, rho", CASES)
@@ -127,7 +142,9 @@ def test_near_one_against_quadrature_of_the_conditional_expectation(name, rho):
 
 
 @pytest.mark.parametrize("name, slope", [("relu", None), ("leaky_relu", Fraction(1, 10))])
-@pytest.mark.parametrize("rho", [Fraction(999999, 1000000), 1 - Fraction(1, 10**12), Fraction(-999999, 1000000)])
+@pytest.mark.parametrize(
+    "rho", [Fraction(999999, 1000000), 1 - Fraction(1, 10**12), Fraction(-999999, 1000000)]
+)
 def test_the_route_against_the_arc_cosine_kernels(name, slope, rho):
     """relu and leaky_relu take their closed forms in ``kernel``; the route itself (as mean-field
     theory's correlation map reaches it) against them, at 40 digits."""
@@ -137,8 +154,11 @@ def test_the_route_against_the_arc_cosine_kernels(name, slope, rho):
     found = conditional_cross(act, polys, Fraction(1), Fraction(1), rho, 40, (0, 1), max(sizes), min(sizes))
     assert found is not None
     with ctx.workprec(300):
-        params = {p.name: arb(Fraction(v).numerator) / Fraction(v).denominator for p in act.params
-                  for v in [dict(act.values).get(p.name, p.default)]}
+        params = {
+            p.name: arb(Fraction(v).numerator) / Fraction(v).denominator
+            for p in act.params
+            for v in [dict(act.values).get(p.name, p.default)]
+        }
         closed = BALL_KERNELS[name](arb(1), arb(1), arb(rho.numerator) / rho.denominator, params)
         for a, b in zip(found, closed):
             assert a.rad() <= abs(a.mid()) * arb(10) ** -43
@@ -156,7 +176,11 @@ def test_unequal_variances_against_quadrature():
         s = mpmath.sqrt(2 * (1 - r * r))
         points = [-20, 0, 1 / (2 * r), 20]
         points = [-20] + sorted({0} | {j * s / (2 * r) for j in (-16, -4, -1, 1, 4, 16)}) + [20]
-        f = lambda x: _at(pieces, x / mpmath.sqrt(2)) * _smoothed(pieces, 2 * r * x / mpmath.sqrt(2), s) * mpmath.npdf(x)  # noqa: E731
+        f = lambda x: (
+            _at(pieces, x / mpmath.sqrt(2))
+            * _smoothed(pieces, 2 * r * x / mpmath.sqrt(2), s)
+            * mpmath.npdf(x)
+        )  # noqa: E731
         reference = mpmath.quad(f, points)
         value = mpmath.mpf(found[0].mid().str(30, radius=False))
         assert abs(value - reference) <= mpmath.mpf(10) ** -20 * abs(reference)
@@ -169,14 +193,18 @@ def test_cli_near_one_prints_proven_digits(name):
     assert run.code == 0, run.stderr
     ball = signed_cross_balls(resolve(name), Fraction(1), Fraction(1), NEAR, 30)[0]
     with mpmath.workdps(40):
-        assert run.stdout.strip() == mpmath.nstr(mpmath.mpf(ball.mid().str(40, radius=False)), 15, strip_zeros=False)
+        assert run.stdout.strip() == mpmath.nstr(
+            mpmath.mpf(ball.mid().str(40, radius=False)), 15, strip_zeros=False
+        )
 
 
 def test_30_and_100_digits_at_one_minus_1e_12():
     """Both printed, the first 30 of the 100 digits the 30 (the 30 against the reference)."""
     rho = 1 - Fraction(1, 10**12)
-    runs = [invoke("kernel", "elu", "--rho", str(rho), "--get", "ntk_derivative", "--digits", str(digits))
-            for digits in (30, 100)]
+    runs = [
+        invoke("kernel", "elu", "--rho", str(rho), "--get", "ntk_derivative", "--digits", str(digits))
+        for digits in (30, 100)
+    ]
     assert all(run.code == 0 for run in runs), [run.stderr for run in runs]
     thirty, hundred = (run.stdout.strip() for run in runs)
     reference = _reference("elu", rho, 1, dps=36)
@@ -230,18 +258,22 @@ def test_layers_whose_correlation_goes_to_one():
         assert abs(value - want) < mpmath.mpf(10) ** -15
 
 
-
 @pytest.mark.parametrize("rho", [Fraction(1, 2), NEAR, -NEAR, 1 - Fraction(1, 10**12)])
 def test_abs_against_its_arc_cosine_kernel(rho):
     """E[|u||v|] = (2/π)(√(1 − ρ²) + ρ·asin ρ) and E[sign u·sign v] = (2/π)·asin ρ, at 30 digits."""
     found = signed_cross_balls(resolve("abs(x)"), Fraction(1), Fraction(1), rho, 30)
     with mpmath.workdps(45):
         r = mpmath.mpf(rho.numerator) / rho.denominator
-        closed = (2 / mpmath.pi * (mpmath.sqrt((1 - r) * (1 + r)) + r * mpmath.asin(r)),
-                  2 / mpmath.pi * mpmath.asin(r))
+        closed = (
+            2 / mpmath.pi * (mpmath.sqrt((1 - r) * (1 + r)) + r * mpmath.asin(r)),
+            2 / mpmath.pi * mpmath.asin(r),
+        )
         for ball, value in zip(found, closed):
             assert mpmath.mpf(ball.rad().str(5, radius=False)) <= abs(value) * mpmath.mpf(10) ** -32
-            assert abs(mpmath.mpf(ball.mid().str(45, radius=False)) - value) <= abs(value) * mpmath.mpf(10) ** -30
+            assert (
+                abs(mpmath.mpf(ball.mid().str(45, radius=False)) - value)
+                <= abs(value) * mpmath.mpf(10) ** -30
+            )
 
 
 @pytest.mark.parametrize("rho", [Fraction(3, 10), NEAR])
@@ -274,9 +306,24 @@ def test_powers_of_relu_are_cho_and_sauls_arc_cosine_kernels(n, rho):
             assert abs(mpmath.mpf(found[name].decimal(30)) - value) <= unit / 2, name
 
 
-@pytest.mark.parametrize("text", ["abs(x)", "max(x,0)", "min(x,1)", "x*abs(x)", "max(x,0)**2 - 3*abs(x-1/4)",
-                                  "exp(x/2)*min(x,0)", "abs(-2*x+1)/4", "max(1-x,2)", "x", "min(max(x,-1),1)",
-                                  "abs(abs(x)-1)", "max(abs(x),1/2)*x", "abs(x-1/3)"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "abs(x)",
+        "max(x,0)",
+        "min(x,1)",
+        "x*abs(x)",
+        "max(x,0)**2 - 3*abs(x-1/4)",
+        "exp(x/2)*min(x,0)",
+        "abs(-2*x+1)/4",
+        "max(1-x,2)",
+        "x",
+        "min(max(x,-1),1)",
+        "abs(abs(x)-1)",
+        "max(abs(x),1/2)*x",
+        "abs(x-1/3)",
+    ],
+)
 def test_expression_pieces_agree_with_the_expression(text):
     """The expanded pieces against the expression's own mpmath function and derivative."""
     act = resolve(text)
@@ -287,14 +334,32 @@ def test_expression_pieces_agree_with_the_expression(text):
             i = sum(1 for k in kinks if x > k)
             if any(x == k for k in kinks):
                 continue
-            value = sum((mpmath.mpf(t.c.numerator) / t.c.denominator * x**t.power
-                         * mpmath.exp(mpmath.mpf(t.rate.numerator) / t.rate.denominator * x) for t in pieces[i]),
-                        mpmath.mpf(0))
+            value = sum(
+                (
+                    mpmath.mpf(t.c.numerator)
+                    / t.c.denominator
+                    * x**t.power
+                    * mpmath.exp(mpmath.mpf(t.rate.numerator) / t.rate.denominator * x)
+                    for t in pieces[i]
+                ),
+                mpmath.mpf(0),
+            )
             assert abs(value - reference(x, {})) <= mpmath.mpf(10) ** -12 * (1 + abs(value)), (text, x)
 
 
-@pytest.mark.parametrize("text", ["tanh(x)", "exp(x+1)*max(x,0)", "abs(x)**3.5", "abs(x*x-1)",
-                                  "max(x,0)**65", "((1+x)**33)**2", "(x+1/3)**64*(1+x)", "pi*abs(x)"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "tanh(x)",
+        "exp(x+1)*max(x,0)",
+        "abs(x)**3.5",
+        "abs(x*x-1)",
+        "max(x,0)**65",
+        "((1+x)**33)**2",
+        "(x+1/3)**64*(1+x)",
+        "pi*abs(x)",
+    ],
+)
 def test_expressions_that_are_not_exp_polynomials(text):
     assert exp_poly_pieces(resolve(text).tree) is None
 
@@ -323,9 +388,14 @@ def test_a_kink_that_is_not_dyadic(rho):
             a = (m - k) / s
             return (m - k) * (2 * mpmath.ncdf(a) - 1) + 2 * s * mpmath.npdf(a)
 
-        points = sorted({mpmath.mpf(-30), k, mpmath.mpf(30)} | {(k + j * s) / r for j in (0, -1, 1, -4, 4, -16, 16)})
+        points = sorted(
+            {mpmath.mpf(-30), k, mpmath.mpf(30)} | {(k + j * s) / r for j in (0, -1, 1, -4, 4, -16, 16)}
+        )
         reference = mpmath.quad(lambda t: abs(t - k) * smoothed(r * t) * mpmath.npdf(t), points)
-        assert abs(mpmath.mpf(found[0].mid().str(40, radius=False)) - reference) <= mpmath.mpf(10) ** -30 * reference
+        assert (
+            abs(mpmath.mpf(found[0].mid().str(40, radius=False)) - reference)
+            <= mpmath.mpf(10) ** -30 * reference
+        )
         assert mpmath.mpf(found[0].rad().str(5, radius=False)) <= mpmath.mpf(10) ** -32 * reference
 
 

@@ -41,11 +41,17 @@ def _holds(ball: arb, value: mpmath.mpf, digits: int) -> None:
     assert rad <= abs(value) * mpmath.mpf(10) ** -(digits + 3), (rad, value)
 
 
-@pytest.mark.parametrize("rho, q, digits", [
-    (Fraction(999999, 10**6), Fraction(1), 30), (1 - Fraction(1, 10**12), Fraction(1), 30),
-    (Fraction(-999999, 10**6), Fraction(1), 30), (1 - Fraction(1, 10**9), Fraction(13, 10), 30),
-    pytest.param(Fraction(-999999, 10**6), Fraction(1), 100, marks=REFERENCE),
-    pytest.param(1 - Fraction(1, 10**12), Fraction(13, 10), 100, marks=REFERENCE)])
+@pytest.mark.parametrize(
+    "rho, q, digits",
+    [
+        (Fraction(999999, 10**6), Fraction(1), 30),
+        (1 - Fraction(1, 10**12), Fraction(1), 30),
+        (Fraction(-999999, 10**6), Fraction(1), 30),
+        (1 - Fraction(1, 10**9), Fraction(13, 10), 30),
+        pytest.param(Fraction(-999999, 10**6), Fraction(1), 100, marks=REFERENCE),
+        pytest.param(1 - Fraction(1, 10**12), Fraction(13, 10), 100, marks=REFERENCE),
+    ],
+)
 def test_strip_route_holds_the_arcsine_kernel_near_one(rho, q, digits):
     """erf through the strip route (not its closed form) against (2/π)·asin(2qρ/(1 + 2q)) and
     4/(π·sqrt((1 + 2q)² − 4q²ρ²)): the exact value in every ball, the radius proving the digits."""
@@ -66,9 +72,15 @@ def _sigmoid(x):  # noqa: ANN001, ANN202
 
 
 _PHI = {
-    "tanh": mp.tanh, "gelu": lambda x: x * mp.erfc(-x / mp.sqrt(2)) / 2, "x*erf(x)": lambda x: x * mp.erf(x),
-    "1/(1+x**2)": lambda x: 1 / (1 + x * x), "softplus": _softplus, "sigmoid": _sigmoid, "swish": lambda x: x * _sigmoid(x),
-    "mish": lambda x: x * mp.tanh(_softplus(x)), "log_sigmoid": lambda x: -_softplus(-x),
+    "tanh": mp.tanh,
+    "gelu": lambda x: x * mp.erfc(-x / mp.sqrt(2)) / 2,
+    "x*erf(x)": lambda x: x * mp.erf(x),
+    "1/(1+x**2)": lambda x: 1 / (1 + x * x),
+    "softplus": _softplus,
+    "sigmoid": _sigmoid,
+    "swish": lambda x: x * _sigmoid(x),
+    "mish": lambda x: x * mp.tanh(_softplus(x)),
+    "log_sigmoid": lambda x: -_softplus(-x),
     "quick_gelu": lambda x: x * _sigmoid(mp.mpf("1.702") * x),
     "gelu_tanh": lambda x: x * (1 + mp.tanh(mp.sqrt(2 / mp.pi) * (x + mp.mpf("0.044715") * x**3))) / 2,
 }
@@ -98,13 +110,23 @@ def _agrees(printed: str, reference: mpmath.mpf, reference_digits: int = 32) -> 
     last = Decimal(printed).as_tuple().exponent
     with mp.workdps(40):
         gap = abs(mp.mpf(printed) - reference)
-        assert gap <= mp.mpf(10) ** last / 2 + abs(reference) * mp.mpf(10) ** -reference_digits, (printed, reference)
+        assert gap <= mp.mpf(10) ** last / 2 + abs(reference) * mp.mpf(10) ** -reference_digits, (
+            printed,
+            reference,
+        )
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, rho", [("tanh", "0.9999999999")] + [
-    pytest.param(name, rho, marks=REFERENCE) for name in ("tanh", "gelu", "softplus") for rho in NEAR
-    if (name, rho) != ("tanh", "0.9999999999")])
+@pytest.mark.parametrize(
+    "name, rho",
+    [("tanh", "0.9999999999")]
+    + [
+        pytest.param(name, rho, marks=REFERENCE)
+        for name in ("tanh", "gelu", "softplus")
+        for rho in NEAR
+        if (name, rho) != ("tanh", "0.9999999999")
+    ],
+)
 def test_near_one_agrees_with_nested_quadrature(name, rho):
     run = invoke("kernel", name, "--rho", rho, "--digits", "30", "--get", "nngp")
     assert run.code == 0, run.stderr
@@ -123,8 +145,14 @@ def test_default_digits_agree_with_nested_quadrature(name):
     _agrees(run.stdout.strip(), _nested(name, "0.999999", 22), 20)
 
 
-@pytest.mark.parametrize("name", ["tanh", "softplus", "mish", "gelu"] + [
-    pytest.param(name, marks=REFERENCE) for name in ("sigmoid", "swish", "gelu_tanh", "log_sigmoid", "quick_gelu")])
+@pytest.mark.parametrize(
+    "name",
+    ["tanh", "softplus", "mish", "gelu"]
+    + [
+        pytest.param(name, marks=REFERENCE)
+        for name in ("sigmoid", "swish", "gelu_tanh", "log_sigmoid", "quick_gelu")
+    ],
+)
 def test_every_strip_activation_is_certified_near_one(name):
     """Each catalog activation analytic in a strip has a certified kernel at ρ = ±(1 − 10⁻⁶) and
     1 − 10⁻¹²; ρ = −(1 − 10⁻⁶) is the mirror: for an odd φ, minus the value at +."""
@@ -147,17 +175,27 @@ def test_values_approach_rho_one_continuously(name):
     for rho in ("1", "0.999999999999"):
         run = invoke("kernel", name, "--rho", rho, "--digits", "30", "--json")
         assert run.code == 0, run.stderr
-        at[rho] = {key: Decimal(value["decimal"]) for key, value in run.json()["results"].items()
-                   if key in ("nngp", "ntk_derivative")}
+        at[rho] = {
+            key: Decimal(value["decimal"])
+            for key, value in run.json()["results"].items()
+            if key in ("nngp", "ntk_derivative")
+        }
     difference = at["1"]["nngp"] - at["0.999999999999"]["nngp"]
     slope = at["1"]["ntk_derivative"]
     assert abs(difference / Decimal("1e-12") - slope) <= Decimal("1e-10")
     assert 0 < at["1"]["ntk_derivative"] - at["0.999999999999"]["ntk_derivative"] <= Decimal("1e-11")
 
 
-@pytest.mark.parametrize("args", [("sigmoid", "--rho", "0.3", "--depth", "10"),
-                                  pytest.param(("softplus", "--rho", "0.3", "--depth", "30", "--sigma-w2", "1.5",
-                                                "--sigma-b2", "0.05"), marks=REFERENCE)])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("sigmoid", "--rho", "0.3", "--depth", "10"),
+        pytest.param(
+            ("softplus", "--rho", "0.3", "--depth", "30", "--sigma-w2", "1.5", "--sigma-b2", "0.05"),
+            marks=REFERENCE,
+        ),
+    ],
+)
 def test_deep_ordered_phase_reaches_one(args):
     """In the ordered phase the layers' correlation goes to 1: every layer is certified, the
     correlations rise towards the fixed point c* = 1, and the first layer is the single-point
@@ -174,9 +212,15 @@ def test_deep_ordered_phase_reaches_one(args):
         assert layers["decimal"][1] == results["correlation_out"]["decimal"]
 
 
-@pytest.mark.parametrize("rho, digits", [
-    (Fraction(999999, 10**6), 30), (1 - Fraction(1, 10**12), 30), (Fraction(-999999, 10**6), 30),
-    pytest.param(1 - Fraction(1, 10**12), 100, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "rho, digits",
+    [
+        (Fraction(999999, 10**6), 30),
+        (1 - Fraction(1, 10**12), 30),
+        (Fraction(-999999, 10**6), 30),
+        pytest.param(1 - Fraction(1, 10**12), 100, marks=pytest.mark.slow),
+    ],
+)
 def test_expression_route_holds_the_sine_kernel_near_one(rho, digits):
     """An expression (rectangle bounds from its tree, ``moments.bivariate_expression``) near ρ = ±1:
     E[sin u·sin v] = e^{−q}·sinh(qρ) and E[cos u·cos v] = e^{−q}·cosh(qρ) (q = 1), each ball
@@ -202,8 +246,10 @@ def test_expression_near_one_agrees_with_nested_quadrature(expression, rho):
 def test_expression_agrees_with_its_catalog_twin_near_one():
     """x·tanh(softplus(x)) (the expression route: rectangles, node by node) and mish (the catalog's
     strip route) to every printed digit at ρ = 1 − 10⁻⁸."""
-    found = [invoke("kernel", name, "--rho", "0.99999999", "--digits", "20", "--get", "nngp")
-             for name in ("x*tanh(softplus(x))", "mish")]
+    found = [
+        invoke("kernel", name, "--rho", "0.99999999", "--digits", "20", "--get", "nngp")
+        for name in ("x*tanh(softplus(x))", "mish")
+    ]
     assert all(run.code == 0 for run in found), [run.stderr for run in found]
     assert found[0].stdout == found[1].stdout
 

@@ -44,8 +44,9 @@ def _rounds_to(printed: str, value: mpmath.mpf, slack: mpmath.mpf) -> None:
         assert abs(mp.mpf(printed) - value) <= mp.mpf(10) ** last / 2 + slack, (printed, value)
 
 
-@pytest.mark.parametrize("activation, rho, digits", [("softsign", Fraction(1, 2), 20),
-                                                      ("sqrt(1+abs(x))", Fraction(-1, 2), 15)])
+@pytest.mark.parametrize(
+    "activation, rho, digits", [("softsign", Fraction(1, 2), 20), ("sqrt(1+abs(x))", Fraction(-1, 2), 15)]
+)
 def test_polar_and_shared_part_routes_overlap(activation, rho, digits):
     """Two certified routes below the polar route's start (the polar route called directly): the
     balls overlap and both prove the digits; an even expression at a negative ρ too."""
@@ -70,13 +71,20 @@ def test_polar_and_shared_part_routes_overlap(activation, rho, digits):
 def at_one():
     """E[φ²], E[φ'²], E[φ''²] of softsign under N(0, 1) by mpmath at 40 digits (φ'' = −2·sign(x)/(1 + |x|)³)."""
     with mp.workdps(40):
+
         def second(g):  # even integrands: twice the half line
             return 2 * mp.quad(lambda x: g(x) ** 2 * mp.npdf(x), [0, mp.inf])
-        return (second(lambda x: x / (1 + x)), second(lambda x: 1 / (1 + x) ** 2),
-                second(lambda x: 2 / (1 + x) ** 3))
+
+        return (
+            second(lambda x: x / (1 + x)),
+            second(lambda x: 1 / (1 + x) ** 2),
+            second(lambda x: 2 / (1 + x) ** 3),
+        )
 
 
-@pytest.mark.parametrize("activation", ["softsign", pytest.param("x/(1+abs(x))", marks=pytest.mark.reference)])
+@pytest.mark.parametrize(
+    "activation", ["softsign", pytest.param("x/(1+abs(x))", marks=pytest.mark.reference)]
+)
 def test_softsign_just_below_one_against_the_expansion_at_one(at_one, activation):
     k, k1, k2 = at_one
     with mp.workdps(40):
@@ -98,9 +106,13 @@ def test_softsign_just_above_minus_one_against_the_expansion_at_one(at_one):
         _rounds_to(ntk_printed, k1 - eps * k2, mp.mpf(10) ** -17)
 
 
-@pytest.mark.parametrize("rho, q1, q2", [(Fraction(999999, 10**6), Fraction(2), Fraction(1, 2)),
-                                         pytest.param(Fraction(-999999, 10**6), Fraction(1), Fraction(1),
-                                                      marks=pytest.mark.reference)])
+@pytest.mark.parametrize(
+    "rho, q1, q2",
+    [
+        (Fraction(999999, 10**6), Fraction(2), Fraction(1, 2)),
+        pytest.param(Fraction(-999999, 10**6), Fraction(1), Fraction(1), marks=pytest.mark.reference),
+    ],
+)
 def test_softsign_near_one_against_nested_quadrature(rho, q1, q2):
     """The route's balls (15 digits) hold nested QUADPACK's values within its accuracy."""
     balls = signed_cross_balls(resolve("softsign", {}), q1, q2, rho, 15)
@@ -138,14 +150,21 @@ def _nested_mp(f, rho: str, dps: int = 36, n_inner: int = 100, n_outer: int = 80
             return h * mp.fsum(w * g(c + h * x) for x, w in zip(*nodes))
 
         def inner(x):
-            edges = sorted({mp.mpf(-reach), mp.mpf(reach)} | ({-r * x / s} if abs(r * x / s) < reach else set()))
-            return mp.fsum(rule(lambda y: f(r * x + s * y) * mp.npdf(y), a, b, inner_rule)
-                           for a, b in zip(edges, edges[1:]))
+            edges = sorted(
+                {mp.mpf(-reach), mp.mpf(reach)} | ({-r * x / s} if abs(r * x / s) < reach else set())
+            )
+            return mp.fsum(
+                rule(lambda y: f(r * x + s * y) * mp.npdf(y), a, b, inner_rule)
+                for a, b in zip(edges, edges[1:])
+            )
 
-        points = sorted({mp.mpf(0), mp.mpf(-reach), mp.mpf(reach)}
-                        | {sign * s * 4**k for sign in (-1, 1) for k in range(12) if s * 4**k < reach})
-        return mp.fsum(rule(lambda x: f(x) * inner(x) * mp.npdf(x), a, b, outer_rule)
-                       for a, b in zip(points, points[1:]))
+        points = sorted(
+            {mp.mpf(0), mp.mpf(-reach), mp.mpf(reach)}
+            | {sign * s * 4**k for sign in (-1, 1) for k in range(12) if s * 4**k < reach}
+        )
+        return mp.fsum(
+            rule(lambda x: f(x) * inner(x) * mp.npdf(x), a, b, outer_rule) for a, b in zip(points, points[1:])
+        )
 
 
 @pytest.mark.slow

@@ -29,8 +29,9 @@ def test_mish_second_moment_at_a_large_std(std):
     assert run.code == 0, run.stderr
     with mp.workdps(40):
         s = mpmath.mpf(std)
-        reference = mpmath.quad(lambda x: _mish(x) ** 2 * mpmath.npdf(x, 0, s),
-                                [-mpmath.inf, -50, 0, 50, 5 * s, mpmath.inf])
+        reference = mpmath.quad(
+            lambda x: _mish(x) ** 2 * mpmath.npdf(x, 0, s), [-mpmath.inf, -50, 0, 50, 5 * s, mpmath.inf]
+        )
         assert run.stdout.strip() == mpmath.nstr(reference, 15, strip_zeros=False).replace("e+", "e+")
 
 
@@ -40,7 +41,9 @@ def test_mish_without_a_fixed_point_is_exit_2():
     with mp.workdps(15):
         for q in ("0.1", "0.2", "1"):
             q = mpmath.mpf(q)
-            second = mpmath.quad(lambda z: _mish(mpmath.sqrt(q) * z) ** 2 * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf])
+            second = mpmath.quad(
+                lambda z: _mish(mpmath.sqrt(q) * z) ** 2 * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf]
+            )
             assert 2.5 * second + 0.05 - q > 0.04
     run = invoke("meanfield", "mish", "--sigma-w2", "2.5", "--sigma-b2", "0.05")
     assert run.code == 2 and run.stdout == ""
@@ -65,12 +68,20 @@ def _nested_quad(f, rho, q1=1.0, q2=1.0, kinks=(0.0,)):
     def inner(x):
         points = sorted({(k / s2 - rho * x) / r for k in kinks if abs((k / s2 - rho * x) / r) < 12})
         edges = [-12.0, *points, 12.0]
-        return sum(integrate.quad(lambda y: f(s2 * (rho * x + r * y)) * density(y), a, b, epsabs=1e-14,
-                                  epsrel=1e-13, limit=200)[0] for a, b in zip(edges, edges[1:]))
+        return sum(
+            integrate.quad(
+                lambda y: f(s2 * (rho * x + r * y)) * density(y), a, b, epsabs=1e-14, epsrel=1e-13, limit=200
+            )[0]
+            for a, b in zip(edges, edges[1:])
+        )
 
     edges = [-12.0, *sorted(k / s1 for k in kinks), 12.0]
-    return sum(integrate.quad(lambda x: f(s1 * x) * density(x) * inner(x), a, b, epsabs=1e-14, epsrel=1e-13,
-                              limit=200)[0] for a, b in zip(edges, edges[1:]))
+    return sum(
+        integrate.quad(
+            lambda x: f(s1 * x) * density(x) * inner(x), a, b, epsabs=1e-14, epsrel=1e-13, limit=200
+        )[0]
+        for a, b in zip(edges, edges[1:])
+    )
 
 
 def _softsign(x):
@@ -121,7 +132,9 @@ def test_softsign_kernel_against_mehler_series(softsign_series, activation, rho)
         for name, (coefficients, tail) in zip(("nngp", "ntk_derivative"), softsign_series):
             value, bound = _mehler(coefficients, tail, rho)
             assert bound < abs(value) * mpmath.mpf(10) ** -22
-            assert result[name].decimal(20) == mpmath.nstr(value, 20, strip_zeros=False, min_fixed=-5, max_fixed=1), name
+            assert result[name].decimal(20) == mpmath.nstr(
+                value, 20, strip_zeros=False, min_fixed=-5, max_fixed=1
+            ), name
 
 
 def test_softsign_unequal_variances_against_nested_quadrature():
@@ -133,12 +146,15 @@ def test_softsign_unequal_variances_against_nested_quadrature():
         assert abs(float(result[name].decimal(15)) - reference) <= 1e-11 * abs(reference), name
 
 
-@pytest.mark.parametrize("text, f, kinks", [
-    ("0.1*abs(x)+tanh(x)", lambda x: 0.1 * abs(x) + math.tanh(x), (0.0,)),
-    ("max(x, 0)*0.1+tanh(x)", lambda x: 0.1 * max(x, 0.0) + math.tanh(x), (0.0,)),
-    ("x*tanh(abs(x))", lambda x: x * math.tanh(abs(x)), (0.0,)),
-    ("max(x, -1)", lambda x: max(x, -1.0), (-1.0,)),
-])
+@pytest.mark.parametrize(
+    "text, f, kinks",
+    [
+        ("0.1*abs(x)+tanh(x)", lambda x: 0.1 * abs(x) + math.tanh(x), (0.0,)),
+        ("max(x, 0)*0.1+tanh(x)", lambda x: 0.1 * max(x, 0.0) + math.tanh(x), (0.0,)),
+        ("x*tanh(abs(x))", lambda x: x * math.tanh(abs(x)), (0.0,)),
+        ("max(x, -1)", lambda x: max(x, -1.0), (-1.0,)),
+    ],
+)
 def test_kinked_expressions_against_nested_quadrature(text, f, kinks):
     """Expressions with a kink: the balls (q = 13/10, c = 3/5) hold nested QUADPACK's value
     within its accuracy and prove their 18 digits."""
@@ -178,8 +194,10 @@ def test_softsign_meanfield_chaotic_c_star_against_mehler_series():
 
     with mp.workdps(40):
         w, b = mpmath.mpf(4), mpmath.mpf("0.05")
-        second = lambda q: mpmath.quad(lambda z: _softsign(mpmath.sqrt(q) * z) ** 2 * mpmath.npdf(z),  # noqa: E731
-                                       [-mpmath.inf, 0, mpmath.inf])
+        second = lambda q: mpmath.quad(
+            lambda z: _softsign(mpmath.sqrt(q) * z) ** 2 * mpmath.npdf(z),  # noqa: E731
+            [-mpmath.inf, 0, mpmath.inf],
+        )
         q_star = mpmath.findroot(lambda q: w * second(q) + b - q, mpmath.mpf("0.63"))
         s = mpmath.nstr(mpmath.sqrt(q_star), 32)
         r = hermite(f"{s}*x/(1+abs({s}*x))", terms=110, digits=22)
@@ -194,7 +212,9 @@ def test_softsign_meanfield_chaotic_c_star_against_mehler_series():
         assert result["c_star"].decimal(15) == mpmath.nstr(c_star, 15, strip_zeros=False)
         assert result["depth_scale_c"].decimal(15) == mpmath.nstr(depth, 15, strip_zeros=False).rstrip(".")
     run = invoke("meanfield", "x/(1+abs(x))", "--sigma-w2", "4", "--sigma-b2", "0.05", "--json")
-    assert run.code == 0 and '"certified": true' in run.stdout.replace('"certified":true', '"certified": true')
+    assert run.code == 0 and '"certified": true' in run.stdout.replace(
+        '"certified":true', '"certified": true'
+    )
 
 
 # --- tat: linear, homogeneous and clipped activations ----------------------------------------
@@ -212,6 +232,7 @@ def test_tat_of_a_linear_activation_is_exit_2(activation):
 def _clip_conditions(lo, hi, a, b):
     """(C'(1), Q'(1), μ, V) of clip(a·Z + b, lo, hi) in closed form (Φ and the normal density):
     C'(1) = a²·P(lo < X < hi)/V, Q'(1) = E[a·Z·(φ − μ)·φ'(X)]/V."""
+
     def pdf(u):
         return 0 if mpmath.isinf(u) else mpmath.npdf(u)
 
@@ -227,9 +248,14 @@ def _clip_conditions(lo, hi, a, b):
     return a * a * p / v, (a * a * ez2 + a * (b - mu) * ez) / v, mu, v
 
 
-@pytest.mark.parametrize("activation, lo, hi, scale, offset", [
-    ("hardtanh", -1, 1, 1, 0), ("relu6", 0, 6, 1, 0), ("hard_sigmoid", 0, 6, "1/6", 3),
-])
+@pytest.mark.parametrize(
+    "activation, lo, hi, scale, offset",
+    [
+        ("hardtanh", -1, 1, 1, 0),
+        ("relu6", 0, 6, 1, 0),
+        ("hard_sigmoid", 0, 6, "1/6", 3),
+    ],
+)
 @pytest.mark.parametrize("zeta", ["1.5", "4"])
 def test_tat_of_clipped_activations_meets_its_conditions(activation, lo, hi, scale, offset, zeta):
     """hardtanh, relu6 and hard_sigmoid (relu6(x + 3)/6) at depth 1: the printed transform
@@ -245,8 +271,9 @@ def test_tat_of_clipped_activations_meets_its_conditions(activation, lo, hi, sca
         assert abs(mpmath.mpf(result["output_scale"].decimal(20)) - 1 / (s * mpmath.sqrt(v))) < 1e-13
 
 
-@pytest.mark.parametrize("activation, zeta, shift", [("relu2", "1.5", "1"), ("relu2", "4", "-1"),
-                                                     ("max(x, 0)**2", "1.5", "1")])
+@pytest.mark.parametrize(
+    "activation, zeta, shift", [("relu2", "1.5", "1"), ("relu2", "4", "-1"), ("max(x, 0)**2", "1.5", "1")]
+)
 def test_tat_of_relu2_keeps_the_shift_as_relu_does(activation, zeta, shift):
     """relu2 is positively homogeneous (degree 2): C'(1) of relu2(a·z + b) depends on b/a
     alone, so the shift stays at ±1 and the scale meets C'(1) = ζ, checked by mpmath's
@@ -263,11 +290,14 @@ def test_tat_of_relu2_keeps_the_shift_as_relu_does(activation, zeta, shift):
 # --- kernel: ρ = ±1 at unequal variances, and deep compositions -------------------------------
 
 
-@pytest.mark.parametrize("activation, f, df", [
-    ("tanh", mpmath.tanh, lambda x: mpmath.sech(x) ** 2),
-    ("gelu", lambda x: x * mpmath.ncdf(x), lambda x: mpmath.ncdf(x) + x * mpmath.npdf(x)),
-    ("softsign", lambda x: x / (1 + abs(x)), lambda x: 1 / (1 + abs(x)) ** 2),
-])
+@pytest.mark.parametrize(
+    "activation, f, df",
+    [
+        ("tanh", mpmath.tanh, lambda x: mpmath.sech(x) ** 2),
+        ("gelu", lambda x: x * mpmath.ncdf(x), lambda x: mpmath.ncdf(x) + x * mpmath.npdf(x)),
+        ("softsign", lambda x: x / (1 + abs(x)), lambda x: 1 / (1 + abs(x)) ** 2),
+    ],
+)
 @pytest.mark.parametrize("rho", ["1", "-1"])
 def test_proportional_inputs_at_unequal_variances(activation, f, df, rho):
     """ρ = ±1, q1 = 1, q2 = 2: v = ±√2·u, so nngp and ntk_derivative are E[f(Z)f(±√2·Z)] and
@@ -279,7 +309,9 @@ def test_proportional_inputs_at_unequal_variances(activation, f, df, rho):
         r = int(rho) * mpmath.sqrt(2)
         for name, g in (("nngp", f), ("ntk_derivative", df)):
             value = mpmath.quad(lambda z: g(z) * g(r * z) * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf])
-            assert result[name].decimal(20) == mpmath.nstr(value, 20, strip_zeros=False, min_fixed=-5, max_fixed=1)
+            assert result[name].decimal(20) == mpmath.nstr(
+                value, 20, strip_zeros=False, min_fixed=-5, max_fixed=1
+            )
 
 
 def test_relu_network_of_depth_1000_against_the_arc_cosine_recursion():
@@ -316,8 +348,12 @@ def test_tanh_network_of_depth_1000_answers():
     q, c = 1.0, 0.5
     for layer in range(1, 3):
         nngp = _nested_quad(math.tanh, c, q, q, kinks=())
-        second = integrate.quad(lambda z: math.tanh(math.sqrt(q) * z) ** 2 * math.exp(-z * z / 2)
-                                / math.sqrt(2 * math.pi), -12, 12, epsabs=1e-15)[0]  # E[tanh(u)²]
+        second = integrate.quad(
+            lambda z: math.tanh(math.sqrt(q) * z) ** 2 * math.exp(-z * z / 2) / math.sqrt(2 * math.pi),
+            -12,
+            12,
+            epsabs=1e-15,
+        )[0]  # E[tanh(u)²]
         c, q = nngp / second, second
         assert abs(layers[layer] - c) < 1e-10
 
@@ -357,7 +393,9 @@ def test_erf_just_past_the_edge_of_chaos(sigma_w2):
         assert result["depth_scale_c"].decimal(15) == mpmath.nstr(depth, 15, strip_zeros=False).rstrip(".")
 
 
-@pytest.mark.parametrize("activation, w, b, c0", [("tanh", "1.5", "0.05", "0.5"), ("relu", "1.5", "0.1", "-0.4")])
+@pytest.mark.parametrize(
+    "activation, w, b, c0", [("tanh", "1.5", "0.05", "0.5"), ("relu", "1.5", "0.1", "-0.4")]
+)
 def test_meanfield_trajectories_proven_against_the_mpmath_route(activation, w, b, c0):
     """meanfield --depth: q_layers and c_layers are proven balls now (certified), and every
     printed digit at 20 agrees with the mpmath route's trajectory (quadrature, at 30 digits)."""
@@ -367,7 +405,9 @@ def test_meanfield_trajectories_proven_against_the_mpmath_route(activation, w, b
     result = meanfield(activation, sigma_w2=w, sigma_b2=b, depth=6, c0=c0, digits=20)
     assert result["q_layers"].certified and result["c_layers"].certified
     with mp.workdps(40):
-        qs, cs = trajectories(_model(activation), mpmath.mpf(w), mpmath.mpf(b), mpmath.mpf(1), Fraction(c0), 6, 30)
+        qs, cs = trajectories(
+            _model(activation), mpmath.mpf(w), mpmath.mpf(b), mpmath.mpf(1), Fraction(c0), 6, 30
+        )
         assert result["q_layers"].decimal(20) == [mpmath.nstr(x, 20, strip_zeros=False) for x in qs]
         assert result["c_layers"].decimal(20) == [mpmath.nstr(x, 20, strip_zeros=False) for x in cs]
 

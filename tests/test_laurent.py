@@ -16,14 +16,19 @@ from momentcalc.engine.reciprocal import half_line_moments
 from momentcalc.moments.expectations import expectations_by_quadrature
 from momentcalc.moments.laurent import laurent_ball
 
-CASES = [(Fraction(0), Fraction(1)), (Fraction(-7, 10), Fraction(1, 3)), (Fraction(2), Fraction(4)),
-         (Fraction(-10), Fraction(1)), (Fraction(5, 2), Fraction(1, 50))]
+CASES = [
+    (Fraction(0), Fraction(1)),
+    (Fraction(-7, 10), Fraction(1, 3)),
+    (Fraction(2), Fraction(4)),
+    (Fraction(-10), Fraction(1)),
+    (Fraction(5, 2), Fraction(1, 50)),
+]
 
 
 def _quadrature(n, mean, std):
     m, s = mpmath.mpf(mean.numerator) / mean.denominator, mpmath.mpf(std.numerator) / std.denominator
     norm, two_var = 1 / (s * mpmath.sqrt(2 * mpmath.pi)), 2 * s * s  # once, not at every node
-    density = lambda x: norm * mpmath.exp(-(x - m) ** 2 / two_var)  # noqa: E731
+    density = lambda x: norm * mpmath.exp(-((x - m) ** 2) / two_var)  # noqa: E731
     points = sorted({mpmath.mpf(0), *(p for p in (m - 8 * s, m, m + 8 * s) if p > 0)})
     return mpmath.quad(lambda x: (1 + x) ** (-n) * density(x), [*points, mpmath.inf])
 
@@ -44,11 +49,17 @@ def every_series(monkeypatch):
 @pytest.mark.parametrize(("mean", "std"), CASES)
 def test_half_line_powers_hold_the_quadrature_values(mean, std, every_series):
     with ctx.workprec(300):  # the upward recurrence loses log2(1/std²) bits a step
-        k = half_line_moments(arb(mean.numerator) / mean.denominator, arb(std.numerator) / std.denominator, -3, 5)
+        k = half_line_moments(
+            arb(mean.numerator) / mean.denominator, arb(std.numerator) / std.denominator, -3, 5
+        )
     with mp.workdps(55):
         for n, ball in k.items():
             expected = _quadrature(n, mean, std)
-            assert (ball - _arb(expected, 55)).abs_lower() <= abs(expected) * mpmath.mpf(10) ** -50, (n, ball, expected)
+            assert (ball - _arb(expected, 55)).abs_lower() <= abs(expected) * mpmath.mpf(10) ** -50, (
+                n,
+                ball,
+                expected,
+            )
             assert ball.rad() <= abs(ball.mid()) * arb(10) ** -50, (n, ball)
 
 
@@ -62,7 +73,10 @@ def test_softsign_moments_hold_the_mpmath_values_at_50_digits(mean, std, every_s
             if mean == 0 and shape in ((0, 1, 0), (2, 1, 1)):
                 continue  # exactly 0 by parity, which the caller proves (a ball cannot)
             ball = laurent_ball(act, shape, mean, std, 50)
-            assert (ball - _arb(expected, 60)).abs_lower() <= abs(expected) * mpmath.mpf(10) ** -50, (shape, ball)
+            assert (ball - _arb(expected, 60)).abs_lower() <= abs(expected) * mpmath.mpf(10) ** -50, (
+                shape,
+                ball,
+            )
             assert ball.rad() <= abs(ball.mid()) * arb(10) ** -53
 
 

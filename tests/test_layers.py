@@ -64,12 +64,21 @@ def test_library_text_speaks_python():
     for folder in ("computations", "tier", "catalog", "engine", "moments", "symbolic"):
         for path in sorted((package / folder).rglob("*.py")):
             tree = ast.parse(path.read_text(encoding="utf-8"))
-            docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                          if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                          and node.body and isinstance(node.body[0], ast.Expr)}
-            found += [f"{path.name}:{node.lineno}" for node in ast.walk(tree)
-                      if isinstance(node, ast.Constant) and isinstance(node.value, str)
-                      and id(node) not in docstrings and option.search(node.value)]
+            docstrings = {
+                id(node.body[0].value)
+                for node in ast.walk(tree)
+                if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and node.body
+                and isinstance(node.body[0], ast.Expr)
+            }
+            found += [
+                f"{path.name}:{node.lineno}"
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in docstrings
+                and option.search(node.value)
+            ]
     assert found == []
 
 
@@ -79,7 +88,10 @@ def test_descriptions_and_notes_name_arguments_as_the_reader_does():
 
     python = truncnorm(target_std="0.02", digits=5)
     assert python["std_to_pass"].description == "std to pass so that the actual std equals target_std"
-    assert python.named(flag)["std_to_pass"].description == "std to pass so that the actual std equals --target-std"
+    assert (
+        python.named(flag)["std_to_pass"].description
+        == "std to pass so that the actual std equals --target-std"
+    )
     decay = postnorm_decay(sigma=0, digits=5)
     assert any("below threshold:" in note for note in decay.notes)
     assert any("below --threshold:" in note for note in decay.named(flag).notes)

@@ -25,11 +25,16 @@ from tests.cli_runner import run as invoke
 ENDLESS = ["activation-moment", "sin(x)/x+tanh(x)", "--digits", "1000"]
 
 
-
 def momentcalc(*args: str, env: dict[str, str] | None = None, **kwargs) -> subprocess.CompletedProcess:
     environment = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "momentcalc", *args], capture_output=True, text=True,
-                          env=environment, check=False, **kwargs)
+    return subprocess.run(
+        [sys.executable, "-m", "momentcalc", *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        check=False,
+        **kwargs,
+    )
 
 
 def one_error_line(stderr: str) -> str:
@@ -51,14 +56,17 @@ def test_the_budget_comes_from_the_environment_too():
     assert proc.returncode == 3 and "CPU time limit of 0.2 s" in one_error_line(proc.stderr), proc
 
 
-@pytest.mark.parametrize(("args", "env", "fragment"), [
-    (["truncnorm", "--budget", "-1"], {}, "--budget must be a number of seconds"),
-    (["truncnorm", "--budget", "１"], {}, "--budget must be a number of seconds"),
-    (["truncnorm"], {"MOMENTCALC_BUDGET": "soon"}, "MOMENTCALC_BUDGET must be"),
-    (["truncnorm"], {"MOMENTCALC_MAX_MEMORY": "lots"}, "MOMENTCALC_MAX_MEMORY must be a size"),
-    (["truncnorm"], {"MOMENTCALC_MAX_MEMORY": "1M"}, "MOMENTCALC_MAX_MEMORY must be at least 64M"),
-    (["truncnorm", "--std", "0.1,0.2", "--jobs", "-1"], {}, "--jobs"),
-])
+@pytest.mark.parametrize(
+    ("args", "env", "fragment"),
+    [
+        (["truncnorm", "--budget", "-1"], {}, "--budget must be a number of seconds"),
+        (["truncnorm", "--budget", "１"], {}, "--budget must be a number of seconds"),
+        (["truncnorm"], {"MOMENTCALC_BUDGET": "soon"}, "MOMENTCALC_BUDGET must be"),
+        (["truncnorm"], {"MOMENTCALC_MAX_MEMORY": "lots"}, "MOMENTCALC_MAX_MEMORY must be a size"),
+        (["truncnorm"], {"MOMENTCALC_MAX_MEMORY": "1M"}, "MOMENTCALC_MAX_MEMORY must be at least 64M"),
+        (["truncnorm", "--std", "0.1,0.2", "--jobs", "-1"], {}, "--jobs"),
+    ],
+)
 def test_bad_limits_are_exit_2(args, env, fragment):
     run = invoke(args, env=env)
     assert run[0] == 2 and fragment in run[2] and run[2].count("\n") == 1, run
@@ -67,7 +75,11 @@ def test_bad_limits_are_exit_2(args, env, fragment):
 def test_memory_sizes():
     from momentcalc.cli.memory import default_bytes, parse_size
 
-    assert parse_size("512M") == 512 * 2**20 and parse_size("1.5GiB") == 3 * 2**29 and parse_size(" 4g ") == 4 * 2**30
+    assert (
+        parse_size("512M") == 512 * 2**20
+        and parse_size("1.5GiB") == 3 * 2**29
+        and parse_size(" 4g ") == 4 * 2**30
+    )
     assert parse_size("3000000000") == 3_000_000_000 and parse_size("none") is None
     assert 64 * 2**20 <= default_bytes() <= 2 * 2**30
 
@@ -81,6 +93,7 @@ def test_a_memory_error_in_the_child_is_the_memory_limit():
 def test_flint_aborting_past_the_memory_limit_is_the_memory_limit():
     """FLINT aborts the process when an allocation fails (its message on fd 2): in the child,
     whose fd 2 is collected, that is the memory limit, and nothing reaches the user's stderr."""
+
     def huge() -> None:
         from flint import arb, ctx
 
@@ -132,9 +145,14 @@ def test_the_child_sends_back_output_and_errors():
 def test_ctrl_c_ends_the_child_and_exits_130_quietly():
     from tests.test_cli_fuzz import _wait_for_a_child, interruptible
 
-    proc = subprocess.Popen([sys.executable, "-m", "momentcalc", *ENDLESS], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=interruptible)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "momentcalc", *ENDLESS],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=interruptible,
+    )
     _wait_for_a_child(proc.pid)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)

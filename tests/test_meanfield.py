@@ -34,8 +34,9 @@ def _agree(a: mpmath.mpf, b: mpmath.mpf, digits: int) -> bool:
     return abs(a - b) <= max(abs(a), abs(b)) * mpmath.mpf(10) ** -digits
 
 
-@pytest.mark.parametrize("name, params", [("relu", None), ("leaky_relu", {"slope": "0.2"}), ("erf", None),
-                                          ("identity", None)])
+@pytest.mark.parametrize(
+    "name, params", [("relu", None), ("leaky_relu", {"slope": "0.2"}), ("erf", None), ("identity", None)]
+)
 def test_length_kernels_match_quadrature(name, params):
     closed, quad = _kernel_model(name, params), _quadrature_model(name, params)
     with mp.workdps(40):
@@ -45,10 +46,16 @@ def test_length_kernels_match_quadrature(name, params):
                 assert _agree(x, y, 28), (name, q, x, y)
 
 
-@pytest.mark.parametrize("name, params, c, digits", [
-    ("erf", None, "0.6", 15), ("erf", None, "-0.4", 10), ("identity", None, "0.3", 20),
-    ("relu", None, "0.6", 15), ("leaky_relu", {"slope": "0.2"}, "-0.4", 12),
-])
+@pytest.mark.parametrize(
+    "name, params, c, digits",
+    [
+        ("erf", None, "0.6", 15),
+        ("erf", None, "-0.4", 10),
+        ("identity", None, "0.3", 20),
+        ("relu", None, "0.6", 15),
+        ("leaky_relu", {"slope": "0.2"}, "-0.4", 12),
+    ],
+)
 def test_bivariate_kernels_match_quadrature(name, params, c, digits):
     """arc-cosine (relu, leaky_relu) and arcsine (erf) kernels against the bivariate quadrature
     (for relu and leaky_relu: the outer Gaussian rule over the inner expectations in closed
@@ -176,13 +183,19 @@ def _simulate(phi, sigma_w2: float, sigma_b2: float, q0: float, c0: float, seed:
         qs.append(per_q)
         cs.append(per_c)
     qs, cs = np.array(qs), np.array(cs)
-    return (qs.mean(0), qs.std(0, ddof=1) / np.sqrt(NETWORKS)), (cs.mean(0), cs.std(0, ddof=1) / np.sqrt(NETWORKS))
+    return (qs.mean(0), qs.std(0, ddof=1) / np.sqrt(NETWORKS)), (
+        cs.mean(0),
+        cs.std(0, ddof=1) / np.sqrt(NETWORKS),
+    )
 
 
-@pytest.mark.parametrize("activation, phi", [
-    ("tanh", np.tanh),
-    ("x*tanh(log(1+exp(x)))", lambda x: x * np.tanh(np.logaddexp(0, x))),
-])
+@pytest.mark.parametrize(
+    "activation, phi",
+    [
+        ("tanh", np.tanh),
+        ("x*tanh(log(1+exp(x)))", lambda x: x * np.tanh(np.logaddexp(0, x))),
+    ],
+)
 def test_trajectories_match_a_random_network(activation, phi):
     r = meanfield(activation, sigma_w2="1.5", sigma_b2="0.05", depth=LAYERS, c0="0.5", digits=3)
     q_theory = [float(v) for v in r.value("q_layers")[1:]]
@@ -197,17 +210,20 @@ def test_trajectories_match_a_random_network(activation, phi):
 # --- bad input --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kwargs, words", [
-    ({"sigma_w2": "2.5", "sigma_b2": "0.1"}, "no fixed point"),
-    ({"sigma_w2": "0"}, "sigma_w2 must be"),
-    ({"sigma_b2": "-1"}, "sigma_b2 must be"),
-    ({"q0": "0"}, "q0 must be"),
-    ({"depth": "3", "c0": "1.5"}, "c0 must be"),
-    ({"c0": "0.5"}, "applies only with"),
-    ({"depth": "0"}, "depth must be"),
-    ({"critical": True, "sigma_b2": "0.1"}, "no edge of chaos"),
-    ({"critical": True, "sigma_w2": "2"}, "cannot be given"),
-])
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"sigma_w2": "2.5", "sigma_b2": "0.1"}, "no fixed point"),
+        ({"sigma_w2": "0"}, "sigma_w2 must be"),
+        ({"sigma_b2": "-1"}, "sigma_b2 must be"),
+        ({"q0": "0"}, "q0 must be"),
+        ({"depth": "3", "c0": "1.5"}, "c0 must be"),
+        ({"c0": "0.5"}, "applies only with"),
+        ({"depth": "0"}, "depth must be"),
+        ({"critical": True, "sigma_b2": "0.1"}, "no edge of chaos"),
+        ({"critical": True, "sigma_w2": "2"}, "cannot be given"),
+    ],
+)
 def test_bad_input(kwargs, words):
     with pytest.raises(InputError, match=words):
         meanfield("relu", **kwargs)
@@ -233,8 +249,11 @@ def _tanh_by_quadrature(q: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.m
     s = mpmath.sqrt(q)
     norm = 1 / mpmath.sqrt(2 * mp.pi)  # once, not at every node
     e = lambda f: 2 * norm * mpmath.quad(lambda z: f(s * z) * mpmath.exp(-z * z / 2), [0, mpmath.inf])  # noqa: E731
-    return (e(lambda x: mpmath.tanh(x) ** 2), e(lambda x: mpmath.sech(x) ** 4),
-            e(lambda x: x * mpmath.tanh(x) * mpmath.sech(x) ** 2) / q)
+    return (
+        e(lambda x: mpmath.tanh(x) ** 2),
+        e(lambda x: mpmath.sech(x) ** 4),
+        e(lambda x: x * mpmath.tanh(x) * mpmath.sech(x) ** 2) / q,
+    )
 
 
 def test_certified_tanh_critical_line_against_quadrature_at_50_digits():
@@ -249,11 +268,20 @@ def test_certified_tanh_critical_line_against_quadrature_at_50_digits():
     with mp.workdps(60):
         b = mpmath.mpf("0.05")
         # The secant method from the certified value (it only has to converge, to the same root).
-        q = mpmath.findroot(lambda x: (lambda a, bb, _s: a / bb + b - x)(*_tanh_by_quadrature(x)),
-                            (r.value("q_star") * (1 + mpmath.mpf(10) ** -20), r.value("q_star")), solver="secant")
+        q = mpmath.findroot(
+            lambda x: (lambda a, bb, _s: a / bb + b - x)(*_tanh_by_quadrature(x)),
+            (r.value("q_star") * (1 + mpmath.mpf(10) ** -20), r.value("q_star")),
+            solver="secant",
+        )
         a, bb, s = _tanh_by_quadrature(q)
         w = 1 / bb
-        want = {"sigma_w2": w, "q_star": q, "chi1": 1, "c_star": 1, "depth_scale_q": -1 / mpmath.log(abs(w * s))}
+        want = {
+            "sigma_w2": w,
+            "q_star": q,
+            "chi1": 1,
+            "c_star": 1,
+            "depth_scale_q": -1 / mpmath.log(abs(w * s)),
+        }
     for name, value in want.items():
         assert assert_certified(r[name], 50) == to_decimal(value, 50), name
     assert r["depth_scale_c"].certified and r["depth_scale_c"].value == mpmath.inf
@@ -270,7 +298,12 @@ def test_certified_relu_ordered_phase(digits):
     r = meanfield("relu", sigma_w2="1.5", sigma_b2="0.1", digits=digits)
     with mp.workdps(60):
         xi = -1 / mpmath.log(mpmath.mpf("0.75"))
-        want = {"q_star": mpmath.mpf("0.4"), "chi1": mpmath.mpf("0.75"), "depth_scale_q": xi, "depth_scale_c": xi}
+        want = {
+            "q_star": mpmath.mpf("0.4"),
+            "chi1": mpmath.mpf("0.75"),
+            "depth_scale_q": xi,
+            "depth_scale_c": xi,
+        }
     for name, value in want.items():
         assert assert_certified(r[name], digits) == to_decimal(value, digits), name
     assert digits != 1 or to_decimal(r["chi1"].rounded_from, 1) == "0.8"
@@ -293,14 +326,27 @@ def test_certified_chaotic_phase_where_provable():
 def test_certified_marker_in_title_only_when_all_are(cli=None):
     from tests.conftest import invoke
 
-    assert invoke("meanfield", "relu", "--sigma-w2", "1.5", "--sigma-b2", "0.1").stdout.splitlines()[0].rstrip().endswith("certified")
+    assert (
+        invoke("meanfield", "relu", "--sigma-w2", "1.5", "--sigma-b2", "0.1")
+        .stdout.splitlines()[0]
+        .rstrip()
+        .endswith("certified")
+    )
     # relu's trajectories are proven too (its kernels on balls), and tanh's (the layer balls of
     # kernel --depth); where they are not, the title does not claim every result
     # (tests/test_kinked_routes.py, tests/test_meanfield_layers.py).
-    assert invoke("meanfield", "relu", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--depth", "3", "--c0", "0.5"
-                  ).stdout.splitlines()[0].rstrip().endswith("certified")
-    assert invoke("meanfield", "tanh", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--depth", "3",
-                  "--c0", "0.5").stdout.splitlines()[0].rstrip().endswith("certified")
+    assert (
+        invoke("meanfield", "relu", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--depth", "3", "--c0", "0.5")
+        .stdout.splitlines()[0]
+        .rstrip()
+        .endswith("certified")
+    )
+    assert (
+        invoke("meanfield", "tanh", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--depth", "3", "--c0", "0.5")
+        .stdout.splitlines()[0]
+        .rstrip()
+        .endswith("certified")
+    )
 
 
 def test_certified_limits_at_q_star_zero_from_the_kernels():
@@ -328,11 +374,14 @@ def test_certified_limits_at_q_star_zero_from_the_kernels():
     assert all(tanh[name].certified for name in ("q_star", "chi1", "depth_scale_q", "depth_scale_c"))
 
 
-@pytest.mark.parametrize("name, params, sigma_w2, q0", [
-    ("relu", None, "2", "3"),  # He initialization, no bias
-    ("leaky_relu", {"slope": "0.5"}, "1.6", "1"),  # 1.6·(1 + 0.25)/2 = 1: printed q* = 0 before
-    ("leaky_relu", {"slope": "0.75"}, "1.28", "0.25"),  # 1.28·(1 + 0.5625)/2 = 1
-])
+@pytest.mark.parametrize(
+    "name, params, sigma_w2, q0",
+    [
+        ("relu", None, "2", "3"),  # He initialization, no bias
+        ("leaky_relu", {"slope": "0.5"}, "1.6", "1"),  # 1.6·(1 + 0.25)/2 = 1: printed q* = 0 before
+        ("leaky_relu", {"slope": "0.75"}, "1.28", "0.25"),  # 1.28·(1 + 0.5625)/2 = 1
+    ],
+)
 def test_length_preserving_map_keeps_q0(name, params, sigma_w2, q0):
     """sigma_w2*E[phi(Z)^2] = 1 and sigma_b2 = 0 for a positively homogeneous phi: the length map
     is q -> q, so q* is q0 exactly (it was an exit 3 'zero derivative', or q* = 0 for leaky_relu),
@@ -356,7 +405,11 @@ def test_length_preserving_critical_and_linear():
     he = meanfield("relu", critical=True, q0="5")
     assert he["sigma_w2"].exact == 2 and he["q_star"].exact == 5 and he["chi1"].exact == 1
     linear = meanfield("identity", q0="2")
-    assert linear["q_star"].exact == 2 and mpmath.isnan(linear.value("c_star")) and not linear["c_star"].certified
+    assert (
+        linear["q_star"].exact == 2
+        and mpmath.isnan(linear.value("c_star"))
+        and not linear["c_star"].certified
+    )
     assert any("undefined" in note for note in linear.notes)
     with pytest.raises(InputError, match="no fixed point"):
         meanfield("relu", sigma_w2="2", sigma_b2="0.1")
@@ -371,10 +424,13 @@ def _direct_length_map(phi, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf) -> mpma
     return w * norm * mpmath.quad(f, [-mpmath.inf, 0, mpmath.inf]) + b
 
 
-@pytest.mark.parametrize("name, sigma_b2, words", [
-    ("gelu", "0", "q* = 0 (sigma_w2 = 4.0), where q grows away from 0"),
-    ("swish", "0.1", "q* = 1.55191 (sigma_w2 = 2.43955), where the length map's slope is 1.091 > 1"),
-])
+@pytest.mark.parametrize(
+    "name, sigma_b2, words",
+    [
+        ("gelu", "0", "q* = 0 (sigma_w2 = 4.0), where q grows away from 0"),
+        ("swish", "0.1", "q* = 1.55191 (sigma_w2 = 2.43955), where the length map's slope is 1.091 > 1"),
+    ],
+)
 def test_critical_line_only_at_fixed_points_that_repel(name, sigma_b2, words):
     """chi1 = 1 for gelu at sigma_b2 = 0 holds only at q* = 0 with gelu''(0) > 0 making V(q) > q
     there, and for swish at sigma_b2 = 0.1 only at a q* where V' > 1: no network settles at
@@ -435,7 +491,9 @@ def test_selu_self_normalizing_point_exactly():
         lam, alpha = selu_constants()
         slope = lambda z: lam if z > 0 else lam * alpha * mpmath.exp(z)  # noqa: E731
         norm = 1 / mpmath.sqrt(2 * mp.pi)  # once, not at every node
-        gauss = lambda f: norm * mpmath.quad(lambda z: f(z) * mpmath.exp(-z * z / 2), [-mpmath.inf, 0, mpmath.inf])  # noqa: E731
+        gauss = lambda f: (
+            norm * mpmath.quad(lambda z: f(z) * mpmath.exp(-z * z / 2), [-mpmath.inf, 0, mpmath.inf])
+        )  # noqa: E731
         chi = gauss(lambda z: slope(z) ** 2)
         mean_slope = gauss(slope)
         assert _agree(r.value("chi1"), chi, 20)
@@ -459,7 +517,6 @@ def test_length_map_parallel_to_the_diagonal_runs_off():
         _locate(Parallel(), mp.one, mp.zero, mp.one, True, ("0", "1", "1"))
 
 
-
 def test_interval_taylor_step_to_its_upper_end():
     """The proof's B(q_hi) from q_lo by Taylor's theorem (slope from E[X²·φ'²], remainder from
     the He₄ bound) holds tanh's E[sech⁴(√q_hi·Z)] by mpmath quadrature at 50 digits, to second
@@ -474,8 +531,9 @@ def test_interval_taylor_step_to_its_upper_end():
     with mp.workdps(56):
         ball = _Interval(model, s_lo, s_hi, 50, (DERIV2,)).at_hi(DERIV2)
         q = s_hi**2
-        want = mpmath.quad(lambda x: 2 * mpmath.sech(x) ** 4 * mpmath.exp(-x * x / (2 * q)), [0, 12]) \
-            / mpmath.sqrt(2 * mp.pi * q)
+        want = mpmath.quad(
+            lambda x: 2 * mpmath.sech(x) ** 4 * mpmath.exp(-x * x / (2 * q)), [0, 12]
+        ) / mpmath.sqrt(2 * mp.pi * q)
         mid = mpmath.mpf(ball.mid().str(60, radius=False))
         assert abs(mid - want) <= mpmath.mpf(ball.rad().str(5, radius=False)) + mpmath.mpf(10) ** -50
         assert ball.rad() < arb(10) ** -15
@@ -508,15 +566,23 @@ def _selu_slope_square():
     """(λ² + (λα)²)/2 from SELU's closed forms (activations' docstring), independently."""
     e, cdf = mpmath.e, mpmath.ncdf
     alpha = (1 / mpmath.sqrt(2 * mp.pi)) / (mpmath.mpf(1) / 2 - mpmath.sqrt(e) * cdf(-1))
-    lam = 1 / mpmath.sqrt(mpmath.mpf(1) / 2 + alpha**2 * (e**2 * cdf(-2) - 2 * mpmath.sqrt(e) * cdf(-1) + mpmath.mpf(1) / 2))
+    lam = 1 / mpmath.sqrt(
+        mpmath.mpf(1) / 2 + alpha**2 * (e**2 * cdf(-2) - 2 * mpmath.sqrt(e) * cdf(-1) + mpmath.mpf(1) / 2)
+    )
     return (lam**2 + (lam * alpha) ** 2) / 2
 
 
-@pytest.mark.parametrize("name, w, slope_square", [
-    ("tanh", "0.5", lambda: mpmath.mpf(1)), ("softsign", "0.8", lambda: mpmath.mpf(1)),
-    ("hardtanh", "1", lambda: mpmath.mpf(1)), ("relu6", "1.5", lambda: mpmath.mpf(1) / 2),
-    ("celu", "0.7", lambda: mpmath.mpf(1)), ("selu", "0.4", _selu_slope_square),
-])
+@pytest.mark.parametrize(
+    "name, w, slope_square",
+    [
+        ("tanh", "0.5", lambda: mpmath.mpf(1)),
+        ("softsign", "0.8", lambda: mpmath.mpf(1)),
+        ("hardtanh", "1", lambda: mpmath.mpf(1)),
+        ("relu6", "1.5", lambda: mpmath.mpf(1) / 2),
+        ("celu", "0.7", lambda: mpmath.mpf(1)),
+        ("selu", "0.4", _selu_slope_square),
+    ],
+)
 def test_q_star_zero_limits_are_proven_within_the_tangents(name, w, slope_square):
     """σ_b² = 0 and χ₁ = σ_w²·(φ'(0−)² + φ'(0+)²)/2 ≤ 1: q* = 0, χ₁ and ξ_q = −1/ln χ₁ proven
     (certified) to every printed digit; c* undefined (smooth at 0) stays a noted nan."""

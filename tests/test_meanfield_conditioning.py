@@ -26,7 +26,10 @@ def _assert_digits(r, reference: dict[str, str], digits: int) -> None:
     with mp.workdps(60):
         for name, text in reference.items():
             assert r[name].certified, name
-            assert to_decimal(r[name].rounded_from, digits) == to_decimal(mpmath.mpf(text), digits), (name, digits)
+            assert to_decimal(r[name].rounded_from, digits) == to_decimal(mpmath.mpf(text), digits), (
+                name,
+                digits,
+            )
 
 
 @pytest.mark.parametrize("digits", [15, 30])
@@ -78,8 +81,12 @@ def test_gaussian_bump_is_answered(digits):
         q = mpmath.findroot(lambda t: 3 / mpmath.sqrt(1 + t / 2) + mpmath.mpf("0.2") - t, 2)
         chi = 3 * q / 16 * (1 + q / 2) ** -1.5
         slope = -3 / (4 * (1 + q / 2) ** 1.5)
-        reference = {"q_star": q, "chi1": chi, "depth_scale_q": -1 / mpmath.log(abs(slope)),
-                     "depth_scale_c": -1 / mpmath.log(chi)}
+        reference = {
+            "q_star": q,
+            "chi1": chi,
+            "depth_scale_q": -1 / mpmath.log(abs(slope)),
+            "depth_scale_c": -1 / mpmath.log(chi),
+        }
         _assert_digits(r, {k: mpmath.nstr(v, 50) for k, v in reference.items()}, digits)
 
 

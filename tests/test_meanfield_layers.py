@@ -23,7 +23,9 @@ DEPTH = 5
 def _gauss(f, q):  # E[f(√q·Z)]
     s = mpmath.sqrt(q)
     g = lambda z: f(s * z) * mpmath.exp(-z * z / 2)  # noqa: E731
-    return (mpmath.quad(g, [-mpmath.inf, -4, 0]) + mpmath.quad(g, [0, 4, mpmath.inf])) / mpmath.sqrt(2 * mpmath.pi)
+    return (mpmath.quad(g, [-mpmath.inf, -4, 0]) + mpmath.quad(g, [0, 4, mpmath.inf])) / mpmath.sqrt(
+        2 * mpmath.pi
+    )
 
 
 PHI = {
@@ -34,8 +36,14 @@ PHI = {
     "tanh(x)/2 + x/4": lambda x: mpmath.tanh(x) / 2 + x / 4,
 }
 # (activation, sigma_w2, sigma_b2, q0)
-CASES = [("tanh", "2.5", "0.05", "1"), ("erf", "1.5", "0.1", "2"), ("swish", "1.9", "0.1", "0.5"),
-         ("softsign", "4", "0.05", "1"), ("tanh(x)/2 + x/4", "1.5", "0.2", "1.5"), ("tanh", "0.8", "0", "3")]
+CASES = [
+    ("tanh", "2.5", "0.05", "1"),
+    ("erf", "1.5", "0.1", "2"),
+    ("swish", "1.9", "0.1", "0.5"),
+    ("softsign", "4", "0.05", "1"),
+    ("tanh(x)/2 + x/4", "1.5", "0.2", "1.5"),
+    ("tanh", "0.8", "0", "3"),
+]
 
 
 @lru_cache(maxsize=None)
@@ -92,8 +100,9 @@ def test_erf_correlations_against_quadrature(digits):
     """c_{l+1} = (σ_w²·E[erf(u₁)erf(u₂)] + σ_b²)/q_{l+1}, the kernel by a 1-d quadrature of
     E[erf(√q·Z)·erf(√q·(cZ + √(1−c²)Z'))] = E[erf(√q·Z)·erf(c√q·Z/√(1 + 2q(1−c²)))]
     (the inner Gaussian integral of erf in closed form: E[erf(a + sZ')] = erf(a/√(1+2s²)))."""
-    got = _printed("erf", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--q0", "2", "--c0", "-0.4",
-                   "--digits", str(digits))
+    got = _printed(
+        "erf", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--q0", "2", "--c0", "-0.4", "--digits", str(digits)
+    )
     qs = _reference_q("erf", "1.5", "0.1", "2")
     with mp.workdps(DPS):
         w, b = mpmath.mpf("1.5"), mpmath.mpf("0.1")
@@ -123,8 +132,19 @@ def test_unproven_correlations_named_in_a_note(monkeypatch):
         raise PrecisionError("no balls")
 
     monkeypatch.setattr(maps, "layer_trajectory", fail)
-    run = invoke("meanfield", "tanh", "--sigma-w2", "2.5", "--sigma-b2", "0.05", "--depth", "3", "--c0", "0.5",
-                 "--json")
+    run = invoke(
+        "meanfield",
+        "tanh",
+        "--sigma-w2",
+        "2.5",
+        "--sigma-b2",
+        "0.05",
+        "--depth",
+        "3",
+        "--c0",
+        "0.5",
+        "--json",
+    )
     out = json.loads(run.stdout)
     assert out["results"]["q_layers"]["certified"] is True
     assert out["results"]["c_layers"]["certified"] is False
@@ -147,8 +167,9 @@ def _j1(c):  # Cho & Saul 2009: E[relu(u)relu(v)]/q
 CLOSED = {  # K(q, c) = E[phi(u)phi(v)], u, v ~ N(0, q) with correlation c
     "relu": lambda q, c: q * _j1(c),
     "leaky_relu": lambda q, c: q * (c / 100 + (1 - mpmath.mpf(1) / 100) ** 2 * _j1(c)),  # slope 0.01
-    "relu2": lambda q, c: q * q * (3 * mpmath.sqrt(1 - c * c) * c + (mp.pi - mpmath.acos(c)) * (1 + 2 * c * c))
-    / (2 * mp.pi),
+    "relu2": lambda q, c: (
+        q * q * (3 * mpmath.sqrt(1 - c * c) * c + (mp.pi - mpmath.acos(c)) * (1 + 2 * c * c)) / (2 * mp.pi)
+    ),
     "erf": lambda q, c: 2 / mp.pi * mpmath.asin(2 * q * c / (1 + 2 * q)),
 }
 
@@ -164,8 +185,16 @@ def _closed_layers(name, w, b, c0, depth):
         return qs, cs
 
 
-@pytest.mark.parametrize("case", [("relu", "2", "0", "-1"), ("leaky_relu", "1.5", "0.1", "0.999999"),
-                                  ("relu2", "0.5", "0.1", "0.3"), ("erf", "3", "0", "0.3")], ids=lambda c: c[0])
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("relu", "2", "0", "-1"),
+        ("leaky_relu", "1.5", "0.1", "0.999999"),
+        ("relu2", "0.5", "0.1", "0.3"),
+        ("erf", "3", "0", "0.3"),
+    ],
+    ids=lambda c: c[0],
+)
 def test_correlations_near_one_and_zero_stay_proven_over_many_layers(case):
     """c -> 1 (relu's sqrt(1 - c^2) against its arccos term), c -> 0 (erf without bias) and
     c0 = -1: 300 layers, every one proven and every printed digit equal to the closed forms
@@ -191,7 +220,7 @@ def _reference_c(name: str, w: str, b: str, q0: str, c0: str, depth: int) -> tup
     qs = _reference_q(name, w, b, q0)
     with mp.workdps(DPS + 10):
         cs = [mpmath.mpf(c0)]
-        for q, q_next in zip(qs[:depth], qs[1:depth + 1]):
+        for q, q_next in zip(qs[:depth], qs[1 : depth + 1]):
             k, _ = cross_expectations(act, q, cs[-1], DPS)
             cs.append((mpmath.mpf(w) * k + mpmath.mpf(b)) / q_next)
         return tuple(cs)
@@ -205,8 +234,9 @@ def test_bivariate_correlations_every_digit_against_quadrature():
     (the second from a q that is itself a ball)."""
     reference = _reference_c("tanh", "2.5", "0.05", "1", "0.5", 2)
     for digits in (15, 30):
-        got = _printed("tanh", "--sigma-w2", "2.5", "--sigma-b2", "0.05", "--c0", "0.5", "--digits", str(digits),
-                       depth=2)
+        got = _printed(
+            "tanh", "--sigma-w2", "2.5", "--sigma-b2", "0.05", "--c0", "0.5", "--digits", str(digits), depth=2
+        )
         assert got["c_layers"]["certified"] is True
         with mp.workdps(DPS):
             assert got["c_layers"]["decimal"] == [to_decimal(c, digits) for c in reference]

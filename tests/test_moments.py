@@ -20,8 +20,10 @@ def direct(g, mean, std, dps=40):
     with mp.workdps(dps):
         mean, std = mpmath.mpf(mean), mpmath.mpf(std)
         norm = 1 / (std * mpmath.sqrt(2 * mp.pi))  # once, not at every node
-        density = lambda x: norm * mpmath.exp(-((x - mean) / std) ** 2 / 2)  # noqa: E731
-        return mpmath.quad(lambda x: g(x) * density(x), [-mpmath.inf, mean - 8 * std, mean, mean + 8 * std, mpmath.inf])
+        density = lambda x: norm * mpmath.exp(-(((x - mean) / std) ** 2) / 2)  # noqa: E731
+        return mpmath.quad(
+            lambda x: g(x) * density(x), [-mpmath.inf, mean - 8 * std, mean, mean + 8 * std, mpmath.inf]
+        )
 
 
 def agree_to(a, b, digits):
@@ -33,7 +35,9 @@ def test_mean_field_monomials_of_tanh_at_std_sqrt_q_as_mpf():
     """E[φ²], E[φ'²], E[X·φ·φ'] of tanh with std = sqrt(q) given as an mpf, against mpmath.quad."""
     with mp.workdps(40):
         std = mpmath.sqrt(mpmath.mpf("1.7"))
-    e_phi2, e_dphi2, e_x_phi_dphi = expectations("tanh", [(0, 2, 0), (0, 0, 2), (1, 1, 1)], std=std, digits=25)
+    e_phi2, e_dphi2, e_x_phi_dphi = expectations(
+        "tanh", [(0, 2, 0), (0, 0, 2), (1, 1, 1)], std=std, digits=25
+    )
     sech2 = lambda x: 1 / mpmath.cosh(x) ** 2  # noqa: E731
     assert agree_to(e_phi2, direct(lambda x: mpmath.tanh(x) ** 2, 0, std), 25)
     assert agree_to(e_dphi2, direct(lambda x: sech2(x) ** 2, 0, std), 25)
@@ -63,17 +67,30 @@ def test_fourth_moment_of_swish_and_an_expression():
 
 def test_shifted_relu_with_a_kink_against_quadrature():
     values = expectations("relu", [(0, 1, 0), (1, 1, 1), (2, 0, 1)], mean="-0.4", std="0.7", digits=30)
-    routes = [lambda x: max(x, 0), lambda x: x * max(x, 0) * (1 if x > 0 else 0), lambda x: x * x * (1 if x > 0 else 0)]
+    routes = [
+        lambda x: max(x, 0),
+        lambda x: x * max(x, 0) * (1 if x > 0 else 0),
+        lambda x: x * x * (1 if x > 0 else 0),
+    ]
     for value, g in zip(values, routes):
         with mp.workdps(50):
-            reference = mpmath.quad(lambda x: g(x) * mpmath.npdf(x, mpmath.mpf("-0.4"), mpmath.mpf("0.7")), [-mpmath.inf, 0, mpmath.inf])
+            reference = mpmath.quad(
+                lambda x: g(x) * mpmath.npdf(x, mpmath.mpf("-0.4"), mpmath.mpf("0.7")),
+                [-mpmath.inf, 0, mpmath.inf],
+            )
         assert agree_to(value, reference, 30)
 
 
 def test_classic_monomials_are_the_moments_activation_moment_reports():
-    mean, second, derivative = expectations("gelu_tanh", [(0, 1, 0), (0, 2, 0), (0, 0, 2)], mean="0.25", std="1.5", digits=30)
+    mean, second, derivative = expectations(
+        "gelu_tanh", [(0, 1, 0), (0, 2, 0), (0, 0, 2)], mean="0.25", std="1.5", digits=30
+    )
     summary = gaussian_moments("gelu_tanh", mean="0.25", std="1.5", digits=30)
-    assert (mean, second, derivative) == (summary["mean"], summary["second_moment"], summary["derivative_second_moment"])
+    assert (mean, second, derivative) == (
+        summary["mean"],
+        summary["second_moment"],
+        summary["derivative_second_moment"],
+    )
     computed = momentcalc.activation_moment("gelu_tanh", mean="0.25", std="1.5", digits=30)
     assert computed.value("second_moment") == summary["second_moment"]
 
@@ -90,7 +107,9 @@ def test_symmetry_gives_exact_zeros():
 
 @pytest.mark.parametrize("std", [2, Fraction(2), "2", "2.0", Decimal("2"), 2.0, mpmath.mpf(2)])
 def test_every_kind_of_number_is_taken_exactly(std):
-    assert expectations("softsign", [(0, 2, 0)], std=std, digits=20) == expectations("softsign", [(0, 2, 0)], std=Fraction(2), digits=20)
+    assert expectations("softsign", [(0, 2, 0)], std=std, digits=20) == expectations(
+        "softsign", [(0, 2, 0)], std=Fraction(2), digits=20
+    )
 
 
 def test_catalog_parameters_by_name():

@@ -41,6 +41,7 @@ for name, argv in first.values():
 @pytest.mark.slow
 def test_snapshots_hold_on_the_pure_python_backend():
     env = {**os.environ, "MPMATH_NOGMPY": "1"}
-    done = subprocess.run([sys.executable, "-c", REPLAY], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", REPLAY], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0 and done.stdout == "python\n", done.stdout + done.stderr[-2000:]

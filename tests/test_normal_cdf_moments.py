@@ -71,8 +71,9 @@ def test_density_powers_fold_into_the_weight():
     """E[Y³·Φ(Y)²·ϕ(Y)²], Y ~ N(0, 2/5), against mpmath's integral."""
     with mp.workdps(25), ctx.workprec(120):
         s = mpmath.sqrt(mpmath.mpf(2) / 5)
-        expected = mpmath.quad(lambda y: y**3 * mpmath.ncdf(y) ** 2 * mpmath.npdf(y) ** 2 * mpmath.npdf(y, 0, s),
-                               [-8, 0, 8])
+        expected = mpmath.quad(
+            lambda y: y**3 * mpmath.ncdf(y) ** 2 * mpmath.npdf(y) ** 2 * mpmath.npdf(y, 0, s), [-8, 0, 8]
+        )
         assert _holds(density_moment(3, 2, 2, Fraction(2, 5)), expected, 20)
 
 
@@ -88,8 +89,10 @@ def test_four_orthant_by_plackett_against_quadrature():
             expected = mpmath.quad(lambda y: mpmath.ncdf(y) ** 4 * mpmath.npdf(y, 0, s), [-12 * s, 0, 12 * s])
             assert _holds(cdf_moment(0, 4, v), expected, 20), v
         assert (_four_orthant(Fraction(1)) - arb(1) / 5).abs_upper() < arb(2) ** -100
-    reference = {name: expectations_by_quadrature(resolve(name), [(0, 4, 0)], mean=0, std=Fraction(3, 7), digits=30)[0]
-                 for name in ("gelu", "erf")}
+    reference = {
+        name: expectations_by_quadrature(resolve(name), [(0, 4, 0)], mean=0, std=Fraction(3, 7), digits=30)[0]
+        for name in ("gelu", "erf")
+    }
     with mp.workdps(40):
         for name, expected in reference.items():
             ball = normal_cdf_ball(resolve(name), (0, 4, 0), Fraction(0), Fraction(3, 7), 30)

@@ -25,7 +25,9 @@ def exact_decimal(value: Fraction, digits: int) -> str:
         return to_decimal(mpmath.mpf(value.numerator) / value.denominator, digits)
 
 
-def power_decimal(base_squared: Fraction, exponent: int, digits: int, coefficient: Fraction = Fraction(1)) -> str:
+def power_decimal(
+    base_squared: Fraction, exponent: int, digits: int, coefficient: Fraction = Fraction(1)
+) -> str:
     """coefficient·sqrt(base_squared)^exponent, independently: mpmath power at high precision."""
     with mp.workdps(digits + 40 + len(str(exponent))):
         base = mpmath.sqrt(mpmath.mpf(base_squared.numerator) / base_squared.denominator)
@@ -83,7 +85,9 @@ def test_bert_small_sigma_keeps_the_identity_path():
 def test_pre_norm_final_variance_and_unit_weights():
     for layers, sigma in ((12, 1), (5, Fraction(1, 3)), (1000, Fraction(2))):
         result = postnorm_decay(layers=layers, sigma=sigma, scheme="pre", digits=40)
-        assert to_decimal(result["final_variance"].rounded_from, 40) == exact_decimal(1 + layers * Fraction(sigma) ** 2, 40)
+        assert to_decimal(result["final_variance"].rounded_from, 40) == exact_decimal(
+            1 + layers * Fraction(sigma) ** 2, 40
+        )
         assert result.value("decay") == 1 and result.value("identity_weight") == 1
         assert set(result.value("branch_weights")) == {1}
         assert mpmath.isinf(result.value("depth_to_threshold"))
@@ -110,7 +114,8 @@ def test_deepnorm_with_alpha_one_is_post_norm():
     for name in ("decay", "identity_weight", "depth_to_threshold"):
         assert to_decimal(post.value(name), 25) == to_decimal(deep.value(name), 25)
     assert [to_decimal(w, 25) for w in post.value("branch_weights")] == [
-        to_decimal(w, 25) for w in deep.value("branch_weights")]
+        to_decimal(w, 25) for w in deep.value("branch_weights")
+    ]
 
 
 def test_deepnorm_residual_recursion_by_simulation_of_weights():
@@ -126,7 +131,8 @@ def test_deepnorm_residual_recursion_by_simulation_of_weights():
         result = postnorm_decay(layers=layers, sigma=sigma, scheme="deepnorm", alpha=alpha, digits=30)
         assert to_decimal(result.value("identity_weight"), 30) == to_decimal(coefficients[0], 30)
         assert [to_decimal(w, 30) for w in result.value("branch_weights")] == [
-            to_decimal(c, 30) for c in coefficients[1:]]
+            to_decimal(c, 30) for c in coefficients[1:]
+        ]
 
 
 # --- depth_to_threshold against brute force --------------------------------------------------
@@ -144,8 +150,19 @@ def brute_force_depth(square: Fraction, threshold: Fraction) -> int:
 
 @pytest.mark.parametrize(
     "sigma,threshold",
-    [(1, "0.01"), (1, "0.25"), (1, "0.5"), (1, "1"), (1, "0.0009765625"), ("0.3", "0.01"),
-     ("0.02", "0.5"), ("2", "0.001"), ("0.75", "0.64"), ("0.75", "0.8"), ("7", "0.02")],
+    [
+        (1, "0.01"),
+        (1, "0.25"),
+        (1, "0.5"),
+        (1, "1"),
+        (1, "0.0009765625"),
+        ("0.3", "0.01"),
+        ("0.02", "0.5"),
+        ("2", "0.001"),
+        ("0.75", "0.64"),
+        ("0.75", "0.8"),
+        ("7", "0.02"),
+    ],
 )
 def test_depth_to_threshold_matches_brute_force(sigma, threshold):
     s, t = Fraction(sigma), Fraction(threshold)
@@ -222,10 +239,15 @@ def test_layers_above_a_million_are_refused():
 
 @pytest.mark.parametrize(
     "kwargs",
-    [dict(layers=3000), dict(layers=3000, sigma="0.02"), dict(layers=2500, sigma="250"),
-     dict(layers=700, scheme="pre"), dict(layers=1500, scheme="deepnorm", sigma="0.1"),
-     dict(layers=1200, scheme="deepnorm", alpha="1e-20", sigma="1e-19"),
-     dict(layers=600, sigma="1e-9")],
+    [
+        dict(layers=3000),
+        dict(layers=3000, sigma="0.02"),
+        dict(layers=2500, sigma="250"),
+        dict(layers=700, scheme="pre"),
+        dict(layers=1500, scheme="deepnorm", sigma="0.1"),
+        dict(layers=1200, scheme="deepnorm", alpha="1e-20", sigma="1e-19"),
+        dict(layers=600, sigma="1e-9"),
+    ],
 )
 @pytest.mark.parametrize("digits", [1, 2, 6, 15, 33])
 def test_bulk_decimals_equal_per_element_rounding(kwargs, digits):
@@ -235,10 +257,14 @@ def test_bulk_decimals_equal_per_element_rounding(kwargs, digits):
 
 @pytest.mark.parametrize(
     "kwargs",
-    [dict(layers=3000), dict(layers=3000, sigma="0.02"), dict(layers=300, sigma="30"),
-     dict(layers=500, scheme="pre"),
-     dict(layers=50, scheme="deepnorm", alpha="1e-310", sigma=1),  # subnormal right after 1.0
-     dict(layers=3000, scheme="deepnorm", alpha="1e-310", sigma="1e-310")],  # 1e310·2^(−m/2): None, then doubles
+    [
+        dict(layers=3000),
+        dict(layers=3000, sigma="0.02"),
+        dict(layers=300, sigma="30"),
+        dict(layers=500, scheme="pre"),
+        dict(layers=50, scheme="deepnorm", alpha="1e-310", sigma=1),  # subnormal right after 1.0
+        dict(layers=3000, scheme="deepnorm", alpha="1e-310", sigma="1e-310"),
+    ],  # 1e310·2^(−m/2): None, then doubles
 )
 def test_bulk_doubles_equal_per_element(kwargs):
     weights = postnorm_decay(**kwargs).value("branch_weights")
@@ -274,9 +300,13 @@ def test_long_lists_in_json_equal_the_encoder():
 
 @pytest.mark.parametrize(
     "kwargs",
-    [dict(layers=300), dict(layers=900, sigma="0.5"), dict(layers=1000, sigma="0.5", digits=30),
-     dict(layers=50, scheme="deepnorm", alpha="1e-310", sigma=1),  # subnormals
-     dict(layers=1000, scheme="deepnorm", alpha="1e-310", sigma="1e-310")],  # None (null) items
+    [
+        dict(layers=300),
+        dict(layers=900, sigma="0.5"),
+        dict(layers=1000, sigma="0.5", digits=30),
+        dict(layers=50, scheme="deepnorm", alpha="1e-310", sigma=1),  # subnormals
+        dict(layers=1000, scheme="deepnorm", alpha="1e-310", sigma="1e-310"),
+    ],  # None (null) items
 )
 def test_short_lists_in_json_are_written_as_item_by_item(monkeypatch, kwargs):
     """Lists of up to LONG_LIST numerals or doubles are written in one piece: byte for byte
@@ -295,10 +325,14 @@ def test_doubles_just_below_the_overflow_threshold():
     the normal-range fast path raised OverflowError here)."""
     alpha = "5.5626846462680034577255817934e-309"
     for layers in (1, 300):
-        weights = postnorm_decay(layers=layers, scheme="deepnorm", sigma=0, alpha=alpha).value("branch_weights")
+        weights = postnorm_decay(layers=layers, scheme="deepnorm", sigma=0, alpha=alpha).value(
+            "branch_weights"
+        )
         assert weights.doubles() == [to_double(w) for w in weights]
         assert weights.doubles()[-1] is None
-    run = invoke("postnorm-decay", "--layers", "1", "--sigma", "0", "--scheme", "deepnorm", "--alpha", alpha, "--json")
+    run = invoke(
+        "postnorm-decay", "--layers", "1", "--sigma", "0", "--scheme", "deepnorm", "--alpha", alpha, "--json"
+    )
     assert run.code == 0, run.stderr
     assert run.json()["results"]["branch_weights"]["value"] == [None]
 
@@ -341,7 +375,13 @@ def test_cli_json_shape():
     assert doc["command"] == "postnorm-decay"
     assert doc["inputs"] == {"layers": 12.0, "sigma": 1.0, "threshold": 0.01, "scheme": "post"}
     results = doc["results"]
-    assert list(results) == ["decay", "identity_weight", "branch_weights", "depth_to_threshold", "final_variance"]
+    assert list(results) == [
+        "decay",
+        "identity_weight",
+        "branch_weights",
+        "depth_to_threshold",
+        "final_variance",
+    ]
     weights = results["branch_weights"]
     assert len(weights["value"]) == len(weights["decimal"]) == 12
     assert weights["decimal"][0] == "0.0156250000000000" and weights["value"][-1] == 0.7071067811865476
@@ -368,7 +408,9 @@ def test_cli_table_chart_for_12_and_1000_layers():
     assert "branch_weights" in run.stdout and "0.0156250" in run.stdout and "0.707107" in run.stdout
     run = invoke("postnorm-decay", "--layers", "1000")
     assert "largest of each 25 entries, log scale" in run.stdout
-    assert "975-999" in run.stdout and "1.25130e-147" in run.stdout  # k = 24: 2^(−976/2), the first bucket's largest
+    assert (
+        "975-999" in run.stdout and "1.25130e-147" in run.stdout
+    )  # k = 24: 2^(−976/2), the first bucket's largest
 
 
 def test_cli_sweep_and_expect():
@@ -416,7 +458,9 @@ def test_cli_bad_input(args, message):
 
 @pytest.mark.parametrize("layers", [100, 600])  # the per-element path and the bulk path
 @pytest.mark.parametrize("digits", [1, 2, 15])
-@pytest.mark.parametrize("options", [{}, {"sigma": "0.3"}, {"scheme": "deepnorm"}, {"scheme": "deepnorm", "alpha": "0.000001"}])
+@pytest.mark.parametrize(
+    "options", [{}, {"sigma": "0.3"}, {"scheme": "deepnorm"}, {"scheme": "deepnorm", "alpha": "0.000001"}]
+)
 def test_branch_weight_decimals_are_correctly_rounded(layers, digits, options):
     """Every bulk decimal equals the proven one (exact rational, or an Arb ball that rounds)."""
     weights = postnorm_decay(layers=layers, digits=digits, **options).value("branch_weights")
@@ -438,11 +482,18 @@ def test_branch_weight_ties_round_away_from_zero():
 # --- certified ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("options", [
-    {}, {"sigma": "0.3", "layers": 37}, {"sigma": "0.02", "layers": 1000, "threshold": "0.5"},
-    {"scheme": "deepnorm", "layers": 100}, {"scheme": "deepnorm", "alpha": "1.5", "sigma": "0.7"},
-    {"scheme": "deepnorm", "layers": 8}, {"scheme": "pre", "sigma": "0.3", "layers": 7},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"sigma": "0.3", "layers": 37},
+        {"sigma": "0.02", "layers": 1000, "threshold": "0.5"},
+        {"scheme": "deepnorm", "layers": 100},
+        {"scheme": "deepnorm", "alpha": "1.5", "sigma": "0.7"},
+        {"scheme": "deepnorm", "layers": 8},
+        {"scheme": "pre", "sigma": "0.3", "layers": 7},
+    ],
+)
 def test_certified_results_against_the_mpmath_route_at_50_digits(options):
     """Every scalar result proven (an exact rational or a ball below half a unit of its last
     digit) and equal at 50 digits to mpmath at 90 digits; the branch weights certified."""
@@ -451,7 +502,10 @@ def test_certified_results_against_the_mpmath_route_at_50_digits(options):
     result = postnorm_decay(digits=50, **options)
     layers, form = options.get("layers", 12), options.get("scheme", "post")
     with mp.workdps(90):
-        s = mpmath.mpf(Fraction(options.get("sigma", 1)).numerator) / Fraction(options.get("sigma", 1)).denominator
+        s = (
+            mpmath.mpf(Fraction(options.get("sigma", 1)).numerator)
+            / Fraction(options.get("sigma", 1)).denominator
+        )
         if form == "pre":
             alpha, d = None, mpmath.mpf(1)
         else:
@@ -462,13 +516,19 @@ def test_certified_results_against_the_mpmath_route_at_50_digits(options):
             else:
                 alpha = mpmath.root(2 * layers, 4)
             d = alpha / mpmath.sqrt(alpha**2 + s**2)
-        expected = {"decay": d, "identity_weight": d**layers, "final_variance": 1 + layers * s**2 if form == "pre" else 1}
+        expected = {
+            "decay": d,
+            "identity_weight": d**layers,
+            "final_variance": 1 + layers * s**2 if form == "pre" else 1,
+        }
         if form == "deepnorm":
             expected["alpha"] = alpha
         for name, value in expected.items():
             assert assert_certified(result[name], 50) == to_decimal(value, 50), name
             proven = result[name].rounded_from  # the exact fraction, or the ball's midpoint
-            proven = mpmath.mpf(proven.numerator) / proven.denominator if isinstance(proven, Fraction) else proven
+            proven = (
+                mpmath.mpf(proven.numerator) / proven.denominator if isinstance(proven, Fraction) else proven
+            )
             assert abs(proven - value) <= result[name].error_bound + abs(value) * mpmath.mpf(10) ** -80, name
     assert result["branch_weights"].certified and result["branch_weights"].error_bound < mpmath.mpf(10) ** -50
     depth = result["depth_to_threshold"]
@@ -480,13 +540,19 @@ def test_depth_to_threshold_prints_as_a_whole_number():
     for digits in ("1", "15", "40"):
         doc = invoke("postnorm-decay", "--json", "--digits", digits).json()["results"]["depth_to_threshold"]
         assert (doc["decimal"], doc["value"], doc["certified"], doc["error_bound"]) == ("14", 14.0, True, 0.0)
-    big = invoke("postnorm-decay", "--json", "--sigma", "1e-10", "--threshold", "1e-100", "--digits", "3").json()
+    big = invoke(
+        "postnorm-decay", "--json", "--sigma", "1e-10", "--threshold", "1e-100", "--digits", "3"
+    ).json()
     with mp.workdps(100):
         ratio = mpmath.log(mpmath.mpf(10) ** -100) / (-mpmath.log1p(mpmath.mpf(10) ** -20) / 2)
         expected = str(int(mpmath.floor(ratio)) + 1)
     assert len(expected) == 23 and big["results"]["depth_to_threshold"]["decimal"] == expected
-    assert "│ depth_to_threshold │ 14 " in invoke("postnorm-decay", "--layers", "6", "--format", "table").stdout
-    assert invoke("postnorm-decay", "--format", "csv", "--layers", "2").stdout.splitlines()[1].split(",")[-2:-1] == ["14"]
+    assert (
+        "│ depth_to_threshold │ 14 " in invoke("postnorm-decay", "--layers", "6", "--format", "table").stdout
+    )
+    assert invoke("postnorm-decay", "--format", "csv", "--layers", "2").stdout.splitlines()[1].split(",")[
+        -2:-1
+    ] == ["14"]
     run = invoke("postnorm-decay", "--json", "--expect", "depth_to_threshold=14.0")
     assert run.code == 0 and run.json()["checks"][0]["found"] == "14", run.stderr
 

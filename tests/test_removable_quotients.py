@@ -61,8 +61,15 @@ def _expectation2(f, g, rho):
 
     r = math.sqrt(1 - rho * rho)
     density = lambda t: math.exp(-t * t / 2) / math.sqrt(2 * math.pi)  # noqa: E731
-    value, _ = integrate.dblquad(lambda y, x: f(x) * g(rho * x + r * y) * density(x) * density(y),
-                                 -12, 12, -12, 12, epsabs=1e-14, epsrel=1e-13)
+    value, _ = integrate.dblquad(
+        lambda y, x: f(x) * g(rho * x + r * y) * density(x) * density(y),
+        -12,
+        12,
+        -12,
+        12,
+        epsabs=1e-14,
+        epsrel=1e-13,
+    )
     return value
 
 
@@ -82,8 +89,10 @@ def _x_over_tanh_slope(x):
     return (math.tanh(x) - x / math.cosh(x) ** 2) / math.tanh(x) ** 2 if abs(x) > 1e-4 else 2 * x / 3
 
 
-@pytest.mark.parametrize("text, f, df", [("tanh(x)/x", _tanh_over_x, _tanh_over_x_slope),
-                                         ("x/tanh(x)", _x_over_tanh, _x_over_tanh_slope)])
+@pytest.mark.parametrize(
+    "text, f, df",
+    [("tanh(x)/x", _tanh_over_x, _tanh_over_x_slope), ("x/tanh(x)", _x_over_tanh, _x_over_tanh_slope)],
+)
 def test_tanh_quotients_against_2d_quadrature(text, f, df):
     found = kernel(text, rho="0.5", digits=15)
     assert abs(found.value("nngp") - _expectation2(f, f, 0.5)) < 1e-11
@@ -94,7 +103,9 @@ def test_exp_minus_one_over_x_against_its_integral_at_30_digits():
     """E[(e^Z − 1)/Z] = ∫_0^1 E[e^{tZ}] dt = ∫_0^1 e^{t²/2} dt."""
     found = activation_moment("(exp(x)-1)/x", digits=30)
     with mpmath.workdps(40):
-        assert _rounded_to(found["mean"].decimal(30), mpmath.quad(lambda t: mpmath.exp(t * t / 2), [0, 1]), 30)
+        assert _rounded_to(
+            found["mean"].decimal(30), mpmath.quad(lambda t: mpmath.exp(t * t / 2), [0, 1]), 30
+        )
 
 
 def test_erf_over_x_mean_at_30_digits():
@@ -105,8 +116,20 @@ def test_erf_over_x_mean_at_30_digits():
         assert _rounded_to(found["mean"].decimal(30), want, 30)
 
 
-@pytest.mark.parametrize("text", ["sin(x)/x", "(exp(x)-1)/x", "tanh(x)/x", "x/sinh(x)", "x/tanh(x)",
-                                  "log1p(x)/x", "(x-1/2)/sin(x-1/2)", "erf(x)/x", "(1-cos(x))/x**2"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sin(x)/x",
+        "(exp(x)-1)/x",
+        "tanh(x)/x",
+        "x/sinh(x)",
+        "x/tanh(x)",
+        "log1p(x)/x",
+        "(x-1/2)/sin(x-1/2)",
+        "erf(x)/x",
+        "(1-cos(x))/x**2",
+    ],
+)
 def test_removable_quotients_are_enclosed_around_their_zero(text):
     """A ball around the common zero gets a finite enclosure that holds the limit there."""
     node = resolve(text).tree

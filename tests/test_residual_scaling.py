@@ -21,7 +21,12 @@ DIGITS = 30
     [
         ("gpt2", 12, lambda n: 1 / mpmath.sqrt(2 * n), None),
         ("gpt2", 48, lambda n: 1 / mpmath.sqrt(2 * n), None),
-        ("tfixup-encoder", 6, lambda n: mpmath.mpf(67) / 100 * mpmath.root(n, 4) ** -1, lambda n: mpmath.root(9 * n, 4) ** -1),
+        (
+            "tfixup-encoder",
+            6,
+            lambda n: mpmath.mpf(67) / 100 * mpmath.root(n, 4) ** -1,
+            lambda n: mpmath.root(9 * n, 4) ** -1,
+        ),
         ("tfixup-decoder", 6, lambda n: mpmath.root(9 * n, 4) ** -1, lambda n: mpmath.root(9 * n, 4) ** -1),
     ],
 )
@@ -50,7 +55,10 @@ def test_gpt2_small_exact():
     [
         (("--layers", "12"), "--layers applies only with --residual"),
         (("--residual", "gpt2"), "--layers is required with --residual gpt2"),
-        (("--residual", "fixup", "--layers", "3"), "--residual must be one of gpt2, tfixup-encoder, tfixup-decoder"),
+        (
+            ("--residual", "fixup", "--layers", "3"),
+            "--residual must be one of gpt2, tfixup-encoder, tfixup-decoder",
+        ),
         (("--residual", "gpt2", "--layers", "0"), "--layers must be a whole number from 1"),
     ],
 )
@@ -60,7 +68,9 @@ def test_bad_residual_is_exit_2(argv, message):
 
 
 def test_cli():
-    run = invoke("init", "--fan-in", "768", "--residual", "tfixup-encoder", "--layers", "6", "--get", "residual_scale")
+    run = invoke(
+        "init", "--fan-in", "768", "--residual", "tfixup-encoder", "--layers", "6", "--get", "residual_scale"
+    )
     assert run.code == 0
     with mpmath.workdps(30):
         assert run.stdout.strip() == mpmath.nstr(mpmath.mpf(67) / 100 / mpmath.root(6, 4), 15)

@@ -18,14 +18,18 @@ from momentcalc.engine.precision import to_decimal
 from momentcalc.engine.rounding import ball_text, decide, decimal_text
 from momentcalc.errors import PrecisionError
 
-_HUGE = {"Emin": -10**9, "Emax": 10**9}
+_HUGE = {"Emin": -(10**9), "Emax": 10**9}
 
 
 def exact_decimal(value: mpmath.mpf) -> Decimal:
     sign, mantissa, exponent, _ = value._mpf_
     mantissa, exponent = int(mantissa), int(exponent)  # gmpy2's mpz where installed
     exact = Context(prec=10**6, **_HUGE)
-    x = exact.multiply(Decimal(mantissa), exact.power(Decimal(2), exponent)) if exponent < 0 else Decimal(mantissa << exponent)
+    x = (
+        exact.multiply(Decimal(mantissa), exact.power(Decimal(2), exponent))
+        if exponent < 0
+        else Decimal(mantissa << exponent)
+    )
     return x.copy_negate() if sign else x
 
 
@@ -208,7 +212,7 @@ def test_decide_raises_precision_until_the_ball_rounds():
         decide(lambda bits: arb("0.25 +/- 1e-40"), 1, start_bits=64, max_bits=256, what="x")
 
 
-@pytest.mark.parametrize("exponent", [-10**40, 10**40, -3 * 10**15, 7 * 10**12])
+@pytest.mark.parametrize("exponent", [-(10**40), 10**40, -3 * 10**15, 7 * 10**12])
 def test_exponents_beyond_a_double(exponent):
     """Binary exponents far beyond a double's (truncnorm --low 1e20: a mass of 10^(-2e39))
     round promptly; mpmath's nstr is the second route (no tie can be this close)."""
@@ -227,13 +231,15 @@ def test_bound_text_is_never_below_the_bound_and_never_underflows():
     assert bound_text(mpmath.ldexp(1, -2000)) == "8.8e-603"  # 2^-2000 = 8.709…e-603, rounded up
     assert bound_text(Fraction(1, 3)) == "0.34" and bound_text(Fraction(1, 4)) == "0.25"
     assert bound_text(0) == "0"
-    assert bound_text(mpmath.ldexp(1, -10**6)) in ("1e-301029", "1e-301028")  # 2^-10^6 = 1.01e-301030
+    assert bound_text(mpmath.ldexp(1, -(10**6))) in ("1e-301029", "1e-301028")  # 2^-10^6 = 1.01e-301030
     for k in range(-3000, 3000, 37):
         for mantissa in (1, 3, 999, 2**60 - 1):
             bound = mpmath.ldexp(mantissa, k)
             text = bound_text(bound)
             assert Fraction(text) >= Fraction(mantissa) * Fraction(2) ** k
-            assert Fraction(text) <= Fraction(mantissa) * Fraction(2) ** k * Fraction(11, 10)  # at most a unit above
+            assert Fraction(text) <= Fraction(mantissa) * Fraction(2) ** k * Fraction(
+                11, 10
+            )  # at most a unit above
 
 
 def test_json_error_bound_decimal_of_a_tiny_value():
@@ -241,7 +247,9 @@ def test_json_error_bound_decimal_of_a_tiny_value():
 
     from tests.cli_runner import run
 
-    code, out, _ = run(["activation-moment", "sigmoid", "--mean", "-800", "--json", "--get", "mean"][:5] + ["--json"])
+    code, out, _ = run(
+        ["activation-moment", "sigmoid", "--mean", "-800", "--json", "--get", "mean"][:5] + ["--json"]
+    )
     mean = json.loads(out)["results"]["mean"]
     assert mean["error_bound"] == 5e-324  # the double rounded up: above the value itself
     assert Fraction(mean["error_bound_decimal"]) < Fraction(mean["decimal"]) / 10**14

@@ -47,7 +47,10 @@ def quad_parts(mean, std):
         # rule is absolute); break at the bulk and at the kink (0).
         rate = max(mpmath.mpf(1), -sign * m / (s * s))
         size = density(0) if sign * m < 0 else mpmath.mpf(1)
-        points = sorted({mpmath.mpf(0)} | {sign * p * rate for p in (m - 4 * s, m, m + 4 * s) if sign * p > 0})
+        points = sorted(
+            {mpmath.mpf(0)} | {sign * p * rate for p in (m - 4 * s, m, m + 4 * s) if sign * p > 0}
+        )
+
         def scaled(y):
             x = sign * y / rate
             return f(x) * density(x) / size
@@ -88,6 +91,7 @@ def agree(a, b, digits):
 
 # --- the SELU constants --------------------------------------------------------------------
 
+
 def test_published_32_digit_constants_to_every_digit():
     result = selu_solve(digits=32)
     assert to_decimal(result.value("lambda"), 32) == PUBLISHED_LAMBDA
@@ -127,9 +131,12 @@ def test_against_the_selu_papers_closed_forms():
         e2 = mpmath.erfc(mpmath.sqrt(2))
         sqrt_e = mpmath.sqrt(mp.e)
         alpha = -mpmath.sqrt(2 / mp.pi) / (e1 * sqrt_e - 1)
-        lam = (1 - e1 * sqrt_e) * mpmath.sqrt(2 * mp.pi) * (
-            2 * e2 * mp.e**2 + mp.pi * e1**2 * mp.e - 2 * (2 + mp.pi) * e1 * sqrt_e + mp.pi + 2
-        ) ** mpmath.mpf(-0.5)
+        lam = (
+            (1 - e1 * sqrt_e)
+            * mpmath.sqrt(2 * mp.pi)
+            * (2 * e2 * mp.e**2 + mp.pi * e1**2 * mp.e - 2 * (2 + mp.pi) * e1 * sqrt_e + mp.pi + 2)
+            ** mpmath.mpf(-0.5)
+        )
         assert agree(result.value("alpha"), alpha, 100)
         assert agree(result.value("lambda"), lam, 100)
 
@@ -155,10 +162,13 @@ def test_digits_1000(cli):
     assert residual < mpmath.mpf("1e-999")  # at the 1000-digit decimals
     with mp.workdps(1020):
         lower = selu_solve(digits=990)
-        assert to_decimal(lower.value("alpha"), 990) == to_decimal(mpmath.mpf(results["alpha"]["decimal"]), 990)
+        assert to_decimal(lower.value("alpha"), 990) == to_decimal(
+            mpmath.mpf(results["alpha"]["decimal"]), 990
+        )
 
 
 # --- other targets and inputs ----------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("target_mean", "target_var", "input_mean", "input_std", "start"),
@@ -168,8 +178,12 @@ def test_digits_1000(cli):
         ("0", "1", "0.5", "2", (0.5, 1.5)),
     ],
 )
-def test_non_standard_targets_against_an_independent_quadrature_solve(target_mean, target_var, input_mean, input_std, start):
-    result = selu_solve(target_mean=target_mean, target_var=target_var, input_mean=input_mean, input_std=input_std, digits=32)
+def test_non_standard_targets_against_an_independent_quadrature_solve(
+    target_mean, target_var, input_mean, input_std, start
+):
+    result = selu_solve(
+        target_mean=target_mean, target_var=target_var, input_mean=input_mean, input_std=input_std, digits=32
+    )
     with mp.workdps(45):
         lam, alpha = quad_solve(target_mean, target_var, input_mean, input_std, start)
         assert agree(result.value("lambda"), lam, 30)
@@ -186,8 +200,12 @@ def test_non_standard_target_values_pinned():
     ("target_mean", "target_var", "input_mean", "input_std"),
     [("0", "1", "0", "1"), ("0.1", "2", "0", "1.5"), ("-0.5", "0.25", "-1", "0.5"), ("2", "3", "3", "1")],
 )
-def test_solution_plugged_back_into_quadrature_gives_the_target(target_mean, target_var, input_mean, input_std):
-    result = selu_solve(target_mean=target_mean, target_var=target_var, input_mean=input_mean, input_std=input_std, digits=40)
+def test_solution_plugged_back_into_quadrature_gives_the_target(
+    target_mean, target_var, input_mean, input_std
+):
+    result = selu_solve(
+        target_mean=target_mean, target_var=target_var, input_mean=input_mean, input_std=input_std, digits=40
+    )
     with mp.workdps(50):
         first, second = quad_moments(result.value("lambda"), result.value("alpha"), input_mean, input_std)
         assert abs(first - mpmath.mpf(target_mean)) < mpmath.mpf(10) ** -38
@@ -199,7 +217,9 @@ def test_relu_bound_is_scale_free_for_centred_input():
     """For input mean 0, relu's mean/std ratio (the upper bound) does not depend on the std;
     the alpha -> inf bound does."""
     with mp.workdps(30):
-        bounds = [ratio_bounds(pieces(Fraction(0), Fraction(s))) for s in (Fraction(1, 4), Fraction(1), Fraction(4))]
+        bounds = [
+            ratio_bounds(pieces(Fraction(0), Fraction(s))) for s in (Fraction(1, 4), Fraction(1), Fraction(4))
+        ]
         assert agree(bounds[0][1], bounds[1][1], 25) and agree(bounds[2][1], bounds[1][1], 25)
         assert not agree(bounds[0][0], bounds[2][0], 5)
 
@@ -259,6 +279,7 @@ def test_input_mean_minus_30_by_quadrature():
 
 # --- reachability and bad input --------------------------------------------------------------
 
+
 def test_reachable_bounds_against_quadrature():
     """R(0) is relu's mean/std ratio; R(inf) that of (e^Z - 1)*[Z <= 0]."""
     m, s = Fraction(1, 2), Fraction(3, 2)
@@ -273,7 +294,10 @@ def test_reachable_bounds_against_quadrature():
             return mpmath.quad(lambda x: f(x) * density(x), [-mpmath.inf, 0, mm, mpmath.inf])
 
         relu1, relu2 = expect(lambda x: max(x, 0)), expect(lambda x: max(x, 0) ** 2)
-        h1, h2 = expect(lambda x: mpmath.expm1(x) if x <= 0 else 0), expect(lambda x: mpmath.expm1(x) ** 2 if x <= 0 else 0)
+        h1, h2 = (
+            expect(lambda x: mpmath.expm1(x) if x <= 0 else 0),
+            expect(lambda x: mpmath.expm1(x) ** 2 if x <= 0 else 0),
+        )
         assert agree(high, relu1 / mpmath.sqrt(relu2 - relu1**2), 30)
         assert agree(low, h1 / mpmath.sqrt(h2 - h1**2), 30)
 
@@ -281,8 +305,14 @@ def test_reachable_bounds_against_quadrature():
 def test_targets_just_inside_and_outside_the_bounds(cli):
     with mp.workdps(30):
         low, high = ratio_bounds(pieces(Fraction(0), Fraction(1)))
-        inside_high, outside_high = mpmath.nstr(high - mpmath.mpf("1e-9"), 20), mpmath.nstr(high + mpmath.mpf("1e-9"), 20)
-        inside_low, outside_low = mpmath.nstr(low + mpmath.mpf("1e-9"), 20), mpmath.nstr(low - mpmath.mpf("1e-9"), 20)
+        inside_high, outside_high = (
+            mpmath.nstr(high - mpmath.mpf("1e-9"), 20),
+            mpmath.nstr(high + mpmath.mpf("1e-9"), 20),
+        )
+        inside_low, outside_low = (
+            mpmath.nstr(low + mpmath.mpf("1e-9"), 20),
+            mpmath.nstr(low - mpmath.mpf("1e-9"), 20),
+        )
     near_relu = cli("selu-solve", "--target-mean", inside_high, "--json")
     assert near_relu.code == 0, near_relu.stderr
     assert 0 < float(near_relu.json()["results"]["alpha"]["value"]) < 1e-6
@@ -330,6 +360,7 @@ def test_api_raises_input_error():
 
 # --- properties, sweeps, derivation ----------------------------------------------------------
 
+
 # Six draws (about 0.2 s each: a solve and a 35-digit quadrature): the position in the reachable
 # interval, the input distribution and the target variance vary together; the edge that CI found
 # is the explicit example.
@@ -341,7 +372,9 @@ def test_api_raises_input_error():
     target_var=st.fractions(min_value=Fraction(1, 10), max_value=10, max_denominator=10),
 )
 # Found by CI: λ ≈ 6e7, so the rounded λ and α leave a residual far above 10^-digits.
-@example(input_mean=Fraction(-2), input_std=Fraction(1, 4), position=Fraction(1, 50), target_var=Fraction(1, 10))
+@example(
+    input_mean=Fraction(-2), input_std=Fraction(1, 4), position=Fraction(1, 50), target_var=Fraction(1, 10)
+)
 @pytest.mark.slow
 def test_random_reachable_targets_verify_and_plug_back(input_mean, input_std, position, target_var):
     digits = 20
@@ -349,7 +382,13 @@ def test_random_reachable_targets_verify_and_plug_back(input_mean, input_std, po
         low, high = ratio_bounds(pieces(input_mean, input_std))
         ratio = low + (high - low) * position.numerator / position.denominator
         target_mean = Fraction(mpmath.nstr(ratio * mpmath.sqrt(num(target_var)), 12))
-    result = selu_solve(target_mean=target_mean, target_var=target_var, input_mean=input_mean, input_std=input_std, digits=digits)
+    result = selu_solve(
+        target_mean=target_mean,
+        target_var=target_var,
+        input_mean=input_mean,
+        input_std=input_std,
+        digits=digits,
+    )
     # The residual is taken at λ and α rounded to `digits` significant digits (relative error
     # ≤ 5·10^-digits each), so it is bounded by that error times the size of each equation's
     # terms, which can cancel: λ ≈ 6e7 for N(-2, 1/4) inputs and targets near the low end.
@@ -357,7 +396,9 @@ def test_random_reachable_targets_verify_and_plug_back(input_mean, input_std, po
     with mp.workdps(40):
         p = pieces(input_mean, input_std)
         size = max(abs(lam * p.m1) + abs(lam * alpha * p.a), lam**2 * (abs(p.m2) + alpha**2 * abs(p.b)))
-    assert result.value("residual") <= 4 * 5 * mpmath.mpf(10) ** -digits * size + mpmath.mpf(10) ** -(digits + 5)
+    assert result.value("residual") <= 4 * 5 * mpmath.mpf(10) ** -digits * size + mpmath.mpf(10) ** -(
+        digits + 5
+    )
     assert result.value("lambda") > 0 and result.value("alpha") > 0
     with mp.workdps(35):
         first, second = quad_moments(result.value("lambda"), result.value("alpha"), input_mean, input_std)
@@ -413,16 +454,20 @@ def test_derive_shows_the_equations_and_the_papers_closed_form():
 def test_derive_for_a_non_standard_target():
     import sympy as sp
 
-    result = selu_solve(target_mean="0.1", target_var="2", input_mean="0", input_std="1.5", derive=True, digits=30)
+    result = selu_solve(
+        target_mean="0.1", target_var="2", input_mean="0", input_std="1.5", derive=True, digits=30
+    )
     text = "\n".join(line for _, line, _ in result.derivation)
     assert "= 1/10" in text and "= 201/100" in text and "Z ~ N(0, (3/2)**2)" in text
     # The exact expressions sympy gave when it integrated each factor as it stands (through
     # Meijer G functions); completing the square first must give the same ones.
     assert result.derivation[1][1] == (
-        "E[selu(Z)] = lambda*(alpha*(-1/2 + exp(9/8)*erfc(3*sqrt(2)/4)/2) + 3*sqrt(2)/(4*sqrt(pi))) = 1/10")
+        "E[selu(Z)] = lambda*(alpha*(-1/2 + exp(9/8)*erfc(3*sqrt(2)/4)/2) + 3*sqrt(2)/(4*sqrt(pi))) = 1/10"
+    )
     assert result.derivation[2][1] == (
         "E[selu(Z)**2] = lambda**2*(alpha**2*(-exp(9/8)*erfc(3*sqrt(2)/4) + exp(9/2)*erfc(3*sqrt(2)/2)/2 + 1/2)"
-        " + 9/8) = 201/100")
+        " + 9/8) = 201/100"
+    )
     value = sp.N(sp.sympify(result["alpha"].closed_form), 40)
     with mp.workdps(40):
         assert agree(mpmath.mpf(str(value)), result.value("alpha"), 29)
@@ -441,7 +486,9 @@ def test_completing_the_square_against_quadrature():
     factor = (t**2 - t) * sp.exp(t / 2 + 1 - t**2 / 2)
     closed = _half_line_integral(factor, t, c, c, sp.oo).subs(c, sp.Rational(-3, 4))
     with mp.workdps(40):
-        quadrature = mpmath.quad(lambda u: (u * u - u) * mpmath.exp(u / 2 + 1 - u * u / 2), [-0.75, mpmath.inf])
+        quadrature = mpmath.quad(
+            lambda u: (u * u - u) * mpmath.exp(u / 2 + 1 - u * u / 2), [-0.75, mpmath.inf]
+        )
         assert agree(mpmath.mpf(str(sp.N(closed, 45))), quadrature, 30)
 
 
@@ -469,13 +516,21 @@ def test_residual_is_at_the_reported_decimals():
         assert result["residual"].certified
 
 
-@pytest.mark.parametrize(("target_mean", "target_var", "input_mean", "input_std"),
-                         [(0, 1, 0, 1), ("0.1", 2, "0.3", "1.5"), ("-0.05", "0.25", 1, "0.5"), (0, 1, -30, 1)])
-def test_certified_balls_against_the_mpmath_route_at_50_digits(target_mean, target_var, input_mean, input_std):
+@pytest.mark.parametrize(
+    ("target_mean", "target_var", "input_mean", "input_std"),
+    [(0, 1, 0, 1), ("0.1", 2, "0.3", "1.5"), ("-0.05", "0.25", 1, "0.5"), (0, 1, -30, 1)],
+)
+def test_certified_balls_against_the_mpmath_route_at_50_digits(
+    target_mean, target_var, input_mean, input_std
+):
     from momentcalc.computations.selu import solve_mpmath
 
-    result = selu_solve(target_mean=target_mean, target_var=target_var, input_mean=input_mean, input_std=input_std, digits=50)
-    lam, alpha = solve_mpmath(Fraction(target_mean), Fraction(target_var), Fraction(input_mean), Fraction(input_std), 50)
+    result = selu_solve(
+        target_mean=target_mean, target_var=target_var, input_mean=input_mean, input_std=input_std, digits=50
+    )
+    lam, alpha = solve_mpmath(
+        Fraction(target_mean), Fraction(target_var), Fraction(input_mean), Fraction(input_std), 50
+    )
     assert to_decimal(result.value("lambda"), 50) == to_decimal(lam, 50)
     assert to_decimal(result.value("alpha"), 50) == to_decimal(alpha, 50)
     for name in ("lambda", "alpha", "saturation"):

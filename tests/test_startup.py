@@ -34,13 +34,22 @@ def test_default_call_loads_only_the_arb_types():
     import mpmath
 
     with mpmath.workdps(30):  # the second route: E[swish(Z)^2] by mpmath quadrature
-        value = mpmath.quad(lambda x: (x / (1 + mpmath.exp(-x))) ** 2 * mpmath.npdf(x), [-mpmath.inf, 0, mpmath.inf])
-        assert json.loads(out)["results"]["second_moment"]["decimal"] == mpmath.nstr(value, 12, strip_zeros=False)
+        value = mpmath.quad(
+            lambda x: (x / (1 + mpmath.exp(-x))) ** 2 * mpmath.npdf(x), [-mpmath.inf, 0, mpmath.inf]
+        )
+        assert json.loads(out)["results"]["second_moment"]["decimal"] == mpmath.nstr(
+            value, 12, strip_zeros=False
+        )
     types = {m for m in loaded if m.startswith("flint.types.")}
     assert "flint.types.arb" in types
     # no complex ball is made: acb (bound by ``from flint import acb`` everywhere) never loads
-    assert not types & {"flint.types.acb", "flint.types.fmpz_poly", "flint.types.nmod_mpoly",
-                        "flint.types.fq_default", "flint.types.acb_mat"}
+    assert not types & {
+        "flint.types.acb",
+        "flint.types.fmpz_poly",
+        "flint.types.nmod_mpoly",
+        "flint.types.fq_default",
+        "flint.types.acb_mat",
+    }
 
 
 def test_complex_balls_load_when_first_made():
@@ -66,20 +75,24 @@ def test_exact_integer_products_load_only_fmpz_poly():
 
 
 def test_stand_in_becomes_the_real_package():
-    code = ("import momentcalc.cli, flint\n"
-            "from flint import arb, fmpz_poly\n"
-            "assert flint.arb is arb and str(fmpz_poly([1, 2])) == '2*x + 1'\n"
-            "from flint import acb\n"
-            "assert (acb(1, 2) * 2).imag == 4 and acb.pi().real > 3\n"
-            "assert flint.__version__ and 'fmpz_poly' in flint.__all__\n"
-            "from flint import *\n"
-            "print(arb(2).sqrt().str(10))")
+    code = (
+        "import momentcalc.cli, flint\n"
+        "from flint import arb, fmpz_poly\n"
+        "assert flint.arb is arb and str(fmpz_poly([1, 2])) == '2*x + 1'\n"
+        "from flint import acb\n"
+        "assert (acb(1, 2) * 2).imag == 4 and acb.pi().real > 3\n"
+        "assert flint.__version__ and 'fmpz_poly' in flint.__all__\n"
+        "from flint import *\n"
+        "print(arb(2).sqrt().str(10))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[1.414213562 +/- 3.74e-10]"
 
 
 def test_install_keeps_an_imported_flint():
-    code = "import flint, sys\nfrom momentcalc import flint_lazy\nassert not flint_lazy.install()\nprint('ok')"
+    code = (
+        "import flint, sys\nfrom momentcalc import flint_lazy\nassert not flint_lazy.install()\nprint('ok')"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "ok"
 
@@ -107,8 +120,15 @@ def test_importing_only_the_invoked_command_changes_no_output():
     from tests import cli_runner
 
     commands.load_all()
-    cases = [["truncnorm", "--json", "--digits", "5"], ["selu-solve", "--target-mean", "0.9"], ["truncnorm", "--bogus"],
-             ["kernel", "--help"], ["--help"], ["truncnrm"], ["activation-moment"]]
+    cases = [
+        ["truncnorm", "--json", "--digits", "5"],
+        ["selu-solve", "--target-mean", "0.9"],
+        ["truncnorm", "--bogus"],
+        ["kernel", "--help"],
+        ["--help"],
+        ["truncnrm"],
+        ["activation-moment"],
+    ]
     cases += [[name, "--help"] for name in commands.table()]
     code = LAZY.replace("CASES", repr(cases))
     root = str(Path(__file__).resolve().parent.parent)
@@ -159,9 +179,15 @@ def test_the_console_script_freezes_start_up_and_collects_during_the_command():
     assert proc.returncode == 0 and proc.stdout == "0.773741303549923\n", proc
     enabled_at_start, enabled_in_command, frozen = json.loads(proc.stderr)
     assert enabled_at_start and enabled_in_command and frozen > 10000  # (about 28000 objects)
-    proc = subprocess.run([sys.executable, "-c", GC.replace('"gamma"', '"gamma", "--digits", "0"')],
-                          capture_output=True, text=True, check=False)
-    assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.startswith("momentcalc: error: --digits")
+    proc = subprocess.run(
+        [sys.executable, "-c", GC.replace('"gamma"', '"gamma", "--digits", "0"')],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (
+        proc.returncode == 2 and proc.stdout == "" and proc.stderr.startswith("momentcalc: error: --digits")
+    )
 
 
 def test_the_childs_message_is_marshal_when_it_can_be():
@@ -171,7 +197,7 @@ def test_the_childs_message_is_marshal_when_it_can_be():
 
     from momentcalc.cli.child import decode, encode
 
-    usual = ("ok", 0, "{\n  \"gamma\": \"0.77\"\n}\n", "note: x\udcff")
+    usual = ("ok", 0, '{\n  "gamma": "0.77"\n}\n', "note: x\udcff")
     assert encode(usual)[:1] == b"M" and decode(encode(usual)) == usual
     rows = ("ok", [Fraction(1, 3)], "", "")
     assert encode(rows)[:1] == b"P" and decode(encode(rows)) == rows

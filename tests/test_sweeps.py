@@ -14,11 +14,24 @@ SWEEPS = [
     # (command and fixed options, swept option, sweep text, the single values it stands for)
     (["truncnorm"], "--std", "0.01,0.02,0.05", ["0.01", "0.02", "0.05"]),
     (["truncnorm", "--target-std", "0.02"], "--high", "1:3:0.5", ["1", "1.5", "2", "2.5", "3"]),
-    (["init", "--scheme", "he", "--distribution", "truncnorm"], "--fan-in", "1:10:1", [str(i) for i in range(1, 11)]),
-    (["init", "--fan-in", "768", "--scheme", "xavier", "--distribution", "uniform"], "--fan-out", "256,768,3072",
-     ["256", "768", "3072"]),
-    (["init", "--fan-in", "64", "--scheme", "he", "--activation", "leaky_relu"], "--slope", "0:0.3:0.1",
-     ["0", "0.1", "0.2", "0.3"]),
+    (
+        ["init", "--scheme", "he", "--distribution", "truncnorm"],
+        "--fan-in",
+        "1:10:1",
+        [str(i) for i in range(1, 11)],
+    ),
+    (
+        ["init", "--fan-in", "768", "--scheme", "xavier", "--distribution", "uniform"],
+        "--fan-out",
+        "256,768,3072",
+        ["256", "768", "3072"],
+    ),
+    (
+        ["init", "--fan-in", "64", "--scheme", "he", "--activation", "leaky_relu"],
+        "--slope",
+        "0:0.3:0.1",
+        ["0", "0.1", "0.2", "0.3"],
+    ),
     (["attention"], "--d", "16,64,256", ["16", "64", "256"]),
     (["attention", "--k-std", "0.5"], "--q-std", "0.5:2:0.5", ["0.5", "1", "1.5", "2"]),
     (["attention", "--simulate", "--trials", "20"], "--seq-len", "4,8,16", ["4", "8", "16"]),
@@ -39,15 +52,45 @@ def test_rows_equal_single_calls(fixed, option, text, singles):
 
 
 def test_csv_has_one_row_per_point_with_input_columns():
-    run = invoke("init", "--fan-in", "100:500:100", "--fan-out", "300", "--scheme", "xavier",
-                 "--distribution", "truncnorm", "--format", "csv")
+    run = invoke(
+        "init",
+        "--fan-in",
+        "100:500:100",
+        "--fan-out",
+        "300",
+        "--scheme",
+        "xavier",
+        "--distribution",
+        "truncnorm",
+        "--format",
+        "csv",
+    )
     assert run.code == 0
     rows = list(csv.reader(io.StringIO(run.stdout)))
-    assert rows[0] == ["input.fan_in", "input.fan_out", "input.scheme", "input.distribution",
-                       "variance", "std", "bound", "std_to_pass", "bert_ratio"]
+    assert rows[0] == [
+        "input.fan_in",
+        "input.fan_out",
+        "input.scheme",
+        "input.distribution",
+        "variance",
+        "std",
+        "bound",
+        "std_to_pass",
+        "bert_ratio",
+    ]
     assert [r[0] for r in rows[1:]] == ["100", "200", "300", "400", "500"]
-    doc = invoke("init", "--fan-in", "100:500:100", "--fan-out", "300", "--scheme", "xavier",
-                 "--distribution", "truncnorm", "--json").json()
+    doc = invoke(
+        "init",
+        "--fan-in",
+        "100:500:100",
+        "--fan-out",
+        "300",
+        "--scheme",
+        "xavier",
+        "--distribution",
+        "truncnorm",
+        "--json",
+    ).json()
     for line, row in zip(rows[1:], doc["rows"]):
         assert line[4:] == [result["decimal"] for result in row["results"].values()]
     assert rows[1][4] == "0.00500000000000000"  # 2/(100 + 300)
@@ -57,14 +100,20 @@ def test_csv_attention_sweep_columns():
     run = invoke("attention", "--d", "1,4,9", "--format", "csv")
     rows = list(csv.reader(io.StringIO(run.stdout)))
     assert rows[0][:3] == ["input.d", "input.q_std", "input.k_std"]
-    assert [r[rows[0].index("scale")] for r in rows[1:]] == ["1.00000000000000", "0.500000000000000", "0.333333333333333"]
+    assert [r[rows[0].index("scale")] for r in rows[1:]] == [
+        "1.00000000000000",
+        "0.500000000000000",
+        "0.333333333333333",
+    ]
 
 
 def test_table_has_one_row_per_point():
     run = invoke("attention", "--d", "16,64,256", "--digits", "3", "--format", "table")
     assert run.code == 0
     assert "sweep over d" in run.stdout and "q_std=1" in run.stdout  # fixed inputs go in the title
-    cells = [[c.strip() for c in line.split("│")[1:-1]] for line in run.stdout.splitlines() if line.startswith("│")]
+    cells = [
+        [c.strip() for c in line.split("│")[1:-1]] for line in run.stdout.splitlines() if line.startswith("│")
+    ]
     # (a table too wide for the terminal splits into several, each repeating the swept input)
     assert [c[0] for c in cells[:3]] == ["16", "64", "256"] and len(cells) % 3 == 0
     assert [c[2] for c in cells[:3]] == ["4.00", "8.00", "16.0"]  # logit_std
@@ -84,8 +133,22 @@ def test_exact_decimal_steps():
     assert [r["inputs"]["mean"] for r in doc["rows"]] == [i / 10 for i in range(11)]
     assert doc["rows"][3]["results"]["mean"]["decimal"] == "0.300000000000000000000000000000"
     assert doc["rows"][10]["results"]["mean"]["decimal"] == "1.00000000000000000000000000000"
-    csv_rows = list(csv.reader(io.StringIO(invoke("truncnorm", "--mean", "0:1:0.1", "--format", "csv").stdout)))
-    assert [r[2] for r in csv_rows[1:]] == ["0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1"]
+    csv_rows = list(
+        csv.reader(io.StringIO(invoke("truncnorm", "--mean", "0:1:0.1", "--format", "csv").stdout))
+    )
+    assert [r[2] for r in csv_rows[1:]] == [
+        "0",
+        "0.1",
+        "0.2",
+        "0.3",
+        "0.4",
+        "0.5",
+        "0.6",
+        "0.7",
+        "0.8",
+        "0.9",
+        "1",
+    ]
     q = invoke("attention", "--q-std", "0.1:0.3:0.1", "--digits", "30", "--json").json()
     assert len(q["rows"]) == 3
     assert q["rows"][2]["results"]["scaled_logit_std"]["decimal"] == "0.300000000000000000000000000000"

@@ -41,19 +41,23 @@ def _agreeing(value, published: float) -> int:
 
 
 def _leaky_map(alpha, c):
-    return ((1 - alpha) ** 2 * (mpmath.sqrt(1 - c * c) + (mpmath.pi - mpmath.acos(c)) * c) / mpmath.pi
-            + 2 * alpha * c) / (1 + alpha**2)
+    return (
+        (1 - alpha) ** 2 * (mpmath.sqrt(1 - c * c) + (mpmath.pi - mpmath.acos(c)) * c) / mpmath.pi
+        + 2 * alpha * c
+    ) / (1 + alpha**2)
 
 
 @pytest.mark.parametrize("depth, eta", [(1, "0.1"), (6, "0.5"), (50, "0.9")])
 def test_leaky_relu_slope_against_bisection(depth, eta):
     result = tat("leaky_relu", depth=depth, target_c0=eta, digits=20)
     with mpmath.workdps(30):
+
         def network(alpha):
             c = mpmath.mpf(0)
             for _ in range(depth):
                 c = _leaky_map(alpha, c)
             return c - mpmath.mpf(eta)
+
         alpha = mpmath.findroot(network, (mpmath.mpf(0), mpmath.mpf(1)), solver="bisect")
         assert abs(result.value("negative_slope") - alpha) < mpmath.mpf(10) ** -20
         assert abs(result.value("output_scale") - mpmath.sqrt(2 / (1 + alpha**2))) < mpmath.mpf(10) ** -20
@@ -76,21 +80,52 @@ def _resnet_target():
     """DKS's per-layer C'(1) target for the network C'(1) of 1.2 on dks's ResNet (its
     max_slope_func, solved here to 40 digits)."""
     with mpmath.workdps(40):
-        t = mpmath.findroot(lambda x: _subnet_max(mpmath.mpf(1), lambda y: x * y) - mpmath.mpf("1.2"),
-                            (mpmath.mpf(1), mpmath.mpf("1.1")), solver="anderson")
+        t = mpmath.findroot(
+            lambda x: _subnet_max(mpmath.mpf(1), lambda y: x * y) - mpmath.mpf("1.2"),
+            (mpmath.mpf(1), mpmath.mpf("1.1")),
+            solver="anderson",
+        )
         return arb(mpmath.nstr(t, 38))
 
 
 # dks's published DKS parameters (c_slope_1_target 1.2), and how many digits of each are right.
 DKS_PUBLISHED = {
-    "softplus": ({"input_scale": 0.18761008168267976, "input_shift": 0.40688063442262007,
-                  "output_shift": -0.9213466151411376, "output_scale": 8.878672543665223}, (8, 7, 8, 7)),
-    "tanh": ({"input_scale": 0.07461073057540868, "input_shift": 0.5566915199964182,
-              "output_shift": -0.5034378768692127, "output_scale": 18.002635964442558}, (7, 9, 9, 8)),
-    "relu": ({"input_scale": 0.3685360046708044, "input_shift": 1.0,
-              "output_shift": -1.000373858553784, "output_scale": 2.721729988761473}, (5, 17, 8, 5)),
-    "gelu": ({"input_scale": 0.07043253126531114, "input_shift": 0.259489297927707,
-              "output_shift": -0.15815378961903598, "output_scale": 20.21158902315857}, (7, 9, 9, 8)),
+    "softplus": (
+        {
+            "input_scale": 0.18761008168267976,
+            "input_shift": 0.40688063442262007,
+            "output_shift": -0.9213466151411376,
+            "output_scale": 8.878672543665223,
+        },
+        (8, 7, 8, 7),
+    ),
+    "tanh": (
+        {
+            "input_scale": 0.07461073057540868,
+            "input_shift": 0.5566915199964182,
+            "output_shift": -0.5034378768692127,
+            "output_scale": 18.002635964442558,
+        },
+        (7, 9, 9, 8),
+    ),
+    "relu": (
+        {
+            "input_scale": 0.3685360046708044,
+            "input_shift": 1.0,
+            "output_shift": -1.000373858553784,
+            "output_scale": 2.721729988761473,
+        },
+        (5, 17, 8, 5),
+    ),
+    "gelu": (
+        {
+            "input_scale": 0.07043253126531114,
+            "input_shift": 0.259489297927707,
+            "output_shift": -0.15815378961903598,
+            "output_scale": 20.21158902315857,
+        },
+        (7, 9, 9, 8),
+    ),
 }
 
 
@@ -109,8 +144,10 @@ def test_dks_published_parameters_to_the_digits_they_are_right(name):
 def test_dks_transform_meets_its_conditions_through_kernel():
     """φ̂(x) = γ(tanh(a·x + b) + δ) as an expression: C(0) = 0, C'(1) = ζ^(1/L), Q'(1) = 1."""
     result = tat("tanh", depth=4, target_slope="1.5", digits=30)
-    a, b, d, g = (mpmath.nstr(result.value(k), 28) for k in ("input_scale", "input_shift", "output_shift",
-                                                                "output_scale"))
+    a, b, d, g = (
+        mpmath.nstr(result.value(k), 28)
+        for k in ("input_scale", "input_shift", "output_shift", "output_scale")
+    )
     shaped = kernel(f"{g}*(tanh({a}*x + {b}) + {d})", rho="0.5", digits=20)
     with mpmath.workdps(30):
         assert abs(shaped.value("c_map_at_0")) < 1e-20
@@ -118,23 +155,32 @@ def test_dks_transform_meets_its_conditions_through_kernel():
         assert abs(shaped.value("q_map_slope_at_1") - 1) < 1e-20
 
 
-@pytest.mark.parametrize("argv, option", [
-    (("softplus", "--target-slope", "1"), "--target-slope"),
-    (("softplus", "--target-c0", "0.5"), "--target-slope"),
-    (("leaky_relu", "--target-slope", "1.5"), "--target-c0"),
-    (("tanh", "--depth", "0", "--target-slope", "1.5"), "--depth"),
-])
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (("softplus", "--target-slope", "1"), "--target-slope"),
+        (("softplus", "--target-c0", "0.5"), "--target-slope"),
+        (("leaky_relu", "--target-slope", "1.5"), "--target-c0"),
+        (("tanh", "--depth", "0", "--target-slope", "1.5"), "--depth"),
+    ],
+)
 def test_bad_input(argv, option):
     run = invoke("tat", *argv)
     assert run.code == 2 and run.stdout == "" and option in run.stderr
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["tat", "tanh"], "--target-slope is required"),
-    (["tat", "leaky_relu"], "--target-c0 is required for leaky_relu"),
-    (["tat", "tanh", "--target-c0", "0.5"], "--target-c0 (TAT) is for leaky_relu"),
-    (["tat", "leaky_relu", "--target-slope", "2"], "leaky_relu takes --target-c0 (TAT), not --target-slope"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["tat", "tanh"], "--target-slope is required"),
+        (["tat", "leaky_relu"], "--target-c0 is required for leaky_relu"),
+        (["tat", "tanh", "--target-c0", "0.5"], "--target-c0 (TAT) is for leaky_relu"),
+        (
+            ["tat", "leaky_relu", "--target-slope", "2"],
+            "leaky_relu takes --target-c0 (TAT), not --target-slope",
+        ),
+    ],
+)
 def test_a_missing_or_misplaced_target_says_which(argv, words):
     run = invoke(*argv)
     assert run.code == 2 and run.stdout == "" and words in run.stderr and run.stderr.count("\n") == 1

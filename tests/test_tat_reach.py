@@ -36,8 +36,10 @@ def _conditions(name: str, result, digits: int = 26) -> dict[str, mpmath.mpf]:
     analytic between the kinks: its error is far below the 10⁻¹⁷ the 20-digit cases assert)."""
     phi, dphi, kinks = PHI[name]
     with mpmath.workdps(digits):
-        a, b, d, g = (mpmath.mpf(result.value(k)) for k in ("input_scale", "input_shift", "output_shift",
-                                                             "output_scale"))
+        a, b, d, g = (
+            mpmath.mpf(result.value(k))
+            for k in ("input_scale", "input_shift", "output_shift", "output_scale")
+        )
         cuts = sorted({(k - b) / a for k in kinks})
         span = [-mpmath.inf] + cuts + [mpmath.inf]
 
@@ -46,8 +48,12 @@ def _conditions(name: str, result, digits: int = 26) -> dict[str, mpmath.mpf]:
 
         hat = lambda z: g * (phi(a * z + b) + d)  # noqa: E731
         dhat = lambda z: g * a * dphi(a * z + b)  # noqa: E731
-        return {"mean": expect(hat), "q": expect(lambda z: hat(z) ** 2), "slope": expect(lambda z: dhat(z) ** 2),
-                "q_slope": expect(lambda z: z * hat(z) * dhat(z))}
+        return {
+            "mean": expect(hat),
+            "q": expect(lambda z: hat(z) ** 2),
+            "slope": expect(lambda z: dhat(z) ** 2),
+            "q_slope": expect(lambda z: z * hat(z) * dhat(z)),
+        }
 
 
 # (activation, depth, target): DKS's starting points miss these (exit 3 before); the survey finds them.
@@ -58,9 +64,13 @@ REFERENCE = (pytest.mark.reference, pytest.mark.slow)
 SOLVED = [pytest.param("sigmoid", 1, "3", marks=REFERENCE), ("softsign", 1, "3"), ("x**3", 10, "1.5")]
 # Near 1 and deep networks (DKS's starting points: a check that they stay right).
 # (A target near 1 takes guard digits: Var φ(X) cancels and Q'(1) hardly depends on the shift.)
-EDGES = [pytest.param("tanh", 1, "1.0001", marks=REFERENCE), ("softplus", 10000, "1.5"),
-         pytest.param("tanh", 1000, "1.5", marks=REFERENCE), ("tanh", 1, "1.0000000000001"),
-         pytest.param("softplus", 10000, "1.0000001", marks=REFERENCE)]
+EDGES = [
+    pytest.param("tanh", 1, "1.0001", marks=REFERENCE),
+    ("softplus", 10000, "1.5"),
+    pytest.param("tanh", 1000, "1.5", marks=REFERENCE),
+    ("tanh", 1, "1.0000000000001"),
+    pytest.param("softplus", 10000, "1.0000001", marks=REFERENCE),
+]
 
 
 @pytest.mark.parametrize("name, depth, target", SOLVED + EDGES)
@@ -97,7 +107,9 @@ def test_a_target_near_one_at_thirty_digits():
     with mpmath.workdps(60):
         layer = mpmath.mpf("1.000001") ** (mpmath.mpf(1) / 10000)
         assert abs(found["slope"] - layer) < mpmath.mpf(10) ** -28
-        assert abs(found["q_slope"] - 1) < mpmath.mpf(10) ** -28 and abs(found["q"] - 1) < mpmath.mpf(10) ** -28
+        assert (
+            abs(found["q_slope"] - 1) < mpmath.mpf(10) ** -28 and abs(found["q"] - 1) < mpmath.mpf(10) ** -28
+        )
 
 
 def test_a_branch_crossing_the_target_between_two_scales_is_found():
@@ -105,11 +117,23 @@ def test_a_branch_crossing_the_target_between_two_scales_is_found():
     comes from where the branch crosses the target (verified by quadrature)."""
     result = tat("x*erf(x)+x", depth=1, target_slope="1.5", digits=20)
     with mpmath.workdps(25):
-        a, b, d, g = (mpmath.mpf(result.value(k)) for k in ("input_scale", "input_shift", "output_shift",
-                                                             "output_scale"))
+        a, b, d, g = (
+            mpmath.mpf(result.value(k))
+            for k in ("input_scale", "input_shift", "output_shift", "output_scale")
+        )
         hat = lambda z: g * ((a * z + b) * mpmath.erf(a * z + b) + a * z + b + d)  # noqa: E731
-        dhat = lambda z: g * a * (mpmath.erf(a * z + b) + 2 * (a * z + b) * mpmath.npdf((a * z + b) * mpmath.sqrt(2))  # noqa: E731
-                                  * mpmath.sqrt(2) + 1)
+        dhat = lambda z: (
+            g
+            * a
+            * (
+                mpmath.erf(a * z + b)
+                + 2
+                * (a * z + b)
+                * mpmath.npdf((a * z + b) * mpmath.sqrt(2))  # noqa: E731
+                * mpmath.sqrt(2)
+                + 1
+            )
+        )
         expect = lambda f: mpmath.quad(lambda z: f(z) * mpmath.npdf(z), [-mpmath.inf, mpmath.inf])  # noqa: E731
         assert abs(expect(hat)) < 1e-17 and abs(expect(lambda z: hat(z) ** 2) - 1) < 1e-17
         assert abs(expect(lambda z: dhat(z) ** 2) - mpmath.mpf("1.5")) < 1e-17
@@ -137,14 +161,22 @@ def test_monomial_reach_bounds_slope_on_a_grid(power):
         def slope(r):
             f = lambda z: (r * z + 1) ** power  # noqa: E731
             mean = expect(f)
-            return expect(lambda z: (power * r * (r * z + 1) ** (power - 1)) ** 2) / expect(lambda z: (f(z) - mean) ** 2)
+            return expect(lambda z: (power * r * (r * z + 1) ** (power - 1)) ** 2) / expect(
+                lambda z: (f(z) - mean) ** 2
+            )
 
         bound = mpmath.mpf(top.numerator) / top.denominator
         values = [slope(mpmath.mpf(10) ** (e / mpmath.mpf(4))) for e in range(-12, 13)]
         assert all(1 < v < bound for v in values)
         assert bound - values[-1] < mpmath.mpf("0.001")
-        assert abs(expect(lambda z: power**2 * z ** (2 * power - 2))
-                   / (expect(lambda z: z ** (2 * power)) - expect(lambda z: z**power) ** 2) - bound) < 1e-30
+        assert (
+            abs(
+                expect(lambda z: power**2 * z ** (2 * power - 2))
+                / (expect(lambda z: z ** (2 * power)) - expect(lambda z: z**power) ** 2)
+                - bound
+            )
+            < 1e-30
+        )
 
 
 def _hermite_nodes(n: int) -> tuple[list, list]:
@@ -168,10 +200,13 @@ def test_monomial_top_itself_is_not_unique():
     assert run.code == 3 and "only with input_shift 0" in run.stderr
 
 
-@pytest.mark.parametrize("argv, layer", [
-    (("softplus", "--target-slope", "1.5"), "1.5"),
-    (("elu", "--target-slope", "3"), "3"),
-])
+@pytest.mark.parametrize(
+    "argv, layer",
+    [
+        (("softplus", "--target-slope", "1.5"), "1.5"),
+        (("elu", "--target-slope", "3"), "3"),
+    ],
+)
 def test_unfound_target_says_what_was_searched(argv, layer):
     run = invoke("tat", *argv)
     assert run.code == 3 and run.stdout == "" and run.stderr.count("\n") == 1
@@ -228,11 +263,14 @@ def test_clipped_floor_proof_can_fail():
     assert dks_clip.floor_proven() is True
 
 
-@pytest.mark.parametrize("argv, layer", [
-    (("hardtanh", "--depth", "10", "--target-slope", "1.5"), "1.04138"),
-    (("relu6", "--depth", "50", "--target-slope", "1.1", "--digits", "30"), "1.00191"),
-    (("hard_sigmoid", "--depth", "10", "--target-slope", "1.5"), "1.04138"),
-])
+@pytest.mark.parametrize(
+    "argv, layer",
+    [
+        (("hardtanh", "--depth", "10", "--target-slope", "1.5"), "1.04138"),
+        (("relu6", "--depth", "50", "--target-slope", "1.1", "--digits", "30"), "1.00191"),
+        (("hard_sigmoid", "--depth", "10", "--target-slope", "1.5"), "1.04138"),
+    ],
+)
 def test_clipped_target_below_the_floor_is_exit_2(argv, layer):
     run = invoke("tat", *argv)
     assert run.code == 2 and run.stdout == "" and run.stderr.count("\n") == 1
@@ -249,11 +287,14 @@ def test_clipped_target_above_the_floor_is_solved():
         assert abs(p / v - mpmath.mpf("1.5")) < 1e-17 and abs(q - 1) < 1e-17
 
 
-@pytest.mark.parametrize("argv, code, words", [
-    (("softplus", "--target-slope", "1e400"), 3, "per-layer C'(1) = 1.00000e+400 was found"),
-    (("hardtanh", "--depth", "10000", "--target-slope", "1.0000000001"), 2, "1.46^10000 = 3.37721e+1643"),
-    (("x**3", "--target-slope", "1e400"), 2, "got a per-layer 1.00000e+400"),
-])
+@pytest.mark.parametrize(
+    "argv, code, words",
+    [
+        (("softplus", "--target-slope", "1e400"), 3, "per-layer C'(1) = 1.00000e+400 was found"),
+        (("hardtanh", "--depth", "10000", "--target-slope", "1.0000000001"), 2, "1.46^10000 = 3.37721e+1643"),
+        (("x**3", "--target-slope", "1e400"), 2, "got a per-layer 1.00000e+400"),
+    ],
+)
 def test_targets_beyond_double_range_say_so_without_overflow(argv, code, words):
     run = invoke("tat", *argv)
     assert run.code == code and run.stdout == "" and run.stderr.count("\n") == 1 and words in run.stderr

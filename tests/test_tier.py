@@ -10,7 +10,16 @@ import pytest
 
 from momentcalc.errors import InputError, PrecisionError
 from momentcalc.tier import (
-    Precision, arb_precision, bits_for, certify, digits_for, exact_ball, positive, probability, prove, selu_constants,
+    Precision,
+    arb_precision,
+    bits_for,
+    certify,
+    digits_for,
+    exact_ball,
+    positive,
+    probability,
+    prove,
+    selu_constants,
 )
 
 
@@ -44,8 +53,14 @@ def alpha_dropout(*, p, digits=15):
         a = 1 / ((1 - q) * (1 + q * s**2)).sqrt()
         return {"a": a, "b": -a * q * s}
 
-    return certify("alpha_dropout", inputs={"p": p}, evaluate=evaluate, digits=digits,
-                   describe={"a": "scale", "b": "shift", "p": "the rate"}, exact={"p": p})
+    return certify(
+        "alpha_dropout",
+        inputs={"p": p},
+        evaluate=evaluate,
+        digits=digits,
+        describe={"a": "scale", "b": "shift", "p": "the rate"},
+        exact={"p": p},
+    )
 
 
 @pytest.mark.parametrize("p", ["0.05", "0.1", "0.5"])
@@ -62,12 +77,16 @@ def test_alpha_dropout_agrees_with_mpmath(p):
         for name in ("a", "b"):
             assert result[name].certified
             assert result[name].decimal(30) == mpmath.nstr(expected[name], 30, strip_zeros=False)
-            assert abs(result.value(name) - expected[name]) <= result[name].error_bound + mpmath.mpf(10) ** -55
+            assert (
+                abs(result.value(name) - expected[name]) <= result[name].error_bound + mpmath.mpf(10) ** -55
+            )
 
 
 def test_prove_refuses_what_it_cannot_decide():
     def evaluate(bits):
-        return {"zero": exact_ball(Fraction(1, 3)) - exact_ball(Fraction(1, 3))}  # a ball around 0 never rounds
+        return {
+            "zero": exact_ball(Fraction(1, 3)) - exact_ball(Fraction(1, 3))
+        }  # a ball around 0 never rounds
 
     with pytest.raises(PrecisionError, match="zero"):
         prove(evaluate, Precision(5), start_bits=64)
@@ -84,7 +103,10 @@ def test_prove_takes_lists_and_proven_infinities():
 
     fields = prove(evaluate, 20)
     assert list(fields) == ["thirds", "curvature", "half"]
-    assert [mpmath.nstr(v, 20) for v in fields["thirds"]["value"]] == ["0.33333333333333333333", "0.66666666666666666667"]
+    assert [mpmath.nstr(v, 20) for v in fields["thirds"]["value"]] == [
+        "0.33333333333333333333",
+        "0.66666666666666666667",
+    ]
     assert fields["thirds"]["certified"] and 0 < fields["thirds"]["error_bound"] < mpmath.mpf(10) ** -21
     assert fields["curvature"]["value"] == mpmath.inf and fields["curvature"]["error_bound"] == 0
 
@@ -101,8 +123,11 @@ def test_prove_by_working_digits():
     fields = prove(evaluate, 25, extra_digits=(3, 8, 20))
     assert asked == [28, 33] and fields["list"]["certified"]
     with pytest.raises(PrecisionError, match="25 digits cannot be proven"):
-        prove(lambda working: {"zero": exact_ball(Fraction(1, 3)) - exact_ball(Fraction(1, 3))}, 25,
-              extra_digits=(3, 8))
+        prove(
+            lambda working: {"zero": exact_ball(Fraction(1, 3)) - exact_ball(Fraction(1, 3))},
+            25,
+            extra_digits=(3, 8),
+        )
 
 
 def test_prove_with_raises_keeps_what_rounds():
@@ -119,7 +144,7 @@ def test_prove_with_raises_keeps_what_rounds():
 
     fields = prove(evaluate, 30, start_bits=64, raises=2, exact={"ratio": INFINITY, "half": Fraction(1, 2)})
     assert calls == [64, 128, 256] and set(fields) == {"third", "ratio", "half"}
-    assert fields["third"]["error_bound"] > 2 ** -130  # from the evaluation at 128 bits, the first that rounds
+    assert fields["third"]["error_bound"] > 2**-130  # from the evaluation at 128 bits, the first that rounds
     assert fields["ratio"]["value"] == float("inf") and fields["half"]["exact"] == Fraction(1, 2)
 
     def failing(bits):

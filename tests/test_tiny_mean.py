@@ -49,7 +49,9 @@ def test_the_remainder_bound_holds_where_it_is_not_negligible():
 
     act = resolve("tanh")
     with ctx.workprec(64):
-        bound = remainder_constant(normalise(integrand(model_of(act, Fraction(0)), MEAN).terms(arb(0))), arb(1))
+        bound = remainder_constant(
+            normalise(integrand(model_of(act, Fraction(0)), MEAN).terms(arb(0))), arb(1)
+        )
     at_mean = expectation_balls(act, [MEAN], mean="0.001", digits=30)[0]
     first = expectation_balls(act, [(1, 1, 0)], mean=0, digits=30)[0] / 1000
     with ctx.workprec(200):

@@ -18,6 +18,7 @@ from momentcalc.engine.gaussian_balls import Term
 from momentcalc.moments.activation_balls import trapezoid_balls
 from momentcalc.moments.expectations import expectations_by_quadrature
 
+
 def _c():
     """gelu_tanh's constant 0.044715 (Hendrycks & Gimpel) at the working precision."""
     return mpmath.mpf(44715) / 10**6
@@ -31,20 +32,36 @@ def _u(z):
 COMPLEX = {
     "sigmoid": (lambda z: 1 / (1 + mpmath.exp(-z)), lambda z: mpmath.exp(-z) / (1 + mpmath.exp(-z)) ** 2),
     "tanh": (mpmath.tanh, lambda z: mpmath.sech(z) ** 2),
-    "swish": (lambda z: z / (1 + mpmath.exp(-z)),
-              lambda z: 1 / (1 + mpmath.exp(-z)) + z * mpmath.exp(-z) / (1 + mpmath.exp(-z)) ** 2),
+    "swish": (
+        lambda z: z / (1 + mpmath.exp(-z)),
+        lambda z: 1 / (1 + mpmath.exp(-z)) + z * mpmath.exp(-z) / (1 + mpmath.exp(-z)) ** 2,
+    ),
     "softplus": (lambda z: mpmath.log(1 + mpmath.exp(z)), lambda z: 1 / (1 + mpmath.exp(-z))),
-    "mish": (lambda z: z * mpmath.tanh(mpmath.log(1 + mpmath.exp(z))),
-             lambda z: mpmath.tanh(mpmath.log(1 + mpmath.exp(z)))
-             + z * mpmath.sech(mpmath.log(1 + mpmath.exp(z))) ** 2 / (1 + mpmath.exp(-z))),
-    "gelu_tanh": (lambda z: z * (1 + mpmath.tanh(_u(z))) / 2,
-                  lambda z: (1 + mpmath.tanh(_u(z))) / 2
-                  + z * mpmath.sech(_u(z)) ** 2 * mpmath.sqrt(2 / mpmath.pi) * (1 + 3 * _c() * z**2) / 2),
+    "mish": (
+        lambda z: z * mpmath.tanh(mpmath.log(1 + mpmath.exp(z))),
+        lambda z: (
+            mpmath.tanh(mpmath.log(1 + mpmath.exp(z)))
+            + z * mpmath.sech(mpmath.log(1 + mpmath.exp(z))) ** 2 / (1 + mpmath.exp(-z))
+        ),
+    ),
+    "gelu_tanh": (
+        lambda z: z * (1 + mpmath.tanh(_u(z))) / 2,
+        lambda z: (
+            (1 + mpmath.tanh(_u(z))) / 2
+            + z * mpmath.sech(_u(z)) ** 2 * mpmath.sqrt(2 / mpmath.pi) * (1 + 3 * _c() * z**2) / 2
+        ),
+    ),
     "log_sigmoid": (lambda z: -mpmath.log(1 + mpmath.exp(-z)), lambda z: 1 / (1 + mpmath.exp(z))),
-    "quick_gelu": (lambda z: z / (1 + mpmath.exp(-mpmath.mpf("1.702") * z)),
-                   lambda z: 1 / (1 + mpmath.exp(-mpmath.mpf("1.702") * z))
-                   + mpmath.mpf("1.702") * z * mpmath.exp(-mpmath.mpf("1.702") * z)
-                   / (1 + mpmath.exp(-mpmath.mpf("1.702") * z)) ** 2),
+    "quick_gelu": (
+        lambda z: z / (1 + mpmath.exp(-mpmath.mpf("1.702") * z)),
+        lambda z: (
+            1 / (1 + mpmath.exp(-mpmath.mpf("1.702") * z))
+            + mpmath.mpf("1.702")
+            * z
+            * mpmath.exp(-mpmath.mpf("1.702") * z)
+            / (1 + mpmath.exp(-mpmath.mpf("1.702") * z)) ** 2
+        ),
+    ),
 }
 
 
@@ -78,7 +95,9 @@ def test_strip_bounds_hold_on_the_strip(name):
 
 
 @pytest.mark.parametrize("name", sorted(STRIP_FUNCTIONS))
-@pytest.mark.parametrize(("mean", "std"), [(0, 1), (Fraction(-7, 10), Fraction(1, 3)), (Fraction(2), Fraction(4))])
+@pytest.mark.parametrize(
+    ("mean", "std"), [(0, 1), (Fraction(-7, 10), Fraction(1, 3)), (Fraction(2), Fraction(4))]
+)
 def test_trapezoid_balls_hold_the_mpmath_values_at_50_digits(name, mean, std):
     """The second route: mpmath quadrature (split at the kinks, error-checked) at 50 digits."""
     act = resolve(name)
@@ -105,8 +124,14 @@ def _tanh_squared(goal_log2):
     with ctx.workprec(200):
         w = spec.width()
         (ball,) = trapezoid.trapezoid_expectations(
-            _tanh_squared_at, [[spec.value_bound(w)[0] ** 2]], w, [(Term(1),)], Fraction(1, 5), Fraction(3, 2),
-            goal_log2)
+            _tanh_squared_at,
+            [[spec.value_bound(w)[0] ** 2]],
+            w,
+            [(Term(1),)],
+            Fraction(1, 5),
+            Fraction(3, 2),
+            goal_log2,
+        )
     return ball
 
 
@@ -114,8 +139,10 @@ def test_an_understated_strip_bound_would_be_caught(monkeypatch):
     """E[tanh(X)²], X ~ N(1/5, 9/4): the ball holds the mpmath value; with the strip integral
     bound M understated the step h comes out too large and the ball misses it."""
     with mp.workdps(40), ctx.workprec(200):
-        exact = mpmath.quad(lambda t: mpmath.tanh(mpmath.mpf(1) / 5 + 1.5 * t) ** 2 * mpmath.npdf(t),
-                            [-mpmath.inf, -2, 0, 2, mpmath.inf])
+        exact = mpmath.quad(
+            lambda t: mpmath.tanh(mpmath.mpf(1) / 5 + 1.5 * t) ** 2 * mpmath.npdf(t),
+            [-mpmath.inf, -2, 0, 2, mpmath.inf],
+        )
         value = arb(mpmath.nstr(exact, 40)) + arb(0, arb(10) ** -38)
         assert _tanh_squared(-100).overlaps(value)
         assert _tanh_squared(-100).rad() < arb(10) ** -29
@@ -141,7 +168,9 @@ def test_the_exponential_recurrence_follows_a_cubic_exponent():
                 value = trapezoid._advance(table)
                 if k % 199 == 0:
                     x = m + sign * step * k
-                    direct = (coefficients[0] + x * (coefficients[1] + x * (coefficients[2] + x * coefficients[3]))).exp()
+                    direct = (
+                        coefficients[0] + x * (coefficients[1] + x * (coefficients[2] + x * coefficients[3]))
+                    ).exp()
                     assert value.overlaps(direct), (sign, k)
                     assert value.rad() < abs(value) * arb(2) ** -150
 
@@ -153,7 +182,9 @@ def test_even_integrands_summed_from_one_side():
     from momentcalc.moments.activation_balls import _even
 
     tanh, sigmoid = resolve("tanh", {}), resolve("sigmoid", {})
-    assert _even(tanh, ((0, 2, 0), None)) and _even(tanh, ((1, 1, 0), None)) and _even(tanh, ((0, 0, 1), None))
+    assert (
+        _even(tanh, ((0, 2, 0), None)) and _even(tanh, ((1, 1, 0), None)) and _even(tanh, ((0, 0, 1), None))
+    )
     assert not _even(tanh, ((0, 1, 0), None)) and not _even(tanh, ((1, 0, 2), None))
     assert _even(tanh, ((0, 2, 0), arb(0))) and not _even(tanh, ((0, 2, 0), arb(1) / 4))
     assert not _even(sigmoid, ((0, 2, 0), None))
@@ -165,7 +196,14 @@ def test_even_integrands_summed_from_one_side():
         var = mpmath.mpf(49) / 100
         for (a, b, c), ball in zip(monomials, balls):
             # the even integrand on [0, 12] twice (beyond 12 the density is below 1e-60)
-            value = 2 * mpmath.quad(lambda x: x**a * f(x) ** b * df(x) ** c * mpmath.exp(-x * x / (2 * var)),
-                                    [0, 12]) / mpmath.sqrt(2 * mp.pi * var)
+            value = (
+                2
+                * mpmath.quad(
+                    lambda x: x**a * f(x) ** b * df(x) ** c * mpmath.exp(-x * x / (2 * var)), [0, 12]
+                )
+                / mpmath.sqrt(2 * mp.pi * var)
+            )
             assert ball.rad() < abs(ball.mid()) * arb(10) ** -50
-            assert abs(mpmath.mpf(ball.mid().str(60, radius=False)) - value) < mpmath.mpf(10) ** -49 * abs(value)
+            assert abs(mpmath.mpf(ball.mid().str(60, radius=False)) - value) < mpmath.mpf(10) ** -49 * abs(
+                value
+            )

@@ -231,17 +231,30 @@ def test_beyond_mpmath_erfc_range():
     assert to_decimal(r.value("mean_shift"), 10) == "1.000000000e+200"
 
 
-@pytest.mark.parametrize(("low", "high"), [(-2, 2), (30, 31), (-1000, -999), ("-inf", "0.5"), ("1.5", "inf"), ("0.1", "0.1000001")])
+@pytest.mark.parametrize(
+    ("low", "high"), [(-2, 2), (30, 31), (-1000, -999), ("-inf", "0.5"), ("1.5", "inf"), ("0.1", "0.1000001")]
+)
 def test_certified_balls_against_the_mpmath_route_at_50_digits(low, high):
     """The Arb route (engine/normal_balls) against the mpmath route (engine/normal, ``stable``)."""
     from momentcalc.engine import normal
     from momentcalc.engine.precision import stable
 
-    lo, hi = (mpmath.mpf(str(x)) if not isinstance(x, str) or "inf" not in x else mpmath.mpf(x) for x in (low, high))
+    lo, hi = (
+        mpmath.mpf(str(x)) if not isinstance(x, str) or "inf" not in x else mpmath.mpf(x) for x in (low, high)
+    )
     result = truncnorm(low=str(low), high=str(high), digits=50)
-    values = stable(lambda: dict(zip(("acceptance", "mean_shift", "gamma"), normal.truncated_moments(
-        mpmath.mpf(str(low)) if "inf" not in str(low) else mpmath.mpf(low),
-        mpmath.mpf(str(high)) if "inf" not in str(high) else mpmath.mpf(high)))), 50)
+    values = stable(
+        lambda: dict(
+            zip(
+                ("acceptance", "mean_shift", "gamma"),
+                normal.truncated_moments(
+                    mpmath.mpf(str(low)) if "inf" not in str(low) else mpmath.mpf(low),
+                    mpmath.mpf(str(high)) if "inf" not in str(high) else mpmath.mpf(high),
+                ),
+            )
+        ),
+        50,
+    )
     assert lo < hi
     for name, value in values.items():
         quantity = result[name]
@@ -249,7 +262,9 @@ def test_certified_balls_against_the_mpmath_route_at_50_digits(low, high):
         assert quantity.certified
         # The radius is honest: the mpmath value (correct to far more than 50 digits) is inside.
         with mp.workdps(120):
-            assert abs(quantity.value - value) <= quantity.error_bound + abs(value) * mpmath.mpf(10) ** -55, name
+            assert abs(quantity.value - value) <= quantity.error_bound + abs(value) * mpmath.mpf(10) ** -55, (
+                name
+            )
 
 
 def test_far_tail_against_an_independent_high_precision_computation():

@@ -12,10 +12,30 @@ from momentcalc.verification.registry import REGISTRY
 from momentcalc.verification.tolerance import within
 from tests.conftest import invoke
 
-SEED_NUMBERS = ["0.7737413", "1.1368472", "0.2933790", "1.0507", "1.6732", "0.0176", "0.0361", "0.2066",
-                "0.3557", "0.6", "69", "0.01", "100", "2^(-12/2)", "2^(-1/2)", "1/2", "2/(768+3072)", "64",
-                "sqrt(3)", "1.0507009873554804934193349852946", "1.6732632423543772848170429916717",
-                "0.87962566103423978"]
+SEED_NUMBERS = [
+    "0.7737413",
+    "1.1368472",
+    "0.2933790",
+    "1.0507",
+    "1.6732",
+    "0.0176",
+    "0.0361",
+    "0.2066",
+    "0.3557",
+    "0.6",
+    "69",
+    "0.01",
+    "100",
+    "2^(-12/2)",
+    "2^(-1/2)",
+    "1/2",
+    "2/(768+3072)",
+    "64",
+    "sqrt(3)",
+    "1.0507009873554804934193349852946",
+    "1.6732632423543772848170429916717",
+    "0.87962566103423978",
+]
 
 
 def test_registry_covers_the_seeds_and_sources():
@@ -39,7 +59,9 @@ def test_every_real_entry_passes(entry):
 
 def test_informational_rows_show_the_exact_gain():
     tanh = check_entry(next(e for e in REGISTRY if e.id == "pytorch.gain.tanh"))
-    assert tanh["status"] == "info" and tanh["ok"] is True and tanh["computed"].startswith("1.59")  # vs PyTorch's 5/3
+    assert (
+        tanh["status"] == "info" and tanh["ok"] is True and tanh["computed"].startswith("1.59")
+    )  # vs PyTorch's 5/3
     assert not tanh["matches_published"]
 
 
@@ -58,12 +80,16 @@ def test_wrong_entry_makes_verify_exit_1(monkeypatch):
         run = invoke("verify", *args)
         assert run.code == 1
         [line] = run.stderr.splitlines()
-        assert line.startswith("momentcalc: verify failed: deliberately.wrong: published 0.7737414, computed 0.7737413035")
+        assert line.startswith(
+            "momentcalc: verify failed: deliberately.wrong: published 0.7737414, computed 0.7737413035"
+        )
         assert "does not match the published value" in line
     doc = invoke("verify", "--json").json()
     assert doc["ok"] is False
     assert [(row["id"], row["status"], row["ok"]) for row in doc["rows"]] == [
-        ("truncnorm.gamma", "ok", True), ("deliberately.wrong", "fail", False)]
+        ("truncnorm.gamma", "ok", True),
+        ("deliberately.wrong", "fail", False),
+    ]
 
 
 def test_a_crashing_route_is_a_failure_line_not_a_traceback(monkeypatch):
@@ -77,7 +103,9 @@ def test_a_crashing_route_is_a_failure_line_not_a_traceback(monkeypatch):
     run = invoke("verify", "--json")
     assert run.code == 1 and run.json()["rows"][0]["status"] == "fail"
     [line] = run.stderr.splitlines()
-    assert "deliberately.crashing" in line and "ZeroDivisionError: boom" in line and "computed nothing" in line
+    assert (
+        "deliberately.crashing" in line and "ZeroDivisionError: boom" in line and "computed nothing" in line
+    )
 
 
 def test_passing_verify_writes_nothing_on_stderr():
@@ -93,7 +121,9 @@ def test_disagreeing_second_route_fails(monkeypatch):
     from momentcalc.verification.routes import same_value
 
     good = next(e for e in REGISTRY if e.id == "truncnorm.gamma")
-    broken = dataclasses.replace(good, check=same_value("a wrong route", lambda: good.compute(20) * (1 + 1e-12)))
+    broken = dataclasses.replace(
+        good, check=same_value("a wrong route", lambda: good.compute(20) * (1 + 1e-12))
+    )
     row = check_entry(broken)
     assert row["matches_published"] and not row["routes_agree"] and row["ok"] is False
 

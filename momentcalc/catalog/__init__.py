@@ -12,9 +12,15 @@ from importlib import import_module
 from typing import Any
 
 _LAZY = {
-    "Activation": ".activations", "ClosedForm": ".activations", "CATALOG": ".resolving", "BY_NAME": ".resolving",
-    "Param": ".parameters", "PARAMETERS": ".parameters",
-    "names": ".resolving", "lookup": ".resolving", "resolve": ".resolving",
+    "Activation": ".activations",
+    "ClosedForm": ".activations",
+    "CATALOG": ".resolving",
+    "BY_NAME": ".resolving",
+    "Param": ".parameters",
+    "PARAMETERS": ".parameters",
+    "names": ".resolving",
+    "lookup": ".resolving",
+    "resolve": ".resolving",
 }
 
 __all__ = ["Activation", "ClosedForm", "Param", "PARAMETERS", "CATALOG", "names", "lookup", "resolve"]

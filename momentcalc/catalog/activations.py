@@ -54,6 +54,7 @@ def _always(p: Mapping[str, mpmath.mpf]) -> bool:
 def _never(p: Mapping[str, mpmath.mpf]) -> bool:
     return False
 
+
 SympyFn = Callable[[Any, Any, Mapping[str, Any]], Any]  # (sympy module, x, params) -> expression
 
 
@@ -123,8 +124,9 @@ class Activation(NamedTuple):
 
         return self.sympy(sp, x, self.sympy_params())
 
-    def breaks(self, params: Mapping[str, mpmath.mpf], mean: mpmath.mpf, std: mpmath.mpf,
-               reach: mpmath.mpf) -> tuple[mpmath.mpf, ...]:
+    def breaks(
+        self, params: Mapping[str, mpmath.mpf], mean: mpmath.mpf, std: mpmath.mpf, reach: mpmath.mpf
+    ) -> tuple[mpmath.mpf, ...]:
         """Kinks, and for expressions the zeros of their critical parts within
         mean ± reach·std, at the current precision."""
         points = list(self.kinks(params))
@@ -276,8 +278,11 @@ def _softplus_pair(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> tuple[mpmath.m
     return max(x, mp.zero) + mpmath.log1p(e), (1 / (1 + e) if x >= 0 else e / (1 + e))
 
 
-def _cf(text: str, value: Callable[[Mapping[str, mpmath.mpf]], mpmath.mpf],
-        sympy: Callable[[Any, Mapping[str, Any]], Any]) -> ClosedForm:
+def _cf(
+    text: str,
+    value: Callable[[Mapping[str, mpmath.mpf]], mpmath.mpf],
+    sympy: Callable[[Any, Mapping[str, Any]], Any],
+) -> ClosedForm:
     return ClosedForm(text, value, sympy)
 
 
@@ -288,7 +293,8 @@ def _rel(sp: Any, x: Any, positive: Any, negative: Any) -> Any:
 # The entries defined here; ``resolving.CATALOG`` adds the frameworks' (``framework_activations``).
 CORE_CATALOG: tuple[Activation, ...] = (
     Activation(
-        "identity", "x",
+        "identity",
+        "x",
         fn=lambda x, p: x,
         derivative=lambda x, p: mp.one,
         sympy=lambda sp, x, p: x,
@@ -303,20 +309,26 @@ CORE_CATALOG: tuple[Activation, ...] = (
         },
     ),
     Activation(
-        "relu", "max(x, 0)",
+        "relu",
+        "max(x, 0)",
         fn=lambda x, p: x if x > 0 else mp.zero,
         derivative=lambda x, p: mp.one if x > 0 else mp.zero,
         sympy=lambda sp, x, p: _rel(sp, x, x, 0),
         nonnegative=_always,
         kinks=_zero_kink,
         closed_forms={
-            "mean": _cf("1/sqrt(2*pi)", lambda p: 1 / mpmath.sqrt(2 * mp.pi), lambda sp, p: 1 / sp.sqrt(2 * sp.pi)),
+            "mean": _cf(
+                "1/sqrt(2*pi)", lambda p: 1 / mpmath.sqrt(2 * mp.pi), lambda sp, p: 1 / sp.sqrt(2 * sp.pi)
+            ),
             "second_moment": _cf("1/2", lambda p: mpmath.mpf(1) / 2, lambda sp, p: sp.Rational(1, 2)),
-            "derivative_second_moment": _cf("1/2", lambda p: mpmath.mpf(1) / 2, lambda sp, p: sp.Rational(1, 2)),
+            "derivative_second_moment": _cf(
+                "1/2", lambda p: mpmath.mpf(1) / 2, lambda sp, p: sp.Rational(1, 2)
+            ),
         },
     ),
     Activation(
-        "relu2", "max(x, 0)**2",
+        "relu2",
+        "max(x, 0)**2",
         fn=lambda x, p: x * x if x > 0 else mp.zero,
         derivative=lambda x, p: 2 * x if x > 0 else mp.zero,
         sympy=lambda sp, x, p: _rel(sp, x, x**2, 0),
@@ -330,7 +342,8 @@ CORE_CATALOG: tuple[Activation, ...] = (
         },
     ),
     Activation(
-        "leaky_relu", "x if x > 0 else slope*x",
+        "leaky_relu",
+        "x if x > 0 else slope*x",
         fn=lambda x, p: x if x > 0 else p["slope"] * x,
         derivative=lambda x, p: mp.one if x > 0 else p["slope"],
         sympy=lambda sp, x, p: _rel(sp, x, x, p["slope"] * x),
@@ -339,16 +352,26 @@ CORE_CATALOG: tuple[Activation, ...] = (
         kinks=_zero_kink,
         params=params_of("leaky_relu"),
         closed_forms={
-            "mean": _cf("(1 - slope)/sqrt(2*pi)", lambda p: (1 - p["slope"]) / mpmath.sqrt(2 * mp.pi),
-                        lambda sp, p: (1 - p["slope"]) / sp.sqrt(2 * sp.pi)),
-            "second_moment": _cf("(1 + slope**2)/2", lambda p: (1 + p["slope"] ** 2) / 2,
-                                 lambda sp, p: (1 + p["slope"] ** 2) / 2),
-            "derivative_second_moment": _cf("(1 + slope**2)/2", lambda p: (1 + p["slope"] ** 2) / 2,
-                                            lambda sp, p: (1 + p["slope"] ** 2) / 2),
+            "mean": _cf(
+                "(1 - slope)/sqrt(2*pi)",
+                lambda p: (1 - p["slope"]) / mpmath.sqrt(2 * mp.pi),
+                lambda sp, p: (1 - p["slope"]) / sp.sqrt(2 * sp.pi),
+            ),
+            "second_moment": _cf(
+                "(1 + slope**2)/2",
+                lambda p: (1 + p["slope"] ** 2) / 2,
+                lambda sp, p: (1 + p["slope"] ** 2) / 2,
+            ),
+            "derivative_second_moment": _cf(
+                "(1 + slope**2)/2",
+                lambda p: (1 + p["slope"] ** 2) / 2,
+                lambda sp, p: (1 + p["slope"] ** 2) / 2,
+            ),
         },
     ),
     Activation(
-        "elu", "x if x > 0 else exp(x) - 1",
+        "elu",
+        "x if x > 0 else exp(x) - 1",
         fn=lambda x, p: x if x > 0 else mpmath.expm1(x),
         derivative=lambda x, p: mp.one if x > 0 else mpmath.exp(x),
         sympy=lambda sp, x, p: _rel(sp, x, x, sp.exp(x) - 1),
@@ -356,24 +379,39 @@ CORE_CATALOG: tuple[Activation, ...] = (
         tangent_bound=True,
         kinks=_zero_kink,
         closed_forms={
-            "mean": _cf("1/sqrt(2*pi) + sqrt(e)*Phi(-1) - 1/2",
-                        lambda p: 1 / mpmath.sqrt(2 * mp.pi) + _elu_parts()[0],
-                        lambda sp, p: 1 / sp.sqrt(2 * sp.pi) + sp.exp(sp.Rational(1, 2)) * sp.erfc(1 / sp.sqrt(2)) / 2
-                        - sp.Rational(1, 2)),
-            "second_moment": _cf("1 + e**2*Phi(-2) - 2*sqrt(e)*Phi(-1)",
-                                 lambda p: mpmath.mpf(1) / 2 + _elu_parts()[1],
-                                 lambda sp, p: 1 + sp.exp(2) * sp.erfc(sp.sqrt(2)) / 2
-                                 - sp.exp(sp.Rational(1, 2)) * sp.erfc(1 / sp.sqrt(2))),
-            "derivative_second_moment": _cf("1/2 + e**2*Phi(-2)",
-                                            lambda p: mpmath.mpf(1) / 2 + _elu_parts()[2],
-                                            lambda sp, p: sp.Rational(1, 2) + sp.exp(2) * sp.erfc(sp.sqrt(2)) / 2),
+            "mean": _cf(
+                "1/sqrt(2*pi) + sqrt(e)*Phi(-1) - 1/2",
+                lambda p: 1 / mpmath.sqrt(2 * mp.pi) + _elu_parts()[0],
+                lambda sp, p: (
+                    1 / sp.sqrt(2 * sp.pi)
+                    + sp.exp(sp.Rational(1, 2)) * sp.erfc(1 / sp.sqrt(2)) / 2
+                    - sp.Rational(1, 2)
+                ),
+            ),
+            "second_moment": _cf(
+                "1 + e**2*Phi(-2) - 2*sqrt(e)*Phi(-1)",
+                lambda p: mpmath.mpf(1) / 2 + _elu_parts()[1],
+                lambda sp, p: (
+                    1
+                    + sp.exp(2) * sp.erfc(sp.sqrt(2)) / 2
+                    - sp.exp(sp.Rational(1, 2)) * sp.erfc(1 / sp.sqrt(2))
+                ),
+            ),
+            "derivative_second_moment": _cf(
+                "1/2 + e**2*Phi(-2)",
+                lambda p: mpmath.mpf(1) / 2 + _elu_parts()[2],
+                lambda sp, p: sp.Rational(1, 2) + sp.exp(2) * sp.erfc(sp.sqrt(2)) / 2,
+            ),
         },
     ),
     Activation(
-        "selu", "lambda*(x if x > 0 else alpha*(exp(x) - 1)), lambda and alpha from E = 0, E^2 = 1 under N(0,1)",
+        "selu",
+        "lambda*(x if x > 0 else alpha*(exp(x) - 1)), lambda and alpha from E = 0, E^2 = 1 under N(0,1)",
         fn=_selu,
         derivative=_selu_derivative,
-        sympy=lambda sp, x, p: (lambda la: la[0] * _rel(sp, x, x, la[1] * (sp.exp(x) - 1)))(_sympy_selu_constants(sp)),
+        sympy=lambda sp, x, p: (lambda la: la[0] * _rel(sp, x, x, la[1] * (sp.exp(x) - 1)))(
+            _sympy_selu_constants(sp)
+        ),
         nonnegative=_never,
         tangent_bound=True,
         kinks=_zero_kink,
@@ -382,14 +420,20 @@ CORE_CATALOG: tuple[Activation, ...] = (
             "second_moment": _cf("1", lambda p: mp.one, lambda sp, p: sp.Integer(1)),
             "derivative_second_moment": _cf(
                 "lambda**2*(1/2 + alpha**2*e**2*Phi(-2))",
-                lambda p: (lambda la: la[0] ** 2 * (mpmath.mpf(1) / 2 + la[1] ** 2 * _elu_parts()[2]))(selu_constants()),
-                lambda sp, p: (lambda la: la[0] ** 2 * (sp.Rational(1, 2) + la[1] ** 2 * sp.exp(2) * sp.erfc(sp.sqrt(2)) / 2))(
-                    _sympy_selu_constants(sp)),
+                lambda p: (lambda la: la[0] ** 2 * (mpmath.mpf(1) / 2 + la[1] ** 2 * _elu_parts()[2]))(
+                    selu_constants()
+                ),
+                lambda sp, p: (
+                    lambda la: (
+                        la[0] ** 2 * (sp.Rational(1, 2) + la[1] ** 2 * sp.exp(2) * sp.erfc(sp.sqrt(2)) / 2)
+                    )
+                )(_sympy_selu_constants(sp)),
             ),
         },
     ),
     Activation(
-        "gelu", "x*Phi(x) = x*(1 + erf(x/sqrt(2)))/2",
+        "gelu",
+        "x*Phi(x) = x*(1 + erf(x/sqrt(2)))/2",
         fn=lambda x, p: x * _ncdf(x),
         derivative=lambda x, p: _ncdf(x) + x * _npdf(x),
         pair=_gelu_pair,
@@ -397,26 +441,47 @@ CORE_CATALOG: tuple[Activation, ...] = (
         sympy=lambda sp, x, p: x * (1 + sp.erf(x / sp.sqrt(2))) / 2,
         nonnegative=_never,
         closed_forms={
-            "mean": _cf("1/(2*sqrt(pi))", lambda p: 1 / (2 * mpmath.sqrt(mp.pi)), lambda sp, p: 1 / (2 * sp.sqrt(sp.pi))),
-            "second_moment": _cf("1/3 + sqrt(3)/(6*pi)", lambda p: mpmath.mpf(1) / 3 + mpmath.sqrt(3) / (6 * mp.pi),
-                                 lambda sp, p: sp.Rational(1, 3) + sp.sqrt(3) / (6 * sp.pi)),
+            "mean": _cf(
+                "1/(2*sqrt(pi))",
+                lambda p: 1 / (2 * mpmath.sqrt(mp.pi)),
+                lambda sp, p: 1 / (2 * sp.sqrt(sp.pi)),
+            ),
+            "second_moment": _cf(
+                "1/3 + sqrt(3)/(6*pi)",
+                lambda p: mpmath.mpf(1) / 3 + mpmath.sqrt(3) / (6 * mp.pi),
+                lambda sp, p: sp.Rational(1, 3) + sp.sqrt(3) / (6 * sp.pi),
+            ),
             "derivative_second_moment": _cf(
-                "1/3 + 2*sqrt(3)/(9*pi)", lambda p: mpmath.mpf(1) / 3 + 2 * mpmath.sqrt(3) / (9 * mp.pi),
-                lambda sp, p: sp.Rational(1, 3) + 2 * sp.sqrt(3) / (9 * sp.pi)),
+                "1/3 + 2*sqrt(3)/(9*pi)",
+                lambda p: mpmath.mpf(1) / 3 + 2 * mpmath.sqrt(3) / (9 * mp.pi),
+                lambda sp, p: sp.Rational(1, 3) + 2 * sp.sqrt(3) / (9 * sp.pi),
+            ),
         },
     ),
     Activation(
-        "gelu_tanh", "x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x**3)))/2",
+        "gelu_tanh",
+        "x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x**3)))/2",
         fn=_gelu_tanh,
         derivative=_gelu_tanh_derivative,
         pair=_gelu_tanh_pair,
         pair_exact=True,
-        sympy=lambda sp, x, p: x * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (x + sp.Rational(_GELU_TANH_C.numerator, _GELU_TANH_C.denominator) * x**3))) / 2,
+        sympy=lambda sp, x, p: (
+            x
+            * (
+                1
+                + sp.tanh(
+                    sp.sqrt(2 / sp.pi)
+                    * (x + sp.Rational(_GELU_TANH_C.numerator, _GELU_TANH_C.denominator) * x**3)
+                )
+            )
+            / 2
+        ),
         nonnegative=_never,
         aliases=("gelu_approx", "gelu_new"),
     ),
     Activation(
-        "sigmoid", "1/(1 + exp(-x))",
+        "sigmoid",
+        "1/(1 + exp(-x))",
         fn=lambda x, p: _sigmoid(x),
         derivative=lambda x, p: _sigmoid_slope(x),
         sympy=lambda sp, x, p: 1 / (1 + sp.exp(-x)),
@@ -425,7 +490,8 @@ CORE_CATALOG: tuple[Activation, ...] = (
         pair=lambda x, p: _sigmoid_pair(x),
     ),
     Activation(
-        "tanh", "tanh(x)",
+        "tanh",
+        "tanh(x)",
         fn=lambda x, p: mpmath.tanh(x),
         derivative=lambda x, p: _sech2(x),
         sympy=lambda sp, x, p: sp.tanh(x),
@@ -434,7 +500,8 @@ CORE_CATALOG: tuple[Activation, ...] = (
         parity="odd",
     ),
     Activation(
-        "swish", "x*sigmoid(x) = x/(1 + exp(-x))",
+        "swish",
+        "x*sigmoid(x) = x/(1 + exp(-x))",
         fn=lambda x, p: x * _sigmoid(x),
         derivative=lambda x, p: _sigmoid(x) + x * _sigmoid_slope(x),
         sympy=lambda sp, x, p: x / (1 + sp.exp(-x)),
@@ -443,7 +510,8 @@ CORE_CATALOG: tuple[Activation, ...] = (
         pair=_swish_pair,
     ),
     Activation(
-        "softplus", "log(1 + exp(x))",
+        "softplus",
+        "log(1 + exp(x))",
         fn=lambda x, p: _softplus(x),
         derivative=lambda x, p: _sigmoid(x),
         sympy=lambda sp, x, p: sp.log(1 + sp.exp(x)),
@@ -452,7 +520,8 @@ CORE_CATALOG: tuple[Activation, ...] = (
         pair_exact=True,
     ),
     Activation(
-        "mish", "x*tanh(softplus(x)) = x*tanh(log(1 + exp(x)))",
+        "mish",
+        "x*tanh(softplus(x)) = x*tanh(log(1 + exp(x)))",
         fn=lambda x, p: x * mpmath.tanh(_softplus(x)),
         derivative=_mish_derivative,
         pair=_mish_pair,
@@ -461,7 +530,8 @@ CORE_CATALOG: tuple[Activation, ...] = (
         nonnegative=_never,
     ),
     Activation(
-        "softsign", "x/(1 + abs(x))",
+        "softsign",
+        "x/(1 + abs(x))",
         fn=lambda x, p: x / (1 + abs(x)),
         derivative=lambda x, p: 1 / (1 + abs(x)) ** 2,
         sympy=lambda sp, x, p: _rel(sp, x, x / (1 + x), x / (1 - x)),
@@ -471,7 +541,8 @@ CORE_CATALOG: tuple[Activation, ...] = (
         parity="odd",
     ),
     Activation(
-        "erf", "erf(x)",
+        "erf",
+        "erf(x)",
         fn=lambda x, p: mpmath.erf(x),
         derivative=lambda x, p: _TWO_OVER_SQRT_PI() * mpmath.exp(-x * x),
         sympy=lambda sp, x, p: sp.erf(x),
@@ -480,10 +551,16 @@ CORE_CATALOG: tuple[Activation, ...] = (
         parity="odd",
         closed_forms={
             "mean": _cf("0", lambda p: mp.zero, lambda sp, p: sp.Integer(0)),
-            "second_moment": _cf("2*asin(2/3)/pi", lambda p: 2 * mpmath.asin(mpmath.mpf(2) / 3) / mp.pi,
-                                 lambda sp, p: 2 * sp.asin(sp.Rational(2, 3)) / sp.pi),
-            "derivative_second_moment": _cf("4/(sqrt(5)*pi)", lambda p: 4 / (mpmath.sqrt(5) * mp.pi),
-                                            lambda sp, p: 4 / (sp.sqrt(5) * sp.pi)),
+            "second_moment": _cf(
+                "2*asin(2/3)/pi",
+                lambda p: 2 * mpmath.asin(mpmath.mpf(2) / 3) / mp.pi,
+                lambda sp, p: 2 * sp.asin(sp.Rational(2, 3)) / sp.pi,
+            ),
+            "derivative_second_moment": _cf(
+                "4/(sqrt(5)*pi)",
+                lambda p: 4 / (mpmath.sqrt(5) * mp.pi),
+                lambda sp, p: 4 / (sp.sqrt(5) * sp.pi),
+            ),
         },
     ),
 )

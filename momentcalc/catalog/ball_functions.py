@@ -120,6 +120,7 @@ def _selu_constants(prec: int) -> tuple[arb, arb]:
     """(λ, α) of selu as balls, from the closed form of ``activations.selu_constants``:
     with e1 = √e·Φ(−1), e2 = e²·Φ(−2): α = (1/√(2π))/(1/2 − e1), λ = 1/√(1/2 + α²(e2 − 2e1 + 1/2))."""
     with ctx.workprec(prec):
+
         def lower_tail(a: int) -> arb:  # Φ(−a)
             return (arb(a) / arb(2).sqrt()).erfc() / 2
 
@@ -164,36 +165,72 @@ _ORIGIN = (Fraction(0),)
 BALL_FUNCTIONS: dict[str, BallActivation] = {
     "identity": BallActivation((), ((_X, _ONE),), _linear(0, 1), _const(1)),
     "relu": BallActivation(_ORIGIN, ((_ZERO, _ZERO), (_X, _ONE)), _linear(0, 1), _const(1)),
-    "relu2": BallActivation(_ORIGIN, ((_ZERO, _ZERO), (_m(lambda z, p: z * z), _m(lambda z, p: 2 * z))),
-                            lambda p: (Term(1, 2),), lambda p: (Term(2, 1),)),
+    "relu2": BallActivation(
+        _ORIGIN,
+        ((_ZERO, _ZERO), (_m(lambda z, p: z * z), _m(lambda z, p: 2 * z))),
+        lambda p: (Term(1, 2),),
+        lambda p: (Term(2, 1),),
+    ),
     "leaky_relu": BallActivation(
-        _ORIGIN, ((_m(lambda z, p: p["slope"] * z), _m(lambda z, p: acb(p["slope"]))), (_X, _ONE)),
-        lambda p: (Term(_slope_size(p), 1),), lambda p: (Term(_slope_size(p)),)),
-    "elu": BallActivation(_ORIGIN, ((_m(lambda z, p: z.expm1()), _m(lambda z, p: z.exp())), (_X, _ONE)),
-                          _linear(1, 1), _const(1)),
+        _ORIGIN,
+        ((_m(lambda z, p: p["slope"] * z), _m(lambda z, p: acb(p["slope"]))), (_X, _ONE)),
+        lambda p: (Term(_slope_size(p), 1),),
+        lambda p: (Term(_slope_size(p)),),
+    ),
+    "elu": BallActivation(
+        _ORIGIN,
+        ((_m(lambda z, p: z.expm1()), _m(lambda z, p: z.exp())), (_X, _ONE)),
+        _linear(1, 1),
+        _const(1),
+    ),
     "selu": BallActivation(
-        _ORIGIN, ((_m(_selu_left), _m(_selu_left_derivative)),
-                  (_m(lambda z, p: selu_constants()[0] * z), _m(lambda z, p: acb(selu_constants()[0])))),
-        _selu_growth, _selu_derivative_growth),
+        _ORIGIN,
+        (
+            (_m(_selu_left), _m(_selu_left_derivative)),
+            (_m(lambda z, p: selu_constants()[0] * z), _m(lambda z, p: acb(selu_constants()[0]))),
+        ),
+        _selu_growth,
+        _selu_derivative_growth,
+    ),
     "gelu": BallActivation((), ((_m(_gelu), _m(_gelu_derivative)),), _linear(0, 1), _const(Fraction(3, 2))),
     "gelu_tanh": BallActivation(
-        (), ((_m(_gelu_tanh), _m(_gelu_tanh_derivative)),), _linear(0, 1),
-        lambda p: (Term(1), Term(Fraction(1, 2), 1), Term(3 * _gelu_tanh_c() / 2, 3))),
-    "sigmoid": BallActivation((), ((_m(lambda z, p: _sigmoid(z)), _m(lambda z, p: _sigmoid_slope(z))),),
-                              _const(1), _const(Fraction(1, 4))),
-    "tanh": BallActivation((), ((_m(lambda z, p: z.tanh()), _m(lambda z, p: z.sech() ** 2)),), _const(1), _const(1)),
+        (),
+        ((_m(_gelu_tanh), _m(_gelu_tanh_derivative)),),
+        _linear(0, 1),
+        lambda p: (Term(1), Term(Fraction(1, 2), 1), Term(3 * _gelu_tanh_c() / 2, 3)),
+    ),
+    "sigmoid": BallActivation(
+        (),
+        ((_m(lambda z, p: _sigmoid(z)), _m(lambda z, p: _sigmoid_slope(z))),),
+        _const(1),
+        _const(Fraction(1, 4)),
+    ),
+    "tanh": BallActivation(
+        (), ((_m(lambda z, p: z.tanh()), _m(lambda z, p: z.sech() ** 2)),), _const(1), _const(1)
+    ),
     "swish": BallActivation(
-        (), ((_m(lambda z, p: z * _sigmoid(z)), _m(lambda z, p: _sigmoid(z) + z * _sigmoid_slope(z))),),
-        _linear(0, 1), _linear(1, Fraction(1, 4))),
+        (),
+        ((_m(lambda z, p: z * _sigmoid(z)), _m(lambda z, p: _sigmoid(z) + z * _sigmoid_slope(z))),),
+        _linear(0, 1),
+        _linear(1, Fraction(1, 4)),
+    ),
     "softplus": BallActivation((), ((_softplus, _m(lambda z, p: _sigmoid(z))),), _linear(1, 1), _const(1)),
     "mish": BallActivation((), ((_m(_mish), _m(_mish_derivative)),), _linear(0, 1), _linear(1, 1)),
     "softsign": BallActivation(
         _ORIGIN,
-        ((_m(lambda z, p: z / (1 - z)), _m(lambda z, p: 1 / (1 - z) ** 2)),
-         (_m(lambda z, p: z / (1 + z)), _m(lambda z, p: 1 / (1 + z) ** 2))),
-        _const(1), _const(1)),
+        (
+            (_m(lambda z, p: z / (1 - z)), _m(lambda z, p: 1 / (1 - z) ** 2)),
+            (_m(lambda z, p: z / (1 + z)), _m(lambda z, p: 1 / (1 + z) ** 2)),
+        ),
+        _const(1),
+        _const(1),
+    ),
     "erf": BallActivation(
-        (), ((_m(lambda z, p: z.erf()), _m(lambda z, p: 2 / arb.pi().sqrt() * (-z * z).exp())),), _const(1), _const(2)),
+        (),
+        ((_m(lambda z, p: z.erf()), _m(lambda z, p: 2 / arb.pi().sqrt() * (-z * z).exp())),),
+        _const(1),
+        _const(2),
+    ),
 }
 
 # Closed forms under N(0, 1) on balls (the catalog's closed forms, ``activations``, evaluated
@@ -224,16 +261,24 @@ BALL_CLOSED_FORMS: dict[str, dict[str, Callable[[Mapping[str, arb]], arb]]] = {
 # parameters -> (φ's pieces, φ''s pieces), one tuple of ExpTerms per interval between the kinks.
 def _selu_exp_poly(p: Mapping[str, arb]) -> tuple:
     lam, alpha = selu_constants()
-    return (((ExpTerm(lam * alpha, 0, 1), ExpTerm(-lam * alpha)), (ExpTerm(lam, 1),)),
-            ((ExpTerm(lam * alpha, 0, 1),), (ExpTerm(lam),)))
+    return (
+        ((ExpTerm(lam * alpha, 0, 1), ExpTerm(-lam * alpha)), (ExpTerm(lam, 1),)),
+        ((ExpTerm(lam * alpha, 0, 1),), (ExpTerm(lam),)),
+    )
 
 
 EXP_POLYNOMIALS: dict[str, Callable[[Mapping[str, arb]], tuple]] = {
     "identity": lambda p: (((ExpTerm(1, 1),),), ((ExpTerm(1),),)),
     "relu": lambda p: (((), (ExpTerm(1, 1),)), ((), (ExpTerm(1),))),
     "relu2": lambda p: (((), (ExpTerm(1, 2),)), ((), (ExpTerm(2, 1),))),
-    "leaky_relu": lambda p: (((ExpTerm(p["slope"], 1),), (ExpTerm(1, 1),)), ((ExpTerm(p["slope"]),), (ExpTerm(1),))),
-    "elu": lambda p: (((ExpTerm(1, 0, 1), ExpTerm(-1)), (ExpTerm(1, 1),)), ((ExpTerm(1, 0, 1),), (ExpTerm(1),))),
+    "leaky_relu": lambda p: (
+        ((ExpTerm(p["slope"], 1),), (ExpTerm(1, 1),)),
+        ((ExpTerm(p["slope"]),), (ExpTerm(1),)),
+    ),
+    "elu": lambda p: (
+        ((ExpTerm(1, 0, 1), ExpTerm(-1)), (ExpTerm(1, 1),)),
+        ((ExpTerm(1, 0, 1),), (ExpTerm(1),)),
+    ),
     "selu": _selu_exp_poly,
 }
 
@@ -343,8 +388,11 @@ def _gelu_tanh_cosh_floor(width: Fraction) -> arb:
         rows = width * side
         if rows.denominator != 1:
             raise ValueError("the strip's width must be a multiple of 1/8")
-        boxes = [(arb(i) / side, arb(j) / side, arb(1) / side)
-                 for i in range(_GELU_TANH_FAR * side) for j in range(int(rows))]
+        boxes = [
+            (arb(i) / side, arb(j) / side, arb(1) / side)
+            for i in range(_GELU_TANH_FAR * side)
+            for j in range(int(rows))
+        ]
         while boxes:
             x0, y0, edge = boxes.pop()
             half = edge / 2
@@ -353,7 +401,12 @@ def _gelu_tanh_cosh_floor(width: Fraction) -> arb:
                 continue
             if not edge > arb(2) ** -10:
                 raise ValueError("no lower bound of |cosh u| on the strip")
-            boxes += [(x0, y0, half), (x0 + half, y0, half), (x0, y0 + half, half), (x0 + half, y0 + half, half)]
+            boxes += [
+                (x0, y0, half),
+                (x0 + half, y0, half),
+                (x0, y0 + half, half),
+                (x0 + half, y0 + half, half),
+            ]
         return floor
 
 
@@ -361,8 +414,10 @@ def _gelu_tanh_bounds(w: arb) -> tuple[tuple[arb, ...], tuple[arb, ...]]:
     floor = _gelu_tanh_cosh_floor(_GELU_TANH_WIDTH)
     c, k = as_arb(_gelu_tanh_c()), (2 / arb.pi()).sqrt()
     half_one_plus_t = arb(((1 + (1 + 1 / floor).sqrt()) / 2).upper())
-    return ((arb(0), half_one_plus_t),
-            (half_one_plus_t, arb((k / (2 * floor)).upper()), arb(0), arb((3 * c * k / (2 * floor)).upper())))
+    return (
+        (arb(0), half_one_plus_t),
+        (half_one_plus_t, arb((k / (2 * floor)).upper()), arb(0), arb((3 * c * k / (2 * floor)).upper())),
+    )
 
 
 def _gelu_tanh_exponent() -> tuple[arb, ...]:
@@ -379,17 +434,37 @@ def _gelu_tanh_at(x: arb, e: arb) -> tuple[arb, arb]:
 
 
 STRIP_FUNCTIONS: dict[str, StripFunctions] = {
-    "sigmoid": StripFunctions(lambda: arb.pi() * 7 / 8, lambda w: (_sigmoid_bounds(w)[0],),
-                              lambda w: (_sigmoid_bounds(w)[1],), _sigmoid_at),
-    "tanh": StripFunctions(lambda: arb.pi() * 7 / 16, lambda w: (_sec(w),), lambda w: (_sec(w) ** 2,), _tanh_at),
-    "swish": StripFunctions(lambda: arb.pi() * 7 / 8, lambda w: (arb(0), _sigmoid_bounds(w)[0]),
-                            lambda w: _sigmoid_bounds(w), _swish_at),
-    "softplus": StripFunctions(lambda: arb.pi() * 3 / 4, _softplus_value_bound,
-                               lambda w: (_sigmoid_bounds(w)[0],), _softplus_at),
-    "mish": StripFunctions(lambda: arb.pi() / 2, lambda w: (arb(0), arb(3)),
-                           lambda w: (arb(3), arb((10 * _sigmoid_bounds(w)[0]).upper())), _mish_at),
-    "gelu_tanh": StripFunctions(lambda: as_arb(_GELU_TANH_WIDTH), lambda w: _gelu_tanh_bounds(w)[0],
-                                lambda w: _gelu_tanh_bounds(w)[1], _gelu_tanh_at, _gelu_tanh_exponent),
+    "sigmoid": StripFunctions(
+        lambda: arb.pi() * 7 / 8,
+        lambda w: (_sigmoid_bounds(w)[0],),
+        lambda w: (_sigmoid_bounds(w)[1],),
+        _sigmoid_at,
+    ),
+    "tanh": StripFunctions(
+        lambda: arb.pi() * 7 / 16, lambda w: (_sec(w),), lambda w: (_sec(w) ** 2,), _tanh_at
+    ),
+    "swish": StripFunctions(
+        lambda: arb.pi() * 7 / 8,
+        lambda w: (arb(0), _sigmoid_bounds(w)[0]),
+        lambda w: _sigmoid_bounds(w),
+        _swish_at,
+    ),
+    "softplus": StripFunctions(
+        lambda: arb.pi() * 3 / 4, _softplus_value_bound, lambda w: (_sigmoid_bounds(w)[0],), _softplus_at
+    ),
+    "mish": StripFunctions(
+        lambda: arb.pi() / 2,
+        lambda w: (arb(0), arb(3)),
+        lambda w: (arb(3), arb((10 * _sigmoid_bounds(w)[0]).upper())),
+        _mish_at,
+    ),
+    "gelu_tanh": StripFunctions(
+        lambda: as_arb(_GELU_TANH_WIDTH),
+        lambda w: _gelu_tanh_bounds(w)[0],
+        lambda w: _gelu_tanh_bounds(w)[1],
+        _gelu_tanh_at,
+        _gelu_tanh_exponent,
+    ),
 }
 
 

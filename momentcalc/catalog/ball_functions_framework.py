@@ -68,25 +68,45 @@ def _quick_gelu_derivative(z: acb, p: Mapping[str, arb]) -> acb:
 
 
 BALL_FUNCTIONS: dict[str, BallActivation] = {
-    "relu6": BallActivation((Fraction(0), Fraction(6)), ((_ZERO, _ZERO), (_X, _ONE), (_constant(6), _ZERO)),
-                            _linear(0, 1), _const(1)),
-    "hardtanh": BallActivation((Fraction(-1), Fraction(1)), ((_constant(-1), _ZERO), (_X, _ONE), (_ONE, _ZERO)),
-                               _const(1), _const(1)),
+    "relu6": BallActivation(
+        (Fraction(0), Fraction(6)),
+        ((_ZERO, _ZERO), (_X, _ONE), (_constant(6), _ZERO)),
+        _linear(0, 1),
+        _const(1),
+    ),
+    "hardtanh": BallActivation(
+        (Fraction(-1), Fraction(1)), ((_constant(-1), _ZERO), (_X, _ONE), (_ONE, _ZERO)), _const(1), _const(1)
+    ),
     "hard_sigmoid": BallActivation(
         (Fraction(-3), Fraction(3)),
         ((_ZERO, _ZERO), (_m(lambda z, p: z / 6 + acb(1) / 2), _constant(Fraction(1, 6))), (_ONE, _ZERO)),
-        _const(1), _const(1)),
+        _const(1),
+        _const(1),
+    ),
     "hard_swish": BallActivation(
         (Fraction(-3), Fraction(3)),
         ((_ZERO, _ZERO), (_m(lambda z, p: z * (z + 3) / 6), _m(lambda z, p: (2 * z + 3) / 6)), (_X, _ONE)),
-        _linear(0, 1), _const(Fraction(3, 2))),
+        _linear(0, 1),
+        _const(Fraction(3, 2)),
+    ),
     "celu": BallActivation(
         (Fraction(0),),
-        ((_m(lambda z, p: _alpha(p) * (z / _alpha(p)).expm1()), _m(lambda z, p: (z / _alpha(p)).exp())), (_X, _ONE)),
-        lambda p: (Term(_up(_alpha(p))), Term(1, 1)), _const(1)),
-    "log_sigmoid": BallActivation((), ((_log_sigmoid, _m(lambda z, p: _sigmoid(-z))),), _linear(1, 1), _const(1)),
-    "quick_gelu": BallActivation((), ((_m(_quick_gelu), _m(_quick_gelu_derivative)),), _linear(0, 1),
-                                 lambda p: (Term(1), Term(_up(_k() / 4), 1))),
+        (
+            (_m(lambda z, p: _alpha(p) * (z / _alpha(p)).expm1()), _m(lambda z, p: (z / _alpha(p)).exp())),
+            (_X, _ONE),
+        ),
+        lambda p: (Term(_up(_alpha(p))), Term(1, 1)),
+        _const(1),
+    ),
+    "log_sigmoid": BallActivation(
+        (), ((_log_sigmoid, _m(lambda z, p: _sigmoid(-z))),), _linear(1, 1), _const(1)
+    ),
+    "quick_gelu": BallActivation(
+        (),
+        ((_m(_quick_gelu), _m(_quick_gelu_derivative)),),
+        _linear(0, 1),
+        lambda p: (Term(1), Term(_up(_k() / 4), 1)),
+    ),
 }
 
 
@@ -99,10 +119,14 @@ def _celu_exp_poly(p: Mapping[str, arb]) -> tuple:
 EXP_POLYNOMIALS = {
     "relu6": lambda p: (((), (ExpTerm(1, 1),), (ExpTerm(6),)), ((), (ExpTerm(1),), ())),
     "hardtanh": lambda p: (((ExpTerm(-1),), (ExpTerm(1, 1),), (ExpTerm(1),)), ((), (ExpTerm(1),), ())),
-    "hard_sigmoid": lambda p: (((), (ExpTerm(Fraction(1, 6), 1), ExpTerm(Fraction(1, 2))), (ExpTerm(1),)),
-                               ((), (ExpTerm(Fraction(1, 6)),), ())),
-    "hard_swish": lambda p: (((), (ExpTerm(Fraction(1, 6), 2), ExpTerm(Fraction(1, 2), 1)), (ExpTerm(1, 1),)),
-                             ((), (ExpTerm(Fraction(1, 3), 1), ExpTerm(Fraction(1, 2))), (ExpTerm(1),))),
+    "hard_sigmoid": lambda p: (
+        ((), (ExpTerm(Fraction(1, 6), 1), ExpTerm(Fraction(1, 2))), (ExpTerm(1),)),
+        ((), (ExpTerm(Fraction(1, 6)),), ()),
+    ),
+    "hard_swish": lambda p: (
+        ((), (ExpTerm(Fraction(1, 6), 2), ExpTerm(Fraction(1, 2), 1)), (ExpTerm(1, 1),)),
+        ((), (ExpTerm(Fraction(1, 3), 1), ExpTerm(Fraction(1, 2))), (ExpTerm(1),)),
+    ),
     "celu": _celu_exp_poly,
 }
 
@@ -133,8 +157,14 @@ def _quick_gelu_at(x: arb, e: arb) -> tuple[arb, arb]:
 
 
 STRIP_FUNCTIONS = {
-    "log_sigmoid": StripFunctions(lambda: arb.pi() * 3 / 4, _softplus_value_bound,
-                                  lambda w: (_sigmoid_bounds(w)[0],), _log_sigmoid_at),
-    "quick_gelu": StripFunctions(_quick_width, lambda w: _quick_bounds(w)[0], lambda w: _quick_bounds(w)[1],
-                                 _quick_gelu_at, lambda: (arb(0), _k())),
+    "log_sigmoid": StripFunctions(
+        lambda: arb.pi() * 3 / 4, _softplus_value_bound, lambda w: (_sigmoid_bounds(w)[0],), _log_sigmoid_at
+    ),
+    "quick_gelu": StripFunctions(
+        _quick_width,
+        lambda w: _quick_bounds(w)[0],
+        lambda w: _quick_bounds(w)[1],
+        _quick_gelu_at,
+        lambda: (arb(0), _k()),
+    ),
 }

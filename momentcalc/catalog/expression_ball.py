@@ -118,6 +118,7 @@ def compile_ball(node: Node, choices: Choices | None = None) -> BallFn:
     if kind == "mul":
         return lambda z, analytic: a(z, analytic) * b(z, analytic)
     if kind == "chain":
+
         def chain(z: acb, analytic: bool) -> acb:
             db = b(z, analytic)
             return db if db == 0 else a(z, analytic) * db
@@ -319,19 +320,27 @@ def _call(node: Node, parts: list[BallFn], choices: Choices) -> BallFn:
     if name in ("log", "sqrt"):
         return lambda z, analytic: getattr(a(z, analytic), name)(analytic=analytic)
     if name == "log1p":
+
         def log1p(z: acb, analytic: bool) -> acb:
             u = a(z, analytic)
             return _nan() if analytic and touches_log1p_cut(u) else u.log1p()
 
         return log1p
     if name == "softplus":
+
         def softplus(z: acb, analytic: bool) -> acb:
             return softplus_ball(a(z, analytic), analytic)
 
         return softplus
     simple: dict[str, Callable[[acb], acb]] = {
-        "exp": acb.exp, "sin": acb.sin, "cos": acb.cos, "tanh": acb.tanh, "sinh": acb.sinh,
-        "cosh": acb.cosh, "erf": acb.erf, "erfc": acb.erfc,
+        "exp": acb.exp,
+        "sin": acb.sin,
+        "cos": acb.cos,
+        "tanh": acb.tanh,
+        "sinh": acb.sinh,
+        "cosh": acb.cosh,
+        "erf": acb.erf,
+        "erfc": acb.erfc,
         "sigmoid": lambda u: (1 + (u / 2).tanh()) / 2,
         "sech2": lambda u: u.sech() ** 2,
         "sigmoid_slope": lambda u: (u / 2).sech() ** 2 / 4,
@@ -359,9 +368,18 @@ def _call(node: Node, parts: list[BallFn], choices: Choices) -> BallFn:
 
 # Entire functions evaluated on real balls with Arb's real functions (``_call``).
 REAL_FUNCTIONS: dict[str, Callable[[arb], arb]] = {
-    "exp": arb.exp, "sin": arb.sin, "cos": arb.cos, "tanh": arb.tanh, "sinh": arb.sinh, "cosh": arb.cosh,
-    "erf": arb.erf, "erfc": arb.erfc, "sigmoid": lambda u: (1 + (u / 2).tanh()) / 2,
-    "sech2": lambda u: u.sech() ** 2, "sigmoid_slope": lambda u: (u / 2).sech() ** 2 / 4, "sinc": arb.sinc,
+    "exp": arb.exp,
+    "sin": arb.sin,
+    "cos": arb.cos,
+    "tanh": arb.tanh,
+    "sinh": arb.sinh,
+    "cosh": arb.cosh,
+    "erf": arb.erf,
+    "erfc": arb.erfc,
+    "sigmoid": lambda u: (1 + (u / 2).tanh()) / 2,
+    "sech2": lambda u: u.sech() ** 2,
+    "sigmoid_slope": lambda u: (u / 2).sech() ** 2 / 4,
+    "sinc": arb.sinc,
 }
 
 
@@ -502,7 +520,7 @@ def _terms_power(terms: tuple, power: Fraction) -> tuple:
     m = len(terms)
     factor = arb(m) ** as_arb(power - 1) if power > 1 and m > 1 else arb(1)
     p = as_arb(power)
-    return tuple((factor * c ** p, k * power, a * p, b * p) for c, k, a, b in terms)
+    return tuple((factor * c**p, k * power, a * p, b * p) for c, k, a, b in terms)
 
 
 def _low_of_sum(a: Bound, b: Bound, r0: arb) -> arb:
@@ -550,8 +568,11 @@ def _log_bound(u: Bound, r0: arb) -> Bound:
     rate = max((as_arb(k) + a for _, k, a, _ in u.terms), default=arb(0))
     square = max((b for _, _, _, b in u.terms), default=arb(0))
     size = abs(log_low).max(arb(0)) + abs(const)
-    terms = ((arb(size.upper()), Fraction(0), arb(0), arb(0)), (arb(rate.upper()), Fraction(1), arb(0), arb(0)),
-             (arb(square.upper()), Fraction(2), arb(0), arb(0)))
+    terms = (
+        (arb(size.upper()), Fraction(0), arb(0), arb(0)),
+        (arb(rate.upper()), Fraction(1), arb(0), arb(0)),
+        (arb(square.upper()), Fraction(2), arb(0), arb(0)),
+    )
     low = _positive_part(log_low) if log_low > 0 else arb(0)
     return Bound(terms, low, (const, rate, square), (log_low, arb(0), arb(0)))
 
@@ -566,9 +587,13 @@ def growth_bound(node: Node, r0: arb) -> Bound:
     kind = node.kind
     if not node.has_x:
         v = constant_value(node)
-        return Bound(((abs(v), Fraction(0), arb(0), arb(0)),), abs(v), (v, arb(0), arb(0)), (v, arb(0), arb(0)))
+        return Bound(
+            ((abs(v), Fraction(0), arb(0), arb(0)),), abs(v), (v, arb(0), arb(0)), (v, arb(0), arb(0))
+        )
     if kind == "x":
-        return Bound(((arb(1), Fraction(1), arb(0), arb(0)),), r0, (arb(0), arb(1), arb(0)), (arb(0), arb(-1), arb(0)))
+        return Bound(
+            ((arb(1), Fraction(1), arb(0), arb(0)),), r0, (arb(0), arb(1), arb(0)), (arb(0), arb(-1), arb(0))
+        )
     args = [growth_bound(a, r0) for a in node.args]
     if kind == "neg":
         (a,) = args
@@ -614,9 +639,13 @@ def growth_bound(node: Node, r0: arb) -> Bound:
         if not node.args[1].has_x:  # v/c: v's bounds scaled (and swapped when c < 0), as for c·v
             c = 1 / constant_value(node.args[1])
             if c > 0:
-                bound = bound._replace(upper=_scale3(a.upper, c) or bound.upper, lower=_scale3(a.lower, c) or bound.lower)
+                bound = bound._replace(
+                    upper=_scale3(a.upper, c) or bound.upper, lower=_scale3(a.lower, c) or bound.lower
+                )
             elif c < 0:
-                bound = bound._replace(upper=_scale3(a.lower, c) or bound.upper, lower=_scale3(a.upper, c) or bound.lower)
+                bound = bound._replace(
+                    upper=_scale3(a.lower, c) or bound.upper, lower=_scale3(a.upper, c) or bound.lower
+                )
         return _low_from_sides(bound, r0)
     if kind == "pow":
         return _power_bound(node, args[0], r0)
@@ -639,7 +668,12 @@ def _power_bound(node: Node, u: Bound, r0: arb) -> Bound:
         raise NoGrowthBound("a power with an exponent that is not a number")
     power = exponent.value
     if power == 0:
-        return Bound(((arb(1), Fraction(0), arb(0), arb(0)),), arb(1), (arb(1), arb(0), arb(0)), (arb(1), arb(0), arb(0)))
+        return Bound(
+            ((arb(1), Fraction(0), arb(0), arb(0)),),
+            arb(1),
+            (arb(1), arb(0), arb(0)),
+            (arb(1), arb(0), arb(0)),
+        )
     if power < 0:
         if not u.low > 0:
             raise NoGrowthBound("a negative power of an expression that may come near 0 in the tails")
@@ -658,8 +692,12 @@ def _power_bound(node: Node, u: Bound, r0: arb) -> Bound:
 
 def _bounded(size: int | Fraction, low: arb | None = None, lower: arb | None = None) -> Bound:
     s = as_arb(size)
-    return Bound(((s, Fraction(0), arb(0), arb(0)),), low if low is not None else arb(0), (s, arb(0), arb(0)),
-                 (lower if lower is not None else -s, arb(0), arb(0)))
+    return Bound(
+        ((s, Fraction(0), arb(0), arb(0)),),
+        low if low is not None else arb(0),
+        (s, arb(0), arb(0)),
+        (lower if lower is not None else -s, arb(0), arb(0)),
+    )
 
 
 def _call_bound(node: Node, args: list[Bound], r0: arb) -> Bound:
@@ -699,8 +737,15 @@ def _call_bound(node: Node, args: list[Bound], r0: arb) -> Bound:
         return _log_bound(u, r0)
     if name == "log1p":
         one = _bounded(1, low=arb(1), lower=arb(1))
-        inner = _low_from_sides(Bound(None if u.terms is None else u.terms + one.terms, _low_of_sum(one, u, r0),
-                                      _add3(one.upper, u.upper), _add3(one.lower, u.lower)), r0)
+        inner = _low_from_sides(
+            Bound(
+                None if u.terms is None else u.terms + one.terms,
+                _low_of_sum(one, u, r0),
+                _add3(one.upper, u.upper),
+                _add3(one.lower, u.lower),
+            ),
+            r0,
+        )
         return _log_bound(inner, r0)
     if name == "sqrt":
         if u.terms is None:
@@ -786,7 +831,9 @@ class Kinks(NamedTuple):
     choices: tuple[dict[Node, int], ...]
 
 
-def piece_choices(arguments: Sequence[Node], candidates: Sequence[arb], low: arb, high: arb, margin: arb) -> Kinks:
+def piece_choices(
+    arguments: Sequence[Node], candidates: Sequence[arb], low: arb, high: arb, margin: arb
+) -> Kinks:
     """Prove the sign of every kink argument on each interval between the candidate kinks
     (exact points, within [low, high]), outside balls of radius ``margin`` around them."""
     points = sorted(c for c in candidates if low < c < high)
@@ -806,7 +853,9 @@ def piece_choices(arguments: Sequence[Node], candidates: Sequence[arb], low: arb
                 raise NotCertified(f"cannot prove where {arg} changes sign")
             signs[arg] = sign
         choices.append(signs)
-    return Kinks(tuple(p if _exact_kink(p, margin, compiled) else arb(p, margin) for p in points), tuple(choices))
+    return Kinks(
+        tuple(p if _exact_kink(p, margin, compiled) else arb(p, margin) for p in points), tuple(choices)
+    )
 
 
 def _exact_kink(point: arb, margin: arb, compiled: Sequence[tuple[Node, BallFn, BallFn]]) -> bool:
@@ -919,8 +968,20 @@ def rational_constant(node: Node) -> Fraction | None:
 # --- integrable singularities: logs and powers |x − p|^(−α), α < 1 -------------------------------
 
 # Bounded real functions: |f(u)| ≤ the value for every real u.
-_BOUNDED = {"sin": 1, "cos": 1, "tanh": 1, "erf": 1, "sigmoid": 1, "sign": 1, "step": 1, "sech2": 1,
-            "sigmoid_slope": 1, "sinc": 1, "sinc_slope": 1, "erfc": 2}
+_BOUNDED = {
+    "sin": 1,
+    "cos": 1,
+    "tanh": 1,
+    "erf": 1,
+    "sigmoid": 1,
+    "sign": 1,
+    "step": 1,
+    "sech2": 1,
+    "sigmoid_slope": 1,
+    "sinc": 1,
+    "sinc_slope": 1,
+    "erfc": 2,
+}
 
 
 def _poly_add(p: list[arb], q: list[arb]) -> list[arb]:

@@ -125,7 +125,12 @@ def derivative(node: Node) -> Node:
         du, dv = derivative(u), derivative(v)
         if dv == ZERO:
             return _div(du, v)
-        if v.kind == "pow" and v.args[1].kind == "num" and v.args[1].value.denominator == 1 and v.args[1].value > 0:
+        if (
+            v.kind == "pow"
+            and v.args[1].kind == "num"
+            and v.args[1].value.denominator == 1
+            and v.args[1].value > 0
+        ):
             # (u/w^k)' = (u'·w − k·u·w')/w^(k+1): the order of a common zero of numerator and
             # denominator grows by one per derivative, not twofold (expression_ball.removable_quotient)
             w, k = v.args[0], v.args[1].value
@@ -161,11 +166,21 @@ def derivative(node: Node) -> Node:
         "tanh": lambda: _call("sech2", u),
         "sinh": lambda: _call("cosh", u),
         "cosh": lambda: _call("sinh", u),
-        "erf": lambda: _mul(_div(num(2), _call("sqrt", Node("const", value="pi"))), _call("exp", _neg(Node("pow", (u, num(2)))))),
-        "erfc": lambda: _neg(_mul(_div(num(2), _call("sqrt", Node("const", value="pi"))), _call("exp", _neg(Node("pow", (u, num(2))))))),
+        "erf": lambda: _mul(
+            _div(num(2), _call("sqrt", Node("const", value="pi"))),
+            _call("exp", _neg(Node("pow", (u, num(2))))),
+        ),
+        "erfc": lambda: _neg(
+            _mul(
+                _div(num(2), _call("sqrt", Node("const", value="pi"))),
+                _call("exp", _neg(Node("pow", (u, num(2))))),
+            )
+        ),
         "sigmoid": lambda: _call("sigmoid_slope", u),
         # σ' = σ(1 − σ), σ'' = σ'·(1 − 2σ)
-        "sigmoid_slope": lambda: _mul(_call("sigmoid_slope", u), _sub(ONE, _mul(num(2), _call("sigmoid", u)))),
+        "sigmoid_slope": lambda: _mul(
+            _call("sigmoid_slope", u), _sub(ONE, _mul(num(2), _call("sigmoid", u)))
+        ),
         "softplus": lambda: _call("sigmoid", u),
         "max": lambda: _call("step", _sub(u, node.args[1])),
         "min": lambda: _call("step", _sub(node.args[1], u)),
@@ -209,14 +224,25 @@ def to_sympy(node: Node, x: Any) -> Any:
         return args[0] ** args[1]
     u = args[0]
     table = {
-        "exp": lambda: sp.exp(u), "log": lambda: sp.log(u), "log1p": lambda: sp.log(1 + u),
-        "sqrt": lambda: sp.sqrt(u), "abs": lambda: sp.Abs(u), "sin": lambda: sp.sin(u),
-        "cos": lambda: sp.cos(u), "tanh": lambda: sp.tanh(u), "sinh": lambda: sp.sinh(u),
-        "cosh": lambda: sp.cosh(u), "erf": lambda: sp.erf(u), "erfc": lambda: sp.erfc(u),
-        "sigmoid": lambda: 1 / (1 + sp.exp(-u)), "softplus": lambda: sp.log(1 + sp.exp(u)),
+        "exp": lambda: sp.exp(u),
+        "log": lambda: sp.log(u),
+        "log1p": lambda: sp.log(1 + u),
+        "sqrt": lambda: sp.sqrt(u),
+        "abs": lambda: sp.Abs(u),
+        "sin": lambda: sp.sin(u),
+        "cos": lambda: sp.cos(u),
+        "tanh": lambda: sp.tanh(u),
+        "sinh": lambda: sp.sinh(u),
+        "cosh": lambda: sp.cosh(u),
+        "erf": lambda: sp.erf(u),
+        "erfc": lambda: sp.erfc(u),
+        "sigmoid": lambda: 1 / (1 + sp.exp(-u)),
+        "softplus": lambda: sp.log(1 + sp.exp(u)),
         "max": lambda: sp.Piecewise((u, u >= args[1]), (args[1], True)),
         "min": lambda: sp.Piecewise((u, u <= args[1]), (args[1], True)),
-        "sign": lambda: sp.sign(u), "step": lambda: sp.Heaviside(u), "sech2": lambda: sp.sech(u) ** 2,
+        "sign": lambda: sp.sign(u),
+        "step": lambda: sp.Heaviside(u),
+        "sech2": lambda: sp.sech(u) ** 2,
         "sigmoid_slope": lambda: sp.exp(-u) / (1 + sp.exp(-u)) ** 2,
     }
     return table[node.value]()
@@ -231,7 +257,7 @@ _SHIFTED_ODD_FUNCTIONS = {"sigmoid": Fraction(1, 2), "erfc": Fraction(1)}
 
 
 def parity(node: Node) -> str | None:
-    """"even", "odd" or None (unknown): proved from the tree, so an odd φ has mean exactly 0.
+    """ "even", "odd" or None (unknown): proved from the tree, so an odd φ has mean exactly 0.
     Odd means φ(−x) = −φ(x); a sum of parts each odd up to a rational constant (σ(x) − 1/2,
     erfc(x) − 1, 2·sigmoid(x) − 1) is odd when the constants cancel."""
     found = _symmetry(node)
@@ -244,8 +270,20 @@ def parity(node: Node) -> str | None:
 
 
 # Functions smooth on the whole real line (``hermite_symmetry``'s continuity condition).
-_SMOOTH_FUNCTIONS = {"exp", "sin", "cos", "tanh", "sinh", "cosh", "erf", "erfc", "sigmoid", "softplus",
-                     "sech2", "sigmoid_slope"}
+_SMOOTH_FUNCTIONS = {
+    "exp",
+    "sin",
+    "cos",
+    "tanh",
+    "sinh",
+    "cosh",
+    "erf",
+    "erfc",
+    "sigmoid",
+    "softplus",
+    "sech2",
+    "sigmoid_slope",
+}
 
 
 def hermite_symmetry(node: Node) -> str | None:

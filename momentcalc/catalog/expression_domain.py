@@ -28,8 +28,9 @@ def _safe(g: Callable[[mpmath.mpf], mpmath.mpf], x: mpmath.mpf) -> mpmath.mpf | 
     return value
 
 
-def _refine_sign_change(g: Callable[[mpmath.mpf], mpmath.mpf], a: mpmath.mpf, b: mpmath.mpf,
-                        ga: mpmath.mpf) -> mpmath.mpf | None:
+def _refine_sign_change(
+    g: Callable[[mpmath.mpf], mpmath.mpf], a: mpmath.mpf, b: mpmath.mpf, ga: mpmath.mpf
+) -> mpmath.mpf | None:
     """Bisection to full precision (robust for kinks and for functions with poles)."""
     for _ in range(mp.prec + 10):
         mid = (a + b) / 2
@@ -70,8 +71,12 @@ def _refine_minimum(g: Callable[[mpmath.mpf], mpmath.mpf], a: mpmath.mpf, b: mpm
     return (a + b) / 2
 
 
-def zeros(g: Callable[[mpmath.mpf], mpmath.mpf], low: mpmath.mpf, high: mpmath.mpf,
-          extra: tuple[mpmath.mpf, ...] = ()) -> list[mpmath.mpf]:
+def zeros(
+    g: Callable[[mpmath.mpf], mpmath.mpf],
+    low: mpmath.mpf,
+    high: mpmath.mpf,
+    extra: tuple[mpmath.mpf, ...] = (),
+) -> list[mpmath.mpf]:
     """Points to split at on [low, high], to the current precision: real zeros of g (exact
     zeros at grid points and at ``extra`` points, sign changes by bisection) and the local
     minima of |g| (touching zeros, near-zeros of denominators)."""
@@ -102,8 +107,14 @@ def zeros(g: Callable[[mpmath.mpf], mpmath.mpf], low: mpmath.mpf, high: mpmath.m
                     found.append(root)
         if 0 < i < last and gx is not None:
             before, after = size[i - 1], size[i + 1]
-            if before is not None and after is not None and positive[i - 1] == positive[i] == positive[i + 1] \
-                    and size[i] <= before and size[i] <= after and (size[i] < before or size[i] < after):
+            if (
+                before is not None
+                and after is not None
+                and positive[i - 1] == positive[i] == positive[i + 1]
+                and size[i] <= before
+                and size[i] <= after
+                and (size[i] < before or size[i] < after)
+            ):
                 root = _refine_minimum(g, values[i - 1][0], values[i + 1][0])
                 if root is not None:
                     found.append(root)
@@ -135,7 +146,9 @@ def _checked(fn: Callable[[mpmath.mpf], mpmath.mpf], label: str) -> Callable[[mp
         if not isinstance(value, mpmath.mpf):
             raise UndefinedInput(f"{{activation}} {label!r} has no real value at x = {mpmath.nstr(x, 6)}")
         if not mpmath.isfinite(value):
-            raise SingularInput(f"{{activation}} {label!r} is infinite at x = {mpmath.nstr(x, 6)}; its moments do not exist")
+            raise SingularInput(
+                f"{{activation}} {label!r} is infinite at x = {mpmath.nstr(x, 6)}; its moments do not exist"
+            )
         return value
 
     return evaluate

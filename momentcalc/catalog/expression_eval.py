@@ -54,15 +54,30 @@ def _guard(u: mpmath.mpf, x: mpmath.mpf) -> None:
 _GUARDED = {"exp": lambda u: u, "sinh": abs, "cosh": abs}
 
 _MP_FUNCTIONS: dict[str, Callable[..., mpmath.mpf]] = {
-    "exp": mpmath.exp, "log": _log, "log1p": _log1p, "sqrt": _sqrt, "abs": abs,
-    "sin": mpmath.sin, "cos": mpmath.cos, "tanh": mpmath.tanh, "sinh": mpmath.sinh, "cosh": mpmath.cosh,
-    "erf": mpmath.erf, "erfc": mpmath.erfc, "sigmoid": sigmoid, "softplus": softplus,
-    "max": lambda u, c: u if u >= c else c, "min": lambda u, c: u if u <= c else c,
+    "exp": mpmath.exp,
+    "log": _log,
+    "log1p": _log1p,
+    "sqrt": _sqrt,
+    "abs": abs,
+    "sin": mpmath.sin,
+    "cos": mpmath.cos,
+    "tanh": mpmath.tanh,
+    "sinh": mpmath.sinh,
+    "cosh": mpmath.cosh,
+    "erf": mpmath.erf,
+    "erfc": mpmath.erfc,
+    "sigmoid": sigmoid,
+    "softplus": softplus,
+    "max": lambda u, c: u if u >= c else c,
+    "min": lambda u, c: u if u <= c else c,
     # used only in derivatives, never accepted from the user:
-    "sign": lambda u: mpmath.sign(u), "step": lambda u: mp.one if u > 0 else mp.zero,
-    "sech2": sech2, "sigmoid_slope": sigmoid_slope,
+    "sign": lambda u: mpmath.sign(u),
+    "step": lambda u: mp.one if u > 0 else mp.zero,
+    "sech2": sech2,
+    "sigmoid_slope": sigmoid_slope,
     # the certified route's removable singularities (expression_ball.removable): sin(u)/u
-    "sinc": mpmath.sinc, "sinc_slope": lambda u: (mpmath.cos(u) - mpmath.sinc(u)) / u if u else mp.zero,
+    "sinc": mpmath.sinc,
+    "sinc_slope": lambda u: (mpmath.cos(u) - mpmath.sinc(u)) / u if u else mp.zero,
 }
 
 
@@ -130,8 +145,9 @@ def compile_shared(*roots: Node) -> tuple[Callable[[], None], tuple[Callable[[mp
     return start, tuple(build(root) for root in roots)
 
 
-def _compile(node: Node, compile_part: Callable[[Node], Callable[[mpmath.mpf], mpmath.mpf]]
-             ) -> Callable[[mpmath.mpf], mpmath.mpf]:
+def _compile(
+    node: Node, compile_part: Callable[[Node], Callable[[mpmath.mpf], mpmath.mpf]]
+) -> Callable[[mpmath.mpf], mpmath.mpf]:
     """``node`` as a function of x, its arguments compiled by ``compile_part``."""
     kind = node.kind
     if kind == "num":

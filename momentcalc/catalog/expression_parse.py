@@ -33,8 +33,24 @@ MAX_POWER = 1000  # largest |exponent| of a power
 # Functions (and powers) nested inside each other: the chain rule multiplies the work of every
 # evaluation by the depth, so sin(sin(...)) 60 deep would take minutes.
 MAX_DEPTH = 12
-FUNCTIONS = ("exp", "log", "log1p", "sqrt", "abs", "sin", "cos", "tanh", "sinh", "cosh",
-             "erf", "erfc", "sigmoid", "softplus", "max", "min")
+FUNCTIONS = (
+    "exp",
+    "log",
+    "log1p",
+    "sqrt",
+    "abs",
+    "sin",
+    "cos",
+    "tanh",
+    "sinh",
+    "cosh",
+    "erf",
+    "erfc",
+    "sigmoid",
+    "softplus",
+    "max",
+    "min",
+)
 CONSTANTS = ("pi", "e")
 
 
@@ -131,7 +147,9 @@ def _convert(text: str, node: ast.AST, count: list[int]) -> Node:
             if right.has_x:
                 base = _constant_value(left)
                 if base is None:
-                    raise _refuse(text, node, "a power with x in both base and exponent (write exp(v*log(u)))")
+                    raise _refuse(
+                        text, node, "a power with x in both base and exponent (write exp(v*log(u)))"
+                    )
                 if not base > 0:
                     raise _refuse(text, node, "a power of a base that is not positive with x in the exponent")
                 return Node("call", (Node("mul", (right, Node("call", (left,), "log"))),), "exp")
@@ -139,7 +157,11 @@ def _convert(text: str, node: ast.AST, count: list[int]) -> Node:
             if exponent is None or not abs(exponent) <= MAX_POWER:
                 raise _refuse(text, node, f"an exponent beyond ±{MAX_POWER}")
             base = _constant_value(left)
-            if base is not None and abs(base) > 1 and abs(exponent) * mpmath.log10(abs(base)) > MAX_LITERAL_EXPONENT:
+            if (
+                base is not None
+                and abs(base) > 1
+                and abs(exponent) * mpmath.log10(abs(base)) > MAX_LITERAL_EXPONENT
+            ):
                 raise _refuse(text, node, "a constant power this large")
         return Node(kind, (left, right))
     if isinstance(node, ast.Call):
@@ -163,11 +185,22 @@ def _convert(text: str, node: ast.AST, count: list[int]) -> Node:
                 args = (args[1], args[0])
         return Node("call", args, name)
     names = {
-        ast.Attribute: "attribute access", ast.Subscript: "subscripting", ast.Lambda: "lambda",
-        ast.Compare: "a comparison", ast.BoolOp: "a boolean operator", ast.IfExp: "a conditional",
-        ast.List: "a list", ast.Tuple: "a tuple", ast.Dict: "a dict", ast.Set: "a set",
-        ast.JoinedStr: "an f-string", ast.NamedExpr: "an assignment", ast.ListComp: "a comprehension",
-        ast.GeneratorExp: "a generator", ast.Await: "await", ast.Starred: "starred arguments",
+        ast.Attribute: "attribute access",
+        ast.Subscript: "subscripting",
+        ast.Lambda: "lambda",
+        ast.Compare: "a comparison",
+        ast.BoolOp: "a boolean operator",
+        ast.IfExp: "a conditional",
+        ast.List: "a list",
+        ast.Tuple: "a tuple",
+        ast.Dict: "a dict",
+        ast.Set: "a set",
+        ast.JoinedStr: "an f-string",
+        ast.NamedExpr: "an assignment",
+        ast.ListComp: "a comprehension",
+        ast.GeneratorExp: "a generator",
+        ast.Await: "await",
+        ast.Starred: "starred arguments",
     }
     raise _refuse(text, node, names.get(type(node), f"a {type(node).__name__} expression"))
 
@@ -175,7 +208,9 @@ def _convert(text: str, node: ast.AST, count: list[int]) -> Node:
 def parse(text: str) -> Node:
     """The checked tree of an expression in x; InputError for anything not whitelisted."""
     if len(text) > MAX_LENGTH:
-        raise ActivationInputError(f"{{activation}} expression is too long: {len(text)} characters, at most {MAX_LENGTH}")
+        raise ActivationInputError(
+            f"{{activation}} expression is too long: {len(text)} characters, at most {MAX_LENGTH}"
+        )
     source = text.strip()
     if "__" in source:
         raise ActivationInputError("{activation} expression: names with '__' are not allowed")
@@ -187,7 +222,9 @@ def parse(text: str) -> Node:
             tree = ast.parse(source, mode="eval")
     except SyntaxError as error:
         where = f" at column {error.offset}" if error.offset else ""
-        raise ActivationInputError(f"{{activation}} is neither a catalog name nor a valid expression in x (syntax error{where}: {source!r})") from None
+        raise ActivationInputError(
+            f"{{activation}} is neither a catalog name nor a valid expression in x (syntax error{where}: {source!r})"
+        ) from None
     except (ValueError, RecursionError, MemoryError):
         raise ActivationInputError(f"{{activation}} expression cannot be parsed: {source[:60]!r}") from None
     try:
@@ -198,7 +235,8 @@ def parse(text: str) -> Node:
         raise ActivationInputError(f"{{activation}} expression {source!r} does not depend on x")
     if _depth(node) > MAX_DEPTH:
         raise ActivationInputError(
-            f"{{activation}} expression is nested too deeply: at most {MAX_DEPTH} functions or powers inside each other")
+            f"{{activation}} expression is nested too deeply: at most {MAX_DEPTH} functions or powers inside each other"
+        )
     return node
 
 

@@ -138,7 +138,10 @@ def _call(node: Node, signs: dict[Node, int]) -> Poly | None:
         if name == "exp":
             return {(0, rate): Fraction(1)}
         # sinh(c·x) = (e^{cx} − e^{−cx})/2, cosh(c·x) = (e^{cx} + e^{−cx})/2
-        return _add(_constant_rate(rate, Fraction(1, 2)), _constant_rate(-rate, Fraction(1 if name == "cosh" else -1, 2)))
+        return _add(
+            _constant_rate(rate, Fraction(1, 2)),
+            _constant_rate(-rate, Fraction(1 if name == "cosh" else -1, 2)),
+        )
     return None
 
 
@@ -258,7 +261,9 @@ def _kinks(arguments: list[Node]) -> list[Fraction] | None:
     return points
 
 
-def exp_poly_pieces(tree: Node) -> tuple[tuple[Fraction, ...], tuple[tuple[tuple[ExpTerm, ...], ...], ...]] | None:
+def exp_poly_pieces(
+    tree: Node,
+) -> tuple[tuple[Fraction, ...], tuple[tuple[tuple[ExpTerm, ...], ...], ...]] | None:
     """(kinks, (φ's pieces, φ''s pieces)) as ``catalog.ball_functions.EXP_POLYNOMIALS`` gives
     them (one tuple of ExpTerms per interval between the kinks), or None (module docstring)."""
     node = removable(tree)

@@ -83,8 +83,20 @@ def mirrored_product(node: Node) -> Node:
 # log_sigmoid: softplus(x) − softplus(−x) = x. And entries whose even part φ(x) + φ(−x) is
 # constant (a_k = 0 for even k ≥ 2): sigmoid and hard_sigmoid, s(x) + s(−x) = 1. (Odd and even
 # entries have half their coefficients 0 by their parity.) The tests check each identity.
-LINEAR_ODD_PART = frozenset({"identity", "relu", "leaky_relu", "softplus", "gelu", "swish", "gelu_tanh", "hard_swish",
-                             "quick_gelu", "log_sigmoid"})
+LINEAR_ODD_PART = frozenset(
+    {
+        "identity",
+        "relu",
+        "leaky_relu",
+        "softplus",
+        "gelu",
+        "swish",
+        "gelu_tanh",
+        "hard_swish",
+        "quick_gelu",
+        "log_sigmoid",
+    }
+)
 CONSTANT_EVEN_PART = frozenset({"sigmoid", "hard_sigmoid"})
 
 
@@ -92,11 +104,18 @@ def vanishing_coefficient(act, k: int) -> bool:  # noqa: ANN001  (catalog.Activa
     """Is the Hermite coefficient a_k of φ exactly 0 by a symmetry of φ? (An expression's
     symmetries beyond parity: ``expression_calculus.hermite_symmetry``.)"""
     extra = _expression_symmetry(act.tree) if act.expression and act.tree is not None else None
-    if act.parity == "odd" or (not act.expression and act.name in CONSTANT_EVEN_PART) \
-            or extra == "constant_even_part":
+    if (
+        act.parity == "odd"
+        or (not act.expression and act.name in CONSTANT_EVEN_PART)
+        or extra == "constant_even_part"
+    ):
         if k % 2 == 0 and (act.parity == "odd" or k >= 2):
             return True
-    if act.parity == "even" or (not act.expression and act.name in LINEAR_ODD_PART) or extra == "linear_odd_part":
+    if (
+        act.parity == "even"
+        or (not act.expression and act.name in LINEAR_ODD_PART)
+        or extra == "linear_odd_part"
+    ):
         if k % 2 == 1 and (act.parity == "even" or k >= 3):
             return True
     return False

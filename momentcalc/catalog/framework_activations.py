@@ -30,7 +30,9 @@ from .elementary import sigmoid_slope as _sigmoid_slope
 from .elementary import softplus as _softplus
 from .parameters import params_of
 
-QUICK_GELU_SCALE = Fraction("1.702")  # x·σ(1.702x): the constant of Hendrycks & Gimpel's sigmoid approximation
+QUICK_GELU_SCALE = Fraction(
+    "1.702"
+)  # x·σ(1.702x): the constant of Hendrycks & Gimpel's sigmoid approximation
 _quick_k = _per_precision(lambda: mpmath.mpf(QUICK_GELU_SCALE.numerator) / QUICK_GELU_SCALE.denominator)
 
 
@@ -136,14 +138,23 @@ def _celu_moments(ns: Any, alpha: Any) -> tuple[Any, Any, Any]:
 
 
 _TEXTS = {
-    "relu6": ("(1 - exp(-18))/sqrt(2*pi) + 6*Phi(-6)", "Phi(6) - 1/2 - 6*phi(6) + 36*Phi(-6)", "Phi(6) - 1/2"),
+    "relu6": (
+        "(1 - exp(-18))/sqrt(2*pi) + 6*Phi(-6)",
+        "Phi(6) - 1/2 - 6*phi(6) + 36*Phi(-6)",
+        "Phi(6) - 1/2",
+    ),
     "hardtanh": ("0", "erf(1/sqrt(2)) - 2*phi(1) + 2*Phi(-1)", "erf(1/sqrt(2))"),
     "hard_sigmoid": ("1/2", "5*erf(3/sqrt(2))/18 - phi(3)/6 + Phi(-3)", "erf(3/sqrt(2))/36"),
-    "hard_swish": ("erf(3/sqrt(2))/6", "erf(3/sqrt(2))/3 - phi(3)/2 + Phi(-3)",
-                   "13*erf(3/sqrt(2))/36 - 2*phi(3)/3 + Phi(-3)"),
-    "celu": ("1/sqrt(2*pi) + alpha*(exp(a**2/2)*Phi(-a) - 1/2), a = 1/alpha",
-             "1/2 + alpha**2*(exp(2*a**2)*Phi(-2*a) - 2*exp(a**2/2)*Phi(-a) + 1/2)",
-             "1/2 + exp(2*a**2)*Phi(-2*a)"),
+    "hard_swish": (
+        "erf(3/sqrt(2))/6",
+        "erf(3/sqrt(2))/3 - phi(3)/2 + Phi(-3)",
+        "13*erf(3/sqrt(2))/36 - 2*phi(3)/3 + Phi(-3)",
+    ),
+    "celu": (
+        "1/sqrt(2*pi) + alpha*(exp(a**2/2)*Phi(-a) - 1/2), a = 1/alpha",
+        "1/2 + alpha**2*(exp(2*a**2)*Phi(-2*a) - 2*exp(a**2/2)*Phi(-a) + 1/2)",
+        "1/2 + exp(2*a**2)*Phi(-2*a)",
+    ),
 }
 _NAMES = ("mean", "second_moment", "derivative_second_moment")
 
@@ -151,6 +162,7 @@ _NAMES = ("mean", "second_moment", "derivative_second_moment")
 def _forms(name: str, moments: Any, parametric: bool = False) -> dict[str, ClosedForm]:
     """ClosedForms from ``moments(ns[, alpha])``: mpmath values and sympy expressions of one
     formula, so the two cannot disagree."""
+
     def value(i: int) -> Any:
         if parametric:
             return lambda p: moments(_Mp, p["alpha"])[i]
@@ -188,7 +200,8 @@ def _quick_gelu_pair(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> tuple[mpmath
 
 FRAMEWORK_ACTIVATIONS: tuple[Activation, ...] = (
     Activation(
-        "relu6", "min(max(x, 0), 6)",
+        "relu6",
+        "min(max(x, 0), 6)",
         fn=lambda x, p: _clamp(x, 0, 6),
         derivative=lambda x, p: mp.one if _inside(x, 0, 6) else mp.zero,
         sympy=lambda sp, x, p: _pw(sp, x, ((0, x <= 0), (x, x < 6), (6, True))),
@@ -198,7 +211,8 @@ FRAMEWORK_ACTIVATIONS: tuple[Activation, ...] = (
         closed_forms=_forms("relu6", _relu6_moments),
     ),
     Activation(
-        "hardtanh", "min(max(x, -1), 1)",
+        "hardtanh",
+        "min(max(x, -1), 1)",
         fn=lambda x, p: _clamp(x, -1, 1),
         derivative=lambda x, p: mp.one if _inside(x, -1, 1) else mp.zero,
         sympy=lambda sp, x, p: _pw(sp, x, ((-1, x <= -1), (x, x < 1), (1, True))),
@@ -210,7 +224,8 @@ FRAMEWORK_ACTIVATIONS: tuple[Activation, ...] = (
         closed_forms=_forms("hardtanh", _hardtanh_moments),
     ),
     Activation(
-        "hard_sigmoid", "min(max(x + 3, 0), 6)/6 (PyTorch's Hardsigmoid)",
+        "hard_sigmoid",
+        "min(max(x + 3, 0), 6)/6 (PyTorch's Hardsigmoid)",
         fn=lambda x, p: _clamp(x, -3, 3) / 6 + mpmath.mpf(1) / 2,
         derivative=lambda x, p: mpmath.mpf(1) / 6 if _inside(x, -3, 3) else mp.zero,
         sympy=lambda sp, x, p: _pw(sp, x, ((0, x <= -3), (x / 6 + sp.Rational(1, 2), x < 3), (1, True))),
@@ -220,7 +235,8 @@ FRAMEWORK_ACTIVATIONS: tuple[Activation, ...] = (
         closed_forms=_forms("hard_sigmoid", _hard_sigmoid_moments),
     ),
     Activation(
-        "hard_swish", "x*min(max(x + 3, 0), 6)/6 (PyTorch's Hardswish)",
+        "hard_swish",
+        "x*min(max(x + 3, 0), 6)/6 (PyTorch's Hardswish)",
         fn=lambda x, p: x * (_clamp(x, -3, 3) + 3) / 6,
         derivative=lambda x, p: mp.zero if x <= -3 else mp.one if x >= 3 else (2 * x + 3) / 6,
         sympy=lambda sp, x, p: _pw(sp, x, ((0, x <= -3), (x * (x + 3) / 6, x < 3), (x, True))),
@@ -230,7 +246,8 @@ FRAMEWORK_ACTIVATIONS: tuple[Activation, ...] = (
         closed_forms=_forms("hard_swish", _hard_swish_moments),
     ),
     Activation(
-        "celu", "x if x > 0 else alpha*(exp(x/alpha) - 1)",
+        "celu",
+        "x if x > 0 else alpha*(exp(x/alpha) - 1)",
         fn=lambda x, p: x if x > 0 else p["alpha"] * mpmath.expm1(x / p["alpha"]),
         derivative=lambda x, p: mp.one if x > 0 else mpmath.exp(x / p["alpha"]),
         sympy=lambda sp, x, p: sp.Piecewise((x, x > 0), (p["alpha"] * (sp.exp(x / p["alpha"]) - 1), True)),
@@ -241,7 +258,8 @@ FRAMEWORK_ACTIVATIONS: tuple[Activation, ...] = (
         closed_forms=_forms("celu", _celu_moments, parametric=True),
     ),
     Activation(
-        "log_sigmoid", "log(1/(1 + exp(-x))) = -softplus(-x)",
+        "log_sigmoid",
+        "log(1/(1 + exp(-x))) = -softplus(-x)",
         fn=lambda x, p: -_softplus(-x),
         derivative=lambda x, p: _sigmoid(-x),
         sympy=lambda sp, x, p: -sp.log(1 + sp.exp(-x)),
@@ -249,11 +267,14 @@ FRAMEWORK_ACTIVATIONS: tuple[Activation, ...] = (
         aliases=("logsigmoid",),
     ),
     Activation(
-        "quick_gelu", "x*sigmoid(1.702*x)",
+        "quick_gelu",
+        "x*sigmoid(1.702*x)",
         fn=lambda x, p: x * _sigmoid(_quick_k() * x),
         derivative=lambda x, p: _quick_gelu_pair(x, p)[1],
         pair=_quick_gelu_pair,
-        sympy=lambda sp, x, p: x / (1 + sp.exp(-sp.Rational(QUICK_GELU_SCALE.numerator, QUICK_GELU_SCALE.denominator) * x)),
+        sympy=lambda sp, x, p: (
+            x / (1 + sp.exp(-sp.Rational(QUICK_GELU_SCALE.numerator, QUICK_GELU_SCALE.denominator) * x))
+        ),
         nonnegative=_never,
         aliases=("quickgelu",),
     ),

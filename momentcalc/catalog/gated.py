@@ -38,11 +38,16 @@ class Gated(NamedTuple):
     quadratic: tuple[Fraction, Fraction] | None = None
 
 
-GATED = MappingProxyType({entry.name: entry for entry in (
-    Gated("glu", "sigmoid", "a*sigmoid(b)", centre=(Fraction(1, 2), Fraction(1, 4))),
-    Gated("geglu", "gelu", "a*gelu(b)", quadratic=(Fraction(1, 8), Fraction(1))),
-    Gated("swiglu", "swish", "a*swish(b)", quadratic=(Fraction(1, 8), Fraction(1))),
-)})
+GATED = MappingProxyType(
+    {
+        entry.name: entry
+        for entry in (
+            Gated("glu", "sigmoid", "a*sigmoid(b)", centre=(Fraction(1, 2), Fraction(1, 4))),
+            Gated("geglu", "gelu", "a*gelu(b)", quadratic=(Fraction(1, 8), Fraction(1))),
+            Gated("swiglu", "swish", "a*swish(b)", quadratic=(Fraction(1, 8), Fraction(1))),
+        )
+    }
+)
 
 
 def gated(name: object) -> Gated | None:

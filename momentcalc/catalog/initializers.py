@@ -134,7 +134,10 @@ def _positive(args: Mapping[str, object], name: str) -> Fraction:
 
 def _fan(fan: Fraction | None, name: str) -> Fraction:
     if fan is None:
-        raise RuleError(name, f"{{{name}}} is required: the std of this call depends on the layer's {name.replace('_', '-')}")
+        raise RuleError(
+            name,
+            f"{{{name}}} is required: the std of this call depends on the layer's {name.replace('_', '-')}",
+        )
     return fan
 
 
@@ -148,7 +151,9 @@ def normal(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fractio
     return Draw("normal", Fraction(args["mean"]), ((std, Fraction(1)),), ((std, Fraction(1)),))
 
 
-def absolute_truncated_normal(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
+def absolute_truncated_normal(
+    args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None
+) -> Draw:
     """N(mean, std²) kept on the *absolute* interval [a, b] (torch.nn.init.trunc_normal_ /
     _no_grad_trunc_normal_: l = norm_cdf((a−mean)/std), u = norm_cdf((b−mean)/std) in double,
     uniform_(2l−1, 2u−1) in the tensor's float32, erfinv_, mul_(std·sqrt(2)), add_(mean),
@@ -172,31 +177,39 @@ def absolute_truncated_normal(args: Mapping[str, object], fan_in: Fraction | Non
     bottom, top, atom_low, atom_high = torch_uniform_ends(*map(double, (mean, std, a, b)))
     if bottom == top:
         if abs(bottom) != 1:
-            raise PrecisionError(f"PyTorch's float32 uniform_({bottom!r}, {top!r}) is one number: every value is the "
-                                 "float32 erfinv of it, which momentcalc does not model")
+            raise PrecisionError(
+                f"PyTorch's float32 uniform_({bottom!r}, {top!r}) is one number: every value is the "
+                "float32 erfinv of it, which momentcalc does not model"
+            )
         value = b if top == 1 else a
         end = "b" if top == 1 else "a"
-        notes.append(f"degenerate: PyTorch computes norm_cdf((a-mean)/std) and norm_cdf((b-mean)/std) in double and "
-                     f"both are {(top + 1) / 2!r}, so uniform_ draws only {top!r}, erfinv gives "
-                     f"{'inf' if top == 1 else '-inf'} and the clamp sets every value to {end} = {to_text(value)}: "
-                     "std 0, not a truncated normal")
+        notes.append(
+            f"degenerate: PyTorch computes norm_cdf((a-mean)/std) and norm_cdf((b-mean)/std) in double and "
+            f"both are {(top + 1) / 2!r}, so uniform_ draws only {top!r}, erfinv gives "
+            f"{'inf' if top == 1 else '-inf'} and the clamp sets every value to {end} = {to_text(value)}: "
+            "std 0, not a truncated normal"
+        )
         return Draw("point", value, sigma, sigma, low, high, notes=tuple(notes))
     atoms = []
     for where, probability, name in ((a, atom_low, "a"), (b, atom_high, "b")):
         if probability:
             held = float32(double(where))  # clamp_ sets the value to the bound as the float32 tensor holds it
             if held in (INF, -INF):
-                raise PrecisionError(f"PyTorch's uniform_ draws exactly {'-1' if name == 'a' else '1'} with "
-                                     f"probability 2^-24, erfinv makes it infinite and the clamp to {name} = "
-                                     f"{to_text(where)} (beyond float32) leaves it infinite: the values' std is "
-                                     "infinite")
+                raise PrecisionError(
+                    f"PyTorch's uniform_ draws exactly {'-1' if name == 'a' else '1'} with "
+                    f"probability 2^-24, erfinv makes it infinite and the clamp to {name} = "
+                    f"{to_text(where)} (beyond float32) leaves it infinite: the values' std is "
+                    "infinite"
+                )
             atoms.append((Fraction(held), probability))
             count = probability * 2**FLOAT32_RANDOM_BITS
-            notes.append(f"PyTorch's CPU uniform_ (24 random bits, float32) draws exactly {'-1' if name == 'a' else '1'} "
-                         f"with probability {'' if count == 1 else f'{count}*'}2^-24 (1 in "
-                         f"{round(1 / probability):,} values); erfinv makes it {'-inf' if name == 'a' else 'inf'} and "
-                         f"the clamp sets it to {name} = {to_text(where)}, {to_text(abs(where - mean) / std)} std from "
-                         "the mean: effective_std and effective_mean include these values")
+            notes.append(
+                f"PyTorch's CPU uniform_ (24 random bits, float32) draws exactly {'-1' if name == 'a' else '1'} "
+                f"with probability {'' if count == 1 else f'{count}*'}2^-24 (1 in "
+                f"{round(1 / probability):,} values); erfinv makes it {'-inf' if name == 'a' else 'inf'} and "
+                f"the clamp sets it to {name} = {to_text(where)}, {to_text(abs(where - mean) / std)} std from "
+                "the mean: effective_std and effective_mean include these values"
+            )
     return Draw("truncated_normal", mean, sigma, sigma, low, high, atoms=tuple(atoms), notes=tuple(notes))
 
 
@@ -219,10 +232,13 @@ def float32(x: float) -> float:
         return INF if x > 0 else -INF
 
 
-def torch_uniform_ends(mean: float, std: float, a: float, b: float) -> tuple[float, float, Fraction, Fraction]:
+def torch_uniform_ends(
+    mean: float, std: float, a: float, b: float
+) -> tuple[float, float, Fraction, Fraction]:
     """(from, to, P(value = -1), P(value = 1)) of _no_grad_trunc_normal_'s uniform_ on a float32
     tensor: from/to = float32(2·norm_cdf(...) − 1) with norm_cdf in double as PyTorch writes it
     (math.erf), values from + k·2^-24·(to − from) in float32, k = 0 … 2^24 − 1."""
+
     def norm_cdf(x: float) -> float:
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
@@ -232,7 +248,9 @@ def torch_uniform_ends(mean: float, std: float, a: float, b: float) -> tuple[flo
     unit = Fraction(1, 2**FLOAT32_RANDOM_BITS)
     at_low = unit if bottom == -1 else Fraction(0)  # k = 0 gives from exactly
     count = 0
-    for k in range(2**FLOAT32_RANDOM_BITS - 1, 2**FLOAT32_RANDOM_BITS - 65, -1):  # the top values that round to 1
+    for k in range(
+        2**FLOAT32_RANDOM_BITS - 1, 2**FLOAT32_RANDOM_BITS - 65, -1
+    ):  # the top values that round to 1
         if float32(float32(k * 2.0**-FLOAT32_RANDOM_BITS * width) + bottom) >= 1:
             count += 1
         else:
@@ -252,12 +270,18 @@ def relative_truncated_normal(std_name: str, low: str | int, high: str | int) ->
         lo = Fraction(args[low]) if isinstance(low, str) else Fraction(low)
         hi = Fraction(args[high]) if isinstance(high, str) else Fraction(high)
         if not lo < hi:
-            raise RuleError(str(low), f"{{{low}}} must be less than {{{high}}}, got {low}={to_text(lo)} and {high}={to_text(hi)}")
+            raise RuleError(
+                str(low),
+                f"{{{low}}} must be less than {{{high}}}, got {low}={to_text(lo)} and {high}={to_text(hi)}",
+            )
         keep = float32 if args.get("dtype", "float32") == "float32" else float
         held = keep(double(std))
         if held in (0.0, INF):
-            raise RuleError(std_name, f"{{{std_name}}} must be a positive finite {args.get('dtype', 'float32')}, "
-                                      f"got {to_text(std)}")
+            raise RuleError(
+                std_name,
+                f"{{{std_name}}} must be a positive finite {args.get('dtype', 'float32')}, "
+                f"got {to_text(std)}",
+            )
         mean = Fraction(keep(double(Fraction(args.get("mean", 0)))))
         return Draw("truncated_normal", mean, ((Fraction(held), Fraction(1)),), ((std, Fraction(1)),), lo, hi)
 
@@ -268,12 +292,29 @@ def relative_truncated_normal(std_name: str, low: str | int, high: str | int) ->
 def torch_gain_squared(nonlinearity: str, a_squared: Fraction) -> Fraction:
     """calculate_gain(nonlinearity, a)², exactly (torch/nn/init.py): 1 for the linear maps and
     sigmoid, (5/3)² for tanh, 2 for relu, 2/(1 + a²) for leaky_relu, (3/4)² for selu."""
-    gains = {"tanh": Fraction(25, 9), "relu": Fraction(2), "leaky_relu": 2 / (1 + a_squared), "selu": Fraction(9, 16)}
+    gains = {
+        "tanh": Fraction(25, 9),
+        "relu": Fraction(2),
+        "leaky_relu": 2 / (1 + a_squared),
+        "selu": Fraction(9, 16),
+    }
     return gains.get(nonlinearity, Fraction(1))
 
 
-TORCH_NONLINEARITIES = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-                        "conv_transpose3d", "sigmoid", "tanh", "relu", "leaky_relu", "selu")
+TORCH_NONLINEARITIES = (
+    "linear",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "conv_transpose3d",
+    "sigmoid",
+    "tanh",
+    "relu",
+    "leaky_relu",
+    "selu",
+)
 
 
 def kaiming(family: str) -> Callable[..., Draw]:
@@ -314,8 +355,15 @@ def torch_linear(args: Mapping[str, object], fan_in: Fraction | None, fan_out: F
     return Draw("uniform", Fraction(0), _root(variance), _root(1 / fan))
 
 
-def scaling_factor(framework: str, dtype: str, scale: Fraction, mode: str, fan_in: Fraction | None,
-                   fan_out: Fraction | None, distribution: str) -> Fraction:
+def scaling_factor(
+    framework: str,
+    dtype: str,
+    scale: Fraction,
+    mode: str,
+    fan_in: Fraction | None,
+    fan_out: Fraction | None,
+    distribution: str,
+) -> Fraction:
     """The std (normal, truncated_normal) or the bound (uniform) that VarianceScaling multiplies
     by, replayed in the framework's own floating-point arithmetic, as the exact binary number
     it is. Every step below is one IEEE operation correctly rounded (a float32 sqrt or division
@@ -343,8 +391,10 @@ def scaling_factor(framework: str, dtype: str, scale: Fraction, mode: str, fan_i
     literal = float(TRUNCATED_STD_LITERAL)
     if framework == "Keras":
         variance = float(scale) / max(1.0, n)
-        value = {"truncated_normal": lambda: math.sqrt(variance) / literal,
-                 "uniform": lambda: math.sqrt(3.0 * variance)}.get(distribution, lambda: math.sqrt(variance))()
+        value = {
+            "truncated_normal": lambda: math.sqrt(variance) / literal,
+            "uniform": lambda: math.sqrt(3.0 * variance),
+        }.get(distribution, lambda: math.sqrt(variance))()
         return Fraction(keep(value))
     variance = keep(float(scale) / n)
     if distribution == "truncated_normal":
@@ -380,7 +430,9 @@ def variance_scaling(framework: str, dtype_argument: str) -> Callable[..., Draw]
         dtype = str(args[dtype_argument])
         factor = scaling_factor(framework, dtype, scale, mode, fan_in, fan_out, distribution)
         if distribution == "truncated_normal":
-            return Draw("truncated_normal", Fraction(0), ((factor, Fraction(1)),), root, Fraction(-2), Fraction(2))
+            return Draw(
+                "truncated_normal", Fraction(0), ((factor, Fraction(1)),), root, Fraction(-2), Fraction(2)
+            )
         if distribution == "uniform":  # the bound; the std is bound/sqrt(3)
             return Draw("uniform", Fraction(0), ((factor, Fraction(1)), (Fraction(3), -HALF)), root)
         return Draw("normal", Fraction(0), ((factor, Fraction(1)),), root)
@@ -404,18 +456,31 @@ JAX_INIT = "jax/_src/nn/initializers.py"
 _MODE_TORCH = Argument("mode", "fan_in", ("fan_in", "fan_out"), lower_case=True)
 _NONLINEARITY = Argument("nonlinearity", "leaky_relu", TORCH_NONLINEARITIES)
 _KERAS_MODE = Argument("mode", "fan_in", ("fan_in", "fan_out", "fan_avg"))
-_KERAS_DISTRIBUTION = Argument("distribution", "truncated_normal", ("truncated_normal", "untruncated_normal", "uniform"),
-                               lower_case=True, aliases={"normal": "truncated_normal"})
+_KERAS_DISTRIBUTION = Argument(
+    "distribution",
+    "truncated_normal",
+    ("truncated_normal", "untruncated_normal", "uniform"),
+    lower_case=True,
+    aliases={"normal": "truncated_normal"},
+)
 _JAX_DTYPE = Argument("dtype", "float32", ("float32", "float64"))
-_KERAS_DTYPE = Argument("dtype", "float32", ("float32", "float64"))  # the call's dtype (keras.config.floatx())
+_KERAS_DTYPE = Argument(
+    "dtype", "float32", ("float32", "float64")
+)  # the call's dtype (keras.config.floatx())
 
-_ABSOLUTE = ("trunc_normal_ takes absolute bounds a, b (default -2, 2), not bounds in stds: with std=0.02 they "
-             "sit at +-100 std and truncate nothing, while Keras's TruncatedNormal(stddev=0.02) cuts at +-2 std")
-_NO_CORRECTION = ("the stddev argument is the std before truncation: the values have std {effective_ratio} of it "
-                  "(to 4 digits; no correction)")
-_CORRECTED = ("the std passed to the truncated normal is divided by .87962566103423978 (the std of N(0,1) cut at +-2), "
-              "so the values have the documented std, up to the rounding of that literal and of the call's own float "
-              "arithmetic (effective_ratio shows it)")
+_ABSOLUTE = (
+    "trunc_normal_ takes absolute bounds a, b (default -2, 2), not bounds in stds: with std=0.02 they "
+    "sit at +-100 std and truncate nothing, while Keras's TruncatedNormal(stddev=0.02) cuts at +-2 std"
+)
+_NO_CORRECTION = (
+    "the stddev argument is the std before truncation: the values have std {effective_ratio} of it "
+    "(to 4 digits; no correction)"
+)
+_CORRECTED = (
+    "the std passed to the truncated normal is divided by .87962566103423978 (the std of N(0,1) cut at +-2), "
+    "so the values have the documented std, up to the rounding of that literal and of the call's own float "
+    "arithmetic (effective_ratio shows it)"
+)
 _UNIFORM = "uniform: the values lie in +-sqrt(3) std, not +-std"
 _UNTRUNCATED = "untruncated normal: no truncation and no correction constant"
 _JAX_DTYPE_NOTE = "JAX stores that constant in the weights' dtype (float32 unless jax_enable_x64)"
@@ -425,96 +490,175 @@ _JAX_SCALING_NOTES = {**_SCALING_NOTES, "truncated_normal": (_CORRECTED + "; " +
 
 CATALOG: tuple[Initializer, ...] = (
     Initializer(
-        "torch.nn.init.trunc_normal_", *TORCH, f"{TORCH_INIT} (trunc_normal_, _no_grad_trunc_normal_)",
+        "torch.nn.init.trunc_normal_",
+        *TORCH,
+        f"{TORCH_INIT} (trunc_normal_, _no_grad_trunc_normal_)",
         (Argument("mean", "0.0"), Argument("std", "1.0"), Argument("a", "-2.0"), Argument("b", "2.0")),
-        absolute_truncated_normal, notes=(_ABSOLUTE,),
+        absolute_truncated_normal,
+        notes=(_ABSOLUTE,),
     ),
     Initializer(
-        "torch.nn.init.normal_", *TORCH, f"{TORCH_INIT} (normal_)",
-        (Argument("mean", "0.0"), Argument("std", "1.0")), normal,
+        "torch.nn.init.normal_",
+        *TORCH,
+        f"{TORCH_INIT} (normal_)",
+        (Argument("mean", "0.0"), Argument("std", "1.0")),
+        normal,
     ),
     Initializer(
-        "torch.nn.init.kaiming_normal_", *TORCH, f"{TORCH_INIT} (kaiming_normal_, calculate_gain)",
-        (Argument("a", "0"), _MODE_TORCH, _NONLINEARITY), kaiming("normal"), fans=("fan_in", "fan_out"),
-        notes=("the default nonlinearity is leaky_relu with a=0, i.e. relu's gain sqrt(2); the normal is not truncated",),
+        "torch.nn.init.kaiming_normal_",
+        *TORCH,
+        f"{TORCH_INIT} (kaiming_normal_, calculate_gain)",
+        (Argument("a", "0"), _MODE_TORCH, _NONLINEARITY),
+        kaiming("normal"),
+        fans=("fan_in", "fan_out"),
+        notes=(
+            "the default nonlinearity is leaky_relu with a=0, i.e. relu's gain sqrt(2); the normal is not truncated",
+        ),
     ),
     Initializer(
-        "torch.nn.init.kaiming_uniform_", *TORCH, f"{TORCH_INIT} (kaiming_uniform_, calculate_gain)",
-        (Argument("a", "0"), _MODE_TORCH, _NONLINEARITY), kaiming("uniform"), fans=("fan_in", "fan_out"),
+        "torch.nn.init.kaiming_uniform_",
+        *TORCH,
+        f"{TORCH_INIT} (kaiming_uniform_, calculate_gain)",
+        (Argument("a", "0"), _MODE_TORCH, _NONLINEARITY),
+        kaiming("uniform"),
+        fans=("fan_in", "fan_out"),
         notes=(_UNIFORM,),
     ),
     Initializer(
-        "torch.nn.init.xavier_normal_", *TORCH, f"{TORCH_INIT} (xavier_normal_)",
-        (Argument("gain", "1.0"),), xavier("normal"), fans=("fan_in", "fan_out"),
+        "torch.nn.init.xavier_normal_",
+        *TORCH,
+        f"{TORCH_INIT} (xavier_normal_)",
+        (Argument("gain", "1.0"),),
+        xavier("normal"),
+        fans=("fan_in", "fan_out"),
     ),
     Initializer(
-        "torch.nn.init.xavier_uniform_", *TORCH, f"{TORCH_INIT} (xavier_uniform_)",
-        (Argument("gain", "1.0"),), xavier("uniform"), fans=("fan_in", "fan_out"), notes=(_UNIFORM,),
+        "torch.nn.init.xavier_uniform_",
+        *TORCH,
+        f"{TORCH_INIT} (xavier_uniform_)",
+        (Argument("gain", "1.0"),),
+        xavier("uniform"),
+        fans=("fan_in", "fan_out"),
+        notes=(_UNIFORM,),
     ),
     Initializer(
-        "torch.nn.Linear", *TORCH, "torch/nn/modules/linear.py (Linear.reset_parameters) and torch/nn/init.py",
-        (), torch_linear, fixed={"a": "sqrt(5)"}, fans=("fan_in",),
-        notes=("the default weight init is kaiming_uniform_(a=sqrt(5)): U(-1/sqrt(fan_in), 1/sqrt(fan_in)), std "
-               "1/sqrt(3*fan_in), a third of LeCun's variance; nominal_std is the documentation's "
-               "sqrt(k) = 1/sqrt(in_features); the bias is U(-1/sqrt(fan_in), 1/sqrt(fan_in)) too",),
+        "torch.nn.Linear",
+        *TORCH,
+        "torch/nn/modules/linear.py (Linear.reset_parameters) and torch/nn/init.py",
+        (),
+        torch_linear,
+        fixed={"a": "sqrt(5)"},
+        fans=("fan_in",),
+        notes=(
+            "the default weight init is kaiming_uniform_(a=sqrt(5)): U(-1/sqrt(fan_in), 1/sqrt(fan_in)), std "
+            "1/sqrt(3*fan_in), a third of LeCun's variance; nominal_std is the documentation's "
+            "sqrt(k) = 1/sqrt(in_features); the bias is U(-1/sqrt(fan_in), 1/sqrt(fan_in)) too",
+        ),
     ),
     Initializer(
-        "tf.keras.initializers.TruncatedNormal", *KERAS,
+        "tf.keras.initializers.TruncatedNormal",
+        *KERAS,
         f"{KERAS_INIT} (TruncatedNormal) and keras/src/backend/*/random.py (truncated_normal: +-2 stddev)",
-        (Argument("mean", "0.0"), Argument("stddev", "0.05"), _KERAS_DTYPE), relative_truncated_normal("stddev", -2, 2),
-        notes=(_NO_CORRECTION, "the default stddev is 0.05",
-               "modelled as the TensorFlow and JAX backends draw (exactly truncated); Keras's PyTorch backend keeps "
-               "the first of 4 normals inside +-2 std and, when none is (probability 4.3e-6), the first one"),
+        (Argument("mean", "0.0"), Argument("stddev", "0.05"), _KERAS_DTYPE),
+        relative_truncated_normal("stddev", -2, 2),
+        notes=(
+            _NO_CORRECTION,
+            "the default stddev is 0.05",
+            "modelled as the TensorFlow and JAX backends draw (exactly truncated); Keras's PyTorch backend keeps "
+            "the first of 4 normals inside +-2 std and, when none is (probability 4.3e-6), the first one",
+        ),
     ),
     Initializer(
-        "tf.keras.initializers.VarianceScaling", *KERAS, f"{KERAS_INIT} (VarianceScaling)",
-        (Argument("scale", "1.0"), _KERAS_MODE, _KERAS_DISTRIBUTION, _KERAS_DTYPE), variance_scaling("Keras", "dtype"),
-        fans=("fan_in", "fan_out"), family_notes=_SCALING_NOTES,
+        "tf.keras.initializers.VarianceScaling",
+        *KERAS,
+        f"{KERAS_INIT} (VarianceScaling)",
+        (Argument("scale", "1.0"), _KERAS_MODE, _KERAS_DISTRIBUTION, _KERAS_DTYPE),
+        variance_scaling("Keras", "dtype"),
+        fans=("fan_in", "fan_out"),
+        family_notes=_SCALING_NOTES,
     ),
     Initializer(
-        "tf.keras.initializers.GlorotUniform", *KERAS, f"{KERAS_INIT} (GlorotUniform)", (_KERAS_DTYPE,),
-        variance_scaling("Keras", "dtype"), fixed={"scale": "1.0", "mode": "fan_avg", "distribution": "uniform"},
-        fans=("fan_in", "fan_out"), notes=(_UNIFORM,),
+        "tf.keras.initializers.GlorotUniform",
+        *KERAS,
+        f"{KERAS_INIT} (GlorotUniform)",
+        (_KERAS_DTYPE,),
+        variance_scaling("Keras", "dtype"),
+        fixed={"scale": "1.0", "mode": "fan_avg", "distribution": "uniform"},
+        fans=("fan_in", "fan_out"),
+        notes=(_UNIFORM,),
     ),
     Initializer(
-        "tf.keras.initializers.HeNormal", *KERAS, f"{KERAS_INIT} (HeNormal)", (_KERAS_DTYPE,),
-        variance_scaling("Keras", "dtype"), fixed={"scale": "2.0", "mode": "fan_in", "distribution": "truncated_normal"},
-        fans=("fan_in",), notes=("HeNormal is truncated at +-2 std (PyTorch's kaiming_normal_ is not); " + _CORRECTED,),
+        "tf.keras.initializers.HeNormal",
+        *KERAS,
+        f"{KERAS_INIT} (HeNormal)",
+        (_KERAS_DTYPE,),
+        variance_scaling("Keras", "dtype"),
+        fixed={"scale": "2.0", "mode": "fan_in", "distribution": "truncated_normal"},
+        fans=("fan_in",),
+        notes=("HeNormal is truncated at +-2 std (PyTorch's kaiming_normal_ is not); " + _CORRECTED,),
     ),
     Initializer(
-        "tf.keras.initializers.LecunNormal", *KERAS, f"{KERAS_INIT} (LecunNormal)", (_KERAS_DTYPE,),
-        variance_scaling("Keras", "dtype"), fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
-        fans=("fan_in",), notes=(_CORRECTED,),
+        "tf.keras.initializers.LecunNormal",
+        *KERAS,
+        f"{KERAS_INIT} (LecunNormal)",
+        (_KERAS_DTYPE,),
+        variance_scaling("Keras", "dtype"),
+        fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
+        fans=("fan_in",),
+        notes=(_CORRECTED,),
     ),
     Initializer(
-        "tf.random.truncated_normal", *TF, "tensorflow/python/ops/random_ops.py (truncated_normal)",
-        (Argument("mean", "0.0"), Argument("stddev", "1.0"), _KERAS_DTYPE), relative_truncated_normal("stddev", -2, 2),
+        "tf.random.truncated_normal",
+        *TF,
+        "tensorflow/python/ops/random_ops.py (truncated_normal)",
+        (Argument("mean", "0.0"), Argument("stddev", "1.0"), _KERAS_DTYPE),
+        relative_truncated_normal("stddev", -2, 2),
         notes=(_NO_CORRECTION + "; BERT's initializer_range 0.02 is really 0.0176",),
     ),
     Initializer(
-        "jax.nn.initializers.variance_scaling", *JAX, f"{JAX_INIT} (variance_scaling)",
-        (Argument("scale", None), Argument("mode", None, ("fan_in", "fan_out", "fan_avg", "fan_geo_avg")),
-         Argument("distribution", None, ("truncated_normal", "normal", "uniform")), _JAX_DTYPE),
-        variance_scaling("JAX", "dtype"), fans=("fan_in", "fan_out"), family_notes=_JAX_SCALING_NOTES,
+        "jax.nn.initializers.variance_scaling",
+        *JAX,
+        f"{JAX_INIT} (variance_scaling)",
+        (
+            Argument("scale", None),
+            Argument("mode", None, ("fan_in", "fan_out", "fan_avg", "fan_geo_avg")),
+            Argument("distribution", None, ("truncated_normal", "normal", "uniform")),
+            _JAX_DTYPE,
+        ),
+        variance_scaling("JAX", "dtype"),
+        fans=("fan_in", "fan_out"),
+        family_notes=_JAX_SCALING_NOTES,
     ),
     Initializer(
-        "jax.nn.initializers.lecun_normal", *JAX, f"{JAX_INIT} (lecun_normal, variance_scaling)", (_JAX_DTYPE,),
-        variance_scaling("JAX", "dtype"), fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
-        fans=("fan_in",), notes=(_CORRECTED + "; " + _JAX_DTYPE_NOTE,),
+        "jax.nn.initializers.lecun_normal",
+        *JAX,
+        f"{JAX_INIT} (lecun_normal, variance_scaling)",
+        (_JAX_DTYPE,),
+        variance_scaling("JAX", "dtype"),
+        fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
+        fans=("fan_in",),
+        notes=(_CORRECTED + "; " + _JAX_DTYPE_NOTE,),
     ),
     Initializer(
-        "jax.nn.initializers.truncated_normal", *JAX, f"{JAX_INIT} (truncated_normal)",
+        "jax.nn.initializers.truncated_normal",
+        *JAX,
+        f"{JAX_INIT} (truncated_normal)",
         (Argument("stddev", "1e-2"), Argument("lower", "-2.0"), Argument("upper", "2.0"), _JAX_DTYPE),
         relative_truncated_normal("stddev", "lower", "upper"),
         notes=(_NO_CORRECTION + "; default stddev 0.01, bounds lower/upper in stds",),
     ),
     Initializer(
-        "flax.linen.Dense", *FLAX, "flax/linen/linear.py (Dense: kernel_init = default_kernel_init = lecun_normal())",
+        "flax.linen.Dense",
+        *FLAX,
+        "flax/linen/linear.py (Dense: kernel_init = default_kernel_init = lecun_normal())",
         (Argument("param_dtype", "float32", ("float32", "float64")),),
-        variance_scaling("JAX", "param_dtype"), fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
+        variance_scaling("JAX", "param_dtype"),
+        fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
         fans=("fan_in",),
-        notes=("Flax's Dense defaults to lecun_normal, a truncated normal with std 1/sqrt(fan_in), where PyTorch's "
-               "Linear draws a uniform with std 1/sqrt(3*fan_in); the bias starts at zeros",),
+        notes=(
+            "Flax's Dense defaults to lecun_normal, a truncated normal with std 1/sqrt(fan_in), where PyTorch's "
+            "Linear draws a uniform with std 1/sqrt(3*fan_in); the bias starts at zeros",
+        ),
     ),
 )
 

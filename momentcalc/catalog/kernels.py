@@ -37,7 +37,9 @@ class Kernel(NamedTuple):
     cross: Callable[[mpmath.mpf, mpmath.mpf, Params], mpmath.mpf]
     derivative_cross: Callable[[mpmath.mpf, mpmath.mpf, Params], mpmath.mpf]
     slope: Callable[[mpmath.mpf, Params], mpmath.mpf]
-    sympy: Callable[[Any, Any, Any, Mapping[str, Any]], tuple[Any, Any]]  # (sp, q, c, params) -> (cross, dcross)
+    sympy: Callable[
+        [Any, Any, Any, Mapping[str, Any]], tuple[Any, Any]
+    ]  # (sp, q, c, params) -> (cross, dcross)
 
 
 def _arccos_part(c: mpmath.mpf) -> mpmath.mpf:
@@ -66,13 +68,17 @@ def _leaky_slope(q: mpmath.mpf, p: Params) -> mpmath.mpf:
 
 def _sp_leaky(sp: Any, q: Any, c: Any, p: Mapping[str, Any]) -> tuple[Any, Any]:
     s = p.get("slope", sp.Integer(0))
-    return (q * (s * c + (1 - s) ** 2 * _sp_arccos_part(sp, c)),
-            s + (1 - s) ** 2 * (sp.pi - sp.acos(c)) / (2 * sp.pi))
+    return (
+        q * (s * c + (1 - s) ** 2 * _sp_arccos_part(sp, c)),
+        s + (1 - s) ** 2 * (sp.pi - sp.acos(c)) / (2 * sp.pi),
+    )
 
 
 def _sp_erf(sp: Any, q: Any, c: Any, p: Mapping[str, Any]) -> tuple[Any, Any]:
-    return (2 / sp.pi * sp.asin(2 * q * c / (1 + 2 * q)),
-            4 / sp.pi / sp.sqrt((1 + 2 * q) ** 2 - 4 * q**2 * c**2))
+    return (
+        2 / sp.pi * sp.asin(2 * q * c / (1 + 2 * q)),
+        4 / sp.pi / sp.sqrt((1 + 2 * q) ** 2 - 4 * q**2 * c**2),
+    )
 
 
 LEAKY = Kernel(_leaky_cross, _leaky_dcross, _leaky_slope, _sp_leaky)
@@ -84,7 +90,9 @@ KERNELS: dict[str, Kernel] = {
         cross=lambda q, c, p: 2 / mp.pi * mpmath.asin(2 * q * c / (1 + 2 * q)),
         # (1 + 2q)² − 4q²c² as the product (1 + 2q(1 − c))(1 + 2q(1 + c)): the difference
         # cancels to 0 at q = 1e30, c = 1 (a ZeroDivisionError); the product never does.
-        derivative_cross=lambda q, c, p: 4 / mp.pi / mpmath.sqrt((1 + 2 * q * (1 - c)) * (1 + 2 * q * (1 + c))),
+        derivative_cross=lambda q, c, p: (
+            4 / mp.pi / mpmath.sqrt((1 + 2 * q * (1 - c)) * (1 + 2 * q * (1 + c)))
+        ),
         slope=lambda q, p: 4 / mp.pi / ((1 + 2 * q) * mpmath.sqrt(1 + 4 * q)),
         sympy=_sp_erf,
     ),
@@ -112,12 +120,18 @@ def _leaky_length_ball(q: Any, p: Mapping[str, Any]) -> tuple[Any, Any, Any]:
 
 def _erf_length_ball(q: Any, p: Mapping[str, Any]) -> tuple[Any, Any, Any]:
     root = (1 + 4 * q).sqrt()
-    return 2 / arb.pi() * (2 * q / (1 + 2 * q)).asin(), 4 / arb.pi() / ((1 + 2 * q) * root), 4 / arb.pi() / root
+    return (
+        2 / arb.pi() * (2 * q / (1 + 2 * q)).asin(),
+        4 / arb.pi() / ((1 + 2 * q) * root),
+        4 / arb.pi() / root,
+    )
 
 
 def _erf_cross_ball(q: Any, c: Any, p: Mapping[str, Any]) -> tuple[Any, Any]:
-    return (2 / arb.pi() * (2 * q * c / (1 + 2 * q)).asin(),
-            4 / arb.pi() / ((1 + 2 * q) ** 2 - 4 * q * q * c * c).sqrt())
+    return (
+        2 / arb.pi() * (2 * q * c / (1 + 2 * q)).asin(),
+        4 / arb.pi() / ((1 + 2 * q) ** 2 - 4 * q * q * c * c).sqrt(),
+    )
 
 
 BALL_LENGTHS: dict[str, Callable[[Any, Mapping[str, Any]], tuple[Any, Any, Any]]] = {
@@ -152,8 +166,10 @@ def _j1_ball(rho: Any) -> Any:
 
 def _leaky_kernel_ball(q1: Any, q2: Any, rho: Any, p: Mapping[str, Any]) -> tuple[Any, Any]:
     s = p.get("slope", arb(0))
-    return ((q1 * q2).sqrt() * (s * rho + (1 - s) ** 2 * _j1_ball(rho)),
-            s + (1 - s) ** 2 * _pi_minus_acos(rho) / (2 * arb.pi()))
+    return (
+        (q1 * q2).sqrt() * (s * rho + (1 - s) ** 2 * _j1_ball(rho)),
+        s + (1 - s) ** 2 * _pi_minus_acos(rho) / (2 * arb.pi()),
+    )
 
 
 def _relu2_kernel_ball(q1: Any, q2: Any, rho: Any, p: Mapping[str, Any]) -> tuple[Any, Any]:
@@ -164,8 +180,10 @@ def _relu2_kernel_ball(q1: Any, q2: Any, rho: Any, p: Mapping[str, Any]) -> tupl
 
 def _erf_kernel_ball(q1: Any, q2: Any, rho: Any, p: Mapping[str, Any]) -> tuple[Any, Any]:
     spread = (1 + 2 * q1) * (1 + 2 * q2)
-    return (2 / arb.pi() * (2 * rho * (q1 * q2).sqrt() / spread.sqrt()).asin(),
-            4 / arb.pi() / (spread - 4 * rho * rho * q1 * q2).sqrt())
+    return (
+        2 / arb.pi() * (2 * rho * (q1 * q2).sqrt() / spread.sqrt()).asin(),
+        4 / arb.pi() / (spread - 4 * rho * rho * q1 * q2).sqrt(),
+    )
 
 
 BALL_KERNELS: dict[str, Callable[[Any, Any, Any, Mapping[str, Any]], tuple[Any, Any]]] = {

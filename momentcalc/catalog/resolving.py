@@ -54,15 +54,22 @@ def resolve(activation: str, params: Mapping[str, object] | None = None) -> Acti
     as are unknown names (with the closest names suggested).
     """
     if not isinstance(activation, str) or not activation.strip():
-        raise InputError(f"{{activation}} must be a catalog name or an expression in x, got {activation!r}",
-                         param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
+        raise InputError(
+            f"{{activation}} must be a catalog name or an expression in x, got {activation!r}",
+            param="activation",
+            allowed="a catalog name or an expression in x",
+            got=repr(activation),
+        )
     entry = lookup(activation)
     if entry is None and gated(activation) is not None:
         unit = gated(activation)
-        raise InputError(f"{{activation}} {unit.name} = {unit.formula} is a gated unit of two independent inputs: "
-                         "only {activation_moment_command}, {kernel_command} and {hermite_command} take it "
-                         "(this needs an activation of one input)",
-                         param="activation", params=("activation_moment_command", "kernel_command", "hermite_command"))
+        raise InputError(
+            f"{{activation}} {unit.name} = {unit.formula} is a gated unit of two independent inputs: "
+            "only {activation_moment_command}, {kernel_command} and {hermite_command} take it "
+            "(this needs an activation of one input)",
+            param="activation",
+            params=("activation_moment_command", "kernel_command", "hermite_command"),
+        )
     if entry is None:
         from .expressions import parse_activation
 
@@ -72,7 +79,8 @@ def resolve(activation: str, params: Mapping[str, object] | None = None) -> Acti
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise InputError(
                 f"{{activation}} {activation.strip()!r} is not in the catalog{hint} "
-                "(see {activations_listing}, or give an expression in x)", param="activation",
+                "(see {activations_listing}, or give an expression in x)",
+                param="activation",
                 params=("activations_listing",),
             )
         entry = parse_activation(activation)
@@ -82,9 +90,14 @@ def resolve(activation: str, params: Mapping[str, object] | None = None) -> Acti
             continue
         if not any(p.name == name for p in entry.params):
             takes = ", ".join(e.name for e in CATALOG if any(p.name == name for p in e.params))
-            raise InputError(f"{{{name}}} applies only to {takes}, not to {activation.strip()!r}", param=name,
-                             allowed=f"only with {takes}")
+            raise InputError(
+                f"{{{name}}} applies only to {takes}, not to {activation.strip()!r}",
+                param=name,
+                allowed=f"only with {takes}",
+            )
         values[name] = as_number(value, name)
         if any(p.name == name and p.positive for p in entry.params) and not values[name] > 0:
-            raise InputError(f"{{{name}}} must be greater than 0, got {value}", param=name, allowed="a number > 0")
+            raise InputError(
+                f"{{{name}}} must be greater than 0, got {value}", param=name, allowed="a number > 0"
+            )
     return entry.bind(**values)

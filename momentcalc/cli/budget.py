@@ -106,8 +106,9 @@ def call_seconds(digits: int, derive: bool, points: int, chosen: float | None, l
     return single if points <= 1 else max(single, SWEEP_SECONDS)
 
 
-def check_sweep(points: int, digits: int, derive: bool, seconds: float, swept: tuple[str, ...],
-                chosen: bool) -> None:
+def check_sweep(
+    points: int, digits: int, derive: bool, seconds: float, swept: tuple[str, ...], chosen: bool
+) -> None:
     """Refuse (exit 2) a sweep that the work model says cannot end within ``seconds``."""
     if points <= 1:
         return
@@ -121,7 +122,8 @@ def check_sweep(points: int, digits: int, derive: bool, seconds: float, swept: t
         f"the sweep over {names} has {points} points at {{digits}} {digits}, counted as "
         f"{_seconds_text(each)} of CPU time each: about {estimate:.3g} s, more than {how} of {seconds:.3g} s; "
         f"sweep fewer points, ask fewer digits, or raise {{budget}} (at least {math.ceil(estimate)})",
-        params=(*swept, "digits", "budget"))
+        params=(*swept, "digits", "budget"),
+    )
 
 
 def _seconds_text(seconds: float) -> str:

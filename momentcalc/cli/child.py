@@ -124,8 +124,14 @@ def _rebuild_exception(kind: type, args: tuple, state: dict) -> BaseException:
 # numpy's BLAS (and OpenMP) thread pools: one thread in the child, so that its threads do
 # not spend the CPU budget several times over on a busy machine (gau-scale --simulate); the
 # simulations are bounded by their work, not by the cores they get.
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
-                    "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
 
 
 def _one_thread() -> None:
@@ -142,8 +148,13 @@ def _one_thread() -> None:
             pass
 
 
-def _child(work: Callable[[], Any], write_end: int, captured: int | None, cpu_seconds: float | None,
-           memory_bytes: int | None) -> None:
+def _child(
+    work: Callable[[], Any],
+    write_end: int,
+    captured: int | None,
+    cpu_seconds: float | None,
+    memory_bytes: int | None,
+) -> None:
     """In the child: set the limits, run ``work``, send the outcome, leave without cleanup."""
     # stderr is never a terminal in the child: progress is the parent's to show (``Spinner``).
     out, err = _Collected(sys.stdout), _Collected(sys.stderr, terminal=False)
@@ -191,11 +202,18 @@ def _child(work: Callable[[], Any], write_end: int, captured: int | None, cpu_se
             import traceback
 
             text = traceback.format_exc()
-            data = encode(("error", (RuntimeError, (f"the computation's outcome could not be sent: {text}",), {}),
-                           text, "", ""))
+            data = encode(
+                (
+                    "error",
+                    (RuntimeError, (f"the computation's outcome could not be sent: {text}",), {}),
+                    text,
+                    "",
+                    "",
+                )
+            )
         view = memoryview(data)
         while view:
-            view = view[os.write(write_end, view):]
+            view = view[os.write(write_end, view) :]
     finally:
         os._exit(0)
 
@@ -237,16 +255,26 @@ def _stderr_file() -> int | None:
 ENABLED = False
 
 
-def run(work: Callable[[], Any], *, cpu_seconds: float | None, memory_bytes: int | None,
-        waiting: Callable[[float], None] | None = None) -> tuple[Any, str, str]:
+def run(
+    work: Callable[[], Any],
+    *,
+    cpu_seconds: float | None,
+    memory_bytes: int | None,
+    waiting: Callable[[float], None] | None = None,
+) -> tuple[Any, str, str]:
     """``work()`` in a child under the limits: (its return value, its stdout text, its stderr
     text). Raises what ``work`` raised, ``LimitHit`` past a limit, ``ChildCrashed``.
     ``waiting(seconds)`` is called about every TICK seconds while the child runs."""
     return run_many([work], cpu_seconds=cpu_seconds, memory_bytes=memory_bytes, waiting=waiting)[0]
 
 
-def run_many(works: list[Callable[[], Any]], *, cpu_seconds: float | None, memory_bytes: int | None,
-             waiting: Callable[[float], None] | None = None) -> list[tuple[Any, str, str]]:
+def run_many(
+    works: list[Callable[[], Any]],
+    *,
+    cpu_seconds: float | None,
+    memory_bytes: int | None,
+    waiting: Callable[[float], None] | None = None,
+) -> list[tuple[Any, str, str]]:
     """Each of ``works`` in its own child, all at once, under the same limits; their outcomes
     in the order given (the first failure, in that order, is raised once all have ended)."""
     sys.stdout.flush()
@@ -305,25 +333,43 @@ def run_many(works: list[Callable[[], Any]], *, cpu_seconds: float | None, memor
         pid, captured, chunks = running[end]
         os.close(end)
         _, status, usage = statuses[end]
-        outcomes.append(lambda status=status, usage=usage, captured=captured, chunks=chunks, pid=pid:
-                        _outcome(status, usage, _read_all(captured), b"".join(chunks),
-                                 cpu_seconds, memory_bytes, pid in over))
+        outcomes.append(
+            lambda status=status, usage=usage, captured=captured, chunks=chunks, pid=pid: _outcome(
+                status, usage, _read_all(captured), b"".join(chunks), cpu_seconds, memory_bytes, pid in over
+            )
+        )
     return [outcome() for outcome in outcomes]
 
 
-def _outcome(status: int, usage: Any, printed: str, data: bytes, cpu_seconds: float | None,
-             memory_bytes: int | None, stopped: bool = False) -> tuple[Any, str, str]:
+def _outcome(
+    status: int,
+    usage: Any,
+    printed: str,
+    data: bytes,
+    cpu_seconds: float | None,
+    memory_bytes: int | None,
+    stopped: bool = False,
+) -> tuple[Any, str, str]:
     """What one child's end means: its outcome, or the error to raise."""
     if os.WIFSIGNALED(status) or not data:
         number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
         spent = usage.ru_utime + usage.ru_stime
-        if number == signal.SIGXCPU or stopped or (number == signal.SIGKILL and cpu_seconds is not None
-                                                    and spent >= max(1, int(cpu_seconds + 0.999)) - 0.05):
+        if (
+            number == signal.SIGXCPU
+            or stopped
+            or (
+                number == signal.SIGKILL
+                and cpu_seconds is not None
+                and spent >= max(1, int(cpu_seconds + 0.999)) - 0.05
+            )
+        ):
             raise LimitHit("cpu")
         if memory_bytes is not None and _about_memory(printed):
             raise LimitHit("memory", printed.strip())
         what = signal.Signals(number).name if number else f"exit status {os.WEXITSTATUS(status)}"
-        raise ChildCrashed(f"the computation ended abnormally ({what}){': ' + printed.strip() if printed.strip() else ''}")
+        raise ChildCrashed(
+            f"the computation ended abnormally ({what}){': ' + printed.strip() if printed.strip() else ''}"
+        )
     message = decode(data)
     kind, out, err = message[0], message[-2], message[-1]
     if kind == "memory":

@@ -47,7 +47,7 @@ def _initializer_names() -> list[str]:
     from ..catalog.initializers import CATALOG
 
     names = [entry.name for entry in CATALOG]
-    return names + [name[len("tf."):] for name in names if name.startswith("tf.keras.")]
+    return names + [name[len("tf.") :] for name in names if name.startswith("tf.keras.")]
 
 
 def _constant_ids() -> list[str]:
@@ -86,7 +86,7 @@ def _typed_words(ctx: Any) -> list[str] | None:
         words = text.split()
     if ctx.command.name not in words:
         return None
-    words = words[words.index(ctx.command.name) + 1:]
+    words = words[words.index(ctx.command.name) + 1 :]
     kept, skip = [], False
     for word in words:
         if skip:
@@ -105,7 +105,11 @@ def _params(ctx: Any) -> dict[str, Any]:
     words = _typed_words(ctx)
     for cut in range(3 if words else 0):  # the word being completed, and its option, may not parse
         try:
-            return dict(ctx.command.make_context(ctx.command.name, words[:len(words) - cut], parent=ctx.parent).params)
+            return dict(
+                ctx.command.make_context(
+                    ctx.command.name, words[: len(words) - cut], parent=ctx.parent
+                ).params
+            )
         except Exception:  # noqa: BLE001 - not a complete command line yet
             continue
     return dict(ctx.params or {})
@@ -116,8 +120,19 @@ def result_names(ctx: Any, inputs: bool = False) -> list[str]:
     ``input.NAME``): the command run at what is typed so far (at 3 digits, as JSON, nothing
     printed); nothing if it cannot run yet."""
     params = _params(ctx)
-    overrides = {"format": "json", "json_": False, "digits": "3", "derive": False, "expect": None, "get": None,
-                 "plot": None, "plot_y": None, "chart": None, "rtol": None, "atol": None}
+    overrides = {
+        "format": "json",
+        "json_": False,
+        "digits": "3",
+        "derive": False,
+        "expect": None,
+        "get": None,
+        "plot": None,
+        "plot_y": None,
+        "chart": None,
+        "rtol": None,
+        "atol": None,
+    }
     params.update({key: value for key, value in overrides.items() if key in params})
     out = io.StringIO()
     try:
@@ -130,7 +145,10 @@ def result_names(ctx: Any, inputs: bool = False) -> list[str]:
     except ValueError:
         return []
     first = (document.get("rows") or [document])[0]
-    return [*(first.get("results") or {}), *(f"input.{name}" for name in (first.get("inputs") or {}) if inputs)]
+    return [
+        *(first.get("results") or {}),
+        *(f"input.{name}" for name in (first.get("inputs") or {}) if inputs),
+    ]
 
 
 def _results(suffix: str = "") -> Completer:

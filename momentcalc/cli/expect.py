@@ -61,8 +61,12 @@ class Tolerance:
             return last_digit_unit(expected.written) / 2, "half a unit in the last digit"
         rtol, atol = self.rtol or Fraction(0), self.atol or Fraction(0)
         rule = " + ".join(
-            part for part, given in ((f"atol {decimal_text(atol)}", self.atol is not None),
-                                     (f"rtol {decimal_text(rtol)}", self.rtol is not None)) if given
+            part
+            for part, given in (
+                (f"atol {decimal_text(atol)}", self.atol is not None),
+                (f"rtol {decimal_text(rtol)}", self.rtol is not None),
+            )
+            if given
         )
         return atol + rtol * abs(expected.value), rule
 
@@ -77,8 +81,12 @@ def parse_expect(text: str, tolerance: Tolerance | None = None) -> Expectation:
     name, sep, value = text.partition("=")
     name, value = name.strip(), value.strip()
     if not sep or not name or not value:
-        raise InputError(f"{{expect}} must look like NAME=VALUE (e.g. gamma=0.7737413), got {text!r}", param="expect",
-                         allowed="NAME=VALUE", got=repr(text))
+        raise InputError(
+            f"{{expect}} must look like NAME=VALUE (e.g. gamma=0.7737413), got {text!r}",
+            param="expect",
+            allowed="NAME=VALUE",
+            got=repr(text),
+        )
     number = _expected_number(value, name)
     if isinstance(number, float):  # ±inf: passes only an infinite result of that sign
         return Expectation(name, value, number)  # type: ignore[arg-type]
@@ -87,7 +95,8 @@ def parse_expect(text: str, tolerance: Tolerance | None = None) -> Expectation:
             raise InputError(
                 f"{{expect}} {name}={value}: a zero is read as ± half a unit in its last written digit, so "
                 f"{value} would pass anything within ±{decimal_text(last_digit_unit(value) / 2)}; write the "
-                f"decimals that matter (e.g. {name}=0.000, within ±0.0005) or give {{atol}} A", param="expect",
+                f"decimals that matter (e.g. {name}=0.000, within ±0.0005) or give {{atol}} A",
+                param="expect",
                 params=("atol",),
             )
         return Expectation(name, value, number)
@@ -96,7 +105,8 @@ def parse_expect(text: str, tolerance: Tolerance | None = None) -> Expectation:
         raise InputError(
             f"{{expect}} {name}={value}: VALUE has {count} significant digit{'s' if count > 1 else ''}, so it would "
             f"accept anything that rounds to it; write at least {MIN_SIGNIFICANT} as published (e.g. "
-            f"{_padded(value)}), or give the tolerance with {{rtol}} R or {{atol}} A", param="expect",
+            f"{_padded(value)}), or give the tolerance with {{rtol}} R or {{atol}} A",
+            param="expect",
             params=("rtol", "atol"),
         )
     return Expectation(name, value, number)
@@ -136,11 +146,24 @@ def parse_tolerance(rtol: str | None, atol: str | None) -> Tolerance:
 def needed_digits(expects: list[Expectation], digits: int) -> int:
     """Digits to compute at so that a found value can be shown two digits past VALUE's (at most
     MAX_DIGITS: a longer VALUE is still compared exactly, its found value shown to MAX_DIGITS)."""
-    return min(MAX_DIGITS, max([digits, *(significant_digits(e.written) + EXTRA_FOUND_DIGITS for e in expects
-                                          if not isinstance(e.value, float))]))
+    return min(
+        MAX_DIGITS,
+        max(
+            [
+                digits,
+                *(
+                    significant_digits(e.written) + EXTRA_FOUND_DIGITS
+                    for e in expects
+                    if not isinstance(e.value, float)
+                ),
+            ]
+        ),
+    )
 
 
-def apply_expectations(computation: Computation, expects: list[Expectation], tolerance: Tolerance) -> Computation:
+def apply_expectations(
+    computation: Computation, expects: list[Expectation], tolerance: Tolerance
+) -> Computation:
     """The computation with its ``checks`` filled in (one Check per expectation).
 
     ``found`` carries at least two digits more than VALUE (and at least ``computation.digits``):
@@ -152,11 +175,15 @@ def apply_expectations(computation: Computation, expects: list[Expectation], tol
     for expected in expects:
         if expected.name not in computation.names:
             allowed = ", ".join(computation.names)
-            raise InputError(f"{{expect}} names an unknown result {expected.name!r}; results are: {allowed}",
-                             param="expect")
+            raise InputError(
+                f"{{expect}} names an unknown result {expected.name!r}; results are: {allowed}",
+                param="expect",
+            )
         quantity = computation[expected.name]
         if quantity.is_list:
-            raise InputError(f"{{expect}} cannot check {expected.name!r}: it is a list of values", param="expect")
+            raise InputError(
+                f"{{expect}} cannot check {expected.name!r}: it is a list of values", param="expect"
+            )
         digits = needed_digits([expected], computation.digits)
         if isinstance(expected.value, float):  # ±inf
             bound, rule = Fraction(0), "an infinite result of that sign"
@@ -181,5 +208,7 @@ def mismatch_line(check: Check, at: dict[str, object] | None = None) -> str:
     where = ""
     if at:
         where = " at " + ", ".join(f"{k}={v if isinstance(v, str) else to_text(v)}" for k, v in at.items())
-    return (f"momentcalc: --expect {check.name} failed{where}: expected {check.expected} "
-            f"± {check.tolerance} ({check.rule}), found {check.found}")
+    return (
+        f"momentcalc: --expect {check.name} failed{where}: expected {check.expected} "
+        f"± {check.tolerance} ({check.rule}), found {check.found}"
+    )

@@ -28,23 +28,30 @@ class Figures:
         return bool(self.plot or self.chart)
 
 
-def figure_options(plot: str | None, plot_y: list[str] | None, chart: str | None, form: str,
-                   get: list[str] | None) -> Figures:
+def figure_options(
+    plot: str | None, plot_y: list[str] | None, chart: str | None, form: str, get: list[str] | None
+) -> Figures:
     """The figure options, checked before any work is done."""
     if plot_y and not plot:
-        raise InputError("{plot_y} chooses what --plot draws: give {plot} FILE too", param="plot_y", params=("plot",))
+        raise InputError(
+            "{plot_y} chooses what --plot draws: give {plot} FILE too", param="plot_y", params=("plot",)
+        )
     if plot is not None:
         from ..render.figure import SUFFIXES
 
         if not plot.lower().endswith(SUFFIXES):
-            raise InputError(param="plot", allowed=f"a file name ending in {', '.join(SUFFIXES)}", got=repr(plot))
+            raise InputError(
+                param="plot", allowed=f"a file name ending in {', '.join(SUFFIXES)}", got=repr(plot)
+            )
         import importlib.util
 
         if importlib.util.find_spec("matplotlib") is None:
             raise InputError(f"{{plot}} needs matplotlib, which is not installed: {INSTALL}", param="plot")
     if chart is not None and (get or form not in ("table", "text")):
         shown = "--get" if get else f"--format {form}"
-        raise InputError(f"{{chart}} draws under the table; it cannot be combined with {shown}", param="chart")
+        raise InputError(
+            f"{{chart}} draws under the table; it cannot be combined with {shown}", param="chart"
+        )
     return Figures(plot, tuple(plot_y or ()), chart)
 
 
@@ -53,8 +60,10 @@ def _names(result: Computation | Sweep) -> tuple[str, ...]:
 
 
 def _unknown(option: str, name: str, result: Computation | Sweep) -> InputError:
-    return InputError(f"{{{option}}} names an unknown result {name!r}; results are: {', '.join(_names(result))}",
-                      param=option)
+    return InputError(
+        f"{{{option}}} names an unknown result {name!r}; results are: {', '.join(_names(result))}",
+        param=option,
+    )
 
 
 def plotted_names(figures: Figures, result: Computation | Sweep) -> tuple[str, ...]:
@@ -66,23 +75,35 @@ def plotted_names(figures: Figures, result: Computation | Sweep) -> tuple[str, .
         if name not in first.names:
             raise _unknown("plot_y", name, result)
     if not isinstance(result, Sweep) and not lists:
-        raise InputError("{plot} draws a sweep (give an option a comma list or a range, e.g. --std 0.01:0.1:0.01) "
-                         "or a list-valued result; this call computes one point", param="plot")
+        raise InputError(
+            "{plot} draws a sweep (give an option a comma list or a range, e.g. --std 0.01:0.1:0.01) "
+            "or a list-valued result; this call computes one point",
+            param="plot",
+        )
     names = figures.plot_y or ((lists[0],) if not isinstance(result, Sweep) else (scalars or lists)[:1])
     kinds = {first[name].is_list for name in names}
     if len(kinds) > 1:
-        raise InputError("{plot_y} mixes a list-valued result with single values; plot them separately",
-                         param="plot_y")
+        raise InputError(
+            "{plot_y} mixes a list-valued result with single values; plot them separately", param="plot_y"
+        )
     if not isinstance(result, Sweep) and not first[names[0]].is_list:
-        raise InputError(f"{{plot_y}} {names[0]} is one number here; plot a list-valued result ({', '.join(lists)}) "
-                         "or sweep an option", param="plot_y")
+        raise InputError(
+            f"{{plot_y}} {names[0]} is one number here; plot a list-valued result ({', '.join(lists)}) "
+            "or sweep an option",
+            param="plot_y",
+        )
     if isinstance(result, Sweep) and not first[names[0]].is_list:
         if len(result.swept) > 2:
-            raise InputError(f"{{plot}} draws a sweep over one option (lines) or two (a heat map); this one sweeps "
-                             f"{len(result.swept)}", param="plot")
+            raise InputError(
+                f"{{plot}} draws a sweep over one option (lines) or two (a heat map); this one sweeps "
+                f"{len(result.swept)}",
+                param="plot",
+            )
         if len(result.swept) == 2 and len(names) > 1:
-            raise InputError("{plot_y} a sweep over two options is drawn as a heat map of one result: give one "
-                             "--plot-y", param="plot_y")
+            raise InputError(
+                "{plot_y} a sweep over two options is drawn as a heat map of one result: give one --plot-y",
+                param="plot_y",
+            )
     return names
 
 
@@ -90,13 +111,17 @@ def check_chart(figures: Figures, result: Computation | Sweep) -> None:
     if figures.chart is None:
         return
     if not isinstance(result, Sweep):
-        raise InputError("{chart} draws a sweep's result (list-valued results are drawn in the table already)",
-                         param="chart")
+        raise InputError(
+            "{chart} draws a sweep's result (list-valued results are drawn in the table already)",
+            param="chart",
+        )
     first = result.rows[0]
     if figures.chart not in first.names:
         raise _unknown("chart", figures.chart, result)
     if first[figures.chart].is_list:
-        raise InputError(f"{{chart}} {figures.chart} is a list of values; chart a single-valued result", param="chart")
+        raise InputError(
+            f"{{chart}} {figures.chart} is a list of values; chart a single-valued result", param="chart"
+        )
 
 
 def draw_before_output(figures: Figures, result: Computation | Sweep) -> None:
@@ -112,7 +137,9 @@ def draw_before_output(figures: Figures, result: Computation | Sweep) -> None:
     try:
         save_figure(figure, figures.plot)
     except OSError as error:
-        raise InputError(f"{{plot}} cannot write {figures.plot!r}: {error.strerror or error}", param="plot") from None
+        raise InputError(
+            f"{{plot}} cannot write {figures.plot!r}: {error.strerror or error}", param="plot"
+        ) from None
 
 
 def draw_after_output(figures: Figures, result: Any, form: str) -> None:

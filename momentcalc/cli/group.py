@@ -53,9 +53,13 @@ def cli_message(error: MomentcalcError) -> str:
 
 
 # The listing command behind each ``{..._listing}`` of a message (errors.LISTINGS: Python's).
-LISTINGS = {"activations_listing": "'momentcalc activations'", "initializers_listing": "'momentcalc initializers'",
-            "activation_moment_command": "'momentcalc activation-moment'", "kernel_command": "'momentcalc kernel'",
-            "hermite_command": "'momentcalc hermite'"}
+LISTINGS = {
+    "activations_listing": "'momentcalc activations'",
+    "initializers_listing": "'momentcalc initializers'",
+    "activation_moment_command": "'momentcalc activation-moment'",
+    "kernel_command": "'momentcalc kernel'",
+    "hermite_command": "'momentcalc hermite'",
+}
 
 
 # A run of text this long in an error line is a user's input echoed back (a 1 MB ACTIVATION,
@@ -69,8 +73,11 @@ def shortened(line: str) -> str:
     and its length ("'yyyy…'... (1000002 characters)"), as ``engine.numbers.quoted`` does."""
     import re
 
-    return re.sub(r"\S{%d,}" % (LONGEST_ECHO + 1),
-                  lambda m: f"{m.group()[:SHOWN_OF_AN_ECHO]}... ({len(m.group())} characters)", line)
+    return re.sub(
+        r"\S{%d,}" % (LONGEST_ECHO + 1),
+        lambda m: f"{m.group()[:SHOWN_OF_AN_ECHO]}... ({len(m.group())} characters)",
+        line,
+    )
 
 
 def fail(code: int, message: str, as_json: bool) -> int:
@@ -86,7 +93,9 @@ def fail(code: int, message: str, as_json: bool) -> int:
         from ..render.text import fitting_stream
 
         try:  # fitting_stream: on an ASCII stdout what does not fit is escaped as JSON's \uXXXX
-            fitting_stream(sys.stdout, json=True).write(json.dumps(error_document(code, line), ensure_ascii=False) + "\n")
+            fitting_stream(sys.stdout, json=True).write(
+                json.dumps(error_document(code, line), ensure_ascii=False) + "\n"
+            )
             sys.stdout.flush()
         except OSError:  # a closed pipe or a full device: the stderr line still says it
             _discard_stdout()
@@ -162,8 +171,15 @@ class LazyCommands(dict):
         app = self._typer_app()
         for info in app.registered_commands:
             if info.name is not None and not dict.__contains__(self, info.name):
-                dict.__setitem__(self, info.name, get_command_from_info(
-                    info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=app.rich_markup_mode))
+                dict.__setitem__(
+                    self,
+                    info.name,
+                    get_command_from_info(
+                        info,
+                        pretty_exceptions_short=app.pretty_exceptions_short,
+                        rich_markup_mode=app.rich_markup_mode,
+                    ),
+                )
 
     def _one(self, name: Any) -> None:
         if not self._complete and isinstance(name, str) and not dict.__contains__(self, name):
@@ -273,8 +289,11 @@ class MomentcalcGroup(TyperGroup):
         argv = list(sys.argv[1:] if args is None else args)
         try:
             result = super().main(
-                args=argv, prog_name=prog_name or "momentcalc", complete_var=complete_var,
-                standalone_mode=False, **extra,
+                args=argv,
+                prog_name=prog_name or "momentcalc",
+                complete_var=complete_var,
+                standalone_mode=False,
+                **extra,
             )
             code = result if isinstance(result, int) else 0
             sys.stdout.flush()  # a full device fails here, where it can still be reported
@@ -304,8 +323,12 @@ class MomentcalcGroup(TyperGroup):
         except MemoryError:
             # The machine's memory ran out in this process (a computation's own limit is its
             # child's: cli.child, cli.memory).
-            code = fail(3, "the computation needs more than the memory available at this precision; "
-                           "try fewer digits or less extreme values", wants_json(argv))
+            code = fail(
+                3,
+                "the computation needs more than the memory available at this precision; "
+                "try fewer digits or less extreme values",
+                wants_json(argv),
+            )
         except OverflowError as error:
             # Only extreme inputs get here (a number too large for an intermediate double
             # inside mpmath or numpy): say so rather than print a traceback.

@@ -34,8 +34,10 @@ def parse_size(text: str) -> int | None:
         return None
     match = _SIZE.fullmatch(stripped) if stripped.isascii() and len(stripped) <= 40 else None
     if match is None:
-        raise InputError(f"{ENVIRONMENT} must be a size such as 512M, 4G or 1.5GiB (binary units K, M, G, T), "
-                         f"or none; got {_echo(text)}")
+        raise InputError(
+            f"{ENVIRONMENT} must be a size such as 512M, 4G or 1.5GiB (binary units K, M, G, T), "
+            f"or none; got {_echo(text)}"
+        )
     size = int(float(match.group(1)) * _UNITS[match.group(2).lower()])
     if size < MIN_BYTES:
         raise InputError(f"{ENVIRONMENT} must be at least 64M, got {_echo(text)}")

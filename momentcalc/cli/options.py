@@ -27,11 +27,15 @@ class NumberRule(NamedTuple):
     text: bool = False
 
 
-def number(flag: str, help: str, *, sweep: bool = True, allow_inf: bool = False, optional: bool = False) -> Any:
+def number(
+    flag: str, help: str, *, sweep: bool = True, allow_inf: bool = False, optional: bool = False
+) -> Any:
     """An option that takes an exact decimal (as text, parsed by momentcalc, never a float),
     with its rule attached: ``Annotated[str, typer.Option(...), NumberRule(...)]``."""
     option = typer.Option(
-        flag, help=help + (SWEEP_HELP if sweep else ""), metavar=NUMBER_METAVAR if sweep else "X",
+        flag,
+        help=help + (SWEEP_HELP if sweep else ""),
+        metavar=NUMBER_METAVAR if sweep else "X",
         show_default=True,
     )
     kind = Optional[str] if optional else str
@@ -47,7 +51,7 @@ ActivationArgument = Annotated[
     typer.Argument(
         metavar="ACTIVATION",
         help="A catalog name (see 'momentcalc activations') or an expression in x, e.g. 'x*tanh(log(1+exp(x)))'. "
-             "Sweep: a comma list gelu,swish,mish.",
+        "Sweep: a comma list gelu,swish,mish.",
         show_default=False,
     ),
     NumberRule(text=True),
@@ -55,33 +59,49 @@ ActivationArgument = Annotated[
 Activation = Annotated[
     Optional[str],
     typer.Option(
-        "--activation", metavar="NAME|EXPR",
+        "--activation",
+        metavar="NAME|EXPR",
         help="Activation phi: a catalog name (see 'momentcalc activations') or an expression in x. Sweep: a comma "
-             "list gelu,swish,mish.",
+        "list gelu,swish,mish.",
     ),
     NumberRule(text=True),
 ]
 Simulate = Annotated[
     bool,
-    typer.Option("--simulate", help="Also draw the model with numpy (seeded) and report Monte Carlo estimates beside the exact results."),
+    typer.Option(
+        "--simulate",
+        help="Also draw the model with numpy (seeded) and report Monte Carlo estimates beside the exact results.",
+    ),
 ]
 Seed = number("--seed", "Random seed of the simulation, a whole number >= 0. [default: 0]", optional=True)
-Trials = number("--trials", "Draws of the simulation, a whole number >= 2 (its maximum depends on the command). "
-                            "[default: 1000 queries for attention, 3 GAUs for gau-scale]", optional=True)
+Trials = number(
+    "--trials",
+    "Draws of the simulation, a whole number >= 2 (its maximum depends on the command). "
+    "[default: 1000 queries for attention, 3 GAUs for gau-scale]",
+    optional=True,
+)
 
 # --- the options every computing command takes --------------------------------------------
 
 Digits = Annotated[
     str,
-    typer.Option("--digits", metavar="N", help="Significant digits of every result, 1 to 1000; correctly rounded (half away from zero)."),
+    typer.Option(
+        "--digits",
+        metavar="N",
+        help="Significant digits of every result, 1 to 1000; correctly rounded (half away from zero).",
+    ),
 ]
 # None when not given (shown as its default, table): a table the user did not ask for becomes
 # plain text on a pipe or a file, one asked for stays boxed.
 Format = Annotated[
     Optional[str],
-    typer.Option("--format", metavar="table|text|json|csv", show_default=False,
-                 help="Output format. table: boxed (the default on a terminal); text: plain aligned columns (the "
-                      "default when stdout is a pipe or a file); json; csv.  [default: table]"),
+    typer.Option(
+        "--format",
+        metavar="table|text|json|csv",
+        show_default=False,
+        help="Output format. table: boxed (the default on a terminal); text: plain aligned columns (the "
+        "default when stdout is a pipe or a file); json; csv.  [default: table]",
+    ),
 ]
 
 
@@ -101,57 +121,84 @@ def shown_form(fmt: str | None) -> str:
     if fmt is not None:
         return fmt
     return "table" if stdout_is_terminal() else "text"
+
+
 Json = Annotated[bool, typer.Option("--json", help="Short for --format json.")]
-Derive = Annotated[bool, typer.Option("--derive", help="Also derive each result symbolically with sympy (closed form and LaTeX).")]
+Derive = Annotated[
+    bool,
+    typer.Option("--derive", help="Also derive each result symbolically with sympy (closed form and LaTeX)."),
+]
 Expect = Annotated[
     Optional[list[str]],
     typer.Option(
-        "--expect", metavar="NAME=VALUE",
+        "--expect",
+        metavar="NAME=VALUE",
         help="Check result NAME against VALUE, a correctly rounded published value with at least 3 significant "
-             "digits (passes within half a unit in its last digit); exit 1 on mismatch. Repeatable.",
+        "digits (passes within half a unit in its last digit); exit 1 on mismatch. Repeatable.",
     ),
 ]
 Rtol = Annotated[
     Optional[str],
-    typer.Option("--rtol", metavar="R", help="Relative tolerance for --expect: pass when |result - VALUE| <= A + R*|VALUE|."),
+    typer.Option(
+        "--rtol",
+        metavar="R",
+        help="Relative tolerance for --expect: pass when |result - VALUE| <= A + R*|VALUE|.",
+    ),
 ]
 Atol = Annotated[
     Optional[str],
-    typer.Option("--atol", metavar="A", help="Absolute tolerance for --expect: pass when |result - VALUE| <= A + R*|VALUE|."),
+    typer.Option(
+        "--atol",
+        metavar="A",
+        help="Absolute tolerance for --expect: pass when |result - VALUE| <= A + R*|VALUE|.",
+    ),
 ]
 Get = Annotated[
     Optional[list[str]],
     typer.Option(
-        "--get", metavar="NAME",
+        "--get",
+        metavar="NAME",
         help="Print only result NAME's decimal (one line per sweep point). Repeatable: tab-separated, in the order given.",
     ),
 ]
 
 Plot = Annotated[
     Optional[str],
-    typer.Option("--plot", metavar="FILE",
-                 help="Also write a figure of a sweep or list-valued result (.png, .svg, .pdf): the swept option on x "
-                      "(two swept options: a heat map). Needs: pip install 'momentcalc[plot]'."),
+    typer.Option(
+        "--plot",
+        metavar="FILE",
+        help="Also write a figure of a sweep or list-valued result (.png, .svg, .pdf): the swept option on x "
+        "(two swept options: a heat map). Needs: pip install 'momentcalc[plot]'.",
+    ),
 ]
 PlotY = Annotated[
     Optional[list[str]],
-    typer.Option("--plot-y", metavar="NAME", help="A result --plot draws on y (default the first). Repeatable."),
+    typer.Option(
+        "--plot-y", metavar="NAME", help="A result --plot draws on y (default the first). Repeatable."
+    ),
 ]
 Chart = Annotated[
     Optional[str],
-    typer.Option("--chart", metavar="NAME", help="Draw result NAME of a sweep as a bar chart under the table."),
+    typer.Option(
+        "--chart", metavar="NAME", help="Draw result NAME of a sweep as a bar chart under the table."
+    ),
 ]
 Budget = Annotated[
     Optional[str],
     typer.Option(
-        "--budget", metavar="SECONDS",
+        "--budget",
+        metavar="SECONDS",
         help="CPU seconds this call may compute for (also MOMENTCALC_BUDGET); lifts or lowers the default limits "
-             "on CPU time (4 s, more at high --digits, with --derive and with --depth, 12 s for a sweep) and on sweep size.",
+        "on CPU time (4 s, more at high --digits, with --derive and with --depth, 12 s for a sweep) and on sweep size.",
     ),
 ]
 Jobs = Annotated[
     Optional[str],
-    typer.Option("--jobs", metavar="N", help="Compute a sweep's points in N processes (0: one per core); same output. [default: 1]"),
+    typer.Option(
+        "--jobs",
+        metavar="N",
+        help="Compute a sweep's points in N processes (0: one per core); same output. [default: 1]",
+    ),
 ]
 
 # name -> (alias, default) of the shared options, in the order --help lists them.
@@ -179,9 +226,12 @@ def catalog_parameters() -> dict[str, Any]:
 
     options: dict[str, Any] = {}
     for param in PARAMETERS:
-        default = str(param.default.numerator) if param.default.denominator == 1 else str(float(param.default))
+        default = (
+            str(param.default.numerator) if param.default.denominator == 1 else str(float(param.default))
+        )
         options[param.name] = number(
             "--" + param.name.replace("_", "-"),
-            f"{', '.join(param.owners)} only: the {param.description}. [default: {default}]", optional=True,
+            f"{', '.join(param.owners)} only: the {param.description}. [default: {default}]",
+            optional=True,
         )
     return options

@@ -65,8 +65,9 @@ def output_format(fmt: str | None, json_flag: bool) -> str:
     if fmt is not None and fmt not in FORMATS:
         error = InputError(param="format", allowed=f"one of {', '.join(FORMATS)}", got=repr(fmt))
     elif json_flag and fmt == "csv":
-        error = InputError("{format} csv contradicts --json (short for --format json): give one of them",
-                           param="format")
+        error = InputError(
+            "{format} csv contradicts --json (short for --format json): give one of them", param="format"
+        )
     else:
         from .options import shown_form
 
@@ -104,7 +105,9 @@ def long_integers() -> Iterator[None]:
         sys.set_int_max_str_digits(previous)
 
 
-def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, NumberRule]) -> tuple[_Points, tuple[str, ...]]:
+def sweep_points(
+    options: Mapping[str, Any], numeric: Mapping[str, NumberRule]
+) -> tuple[_Points, tuple[str, ...]]:
     """Expand numeric option texts into points (cartesian product over swept options).
 
     An option is swept when it is written as a sweep (a comma list or a range), even when
@@ -120,16 +123,24 @@ def sweep_points(options: Mapping[str, Any], numeric: Mapping[str, NumberRule]) 
             continue
         axes[name] = parse_values(str(value), name, allow_inf=spec.allow_inf, sweep=spec.sweep)
     swept = tuple(
-        name for name, values in axes.items()
-        if len(values) > 1 or (name in numeric and options[name] is not None
-                               and (is_text_sweep if numeric[name].text else is_sweep_syntax)(str(options[name])))
+        name
+        for name, values in axes.items()
+        if len(values) > 1
+        or (
+            name in numeric
+            and options[name] is not None
+            and (is_text_sweep if numeric[name].text else is_sweep_syntax)(str(options[name]))
+        )
     )
     total = 1
     for values in axes.values():
         total *= len(values)
     if total > MAX_SWEEP_POINTS:
-        raise InputError(f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {total} points; "
-                         f"at most {MAX_SWEEP_POINTS} are allowed", params=swept)
+        raise InputError(
+            f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {total} points; "
+            f"at most {MAX_SWEEP_POINTS} are allowed",
+            params=swept,
+        )
     return _Points(axes, total), swept
 
 
@@ -181,8 +192,11 @@ def execute(
 
     form = output_format(fmt, json_flag)
     if get and form not in ("table", "text"):
-        raise InputError(f"{{get}} prints bare values; it cannot be combined with {{format}} {form}", param="get",
-                         params=("format",))
+        raise InputError(
+            f"{{get}} prints bare values; it cannot be combined with {{format}} {form}",
+            param="get",
+            params=("format",),
+        )
     figures = None
     if plot or plot_y or chart:
         from .figures import figure_options
@@ -203,26 +217,46 @@ def execute(
     if form == "table" and not get and len(points) > MAX_TABLE_ROWS:
         raise InputError(
             f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {len(points)} points; a table "
-            f"shows at most {MAX_TABLE_ROWS} rows: use {{format}} csv or json for more", params=(*swept, "format")
+            f"shows at most {MAX_TABLE_ROWS} rows: use {{format}} csv or json for more",
+            params=(*swept, "format"),
         )
     if form == "table" and not get and len(points) * n > MAX_TABLE_DIGITS:
         raise InputError(
             f"a table of {len(points)} rows at {{digits}} {n} is too large to lay out (rows times digits at most "
-            f"{MAX_TABLE_DIGITS}): use {{format}} csv or json, or fewer digits", params=(*swept, "format", "digits")
+            f"{MAX_TABLE_DIGITS}): use {{format}} csv or json, or fewer digits",
+            params=(*swept, "format", "digits"),
         )
     seconds = call_seconds(work, derive, len(points), chosen, layers_of(points) if "depth" in options else 0)
     check_sweep(len(points), work, derive, seconds, swept, chosen is not None)
     from . import memory
 
     ceiling = memory.ceiling_bytes()  # MOMENTCALC_MAX_MEMORY is checked on every call
-    plan = _Plan(compute, points, swept, catalog, n, work, derive, expectations, tolerance, form, get, figures,
-                 partial(cli_name, dict(arguments or {})), command)
+    plan = _Plan(
+        compute,
+        points,
+        swept,
+        catalog,
+        n,
+        work,
+        derive,
+        expectations,
+        tolerance,
+        form,
+        get,
+        figures,
+        partial(cli_name, dict(arguments or {})),
+        command,
+    )
     if not child.ENABLED:
         return plan.run(1)
     spinner = Spinner()
     try:
-        code, out, err = child.run(lambda: plan.run(workers, seconds, ceiling), cpu_seconds=seconds,
-                                   memory_bytes=ceiling, waiting=spinner)
+        code, out, err = child.run(
+            lambda: plan.run(workers, seconds, ceiling),
+            cpu_seconds=seconds,
+            memory_bytes=ceiling,
+            waiting=spinner,
+        )
     except child.LimitHit as hit:
         raise _limit_error(hit, seconds, chosen is not None, ceiling, n, derive, swept) from None
     finally:
@@ -260,10 +294,23 @@ class _Plan:
     """A checked call: computes every point, checks expectations, writes the output; run in
     the child (or in-process)."""
 
-    def __init__(self, compute: Callable[..., Computation], points: _Points, swept: tuple[str, ...],
-                 catalog: tuple[str, ...], digits: int, work: int, derive: bool, expectations: list,
-                 tolerance: Any, form: str, get: list[str] | None, figures: Any = None,
-                 name_of: Callable[[str], str] = flag, command: str | None = None) -> None:
+    def __init__(
+        self,
+        compute: Callable[..., Computation],
+        points: _Points,
+        swept: tuple[str, ...],
+        catalog: tuple[str, ...],
+        digits: int,
+        work: int,
+        derive: bool,
+        expectations: list,
+        tolerance: Any,
+        form: str,
+        get: list[str] | None,
+        figures: Any = None,
+        name_of: Callable[[str], str] = flag,
+        command: str | None = None,
+    ) -> None:
         self.compute, self.points, self.swept, self.catalog = compute, points, swept, catalog
         self.digits, self.work, self.derive = digits, work, derive
         self.expectations, self.tolerance, self.form, self.get = expectations, tolerance, form, get
@@ -276,7 +323,9 @@ class _Plan:
         if self.catalog:
             own["params"] = {name: point[name] for name in self.catalog}
         # The command's name, and descriptions and notes naming arguments as the command line does (--std).
-        computation = self.compute(**own, digits=self.work, derive=self.derive).named(self.name_of, self.command)
+        computation = self.compute(**own, digits=self.work, derive=self.derive).named(
+            self.name_of, self.command
+        )
         if self.work != self.digits:
             computation = replace(computation, digits=self.digits)
         if self.expectations:
@@ -297,8 +346,11 @@ class _Plan:
             end = start + size + (1 if i < extra else 0)
             shares.append(points[start:end])
             start = end
-        outcomes = child.run_many([lambda share=share: [self.row(p) for p in share] for share in shares],
-                                  cpu_seconds=seconds, memory_bytes=ceiling)
+        outcomes = child.run_many(
+            [lambda share=share: [self.row(p) for p in share] for share in shares],
+            cpu_seconds=seconds,
+            memory_bytes=ceiling,
+        )
         return [row for rows, _, _ in outcomes for row in rows]
 
     def run(self, workers: int, seconds: float | None = None, ceiling: int | None = None) -> int:
@@ -327,8 +379,15 @@ class _Plan:
         return 1 if failed else 0
 
 
-def _limit_error(hit: child.LimitHit, seconds: float, chosen: bool, ceiling: int | None, digits: int,
-                 derive: bool, swept: tuple[str, ...]) -> PrecisionError:
+def _limit_error(
+    hit: child.LimitHit,
+    seconds: float,
+    chosen: bool,
+    ceiling: int | None,
+    digits: int,
+    derive: bool,
+    swept: tuple[str, ...],
+) -> PrecisionError:
     """Exit 3 naming the limit, what made the call expensive, and what to change."""
     from .memory import ENVIRONMENT, limit_text
 
@@ -344,12 +403,16 @@ def _limit_error(hit: child.LimitHit, seconds: float, chosen: bool, ceiling: int
     if hit.kind == "memory":
         return PrecisionError(
             f"the computation needed more than {limit_text(ceiling)}{at}, its memory limit: ask fewer digits or "
-            f"less extreme values, or raise {ENVIRONMENT} (e.g. {ENVIRONMENT}=8G)", params=params)
+            f"less extreme values, or raise {ENVIRONMENT} (e.g. {ENVIRONMENT}=8G)",
+            params=params,
+        )
     suggestion = max(2 * seconds, 60.0) if not chosen else 4 * seconds
     return PrecisionError(
         f"the computation used its CPU time limit of {seconds:.3g} s{at} without finishing: "
         f"{'sweep fewer points, ' if swept else ''}ask fewer digits or less extreme values, or raise {{budget}} "
-        f"(e.g. {{budget}} {suggestion:.0f})", params=params)
+        f"(e.g. {{budget}} {suggestion:.0f})",
+        params=params,
+    )
 
 
 def _rules(parameters: list[inspect.Parameter]) -> dict[str, NumberRule]:
@@ -373,9 +436,13 @@ def computing_command(
         own = [p for name, p in signature.parameters.items() if name not in ("digits", "derive", "params")]
         kw = inspect.Parameter.KEYWORD_ONLY
         catalog = catalog_parameters() if "params" in signature.parameters else {}
-        generated = [inspect.Parameter(option, kw, default=None, annotation=alias) for option, alias in catalog.items()]
-        shared = [inspect.Parameter(option, kw, default=default, annotation=alias)
-                  for option, (alias, default) in SHARED.items()]
+        generated = [
+            inspect.Parameter(option, kw, default=None, annotation=alias) for option, alias in catalog.items()
+        ]
+        shared = [
+            inspect.Parameter(option, kw, default=default, annotation=alias)
+            for option, (alias, default) in SHARED.items()
+        ]
         parameters = own + generated + shared
         numeric = _rules(own + generated)
         arguments = _arguments(own)
@@ -384,10 +451,24 @@ def computing_command(
             common = {key: kwargs.pop(key) for key in SHARED}
             with errors_as(common["format"], common["json_"], arguments), long_integers():
                 code = execute(
-                    function, kwargs, numeric, catalog=tuple(catalog), digits=common["digits"], fmt=common["format"],
-                    json_flag=common["json_"], derive=common["derive"], expect=common["expect"], rtol=common["rtol"],
-                    atol=common["atol"], get=common["get"], plot=common["plot"], plot_y=common["plot_y"],
-                    chart=common["chart"], budget=common["budget"], jobs=common["jobs"], arguments=arguments,
+                    function,
+                    kwargs,
+                    numeric,
+                    catalog=tuple(catalog),
+                    digits=common["digits"],
+                    fmt=common["format"],
+                    json_flag=common["json_"],
+                    derive=common["derive"],
+                    expect=common["expect"],
+                    rtol=common["rtol"],
+                    atol=common["atol"],
+                    get=common["get"],
+                    plot=common["plot"],
+                    plot_y=common["plot_y"],
+                    chart=common["chart"],
+                    budget=common["budget"],
+                    jobs=common["jobs"],
+                    arguments=arguments,
                     command=name,
                 )
             if code:

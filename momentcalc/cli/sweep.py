@@ -30,7 +30,9 @@ def parse_values(text: str, option: str, *, allow_inf: bool = False, sweep: bool
         if step == 0:
             raise InputError(f"{{{option}}} range step must not be zero, got {quoted(text)}", param=option)
         if (stop - start) * step < 0:
-            raise InputError(f"{{{option}}} range is empty: STEP goes away from STOP in {quoted(text)}", param=option)
+            raise InputError(
+                f"{{{option}}} range is empty: STEP goes away from STOP in {quoted(text)}", param=option
+            )
         count = math.floor((stop - start) / step) + 1
         if count > MAX_SWEEP_POINTS:
             shown = count if count < 10**15 else "more than 10^15"  # never a 5000-digit count
@@ -48,7 +50,8 @@ def parse_values(text: str, option: str, *, allow_inf: bool = False, sweep: bool
             raise InputError(f"{{{option}}} list has an empty item: {quoted(text)}", param=option)
         if len(items) > MAX_SWEEP_POINTS:
             raise InputError(
-                f"{{{option}}} list has {len(items)} points; at most {MAX_SWEEP_POINTS} are allowed", param=option
+                f"{{{option}}} list has {len(items)} points; at most {MAX_SWEEP_POINTS} are allowed",
+                param=option,
             )
         return [parse_number(p, option, allow_inf=allow_inf) for p in items]
     return [parse_number(raw, option, allow_inf=allow_inf)]
@@ -82,8 +85,9 @@ def parse_texts(text: str, option: str) -> list[str]:
     if len(items) > 1 and any(not item.strip() for item in items):
         raise InputError(f"{{{option}}} list has an empty item: {quoted(text)}", param=option)
     if len(items) > MAX_SWEEP_POINTS:
-        raise InputError(f"{{{option}}} list has {len(items)} items; at most {MAX_SWEEP_POINTS} are allowed",
-                         param=option)
+        raise InputError(
+            f"{{{option}}} list has {len(items)} items; at most {MAX_SWEEP_POINTS} are allowed", param=option
+        )
     return [item.strip() for item in items] if len(items) > 1 else [text]
 
 

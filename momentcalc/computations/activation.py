@@ -27,8 +27,18 @@ from ..catalog.gated import GATED, Gated, gated
 from ..defaults import ACTIVATION_MOMENT as DEFAULTS
 from ..engine.numbers import as_number
 from ..moments import SUMMARY, exact_moments, gaussian_moments, midpoint, moment_balls, radius
-from ..tier import (Computation, InputError, Listing, arb_precision, bits_for, check_digits, exact_ball, exactly, prove,
-                    quantities)
+from ..tier import (
+    Computation,
+    InputError,
+    Listing,
+    arb_precision,
+    bits_for,
+    check_digits,
+    exact_ball,
+    exactly,
+    prove,
+    quantities,
+)
 
 # CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
 COMMANDS = {"activation-moment": "activation_moment", "activations": "catalog_listing"}
@@ -65,8 +75,12 @@ def activation_moment(
     True
     """
     if not isinstance(activation, str):
-        raise InputError(f"{{activation}} must be a catalog name or an expression in x, got {activation!r}",
-                         param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
+        raise InputError(
+            f"{{activation}} must be a catalog name or an expression in x, got {activation!r}",
+            param="activation",
+            allowed="a catalog name or an expression in x",
+            got=repr(activation),
+        )
     name = activation.strip()
     digits = check_digits(digits)
     unit = gated(name)
@@ -76,8 +90,11 @@ def activation_moment(
     values = {key: midpoint(ball) for key, ball in balls.items()}
     act = resolve(name, params)
     mu, sigma = as_number(mean, "mean"), as_number(std, "std")
-    inputs: dict[str, object] = {"activation": act.name if not act.expression else name,
-                                 "mean": mu, "std": sigma}
+    inputs: dict[str, object] = {
+        "activation": act.name if not act.expression else name,
+        "mean": mu,
+        "std": sigma,
+    }
     inputs.update(dict(act.values))
     closed: dict[str, tuple[str | None, str | None]] = {}
     derivation: tuple[tuple[str, str, str], ...] = ()
@@ -86,20 +103,32 @@ def activation_moment(
 
         # Closed forms sympy finds are checked against the quadrature to at least 20 digits.
         check_digits_ = max(digits, DERIVE_CHECK_DIGITS)
-        reference = values if digits >= DERIVE_CHECK_DIGITS else gaussian_moments(
-            name, mean=mu, std=sigma, digits=check_digits_, params=params)
+        reference = (
+            values
+            if digits >= DERIVE_CHECK_DIGITS
+            else gaussian_moments(name, mean=mu, std=sigma, digits=check_digits_, params=params)
+        )
         closed, derivation = derive_forms(act, mu, sigma, reference, check_digits_)
     # Every value is the midpoint of an Arb ball that rounds to one text at ``digits``
     # digits (its radius is the proven error bound), or a rational, rounded exactly.
     exact = exact_moments(act, mean=mu, std=sigma)
-    fields = {key: exactly(exact[key]) if key in exact else
-              {"value": values[key], "certified": True, "error_bound": radius(balls[key])} for key in RESULTS}
+    fields = {
+        key: exactly(exact[key])
+        if key in exact
+        else {"value": values[key], "certified": True, "error_bound": radius(balls[key])}
+        for key in RESULTS
+    }
     notes = ()
     if act.expression:
         notes = (f"phi(x) = {act.formula}",)
-    return Computation("activation_moment", inputs, digits,
-                       quantities({key: DESCRIPTIONS[key] for key in RESULTS}, fields, closed), notes=notes,
-                       derivation=derivation)
+    return Computation(
+        "activation_moment",
+        inputs,
+        digits,
+        quantities({key: DESCRIPTIONS[key] for key in RESULTS}, fields, closed),
+        notes=notes,
+        derivation=derivation,
+    )
 
 
 __all__ = ["activation_moment", "catalog_listing", "RESULTS", "DESCRIPTIONS"]
@@ -112,22 +141,26 @@ GATED_DESCRIPTIONS = {
     "gain": "1 / rms: gain·φ keeps a unit second moment",
     "centered_gain": "1 / sqrt(variance): (φ - mean)·centered_gain has variance 1 (the normalizer-free gamma)",
     "derivative_second_moment": "E[|grad φ|^2] = E[g(b)^2] + E[a^2]·E[g'(b)^2]: per-layer scaling of a gradient's "
-                                "second moment",
+    "second moment",
 }
 # Decimal digits beyond the requested ones at which the gate's expectations are asked for.
 GATED_EXTRA_DIGITS = (3, 8, 20, 45)
 
 
-def _gated_moments(unit: Gated, *, mean: object, std: object, params: Mapping[str, object] | None, digits: int,
-                   derive: bool) -> Computation:
+def _gated_moments(
+    unit: Gated, *, mean: object, std: object, params: Mapping[str, object] | None, digits: int, derive: bool
+) -> Computation:
     """A gated unit a·g(b), a and b independent N(mean, std²): each moment the product of a's
     (exact) and the gate's (proven balls); see ``catalog.gated``."""
     if derive:
         raise InputError("{derive} has no symbolic form for a gated unit yet", param="derive")
     given = [name for name, value in (params or {}).items() if value is not None]
     if given:
-        raise InputError(f"{{{given[0]}}} does not apply to {unit.name}, a gated unit without parameters",
-                         param=given[0], allowed="no parameters with a gated unit")
+        raise InputError(
+            f"{{{given[0]}}} does not apply to {unit.name}, a gated unit without parameters",
+            param=given[0],
+            allowed="no parameters with a gated unit",
+        )
     mu, sigma = as_number(mean, "mean"), as_number(std, "std")
 
     def evaluate(working: int) -> dict[str, Any]:
@@ -139,22 +172,36 @@ def _gated_moments(unit: Gated, *, mean: object, std: object, params: Mapping[st
             # E[a²]·Var g + Var a·E[g]²: two terms ≥ 0, where E[a²]E[g²] − E[a]²E[g]² would cancel
             # (geglu at mean 1e300 lost every digit to it)
             variance = a2 * gate["variance"] + exact_ball(sigma * sigma) * g1 * g1
-            values = {"mean": first, "second_moment": second, "variance": variance, "rms": second.sqrt(),
-                      "gain": 1 / second.sqrt(), "centered_gain": 1 / variance.sqrt(),
-                      "derivative_second_moment": g2 + a2 * slope2}
+            values = {
+                "mean": first,
+                "second_moment": second,
+                "variance": variance,
+                "rms": second.sqrt(),
+                "gain": 1 / second.sqrt(),
+                "centered_gain": 1 / variance.sqrt(),
+                "derivative_second_moment": g2 + a2 * slope2,
+            }
         if mu == 0:
             del values["mean"]
         return values
 
-    fields = prove(evaluate, digits, exact={"mean": Fraction(0)} if mu == 0 else None,
-                   extra_digits=GATED_EXTRA_DIGITS)
+    fields = prove(
+        evaluate, digits, exact={"mean": Fraction(0)} if mu == 0 else None, extra_digits=GATED_EXTRA_DIGITS
+    )
     inputs: dict[str, object] = {"activation": unit.name, "mean": mu, "std": sigma}
-    notes = (f"{unit.name}(a, b) = {unit.formula}, a and b independent N(mean, std^2) (the two halves of "
-             "the layer's projection at initialization): each moment is E[a^k]·E[" + unit.gate + "(b)^k]; "
-             f"derivative_second_moment is E[|grad {unit.name}|^2] = E[{unit.gate}(b)^2] + "
-             f"E[a^2]·E[{unit.gate}'(b)^2]",)
-    return Computation("activation_moment", inputs, digits,
-                       quantities({key: GATED_DESCRIPTIONS[key] for key in RESULTS}, fields), notes=notes)
+    notes = (
+        f"{unit.name}(a, b) = {unit.formula}, a and b independent N(mean, std^2) (the two halves of "
+        "the layer's projection at initialization): each moment is E[a^k]·E[" + unit.gate + "(b)^k]; "
+        f"derivative_second_moment is E[|grad {unit.name}|^2] = E[{unit.gate}(b)^2] + "
+        f"E[a^2]·E[{unit.gate}'(b)^2]",
+    )
+    return Computation(
+        "activation_moment",
+        inputs,
+        digits,
+        quantities({key: GATED_DESCRIPTIONS[key] for key in RESULTS}, fields),
+        notes=notes,
+    )
 
 
 def catalog_listing() -> Listing:
@@ -172,11 +219,20 @@ def catalog_listing() -> Listing:
             }
             for entry in CATALOG
         ) + tuple(
-            {"name": unit.name, "aliases": [], "formula": f"{unit.formula} (a, b independent; activation_moment, kernel, hermite)",
-             "parameters": {}, "kinks": [], "parity": None, "closed_form": {}}
+            {
+                "name": unit.name,
+                "aliases": [],
+                "formula": f"{unit.formula} (a, b independent; activation_moment, kernel, hermite)",
+                "parameters": {},
+                "kinks": [],
+                "parity": None,
+                "closed_form": {},
+            }
             for unit in GATED.values()
         )
     return Listing(
-        "activations", ("name", "aliases", "formula", "closed_form"), rows,
+        "activations",
+        ("name", "aliases", "formula", "closed_form"),
+        rows,
         title="activation catalog: activation_moment(NAME) (or any expression in x)",
     )

@@ -79,12 +79,20 @@ def attention(
     q = positive(q_std, "q_std")
     k = positive(k_std, "k_std")
     if simulate and seq_len is None:
-        raise InputError("{simulate} needs {seq_len} N, the number of keys each query attends to", param="simulate",
-                         params=("seq_len",))
+        raise InputError(
+            "{simulate} needs {seq_len} N, the number of keys each query attends to",
+            param="simulate",
+            params=("seq_len",),
+        )
     keys = None if seq_len is None else whole(seq_len, "seq_len")
     monte_carlo = simulation_options(
-        keys is not None, seed, trials, default_seed=DEFAULTS["seed"], default_trials=DEFAULTS["trials"],
-        max_trials=MAX_TRIALS, only="to the simulation; add {seq_len} N (and {simulate})",
+        keys is not None,
+        seed,
+        trials,
+        default_seed=DEFAULTS["seed"],
+        default_trials=DEFAULTS["trials"],
+        max_trials=MAX_TRIALS,
+        only="to the simulation; add {seq_len} N (and {simulate})",
         mentions=("seq_len", "simulate"),
     )
 
@@ -115,12 +123,15 @@ def attention(
             raise InputError(
                 f"{{q_std}} and {{k_std}}: the simulation works in double precision and needs "
                 f"sqrt(d)*q_std*k_std from 1e-100 to 1e100, got {mpmath.nstr(values['logit_std']['value'], 3)}",
-                param="q_std", params=("k_std",),
+                param="q_std",
+                params=("k_std",),
             )
         from .attention_simulation import simulate_softmax
 
         estimate = simulate_softmax(int(dim), float(q * k), int(keys), int(count), int(draws))
-        values.update({name: {"value": mpmath.mpf(estimate[name])} for name in SIMULATED})  # estimates: not certified
+        values.update(
+            {name: {"value": mpmath.mpf(estimate[name])} for name in SIMULATED}
+        )  # estimates: not certified
         descriptions.update(SIMULATED)
         inputs.update(seq_len=keys, seed=draws, trials=count)
         notes = (
@@ -137,10 +148,13 @@ def attention(
         closed, derivation = derive_forms(dim, q, k, keys)
     stderr = {} if keys is None else monte_carlo_errors(estimate, SIMULATED, int(count))
     results = tuple(
-        Quantity(name, description=descriptions[name], **dict(zip(("closed_form", "latex"), closed.get(name, (None, None)))),
-                 stderr=stderr.get(name), **value)
+        Quantity(
+            name,
+            description=descriptions[name],
+            **dict(zip(("closed_form", "latex"), closed.get(name, (None, None)))),
+            stderr=stderr.get(name),
+            **value,
+        )
         for name, value in values.items()
     )
     return Computation("attention", inputs, digits, results, notes=notes, derivation=derivation)
-
-

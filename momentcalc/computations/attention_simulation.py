@@ -45,12 +45,16 @@ def simulate_softmax(d: int, std_product: float, seq_len: int, trials: int, seed
         raise InputError(
             f"{{seq_len}} and {{d}} are too large to simulate: (seq_len + 1)*d = {to_text(Fraction(per_trial))} normal "
             "draws per trial, "
-            f"at most {MAX_TRIAL_DRAWS}", param="seq_len", params=("d",)
+            f"at most {MAX_TRIAL_DRAWS}",
+            param="seq_len",
+            params=("d",),
         )
     if per_trial * trials > MAX_TOTAL_DRAWS:
         raise InputError(
             f"{{trials}} is too large for this {{seq_len}} and {{d}}: {to_text(Fraction(per_trial * trials))} normal draws, "
-            f"at most {MAX_TOTAL_DRAWS}", param="trials", params=("seq_len", "d")
+            f"at most {MAX_TOTAL_DRAWS}",
+            param="trials",
+            params=("seq_len", "d"),
         )
     rng = np.random.default_rng(seed)
     chunk = max(1, CHUNK_DRAWS // per_trial)

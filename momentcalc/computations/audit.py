@@ -24,36 +24,72 @@ from pathlib import Path
 
 from ..tier import InputError, Listing
 from .identify import (
-    Literal, Match, ROUNDING_DIGITS, exact_text, identify_literal, near, parse_literal, subject_words,
-    subjects_named, tokens,
+    Literal,
+    Match,
+    ROUNDING_DIGITS,
+    exact_text,
+    identify_literal,
+    near,
+    parse_literal,
+    subject_words,
+    subjects_named,
+    tokens,
 )
 
 PYTHON = (".py", ".pyi")
-REGEX = (".json", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".js", ".ts", ".c", ".cc", ".cpp", ".h", ".hpp",
-         ".cu", ".cuh", ".jl", ".rs", ".go", ".java", ".md")
+REGEX = (
+    ".json",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".cfg",
+    ".ini",
+    ".js",
+    ".ts",
+    ".c",
+    ".cc",
+    ".cpp",
+    ".h",
+    ".hpp",
+    ".cu",
+    ".cuh",
+    ".jl",
+    ".rs",
+    ".go",
+    ".java",
+    ".md",
+)
 IGNORE = "momentcalc: ignore"
 # A decimal literal with a point or an exponent (integers are counts, not constants): the
 # pattern (?<![\w.])(?:\d[\d_]*\.[\d_]*|\.\d[\d_]*|\d[\d_]*(?=[eE][+-]?\d))(?:[eE][+-]?\d+)?[fFdD]?(?![\w.]),
 # written to begin with a character class so that the regex engine skips ahead to the next digit
 # or point instead of testing the look-behind at every position (twice as fast over a tree; the
 # same matches on 10,000 files of Python's standard library).
-NUMBER = re.compile(r"[\d.](?<![\w.][\d.])(?:(?<=\d)[\d_]*\.[\d_]*|(?<=\.)\d[\d_]*|(?<=\d)[\d_]*(?=[eE][+-]?\d))"
-                    r"(?:[eE][+-]?\d+)?[fFdD]?(?![\w.])")
+NUMBER = re.compile(
+    r"[\d.](?<![\w.][\d.])(?:(?<=\d)[\d_]*\.[\d_]*|(?<=\.)\d[\d_]*|(?<=\d)[\d_]*(?=[eE][+-]?\d))"
+    r"(?:[eE][+-]?\d+)?[fFdD]?(?![\w.])"
+)
 KEY_BEFORE = re.compile(r"""["']?([A-Za-z_][\w.\-]*)["']?\s*(?::|=|:=|=>)\s*$""")
 SEVERITY = {"ok": 0, "inexact": 1, "wrong": 2}
 COMMANDS = {"audit": "audit"}
 
 
-def audit(paths: Sequence[str], *, include: Sequence[str] = (), exclude: Sequence[str] = (),
-         strict: bool = False) -> Listing:
+def audit(
+    paths: Sequence[str], *, include: Sequence[str] = (), exclude: Sequence[str] = (), strict: bool = False
+) -> Listing:
     """Findings in every file under ``paths``; ``ok`` is False when any is wrong (or, with
     ``strict``, inexact)."""
     if not paths:
-        raise InputError("{path} is required: give files or directories to scan", param="path",
-                         allowed="files or directories")
+        raise InputError(
+            "{path} is required: give files or directories to scan",
+            param="path",
+            allowed="files or directories",
+        )
     for path in paths:
         if not os.path.exists(path):
-            raise InputError(f"{{path}} {path!r} does not exist", param="path", allowed="existing files or directories")
+            raise InputError(
+                f"{{path}} {path!r} does not exist", param="path", allowed="existing files or directories"
+            )
     findings: list[dict] = []
     scanned = 0
     for path in files(paths, include, exclude):
@@ -61,19 +97,38 @@ def audit(paths: Sequence[str], *, include: Sequence[str] = (), exclude: Sequenc
         findings += scan_file(path)
     worst = "inexact" if strict else "wrong"
     ok = not any(SEVERITY[f["verdict"]] >= SEVERITY[worst] for f in findings)
-    rows = tuple({"location": f"{f['path']}:{f['line']}:{f['column']}", "literal": f["literal"],
-                  "constant": f["constant"]["id"], "exact": f["constant"]["exact"],
-                  "digits": f"{f['digits_correct']}/{f['digits_written']}", "verdict": f["verdict"]}
-                 for f in findings)
+    rows = tuple(
+        {
+            "location": f"{f['path']}:{f['line']}:{f['column']}",
+            "literal": f["literal"],
+            "constant": f["constant"]["id"],
+            "exact": f["constant"]["exact"],
+            "digits": f"{f['digits_correct']}/{f['digits_written']}",
+            "verdict": f["verdict"],
+        }
+        for f in findings
+    )
     counts = {v: sum(f["verdict"] == v for f in findings) for v in SEVERITY}
-    notes = (f"{scanned} files scanned; {len(findings)} constants identified: {counts['ok']} ok, "
-             f"{counts['inexact']} inexact, {counts['wrong']} wrong",)
-    return Listing("audit", ("location", "literal", "constant", "exact", "digits", "verdict"), rows,
-                   title="audit: initialization constants in the code, against their exact values", ok=ok,
-                   extra={"findings": findings, "files_scanned": scanned}, notes=notes,
-                   labels={"digits": "digits correct/written"}, rows_in_json=False,
-                   failures=tuple(f"{r['location']}: {r['literal']} is {r['verdict']}: {r['constant']} = {r['exact']}"
-                                  for r, f in zip(rows, findings) if SEVERITY[f["verdict"]] >= SEVERITY[worst]))
+    notes = (
+        f"{scanned} files scanned; {len(findings)} constants identified: {counts['ok']} ok, "
+        f"{counts['inexact']} inexact, {counts['wrong']} wrong",
+    )
+    return Listing(
+        "audit",
+        ("location", "literal", "constant", "exact", "digits", "verdict"),
+        rows,
+        title="audit: initialization constants in the code, against their exact values",
+        ok=ok,
+        extra={"findings": findings, "files_scanned": scanned},
+        notes=notes,
+        labels={"digits": "digits correct/written"},
+        rows_in_json=False,
+        failures=tuple(
+            f"{r['location']}: {r['literal']} is {r['verdict']}: {r['constant']} = {r['exact']}"
+            for r, f in zip(rows, findings)
+            if SEVERITY[f["verdict"]] >= SEVERITY[worst]
+        ),
+    )
 
 
 # --- files -------------------------------------------------------------------------------------
@@ -96,7 +151,9 @@ def files(paths: Sequence[str], include: Sequence[str], exclude: Sequence[str]) 
                     yield os.path.join(root, name)
 
 
-def _wanted(relative: str, name: str, include: Sequence[str], exclude: Sequence[str], explicit: bool = False) -> bool:
+def _wanted(
+    relative: str, name: str, include: Sequence[str], exclude: Sequence[str], explicit: bool = False
+) -> bool:
     relative = relative.replace(os.sep, "/")
     if any(fnmatch.fnmatch(relative, g) or fnmatch.fnmatch(name, g) for g in exclude):
         return False
@@ -191,7 +248,7 @@ def _worth_reading(text: str) -> bool:
             continue
         start = text.rfind("\n", 0, hit.start()) + 1
         end = text.find("\n", hit.end())
-        if subject_words().intersection(tokens(text[start:end if end >= 0 else len(text)])):
+        if subject_words().intersection(tokens(text[start : end if end >= 0 else len(text)])):
             return True
     return False
 
@@ -199,11 +256,21 @@ def _worth_reading(text: str) -> bool:
 def finding(path: str, line: int, column: int, literal: Literal, m: Match) -> dict:
     digits = min(38, max(17, literal.digits + 2))
     return {
-        "path": path.replace(os.sep, "/"), "line": line, "column": column, "literal": literal.text,
+        "path": path.replace(os.sep, "/"),
+        "line": line,
+        "column": column,
+        "literal": literal.text,
         "match": m.how,
-        "constant": {"id": m.constant.id, "name": m.constant.name, "formula": m.constant.formula,
-                     "exact": exact_text(m.constant, digits), "heuristic": m.constant.heuristic},
-        "digits_written": literal.digits, "digits_correct": m.digits_correct, "ulps_off": m.ulps_off,
+        "constant": {
+            "id": m.constant.id,
+            "name": m.constant.name,
+            "formula": m.constant.formula,
+            "exact": exact_text(m.constant, digits),
+            "heuristic": m.constant.heuristic,
+        },
+        "digits_written": literal.digits,
+        "digits_correct": m.digits_correct,
+        "ulps_off": m.ulps_off,
         "verdict": m.verdict,
     }
 
@@ -211,7 +278,7 @@ def finding(path: str, line: int, column: int, literal: Literal, m: Match) -> di
 def _regex_numbers(lines: list[str]) -> Iterator[tuple[int, int, str, str | None, str | None]]:
     for i, line in enumerate(lines, 1):
         for hit in NUMBER.finditer(line):
-            before = KEY_BEFORE.search(line[:hit.start()])
+            before = KEY_BEFORE.search(line[: hit.start()])
             yield i, hit.start() + 1, hit.group(), before.group(1) if before else None, None
 
 
@@ -222,8 +289,11 @@ def _python_numbers(text: str) -> Iterator[tuple[int, int, str, str | None, str 
     except (tokenize.TokenError, SyntaxError, IndentationError):
         yield from _regex_numbers(text.splitlines())
         return
-    significant = [t for t in tokens if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.INDENT,
-                                                       tokenize.DEDENT, tokenize.ENCODING)]
+    significant = [
+        t
+        for t in tokens
+        if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
+    ]
     assigned: str | None = None
     statement_start = True
     depth = 0
@@ -235,8 +305,13 @@ def _python_numbers(text: str) -> Iterator[tuple[int, int, str, str | None, str 
             depth += 1
         elif tok.type == tokenize.OP and tok.string in ")]}":
             depth = max(0, depth - 1)
-        if statement_start and depth == 0 and tok.type == tokenize.OP and tok.string in ("=", ":", "+=", "*=", "/="):
-            names = [t.string for t in significant[_start(significant, i):i] if t.type == tokenize.NAME]
+        if (
+            statement_start
+            and depth == 0
+            and tok.type == tokenize.OP
+            and tok.string in ("=", ":", "+=", "*=", "/=")
+        ):
+            names = [t.string for t in significant[_start(significant, i) : i] if t.type == tokenize.NAME]
             assigned = names[-1] if names else assigned
             statement_start = False
         if tok.type != tokenize.NUMBER or not NUMBER.fullmatch(tok.string):

@@ -14,10 +14,20 @@ from ..engine.numbers import to_text
 from ..errors import InputError
 from ..tier.inputs import check_digits, choice, positive, whole
 
-__all__ = ["MAX_SEED", "check_digits", "choice", "monte_carlo_errors", "positive", "simulation_options", "whole"]
+__all__ = [
+    "MAX_SEED",
+    "check_digits",
+    "choice",
+    "monte_carlo_errors",
+    "positive",
+    "simulation_options",
+    "whole",
+]
 
 
-def monte_carlo_errors(estimate: dict[str, float], names: Iterable[str], trials: int) -> dict[str, mpmath.mpf]:
+def monte_carlo_errors(
+    estimate: dict[str, float], names: Iterable[str], trials: int
+) -> dict[str, mpmath.mpf]:
     """Standard errors of Monte Carlo results, so that each prints only the digits it justifies.
 
     An estimate NAME has its error in ``estimate["NAME_stderr"]``; a result that is itself a
@@ -39,9 +49,17 @@ def monte_carlo_errors(estimate: dict[str, float], names: Iterable[str], trials:
 MAX_SEED = 2**64
 
 
-def simulation_options(simulating: bool, seed: object, trials: object, *, default_seed: int,
-                       default_trials: int, max_trials: int, only: str,
-                       mentions: tuple[str, ...] = ("simulate",)) -> tuple[int, int] | None:
+def simulation_options(
+    simulating: bool,
+    seed: object,
+    trials: object,
+    *,
+    default_seed: int,
+    default_trials: int,
+    max_trials: int,
+    only: str,
+    mentions: tuple[str, ...] = ("simulate",),
+) -> tuple[int, int] | None:
     """``seed`` and ``trials`` of a Monte Carlo option: (seed, trials) when simulating, else None
     (and then neither may be given; ``only`` says when they apply, naming arguments as
     ``{name}`` placeholders, e.g. ``"with {simulate}"``, and listing them in ``mentions``)."""
@@ -52,8 +70,12 @@ def simulation_options(simulating: bool, seed: object, trials: object, *, defaul
         return None
     draws = int(whole(default_seed if seed is None else seed, "seed", 0))
     if draws >= MAX_SEED:  # numpy would take any size, but the seed is echoed in notes and JSON
-        raise InputError(param="seed", allowed="a whole number from 0 to 2^64 - 1", got=to_text(Fraction(draws)))
+        raise InputError(
+            param="seed", allowed="a whole number from 0 to 2^64 - 1", got=to_text(Fraction(draws))
+        )
     count = int(whole(default_trials if trials is None else trials, "trials", 2))
     if count > max_trials:
-        raise InputError(param="trials", allowed=f"a whole number from 2 to {max_trials}", got=to_text(Fraction(count)))
+        raise InputError(
+            param="trials", allowed=f"a whole number from 2 to {max_trials}", got=to_text(Fraction(count))
+        )
     return draws, count

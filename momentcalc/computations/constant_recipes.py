@@ -88,45 +88,101 @@ def entries() -> list[Entry]:
         params = ", ".join(f"{p.name} = {_text(p.default)}" for p in act.params)
         label = f"{act.name} ({params})" if params else act.name
         for suffix, name, formula in ACTIVATION_FORMS:
-            found.append(Entry(f"{act.name}.{suffix}", f"{label} {name}", formula.replace("phi", act.name), subjects))
-    found.append(Entry("glu.centered_gain", "glu (independent halves) gamma", "E[sigmoid(Z)^2]^(-1/2)", ("glu",)))
+            found.append(
+                Entry(f"{act.name}.{suffix}", f"{label} {name}", formula.replace("phi", act.name), subjects)
+            )
+    found.append(
+        Entry("glu.centered_gain", "glu (independent halves) gamma", "E[sigmoid(Z)^2]^(-1/2)", ("glu",))
+    )
     found.append(Entry("glu.variance", "glu (independent halves) variance", "E[sigmoid(Z)^2]", ("glu",)))
     for a in TRUNCATIONS:
         at = _text(a)
         subjects = ("trunc", "truncated", "truncnorm", "trunc_normal", "truncated_normal")
         found += [
-            Entry(f"truncnorm.{at}.gamma", f"truncated normal on [-{at}, {at}] gamma", f"Var[Z | |Z| < {at}]", subjects),
-            Entry(f"truncnorm.{at}.std_ratio", f"truncated normal on [-{at}, {at}] std ratio",
-                  f"sqrt(Var[Z | |Z| < {at}])", subjects),
-            Entry(f"truncnorm.{at}.correction", f"truncated normal on [-{at}, {at}] std correction",
-                  f"1/sqrt(Var[Z | |Z| < {at}])", subjects),
-            Entry(f"truncnorm.{at}.acceptance", f"truncated normal on [-{at}, {at}] acceptance",
-                  f"Phi({at}) - Phi(-{at})", subjects),
+            Entry(
+                f"truncnorm.{at}.gamma",
+                f"truncated normal on [-{at}, {at}] gamma",
+                f"Var[Z | |Z| < {at}]",
+                subjects,
+            ),
+            Entry(
+                f"truncnorm.{at}.std_ratio",
+                f"truncated normal on [-{at}, {at}] std ratio",
+                f"sqrt(Var[Z | |Z| < {at}])",
+                subjects,
+            ),
+            Entry(
+                f"truncnorm.{at}.correction",
+                f"truncated normal on [-{at}, {at}] std correction",
+                f"1/sqrt(Var[Z | |Z| < {at}])",
+                subjects,
+            ),
+            Entry(
+                f"truncnorm.{at}.acceptance",
+                f"truncated normal on [-{at}, {at}] acceptance",
+                f"Phi({at}) - Phi(-{at})",
+                subjects,
+            ),
         ]
     selu = ("selu",)
     found += [
         Entry("selu.lambda", "SELU lambda (scale)", "lambda with E[selu(Z)] = 0, E[selu(Z)^2] = 1", selu),
         Entry("selu.alpha", "SELU alpha", "alpha with E[selu(Z)] = 0, E[selu(Z)^2] = 1", selu),
-        Entry("selu.lambda_alpha", "SELU lambda*alpha (alpha-dropout's -alpha')", "lambda*alpha",
-              ("selu", "alpha_dropout", "alphadropout", "feature_alpha_dropout")),
+        Entry(
+            "selu.lambda_alpha",
+            "SELU lambda*alpha (alpha-dropout's -alpha')",
+            "lambda*alpha",
+            ("selu", "alpha_dropout", "alphadropout", "feature_alpha_dropout"),
+        ),
     ]
     for p in DROPOUT_P:
         at = _text(p)
         subjects = ("alpha_dropout", "alphadropout", "feature_alpha_dropout")
         found += [
-            Entry(f"alpha_dropout.{at}.a", f"alpha-dropout scale a at p = {at}",
-                  "((1 - p)(1 + p*(lambda*alpha)^2))^(-1/2)", subjects),
-            Entry(f"alpha_dropout.{at}.b", f"alpha-dropout shift b at p = {at}", "a*p*lambda*alpha", subjects),
+            Entry(
+                f"alpha_dropout.{at}.a",
+                f"alpha-dropout scale a at p = {at}",
+                "((1 - p)(1 + p*(lambda*alpha)^2))^(-1/2)",
+                subjects,
+            ),
+            Entry(
+                f"alpha_dropout.{at}.b", f"alpha-dropout shift b at p = {at}", "a*p*lambda*alpha", subjects
+            ),
         ]
     found += [
-        Entry("heuristic.tanh_gain", "calculate_gain('tanh') (heuristic)", "5/3", ("tanh", "calculate_gain"), True),
-        Entry("heuristic.selu_gain", "calculate_gain('selu') (heuristic)", "3/4", ("selu", "calculate_gain"), True),
-        Entry("heuristic.relu_gain", "calculate_gain('relu') (heuristic)", "sqrt(2)", ("relu", "calculate_gain"), True),
+        Entry(
+            "heuristic.tanh_gain",
+            "calculate_gain('tanh') (heuristic)",
+            "5/3",
+            ("tanh", "calculate_gain"),
+            True,
+        ),
+        Entry(
+            "heuristic.selu_gain",
+            "calculate_gain('selu') (heuristic)",
+            "3/4",
+            ("selu", "calculate_gain"),
+            True,
+        ),
+        Entry(
+            "heuristic.relu_gain",
+            "calculate_gain('relu') (heuristic)",
+            "sqrt(2)",
+            ("relu", "calculate_gain"),
+            True,
+        ),
     ]
     for a in LEAKY_SLOPES:
         at = _text(a)
-        found.append(Entry(f"heuristic.leaky_relu_gain.{at}", f"calculate_gain('leaky_relu', {at}) (heuristic)",
-                           f"sqrt(2/(1 + {at}^2))", ("leaky_relu", "leakyrelu", "calculate_gain"), True))
+        found.append(
+            Entry(
+                f"heuristic.leaky_relu_gain.{at}",
+                f"calculate_gain('leaky_relu', {at}) (heuristic)",
+                f"sqrt(2/(1 + {at}^2))",
+                ("leaky_relu", "leakyrelu", "calculate_gain"),
+                True,
+            )
+        )
     found += [
         Entry("closed.sqrt_2_over_pi", "sqrt(2/pi)", "sqrt(2/pi)", ("gelu", "gelu_tanh", "gelu_new")),
         Entry("closed.sqrt_pi_over_2", "sqrt(pi/2)", "sqrt(pi/2)", ()),
@@ -139,13 +195,23 @@ def entries() -> list[Entry]:
         Entry("closed.two_over_pi", "2/pi", "2/pi", ()),
     ]
     for layers in GPT2_LAYERS:
-        found.append(Entry(f"gpt2.residual_scale.{layers}", f"GPT-2 residual scale at {layers} layers",
-                           f"(2*{layers})^(-1/2)", ("gpt2", "gpt", "n_layer", "residual")))
+        found.append(
+            Entry(
+                f"gpt2.residual_scale.{layers}",
+                f"GPT-2 residual scale at {layers} layers",
+                f"(2*{layers})^(-1/2)",
+                ("gpt2", "gpt", "n_layer", "residual"),
+            )
+        )
     for layers in DEEPNET_LAYERS:
         subjects = ("deepnet", "deepnorm")
         found += [
-            Entry(f"deepnet.alpha.{layers}", f"DeepNet alpha at N = {layers}", f"(2*{layers})^(1/4)", subjects),
-            Entry(f"deepnet.beta.{layers}", f"DeepNet beta at N = {layers}", f"(8*{layers})^(-1/4)", subjects),
+            Entry(
+                f"deepnet.alpha.{layers}", f"DeepNet alpha at N = {layers}", f"(2*{layers})^(1/4)", subjects
+            ),
+            Entry(
+                f"deepnet.beta.{layers}", f"DeepNet beta at N = {layers}", f"(8*{layers})^(-1/4)", subjects
+            ),
         ]
     return found
 
@@ -156,8 +222,13 @@ def _balls(digits: int) -> dict[str, Any]:
     for act in CATALOG:
         b = moment_balls(act.name, digits=digits)
         d = b["derivative_second_moment"]
-        forms = {**b, "std": b["variance"].sqrt(), "inverse_variance": 1 / b["variance"],
-                 "derivative_rms": d.sqrt(), "derivative_gain": 1 / d.sqrt()}
+        forms = {
+            **b,
+            "std": b["variance"].sqrt(),
+            "inverse_variance": 1 / b["variance"],
+            "derivative_rms": d.sqrt(),
+            "derivative_gain": 1 / d.sqrt(),
+        }
         out.update((f"{act.name}.{suffix}", forms[suffix]) for suffix, _, _ in ACTIVATION_FORMS)
     sigmoid_second = moment_balls("sigmoid", digits=digits)["second_moment"]
     out["glu.centered_gain"] = 1 / sigmoid_second.sqrt()
@@ -167,8 +238,14 @@ def _balls(digits: int) -> dict[str, Any]:
     for a in TRUNCATIONS:
         at = _text(a)
         accept, _, gamma = normal_balls.truncated_moments(-a, a, bits)
-        out.update({f"truncnorm.{at}.gamma": gamma, f"truncnorm.{at}.std_ratio": gamma.sqrt(),
-                    f"truncnorm.{at}.correction": 1 / gamma.sqrt(), f"truncnorm.{at}.acceptance": accept})
+        out.update(
+            {
+                f"truncnorm.{at}.gamma": gamma,
+                f"truncnorm.{at}.std_ratio": gamma.sqrt(),
+                f"truncnorm.{at}.correction": 1 / gamma.sqrt(),
+                f"truncnorm.{at}.acceptance": accept,
+            }
+        )
     lam, alpha = selu_constants()
     out.update({"selu.lambda": lam, "selu.alpha": alpha, "selu.lambda_alpha": lam * alpha})
     s = lam * alpha
@@ -183,12 +260,19 @@ def _balls(digits: int) -> dict[str, Any]:
     for slope in LEAKY_SLOPES:
         out[f"heuristic.leaky_relu_gain.{_text(slope)}"] = (2 / (1 + exact_ball(slope) ** 2)).sqrt()
     pi = arb.pi()
-    out.update({
-        "closed.sqrt_2_over_pi": (2 / pi).sqrt(), "closed.sqrt_pi_over_2": (pi / 2).sqrt(),
-        "closed.inv_sqrt_2pi": 1 / (2 * pi).sqrt(), "closed.inv_sqrt_2": 1 / arb(2).sqrt(),
-        "closed.sqrt_2": arb(2).sqrt(), "closed.sqrt_3": arb(3).sqrt(), "closed.inv_sqrt_3": 1 / arb(3).sqrt(),
-        "closed.pi_over_pi_minus_1": pi / (pi - 1), "closed.two_over_pi": 2 / pi,
-    })
+    out.update(
+        {
+            "closed.sqrt_2_over_pi": (2 / pi).sqrt(),
+            "closed.sqrt_pi_over_2": (pi / 2).sqrt(),
+            "closed.inv_sqrt_2pi": 1 / (2 * pi).sqrt(),
+            "closed.inv_sqrt_2": 1 / arb(2).sqrt(),
+            "closed.sqrt_2": arb(2).sqrt(),
+            "closed.sqrt_3": arb(3).sqrt(),
+            "closed.inv_sqrt_3": 1 / arb(3).sqrt(),
+            "closed.pi_over_pi_minus_1": pi / (pi - 1),
+            "closed.two_over_pi": 2 / pi,
+        }
+    )
     for layers in GPT2_LAYERS:
         out[f"gpt2.residual_scale.{layers}"] = 1 / arb(2 * layers).sqrt()
     for layers in DEEPNET_LAYERS:

@@ -63,6 +63,7 @@ class Root:
 
 def rational_root(value: Fraction, index: int) -> Fraction | None:
     """value^(1/index) when it is rational, else None."""
+
     def integer_root(n: int) -> int | None:
         r = round(n ** (1 / index)) if n < 2**1000 else _iroot(n, index)
         for candidate in (r - 1, r, r + 1):
@@ -89,13 +90,17 @@ def deepnet(arch: str, layers: int, decoder_layers: int | None) -> dict[str, Roo
     n = Fraction(layers)
     if arch in ("encoder", "decoder"):
         letter = "N" if arch == "encoder" else "M"
-        return {"deepnorm_alpha": Root(Fraction(1), 2 * n, 4, f"(2{letter})^(1/4)"),
-                "deepnorm_beta": Root(Fraction(1), 1 / (8 * n), 4, f"(8{letter})^(-1/4)")}
+        return {
+            "deepnorm_alpha": Root(Fraction(1), 2 * n, 4, f"(2{letter})^(1/4)"),
+            "deepnorm_beta": Root(Fraction(1), 1 / (8 * n), 4, f"(8{letter})^(-1/4)"),
+        }
     m = Fraction(decoder_layers)
-    return {"deepnorm_alpha": Root(ENCDEC_ALPHA, n**4 * m, 16, "0.81*(N^4*M)^(1/16)"),
-            "deepnorm_beta": Root(ENCDEC_BETA, 1 / (n**4 * m), 16, "0.87*(N^4*M)^(-1/16)"),
-            "decoder_alpha": Root(Fraction(1), 3 * m, 4, "(3M)^(1/4)"),
-            "decoder_beta": Root(Fraction(1), 1 / (12 * m), 4, "(12M)^(-1/4)")}
+    return {
+        "deepnorm_alpha": Root(ENCDEC_ALPHA, n**4 * m, 16, "0.81*(N^4*M)^(1/16)"),
+        "deepnorm_beta": Root(ENCDEC_BETA, 1 / (n**4 * m), 16, "0.87*(N^4*M)^(-1/16)"),
+        "decoder_alpha": Root(Fraction(1), 3 * m, 4, "(3M)^(1/4)"),
+        "decoder_beta": Root(Fraction(1), 1 / (12 * m), 4, "(12M)^(-1/4)"),
+    }
 
 
 __all__ = ["ARCHES", "Root", "deepnet", "rational_root", "math"]

@@ -25,7 +25,13 @@ from ..defaults import HERMITE as DEFAULTS
 from ..engine.numbers import as_number, to_text
 from ..tier import Computation, InputError, arb_precision, certify, check_digits, whole
 from .kernel import (
-    EXTRA, certified_route, check_defined_on_the_line, gate_named, gated_unit, not_certified_is_exit_3, twin_named,
+    EXTRA,
+    certified_route,
+    check_defined_on_the_line,
+    gate_named,
+    gated_unit,
+    not_certified_is_exit_3,
+    twin_named,
 )
 
 COMMANDS = {"hermite": "hermite"}
@@ -59,7 +65,9 @@ def hermite(
     """
     digits = check_digits(digits)
     if not isinstance(activation, str):
-        raise InputError(param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
+        raise InputError(
+            param="activation", allowed="a catalog name or an expression in x", got=repr(activation)
+        )
     found = gated_unit(activation, params)
     unit = None if found is None else found[0]
     act = resolve(activation.strip(), params) if found is None else found[1]
@@ -81,17 +89,31 @@ def hermite(
     notes = [f"phi(x) = {act.formula}"] if act.expression else []
     if unit is None:
         with twin_named(act, route):
-            return certify("hermite", inputs=inputs, evaluate=lambda d: _evaluate(route, count, r, d), digits=digits,
-                           extra_digits=EXTRA, describe=DESCRIPTIONS, notes=notes)
+            return certify(
+                "hermite",
+                inputs=inputs,
+                evaluate=lambda d: _evaluate(route, count, r, d),
+                digits=digits,
+                extra_digits=EXTRA,
+                describe=DESCRIPTIONS,
+                notes=notes,
+            )
     with gate_named(unit):
-        return certify("hermite", inputs=inputs, evaluate=lambda d: _evaluate(route, count, r, d, gated=True),
-                       digits=digits, extra_digits=EXTRA, describe=GATED_DESCRIPTIONS, notes=[_gated_note(unit)])
+        return certify(
+            "hermite",
+            inputs=inputs,
+            evaluate=lambda d: _evaluate(route, count, r, d, gated=True),
+            digits=digits,
+            extra_digits=EXTRA,
+            describe=GATED_DESCRIPTIONS,
+            notes=[_gated_note(unit)],
+        )
 
 
 GATED_DESCRIPTIONS = {
     **DESCRIPTIONS,
     "coefficients": "c_n, n = 0..N-1: the coefficient of total degree n of phi(a, b) = a g(b) in the orthonormal "
-                    "bivariate Hermite basis (a, b independent N(0, 1)): c_0 = 0, c_n = the gate's a_{n-1}",
+    "bivariate Hermite basis (a, b independent N(0, 1)): c_0 = 0, c_n = the gate's a_{n-1}",
     "energy": "sum of c_n^2 over n < N",
     "second_moment": "E[phi^2] = E[a^2] E[g(b)^2] = sum of all c_n^2 (Parseval)",
     "tail_bound": "second_moment - energy = sum of c_n^2 over n >= N: the energy left out",
@@ -101,11 +123,13 @@ GATED_DESCRIPTIONS = {
 
 
 def _gated_note(unit: Any) -> str:
-    return (f"{unit.name}(a, b) = {unit.formula}, a and b independent N(0, 1): with h_k = He_k/sqrt(k!) and "
-            f"b_k = {unit.gate}'s coefficients, {unit.formula} = sum_k b_k h_1(a) h_k(b), one term of each total "
-            f"degree n = k + 1; so coefficients[n] = b_(n-1) (the {unit.gate} coefficients shifted by one, "
-            f"not {unit.name}'s own one-variable expansion), coefficients[0] = 0, and the dual sum c_n^2 rho^n = "
-            f"rho E[{unit.gate}(u) {unit.gate}(v)] is kernel's nngp at q = 1")
+    return (
+        f"{unit.name}(a, b) = {unit.formula}, a and b independent N(0, 1): with h_k = He_k/sqrt(k!) and "
+        f"b_k = {unit.gate}'s coefficients, {unit.formula} = sum_k b_k h_1(a) h_k(b), one term of each total "
+        f"degree n = k + 1; so coefficients[n] = b_(n-1) (the {unit.gate} coefficients shifted by one, "
+        f"not {unit.name}'s own one-variable expansion), coefficients[0] = 0, and the dual sum c_n^2 rho^n = "
+        f"rho E[{unit.gate}(u) {unit.gate}(v)] is kernel's nngp at q = 1"
+    )
 
 
 @not_certified_is_exit_3

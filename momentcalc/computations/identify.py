@@ -36,8 +36,32 @@ from ..tier import InputError, Listing
 
 _CONTEXT = Context(prec=120)
 # Words that name no subject by themselves: dropped from a dict key before it is compared.
-GENERIC = frozenset({"gamma", "gain", "gains", "const", "constant", "constants", "scale", "std", "init", "nonlin",
-                     "act", "activation", "factor", "value", "val", "nn", "f", "torch", "jax", "tf", "default", "fn"})
+GENERIC = frozenset(
+    {
+        "gamma",
+        "gain",
+        "gains",
+        "const",
+        "constant",
+        "constants",
+        "scale",
+        "std",
+        "init",
+        "nonlin",
+        "act",
+        "activation",
+        "factor",
+        "value",
+        "val",
+        "nn",
+        "f",
+        "torch",
+        "jax",
+        "tf",
+        "default",
+        "fn",
+    }
+)
 _LITERAL = re.compile(r"^[+-]?(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?$")
 BY_VALUE_DIGITS = 8
 ROUNDING_DIGITS = 5
@@ -189,8 +213,17 @@ def index() -> tuple[Constant, ...]:
     from .generated_constant_index import ROWS
 
     return tuple(
-        Constant(cid, name, formula, tuple(tuple(s.split("_")) for s in subjects), heuristic, decimal,
-                 abs(Decimal(decimal)), _ordinary(Decimal(decimal)), order)
+        Constant(
+            cid,
+            name,
+            formula,
+            tuple(tuple(s.split("_")) for s in subjects),
+            heuristic,
+            decimal,
+            abs(Decimal(decimal)),
+            _ordinary(Decimal(decimal)),
+            order,
+        )
         for order, (cid, name, formula, subjects, heuristic, decimal) in enumerate(ROWS)
         if Decimal(decimal) != 0
     )
@@ -222,7 +255,7 @@ def near(literal: Literal, digits: int) -> list[Constant]:
     agree to ``digits`` significant digits)."""
     values, ordered = _sorted()
     width = literal.value * Decimal(10) ** (1 - digits) * 2
-    return ordered[bisect_left(values, literal.value - width):bisect_right(values, literal.value + width)]
+    return ordered[bisect_left(values, literal.value - width) : bisect_right(values, literal.value + width)]
 
 
 def tokens(text: str) -> list[str]:
@@ -244,7 +277,7 @@ def _named_in(words: list[str]) -> list[tuple[str, ...]]:
     found = []
     for i, word in enumerate(words):
         for subject in starting.get(word, ()):
-            if tuple(words[i:i + len(subject)]) == subject:
+            if tuple(words[i : i + len(subject)]) == subject:
                 found.append(subject)
     return found
 
@@ -282,11 +315,21 @@ def identify_literal(literal: Literal, subjects: list[tuple[str, ...]] | None = 
                 if c.id in found or (c.ordinary and literal.digits < ORDINARY_LITERAL_DIGITS):
                     continue
                 m = match(literal, c, "context")
-                if m.digits_correct >= CONTEXT_DIGITS and abs(literal.value - c.value) <= c.value * CONTEXT_RELATIVE:
+                if (
+                    m.digits_correct >= CONTEXT_DIGITS
+                    and abs(literal.value - c.value) <= c.value * CONTEXT_RELATIVE
+                ):
                     found[c.id] = m
     named = set(subjects or ())
-    return sorted(found.values(), key=lambda m: (not (set(m.constant.subjects) & named), -m.digits_correct,
-                                                 m.constant.heuristic, m.constant.order))
+    return sorted(
+        found.values(),
+        key=lambda m: (
+            not (set(m.constant.subjects) & named),
+            -m.digits_correct,
+            m.constant.heuristic,
+            m.constant.order,
+        ),
+    )
 
 
 def candidates(literal: Literal) -> list[Match]:
@@ -296,8 +339,12 @@ def candidates(literal: Literal) -> list[Match]:
     if strict:
         return strict
     loose = [match(literal, c, "value") for c in near(literal, 2)]
-    loose = [m for m in loose if m.digits_correct >= min(2, literal.digits) and not (
-        m.constant.ordinary and literal.digits < ORDINARY_LITERAL_DIGITS)]
+    loose = [
+        m
+        for m in loose
+        if m.digits_correct >= min(2, literal.digits)
+        and not (m.constant.ordinary and literal.digits < ORDINARY_LITERAL_DIGITS)
+    ]
     if not loose:
         return []
     best = max(m.digits_correct for m in loose)
@@ -335,14 +382,20 @@ def identify(values: list[str], *, digits: int | None = None, limit: int = 8) ->
     from .common import check_digits
 
     if not values:
-        raise InputError("{value} is required: give one or more numbers as written", param="value",
-                         allowed="decimal numbers such as 1.7139588594436646")
+        raise InputError(
+            "{value} is required: give one or more numbers as written",
+            param="value",
+            allowed="decimal numbers such as 1.7139588594436646",
+        )
     literals = []
     for text in values:
         literal = parse_literal(text)
         if literal is None:
-            raise InputError(f"{{value}} must be a nonzero decimal number as written, got {text!r}", param="value",
-                             allowed="decimal numbers such as 1.7139588594436646")
+            raise InputError(
+                f"{{value}} must be a nonzero decimal number as written, got {text!r}",
+                param="value",
+                allowed="decimal numbers such as 1.7139588594436646",
+            )
         literals.append(literal)
     if digits is not None:
         digits = check_digits(digits)
@@ -353,18 +406,31 @@ def identify(values: list[str], *, digits: int | None = None, limit: int = 8) ->
             rows.append(_row(literal, m, shown) | {"rank": rank})
     found = {row["literal"] for row in rows}
     missing = [lit.text for lit in literals if lit.text not in found]
-    return Listing("identify", ("literal", "id", "exact", "digits", "ulps_off", "verdict", "name"), tuple(rows),
-                   title="identify: the constants of momentcalc's index each value can be, best first",
-                   labels={"digits": "digits correct/written"},
-                   failures=tuple(f"momentcalc: {text}: no constant of the index agrees to 2 digits" for text in missing))
+    return Listing(
+        "identify",
+        ("literal", "id", "exact", "digits", "ulps_off", "verdict", "name"),
+        tuple(rows),
+        title="identify: the constants of momentcalc's index each value can be, best first",
+        labels={"digits": "digits correct/written"},
+        failures=tuple(
+            f"momentcalc: {text}: no constant of the index agrees to 2 digits" for text in missing
+        ),
+    )
 
 
 def _row(literal: Literal, m: Match, digits: int) -> dict:
     return {
-        "literal": literal.text, "id": m.constant.id, "name": m.constant.name, "formula": m.constant.formula,
-        "exact": exact_text(m.constant, digits), "digits_written": literal.digits,
-        "digits_correct": m.digits_correct, "ulps_off": m.ulps_off, "verdict": m.verdict,
-        "heuristic": m.constant.heuristic, "digits": f"{m.digits_correct}/{literal.digits}",
+        "literal": literal.text,
+        "id": m.constant.id,
+        "name": m.constant.name,
+        "formula": m.constant.formula,
+        "exact": exact_text(m.constant, digits),
+        "digits_written": literal.digits,
+        "digits_correct": m.digits_correct,
+        "ulps_off": m.ulps_off,
+        "verdict": m.verdict,
+        "heuristic": m.constant.heuristic,
+        "digits": f"{m.digits_correct}/{literal.digits}",
     }
 
 
@@ -375,9 +441,24 @@ def index_listing(digits: int | None = None) -> Listing:
     shown = DEFAULT_DIGITS if digits is None else check_digits(digits)
     from .generated_constant_index import ROWS
 
-    rows = tuple({"id": cid, "name": name, "formula": formula, "exact": exact_text(
-        Constant(cid, name, formula, (), heuristic, decimal, abs(Decimal(decimal)), False, 0), shown)
-        if Decimal(decimal) else "0", "heuristic": heuristic, "subjects": list(subjects)}
-        for cid, name, formula, subjects, heuristic, decimal in ROWS)
-    return Listing("identify", ("id", "exact", "formula", "name"), rows,
-                   title="the index of initialization constants (identify, audit)")
+    rows = tuple(
+        {
+            "id": cid,
+            "name": name,
+            "formula": formula,
+            "exact": exact_text(
+                Constant(cid, name, formula, (), heuristic, decimal, abs(Decimal(decimal)), False, 0), shown
+            )
+            if Decimal(decimal)
+            else "0",
+            "heuristic": heuristic,
+            "subjects": list(subjects),
+        }
+        for cid, name, formula, subjects, heuristic, decimal in ROWS
+    )
+    return Listing(
+        "identify",
+        ("id", "exact", "formula", "name"),
+        rows,
+        title="the index of initialization constants (identify, audit)",
+    )

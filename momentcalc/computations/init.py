@@ -40,7 +40,16 @@ from ..engine import normal_balls
 from ..engine.numbers import Number, as_number, rational_sqrt, to_text
 from ..engine.precision import MAX_INTERNAL_DIGITS
 from ..tier import (
-    Computation, InputError, Precision, check_digits, choice, digits_for, exact_ball, prove, quantities, whole,
+    Computation,
+    InputError,
+    Precision,
+    check_digits,
+    choice,
+    digits_for,
+    exact_ball,
+    prove,
+    quantities,
+    whole,
 )
 from .residual_scaling import RESIDUALS, residual_scaling
 
@@ -76,11 +85,14 @@ def he_gain(activation: str, params: Mapping[str, object] | None, digits: int) -
     ``gaussian_moments`` caches, so a sweep over --fan-in computes the gain once."""
     from ..moments import gaussian_moments
 
-    gain = gaussian_moments(activation, mean=0, std=1, params=params, digits=digits + GAIN_GUARD,
-                            derivative=False)["gain"]
+    gain = gaussian_moments(
+        activation, mean=0, std=1, params=params, digits=digits + GAIN_GUARD, derivative=False
+    )["gain"]
     if not (mpmath.isfinite(gain) and gain > 0):
-        raise InputError(f"{{activation}} {activation!r} has no finite gain (E[act(Z)^2] is 0 or infinite)",
-                         param="activation")
+        raise InputError(
+            f"{{activation}} {activation!r} has no finite gain (E[act(Z)^2] is 0 or infinite)",
+            param="activation",
+        )
     return gain
 
 
@@ -101,11 +113,14 @@ def _second_moment_ball(activation: str, params: Mapping[str, Fraction], digits:
     from ..moments import moment_balls
 
     wanted = min(MAX_INTERNAL_DIGITS, digits + GAIN_GUARD + digits_for(extra_bits))
-    return moment_balls(activation, mean=0, std=1, params=params, digits=wanted,
-                        derivative=False)["second_moment"]
+    return moment_balls(activation, mean=0, std=1, params=params, digits=wanted, derivative=False)[
+        "second_moment"
+    ]
 
 
-def _exact_results(kind: str, draw: str, variance: Fraction | None, square: Fraction | None) -> dict[str, Fraction]:
+def _exact_results(
+    kind: str, draw: str, variance: Fraction | None, square: Fraction | None
+) -> dict[str, Fraction]:
     """The results that are rational, exactly: the variance when it is (always for lecun and
     xavier; for he when E[act(Z)²] is), and the gain, std, uniform bound and bert_ratio when
     their square roots are rational (fan_in 3: std 1/sqrt(3), bound 1)."""
@@ -155,17 +170,25 @@ def init(
     kind = choice(scheme, "scheme", SCHEMES)
     draw = choice(distribution, "distribution", DISTRIBUTIONS)
     if fan_in is None:
-        raise InputError("{fan_in} is required: the number of inputs of each unit, a whole number >= 1", param="fan_in")
+        raise InputError(
+            "{fan_in} is required: the number of inputs of each unit, a whole number >= 1", param="fan_in"
+        )
     n_in = whole(fan_in, "fan_in")
     n_out = None if fan_out is None else whole(fan_out, "fan_out")
     if kind == "xavier" and n_out is None:
-        raise InputError("{fan_out} is required with {scheme} xavier (variance 2/(fan_in + fan_out))", param="fan_out",
-                         params=("scheme",))
+        raise InputError(
+            "{fan_out} is required with {scheme} xavier (variance 2/(fan_in + fan_out))",
+            param="fan_out",
+            params=("scheme",),
+        )
     given = {name: value for name, value in (params or {}).items() if value is not None}
     if kind != "he" and (activation is not None or given):
         option = "activation" if activation is not None else next(iter(given))
-        raise InputError(f"{{{option}}} applies only to {{scheme}} he (lecun and xavier assume a linear unit)",
-                         param=option, params=("scheme",))
+        raise InputError(
+            f"{{{option}}} applies only to {{scheme}} he (lecun and xavier assume a linear unit)",
+            param=option,
+            params=("scheme",),
+        )
     act = None
     square = None
     exact = {name: as_number(value, name) for name, value in given.items()}
@@ -220,13 +243,24 @@ def init(
     first_bits = Precision(digits).start_bits
     fields = prove(evaluate, digits, start_bits=first_bits, exact=known)
     order = ["gain"] if kind == "he" else []
-    order += ["variance", "std", *(["bound"] if draw != "normal" else []),
-              *(["std_to_pass"] if draw == "truncnorm" else []), "bert_ratio"]
+    order += [
+        "variance",
+        "std",
+        *(["bound"] if draw != "normal" else []),
+        *(["std_to_pass"] if draw == "truncnorm" else []),
+        "bert_ratio",
+    ]
     notes: list[str] = []
     if scaling is not None:
-        order += ["residual_scale", "residual_std", *(["embedding_scale"] if scaling.embedding is not None else [])]
-        notes.append(f"{residual}: residual_scale = {scaling.scale.text} with {layers_name(residual)} = {int(Fraction(layers))}, "
-                     f"applied to {scaling.applies_to} ({scaling.source})")
+        order += [
+            "residual_scale",
+            "residual_std",
+            *(["embedding_scale"] if scaling.embedding is not None else []),
+        ]
+        notes.append(
+            f"{residual}: residual_scale = {scaling.scale.text} with {layers_name(residual)} = {int(Fraction(layers))}, "
+            f"applied to {scaling.applies_to} ({scaling.source})"
+        )
     inputs: dict[str, Number | str] = {"fan_in": n_in}
     if n_out is not None:
         inputs["fan_out"] = n_out
@@ -246,8 +280,14 @@ def init(
         bound = resolve(act, exact) if act is not None else None
         closed, derivation = derive_forms(kind, draw, n_in, n_out, bound, act)
     describe = {name: BOUND_DESCRIPTIONS[draw] if name == "bound" else DESCRIPTIONS[name] for name in order}
-    return Computation("init", inputs, digits, quantities(describe, fields, closed), notes=tuple(notes),
-                       derivation=derivation)
+    return Computation(
+        "init",
+        inputs,
+        digits,
+        quantities(describe, fields, closed),
+        notes=tuple(notes),
+        derivation=derivation,
+    )
 
 
 def layers_name(residual: str | None) -> str:
@@ -258,15 +298,23 @@ def _residual(residual: object, layers: object):  # type: ignore[no-untyped-def]
     """The residual scaling asked for, or None; ``layers`` goes with it."""
     if residual is None:
         if layers is not None:
-            raise InputError("{layers} applies only with {residual} (gpt2, tfixup-encoder, tfixup-decoder)",
-                             param="layers", params=("residual",))
+            raise InputError(
+                "{layers} applies only with {residual} (gpt2, tfixup-encoder, tfixup-decoder)",
+                param="layers",
+                params=("residual",),
+            )
         return None
     kind = choice(residual, "residual", RESIDUALS)
     if layers is None:
-        raise InputError(f"{{layers}} is required with {{residual}} {kind}: the number of "
-                         f"{'blocks L' if kind == 'gpt2' else 'layers ' + layers_name(kind)}", param="layers",
-                         params=("residual",))
+        raise InputError(
+            f"{{layers}} is required with {{residual}} {kind}: the number of "
+            f"{'blocks L' if kind == 'gpt2' else 'layers ' + layers_name(kind)}",
+            param="layers",
+            params=("residual",),
+        )
     number = as_number(layers, "layers")
     if number.denominator != 1 or not 1 <= number <= MAX_LAYERS:
-        raise InputError(param="layers", allowed=f"a whole number from 1 to {MAX_LAYERS}", got=to_text(number))
+        raise InputError(
+            param="layers", allowed=f"a whole number from 1 to {MAX_LAYERS}", got=to_text(number)
+        )
     return residual_scaling(kind, int(number))

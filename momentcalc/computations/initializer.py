@@ -35,7 +35,16 @@ from ..engine.numbers import Number, as_number, quoted
 from ..engine.precision import to_decimal
 from ..engine.rounding import ball_text
 from ..tier import (
-    Computation, InputError, Listing, Quantity, check_digits, exact_ball, exactly, prove, quantities, whole,
+    Computation,
+    InputError,
+    Listing,
+    Quantity,
+    check_digits,
+    exact_ball,
+    exactly,
+    prove,
+    quantities,
+    whole,
 )
 from ..tier.proof import Fields
 
@@ -43,8 +52,22 @@ from ..tier.proof import Fields
 COMMANDS = {"initializer": "initializer", "initializers": "catalog_listing"}
 
 # The options of every catalog entry, in the order the command line lists them.
-ARGUMENTS = ("mean", "std", "stddev", "a", "b", "lower", "upper", "scale", "mode", "distribution", "gain",
-             "nonlinearity", "dtype", "param_dtype")
+ARGUMENTS = (
+    "mean",
+    "std",
+    "stddev",
+    "a",
+    "b",
+    "lower",
+    "upper",
+    "scale",
+    "mode",
+    "distribution",
+    "gain",
+    "nonlinearity",
+    "dtype",
+    "param_dtype",
+)
 
 DESCRIPTIONS = {
     "effective_std": "std of the values the call actually produces",
@@ -84,12 +107,15 @@ def lookup(name: object) -> Initializer:
     if text in BY_NAME:
         return BY_NAME[text]
     for short, long in KERAS_SPELLINGS:
-        if text.startswith(short) and long + text[len(short):] in BY_NAME:
-            return BY_NAME[long + text[len(short):]]
+        if text.startswith(short) and long + text[len(short) :] in BY_NAME:
+            return BY_NAME[long + text[len(short) :]]
     close = closest_names(text)
     hint = f"; closest: {', '.join(close)}" if close else ""
-    raise InputError(f"{{name}} {quoted(text)} is not in the initializer catalog{hint} (see {{initializers_listing}})",
-                     param="name", params=("initializers_listing",))
+    raise InputError(
+        f"{{name}} {quoted(text)} is not in the initializer catalog{hint} (see {{initializers_listing}})",
+        param="name",
+        params=("initializers_listing",),
+    )
 
 
 def _placeholders(message: str) -> tuple[str, ...]:
@@ -110,14 +136,20 @@ def resolve_arguments(entry: Initializer, given: Mapping[str, object]) -> dict[s
     own = entry.argument_names
     for name, value in given.items():
         if value is not None and name not in own:
-            raise InputError(f"{{{name}}} is not an argument of {entry.name} (it takes {_flags(own, entry.fans)})",
-                             param=name, params=(*own, *entry.fans))
+            raise InputError(
+                f"{{{name}}} is not an argument of {entry.name} (it takes {_flags(own, entry.fans)})",
+                param=name,
+                params=(*own, *entry.fans),
+            )
     values: dict[str, Number | str] = {}
     for argument in entry.arguments:
         raw = given.get(argument.name)
         if raw is None:
             if argument.default is None:
-                raise InputError(f"{{{argument.name}}} is required: {entry.name} has no default for it", param=argument.name)
+                raise InputError(
+                    f"{{{argument.name}}} is required: {entry.name} has no default for it",
+                    param=argument.name,
+                )
             raw = argument.default
         if argument.is_choice:
             text = str(raw).strip()
@@ -125,7 +157,9 @@ def resolve_arguments(entry: Initializer, given: Mapping[str, object]) -> dict[s
                 text = text.lower()
             text = argument.aliases.get(text, text)
             if text not in argument.choices and text not in argument.aliases.values():
-                raise InputError(param=argument.name, allowed=f"one of {', '.join(argument.choices)}", got=repr(str(raw)))
+                raise InputError(
+                    param=argument.name, allowed=f"one of {', '.join(argument.choices)}", got=repr(str(raw))
+                )
             values[argument.name] = text
         else:
             values[argument.name] = as_number(raw, argument.name)
@@ -174,14 +208,18 @@ def _integer_root(n: int, k: int) -> int | None:
         if better >= root:
             break
         root = better
-    return root if root ** k == n else None
+    return root if root**k == n else None
 
 
 def _ball(product: Product) -> Any:
     value = arb(1)
     for base, exponent in product:
         b = exact_ball(base)
-        value *= b ** int(exponent) if exponent.denominator == 1 else b ** arb(fmpq(exponent.numerator, exponent.denominator))
+        value *= (
+            b ** int(exponent)
+            if exponent.denominator == 1
+            else b ** arb(fmpq(exponent.numerator, exponent.denominator))
+        )
     return value
 
 
@@ -203,8 +241,13 @@ def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
     ratio = _ratio(draw.sigma, draw.nominal)
     exact: dict[str, Fraction] = {}
     if draw.family == "point":  # every value is draw.mean
-        exact.update(effective_std=Fraction(0), effective_mean=draw.mean, effective_ratio=Fraction(0),
-                     low=draw.mean, high=draw.mean)
+        exact.update(
+            effective_std=Fraction(0),
+            effective_mean=draw.mean,
+            effective_ratio=Fraction(0),
+            low=draw.mean,
+            high=draw.mean,
+        )
         nominal = _exact(draw.nominal)
         if nominal is not None:
             exact["nominal_std"] = nominal
@@ -246,17 +289,24 @@ def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
         if truncated:
             z, shift, gamma = normal_balls.truncated_moments(draw.low, draw.high, bits)
             root = gamma.sqrt()
-            values.update(effective_std=sigma * root, effective_mean=exact_ball(draw.mean) + sigma * shift,
-                          effective_ratio=_ball(ratio) * root, normal_std=sigma,
-                          excluded_mass=_below(draw.low, bits) + _above(draw.high, bits))
+            values.update(
+                effective_std=sigma * root,
+                effective_mean=exact_ball(draw.mean) + sigma * shift,
+                effective_ratio=_ball(ratio) * root,
+                normal_std=sigma,
+                excluded_mass=_below(draw.low, bits) + _above(draw.high, bits),
+            )
             if draw.atoms:  # the mixture: atoms with their probabilities, the rest truncated normal
                 rest = 1 - sum(p for _, p in draw.atoms)
                 mean = values["effective_mean"]
                 first = exact_ball(sum(p * x for x, p in draw.atoms)) + exact_ball(rest) * mean
-                second = (exact_ball(sum(p * x * x for x, p in draw.atoms))
-                          + exact_ball(rest) * (sigma * sigma * gamma + mean * mean))
+                second = exact_ball(sum(p * x * x for x, p in draw.atoms)) + exact_ball(rest) * (
+                    sigma * sigma * gamma + mean * mean
+                )
                 std = (second - first * first).sqrt()
-                values.update(effective_std=std, effective_mean=first, effective_ratio=std / values["nominal_std"])
+                values.update(
+                    effective_std=std, effective_mean=first, effective_ratio=std / values["nominal_std"]
+                )
             for end, where in (("low", draw.low), ("high", draw.high)):
                 if where not in (INF, -INF):
                     values[end] = exact_ball(draw.mean) + sigma * exact_ball(where)
@@ -266,8 +316,12 @@ def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
                 values["normal_std"] = sigma
             else:
                 root3 = arb(3).sqrt()
-                values.update(low_sigma=-root3, high_sigma=root3, low=exact_ball(draw.mean) - root3 * sigma,
-                              high=exact_ball(draw.mean) + root3 * sigma)
+                values.update(
+                    low_sigma=-root3,
+                    high_sigma=root3,
+                    low=exact_ball(draw.mean) - root3 * sigma,
+                    high=exact_ball(draw.mean) + root3 * sigma,
+                )
         return {name: _tame(ball, bits) for name, ball in values.items()}
 
     return prove(evaluate, digits, exact=exact)
@@ -291,7 +345,9 @@ def _code(value: Any, digits: int) -> str:
     if exact is None and value is not None and is_mpf(value):
         if mpmath.isfinite(value):
             sign, mantissa, exponent, _ = binary(mpmath.mpf(value))  # signed: mpf.man_exp drops the sign
-            exact = (-1) ** sign * Fraction(mantissa) * Fraction(2) ** exponent if abs(exponent) < 1100 else None
+            exact = (
+                (-1) ** sign * Fraction(mantissa) * Fraction(2) ** exponent if abs(exponent) < 1100 else None
+            )
     if exact is not None and exact != 0:
         double = float(exact)
         if Fraction(double) == exact:
@@ -319,41 +375,68 @@ def equivalents(entry: Initializer, draw: Draw, text: Mapping[str, str], negligi
     zero_mean = draw.mean == 0
     calls: list[tuple[str, str]] = []
     if draw.family == "point":
-        calls += [("PyTorch", f"torch.nn.init.constant_(w, {mean})"),
-                  ("Keras", f"tf.keras.initializers.Constant({mean})"),
-                  ("TensorFlow", f"tf.fill(shape, {mean})"),
-                  ("JAX", f"jax.nn.initializers.constant({mean})")]
+        calls += [
+            ("PyTorch", f"torch.nn.init.constant_(w, {mean})"),
+            ("Keras", f"tf.keras.initializers.Constant({mean})"),
+            ("TensorFlow", f"tf.fill(shape, {mean})"),
+            ("JAX", f"jax.nn.initializers.constant({mean})"),
+        ]
     elif draw.family == "uniform":
         low, high = text["low"], text["high"]
-        calls += [("PyTorch", f"torch.nn.init.uniform_(w, a={low}, b={high})"),
-                  ("Keras", f"tf.keras.initializers.RandomUniform(minval={low}, maxval={high})"),
-                  ("TensorFlow", f"tf.random.uniform(shape, minval={low}, maxval={high})"),
-                  ("JAX", f"jax.random.uniform(key, shape, minval={low}, maxval={high})")]
+        calls += [
+            ("PyTorch", f"torch.nn.init.uniform_(w, a={low}, b={high})"),
+            ("Keras", f"tf.keras.initializers.RandomUniform(minval={low}, maxval={high})"),
+            ("TensorFlow", f"tf.random.uniform(shape, minval={low}, maxval={high})"),
+            ("JAX", f"jax.random.uniform(key, shape, minval={low}, maxval={high})"),
+        ]
     else:
-        plain = [("PyTorch", f"torch.nn.init.normal_(w, mean={mean}, std={sigma})"),
-                 ("Keras", f"tf.keras.initializers.RandomNormal(mean={mean}, stddev={sigma})"),
-                 ("TensorFlow", f"tf.random.normal(shape, mean={mean}, stddev={sigma})")]
+        plain = [
+            ("PyTorch", f"torch.nn.init.normal_(w, mean={mean}, std={sigma})"),
+            ("Keras", f"tf.keras.initializers.RandomNormal(mean={mean}, stddev={sigma})"),
+            ("TensorFlow", f"tf.random.normal(shape, mean={mean}, stddev={sigma})"),
+        ]
         if zero_mean:
             plain.append(("JAX", f"jax.nn.initializers.normal(stddev={sigma})"))
         if draw.family == "normal":
             calls += plain
         else:
             two = draw.low == -2 and draw.high == 2
-            calls.append(("PyTorch", f"torch.nn.init.trunc_normal_(w, mean={mean}, std={sigma}, a={text['low']}, b={text['high']})"))
+            calls.append(
+                (
+                    "PyTorch",
+                    f"torch.nn.init.trunc_normal_(w, mean={mean}, std={sigma}, a={text['low']}, b={text['high']})",
+                )
+            )
             if two:
-                calls += [("Keras", f"tf.keras.initializers.TruncatedNormal(mean={mean}, stddev={sigma})"),
-                          ("TensorFlow", f"tf.random.truncated_normal(shape, mean={mean}, stddev={sigma})")]
+                calls += [
+                    ("Keras", f"tf.keras.initializers.TruncatedNormal(mean={mean}, stddev={sigma})"),
+                    ("TensorFlow", f"tf.random.truncated_normal(shape, mean={mean}, stddev={sigma})"),
+                ]
             if zero_mean:
-                calls.append(("JAX", f"jax.nn.initializers.truncated_normal(stddev={sigma}, lower={text['low_sigma']}, "
-                                     f"upper={text['high_sigma']})"))
+                calls.append(
+                    (
+                        "JAX",
+                        f"jax.nn.initializers.truncated_normal(stddev={sigma}, lower={text['low_sigma']}, "
+                        f"upper={text['high_sigma']})",
+                    )
+                )
             if negligible:
                 seen = {framework for framework, _ in calls}
-                calls += [(framework, call + f" (the truncation at {text['low_sigma']}, {text['high_sigma']} stds is "
-                                             "never reached)")
-                          for framework, call in plain if framework not in seen or framework == "PyTorch"]
+                calls += [
+                    (
+                        framework,
+                        call + f" (the truncation at {text['low_sigma']}, {text['high_sigma']} stds is "
+                        "never reached)",
+                    )
+                    for framework, call in plain
+                    if framework not in seen or framework == "PyTorch"
+                ]
     if draw.atoms:
-        return tuple(call + " (without PyTorch's clamped values at the bounds)" for framework, call in calls
-                     if framework != entry.framework)
+        return tuple(
+            call + " (without PyTorch's clamped values at the bounds)"
+            for framework, call in calls
+            if framework != entry.framework
+        )
     return tuple(call for framework, call in calls if framework != entry.framework)
 
 
@@ -381,48 +464,76 @@ def initializer(
         if fan is None:
             continue
         if not entry.fans:
-            raise InputError(f"{{{fan_name}}} does not change what {entry.name} samples (its std does not depend on "
-                             "the layer's fans)", param=fan_name)
+            raise InputError(
+                f"{{{fan_name}}} does not change what {entry.name} samples (its std does not depend on "
+                "the layer's fans)",
+                param=fan_name,
+            )
         fans[fan_name] = whole(fan, fan_name)
     try:
         draw = entry.rule(values, fans.get("fan_in"), fans.get("fan_out"))
     except RuleError as error:
-        raise InputError(error.message + f" ({entry.name})", param=error.argument,
-                         params=_placeholders(error.message)) from None
+        raise InputError(
+            error.message + f" ({entry.name})", param=error.argument, params=_placeholders(error.message)
+        ) from None
 
     fields = _proven(draw, digits)
     results = {quantity.name: quantity for quantity in quantities(DESCRIPTIONS, fields)}
     if draw.family != "uniform":
         for key, bound in (("low_sigma", draw.low), ("high_sigma", draw.high)):
-            fields = exactly(bound) if bound not in (INF, -INF) else {
-                "value": mpmath.mpf(bound), "certified": True, "error_bound": mpmath.mpf(0)}
+            fields = (
+                exactly(bound)
+                if bound not in (INF, -INF)
+                else {"value": mpmath.mpf(bound), "certified": True, "error_bound": mpmath.mpf(0)}
+            )
             results[key] = Quantity(key, description=DESCRIPTIONS[key], **fields)
             if bound in (INF, -INF):
                 end = key.removesuffix("_sigma")
                 results[end] = Quantity(end, description=DESCRIPTIONS[end], **fields)
-    order = ("effective_std", "effective_mean", "nominal_std", "effective_ratio", "low_sigma", "high_sigma",
-             "normal_std", "low", "high", "excluded_mass")
+    order = (
+        "effective_std",
+        "effective_mean",
+        "nominal_std",
+        "effective_ratio",
+        "low_sigma",
+        "high_sigma",
+        "normal_std",
+        "low",
+        "high",
+        "excluded_mass",
+    )
     ordered = tuple(results[key] for key in order if key in results)
 
     text = {key: _code(q.rounded_from, digits) for key, q in results.items()}
     text["mean"] = _code(draw.mean, digits)
     negligible = draw.family == "truncated_normal" and results["excluded_mass"].value < NEGLIGIBLE_MASS
     ratio = results["effective_ratio"]
-    ratio_text = (ball_text(ratio.value, NOTE_DIGITS, ratio.error_bound) if ratio.exact is None else None) \
-        or to_decimal(ratio.rounded_from, digits)
-    notes = [note.replace("{effective_ratio}", ratio_text)
-             for note in (*draw.notes, *entry.notes, *entry.family_notes.get(draw.family, ()))]
+    ratio_text = (
+        ball_text(ratio.value, NOTE_DIGITS, ratio.error_bound) if ratio.exact is None else None
+    ) or to_decimal(ratio.rounded_from, digits)
+    notes = [
+        note.replace("{effective_ratio}", ratio_text)
+        for note in (*draw.notes, *entry.notes, *entry.family_notes.get(draw.family, ()))
+    ]
     if negligible:
-        notes.append(f"the bounds exclude a mass of {to_decimal(results['excluded_mass'].value, 2)} of the normal: "
-                     "the truncation is never reached, the values are normal"
-                     + (" but for the clamped values above" if draw.atoms else ""))
+        notes.append(
+            f"the bounds exclude a mass of {to_decimal(results['excluded_mass'].value, 2)} of the normal: "
+            "the truncation is never reached, the values are normal"
+            + (" but for the clamped values above" if draw.atoms else "")
+        )
     notes.append(f"semantics read from {entry.framework} {entry.version}, {entry.source}")
     inputs: dict[str, Number | str] = {"name": entry.name}
     inputs.update(values)
     inputs.update(fans)
-    return Computation("initializer", inputs, digits, ordered, notes=tuple(notes),
-                       derivation=derivation(draw) if derive else (),
-                       extra={"equivalents": list(equivalents(entry, draw, text, negligible))})
+    return Computation(
+        "initializer",
+        inputs,
+        digits,
+        ordered,
+        notes=tuple(notes),
+        derivation=derivation(draw) if derive else (),
+        extra={"equivalents": list(equivalents(entry, draw, text, negligible))},
+    )
 
 
 def _product_text(product: Product) -> str:
@@ -440,25 +551,45 @@ def derivation(draw: Draw) -> tuple[tuple[str, str, str], ...]:
     """``--derive``: the distribution the call draws, and how effective_std follows (text and LaTeX)."""
     sigma = _product_text(draw.sigma)
     nominal = _product_text(draw.nominal)
-    lines = [("sigma", f"sigma = {sigma}", r"\sigma = " + sigma), ("nominal_std", f"nominal_std = {nominal}",
-                                                                      r"\mathrm{nominal} = " + nominal)]
+    lines = [
+        ("sigma", f"sigma = {sigma}", r"\sigma = " + sigma),
+        ("nominal_std", f"nominal_std = {nominal}", r"\mathrm{nominal} = " + nominal),
+    ]
     if draw.family == "point":
-        lines.append(("draw", f"every value is {draw.mean}; effective_std = 0", r"\delta_{" + str(draw.mean) + "}"))
+        lines.append(
+            ("draw", f"every value is {draw.mean}; effective_std = 0", r"\delta_{" + str(draw.mean) + "}")
+        )
     elif draw.family == "normal":
-        lines.append(("draw", f"N({draw.mean}, sigma^2); effective_std = sigma", r"\mathcal{N}(\mu, \sigma^2)"))
+        lines.append(
+            ("draw", f"N({draw.mean}, sigma^2); effective_std = sigma", r"\mathcal{N}(\mu, \sigma^2)")
+        )
     elif draw.family == "uniform":
-        lines.append(("draw", f"U({draw.mean} - sqrt(3)*sigma, {draw.mean} + sqrt(3)*sigma); effective_std = sigma",
-                      r"\mathcal{U}(\mu - \sqrt{3}\sigma, \mu + \sqrt{3}\sigma)"))
+        lines.append(
+            (
+                "draw",
+                f"U({draw.mean} - sqrt(3)*sigma, {draw.mean} + sqrt(3)*sigma); effective_std = sigma",
+                r"\mathcal{U}(\mu - \sqrt{3}\sigma, \mu + \sqrt{3}\sigma)",
+            )
+        )
     else:
         lo, hi = draw.low, draw.high
         lines += [
-            ("draw", f"N({draw.mean}, sigma^2) kept on [{draw.mean} + ({lo})*sigma, {draw.mean} + ({hi})*sigma]",
-             r"\mathcal{N}(\mu, \sigma^2)\ \text{on}\ [\mu + a\sigma, \mu + b\sigma]"),
-            ("effective_std", "effective_std = sigma*sqrt(gamma), gamma = 1 + (a*phi(a) - b*phi(b))/Z - "
-                              f"((phi(a) - phi(b))/Z)^2, Z = Phi(b) - Phi(a), a = {lo}, b = {hi}",
-             r"\sigma\sqrt{1 + \frac{a\varphi(a) - b\varphi(b)}{Z} - \left(\frac{\varphi(a) - \varphi(b)}{Z}\right)^2}"),
-            ("effective_mean", "effective_mean = mean + sigma*(phi(a) - phi(b))/Z",
-             r"\mu + \sigma\frac{\varphi(a) - \varphi(b)}{Z}"),
+            (
+                "draw",
+                f"N({draw.mean}, sigma^2) kept on [{draw.mean} + ({lo})*sigma, {draw.mean} + ({hi})*sigma]",
+                r"\mathcal{N}(\mu, \sigma^2)\ \text{on}\ [\mu + a\sigma, \mu + b\sigma]",
+            ),
+            (
+                "effective_std",
+                "effective_std = sigma*sqrt(gamma), gamma = 1 + (a*phi(a) - b*phi(b))/Z - "
+                f"((phi(a) - phi(b))/Z)^2, Z = Phi(b) - Phi(a), a = {lo}, b = {hi}",
+                r"\sigma\sqrt{1 + \frac{a\varphi(a) - b\varphi(b)}{Z} - \left(\frac{\varphi(a) - \varphi(b)}{Z}\right)^2}",
+            ),
+            (
+                "effective_mean",
+                "effective_mean = mean + sigma*(phi(a) - phi(b))/Z",
+                r"\mu + \sigma\frac{\varphi(a) - \varphi(b)}{Z}",
+            ),
         ]
     return tuple(lines)
 
@@ -469,8 +600,13 @@ def defaults_ratio(entry: Initializer, digits: int = 15) -> Quantity | None:
     if any(argument.default is None for argument in entry.arguments):
         return None
     fans = {name: 1 for name in entry.fans}
-    return initializer(entry.name, arguments={}, fan_in=fans.get("fan_in", 1 if entry.fans else None),
-                       fan_out=fans.get("fan_out", 1 if entry.fans else None), digits=digits)["effective_ratio"]
+    return initializer(
+        entry.name,
+        arguments={},
+        fan_in=fans.get("fan_in", 1 if entry.fans else None),
+        fan_out=fans.get("fan_out", 1 if entry.fans else None),
+        digits=digits,
+    )["effective_ratio"]
 
 
 def catalog_listing() -> Listing:
@@ -479,22 +615,28 @@ def catalog_listing() -> Listing:
     rows = []
     for entry in CATALOG:
         ratio = defaults_ratio(entry, LISTING_DIGITS)
-        rows.append({
-            "name": entry.name,
-            "framework": entry.framework,
-            "version": entry.version,
-            "source": entry.source,
-            "arguments": {a.name: a.default for a in entry.arguments},
-            "fixed": dict(entry.fixed),
-            "fans": list(entry.fans),
-            "effective_ratio": None if ratio is None else to_decimal(ratio.rounded_from, LISTING_DIGITS),
-        })
+        rows.append(
+            {
+                "name": entry.name,
+                "framework": entry.framework,
+                "version": entry.version,
+                "source": entry.source,
+                "arguments": {a.name: a.default for a in entry.arguments},
+                "fixed": dict(entry.fixed),
+                "fans": list(entry.fans),
+                "effective_ratio": None if ratio is None else to_decimal(ratio.rounded_from, LISTING_DIGITS),
+            }
+        )
     return Listing(
-        "initializers", ("name", "framework", "version", "arguments", "effective_ratio"), tuple(rows),
+        "initializers",
+        ("name", "framework", "version", "arguments", "effective_ratio"),
+        tuple(rows),
         title="initializer catalog: initializer(NAME) (effective_ratio at the defaults)",
-        notes=("effective_ratio = actual std / the std the arguments name, at fans of 1 (the call's float "
-               "arithmetic moves it with the fans by parts in 10^8)",
-               "jax.nn.initializers.variance_scaling has no defaults: give {scale}, {mode} and {distribution}"),
+        notes=(
+            "effective_ratio = actual std / the std the arguments name, at fans of 1 (the call's float "
+            "arithmetic moves it with the fans by parts in 10^8)",
+            "jax.nn.initializers.variance_scaling has no defaults: give {scale}, {mode} and {distribution}",
+        ),
     )
 
 
@@ -505,8 +647,14 @@ def ratio_table_markdown() -> str:
     for row in catalog_listing().rows:
         given = [f"{k}={v}" if v is not None else f"{k} (required)" for k, v in row["arguments"].items()]
         fixed = [f"{k}={v}" for k, v in row["fixed"].items()]
-        defaults = ", ".join(given) + ("; " if given and fixed else "") + ("fixes " + ", ".join(fixed) if fixed else "")
+        defaults = (
+            ", ".join(given)
+            + ("; " if given and fixed else "")
+            + ("fixes " + ", ".join(fixed) if fixed else "")
+        )
         ratio = row["effective_ratio"] or "(no defaults)"
-        lines.append(f"| `{row['name']}` | {defaults or '(none)'} | {ratio} | {row['framework']} {row['version']}, "
-                     f"`{row['source'].split(' ')[0]}` |")
+        lines.append(
+            f"| `{row['name']}` | {defaults or '(none)'} | {ratio} | {row['framework']} {row['version']}, "
+            f"`{row['source'].split(' ')[0]}` |"
+        )
     return "\n".join(lines)

@@ -29,7 +29,15 @@ from ..defaults import KERNEL as DEFAULTS
 from ..engine.numbers import as_number, to_text
 from ..errors import MomentcalcError
 from ..tier import (
-    INFINITY, Computation, InputError, PrecisionError, arb_precision, certify, check_digits, positive, whole,
+    INFINITY,
+    Computation,
+    InputError,
+    PrecisionError,
+    arb_precision,
+    certify,
+    check_digits,
+    positive,
+    whole,
 )
 
 COMMANDS = {"kernel": "kernel"}
@@ -74,7 +82,9 @@ def kernel(
     """
     digits = check_digits(digits)
     if not isinstance(activation, str):
-        raise InputError(param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
+        raise InputError(
+            param="activation", allowed="a catalog name or an expression in x", got=repr(activation)
+        )
     found = gated_unit(activation, params)
     unit = None if found is None else found[0]
     act = resolve(activation.strip(), params) if found is None else found[1]
@@ -83,7 +93,9 @@ def kernel(
     if not -1 <= r <= 1:
         raise InputError(param="rho", allowed="a correlation from -1 to 1", got=to_text(r))
     if q is not None and (q1 is not None or q2 is not None):
-        raise InputError("{q} sets both variances: give either {q} or {q1}/{q2}", param="q", params=("q1", "q2"))
+        raise InputError(
+            "{q} sets both variances: give either {q} or {q1}/{q2}", param="q", params=("q1", "q2")
+        )
     split = q1 is not None or q2 is not None
     common = positive(DEFAULTS["q"] if q is None else q, "q")
     v1 = common if q1 is None else positive(q1, "q1")
@@ -92,8 +104,11 @@ def kernel(
     if layers is not None and layers > MAX_DEPTH:
         raise InputError(param="depth", allowed=f"a whole number from 1 to {MAX_DEPTH}", got=str(layers))
     if layers is None and (sigma_w2 is not None or sigma_b2 is not None):
-        raise InputError("{sigma_w2} and {sigma_b2} apply only with {depth}", param="sigma_w2",
-                         params=("sigma_b2", "depth"))
+        raise InputError(
+            "{sigma_w2} and {sigma_b2} apply only with {depth}",
+            param="sigma_w2",
+            params=("sigma_b2", "depth"),
+        )
     w = positive(DEFAULTS["sigma_w2"] if sigma_w2 is None else sigma_w2, "sigma_w2")
     b = as_number(DEFAULTS["sigma_b2"] if sigma_b2 is None else sigma_b2, "sigma_b2")
     if b < 0:
@@ -114,10 +129,20 @@ def kernel(
         from ..symbolic.kernel import derive as derive_forms
 
         closed, derivation = derive_forms(act, r, v1, v2)
+
     def run(exact: dict[str, Fraction] | None = None) -> Computation:
-        return certify("kernel", inputs=inputs, digits=digits, extra_digits=EXTRA, describe=DESCRIPTIONS,
-                       evaluate=lambda extra: _evaluate(route, r, v1, v2, local, layers, w, b, extra),
-                       closed=closed, notes=notes, derivation=derivation, exact=exact)
+        return certify(
+            "kernel",
+            inputs=inputs,
+            digits=digits,
+            extra_digits=EXTRA,
+            describe=DESCRIPTIONS,
+            evaluate=lambda extra: _evaluate(route, r, v1, v2, local, layers, w, b, extra),
+            closed=closed,
+            notes=notes,
+            derivation=derivation,
+            exact=exact,
+        )
 
     with twin_named(act, route):
         try:
@@ -137,8 +162,11 @@ def gated_unit(activation: str, params: Mapping[str, object] | None) -> tuple[Ga
         return None
     given = [name for name, value in (params or {}).items() if value is not None]
     if given:
-        raise InputError(f"{{{given[0]}}} does not apply to {unit.name}, a gated unit without parameters",
-                         param=given[0], allowed="no parameters with a gated unit")
+        raise InputError(
+            f"{{{given[0]}}} does not apply to {unit.name}, a gated unit without parameters",
+            param=given[0],
+            allowed="no parameters with a gated unit",
+        )
     return unit, resolve(unit.gate)
 
 
@@ -147,9 +175,9 @@ def _gated_descriptions(gate: str) -> dict[str, str]:
     return {
         "nngp": f"E[phi(x) phi(x')] = rho sqrt(q1 q2) E[{g} {gate}(b')]: the NNGP kernel's layer map",
         "ntk_derivative": f"E[grad phi(x) . grad phi(x')] = E[{g} {gate}(b')] + rho sqrt(q1 q2) E[{dg} {gate}'(b')]: "
-                          "the factor of the NTK recursion",
+        "the factor of the NTK recursion",
         "correlation_out": f"nngp / sqrt(E[phi(x)^2] E[phi(x')^2]) = rho E[{g} {gate}(b')] / "
-                           f"sqrt(E[{g}^2] E[{gate}(b')^2]): the normalized C map at rho",
+        f"sqrt(E[{g}^2] E[{gate}(b')^2]): the normalized C map at rho",
         "c_map_at_0": "C(0) = E[phi]^2 / E[phi^2] = 0 (E[a] = 0)",
         "c_map_slope_at_1": f"C'(1) = 1 + q E[{dg}^2] / E[{g}^2] = q E[|grad phi|^2] / E[phi^2]",
         "c_map_curvature_at_1": f"C''(1) = (2 q E[{dg}^2] + q^2 E[{gate}''(b)^2]) / E[{g}^2]",
@@ -158,8 +186,20 @@ def _gated_descriptions(gate: str) -> dict[str, str]:
     }
 
 
-def _gated(unit: Gated, gate: Any, r: Fraction, v1: Fraction, v2: Fraction, local: bool, layers: int | None,
-           w: Fraction, b: Fraction, inputs: dict[str, Any], digits: int, derive: bool) -> Computation:
+def _gated(
+    unit: Gated,
+    gate: Any,
+    r: Fraction,
+    v1: Fraction,
+    v2: Fraction,
+    local: bool,
+    layers: int | None,
+    w: Fraction,
+    b: Fraction,
+    inputs: dict[str, Any],
+    digits: int,
+    derive: bool,
+) -> Computation:
     """``kernel`` of a gated unit a·g(b) (``moments.gated_maps``: its kernels from the gate's)."""
     closed: dict[str, tuple[str, str]] = {}
     derivation: tuple[tuple[str, str, str], ...] = ()
@@ -167,18 +207,28 @@ def _gated(unit: Gated, gate: Any, r: Fraction, v1: Fraction, v2: Fraction, loca
         from ..symbolic.kernel import derive_gated
 
         closed, derivation = derive_gated(unit)
-    notes = [f"{unit.name}(a, b) = {unit.formula}: a and b the two independent halves of the layer's projection, "
-             "corr(a, a') = corr(b, b') = rho, Var a = Var b = q1 at x and q2 at x'; the gradient is over both halves"]
+    notes = [
+        f"{unit.name}(a, b) = {unit.formula}: a and b the two independent halves of the layer's projection, "
+        "corr(a, a') = corr(b, b') = rho, Var a = Var b = q1 at x and q2 at x'; the gradient is over both halves"
+    ]
     exact: dict[str, Fraction] = {}
     if local:
         exact["c_map_at_0"] = Fraction(0)
     if r == 0:
         exact.update(nngp=Fraction(0), correlation_out=Fraction(0))
     with gate_named(unit):
-        return certify("kernel", inputs=inputs, digits=digits, extra_digits=EXTRA,
-                       describe=_gated_descriptions(unit.gate),
-                       evaluate=lambda extra: _evaluate_gated(unit, gate, r, v1, v2, local, layers, w, b, extra),
-                       closed=closed, notes=notes, derivation=derivation, exact=exact)
+        return certify(
+            "kernel",
+            inputs=inputs,
+            digits=digits,
+            extra_digits=EXTRA,
+            describe=_gated_descriptions(unit.gate),
+            evaluate=lambda extra: _evaluate_gated(unit, gate, r, v1, v2, local, layers, w, b, extra),
+            closed=closed,
+            notes=notes,
+            derivation=derivation,
+            exact=exact,
+        )
 
 
 @contextlib.contextmanager
@@ -203,8 +253,10 @@ def gate_named(unit: Gated) -> Iterator[None]:
     try:
         yield
     except MomentcalcError as error:
-        for named, renamed in ((repr(unit.gate), f"{unit.name} (its gate {unit.gate})"),
-                               (f" of {unit.gate} ", f" of {unit.name}'s gate {unit.gate} ")):
+        for named, renamed in (
+            (repr(unit.gate), f"{unit.name} (its gate {unit.gate})"),
+            (f" of {unit.gate} ", f" of {unit.name}'s gate {unit.gate} "),
+        ):
             if named in error.template:
                 raise error.with_template(error.template.replace(named, renamed, 1)) from None
         raise
@@ -246,7 +298,9 @@ def check_defined_on_the_line(act: Any, *variances: Fraction) -> None:
 
     with mpmath.workdps(20):
         for q in variances:
-            check_defined(lambda x: act.fn(x, {}), mpmath.mpf(0), mpmath.sqrt(mpmath.mpf(q.numerator) / q.denominator))
+            check_defined(
+                lambda x: act.fn(x, {}), mpmath.mpf(0), mpmath.sqrt(mpmath.mpf(q.numerator) / q.denominator)
+            )
 
 
 def certified_route(act: Any) -> Any:
@@ -265,6 +319,7 @@ def not_certified_is_exit_3(evaluate: Any) -> Any:
     """``evaluate`` with the engine's NotCertified (a kink whose place or a sign that no ball
     decides: abs(x/x)*x) raised as PrecisionError naming the activation (exit 3, one line),
     not a traceback."""
+
     @functools.wraps(evaluate)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         from ..engine.gaussian_balls import NotCertified
@@ -272,15 +327,25 @@ def not_certified_is_exit_3(evaluate: Any) -> Any:
         try:
             return evaluate(*args, **kwargs)
         except NotCertified as error:
-            raise PrecisionError(f"{{activation}}: {error}; no unproven digits are printed",
-                                 param="activation") from None
+            raise PrecisionError(
+                f"{{activation}}: {error}; no unproven digits are printed", param="activation"
+            ) from None
 
     return guarded
 
 
 @not_certified_is_exit_3
-def _evaluate(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, layers: int | None,
-              w: Fraction, b: Fraction, digits: int) -> dict[str, Any]:
+def _evaluate(
+    act: Any,
+    rho: Fraction,
+    q1: Fraction,
+    q2: Fraction,
+    local: bool,
+    layers: int | None,
+    w: Fraction,
+    b: Fraction,
+    digits: int,
+) -> dict[str, Any]:
     from ..engine.gaussian_balls import BITS_PER_DIGIT
     from ..moments.kernel_maps import kernel_pair, local_balls
 
@@ -325,8 +390,11 @@ def _curvature(act: Any, q: Fraction, digits: int) -> Any:
         else:
             reason = error.message.split(": ", 1)[-1] if act.expression else error.message
             reason = reason.removesuffix("; no unproven digits are printed")
-        raise PrecisionError(f"c_map_curvature_at_1 of {{activation}} {_label(act)!r} needs E[phi''(u)^2]: "
-                             f"{reason}; no unproven value is printed", param="activation") from None
+        raise PrecisionError(
+            f"c_map_curvature_at_1 of {{activation}} {_label(act)!r} needs E[phi''(u)^2]: "
+            f"{reason}; no unproven value is printed",
+            param="activation",
+        ) from None
 
 
 def _label(act: Any) -> str:
@@ -357,8 +425,18 @@ def _curvature_diverges(act: Any) -> bool:
 
 
 @not_certified_is_exit_3
-def _evaluate_gated(unit: Gated, gate: Any, rho: Fraction, q1: Fraction, q2: Fraction, local: bool,
-                    layers: int | None, w: Fraction, b: Fraction, digits: int) -> dict[str, Any]:
+def _evaluate_gated(
+    unit: Gated,
+    gate: Any,
+    rho: Fraction,
+    q1: Fraction,
+    q2: Fraction,
+    local: bool,
+    layers: int | None,
+    w: Fraction,
+    b: Fraction,
+    digits: int,
+) -> dict[str, Any]:
     from ..moments.gated_maps import gated_kernel_balls
 
     out = gated_kernel_balls(gate, rho, q1, q2, local, digits)
@@ -367,14 +445,28 @@ def _evaluate_gated(unit: Gated, gate: Any, rho: Fraction, q1: Fraction, q2: Fra
     return out
 
 
-def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w: Fraction, b: Fraction,
-            digits: int, unit: Gated | None = None) -> list[Any]:
+def _layers(
+    act: Any,
+    rho: Fraction,
+    q1: Fraction,
+    q2: Fraction,
+    layers: int,
+    w: Fraction,
+    b: Fraction,
+    digits: int,
+    unit: Gated | None = None,
+) -> list[Any]:
     """ρ at layers 0..L, each layer's q and ρ as balls (``unit``: a gated unit, ``act`` its
     gate; its maps and fading tail are ``moments.gated_maps``')."""
     from flint import arb
 
     from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
-    from ..moments.gated_maps import constant_gate_tail, gated_layer_balls, gated_nngp_over, gated_second_moment
+    from ..moments.gated_maps import (
+        constant_gate_tail,
+        gated_layer_balls,
+        gated_nngp_over,
+        gated_second_moment,
+    )
     from ..moments.kernel_maps import check_length, gaussian_balls, nngp_over
 
     bits = int((digits + 10) * BITS_PER_DIGIT) + 64
@@ -426,7 +518,9 @@ def _layers(act: Any, rho: Fraction, q1: Fraction, q2: Fraction, layers: int, w:
             else:
                 c_next_exact = c_next
                 if not (c_next > -1 and c_next < 1):
-                    raise PrecisionError("a layer's correlation cannot be proven inside (-1, 1) at these digits")
+                    raise PrecisionError(
+                        "a layer's correlation cannot be proven inside (-1, 1) at these digits"
+                    )
         out.append(c_next)
         c, v1, v2 = c_next_exact, _exact_or(n1), _exact_or(n2)
     return out
@@ -441,18 +535,27 @@ def _check_runaway(unit: Gated, gate: Any, q1: Fraction, q2: Fraction, w: Fracti
     from ..moments.kernel_maps import LENGTH_LIMIT_DIGITS
 
     lower, upper = unit.quadratic
-    why = (f"the length of a network of {unit.name} at {{sigma_b2}} = 0 runs away doubly exponentially, as "
-           f"{lower}*q <= E[{unit.gate}(sqrt(q) Z)^2] <= {upper}*q, so q' is within sigma_w2*[{lower}, {upper}]*q^2")
+    why = (
+        f"the length of a network of {unit.name} at {{sigma_b2}} = 0 runs away doubly exponentially, as "
+        f"{lower}*q <= E[{unit.gate}(sqrt(q) Z)^2] <= {upper}*q, so q' is within sigma_w2*[{lower}, {upper}]*q^2"
+    )
     low = runaway_layer(gate, unit.quadratic, min(q1, q2), w, collapse=True)
     if low and low <= layers:
-        raise InputError(f"the variance q of the layers falls below 1e-{LENGTH_LIMIT_DIGITS} by layer {low}: {why}, "
-                         "and the correlations with it; ask for a much smaller {depth}, a larger {sigma_w2} or "
-                         "{sigma_b2} > 0", param="depth", params=("sigma_b2", "sigma_w2"))
+        raise InputError(
+            f"the variance q of the layers falls below 1e-{LENGTH_LIMIT_DIGITS} by layer {low}: {why}, "
+            "and the correlations with it; ask for a much smaller {depth}, a larger {sigma_w2} or "
+            "{sigma_b2} > 0",
+            param="depth",
+            params=("sigma_b2", "sigma_w2"),
+        )
     high = runaway_layer(gate, unit.quadratic, max(q1, q2), w, collapse=False)
     if high and high <= layers:
-        raise InputError(f"the variance q of the layers passes 1e{LENGTH_LIMIT_DIGITS} by layer {high}: {why}; "
-                         "ask for a much smaller {depth}, a smaller {sigma_w2} or {sigma_b2} > 0", param="depth",
-                         params=("sigma_b2", "sigma_w2"))
+        raise InputError(
+            f"the variance q of the layers passes 1e{LENGTH_LIMIT_DIGITS} by layer {high}: {why}; "
+            "ask for a much smaller {depth}, a smaller {sigma_w2} or {sigma_b2} > 0",
+            param="depth",
+            params=("sigma_b2", "sigma_w2"),
+        )
 
 
 def _exact(ball: Any) -> Fraction:

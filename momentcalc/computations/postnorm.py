@@ -37,7 +37,15 @@ from ..defaults import POSTNORM_DECAY as DEFAULTS
 from ..engine.balls import exact_ball, max_bits
 from ..engine.numbers import Number, as_number, to_mpf, to_text
 from ..tier import (
-    Computation, InputError, Precision, PrecisionError, Quantity, arb_precision, check_digits, exactly, prove,
+    Computation,
+    InputError,
+    Precision,
+    PrecisionError,
+    Quantity,
+    arb_precision,
+    check_digits,
+    exactly,
+    prove,
 )
 from .deepnet import ARCHES, Root, deepnet
 from .postnorm_series import GeometricWeights
@@ -99,8 +107,11 @@ def postnorm_decay(
     given_alpha = None
     if alpha is not None:
         if form != "deepnorm":
-            raise InputError(f"{{alpha}} applies only with {{scheme}} deepnorm, got {{scheme}} {form}", param="alpha",
-                             params=("scheme",))
+            raise InputError(
+                f"{{alpha}} applies only with {{scheme}} deepnorm, got {{scheme}} {form}",
+                param="alpha",
+                params=("scheme",),
+            )
         given_alpha = as_number(alpha, "alpha")
         if given_alpha <= 0:
             raise InputError(param="alpha", allowed="greater than 0", got=to_text(given_alpha))
@@ -122,8 +133,12 @@ def postnorm_decay(
         return values
 
     # The power's radius grows with the depth: log2(depth) more bits from the start.
-    fields = prove(evaluate, digits, start_bits=Precision(digits).start_bits + depth.bit_length(), exact=exact)
-    weights = GeometricWeights(depth, scheme_parts.parts, digits, scheme_parts.exact_parts, scheme_parts.ball_parts)
+    fields = prove(
+        evaluate, digits, start_bits=Precision(digits).start_bits + depth.bit_length(), exact=exact
+    )
+    weights = GeometricWeights(
+        depth, scheme_parts.parts, digits, scheme_parts.exact_parts, scheme_parts.ball_parts
+    )
     reach = scheme_parts.depth_to_threshold(t)
 
     closed: dict[str, tuple[str, str]] = {}
@@ -136,8 +151,12 @@ def postnorm_decay(
     def quantity(name: str, description: str, **value: Any) -> Quantity:
         if not value:
             value = fields[name]
-        return Quantity(name, description=description, **dict(zip(("closed_form", "latex"), closed.get(name, (None, None)))),
-                        **value)
+        return Quantity(
+            name,
+            description=description,
+            **dict(zip(("closed_form", "latex"), closed.get(name, (None, None)))),
+            **value,
+        )
 
     if reach is None:  # decay 1: never below the threshold
         reach_value = {"value": mpmath.inf, "certified": True, "error_bound": mpmath.mpf(0), "whole": True}
@@ -146,7 +165,9 @@ def postnorm_decay(
     results = [
         quantity("decay", DECAY[form]),
         quantity("identity_weight", DESCRIPTIONS["identity_weight"]),
-        quantity("branch_weights", BRANCH[form], value=weights, certified=True, error_bound=weights.error_bound()),
+        quantity(
+            "branch_weights", BRANCH[form], value=weights, certified=True, error_bound=weights.error_bound()
+        ),
         quantity("depth_to_threshold", DESCRIPTIONS["depth_to_threshold"], **reach_value),
         quantity("final_variance", DESCRIPTIONS["final_variance"]),
     ]
@@ -154,29 +175,42 @@ def postnorm_decay(
     notes = []
     if form == "deepnorm":
         results.append(quantity("alpha", DESCRIPTIONS["alpha"]))
-        results.extend(quantity(name, DEEPNET_DESCRIPTIONS[name] + ": " + root.text) for name, root in configs.items())
+        results.extend(
+            quantity(name, DEEPNET_DESCRIPTIONS[name] + ": " + root.text) for name, root in configs.items()
+        )
         inputs["arch"] = architecture
         if decoder_depth is not None:
             inputs["decoder_layers"] = Fraction(decoder_depth)
         if given_alpha is None:
-            notes.append(f"alpha = deepnorm_alpha = {configs['deepnorm_alpha'].text}, DeepNet's choice for {{arch}} "
-                         f"{architecture}, with {ARCH_LAYERS[architecture]} (Wang et al., 2022, DeepNet: Scaling "
-                         "Transformers to 1,000 Layers)")
+            notes.append(
+                f"alpha = deepnorm_alpha = {configs['deepnorm_alpha'].text}, DeepNet's choice for {{arch}} "
+                f"{architecture}, with {ARCH_LAYERS[architecture]} (Wang et al., 2022, DeepNet: Scaling "
+                "Transformers to 1,000 Layers)"
+            )
         else:
             inputs["alpha"] = given_alpha
         if architecture == "encdec":
-            notes.append("the weights are the encoder's (N = {layers}, alpha = deepnorm_alpha); the decoder's "
-                         "residuals use decoder_alpha, and its value, output and feed-forward weights are "
-                         "initialized with gain decoder_beta")
-        notes.append("deepnorm_beta multiplies the init std of the value and output projections and of the "
-                     "feed-forward weights (Xavier init with gain beta in DeepNet)")
+            notes.append(
+                "the weights are the encoder's (N = {layers}, alpha = deepnorm_alpha); the decoder's "
+                "residuals use decoder_alpha, and its value, output and feed-forward weights are "
+                "initialized with gain decoder_beta"
+            )
+        notes.append(
+            "deepnorm_beta multiplies the init std of the value and output projections and of the "
+            "feed-forward weights (Xavier init with gain beta in DeepNet)"
+        )
     if form == "pre":
-        notes.append("pre-norm weights are those before the final Norm, which divides every one of them "
-                     "by sqrt(final_variance)")
+        notes.append(
+            "pre-norm weights are those before the final Norm, which divides every one of them "
+            "by sqrt(final_variance)"
+        )
     if reach is None:
-        notes.append("decay is 1, so the identity weight never falls below {threshold}: depth_to_threshold is inf")
-    return Computation("postnorm_decay", inputs, digits, tuple(results), notes=tuple(notes),
-                       derivation=derivation)
+        notes.append(
+            "decay is 1, so the identity weight never falls below {threshold}: depth_to_threshold is inf"
+        )
+    return Computation(
+        "postnorm_decay", inputs, digits, tuple(results), notes=tuple(notes), derivation=derivation
+    )
 
 
 DEEPNET_DESCRIPTIONS = {
@@ -185,41 +219,56 @@ DEEPNET_DESCRIPTIONS = {
     "decoder_alpha": "DeepNet's decoder alpha in an encoder-decoder",
     "decoder_beta": "DeepNet's decoder init gain beta in an encoder-decoder",
 }
-ARCH_LAYERS = {"encoder": "N = {layers}", "decoder": "M = {layers}",
-               "encdec": "N = {layers} encoder and M = {decoder_layers} decoder layers"}
+ARCH_LAYERS = {
+    "encoder": "N = {layers}",
+    "decoder": "M = {layers}",
+    "encdec": "N = {layers} encoder and M = {decoder_layers} decoder layers",
+}
 
 
 def _architecture(form: str, arch: str | None, decoder_layers: object) -> tuple[str, int | None]:
     """(arch, M): DeepNet's configuration, encoder-only unless said; M only for encdec."""
     if arch is None:
         if decoder_layers is not None:
-            raise InputError("{decoder_layers} applies only with {arch} encdec", param="decoder_layers",
-                             params=("arch",))
+            raise InputError(
+                "{decoder_layers} applies only with {arch} encdec", param="decoder_layers", params=("arch",)
+            )
         return "encoder", None
     if form != "deepnorm":
-        raise InputError(f"{{arch}} applies only with {{scheme}} deepnorm, got {{scheme}} {form}", param="arch",
-                         params=("scheme",))
+        raise InputError(
+            f"{{arch}} applies only with {{scheme}} deepnorm, got {{scheme}} {form}",
+            param="arch",
+            params=("scheme",),
+        )
     name = str(arch).strip().lower()
     if name not in ARCHES:
         raise InputError(param="arch", allowed=f"one of {', '.join(ARCHES)}", got=repr(arch))
     if name != "encdec":
         if decoder_layers is not None:
-            raise InputError("{decoder_layers} applies only with {arch} encdec", param="decoder_layers",
-                             params=("arch",))
+            raise InputError(
+                "{decoder_layers} applies only with {arch} encdec", param="decoder_layers", params=("arch",)
+            )
         return name, None
     if decoder_layers is None:
-        raise InputError("{decoder_layers} is required with {arch} encdec: the number M of decoder layers",
-                         param="decoder_layers", params=("arch",))
+        raise InputError(
+            "{decoder_layers} is required with {arch} encdec: the number M of decoder layers",
+            param="decoder_layers",
+            params=("arch",),
+        )
     number = as_number(decoder_layers, "decoder_layers")
     if number.denominator != 1 or not 1 <= number <= MAX_LAYERS:
-        raise InputError(param="decoder_layers", allowed=f"a whole number from 1 to {MAX_LAYERS}", got=to_text(number))
+        raise InputError(
+            param="decoder_layers", allowed=f"a whole number from 1 to {MAX_LAYERS}", got=to_text(number)
+        )
     return name, int(number)
 
 
 def _layers(value: object) -> int:
     number = as_number(value, "layers")
     if number.denominator != 1 or not 1 <= number <= MAX_LAYERS:
-        raise InputError(param="layers", allowed=f"a whole number from 1 to {MAX_LAYERS}", got=to_text(number))
+        raise InputError(
+            param="layers", allowed=f"a whole number from 1 to {MAX_LAYERS}", got=to_text(number)
+        )
     return int(number)
 
 
@@ -230,8 +279,14 @@ class _Scheme:
     alpha is DeepNet's irrational (2L)^(1/4).
     """
 
-    def __init__(self, form: str, layers: int, sigma: Fraction, alpha: Fraction | None,
-                 default_alpha: Root | None = None) -> None:
+    def __init__(
+        self,
+        form: str,
+        layers: int,
+        sigma: Fraction,
+        alpha: Fraction | None,
+        default_alpha: Root | None = None,
+    ) -> None:
         self.form = form
         self.sigma_squared = sigma * sigma
         self.alpha_squared: Fraction | None  # None: DeepNet's default alpha², irrational
@@ -315,7 +370,9 @@ class _Scheme:
         a binary fraction (which Arb holds exactly) or has more significant decimals than any
         ``digits`` (its numerator or its denominator's odd part is a long power), so no
         rounding tie can hide in it and the ball decides."""
-        exact: dict[str, Fraction] = {"final_variance": 1 + layers * sigma * sigma if self.form == "pre" else Fraction(1)}
+        exact: dict[str, Fraction] = {
+            "final_variance": 1 + layers * sigma * sigma if self.form == "pre" else Fraction(1)
+        }
         if self.form == "pre":
             return {**exact, "decay": Fraction(1), "identity_weight": Fraction(1)}
         c, square, d = self.exact_parts()
@@ -354,10 +411,16 @@ class _Scheme:
                 if floor is not None:
                     return int(floor) + 1
                 nearest = ratio.unique_fmpz()
-            if nearest is not None and square is not None and _power_equals(square, int(nearest), threshold * threshold):
+            if (
+                nearest is not None
+                and square is not None
+                and _power_equals(square, int(nearest), threshold * threshold)
+            ):
                 return int(nearest) + 1
             if bits >= max_bits():
-                raise PrecisionError(f"could not decide depth_to_threshold within {max_bits()} bits of working precision")
+                raise PrecisionError(
+                    f"could not decide depth_to_threshold within {max_bits()} bits of working precision"
+                )
             bits = min(2 * bits, max_bits())
 
 

@@ -64,8 +64,14 @@ class GeometricWeights(Sequence[mpmath.mpf], BulkValues):
     whatever the depth: ``log10(count)`` extra digits absorb the error of long products.
     """
 
-    def __init__(self, count: int, parts: Parts, digits: int, exact_parts: ExactParts | None = None,
-                 ball_parts: BallParts | None = None) -> None:
+    def __init__(
+        self,
+        count: int,
+        parts: Parts,
+        digits: int,
+        exact_parts: ExactParts | None = None,
+        ball_parts: BallParts | None = None,
+    ) -> None:
         self._count = count
         self._parts = parts
         self._digits = digits
@@ -236,7 +242,7 @@ def _binary_doubles(weights: GeometricWeights, count: int) -> list[float | None]
         block = min(BLOCK, count)
         betas, shifts = _steps(to_raw(d), 1 << (block - 1).bit_length())  # d^r, r = 1 … block
         betas, shifts = betas[:block], shifts[:block]
-        bases = [_binary(base) for base in _powers(d ** block, c, -(-count // block))]
+        bases = [_binary(base) for base in _powers(d**block, c, -(-count // block))]
     out: list[float | None] = []
     for first, (alpha, alpha_shift) in zip(range(0, count, block), bases):
         size = min(block, count - first)
@@ -244,7 +250,10 @@ def _binary_doubles(weights: GeometricWeights, count: int) -> list[float | None]
         exponents = list(map(operator.add, repeat(alpha_shift, size), shifts))
         # 2^(top−1) ≤ product·2^exponent < 2^top: the largest value comes first, the smallest
         # last. Below 2^1023 nothing rounds up to infinity; from 2^−1021 up all are normal.
-        if products[0].bit_length() + exponents[0] <= 1023 and products[-1].bit_length() + exponents[-1] > -1021:
+        if (
+            products[0].bit_length() + exponents[0] <= 1023
+            and products[-1].bit_length() + exponents[-1] > -1021
+        ):
             out.extend(map(math.ldexp, map(float, products), exponents))  # normal doubles throughout
         else:
             out.extend(map(scaled_double, products, exponents))
@@ -365,7 +374,9 @@ def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
                     texts.extend(write[notation](lows[start:end]))
                     start = end
             else:
-                texts.extend(text for value in lows for text in write[_notation(value.adjusted(), digits)]((value,)))
+                texts.extend(
+                    text for value in lows for text in write[_notation(value.adjusted(), digits)]((value,))
+                )
             base = work.multiply(base, step)
     for j in redo:  # m = j + 1
         texts[j] = weights.proven_text(j + 1, digits)
@@ -378,7 +389,7 @@ def _arb_decimal(ball: Any) -> Any:
     mantissa, exponent = (int(x) for x in ball.mid().man_exp())
     if exponent >= 0:
         return Decimal(mantissa << exponent)
-    return Decimal(f"{mantissa * 5 ** -exponent}E{exponent}")
+    return Decimal(f"{mantissa * 5**-exponent}E{exponent}")
 
 
 def _padded(value, length: int):

@@ -40,18 +40,24 @@ def residual_scaling(kind: str, layers: int) -> ResidualScaling:
     n = Fraction(layers)
     if kind == "gpt2":
         return ResidualScaling(
-            Root(Fraction(1), 1 / (2 * n), 2, "(2L)^(-1/2)"), None,
+            Root(Fraction(1), 1 / (2 * n), 2, "(2L)^(-1/2)"),
+            None,
             "the residual output projections (attention and MLP c_proj) of each of the L blocks",
             "Radford et al., 2019, Language Models are Unsupervised Multitask Learners (1/sqrt(N), N = 2L residual "
-            "layers); 0.02/sqrt(2*n_layer) in Hugging Face's GPT-2 and nanoGPT")
+            "layers); 0.02/sqrt(2*n_layer) in Hugging Face's GPT-2 and nanoGPT",
+        )
     if kind == "tfixup-encoder":
         return ResidualScaling(
-            Root(TFIXUP_ENCODER, 1 / n, 4, "0.67*N^(-1/4)"), Root(Fraction(1), 1 / (9 * n), 4, "(9N)^(-1/4)"),
+            Root(TFIXUP_ENCODER, 1 / n, 4, "0.67*N^(-1/4)"),
+            Root(Fraction(1), 1 / (9 * n), 4, "(9N)^(-1/4)"),
             "the feed-forward weights and the attention's value and output projections of each of the N encoder "
             "layers (the value projection also times sqrt(2) in fairseq)",
-            "Huang et al., 2020, Improving Transformer Optimization Through Better Initialization (T-Fixup)")
+            "Huang et al., 2020, Improving Transformer Optimization Through Better Initialization (T-Fixup)",
+        )
     return ResidualScaling(
-        Root(Fraction(1), 1 / (9 * n), 4, "(9M)^(-1/4)"), Root(Fraction(1), 1 / (9 * n), 4, "(9M)^(-1/4)"),
+        Root(Fraction(1), 1 / (9 * n), 4, "(9M)^(-1/4)"),
+        Root(Fraction(1), 1 / (9 * n), 4, "(9M)^(-1/4)"),
         "the feed-forward weights and the self- and cross-attention value and output projections of each of the M "
         "decoder layers (value projections also times sqrt(2) in fairseq)",
-        "Huang et al., 2020, Improving Transformer Optimization Through Better Initialization (T-Fixup)")
+        "Huang et al., 2020, Improving Transformer Optimization Through Better Initialization (T-Fixup)",
+    )

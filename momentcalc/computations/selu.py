@@ -47,7 +47,16 @@ from ..engine.numbers import Number, as_number, to_mpf, to_text
 from ..engine.precision import stable, working_dps
 from ..engine.roots import find_root
 from ..engine.rounding import MAX_EXPONENT_BITS, decimal_text
-from ..tier import Computation, InputError, PrecisionError, check_digits, exact_ball, positive, prove, quantities
+from ..tier import (
+    Computation,
+    InputError,
+    PrecisionError,
+    check_digits,
+    exact_ball,
+    positive,
+    prove,
+    quantities,
+)
 
 # CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
 COMMANDS = {"selu-solve": "selu_solve"}
@@ -198,7 +207,10 @@ def _scaled_equations(p: Pieces, mean: mpmath.mpf, second: mpmath.mpf, lam0: mpm
         lam, alpha = lam0 * x, alpha0 * y
         return [
             [lam0 * (p.m1 + alpha * p.a) / size1, lam * alpha0 * p.a / size1],
-            [2 * lam * lam0 * (p.m2 + alpha * alpha * p.b) / second, 2 * lam * lam * alpha * alpha0 * p.b / second],
+            [
+                2 * lam * lam0 * (p.m2 + alpha * alpha * p.b) / second,
+                2 * lam * lam * alpha * alpha0 * p.b / second,
+            ],
         ]
 
     return f, jacobian
@@ -217,10 +229,13 @@ def _show(value: mpmath.mpf, digits: int) -> str:
     return mantissa + e + exponent
 
 
-def _check_reachable(mean: Fraction, var: Fraction, input_mean: Fraction, input_std: Fraction) -> tuple[str, str]:
+def _check_reachable(
+    mean: Fraction, var: Fraction, input_mean: Fraction, input_std: Fraction
+) -> tuple[str, str]:
     """Raise InputError unless R(∞) < μ/√v < R(0); return the bounds as text for the notes."""
     shown = BOUND_DIGITS
     while True:
+
         def evaluate() -> dict[str, mpmath.mpf]:
             low, high = ratio_bounds(pieces(input_mean, input_std))
             return {"low": low, "high": high, "ratio": to_mpf(mean) / mpmath.sqrt(to_mpf(var))}
@@ -234,7 +249,9 @@ def _check_reachable(mean: Fraction, var: Fraction, input_mean: Fraction, input_
         if shown > 4 * 1000:
             raise PrecisionError(
                 "{target_mean}/{target_var}: the target's mean/std ratio is too close to the edge "
-                "of what selu can reach to decide", param="target_mean", params=("target_var",)
+                "of what selu can reach to decide",
+                param="target_mean",
+                params=("target_var",),
             )
         shown *= 2
     interval = f"({_show(low, shown)}, {_show(high, shown)})"
@@ -245,7 +262,8 @@ def _check_reachable(mean: Fraction, var: Fraction, input_mean: Fraction, input_
         f"{_show(ratio, shown)} ({{target_mean}}/sqrt({{target_var}})) for input mean "
         f"{to_text(input_mean)}, std {to_text(input_std)}; selu reaches only ratios in the open "
         f"interval {interval}, from the alpha -> inf limit to relu's ratio (alpha -> 0)",
-        param="target_mean", params=("target_var",),
+        param="target_mean",
+        params=("target_var",),
     )
 
 
@@ -265,7 +283,8 @@ def _check_exponents(input_mean: Fraction, input_std: Fraction) -> None:
             f"{{input_mean}}/{{input_std}}: at a ratio of about {_show(to_mpf(abs(ratio)), 3)} alpha is "
             f"exp(±(input_mean/input_std)^2/4) or beyond, a decimal exponent of more than "
             f"{int((MAX_EXPONENT_BITS - 1) * math.log10(2)) + 1} digits, which cannot be rounded: try a smaller ratio",
-            param="input_mean", params=("input_std",),
+            param="input_mean",
+            params=("input_std",),
         )
 
 
@@ -322,12 +341,19 @@ def selu_solve(
         "one (lambda, alpha), since the ratio of selu(Z) falls strictly as alpha grows",
     )
     inputs = {"target_mean": mean, "target_var": var, "input_mean": in_mean, "input_std": in_std}
-    return Computation("selu_solve", inputs, digits, quantities(DESCRIPTIONS, fields, forms), notes=notes,
-                       derivation=derivation)
+    return Computation(
+        "selu_solve",
+        inputs,
+        digits,
+        quantities(DESCRIPTIONS, fields, forms),
+        notes=notes,
+        derivation=derivation,
+    )
 
 
-def solve_mpmath(target_mean: Fraction, target_var: Fraction, input_mean: Fraction, input_std: Fraction,
-                 digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+def solve_mpmath(
+    target_mean: Fraction, target_var: Fraction, input_mean: Fraction, input_std: Fraction, digits: int
+) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(λ, α) by the mpmath route: the closed form at rising precision (``stable``), polished
     and verified by Newton on both equations. The tests' second route to the Arb balls."""
     second = target_mean * target_mean + target_var
@@ -366,8 +392,11 @@ def _polish(
         lam0, alpha0 = closed["lambda"], closed["alpha"]
         f, jacobian = _scaled_equations(pieces(in_mean, in_std), to_mpf(mean), to_mpf(second), lam0, alpha0)
         x, y = find_root(
-            f, (1, 1), jacobian=jacobian,
-            tol=mpmath.mpf(10) ** (-(digits + 5)), what="the selu moment equations",
+            f,
+            (1, 1),
+            jacobian=jacobian,
+            tol=mpmath.mpf(10) ** (-(digits + 5)),
+            what="the selu moment equations",
         )
         lam, alpha = lam0 * x, alpha0 * y
         tolerance = mpmath.mpf(10) ** (-(digits + 2))

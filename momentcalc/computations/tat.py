@@ -25,7 +25,16 @@ from typing import Any
 from ..catalog import resolve
 from ..catalog.gated import gated
 from ..engine.numbers import as_number, to_text
-from ..tier import Computation, InputError, PrecisionError, arb_precision, check_digits, prove, quantities, whole
+from ..tier import (
+    Computation,
+    InputError,
+    PrecisionError,
+    arb_precision,
+    check_digits,
+    prove,
+    quantities,
+    whole,
+)
 from .kernel import EXTRA, certified_route, check_defined_on_the_line, not_certified_is_exit_3, twin_named
 
 COMMANDS = {"tat": "tat"}
@@ -60,14 +69,19 @@ def tat(
     """
     digits = check_digits(digits)
     if not isinstance(activation, str):
-        raise InputError(param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
+        raise InputError(
+            param="activation", allowed="a catalog name or an expression in x", got=repr(activation)
+        )
     unit = gated(activation)
     if unit is not None:
-        raise InputError(f"{{activation}} {unit.name} = {unit.formula} is a gated unit of two inputs, and the transforms "
-                         "of DKS and TAT (Martens et al., 2021; Zhang et al., 2022) are defined for an activation of "
-                         f"one input: give a catalog name or an expression in x (the gate alone: {unit.gate}); "
-                         f"{{kernel_command}} and {{hermite_command}} take {unit.name}",
-                         param="activation", params=("kernel_command", "hermite_command"))
+        raise InputError(
+            f"{{activation}} {unit.name} = {unit.formula} is a gated unit of two inputs, and the transforms "
+            "of DKS and TAT (Martens et al., 2021; Zhang et al., 2022) are defined for an activation of "
+            f"one input: give a catalog name or an expression in x (the gate alone: {unit.gate}); "
+            f"{{kernel_command}} and {{hermite_command}} take {unit.name}",
+            param="activation",
+            params=("kernel_command", "hermite_command"),
+        )
     act = resolve(activation.strip(), params)
     check_defined_on_the_line(act, Fraction(1))
     if act.expression:
@@ -81,32 +95,50 @@ def tat(
     inputs: dict[str, Any] = {"activation": name, "depth": Fraction(layers)}
     if leaky:
         if target_slope is not None:
-            raise InputError("leaky_relu takes {target_c0} (TAT), not {target_slope}", param="target_c0",
-                             params=("target_slope",))
+            raise InputError(
+                "leaky_relu takes {target_c0} (TAT), not {target_slope}",
+                param="target_c0",
+                params=("target_slope",),
+            )
         if target_c0 is None:
-            raise InputError("{target_c0} is required for leaky_relu (TAT: the network's C(0) to reach, from 0 up)",
-                             param="target_c0")
+            raise InputError(
+                "{target_c0} is required for leaky_relu (TAT: the network's C(0) to reach, from 0 up)",
+                param="target_c0",
+            )
         eta = as_number(target_c0, "target_c0")
         inputs["target_c0"] = eta
         fields = prove(lambda d: _leaky(eta, layers, d), digits, extra_digits=EXTRA)
     else:
         if target_c0 is not None:
-            raise InputError("{target_c0} (TAT) is for leaky_relu; every other activation takes {target_slope} (DKS)",
-                             param="target_slope", params=("target_c0",))
+            raise InputError(
+                "{target_c0} (TAT) is for leaky_relu; every other activation takes {target_slope} (DKS)",
+                param="target_slope",
+                params=("target_c0",),
+            )
         if target_slope is None:
-            raise InputError("{target_slope} is required (DKS: the network's C'(1) to reach, greater than 1)",
-                             param="target_slope")
+            raise InputError(
+                "{target_slope} is required (DKS: the network's C'(1) to reach, greater than 1)",
+                param="target_slope",
+            )
         zeta = as_number(target_slope, "target_slope")
         if not zeta > 1:
-            raise InputError(param="target_slope", allowed="greater than 1 (the network's C'(1) of DKS; 1 is the "
-                             "identity map)", got=to_text(zeta))
+            raise InputError(
+                param="target_slope",
+                allowed="greater than 1 (the network's C'(1) of DKS; 1 is the identity map)",
+                got=to_text(zeta),
+            )
         inputs["target_slope"] = zeta
         with twin_named(act, route):
             fields = prove(lambda d: _dks(route, zeta, layers, d), digits, extra_digits=EXTRA)
     notes = [f"phi(x) = {act.formula}"] if act.expression else []
     # In the order computed (DKS gives output_scale after the shifts).
-    return Computation("tat", inputs, digits, quantities({name: DESCRIPTIONS[name] for name in fields}, fields),
-                       notes=tuple(notes))
+    return Computation(
+        "tat",
+        inputs,
+        digits,
+        quantities({name: DESCRIPTIONS[name] for name in fields}, fields),
+        notes=tuple(notes),
+    )
 
 
 def _check_finite_moments(act: Any) -> None:
@@ -126,10 +158,13 @@ def _check_finite_moments(act: Any) -> None:
     try:
         expectation_balls(act, [(0, 2, 0), (0, 0, 2)], std=Fraction(1, 8), digits=3)
     except InputError:
-        raise first.with_template(first.template.replace(
-            "; choose an activation with finite moments",
-            " and for N(0, (1/8)^2), as a pole does at every input scale; DKS's transforms need the moments of "
-            "phi(input_scale*x + input_shift): choose an activation with finite moments")) from None
+        raise first.with_template(
+            first.template.replace(
+                "; choose an activation with finite moments",
+                " and for N(0, (1/8)^2), as a pole does at every input scale; DKS's transforms need the moments of "
+                "phi(input_scale*x + input_shift): choose an activation with finite moments",
+            )
+        ) from None
     except PrecisionError:
         return
 
@@ -143,8 +178,12 @@ def _leaky(eta: Fraction, depth: int, digits: int) -> dict[str, Any]:
     with arb_precision(int((digits + 10) * BITS_PER_DIGIT) + 64 + 8 * depth):
         top = network_c0_ball(arb(0), depth)
         if eta < 0 or as_arb(eta) > top:
-            raise InputError(param="target_c0", allowed=f"from 0 to {reachable_c0(depth):.10g} for depth {depth} "
-                             "(relu's C map composed that often, at 0)", got=to_text(eta))
+            raise InputError(
+                param="target_c0",
+                allowed=f"from 0 to {reachable_c0(depth):.10g} for depth {depth} "
+                "(relu's C map composed that often, at 0)",
+                got=to_text(eta),
+            )
         if eta == 0:
             alpha = arb(1)
         elif as_arb(eta) == top:  # (only when both are exact: never for depth >= 1)
@@ -164,9 +203,12 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
 
     if linear(act):
         label = act.formula if act.expression else act.name
-        raise InputError(f"{label!r} is linear, so its normalized C map is the identity: C'(1) = 1 for every "
-                         "input scale and shift, and no {target_slope} above 1 is reachable (the reachable C'(1) "
-                         "is 1 alone)", param="target_slope")
+        raise InputError(
+            f"{label!r} is linear, so its normalized C map is the identity: C'(1) = 1 for every "
+            "input scale and shift, and no {target_slope} above 1 is reachable (the reachable C'(1) "
+            "is 1 alone)",
+            param="target_slope",
+        )
     with arb_precision(int((digits + 20) * BITS_PER_DIGIT) + 64):
         target = (as_arb(zeta).log() / depth).exp()
     guard = near_one(target)  # a target near 1 is solved with more digits: so is it computed
@@ -192,21 +234,30 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
             a, b = survey_locate(act, target, digits, zeta, depth)
         balls = prove_transform(act, target, a, b, digits, fixed)
         with arb_precision(int((digits + 10) * BITS_PER_DIGIT) + 64):
-            return {"input_scale": balls["input_scale"], "input_shift": balls["input_shift"],
-                    "output_shift": balls["output_shift"], "output_scale": balls["output_scale"],
-                    "layer_target": target}
-    raise PrecisionError("no transform reaching this {target_slope} was found with input_shift 1 or -1 (the "
-                         "shift DKS fixes for a positively homogeneous activation)", param="target_slope")
+            return {
+                "input_scale": balls["input_scale"],
+                "input_shift": balls["input_shift"],
+                "output_shift": balls["output_shift"],
+                "output_scale": balls["output_scale"],
+                "layer_target": target,
+            }
+    raise PrecisionError(
+        "no transform reaching this {target_slope} was found with input_shift 1 or -1 (the "
+        "shift DKS fixes for a positively homogeneous activation)",
+        param="target_slope",
+    )
 
 
 def _screen(act: Any, target: Any) -> Any:
     """Passes over DKS's starting points (after the first) from which Newton's method, run in
     double precision on a grid (``moments.dks_survey.diverges``), diverges: their certified
     iterations would cost seconds and find nothing."""
+
     def skip(b: Fraction, a: Fraction) -> bool:
         from ..moments.dks_survey import diverges
 
         return diverges(act, float(a), float(b), min(float(target.mid()), 1e300))
+
     return skip
 
 
@@ -215,18 +266,25 @@ def _clipped_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
     of its C'(1) where Q'(1) = 1 (``moments.dks_clip``)."""
     from ..moments.dks_clip import FLOOR, clipped, floor_proven
 
-    if zeta > FLOOR ** depth or not clipped(act) or not floor_proven():  # exact: ζ^(1/L) ≤ F ⇔ ζ ≤ F^L
+    if zeta > FLOOR**depth or not clipped(act) or not floor_proven():  # exact: ζ^(1/L) ≤ F ⇔ ζ ≤ F^L
         return
     label = act.formula if act.expression else act.name
     from .tat_reach import layer_text, log_of, power_text
 
     shallower = int(log_of(zeta) / math.log(float(FLOOR)))
-    hint = "" if not 1 <= shallower < depth else f", or {{depth}} {shallower}" + (" or less" if shallower > 1 else "")
-    raise InputError(f"reachable per-layer C'(1) for {label!r} (clipped linear): above {float(FLOOR):g} wherever "
-                     "Q'(1) = 1 (proven; the infimum appears to be pi/(pi - 1) = 1.4669, approached as input_scale "
-                     f"-> 0 with the input at a kink), i.e. {{target_slope}} above {float(FLOOR):g}^{depth} = "
-                     f"{power_text(float(FLOOR), depth)}{hint}; got a per-layer {layer_text(target)}",
-                     param="target_slope", params=("depth",))
+    hint = (
+        ""
+        if not 1 <= shallower < depth
+        else f", or {{depth}} {shallower}" + (" or less" if shallower > 1 else "")
+    )
+    raise InputError(
+        f"reachable per-layer C'(1) for {label!r} (clipped linear): above {float(FLOOR):g} wherever "
+        "Q'(1) = 1 (proven; the infimum appears to be pi/(pi - 1) = 1.4669, approached as input_scale "
+        f"-> 0 with the input at a kink), i.e. {{target_slope}} above {float(FLOOR):g}^{depth} = "
+        f"{power_text(float(FLOOR), depth)}{hint}; got a per-layer {layer_text(target)}",
+        param="target_slope",
+        params=("depth",),
+    )
 
 
 def _monomial_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
@@ -237,18 +295,24 @@ def _monomial_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
 
     power = monomial_power(act)
     top = None if power is None else monomial_reach(power)
-    if top is None or zeta < top ** depth:  # exact: ζ^(1/L) < T ⇔ ζ < T^L
+    if top is None or zeta < top**depth:  # exact: ζ^(1/L) < T ⇔ ζ < T^L
         return
     label = act.formula
     bound = f"{top} = {float(top):.10g}" if top.denominator != 1 else str(top)
-    if zeta == top ** depth:
-        raise PrecisionError(f"{label!r} reaches the per-layer C'(1) = {bound} only with input_shift 0, where every "
-                             "input_scale gives it: the transform is not unique; try a {target_slope} below "
-                             f"{float(top):.10g}^{depth}", param="target_slope")
-    raise InputError(f"reachable per-layer C'(1) for {label!r} (c*x**{power} + d): 1 < C'(1) < {bound} (proven: "
-                     "C'(1) depends on input_scale/input_shift alone and stays below its value at input_shift 0), "
-                     f"i.e. {{target_slope}} below {float(top):.10g}^{depth} = {power_text(float(top), depth)}; got a "
-                     f"per-layer {layer_text(target)}", param="target_slope")
+    if zeta == top**depth:
+        raise PrecisionError(
+            f"{label!r} reaches the per-layer C'(1) = {bound} only with input_shift 0, where every "
+            "input_scale gives it: the transform is not unique; try a {target_slope} below "
+            f"{float(top):.10g}^{depth}",
+            param="target_slope",
+        )
+    raise InputError(
+        f"reachable per-layer C'(1) for {label!r} (c*x**{power} + d): 1 < C'(1) < {bound} (proven: "
+        "C'(1) depends on input_scale/input_shift alone and stays below its value at input_shift 0), "
+        f"i.e. {{target_slope}} below {float(top):.10g}^{depth} = {power_text(float(top), depth)}; got a "
+        f"per-layer {layer_text(target)}",
+        param="target_slope",
+    )
 
 
 __all__ = ["tat", "DESCRIPTIONS"]

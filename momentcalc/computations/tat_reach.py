@@ -16,7 +16,9 @@ from ..moments.dks import locate
 from ..moments.dks_survey import survey
 
 
-def survey_locate(act: Any, target: Any, digits: int, zeta: Fraction, depth: int) -> tuple[Fraction, Fraction]:
+def survey_locate(
+    act: Any, target: Any, digits: int, zeta: Fraction, depth: int
+) -> tuple[Fraction, Fraction]:
     """(a, b) near a root of DKS's conditions from the survey's starting points; PrecisionError
     saying what was searched when none converges."""
     layer = min(float(target.mid()), 1e300)
@@ -37,7 +39,7 @@ def power_text(base: float, depth: int) -> str:
     """base^depth to 6 digits, beyond double range too."""
     exponent = depth * math.log10(base)
     if exponent < 300:
-        return f"{10 ** exponent:.6g}"
+        return f"{10**exponent:.6g}"
     whole = math.floor(exponent)
     return f"{10 ** (exponent - whole):.6g}e+{whole}"
 
@@ -60,14 +62,18 @@ def unreached_text(found: Any, target: Any, zeta: Fraction, depth: int) -> str:
     a_lo, a_hi = found.a_range
     layer = min(float(target.mid()), 1e300)
     shown = layer_text(target)
-    head = (f"no DKS transform with per-layer C'(1) = {shown} was found (not proven unreachable): "
-            "DKS's starting points, then the curve Q'(1) = 1 surveyed in double precision over input_scale "
-            f"{a_lo:.3g} to {a_hi:.3g} and |input_shift| up to 8 + 6*input_scale")
+    head = (
+        f"no DKS transform with per-layer C'(1) = {shown} was found (not proven unreachable): "
+        "DKS's starting points, then the curve Q'(1) = 1 surveyed in double precision over input_scale "
+        f"{a_lo:.3g} to {a_hi:.3g} and |input_shift| up to 8 + 6*input_scale"
+    )
     low, high = found.lowest(), found.highest()
     if low is None:
         return head + ", where no point of that curve was found; try another activation"
-    span = (f", where C'(1) ran from about {low[2]:.5g} (input_scale {low[0]:.3g}, input_shift {low[1]:.3g}) "
-            f"to about {high[2]:.5g} (input_scale {high[0]:.3g}, input_shift {high[1]:.3g})")
+    span = (
+        f", where C'(1) ran from about {low[2]:.5g} (input_scale {low[0]:.3g}, input_shift {low[1]:.3g}) "
+        f"to about {high[2]:.5g} (input_scale {high[0]:.3g}, input_shift {high[1]:.3g})"
+    )
     log_zeta = log_of(zeta)
     if layer > high[2]:
         deeper = int(log_zeta / math.log(high[2])) + 1 if high[2] > 1 else None
@@ -82,7 +88,11 @@ def unreached_text(found: Any, target: Any, zeta: Fraction, depth: int) -> str:
             fewer = f"{shallower} or less" if shallower > 1 else "1"
             hint += f", or {{depth}} {fewer} (the per-layer target is target_slope^(1/depth))"
         return head + span + hint
-    return head + span + ", but Newton's method did not converge from the nearest points; try a nearby {target_slope}"
+    return (
+        head
+        + span
+        + ", but Newton's method did not converge from the nearest points; try a nearby {target_slope}"
+    )
 
 
 __all__ = ["layer_text", "log_of", "power_text", "survey_locate", "unreached_text"]

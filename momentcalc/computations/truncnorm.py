@@ -54,8 +54,11 @@ def truncnorm(
     sigma = positive(std, "std")
     target = None if target_std is None else positive(target_std, "target_std")
     if not lo < hi:
-        raise InputError(f"{{low}} must be less than {{high}}, got low={to_text(lo)} and high={to_text(hi)}",
-                         param="low", params=("high",))
+        raise InputError(
+            f"{{low}} must be less than {{high}}, got low={to_text(lo)} and high={to_text(hi)}",
+            param="low",
+            params=("high",),
+        )
 
     # φ is even: on a symmetric interval the shift is exactly 0 and the mean exactly --mean,
     # which no ball around them could prove (0 ± r has no sign; 0.25 ± r no rounding at 1 digit).
@@ -89,5 +92,13 @@ def truncnorm(
     inputs = {"low": lo, "high": hi, "mean": mu, "std": sigma}
     if target is not None:
         inputs["target_std"] = target
-    return certify("truncnorm", inputs=inputs, evaluate=evaluate, digits=digits, describe=DESCRIPTIONS,
-                   exact=exact, closed=closed, derivation=derivation)
+    return certify(
+        "truncnorm",
+        inputs=inputs,
+        evaluate=evaluate,
+        digits=digits,
+        describe=DESCRIPTIONS,
+        exact=exact,
+        closed=closed,
+        derivation=derivation,
+    )

@@ -91,7 +91,6 @@ class Strip(NamedTuple):
 Smoothing = Callable[[Sequence[arb], arb, arb], Sequence[Sequence[arb]] | None]
 
 
-
 def _poly_square(p: Sequence[arb]) -> list[arb]:
     out = [arb(0)] * (2 * len(p) - 1)
     for i, x in enumerate(p):
@@ -211,8 +210,14 @@ def _strip_step_at(strip: Strip, pairs: Sequence[tuple[arb, arb]], goal: arb) ->
     return h, discretisation
 
 
-def _box_step(strip: Strip, polys: Sequence[Sequence[arb]], pairs: Sequence[tuple[arb, arb]],
-              b_lows: Sequence[arb], L: float, goal: arb) -> tuple[arb, arb, float] | None:
+def _box_step(
+    strip: Strip,
+    polys: Sequence[Sequence[arb]],
+    pairs: Sequence[tuple[arb, arb]],
+    b_lows: Sequence[arb],
+    L: float,
+    goal: arb,
+) -> tuple[arb, arb, float] | None:
     """The outer step for g analytic on rectangles |Re z| ≤ X, |Im z| ≤ width (``strip.box``),
     |g| ≤ P on the real line: (h, the rule's error on the rectangle, the truncation L' ≥ L).
 
@@ -262,7 +267,9 @@ def _box_step(strip: Strip, polys: Sequence[Sequence[arb]], pairs: Sequence[tupl
         vertical = 2 * beta_ball * size * (beta_ball * beta_ball / 2).exp() * (arb(-L * L) / 2).exp() / norm
         if vertical <= goal / 16:
             break
-        need = float((32 * beta_ball * size * (beta_ball * beta_ball / 2).exp() / (goal * norm)).log().upper())
+        need = float(
+            (32 * beta_ball * size * (beta_ball * beta_ball / 2).exp() / (goal * norm)).log().upper()
+        )
         L = max(L * 1.05, math.sqrt(2 * max(need, 1.0)) * 1.01)
     else:
         return None
@@ -280,9 +287,16 @@ def _box_step(strip: Strip, polys: Sequence[Sequence[arb]], pairs: Sequence[tupl
     return h, error, L
 
 
-def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: float,
-                    strip: Strip | None = None, smoothing: Smoothing | None = None,
-                    q2: arb | None = None, mirror: bool = False) -> list[arb] | None:
+def bivariate_balls(
+    polys: Sequence[Sequence[arb]],
+    q: arb,
+    c: arb,
+    goal_log2: float,
+    strip: Strip | None = None,
+    smoothing: Smoothing | None = None,
+    q2: arb | None = None,
+    mirror: bool = False,
+) -> list[arb] | None:
     """E[g_i(u₁)·g_i(u₂)] for each integrand g_i, |g_i(x)| ≤ Σ polys[i][k]·|x|^k on the real
     line, each within 2^goal_log2 plus its arithmetic's own radius, at the current precision.
     ψ comes from ``smoothing`` or from ``strip`` (see the module docstring). None when c is
@@ -307,8 +321,10 @@ def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: f
         outer += [_outer_terms(p, _up(a2), _up(b2)) for p in polys]
     m0 = _sup([m for _, m in outer])
     start = math.sqrt(max(0.0, -2 * goal_log2 * math.log(2))) * 0.9
-    lengths = [_tail_from([Term(c_, j) for j, c_ in enumerate(terms) if c_ != 0], arb(0), arb(1), goal / 8, start)
-               for terms, _ in outer]
+    lengths = [
+        _tail_from([Term(c_, j) for j, c_ in enumerate(terms) if c_ != 0], arb(0), arb(1), goal / 8, start)
+        for terms, _ in outer
+    ]
     if any(L is None for L in lengths):
         return None
     L = max(lengths)  # type: ignore[type-var]
@@ -340,8 +356,9 @@ def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: f
     nodes = int(math.ceil(L / float(h.lower())))
     if 2 * nodes + 1 > MAX_OUTER_NODES:
         return None
-    bound = discretisation + tail_bound([Term(c_, j) for terms, _ in outer for j, c_ in enumerate(terms) if c_ != 0],
-                                        arb(L), arb(0), arb(1))
+    bound = discretisation + tail_bound(
+        [Term(c_, j) for terms, _ in outer for j, c_ in enumerate(terms) if c_ != 0], arb(L), arb(0), arb(1)
+    )
     # ψ at the nodes: a ball around each, for each integrand.
     inner_goal = goal / (16 * (1 + m0.sqrt()))
 
@@ -379,13 +396,16 @@ def bivariate_balls(polys: Sequence[Sequence[arb]], q: arb, c: arb, goal_log2: f
                 right, left = values[nodes + j], values[nodes - j]
                 total += weight * (right * right + left * left)
             else:
-                total += weight * (values[nodes + j] * seconds[nodes + j] + values[nodes - j] * seconds[nodes - j])
+                total += weight * (
+                    values[nodes + j] * seconds[nodes + j] + values[nodes - j] * seconds[nodes - j]
+                )
         results.append(total * h / (2 * arb.pi()).sqrt() + arb(0, _up(bound)))
     return results
 
 
-def _strip_smoothing(strip: Strip, a: arb, b: arb, b_up: arb, b_low: arb, c: arb, h: arb, nodes: int,
-                     goal: arb) -> list[list[arb]] | None:
+def _strip_smoothing(
+    strip: Strip, a: arb, b: arb, b_up: arb, b_low: arb, c: arb, h: arb, nodes: int, goal: arb
+) -> list[list[arb]] | None:
     """ψ_i(a·h·j), |j| ≤ nodes, for g analytic in the strip: by the lattice trapezoidal rule
     (shared evaluations) or node by node (``_node_sums``), whichever evaluates g fewer times
     (an evaluation in a node's rule costing about NODE_COST lattice points). As c → 1 the lattice
@@ -461,8 +481,9 @@ def _lattice_plan_at(strip: Strip, a: arb, b_up: arb, c: arb, h: arb, nodes: int
     return cost, lambda: _lattice_sums(strip, a, h, h_v, lattice_steps, nodes, inner, error)
 
 
-def _node_plan(strip: Strip, a: arb, b: arb, b_up: arb, h: arb, nodes: int, goal: arb,
-               beat: float | None = None):  # noqa: ANN202
+def _node_plan(
+    strip: Strip, a: arb, b: arb, b_up: arb, h: arb, nodes: int, goal: arb, beat: float | None = None
+):  # noqa: ANN202
     """(its cost, ψ_i(a·h·j) node by node as a thunk), None if out of reach: at each node m its
     own trapezoidal rule h_v·Σ_{|k|≤n} g(m + b·k·h_v)·ϕ(k·h_v), erring by at most
     2M/(e^{2πα/h_v} − 1) (Trefethen & Weideman 2014, Theorem 5.1; M from
@@ -486,7 +507,10 @@ def _node_plan(strip: Strip, a: arb, b: arb, b_up: arb, h: arb, nodes: int, goal
         return None
     means = nodes + 1 if strip.parity is not None else 2 * nodes + 1
     start = math.sqrt(max(0.0, -2 * float(goal.log().upper()))) * 0.9
-    if beat is not None and NODE_COST * means * (2 * math.ceil(max(start, 1.0) / float(h_v.upper())) + 1) >= beat:
+    if (
+        beat is not None
+        and NODE_COST * means * (2 * math.ceil(max(start, 1.0) / float(h_v.upper())) + 1) >= beat
+    ):
         return None
     discretisation = 2 * largest / ((2 * arb.pi() * alpha / h_v).exp() - 1)
     terms = [Term(_up(c_), k) for p in strip.bounds for k, c_ in enumerate(p) if c_ != 0]
@@ -501,8 +525,9 @@ def _node_plan(strip: Strip, a: arb, b: arb, b_up: arb, h: arb, nodes: int, goal
     return cost, lambda: _node_sums(strip, a, b, h, h_v, nodes, inner, error)
 
 
-def _node_sums(strip: Strip, a: arb, b: arb, h: arb, h_v: arb, nodes: int, inner: int,
-               error: arb) -> list[list[arb]]:
+def _node_sums(
+    strip: Strip, a: arb, b: arb, h: arb, h_v: arb, nodes: int, inner: int, error: arb
+) -> list[list[arb]]:
     """ψ_i(a·h·j) ± error for |j| ≤ nodes, each by its own inner rule of 2·inner + 1 nodes
     (``trapezoid.gaussian_sums``; with a known parity, j ≥ 0 only and ψ(−m) = parity·ψ(m))."""
     count = len(strip.bounds)
@@ -518,8 +543,9 @@ def _node_sums(strip: Strip, a: arb, b: arb, h: arb, h_v: arb, nodes: int, inner
     return [[sign * v for v in column[:0:-1]] + column for sign, column in zip(strip.parity, columns)]
 
 
-def _lattice_sums(strip: Strip, a: arb, h: arb, h_v: arb, lattice_steps: int, nodes: int, inner: int,
-                  error: arb) -> list[list[arb]]:
+def _lattice_sums(
+    strip: Strip, a: arb, h: arb, h_v: arb, lattice_steps: int, nodes: int, inner: int, error: arb
+) -> list[list[arb]]:
     """ψ_i(a·h·j) ± error for |j| ≤ nodes: the inner trapezoidal sums over |k| ≤ inner at the
     lattice points a·h·j + b·h_v·k = (lattice_steps·j + k)·δ, δ = a·h/lattice_steps."""
     span = lattice_steps * nodes + inner
@@ -560,8 +586,9 @@ def _gaussian_weights(h_v: arb, inner: int) -> FixedWeights:
     return FixedWeights(half[:0:-1] + half, ctx.prec)
 
 
-def _symmetric_lattice_sums(strip: Strip, delta: arb, h_v: arb, lattice_steps: int, nodes: int, inner: int,
-                            error: arb) -> list[list[arb]]:
+def _symmetric_lattice_sums(
+    strip: Strip, delta: arb, h_v: arb, lattice_steps: int, nodes: int, inner: int, error: arb
+) -> list[list[arb]]:
     """``_lattice_sums`` for integrands of known parity: g at x_n, 0 ≤ n ≤ span, gives g at
     −n; the sums at the means a·h·j, j ≥ 0, need the points n ≥ −inner only, and the weights
     being even, ψ(−a·h·j) = parity·ψ(a·h·j) (the same bound holds for both)."""
@@ -604,8 +631,17 @@ def _rectangle_error(largest: arb, alpha: arb, h_v: arb, end: arb) -> arb:
 BOX_MAX_STEP = 0.5
 
 
-def _box_smoothing(strip: Strip, polys: Sequence[Sequence[arb]], a: arb, b: arb, b_up: arb, c: arb, h: arb,
-                   nodes: int, goal: arb) -> list[list[arb]] | None:
+def _box_smoothing(
+    strip: Strip,
+    polys: Sequence[Sequence[arb]],
+    a: arb,
+    b: arb,
+    b_up: arb,
+    c: arb,
+    h: arb,
+    nodes: int,
+    goal: arb,
+) -> list[list[arb]] | None:
     """ψ_i(a·h·j), |j| ≤ nodes, for g analytic on rectangles: by the lattice trapezoidal rule or
     node by node, whichever evaluates g fewer times (as ``_strip_smoothing``), each rule's error
     bounded on a finite rectangle (``_box_rule``)."""
@@ -617,8 +653,9 @@ def _box_smoothing(strip: Strip, polys: Sequence[Sequence[arb]], a: arb, b: arb,
     return min(plans, key=lambda plan: plan[0])[1]()
 
 
-def _box_rule(strip: Strip, polys: Sequence[Sequence[arb]], m_max: arb, b_up: arb, goal: arb,
-              alpha_cap: float) -> tuple[arb, float, arb, arb, list[Term]] | None:
+def _box_rule(
+    strip: Strip, polys: Sequence[Sequence[arb]], m_max: arb, b_up: arb, goal: arb, alpha_cap: float
+) -> tuple[arb, float, arb, arb, list[Term]] | None:
     """The inner rule's rectangle: (α, L, G, e^{α²/2}, the real-line terms) with the tails
     beyond |t| > L (from the real-line bounds ``polys``) at most goal/4 and the rectangle's
     vertical sides 2α·G·e^{α²/2}·ϕ(L) at most goal/4, where α = min(width/b, alpha_cap) and G
@@ -648,8 +685,9 @@ def _box_rule(strip: Strip, polys: Sequence[Sequence[arb]], m_max: arb, b_up: ar
     return None
 
 
-def _box_lattice_plan(strip: Strip, polys: Sequence[Sequence[arb]], a: arb, b_up: arb, c: arb, h: arb,
-                      nodes: int, goal: arb):  # noqa: ANN202
+def _box_lattice_plan(
+    strip: Strip, polys: Sequence[Sequence[arb]], a: arb, b_up: arb, c: arb, h: arb, nodes: int, goal: arb
+):  # noqa: ANN202
     """(cost, the lattice rule as a thunk) on a finite rectangle: the tails beyond |t| > L from
     the real-line bounds ``polys``, the rule's error on the rectangle |t| ≤ T, |Im t| ≤ α =
     min(width/b, A_MAX) (in x: |Re x| ≤ X = max|m| + b·(L + 1), |Im x| ≤ width) from
@@ -683,8 +721,17 @@ def _box_lattice_plan(strip: Strip, polys: Sequence[Sequence[arb]], a: arb, b_up
     return cost, lambda: _lattice_sums(strip, a, h, h_v, lattice_steps, nodes, inner, error)
 
 
-def _box_node_plan(strip: Strip, polys: Sequence[Sequence[arb]], a: arb, b: arb, b_up: arb, h: arb,
-                   nodes: int, goal: arb, beat: float | None = None):  # noqa: ANN202
+def _box_node_plan(
+    strip: Strip,
+    polys: Sequence[Sequence[arb]],
+    a: arb,
+    b: arb,
+    b_up: arb,
+    h: arb,
+    nodes: int,
+    goal: arb,
+    beat: float | None = None,
+):  # noqa: ANN202
     """(cost, ψ_i(a·h·j) node by node as a thunk), each node's rule (``_node_sums``) with its
     error bounded on the same finite rectangle as the lattice's, α up to sqrt(2Λ) (Λ =
     ln(8G/goal)) rather than A_MAX: as b → 0 the strip width/b widens and a node needs only

@@ -64,28 +64,45 @@ def bivariate_expectations(
                 means = [mp.zero] * count
                 if wanted:
                     found = gaussian_expectations(
-                        lambda x: [values(x)[i] for i in wanted], len(wanted), mean=0, std=mpmath.sqrt(q),
-                        breaks=breaks, digits=digits + INNER_EXTRA_DIGITS, dps=dps,
+                        lambda x: [values(x)[i] for i in wanted],
+                        len(wanted),
+                        mean=0,
+                        std=mpmath.sqrt(q),
+                        breaks=breaks,
+                        digits=digits + INNER_EXTRA_DIGITS,
+                        dps=dps,
                     )
                     for i, v in zip(wanted, found):
                         means[i] = v
                 return [m * m for m in means]
             return gaussian_expectations(
-                lambda x: [u * v for u, v in zip(values(x), values(sign * x))], count,
-                mean=0, std=mpmath.sqrt(q), breaks=breaks, digits=digits, dps=dps,
+                lambda x: [u * v for u, v in zip(values(x), values(sign * x))],
+                count,
+                mean=0,
+                std=mpmath.sqrt(q),
+                breaks=breaks,
+                digits=digits,
+                dps=dps,
             )
         a = mpmath.sqrt(q * abs(c))
         b = mpmath.sqrt(q * (1 - abs(c)))
         if smoothing is not None:
             return _outer(smoothing(b), count, a, c, digits, dps)
         if breaks:
-            return _outer(_adaptive_smoothing(values, count, b, breaks, odd, digits + INNER_EXTRA_DIGITS),
-                          count, a, c, digits, dps)
+            return _outer(
+                _adaptive_smoothing(values, count, b, breaks, odd, digits + INNER_EXTRA_DIGITS),
+                count,
+                a,
+                c,
+                digits,
+                dps,
+            )
         return _fixed_rule_levels(values, count, a, b, c, odd, digits, dps)
 
 
-
-def _outer(smoothed: Smoothing, count: int, a: mpmath.mpf, c: mpmath.mpf, digits: int, dps: int) -> list[mpmath.mpf]:
+def _outer(
+    smoothed: Smoothing, count: int, a: mpmath.mpf, c: mpmath.mpf, digits: int, dps: int
+) -> list[mpmath.mpf]:
     """E_W[ψ(a·W)·ψ(±a·W)] by the (adaptive, whole-line) Gaussian rule: ψ is analytic."""
 
     def outer(w: mpmath.mpf) -> list[mpmath.mpf]:
@@ -98,8 +115,14 @@ def _outer(smoothed: Smoothing, count: int, a: mpmath.mpf, c: mpmath.mpf, digits
     return gaussian_expectations(outer, count, mean=0, std=1, digits=digits, dps=dps)
 
 
-def _adaptive_smoothing(values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], count: int, b: mpmath.mpf,
-                        breaks: Sequence[mpmath.mpf], odd: Sequence[bool], digits: int) -> Smoothing:
+def _adaptive_smoothing(
+    values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]],
+    count: int,
+    b: mpmath.mpf,
+    breaks: Sequence[mpmath.mpf],
+    odd: Sequence[bool],
+    digits: int,
+) -> Smoothing:
     """ψ(m) = E[g(m + b·V)] by the adaptive rule split at the kinks, for every m anew (g with
     kinks: the kink moves with m, so no one rule serves all m)."""
 
@@ -109,7 +132,12 @@ def _adaptive_smoothing(values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], co
         if wanted:
             found = gaussian_expectations(
                 lambda x: [values(x)[i] for i in wanted] if len(wanted) < count else values(x),
-                len(wanted), mean=m, std=b, breaks=breaks, digits=digits, dps=mp.dps,
+                len(wanted),
+                mean=m,
+                std=b,
+                breaks=breaks,
+                digits=digits,
+                dps=mp.dps,
             )
             for i, v in zip(wanted, found):
                 known[i] = v
@@ -128,8 +156,16 @@ ORDER, SAFETY = 2, 10
 MAX_REACH = 4
 
 
-def _fixed_rule_levels(values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], count: int, a: mpmath.mpf,
-                       b: mpmath.mpf, c: mpmath.mpf, odd: Sequence[bool], digits: int, dps: int) -> list[mpmath.mpf]:
+def _fixed_rule_levels(
+    values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]],
+    count: int,
+    a: mpmath.mpf,
+    b: mpmath.mpf,
+    c: mpmath.mpf,
+    odd: Sequence[bool],
+    digits: int,
+    dps: int,
+) -> list[mpmath.mpf]:
     """g analytic: the product trapezoid rule, step h in both w and v,
 
         E ≈ h·Σ_j ϕ(w_j)·ψ(a·w_j)·ψ(±a·w_j),   ψ(m) ≈ h·Σ_k ϕ(v_k)·g(m + b·v_k),
@@ -143,8 +179,10 @@ def _fixed_rule_levels(values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], cou
     for _ in range(3):
         with mp.workdps(work):
             sums, absolutes = _product_levels(values, count, mpmath.mpf(a), mpmath.mpf(b), c, digits)
-            lost = max((int(mpmath.log10(t / abs(v))) + 1 if v else work for v, t in zip(sums, absolutes) if t),
-                       default=0)
+            lost = max(
+                (int(mpmath.log10(t / abs(v))) + 1 if v else work for v, t in zip(sums, absolutes) if t),
+                default=0,
+            )
             if work - lost >= digits + 6:
                 return [+v for v in sums]
         work = dps + lost + 6
@@ -154,8 +192,14 @@ def _fixed_rule_levels(values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], cou
     )
 
 
-def _product_levels(values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], count: int, a: mpmath.mpf,
-                    b: mpmath.mpf, c: mpmath.mpf, digits: int) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
+def _product_levels(
+    values: Callable[[mpmath.mpf], Sequence[mpmath.mpf]],
+    count: int,
+    a: mpmath.mpf,
+    b: mpmath.mpf,
+    c: mpmath.mpf,
+    digits: int,
+) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
     """The product trapezoid sums on a lattice: outer step h_w = h, inner step h_v in
     (h/2, h] chosen so that every argument a·w_j + b·v_k = δ·(P·j + Q·k) with whole P, Q, one
     of them 1. Arguments then repeat across outer nodes, and g is evaluated once per lattice

@@ -29,14 +29,16 @@ Series = list[Any]
 
 
 @functools.lru_cache(maxsize=64)
-def _layout(cap: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[tuple[int, int], ...], ...]]:
+def _layout(
+    cap: tuple[int, ...],
+) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[tuple[int, int], ...], ...]]:
     """(exponents in order, for each index the (other index, product index) pairs within cap).
 
     Row-major order makes an index linear in the exponents (Σ_d e_d·stride_d), so the product
     of ea and eb, when within cap, sits at index(ea) + index(eb): each row runs over the eb that
     fit beside ea, in increasing index (the order multiply() adds them in)."""
     exponents = tuple(itertools.product(*(range(c + 1) for c in cap)))
-    strides = [math.prod(c + 1 for c in cap[d + 1:]) for d in range(len(cap))]
+    strides = [math.prod(c + 1 for c in cap[d + 1 :]) for d in range(len(cap))]
     pairs = []
     for ka, ea in enumerate(exponents):
         row = []
@@ -101,8 +103,9 @@ def binomial_power(x: Series, s: int, cap: tuple[int, ...]) -> Series:
 
 
 @functools.lru_cache(maxsize=64)
-def _plan(sums: tuple[tuple[tuple[str, int], ...], ...], cap: tuple[int, ...]
-          ) -> tuple[tuple[tuple[dict[str, int], int, int], ...], dict[tuple[int, ...], int]]:
+def _plan(
+    sums: tuple[tuple[tuple[str, int], ...], ...], cap: tuple[int, ...]
+) -> tuple[tuple[tuple[dict[str, int], int, int], ...], dict[tuple[int, ...], int]]:
     """For each exponent (p, r) of ``cap``: the tokens' powers b in Π_v f_v^p_v, r, and Π p_v!;
     and the index of each exponent (what ``column_sum_moment`` needs, made once per shape)."""
     sums_ = [dict(f) for f in sums]

@@ -66,8 +66,10 @@ def check_room(length_a: int, length_b: int, bits_a: int, bits_b: int) -> None:
     need = product_bytes(length_a, length_b, bits_a, bits_b)
     room = room_bytes()
     if room is not None and need > room:
-        raise NeedsTooMuchMemory(f"a polynomial product would need about {need / 2**30:.2g} GiB of memory, "
-                                 f"{max(room, 0) / 2**30:.2g} GiB are left")
+        raise NeedsTooMuchMemory(
+            f"a polynomial product would need about {need / 2**30:.2g} GiB of memory, "
+            f"{max(room, 0) / 2**30:.2g} GiB are left"
+        )
 
 
 def _fixed(values: Sequence[arb], bits: int) -> tuple[list[int], arb]:
@@ -105,7 +107,12 @@ class FixedWeights:
         largest = arb(max(abs(v) for v in integers)) * arb(2) ** -bits
         error = error_g * (self.total + self.count * self.error) + self.error * self.count * largest
         radius = arb(error.upper())
-        check_room(self.count, len(integers), self.largest_bits, max((abs(v).bit_length() for v in integers), default=0))
+        check_room(
+            self.count,
+            len(integers),
+            self.largest_bits,
+            max((abs(v).bit_length() for v in integers), default=0),
+        )
         product = self.poly * fmpz_poly(integers)
         unit = arb(2) ** (-2 * bits)
         return [arb(product[n]) * unit + arb(0, radius) for n in positions]

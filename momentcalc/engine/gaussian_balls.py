@@ -150,8 +150,13 @@ def exact_key(ball: arb) -> tuple[int, ...]:
 
 def product(left: Sequence[Term], right: Sequence[Term]) -> tuple[Term, ...]:
     """A growth bound of |f·g| from bounds of |f| and |g|."""
-    return normalise([Term(as_arb(p.c) * as_arb(q.c), p.k + q.k, as_arb(p.a) + as_arb(q.a), as_arb(p.b) + as_arb(q.b))
-                      for p in left for q in right])
+    return normalise(
+        [
+            Term(as_arb(p.c) * as_arb(q.c), p.k + q.k, as_arb(p.a) + as_arb(q.a), as_arb(p.b) + as_arb(q.b))
+            for p in left
+            for q in right
+        ]
+    )
 
 
 def pieces_of(kinks: Sequence[arb | Fraction | int], branches: Sequence[Branch]) -> tuple[Piece, ...]:
@@ -201,8 +206,10 @@ def _density(u0: arb) -> arb:
     # a second, and every moment and piece asks for the same one.
     needed = 2 * magnitude_log2(u0) + ctx.prec
     if needed > MAX_TAIL_BITS:
-        raise PrecisionError(f"the Gaussian tail {u0.mid().str(3, radius=False)} std from the mean needs about "
-                             f"{needed:.3g} bits of working precision; at most {MAX_TAIL_BITS} are used")
+        raise PrecisionError(
+            f"the Gaussian tail {u0.mid().str(3, radius=False)} std from the mean needs about "
+            f"{needed:.3g} bits of working precision; at most {MAX_TAIL_BITS} are used"
+        )
     key = (ctx.prec, *exact_key(u0))
     if key not in _FAR_DENSITIES:
         if len(_FAR_DENSITIES) > 64:
@@ -278,8 +285,13 @@ def tail_bound(terms: Sequence[Term], L: arb, mean: arb, std: arb, shared: dict 
         if shared is None:
             part = _term_tail(term, L, mean_abs, std)
         else:
-            key = (exact_key(as_arb(term.c)), term.k, exact_key(as_arb(term.a)), exact_key(as_arb(term.b)),
-                   exact_key(L))
+            key = (
+                exact_key(as_arb(term.c)),
+                term.k,
+                exact_key(as_arb(term.a)),
+                exact_key(as_arb(term.b)),
+                exact_key(L),
+            )
             if key in shared:
                 part = shared[key]
             else:
@@ -290,8 +302,9 @@ def tail_bound(terms: Sequence[Term], L: arb, mean: arb, std: arb, shared: dict 
     return _upper(2 * total)
 
 
-def _choose_L(integrand: Integrand, mean: arb, std: arb, goal: arb, start: float
-              ) -> tuple[arb, arb, tuple[Term, ...]]:
+def _choose_L(
+    integrand: Integrand, mean: arb, std: arb, goal: arb, start: float
+) -> tuple[arb, arb, tuple[Term, ...]]:
     """The smallest L (in steps from ``start``) whose tail bound is below ``goal``, the bound,
     and the growth terms used (valid for |x| ≥ std·L − |mean|)."""
     L = max(1.0, math.floor(start))
@@ -363,8 +376,9 @@ def _splits(pieces: Sequence[Piece], mean: arb, std: arb) -> list[_Split]:
     return splits
 
 
-def _mismatch(pieces: Sequence[Piece], splits: Sequence[_Split], mean: arb, std: arb,
-              truth: Branch | None) -> arb:
+def _mismatch(
+    pieces: Sequence[Piece], splits: Sequence[_Split], mean: arb, std: arb, truth: Branch | None
+) -> arb:
     """Bound on what integrating the neighbouring branch between a split point and the true
     kink may have cost: 2·slack·(|left| + |right| + |g|)·φ over the hull, at each split."""
     total = arb(0)
@@ -407,8 +421,9 @@ def power_log_integral(alpha: Fraction, k: int, delta: arb) -> arb:
     return math.factorial(k) * (-x).exp() * series / beta ** (k + 1)
 
 
-def _singular_gaps(integrand: Integrand, pieces: Sequence[Piece], splits: Sequence[_Split], mean: arb,
-                   std: arb, goal: arb) -> tuple[list[tuple[arb, arb] | None], arb]:
+def _singular_gaps(
+    integrand: Integrand, pieces: Sequence[Piece], splits: Sequence[_Split], mean: arb, std: arb, goal: arb
+) -> tuple[list[tuple[arb, arb] | None], arb]:
     """The neighbourhoods (exact ends in t) cut out around exact break points where g is
     singular with an integrable local bound (``LocalBound``, α < 1; None elsewhere), and the
     bound of what they hold: norm/std·2·Σ c_k·∫_0^δ u^(−α)·log(1/u)^k du (the Gaussian weight
@@ -451,8 +466,14 @@ def _singular_bound(integrand: Integrand, p: arb, delta: arb, std: arb) -> arb |
     if local is None or local.alpha >= 1:
         return None
     norm = 1 / (2 * arb.pi()).sqrt()
-    return 2 * norm / std * sum((c * power_log_integral(local.alpha, k, delta)
-                                 for k, c in enumerate(local.coefficients)), arb(0))
+    return (
+        2
+        * norm
+        / std
+        * sum(
+            (c * power_log_integral(local.alpha, k, delta) for k, c in enumerate(local.coefficients)), arb(0)
+        )
+    )
 
 
 # The highest Gauss–Legendre degree acb.integral uses per subinterval. Arb's default,
@@ -462,9 +483,17 @@ def _singular_bound(integrand: Integrand, p: arb, delta: arb, std: arb) -> arb |
 MAX_DEGREE = 800
 
 
-def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb, mean: arb, std: arb,
-                      abs_tol: arb, rel_tol: arb, gaps: Sequence[tuple[arb, arb] | None] = (),
-                      eval_limit: int | None = None) -> acb:
+def _integrate_pieces(
+    pieces: Sequence[Piece],
+    splits: Sequence[_Split],
+    L: arb,
+    mean: arb,
+    std: arb,
+    abs_tol: arb,
+    rel_tol: arb,
+    gaps: Sequence[tuple[arb, arb] | None] = (),
+    eval_limit: int | None = None,
+) -> acb:
     """Σ over the pieces of ∫ branch(mean + std·t)·e^{−t²/2} dt over the piece ∩ [−L, L], less
     the neighbourhood gaps[j] = (low, high) of each split point j that has one (``eval_limit``:
     acb.integral's, per piece)."""
@@ -500,8 +529,15 @@ def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb,
                 raised.append(error)
                 return zero
 
-        part = acb.integral(integrand, low, high, abs_tol=abs_tol / max(count, 1), rel_tol=rel_tol,
-                            eval_limit=eval_limit, deg_limit=min(MAX_DEGREE, ctx.prec // 2 + 60))
+        part = acb.integral(
+            integrand,
+            low,
+            high,
+            abs_tol=abs_tol / max(count, 1),
+            rel_tol=rel_tol,
+            eval_limit=eval_limit,
+            deg_limit=min(MAX_DEGREE, ctx.prec // 2 + 60),
+        )
         if raised:
             raise raised[0]
         if not part.is_finite():
@@ -510,8 +546,14 @@ def _integrate_pieces(pieces: Sequence[Piece], splits: Sequence[_Split], L: arb,
     return total
 
 
-def _attempt(integrand: Integrand, mean: Fraction, std: Fraction, goal_log2: float, prec: int,
-             eval_limit: int | None = None) -> arb:
+def _attempt(
+    integrand: Integrand,
+    mean: Fraction,
+    std: Fraction,
+    goal_log2: float,
+    prec: int,
+    eval_limit: int | None = None,
+) -> arb:
     """One evaluation at ``prec`` bits aiming at an absolute error of 2^goal_log2."""
     with ctx.workprec(prec):
         m, s = as_arb(mean), as_arb(std)
@@ -522,8 +564,9 @@ def _attempt(integrand: Integrand, mean: Fraction, std: Fraction, goal_log2: flo
         splits = _splits(pieces, m, s)
         norm = 1 / (2 * arb.pi()).sqrt()
         gaps, singular = _singular_gaps(integrand, pieces, splits, m, s, goal)
-        finite = _integrate_pieces(pieces, splits, L, m, s, goal / 2 / norm, arb(2) ** (-prec + GUARD_BITS // 2), gaps,
-                                   eval_limit)
+        finite = _integrate_pieces(
+            pieces, splits, L, m, s, goal / 2 / norm, arb(2) ** (-prec + GUARD_BITS // 2), gaps, eval_limit
+        )
         mismatch = _mismatch(pieces, splits, m, s, integrand.truth) + singular
         value = finite.real * norm
         imag = finite.imag
@@ -544,11 +587,12 @@ def _size_log2(integrand: Integrand, mean: Fraction, std: Fraction) -> float:
     if not size.is_finite():
         # exp(1e309*x): the growth bound overflows even Arb's exponents at 64 bits.
         raise PrecisionError("the integrand is too large to bound at these inputs (its size overflows)")
-    return max(magnitude_log2(size), -10**6) if size > 0 else 0.0
+    return max(magnitude_log2(size), -(10**6)) if size > 0 else 0.0
 
 
-def gaussian_expectation_ball(integrand: Integrand, *, mean: Fraction | int, std: Fraction | int,
-                              digits: int) -> arb:
+def gaussian_expectation_ball(
+    integrand: Integrand, *, mean: Fraction | int, std: Fraction | int, digits: int
+) -> arb:
     """E[g(X)], X ~ N(mean, std²), as a ball narrow enough for ``digits`` + 3 significant
     digits (relative radius ≤ 10^−(digits+3)), or PrecisionError.
 
@@ -571,7 +615,8 @@ def gaussian_expectation_ball(integrand: Integrand, *, mean: Fraction | int, std
         if goal_log2 <= floor:
             raise PrecisionError(
                 f"the expectation cancels to below {digits} significant digits (it may be exactly 0) "
-                f"within {MAX_CANCELLATION_DIGITS} digits below the integrand's size")
+                f"within {MAX_CANCELLATION_DIGITS} digits below the integrand's size"
+            )
         if abs(ball.mid()) > 4 * radius:
             # The magnitude is known: aim at it.
             magnitude = magnitude_log2(abs(ball))
@@ -580,8 +625,9 @@ def gaussian_expectation_ball(integrand: Integrand, *, mean: Fraction | int, std
             goal_log2 = max(size_log2 - (size_log2 - goal_log2) * GOAL_GROWTH, floor)
 
 
-def gaussian_expectation_within(integrand: Integrand, *, mean: Fraction | int, std: Fraction | int,
-                                goal_log2: float) -> arb:
+def gaussian_expectation_within(
+    integrand: Integrand, *, mean: Fraction | int, std: Fraction | int, goal_log2: float
+) -> arb:
     """E[g(X)], X ~ N(mean, std²), as a ball whose radius is about 2^goal_log2 (an absolute goal:
     a value near 0, as a smoothing E[φ(m + b·V)] of an odd φ at m = 0 is, needs no relative
     digits). Raises NotCertified or UnboundedTail as ``gaussian_expectation_ball`` does."""
@@ -609,8 +655,14 @@ def integrable_enclosure(integrand: Integrand, *, mean: Fraction | int, std: Fra
     only cannot be bounded, the caller decides."""
     mean, std = Fraction(mean), Fraction(std)
     size_log2 = _size_log2(integrand, mean, std)
-    ball = _attempt(integrand, mean, std, size_log2 - ENCLOSURE_BITS, ENCLOSURE_BITS + GUARD_BITS + 44,
-                    ENCLOSURE_EVALUATIONS)
+    ball = _attempt(
+        integrand,
+        mean,
+        std,
+        size_log2 - ENCLOSURE_BITS,
+        ENCLOSURE_BITS + GUARD_BITS + 44,
+        ENCLOSURE_EVALUATIONS,
+    )
     if not ball.is_finite():
         raise NotCertified("the integrand could not be bounded on the integration path")
     return ball
@@ -628,13 +680,17 @@ class ExpTerm(NamedTuple):
 
 
 def exp_poly_product(left: Sequence[ExpTerm], right: Sequence[ExpTerm]) -> tuple[ExpTerm, ...]:
-    return tuple(ExpTerm(as_arb(p.c) * as_arb(q.c), p.power + q.power, as_arb(p.rate) + as_arb(q.rate))
-                 for p in left for q in right)
+    return tuple(
+        ExpTerm(as_arb(p.c) * as_arb(q.c), p.power + q.power, as_arb(p.rate) + as_arb(q.rate))
+        for p in left
+        for q in right
+    )
 
 
 def _moment_between(u_low: arb | None, u_high: arb | None, k: int) -> arb:
     """∫ u^k φ(u) du over [u_low, u_high] (None for ∓∞), from the tail moments
     M_k(u) = ∫_u^∞ u^k φ (the recursion M_k = u^{k−1}φ(u) + (k − 1)M_{k−2} holds for every u)."""
+
     def tail(u: arb | None, infinite_value: arb) -> arb:
         return infinite_value if u is None else _tail_moments(u, k)[k]
 
@@ -647,8 +703,11 @@ def _moment_between(u_low: arb | None, u_high: arb | None, k: int) -> arb:
     return tail(u_low, full) - tail(u_high, arb(0))
 
 
-def exp_poly_expectation(pieces: Sequence[tuple[arb | Fraction | None, arb | Fraction | None, Sequence[ExpTerm]]],
-                         mean: arb, std: arb) -> arb:
+def exp_poly_expectation(
+    pieces: Sequence[tuple[arb | Fraction | None, arb | Fraction | None, Sequence[ExpTerm]]],
+    mean: arb,
+    std: arb,
+) -> arb:
     """E[g(X)], X ~ N(mean, std²), exactly (in ball arithmetic), for g = Σ c·x^j·e^{λx} on each
     piece [low, high] (x; None for ±∞): with x = mean + std·t and u = t − λ·std,
     e^{λx}φ(t) = e^{λ·mean + λ²std²/2}·φ(u) and (mean + λ·std² + std·u)^j expands binomially
@@ -662,7 +721,8 @@ def exp_poly_expectation(pieces: Sequence[tuple[arb | Fraction | None, arb | Fra
             u_low = None if t_low is None else t_low - shift
             u_high = None if t_high is None else t_high - shift
             if (u_low is not None and u_low > ASYMPTOTIC_TAIL_FROM) or (
-                    u_high is not None and u_high < -ASYMPTOTIC_TAIL_FROM):
+                u_high is not None and u_high < -ASYMPTOTIC_TAIL_FROM
+            ):
                 far.append((term, u_low, u_high))
             else:
                 total += _term_expectation(term, u_low, u_high, mean, std)
@@ -671,7 +731,11 @@ def exp_poly_expectation(pieces: Sequence[tuple[arb | Fraction | None, arb | Fra
         # against the rest (relu's zero side at mean 1e100000 would otherwise take seconds).
         with ctx.workprec(64):
             rough = sum((_far_term_bound(*item, mean, std) for item in far), arb(0))
-        if rough.is_finite() and total != 0 and abs(rough).upper() < abs(total).lower() * arb(2) ** (-ctx.prec - 8):
+        if (
+            rough.is_finite()
+            and total != 0
+            and abs(rough).upper() < abs(total).lower() * arb(2) ** (-ctx.prec - 8)
+        ):
             return total + rough
         total += sum((_term_expectation(*item, mean, std) for item in far), arb(0))
     return total
@@ -686,8 +750,9 @@ def _far_term_bound(term: ExpTerm, u_low: arb | None, u_high: arb | None, mean: 
     u0 = u_low if u_low is not None and u_low > 0 else -u_high
     base = abs(mean + rate * std * std)
     scale = (rate * mean + rate * rate * std * std / 2 - u0 * u0 / 2).exp() / (2 * arb.pi()).sqrt()
-    bound = sum((math.comb(j, k) * base ** (j - k) * std**k * math.factorial(k) * u0**k for k in range(j + 1)),
-                arb(0))
+    bound = sum(
+        (math.comb(j, k) * base ** (j - k) * std**k * math.factorial(k) * u0**k for k in range(j + 1)), arb(0)
+    )
     return arb(0, (abs(as_arb(c)) * scale * bound).upper())
 
 

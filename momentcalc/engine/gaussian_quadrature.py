@@ -112,9 +112,15 @@ def gaussian_edge(dps: int) -> mpmath.mpf:
     return mpmath.sqrt(2 * (dps + 5) * mpmath.log(10))
 
 
-def _accepted(previous: Sequence[mpmath.mpf] | None, current: Sequence[mpmath.mpf],
-              absolutes: Sequence[mpmath.mpf], rtol: mpmath.mpf, order: float, safety: float,
-              reference: Sequence[mpmath.mpf] | None = None) -> bool:
+def _accepted(
+    previous: Sequence[mpmath.mpf] | None,
+    current: Sequence[mpmath.mpf],
+    absolutes: Sequence[mpmath.mpf],
+    rtol: mpmath.mpf,
+    order: float,
+    safety: float,
+    reference: Sequence[mpmath.mpf] | None = None,
+) -> bool:
     """Is ``current`` within ``rtol``, relative to itself or to ``reference`` (the magnitude
     of the rest of the integral, for a piece that hardly contributes)? Its error is
     estimated as safety·difference^order, the difference from the previous level standing
@@ -172,7 +178,11 @@ class _Accumulator:
         """Components whose term is not negligible against the sum so far: |term| > quiet·sum
         (``exceeds_product`` decides most of them from the exponents alone)."""
         prec, rounding, quiet, absolutes = self.prec, self.rounding, self.quiet_rtol, self.absolutes
-        return [i for i, (_, size) in enumerate(values) if exceeds_product(size, quiet, absolutes[i], prec, rounding)]
+        return [
+            i
+            for i, (_, size) in enumerate(values)
+            if exceeds_product(size, quiet, absolutes[i], prec, rounding)
+        ]
 
     def scaled_absolutes(self, h: mpmath.mpf) -> list[mpmath.mpf]:
         return self._scaled(h, self.absolutes)
@@ -185,17 +195,25 @@ class _Accumulator:
         return [make(mpf_mul(hr, v, prec, rounding)) for v in raw]
 
 
-def _judge_tail(loud: list[int], values: Sequence[tuple[_Raw, _Raw]],
-                earlier: Sequence[tuple[_Raw, _Raw]] | None) -> None:
+def _judge_tail(
+    loud: list[int], values: Sequence[tuple[_Raw, _Raw]], earlier: Sequence[tuple[_Raw, _Raw]] | None
+) -> None:
     """A march toward t = ±∞ ended with significant terms: growing ones diverge."""
     for i in loud:
         if earlier is None or mpf_ge(values[i][1], earlier[i][1]):
             raise DivergentIntegral(i)
-    raise PrecisionError("the Gaussian integral converges too slowly in the tails to reach the requested digits")
+    raise PrecisionError(
+        "the Gaussian integral converges too slowly in the tails to reach the requested digits"
+    )
 
 
-def _left_out(last: _Node, before: _Node | None, absolutes: Sequence[mpmath.mpf], rtol: mpmath.mpf,
-              reference: Sequence[mpmath.mpf]) -> bool:
+def _left_out(
+    last: _Node,
+    before: _Node | None,
+    absolutes: Sequence[mpmath.mpf],
+    rtol: mpmath.mpf,
+    reference: Sequence[mpmath.mpf],
+) -> bool:
     """The march toward a finite endpoint stopped at distance d from it. Near the endpoint
     |g| ≈ C·d^−a (a fitted from the last two nodes); the part left out is ≈ |g|·ρ·d/(1 − a)
     (ρ the Gaussian density there): infinite for a ≥ 1 (DivergentIntegral). Returns True
@@ -224,10 +242,15 @@ def _left_out(last: _Node, before: _Node | None, absolutes: Sequence[mpmath.mpf]
 _Node = tuple[mpmath.mpf, tuple[tuple[_Raw, _Raw], ...], bool, mpmath.mpf, tuple[mpmath.mpf, ...], mpmath.mpf]
 
 
-def _march(terms: Callable[[int], _Node], count: int, stride: int, unit: mpmath.mpf,
-           rtol: mpmath.mpf, stop: Callable[[int, int, mpmath.mpf], str],
-           reference: Sequence[mpmath.mpf] | None = None
-           ) -> tuple[list[mpmath.mpf], list[mpmath.mpf], bool]:
+def _march(
+    terms: Callable[[int], _Node],
+    count: int,
+    stride: int,
+    unit: mpmath.mpf,
+    rtol: mpmath.mpf,
+    stop: Callable[[int, int, mpmath.mpf], str],
+    reference: Sequence[mpmath.mpf] | None = None,
+) -> tuple[list[mpmath.mpf], list[mpmath.mpf], bool]:
     """Trapezoid sum of one level: node 0, then outward in both directions until QUIET_TERMS
     consecutive negligible terms, where ``stop(direction, k, t)`` allows stopping ("quiet-ok";
     "go" means keep going; "end" that the march may go no further, "end-endpoint" the same
@@ -268,8 +291,9 @@ def _march(terms: Callable[[int], _Node], count: int, stride: int, unit: mpmath.
     return (*total.scaled(h), uncertain)
 
 
-def _whole_line(evaluate: Integrand, count: int, mean: mpmath.mpf, std: mpmath.mpf,
-                rtol: mpmath.mpf) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
+def _whole_line(
+    evaluate: Integrand, count: int, mean: mpmath.mpf, std: mpmath.mpf, rtol: mpmath.mpf
+) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
     """Trapezoid rule in t on (−∞, ∞), nodes t = k·h, for g smooth on the whole line."""
     norm = 1 / mpmath.sqrt(2 * mp.pi)
     edge = _bulk_edge(rtol)
@@ -346,8 +370,9 @@ def _map_parts(k: int, unit: mpmath.mpf, half_line: bool) -> tuple[mpmath.mpf, .
     return parts
 
 
-def _density(t: mpmath.mpf, norm: mpmath.mpf, k: int | None = None, unit: mpmath.mpf | None = None,
-             kind: str = "") -> mpmath.mpf:
+def _density(
+    t: mpmath.mpf, norm: mpmath.mpf, k: int | None = None, unit: mpmath.mpf | None = None, kind: str = ""
+) -> mpmath.mpf:
     """norm·exp(−t²/2); kept in the node table when t is determined by (k, kind) alone."""
     if k is None:
         return _normal_density(t, norm)
@@ -424,9 +449,14 @@ def _pieces(breaks: Sequence[mpmath.mpf]) -> list[_Piece]:
     return pieces
 
 
-def _double_exponential(evaluate: Integrand, count: int, mean: mpmath.mpf, std: mpmath.mpf,
-                        breaks_t: Sequence[mpmath.mpf], rtol: mpmath.mpf
-                        ) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
+def _double_exponential(
+    evaluate: Integrand,
+    count: int,
+    mean: mpmath.mpf,
+    std: mpmath.mpf,
+    breaks_t: Sequence[mpmath.mpf],
+    rtol: mpmath.mpf,
+) -> tuple[list[mpmath.mpf], list[mpmath.mpf]]:
     """Sum over the pieces between the break points, each by its double-exponential rule."""
     norm = 1 / mpmath.sqrt(2 * mp.pi)
     edge = _bulk_edge(rtol)
@@ -477,8 +507,12 @@ def _double_exponential(evaluate: Integrand, count: int, mean: mpmath.mpf, std: 
         previous = None
         for level in range(MAX_LEVELS + 1):
             sums, abss, uncertain = _march(terms, count, finest >> (level + 1), unit, rtol, stop, reference)
-            if _accepted(previous, sums, abss, rtol, DOUBLE_EXPONENTIAL_ORDER, DOUBLE_EXPONENTIAL_SAFETY,
-                         reference) and not uncertain:
+            if (
+                _accepted(
+                    previous, sums, abss, rtol, DOUBLE_EXPONENTIAL_ORDER, DOUBLE_EXPONENTIAL_SAFETY, reference
+                )
+                and not uncertain
+            ):
                 break
             previous = sums
         else:
@@ -557,8 +591,11 @@ def gaussian_expectations(
                 sums, absolutes = _double_exponential(integrand, count, m, s, near, rtol)
             # A sum that cancels loses log10(absolute / |sum|) digits to rounding.
             lost = max(
-                (int(mpmath.log10(a / abs(v))) + 1 if v != 0 else work
-                 for v, a in zip(sums, absolutes) if a != 0),
+                (
+                    int(mpmath.log10(a / abs(v))) + 1 if v != 0 else work
+                    for v, a in zip(sums, absolutes)
+                    if a != 0
+                ),
                 default=0,
             )
             if work - lost >= digits + 6:

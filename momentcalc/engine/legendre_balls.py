@@ -74,7 +74,9 @@ def ellipse_cover(low: arb, high: arb, rho: float, slices: int = SLICES) -> list
     boxes = []
     for k in range(slices):
         t0, t1 = -1 + 2 * k / slices, -1 + 2 * (k + 1) / slices
-        t = arb((t0 + t1) / 2, (t1 - t0) / 2)  # [t0, t1] (exact binary ends for slices a power of 2; else wider)
+        t = arb(
+            (t0 + t1) / 2, (t1 - t0) / 2
+        )  # [t0, t1] (exact binary ends for slices a power of 2; else wider)
         t = t.union(arb(t0)).union(arb(t1))
         nearest = 0.0 if t0 < 0 < t1 else min(abs(t0), abs(t1))
         height = _up(abs(h) * minor * (1 - arb(nearest) ** 2).sqrt()) if nearest < 1 else arb(0)
@@ -134,8 +136,9 @@ def _best(low: arb, high: arb, bound: Bound, tol: arb) -> Panel | None:
     return best
 
 
-def plan(low: arb, high: arb, bound: Bound, tol: arb, depth: int = 0,
-         found: Panel | None = None) -> list[Panel] | None:
+def plan(
+    low: arb, high: arb, bound: Bound, tol: arb, depth: int = 0, found: Panel | None = None
+) -> list[Panel] | None:
     """Panels covering [low, high] whose rules' errors sum to at most ``tol``; None when no
     rule is proven (F not bounded on any ellipse of a panel halved ``MAX_DEPTH`` times)."""
     parent = found if found is not None else _best(low, high, bound, tol)
@@ -166,9 +169,6 @@ def nodes_of(panels: Sequence[Panel]) -> list[tuple[arb, arb]]:
     return out
 
 
-
-
-
 def _halves(ball: arb | acb) -> tuple:
     """A ball split in two along its widest direction (real balls as real, boxes as boxes)."""
     if isinstance(ball, arb):
@@ -192,7 +192,7 @@ def sup_abs(f: Callable[..., acb], args: Sequence, depth: int = 8) -> arb | None
     index = max(range(len(args)), key=lambda i: _width(args[i]))
     top = arb(0)
     for half in _halves(args[index]):
-        found = sup_abs(f, [*args[:index], half, *args[index + 1:]], depth - 1)
+        found = sup_abs(f, [*args[:index], half, *args[index + 1 :]], depth - 1)
         if found is None:
             return None
         top = _up(top.max(found))

@@ -42,9 +42,26 @@ from mpmath.libmp import (
 )
 
 __all__ = [  # the raw operations momentcalc uses, and the helpers below
-    "PREC_ROUNDING", "Raw", "binary", "exceeds_product", "fraction", "fzero", "is_mpf", "make", "mpf_abs",
-    "mpf_add", "mpf_exp", "mpf_ge", "mpf_gt", "mpf_mul", "mpf_neg", "mpf_shift", "mpf_sub", "raw_abs",
-    "round_nearest", "to_raw",
+    "PREC_ROUNDING",
+    "Raw",
+    "binary",
+    "exceeds_product",
+    "fraction",
+    "fzero",
+    "is_mpf",
+    "make",
+    "mpf_abs",
+    "mpf_add",
+    "mpf_exp",
+    "mpf_ge",
+    "mpf_gt",
+    "mpf_mul",
+    "mpf_neg",
+    "mpf_shift",
+    "mpf_sub",
+    "raw_abs",
+    "round_nearest",
+    "to_raw",
 ]
 
 Raw = tuple  # (sign, mantissa, exponent, bitcount)

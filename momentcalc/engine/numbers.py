@@ -20,8 +20,14 @@ from ..errors import InputError
 Number = Fraction | float  # a float here is only ever +inf or -inf
 
 _DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", re.ASCII)
-_INFINITY = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf,
-             "infinity": math.inf, "+infinity": math.inf, "-infinity": -math.inf}
+_INFINITY = {
+    "inf": math.inf,
+    "+inf": math.inf,
+    "-inf": -math.inf,
+    "infinity": math.inf,
+    "+infinity": math.inf,
+    "-infinity": -math.inf,
+}
 # Exponents beyond this are refused: they are typos, and Fraction would build huge integers.
 _MAX_EXPONENT = 100_000
 # Digits in a number's mantissa: twice the most --digits can ask for, and well below the
@@ -66,12 +72,19 @@ def parse_number(text: str, option: str, *, allow_inf: bool = False) -> Number:
         raise InputError(param=option, allowed=allowed, got=quoted(text))
     mantissa_digits = sum(ch.isdigit() for ch in match.group(1))
     if mantissa_digits > MAX_INPUT_DIGITS:
-        raise InputError(param=option, allowed=f"a number of at most {MAX_INPUT_DIGITS} digits",
-                         got=f"{mantissa_digits} digits")
+        raise InputError(
+            param=option,
+            allowed=f"a number of at most {MAX_INPUT_DIGITS} digits",
+            got=f"{mantissa_digits} digits",
+        )
     exponent = match.group(3)
     if exponent and (len(exponent) > 8 or abs(int(exponent[1:])) > _MAX_EXPONENT):
-        raise InputError(f"{{{option}}} exponent must be within ±{_MAX_EXPONENT}, got {quoted(text)}", param=option,
-                         allowed=f"an exponent within ±{_MAX_EXPONENT}", got=quoted(text))
+        raise InputError(
+            f"{{{option}}} exponent must be within ±{_MAX_EXPONENT}, got {quoted(text)}",
+            param=option,
+            allowed=f"an exponent within ±{_MAX_EXPONENT}",
+            got=quoted(text),
+        )
     return Fraction(raw)
 
 
@@ -179,9 +192,12 @@ def to_text(value: Number) -> str:
     twos, fives, rest = _power_of_ten_parts(value.denominator)
     if rest == 1:  # a terminating decimal (1e-400): write it exactly
         places = max(twos, fives)
-        context = decimal.Context(prec=len(str(abs(value.numerator))) + places + 2,
-                                  Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
-        return str(context.divide(decimal.Decimal(value.numerator), decimal.Decimal(value.denominator)).normalize())
+        context = decimal.Context(
+            prec=len(str(abs(value.numerator))) + places + 2, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN
+        )
+        return str(
+            context.divide(decimal.Decimal(value.numerator), decimal.Decimal(value.denominator)).normalize()
+        )
     return f"{value.numerator}/{value.denominator}"
 
 
@@ -197,7 +213,9 @@ def _significant_text(value: Fraction, digits: int) -> str:
     exponent = math.floor((numerator.bit_length() - denominator.bit_length()) * math.log10(2))
     while True:
         shift = digits - 1 - exponent
-        top, bottom = (numerator * 10**shift, denominator) if shift >= 0 else (numerator, denominator * 10**-shift)
+        top, bottom = (
+            (numerator * 10**shift, denominator) if shift >= 0 else (numerator, denominator * 10**-shift)
+        )
         whole, remainder = divmod(top, bottom)
         if whole >= 10**digits:
             exponent += 1
@@ -227,8 +245,9 @@ def decimal_text(value: Fraction) -> str:
     places = max(twos, fives)
     mantissa = value.numerator * 10**places // value.denominator
     # Enough digits for the mantissa, counted without str() (Python's 4300-digit limit).
-    context = decimal.Context(prec=int(abs(mantissa).bit_length() * 0.30103) + 3, Emax=decimal.MAX_EMAX,
-                              Emin=decimal.MIN_EMIN)
+    context = decimal.Context(
+        prec=int(abs(mantissa).bit_length() * 0.30103) + 3, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN
+    )
     return str(context.scaleb(decimal.Decimal(mantissa), -places).normalize(context)).lower()
 
 

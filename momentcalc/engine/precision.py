@@ -94,9 +94,7 @@ def agree(a: mpmath.mpf, b: mpmath.mpf, digits: int) -> bool:
     return abs(a - b) <= scale * mpmath.mpf(10) ** (-digits)
 
 
-def stable(
-    evaluate: Callable[[], Mapping[K, mpmath.mpf]], digits: int
-) -> dict[K, mpmath.mpf]:
+def stable(evaluate: Callable[[], Mapping[K, mpmath.mpf]], digits: int) -> dict[K, mpmath.mpf]:
     """Evaluate ``evaluate()`` at growing precision until every entry is stable.
 
     ``evaluate`` computes a mapping of results at the current ``mp.dps``. It is called at
@@ -111,9 +109,7 @@ def stable(
         dps *= 2
         with mp.workdps(dps):
             current = dict(evaluate())
-        unstable = [
-            k for k in current if k not in previous or not agree(previous[k], current[k], digits + 3)
-        ]
+        unstable = [k for k in current if k not in previous or not agree(previous[k], current[k], digits + 3)]
         if not unstable:
             return current
         previous = current

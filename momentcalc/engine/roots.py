@@ -60,9 +60,7 @@ def find_root(
         options["J"] = lambda *x: mpmath.matrix(jacobian(*x))
     with mp.workprec(mp.prec):
         try:
-            found = mpmath.findroot(
-                lambda *x: list(equations(*x)), point, multidimensional=True, **options
-            )
+            found = mpmath.findroot(lambda *x: list(equations(*x)), point, multidimensional=True, **options)
         except (ValueError, ZeroDivisionError, ArithmeticError) as error:
             raise PrecisionError(f"the root finder failed on {what}: {_first_line(error)}") from None
         root = tuple(+found[i] for i in range(len(point)))

@@ -140,8 +140,9 @@ def ball_text(ball: Any, digits: int, radius: Any = None) -> str | None:
     return low if low == high else None
 
 
-def decide(evaluate: Callable[[int], Any], digits: int, start_bits: int, max_bits: int,
-           what: str = "the result") -> tuple[Any, str]:
+def decide(
+    evaluate: Callable[[int], Any], digits: int, start_bits: int, max_bits: int, what: str = "the result"
+) -> tuple[Any, str]:
     """Evaluate a ball at rising precision until it rounds to one text at ``digits`` digits.
 
     ``evaluate(bits)`` returns an ``arb`` computed at ``bits`` bits of working precision; it
@@ -163,6 +164,7 @@ def decide(evaluate: Callable[[int], Any], digits: int, start_bits: int, max_bit
 
 
 # -- exact rounding -------------------------------------------------------------------------
+
 
 def _round_rational(numerator: int, denominator: int, digits: int) -> tuple[int, int]:
     """(q, a): numerator/denominator > 0 rounded to q·10^(a − digits + 1), 10^(digits−1) ≤ q < 10^digits."""
@@ -192,9 +194,11 @@ def _round_binary(mantissa: int, exponent: int, digits: int) -> tuple[int, int]:
     rounding boundary is the exact product formed."""
     a = _exponent_guess(mantissa.bit_length() - 1 + exponent)
     if a.bit_length() > MAX_EXPONENT_BITS:
-        raise PrecisionError(f"a value whose decimal exponent has {_exponent_digits(a.bit_length())} digits cannot be "
-                             f"rounded in reasonable time (exponents of at most "
-                             f"{_exponent_digits(MAX_EXPONENT_BITS)} digits)")
+        raise PrecisionError(
+            f"a value whose decimal exponent has {_exponent_digits(a.bit_length())} digits cannot be "
+            f"rounded in reasonable time (exponents of at most "
+            f"{_exponent_digits(MAX_EXPONENT_BITS)} digits)"
+        )
     width = bits_for(digits) + 64
     while True:
         s = digits - 1 - a

@@ -47,7 +47,6 @@ Values = Callable[[arb, arb], Sequence[arb]]  # (x, e^{P(x)}) -> the integrands 
 EXP_X = (0, 1)  # P(x) = x
 
 
-
 def strip_integral_bound(poly: Sequence[arb], a: arb, mean: arb, std: arb, width: arb) -> arb:
     """An upper bound of sup_{|b|<a} ∫|f(t + ib)| dt for |g(z)| ≤ Σ poly[k]·|z|^k on the strip."""
     base = abs(mean) + width
@@ -76,10 +75,17 @@ def _decreasing_from(terms: Sequence[Term], L: arb, mean: arb, std: arb) -> bool
     return True
 
 
-def trapezoid_expectations(values: Values, strips: Sequence[Sequence[arb]], width: arb,
-                           growth: Sequence[Sequence[Term]], mean: Fraction, std: Fraction,
-                           goal_log2: float, exponent: Sequence[arb | int] = EXP_X,
-                           even: bool = False) -> list[arb] | None:
+def trapezoid_expectations(
+    values: Values,
+    strips: Sequence[Sequence[arb]],
+    width: arb,
+    growth: Sequence[Sequence[Term]],
+    mean: Fraction,
+    std: Fraction,
+    goal_log2: float,
+    exponent: Sequence[arb | int] = EXP_X,
+    even: bool = False,
+) -> list[arb] | None:
     """E[g_j(X)] for every integrand g_j that ``values`` gives, each within 2^goal_log2 (plus
     the arithmetic's own radius), at the current precision; ``strips[j]`` bounds |g_j| on
     |Im z| ≤ ``width`` (polynomial coefficients in |z|), ``growth[j]`` on the real line;
@@ -136,8 +142,10 @@ def trapezoid_expectations(values: Values, strips: Sequence[Sequence[arb]], widt
     n = int(math.ceil(L / float(h.lower()))) + 1
     if n > MAX_NODES:
         return None
-    return [total * h / (2 * arb.pi()).sqrt() + arb(0, arb((discretisation + tails).upper()))
-            for total in _sums(values, len(strips), m, s, h, n, [as_arb(c) for c in exponent], even)]
+    return [
+        total * h / (2 * arb.pi()).sqrt() + arb(0, arb((discretisation + tails).upper()))
+        for total in _sums(values, len(strips), m, s, h, n, [as_arb(c) for c in exponent], even)
+    ]
 
 
 def _content(terms: Sequence[Term]) -> tuple:
@@ -171,8 +179,9 @@ def _advance(table: list[arb]) -> arb:
     return table[0]
 
 
-def _sums(values: Values, count: int, m: arb, s: arb, h: arb, n: int, exponent: Sequence[arb],
-          even: bool = False) -> list[arb]:
+def _sums(
+    values: Values, count: int, m: arb, s: arb, h: arb, n: int, exponent: Sequence[arb], even: bool = False
+) -> list[arb]:
     """Σ_{|k|≤n} g_j(x_k)·e^{−k²h²/2} for each j, the exponentials by recurrence (``even``:
     g_j(x_{−k}) = g_j(x_k), each pair of nodes from the right one alone)."""
     if even:
@@ -205,7 +214,9 @@ def gaussian_sums(values: Values, count: int, mean: arb, std: arb, h: arb, n: in
     return _sums(values, count, mean, std, h, n, [arb(0), arb(1)])
 
 
-def _even_sums(values: Values, count: int, m: arb, s: arb, h: arb, n: int, exponent: Sequence[arb]) -> list[arb]:
+def _even_sums(
+    values: Values, count: int, m: arb, s: arb, h: arb, n: int, exponent: Sequence[arb]
+) -> list[arb]:
     """``_sums`` for integrands even about m: g_j(m) + 2·Σ_{1≤k≤n} g_j(x_k)·e^{−k²h²/2}."""
     step = s * h
     table = _exp_table(exponent, m, step)
@@ -232,4 +243,13 @@ def working_bits(size_log2: float, goal_log2: float, nodes_hint: int = MAX_NODES
     return int(size_log2 - goal_log2) + degree * int(math.log2(nodes_hint)) + 40
 
 
-__all__ = ["trapezoid_expectations", "gaussian_sums", "strip_integral_bound", "working_bits", "A_MAX", "MAX_NODES", "EXP_X", "ctx"]
+__all__ = [
+    "trapezoid_expectations",
+    "gaussian_sums",
+    "strip_integral_bound",
+    "working_bits",
+    "A_MAX",
+    "MAX_NODES",
+    "EXP_X",
+    "ctx",
+]

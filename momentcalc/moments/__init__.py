@@ -59,7 +59,17 @@ from .expectations import (
 from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, SECOND_MOMENT, Monomial
 
 __all__ = [
-    "DERIVATIVE_SECOND_MOMENT", "MEAN", "SECOND_MOMENT", "SUMMARY", "Monomial",
-    "exact_moments", "expectation_balls", "expectations", "gaussian_moments", "midpoint", "moment_balls", "moments_by_quadrature",
+    "DERIVATIVE_SECOND_MOMENT",
+    "MEAN",
+    "SECOND_MOMENT",
+    "SUMMARY",
+    "Monomial",
+    "exact_moments",
+    "expectation_balls",
+    "expectations",
+    "gaussian_moments",
+    "midpoint",
+    "moment_balls",
+    "moments_by_quadrature",
     "radius",
 ]

@@ -56,7 +56,7 @@ def _plus(f: Sum, g: Sum, sign: int = 1) -> Sum | None:
 def _single(f: Sum) -> tuple[int, Fraction, Any] | None:
     if len(f) != 1:
         return None
-    ((e, s), c), = f.items()
+    (((e, s), c),) = f.items()
     return e, s, c
 
 
@@ -138,7 +138,9 @@ def _expectation(e: int, s: Fraction, mean: arb, std: arb) -> arb:
         return scale * ((sb + 1) / 2).gamma() * z.hypgeom_1f1(-sb / 2, arb(1) / 2)
     if mean == 0:
         return arb(0)
-    return scale * (mean / std) * arb(2).sqrt() * (sb / 2 + 1).gamma() * z.hypgeom_1f1((1 - sb) / 2, arb(3) / 2)
+    return (
+        scale * (mean / std) * arb(2).sqrt() * (sb / 2 + 1).gamma() * z.hypgeom_1f1((1 - sb) / 2, arb(3) / 2)
+    )
 
 
 def _integrand(act: Activation, monomial: Monomial, centre: arb | None) -> Callable[[], Sum | None]:
@@ -169,8 +171,9 @@ def applies(act: Activation) -> bool:
         return signed_powers(act.tree) is not None and polynomial_terms(act.tree) is None
 
 
-def abs_power_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int,
-                   centre: arb | None = None) -> arb | None:
+def abs_power_ball(
+    act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int, centre: arb | None = None
+) -> arb | None:
     """E[x^a·φ^b·φ'^c] (or E[(φ − centre)²]) in closed form with relative radius
     ≤ 10^−(digits+3) (exactly 0 when every term is odd at mean 0), at a precision doubled while
     it is not; None when the route does not apply or a power ≤ −1 makes it diverge. Raises
@@ -194,4 +197,6 @@ def abs_power_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fra
         if narrow(total, digits):
             return total
         bits *= 2
-    raise PrecisionError(f"the expectation cancels to below {digits} significant digits (it may be exactly 0)")
+    raise PrecisionError(
+        f"the expectation cancels to below {digits} significant digits (it may be exactly 0)"
+    )

@@ -75,6 +75,7 @@ from ..catalog.expression_domain import zeros
 from ..catalog.expression_eval import compile_mpmath
 from .exact import exact_expectations, exact_summary
 
+
 class Branches(NamedTuple):
     """φ and φ' on balls for the x-range [low, high], at the current precision: kinks (balls or
     exact points, ascending), one branch of φ and of φ' per interval between them, and φ, φ'
@@ -147,16 +148,23 @@ def expression_model(node: Node, mean: Fraction) -> Model:
         size = max((abs(c) for c in candidates), default=arb(1)).max(arb(1))
         margin = arb((size * arb(2) ** (-(ctx.prec - 24))).upper())
         kinks = piece_choices(arguments, _separated(candidates, margin), low, high, margin)
-        return Branches(kinks.points,
-                        [compile_ball(node, choices) for choices in kinks.choices],
-                        [compile_ball(d_node, choices) for choices in kinks.choices],
-                        (compile_ball(node), compile_ball(d_node)))
+        return Branches(
+            kinks.points,
+            [compile_ball(node, choices) for choices in kinks.choices],
+            [compile_ball(d_node, choices) for choices in kinks.choices],
+            (compile_ball(node), compile_ball(d_node)),
+        )
 
     def local(p: arb, delta: arb) -> tuple[LocalBound | None, LocalBound | None]:
         return local_bound(node, p, delta), local_bound(d_node, p, delta)
 
-    return Model(branches, lambda r0: growth_terms(node, r0), lambda r0: growth_terms(d_node, r0), local,
-                 d_node == ZERO)
+    return Model(
+        branches,
+        lambda r0: growth_terms(node, r0),
+        lambda r0: growth_terms(d_node, r0),
+        local,
+        d_node == ZERO,
+    )
 
 
 def _separated(points: list[arb], margin: arb) -> list[arb]:
@@ -215,8 +223,9 @@ def monomial_branch(monomial: Monomial, f: Branch, d: Branch) -> Branch:
     return g
 
 
-def bound_polynomial(shape: Shape, x_bound: list[arb], f: Sequence[arb] | None, d: Sequence[arb] | None
-                     ) -> list[arb] | None:
+def bound_polynomial(
+    shape: Shape, x_bound: list[arb], f: Sequence[arb] | None, d: Sequence[arb] | None
+) -> list[arb] | None:
     """A polynomial (coefficients, constant first, in whatever variable f and d are given in)
     bounding |x^a·φ^b·φ'^c| from bounds ``x_bound`` of |x|^a, f of |φ| and d of |φ'|; with a
     centre, (|φ| + |centre|)² bounding (φ − centre)². None when a bound it needs is None."""
@@ -279,8 +288,12 @@ def integrand(model: Model, monomial: Monomial, centre: arb | None = None) -> In
         if model.local is None:
             return None
         f, d = model.local(p, delta)
-        poly = bound_polynomial((monomial, centre), [arb(((abs(p) + delta) ** a).upper())],
-                                None if f is None else f.coefficients, None if d is None else d.coefficients)
+        poly = bound_polynomial(
+            (monomial, centre),
+            [arb(((abs(p) + delta) ** a).upper())],
+            None if f is None else f.coefficients,
+            None if d is None else d.coefficients,
+        )
         if poly is None:
             return None
         alpha = 2 * f.alpha if centre is not None else (b * f.alpha if b else 0) + (c * d.alpha if c else 0)
@@ -317,7 +330,9 @@ def model_of(act: Activation, mean: Fraction) -> Model:
     return catalog_model(act)
 
 
-def _closed_form(act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int) -> arb | None:
+def _closed_form(
+    act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int
+) -> arb | None:
     """A closed form under N(0, 1) that is exact: a rational number in the catalog (selu's 0
     and 1, relu's 1/2), or one the catalog gives on balls (leaky_relu's, 0 at slope 1).
     Others are integrated: their mpmath value is not a proof."""
@@ -337,8 +352,9 @@ def _closed_form(act: Activation, monomial: Monomial, mean: Fraction, std: Fract
         return None
 
 
-def exp_poly_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int,
-                  centre: arb | None = None) -> arb | None:
+def exp_poly_ball(
+    act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int, centre: arb | None = None
+) -> arb | None:
     """E[x^a·φ^b·φ'^c] (or E[(φ − centre)²]) exactly, for a catalog entry that is a piecewise
     exp-polynomial (relu, elu, selu…; ``ball_functions.EXP_POLYNOMIALS``), at a precision
     raised until the ball is narrow; None for other activations."""
@@ -353,8 +369,10 @@ def exp_poly_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Frac
     def pieces() -> list:
         params = {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
         values, derivatives = EXP_POLYNOMIALS[act.name](params)
-        return [(edges[i], edges[i + 1], exp_poly_shape((monomial, centre), f, d))
-                for i, (f, d) in enumerate(zip(values, derivatives))]
+        return [
+            (edges[i], edges[i + 1], exp_poly_shape((monomial, centre), f, d))
+            for i, (f, d) in enumerate(zip(values, derivatives))
+        ]
 
     return _exact_ball(pieces, mean, std, digits)
 
@@ -387,13 +405,17 @@ def _exact_ball(pieces: Callable[[], list | None], mean: Fraction, std: Fraction
         if narrow(ball, digits):
             return ball
         bits *= 2
-    raise PrecisionError(f"the expectation cancels to below {digits} significant digits (it may be exactly 0)")
+    raise PrecisionError(
+        f"the expectation cancels to below {digits} significant digits (it may be exactly 0)"
+    )
 
 
-def _polynomial_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int,
-                     centre: arb | None) -> arb | None:
+def _polynomial_ball(
+    act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int, centre: arb | None
+) -> arb | None:
     """An expression that is a polynomial (x**1000, x**3 - 2*x): its expectations exactly,
     as a one-piece exp-polynomial; None for other expressions."""
+
     def pieces() -> list | None:
         f = polynomial_terms(act.tree)
         d = polynomial_terms(derivative(act.tree)) if monomial[2] else {}
@@ -422,8 +444,9 @@ def _exactly_zero(act: Activation, model: Model, monomial: Monomial, mean: Fract
     return True
 
 
-def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Fraction, std: Fraction,
-                      digits: int) -> list[arb]:
+def expectation_balls(
+    act: Activation, monomials: Sequence[Monomial], mean: Fraction, std: Fraction, digits: int
+) -> list[arb]:
     """E[x^a·φ^b·φ'^c] for each monomial as balls with relative radius ≤ 10^−(digits+3) (or
     exactly 0 by symmetry, or an exact closed form). Raises NotCertified, UnboundedTail and
     PrecisionError from the engine."""
@@ -439,20 +462,38 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
             found.append(arb(0))
             continue
         if tiny:  # |mean|/std below the digits' reach: from mean 0 and a proven remainder
-            ball = tiny_mean.tiny_mean_ball(lambda shapes, d: expectation_balls(act, shapes, Fraction(0), std, d),
-                                  lambda m=monomial: integrand(model_of(act, Fraction(0)), m).terms(arb(0)),
-                                  monomial, mean, std, digits)
+            ball = tiny_mean.tiny_mean_ball(
+                lambda shapes, d: expectation_balls(act, shapes, Fraction(0), std, d),
+                lambda m=monomial: integrand(model_of(act, Fraction(0)), m).terms(arb(0)),
+                monomial,
+                mean,
+                std,
+                digits,
+            )
             if ball is not None:
                 found.append(ball)
                 continue
-        found.append(next((ball for route in SINGLE_ROUTES
-                           if (ball := route(act, monomial, mean, std, digits)) is not None), None))
+        found.append(
+            next(
+                (
+                    ball
+                    for route in SINGLE_ROUTES
+                    if (ball := route(act, monomial, mean, std, digits)) is not None
+                ),
+                None,
+            )
+        )
     pending = [i for i, ball in enumerate(found) if ball is None]
     if pending:
         shared = trapezoid_balls(act, [(monomials[i], None) for i in pending], mean, std, digits)
         for i, ball in zip(pending, shared or [None] * len(pending)):
-            found[i] = ball if ball is not None else gaussian_expectation_ball(
-                integrand(model, monomials[i]), mean=mean, std=std, digits=digits)
+            found[i] = (
+                ball
+                if ball is not None
+                else gaussian_expectation_ball(
+                    integrand(model, monomials[i]), mean=mean, std=std, digits=digits
+                )
+            )
     return found  # type: ignore[return-value]
 
 
@@ -461,12 +502,16 @@ def expectation_balls(act: Activation, monomials: Sequence[Monomial], mean: Frac
 # normal-cdf family; piecewise exp-polynomials; Laurent series). What none of them covers goes to
 # the trapezoidal rule shared by all pending monomials, then to Arb's integration of one.
 SINGLE_ROUTES: tuple[Callable[[Activation, Monomial, Fraction, Fraction, int], arb | None], ...] = (
-    _closed_form, normal_cdf_ball, exp_poly_ball, laurent_ball,
+    _closed_form,
+    normal_cdf_ball,
+    exp_poly_ball,
+    laurent_ball,
 )
 
 
-def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, std: Fraction,
-                    digits: int) -> list[arb] | None:
+def trapezoid_balls(
+    act: Activation, shapes: Sequence[Shape], mean: Fraction, std: Fraction, digits: int
+) -> list[arb] | None:
     """E[shape(X)] for catalog activations analytic in a strip (``ball_functions.STRIP_FUNCTIONS``:
     sigmoid, tanh, swish, softplus, mish, gelu_tanh), all shapes from one set of trapezoidal nodes
     (``engine.trapezoid``), each with relative radius ≤ 10^−(digits+3); None for other
@@ -482,7 +527,7 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
         m, s = as_arb(mean), as_arb(std)
         for terms in shared_growth_terms(model, shapes, tail_start(8, m, s), range(len(shapes))):
             size = bulk_size(normalise(terms), m, s)
-            sizes.append(max(magnitude_log2(size), -10**6) if size > 0 else 0.0)
+            sizes.append(max(magnitude_log2(size), -(10**6)) if size > 0 else 0.0)
     wanted = (digits + 3) * BITS_PER_DIGIT
     goals = [size - wanted - 4 for size in sizes]
     floors = [size - (digits + 3 + gaussian_balls.MAX_CANCELLATION_DIGITS) * BITS_PER_DIGIT for size in sizes]
@@ -490,23 +535,37 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
     pending = list(range(len(shapes)))
     while pending:
         goal = min(goals[j] for j in pending)
-        with ctx.workprec(working_bits(max(sizes[j] for j in pending), goal, degree=len(spec.exponent()) - 1)):
+        with ctx.workprec(
+            working_bits(max(sizes[j] for j in pending), goal, degree=len(spec.exponent()) - 1)
+        ):
             width = spec.width()
             value_bound, slope_bound = spec.value_bound(width), spec.slope_bound(width)
             todo = [shapes[j] for j in pending]
             # |x|^a bounded on the strip by |z|^a: the polynomial z^a
-            strips = [bound_polynomial(shape, [arb(0)] * shape[0][0] + [arb(1)], value_bound, slope_bound)
-                      for shape in todo]
+            strips = [
+                bound_polynomial(shape, [arb(0)] * shape[0][0] + [arb(1)], value_bound, slope_bound)
+                for shape in todo
+            ]
 
             products = _products_at(todo)
 
-            def values(x: arb, ex: arb, products: Callable[[arb, arb, arb], list[arb]] = products) -> list[arb]:
+            def values(
+                x: arb, ex: arb, products: Callable[[arb, arb, arb], list[arb]] = products
+            ) -> list[arb]:
                 f, d = spec.at(x, ex)
                 return products(x, f, d)
 
-            balls = trapezoid_expectations(values, strips, width, shared_growth_terms(model, shapes, arb(0), pending),
-                                           mean, std, goal, spec.exponent(),
-                                           even=mean == 0 and all(_even(act, shape) for shape in todo))
+            balls = trapezoid_expectations(
+                values,
+                strips,
+                width,
+                shared_growth_terms(model, shapes, arb(0), pending),
+                mean,
+                std,
+                goal,
+                spec.exponent(),
+                even=mean == 0 and all(_even(act, shape) for shape in todo),
+            )
         if balls is None:
             return None
         still = []
@@ -517,7 +576,8 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
             if goals[j] <= floors[j]:
                 raise PrecisionError(
                     f"the expectation cancels to below {digits} significant digits (it may be exactly 0) "
-                    f"within {gaussian_balls.MAX_CANCELLATION_DIGITS} digits below the integrand's size")
+                    f"within {gaussian_balls.MAX_CANCELLATION_DIGITS} digits below the integrand's size"
+                )
             if abs(ball.mid()) > 4 * ball.rad():
                 goals[j] = max(min(goals[j] - 8, magnitude_log2(abs(ball)) - wanted - 4), floors[j])
             else:
@@ -527,7 +587,9 @@ def trapezoid_balls(act: Activation, shapes: Sequence[Shape], mean: Fraction, st
     return results  # type: ignore[return-value]
 
 
-def shared_growth_terms(model: Model, shapes: Sequence[Shape], r0: arb, which: Iterable[int]) -> list[tuple[Term, ...]]:
+def shared_growth_terms(
+    model: Model, shapes: Sequence[Shape], r0: arb, which: Iterable[int]
+) -> list[tuple[Term, ...]]:
     """``integrand(model, monomial, centre).terms(r0)`` for each ``shapes[j]``, j in ``which``:
     the same products in the same order (|x|, then φ's bound, then φ''s, each ``power`` times),
     each product x^i·φ^j·φ'^k made once for all the shapes (gau-scale's Hermite table asks for
@@ -588,7 +650,7 @@ def _products_at(shapes: Sequence[Shape]) -> Callable[[arb, arb, arb], list[arb]
         for n in range(1, len(factors) + 1):
             if factors[:n] not in slots:
                 slots[factors[:n]] = len(steps)
-                steps.append((slots[factors[:n - 1]] if n > 1 else -1, factors[n - 1]))
+                steps.append((slots[factors[: n - 1]] if n > 1 else -1, factors[n - 1]))
         outputs.append(slots[factors])
 
     def products(x: arb, f: arb, d: arb) -> list[arb]:
@@ -641,8 +703,9 @@ def rounds(balls: Sequence[arb], digits: int) -> bool:
     return all(ball_text(b, digits) is not None for b in balls)
 
 
-def proven_expectations(act: Activation, monomials: Sequence[Monomial], mean: Fraction, std: Fraction,
-                        digits: int) -> list[arb]:
+def proven_expectations(
+    act: Activation, monomials: Sequence[Monomial], mean: Fraction, std: Fraction, digits: int
+) -> list[arb]:
     """``expectation_balls`` narrowed until each rounds to one text at ``digits`` digits, but
     for the rational ones (``exact.exact_expectations``: a tie is rounded from the fraction)."""
     exact = exact_expectations(act, monomials, mean, std)
@@ -650,11 +713,15 @@ def proven_expectations(act: Activation, monomials: Sequence[Monomial], mean: Fr
         balls = expectation_balls(act, monomials, mean, std, target)
         if rounds([b for m, b in zip(monomials, balls) if m not in exact], digits):
             return balls
-    raise PrecisionError(f"{digits} digits cannot be proven within the precision limit (a value on a rounding tie, "
-                         "or digits lost to cancellation)")
+    raise PrecisionError(
+        f"{digits} digits cannot be proven within the precision limit (a value on a rounding tie, "
+        "or digits lost to cancellation)"
+    )
 
 
-def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, derivative: bool) -> dict[str, arb]:
+def summary_balls(
+    act: Activation, mean: Fraction, std: Fraction, digits: int, derivative: bool
+) -> dict[str, arb]:
     """mean, second_moment, variance, rms, gain, centered_gain (and derivative_second_moment)
     as balls that each round to one text at ``digits`` digits, but for the rational ones
     (``exact.exact_summary``: a tie is rounded from the fraction).
@@ -681,19 +748,28 @@ def summary_balls(act: Activation, mean: Fraction, std: Fraction, digits: int, d
                     shared = trapezoid_balls(act, [(MEAN, centre)], mean, std, target)
                     central = shared[0] if shared else None
                 if central is None:
-                    central = gaussian_expectation_ball(integrand(model_of(act, mean), MEAN, centre), mean=mean,
-                                                        std=std, digits=target)
+                    central = gaussian_expectation_ball(
+                        integrand(model_of(act, mean), MEAN, centre), mean=mean, std=std, digits=target
+                    )
                 shift = m - centre
                 variance = central - arb(0, (shift * shift).upper())
             rms = m2.sqrt()
-            values = {"mean": m, "second_moment": m2, "variance": variance, "rms": rms, "gain": 1 / rms,
-                      "centered_gain": 1 / variance.sqrt()}
+            values = {
+                "mean": m,
+                "second_moment": m2,
+                "variance": variance,
+                "rms": rms,
+                "gain": 1 / rms,
+                "centered_gain": 1 / variance.sqrt(),
+            }
         if derivative:
             values["derivative_second_moment"] = found[2]
         if rounds([ball for name, ball in values.items() if name not in exact], digits):
             return values
-    raise PrecisionError(f"{digits} digits cannot be proven within the precision limit (a value on a rounding tie, "
-                         "or digits lost to cancellation)")
+    raise PrecisionError(
+        f"{digits} digits cannot be proven within the precision limit (a value on a rounding tie, "
+        "or digits lost to cancellation)"
+    )
 
 
 def _bits(ball: arb) -> int:

@@ -43,7 +43,14 @@ from flint import arb, ctx
 import mpmath
 
 from ..catalog import Activation
-from ..engine.gaussian_balls import BITS_PER_DIGIT, ExpTerm, Term, as_arb, exp_poly_expectation, exp_poly_product
+from ..engine.gaussian_balls import (
+    BITS_PER_DIGIT,
+    ExpTerm,
+    Term,
+    as_arb,
+    exp_poly_expectation,
+    exp_poly_product,
+)
 from ..engine.balls import bits_short
 from ..engine.bivariate_balls import Strip, bivariate_balls
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS, STRIP_FUNCTIONS
@@ -59,7 +66,9 @@ def _erf_at(x: arb, ex: arb) -> tuple[arb, arb]:
 
 def _erf_strip(w: arb) -> tuple[tuple[arb], tuple[arb]]:
     grow = (w * w).exp()
-    return (arb((grow * (1 + 2 * w / arb.pi().sqrt())).upper()),), (arb((2 / arb.pi().sqrt() * grow).upper()),)
+    return (arb((grow * (1 + 2 * w / arb.pi().sqrt())).upper()),), (
+        arb((2 / arb.pi().sqrt() * grow).upper()),
+    )
 
 
 def _gelu_at(x: arb, ex: arb) -> tuple[arb, arb]:
@@ -110,6 +119,7 @@ def _strip(act: Activation) -> Strip | None:
                 total += coefficient * power
                 power *= x
             return spec_at(x, total.exp())
+
     return Strip(w, (spec.value_bound(w), spec.slope_bound(w)), at, parity=parity)
 
 
@@ -149,7 +159,10 @@ def exp_poly_smoothing(act: Activation):  # noqa: ANN202
         edges = [None, *kinks, None]
         out = []
         for parts in (values, derivatives):
-            pieces = [(edges[i], edges[i + 1], exp_poly_product((ExpTerm(1),), part)) for i, part in enumerate(parts)]
+            pieces = [
+                (edges[i], edges[i + 1], exp_poly_product((ExpTerm(1),), part))
+                for i, part in enumerate(parts)
+            ]
             out.append([exp_poly_expectation(pieces, m, std) for m in means])
         return out
 
@@ -174,7 +187,9 @@ def cross_values(act: Activation, q, c, digits: int, slope_digits: int | None = 
     if slope_digits is None:
         balls = cross_balls(act, _exact(q), _exact(c), digits)
     else:
-        parts = [cross_ball(act, _exact(q), _exact(c), d, which) for which, d in enumerate((digits, slope_digits))]
+        parts = [
+            cross_ball(act, _exact(q), _exact(c), d, which) for which, d in enumerate((digits, slope_digits))
+        ]
         balls = None if None in parts else tuple(parts)
     if balls is None:
         return None
@@ -217,9 +232,11 @@ def _select(strip: Strip | None, smoothing, which: tuple[int, ...]):  # noqa: AN
         return strip, smoothing
     if smoothing is not None:
         inner = smoothing
+
         def smoothing(means, std, goal=None, inner=inner):  # noqa: ANN001, ANN202
             found = inner(means, std, goal)
             return None if found is None else [found[i] for i in which]
+
     if strip is not None:
         strip = _select_strip(strip, which)
     return strip, smoothing
@@ -227,16 +244,21 @@ def _select(strip: Strip | None, smoothing, which: tuple[int, ...]):  # noqa: AN
 
 def _select_strip(strip: Strip, which: tuple[int, ...]) -> Strip:
     at, box, wider = strip.at, strip.box, strip.wider
-    return Strip(strip.width, [strip.bounds[i] for i in which] if strip.bounds else strip.bounds,
-                 lambda x, ex: [at(x, ex)[i] for i in which],
-                 None if box is None else lambda X: (lambda sizes: None if sizes is None else
-                                                     [sizes[i] for i in which])(box(X)),
-                 None if strip.parity is None else tuple(strip.parity[i] for i in which),
-                 None if wider is None else lambda w: _select_strip(wider(w), which))
+    return Strip(
+        strip.width,
+        [strip.bounds[i] for i in which] if strip.bounds else strip.bounds,
+        lambda x, ex: [at(x, ex)[i] for i in which],
+        None
+        if box is None
+        else lambda X: (lambda sizes: None if sizes is None else [sizes[i] for i in which])(box(X)),
+        None if strip.parity is None else tuple(strip.parity[i] for i in which),
+        None if wider is None else lambda w: _select_strip(wider(w), which),
+    )
 
 
-def signed_cross_balls(act: Activation, q1: arb | Fraction, q2: arb | Fraction, rho: arb | Fraction,
-                       digits: int) -> tuple[arb, arb] | None:
+def signed_cross_balls(
+    act: Activation, q1: arb | Fraction, q2: arb | Fraction, rho: arb | Fraction, digits: int
+) -> tuple[arb, arb] | None:
     """(E[φ(u)φ(v)], E[φ'(u)φ'(v)]) for Var u = q1, Var v = q2 and correlation 0 < |ρ| < 1 (ρ
     of one sign: a ball holding 0 gives None), each as ``cross_balls`` gives it (at q1 = q2
     and ρ > 0 the very same balls)."""
@@ -270,8 +292,15 @@ def _size_log2(poly: list[arb], q: arb) -> float:
         return float(total.log().upper()) / math.log(2)
 
 
-def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
-           which: tuple[int, ...], q2: arb | Fraction | None = None, mirror: bool = False) -> list[arb] | None:
+def _cross(
+    act: Activation,
+    q: arb | Fraction,
+    c: arb | Fraction,
+    digits: int,
+    which: tuple[int, ...],
+    q2: arb | Fraction | None = None,
+    mirror: bool = False,
+) -> list[arb] | None:
     """``cross_balls`` for the integrands ``which`` (0: φ, 1: φ'); ``q2`` and ``mirror`` as in
     ``engine.bivariate_balls``."""
     if not supported(act):
@@ -299,8 +328,9 @@ def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
         size_log2, least_log2 = max(sizes), min(sizes)
         near_one = preferred(act, cc)
     if near_one:  # c near 1: one integral of the conditional expectation (~log, not ~1/sqrt(1 − c), cost)
-        found = conditional_cross(act, polys, q, q if q2 is None else q2, -c if mirror else c, digits, which,
-                                  size_log2, least_log2)
+        found = conditional_cross(
+            act, polys, q, q if q2 is None else q2, -c if mirror else c, digits, which, size_log2, least_log2
+        )
         if found is not None:
             return found
     expression_strip = None
@@ -311,14 +341,26 @@ def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
             parity = {"odd": (-1, 1), "even": (1, -1)}.get(act.parity or "")
             if expression_strip is not None and parity is not None:
                 expression_strip = expression_strip._replace(parity=parity)
-    kinked = expression_strip is None if route is not None else (
-        act.name not in EXP_POLYNOMIALS and _strip(act) is None)
+    kinked = (
+        expression_strip is None
+        if route is not None
+        else (act.name not in EXP_POLYNOMIALS and _strip(act) is None)
+    )
     if kinked:  # near ±1 the shared-part rule needs ~1/sqrt(1 − c) nodes, each an integral
         from .bivariate_polar import polar_cross, preferred as polar_preferred
 
         if polar_preferred(act, c):
-            found = polar_cross(act, polys, q, q if q2 is None else q2, -c if mirror else c, digits, which,
-                                size_log2, least_log2)
+            found = polar_cross(
+                act,
+                polys,
+                q,
+                q if q2 is None else q2,
+                -c if mirror else c,
+                digits,
+                which,
+                size_log2,
+                least_log2,
+            )
             if found is not None:
                 return found
     loss = 0.0
@@ -338,8 +380,16 @@ def _cross(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int,
                 smoothing = kinked_smoothing(act, polys, which)
             else:
                 strip, smoothing = _select(strip, smoothing, which)
-            balls = bivariate_balls([polys[i] for i in which], as_arb(q), as_arb(c), goal_log2, strip=strip,  # type: ignore[arg-type]
-                                    smoothing=smoothing, q2=None if q2 is None else as_arb(q2), mirror=mirror)
+            balls = bivariate_balls(
+                [polys[i] for i in which],
+                as_arb(q),
+                as_arb(c),
+                goal_log2,
+                strip=strip,  # type: ignore[arg-type]
+                smoothing=smoothing,
+                q2=None if q2 is None else as_arb(q2),
+                mirror=mirror,
+            )
         if balls is None:
             return None
         short = bits_short(balls, wanted)

@@ -72,8 +72,10 @@ def applies(act: Activation) -> bool:
     if act.name not in EXP_POLYNOMIALS:
         return False
     # exact dyadic kinks: the cuts of the integration path are exact points
-    return all(isinstance(k, (int, Fraction)) and Fraction(k).denominator & (Fraction(k).denominator - 1) == 0
-               for k in BALL_FUNCTIONS[act.name].kinks)
+    return all(
+        isinstance(k, (int, Fraction)) and Fraction(k).denominator & (Fraction(k).denominator - 1) == 0
+        for k in BALL_FUNCTIONS[act.name].kinks
+    )
 
 
 def preferred(act: Activation, rho: arb) -> bool:
@@ -166,8 +168,9 @@ class _Smoothing:
                 key = exact_key(rate)
                 if key not in rates:
                     rates[key] = len(self.rates)
-                    self.rates.append((acb(rate), acb(rate * s), acb(rate * s * s), acb(rate * rate * s * s / 2),
-                                       rate == 0))
+                    self.rates.append(
+                        (acb(rate), acb(rate * s), acb(rate * s * s), acb(rate * rate * s * s / 2), rate == 0)
+                    )
                 groups.setdefault(rates[key], []).append((acb(as_arb(term.c)), term.power))
             low, high = (i - 1 if i > 0 else None), (i if i < len(kinks) else None)
             grouped = []
@@ -198,8 +201,12 @@ class _Smoothing:
         for low, high, grouped in self.pieces:
             for r, n, items in grouped:
                 rate, _, drift, half, plain = self.rates[r]
-                moments = _between(at, None if low is None else (points[low, r], (low, r)),
-                                   None if high is None else (points[high, r], (high, r)), n)
+                moments = _between(
+                    at,
+                    None if low is None else (points[low, r], (low, r)),
+                    None if high is None else (points[high, r], (high, r)),
+                    n,
+                )
                 base = m if plain else m + drift
                 powers = [acb(1)]
                 for _ in range(n):
@@ -264,8 +271,17 @@ def _dyadic_above(x: arb) -> arb:
     return arb(arb(x.upper()).mid().str(10, radius=False)) + arb(2) ** -20
 
 
-def _integral(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb, rho: arb,
-              one_minus_square: arb, goal: arb, prec: int) -> arb | None:
+def _integral(
+    act: Activation,
+    which: int,
+    poly: Sequence[arb],
+    q1: arb,
+    q2: arb,
+    rho: arb,
+    one_minus_square: arb,
+    goal: arb,
+    prec: int,
+) -> arb | None:
     """E[g(u)·g(v)] for g = φ (``which`` 0) or φ' (1), within about ``goal`` plus the working
     precision's own radius."""
     kinks, parts = _pieces(act, which)
@@ -310,8 +326,14 @@ def _integral(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb
         def integrand(x: acb, analytic: bool, branch=branch) -> acb:  # noqa: ANN001
             return _evaluate(branch, x) * smoothing(kappa_c * x) * (scale * x * x).exp()
 
-        part = acb.integral(integrand, low, high, abs_tol=goal / (2 * count) / norm,
-                            rel_tol=arb(2) ** (-prec + 30), eval_limit=EVAL_LIMIT)
+        part = acb.integral(
+            integrand,
+            low,
+            high,
+            abs_tol=goal / (2 * count) / norm,
+            rel_tol=arb(2) ** (-prec + 30),
+            eval_limit=EVAL_LIMIT,
+        )
         if not part.is_finite():
             return None
         total += part
@@ -346,8 +368,17 @@ class _Ambiguous(ArithmeticError):
     """A point too close to a kink to tell its side at this precision."""
 
 
-def _split_integral(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb, rho: arb,
-                    one_minus_square: arb, goal: arb, prec: int) -> arb | None:
+def _split_integral(
+    act: Activation,
+    which: int,
+    poly: Sequence[arb],
+    q1: arb,
+    q2: arb,
+    rho: arb,
+    one_minus_square: arb,
+    goal: arb,
+    prec: int,
+) -> arb | None:
     """``_split`` (its docstring), None where a point's side of a kink cannot be told."""
     try:
         return _split(act, which, poly, q1, q2, rho, one_minus_square, goal, prec)
@@ -355,8 +386,17 @@ def _split_integral(act: Activation, which: int, poly: Sequence[arb], q1: arb, q
         return None
 
 
-def _split(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb, rho: arb,
-           one_minus_square: arb, goal: arb, prec: int) -> arb | None:
+def _split(
+    act: Activation,
+    which: int,
+    poly: Sequence[arb],
+    q1: arb,
+    q2: arb,
+    rho: arb,
+    one_minus_square: arb,
+    goal: arb,
+    prec: int,
+) -> arb | None:
     """``_integral`` with ψ split into a sharp part and parts localized at its near-kinks, each
     integrated where it is smooth (no bisection down to the width s). With
     F_k(u) = ∫_{−∞}^u t^k ϕ = full_k·1{u > 0} + D_k(u), D_k(u) = −M_k(u) for u > 0 and
@@ -433,8 +473,10 @@ def _split(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb, r
             for r_index, group in active:
                 coefficients = _coefficients(smoothing, group, m)
                 total += _growth(smoothing, group[0], m) * sum(
-                    (c * full[k] for k, c in enumerate(coefficients) if full[k] != 0), acb(0))
+                    (c * full[k] for k, c in enumerate(coefficients) if full[k] != 0), acb(0)
+                )
             return weight(i, x) * total
+
         return f
 
     total = acb(0)
@@ -529,12 +571,21 @@ def _split(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb, r
                 (u0, t0), (u1, t1) = ends
                 if not u1 > u0:
                     continue
-                pieces_u = [(u0, arb(0), t0, None), (arb(0), u1, None, t1)] if u0 < 0 < u1 else [(u0, u1, t0, t1)]
+                pieces_u = (
+                    [(u0, arb(0), t0, None), (arb(0), u1, None, t1)] if u0 < 0 < u1 else [(u0, u1, t0, t1)]
+                )
                 for lo, hi, true_lo, true_hi in pieces_u:
                     positive = bool(lo >= 0)
 
-                    def h(u: acb, analytic: bool = False, i=i, positive=positive, centre_c=centre_c,  # noqa: ANN001
-                          coefficients=coefficients, n=n) -> acb:
+                    def h(
+                        u: acb,
+                        analytic: bool = False,
+                        i=i,
+                        positive=positive,
+                        centre_c=centre_c,  # noqa: ANN001
+                        coefficients=coefficients,
+                        n=n,
+                    ) -> acb:
                         x = centre_c - u * s_c / kappa_c
                         moments = smoothing.moments.at(u if positive else -u, n)
                         w = coefficients(kappa_c * x)
@@ -544,7 +595,9 @@ def _split(act: Activation, which: int, poly: Sequence[arb], q1: arb, q2: arb, r
                             total_ += w[k] * d
                         return weight(i, x) * total_
 
-                    part = acb.integral(h, lo, hi, abs_tol=tol / ratio, rel_tol=rel_tol, eval_limit=EVAL_LIMIT)
+                    part = acb.integral(
+                        h, lo, hi, abs_tol=tol / ratio, rel_tol=rel_tol, eval_limit=EVAL_LIMIT
+                    )
                     if not part.is_finite():
                         return None
                     total += part * ratio
@@ -581,9 +634,17 @@ def _closeness_bits(rho: arb | Fraction) -> int:
     return max(0, int(math.ceil(-float(gap.log()) / math.log(2))) + 1)
 
 
-def conditional_cross(act: Activation, polys: Sequence[Sequence[arb]], q1: arb | Fraction, q2: arb | Fraction,
-                      rho: arb | Fraction, digits: int, which: Sequence[int], size_log2: float,
-                      least_log2: float) -> list[arb] | None:
+def conditional_cross(
+    act: Activation,
+    polys: Sequence[Sequence[arb]],
+    q1: arb | Fraction,
+    q2: arb | Fraction,
+    rho: arb | Fraction,
+    digits: int,
+    which: Sequence[int],
+    size_log2: float,
+    least_log2: float,
+) -> list[arb] | None:
     """[E[g_i(u)·g_i(v)] for i in ``which``] (0: φ, 1: φ') as balls with radius ≤ 10^−(digits+3)
     of their values (``bivariate_certified``'s contract), ``polys`` the real-line bounds of |φ|
     and |φ'|, sizes as log2 (the precision from the larger, the goal from the smaller); None
@@ -593,8 +654,16 @@ def conditional_cross(act: Activation, polys: Sequence[Sequence[arb]], q1: arb |
     key = None
     if all(isinstance(x, (Fraction, int)) for x in (q1, q2, rho)):
         # a deep network's layers near their fixed point ask for the same exact point again
-        key = (act.name, act.values, act.tree if act.expression else None, Fraction(q1), Fraction(q2),
-               Fraction(rho), digits, tuple(which))
+        key = (
+            act.name,
+            act.values,
+            act.tree if act.expression else None,
+            Fraction(q1),
+            Fraction(q2),
+            Fraction(rho),
+            digits,
+            tuple(which),
+        )
         if key in _FOUND:
             return list(_FOUND[key])
     found = _conditional_cross(act, polys, q1, q2, rho, digits, which, size_log2, least_log2)
@@ -608,9 +677,17 @@ def conditional_cross(act: Activation, polys: Sequence[Sequence[arb]], q1: arb |
 _FOUND: dict[tuple, tuple[arb, ...]] = {}
 
 
-def _conditional_cross(act: Activation, polys: Sequence[Sequence[arb]], q1: arb | Fraction, q2: arb | Fraction,
-                       rho: arb | Fraction, digits: int, which: Sequence[int], size_log2: float,
-                       least_log2: float) -> list[arb] | None:
+def _conditional_cross(
+    act: Activation,
+    polys: Sequence[Sequence[arb]],
+    q1: arb | Fraction,
+    q2: arb | Fraction,
+    rho: arb | Fraction,
+    digits: int,
+    which: Sequence[int],
+    size_log2: float,
+    least_log2: float,
+) -> list[arb] | None:
     wanted = (digits + 3) * BITS_PER_DIGIT
     # u = (k − κx)/s near ψ's near-kinks needs κ to about s relative: as many more bits as
     # 1 − |ρ| has leading zeros

@@ -103,8 +103,12 @@ class ExpressionRoute:
                     found = [arb(0), arb(0)]
                     for i in range(int(2 * width / FINE)):
                         for j in range(int(2 * TILE / FINE)):
-                            part = self._enclose(centre - TILE + FINE * j + FINE / 2, FINE / 2,
-                                                 -width + FINE * i + FINE / 2, FINE / 2)
+                            part = self._enclose(
+                                centre - TILE + FINE * j + FINE / 2,
+                                FINE / 2,
+                                -width + FINE * i + FINE / 2,
+                                FINE / 2,
+                            )
                             if part is None:
                                 found = None
                                 break
@@ -118,8 +122,11 @@ class ExpressionRoute:
         """Upper bounds of |φ| and |φ'| on [re ± re_half] + i·[im ± im_half] (im_half 0 and im 0:
         the real segment), None where an enclosure is not finite."""
         analytic = im_half != 0
-        z = (acb(arb(as_arb(re), as_arb(re_half)), arb(as_arb(im), as_arb(im_half))) if analytic
-             else acb(arb(as_arb(re), as_arb(re_half))))
+        z = (
+            acb(arb(as_arb(re), as_arb(re_half)), arb(as_arb(im), as_arb(im_half)))
+            if analytic
+            else acb(arb(as_arb(re), as_arb(re_half)))
+        )
         found = []
         for f in self.functions:
             value = f(z, analytic)

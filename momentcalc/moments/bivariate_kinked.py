@@ -46,7 +46,6 @@ from ..engine.balls import abs_normal_moments, midpoint_fraction
 _MONOMIALS = ((0, 1, 0), (0, 0, 1))
 
 
-
 def lipschitz_bound(poly: Sequence[arb], mean: arb, std: arb) -> arb:
     """An upper bound of |∂ψ/∂m| and of |∂ψ/∂b| over the balls ``mean`` × ``std`` (std > 0),
     for |φ(x)| ≤ Σ poly[k]·|x|^k: E[P(M + B|V|)·(1 + |V| + V²)]/b_lo (module docstring)."""

@@ -175,8 +175,17 @@ def _real_parts(low: arb, high: arb, count: int) -> list[arb]:
     return out
 
 
-def polar_integral(branches, parity: bool, exchange: bool, poly: Sequence[arb], q1: arb, q2: arb, rho: arb,
-                   one_minus_square: arb, goal: arb) -> arb | None:
+def polar_integral(
+    branches,
+    parity: bool,
+    exchange: bool,
+    poly: Sequence[arb],
+    q1: arb,
+    q2: arb,
+    rho: arb,
+    one_minus_square: arb,
+    goal: arb,
+) -> arb | None:
     """E[g(u)·g(v)] within about ``goal`` (plus the working precision's radius), g's branches
     (x < 0, x > 0) (module docstring); ``parity``: g odd or even (the second half-circle is the
     first); ``exchange``: q1 = q2, so that α ↦ β − α swaps u and v (the arcs where u and v have
@@ -192,8 +201,12 @@ def polar_integral(branches, parity: bool, exchange: bool, poly: Sequence[arb], 
     R_T, tail = reach
     half_pi = arb.pi() / 2
     # (low, high, sign of u, sign of v, how many times the arc counts)
-    arcs = [(-half_pi, beta - half_pi, 1, 0, 1), (beta - half_pi, half_pi, 1, 1, 1),
-            (half_pi, beta + half_pi, 0, 1, 1), (beta + half_pi, 3 * half_pi, 0, 0, 1)]
+    arcs = [
+        (-half_pi, beta - half_pi, 1, 0, 1),
+        (beta - half_pi, half_pi, 1, 1, 1),
+        (half_pi, beta + half_pi, 0, 1, 1),
+        (beta + half_pi, 3 * half_pi, 0, 0, 1),
+    ]
     a1, a2, a3, a4 = arcs
     if exchange:  # α ↦ β − α: A1 ↔ A3, and A2, A4 each onto itself (about its middle)
         a2 = ((a2[0] + a2[1]) / 2, *a2[1:])
@@ -284,9 +297,17 @@ def polar_integral(branches, parity: bool, exchange: bool, poly: Sequence[arb], 
     return value + arb(0, radius)
 
 
-def polar_cross(act: Activation, polys: Sequence[Sequence[arb]], q1: arb | Fraction, q2: arb | Fraction,
-                rho: arb | Fraction, digits: int, which: Sequence[int], size_log2: float,
-                least_log2: float) -> list[arb] | None:
+def polar_cross(
+    act: Activation,
+    polys: Sequence[Sequence[arb]],
+    q1: arb | Fraction,
+    q2: arb | Fraction,
+    rho: arb | Fraction,
+    digits: int,
+    which: Sequence[int],
+    size_log2: float,
+    least_log2: float,
+) -> list[arb] | None:
     """[E[g_i(u)·g_i(v)] for i in ``which``] (0: φ, 1: φ') as balls with radius ≤ 10^−(digits+3)
     of their values (``bivariate_certified``'s contract), for |ρ| < 1; None where this route
     does not prove them."""

@@ -41,7 +41,9 @@ def kinks(act: Activation, q: mpmath.mpf) -> tuple[mpmath.mpf, ...]:
     return tuple(x for x in points if x in fixed or any(abs(part(x)) <= small for part in act.critical))
 
 
-def cross_expectations(act: Activation, q: mpmath.mpf, c: mpmath.mpf, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+def cross_expectations(
+    act: Activation, q: mpmath.mpf, c: mpmath.mpf, digits: int
+) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(E[φ(u₁)φ(u₂)], E[φ'(u₁)φ'(u₂)]) to ``digits`` digits, at the current precision;
     q > 0, c in [−1, 1]."""
     p = act.param_values()
@@ -50,8 +52,17 @@ def cross_expectations(act: Activation, q: mpmath.mpf, c: mpmath.mpf, digits: in
     else:
         values = lambda x: (act.fn(x, p), act.derivative(x, p))  # noqa: E731
     odd = (act.parity == "odd", act.parity == "even")
-    k, kd = bivariate_expectations(values, 2, q=q, c=c, breaks=kinks(act, q), odd=odd, digits=digits, dps=mp.dps,
-                                   smoothing=_closed_form_smoothing(act, digits + INNER_EXTRA_DIGITS))
+    k, kd = bivariate_expectations(
+        values,
+        2,
+        q=q,
+        c=c,
+        breaks=kinks(act, q),
+        odd=odd,
+        digits=digits,
+        dps=mp.dps,
+        smoothing=_closed_form_smoothing(act, digits + INNER_EXTRA_DIGITS),
+    )
     return k, kd
 
 
@@ -63,7 +74,6 @@ def _closed_form_smoothing(act: Activation, digits: int):  # type: ignore[no-unt
     c*). None for other φ."""
     if act.expression:
         return None
-
 
     closed = exp_poly_smoothing(act)
     if closed is None:
@@ -85,5 +95,3 @@ def _closed_form_smoothing(act: Activation, digits: int):  # type: ignore[no-unt
         return smoothed
 
     return smoothing
-
-

@@ -59,8 +59,9 @@ def _spread(ball: arb) -> arb:
     return arb(0, ball.upper())
 
 
-def closed_layer(closed: Closed, params: Mapping[str, Any], q: arb, c: arb | None, w: arb,
-                 b: arb, noise: arb | None = None) -> tuple[arb, arb | None]:
+def closed_layer(
+    closed: Closed, params: Mapping[str, Any], q: arb, c: arb | None, w: arb, b: arb, noise: arb | None = None
+) -> tuple[arb, arb | None]:
     """(q', c') holding the layer's image of every point of the balls q and c (c: None for the
     variance alone), at the current precision (see the module docstring). ``noise``: a bound
     of |A_φ − A| and |K_φ − K| over the box for an activation φ that is this kernel's
@@ -114,8 +115,9 @@ def _clip(c: arb) -> arb:
     return c
 
 
-def split_closed_layer(closed: Closed, params: Mapping[str, Any], q1: arb, q2: arb, c: arb, w: arb,
-                       b: arb) -> tuple[arb, arb, arb]:
+def split_closed_layer(
+    closed: Closed, params: Mapping[str, Any], q1: arb, q2: arb, c: arb, w: arb, b: arb
+) -> tuple[arb, arb, arb]:
     """(q1', q2', c') over the balls q1, q2, c at unequal variances: q_i' = σ_w²·A(q_i) + σ_b²,
     c' = (σ_w²·K(q1, q2, c) + σ_b²)/sqrt(q1'·q2'), K over the box in the mean-value form:
 
@@ -131,18 +133,29 @@ def split_closed_layer(closed: Closed, params: Mapping[str, Any], q1: arb, q2: a
     k, _ = closed(m1, m2, mc, params)
     slopes = []
     for at in (one, c) if abs(c).upper() < 1 else (one,):  # c's ball inside (−1, 1): over it too
-        found = [abs(arb(value_and_slope(closed(Dual(q1, one), q2, at, params)[0])[1])),
-                 abs(arb(value_and_slope(closed(q1, Dual(q2, one), at, params)[0])[1]))]
+        found = [
+            abs(arb(value_and_slope(closed(Dual(q1, one), q2, at, params)[0])[1])),
+            abs(arb(value_and_slope(closed(q1, Dual(q2, one), at, params)[0])[1])),
+        ]
         slopes.append(found)
-    slope_1, slope_2 = (min((found[i] for found in slopes if found[i].is_finite()), key=lambda x: x.upper(),
-                            default=slopes[0][i]) for i in (0, 1))
+    slope_1, slope_2 = (
+        min(
+            (found[i] for found in slopes if found[i].is_finite()),
+            key=lambda x: x.upper(),
+            default=slopes[0][i],
+        )
+        for i in (0, 1)
+    )
     derivative = abs((closed(q1, q1, one, params)[1] * closed(q2, q2, one, params)[1]).sqrt())
     if abs(c).upper() < 1:  # K₁ over the box itself where its closed form is defined there
         over = abs(closed(q1, q2, c, params)[1])
         if over.is_finite() and over.upper() < derivative.upper():
             derivative = over
-    spread = (arb(c.rad()) * arb((q1 * q2).sqrt().upper()) * abs(derivative) + arb(q1.rad()) * slope_1
-              + arb(q2.rad()) * slope_2)
+    spread = (
+        arb(c.rad()) * arb((q1 * q2).sqrt().upper()) * abs(derivative)
+        + arb(q1.rad()) * slope_1
+        + arb(q2.rad()) * slope_2
+    )
     c_next = (w * (k + _spread(spread)) + b) / (lengths[0] * lengths[1]).sqrt()
     return lengths[0], lengths[1], _clip(c_next)
 
@@ -200,8 +213,11 @@ def twin_noise(route: TwinRoute, q_high: arb) -> arb | None:
         if not L > 1:
             return None
         zero = arb(0)
-        squared = tuple(Term(as_arb(s.c) * as_arb(t.c), s.k + t.k, as_arb(s.a) + as_arb(t.a),
-                             as_arb(s.b) + as_arb(t.b)) for s in route.difference for t in route.difference)
+        squared = tuple(
+            Term(as_arb(s.c) * as_arb(t.c), s.k + t.k, as_arb(s.a) + as_arb(t.a), as_arb(s.b) + as_arb(t.b))
+            for s in route.difference
+            for t in route.difference
+        )
         total = tail_bound(squared, L, zero, std)
         if total is None:
             return None

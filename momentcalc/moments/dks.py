@@ -44,9 +44,16 @@ from .expectations import expectation_balls
 
 # The Gaussian expectations F needs: μ, E[φ²], E[φ'²], E[Xφφ'], E[φφ'], E[Xφ'], E[φ'].
 BASE = ((0, 1, 0), (0, 2, 0), (0, 0, 2), (1, 1, 1), (0, 1, 1), (1, 0, 1), (0, 0, 1))
-STARTS = ((Fraction(0), Fraction(1)), (Fraction(1), Fraction(1)), (Fraction(-1), Fraction(1)),
-          (Fraction(0), Fraction(1, 10)), (Fraction(1), Fraction(1, 10)), (Fraction(-1), Fraction(1, 10)),
-          (Fraction(1, 2), Fraction(1, 2)), (Fraction(-1, 2), Fraction(1, 2)))
+STARTS = (
+    (Fraction(0), Fraction(1)),
+    (Fraction(1), Fraction(1)),
+    (Fraction(-1), Fraction(1)),
+    (Fraction(0), Fraction(1, 10)),
+    (Fraction(1), Fraction(1, 10)),
+    (Fraction(-1), Fraction(1, 10)),
+    (Fraction(1, 2), Fraction(1, 2)),
+    (Fraction(-1, 2), Fraction(1, 2)),
+)
 BOUND_DIGITS = 5
 
 
@@ -55,7 +62,9 @@ class Jet:
 
     __slots__ = ("v", "g", "h")
 
-    def __init__(self, v: arb, g: Sequence[arb] = (arb(0), arb(0)), h: Sequence[arb] = (arb(0), arb(0), arb(0))):
+    def __init__(
+        self, v: arb, g: Sequence[arb] = (arb(0), arb(0)), h: Sequence[arb] = (arb(0), arb(0), arb(0))
+    ):
         self.v, self.g, self.h = v, tuple(g), tuple(h)
 
     @staticmethod
@@ -80,19 +89,30 @@ class Jet:
     def __mul__(self, other: Any) -> Jet:
         o = Jet.lift(other)
         (a1, b1), (a2, b2) = self.g, o.g
-        return Jet(self.v * o.v, [self.v * a2 + o.v * a1, self.v * b2 + o.v * b1],
-                   [self.v * o.h[0] + 2 * a1 * a2 + o.v * self.h[0],
-                    self.v * o.h[1] + a1 * b2 + b1 * a2 + o.v * self.h[1],
-                    self.v * o.h[2] + 2 * b1 * b2 + o.v * self.h[2]])
+        return Jet(
+            self.v * o.v,
+            [self.v * a2 + o.v * a1, self.v * b2 + o.v * b1],
+            [
+                self.v * o.h[0] + 2 * a1 * a2 + o.v * self.h[0],
+                self.v * o.h[1] + a1 * b2 + b1 * a2 + o.v * self.h[1],
+                self.v * o.h[2] + 2 * b1 * b2 + o.v * self.h[2],
+            ],
+        )
 
     __rmul__ = __mul__
 
     def reciprocal(self) -> Jet:
         inv = 1 / self.v
         a, b = self.g
-        return Jet(inv, [-a * inv * inv, -b * inv * inv],
-                   [(2 * a * a * inv - self.h[0]) * inv * inv, (2 * a * b * inv - self.h[1]) * inv * inv,
-                    (2 * b * b * inv - self.h[2]) * inv * inv])
+        return Jet(
+            inv,
+            [-a * inv * inv, -b * inv * inv],
+            [
+                (2 * a * a * inv - self.h[0]) * inv * inv,
+                (2 * a * b * inv - self.h[1]) * inv * inv,
+                (2 * b * b * inv - self.h[2]) * inv * inv,
+            ],
+        )
 
     def __truediv__(self, other: Any) -> Jet:
         return self * Jet.lift(other).reciprocal()
@@ -113,7 +133,9 @@ def _point_jets(found: dict, a: arb, b: arb) -> list[Jet]:
     return out
 
 
-def _box_jets(points: list[Jet], squares: Sequence[arb], a_lo: arb, a_hi: arb, r_a: arb, r_b: arb) -> list[Jet]:
+def _box_jets(
+    points: list[Jet], squares: Sequence[arb], a_lo: arb, a_hi: arb, r_a: arb, r_b: arb
+) -> list[Jet]:
     """Enclosures of the jets over the box |a − ã| ≤ r_a, |b − b̃| ≤ r_b."""
     s = 2 * a_hi
     grow = s / a_lo * (r_b * r_b / (2 * (s * s - a_hi * a_hi))).exp()
@@ -126,10 +148,19 @@ def _box_jets(points: list[Jet], squares: Sequence[arb], a_lo: arb, a_hi: arb, r
         g_a = arb(0, ((2 * e).sqrt() / a_lo).upper())  # |∂_a E| and |∂_b E| over the box
         g_b = arb(0, (e.sqrt() / a_lo).upper())
         del g_a, g_b
-        value = jet.v + arb(0, (_abs_up(jet.g[0]) * r_a + _abs_up(jet.g[1]) * r_b + (h_aa * r_a * r_a + 2 * h_ab * r_a * r_b + h_bb * r_b * r_b)).upper())
+        value = jet.v + arb(
+            0,
+            (
+                _abs_up(jet.g[0]) * r_a
+                + _abs_up(jet.g[1]) * r_b
+                + (h_aa * r_a * r_a + 2 * h_ab * r_a * r_b + h_bb * r_b * r_b)
+            ).upper(),
+        )
         grad_a = jet.g[0] + arb(0, (h_aa * r_a + h_ab * r_b).upper())
         grad_b = jet.g[1] + arb(0, (h_ab * r_a + h_bb * r_b).upper())
-        out.append(Jet(value, (grad_a, grad_b), (arb(0, h_aa.upper()), arb(0, h_ab.upper()), arb(0, h_bb.upper()))))
+        out.append(
+            Jet(value, (grad_a, grad_b), (arb(0, h_aa.upper()), arb(0, h_ab.upper()), arb(0, h_bb.upper())))
+        )
     return out
 
 
@@ -152,8 +183,9 @@ def _expectations(act: Activation, a: Fraction, b: Fraction, digits: int) -> dic
     return dict(zip(wanted, expectation_balls(act, wanted, mean=b, std=a, digits=digits)))
 
 
-def _newton_step(act: Activation, a: Fraction, b: Fraction, target: arb, digits: int, fixed_shift: bool
-                 ) -> tuple[Fraction, Fraction, float]:
+def _newton_step(
+    act: Activation, a: Fraction, b: Fraction, target: arb, digits: int, fixed_shift: bool
+) -> tuple[Fraction, Fraction, float]:
     found = _expectations(act, a, b, digits)
     with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
         aa, bb = as_arb(a), as_arb(b)
@@ -281,17 +313,25 @@ def near_one(target: arb) -> int:
     return 2 * int(-log10(gap)) + 2
 
 
-def locate(act: Activation, target: arb, digits: int, shift: Fraction | None = None,
-           starts: Sequence[tuple[Fraction, Fraction]] | None = None,
-           skip: Callable[[Fraction, Fraction], bool] | None = None) -> tuple[Fraction, Fraction]:
+def locate(
+    act: Activation,
+    target: arb,
+    digits: int,
+    shift: Fraction | None = None,
+    starts: Sequence[tuple[Fraction, Fraction]] | None = None,
+    skip: Callable[[Fraction, Fraction], bool] | None = None,
+) -> tuple[Fraction, Fraction]:
     """An approximate root (a, b), a > 0, by Newton's method from DKS's starting points (and
     those carried to the activation's kinks), or from ``starts`` (pairs (b, a)) when given; at a
     few digits, then at ``digits``; PrecisionError when none converges. ``skip(b, a)`` true
     passes over a start after the first (one a cheaper iteration shows diverging)."""
     fixed = shift is not None
     if starts is None:
-        starts = ([(shift, a) for a in (Fraction(1), Fraction(1, 2), Fraction(1, 10), Fraction(2))] if fixed
-                  else list(STARTS) + _kink_starts(act))
+        starts = (
+            [(shift, a) for a in (Fraction(1), Fraction(1, 2), Fraction(1, 10), Fraction(2))]
+            if fixed
+            else list(STARTS) + _kink_starts(act)
+        )
     near = near_one(target)
     for index, (b, a) in enumerate(starts):
         if index and skip is not None and skip(b, a):
@@ -319,8 +359,9 @@ def locate(act: Activation, target: arb, digits: int, shift: Fraction | None = N
     raise PrecisionError("no activation parameters reach this target from DKS's starting points")
 
 
-def prove(act: Activation, target: arb, a: Fraction, b: Fraction, digits: int, fixed_shift: bool
-          ) -> dict[str, arb]:
+def prove(
+    act: Activation, target: arb, a: Fraction, b: Fraction, digits: int, fixed_shift: bool
+) -> dict[str, arb]:
     """The Krawczyk box around (a, b) and the transform's four parameters on it."""
     wanted = sorted({_shifted(m, k) for m in BASE for k in range(3)})
     squares_wanted = [(2 * i, 2 * j, 2 * k) for i, j, k in BASE]
@@ -335,7 +376,9 @@ def prove(act: Activation, target: arb, a: Fraction, b: Fraction, digits: int, f
             r = as_arb(a) * arb(10) ** (-(digits + 6 + near - 3 * widen))
             r_a, r_b = r, (r if not fixed_shift else arb(0))
             a_lo, a_hi = arb((as_arb(a) - r_a).lower()), arb((as_arb(a) + r_a).upper())
-        squares_raw = expectation_balls(act, squares_wanted, mean=b, std=_upper_fraction(2 * a_hi), digits=BOUND_DIGITS)
+        squares_raw = expectation_balls(
+            act, squares_wanted, mean=b, std=_upper_fraction(2 * a_hi), digits=BOUND_DIGITS
+        )
         with ctx.workprec(int((digits + 12 + 2 * near) * BITS_PER_DIGIT) + 64):
             aa, bb = as_arb(a), as_arb(b)
             point = _point_jets(found, aa, bb)
@@ -349,8 +392,12 @@ def prove(act: Activation, target: arb, a: Fraction, b: Fraction, digits: int, f
             if _krawczyk(F, FX, r_a, r_b, fixed_shift):
                 mu, m2 = box[0].v, box[1].v
                 v = m2 - mu * mu
-                return {"input_scale": aa + arb(0, r_a), "input_shift": bb + arb(0, r_b) if not fixed_shift else bb,
-                        "output_shift": -mu, "output_scale": 1 / v.sqrt()}
+                return {
+                    "input_scale": aa + arb(0, r_a),
+                    "input_shift": bb + arb(0, r_b) if not fixed_shift else bb,
+                    "output_shift": -mu,
+                    "output_scale": 1 / v.sqrt(),
+                }
     raise PrecisionError(f"the transform's parameters could not be proven to {digits} digits")
 
 
@@ -381,8 +428,6 @@ def _krawczyk(F: list[Jet], FX: list[Jet], r_a: arb, r_b: arb, fixed_shift: bool
     return True
 
 
-
-
 def monomial_reach(power: int) -> Fraction | None:
     """The top of the per-layer C'(1) that φ = c·x^k + d reaches, when proven: C'(1) of
     φ(a·z + b) depends on r = a/|b| alone (b ≠ 0; b = 0 gives T = k²·E[Z^(2k−2)]/Var(Z^k)), as
@@ -393,6 +438,7 @@ def monomial_reach(power: int) -> Fraction | None:
     and t → T as r → ∞; when every coefficient of T·D − N is ≥ 0 (and one is > 0), t(r) < T for
     every r > 0, so the reachable C'(1) is 1 < t < T with b ≠ 0, and T itself only at b = 0.
     None when the coefficients do not show it."""
+
     def moment(j: int) -> int:
         return 0 if j % 2 else _double_factorial(j - 1)
 
@@ -422,4 +468,14 @@ def _double_factorial(n: int) -> int:
     return out
 
 
-__all__ = ["Jet", "catalog_entry", "homogeneous", "linear", "locate", "monomial_power", "monomial_reach", "near_one", "prove"]
+__all__ = [
+    "Jet",
+    "catalog_entry",
+    "homogeneous",
+    "linear",
+    "locate",
+    "monomial_power",
+    "monomial_reach",
+    "near_one",
+    "prove",
+]

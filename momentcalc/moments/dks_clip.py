@@ -53,7 +53,11 @@ def clipped(act: Activation) -> bool:
     """φ = α·clip(x, k₁, k₂) + β (α ≠ 0, k₁ < k₂): a catalog piecewise polynomial with two
     kinks, constant outside them and of degree 1 between (hardtanh, relu6, hard_sigmoid)."""
     entry = catalog_entry(act)
-    if entry is None or entry.name not in EXP_POLYNOMIALS or len(tuple(BALL_FUNCTIONS[entry.name].kinks)) != 2:
+    if (
+        entry is None
+        or entry.name not in EXP_POLYNOMIALS
+        or len(tuple(BALL_FUNCTIONS[entry.name].kinks)) != 2
+    ):
         return False
     given = dict(entry.values)
     with ctx.workprec(64):
@@ -113,8 +117,12 @@ def floor_proven() -> bool:
             cells += [(l0, mid), (mid, l1)]
         # l in [0, FAR_L], u in (l, FAR_U]
         step = Fraction(1, 4)
-        boxes = [(Fraction(i) * step, Fraction(i + 1) * step, Fraction(j) * step, Fraction(j + 1) * step)
-                 for i in range(int(FAR_L / step)) for j in range(int(FAR_U / step)) if (j + 1) > i]
+        boxes = [
+            (Fraction(i) * step, Fraction(i + 1) * step, Fraction(j) * step, Fraction(j + 1) * step)
+            for i in range(int(FAR_L / step))
+            for j in range(int(FAR_U / step))
+            if (j + 1) > i
+        ]
         while boxes:
             l0, l1, u0, u1 = boxes.pop()
             if u1 <= l0:

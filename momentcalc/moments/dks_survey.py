@@ -77,8 +77,8 @@ class _Grid:
         s = np.concatenate(s_parts)
         x = np.sinh(s)
         for i, k in enumerate(kinks):  # the kinks themselves, not sinh(asinh(k))
-            x[sum(len(p) for p in s_parts[:i + 1]) - 1] = k
-            x[sum(len(p) for p in s_parts[:i + 1])] = k
+            x[sum(len(p) for p in s_parts[: i + 1]) - 1] = k
+            x[sum(len(p) for p in s_parts[: i + 1])] = k
         side = np.concatenate(sides)
         values = np.full(x.shape, np.nan)
         slopes = np.full(x.shape, np.nan)
@@ -101,17 +101,20 @@ class _Grid:
         hi = centre
         while hi < len(x) - 1 and ok[hi + 1]:
             hi += 1
-        self.x = x[lo:hi + 1]
-        self.f = values[lo:hi + 1]
-        self.df = slopes[lo:hi + 1]
-        self.w = np.concatenate(w_parts)[lo:hi + 1]
+        self.x = x[lo : hi + 1]
+        self.f = values[lo : hi + 1]
+        self.df = slopes[lo : hi + 1]
+        self.w = np.concatenate(w_parts)[lo : hi + 1]
         self.reach = (float(self.x[0]), float(self.x[-1]))
 
     def covers(self, a: float, b: float) -> bool:
         """Whether N(b, a²) lies inside the grid and the grid resolves it (spacing ≤ a/6)."""
         far = abs(b) + 3 * a
-        return (self.reach[0] <= b - 12 * a and b + 12 * a <= self.reach[1]
-                and math.sqrt(1 + far * far) * DS <= a / 6)
+        return (
+            self.reach[0] <= b - 12 * a
+            and b + 12 * a <= self.reach[1]
+            and math.sqrt(1 + far * far) * DS <= a / 6
+        )
 
     def q_and_t(self, a: float, bs: Any) -> tuple[Any, Any]:
         """q(a, b) − 1 and t(a, b) for each b in ``bs`` (nan where the grid cannot tell)."""
@@ -174,13 +177,16 @@ def survey(act: Any, target: float) -> tuple[Survey, list[tuple[float, float]]]:
                 points.append((float(a), b, tb))
     result = Survey(tuple(points), (searched[0], searched[1]) if searched[1] else (0.0, 0.0), (-span, span))
     gap = target - 1
-    ranked = sorted(points, key=lambda p: abs(math.log(p[2] - 1) - math.log(gap)) if p[2] > 1 and gap > 0
-                    else abs(p[2] - target))
+    ranked = sorted(
+        points,
+        key=lambda p: abs(math.log(p[2] - 1) - math.log(gap)) if p[2] > 1 and gap > 0 else abs(p[2] - target),
+    )
     starts: list[tuple[float, float]] = []
     for a, b in _crossings(points, target)[:8] + [(a, b) for a, b, _ in ranked[:8]]:
         polished = _polish(grid, a, b, target)
-        if polished is not None and not any(abs(polished[0] - x) < 1e-6 * x and abs(polished[1] - y) < 1e-6 * (1 + abs(y))
-                                            for x, y in starts):
+        if polished is not None and not any(
+            abs(polished[0] - x) < 1e-6 * x and abs(polished[1] - y) < 1e-6 * (1 + abs(y)) for x, y in starts
+        ):
             starts.append(polished)
     # the smallest input scale first (a deterministic choice among several transforms)
     _SURVEYS[key, target] = result, sorted(starts)
@@ -228,6 +234,7 @@ def _secant(fn: Any, lo: float, hi: float, f_lo: float, f_hi: float) -> float:
 
 def _polish(grid: _Grid, a: float, b: float, target: float) -> tuple[float, float] | None:
     """Newton's method on (q − 1, t − target) in (log a, b), finite differences, damped."""
+
     def residual(la: float, bb: float) -> tuple[float, float]:
         aa = math.exp(la)
         if not grid.covers(aa, bb):
@@ -260,8 +267,6 @@ def _polish(grid: _Grid, a: float, b: float, target: float) -> tuple[float, floa
     except ValueError:
         return None
     return None
-
-
 
 
 def diverges(act: Any, a: float, b: float, target: float) -> bool:

@@ -112,7 +112,9 @@ def _half_line_moment(k: int) -> tuple[Fraction, Fraction]:
     return Fraction(0), Fraction(2 ** ((k - 1) // 2) * math.factorial((k - 1) // 2))
 
 
-def _piece_expectation(g: list[Fraction], mean: Fraction, std: Fraction, side: int) -> tuple[Fraction, Fraction]:
+def _piece_expectation(
+    g: list[Fraction], mean: Fraction, std: Fraction, side: int
+) -> tuple[Fraction, Fraction]:
     """E[g(X); X on one side of the mean] (side +1, −1), or over the whole line (side 0), as
     (A, B): with x = mean + std·z, g = Σ h_k z^k, h_k = Σ_j g_j·C(j, k)·mean^(j−k)·std^k."""
     a = b = Fraction(0)
@@ -120,7 +122,10 @@ def _piece_expectation(g: list[Fraction], mean: Fraction, std: Fraction, side: i
         if mean == 0:  # only j = k is left of the sum (the same value, without its zero terms)
             h = Fraction(g[k]) * std**k
         else:
-            h = sum((g[j] * math.comb(j, k) * mean ** (j - k) for j in range(k, len(g))), Fraction(0)) * std**k
+            h = (
+                sum((g[j] * math.comb(j, k) * mean ** (j - k) for j in range(k, len(g))), Fraction(0))
+                * std**k
+            )
         if not h:
             continue
         if side == 0:
@@ -153,8 +158,9 @@ def _expectation(pieces: Pieces, monomial: Monomial, mean: Fraction, std: Fracti
     return total_a if total_b == 0 else None
 
 
-def exact_expectations(act: Activation, monomials: Sequence[Monomial], mean: Number, std: Number
-                       ) -> dict[Monomial, Fraction]:
+def exact_expectations(
+    act: Activation, monomials: Sequence[Monomial], mean: Number, std: Number
+) -> dict[Monomial, Fraction]:
     """E[x^a·φ^b·φ'^c] for the monomials whose value is rational and known exactly."""
     if not (isinstance(mean, (int, Fraction)) and isinstance(std, (int, Fraction))):
         return {}  # an mpf (meanfield's sqrt(q)): not exact

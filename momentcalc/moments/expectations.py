@@ -68,8 +68,14 @@ def _summary(ev: Evaluation, derivative: bool) -> tuple[dict[str, mpmath.mpf], i
 Values = TypeVar("Values", list[mpmath.mpf], dict[str, mpmath.mpf])
 
 
-def _by_quadrature(act: Activation, mean: Number, std: Number, digits: int,
-                   compute: Callable[[Evaluation], tuple[Values, int]], work: int | None = None) -> Values:
+def _by_quadrature(
+    act: Activation,
+    mean: Number,
+    std: Number,
+    digits: int,
+    compute: Callable[[Evaluation], tuple[Values, int]],
+    work: int | None = None,
+) -> Values:
     """``compute(evaluation)`` → (values, digits lost), at the working precision of ``digits``
     and, for expressions or cancelling variances, again with more digits until two agree."""
     label = act.name if not act.expression else act.formula
@@ -147,7 +153,9 @@ def _certified(act: Activation, mean: Number, std: Number, digits: int, prove, c
             pass
         raise PrecisionError(
             f"{{activation}} {_label(act)!r}: its moments cannot be proven ({error}); "
-            "no unproven digits are printed", param="activation") from None
+            "no unproven digits are printed",
+            param="activation",
+        ) from None
     except PrecisionError as error:
         if error.param == "activation":
             raise
@@ -166,18 +174,26 @@ def _inputs(mean: object, std: object, digits: object) -> tuple[Number, Number, 
     # Up to MAX_INTERNAL_DIGITS: gau-scale and init ask their own --digits plus guard digits,
     # which must not turn a valid --digits 1000 into an error.
     if isinstance(digits, bool) or not isinstance(digits, int) or not 1 <= digits <= MAX_INTERNAL_DIGITS:
-        raise InputError(param="digits", allowed=f"a whole number from 1 to {MAX_INTERNAL_DIGITS}", got=repr(digits))
+        raise InputError(
+            param="digits", allowed=f"a whole number from 1 to {MAX_INTERNAL_DIGITS}", got=repr(digits)
+        )
     return mu, sigma, digits
 
 
 def _activation(activation: str | Activation, params: Mapping[str, object] | None) -> Activation:
     if isinstance(activation, Activation):
         if params:
-            return activation.bind(**{**dict(activation.values), **{k: as_number(v, k) for k, v in params.items()}})
+            return activation.bind(
+                **{**dict(activation.values), **{k: as_number(v, k) for k, v in params.items()}}
+            )
         return activation
     if not isinstance(activation, str):
-        raise InputError(f"{{activation}} must be a catalog name or an expression in x, got {activation!r}",
-                         param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
+        raise InputError(
+            f"{{activation}} must be a catalog name or an expression in x, got {activation!r}",
+            param="activation",
+            allowed="a catalog name or an expression in x",
+            got=repr(activation),
+        )
     return resolve(activation.strip(), params)
 
 
@@ -205,8 +221,10 @@ def expectations(
     Cached for text activations. Raises InputError (bad arguments, unknown names, divergent
     integrals) or PrecisionError (the digits cannot be proven).
     """
-    return [midpoint(b) for b in expectation_balls(activation, monomials, mean=mean, std=std, digits=digits,
-                                                   params=params)]
+    return [
+        midpoint(b)
+        for b in expectation_balls(activation, monomials, mean=mean, std=std, digits=digits, params=params)
+    ]
 
 
 def expectation_balls(
@@ -238,40 +256,70 @@ def _route(act: Activation, digits: int) -> Activation:
     return catalog_twin(act, digits) or act
 
 
-def _proven_expectations(act: Activation, mean: Number, std: Number, digits: int,
-                         monomials: tuple[Monomial, ...]) -> list[Any]:
+def _proven_expectations(
+    act: Activation, mean: Number, std: Number, digits: int, monomials: tuple[Monomial, ...]
+) -> list[Any]:
     from .activation_balls import proven_expectations
 
     route = _route(act, digits)
-    return _certified(act, mean, std, digits,
-                      lambda: proven_expectations(route, monomials, mean, std, digits),
-                      lambda ev: (ev.expectations(monomials), 0))
+    return _certified(
+        act,
+        mean,
+        std,
+        digits,
+        lambda: proven_expectations(route, monomials, mean, std, digits),
+        lambda ev: (ev.expectations(monomials), 0),
+    )
 
 
-def _proven_summary(act: Activation, mean: Number, std: Number, digits: int, derivative: bool) -> dict[str, Any]:
+def _proven_summary(
+    act: Activation, mean: Number, std: Number, digits: int, derivative: bool
+) -> dict[str, Any]:
     from .activation_balls import summary_balls
 
     route = _route(act, digits)
-    return _certified(act, mean, std, digits,
-                      lambda: summary_balls(route, mean, std, digits, derivative),
-                      lambda ev: _summary(ev, derivative))
+    return _certified(
+        act,
+        mean,
+        std,
+        digits,
+        lambda: summary_balls(route, mean, std, digits, derivative),
+        lambda ev: _summary(ev, derivative),
+    )
 
 
 @functools.lru_cache(maxsize=4096)
-def _cached_expectations(activation: str, params: tuple[tuple[str, Number], ...], mean: Number, std: Number,
-                         digits: int, monomials: tuple[Monomial, ...]) -> tuple[Any, ...]:
+def _cached_expectations(
+    activation: str,
+    params: tuple[tuple[str, Number], ...],
+    mean: Number,
+    std: Number,
+    digits: int,
+    monomials: tuple[Monomial, ...],
+) -> tuple[Any, ...]:
     return tuple(_proven_expectations(resolve(activation, dict(params)), mean, std, digits, monomials))
 
 
 @functools.lru_cache(maxsize=4096)
-def _cached_summary(activation: str, params: tuple[tuple[str, Number], ...], mean: Number, std: Number,
-                    digits: int, derivative: bool) -> tuple[tuple[str, Any], ...]:
+def _cached_summary(
+    activation: str,
+    params: tuple[tuple[str, Number], ...],
+    mean: Number,
+    std: Number,
+    digits: int,
+    derivative: bool,
+) -> tuple[tuple[str, Any], ...]:
     return tuple(_proven_summary(resolve(activation, dict(params)), mean, std, digits, derivative).items())
 
 
 def gaussian_moments(
-    activation: str | Activation, *, mean: object = 0, std: object = 1, digits: int = 15,
-    params: Mapping[str, object] | None = None, derivative: bool = True,
+    activation: str | Activation,
+    *,
+    mean: object = 0,
+    std: object = 1,
+    digits: int = 15,
+    params: Mapping[str, object] | None = None,
+    derivative: bool = True,
 ) -> dict[str, mpmath.mpf]:
     """mean = E[φ(Z)], second_moment = E[φ(Z)²], variance, rms, gain = 1/rms,
     centered_gain = 1/sqrt(variance) and derivative_second_moment = E[φ'(Z)²] for
@@ -282,13 +330,22 @@ def gaussian_moments(
     E[φ²] − mean² would cancel. ``derivative=False`` leaves out derivative_second_moment
     (gau-scale needs only E[φ] and E[φ²]).
     """
-    return {k: midpoint(v) for k, v in moment_balls(activation, mean=mean, std=std, digits=digits, params=params,
-                                                    derivative=derivative).items()}
+    return {
+        k: midpoint(v)
+        for k, v in moment_balls(
+            activation, mean=mean, std=std, digits=digits, params=params, derivative=derivative
+        ).items()
+    }
 
 
 def moment_balls(
-    activation: str | Activation, *, mean: object = 0, std: object = 1, digits: int = 15,
-    params: Mapping[str, object] | None = None, derivative: bool = True,
+    activation: str | Activation,
+    *,
+    mean: object = 0,
+    std: object = 1,
+    digits: int = 15,
+    params: Mapping[str, object] | None = None,
+    derivative: bool = True,
 ) -> dict[str, Any]:
     """``gaussian_moments`` as Arb balls: each contains the exact value and rounds to one text
     at ``digits`` digits (its radius is the proven error bound), but for the rational ones
@@ -299,15 +356,24 @@ def moment_balls(
     return _proven_summary(_activation(activation, params), mu, sigma, digits, derivative)
 
 
-def exact_moments(activation: str | Activation, *, mean: object = 0, std: object = 1,
-                  params: Mapping[str, object] | None = None) -> dict[str, Fraction]:
+def exact_moments(
+    activation: str | Activation,
+    *,
+    mean: object = 0,
+    std: object = 1,
+    params: Mapping[str, object] | None = None,
+) -> dict[str, Fraction]:
     """The ``gaussian_moments`` results that are rational, as Fractions (relu's second moment
     1/2, leaky_relu's (1 + slope²)/2; see ``moments.exact``): round these, not the balls,
     which cannot decide a value on a rounding tie (0.545 at 2 digits)."""
     from .exact import exact_summary
 
     mu, sigma, _ = _inputs(mean, std, 1)
-    act = resolve(activation.strip(), params) if isinstance(activation, str) else _activation(activation, params)
+    act = (
+        resolve(activation.strip(), params)
+        if isinstance(activation, str)
+        else _activation(activation, params)
+    )
     return exact_summary(act, mu, sigma)
 
 
@@ -329,7 +395,9 @@ def radius(ball: Any) -> mpmath.mpf:
         return mpmath.ldexp(mpmath.mpf(mantissa), exponent)
 
 
-def moments_by_quadrature(act: Activation, *, mean: object = 0, std: object = 1, digits: int = 15) -> dict[str, mpmath.mpf]:
+def moments_by_quadrature(
+    act: Activation, *, mean: object = 0, std: object = 1, digits: int = 15
+) -> dict[str, mpmath.mpf]:
     """gaussian_moments by mpmath quadrature alone (no Arb, no closed form, no symmetry
     shortcut): the independent route the tests hold the closed forms and the certified
     balls against."""
@@ -338,8 +406,9 @@ def moments_by_quadrature(act: Activation, *, mean: object = 0, std: object = 1,
     return _by_quadrature(bare, mu, sigma, digits, lambda ev: _summary(ev, True))
 
 
-def expectations_by_quadrature(act: Activation, monomials: Sequence[Monomial], *, mean: object = 0, std: object = 1,
-                               digits: int = 15) -> list[mpmath.mpf]:
+def expectations_by_quadrature(
+    act: Activation, monomials: Sequence[Monomial], *, mean: object = 0, std: object = 1, digits: int = 15
+) -> list[mpmath.mpf]:
     """``expectations`` by mpmath quadrature alone (no Arb, no closed form; zeros by symmetry
     kept, so an odd expression's divergent integral reads as 0 here: the certified route
     proves convergence first): the independent route for the certified balls, and

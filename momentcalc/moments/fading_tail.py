@@ -133,8 +133,10 @@ def _near(value, slope_of, a: acb, rho: arb) -> arb | None:  # noqa: ANN001
     side = rho / GRID
     for i in range(GRID):
         for j in range(GRID):  # the disk's box in GRID² pieces: φ, φ' finite (no pole inside)
-            piece = acb(arb(((2 * i + 1 - GRID) * side).mid(), side.upper()),
-                        arb(((2 * j + 1 - GRID) * side).mid(), side.upper()))
+            piece = acb(
+                arb(((2 * i + 1 - GRID) * side).mid(), side.upper()),
+                arb(((2 * j + 1 - GRID) * side).mid(), side.upper()),
+            )
             if not (slope_of(piece, True).is_finite() and value(piece, True).is_finite()):
                 return None
     half = arb.pi() * rho / CIRCLE * as_arb(Fraction(101, 100))
@@ -153,8 +155,15 @@ def _near(value, slope_of, a: acb, rho: arb) -> arb | None:  # noqa: ANN001
     return top / (rho * rho)
 
 
-def _middle(value, slope_of, a: acb, low: arb | None, high: arb | None, side: int,  # noqa: ANN001
-            rho: arb) -> arb | None:
+def _middle(
+    value,
+    slope_of,
+    a: acb,
+    low: arb | None,
+    high: arb | None,
+    side: int,  # noqa: ANN001
+    rho: arb,
+) -> arb | None:
     """sup |R(x)|/x² over the piece [low, high] ∩ side·[ρ, REACH] (mean-value form per interval)."""
     start, stop = (rho, arb(REACH)) if side > 0 else (arb(-REACH), -rho)
     if low is not None:

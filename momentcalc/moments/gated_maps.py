@@ -37,8 +37,16 @@ from flint import arb, ctx
 
 from ..catalog import Activation
 from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
-from .kernel_maps import (LENGTH_LIMIT_DIGITS, NotProven, curvature_ball, gaussian_balls, kernel_pair, layer_balls,
-                          local_balls, nngp_over)
+from .kernel_maps import (
+    LENGTH_LIMIT_DIGITS,
+    NotProven,
+    curvature_ball,
+    gaussian_balls,
+    kernel_pair,
+    layer_balls,
+    local_balls,
+    nngp_over,
+)
 
 
 def _bits(digits: int) -> int:
@@ -50,8 +58,9 @@ def _scale(rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb) -> arb:
     return as_arb(rho) * (as_arb(q1) * as_arb(q2)).sqrt()
 
 
-def gated_kernel_balls(gate: Activation, rho: Fraction, q1: Fraction, q2: Fraction, local: bool,
-                       digits: int) -> dict[str, Any]:
+def gated_kernel_balls(
+    gate: Activation, rho: Fraction, q1: Fraction, q2: Fraction, local: bool, digits: int
+) -> dict[str, Any]:
     """nngp, ntk_derivative, correlation_out and (``local``, q1 = q2) C'(1), C''(1), Q'(q) of
     a·gate(b) as balls, each to about ``digits`` digits (the module docstring's formulas; C(0)
     is exactly 0, the caller's)."""
@@ -75,8 +84,14 @@ def gated_kernel_balls(gate: Activation, rho: Fraction, q1: Fraction, q2: Fracti
     return out
 
 
-def gated_nngp_over(gate: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb, digits: int,
-                    same: bool = False) -> arb:
+def gated_nngp_over(
+    gate: Activation,
+    rho: Fraction | arb,
+    q1: Fraction | arb,
+    q2: Fraction | arb,
+    digits: int,
+    same: bool = False,
+) -> arb:
     """E[φ(x)φ(x')] = ρ·√(q1q2)·K_g for every ρ, q1, q2 in the given balls (``kernel_maps.nngp_over``
     encloses K_g over them)."""
     k = nngp_over(gate, rho, q1, q2, digits, same=same)
@@ -91,8 +106,17 @@ def gated_second_moment(gate: Activation, q: Fraction | arb, digits: int) -> arb
         return as_arb(q) * found
 
 
-def gated_layer_balls(gate: Activation, q: Fraction, r_q: Fraction, c: Fraction | None, r_c: Fraction,
-                      w: Fraction, b: Fraction, digits: int, bounds: dict | None = None) -> tuple[arb, arb | None]:
+def gated_layer_balls(
+    gate: Activation,
+    q: Fraction,
+    r_q: Fraction,
+    c: Fraction | None,
+    r_c: Fraction,
+    w: Fraction,
+    b: Fraction,
+    digits: int,
+    bounds: dict | None = None,
+) -> tuple[arb, arb | None]:
     """One layer of a plain network of gated units a·gate(b) at equal variances, as
     ``kernel_maps.layer_balls`` (the same arguments, the same box q ∈ [q ± r_q], c ∈ [c ± r_c]):
 
@@ -162,8 +186,9 @@ def constant_gate_tail(centre: tuple[Fraction, Fraction]) -> Any:
     return tail
 
 
-def runaway_layer(gate: Activation, quadratic: tuple[Fraction, Fraction], q0: Fraction, w: Fraction,
-                  collapse: bool) -> int:
+def runaway_layer(
+    gate: Activation, quadratic: tuple[Fraction, Fraction], q0: Fraction, w: Fraction, collapse: bool
+) -> int:
     """A layer by which the variance of a deep network of a·g(b) at σ_b² = 0, starting at ``q0``,
     is proven below (``collapse``) or above 10^∓LENGTH_LIMIT_DIGITS (``kernel_maps.check_length``'s
     ends of a trajectory), for a gate with l·q ≤ A(q) = E[g(√q·Z)²] ≤ h·q (``quadratic``):
@@ -201,5 +226,12 @@ def gated_coefficient_balls(gate: Activation, terms: int, digits: int) -> list[a
     return [arb(0)] + (coefficient_balls(gate, terms - 1, digits) if terms > 1 else [])
 
 
-__all__ = ["runaway_layer", "constant_gate_tail", "gated_coefficient_balls", "gated_kernel_balls", "gated_layer_balls", "gated_nngp_over",
-           "gated_second_moment"]
+__all__ = [
+    "runaway_layer",
+    "constant_gate_tail",
+    "gated_coefficient_balls",
+    "gated_kernel_balls",
+    "gated_layer_balls",
+    "gated_nngp_over",
+    "gated_second_moment",
+]

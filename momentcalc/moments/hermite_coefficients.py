@@ -25,7 +25,13 @@ from flint import arb, ctx
 
 from ..catalog import Activation
 from ..catalog.formulas import vanishing_coefficient
-from ..engine.gaussian_balls import BITS_PER_DIGIT, NotCertified, UnboundedTail, as_arb, gaussian_expectation_within
+from ..engine.gaussian_balls import (
+    BITS_PER_DIGIT,
+    NotCertified,
+    UnboundedTail,
+    as_arb,
+    gaussian_expectation_within,
+)
 from .activation_balls import integrand, model_of
 from .exact import _piece_expectation, rational_pieces
 from .expectations import expectation_balls
@@ -34,8 +40,10 @@ from .monomials import vanishes
 
 def hermite_weights(k: int) -> dict[int, int]:
     """He_k's coefficients {power: integer}."""
-    return {k - 2 * m: (-1) ** m * math.factorial(k) // (math.factorial(m) * math.factorial(k - 2 * m) * 2**m)
-            for m in range(k // 2 + 1)}
+    return {
+        k - 2 * m: (-1) ** m * math.factorial(k) // (math.factorial(m) * math.factorial(k - 2 * m) * 2**m)
+        for m in range(k // 2 + 1)
+    }
 
 
 def _rational_moments(act: Activation, count: int) -> list[tuple[Fraction, Fraction]] | None:
@@ -112,8 +120,14 @@ def _moments(act: Activation, powers: list[int], digits: int) -> list[arb]:
     for j in powers:
         scale = math.log2(math.prod(range(2 * j - 1, 0, -2)) or 1) / 2
         try:
-            out.append(gaussian_expectation_within(integrand(model, (j, 1, 0)), mean=0, std=1,
-                                                   goal_log2=scale - (digits + 2) * BITS_PER_DIGIT))
+            out.append(
+                gaussian_expectation_within(
+                    integrand(model, (j, 1, 0)),
+                    mean=0,
+                    std=1,
+                    goal_log2=scale - (digits + 2) * BITS_PER_DIGIT,
+                )
+            )
         except (NotCertified, UnboundedTail):
             return expectation_balls(act, [(j, 1, 0) for j in powers], digits=digits)  # its errors
     return out
@@ -125,7 +139,9 @@ def _combine(act: Activation, moments: list[arb], terms: int, digits: int) -> tu
     with ctx.workprec(int((digits + 20) * BITS_PER_DIGIT) + 64):
         for k in range(terms):
             weights = hermite_weights(k)
-            if vanishing_coefficient(act, k) or all(moments[j] == 0 and moments[j].rad() == 0 for j in weights):
+            if vanishing_coefficient(act, k) or all(
+                moments[j] == 0 and moments[j].rad() == 0 for j in weights
+            ):
                 out.append(arb(0))
                 continue
             total = sum((w * moments[j] for j, w in weights.items()), arb(0))

@@ -71,7 +71,6 @@ class NotProven(PrecisionError):
     """No route proves this kernel value (exit 3, naming why)."""
 
 
-
 def exact_sqrt(q: Fraction) -> Fraction | None:
     """sqrt(q) when it is rational."""
     n, d = math.isqrt(q.numerator), math.isqrt(q.denominator)
@@ -104,8 +103,13 @@ def _bits(ball: arb) -> int:
     return max(64, abs(mid_m).bit_length() + abs(mid_e - rad_e) + rad_m.bit_length() + 64)
 
 
-def gaussian_balls(act: Activation, monomials: Sequence[Monomial], q: Fraction | arb, digits: int,
-                   mean: Fraction = Fraction(0)) -> list[arb]:
+def gaussian_balls(
+    act: Activation,
+    monomials: Sequence[Monomial],
+    q: Fraction | arb,
+    digits: int,
+    mean: Fraction = Fraction(0),
+) -> list[arb]:
     """E[X^a·φ(X)^b·φ'(X)^c], X ~ N(mean, v), for every v in the variance (or ball of variances)
     ``q``, each to about ``digits`` digits (see the module docstring)."""
     v_lo, v_hi = variance_range(q)
@@ -137,8 +141,9 @@ def _is_exact(value: Fraction | arb, target: int) -> bool:
     return isinstance(value, Fraction) and value == target
 
 
-def kernel_pair(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb,
-                digits: int) -> tuple[arb, arb]:
+def kernel_pair(
+    act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb, digits: int
+) -> tuple[arb, arb]:
     """(E[φ(u)φ(v)], E[φ'(u)φ'(v)]) as balls, each to about ``digits`` digits; NotProven when
     no route applies."""
     from ..catalog.kernels import BALL_KERNELS
@@ -163,14 +168,23 @@ def kernel_pair(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fr
 
     found = signed_cross_balls(act, q1, q2, rho, digits)
     if found is None:
-        raise NotProven(f"the bivariate expectations of {act.formula if act.expression else act.name} "
-                        "have no certified route (it needs |phi| and |phi'| bounded by polynomials on the real "
-                        "line, and a correlation the rules reach)", param="activation")
+        raise NotProven(
+            f"the bivariate expectations of {act.formula if act.expression else act.name} "
+            "have no certified route (it needs |phi| and |phi'| bounded by polynomials on the real "
+            "line, and a correlation the rules reach)",
+            param="activation",
+        )
     return found
 
 
-def nngp_over(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb, digits: int,
-              same: bool = False) -> arb:
+def nngp_over(
+    act: Activation,
+    rho: Fraction | arb,
+    q1: Fraction | arb,
+    q2: Fraction | arb,
+    digits: int,
+    same: bool = False,
+) -> arb:
     """E[φ(u)φ(v)] for every ρ, q1, q2 in the given balls (a layer of a deep network), from its
     value at their exact midpoints and bounds of its slopes (the lattice rules would lose digits
     running a ball's radius through e^{δn}):
@@ -183,7 +197,11 @@ def nngp_over(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Frac
     from ..catalog.kernels import BALL_KERNELS
 
     exact = all(isinstance(x, Fraction) for x in (rho, q1, q2))
-    closed = act.name in BALL_KERNELS if not act.expression else closed_kernel(act, rho, q1, q2, digits) is not None
+    closed = (
+        act.name in BALL_KERNELS
+        if not act.expression
+        else closed_kernel(act, rho, q1, q2, digits) is not None
+    )
     if exact or closed:
         return kernel_pair(act, rho, q1, q1 if same else q2, digits)[0]
     ends = [variance_range(x) for x in (rho, q1, q2)]
@@ -199,16 +217,28 @@ def nngp_over(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Frac
             bounds.append([arb((grow * f).upper()) for f in found])
     with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
         (r_lo, r_hi), (lo1, hi1), (lo2, hi2) = ends
-        radius = as_arb(max(r_hi - mids[0], mids[0] - r_lo)) * (as_arb(hi1 * hi2)).sqrt() * (
-            bounds[0][2] * bounds[1][2]).sqrt()
+        radius = (
+            as_arb(max(r_hi - mids[0], mids[0] - r_lo))
+            * (as_arb(hi1 * hi2)).sqrt()
+            * (bounds[0][2] * bounds[1][2]).sqrt()
+        )
         radius += as_arb(hi1 - lo1) * (bounds[0][0] * bounds[1][1]).sqrt() / (2 * as_arb(lo1))
         radius += as_arb(hi2 - lo2) * (bounds[1][0] * bounds[0][1]).sqrt() / (2 * as_arb(lo2))
         return value + arb(0, radius.upper())
 
 
-def layer_balls(act: Activation, q: Fraction, r_q: Fraction, c: Fraction | None, r_c: Fraction, w: Fraction,
-                b: Fraction, digits: int, bounds: dict | None = None,
-                length_digits: int | None = None) -> tuple[arb, arb | None]:
+def layer_balls(
+    act: Activation,
+    q: Fraction,
+    r_q: Fraction,
+    c: Fraction | None,
+    r_c: Fraction,
+    w: Fraction,
+    b: Fraction,
+    digits: int,
+    bounds: dict | None = None,
+    length_digits: int | None = None,
+) -> tuple[arb, arb | None]:
     """One layer of a plain deep network at equal variances: (q', c') as balls holding
     q' = σ_w²·A(q) + σ_b² and c' = (σ_w²·K(q, c) + σ_b²)/q' for every q in [q ± r_q] and c in
     [c ± r_c] ∩ [−1, 1] (q, c exact: the midpoints of the last layer's balls, re-centred so
@@ -284,8 +314,17 @@ def layer_balls(act: Activation, q: Fraction, r_q: Fraction, c: Fraction | None,
     return q_next, c_next
 
 
-def _length_ball(a0: arb, a2: arb, fourth: arb, q: Fraction, q_lo: Fraction, V: Fraction, r_q: Fraction,
-                 w: Fraction, b: Fraction) -> arb:
+def _length_ball(
+    a0: arb,
+    a2: arb,
+    fourth: arb,
+    q: Fraction,
+    q_lo: Fraction,
+    V: Fraction,
+    r_q: Fraction,
+    w: Fraction,
+    b: Fraction,
+) -> arb:
     """q' = σ_w²·A + σ_b² over [q ± r_q] (``layer_balls``' first item), at the current precision."""
     v, v_lo, rq = as_arb(q), as_arb(q_lo), as_arb(r_q)
     grow = (as_arb(V) / v_lo).sqrt()
@@ -294,9 +333,18 @@ def _length_ball(a0: arb, a2: arb, fourth: arb, q: Fraction, q_lo: Fraction, V: 
     return as_arb(w) * (a0 + arb(0, (rq * (a_slope + rq * a_curve)).upper())) + as_arb(b)
 
 
-def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers: int, w: Fraction, b: Fraction,
-                     digits: int, fast: bool = True, step: Any = None,
-                     fade: Any = None) -> tuple[list[arb], list[arb] | None]:
+def layer_trajectory(
+    act: Activation,
+    q0: Fraction,
+    c0: Fraction | None,
+    layers: int,
+    w: Fraction,
+    b: Fraction,
+    digits: int,
+    fast: bool = True,
+    step: Any = None,
+    fade: Any = None,
+) -> tuple[list[arb], list[arb] | None]:
     """q and c at layers 0..L of a plain network at equal variances (c: None for q alone), as
     balls: each layer from the exact midpoints of the last one's balls and their radii
     (``layer_balls``: a radius grows by the map's slope, not by its formula's). Once the
@@ -345,7 +393,8 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
                 remainder = (linear_remainder(act, bits) or False) if step is _layer else False
             last_c = None if cs is None else cs[-1]
             tail = (remainder and fading_tail(remainder, qs[-1], w, digits, last_c)) or (
-                fade is not None and fade(qs[-1], w, digits, last_c))
+                fade is not None and fade(qs[-1], w, digits, last_c)
+            )
             if tail:
                 _append_tail(qs, cs, tail, layers - layer, bits)
                 break
@@ -364,12 +413,23 @@ def layer_trajectory(act: Activation, q0: Fraction, c0: Fraction | None, layers:
         if not v > 0:
             raise NotProven("a layer's variance cannot be proven positive at these digits", param="depth")
         if cs is not None and not (-1 < c < 1 or (abs(c) == 1 and r_c == 0)):
-            raise NotProven("a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth")
+            raise NotProven(
+                "a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth"
+            )
     return qs, cs
 
 
-def _layer(act: Activation, q: Fraction, r_q: Fraction, c: Fraction | None, r_c: Fraction, w: Fraction,
-           b: Fraction, digits: int, bounds: dict) -> tuple[arb, arb | None]:
+def _layer(
+    act: Activation,
+    q: Fraction,
+    r_q: Fraction,
+    c: Fraction | None,
+    r_c: Fraction,
+    w: Fraction,
+    b: Fraction,
+    digits: int,
+    bounds: dict,
+) -> tuple[arb, arb | None]:
     """``layer_balls`` (A(q) to ``bounds["length_digits"]``), or where the activation has a
     closed-kernel twin (``bounds["twin"]``, ``closed_layers.twin_of``) whose Gaussian-tail
     difference is below the layer's own rounding at this variance, the twin's closed layer with
@@ -383,8 +443,17 @@ def _layer(act: Activation, q: Fraction, r_q: Fraction, c: Fraction | None, r_c:
     return layer_balls(act, q, r_q, c, r_c, w, b, digits, bounds, length_digits)
 
 
-def _twin_layer(route: Any, q: Fraction, r_q: Fraction, c: Fraction | None, r_c: Fraction, w: Fraction,
-                b: Fraction, digits: int, bounds: dict) -> tuple[arb, arb | None] | None:
+def _twin_layer(
+    route: Any,
+    q: Fraction,
+    r_q: Fraction,
+    c: Fraction | None,
+    r_c: Fraction,
+    w: Fraction,
+    b: Fraction,
+    digits: int,
+    bounds: dict,
+) -> tuple[arb, arb | None] | None:
     """The twin's layer over [q ± r_q] × [c ± r_c] with the noise bound ``twin_noise`` at a
     variance V ≥ q + r_q (kept in ``bounds`` while it still covers the ball: the bound grows
     with the variance), or None where that noise is not below 10^−(digits + 2) of q'."""
@@ -417,8 +486,16 @@ def _twin_layer(route: Any, q: Fraction, r_q: Fraction, c: Fraction | None, r_c:
     return None
 
 
-def _closed_trajectory(act: Activation, closed: Any, q0: Fraction, c0: Fraction | None, layers: int,
-                       w: Fraction, b: Fraction, bits: int) -> tuple[list[arb], list[arb] | None]:
+def _closed_trajectory(
+    act: Activation,
+    closed: Any,
+    q0: Fraction,
+    c0: Fraction | None,
+    layers: int,
+    w: Fraction,
+    b: Fraction,
+    bits: int,
+) -> tuple[list[arb], list[arb] | None]:
     """``layer_trajectory`` for an activation with a closed-form kernel: every layer from the
     last one's balls in the mean-value form (``closed_layers.closed_layer``), no integrals."""
     from .closed_layers import closed_layer
@@ -439,14 +516,23 @@ def _closed_trajectory(act: Activation, closed: Any, q0: Fraction, c0: Fraction 
             if cs is not None:
                 c = arb(1) if still else c_next
                 if not (c.is_finite() and c.rad() < 1):
-                    raise NotProven("a layer's correlation cannot be proven inside [-1, 1] at these digits",
-                                    param="depth")
+                    raise NotProven(
+                        "a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth"
+                    )
                 cs.append(c)
     return qs, cs
 
 
-def split_closed_trajectory(act: Activation, q1: Fraction, q2: Fraction, c0: Fraction, layers: int, w: Fraction,
-                            b: Fraction, digits: int) -> list[arb] | None:
+def split_closed_trajectory(
+    act: Activation,
+    q1: Fraction,
+    q2: Fraction,
+    c0: Fraction,
+    layers: int,
+    w: Fraction,
+    b: Fraction,
+    digits: int,
+) -> list[arb] | None:
     """The correlations at layers 0..L of two inputs of unequal variances q1, q2 for an activation
     with a closed-form kernel (``closed_layers.split_closed_layer``: the mean-value form over the
     last layer's balls, no integrals); None for other activations."""
@@ -467,15 +553,27 @@ def split_closed_trajectory(act: Activation, q1: Fraction, q2: Fraction, c0: Fra
             for v in (v1, v2):
                 check_length(v, layer + 1)
                 if not (v > 0 and v.is_finite()):
-                    raise NotProven("a layer's variance cannot be proven positive at these digits", param="depth")
+                    raise NotProven(
+                        "a layer's variance cannot be proven positive at these digits", param="depth"
+                    )
             if not (c.is_finite() and c.rad() < 1):
-                raise NotProven("a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth")
+                raise NotProven(
+                    "a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth"
+                )
             cs.append(c)
     return cs
 
 
-def split_trajectory(act: Activation, q1: Fraction, q2: Fraction, c0: Fraction, layers: int, w: Fraction,
-                     b: Fraction, digits: int) -> list[arb]:
+def split_trajectory(
+    act: Activation,
+    q1: Fraction,
+    q2: Fraction,
+    c0: Fraction,
+    layers: int,
+    w: Fraction,
+    b: Fraction,
+    digits: int,
+) -> list[arb]:
     """The correlations at layers 0..L of two inputs of unequal variances q1, q2 (any activation
     with certified bivariate expectations): each variance follows its own length map
     q_i' = σ_w²·A(q_i) + σ_b² (``layer_trajectory`` with c = None: the centred form, A to twice the
@@ -503,8 +601,9 @@ def split_trajectory(act: Activation, q1: Fraction, q2: Fraction, c0: Fraction, 
         with ctx.workprec(bits):
             c_next = (as_arb(w) * nngp + as_arb(b)) / (qs1[layer + 1] * qs2[layer + 1]).sqrt()
             if not (c_next > -1 and c_next < 1):
-                raise NotProven("a layer's correlation cannot be proven inside (-1, 1) at these digits",
-                                param="depth")
+                raise NotProven(
+                    "a layer's correlation cannot be proven inside (-1, 1) at these digits", param="depth"
+                )
         cs.append(c_next)
         c = _midpoint(c_next) if c_next.rad() == 0 else c_next
     return cs
@@ -515,9 +614,20 @@ def _step(balls: list[arb]) -> arb:
     return arb((abs(balls[-1] - balls[-2]) + balls[-1].rad() + balls[-2].rad()).upper())
 
 
-def _settled(act: Activation, qs: list[arb], cs: list[arb] | None, v: Fraction, r_v: Fraction,
-             c: Fraction | None, r_c: Fraction, w: Fraction, b: Fraction, digits: int,
-             bounds: dict, step: Any = None) -> tuple[arb, arb | None] | bool | None:
+def _settled(
+    act: Activation,
+    qs: list[arb],
+    cs: list[arb] | None,
+    v: Fraction,
+    r_v: Fraction,
+    c: Fraction | None,
+    r_c: Fraction,
+    w: Fraction,
+    b: Fraction,
+    digits: int,
+    bounds: dict,
+    step: Any = None,
+) -> tuple[arb, arb | None] | bool | None:
     """Balls (Q, C) holding every later layer, once the trajectory has settled near a fixed point:
     a box B = [v ± R_q] × [c ± R_c] around the last layer (centres v, c, radii r_v, r_c) whose
     image F(B) (``layer_balls``, the map over the whole box) lies inside B holds every later
@@ -574,18 +684,29 @@ def check_length(q: arb, layer: int) -> None:
         reaches = q.upper() > limit or q.lower() < 1 / limit
     if not (high or low):
         if reaches:
-            raise NotProven(f"the variance q of layer {layer} is not proven between 1e-{LENGTH_LIMIT_DIGITS} and "
-                            f"1e{LENGTH_LIMIT_DIGITS} at these digits (its ball widened over the layers); ask for a "
-                            "smaller {depth}", param="depth")
+            raise NotProven(
+                f"the variance q of layer {layer} is not proven between 1e-{LENGTH_LIMIT_DIGITS} and "
+                f"1e{LENGTH_LIMIT_DIGITS} at these digits (its ball widened over the layers); ask for a "
+                "smaller {depth}",
+                param="depth",
+            )
         return
     advice = f"ask for {{depth}} of at most {layer - 1}, or" if layer > 1 else "ask for"
     if high:
-        raise InputError(f"the variance q of the layers passes 1e{LENGTH_LIMIT_DIGITS} at layer {layer} (the "
-                         "length of the network explodes: q' = sigma_w2*E[phi(sqrt(q) Z)^2] + sigma_b2 outgrows "
-                         f"q); {advice} a smaller {{sigma_w2}}", param="depth", params=("sigma_w2",))
-    raise InputError(f"the variance q of the layers falls below 1e-{LENGTH_LIMIT_DIGITS} at layer {layer} (the "
-                     "length of the network collapses); "
-                     f"{advice} a larger {{sigma_w2}} or {{sigma_b2}}", param="depth", params=("sigma_w2", "sigma_b2"))
+        raise InputError(
+            f"the variance q of the layers passes 1e{LENGTH_LIMIT_DIGITS} at layer {layer} (the "
+            "length of the network explodes: q' = sigma_w2*E[phi(sqrt(q) Z)^2] + sigma_b2 outgrows "
+            f"q); {advice} a smaller {{sigma_w2}}",
+            param="depth",
+            params=("sigma_w2",),
+        )
+    raise InputError(
+        f"the variance q of the layers falls below 1e-{LENGTH_LIMIT_DIGITS} at layer {layer} (the "
+        "length of the network collapses); "
+        f"{advice} a larger {{sigma_w2}} or {{sigma_b2}}",
+        param="depth",
+        params=("sigma_w2", "sigma_b2"),
+    )
 
 
 def _append_tail(qs: list[arb], cs: list[arb] | None, tail: Any, count: int, bits: int) -> None:
@@ -650,30 +771,39 @@ def _diagonal(act: Activation, rho: Fraction, q: Fraction | arb, digits: int) ->
         return pieces
     tree = tree_of(act)
     if tree is None:
-        raise NotProven(f"{{rho}} = -1: E[phi(u)·phi(-u)] of {act.name} has no certified route (its formula "
-                        "has no exact form here); try a {rho} within 1e-12 of -1", param="rho")
+        raise NotProven(
+            f"{{rho}} = -1: E[phi(u)·phi(-u)] of {act.name} has no certified route (its formula "
+            "has no exact form here); try a {rho} within 1e-12 of -1",
+            param="rho",
+        )
     out = []
     for node in (tree, derivative(tree)):
-        product = tree_activation(mirrored_product(node), "phi(x)*phi(-x)",
-                                  _derived("phi(x)*phi(-x)", act, node != tree))
+        product = tree_activation(
+            mirrored_product(node), "phi(x)*phi(-x)", _derived("phi(x)*phi(-x)", act, node != tree)
+        )
         out.append(gaussian_balls(product, [(0, 1, 0)], q, digits)[0])
     return out[0], out[1]
 
 
-def _proportional(act: Activation, rho: Fraction, q1: Fraction | arb, q2: Fraction | arb,
-                  digits: int) -> tuple[arb, arb]:
+def _proportional(
+    act: Activation, rho: Fraction, q1: Fraction | arb, q2: Fraction | arb, digits: int
+) -> tuple[arb, arb]:
     """ρ = ±1 at unequal variances: v = ±r·u with r = sqrt(q2/q1), so E[φ(u)φ(v)] and
     E[φ'(u)φ'(v)] are the univariate expectations of φ(x)·φ(±r·x) and φ'(x)·φ'(±r·x) under
     u ~ N(0, q1) (the product's expression tree, r exact or sqrt of an exact ratio)."""
     from ..catalog.expressions import tree_activation
 
     if not (isinstance(q1, Fraction) and isinstance(q2, Fraction)):
-        raise NotProven("{rho} = ±1 with unequal variances known only as balls has no certified route",
-                        param="rho")
+        raise NotProven(
+            "{rho} = ±1 with unequal variances known only as balls has no certified route", param="rho"
+        )
     tree = tree_of(act)
     if tree is None:
-        raise NotProven(f"{{rho}} = ±1 with unequal variances: E[phi(u)·phi(v)] of {act.name} has no certified "
-                        "route (its formula has no exact form here); try a {rho} within 1e-12 of ±1", param="rho")
+        raise NotProven(
+            f"{{rho}} = ±1 with unequal variances: E[phi(u)·phi(v)] of {act.name} has no certified "
+            "route (its formula has no exact form here); try a {rho} within 1e-12 of ±1",
+            param="rho",
+        )
     ratio = Fraction(q2) / Fraction(q1)
     root = exact_sqrt(ratio)
     factor = Node("num", (), root) if root is not None else Node("call", (Node("num", (), ratio),), "sqrt")
@@ -682,8 +812,11 @@ def _proportional(act: Activation, rho: Fraction, q1: Fraction | arb, q2: Fracti
         scaled = Node("neg", (scaled,))
     out = []
     for node in (tree, derivative(tree)):
-        product = tree_activation(Node("mul", (node, substitute(node, scaled))), "phi(x)*phi(r*x)",
-                                  _derived("phi(x)*phi(r*x)", act, node != tree))
+        product = tree_activation(
+            Node("mul", (node, substitute(node, scaled))),
+            "phi(x)*phi(r*x)",
+            _derived("phi(x)*phi(r*x)", act, node != tree),
+        )
         out.append(gaussian_balls(product, [(0, 1, 0)], q1, digits)[0])
     return out[0], out[1]
 
@@ -758,14 +891,31 @@ def curvature_ball(act: Activation, q: Fraction | arb, digits: int) -> arb | Non
             if not (left.real.overlaps(right.real)):
                 return None  # a jump of φ': E[φ''²] = +∞
             if not (left.is_exact() and right.is_exact() and left == right):
-                raise NotProven(f"c_map_curvature_at_1: cannot decide whether phi' is continuous at {kink}",
-                                param="activation")
+                raise NotProven(
+                    f"c_map_curvature_at_1: cannot decide whether phi' is continuous at {kink}",
+                    param="activation",
+                )
     tree = tree_of(act)
     if tree is None:
-        raise NotProven(f"c_map_curvature_at_1: {act.name} has no expression tree for phi''", param="activation")
+        raise NotProven(
+            f"c_map_curvature_at_1: {act.name} has no expression tree for phi''", param="activation"
+        )
     first = tree_activation(derivative(tree), "phi'", f"phi' of {_named(act)}")
     return gaussian_balls(first, [(0, 0, 2)], q, digits)[0]
 
 
-__all__ = ["NotProven", "check_length", "split_closed_trajectory", "curvature_ball", "exact_sqrt", "gaussian_balls", "kernel_pair", "layer_balls", "layer_trajectory", "local_balls", "split_trajectory", "nngp_over",
-           "variance_range"]
+__all__ = [
+    "NotProven",
+    "check_length",
+    "split_closed_trajectory",
+    "curvature_ball",
+    "exact_sqrt",
+    "gaussian_balls",
+    "kernel_pair",
+    "layer_balls",
+    "layer_trajectory",
+    "local_balls",
+    "split_trajectory",
+    "nngp_over",
+    "variance_range",
+]

@@ -43,8 +43,9 @@ def _exact(coefficients: dict[int, int | Fraction | arb]) -> Laurent:
     return {k: as_arb(c) for k, c in coefficients.items()}
 
 
-def laurent_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int,
-                 centre: arb | None = None) -> arb | None:
+def laurent_ball(
+    act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int, centre: arb | None = None
+) -> arb | None:
     """E[x^a·φ^b·φ'^c] (or E[(φ − centre)²]) for an entry of HALF_LINE_LAURENT, with relative
     radius ≤ 10^−(digits+3), at a precision doubled while it is not; None for other
     activations, or when the closed form would need too many terms or bits (the caller

@@ -31,8 +31,12 @@ def checked(monomials: Sequence[object]) -> tuple[Monomial, ...]:
     result = []
     for item in monomials:
         powers = tuple(item)  # type: ignore[arg-type]
-        if len(powers) != 3 or not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in powers):
-            raise ValueError(f"a monomial is (a, b, c) with whole a, b, c >= 0 for x^a*phi^b*phi'^c, got {item!r}")
+        if len(powers) != 3 or not all(
+            isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in powers
+        ):
+            raise ValueError(
+                f"a monomial is (a, b, c) with whole a, b, c >= 0 for x^a*phi^b*phi'^c, got {item!r}"
+            )
         result.append(powers)
     return tuple(result)  # type: ignore[return-value]
 
@@ -41,8 +45,11 @@ def name(monomial: Monomial) -> str:
     """How errors call the expectation: ``mean``, ``second_moment``, … or ``E[x*phi*phi'^2]``."""
     if monomial in NAMES:
         return NAMES[monomial]
-    parts = [f"{base}^{power}" if power > 1 else base
-             for base, power in zip(("x", "phi", "phi'"), monomial) if power]
+    parts = [
+        f"{base}^{power}" if power > 1 else base
+        for base, power in zip(("x", "phi", "phi'"), monomial)
+        if power
+    ]
     return "E[" + ("*".join(parts) or "1") + "]"
 
 
@@ -57,8 +64,9 @@ def vanishes(monomial: Monomial, parity: str | None) -> bool:
     return False
 
 
-def integrand(monomials: Sequence[Monomial], values: Callable[[mpmath.mpf], tuple[mpmath.mpf, mpmath.mpf]]
-              ) -> Callable[[mpmath.mpf], tuple[mpmath.mpf, ...]]:
+def integrand(
+    monomials: Sequence[Monomial], values: Callable[[mpmath.mpf], tuple[mpmath.mpf, mpmath.mpf]]
+) -> Callable[[mpmath.mpf], tuple[mpmath.mpf, ...]]:
     """x -> (x^a·φ^b·φ'^c for each monomial), with ``values(x) = (φ(x), φ'(x))`` called once.
 
     Each term is x^a, then ·φ^b, then ·φ'^c, each power a left-to-right product (v·v·v), as

@@ -51,7 +51,9 @@ def expand(monomial: Monomial, value: Polynomial, slope: Polynomial) -> Polynomi
     return _times(_times(_power(x, a), _power(value, b)), _power(slope, c))
 
 
-def normal_cdf_ball(act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int) -> arb | None:
+def normal_cdf_ball(
+    act: Activation, monomial: Monomial, mean: Fraction, std: Fraction, digits: int
+) -> arb | None:
     """E[x^a·φ^b·φ'^c] for an entry of NORMAL_CDF_POLYNOMIALS at mean 0, with relative radius
     ≤ 10^−(digits+3), at a precision doubled while it is not; None for other activations, a
     mean ≠ 0, a term without a closed form, or a value whose ball holds 0 (the caller

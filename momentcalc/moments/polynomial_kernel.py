@@ -70,7 +70,15 @@ def _tilted(i: int, alpha: arb, j: int, beta: arb, rho: arb, s1: arb, s2: arb) -
     for a in range(i + 1):
         for b in range(j + 1):
             if (a + b) % 2 == 0:
-                total += comb(i, a) * comb(j, b) * m1 ** (i - a) * m2 ** (j - b) * s1**a * s2**b * _cross(a, b, rho)
+                total += (
+                    comb(i, a)
+                    * comb(j, b)
+                    * m1 ** (i - a)
+                    * m2 ** (j - b)
+                    * s1**a
+                    * s2**b
+                    * _cross(a, b, rho)
+                )
     return total * ((alpha * alpha * s1 * s1 + 2 * alpha * beta * cov + beta * beta * s2 * s2) / 2).exp()
 
 
@@ -78,12 +86,17 @@ def _exp_kernel(terms: tuple, rho: arb, s1: arb, s2: arb) -> arb:
     total = arb(0)
     for f in terms:
         for g in terms:
-            total += as_arb(f.c) * as_arb(g.c) * _tilted(f.power, as_arb(f.rate), g.power, as_arb(g.rate), rho, s1, s2)
+            total += (
+                as_arb(f.c)
+                * as_arb(g.c)
+                * _tilted(f.power, as_arb(f.rate), g.power, as_arb(g.rate), rho, s1, s2)
+            )
     return total
 
 
-def exp_poly_kernel(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb,
-                    digits: int) -> tuple[arb, arb] | None:
+def exp_poly_kernel(
+    act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb, digits: int
+) -> tuple[arb, arb] | None:
     """The kernels of an expression that is one exp-polynomial Σ c·x^k·e^{λx} on the whole line
     (exp(x), x*exp(-x/2); ``catalog.expression_pieces``), in closed form; else None."""
 
@@ -102,16 +115,18 @@ def exp_poly_kernel(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2
     return out
 
 
-def closed_kernel(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb,
-                  digits: int) -> tuple[arb, arb] | None:
+def closed_kernel(
+    act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb, digits: int
+) -> tuple[arb, arb] | None:
     """A polynomial's or an exp-polynomial's kernels in closed form, else None."""
     if not act.expression:
         return None
     return polynomial_kernel(act, rho, q1, q2, digits) or exp_poly_kernel(act, rho, q1, q2, digits)
 
 
-def polynomial_kernel(act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb,
-                      digits: int) -> tuple[arb, arb] | None:
+def polynomial_kernel(
+    act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb, digits: int
+) -> tuple[arb, arb] | None:
     """(E[φ(u)φ(v)], E[φ'(u)φ'(v)]) for an expression that is a polynomial, else None."""
     base = int((digits + 10) * BITS_PER_DIGIT) + 64
     goal = arb(10) ** -(digits + 2)

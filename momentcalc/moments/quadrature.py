@@ -46,8 +46,9 @@ class Evaluation:
     """Expectations under N(mean, std²) of an activation, to ``digits`` digits, computed at
     ``dps`` decimal digits (the quadrature raises them where a sum cancels)."""
 
-    def __init__(self, act: Activation, mean: Number, std: Number, digits: int, dps: int,
-                 work: int | None = None) -> None:
+    def __init__(
+        self, act: Activation, mean: Number, std: Number, digits: int, dps: int, work: int | None = None
+    ) -> None:
         self.act, self.mean, self.std, self.digits, self.dps = act, mean, std, digits, dps
         # An optional work budget: at most this many integrand evaluations, then WorkSpent.
         self.work = work
@@ -110,7 +111,9 @@ class Evaluation:
                 found[monomial] = mp.zero
         return found
 
-    def integrate(self, evaluate: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], count: int) -> list[mpmath.mpf]:
+    def integrate(
+        self, evaluate: Callable[[mpmath.mpf], Sequence[mpmath.mpf]], count: int
+    ) -> list[mpmath.mpf]:
         """E[g_i(X)] of the components of ``evaluate``; raises DivergentIntegral."""
         if not self._checked:
             from ..catalog.expressions import check_defined
@@ -120,11 +123,13 @@ class Evaluation:
             self._checked = True
         if self.work is not None:
             evaluate = self._counted(evaluate)
-        return gaussian_expectations(evaluate, count, mean=self.mean, std=self.std, breaks=self.breaks,
-                                     digits=self.digits, dps=mp.dps)
+        return gaussian_expectations(
+            evaluate, count, mean=self.mean, std=self.std, breaks=self.breaks, digits=self.digits, dps=mp.dps
+        )
 
-    def _counted(self, evaluate: Callable[[mpmath.mpf], Sequence[mpmath.mpf]]
-                 ) -> Callable[[mpmath.mpf], Sequence[mpmath.mpf]]:
+    def _counted(
+        self, evaluate: Callable[[mpmath.mpf], Sequence[mpmath.mpf]]
+    ) -> Callable[[mpmath.mpf], Sequence[mpmath.mpf]]:
         def counted(x: mpmath.mpf) -> Sequence[mpmath.mpf]:
             self._spent += 1
             if self._spent > self.work:  # type: ignore[operator]

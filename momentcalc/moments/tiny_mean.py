@@ -23,7 +23,16 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
-from ..engine.gaussian_balls import BITS_PER_DIGIT, NotCertified, Term, UnboundedTail, as_arb, narrow, normalise, tail_bound
+from ..engine.gaussian_balls import (
+    BITS_PER_DIGIT,
+    NotCertified,
+    Term,
+    UnboundedTail,
+    as_arb,
+    narrow,
+    normalise,
+    tail_bound,
+)
 from ..errors import PrecisionError
 
 # |m|/s below 2^−(bits of the digits + MARGIN_BITS) counts as tiny: u·K/|E1| must stay below
@@ -58,16 +67,24 @@ def remainder_constant(terms: tuple[Term, ...], std: arb) -> arb:
         centre = std * as_arb(term.a) / q
         L = max(L, math.ceil(float(centre.upper())) + 1)
     edge = std * L
-    bulk = sum((as_arb(t.c) * edge**t.k * (as_arb(t.a) * edge + as_arb(t.b) * edge * edge).exp() for t in shifted),
-               arb(0))
+    bulk = sum(
+        (as_arb(t.c) * edge**t.k * (as_arb(t.a) * edge + as_arb(t.b) * edge * edge).exp() for t in shifted),
+        arb(0),
+    )
     tail = tail_bound(shifted, arb(L), arb(0), std)
     if tail is None:
         return arb("inf")
     return arb((bulk + tail).upper())
 
 
-def tiny_mean_ball(zero_mean, terms, monomial: tuple[int, int, int], mean: Fraction, std: Fraction,  # noqa: ANN001
-                   digits: int) -> arb | None:
+def tiny_mean_ball(
+    zero_mean,
+    terms,
+    monomial: tuple[int, int, int],
+    mean: Fraction,
+    std: Fraction,  # noqa: ANN001
+    digits: int,
+) -> arb | None:
     """E[x^a·φ^b·φ'^c] at a tiny ``mean`` (``is_tiny``) with relative radius ≤ 10^−(digits+3),
     or None when this route cannot give it (the caller integrates at the mean instead).
 

@@ -31,11 +31,14 @@ ROOT_GUARD = 6
 
 def leaky_c_map(alpha: Any, c: Any, pi: Any, acos: Any, sqrt: Any) -> Any:
     """C_α(c), with the arithmetic of the caller (mpmath or Arb)."""
-    return ((1 - alpha) ** 2 * (sqrt(1 - c * c) + (pi - acos(c)) * c) / pi + 2 * alpha * c) / (1 + alpha * alpha)
+    return ((1 - alpha) ** 2 * (sqrt(1 - c * c) + (pi - acos(c)) * c) / pi + 2 * alpha * c) / (
+        1 + alpha * alpha
+    )
 
 
 def _plain(depth: int) -> Callable[[Callable[[Any], Any], Any], Any]:
     """A plain network of ``depth`` layers: its C map at x is the layer's map composed."""
+
     def network(layer: Callable[[Any], Any], x: Any) -> Any:
         for _ in range(depth):
             x = layer(x)
@@ -68,8 +71,11 @@ def tat_negative_slope(eta: Fraction, depth: int, digits: int, network: Callable
     η must lie in (0, reachable) (the caller handles the ends)."""
     with mpmath.workdps(digits + 2 * ROOT_GUARD):
         target = mpmath.mpf(eta.numerator) / eta.denominator
-        root = mpmath.findroot(lambda a: network_c0(a, depth, network) - target, (mpmath.mpf(0), mpmath.mpf(1)),
-                               solver="anderson")
+        root = mpmath.findroot(
+            lambda a: network_c0(a, depth, network) - target,
+            (mpmath.mpf(0), mpmath.mpf(1)),
+            solver="anderson",
+        )
         if not 0 < root < 1:
             raise PrecisionError("the negative slope could not be located")
         mantissa, exponent = mpmath.frexp(root)

@@ -69,15 +69,18 @@ def emit_values(result: Computation | Sweep, names: list[str], stream: TextIO | 
     inputs = [INPUT_PREFIX + name for name in rows[0].inputs]
     for name in names:
         if name not in rows[0].names and name not in inputs:
-            raise InputError(f"{{get}} names an unknown result {name!r}; results are: {', '.join(rows[0].names)} "
-                             f"(and the inputs: {', '.join(inputs)})", param="get")
+            raise InputError(
+                f"{{get}} names an unknown result {name!r}; results are: {', '.join(rows[0].names)} "
+                f"(and the inputs: {', '.join(inputs)})",
+                param="get",
+            )
     out = sys.stdout if stream is None else stream
     try:
         for row in rows:
             cells = []
             for name in names:
                 if name.startswith(INPUT_PREFIX) and name not in row.names:
-                    value = row.inputs[name[len(INPUT_PREFIX):]]
+                    value = row.inputs[name[len(INPUT_PREFIX) :]]
                     cells.append("" if value is None else input_text(value))
                     continue
                 decimal = quantity_document(row[name], row.digits)["decimal"]

@@ -23,8 +23,10 @@ def message(f: dict[str, Any]) -> str:
     c = f["constant"]
     ulps = "" if f["ulps_off"] is None else f", {f['ulps_off']:+d} ulps"
     heuristic = " (a heuristic)" if c.get("heuristic") else ""
-    return (f"{f['literal']} is {f['verdict']}: {c['id']}{heuristic} = {c['formula']} = {c['exact']}; "
-            f"{f['digits_correct']} of {f['digits_written']} digits correct{ulps}")
+    return (
+        f"{f['literal']} is {f['verdict']}: {c['id']}{heuristic} = {c['formula']} = {c['exact']}; "
+        f"{f['digits_correct']} of {f['digits_written']} digits correct{ulps}"
+    )
 
 
 def render_audit(result: Listing, fmt: str) -> str:
@@ -42,24 +44,52 @@ def render_audit(result: Listing, fmt: str) -> str:
     sarif = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "momentcalc", "version": __version__, "informationUri": "https://pypi.org/project/momentcalc/",
-                "rules": [{"id": f"constant-{v}", "shortDescription": {"text": text},
-                           "defaultConfiguration": {"level": LEVEL[v]}} for v, text in RULES.items()],
-            }},
-            "results": [{
-                "ruleId": f"constant-{f['verdict']}", "level": LEVEL[f["verdict"]],
-                "message": {"text": message(f)},
-                "locations": [{"physicalLocation": {
-                    "artifactLocation": {"uri": f["path"]},
-                    "region": {"startLine": f["line"], "startColumn": f["column"],
-                               "endColumn": f["column"] + len(f["literal"])},
-                }}],
-                "properties": {"constant": f["constant"]["id"], "exact": f["constant"]["exact"],
-                               "digits_correct": f["digits_correct"], "digits_written": f["digits_written"],
-                               "ulps_off": f["ulps_off"], "match": f["match"]},
-            } for f in findings],
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "momentcalc",
+                        "version": __version__,
+                        "informationUri": "https://pypi.org/project/momentcalc/",
+                        "rules": [
+                            {
+                                "id": f"constant-{v}",
+                                "shortDescription": {"text": text},
+                                "defaultConfiguration": {"level": LEVEL[v]},
+                            }
+                            for v, text in RULES.items()
+                        ],
+                    }
+                },
+                "results": [
+                    {
+                        "ruleId": f"constant-{f['verdict']}",
+                        "level": LEVEL[f["verdict"]],
+                        "message": {"text": message(f)},
+                        "locations": [
+                            {
+                                "physicalLocation": {
+                                    "artifactLocation": {"uri": f["path"]},
+                                    "region": {
+                                        "startLine": f["line"],
+                                        "startColumn": f["column"],
+                                        "endColumn": f["column"] + len(f["literal"]),
+                                    },
+                                }
+                            }
+                        ],
+                        "properties": {
+                            "constant": f["constant"]["id"],
+                            "exact": f["constant"]["exact"],
+                            "digits_correct": f["digits_correct"],
+                            "digits_written": f["digits_written"],
+                            "ulps_off": f["ulps_off"],
+                            "match": f["match"],
+                        },
+                    }
+                    for f in findings
+                ],
+            }
+        ],
     }
     return json.dumps(sarif, indent=2) + "\n"

@@ -26,7 +26,7 @@ def inputs_line(inputs: dict[str, object], skip: tuple[str, ...] = ()) -> str:
 
 
 def certified_mark(quantities: tuple[Quantity, ...] | list[Quantity]) -> str:
-    """"  certified" for a title line when every result shown is proven."""
+    """ "  certified" for a title line when every result shown is proven."""
     return "  certified" if quantities and all(q.certified for q in quantities) else ""
 
 
@@ -70,8 +70,13 @@ def sweep_headers(sweep: Sweep) -> tuple[list[str], list[str]]:
 def sweep_cells(sweep: Sweep) -> list[tuple[list[str], list[str]]]:
     """Per row: (swept input texts, result decimals)."""
     scalar = scalar_names(sweep)
-    return [([input_text(row.inputs[name]) for name in sweep.swept],
-             [shown_value(row[name], row.digits, with_stderr=False) for name in scalar]) for row in sweep.rows]
+    return [
+        (
+            [input_text(row.inputs[name]) for name in sweep.swept],
+            [shown_value(row[name], row.digits, with_stderr=False) for name in scalar],
+        )
+        for row in sweep.rows
+    ]
 
 
 def listing_cell(value: object, separator: str = "; ") -> str:

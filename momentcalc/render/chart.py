@@ -65,8 +65,9 @@ def _fractions(shown: list[mpmath.mpf]) -> tuple[list[float], bool]:
     return [float(s / top) for s in sizes], False
 
 
-def chart_rows(name: str, values: Sequence[mpmath.mpf], digits: int,
-               labels: Sequence[str] | None = None) -> tuple[str, list[tuple[str, str, str]]]:
+def chart_rows(
+    name: str, values: Sequence[mpmath.mpf], digits: int, labels: Sequence[str] | None = None
+) -> tuple[str, list[tuple[str, str, str]]]:
     """The chart's title and its rows (index or index range — or the ``labels`` of the entries,
     a sweep's inputs — then value and bar)."""
     buckets = _buckets(len(values))
@@ -89,8 +90,13 @@ def chart_rows(name: str, values: Sequence[mpmath.mpf], digits: int,
     return title, rows
 
 
-def bar_chart(name: str, values: Sequence[mpmath.mpf], digits: int, labels: Sequence[str] | None = None,
-              label_header: str = "index") -> Table:
+def bar_chart(
+    name: str,
+    values: Sequence[mpmath.mpf],
+    digits: int,
+    labels: Sequence[str] | None = None,
+    label_header: str = "index",
+) -> Table:
     """The chart as a rich table (no box), bars in cyan."""
     from rich.table import Table
 

@@ -58,8 +58,13 @@ STDERR_SUFFIX = "_stderr"
 def _stderr_names(rows: tuple[Computation, ...]) -> set[str]:
     """The scalar results that are estimates (with a standard error) in some row."""
     first = rows[0]
-    return {q.name for q in first.results if not q.is_list and q.name + STDERR_SUFFIX not in first.names
-            and any(row[q.name].stderr is not None for row in rows)}
+    return {
+        q.name
+        for q in first.results
+        if not q.is_list
+        and q.name + STDERR_SUFFIX not in first.names
+        and any(row[q.name].stderr is not None for row in rows)
+    }
 
 
 def _points(row: Computation, with_layer: bool, with_stderr: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
@@ -81,11 +86,14 @@ def _points(row: Computation, with_layer: bool, with_stderr: set[str] = frozense
     if len(lists) == 1 and len(lists[0][1]) == layers:
         at = lists[0][0]
         before = "".join(s + "," for s in scalars[:at])
-        after = "".join("," + s for s in scalars[at + 1:])
+        after = "".join("," + s for s in scalars[at + 1 :])
         return [f"{head}{k},{before}{value}{after}\n" for k, value in enumerate(lists[0][1])]
     lines = []
     for k in range(layers):
-        cells = [s if s is not None else (decimals[i][k] if k < len(decimals[i]) else "") for i, s in enumerate(scalars)]
+        cells = [
+            s if s is not None else (decimals[i][k] if k < len(decimals[i]) else "")
+            for i, s in enumerate(scalars)
+        ]
         lines.append(f"{head}{k}," + ",".join(cells) + "\n")
     return lines
 
@@ -102,7 +110,11 @@ def render_csv(result: Computation | Sweep | Listing) -> str:
     first = rows[0]
     with_layer = any(q.is_list for q in first.results)
     stderr = _stderr_names(rows)
-    results = [column for name in first.names for column in (name, *([name + STDERR_SUFFIX] if name in stderr else []))]
+    results = [
+        column
+        for name in first.names
+        for column in (name, *([name + STDERR_SUFFIX] if name in stderr else []))
+    ]
     header = [*(f"input.{name}" for name in first.inputs), *([LAYER] if with_layer else []), *results]
     lines = [_line(header)]
     for row in rows:

@@ -124,8 +124,13 @@ def derivation_document(computation: Computation) -> list[dict[str, str]]:
 
 
 def check_document(check: Check) -> dict[str, Any]:
-    return {"name": check.name, "expected": check.expected, "found": check.found, "tolerance": check.tolerance,
-            "ok": check.ok}
+    return {
+        "name": check.name,
+        "expected": check.expected,
+        "found": check.found,
+        "tolerance": check.tolerance,
+        "ok": check.ok,
+    }
 
 
 def _head(command: str) -> dict[str, Any]:
@@ -147,8 +152,13 @@ def document(result: Computation | Sweep | Listing) -> dict[str, Any]:
             "digits": result.digits,
             "swept": list(result.swept),
             "rows": [
-                {"inputs": inputs_document(row), "results": results_document(row),
-                 "notes": list(row.notes), "derivation": derivation_document(row), **row.extra}
+                {
+                    "inputs": inputs_document(row),
+                    "results": results_document(row),
+                    "notes": list(row.notes),
+                    "derivation": derivation_document(row),
+                    **row.extra,
+                }
                 for row in result.rows
             ],
             "checks": [
@@ -172,4 +182,3 @@ def document(result: Computation | Sweep | Listing) -> dict[str, Any]:
 def error_document(code: int, message: str) -> dict[str, Any]:
     """``{"schema_version": 1, "error": {"code": ..., "message": ...}}``."""
     return {"schema_version": SCHEMA_VERSION, "error": {"code": code, "message": message}}
-

@@ -71,7 +71,7 @@ def compact_list(items: list[Any]) -> list[str]:
     if isinstance(items, Numerals) and items:
         return ['["', '", "'.join(items), '"]']
     if isinstance(items, Underflowed) and items.zeros:
-        rest = items[items.zeros:]
+        rest = items[items.zeros :]
         return ["[0.0", ", 0.0" * (items.zeros - 1), ", " + _dumps(rest)[1:-1] if rest else "", "]"]
     return [_dumps(items)]
 

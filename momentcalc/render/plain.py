@@ -27,7 +27,9 @@ from .text import visible
 GAP = "  "
 
 
-def aligned(header: Sequence[str] | None, rows: Sequence[Sequence[str]], right: Sequence[bool] = ()) -> list[str]:
+def aligned(
+    header: Sequence[str] | None, rows: Sequence[Sequence[str]], right: Sequence[bool] = ()
+) -> list[str]:
     """Lines of a column-aligned table (the last column unpadded, no trailing spaces)."""
     table = ([list(header)] if header is not None else []) + [[visible(c) for c in row] for row in rows]
     if not table:
@@ -69,7 +71,10 @@ def single_lines(computation: Computation) -> list[str]:
         lines += [f"  {q.name} = {visible(q.closed_form)}" for q in computation.results if q.closed_form]
     lines += [f"note: {visible(note)}" for note in computation.notes]
     for key, value in computation.extra.items():
-        lines += [f"{key.rstrip('s')}: {visible(str(item))}" for item in (value if isinstance(value, list) else [value])]
+        lines += [
+            f"{key.rstrip('s')}: {visible(str(item))}"
+            for item in (value if isinstance(value, list) else [value])
+        ]
     if computation.checks:
         lines += _checks(computation.checks)
     return lines

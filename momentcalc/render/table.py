@@ -10,7 +10,15 @@ from rich.table import Table
 from rich.text import Text
 
 from ..result import Check, Computation, Listing, Sweep
-from .cells import listing_cell, listing_headers, single_rows, single_title, sweep_cells, sweep_headers, sweep_title
+from .cells import (
+    listing_cell,
+    listing_headers,
+    single_rows,
+    single_title,
+    sweep_cells,
+    sweep_headers,
+    sweep_title,
+)
 from .chart import bar_chart
 from .text import fits, spell_ascii, visible
 
@@ -95,8 +103,10 @@ def _checks_table(checks: tuple[Check, ...], with_row: bool = False) -> Table:
         table.add_column(column, no_wrap=True)
     table.add_column("ok")
     for index, check in enumerate(checks):
-        cells = [*map(_markup_safe, (check.name, check.expected, check.found, f"±{check.tolerance}")),
-                 "[green]ok[/]" if check.ok else "[red]MISMATCH[/]"]
+        cells = [
+            *map(_markup_safe, (check.name, check.expected, check.found, f"±{check.tolerance}")),
+            "[green]ok[/]" if check.ok else "[red]MISMATCH[/]",
+        ]
         table.add_row(*([str(index)] if with_row else []), *cells)
     return table
 
@@ -114,8 +124,12 @@ def _single(computation: Computation, console: Console) -> None:
     console.print(Text(visible(single_title(computation))))
     table = Table()
     table.add_column("result", style="bold", no_wrap=True)
-    table.add_column("value", justify="left", no_wrap=True,
-                     min_width=max((len(v) if len(v) <= fits_value else len(BELOW) for v in values), default=0))
+    table.add_column(
+        "value",
+        justify="left",
+        no_wrap=True,
+        min_width=max((len(v) if len(v) <= fits_value else len(BELOW) for v in values), default=0),
+    )
     if with_description:
         table.add_column("description", style="dim", overflow="fold", ratio=1)
     below = []
@@ -139,7 +153,9 @@ def _single(computation: Computation, console: Console) -> None:
             console.print(f"  {visible(text)}", markup=False, highlight=False)
         for quantity in computation.results:
             if quantity.closed_form:
-                console.print(f"  {quantity.name} = {visible(quantity.closed_form)}", markup=False, highlight=False)
+                console.print(
+                    f"  {quantity.name} = {visible(quantity.closed_form)}", markup=False, highlight=False
+                )
     for note in computation.notes:
         console.print(f"[dim]note:[/] {_markup_safe(note)}")
     for key, value in computation.extra.items():
@@ -176,7 +192,9 @@ def _sweep(sweep: Sweep, console: Console) -> None:
     if groups is None:
         # Not even one result column fits beside the inputs: one block per point.
         for point, values in cells:
-            console.print(Text("  ".join(f"{name}={value}" for name, value in zip(sweep.swept, point)), style="cyan"))
+            console.print(
+                Text("  ".join(f"{name}={value}" for name, value in zip(sweep.swept, point)), style="cyan")
+            )
             for name, value in zip(results, values):
                 console.print(f"  {name} = {value}", markup=False, highlight=False, soft_wrap=True)
     for group in groups or ():
@@ -204,7 +222,9 @@ def _cell_markup(column: str, value: object) -> str:
 
 def _listing(listing: Listing, console: Console) -> None:
     headers = listing_headers(listing)
-    texts = [[listing_cell(row.get(column), separator="\n") for row in listing.rows] for column in listing.columns]
+    texts = [
+        [listing_cell(row.get(column), separator="\n") for row in listing.rows] for column in listing.columns
+    ]
     least = [max(_token_width([header]), _token_width(column)) for header, column in zip(headers, texts)]
     title = Text(visible(listing.title or listing.command))
     if sum(least) + _overhead(len(headers)) > console.width:
@@ -218,7 +238,9 @@ def _listing(listing: Listing, console: Console) -> None:
         console.print(title)
         table = Table()
         natural = [max(_line_width([header]), _line_width(column)) for header, column in zip(headers, texts)]
-        for header, width in zip(headers, _fit_widths(least, natural, console.width - _overhead(len(headers)))):
+        for header, width in zip(
+            headers, _fit_widths(least, natural, console.width - _overhead(len(headers)))
+        ):
             table.add_column(_markup_safe(header), overflow="fold", width=width)
         for row in listing.rows:
             table.add_row(*(_cell_markup(column, row.get(column)) for column in listing.columns))
@@ -227,6 +249,7 @@ def _listing(listing: Listing, console: Console) -> None:
         console.print(f"[dim]note:[/] {_markup_safe(note)}")
     if listing.ok is not None:
         console.print("[green]all ok[/]" if listing.ok else "[red]FAILED[/]")
+
 
 def render_table(result: Computation | Sweep | Listing, stream: TextIO) -> None:
     spell = not fits(stream)

@@ -20,12 +20,48 @@ from typing import Any, TextIO
 # How the characters momentcalc itself prints are spelled on an ASCII stream; anything else
 # that does not fit is written as a backslash escape.
 ASCII_SPELLINGS = {
-    "φ": "phi", "ψ": "psi", "σ": "sigma", "μ": "mu", "ν": "nu", "λ": "lambda", "α": "alpha",
-    "γ": "gamma", "ε": "eps", "π": "pi", "±": "+-", "×": "x", "·": "*", "−": "-", "–": "-",
-    "—": "-", "…": "...", "≈": "~", "≤": "<=", "≥": ">=", "≠": "!=", "→": "->", "√": "sqrt",
-    "²": "^2", "³": "^3", "⁴": "^4", "⁶": "^6", "⁷": "^7", "⁻": "^-", "∞": "inf", "’": "'",
-    "‘": "'", "“": '"', "”": '"', "█": "#", "▉": "#", "▊": "#", "▋": "#", "▌": "#", "▍": "",
-    "▎": "", "▏": "",
+    "φ": "phi",
+    "ψ": "psi",
+    "σ": "sigma",
+    "μ": "mu",
+    "ν": "nu",
+    "λ": "lambda",
+    "α": "alpha",
+    "γ": "gamma",
+    "ε": "eps",
+    "π": "pi",
+    "±": "+-",
+    "×": "x",
+    "·": "*",
+    "−": "-",
+    "–": "-",
+    "—": "-",
+    "…": "...",
+    "≈": "~",
+    "≤": "<=",
+    "≥": ">=",
+    "≠": "!=",
+    "→": "->",
+    "√": "sqrt",
+    "²": "^2",
+    "³": "^3",
+    "⁴": "^4",
+    "⁶": "^6",
+    "⁷": "^7",
+    "⁻": "^-",
+    "∞": "inf",
+    "’": "'",
+    "‘": "'",
+    "“": '"',
+    "”": '"',
+    "█": "#",
+    "▉": "#",
+    "▊": "#",
+    "▋": "#",
+    "▌": "#",
+    "▍": "",
+    "▎": "",
+    "▏": "",
 }
 _SPELL = str.maketrans(ASCII_SPELLINGS)
 # What a table needs: if the stream cannot encode these, it gets the ASCII spellings.
@@ -41,7 +77,9 @@ def visible(text: str) -> str:
 
 # A "[" before a character spelled with a letter ("[φ" -> "[phi") would start a rich tag.
 _TAG_AFTER_SPELLING = re.compile(
-    r"(?<!\\)\[(?=[" + "".join(k for k, v in ASCII_SPELLINGS.items() if v[:1].isalpha() or v[:1] in "#/@") + "])"
+    r"(?<!\\)\[(?=["
+    + "".join(k for k, v in ASCII_SPELLINGS.items() if v[:1].isalpha() or v[:1] in "#/@")
+    + "])"
 )
 
 

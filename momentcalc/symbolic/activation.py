@@ -73,8 +73,9 @@ def _integrate(integrand: Any, t: Any) -> Any | None:
     return shortest(result)
 
 
-def derive(act: Any, mean: Fraction, std: Fraction, values: dict[str, mpmath.mpf], digits: int
-           ) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
+def derive(
+    act: Any, mean: Fraction, std: Fraction, values: dict[str, mpmath.mpf], digits: int
+) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
     """(closed forms by result name, integral lines for the moments without one).
 
     ``values`` are the quadrature results, correct to ``digits`` digits: a closed form sympy
@@ -86,7 +87,7 @@ def derive(act: Any, mean: Fraction, std: Fraction, values: dict[str, mpmath.mpf
     phi = act.sympy_expression(x)
     dphi = sp.diff(phi, x)
     mu, sigma = sympy_number(mean), sympy_number(std)
-    density = sp.exp(-t**2 / 2) / sp.sqrt(2 * sp.pi)
+    density = sp.exp(-(t**2) / 2) / sp.sqrt(2 * sp.pi)
     at = {"mean": phi, "second_moment": phi**2, "derivative_second_moment": dphi**2}
     standard = mean == 0 and std == 1
     params = act.sympy_params()
@@ -114,6 +115,8 @@ def derive(act: Any, mean: Fraction, std: Fraction, values: dict[str, mpmath.mpf
         exprs["centered_gain"] = shortest(1 / sp.sqrt(exprs["variance"])) if exprs["variance"] != 0 else sp.oo
     if "second_moment" in exprs:
         exprs["rms"] = shortest(sp.sqrt(exprs["second_moment"]))
-        exprs["gain"] = shortest(1 / sp.sqrt(exprs["second_moment"])) if exprs["second_moment"] != 0 else sp.oo
+        exprs["gain"] = (
+            shortest(1 / sp.sqrt(exprs["second_moment"])) if exprs["second_moment"] != 0 else sp.oo
+        )
     formula = ("phi(x)", f"phi(x) = {sp.sstr(phi)}", f"\\varphi(x) = {sp.latex(phi)}")
     return {name: forms(expr) for name, expr in exprs.items()}, (formula, *derivation)

@@ -24,10 +24,16 @@ def derive(
     terms = sp.Sum(q**2 * k**2, (i, 1, n))
     general = terms.doit()
     lines = [
-        ("logit_second_moment", f"E[(q.k)**2] = {terms} = {general}",
-         rf"\mathbb{{E}}[(q\cdot k)^2] = {sp.latex(terms)} = {sp.latex(general)}"),
-        ("scale", f"Var[q.k/sqrt(d)] = {sp.simplify(general / n)}",
-         rf"\operatorname{{Var}}\left[\frac{{q\cdot k}}{{\sqrt{{d}}}}\right] = {sp.latex(sp.simplify(general / n))}"),
+        (
+            "logit_second_moment",
+            f"E[(q.k)**2] = {terms} = {general}",
+            rf"\mathbb{{E}}[(q\cdot k)^2] = {sp.latex(terms)} = {sp.latex(general)}",
+        ),
+        (
+            "scale",
+            f"Var[q.k/sqrt(d)] = {sp.simplify(general / n)}",
+            rf"\operatorname{{Var}}\left[\frac{{q\cdot k}}{{\sqrt{{d}}}}\right] = {sp.latex(sp.simplify(general / n))}",
+        ),
     ]
     values = {n: sympy_number(d), q: sympy_number(q_std), k: sympy_number(k_std)}
     second = general.subs(values)
@@ -40,11 +46,13 @@ def derive(
     }
     if seq_len is not None:
         exprs["uniform_weight"] = 1 / sympy_number(seq_len)
-        lines.append((
-            "max_weight",
-            "max_weight = E[max_j exp(l_j)/Sum(exp(l_i), (i, 1, seq_len))], l = K q: no closed form, "
-            "estimated by Monte Carlo",
-            r"\mathbb{E}\left[\max_j \frac{e^{l_j}}{\sum_{i=1}^{n} e^{l_i}}\right],\ l = Kq"
-            r"\ \text{(Monte Carlo)}",
-        ))
+        lines.append(
+            (
+                "max_weight",
+                "max_weight = E[max_j exp(l_j)/Sum(exp(l_i), (i, 1, seq_len))], l = K q: no closed form, "
+                "estimated by Monte Carlo",
+                r"\mathbb{E}\left[\max_j \frac{e^{l_j}}{\sum_{i=1}^{n} e^{l_i}}\right],\ l = Kq"
+                r"\ \text{(Monte Carlo)}",
+            )
+        )
     return {name: forms(expr) for name, expr in exprs.items()}, tuple(lines)

@@ -16,14 +16,16 @@ from typing import Any
 from . import forms, shortest, sympy_number
 
 
-def derive(act: Any, sizes: dict[str, Any], init_std: Any) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
+def derive(
+    act: Any, sizes: dict[str, Any], init_std: Any
+) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
     """(closed forms by result name, derivation lines) for this activation and these sizes."""
     import sympy as sp
 
     x = sp.Symbol("x", real=True)
     s, n, mu, nu, lam = sp.symbols("s n mu nu lambda", positive=True)
     phi = act.sympy_expression(x)
-    density = sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi)
+    density = sp.exp(-(x**2) / 2) / sp.sqrt(2 * sp.pi)
     integral_mu = sp.Integral(phi * density, (x, -sp.oo, sp.oo))
     integral_nu2 = sp.Integral(phi**2 * density, (x, -sp.oo, sp.oo))
 
@@ -32,12 +34,21 @@ def derive(act: Any, sizes: dict[str, Any], init_std: Any) -> tuple[dict[str, tu
     lines = [
         ("mu", f"mu = {integral_mu}", r"\mu = " + sp.latex(integral_mu)),
         ("nu2", f"nu**2 = {integral_nu2}", r"\nu^2 = " + sp.latex(integral_nu2)),
-        ("attention", f"A_ii = relu(s*nu**2)**2/(n*s) = {diag},  A_ij = relu(s*mu**2)**2/(n*s) = {offdiag}",
-         rf"A_{{ii}} \approx {sp.latex(diag)},\quad A_{{ij}} \approx {sp.latex(offdiag)}"),
-        ("output", f"O = ({diag})*(U o V)*W_o,  E[O**2] = {output**2}  =>  |O| = {output}",
-         rf"O \approx {sp.latex(diag)}\,(U \odot V) W_o,\quad \mathbb{{E}}[O^2] \approx {sp.latex(output**2)}"),
-        ("scale", f"W -> lambda*W: U, V, Z -> lambda*(U, V, Z), A -> lambda**4*A, O -> {lam**7}*O",
-         r"W \to \lambda W:\ A \to \lambda^4 A,\ O \to \lambda^7 O"),
+        (
+            "attention",
+            f"A_ii = relu(s*nu**2)**2/(n*s) = {diag},  A_ij = relu(s*mu**2)**2/(n*s) = {offdiag}",
+            rf"A_{{ii}} \approx {sp.latex(diag)},\quad A_{{ij}} \approx {sp.latex(offdiag)}",
+        ),
+        (
+            "output",
+            f"O = ({diag})*(U o V)*W_o,  E[O**2] = {output**2}  =>  |O| = {output}",
+            rf"O \approx {sp.latex(diag)}\,(U \odot V) W_o,\quad \mathbb{{E}}[O^2] \approx {sp.latex(output**2)}",
+        ),
+        (
+            "scale",
+            f"W -> lambda*W: U, V, Z -> lambda*(U, V, Z), A -> lambda**4*A, O -> {lam**7}*O",
+            r"W \to \lambda W:\ A \to \lambda^4 A,\ O \to \lambda^7 O",
+        ),
     ]
 
     known = getattr(act, "closed_forms", {})

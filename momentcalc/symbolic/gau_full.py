@@ -29,8 +29,9 @@ def _polynomials(sp: Any, m: list[Any], s: Any, patterns: dict[str, Any]) -> dic
     return out
 
 
-def derive(act: Any, sizes: dict[str, Any], init_std: Any, relu_removes: bool, patterns: dict[str, Any]) -> tuple[
-        dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
+def derive(
+    act: Any, sizes: dict[str, Any], init_std: Any, relu_removes: bool, patterns: dict[str, Any]
+) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
     """(closed forms by result name, derivation lines) of the full results."""
     import sympy as sp
 
@@ -39,7 +40,7 @@ def derive(act: Any, sizes: dict[str, Any], init_std: Any, relu_removes: bool, p
     m = [sp.Integer(1), *sp.symbols("m1:9", real=True)]
     scale = sp.Integer(1) if init_std is None else sympy_number(init_std) * sp.sqrt(sympy_number(sizes["d"]))
     phi = act.sympy_expression(lam * x) if hasattr(act, "sympy_expression") else None
-    density = sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi)
+    density = sp.exp(-(x**2) / 2) / sp.sqrt(2 * sp.pi)
 
     def moment(k: int) -> Any:
         return sp.Integral((phi**k * density).subs(lam, scale), (x, -sp.oo, sp.oo))
@@ -69,19 +70,42 @@ def derive(act: Any, sizes: dict[str, Any], init_std: Any, relu_removes: bool, p
 
     p = _polynomials(sp, m, s, patterns)
     big_p = sp.symbols("P1:5")
-    total = lam**2 * (big_p[0] + (n - 1) * big_p[1] + 2 * (n - 1) * big_p[2] + (n - 1) * (n - 2) * big_p[3]) / (n * s) ** 2
+    total = (
+        lam**2
+        * (big_p[0] + (n - 1) * big_p[1] + 2 * (n - 1) * big_p[2] + (n - 1) * (n - 2) * big_p[3])
+        / (n * s) ** 2
+    )
     lines = [
-        ("moments", "m_k = Integral(phi(lambda*x)**k*exp(-x**2/2)/sqrt(2*pi), (x, -oo, oo)), lambda = init_std*sqrt(d)",
-         r"m_k = \int_{-\infty}^{\infty} \phi(\lambda x)^k \frac{e^{-x^2/2}}{\sqrt{2\pi}}\,dx"),
-        ("attention_diag_mean", f"E[A_ii] = E[|Z_i|**4]/(n*s) = {diag}", r"\mathbb{E}[A_{ii}] = " + sp.latex(diag)),
-        ("attention_offdiag_mean", f"E[A_ij] = {offdiag} - N2/(n*s),  N2 = E[relu(-<Z_i, Z_j>)**2] "
-         "(0 when phi >= 0; else a shifted-gamma law for <Z_i, Z_j> given Z_i)",
-         r"\mathbb{E}[A_{ij}] = " + sp.latex(offdiag - removed / (n * s))),
-        ("output", f"E[O**2] = {total}  (integrating W_o, U, V out; relu and 1/d terms added to each P)",
-         r"\mathbb{E}[O^2] = " + sp.latex(total)),
+        (
+            "moments",
+            "m_k = Integral(phi(lambda*x)**k*exp(-x**2/2)/sqrt(2*pi), (x, -oo, oo)), lambda = init_std*sqrt(d)",
+            r"m_k = \int_{-\infty}^{\infty} \phi(\lambda x)^k \frac{e^{-x^2/2}}{\sqrt{2\pi}}\,dx",
+        ),
+        (
+            "attention_diag_mean",
+            f"E[A_ii] = E[|Z_i|**4]/(n*s) = {diag}",
+            r"\mathbb{E}[A_{ii}] = " + sp.latex(diag),
+        ),
+        (
+            "attention_offdiag_mean",
+            f"E[A_ij] = {offdiag} - N2/(n*s),  N2 = E[relu(-<Z_i, Z_j>)**2] "
+            "(0 when phi >= 0; else a shifted-gamma law for <Z_i, Z_j> given Z_i)",
+            r"\mathbb{E}[A_{ij}] = " + sp.latex(offdiag - removed / (n * s)),
+        ),
+        (
+            "output",
+            f"E[O**2] = {total}  (integrating W_o, U, V out; relu and 1/d terms added to each P)",
+            r"\mathbb{E}[O^2] = " + sp.latex(total),
+        ),
     ]
     for k, name in enumerate(("P1", "P2", "P3", "P4")):
         lines.append((name, f"{name} = {p[name]}", f"{name} = " + sp.latex(p[name])))
-    lines.append(("width", "1/d terms: each P at K = X X^T/d near I, expanded to second order (Mehler), "
-                  "averaged with Var(K_ii) = 2/d, Var(K_ij) = 1/d", r"\Delta P = \sum_t \tfrac{2}{d}\,\partial^2_{K_{tt}} P + \sum_{t<u} \tfrac{1}{d}\,\partial^2_{K_{tu}} P"))
+    lines.append(
+        (
+            "width",
+            "1/d terms: each P at K = X X^T/d near I, expanded to second order (Mehler), "
+            "averaged with Var(K_ii) = 2/d, Var(K_ij) = 1/d",
+            r"\Delta P = \sum_t \tfrac{2}{d}\,\partial^2_{K_{tt}} P + \sum_{t<u} \tfrac{1}{d}\,\partial^2_{K_{tu}} P",
+        )
+    )
     return closed, tuple(lines)

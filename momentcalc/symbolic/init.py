@@ -31,7 +31,6 @@ def truncation_gamma(cut: int) -> Any:
     """gamma(-cut, cut) in closed form, from the truncnorm derivation (integrals of the density)."""
     import sympy as sp
 
-
     text, _ = truncnorm_forms(Fraction(-cut), Fraction(cut), Fraction(0), Fraction(1), None)["gamma"]
     return sp.sympify(text)
 
@@ -45,7 +44,7 @@ def he_second_moment(act: Any) -> Any:
     if form is not None:
         return form.sympy(sp, act.sympy_params())
     x = sp.Symbol("x", real=True)
-    density = sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi)
+    density = sp.exp(-(x**2) / 2) / sp.sqrt(2 * sp.pi)
     return _positive_integral()(act.sympy_expression(x) ** 2 * density, (x, -sp.oo, sp.oo))
 
 
@@ -82,7 +81,6 @@ def derive(
     is the bound catalog ``Activation`` of scheme he (None otherwise), ``label`` its name as given."""
     import sympy as sp
 
-
     n_in, n_out, gain_symbol = sp.symbols("fan_in fan_out gain", positive=True)
     general = sp.sympify(VARIANCE[scheme], locals={"fan_in": n_in, "fan_out": n_out, "gain": gain_symbol})
     lines = [("variance", f"variance = {general}", rf"\operatorname{{Var}}[w] = {sp.latex(general)}")]
@@ -91,11 +89,14 @@ def derive(
         values[n_out] = sympy_number(fan_out)
     exprs: dict[str, Any] = {}
     if scheme == "he":
-        lines.append((
-            "gain", f"gain = 1/sqrt(Integral({label}(x)**2*exp(-x**2/2)/sqrt(2*pi), (x, -oo, oo)))",
-            r"\mathrm{gain} = \left(\int_{-\infty}^{\infty} \mathrm{act}(x)^2"
-            r" \frac{e^{-x^2/2}}{\sqrt{2\pi}}\,dx\right)^{-1/2}",
-        ))
+        lines.append(
+            (
+                "gain",
+                f"gain = 1/sqrt(Integral({label}(x)**2*exp(-x**2/2)/sqrt(2*pi), (x, -oo, oo)))",
+                r"\mathrm{gain} = \left(\int_{-\infty}^{\infty} \mathrm{act}(x)^2"
+                r" \frac{e^{-x^2/2}}{\sqrt{2\pi}}\,dx\right)^{-1/2}",
+            )
+        )
         second = he_second_moment(activation)
         values[gain_symbol] = shortest(1 / sp.sqrt(second))
         exprs["gain"] = values[gain_symbol]

@@ -34,7 +34,9 @@ def _closed(sp: Any, name: str, rho: Any, q1: Any, q2: Any, s: Any) -> tuple[Any
         return q1 * q2 * j2 / (2 * pi), 4 * root * j1 / (2 * pi)
     if name == "erf":
         spread = (1 + 2 * q1) * (1 + 2 * q2)
-        return 2 / pi * sp.asin(2 * rho * root / sp.sqrt(spread)), 4 / pi / sp.sqrt(spread - 4 * rho**2 * q1 * q2)
+        return 2 / pi * sp.asin(2 * rho * root / sp.sqrt(spread)), 4 / pi / sp.sqrt(
+            spread - 4 * rho**2 * q1 * q2
+        )
     if name == "identity":
         return rho * root, sp.Integer(1)
     return None
@@ -54,16 +56,27 @@ def _polynomial(sp: Any, expr: Any, x: Any, rho: Any, q1: Any, q2: Any) -> tuple
 
     def gaussian_mean(product: Any) -> Any:
         terms = sp.Poly(sp.expand(product), z1, z2).terms()
-        return sp.expand(sum((c * sp.factorial2(i - 1) * sp.factorial2(j - 1)
-                              for (i, j), c in terms if i % 2 == 0 and j % 2 == 0), sp.Integer(0)))
+        return sp.expand(
+            sum(
+                (
+                    c * sp.factorial2(i - 1) * sp.factorial2(j - 1)
+                    for (i, j), c in terms
+                    if i % 2 == 0 and j % 2 == 0
+                ),
+                sp.Integer(0),
+            )
+        )
 
     slope = sp.diff(expr, x)
-    return (gaussian_mean(expr.subs(x, u) * expr.subs(x, v)),
-            gaussian_mean(slope.subs(x, u) * slope.subs(x, v)))
+    return (
+        gaussian_mean(expr.subs(x, u) * expr.subs(x, v)),
+        gaussian_mean(slope.subs(x, u) * slope.subs(x, v)),
+    )
 
 
-def derive(act: Activation, rho: Fraction, q1: Fraction, q2: Fraction
-           ) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
+def derive(
+    act: Activation, rho: Fraction, q1: Fraction, q2: Fraction
+) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
     """(closed forms of nngp and ntk_derivative at these inputs, derivation lines)."""
     import sympy as sp
 
@@ -74,22 +87,32 @@ def derive(act: Activation, rho: Fraction, q1: Fraction, q2: Fraction
     lines = [
         ("nngp", sp.Eq(sp.Symbol("nngp"), E(phi(u) * phi(v)))),
         ("ntk_derivative", sp.Eq(sp.Symbol("ntk_derivative"), E(dphi(u) * dphi(v)))),
-        ("correlation_out", sp.Eq(sp.Symbol("correlation_out"),
-                                  E(phi(u) * phi(v)) / sp.sqrt(E(phi(u) ** 2) * E(phi(v) ** 2)))),
+        (
+            "correlation_out",
+            sp.Eq(
+                sp.Symbol("correlation_out"), E(phi(u) * phi(v)) / sp.sqrt(E(phi(u) ** 2) * E(phi(v) ** 2))
+            ),
+        ),
     ]
     x = sp.Symbol("x")
     if act.expression:
         lines.insert(0, ("phi", sp.Eq(sp.Function("phi")(x), act.sympy(sp, x, {}))))
     slope = dict(act.values).get("slope", Fraction(0)) if act.name == "leaky_relu" else Fraction(0)
-    closed = (_polynomial(sp, act.sympy(sp, x, {}), x, r, a, b) if act.expression
-              else _closed(sp, act.name, r, a, b, sp.Rational(slope.numerator, slope.denominator)))
+    closed = (
+        _polynomial(sp, act.sympy(sp, x, {}), x, r, a, b)
+        if act.expression
+        else _closed(sp, act.name, r, a, b, sp.Rational(slope.numerator, slope.denominator))
+    )
     out: dict[str, tuple[str, str]] = {}
     if closed is not None:
         nngp, ntk = closed
         lines.append(("nngp (closed form)", sp.Eq(sp.Symbol("nngp"), nngp)))
         lines.append(("ntk_derivative (closed form)", sp.Eq(sp.Symbol("ntk_derivative"), ntk)))
-        given = {r: sp.Rational(rho.numerator, rho.denominator), a: sp.Rational(q1.numerator, q1.denominator),
-                 b: sp.Rational(q2.numerator, q2.denominator)}
+        given = {
+            r: sp.Rational(rho.numerator, rho.denominator),
+            a: sp.Rational(q1.numerator, q1.denominator),
+            b: sp.Rational(q2.numerator, q2.denominator),
+        }
         out["nngp"] = forms(sp.simplify(nngp.subs(given)))
         out["ntk_derivative"] = forms(sp.simplify(ntk.subs(given)))
     else:
@@ -112,10 +135,17 @@ def derive_gated(unit: Any) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str
         ("phi", sp.Symbol(f"{unit.name}(a, b) = {unit.formula}")),
         ("nngp", sp.Eq(sp.Symbol("nngp"), scale * E(g(u) * g(v)))),
         ("ntk_derivative", sp.Eq(sp.Symbol("ntk_derivative"), E(g(u) * g(v)) + scale * E(dg(u) * dg(v)))),
-        ("correlation_out", sp.Eq(sp.Symbol("correlation_out"),
-                                  r * E(g(u) * g(v)) / sp.sqrt(E(g(u) ** 2) * E(g(v) ** 2)))),
-        ("u, v", sp.Symbol("(u, v) = (b, b'), the gate's halves at the two inputs: centred Gaussian, Var u = q1, "
-                           "Var v = q2, correlation rho, independent of the other halves (a, a'), E[a a'] = "
-                           f"rho sqrt(q1 q2); no closed form: E[{unit.gate}(u) {unit.gate}(v)] is an integral")),
+        (
+            "correlation_out",
+            sp.Eq(sp.Symbol("correlation_out"), r * E(g(u) * g(v)) / sp.sqrt(E(g(u) ** 2) * E(g(v) ** 2))),
+        ),
+        (
+            "u, v",
+            sp.Symbol(
+                "(u, v) = (b, b'), the gate's halves at the two inputs: centred Gaussian, Var u = q1, "
+                "Var v = q2, correlation rho, independent of the other halves (a, a'), E[a a'] = "
+                f"rho sqrt(q1 q2); no closed form: E[{unit.gate}(u) {unit.gate}(v)] is an integral"
+            ),
+        ),
     ]
     return {}, tuple((label, *forms(expr)) for label, expr in lines)

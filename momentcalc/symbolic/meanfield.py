@@ -46,8 +46,9 @@ def _generic(sp: Any) -> list[tuple[str, Any]]:
     ]
 
 
-def derive(act: Activation, given: Any, values: dict[str, mpmath.mpf], digits: int
-           ) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
+def derive(
+    act: Activation, given: Any, values: dict[str, mpmath.mpf], digits: int
+) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
     """(closed forms by result name, derivation lines) for ``meanfield --derive``; ``given``
     holds the inputs as exact numbers (``sigma_b2``; ``sigma_w2``, None on the critical line)."""
     import sympy as sp
@@ -83,8 +84,12 @@ def derive(act: Activation, given: Any, values: dict[str, mpmath.mpf], digits: i
         qc = sp.Symbol("q", nonnegative=True)
         w_line = sp.simplify(1 / b_of_q.subs(q, qc))
         b_line = sp.simplify(qc - w_line * a_of_q.subs(q, qc))
-        derivation.append(("critical line (parametrised by q*)",
-                           *forms(sp.Tuple(sp.Eq(sp.Symbol("sigma_w2"), w_line), sp.Eq(sp.Symbol("sigma_b2"), b_line)))))
+        derivation.append(
+            (
+                "critical line (parametrised by q*)",
+                *forms(sp.Tuple(sp.Eq(sp.Symbol("sigma_w2"), w_line), sp.Eq(sp.Symbol("sigma_b2"), b_line))),
+            )
+        )
         if values["q_star"] == 0:
             closed["sigma_w2"] = sp.simplify(sp.limit(w_line, qc, 0, "+"))
     out: dict[str, tuple[str, str]] = {}

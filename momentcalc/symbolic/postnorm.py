@@ -19,7 +19,11 @@ LONGEST_FORM = 300
 
 
 def derive(
-    layers: int, sigma: Fraction, threshold: Fraction, scheme: str, alpha: Fraction | None,
+    layers: int,
+    sigma: Fraction,
+    threshold: Fraction,
+    scheme: str,
+    alpha: Fraction | None,
     configs: dict[str, Any] | None = None,
 ) -> tuple[dict[str, tuple[str, str]], tuple[tuple[str, str, str], ...]]:
     """(closed forms by result name, derivation lines) for these exact inputs."""
@@ -30,10 +34,19 @@ def derive(
     k = sp.Symbol("k", integer=True, nonnegative=True)
     if scheme == "pre":
         expansion = sp.Eq(xl, x0 + sp.Sum(fk, (k, 0, big_l - 1)))
-        lines = [("recursion", "x_(t+1) = x_t + F_t(Norm(x_t))  (pre-norm: nothing rescales x_t)",
-                  r"x_{t+1} = x_t + F_t(\mathrm{Norm}(x_t))"),
-                 ("expansion", f"{expansion.lhs} = {expansion.rhs}", sp.latex(expansion)),
-                 ("variance", f"Var[x_L] = {1 + big_l * s**2}", sp.latex(sp.Eq(sp.Symbol("Var[x_L]"), 1 + big_l * s**2)))]
+        lines = [
+            (
+                "recursion",
+                "x_(t+1) = x_t + F_t(Norm(x_t))  (pre-norm: nothing rescales x_t)",
+                r"x_{t+1} = x_t + F_t(\mathrm{Norm}(x_t))",
+            ),
+            ("expansion", f"{expansion.lhs} = {expansion.rhs}", sp.latex(expansion)),
+            (
+                "variance",
+                f"Var[x_L] = {1 + big_l * s**2}",
+                sp.latex(sp.Eq(sp.Symbol("Var[x_L]"), 1 + big_l * s**2)),
+            ),
+        ]
         sigma_value = sympy_number(sigma)
         exprs = {
             "decay": sp.Integer(1),
@@ -54,16 +67,22 @@ def derive(
         ("recursion", f"x_(t+1) = {norm} = {step}", r"x_{t+1} = " + sp.latex(step)),
         ("expansion", f"x_L = {expansion}", r"x_L = " + sp.latex(expansion)),
     ]
-    roots = {name: sympy_number(root.coefficient) * sympy_number(root.radicand) ** sp.Rational(1, root.index)
-             for name, root in (configs or {}).items()}
+    roots = {
+        name: sympy_number(root.coefficient) * sympy_number(root.radicand) ** sp.Rational(1, root.index)
+        for name, root in (configs or {}).items()
+    }
     if scheme == "deepnorm" and alpha is None:
         text = configs["deepnorm_alpha"].text if configs else "(2*L)**(1/4)"
         lines.append(("alpha", f"alpha = {text}  (DeepNet)", r"\alpha = " + text))
 
     alpha_value = (
-        sp.Integer(1) if scheme == "post" else
-        sympy_number(alpha) if alpha is not None else
-        roots["deepnorm_alpha"] if roots else (2 * sp.Integer(layers)) ** sp.Rational(1, 4)
+        sp.Integer(1)
+        if scheme == "post"
+        else sympy_number(alpha)
+        if alpha is not None
+        else roots["deepnorm_alpha"]
+        if roots
+        else (2 * sp.Integer(layers)) ** sp.Rational(1, 4)
     )
     values = {s: sympy_number(sigma), a: alpha_value}
     decay = d.subs(values)

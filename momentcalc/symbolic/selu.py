@@ -77,7 +77,7 @@ def _gaussian_moment(k: int, t: Any, c: Any, low: Any, high: Any) -> Any:
     symbol, substituted by the caller)."""
     import sympy as sp
 
-    return sp.integrate(t**k * sp.exp(-t**2 / 2), (t, low, high))
+    return sp.integrate(t**k * sp.exp(-(t**2) / 2), (t, low, high))
 
 
 @lru_cache(maxsize=1)
@@ -88,7 +88,7 @@ def _generic() -> tuple[Any, ...]:
     t, c, m = sp.symbols("t c m", real=True)
     s = sp.Symbol("s", positive=True)
     alpha = sp.Symbol("alpha", positive=True)
-    phi = sp.exp(-t**2 / 2) / sp.sqrt(2 * sp.pi)
+    phi = sp.exp(-(t**2) / 2) / sp.sqrt(2 * sp.pi)
     z = m + s * t
     positive_branch, negative_branch = z, alpha * (sp.exp(z) - 1)
 
@@ -140,13 +140,23 @@ def derive(
     target_second = mu**2 + var
 
     derivation = (
-        ("selu", SELU_TEXT.format(m=in_m, s=in_s if in_s.is_integer else f"({in_s})"),
-         SELU_LATEX.replace("{m}", sp.latex(in_m)).replace(
-             "{s}", sp.latex(in_s) if in_s.is_integer else rf"\left({sp.latex(in_s)}\right)")),
-        ("mean equation", f"E[selu(Z)] = lambda*({e1}) = {mu}",
-         rf"E[\operatorname{{selu}}(Z)] = \lambda \left({sp.latex(e1)}\right) = {sp.latex(mu)}"),
-        ("second-moment equation", f"E[selu(Z)**2] = lambda**2*({e2}) = {target_second}",
-         rf"E[\operatorname{{selu}}(Z)^2] = \lambda^2 \left({sp.latex(e2)}\right) = {sp.latex(target_second)}"),
+        (
+            "selu",
+            SELU_TEXT.format(m=in_m, s=in_s if in_s.is_integer else f"({in_s})"),
+            SELU_LATEX.replace("{m}", sp.latex(in_m)).replace(
+                "{s}", sp.latex(in_s) if in_s.is_integer else rf"\left({sp.latex(in_s)}\right)"
+            ),
+        ),
+        (
+            "mean equation",
+            f"E[selu(Z)] = lambda*({e1}) = {mu}",
+            rf"E[\operatorname{{selu}}(Z)] = \lambda \left({sp.latex(e1)}\right) = {sp.latex(mu)}",
+        ),
+        (
+            "second-moment equation",
+            f"E[selu(Z)**2] = lambda**2*({e2}) = {target_second}",
+            rf"E[\operatorname{{selu}}(Z)^2] = \lambda^2 \left({sp.latex(e2)}\right) = {sp.latex(target_second)}",
+        ),
         ("solution", SOLUTION_TEXT, SOLUTION_LATEX),
     )
 
@@ -164,11 +174,15 @@ def derive(
     check_digits = min(20, digits + 2)
     check = sp.N(alpha_form, check_digits + 5)
     with mpmath.workdps(check_digits + 5):
-        agrees = abs(mpmath.mpf(str(check)) - alpha_value) <= abs(alpha_value) * mpmath.mpf(10) ** -check_digits
+        agrees = (
+            abs(mpmath.mpf(str(check)) - alpha_value) <= abs(alpha_value) * mpmath.mpf(10) ** -check_digits
+        )
     if not agrees:
         return derivation, {}
     closed = {"alpha": alpha_form, "lambda": lambda_form, "saturation": -lambda_form * alpha_form}
     if mu == 0:
         return derivation, {name: forms(expr) for name, expr in closed.items()}
     # Long expressions: printing them in sympy's canonical term order costs seconds.
-    return derivation, {name: (sp.sstr(expr, order="none"), sp.latex(expr, order="none")) for name, expr in closed.items()}
+    return derivation, {
+        name: (sp.sstr(expr, order="none"), sp.latex(expr, order="none")) for name, expr in closed.items()
+    }

@@ -13,7 +13,9 @@ from typing import Any
 
 from . import forms, shortest, sympy_number
 
-GAMMA_INTEGRALS = "gamma = Int(x**2*phi, (x, a, b))/Int(phi, (x, a, b)) - (Int(x*phi, (x, a, b))/Int(phi, (x, a, b)))**2"
+GAMMA_INTEGRALS = (
+    "gamma = Int(x**2*phi, (x, a, b))/Int(phi, (x, a, b)) - (Int(x*phi, (x, a, b))/Int(phi, (x, a, b)))**2"
+)
 GAMMA_INTEGRALS_LATEX = (
     r"\gamma = \frac{\int_a^b x^2 \varphi(x)\,dx}{\int_a^b \varphi(x)\,dx}"
     r" - \left(\frac{\int_a^b x \varphi(x)\,dx}{\int_a^b \varphi(x)\,dx}\right)^2,"
@@ -29,7 +31,7 @@ def _integrals(low: Fraction | float, high: Fraction | float) -> tuple[Any, Any,
 
     x = sp.Symbol("x", real=True)
     a, b = sympy_number(low), sympy_number(high)
-    phi = sp.exp(-x**2 / 2) / sp.sqrt(2 * sp.pi)
+    phi = sp.exp(-(x**2) / 2) / sp.sqrt(2 * sp.pi)
     return sp.integrate(phi, (x, a, b)), sp.integrate(x * phi, (x, a, b)), sp.integrate(x**2 * phi, (x, a, b))
 
 

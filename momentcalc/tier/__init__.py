@@ -73,15 +73,47 @@ from .inputs import check_digits, choice, number, positive, probability, whole
 from .proof import INFINITY, certify, fields_of, precision_of, prove, quantities
 
 # Imported on first use (``momentcalc.tier.gaussian``): the quadrature and the Arb integrators.
-_GAUSSIAN = frozenset({
-    "activation", "bivariate_balls", "closed_form_kernel", "exact_moments", "expectation_balls", "expectations",
-    "gaussian_moments", "moment_balls", "selu_constants",
-})
+_GAUSSIAN = frozenset(
+    {
+        "activation",
+        "bivariate_balls",
+        "closed_form_kernel",
+        "exact_moments",
+        "expectation_balls",
+        "expectations",
+        "gaussian_moments",
+        "moment_balls",
+        "selu_constants",
+    }
+)
 
 __all__ = [
-    "INFINITY", "Check", "Computation", "InputError", "Listing", "Precision", "PrecisionError", "Quantity", "Sweep",
-    "arb_precision", "bits_for", "certify", "check_digits", "choice", "digits_for", "exact_ball", "exactly",
-    "fields_of", "number", "positive", "precision_of", "probability", "prove", "quantities", "to_decimal", "whole",
+    "INFINITY",
+    "Check",
+    "Computation",
+    "InputError",
+    "Listing",
+    "Precision",
+    "PrecisionError",
+    "Quantity",
+    "Sweep",
+    "arb_precision",
+    "bits_for",
+    "certify",
+    "check_digits",
+    "choice",
+    "digits_for",
+    "exact_ball",
+    "exactly",
+    "fields_of",
+    "number",
+    "positive",
+    "precision_of",
+    "probability",
+    "prove",
+    "quantities",
+    "to_decimal",
+    "whole",
     *sorted(_GAUSSIAN),
 ]
 

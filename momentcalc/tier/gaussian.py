@@ -28,8 +28,15 @@ from ..moments import exact_moments, expectation_balls, expectations, gaussian_m
 from .inputs import check_digits, positive, probability
 
 __all__ = [
-    "activation", "bivariate_balls", "closed_form_kernel", "exact_moments", "expectation_balls", "expectations",
-    "gaussian_moments", "moment_balls", "selu_constants",
+    "activation",
+    "bivariate_balls",
+    "closed_form_kernel",
+    "exact_moments",
+    "expectation_balls",
+    "expectations",
+    "gaussian_moments",
+    "moment_balls",
+    "selu_constants",
 ]
 
 
@@ -39,8 +46,9 @@ def activation(name: str | Activation, params: Mapping[str, object] | None = Non
     return name if isinstance(name, Activation) else resolve(name, params)
 
 
-def bivariate_balls(name: str | Activation, *, q: object, c: object, digits: int,
-                    params: Mapping[str, object] | None = None) -> tuple[Any, Any] | None:
+def bivariate_balls(
+    name: str | Activation, *, q: object, c: object, digits: int, params: Mapping[str, object] | None = None
+) -> tuple[Any, Any] | None:
     """(E[φ(u₁)φ(u₂)], E[φ'(u₁)φ'(u₂)]) as Arb balls, each with radius ≤ 10^−(digits+3) of its
     value, for (u₁, u₂) centred Gaussian, variance ``q`` > 0 each, correlation 0 < ``c`` < 1
     (exact numbers); None for an activation no certified route covers."""
@@ -48,5 +56,9 @@ def bivariate_balls(name: str | Activation, *, q: object, c: object, digits: int
     # 2 ms of modules that activation-moment's default call (which imports this module) never uses.
     from ..moments.bivariate_certified import cross_balls
 
-    return cross_balls(activation(name, params), positive(q, "q"), probability(c, "c", zero=False, one=False),
-                       check_digits(digits))
+    return cross_balls(
+        activation(name, params),
+        positive(q, "q"),
+        probability(c, "c", zero=False, one=False),
+        check_digits(digits),
+    )

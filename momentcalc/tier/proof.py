@@ -61,9 +61,15 @@ def precision_of(digits: int | Precision) -> Precision:
     return digits if isinstance(digits, Precision) else Precision(check_digits(digits))
 
 
-def prove(evaluate: Evaluate | None, digits: int | Precision, *, exact: Mapping[str, Any] | None = None,
-          start_bits: int | None = None, extra_digits: Sequence[int] | None = None,
-          raises: int | None = None) -> dict[str, Fields]:
+def prove(
+    evaluate: Evaluate | None,
+    digits: int | Precision,
+    *,
+    exact: Mapping[str, Any] | None = None,
+    start_bits: int | None = None,
+    extra_digits: Sequence[int] | None = None,
+    raises: int | None = None,
+) -> dict[str, Fields]:
     """The proven Quantity fields of every value ``evaluate`` returns (and of every ``exact``
     value: a rational, or INFINITY), by name: the balls' order, then the exact values'.
 
@@ -83,18 +89,27 @@ def prove(evaluate: Evaluate | None, digits: int | Precision, *, exact: Mapping[
         else:
             decided = _by_digits(evaluate, precision.digits, extra_digits, exact)
         fields = {name: fields_of(value) for name, value in decided.items()}
-    fields.update((name, fields_of(value if value is INFINITY else Fraction(value))) for name, value in exact.items())
+    fields.update(
+        (name, fields_of(value if value is INFINITY else Fraction(value))) for name, value in exact.items()
+    )
     return fields
 
 
 def _undecided(values: Mapping[str, Any], digits: int) -> list[str]:
     """The names whose value does not round to one text at ``digits`` digits yet."""
-    return [name for name, value in values.items()
-            if value is not INFINITY and not all(ball_text(ball, digits) is not None
-                                                 for ball in (value if isinstance(value, list) else [value]))]
+    return [
+        name
+        for name, value in values.items()
+        if value is not INFINITY
+        and not all(
+            ball_text(ball, digits) is not None for ball in (value if isinstance(value, list) else [value])
+        )
+    ]
 
 
-def _by_bits(evaluate: Evaluate, precision: Precision, start: int, exact: Mapping[str, Any]) -> dict[str, Any]:
+def _by_bits(
+    evaluate: Evaluate, precision: Precision, start: int, exact: Mapping[str, Any]
+) -> dict[str, Any]:
     """``evaluate(bits)`` inside Arb precision ``bits``, doubled from ``start`` until every value
     rounds; PrecisionError past ``precision.max_bits``."""
     bits = start
@@ -105,12 +120,16 @@ def _by_bits(evaluate: Evaluate, precision: Precision, start: int, exact: Mappin
         if not undecided:
             return values
         if bits >= precision.max_bits:
-            raise PrecisionError(f"could not reach {precision.digits} correct digits of {', '.join(undecided)} "
-                                 f"within {precision.max_bits} bits of working precision")
+            raise PrecisionError(
+                f"could not reach {precision.digits} correct digits of {', '.join(undecided)} "
+                f"within {precision.max_bits} bits of working precision"
+            )
         bits = min(2 * bits, precision.max_bits)
 
 
-def _partial(evaluate: Evaluate, digits: int, start: int, exact: Mapping[str, Any], raises: int) -> dict[str, Any]:
+def _partial(
+    evaluate: Evaluate, digits: int, start: int, exact: Mapping[str, Any], raises: int
+) -> dict[str, Any]:
     """Each value of ``evaluate(bits)`` from the first of ``raises`` + 1 doublings where it rounds."""
     decided: dict[str, Any] = {}
     bits = start
@@ -121,21 +140,27 @@ def _partial(evaluate: Evaluate, digits: int, start: int, exact: Mapping[str, An
         except MomentcalcError:
             break
         undecided = set(_undecided(values, digits))
-        decided.update((name, value) for name, value in values.items() if name not in decided and name not in undecided)
+        decided.update(
+            (name, value) for name, value in values.items() if name not in decided and name not in undecided
+        )
         if len(decided) == len(values):
             break
         bits *= 2
     return decided
 
 
-def _by_digits(evaluate: Evaluate, digits: int, extra_digits: Sequence[int], exact: Mapping[str, Any]) -> dict[str, Any]:
+def _by_digits(
+    evaluate: Evaluate, digits: int, extra_digits: Sequence[int], exact: Mapping[str, Any]
+) -> dict[str, Any]:
     """``evaluate(digits + extra)`` for each of ``extra_digits`` until every value rounds."""
     for extra in extra_digits:
         values = {name: value for name, value in evaluate(digits + extra).items() if name not in exact}
         if not _undecided(values, digits):
             return values
-    raise PrecisionError(f"{digits} digits cannot be proven within the precision limit (a value on a rounding tie, "
-                         "a value that is 0 without a proof of it, or digits lost in a deep composition)")
+    raise PrecisionError(
+        f"{digits} digits cannot be proven within the precision limit (a value on a rounding tie, "
+        "a value that is 0 without a proof of it, or digits lost in a deep composition)"
+    )
 
 
 def fields_of(value: Any) -> Fields:
@@ -146,33 +171,61 @@ def fields_of(value: Any) -> Fields:
     if value is INFINITY:
         return {"value": mpmath.inf, "certified": True, "error_bound": mpmath.mpf(0)}
     if isinstance(value, list):
-        return {"value": [ball_midpoint(ball) for ball in value], "certified": True,
-                "error_bound": max(ball_radius(ball) for ball in value)}
+        return {
+            "value": [ball_midpoint(ball) for ball in value],
+            "certified": True,
+            "error_bound": max(ball_radius(ball) for ball in value),
+        }
     return proven(value)
 
 
-def quantities(describe: Mapping[str, str], fields: Mapping[str, Fields],
-               closed: Mapping[str, tuple[str | None, str | None]] | None = None) -> tuple[Quantity, ...]:
+def quantities(
+    describe: Mapping[str, str],
+    fields: Mapping[str, Fields],
+    closed: Mapping[str, tuple[str | None, str | None]] | None = None,
+) -> tuple[Quantity, ...]:
     """One Quantity per name of ``describe`` that has ``fields`` (in ``describe``'s order), with
     its description and, from ``closed``, its (closed form, LaTeX)."""
     closed = {} if closed is None else closed
     return tuple(
-        Quantity(name, description=text, **dict(zip(("closed_form", "latex"), closed.get(name, (None, None)))),
-                 **fields[name])
-        for name, text in describe.items() if name in fields
+        Quantity(
+            name,
+            description=text,
+            **dict(zip(("closed_form", "latex"), closed.get(name, (None, None)))),
+            **fields[name],
+        )
+        for name, text in describe.items()
+        if name in fields
     )
 
 
-def certify(command: str, *, inputs: Mapping[str, Any], evaluate: Evaluate | None, digits: int | Precision,
-            describe: Mapping[str, str], exact: Mapping[str, Fraction | int] | None = None,
-            closed: Mapping[str, tuple[str | None, str | None]] | None = None, notes: Iterable[str] = (),
-            derivation: Iterable[tuple[str, str, str]] = (), extra: Mapping[str, Any] | None = None,
-            start_bits: int | None = None, extra_digits: Sequence[int] | None = None) -> Computation:
+def certify(
+    command: str,
+    *,
+    inputs: Mapping[str, Any],
+    evaluate: Evaluate | None,
+    digits: int | Precision,
+    describe: Mapping[str, str],
+    exact: Mapping[str, Fraction | int] | None = None,
+    closed: Mapping[str, tuple[str | None, str | None]] | None = None,
+    notes: Iterable[str] = (),
+    derivation: Iterable[tuple[str, str, str]] = (),
+    extra: Mapping[str, Any] | None = None,
+    start_bits: int | None = None,
+    extra_digits: Sequence[int] | None = None,
+) -> Computation:
     """The Computation of ``command`` (the computing function's name: the CLI shows its command's)
     at ``inputs``: every ball of ``evaluate`` and every
     ``exact`` value proven to ``digits`` digits (``prove``), described by ``describe`` (which
     also fixes the order of the results; a name it lists that was not computed is left out)."""
     precision = precision_of(digits)
     fields = prove(evaluate, precision, exact=exact, start_bits=start_bits, extra_digits=extra_digits)
-    return Computation(command, dict(inputs), precision.digits, quantities(describe, fields, closed),
-                       notes=tuple(notes), derivation=tuple(derivation), extra=dict(extra or {}))
+    return Computation(
+        command,
+        dict(inputs),
+        precision.digits,
+        quantities(describe, fields, closed),
+        notes=tuple(notes),
+        derivation=tuple(derivation),
+        extra=dict(extra or {}),
+    )

@@ -85,8 +85,12 @@ def truncated_gamma_by_quadrature(low: int, high: int) -> mpmath.mpf:
     return mpmath.quad(lambda x: (x - m) ** 2 * w(x), [low, 0, high]) / z
 
 
-def critical_sigma_w2_directly(f: Callable[[mpmath.mpf], mpmath.mpf], df: Callable[[mpmath.mpf], mpmath.mpf],
-                               sigma_b2: mpmath.mpf, q_start: float) -> mpmath.mpf:
+def critical_sigma_w2_directly(
+    f: Callable[[mpmath.mpf], mpmath.mpf],
+    df: Callable[[mpmath.mpf], mpmath.mpf],
+    sigma_b2: mpmath.mpf,
+    q_start: float,
+) -> mpmath.mpf:
     """The critical σ_w² of mean-field theory (Schoenholz et al. 2017) by another path than
     ``meanfield --critical``: plain tanh-sinh quadrature (``direct_expectation``) of
     A(q) = E[f(√q·Z)²] and B(q) = E[f'(√q·Z)²], mpmath's secant root finder on

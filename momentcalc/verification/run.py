@@ -47,8 +47,13 @@ def check_entry(entry: Published) -> dict[str, object]:
     """Recompute one registry entry: a row of the ``verify`` table."""
     digits = _digits_for(entry)
     second = entry.check.name if entry.check else "no second route"
-    row: dict[str, object] = {"id": entry.id, "source": entry.source, "published": entry.published,
-                              "route": f"{entry.via} | {second}", "informational": entry.informational}
+    row: dict[str, object] = {
+        "id": entry.id,
+        "source": entry.source,
+        "published": entry.published,
+        "route": f"{entry.via} | {second}",
+        "informational": entry.informational,
+    }
     try:
         computed = entry.compute(digits)
         published = _published_value(entry, digits)
@@ -71,42 +76,72 @@ def check_entry(entry: Published) -> dict[str, object]:
         )
     except Exception as error:  # a broken route fails its row; verify itself must not crash
         message = error.message if isinstance(error, MomentcalcError) else f"{type(error).__name__}: {error}"
-        row.update(computed=None, agreeing_digits=0, check=f"error: {message}", matches_published=False,
-                   routes_agree=False)
+        row.update(
+            computed=None,
+            agreeing_digits=0,
+            check=f"error: {message}",
+            matches_published=False,
+            routes_agree=False,
+        )
     passed = bool(row["matches_published"] and row["routes_agree"])
     row["status"] = "info" if entry.informational else "ok" if passed else "fail"
     row["ok"] = row["status"] != "fail"
     return row
 
 
-def verify(*, only: Sequence[str] | str | None = None, registry: Sequence[Published] | None = None) -> Listing:
+def verify(
+    *, only: Sequence[str] | str | None = None, registry: Sequence[Published] | None = None
+) -> Listing:
     """Recompute the registry (or the entries whose id contains one of ``only``)."""
     entries = tuple(REGISTRY if registry is None else registry)
     if only:
         wanted = [only] if isinstance(only, str) else list(only)
         entries = tuple(e for e in entries if any(w in e.id for w in wanted))
         if not entries:
-            raise InputError(f"{{only}} matches no constant; ids are: {', '.join(e.id for e in REGISTRY)}", param="only")
+            raise InputError(
+                f"{{only}} matches no constant; ids are: {', '.join(e.id for e in REGISTRY)}", param="only"
+            )
     rows = tuple(check_entry(entry) for entry in entries)
     failures = tuple(failure_line(row) for row in rows if not row["ok"])
-    return Listing("verify", VERIFY_COLUMNS, rows, title="momentcalc verify: published constants",
-                   ok=not failures, failures=failures, labels=VERIFY_LABELS)
+    return Listing(
+        "verify",
+        VERIFY_COLUMNS,
+        rows,
+        title="momentcalc verify: published constants",
+        ok=not failures,
+        failures=failures,
+        labels=VERIFY_LABELS,
+    )
 
 
 def failure_line(row: dict[str, object]) -> str:
     """One line saying which constant failed and why (verify writes it to stderr)."""
-    reasons = [part for part, bad in (("does not match the published value", not row["matches_published"]),
-                                      (str(row["check"]), not row["routes_agree"])) if bad]
+    reasons = [
+        part
+        for part, bad in (
+            ("does not match the published value", not row["matches_published"]),
+            (str(row["check"]), not row["routes_agree"]),
+        )
+        if bad
+    ]
     computed = "nothing" if row["computed"] is None else row["computed"]
-    return (f"momentcalc: verify failed: {row['id']}: published {row['published']}, computed {computed} "
-            f"({row['agreeing_digits']} digits agree): {'; '.join(reasons)}")
+    return (
+        f"momentcalc: verify failed: {row['id']}: published {row['published']}, computed {computed} "
+        f"({row['agreeing_digits']} digits agree): {'; '.join(reasons)}"
+    )
 
 
 def constants(*, registry: Sequence[Published] | None = None) -> Listing:
     """The registry itself, without computing anything."""
     rows = tuple(
-        {"id": e.id, "published": e.published, "tolerance": e.kind + (" (informational)" if e.informational else ""),
-         "source": e.source, "description": e.description, "computed_by": e.via}
+        {
+            "id": e.id,
+            "published": e.published,
+            "tolerance": e.kind + (" (informational)" if e.informational else ""),
+            "source": e.source,
+            "description": e.description,
+            "computed_by": e.via,
+        }
         for e in (REGISTRY if registry is None else registry)
     )
     return Listing("constants", CONSTANT_COLUMNS, rows, title="momentcalc constants: the verify registry")

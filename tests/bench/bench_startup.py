@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-MINIMAL_TYPER_APP = '''
+MINIMAL_TYPER_APP = """
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -46,54 +46,119 @@ def main():
 
 if __name__ == "__main__":
     app()
-'''
+"""
 
 MC = [sys.executable, "-m", "momentcalc"]
 
 # name -> (argv, reference name or None, budget ratio from the issues)
 CASES: dict[str, tuple[list[str], str | None, float | None]] = {
     "typer-minimal": ([sys.executable, "{app}"], None, None),
-    "scipy-truncnorm": ([sys.executable, "-c", "from scipy.stats import truncnorm; print(truncnorm.var(-2, 2))"], None, None),
+    "scipy-truncnorm": (
+        [sys.executable, "-c", "from scipy.stats import truncnorm; print(truncnorm.var(-2, 2))"],
+        None,
+        None,
+    ),
     "truncnorm --json": (MC + ["truncnorm", "--json"], "typer-minimal", 1.3),
     "truncnorm (table)": (MC + ["truncnorm"], "typer-minimal", None),
-    "truncnorm --std 0.01:1:0.01 --json": (MC + ["truncnorm", "--std", "0.01:1:0.01", "--json"], "truncnorm --json", 5.0),
+    "truncnorm --std 0.01:1:0.01 --json": (
+        MC + ["truncnorm", "--std", "0.01:1:0.01", "--json"],
+        "truncnorm --json",
+        5.0,
+    ),
     "activation-moment swish --json": (MC + ["activation-moment", "swish", "--json"], "typer-minimal", 1.3),
-    "activation-moment swish --digits 100 --json": (MC + ["activation-moment", "swish", "--digits", "100", "--json"], "activation-moment swish --json", 3.0),
+    "activation-moment swish --digits 100 --json": (
+        MC + ["activation-moment", "swish", "--digits", "100", "--json"],
+        "activation-moment swish --json",
+        3.0,
+    ),
     "selu-solve --json": (MC + ["selu-solve", "--json"], "typer-minimal", 1.3),
-    "selu-solve --digits 100 --json": (MC + ["selu-solve", "--digits", "100", "--json"], "selu-solve --json", 3.0),
+    "selu-solve --digits 100 --json": (
+        MC + ["selu-solve", "--digits", "100", "--json"],
+        "selu-solve --json",
+        3.0,
+    ),
     "postnorm-decay --json": (MC + ["postnorm-decay", "--json"], "typer-minimal", 1.3),
     "postnorm-decay (table)": (MC + ["postnorm-decay"], "typer-minimal", None),
-    "postnorm-decay --layers 1000000 (table)": (MC + ["postnorm-decay", "--layers", "1000000"], "postnorm-decay (table)", None),
-    "postnorm-decay --layers 1000000 --json": (MC + ["postnorm-decay", "--layers", "1000000", "--json"], "postnorm-decay --json", 3.0),
+    "postnorm-decay --layers 1000000 (table)": (
+        MC + ["postnorm-decay", "--layers", "1000000"],
+        "postnorm-decay (table)",
+        None,
+    ),
+    "postnorm-decay --layers 1000000 --json": (
+        MC + ["postnorm-decay", "--layers", "1000000", "--json"],
+        "postnorm-decay --json",
+        3.0,
+    ),
     "gau-scale --json": (MC + ["gau-scale", "--json"], "typer-minimal", 1.3),
     "gau-scale (table)": (MC + ["gau-scale"], "typer-minimal", None),
     "init --fan-in 768 --json": (MC + ["init", "--fan-in", "768", "--json"], "typer-minimal", 1.3),
     "kernel tanh --json": (MC + ["kernel", "tanh", "--json"], "typer-minimal", None),
     "hermite tanh --json": (MC + ["hermite", "tanh", "--json"], "typer-minimal", None),
-    "init --fan-in 1:100:1 --json": (MC + ["init", "--fan-in", "1:100:1", "--json"], "init --fan-in 768 --json", 5.0),
+    "init --fan-in 1:100:1 --json": (
+        MC + ["init", "--fan-in", "1:100:1", "--json"],
+        "init --fan-in 768 --json",
+        5.0,
+    ),
     "attention --json": (MC + ["attention", "--json"], "typer-minimal", 1.3),
     "verify --json": (MC + ["verify", "--json"], "truncnorm --json", 10.0),
     # Issue 15: every command at 1000 digits within 10x its default call.
-    "truncnorm --digits 1000 --json": (MC + ["truncnorm", "--digits", "1000", "--json"], "truncnorm --json", 10.0),
+    "truncnorm --digits 1000 --json": (
+        MC + ["truncnorm", "--digits", "1000", "--json"],
+        "truncnorm --json",
+        10.0,
+    ),
     "truncnorm --low 30 --high 31 --digits 1000 --json": (
-        MC + ["truncnorm", "--low", "30", "--high", "31", "--digits", "1000", "--json"], "truncnorm --json", 10.0),
-    "selu-solve --digits 1000 --json": (MC + ["selu-solve", "--digits", "1000", "--json"], "selu-solve --json", 10.0),
-    "postnorm-decay --digits 1000 --json": (MC + ["postnorm-decay", "--digits", "1000", "--json"], "postnorm-decay --json", 10.0),
-    "gau-scale --digits 1000 --json": (MC + ["gau-scale", "--digits", "1000", "--json"], "gau-scale --json", 10.0),
-    "init --fan-in 768 --digits 1000 --json": (MC + ["init", "--fan-in", "768", "--digits", "1000", "--json"], "init --fan-in 768 --json", 10.0),
-    "attention --digits 1000 --json": (MC + ["attention", "--digits", "1000", "--json"], "attention --json", 10.0),
+        MC + ["truncnorm", "--low", "30", "--high", "31", "--digits", "1000", "--json"],
+        "truncnorm --json",
+        10.0,
+    ),
+    "selu-solve --digits 1000 --json": (
+        MC + ["selu-solve", "--digits", "1000", "--json"],
+        "selu-solve --json",
+        10.0,
+    ),
+    "postnorm-decay --digits 1000 --json": (
+        MC + ["postnorm-decay", "--digits", "1000", "--json"],
+        "postnorm-decay --json",
+        10.0,
+    ),
+    "gau-scale --digits 1000 --json": (
+        MC + ["gau-scale", "--digits", "1000", "--json"],
+        "gau-scale --json",
+        10.0,
+    ),
+    "init --fan-in 768 --digits 1000 --json": (
+        MC + ["init", "--fan-in", "768", "--digits", "1000", "--json"],
+        "init --fan-in 768 --json",
+        10.0,
+    ),
+    "attention --digits 1000 --json": (
+        MC + ["attention", "--digits", "1000", "--json"],
+        "attention --json",
+        10.0,
+    ),
     "meanfield tanh --json": (MC + ["meanfield", "tanh", "--json"], "typer-minimal", None),
     "meanfield tanh --sigma-b2 0.05 --critical --json": (
-        MC + ["meanfield", "tanh", "--sigma-b2", "0.05", "--critical", "--json"], "meanfield tanh --json", None),
+        MC + ["meanfield", "tanh", "--sigma-b2", "0.05", "--critical", "--json"],
+        "meanfield tanh --json",
+        None,
+    ),
     "meanfield tanh --sigma-b2 0.05 --critical --digits 50 --json": (
         MC + ["meanfield", "tanh", "--sigma-b2", "0.05", "--critical", "--digits", "50", "--json"],
-        "meanfield tanh --json", 20.0),
+        "meanfield tanh --json",
+        20.0,
+    ),
     # The chaotic phase: c* and depth_scale_c from certified bivariate expectations.
     "meanfield tanh --sigma-w2 2.5 --sigma-b2 0.05 --json": (
-        MC + ["meanfield", "tanh", "--sigma-w2", "2.5", "--sigma-b2", "0.05", "--json"], "meanfield tanh --json", None),
+        MC + ["meanfield", "tanh", "--sigma-w2", "2.5", "--sigma-b2", "0.05", "--json"],
+        "meanfield tanh --json",
+        None,
+    ),
     "meanfield tanh --sigma-w2 2.5 --sigma-b2 0.05 --digits 50 --json": (
         MC + ["meanfield", "tanh", "--sigma-w2", "2.5", "--sigma-b2", "0.05", "--digits", "50", "--json"],
-        "meanfield tanh --json", 20.0),
+        "meanfield tanh --json",
+        20.0,
+    ),
 }
 
 # Issue 26: the default call of EVERY command (the catalog listings, schema and the initializer
@@ -107,8 +172,15 @@ DEFAULT_CALLS: dict[str, list[str]] = {
     "attention": ["attention"],
     "gau-scale": ["gau-scale"],
     "init --fan-in 768": ["init", "--fan-in", "768"],
-    "init --scheme he --activation gelu --fan-in 768": ["init", "--scheme", "he", "--activation", "gelu",
-                                                        "--fan-in", "768"],
+    "init --scheme he --activation gelu --fan-in 768": [
+        "init",
+        "--scheme",
+        "he",
+        "--activation",
+        "gelu",
+        "--fan-in",
+        "768",
+    ],
     "initializer torch.nn.init.trunc_normal_": ["initializer", "torch.nn.init.trunc_normal_"],
     "initializers": ["initializers"],
     "meanfield tanh": ["meanfield", "tanh"],
@@ -116,7 +188,14 @@ DEFAULT_CALLS: dict[str, list[str]] = {
     "hermite relu": ["hermite", "relu"],
     # A target reachable at the default depth 1 (C(0) of relu is 1/pi there): the answer, not an error.
     "tat leaky_relu --target-c0 0.2": ["tat", "leaky_relu", "--target-c0", "0.2"],
-    "meanfield tanh --sigma-w2 1.5 --sigma-b2 0.05": ["meanfield", "tanh", "--sigma-w2", "1.5", "--sigma-b2", "0.05"],
+    "meanfield tanh --sigma-w2 1.5 --sigma-b2 0.05": [
+        "meanfield",
+        "tanh",
+        "--sigma-w2",
+        "1.5",
+        "--sigma-b2",
+        "0.05",
+    ],
     "postnorm-decay": ["postnorm-decay"],
     "schema": ["schema"],
     "selu-solve": ["selu-solve"],
@@ -141,13 +220,31 @@ def covered() -> list[str]:
 
 # Issue 15: every catalog activation at --digits 1000 within 20x its default call. Slow (seconds
 # to minutes per call), so only with --thousand (and usually --runs 1 or 3).
-CATALOG = ("identity", "relu", "relu2", "leaky_relu", "elu", "selu", "gelu", "gelu_tanh", "sigmoid", "tanh",
-           "swish", "softplus", "mish", "softsign", "erf")
+CATALOG = (
+    "identity",
+    "relu",
+    "relu2",
+    "leaky_relu",
+    "elu",
+    "selu",
+    "gelu",
+    "gelu_tanh",
+    "sigmoid",
+    "tanh",
+    "swish",
+    "softplus",
+    "mish",
+    "softsign",
+    "erf",
+)
 THOUSAND: dict[str, tuple[list[str], str | None, float | None]] = {}
 for _name in CATALOG:
     THOUSAND[f"activation-moment {_name} --json"] = (MC + ["activation-moment", _name, "--json"], None, None)
     THOUSAND[f"activation-moment {_name} --digits 1000 --json"] = (
-        MC + ["activation-moment", _name, "--digits", "1000", "--json"], f"activation-moment {_name} --json", 20.0)
+        MC + ["activation-moment", _name, "--digits", "1000", "--json"],
+        f"activation-moment {_name} --json",
+        20.0,
+    )
 
 
 def time_once(argv: list[str], env: dict[str, str], cwd: str | None = None) -> tuple[float, float]:
@@ -164,13 +261,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--only", default="", help="substring filter on case names (references always run)")
-    parser.add_argument("--defaults", action="store_true",
-                        help="only the default calls (every command against the Typer app)")
-    parser.add_argument("--thousand", action="store_true",
-                        help="also every catalog activation at --digits 1000 against its default call")
+    parser.add_argument(
+        "--defaults", action="store_true", help="only the default calls (every command against the Typer app)"
+    )
+    parser.add_argument(
+        "--thousand",
+        action="store_true",
+        help="also every catalog activation at --digits 1000 against its default call",
+    )
     parser.add_argument("--before", default="", help="a checkout to time case by case beside this one")
-    parser.add_argument("--plain-mpmath", action="store_true",
-                        help="mpmath without gmpy2 (MPMATH_NOGMPY=1), as a plain install has it")
+    parser.add_argument(
+        "--plain-mpmath",
+        action="store_true",
+        help="mpmath without gmpy2 (MPMATH_NOGMPY=1), as a plain install has it",
+    )
     args = parser.parse_args()
     if args.thousand:
         CASES.update(THOUSAND)
@@ -188,15 +292,22 @@ def main() -> int:
         here = str(Path(__file__).resolve().parents[2])
         checkouts = {"": {**env, "PYTHONPATH": here}}
         if args.before:
-            checkouts["before: "] = {**env, "PYTHONPATH": str(Path(args.before).resolve()),
-                                     "PYTHONPYCACHEPREFIX": str(Path(tmp) / "pycache-before")}
+            checkouts["before: "] = {
+                **env,
+                "PYTHONPATH": str(Path(args.before).resolve()),
+                "PYTHONPYCACHEPREFIX": str(Path(tmp) / "pycache-before"),
+            }
         app = Path(tmp) / "minimal_typer_app.py"
         app.write_text(MINIMAL_TYPER_APP)
         selected = {
             name: ([part.replace("{app}", str(app)) for part in argv], ref, budget)
             for name, (argv, ref, budget) in CASES.items()
-            if (not args.defaults or ref in (None, "typer-minimal")) and (args.only in name or ref is None or any(
-                args.only in other and r == name for other, (_, r, _) in CASES.items()))
+            if (not args.defaults or ref in (None, "typer-minimal"))
+            and (
+                args.only in name
+                or ref is None
+                or any(args.only in other and r == name for other, (_, r, _) in CASES.items())
+            )
         }
         cases: dict[str, tuple[list[str], str | None, float | None, dict[str, str]]] = {}
         for prefix, case_env in checkouts.items():
@@ -208,8 +319,18 @@ def main() -> int:
         failing = []
         for name, (argv, _, _, case_env) in cases.items():  # warm the OS caches and .pyc files
             time_once(argv, case_env, tmp)
-            if argv[:3] == MC and subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                                 env=case_env, cwd=tmp, check=False).returncode != 0:
+            if (
+                argv[:3] == MC
+                and subprocess.run(
+                    argv,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    env=case_env,
+                    cwd=tmp,
+                    check=False,
+                ).returncode
+                != 0
+            ):
                 failing.append(name)
         if failing:  # a default call that exits non-zero would time an error path, not the answer
             print(f"cases that do not exit 0 (fix the case): {', '.join(failing)}")
@@ -220,7 +341,9 @@ def main() -> int:
                 samples[name].append(time_once(argv, case_env, tmp))
     wall = {name: statistics.median(w for w, _ in values) for name, values in samples.items()}
     cpu = {name: statistics.median(c for _, c in values) for name, values in samples.items()}
-    print(f"{'case':56} {'median s':>9} {'min s':>7} {'ratio':>6} {'cpu s':>6} {'ratio':>6} {'budget':>7}  vs")
+    print(
+        f"{'case':56} {'median s':>9} {'min s':>7} {'ratio':>6} {'cpu s':>6} {'ratio':>6} {'budget':>7}  vs"
+    )
     failed = False
     for name, (_, ref, budget, _) in cases.items():
         ratio = wall[name] / wall[ref] if ref else None
@@ -230,10 +353,14 @@ def main() -> int:
         shown = "" if ratio is None else f"{ratio:.2f}"
         cpu_shown = "" if cpu_ratio is None else f"{cpu_ratio:.2f}"
         limit = "" if budget is None else f"{budget:.1f}x"
-        print(f"{name:56} {wall[name]:9.3f} {min(w for w, _ in samples[name]):7.3f} {shown:>6} {cpu[name]:6.3f} "
-              f"{cpu_shown:>6} {limit:>7}  {ref or ''}{'  OVER BUDGET' if over else ''}")
-    print(f"load average {os.getloadavg()[0]:.1f} (1 min); ratios of medians, wall and CPU (user + system); "
-          "budgets judged on CPU")
+        print(
+            f"{name:56} {wall[name]:9.3f} {min(w for w, _ in samples[name]):7.3f} {shown:>6} {cpu[name]:6.3f} "
+            f"{cpu_shown:>6} {limit:>7}  {ref or ''}{'  OVER BUDGET' if over else ''}"
+        )
+    print(
+        f"load average {os.getloadavg()[0]:.1f} (1 min); ratios of medians, wall and CPU (user + system); "
+        "budgets judged on CPU"
+    )
     return 1 if failed or missing else 0
 
 

@@ -26,8 +26,23 @@ import tempfile
 import time
 from pathlib import Path
 
-CATALOG = ("identity", "relu", "relu2", "leaky_relu", "elu", "selu", "gelu", "gelu_tanh", "sigmoid", "tanh",
-           "swish", "softplus", "mish", "softsign", "erf")
+CATALOG = (
+    "identity",
+    "relu",
+    "relu2",
+    "leaky_relu",
+    "elu",
+    "selu",
+    "gelu",
+    "gelu_tanh",
+    "sigmoid",
+    "tanh",
+    "swish",
+    "softplus",
+    "mish",
+    "softsign",
+    "erf",
+)
 EXPRESSIONS = ("x*tanh(log(1+exp(x)))", "sin(x)/x", "log(abs(x))", "sigmoid(x)-1/2", "exp(-x**2)*cos(3*x)")
 BUDGET = 20.0
 # Every other command (with the arguments of a case that does real work where the default
@@ -40,27 +55,64 @@ COMMANDS: dict[str, list[str]] = {
     "gau-scale": ["gau-scale"],
     "gau-scale --activation gelu": ["gau-scale", "--activation", "gelu"],
     "init --fan-in 768": ["init", "--fan-in", "768"],
-    "init --scheme he --activation gelu --fan-in 768": ["init", "--scheme", "he", "--activation", "gelu",
-                                                        "--fan-in", "768"],
+    "init --scheme he --activation gelu --fan-in 768": [
+        "init",
+        "--scheme",
+        "he",
+        "--activation",
+        "gelu",
+        "--fan-in",
+        "768",
+    ],
     "initializer torch.nn.init.trunc_normal_": ["initializer", "torch.nn.init.trunc_normal_"],
     "attention": ["attention"],
     "meanfield tanh": ["meanfield", "tanh"],
     "meanfield tanh --sigma-w2 2": ["meanfield", "tanh", "--sigma-w2", "2"],
-    "meanfield tanh --sigma-w2 1.5 --sigma-b2 0.05": ["meanfield", "tanh", "--sigma-w2", "1.5", "--sigma-b2", "0.05"],
+    "meanfield tanh --sigma-w2 1.5 --sigma-b2 0.05": [
+        "meanfield",
+        "tanh",
+        "--sigma-w2",
+        "1.5",
+        "--sigma-b2",
+        "0.05",
+    ],
     "meanfield tanh --critical --sigma-b2 0.05": ["meanfield", "tanh", "--critical", "--sigma-b2", "0.05"],
-    "meanfield relu --sigma-w2 1.5 --sigma-b2 0.05": ["meanfield", "relu", "--sigma-w2", "1.5", "--sigma-b2", "0.05"],
-    "meanfield tanh --sigma-w2 2.5 --sigma-b2 0.05": ["meanfield", "tanh", "--sigma-w2", "2.5", "--sigma-b2", "0.05"],
+    "meanfield relu --sigma-w2 1.5 --sigma-b2 0.05": [
+        "meanfield",
+        "relu",
+        "--sigma-w2",
+        "1.5",
+        "--sigma-b2",
+        "0.05",
+    ],
+    "meanfield tanh --sigma-w2 2.5 --sigma-b2 0.05": [
+        "meanfield",
+        "tanh",
+        "--sigma-w2",
+        "2.5",
+        "--sigma-b2",
+        "0.05",
+    ],
 }
 COMMAND_BUDGET = 10.0
 
 
-def run(argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = None) -> tuple[float, float, int]:
+def run(
+    argv: list[str], env: dict[str, str], timeout: float, cwd: str | None = None
+) -> tuple[float, float, int]:
     """(wall s, CPU s of the child, exit code); exit code -1 on timeout."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     try:
-        code = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                              timeout=timeout, check=False, cwd=cwd).returncode
+        code = subprocess.run(
+            argv,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            timeout=timeout,
+            check=False,
+            cwd=cwd,
+        ).returncode
     except subprocess.TimeoutExpired:
         code = -1
     wall = time.perf_counter() - start
@@ -79,8 +131,11 @@ def main() -> int:
     parser.add_argument("--markdown", action="store_true", help="a Markdown table")
     parser.add_argument("--before", default="", help="a checkout to time case by case beside this one")
     args = parser.parse_args()
-    names = [] if args.no_activations else [
-        n for n in (*CATALOG, *(() if args.no_expressions else EXPRESSIONS)) if args.only in n]
+    names = (
+        []
+        if args.no_activations
+        else [n for n in (*CATALOG, *(() if args.no_expressions else EXPRESSIONS)) if args.only in n]
+    )
     commands = [] if args.no_commands else [n for n in COMMANDS if args.only in n]
     with tempfile.TemporaryDirectory() as tmp:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -104,33 +159,47 @@ def main() -> int:
             if old_env is not None:
                 old_default = run(argv + ["--json"], old_env, 60, tmp)
                 old_thousand = run(argv + ["--digits", "1000", "--json"], old_env, args.timeout, tmp)
-                earlier[name] = (old_default, old_thousand,
-                                 old_thousand[1] / old_default[1] if old_default[1] > 0 else float("inf"))
+                earlier[name] = (
+                    old_default,
+                    old_thousand,
+                    old_thousand[1] / old_default[1] if old_default[1] > 0 else float("inf"),
+                )
             default = run(argv + ["--json"], env, 60, tmp)
             thousand = run(argv + ["--digits", "1000", "--json"], env, args.timeout, tmp)
             ratio = thousand[1] / default[1] if default[1] > 0 else float("inf")
             rows.append((name, default, thousand, ratio, budget))
             if not args.markdown:
-                print(f"{name:48} default {default[0]:6.2f} s wall {default[1]:6.2f} s cpu   "
-                      f"1000 digits {thousand[0]:8.2f} s wall {thousand[1]:8.2f} s cpu  exit {thousand[2]:>2}  "
-                      f"cpu ratio {ratio:7.1f}{'  OVER' if ratio > budget else ''}", flush=True)
+                print(
+                    f"{name:48} default {default[0]:6.2f} s wall {default[1]:6.2f} s cpu   "
+                    f"1000 digits {thousand[0]:8.2f} s wall {thousand[1]:8.2f} s cpu  exit {thousand[2]:>2}  "
+                    f"cpu ratio {ratio:7.1f}{'  OVER' if ratio > budget else ''}",
+                    flush=True,
+                )
         load = (load + os.getloadavg()[0]) / 2
     if args.markdown and earlier:
-        print("| case | default cpu s (before) | 1000 digits cpu s (before) | ratio (before) | "
-              "default cpu s (after) | 1000 digits cpu s (after) | ratio (after) | budget |")
+        print(
+            "| case | default cpu s (before) | 1000 digits cpu s (before) | ratio (before) | "
+            "default cpu s (after) | 1000 digits cpu s (after) | ratio (after) | budget |"
+        )
         print("|---|---:|---:|---:|---:|---:|---:|---:|")
         for name, default, thousand, ratio, budget in rows:
             od, ot, oratio = earlier[name]
             marks = ["" if t[2] in (0, 3) else f" (exit {t[2]})" for t in (ot, thousand)]
-            print(f"| `{name}` | {od[1]:.2f} | {ot[1]:.2f}{marks[0]} | {oratio:.1f} | {default[1]:.2f} | "
-                  f"{thousand[1]:.2f}{marks[1]} | {ratio:.1f}{' (over)' if ratio > budget else ''} | {budget:.0f}x |")
+            print(
+                f"| `{name}` | {od[1]:.2f} | {ot[1]:.2f}{marks[0]} | {oratio:.1f} | {default[1]:.2f} | "
+                f"{thousand[1]:.2f}{marks[1]} | {ratio:.1f}{' (over)' if ratio > budget else ''} | {budget:.0f}x |"
+            )
     elif args.markdown:
-        print("| case | default wall s | default cpu s | 1000 digits wall s | 1000 digits cpu s | exit | cpu ratio | budget |")
+        print(
+            "| case | default wall s | default cpu s | 1000 digits wall s | 1000 digits cpu s | exit | cpu ratio | budget |"
+        )
         print("|---|---:|---:|---:|---:|---:|---:|---:|")
         for name, default, thousand, ratio, budget in rows:
             timeout = " (timeout)" if thousand[2] == -1 else ""
-            print(f"| `{name}` | {default[0]:.2f} | {default[1]:.2f} | {thousand[0]:.2f}{timeout} | {thousand[1]:.2f} | "
-                  f"{thousand[2]} | {ratio:.1f} | {budget:.0f}x |")
+            print(
+                f"| `{name}` | {default[0]:.2f} | {default[1]:.2f} | {thousand[0]:.2f}{timeout} | {thousand[1]:.2f} | "
+                f"{thousand[2]} | {ratio:.1f} | {budget:.0f}x |"
+            )
     print(f"load average about {load:.1f} (1 min)")
     return 1 if any(r[3] > r[4] or r[2][2] not in (0, 3) for r in rows) else 0
 

@@ -68,13 +68,22 @@ EXTRA_CALLS = {
     "tat leaky_relu --target-c0 0.2": ["tat", "leaky_relu", "--target-c0", "0.2"],
     "tat gelu --target-slope 2": ["tat", "gelu", "--target-slope", "2"],
     "identify 0.7978845608 --digits 70": ["identify", "0.7978845608", "--digits", "70"],
-    "meanfield tanh --sigma-w2 2.5 --sigma-b2 0.05": ["meanfield", "tanh", "--sigma-w2", "2.5", "--sigma-b2", "0.05"],
+    "meanfield tanh --sigma-w2 2.5 --sigma-b2 0.05": [
+        "meanfield",
+        "tanh",
+        "--sigma-w2",
+        "2.5",
+        "--sigma-b2",
+        "0.05",
+    ],
     "gau-scale --simulate --trials 5": ["gau-scale", "--simulate", "--trials", "5"],
     "verify": ["verify"],
 }
 # Each command's --help and a bad --digits (exit 2: the parent's error path), where it has one.
 for _command in sorted({argv[0] for argv in bench_startup.DEFAULT_CALLS.values()}):
-    _name, _argv = next((name, argv) for name, argv in bench_startup.DEFAULT_CALLS.items() if argv[0] == _command)
+    _name, _argv = next(
+        (name, argv) for name, argv in bench_startup.DEFAULT_CALLS.items() if argv[0] == _command
+    )
     EXTRA_CALLS[f"{_command} --help"] = [_command, "--help"]
     EXTRA_CALLS[f"{_name} --digits 0"] = [*_argv, "--digits", "0"]
 
@@ -105,8 +114,14 @@ def record(target: Path) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for name, argv in calls().items():
             out = Path(tmp) / str(len(result))
-            done = subprocess.run([sys.executable, "-c", WRAPPER, *argv], cwd=tmp, capture_output=True, text=True,
-                                  env={**env, "LOADED_MODULES_OUT": str(out)}, check=False)
+            done = subprocess.run(
+                [sys.executable, "-c", WRAPPER, *argv],
+                cwd=tmp,
+                capture_output=True,
+                text=True,
+                env={**env, "LOADED_MODULES_OUT": str(out)},
+                check=False,
+            )
             files = sorted(Path(tmp).glob(f"{out.name}.*"))
             roles = {}
             for number, path in enumerate(f for f in files if ".parent." in f.name):
@@ -115,13 +130,25 @@ def record(target: Path) -> int:
                 roles[f"child{number or ''}"] = path.read_text().split("\n")
             roles["exit"] = [str(done.returncode)]
             result[name] = roles
-            print(f"{name}: exit {done.returncode}, " + ", ".join(
-                f"{role} {len(mods)} modules" for role, mods in roles.items() if role != "exit"))
-        for function in sorted({*api(), "expectations", "gaussian_moments"}):  # the library: importing a function
-            done = subprocess.run([sys.executable, "-c", LIBRARY, function], cwd=tmp, capture_output=True, text=True,
-                                  env=env, check=False)
-            result[f"python: momentcalc.{function}"] = {"import": done.stdout.split("\n"),
-                                                        "exit": [str(done.returncode)]}
+            print(
+                f"{name}: exit {done.returncode}, "
+                + ", ".join(f"{role} {len(mods)} modules" for role, mods in roles.items() if role != "exit")
+            )
+        for function in sorted(
+            {*api(), "expectations", "gaussian_moments"}
+        ):  # the library: importing a function
+            done = subprocess.run(
+                [sys.executable, "-c", LIBRARY, function],
+                cwd=tmp,
+                capture_output=True,
+                text=True,
+                env=env,
+                check=False,
+            )
+            result[f"python: momentcalc.{function}"] = {
+                "import": done.stdout.split("\n"),
+                "exit": [str(done.returncode)],
+            }
     print(f"{len(api()) + 2} library imports (python: momentcalc.NAME)")
     target.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
     return 0
@@ -136,14 +163,21 @@ def compare(first: Path, second: Path) -> int:
             if before != after:
                 if name.startswith("python: "):
                     library += 1
-                    print(f"(library, informational) {name}: only before {len(before - after)} modules, "
-                          f"only after {len(after - before)}: {', '.join(sorted(after - before)[:6])}, ...")
+                    print(
+                        f"(library, informational) {name}: only before {len(before - after)} modules, "
+                        f"only after {len(after - before)}: {', '.join(sorted(after - before)[:6])}, ..."
+                    )
                     continue
                 differ += 1
-                print(f"{name} [{role}]: only before {sorted(before - after)}, only after {sorted(after - before)}")
+                print(
+                    f"{name} [{role}]: only before {sorted(before - after)}, only after {sorted(after - before)}"
+                )
     calls = sum(not name.startswith("python: ") for name in a)
-    print(f"{calls} CLI calls: " + (f"{differ} process(es) differ" if differ else "identical module sets")
-          + f"; {library} library imports differ")
+    print(
+        f"{calls} CLI calls: "
+        + (f"{differ} process(es) differ" if differ else "identical module sets")
+        + f"; {library} library imports differ"
+    )
     return 1 if differ else 0
 
 
@@ -225,8 +259,12 @@ def top_level_closure(modules: dict[str, Path]) -> dict[str, set[str]]:
 
 def hoistable(recorded: Path, subpackages: list[str]) -> int:
     runs = json.loads(recorded.read_text())
-    processes = [(f"{name} [{role}]", set(mods)) for name, roles in runs.items()
-                 for role, mods in roles.items() if role != "exit"]
+    processes = [
+        (f"{name} [{role}]", set(mods))
+        for name, roles in runs.items()
+        for role, mods in roles.items()
+        if role != "exit"
+    ]
     modules = import_graph.all_modules()
     closure = top_level_closure(modules)
     for name, path in modules.items():
@@ -235,8 +273,13 @@ def hoistable(recorded: Path, subpackages: list[str]) -> int:
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         tree = ast.parse(path.read_text())
         top = {id(node) for node in tree.body}
-        top |= {id(inner) for node in ast.walk(tree) if isinstance(node, ast.If)  # never run
-                and "TYPE_CHECKING" in ast.unparse(node.test) for inner in ast.walk(node)}
+        top |= {
+            id(inner)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If)  # never run
+            and "TYPE_CHECKING" in ast.unparse(node.test)
+            for inner in ast.walk(node)
+        }
         loaded_in = [(label, mods) for label, mods in processes if name in mods]
         for node in ast.walk(tree):
             if not isinstance(node, (ast.Import, ast.ImportFrom)) or id(node) in top:
@@ -251,8 +294,11 @@ def hoistable(recorded: Path, subpackages: list[str]) -> int:
                     print(f"unseen {where}")
                 else:
                     missing = [label for label, mods in loaded_in if target not in mods]
-                    print(f"no {where}: not loaded in {missing[0]} (+{len(missing) - 1})" if missing
-                          else f"yes (every default call) {where}")
+                    print(
+                        f"no {where}: not loaded in {missing[0]} (+{len(missing) - 1})"
+                        if missing
+                        else f"yes (every default call) {where}"
+                    )
     return 0
 
 

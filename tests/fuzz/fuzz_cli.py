@@ -51,8 +51,21 @@ MEMORY_LIMIT = 4 * 2**30
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 from tests.hostile_inputs import (  # noqa: E402  (the driver runs as a script)
-    ACTIVATION_NAMES, BASE, COMPUTING, DIGITS, EXTREME_MEANS, EXTREME_STDS, HOSTILE_EXPRESSIONS, HOSTILE_NUMBERS,
-    HOSTILE_SWEEPS, INJECTION_MARKERS, MANY, NEEDS, NUMERIC, OUTPUT_ENVS, TEXT_VALUES,
+    ACTIVATION_NAMES,
+    BASE,
+    COMPUTING,
+    DIGITS,
+    EXTREME_MEANS,
+    EXTREME_STDS,
+    HOSTILE_EXPRESSIONS,
+    HOSTILE_NUMBERS,
+    HOSTILE_SWEEPS,
+    INJECTION_MARKERS,
+    MANY,
+    NEEDS,
+    NUMERIC,
+    OUTPUT_ENVS,
+    TEXT_VALUES,
 )
 
 
@@ -122,7 +135,9 @@ def _expression_calls(rng: random.Random) -> list[Call]:
         calls.append(Call("expression", ["activation-moment", expression, "--json"], expect=expect))
         calls.append(Call("expression", ["activation-moment", expression, "--digits", "30", "--std", "2"]))
         calls.append(Call("expression", ["gau-scale", "--activation", expression]))
-        calls.append(Call("expression", ["init", "--fan-in", "8", "--scheme", "he", "--activation", expression]))
+        calls.append(
+            Call("expression", ["init", "--fan-in", "8", "--scheme", "he", "--activation", expression])
+        )
         if rng.random() < 0.3:
             calls.append(Call("derive", ["activation-moment", expression, "--derive"]))
     return calls
@@ -137,22 +152,31 @@ def _extreme_calls(rng: random.Random) -> list[Call]:
             calls.append(Call("extreme", ["activation-moment", name, "--std", std], expect="error_or_ok"))
     for combo in [
         ["--input-mean", "1e309", "--input-std", "1e-320", "--target-mean", "0"],
-        ["--input-std", "1e-100000"], ["--input-std", "1e100000"], ["--input-mean", "-1e100000"],
-        ["--target-var", "1e-100000"], ["--target-var", "1e100000"], ["--target-mean", "1e309"],
+        ["--input-std", "1e-100000"],
+        ["--input-std", "1e100000"],
+        ["--input-mean", "-1e100000"],
+        ["--target-var", "1e-100000"],
+        ["--target-var", "1e100000"],
+        ["--target-mean", "1e309"],
         ["--input-mean", "1e20", "--input-std", "1e-20"],
     ]:
         calls.append(Call("extreme", ["selu-solve", *combo]))
     for combo in [
-        ["--layers", "1000000", "--sigma", "1e-100000"], ["--layers", "1000000", "--sigma", "1e100000"],
-        ["--layers", "1000000", "--sigma", "1e-100000", "--json"], ["--layers", "1000000", "--threshold", "1e-100000"],
+        ["--layers", "1000000", "--sigma", "1e-100000"],
+        ["--layers", "1000000", "--sigma", "1e100000"],
+        ["--layers", "1000000", "--sigma", "1e-100000", "--json"],
+        ["--layers", "1000000", "--threshold", "1e-100000"],
         ["--layers", "1000000", "--scheme", "deepnorm", "--alpha", "1e-100000"],
         ["--layers", "1000000", "--scheme", "pre", "--sigma", "1e100000", "--format", "csv"],
     ]:
         calls.append(Call("extreme", ["postnorm-decay", *combo]))
     for combo in [
-        ["--low", "-1e100000", "--high", "1e100000"], ["--low", "1e309", "--high", "inf"],
-        ["--low", "-1e-100000", "--high", "1e-100000"], ["--mean", "1e100000", "--std", "1e-100000"],
-        ["--target-std", "1e-100000"], ["--low", "1e100000", "--high", "inf", "--digits", "1000"],
+        ["--low", "-1e100000", "--high", "1e100000"],
+        ["--low", "1e309", "--high", "inf"],
+        ["--low", "-1e-100000", "--high", "1e-100000"],
+        ["--mean", "1e100000", "--std", "1e-100000"],
+        ["--target-std", "1e-100000"],
+        ["--low", "1e100000", "--high", "inf", "--digits", "1000"],
     ]:
         calls.append(Call("extreme", ["truncnorm", *combo]))
     sizes = ["--s", "--n", "--d", "--e"]
@@ -174,17 +198,33 @@ def _digits_calls(rng: random.Random) -> list[Call]:
         for value in DIGITS:
             expect = "ok" if value in ("998", "999", "1000") and command in ("gau-scale",) else None
             calls.append(Call("digits", _base(command) + ["--digits", value], expect=expect))
-    calls.append(Call("digits", ["init", "--fan-in", "768", "--scheme", "he", "--digits", "1000"], expect="ok"))
-    calls.append(Call("digits", ["init", "--fan-in", "768", "--scheme", "he", "--activation", "gelu", "--digits", "1000"], expect="ok"))
+    calls.append(
+        Call("digits", ["init", "--fan-in", "768", "--scheme", "he", "--digits", "1000"], expect="ok")
+    )
+    calls.append(
+        Call(
+            "digits",
+            ["init", "--fan-in", "768", "--scheme", "he", "--activation", "gelu", "--digits", "1000"],
+            expect="ok",
+        )
+    )
     calls.append(Call("digits", ["gau-scale", "--activation", "relu", "--digits", "1000"], expect="ok"))
     return calls
 
 
 def _text_calls(rng: random.Random) -> list[Call]:
     calls = []
-    text_options = [("postnorm-decay", "--scheme"), ("init", "--scheme"), ("init", "--distribution"),
-                    ("truncnorm", "--format"), ("verify", "--only"), ("truncnorm", "--expect"),
-                    ("truncnorm", "--rtol"), ("init", "--activation"), ("gau-scale", "--activation")]
+    text_options = [
+        ("postnorm-decay", "--scheme"),
+        ("init", "--scheme"),
+        ("init", "--distribution"),
+        ("truncnorm", "--format"),
+        ("verify", "--only"),
+        ("truncnorm", "--expect"),
+        ("truncnorm", "--rtol"),
+        ("init", "--activation"),
+        ("gau-scale", "--activation"),
+    ]
     for command, option in text_options:
         for value in TEXT_VALUES + ["gamma=[bold]1", "[bold]=1", "gamma=\x1b[31m1", "gamma=" + MANY]:
             args = _base(command) + [option, value]
@@ -201,13 +241,25 @@ def _text_calls(rng: random.Random) -> list[Call]:
 
 def _output_calls(rng: random.Random) -> list[Call]:
     invocations = [
-        ["truncnorm"], ["truncnorm", "--std", "0.5,1,2"], ["activation-moment", "gelu"],
-        ["activation-moment", "x # note"], ["selu-solve"], ["postnorm-decay", "--layers", "6"],
-        ["postnorm-decay", "--layers", "1000000"], ["gau-scale"], ["gau-scale", "--simulate"],
-        ["init", "--fan-in", "768"], ["attention", "--seq-len", "64"], ["activations"], ["constants"],
-        ["verify", "--only", "selu"], ["truncnorm", "--expect", "gamma=0.7737413"],
-        ["truncnorm", "--json"], ["postnorm-decay", "--layers", "1000000", "--json"],
-        ["postnorm-decay", "--layers", "100000", "--format", "csv"], ["truncnorm", "--derive"],
+        ["truncnorm"],
+        ["truncnorm", "--std", "0.5,1,2"],
+        ["activation-moment", "gelu"],
+        ["activation-moment", "x # note"],
+        ["selu-solve"],
+        ["postnorm-decay", "--layers", "6"],
+        ["postnorm-decay", "--layers", "1000000"],
+        ["gau-scale"],
+        ["gau-scale", "--simulate"],
+        ["init", "--fan-in", "768"],
+        ["attention", "--seq-len", "64"],
+        ["activations"],
+        ["constants"],
+        ["verify", "--only", "selu"],
+        ["truncnorm", "--expect", "gamma=0.7737413"],
+        ["truncnorm", "--json"],
+        ["postnorm-decay", "--layers", "1000000", "--json"],
+        ["postnorm-decay", "--layers", "100000", "--format", "csv"],
+        ["truncnorm", "--derive"],
     ]
     calls = []
     for args in invocations:
@@ -235,8 +287,16 @@ def _random_calls(rng: random.Random, count: int) -> list[Call]:
 
 def all_calls(seed: int = SEED, random_count: int = 500) -> list[Call]:
     rng = random.Random(seed)
-    calls = (_numeric_calls(rng) + _sweep_calls(rng) + _expression_calls(rng) + _extreme_calls(rng)
-             + _digits_calls(rng) + _text_calls(rng) + _output_calls(rng) + _random_calls(rng, random_count))
+    calls = (
+        _numeric_calls(rng)
+        + _sweep_calls(rng)
+        + _expression_calls(rng)
+        + _extreme_calls(rng)
+        + _digits_calls(rng)
+        + _text_calls(rng)
+        + _output_calls(rng)
+        + _random_calls(rng, random_count)
+    )
     return calls
 
 
@@ -286,8 +346,15 @@ def run(call: Call, executable: list[str]) -> dict:
         stdout_file = tempfile.TemporaryFile()
         stdout = stdout_file
     stderr_file = tempfile.TemporaryFile()
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr_file,
-                            env=env, start_new_session=True, preexec_fn=_cap_memory)
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=stdout,
+        stderr=stderr_file,
+        env=env,
+        start_new_session=True,
+        preexec_fn=_cap_memory,
+    )
     if call.env == "closed_pipe":
         proc.stdout.close()  # nobody reads: the first write fails
     elif call.env == "head":
@@ -322,7 +389,11 @@ def run(call: Call, executable: list[str]) -> dict:
     if stdout_file is not None:
         stdout_file.close()
     return {
-        "code": code, "killed": killed, "wall": round(wall, 3), "cpu": round(usage.ru_utime + usage.ru_stime, 3), "traceback": "Traceback" in stderr,
+        "code": code,
+        "killed": killed,
+        "wall": round(wall, 3),
+        "cpu": round(usage.ru_utime + usage.ru_stime, 3),
+        "traceback": "Traceback" in stderr,
         "stderr_lines": stderr.count("\n") + (1 if stderr and not stderr.endswith("\n") else 0),
         "stderr_head": stderr[-400:] if "Traceback" in stderr else stderr[:300],
         "injected": any(m in out for m in INJECTION_MARKERS),
@@ -383,16 +454,20 @@ def summarize(finished: list[Call], header: str, out_path: str | None = None) ->
     print(f"invocations: {len(finished)}  ({header})")
     print(f"tracebacks: {tracebacks}")
     print(f"wrong exit codes or output: {wrong}")
-    print(f"calls over {SLOW:.0f} s: {slow} wall; over {SLOW:.0f} s of CPU: {slow_cpu}; killed (past "
-          f"{CPU_LIMIT:.0f} s of CPU or {WALL_LIMIT:.0f} s wall): {killed}")
+    print(
+        f"calls over {SLOW:.0f} s: {slow} wall; over {SLOW:.0f} s of CPU: {slow_cpu}; killed (past "
+        f"{CPU_LIMIT:.0f} s of CPU or {WALL_LIMIT:.0f} s wall): {killed}"
+    )
     print("by class: " + ", ".join(f"{k}={v}" for k, v in sorted(Counter(c.cls for c in finished).items())))
     slowest = sorted(finished, key=lambda c: -c.record["wall"])[:25]
     by_problem["slow"] = [c for c in finished if c.record["wall"] > SLOW and not c.record["killed"]]
     print("\nslowest calls:")
     for call in slowest:
         shown = " ".join(repr(a) if (" " in a or not a.isprintable()) else a for a in call.args)
-        print(f"  {call.record['wall']:6.1f}s wall {call.record['cpu']:6.1f}s CPU code={call.record['code']} "
-              f"[{call.cls}/{call.env}] momentcalc {shown[:140]}")
+        print(
+            f"  {call.record['wall']:6.1f}s wall {call.record['cpu']:6.1f}s CPU code={call.record['code']} "
+            f"[{call.cls}/{call.env}] momentcalc {shown[:140]}"
+        )
     for problem, bad in sorted(by_problem.items(), key=lambda kv: -len(kv[1])):
         print(f"\n{problem}: {len(bad)}")
         signatures: Counter = Counter()
@@ -405,9 +480,11 @@ def summarize(finished: list[Call], header: str, out_path: str | None = None) ->
         for (cls, line), count in signatures.most_common(12):
             call = examples[(cls, line)]
             shown = " ".join(repr(a) if (" " in a or not a.isprintable()) else a for a in call.args)
-            print(f"  {count:4d}  [{cls}/{call.env}] code={call.record['code']} {call.record['wall']}s "
-                  f"({call.record['cpu']}s CPU)  "
-                  f"momentcalc {shown[:160]}\n        {line!r}")
+            print(
+                f"  {count:4d}  [{cls}/{call.env}] code={call.record['code']} {call.record['wall']}s "
+                f"({call.record['cpu']}s CPU)  "
+                f"momentcalc {shown[:160]}\n        {line!r}"
+            )
 
 
 def main() -> int:
@@ -418,19 +495,35 @@ def main() -> int:
     parser.add_argument("--only", default=None, help="run only this class")
     parser.add_argument("--out", default="fuzz_cli.jsonl", help="one JSON record per call")
     parser.add_argument("--random", type=int, default=500, help="number of random combinations")
-    parser.add_argument("--rescore", default=None, metavar="JSONL",
-                        help="score an earlier run's records by the current rules (no calls made)")
-    parser.add_argument("--replay", default=None, metavar="JSONL",
-                        help="run again only the calls of an earlier run that were killed or slow (wall or CPU "
-                             "over 5 s), keep its other records, and score the whole")
+    parser.add_argument(
+        "--rescore",
+        default=None,
+        metavar="JSONL",
+        help="score an earlier run's records by the current rules (no calls made)",
+    )
+    parser.add_argument(
+        "--replay",
+        default=None,
+        metavar="JSONL",
+        help="run again only the calls of an earlier run that were killed or slow (wall or CPU "
+        "over 5 s), keep its other records, and score the whole",
+    )
     args = parser.parse_args()
     calls = all_calls(args.seed, args.random)
     if args.replay:
         expected = {(c.cls, tuple(c.args), c.env): c.expect for c in calls}
         with open(args.replay, encoding="utf-8") as records:
             old = [json.loads(line) for line in records]
-        calls = [Call(r["cls"], r["args"], r["env"], expected.get((r["cls"], tuple(r["args"]), r["env"])), r["record"])
-                 for r in old]
+        calls = [
+            Call(
+                r["cls"],
+                r["args"],
+                r["env"],
+                expected.get((r["cls"], tuple(r["args"]), r["env"])),
+                r["record"],
+            )
+            for r in old
+        ]
         again = [c for c in calls if c.record["killed"] or c.record["wall"] > SLOW or c.record["cpu"] > SLOW]
         print(f"replaying {len(again)} of {len(calls)} calls", file=sys.stderr)
         executable = [sys.executable, "-m", "momentcalc"]
@@ -438,15 +531,27 @@ def main() -> int:
             results = list(pool.map(lambda c: run(c, executable), again))
         for call, record in zip(again, results):
             call.record = record
-        summarize(calls, f"{args.replay} with its {len(again)} killed or slow calls run again, {args.jobs} jobs, "
-                         f"load average at the end {os.getloadavg()[0]:.1f}", args.out)
+        summarize(
+            calls,
+            f"{args.replay} with its {len(again)} killed or slow calls run again, {args.jobs} jobs, "
+            f"load average at the end {os.getloadavg()[0]:.1f}",
+            args.out,
+        )
         return 0
     if args.rescore:
         with open(args.rescore, encoding="utf-8") as records:
             old = [json.loads(line) for line in records]
         expected = {(c.cls, tuple(c.args), c.env): c.expect for c in calls}
-        finished = [Call(r["cls"], r["args"], r["env"], expected.get((r["cls"], tuple(r["args"]), r["env"])), r["record"])
-                    for r in old]
+        finished = [
+            Call(
+                r["cls"],
+                r["args"],
+                r["env"],
+                expected.get((r["cls"], tuple(r["args"]), r["env"])),
+                r["record"],
+            )
+            for r in old
+        ]
         summarize(finished, f"rescored from {args.rescore}")
         return 0
     if args.only:
@@ -464,7 +569,11 @@ def main() -> int:
         with lock:
             done += 1
             if done % 200 == 0:
-                print(f"  {done}/{len(calls)} calls, {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+                print(
+                    f"  {done}/{len(calls)} calls, {time.monotonic() - started:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
         return call
 
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
@@ -474,8 +583,11 @@ def main() -> int:
         load = os.getloadavg()[0]
     except OSError:
         load = float("nan")
-    summarize(finished, f"seed {args.seed}, {args.jobs} jobs, {elapsed:.0f} s, load average at the end {load:.1f}",
-              args.out)
+    summarize(
+        finished,
+        f"seed {args.seed}, {args.jobs} jobs, {elapsed:.0f} s, load average at the end {load:.1f}",
+        args.out,
+    )
     return 0
 
 

@@ -39,8 +39,13 @@ Examples:
 
 @computing_command(app, "activation-moment", epilog=EXAMPLES)
 def activation_moment(
-    activation: ActivationArgument, mean: Mean = DEFAULTS["mean"], std: Std = DEFAULTS["std"],
-    *, params: Mapping[str, object], digits: int, derive: bool,
+    activation: ActivationArgument,
+    mean: Mean = DEFAULTS["mean"],
+    std: Std = DEFAULTS["std"],
+    *,
+    params: Mapping[str, object],
+    digits: int,
+    derive: bool,
 ) -> Computation:
     """Moments and exact gains of phi(Z), Z ~ N(mean, std^2), for a catalog activation or an expression in x."""
     from ...computations.activation import activation_moment
@@ -55,6 +60,8 @@ def activations(format: Format = None, json_: Json = False) -> None:
     from ...render import emit
 
     with errors_as(format, json_):
-        listing = replace(catalog_listing(), title="activation catalog: momentcalc activation-moment NAME (or any "
-                                                   "expression in x)")
+        listing = replace(
+            catalog_listing(),
+            title="activation catalog: momentcalc activation-moment NAME (or any expression in x)",
+        )
         emit(listing, output_format(format, json_))

@@ -11,7 +11,9 @@ from ..runner import computing_command
 D = number("--d", "Dimension of queries and keys (d_k), a whole number >= 1.")
 QStd = number("--q-std", "Std of each query component, > 0.")
 KStd = number("--k-std", "Std of each key component, > 0.")
-SeqLen = number("--seq-len", "Number of keys per query; simulates softmax (implies --simulate).", optional=True)
+SeqLen = number(
+    "--seq-len", "Number of keys per query; simulates softmax (implies --simulate).", optional=True
+)
 
 EXAMPLES = """
 Examples:
@@ -42,5 +44,14 @@ def attention(
     """Why attention divides q.k by sqrt(d): logit moments, and (simulated) how peaked softmax gets."""
     from ...computations.attention import attention
 
-    return attention(d=d, q_std=q_std, k_std=k_std, seq_len=seq_len, simulate=simulate, seed=seed, trials=trials,
-                     digits=digits, derive=derive)
+    return attention(
+        d=d,
+        q_std=q_std,
+        k_std=k_std,
+        seq_len=seq_len,
+        simulate=simulate,
+        seed=seed,
+        trials=trials,
+        digits=digits,
+        derive=derive,
+    )

@@ -32,10 +32,25 @@ Examples:
   momentcalc audit . --exclude 'tests/*' --strict
 """
 
-Values = Annotated[Optional[list[str]], typer.Argument(metavar="VALUE...", help="Numbers as written in code, e.g. 1.7139588594436646.", show_default=False)]
-Paths = Annotated[Optional[list[str]], typer.Argument(metavar="PATH...", help="Files and directories to scan.", show_default=False)]
-AuditFormat = Annotated[Optional[str], typer.Option("--format", metavar="table|json|csv|sarif|github", show_default=False,
-                                                    help="Output format.  [default: table]")]
+Values = Annotated[
+    Optional[list[str]],
+    typer.Argument(
+        metavar="VALUE...", help="Numbers as written in code, e.g. 1.7139588594436646.", show_default=False
+    ),
+]
+Paths = Annotated[
+    Optional[list[str]],
+    typer.Argument(metavar="PATH...", help="Files and directories to scan.", show_default=False),
+]
+AuditFormat = Annotated[
+    Optional[str],
+    typer.Option(
+        "--format",
+        metavar="table|json|csv|sarif|github",
+        show_default=False,
+        help="Output format.  [default: table]",
+    ),
+]
 
 
 def _digits(text: Optional[str]) -> Optional[int]:
@@ -56,7 +71,14 @@ def _digits(text: Optional[str]) -> Optional[int]:
 def identify(
     values: Values = None,
     list_: Annotated[bool, typer.Option("--list", help="Print the index of constants instead.")] = False,
-    digits: Annotated[Optional[str], typer.Option("--digits", metavar="N", help="Digits of each exact value (default: 17, or two more than the value has).")] = None,
+    digits: Annotated[
+        Optional[str],
+        typer.Option(
+            "--digits",
+            metavar="N",
+            help="Digits of each exact value (default: 17, or two more than the value has).",
+        ),
+    ] = None,
     format: Format = None,
     json_: Json = False,
 ) -> None:
@@ -82,8 +104,16 @@ def identify(
 @app.command("audit", epilog=AUDIT_EXAMPLES)
 def audit(
     paths: Paths = None,
-    include: Annotated[Optional[list[str]], typer.Option("--include", metavar="GLOB", help="Scan only files matching GLOB (path or file name). Repeatable.")] = None,
-    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", metavar="GLOB", help="Skip files matching GLOB. Repeatable.")] = None,
+    include: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--include", metavar="GLOB", help="Scan only files matching GLOB (path or file name). Repeatable."
+        ),
+    ] = None,
+    exclude: Annotated[
+        Optional[list[str]],
+        typer.Option("--exclude", metavar="GLOB", help="Skip files matching GLOB. Repeatable."),
+    ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on inexact constants too.")] = False,
     format: AuditFormat = None,
     json_: Json = False,
@@ -99,12 +129,16 @@ def audit(
         if format in ("sarif", "github") and not json_:
             form = format
         elif format in ("sarif", "github"):
-            raise InputError(f"{{format}} {format} contradicts --json (short for --format json): give one of them",
-                             param="format")
+            raise InputError(
+                f"{{format}} {format} contradicts --json (short for --format json): give one of them",
+                param="format",
+            )
         else:
             form = output_format(format, json_) if format in (None, "table", "json", "csv") else None
             if form is None:
-                raise InputError(param="format", allowed="one of table, json, csv, sarif, github", got=repr(format))
+                raise InputError(
+                    param="format", allowed="one of table, json, csv, sarif, github", got=repr(format)
+                )
         listing = scan(list(paths or []), include=include or (), exclude=exclude or (), strict=strict)
     emit(listing, form)
     sys.stdout.flush()

@@ -14,8 +14,12 @@ S = number("--s", "Attention key size s (columns of Z), a whole number >= 1.")
 N = number("--n", "Sequence length n, a whole number >= 1.")
 D = number("--d", "Model width d, a whole number >= 1.")
 E = number("--e", "Expanded width e of U and V, a whole number >= 1.")
-InitStd = number("--init-std", "Std of W_u, W_v, W_z (W_o is scaled alike), > 0; "
-                               "0.02 as in the GAU paper's code. [default: LeCun 1/sqrt(d)]", optional=True)
+InitStd = number(
+    "--init-std",
+    "Std of W_u, W_v, W_z (W_o is scaled alike), > 0; "
+    "0.02 as in the GAU paper's code. [default: LeCun 1/sqrt(d)]",
+    optional=True,
+)
 
 EXAMPLES = """
 Examples:
@@ -53,6 +57,17 @@ def gau_scale(
     The activation defaults to swish."""
     from ...computations.gau import gau_scale
 
-    return gau_scale(s=s, n=n, d=d, e=e, activation=activation, init_std=init_std, simulate=simulate, seed=seed,
-                     trials=trials, params=params, digits=digits,
-                     derive=derive)
+    return gau_scale(
+        s=s,
+        n=n,
+        d=d,
+        e=e,
+        activation=activation,
+        init_std=init_std,
+        simulate=simulate,
+        seed=seed,
+        trials=trials,
+        params=params,
+        digits=digits,
+        derive=derive,
+    )

@@ -14,18 +14,22 @@ from ..options import Activation, number
 from ..runner import computing_command
 
 FanIn = number("--fan-in", "Inputs of each unit (fan-in), a whole number >= 1; required.", optional=True)
-FanOut = number("--fan-out", "Outputs of the layer (fan-out), a whole number >= 1; required by xavier.", optional=True)
+FanOut = number(
+    "--fan-out", "Outputs of the layer (fan-out), a whole number >= 1; required by xavier.", optional=True
+)
 Scheme = Annotated[
     str,
     typer.Option(
-        "--scheme", metavar="lecun|xavier|he",
+        "--scheme",
+        metavar="lecun|xavier|he",
         help="lecun: 1/fan_in; xavier: 2/(fan_in + fan_out); he: gain^2/fan_in with the exact gain of --activation.",
     ),
 ]
 Distribution = Annotated[
     str,
     typer.Option(
-        "--distribution", metavar="normal|uniform|truncnorm",
+        "--distribution",
+        metavar="normal|uniform|truncnorm",
         help="How the weights are drawn: normal, uniform (reports bound), truncnorm at +-2 sigma (reports std_to_pass, bound).",
     ),
 ]
@@ -33,13 +37,17 @@ Distribution = Annotated[
 Residual = Annotated[
     Optional[str],
     typer.Option(
-        "--residual", metavar="gpt2|tfixup-encoder|tfixup-decoder",
+        "--residual",
+        metavar="gpt2|tfixup-encoder|tfixup-decoder",
         help="Also the residual-branch scaling of GPT-2 (2L)^(-1/2) or T-Fixup (encoder 0.67*N^(-1/4), decoder "
-             "(9M)^(-1/4)), with --layers.",
+        "(9M)^(-1/4)), with --layers.",
     ),
 ]
-Layers = number("--layers", "Blocks L (gpt2) or layers N, M (T-Fixup) for --residual, a whole number from 1 to 1000000.",
-                optional=True)
+Layers = number(
+    "--layers",
+    "Blocks L (gpt2) or layers N, M (T-Fixup) for --residual, a whole number from 1 to 1000000.",
+    optional=True,
+)
 
 EXAMPLES = """
 Examples:
@@ -77,6 +85,15 @@ def init(
     --activation (default relu) and its parameters apply to --scheme he only."""
     from ...computations.init import init
 
-    return init(fan_in=fan_in, fan_out=fan_out, scheme=scheme, distribution=distribution, activation=activation,
-                residual=residual, layers=layers, params=params, digits=digits,
-                derive=derive)
+    return init(
+        fan_in=fan_in,
+        fan_out=fan_out,
+        scheme=scheme,
+        distribution=distribution,
+        activation=activation,
+        residual=residual,
+        layers=layers,
+        params=params,
+        digits=digits,
+        derive=derive,
+    )

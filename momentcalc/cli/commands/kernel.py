@@ -14,8 +14,12 @@ Rho = number("--rho", "Correlation of the two inputs u, v, from -1 to 1. [defaul
 Q = number("--q", "Variance of both inputs, > 0 (or --q1, --q2). [default: 1]", optional=True)
 Q1 = number("--q1", "Variance of u, > 0 (unequal variances: the DKS quantities are left out).", optional=True)
 Q2 = number("--q2", "Variance of v, > 0.", optional=True)
-Depth = number("--depth", "Add correlation_layers: the correlation at layers 0..L of a plain deep network, L from "
-                          "1 to 10000.", sweep=False, optional=True)
+Depth = number(
+    "--depth",
+    "Add correlation_layers: the correlation at layers 0..L of a plain deep network, L from 1 to 10000.",
+    sweep=False,
+    optional=True,
+)
 SigmaW2 = number("--sigma-w2", "With --depth: weight variance sigma_w^2, > 0. [default: 1]", optional=True)
 SigmaB2 = number("--sigma-b2", "With --depth: bias variance sigma_b^2, >= 0. [default: 0]", optional=True)
 
@@ -56,14 +60,30 @@ def kernel(
     """Infinite-width maps: NNGP E[phi(u)phi(v)], NTK factor E[phi'(u)phi'(v)], the C map and deep kernel shaping's C(0), C'(1), C''(1), Q'(1)."""
     from ...computations.kernel import kernel
 
-    return kernel(activation, rho=DEFAULTS["rho"] if rho is None else rho, q=q, q1=q1, q2=q2, depth=depth,
-                  sigma_w2=sigma_w2, sigma_b2=sigma_b2, params=params, digits=digits, derive=derive)
+    return kernel(
+        activation,
+        rho=DEFAULTS["rho"] if rho is None else rho,
+        q=q,
+        q1=q1,
+        q2=q2,
+        depth=depth,
+        sigma_w2=sigma_w2,
+        sigma_b2=sigma_b2,
+        params=params,
+        digits=digits,
+        derive=derive,
+    )
 
 
-Terms = number("--terms", "Number N of Hermite coefficients a_0..a_{N-1}, 1 to 200. [default: 8]", sweep=False,
-               optional=True)
-DualRho = number("--rho", "Add the dual activation's series sum a_k^2 rho^k at this correlation, -1 to 1.",
-                 optional=True)
+Terms = number(
+    "--terms",
+    "Number N of Hermite coefficients a_0..a_{N-1}, 1 to 200. [default: 8]",
+    sweep=False,
+    optional=True,
+)
+DualRho = number(
+    "--rho", "Add the dual activation's series sum a_k^2 rho^k at this correlation, -1 to 1.", optional=True
+)
 
 HERMITE_EXAMPLES = """
 Examples:
@@ -92,15 +112,29 @@ def hermite(
     from ...computations.hermite import hermite
     from ...defaults import HERMITE
 
-    return hermite(activation, terms=HERMITE["terms"] if terms is None else terms, rho=rho, params=params,
-                   digits=digits, derive=derive)
+    return hermite(
+        activation,
+        terms=HERMITE["terms"] if terms is None else terms,
+        rho=rho,
+        params=params,
+        digits=digits,
+        derive=derive,
+    )
 
 
-TatDepth = number("--depth", "Layers L of the plain network, 1 to 10000. [default: 1]", sweep=False, optional=True)
-TargetC0 = number("--target-c0", "leaky_relu (TAT): the network's C map at 0, eta, from 0 to its reachable top.",
-                  optional=True)
-TargetSlope = number("--target-slope", "Other activations (DKS): the network's C'(1), zeta > 1 (per layer "
-                                       "zeta^(1/L)).", optional=True)
+TatDepth = number(
+    "--depth", "Layers L of the plain network, 1 to 10000. [default: 1]", sweep=False, optional=True
+)
+TargetC0 = number(
+    "--target-c0",
+    "leaky_relu (TAT): the network's C map at 0, eta, from 0 to its reachable top.",
+    optional=True,
+)
+TargetSlope = number(
+    "--target-slope",
+    "Other activations (DKS): the network's C'(1), zeta > 1 (per layer zeta^(1/L)).",
+    optional=True,
+)
 
 TAT_EXAMPLES = """
 Examples:
@@ -127,5 +161,12 @@ def tat(
     """Activation transforms of DKS and TAT for a plain deep network: leaky_relu's negative slope, or the input/output scales and shifts."""
     from ...computations.tat import tat
 
-    return tat(activation, depth=1 if depth is None else depth, target_c0=target_c0, target_slope=target_slope,
-               params=params, digits=digits, derive=derive)
+    return tat(
+        activation,
+        depth=1 if depth is None else depth,
+        target_c0=target_c0,
+        target_slope=target_slope,
+        params=params,
+        digits=digits,
+        derive=derive,
+    )

@@ -13,19 +13,36 @@ from ..app import app
 from ..options import ActivationArgument, number
 from ..runner import computing_command
 
-SigmaW2 = number("--sigma-w2", "Weight variance sigma_w^2 (weights ~ N(0, sigma_w^2/fan_in)), > 0. [default: 1]",
-                 optional=True)
+SigmaW2 = number(
+    "--sigma-w2",
+    "Weight variance sigma_w^2 (weights ~ N(0, sigma_w^2/fan_in)), > 0. [default: 1]",
+    optional=True,
+)
 SigmaB2 = number("--sigma-b2", "Bias variance sigma_b^2 (biases ~ N(0, sigma_b^2)), >= 0.")
 Critical = Annotated[
     bool,
-    typer.Option("--critical", help="Solve for the critical --sigma-w2 (chi1 = 1, the edge of chaos) at the given --sigma-b2."),
+    typer.Option(
+        "--critical",
+        help="Solve for the critical --sigma-w2 (chi1 = 1, the edge of chaos) at the given --sigma-b2.",
+    ),
 ]
-Q0 = number("--q0", "Squared length q of the input at layer 0, > 0: q_star is the fixed point reached from it.",
-            sweep=False)
-C0 = number("--c0", "With --depth: correlation of two inputs at layer 0, in [-1, 1] (adds c_layers).", sweep=False,
-            optional=True)
-Depth = number("--depth", "Add the per-layer q (and c, with --c0) for layers 0..L, L from 1 to 1000.", sweep=False,
-               optional=True)
+Q0 = number(
+    "--q0",
+    "Squared length q of the input at layer 0, > 0: q_star is the fixed point reached from it.",
+    sweep=False,
+)
+C0 = number(
+    "--c0",
+    "With --depth: correlation of two inputs at layer 0, in [-1, 1] (adds c_layers).",
+    sweep=False,
+    optional=True,
+)
+Depth = number(
+    "--depth",
+    "Add the per-layer q (and c, with --c0) for layers 0..L, L from 1 to 1000.",
+    sweep=False,
+    optional=True,
+)
 
 EXAMPLES = """
 Examples:
@@ -61,5 +78,15 @@ def meanfield(
     """Signal propagation through a deep random network (Poole et al. 2016; Schoenholz et al. 2017): q*, chi1, c*, depth scales, the edge of chaos."""
     from ...computations.meanfield import meanfield
 
-    return meanfield(activation, sigma_w2=sigma_w2, sigma_b2=sigma_b2, critical=critical, q0=q0, c0=c0, depth=depth,
-                     params=params, digits=digits, derive=derive)
+    return meanfield(
+        activation,
+        sigma_w2=sigma_w2,
+        sigma_b2=sigma_b2,
+        critical=critical,
+        q0=q0,
+        c0=c0,
+        depth=depth,
+        params=params,
+        digits=digits,
+        derive=derive,
+    )

@@ -17,20 +17,32 @@ Sigma = number("--sigma", "Std of each branch F_t relative to its input (Var[F_t
 Threshold = number("--threshold", "Identity weight that counts as faded, in (0, 1].")
 Scheme = Annotated[
     str,
-    typer.Option("--scheme", metavar="post|pre|deepnorm",
-                 help="post: Norm(x + F(x)); pre: x + F(Norm(x)); deepnorm: Norm(alpha*x + F(x))."),
+    typer.Option(
+        "--scheme",
+        metavar="post|pre|deepnorm",
+        help="post: Norm(x + F(x)); pre: x + F(Norm(x)); deepnorm: Norm(alpha*x + F(x)).",
+    ),
 ]
 Arch = Annotated[
     Optional[str],
-    typer.Option("--arch", metavar="encoder|decoder|encdec",
-                 help="DeepNet configuration (with --scheme deepnorm) whose alpha and beta are reported and whose alpha "
-                      "is the default: encoder-only, decoder-only (--layers is M), encoder-decoder (--layers N encoder "
-                      "layers, --decoder-layers M). [default: encoder]"),
+    typer.Option(
+        "--arch",
+        metavar="encoder|decoder|encdec",
+        help="DeepNet configuration (with --scheme deepnorm) whose alpha and beta are reported and whose alpha "
+        "is the default: encoder-only, decoder-only (--layers is M), encoder-decoder (--layers N encoder "
+        "layers, --decoder-layers M). [default: encoder]",
+    ),
 ]
-DecoderLayers = number("--decoder-layers", "Decoder layers M of an encoder-decoder (--arch encdec), a whole number "
-                       "from 1 to 1000000.", optional=True)
-Alpha = number("--alpha", "DeepNorm residual multiplier, > 0 (only with --scheme deepnorm). [default: (2L)^(1/4)]",
-               optional=True)
+DecoderLayers = number(
+    "--decoder-layers",
+    "Decoder layers M of an encoder-decoder (--arch encdec), a whole number from 1 to 1000000.",
+    optional=True,
+)
+Alpha = number(
+    "--alpha",
+    "DeepNorm residual multiplier, > 0 (only with --scheme deepnorm). [default: (2L)^(1/4)]",
+    optional=True,
+)
 
 EXAMPLES = """
 Examples:
@@ -65,5 +77,14 @@ def postnorm_decay(
     """How residual paths fade with depth: weights of x_0 and of each F_k in x_L under Post-Norm."""
     from ...computations.postnorm import postnorm_decay
 
-    return postnorm_decay(layers=layers, sigma=sigma, threshold=threshold, scheme=scheme, alpha=alpha, arch=arch,
-                          decoder_layers=decoder_layers, digits=digits, derive=derive)
+    return postnorm_decay(
+        layers=layers,
+        sigma=sigma,
+        threshold=threshold,
+        scheme=scheme,
+        alpha=alpha,
+        arch=arch,
+        decoder_layers=decoder_layers,
+        digits=digits,
+        derive=derive,
+    )

@@ -30,12 +30,22 @@ Examples:
 
 @computing_command(app, "selu-solve", epilog=EXAMPLES)
 def selu_solve(
-    target_mean: TargetMean = DEFAULTS["target_mean"], target_var: TargetVar = DEFAULTS["target_var"],
-    input_mean: InputMean = DEFAULTS["input_mean"], input_std: InputStd = DEFAULTS["input_std"],
-    *, digits: int, derive: bool,
+    target_mean: TargetMean = DEFAULTS["target_mean"],
+    target_var: TargetVar = DEFAULTS["target_var"],
+    input_mean: InputMean = DEFAULTS["input_mean"],
+    input_std: InputStd = DEFAULTS["input_std"],
+    *,
+    digits: int,
+    derive: bool,
 ) -> Computation:
     """SELU constants: lambda and alpha so that selu(Z), Z ~ N(input-mean, input-std^2), has the target mean and variance."""
     from ...computations.selu import selu_solve
 
-    return selu_solve(target_mean=target_mean, target_var=target_var, input_mean=input_mean, input_std=input_std,
-                      digits=digits, derive=derive)
+    return selu_solve(
+        target_mean=target_mean,
+        target_var=target_var,
+        input_mean=input_mean,
+        input_std=input_std,
+        digits=digits,
+        derive=derive,
+    )

@@ -29,10 +29,18 @@ Examples:
 
 @computing_command(app, "truncnorm", epilog=EXAMPLES)
 def truncnorm(
-    low: Low = DEFAULTS["low"], high: High = DEFAULTS["high"], mean: Mean = DEFAULTS["mean"], std: Std = DEFAULTS["std"],
-    target_std: TargetStd = None, *, digits: int, derive: bool,
+    low: Low = DEFAULTS["low"],
+    high: High = DEFAULTS["high"],
+    mean: Mean = DEFAULTS["mean"],
+    std: Std = DEFAULTS["std"],
+    target_std: TargetStd = None,
+    *,
+    digits: int,
+    derive: bool,
 ) -> Computation:
     """Truncated normal moments: X ~ N(mean, std^2) kept on [mean + low*std, mean + high*std]."""
     from ...computations.truncnorm import truncnorm
 
-    return truncnorm(low=low, high=high, mean=mean, std=std, target_std=target_std, digits=digits, derive=derive)
+    return truncnorm(
+        low=low, high=high, mean=mean, std=std, target_std=target_std, digits=digits, derive=derive
+    )

@@ -86,14 +86,19 @@ class FullEstimate(NamedTuple):
     offdiag_terms_share: float
 
 
-def hermite_table(activation: str, params: Mapping[str, object] | None, lam: mpmath.mpf) -> dict[tuple[int, int], mpmath.mpf]:
+def hermite_table(
+    activation: str, params: Mapping[str, object] | None, lam: mpmath.mpf
+) -> dict[tuple[int, int], mpmath.mpf]:
     """H[n, b] = E[He_n(ε)·φ(λε)^b], ε ~ N(0, 1): for an activation analytic in a strip by the
     trapezoidal rule in doubles (``hermite_doubles``), else through the moments engine
     (E[X^a·φ(X)^b] for X ~ N(0, λ²), divided by λ^a)."""
     doubles = strip_table(activation, params, lam)
     if doubles is not None:
-        return {(n, b): mpmath.mpf(doubles[n, b] if b else 1 if n == 0 else 0)
-                for n, top in POWERS.items() for b in range(top + 1)}
+        return {
+            (n, b): mpmath.mpf(doubles[n, b] if b else 1 if n == 0 else 0)
+            for n, top in POWERS.items()
+            for b in range(top + 1)
+        }
     wanted = sorted({(a, b, 0) for n, top in POWERS.items() for a in HERMITE[n] for b in range(1, top + 1)})
     raw = dict(zip(wanted, _expectations(expectations, activation, params, wanted, lam)))
     table = {}
@@ -143,7 +148,9 @@ def _pattern(h: dict[tuple[int, int], float], name: str, s: int, d: int) -> tupl
 
 
 @functools.lru_cache(maxsize=256)
-def _remembered_pattern(items: tuple[tuple[tuple[int, int], float], ...], name: str, s: int, d: int) -> tuple[float, float]:
+def _remembered_pattern(
+    items: tuple[tuple[tuple[int, int], float], ...], name: str, s: int, d: int
+) -> tuple[float, float]:
     h = dict(items)
     tokens, sums, powers, v_powers = PATTERNS[name]
     perturbations: list[tuple[str, ...]] = [("var", t) for t in tokens]
@@ -208,16 +215,19 @@ def nonnegative_on_grid(act: Activation, lam: mpmath.mpf) -> bool:
     values = act.param_values()
     with mpmath.workdps(20):
         # kinks first, then the grid, lazily: the first negative value ends the check
-        points = itertools.chain((k / lam for k in act.kinks(values) if abs(k / lam) <= 40),
-                                 (mpmath.mpf(k) / 50 for k in range(-2000, 2001)))
+        points = itertools.chain(
+            (k / lam for k in act.kinks(values) if abs(k / lam) <= 40),
+            (mpmath.mpf(k) / 50 for k in range(-2000, 2001)),
+        )
         try:
             return all(act.fn(lam * x, values) >= 0 for x in points)
         except (ValueError, ZeroDivisionError, ArithmeticError):
             return False
 
 
-def full_estimate(activation: str, params: Mapping[str, object] | None, s: int, n: int, d: int,
-                  lam: mpmath.mpf) -> FullEstimate:
+def full_estimate(
+    activation: str, params: Mapping[str, object] | None, s: int, n: int, d: int, lam: mpmath.mpf
+) -> FullEstimate:
     """E[O²] and E[A_ij] with the relu's part and the 1/d terms (see the module docstring).
 
     Raises InputError when a moment up to E[φ(λε)⁸] diverges (the caller reports infinity)."""
@@ -226,7 +236,7 @@ def full_estimate(activation: str, params: Mapping[str, object] | None, s: int, 
     if sigma == 0:
         zero = mpmath.mpf(0)
         return FullEstimate(zero, 0.0, zero, zero, zero, 0.0, 0.0, 0.0)
-    h = {key: float(value / sigma**key[1]) for key, value in table.items()}  # Y / sqrt(m2)
+    h = {key: float(value / sigma ** key[1]) for key, value in table.items()}  # Y / sqrt(m2)
     m = [h[0, p] for p in range(9)]
     negative = {"P2": 0.0, "P3": 0.0, "P4": 0.0, "offdiag": 0.0}
     if not nonnegative(activation, params, lam):

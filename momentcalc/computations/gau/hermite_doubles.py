@@ -49,8 +49,9 @@ ORDERS = (0, 1, 2, 4)
 TOP_POWER = 8
 
 
-def strip_table(activation: str, params: Mapping[str, object] | None,
-                lam: mpmath.mpf) -> dict[tuple[int, int], float] | None:
+def strip_table(
+    activation: str, params: Mapping[str, object] | None, lam: mpmath.mpf
+) -> dict[tuple[int, int], float] | None:
     """H[n, b] for n in ORDERS and 1 ≤ b ≤ TOP_POWER as doubles; None where this route does not
     apply (an expression, a kinked φ, λ outside LAMBDA_RANGE) or its steps do not agree."""
     act = resolve(activation, params)
@@ -75,11 +76,17 @@ def strip_table(activation: str, params: Mapping[str, object] | None,
         previous: list[list[float]] | None = None
         for _ in range(MAX_HALVINGS + 1):
             estimate = [[value * h for value in row] for row in sums]
-            if previous is not None and all(abs(e - p) <= AGREEMENT * size * h
-                                            for new_row, old_row in zip(estimate, previous)
-                                            for e, p, size in zip(new_row, old_row, sizes)):
+            if previous is not None and all(
+                abs(e - p) <= AGREEMENT * size * h
+                for new_row, old_row in zip(estimate, previous)
+                for e, p, size in zip(new_row, old_row, sizes)
+            ):
                 norm = 1 / math.sqrt(2 * math.pi)
-                return {(n, b + 1): value * norm for n, row in zip(ORDERS, estimate) for b, value in enumerate(row)}
+                return {
+                    (n, b + 1): value * norm
+                    for n, row in zip(ORDERS, estimate)
+                    for b, value in enumerate(row)
+                }
             if count > MAX_NODES:
                 return None
             previous = estimate
@@ -104,7 +111,7 @@ def _level(phi, h: float, first: int, stride: int) -> tuple[list[list[float]], l
     while True:
         tail = k * h > TAIL_START
         largest = 0.0
-        for t in ((0.0,) if k == 0 else (k * h, -k * h)):
+        for t in (0.0,) if k == 0 else (k * h, -k * h):
             weight = math.exp(-t * t / 2)
             t2 = t * t
             he1, he2, he4 = t * weight, (t2 - 1) * weight, (t2 * t2 - 6 * t2 + 3) * weight

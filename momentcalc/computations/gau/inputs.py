@@ -38,15 +38,38 @@ class GauInputs(NamedTuple):
         return {"s": self.s, "n": self.n, "d": self.d, "e": self.e}
 
 
-def read_inputs(s: object, n: object, d: object, e: object, activation: str, init_std: object, simulate: bool,
-                seed: object, trials: object, params: Mapping[str, object] | None, digits: int) -> GauInputs:
+def read_inputs(
+    s: object,
+    n: object,
+    d: object,
+    e: object,
+    activation: str,
+    init_std: object,
+    simulate: bool,
+    seed: object,
+    trials: object,
+    params: Mapping[str, object] | None,
+    digits: int,
+) -> GauInputs:
     """The checked inputs (InputError naming the argument otherwise)."""
     digits = check_digits(digits)
     sizes = {name: whole(value, name) for name, value in (("s", s), ("n", n), ("d", d), ("e", e))}
     std = None if init_std is None else positive(init_std, "init_std")
     monte_carlo = simulation_options(
-        simulate, seed, trials, default_seed=DEFAULTS["seed"], default_trials=DEFAULTS["trials"],
-        max_trials=MAX_TRIALS, only="with {simulate}",
+        simulate,
+        seed,
+        trials,
+        default_seed=DEFAULTS["seed"],
+        default_trials=DEFAULTS["trials"],
+        max_trials=MAX_TRIALS,
+        only="with {simulate}",
     )
-    return GauInputs(**sizes, activation=activation, params=params, std=std, digits=digits,
-                     monte_carlo=monte_carlo, adaptive=trials is None)
+    return GauInputs(
+        **sizes,
+        activation=activation,
+        params=params,
+        std=std,
+        digits=digits,
+        monte_carlo=monte_carlo,
+        adaptive=trials is None,
+    )

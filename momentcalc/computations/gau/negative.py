@@ -129,7 +129,9 @@ def negative_parts(m: Sequence[float], s: float, nodes: tuple[int, int, int] = N
 
 
 @functools.lru_cache(maxsize=256)
-def _negative_parts(m: tuple[float, ...], s: float, nodes: tuple[int, int, int]) -> tuple[tuple[str, float], ...]:
+def _negative_parts(
+    m: tuple[float, ...], s: float, nodes: tuple[int, int, int]
+) -> tuple[tuple[str, float], ...]:
     v = m[2] - m[1] ** 2
     k3 = m[3] - 3 * m[1] * m[2] + 2 * m[1] ** 3
     mean = [s * m[1], s * m[2], s * m[3]]
@@ -155,7 +157,7 @@ def _negative_parts(m: tuple[float, ...], s: float, nodes: tuple[int, int, int])
         if t2 < floor:
             t2 = floor
         K1, K2, K3 = m[1] * t1, v * t2, k3 * t3
-        shape = 4 * K2 ** 3 / K3 ** 2 if K3 > 1e-9 * K2 ** 1.5 else math.inf
+        shape = 4 * K2**3 / K3**2 if K3 > 1e-9 * K2**1.5 else math.inf
         if shape < MAX_SHAPE and K1 > 0:
             theta = K3 / (2 * K2)
             c = shape - K1 / theta
@@ -177,13 +179,15 @@ def _negative_parts(m: tuple[float, ...], s: float, nodes: tuple[int, int, int])
             al = max(-40.0, min(40.0, -K1 / sd))
             below = 0.5 * math.erfc(-al / math.sqrt(2))
             dens = math.exp(-al * al / 2) / math.sqrt(2 * math.pi)
-            tr = [below, -dens, below - al * dens, -(al * al + 2) * dens, 3 * below - (al ** 3 + 3 * al) * dens]
-            N2, N4 = (sum(math.comb(p, r) * K1 ** (p - r) * sd ** r * tr[r] for r in range(p + 1)) for p in (2, 4))
+            tr = [below, -dens, below - al * dens, -(al * al + 2) * dens, 3 * below - (al**3 + 3 * al) * dens]
+            N2, N4 = (
+                sum(math.comb(p, r) * K1 ** (p - r) * sd**r * tr[r] for r in range(p + 1)) for p in (2, 4)
+            )
         g2 = K1 * K1 + K2
         offdiag += weight * N2
         part2 += weight * N4
-        part3 += weight * t2 ** 2 * N2
-        part4 += weight * (2 * g2 * N2 - N2 ** 2)
+        part3 += weight * t2**2 * N2
+        part4 += weight * (2 * g2 * N2 - N2**2)
     return (("offdiag", offdiag), ("P2", part2), ("P3", part3), ("P4", part4))
 
 

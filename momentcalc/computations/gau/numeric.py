@@ -17,8 +17,9 @@ from ...errors import InputError, MomentcalcError, PrecisionError
 MOMENT_GUARD = 3
 
 
-def seed_monomials(activation: str, params: Mapping[str, object] | None, digits: int,
-                    with_fourth: bool) -> list[tuple[int, int, int]]:
+def seed_monomials(
+    activation: str, params: Mapping[str, object] | None, digits: int, with_fourth: bool
+) -> list[tuple[int, int, int]]:
     """E[φ], E[φ²] and, when ``with_fourth`` and the trapezoidal rule serves φ (its nodes are
     the cost, shared by every power), E[φ⁴]; the pair alone if E[φ⁴] cannot be had with them
     (it diverges, or sits on a rounding tie)."""
@@ -37,7 +38,9 @@ def seed_monomials(activation: str, params: Mapping[str, object] | None, digits:
     return triple
 
 
-def theory(mu: mpmath.mpf, nu2: mpmath.mpf, sizes: dict[str, Number], std: Number | None) -> dict[str, mpmath.mpf]:
+def theory(
+    mu: mpmath.mpf, nu2: mpmath.mpf, sizes: dict[str, Number], std: Number | None
+) -> dict[str, mpmath.mpf]:
     """Every closed-form result at the current precision."""
     s, n, d = (to_mpf(sizes[k]) for k in ("s", "n", "d"))
     nu4, mu4 = nu2 * nu2, mu**4
@@ -58,22 +61,36 @@ def theory(mu: mpmath.mpf, nu2: mpmath.mpf, sizes: dict[str, Number], std: Numbe
     }
 
 
-def moments_at(activation: str, params: Mapping[str, object] | None, lam: object, digits: int,
-               known: tuple[mpmath.mpf, mpmath.mpf] | None = None) -> tuple[mpmath.mpf, ...]:
+def moments_at(
+    activation: str,
+    params: Mapping[str, object] | None,
+    lam: object,
+    digits: int,
+    known: tuple[mpmath.mpf, mpmath.mpf] | None = None,
+) -> tuple[mpmath.mpf, ...]:
     """(m1, m2, m4) of φ(λε) to ``digits`` digits, m4 = +inf when it diverges; ``known`` are
     (m1, m2) already computed (Su's, at λ = 1). Otherwise one quadrature for all three."""
     from ...moments import expectations
 
     if known is None:
         try:
-            return tuple(expectations(activation, [(0, 1, 0), (0, 2, 0), (0, 4, 0)], std=lam, digits=digits,
-                                      params=params))
+            return tuple(
+                expectations(
+                    activation, [(0, 1, 0), (0, 2, 0), (0, 4, 0)], std=lam, digits=digits, params=params
+                )
+            )
         except (InputError, PrecisionError):
             pass
     m1, m2 = known or expectations(activation, [(0, 1, 0), (0, 2, 0)], std=lam, digits=digits, params=params)
-    for extra in range(3):  # an exact value on a rounding tie (leaky_relu 0.3: 1.51215 at 5 digits) proves at more
+    for extra in range(
+        3
+    ):  # an exact value on a rounding tie (leaky_relu 0.3: 1.51215 at 5 digits) proves at more
         try:
-            return m1, m2, expectations(activation, [(0, 4, 0)], std=lam, digits=digits + extra, params=params)[0]
+            return (
+                m1,
+                m2,
+                expectations(activation, [(0, 4, 0)], std=lam, digits=digits + extra, params=params)[0],
+            )
         except PrecisionError:
             if extra == 2:
                 raise

@@ -31,16 +31,32 @@ from .numeric import MOMENT_GUARD
 
 # Precision doublings tried.
 RAISES = 2
-THEORY = ("mu", "nu2", "nu", "diag_attention", "offdiag_attention", "diag_offdiag_ratio", "output_scale", "lambda",
-          "scaled_output", "deepnorm_alpha")
+THEORY = (
+    "mu",
+    "nu2",
+    "nu",
+    "diag_attention",
+    "offdiag_attention",
+    "diag_offdiag_ratio",
+    "output_scale",
+    "lambda",
+    "scaled_output",
+    "deepnorm_alpha",
+)
 
 
-def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: dict[str, Number],
-                  std: Number | None, digits: int,
-                  monomials: Sequence[tuple[int, int, int]] = ((0, 1, 0), (0, 2, 0))) -> dict[str, dict[str, Any]]:
+def proven_theory(
+    activation: str,
+    params: Mapping[str, object] | None,
+    sizes: dict[str, Number],
+    std: Number | None,
+    digits: int,
+    monomials: Sequence[tuple[int, int, int]] = ((0, 1, 0), (0, 2, 0)),
+) -> dict[str, dict[str, Any]]:
     """Quantity fields (value, certified, error_bound, exact) of every seed result that is
     proven; results left out keep the mpmath route's value. ``monomials`` start with E[φ] and
     E[φ²] (the caller's, so that the moments' cache serves both)."""
+
     def moments(extra: int) -> list[Any]:
         wanted = min(MAX_INTERNAL_DIGITS, digits + MOMENT_GUARD + extra)
         return expectation_balls(activation, list(monomials), mean=0, std=1, digits=wanted, params=params)[:2]
@@ -63,7 +79,9 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
 
     # E[φ(Z)²] when the catalog's closed form is rational: relu 1/2, leaky_relu (1 + slope²)/2, …
     # (what init's exact_second_moment gives, without importing init and its dataclasses)
-    nu2_exact = exact_expectations(resolve(activation, params or {}), (SECOND_MOMENT,), 0, 1).get(SECOND_MOMENT)
+    nu2_exact = exact_expectations(resolve(activation, params or {}), (SECOND_MOMENT,), 0, 1).get(
+        SECOND_MOMENT
+    )
     if nu2_exact is not None:
         output = s * nu2_exact**3 / n
         exact.update(nu2=nu2_exact, diag_attention=s * nu2_exact**2 / n, output_scale=output)
@@ -81,8 +99,16 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
         output = exact_ball(s) * nu4 * nu2 / exact_ball(n)
         lam = exact_ball(1) if std is None else exact_ball(Fraction(std)) * exact_ball(d).sqrt()
         scaled = lam**7 * output
-        values = {"mu": mu, "nu2": nu2, "nu": nu2.sqrt(), "diag_attention": exact_ball(s) * nu4 / exact_ball(n),
-                  "output_scale": output, "lambda": lam, "scaled_output": scaled, "deepnorm_alpha": 1 / scaled}
+        values = {
+            "mu": mu,
+            "nu2": nu2,
+            "nu": nu2.sqrt(),
+            "diag_attention": exact_ball(s) * nu4 / exact_ball(n),
+            "output_scale": output,
+            "lambda": lam,
+            "scaled_output": scaled,
+            "deepnorm_alpha": 1 / scaled,
+        }
         if not odd_zero:
             mu4 = mu**4
             values.update(offdiag_attention=exact_ball(s) * mu4 / exact_ball(n), diag_offdiag_ratio=nu4 / mu4)
@@ -90,8 +116,13 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
 
     # Each result as soon as its ball rounds; one that never does (in RAISES doublings) is left
     # to the mpmath route rather than holding the others back.
-    fields = prove(evaluate, digits, exact={name: INFINITY if value is mpmath.inf else value
-                                            for name, value in exact.items()}, start_bits=first, raises=RAISES)
+    fields = prove(
+        evaluate,
+        digits,
+        exact={name: INFINITY if value is mpmath.inf else value for name, value in exact.items()},
+        start_bits=first,
+        raises=RAISES,
+    )
     out = {name: fields[name] for name in THEORY if name in fields}
     diag = _proven_diag_mean(activation, params, s, n, exact.get("lambda"), digits, monomials)
     if diag is not None:
@@ -99,9 +130,15 @@ def proven_theory(activation: str, params: Mapping[str, object] | None, sizes: d
     return out
 
 
-def _proven_diag_mean(activation: str, params: Mapping[str, object] | None, s: Fraction, n: Fraction,
-                      lam: Fraction | None, digits: int, monomials: Sequence[tuple[int, int, int]]
-                      ) -> dict[str, Any] | None:
+def _proven_diag_mean(
+    activation: str,
+    params: Mapping[str, object] | None,
+    s: Fraction,
+    n: Fraction,
+    lam: Fraction | None,
+    digits: int,
+    monomials: Sequence[tuple[int, int, int]],
+) -> dict[str, Any] | None:
     """The Quantity fields of E[A_ii] = (m4 + (s−1)·m2²)/n on balls of m_k = E[φ(λZ)^k], when λ
     is exact (LeCun init, or init_std·sqrt(d) with d a perfect square); None when it is not, when
     m4 diverges or when the ball does not round within RAISES precision raises (the mpmath route's
@@ -117,12 +154,20 @@ def _proven_diag_mean(activation: str, params: Mapping[str, object] | None, s: F
         found: dict[tuple[int, int, int], Any] = {}
         for wanted in calls:
             if (0, 4, 0) not in found:
-                found.update(zip(wanted, expectation_balls(
-                    activation, wanted, mean=0, std=lam, params=params,
-                    digits=min(MAX_INTERNAL_DIGITS, digits + MOMENT_GUARD + 10 * extra))))
+                found.update(
+                    zip(
+                        wanted,
+                        expectation_balls(
+                            activation,
+                            wanted,
+                            mean=0,
+                            std=lam,
+                            params=params,
+                            digits=min(MAX_INTERNAL_DIGITS, digits + MOMENT_GUARD + 10 * extra),
+                        ),
+                    )
+                )
         m2, m4 = found[(0, 2, 0)], found[(0, 4, 0)]
         return {"attention_diag_mean": (m4 + exact_ball(s - 1) * m2 * m2) / exact_ball(n)}
 
     return prove(evaluate, digits, start_bits=start, raises=RAISES).get("attention_diag_mean")
-
-

@@ -26,15 +26,21 @@ DESCRIPTIONS = {
     "attention_diag_mean": "E(A_ii) = (m4 + (s-1)*m2^2)/n, m_k = E(phi(lambda*Z)^k): keeps the spread of <Z_i, Z_i>",
     "attention_offdiag_mean": "E(A_ij), i != j: (m2^2 + (s-1)*m1^4)/n less what the relu removes from <Z_i, Z_j> < 0",
     "output_rms": "sqrt(E(O^2)) keeping all of A and the moments of phi(lambda*Z), with finite-width terms "
-                  "(estimate: see notes)",
+    "(estimate: see notes)",
     "output_rms_ratio": "output_rms / scaled_output: how far Su's diagonal estimate is from the full one",
     "deepnorm_alpha_full": "1/output_rms: the DeepNorm alpha that x + GAU(x) actually resembles",
 }
 
 
-def full_results(activation: str, params: Mapping[str, object] | None, sizes: Mapping[str, object],
-                 lam: mpmath.mpf, moments: tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf], scaled_output: mpmath.mpf,
-                 digits: int) -> tuple[dict[str, mpmath.mpf], dict[str, mpmath.mpf], list[str]]:
+def full_results(
+    activation: str,
+    params: Mapping[str, object] | None,
+    sizes: Mapping[str, object],
+    lam: mpmath.mpf,
+    moments: tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf],
+    scaled_output: mpmath.mpf,
+    digits: int,
+) -> tuple[dict[str, mpmath.mpf], dict[str, mpmath.mpf], list[str]]:
     """(values, accuracies of the estimated ones, notes) at the working precision of ``digits``."""
     s, n, d = (int(sizes[k]) for k in ("s", "n", "d"))  # type: ignore[call-overload]
     m1, m2, m4 = moments
@@ -51,8 +57,12 @@ def full_results(activation: str, params: Mapping[str, object] | None, sizes: Ma
         offdiag = (m2 * m2 + (s - 1) * m1**4) / n
         if estimate is None:
             values["attention_offdiag_mean"] = offdiag if mpmath.isfinite(m4) else mpmath.inf
-            values.update(output_rms=mpmath.inf, output_rms_ratio=mpmath.inf, deepnorm_alpha_full=mpmath.mpf(0))
-            notes.append("output_rms is infinite: a moment E[phi(lambda*Z)^k], k <= 8, that E[O^2] needs diverges")
+            values.update(
+                output_rms=mpmath.inf, output_rms_ratio=mpmath.inf, deepnorm_alpha_full=mpmath.mpf(0)
+            )
+            notes.append(
+                "output_rms is infinite: a moment E[phi(lambda*Z)^k], k <= 8, that E[O^2] needs diverges"
+            )
             return values, errors, notes
         values["attention_offdiag_mean"] = offdiag - estimate.offdiag_removed
         if estimate.offdiag_error:
@@ -78,6 +88,8 @@ def full_results(activation: str, params: Mapping[str, object] | None, sizes: Ma
         f"of it, and the finite width adds {estimate.width_share:.1%} (without it: {mpmath.nstr(iid, 3)})"
     )
     if estimate.offdiag_error:
-        notes.append("attention_offdiag_mean: the part the relu removes is approximated (shifted-gamma law), "
-                     "the rest is exact; printed to the digits its accuracy allows")
+        notes.append(
+            "attention_offdiag_mean: the part the relu removes is approximated (shifted-gamma law), "
+            "the rest is exact; printed to the digits its accuracy allows"
+        )
     return values, errors, notes

@@ -89,7 +89,9 @@ def gau_scale(
     # constant φ, abs(x)**1e-100, it is what costs the time), and at LeCun init E[φ⁴] with them:
     # one trapezoidal rule serves all three (where it cannot, the pair alone, as before).
     monomials = seed_monomials(activation, params, digits + MOMENT_GUARD, std is None)
-    mu, nu2, *m4 = expectations(activation, monomials, mean=0, std=1, digits=digits + MOMENT_GUARD, params=params)
+    mu, nu2, *m4 = expectations(
+        activation, monomials, mean=0, std=1, digits=digits + MOMENT_GUARD, params=params
+    )
     label = act.name if not act.expression else act.formula
     with mp.workdps(working_dps(digits)):
         values = theory(mu, nu2, sizes, std)
@@ -103,8 +105,12 @@ def gau_scale(
     if m4:
         moments = (mu, nu2, m4[0])
     else:
-        moments = moments_at(activation, params, lam, digits + MOMENT_GUARD, (mu, nu2) if std is None else None)
-    full, accuracy, full_notes = full_results(activation, params, sizes, lam, moments, values["scaled_output"], digits)
+        moments = moments_at(
+            activation, params, lam, digits + MOMENT_GUARD, (mu, nu2) if std is None else None
+        )
+    full, accuracy, full_notes = full_results(
+        activation, params, sizes, lam, moments, values["scaled_output"], digits
+    )
     values.update(full)
 
     inputs: dict[str, Number | str] = {**sizes, "activation": label, **dict(act.values)}
@@ -127,18 +133,28 @@ def gau_scale(
         if not math.isfinite(simulated["simulated_rms"]):
             raise PrecisionError(
                 "{simulate} overflowed double precision at this {init_std}; the theory needs no "
-                "simulation: run without {simulate}", param="simulate", params=("init_std",)
+                "simulation: run without {simulate}",
+                param="simulate",
+                params=("init_std",),
             )
         with mp.workdps(working_dps(digits)):
             values["simulated_rms"] = mpmath.mpf(simulated["simulated_rms"])
             theory_rms = values["output_rms"]
-            values["simulated_ratio"] = (values["simulated_rms"] / theory_rms
-                                         if theory_rms and mpmath.isfinite(theory_rms) else mpmath.inf)
+            values["simulated_ratio"] = (
+                values["simulated_rms"] / theory_rms
+                if theory_rms and mpmath.isfinite(theory_rms)
+                else mpmath.inf
+            )
             for name in ("simulated_stderr", "simulated_diag_attention", "simulated_offdiag_attention"):
                 if name in simulated and math.isfinite(simulated[name]):
                     values[name] = mpmath.mpf(simulated[name])
-        errors = {**simulated, "simulated_rms_stderr": simulated["simulated_stderr"],
-                  "simulated_ratio_stderr": simulated["simulated_stderr"] / float(theory_rms) if theory_rms else math.nan}
+        errors = {
+            **simulated,
+            "simulated_rms_stderr": simulated["simulated_stderr"],
+            "simulated_ratio_stderr": simulated["simulated_stderr"] / float(theory_rms)
+            if theory_rms
+            else math.nan,
+        }
         stderr.update(monte_carlo_errors(errors, SIMULATED, count))
         descriptions.update(SIMULATED)
         inputs.update(seed=draws, trials=count)
@@ -157,6 +173,9 @@ def gau_scale(
         full_closed, full_lines = derive_full(act, sizes, std, "attention_offdiag_mean" in accuracy, PATTERNS)
         closed, derivation = {**closed, **full_closed}, derivation + full_lines
     # Proven fields where the proof has them, else the value (Monte Carlo ones with their stderr).
-    fields = {name: {**proofs.get(name, {"value": value}), "stderr": stderr.get(name)} for name, value in values.items()}
+    fields = {
+        name: {**proofs.get(name, {"value": value}), "stderr": stderr.get(name)}
+        for name, value in values.items()
+    }
     results = quantities({name: descriptions[name] for name in values}, fields, closed)
     return Computation("gau_scale", inputs, digits, results, notes=tuple(notes), derivation=derivation)

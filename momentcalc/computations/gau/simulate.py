@@ -24,8 +24,15 @@ TARGET_STDERR = 0.01
 MIN_ADAPTIVE_TRIALS = 5  # fewer would trust a standard error drawn from too few trials
 
 
-def simulated(activation: str, params: Mapping[str, object] | None, sizes: dict[str, Number], std: Number | None,
-              seed: int, trials: int, adaptive: bool = False) -> dict[str, float]:
+def simulated(
+    activation: str,
+    params: Mapping[str, object] | None,
+    sizes: dict[str, Number],
+    std: Number | None,
+    seed: int,
+    trials: int,
+    adaptive: bool = False,
+) -> dict[str, float]:
     """The drawn GAUs' results. ``adaptive`` (no --trials given): draw until simulated_rms has a
     relative standard error of TARGET_STDERR, at least ``trials`` and within the work bound."""
     s, n, d, e = (int(sizes[k]) for k in ("s", "n", "d", "e"))
@@ -34,7 +41,9 @@ def simulated(activation: str, params: Mapping[str, object] | None, sizes: dict[
         if rows * cols > MAX_MATRIX:
             raise InputError(
                 f"{{n}}, {{d}}, {{e}} and {{s}} are too large to simulate: {name} would have {rows}x{cols} entries, "
-                f"at most {MAX_MATRIX}", param="n", params=("d", "e", "s")
+                f"at most {MAX_MATRIX}",
+                param="n",
+                params=("d", "e", "s"),
             )
 
     target = None
@@ -46,11 +55,24 @@ def simulated(activation: str, params: Mapping[str, object] | None, sizes: dict[
         raise InputError(
             f"{{simulate}} at s={s}, n={n}, d={d}, e={e} with {{trials}} {trials} is about {work / 1e9:.0f} "
             f"billion multiply-adds; at most {MAX_SIMULATION_WORK // 10**9} billion (a few seconds): use fewer "
-            "{trials} or smaller sizes", param="trials", params=("simulate",)
+            "{trials} or smaller sizes",
+            param="trials",
+            params=("simulate",),
         )
 
     lam = 1.0 if std is None else float(std) * math.sqrt(d)
 
     with delayed_progress(trials * STEPS, "simulating GAU") as step:
-        return simulate_gau(n, d, e, s, numpy_activation(resolve(activation, params)), lam, trials, seed, step,
-                            target_stderr=target, min_trials=MIN_ADAPTIVE_TRIALS)
+        return simulate_gau(
+            n,
+            d,
+            e,
+            s,
+            numpy_activation(resolve(activation, params)),
+            lam,
+            trials,
+            seed,
+            step,
+            target_stderr=target,
+            min_trials=MIN_ADAPTIVE_TRIALS,
+        )

@@ -61,8 +61,18 @@ def simulation_work(n: int, d: int, e: int, s: int) -> int:
 
 
 def simulate_gau(
-    n: int, d: int, e: int, s: int, phi: Callable[[Any], Any], lam: float, trials: int, seed: int,
-    step: Callable[[], None] = lambda: None, *, target_stderr: float | None = None, min_trials: int = 3,
+    n: int,
+    d: int,
+    e: int,
+    s: int,
+    phi: Callable[[Any], Any],
+    lam: float,
+    trials: int,
+    seed: int,
+    step: Callable[[], None] = lambda: None,
+    *,
+    target_stderr: float | None = None,
+    min_trials: int = 3,
 ) -> dict[str, float]:
     """RMS of O over up to ``trials`` drawn GAUs (and its standard error), mean A_ii and A_ij;
     ``step()`` is called STEPS times per trial (the caller's progress report). With
@@ -101,7 +111,10 @@ def simulate_gau(
             drawn = trial + 1
             if target_stderr is not None and drawn >= max(2, min_trials):
                 mean = float(squares[:drawn].mean())
-                if mean > 0 and float(squares[:drawn].std(ddof=1)) / math.sqrt(drawn) / (2 * mean) <= target_stderr:
+                if (
+                    mean > 0
+                    and float(squares[:drawn].std(ddof=1)) / math.sqrt(drawn) / (2 * mean) <= target_stderr
+                ):
                     break
     squares, diagonal, off_diagonal = squares[:drawn], diagonal[:drawn], off_diagonal[:drawn]
     trials = drawn

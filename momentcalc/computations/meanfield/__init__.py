@@ -19,9 +19,19 @@ __all__ = ["COMMANDS", "DESCRIPTIONS", "RESULTS", "meanfield"]
 COMMANDS = {"meanfield": "meanfield"}
 
 
-def meanfield(activation: str, *, sigma_w2: object = None, sigma_b2: object = DEFAULTS["sigma_b2"],
-              critical: bool = False, q0: object = DEFAULTS["q0"], c0: object = None, depth: object = None,
-              params: Mapping[str, object] | None = None, digits: int = 15, derive: bool = False) -> Computation:
+def meanfield(
+    activation: str,
+    *,
+    sigma_w2: object = None,
+    sigma_b2: object = DEFAULTS["sigma_b2"],
+    critical: bool = False,
+    q0: object = DEFAULTS["q0"],
+    c0: object = None,
+    depth: object = None,
+    params: Mapping[str, object] | None = None,
+    digits: int = 15,
+    derive: bool = False,
+) -> Computation:
     """Mean-field signal propagation of a deep random network with activation ``activation``.
 
     ``sigma_w2`` (default 1) and ``sigma_b2`` (default 0) are the weight and bias variances;

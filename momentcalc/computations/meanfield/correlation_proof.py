@@ -57,13 +57,22 @@ def _opposite(low: Any, high: Any) -> bool:
     return bool((low > 0 and high < 0) or (low < 0 and high > 0))
 
 
-def prove_correlation(act: Any, ww: Any, bb: Any, q_star: Any, b_ball: Any, centre: Any,
-                      digits: int, q_slopes: tuple[Any, Any] | None = None) -> tuple[Any, Any] | None:
+def prove_correlation(
+    act: Any,
+    ww: Any,
+    bb: Any,
+    q_star: Any,
+    b_ball: Any,
+    centre: Any,
+    digits: int,
+    q_slopes: tuple[Any, Any] | None = None,
+) -> tuple[Any, Any] | None:
     """(c*'s ball, the ball of σ_w²·K₁(c*)) with radii near 10^−digits, or None when the route
     does not apply or the signs could not be proven. ``b_ball`` holds E[φ'(√q·Z)²] over q*'s
     ball ``q_star``; ``centre`` is an exact point near c* (to about half the digits suffices);
     ``q_slopes`` bound |∂K/∂q| and |∂K₁/∂q| over q*'s ball (None: the ball itself goes into
     the integrals)."""
+
     def ball(c: Any, which: int, wanted: int) -> Any | None:
         found = cross_ball(act, q_star if q_slopes is None else arb(q_star.mid()), c, wanted, which)
         if found is not None and q_slopes is not None:
@@ -86,7 +95,13 @@ def prove_correlation(act: Any, ww: Any, bb: Any, q_star: Any, b_ball: Any, cent
         if not c_max < 1:
             return None
         m2 = arb((ww * b_ball * _sup_power(c_max)).upper())  # |F''| on [0, c_max]
-        rho = arb((4 * c1.rad() + m2 * (2 * step) * (2 * step) / abs(d0) + abs(c1) * arb(2) ** -(Precision(digits, guard=0).bits + 10)).upper())
+        rho = arb(
+            (
+                4 * c1.rad()
+                + m2 * (2 * step) * (2 * step) / abs(d0)
+                + abs(c1) * arb(2) ** -(Precision(digits, guard=0).bits + 10)
+            ).upper()
+        )
         ends = [arb((c1 - rho).lower()), arb((c1 + rho).upper())]
         if not ends[0] > 0 or not ends[1] <= c_max:
             return None

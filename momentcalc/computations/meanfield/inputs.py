@@ -38,16 +38,32 @@ class Inputs(NamedTuple):
         return self.act.name if not self.act.expression else self.text
 
 
-def read(activation: object, sigma_w2: object, sigma_b2: object, critical: object, q0: object, c0: object,
-         depth: object, params: Mapping[str, object] | None, digits: object) -> Inputs:
+def read(
+    activation: object,
+    sigma_w2: object,
+    sigma_b2: object,
+    critical: object,
+    q0: object,
+    c0: object,
+    depth: object,
+    params: Mapping[str, object] | None,
+    digits: object,
+) -> Inputs:
     """``Inputs`` from the public function's arguments (InputError naming the bad one)."""
     if not isinstance(activation, str):
-        raise InputError(f"{{activation}} must be a catalog name or an expression in x, got {activation!r}",
-                         param="activation", allowed="a catalog name or an expression in x", got=repr(activation))
+        raise InputError(
+            f"{{activation}} must be a catalog name or an expression in x, got {activation!r}",
+            param="activation",
+            allowed="a catalog name or an expression in x",
+            got=repr(activation),
+        )
     checked_digits = check_digits(digits)
     if critical and sigma_w2 is not None:
-        raise InputError("{sigma_w2} cannot be given with {critical}: the critical value is what it solves for",
-                         param="sigma_w2", params=("critical",))
+        raise InputError(
+            "{sigma_w2} cannot be given with {critical}: the critical value is what it solves for",
+            param="sigma_w2",
+            params=("critical",),
+        )
     w: Fraction | None = None
     if sigma_w2 is not None or not critical:
         number = as_number(DEFAULTS["sigma_w2"] if sigma_w2 is None else sigma_w2, "sigma_w2")
@@ -59,16 +75,22 @@ def read(activation: object, sigma_w2: object, sigma_b2: object, critical: objec
         raise InputError(param="sigma_b2", allowed="a finite number >= 0", got=to_text(b))
     q = as_number(q0, "q0")
     if not isinstance(q, Fraction) or q <= 0:
-        raise InputError(param="q0", allowed="a finite number greater than 0 (the squared length of the input)",
-                         got=to_text(q))
+        raise InputError(
+            param="q0",
+            allowed="a finite number greater than 0 (the squared length of the input)",
+            got=to_text(q),
+        )
     c: Fraction | None = None
     if c0 is not None:
         number = as_number(c0, "c0")
         if not isinstance(number, Fraction) or not -1 <= number <= 1:
             raise InputError(param="c0", allowed="a correlation from -1 to 1", got=to_text(number))
         if depth is None:
-            raise InputError("{c0} applies only with {depth} (the correlation at layer 0 of the trajectory)",
-                             param="c0", params=("depth",))
+            raise InputError(
+                "{c0} applies only with {depth} (the correlation at layer 0 of the trajectory)",
+                param="c0",
+                params=("depth",),
+            )
         c = number
     layers: int | None = None
     if depth is not None:

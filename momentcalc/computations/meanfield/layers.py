@@ -64,8 +64,9 @@ def provable_correlations(model: Model) -> bool:
     return not model.act.expression and model.act.name in BALL_KERNELS
 
 
-def prove_layers(model: Model, w: Fraction, b: Fraction, q0: Fraction, c0: Fraction | None, depth: int,
-                 digits: int) -> dict[str, Fields]:
+def prove_layers(
+    model: Model, w: Fraction, b: Fraction, q0: Fraction, c0: Fraction | None, depth: int, digits: int
+) -> dict[str, Fields]:
     """The Quantity fields of ``q_layers`` (and of ``c_layers`` where ``c0`` is given and
     ``provable_correlations``), every layer's ball rounding to ``digits``; PrecisionError
     naming what could not be proven."""
@@ -76,16 +77,20 @@ def prove_layers(model: Model, w: Fraction, b: Fraction, q0: Fraction, c0: Fract
             values = _layers(model, w, b, q0, c0 if with_c else None, depth, digits + extra)
         except MomentcalcError:
             values = None
-        if values is not None and all(ball_text(ball, digits) is not None
-                                      for balls in values.values() for ball in balls):
+        if values is not None and all(
+            ball_text(ball, digits) is not None for balls in values.values() for ball in balls
+        ):
             return {name: fields_of(balls) for name, balls in values.items()}
-    raise PrecisionError(f"{', '.join(names)} could not be proven to {digits} digits by ball arithmetic "
-                         f"at depth {depth} (within {digits + EXTRA_DIGITS[-1]} working digits); "
-                         "no unproven digits are printed: ask for fewer layers or fewer digits")
+    raise PrecisionError(
+        f"{', '.join(names)} could not be proven to {digits} digits by ball arithmetic "
+        f"at depth {depth} (within {digits + EXTRA_DIGITS[-1]} working digits); "
+        "no unproven digits are printed: ask for fewer layers or fewer digits"
+    )
 
 
-def _layers(model: Model, w: Fraction, b: Fraction, q0: Fraction, c0: Fraction | None, depth: int,
-            work: int) -> dict[str, list[Any]] | None:
+def _layers(
+    model: Model, w: Fraction, b: Fraction, q0: Fraction, c0: Fraction | None, depth: int, work: int
+) -> dict[str, list[Any]] | None:
     """The balls of q (and c) at layers 0..depth at ``work`` digits; None where a ball leaves
     the domain (q's lower end not above 0)."""
     kernel = None if model.act.expression else BALL_LENGTHS.get(model.act.name)

@@ -59,8 +59,15 @@ def newton_stages(digits: int, start: int = LOCATE_DIGITS) -> list[int]:
     return stages
 
 
-def newton(step, x: mpmath.mpf, digits: int, what: str, start: int = LOCATE_DIGITS, check=None,  # type: ignore[no-untyped-def]
-            lean=None):
+def newton(
+    step,
+    x: mpmath.mpf,
+    digits: int,
+    what: str,
+    start: int = LOCATE_DIGITS,
+    check=None,  # type: ignore[no-untyped-def]
+    lean=None,
+):
     """Polish a root of f near ``x``: ``step(x, t)`` returns (f, f', extra) at the current
     precision with expectations to ``t`` digits. One Newton step per intermediate stage;
     at the last, steps until one is below 10^−(digits+3)·|x|. Returns (x, extra) at the
@@ -141,12 +148,14 @@ def no_fixed_point(w: mpmath.mpf, b_text: str, w_text: str, q0_text: str | None 
     return InputError(
         f"the length map has no fixed point{where} at {{sigma_w2}} = {w_text}, {{sigma_b2}} = {b_text}: "
         "q grows without bound with depth (the signal explodes); lower {sigma_w2}",
-        param="sigma_w2", params=("sigma_b2", "q0"),
+        param="sigma_w2",
+        params=("sigma_b2", "q0"),
     )
 
 
-def find_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf, zero_fixed: bool,
-            texts: tuple[str, str, str]) -> mpmath.mpf | None:
+def find_fixed_point(
+    model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf, zero_fixed: bool, texts: tuple[str, str, str]
+) -> mpmath.mpf | None:
     """A point close to the fixed point reached from q0 (None: q* = 0), at LOCATE_DIGITS."""
     step = length_step(model, w, b)
     # q* can be as large as sigma_w2 itself (a bounded phi: q* -> sigma_w2·sup phi² + sigma_b2),
@@ -168,8 +177,10 @@ def find_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf,
             # diagonal: rising so far, q keeps growing by about V(q) − q per layer.
             if low is not None and high is None:
                 raise no_fixed_point(w, *texts)
-            raise PrecisionError(f"the length map cannot be told from q -> q at q = {mpmath.nstr(q, 3)} "
-                                 f"to {LOCATE_DIGITS} digits, so its fixed point cannot be located")
+            raise PrecisionError(
+                f"the length map cannot be told from q -> q at q = {mpmath.nstr(q, 3)} "
+                f"to {LOCATE_DIGITS} digits, so its fixed point cannot be located"
+            )
         if f > 0:
             low = q if low is None or q > low else low
         else:
@@ -210,9 +221,15 @@ def find_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf,
     raise PrecisionError("the search for the length map's fixed point did not settle")
 
 
-
-def proof_check(model: Model, critical: bool, b_exact: Fraction, w: mpmath.mpf | None, b: mpmath.mpf,
-                digits: int, fold: int = 0):  # type: ignore[no-untyped-def]
+def proof_check(
+    model: Model,
+    critical: bool,
+    b_exact: Fraction,
+    w: mpmath.mpf | None,
+    b: mpmath.mpf,
+    digits: int,
+    fold: int = 0,
+):  # type: ignore[no-untyped-def]
     """The last Newton step's check (``newton``) at the proof's first point: f there and the
     Length, from the expectations the proof starts with (``fold`` digits more than usual
     near a fold). None where the proof uses a kernel."""
@@ -229,8 +246,15 @@ def proof_check(model: Model, critical: bool, b_exact: Fraction, w: mpmath.mpf |
     return None if probe is None else check
 
 
-def critical_line(model: Model, b: mpmath.mpf, zero_fixed: bool, slopes: tuple[mpmath.mpf, mpmath.mpf],
-              digits: int, label: str, check=None) -> tuple[mpmath.mpf, mpmath.mpf, Length | None]:  # type: ignore[no-untyped-def]
+def critical_line(
+    model: Model,
+    b: mpmath.mpf,
+    zero_fixed: bool,
+    slopes: tuple[mpmath.mpf, mpmath.mpf],
+    digits: int,
+    label: str,
+    check=None,
+) -> tuple[mpmath.mpf, mpmath.mpf, Length | None]:  # type: ignore[no-untyped-def]
     """(σ_w², q*, Length at q*) on the critical line at σ_b² = b, at a fixed point the length
     map settles at (V'(q*) <= 1); an edge of chaos only at fixed points that repel is no
     answer (InputError naming them)."""
@@ -239,8 +263,11 @@ def critical_line(model: Model, b: mpmath.mpf, zero_fixed: bool, slopes: tuple[m
         # q* = 0 on the critical line: χ₁ = σ_w²·(φ'(0−)² + φ'(0+)²)/2 = 1.
         limit = (slopes[0] ** 2 + slopes[1] ** 2) / 2
         if limit == 0:
-            raise InputError(f"{{activation}} {label!r} has phi'(0) = 0: chi1 -> 0 as q -> 0 for every sigma_w2, "
-                             "so at sigma_b2 = 0 there is no edge of chaos at q* = 0", param="activation")
+            raise InputError(
+                f"{{activation}} {label!r} has phi'(0) = 0: chi1 -> 0 as q -> 0 for every sigma_w2, "
+                "so at sigma_b2 = 0 there is no edge of chaos at q* = 0",
+                param="activation",
+            )
         if not _zero_repels(model, 1 / limit):
             return 1 / limit, mp.zero, None
         repelled.append(f"q* = 0 (sigma_w2 = {mpmath.nstr(1 / limit, 6)}), where q grows away from 0")
@@ -272,23 +299,32 @@ def critical_line(model: Model, b: mpmath.mpf, zero_fixed: bool, slopes: tuple[m
                     break
             start = mpmath.sqrt(low * high)
         # the bisection leaves about CRITICAL_START_DIGITS correct digits: the stages double from there
-        q_star, length = newton(step, start, digits, "the critical line", start=CRITICAL_START_DIGITS, check=check,
-                                 lean=lean)
+        q_star, length = newton(
+            step, start, digits, "the critical line", start=CRITICAL_START_DIGITS, check=check, lean=lean
+        )
         slope = length.S / length.B  # V'(q*) at σ_w² = 1/B
         if slope <= 1 + mpmath.mpf(10) ** (-digits):
             return 1 / length.B, q_star, length
-        repelled.append(f"q* = {mpmath.nstr(q_star, 6)} (sigma_w2 = {mpmath.nstr(1 / length.B, 6)}), where the "
-                        f"length map's slope is {mpmath.nstr(slope, 4)} > 1")
+        repelled.append(
+            f"q* = {mpmath.nstr(q_star, 6)} (sigma_w2 = {mpmath.nstr(1 / length.B, 6)}), where the "
+            f"length map's slope is {mpmath.nstr(slope, 4)} > 1"
+        )
     if repelled:
         raise InputError(
             f"{{activation}} {label!r} has no stable edge of chaos at {{sigma_b2}} = {mpmath.nstr(b, 10)}: chi1 = 1 "
             f"holds only at fixed points the length map moves away from ({'; '.join(repelled)}; none other with q* "
             f"{'up to' if scanned and scanned[0] > 1 else 'down to'} {mpmath.nstr(scanned[0] if scanned else 0, 3)}), "
-            "so no network settles there", param="activation", params=("sigma_b2",))
+            "so no network settles there",
+            param="activation",
+            params=("sigma_b2",),
+        )
     raise InputError(
         f"{{activation}} {label!r} has no edge of chaos at {{sigma_b2}} = {mpmath.nstr(b, 10)}: "
         "chi1 = 1 is not reached at any fixed point (for relu-like activations it holds only "
-        "at sigma_b2 = 0)", param="activation", params=("sigma_b2",))
+        "at sigma_b2 = 0)",
+        param="activation",
+        params=("sigma_b2",),
+    )
 
 
 def _critical_brackets(step, scanned: list[mpmath.mpf]):  # type: ignore[no-untyped-def]
@@ -321,7 +357,6 @@ def _zero_repels(model: Model, w: mpmath.mpf) -> bool:
         return w * model.length(q, 30).A - q > 0
 
 
-
 def mean_zero_at_unit(model: Model) -> bool:
     """E[φ(Z)] = 0 exactly by the catalog (selu)."""
     from ...moments.exact import exact_closed_form
@@ -337,8 +372,15 @@ def provable_correlation(model: Model) -> bool:
     return model.kernel is None and supported(model.act)
 
 
-def correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf,
-                             digits: int, mean_zero: bool = False, rough: bool = False) -> tuple[mpmath.mpf, mpmath.mpf]:
+def correlation_fixed_point(
+    model: Model,
+    w: mpmath.mpf,
+    b: mpmath.mpf,
+    q: mpmath.mpf,
+    digits: int,
+    mean_zero: bool = False,
+    rough: bool = False,
+) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(c*, slope of the correlation map at c*) in the chaotic phase; ``mean_zero``: E[φ(√q·Z)]
     = 0 exactly (by the catalog), as it is for an odd φ. ``rough``: only to about half the
     digits (Newton's stages but the last, one step each), for the proof to finish: its
@@ -352,14 +394,16 @@ def correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmat
         shared = first_expectations(model, False, Fraction(0), q, digits)
         if shared is not None and DERIV in shared[1]:
             std, monomials, wanted = shared
-            d = expectations(model.text, list(monomials), std=std, digits=wanted,
-                             params=model.params)[monomials.index(DERIV)]
+            d = expectations(model.text, list(monomials), std=std, digits=wanted, params=model.params)[
+                monomials.index(DERIV)
+            ]
         else:
             d = model.derivative_mean(q, digits + 3)
         return mp.zero, w * d * d
 
-    def step(c: mpmath.mpf, t: int, slope_digits: int | None = None) -> tuple[mpmath.mpf, mpmath.mpf,
-                                                                               tuple[mpmath.mpf, mpmath.mpf]]:
+    def step(
+        c: mpmath.mpf, t: int, slope_digits: int | None = None
+    ) -> tuple[mpmath.mpf, mpmath.mpf, tuple[mpmath.mpf, mpmath.mpf]]:
         # Newton on G(c) = F(c)/(1 − c), F(c) = R(c) − c: the root at c = 1 deflated. With
         # R(c) = Σ r_k c^k and R(1) = 1, G(c) = 1 − Σ_k r_k·(1 + c + … + c^{k−1}) is concave and
         # decreasing with the simple root c*, while F has c* and 1, which merge at the edge of
@@ -393,7 +437,9 @@ def correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmat
             raise PrecisionError("the search for the correlation fixed point did not settle")
     if c == 0:
         return mp.zero, step(mp.zero, digits + 3)[2][0]
-    if rough and len(newton_stages(digits, C_LOCATE_DIGITS)) > 1:  # (at a few digits the search's c is as rough)
+    if (
+        rough and len(newton_stages(digits, C_LOCATE_DIGITS)) > 1
+    ):  # (at a few digits the search's c is as rough)
         for t in newton_stages(digits, C_LOCATE_DIGITS)[:-1]:
             with mp.workdps(t + 10):
                 slope, delta = step(+c, t, slope_digits(t))[2]
@@ -407,8 +453,9 @@ def correlation_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmat
     return c_star - delta, slope
 
 
-def trajectories(model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf, c0: Number | None, depth: int,
-                  digits: int) -> tuple[list[mpmath.mpf], list[mpmath.mpf] | None]:
+def trajectories(
+    model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf, c0: Number | None, depth: int, digits: int
+) -> tuple[list[mpmath.mpf], list[mpmath.mpf] | None]:
     """q and c at layers 0..depth, computed at two precisions that must agree (the maps may
     amplify rounding errors layer by layer)."""
 
@@ -436,5 +483,6 @@ def trajectories(model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf, c0:
             if abs(a - b_) > mpmath.mpf(10) ** (-(digits + 2)) * max(abs(a), abs(b_)):
                 raise PrecisionError(
                     f"the trajectory amplifies rounding errors too much to give {digits} digits at depth {depth}; "
-                    "ask for fewer layers or fewer digits")
+                    "ask for fewer layers or fewer digits"
+                )
     return second

@@ -57,8 +57,9 @@ class Model:
             p = self._values()
             k = self.kernel
             return Length(k.cross(q, mp.one, p), k.slope(q, p), k.derivative_cross(q, mp.one, p))
-        a, xs, b = expectations(self.text, [SECOND, STEIN, DERIV2], std=mpmath.sqrt(q), digits=digits,
-                                params=self.params)
+        a, xs, b = expectations(
+            self.text, [SECOND, STEIN, DERIV2], std=mpmath.sqrt(q), digits=digits, params=self.params
+        )
         return Length(a, xs / q, b)
 
     def second(self, q: mpmath.mpf, digits: int) -> mpmath.mpf:
@@ -72,8 +73,13 @@ class Model:
         """``length`` and ``b_slope`` together (one quadrature for the four expectations)."""
         if self.kernel is not None:
             return self.length(q, digits), self.b_slope(q, digits)
-        a, xs, b, x2b = expectations(self.text, [SECOND, STEIN, DERIV2, X2_DERIV2], std=mpmath.sqrt(q), digits=digits,
-                                     params=self.params)
+        a, xs, b, x2b = expectations(
+            self.text,
+            [SECOND, STEIN, DERIV2, X2_DERIV2],
+            std=mpmath.sqrt(q),
+            digits=digits,
+            params=self.params,
+        )
         return Length(a, xs / q, b), (x2b / q - b) / (2 * q)
 
     def length_parts(self, q: mpmath.mpf, digits: int, slope_digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -86,15 +92,18 @@ class Model:
         (xs,) = expectations(self.text, [STEIN], std=std, digits=slope_digits, params=self.params)
         return a, xs / q
 
-    def critical_parts(self, q: mpmath.mpf, digits: int,
-                       slope_digits: int) -> tuple[tuple[mpmath.mpf, mpmath.mpf], tuple[mpmath.mpf, mpmath.mpf]]:
+    def critical_parts(
+        self, q: mpmath.mpf, digits: int, slope_digits: int
+    ) -> tuple[tuple[mpmath.mpf, mpmath.mpf], tuple[mpmath.mpf, mpmath.mpf]]:
         """((A, B) to ``digits``, (A', B') to ``slope_digits``) at q: the critical line's Newton step."""
         if self.kernel is not None:
             length, db = self.length_and_b_slope(q, digits)
             return (length.A, length.B), (length.S, db)
         std = mpmath.sqrt(q)
         a, b = expectations(self.text, [SECOND, DERIV2], std=std, digits=digits, params=self.params)
-        xs, x2b = expectations(self.text, [STEIN, X2_DERIV2], std=std, digits=slope_digits, params=self.params)
+        xs, x2b = expectations(
+            self.text, [STEIN, X2_DERIV2], std=std, digits=slope_digits, params=self.params
+        )
         return (a, b), (xs / q, (x2b / q - b) / (2 * q))
 
     def length_at(self, std: mpmath.mpf, monomials: tuple, digits: int) -> tuple[mpmath.mpf, Length]:
@@ -111,7 +120,9 @@ class Model:
             p = self._values()
             f = self.kernel.derivative_cross
             return (f(q + h, mp.one, p) - f(q - h, mp.one, p)) / (2 * h)
-        x2b, b = expectations(self.text, [X2_DERIV2, DERIV2], std=mpmath.sqrt(q), digits=digits, params=self.params)
+        x2b, b = expectations(
+            self.text, [X2_DERIV2, DERIV2], std=mpmath.sqrt(q), digits=digits, params=self.params
+        )
         return (x2b / q - b) / (2 * q)
 
     def derivative_mean(self, q: mpmath.mpf, digits: int) -> mpmath.mpf:
@@ -121,8 +132,9 @@ class Model:
             return mpmath.sqrt(self.kernel.derivative_cross(q, mp.zero, self._values()))
         return expectations(self.text, [DERIV], std=mpmath.sqrt(q), digits=digits, params=self.params)[0]
 
-    def cross(self, q: mpmath.mpf, c: mpmath.mpf, digits: int,
-              slope_digits: int | None = None) -> tuple[mpmath.mpf, mpmath.mpf]:
+    def cross(
+        self, q: mpmath.mpf, c: mpmath.mpf, digits: int, slope_digits: int | None = None
+    ) -> tuple[mpmath.mpf, mpmath.mpf]:
         """(K(q, c), K'(q, c)) = (E[φ(u₁)φ(u₂)], E[φ'(u₁)φ'(u₂)]); K' to ``slope_digits`` where
         given (a Newton step's slope) and the certified route applies, else to ``digits``."""
         if self.kernel is not None:

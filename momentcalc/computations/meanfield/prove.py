@@ -91,7 +91,9 @@ class _Interval:
     """q in [q_lo, q_hi] (exact ends, stds s_lo and s_hi): expectations at q_lo and enclosures
     of them anywhere in the interval."""
 
-    def __init__(self, model: Model, s_lo: mpmath.mpf, s_hi: mpmath.mpf, digits: int, monomials: tuple) -> None:
+    def __init__(
+        self, model: Model, s_lo: mpmath.mpf, s_hi: mpmath.mpf, digits: int, monomials: tuple
+    ) -> None:
         self.model, self.s_lo, self.s_hi = model, s_lo, s_hi
         self.q_lo, self.q_hi = _arb(s_lo) ** 2, _arb(s_hi) ** 2
         self.monomials = monomials
@@ -132,8 +134,9 @@ def _ends(q: mpmath.mpf, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
         return s * (1 - delta), s * (1 + delta)
 
 
-def first_expectations(model: Model, critical: bool, b: Fraction, q: mpmath.mpf,
-                       digits: int, fold: int = 0) -> tuple[mpmath.mpf, tuple, int] | None:
+def first_expectations(
+    model: Model, critical: bool, b: Fraction, q: mpmath.mpf, digits: int, fold: int = 0
+) -> tuple[mpmath.mpf, tuple, int] | None:
     """(std, monomials, digits) of the proof's first expectations for a root near ``q``: at
     q_lo, the lower end of q*'s interval (within 2·10^−(digits+6) of q). The mpmath route
     checks its last Newton step with these very expectations, which the proof then finds in
@@ -158,8 +161,15 @@ def _depth(slope: Any) -> Any | None:
     return -1 / s.log()
 
 
-def prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: int,
-          c_estimate: mpmath.mpf | None = None, fold: int = 0) -> dict[str, Any]:
+def prove(
+    model: Model,
+    w: Fraction | None,
+    b: Fraction,
+    q: mpmath.mpf,
+    digits: int,
+    c_estimate: mpmath.mpf | None = None,
+    fold: int = 0,
+) -> dict[str, Any]:
     """Proven balls (or exact values: Fraction, or mpmath.inf) of the results, by name, for the
     fixed point near ``q`` > 0 (``w`` None: the critical line); ``c_estimate`` is the mpmath
     route's c* in the chaotic phase. Results that cannot be proven are left out (the caller
@@ -190,8 +200,15 @@ class _KernelInterval:
         return {SECOND: a, DERIV2: b, STEIN: s * q}
 
 
-def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits: int,
-           c_estimate: mpmath.mpf | None, fold: int = 0) -> dict[str, Any]:
+def _prove(
+    model: Model,
+    w: Fraction | None,
+    b: Fraction,
+    q: mpmath.mpf,
+    digits: int,
+    c_estimate: mpmath.mpf | None,
+    fold: int = 0,
+) -> dict[str, Any]:
     target = digits + ROOT_GUARD + EXTRA + fold
     critical = w is None
     bb = _arb(b)
@@ -207,12 +224,17 @@ def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits:
             here = _Interval(model, s_lo, s_hi, target, monomials)
             if critical:
                 # A(q_hi) as below; B(q_hi) by Taylor from q_lo (no quadrature at full digits)
-                high = {SECOND: here.at_lo[SECOND] + (here.q_hi - here.q_lo) * here.enclosure(STEIN) / here.ball(),
-                        DERIV2: here.at_hi(DERIV2)}
+                high = {
+                    SECOND: here.at_lo[SECOND]
+                    + (here.q_hi - here.q_lo) * here.enclosure(STEIN) / here.ball(),
+                    DERIV2: here.at_hi(DERIV2),
+                }
             else:
                 # A(q_hi) by the mean value theorem, A'(q) = E_q[X·φ·φ']/q enclosed over the
                 # interval (a slope bound at 5 digits, not another quadrature at full digits)
-                high = {SECOND: here.at_lo[SECOND] + (here.q_hi - here.q_lo) * here.enclosure(STEIN) / here.ball()}
+                high = {
+                    SECOND: here.at_lo[SECOND] + (here.q_hi - here.q_lo) * here.enclosure(STEIN) / here.ball()
+                }
         if critical:
             f_lo = here.at_lo[SECOND] / here.at_lo[DERIV2] + bb - here.q_lo
             f_hi = high[SECOND] / high[DERIV2] + bb - here.q_hi
@@ -262,8 +284,17 @@ def _prove(model: Model, w: Fraction | None, b: Fraction, q: mpmath.mpf, digits:
     return out
 
 
-def _chaotic(model: Model, ww: Any, bb: Any, b: Fraction, q_star: Any, here: Any, out: dict[str, Any],
-             digits: int, c_estimate: mpmath.mpf | None = None) -> Any | None:
+def _chaotic(
+    model: Model,
+    ww: Any,
+    bb: Any,
+    b: Fraction,
+    q_star: Any,
+    here: Any,
+    out: dict[str, Any],
+    digits: int,
+    c_estimate: mpmath.mpf | None = None,
+) -> Any | None:
     """c* and ξ_c in the chaotic phase where they can be proven (see the module docstring)."""
     kernel = None if model.act.expression else BALL_CROSS.get(model.act.name)
 
@@ -289,8 +320,16 @@ def _chaotic(model: Model, ww: Any, bb: Any, b: Fraction, q_star: Any, here: Any
             fourth = _balls(model, here.s_hi, ((0, 4, 0), (0, 0, 4)), BOUND_DIGITS)
             ratio = (here.q_hi / here.q_lo).sqrt()
             q_slopes = tuple((ratio * m).sqrt() / here.q_lo for m in fourth)
-        proven = prove_correlation(model.act, ww, bb, q_star, out["chi1"] / ww, _arb(c_estimate),
-                                   digits + ROOT_GUARD + EXTRA, q_slopes)
+        proven = prove_correlation(
+            model.act,
+            ww,
+            bb,
+            q_star,
+            out["chi1"] / ww,
+            _arb(c_estimate),
+            digits + ROOT_GUARD + EXTRA,
+            q_slopes,
+        )
         if proven is None:
             return None
         out["c_star"], slope = proven
@@ -319,7 +358,9 @@ def _chaotic(model: Model, ww: Any, bb: Any, b: Fraction, q_star: Any, here: Any
     return _depth(ww * cross(c_star)[1])
 
 
-def prove_at_zero(model: Model, w: Fraction | None, b: Fraction, c_star_is_one: bool, digits: int) -> dict[str, Any]:
+def prove_at_zero(
+    model: Model, w: Fraction | None, b: Fraction, c_star_is_one: bool, digits: int
+) -> dict[str, Any]:
     """The q* = 0 limits (σ_b² = 0, φ(0) = 0) for an activation with a kernel on balls, whose
     A(q) <= q·B(0), or one the catalog declares within its one-sided tangents at 0
     (``Activation.tangent_bound``: A(q) < q·B(0) with B(0) = (φ'(0−)² + φ'(0+)²)/2, the slopes

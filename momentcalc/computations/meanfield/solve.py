@@ -113,9 +113,11 @@ def compute(given: Inputs, derive: bool) -> Computation:
             raise _too_close(missing, digits)
         extra, fold = _raised(lost, digits, extra), lost_q
     if missing:
-        raise PrecisionError(f"{', '.join(missing)} could not be proven to {digits} digits by ball arithmetic "
-                             "(a value on a rounding tie, or the balls could not tell the phase); no unproven "
-                             "digits are printed")
+        raise PrecisionError(
+            f"{', '.join(missing)} could not be proven to {digits} digits by ball arithmetic "
+            "(a value on a rounding tie, or the balls could not tell the phase); no unproven "
+            "digits are printed"
+        )
     return _computation(given, found, digits + extra, derive)
 
 
@@ -138,12 +140,14 @@ def _too_close(missing: list[str], digits: int) -> PrecisionError:
     return PrecisionError(
         f"{', '.join(missing)} cannot be proven to {digits} digits: chi1 or the length map's slope is within "
         f"10^-{MAX_RAISED} of 1 (the edge of chaos or a fold), which more than {MAX_RAISED} digits of working "
-        "precision would have to resolve")
+        "precision would have to resolve"
+    )
 
 
 def _check_conditioning(w: mpmath.mpf, length: Length, work: int, digits: int) -> None:
     """Raise _Raise when χ₁ or V'(q*) is so close to 1 that ``work`` digits would not prove
     ``digits`` of the depth scales (or of q* itself, near a fold)."""
+
     def lost(slope: mpmath.mpf) -> int:
         gap = abs(slope - 1)
         return work + 1 if gap == 0 else max(0, int(mpmath.floor(-mpmath.log10(gap))))
@@ -169,7 +173,9 @@ def _proven_layers(given: Inputs) -> list[Quantity] | None:
         return None
 
     def evaluate(digits: int) -> dict[str, Any]:
-        qs, cs = layer_trajectory(given.act, given.q0, given.c0, given.depth, given.sigma_w2, given.sigma_b2, digits)
+        qs, cs = layer_trajectory(
+            given.act, given.q0, given.c0, given.depth, given.sigma_w2, given.sigma_b2, digits
+        )
         return {"q_layers": qs} if cs is None else {"q_layers": qs, "c_layers": cs}
 
     try:
@@ -182,8 +188,10 @@ def _proven_layers(given: Inputs) -> list[Quantity] | None:
 def _computation(given: Inputs, found: _Found, work: int, derive: bool) -> Computation:
     digits = given.digits
     with mp.workdps(working_dps(work)):
-        quantities = [Quantity(name, description=DESCRIPTIONS[name], **_proven_or_found(found, name, digits))
-                      for name in (("sigma_w2",) if given.critical else ()) + RESULTS]
+        quantities = [
+            Quantity(name, description=DESCRIPTIONS[name], **_proven_or_found(found, name, digits))
+            for name in (("sigma_w2",) if given.critical else ()) + RESULTS
+        ]
         if given.depth is not None:
             quantities.extend(_layers(given, found, work))
     notes = list(found.notes)
@@ -204,11 +212,16 @@ def _computation(given: Inputs, found: _Found, work: int, derive: bool) -> Compu
     if derive:
         from ...symbolic.meanfield import derive as derive_forms
 
-        closed, derivation = derive_forms(given.act, given, {q.name: q.value for q in quantities if not q.is_list},
-                                          digits)
-        quantities = [q if q.name not in closed else replace(q, closed_form=closed[q.name][0], latex=closed[q.name][1])
-                      for q in quantities]
-    return Computation("meanfield", inputs, digits, tuple(quantities), notes=tuple(notes), derivation=derivation)
+        closed, derivation = derive_forms(
+            given.act, given, {q.name: q.value for q in quantities if not q.is_list}, digits
+        )
+        quantities = [
+            q if q.name not in closed else replace(q, closed_form=closed[q.name][0], latex=closed[q.name][1])
+            for q in quantities
+        ]
+    return Computation(
+        "meanfield", inputs, digits, tuple(quantities), notes=tuple(notes), derivation=derivation
+    )
 
 
 def _layers(given: Inputs, found: _Found, work: int) -> list[Quantity]:
@@ -217,8 +230,15 @@ def _layers(given: Inputs, found: _Found, work: int) -> list[Quantity]:
     from .layers import prove_layers
 
     w = found.w if given.critical else given.sigma_w2
-    proven = prove_layers(given.model, w, given.sigma_b2, given.q0, given.c0, given.depth,  # type: ignore[arg-type]
-                          given.digits)
+    proven = prove_layers(
+        given.model,
+        w,
+        given.sigma_b2,
+        given.q0,
+        given.c0,
+        given.depth,  # type: ignore[arg-type]
+        given.digits,
+    )
     out = [Quantity("q_layers", description=DESCRIPTIONS["q_layers"], **proven["q_layers"])]
     if given.c0 is None:
         return out
@@ -230,8 +250,9 @@ def _layers(given: Inputs, found: _Found, work: int) -> list[Quantity]:
     if mine is not None:
         out.extend(q for q in mine if q.name == "c_layers")
         return out
-    _, layers_c = trajectories(given.model, found.w, to_mpf(given.sigma_b2), to_mpf(given.q0), given.c0,
-                               given.depth, work)  # type: ignore[arg-type]
+    _, layers_c = trajectories(
+        given.model, found.w, to_mpf(given.sigma_b2), to_mpf(given.q0), given.c0, given.depth, work
+    )  # type: ignore[arg-type]
     out.append(Quantity("c_layers", tuple(layers_c), DESCRIPTIONS["c_layers"]))  # type: ignore[arg-type]
     return out
 
@@ -245,9 +266,12 @@ def _missing(found: _Found, digits: int, given: Inputs) -> list[str]:
         return []
     names = (("sigma_w2",) if given.critical else ()) + RESULTS
     chaotic_unprovable = found.results["chi1"] > 1 and not given.critical and not _chaotic_provable(given)
-    missing = [name for name in names
-               if not (name in found.proof and rounds(found.proof[name], digits))
-               and not (chaotic_unprovable and name in ("c_star", "depth_scale_c"))]
+    missing = [
+        name
+        for name in names
+        if not (name in found.proof and rounds(found.proof[name], digits))
+        and not (chaotic_unprovable and name in ("c_star", "depth_scale_c"))
+    ]
     chi = found.proof.get("chi1")
     if not given.critical and chi is not None and not isinstance(chi, Fraction):
         if not ((chi < 1) if found.results["chi1"] < 1 else (chi > 1)):  # type: ignore[operator]
@@ -259,14 +283,18 @@ def _chaotic_provable(given: Inputs) -> bool:
     """Does ``prove`` have a route to the chaotic c* and ξ_c: c* = 0 (odd φ, no bias), a
     closed-form kernel on balls, or certified bivariate expectations?"""
     act = given.act
-    return ((given.sigma_b2 == 0 and act.parity == "odd") or (not act.expression and act.name in BALL_CROSS)
-            or provable_correlation(given.model))
+    return (
+        (given.sigma_b2 == 0 and act.parity == "odd")
+        or (not act.expression and act.name in BALL_CROSS)
+        or provable_correlation(given.model)
+    )
 
 
 def _lost_digits(found: _Found, work: int, critical: bool) -> tuple[int, int]:
     """(digits the conditioning costs, those of them from a fold of the length map): log10 of
     the largest finite depth scale, the e-folding depth 1/|ln slope| of a slope near 1. Where
     the mpmath route found χ₁ = 1 exactly, without ``critical``, at least the working digits."""
+
     def loss(name: str) -> int:
         xi = found.results.get(name)
         if xi is None or not mpmath.isfinite(xi) or abs(xi) <= 1:
@@ -301,7 +329,8 @@ def _attempt(given: Inputs, work: int, fold: int) -> _Found:
         unit = False  # q* = 1 exactly by the catalog's closed forms (selu at sigma_w2 = 1)
         second = _homogeneous_second_moment(model)
         found.preserved = second is not None and (
-            given.sigma_b2 == 0 if critical else given.sigma_w2 * second == 1)  # type: ignore[operator]
+            given.sigma_b2 == 0 if critical else given.sigma_w2 * second == 1
+        )  # type: ignore[operator]
         length: Length | None = None
         if found.preserved:
             if given.sigma_b2 != 0:  # V(q) = q + sigma_b2
@@ -312,8 +341,15 @@ def _attempt(given: Inputs, work: int, fold: int) -> _Found:
             found.proof = _length_preserved(given.q0, second, critical, left != right)  # type: ignore[arg-type]
             found.notes.extend(phase.preserved(left != right))
         elif critical:
-            w, q_star, length = critical_line(model, b, zero_fixed, (left, right), work, given.label,
-                                              proof_check(model, True, given.sigma_b2, None, b, work, fold))
+            w, q_star, length = critical_line(
+                model,
+                b,
+                zero_fixed,
+                (left, right),
+                work,
+                given.label,
+                proof_check(model, True, given.sigma_b2, None, b, work, fold),
+            )
             results["sigma_w2"] = w
         else:
             w = to_mpf(given.sigma_w2)  # type: ignore[arg-type]
@@ -324,35 +360,48 @@ def _attempt(given: Inputs, work: int, fold: int) -> _Found:
                 q_star = mp.zero
             else:
                 check = proof_check(model, False, given.sigma_b2, w, b, work, fold)
-                q_star, length = newton(length_step(model, w, b), start, work, "the fixed point q*", check=check,
-                                        lean=lean_length_step(model, w, b))
+                q_star, length = newton(
+                    length_step(model, w, b),
+                    start,
+                    work,
+                    "the fixed point q*",
+                    check=check,
+                    lean=lean_length_step(model, w, b),
+                )
                 _check_conditioning(w, length, work, given.digits)
                 unit = _unit_fixed_point(model, given) and abs(q_star - 1) <= mpmath.mpf(10) ** -(work + 2)
                 if unit:
                     q_star = mp.one
         found.q_star, found.w, found.length = q_star, w, length
         if not found.preserved:
-            results.update(_at_fixed_point(model, w, b, q_star, length, (left, right), work, found.notes, critical))
+            results.update(
+                _at_fixed_point(model, w, b, q_star, length, (left, right), work, found.notes, critical)
+            )
             if length is not None:  # q* > 0: proven in balls around the values found
                 found.proof = _prove(given, found, b, unit, work, fold)
             else:
                 from .prove import prove_at_zero
 
-                found.proof = prove_at_zero(model, None if critical else given.sigma_w2, given.sigma_b2,
-                                            results["c_star"] == 1, work)
+                found.proof = prove_at_zero(
+                    model, None if critical else given.sigma_w2, given.sigma_b2, results["c_star"] == 1, work
+                )
     return found
 
 
-def _prove(given: Inputs, found: _Found, b: mpmath.mpf, unit: bool, work: int, fold: int) -> dict[str, object]:
+def _prove(
+    given: Inputs, found: _Found, b: mpmath.mpf, unit: bool, work: int, fold: int
+) -> dict[str, object]:
     """The proof at q* > 0; a rough chaotic c* it cannot finish is finished by mpmath."""
     from .prove import prove, prove_zero_correlation, rounds
 
     results, model = found.results, given.model
     chaotic_c = results["c_star"] if 0 < results["c_star"] < 1 else None
-    proof = prove(model, None if given.critical else given.sigma_w2, given.sigma_b2, found.q_star, work, chaotic_c,
-                  fold)
+    proof = prove(
+        model, None if given.critical else given.sigma_w2, given.sigma_b2, found.q_star, work, chaotic_c, fold
+    )
     if results.pop(ROUGH, None) is not None and not all(
-            name in proof and rounds(proof[name], given.digits) for name in ("c_star", "depth_scale_c")):
+        name in proof and rounds(proof[name], given.digits) for name in ("c_star", "depth_scale_c")
+    ):
         # the proof did not finish the rough c*: this route does, to every digit
         c_star, slope = correlation_fixed_point(model, found.w, b, found.q_star, work)
         results.update(c_star=c_star, depth_scale_c=_depth_scale(slope))
@@ -397,7 +446,6 @@ def _length_preserved(q0: Fraction, second: Fraction, critical: bool, kink: bool
     return out
 
 
-
 def _depth_scale(slope: mpmath.mpf) -> mpmath.mpf:
     """−1/ln|slope|: inf at |slope| = 1, 0 at slope = 0."""
     s = abs(slope)
@@ -413,9 +461,17 @@ def _is_one(x: mpmath.mpf, digits: int) -> bool:
     return abs(x - 1) <= mpmath.mpf(10) ** (-(digits + 5))
 
 
-def _at_fixed_point(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf, length: Length | None,
-                    slopes: tuple[mpmath.mpf, mpmath.mpf], digits: int, notes: list[str],
-                    critical: bool) -> dict[str, mpmath.mpf]:
+def _at_fixed_point(
+    model: Model,
+    w: mpmath.mpf,
+    b: mpmath.mpf,
+    q: mpmath.mpf,
+    length: Length | None,
+    slopes: tuple[mpmath.mpf, mpmath.mpf],
+    digits: int,
+    notes: list[str],
+    critical: bool,
+) -> dict[str, mpmath.mpf]:
     """χ₁, c*, ξ_q, ξ_c at the fixed point q (with ``length`` there; None for q = 0). At q* > 0
     χ₁ = 1 is critical only on the critical line: elsewhere a χ₁ that is 1 to the working
     precision is left to the proof, which finds the phase undecided (more digits follow)."""
