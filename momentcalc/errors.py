@@ -15,7 +15,7 @@ when the CLI reports the error. A message may also point to where the allowed na
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 
 # Where Python finds the names a message refers to; the CLI names its listing command instead.
@@ -93,3 +93,14 @@ class PrecisionError(MomentcalcError, ArithmeticError):
     """The requested precision could not be reached, or a solver did not converge (exit 3)."""
 
     code = 3
+
+
+def unknown_name(what: str, name: str, names: Sequence[str]) -> str:
+    """The text of a misspelt name's error: "names an unknown result 'gama' (did you mean
+    'gamma'?); results are: ...". The suggestion is the closest of ``names`` by difflib's ratio
+    (at least 0.6), if any; ``what`` is the kind of name ("result")."""
+    import difflib  # (on the error path only)
+
+    close = difflib.get_close_matches(name, list(names), n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"names an unknown {what} {name!r}{hint}; {what}s are: {', '.join(names)}"

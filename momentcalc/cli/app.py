@@ -4,7 +4,9 @@ is asked for (``momentcalc.cli.commands``); this module imports none of them."""
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+import os
+import sys
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -18,14 +20,31 @@ class Group(MomentcalcGroup):
     def typer_app(self) -> typer.Typer:
         return app
 
+    def get_params(self, ctx: Any) -> list[Any]:
+        params = super().get_params(ctx)
+        for param in params:
+            if param.name in COMPLETION_HELP:
+                param.help = COMPLETION_HELP[param.name]
+        return params
+
+
+COMPLETION_HELP = {
+    "install_completion": "Install completion for the current shell, or for the one named after it "
+    "(bash, zsh, fish, powershell, pwsh): --install-completion zsh.",
+    "show_completion": "Show completion for the current shell (or the one named after it), to copy it "
+    "or customize the installation.",
+}
+
 
 app = typer.Typer(
     cls=Group,
     name="momentcalc",
     help=(
-        "Analytic moment calculator for neural-network initialization: truncated-normal "
-        "corrections, activation moments and gains, SELU constants, Post-Norm decay, GAU "
-        "scale, correct to every printed digit."
+        "Analytic moment calculator for neural-network initialization, correct to every printed "
+        "digit: truncated-normal corrections and what framework init calls really sample; "
+        "activation moments, exact gains and SELU constants; residual decay, attention and GAU "
+        "scales; mean-field signal propagation, infinite-width kernels, Hermite expansions and "
+        "activation transforms; the initialization constants in a codebase, checked."
     ),
     no_args_is_help=True,
     # -h as well as --help, on every command (subcommands inherit the group's context settings).
@@ -65,6 +84,23 @@ def start_up_over() -> None:
         gc.enable()
 
 
+COMPLETION_OPTIONS = ("--install-completion", "--show-completion")
+
+
+def _completion_shell_named(argv: list[str]) -> None:
+    """``--install-completion zsh``: the shell named, not the one Typer detects. Typer's two
+    options take a shell (bash, zsh, fish, powershell, pwsh) only when its shell detection is
+    off; otherwise they are flags and the word after them was silently dropped, which installed
+    bash completion for a zsh user. So when a word follows either option, detection is turned
+    off for this process and Typer reads the word as the shell (an unknown one is exit 2)."""
+    for i, arg in enumerate(argv):
+        named = arg.partition("=")[0] in COMPLETION_OPTIONS and "=" in arg
+        followed = arg in COMPLETION_OPTIONS and i + 1 < len(argv) and not argv[i + 1].startswith("-")
+        if named or followed:
+            os.environ["_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION"] = "1"
+            return
+
+
 def main() -> None:
     """Console-script entry point.
 
@@ -75,5 +111,6 @@ def main() -> None:
     from .streams import prepare_streams
 
     prepare_streams()
+    _completion_shell_named(sys.argv[1:])
     child.ENABLED = True  # computations run in a child process under OS limits (not on import: tests)
     app()

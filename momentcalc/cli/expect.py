@@ -26,7 +26,7 @@ from ..engine.numbers import decimal_text, parse_number, to_mpf
 from ..engine.precision import MAX_DIGITS, to_decimal, working_dps
 from ..engine.written import last_digit_unit as _last_digit_unit
 from ..engine.written import significant_digits
-from ..errors import InputError
+from ..errors import InputError, unknown_name
 from ..result import Check, Computation, replace
 
 MIN_SIGNIFICANT = 3
@@ -174,9 +174,8 @@ def apply_expectations(
     checks = []
     for expected in expects:
         if expected.name not in computation.names:
-            allowed = ", ".join(computation.names)
             raise InputError(
-                f"{{expect}} names an unknown result {expected.name!r}; results are: {allowed}",
+                "{expect} " + unknown_name("result", expected.name, computation.names),
                 param="expect",
             )
         quantity = computation[expected.name]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError
+from ..errors import InputError, unknown_name
 from ..result import Computation, Sweep
 
 INSTALL = "pip install 'momentcalc[plot]'"
@@ -61,7 +61,7 @@ def _names(result: Computation | Sweep) -> tuple[str, ...]:
 
 def _unknown(option: str, name: str, result: Computation | Sweep) -> InputError:
     return InputError(
-        f"{{{option}}} names an unknown result {name!r}; results are: {', '.join(_names(result))}",
+        f"{{{option}}} " + unknown_name("result", name, _names(result)),
         param=option,
     )
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any, NamedTuple, Optional
 import typer
 
 NUMBER_METAVAR = "X|LIST|RANGE"
-SWEEP_HELP = " Sweep: a comma list 0.5,1,2 or START:STOP:STEP."
+SWEEP_HELP = " Sweep: a comma list A,B,C or an inclusive range START:STOP:STEP."
 
 
 class NumberRule(NamedTuple):
@@ -100,7 +100,7 @@ Format = Annotated[
         metavar="table|text|json|csv",
         show_default=False,
         help="Output format. table: boxed (the default on a terminal); text: plain aligned columns (the "
-        "default when stdout is a pipe or a file); json; csv.  [default: table]",
+        "default when stdout is a pipe or a file); json; csv.  [default: table on a terminal, else text]",
     ),
 ]
 

@@ -45,13 +45,13 @@ COMMANDS = {"activation-moment": "activation_moment", "activations": "catalog_li
 
 RESULTS = SUMMARY
 DESCRIPTIONS = {
-    "mean": "E[φ(Z)], Z ~ N(mean, std^2)",
-    "second_moment": "E[φ(Z)^2]",
+    "mean": "E[phi(Z)], Z ~ N(mean, std^2)",
+    "second_moment": "E[phi(Z)^2]",
     "variance": "second_moment - mean^2",
     "rms": "sqrt(second_moment)",
-    "gain": "1 / rms: gain·φ keeps a unit second moment (exact calculate_gain)",
-    "centered_gain": "1 / sqrt(variance): (φ - mean)·centered_gain has variance 1",
-    "derivative_second_moment": "E[φ'(Z)^2]: per-layer scaling of a gradient's second moment",
+    "gain": "1 / rms: gain*phi keeps a unit second moment (exact calculate_gain)",
+    "centered_gain": "1 / sqrt(variance): (phi - mean)*centered_gain has variance 1",
+    "derivative_second_moment": "E[phi'(Z)^2]: per-layer scaling of a gradient's second moment",
 }
 # Closed forms found by sympy (--derive) must match the quadrature to this many digits.
 DERIVE_CHECK_DIGITS = 20
@@ -134,13 +134,13 @@ def activation_moment(
 __all__ = ["activation_moment", "catalog_listing", "RESULTS", "DESCRIPTIONS"]
 
 GATED_DESCRIPTIONS = {
-    "mean": "E[a·g(b)] = E[a]·E[g(b)], a, b independent ~ N(mean, std^2)",
-    "second_moment": "E[(a·g(b))^2] = E[a^2]·E[g(b)^2]",
-    "variance": "second_moment - mean^2 = E[a^2]·Var g(b) + Var a·E[g(b)]^2",
+    "mean": "E[a*g(b)] = E[a]*E[g(b)], a, b independent ~ N(mean, std^2)",
+    "second_moment": "E[(a*g(b))^2] = E[a^2]*E[g(b)^2]",
+    "variance": "second_moment - mean^2 = E[a^2]*Var g(b) + Var a*E[g(b)]^2",
     "rms": "sqrt(second_moment)",
-    "gain": "1 / rms: gain·φ keeps a unit second moment",
-    "centered_gain": "1 / sqrt(variance): (φ - mean)·centered_gain has variance 1 (the normalizer-free gamma)",
-    "derivative_second_moment": "E[|grad φ|^2] = E[g(b)^2] + E[a^2]·E[g'(b)^2]: per-layer scaling of a gradient's "
+    "gain": "1 / rms: gain*phi keeps a unit second moment",
+    "centered_gain": "1 / sqrt(variance): (phi - mean)*centered_gain has variance 1 (the normalizer-free gamma)",
+    "derivative_second_moment": "E[|grad phi|^2] = E[g(b)^2] + E[a^2]*E[g'(b)^2]: per-layer scaling of a gradient's "
     "second moment",
 }
 # Decimal digits beyond the requested ones at which the gate's expectations are asked for.

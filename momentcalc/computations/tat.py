@@ -94,6 +94,13 @@ def tat(
     name = act.name if not act.expression else activation.strip()
     inputs: dict[str, Any] = {"activation": name, "depth": Fraction(layers)}
     if leaky:
+        if params and params.get("slope") is not None:
+            raise InputError(
+                "tat solves for leaky_relu's negative slope (the result negative_slope) from {target_c0}: "
+                "{slope} cannot be given",
+                param="slope",
+                params=("target_c0",),
+            )
         if target_slope is not None:
             raise InputError(
                 "leaky_relu takes {target_c0} (TAT), not {target_slope}",

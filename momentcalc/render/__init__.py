@@ -13,7 +13,7 @@ import sys
 from typing import TextIO
 
 from ..result import Computation, Listing, Sweep
-from ..errors import InputError
+from ..errors import InputError, unknown_name
 
 FORMATS = ("table", "text", "json", "csv")
 
@@ -70,8 +70,9 @@ def emit_values(result: Computation | Sweep, names: list[str], stream: TextIO | 
     for name in names:
         if name not in rows[0].names and name not in inputs:
             raise InputError(
-                f"{{get}} names an unknown result {name!r}; results are: {', '.join(rows[0].names)} "
-                f"(and the inputs: {', '.join(inputs)})",
+                "{get} "
+                + unknown_name("result", name, rows[0].names)
+                + f" (and the inputs: {', '.join(inputs)})",
                 param="get",
             )
     out = sys.stdout if stream is None else stream

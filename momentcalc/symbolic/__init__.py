@@ -6,7 +6,7 @@ from typing import Any
 
 from ..engine.numbers import sympy_number
 
-__all__ = ["forms", "shortest", "sympy_number"]
+__all__ = ["forms", "labelled", "shortest", "sympy_number"]
 
 
 def shortest(expr: Any) -> Any:
@@ -18,7 +18,23 @@ def shortest(expr: Any) -> Any:
 
 
 def forms(expr: Any) -> tuple[str, str]:
-    """(sympy ``str``, LaTeX) of an expression."""
+    """(text, LaTeX) of an expression: sympy's ``str``, with an equation written ``lhs = rhs``
+    (not ``Eq(lhs, rhs)``) and a tuple of equations joined by ``; ``."""
     import sympy as sp
 
-    return str(expr), sp.latex(expr)
+    return _text(sp, expr), sp.latex(expr)
+
+
+def _text(sp: Any, expr: Any) -> str:
+    if isinstance(expr, sp.Equality):
+        return f"{_text(sp, expr.lhs)} = {_text(sp, expr.rhs)}"
+    if isinstance(expr, sp.Tuple) and all(isinstance(item, sp.Equality) for item in expr):
+        return "; ".join(_text(sp, item) for item in expr)
+    return str(expr)
+
+
+def labelled(label: str, expr: Any) -> tuple[str, str, str]:
+    """A derivation line ``(label, "label = expr", LaTeX)`` for an expression that has no
+    symbol of its own on the left (a kernel's closed form)."""
+    text, latex = forms(expr)
+    return label, f"{label} = {text}", latex

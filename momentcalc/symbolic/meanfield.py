@@ -27,7 +27,7 @@ from mpmath import mp
 from ..catalog import Activation
 from ..catalog.kernels import kernel
 from ..errors import PrecisionError
-from . import forms, sympy_number
+from . import forms, labelled, sympy_number
 
 CHECK_DIGITS = 20
 
@@ -60,8 +60,8 @@ def derive(
     q, c = sp.symbols("q c", real=True)
     params = act.sympy_params()
     cross, dcross = found.sympy(sp, q, c, params)
-    derivation.append((f"{act.name} kernel E[phi(u1)phi(u2)]", *forms(sp.simplify(cross))))
-    derivation.append((f"{act.name} kernel E[phi'(u1)phi'(u2)]", *forms(sp.simplify(dcross))))
+    derivation.append(labelled(f"{act.name} kernel E[phi(u1)phi(u2)]", sp.simplify(cross)))
+    derivation.append(labelled(f"{act.name} kernel E[phi'(u1)phi'(u2)]", sp.simplify(dcross)))
     b = sympy_number(given.sigma_b2)
     a_of_q, b_of_q = cross.subs(c, 1), dcross.subs(c, 1)
     closed: dict[str, Any] = {}

@@ -1,0 +1,137 @@
+"""What a newcomer tripped over (issue 37's papercuts), each held by a test."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from momentcalc._version import __version__
+from tests import cli_runner
+from tests.conftest import invoke
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+
+# A word of the top-level description for each command (the description named only five once).
+TOPIC = {
+    "truncnorm": "truncated-normal",
+    "initializer": "init calls",
+    "initializers": "init calls",
+    "init": "init calls",
+    "activation-moment": "activation moments",
+    "activations": "activation moments",
+    "selu-solve": "SELU",
+    "postnorm-decay": "residual decay",
+    "attention": "attention",
+    "gau-scale": "GAU",
+    "meanfield": "mean-field",
+    "kernel": "kernels",
+    "hermite": "Hermite",
+    "tat": "activation transforms",
+    "identify": "constants in a codebase",
+    "audit": "constants in a codebase",
+    "verify": "correct to every printed digit",
+    "constants": "correct to every printed digit",
+    "schema": "correct to every printed digit",
+}
+
+
+def _description() -> str:
+    text = invoke("--help").stdout
+    return " ".join(text.split("Options:")[0].split())
+
+
+@pytest.mark.parametrize("command", sorted(cli_runner.command().commands))
+def test_the_top_level_help_describes_every_command(command):
+    topic = TOPIC.get(command)
+    assert topic is not None, f"{command}: add its topic to the top-level help and to TOPIC"
+    assert topic in _description()
+
+
+def test_format_help_says_the_piped_default_is_text():
+    text = " ".join(invoke("truncnorm", "--help").stdout.split())
+    assert "[default: table]" not in text
+    assert "[default: table on a terminal, else text]" in text
+
+
+@pytest.mark.parametrize("command", sorted(cli_runner.command().commands))
+def test_no_help_offers_a_sweep_outside_an_options_range(command):
+    # every option's help took the generic example 0.5,1,2, and for --rho 2 is no correlation
+    options = invoke(command, "--help").stdout.split("Example")[0]
+    assert "0.5,1,2" not in options.replace("\n", "")
+
+
+@pytest.mark.parametrize(
+    ("shell", "marker"), [("zsh", "#compdef momentcalc"), ("fish", "complete --command")]
+)
+def test_show_completion_for_the_shell_named(shell, marker):
+    proc = subprocess.run(
+        [sys.executable, "-m", "momentcalc", "--show-completion", shell],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={k: v for k, v in os.environ.items() if k != "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION"},
+    )
+    assert proc.returncode == 0 and marker in proc.stdout
+
+
+def test_install_completion_for_an_unknown_shell_is_exit_2():
+    proc = subprocess.run(
+        [sys.executable, "-m", "momentcalc", "--install-completion", "tcsh"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "--install-completion" in proc.stderr and "zsh" in proc.stderr
+
+
+def test_tat_leaky_relu_refuses_a_slope_it_solves_for():
+    run = invoke("tat", "leaky_relu", "--slope", "0.2", "--depth", "5", "--target-c0", "0.5")
+    assert run.code == 2 and run.stdout == ""
+    assert "--slope" in run.stderr and "negative slope" in run.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("truncnorm", "--get", "gama"),
+        ("truncnorm", "--expect", "gama=0.774"),
+        ("truncnorm", "--std", "1,2", "--plot-y", "gama", "--plot", "unused.png"),
+    ],
+)
+def test_a_misspelt_result_name_gets_a_suggestion(args, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    run = invoke(*args)
+    assert run.code == 2 and "(did you mean 'gamma'?)" in run.stderr
+    assert not (tmp_path / "unused.png").exists()
+
+
+def test_a_name_like_nothing_gets_no_suggestion():
+    run = invoke("truncnorm", "--get", "zzzz")
+    assert run.code == 2 and "did you mean" not in run.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "args", [("meanfield", "relu", "--sigma-w2", "2"), ("kernel", "relu", "--rho", "0.5")]
+)
+def test_derive_writes_equations_not_sympy_calls(args):
+    run = invoke(*args, "--derive")
+    derivation = run.stdout.split("derivation\n", 1)[1]
+    assert run.code == 0 and "Eq(" not in derivation
+    assert re.search(r"^  \S.* = ", derivation, re.M)
+
+
+def test_activation_moment_writes_phi_one_way():
+    text = invoke("activation-moment", "x*sigmoid(x)").stdout
+    assert "phi(x) = x*sigmoid(x)" in text and "φ" not in text
+
+
+def test_the_pre_commit_snippet_pins_a_release_of_this_version():
+    (rev,) = re.findall(r"^\s+rev: (v\S+)", README, re.M)
+    assert rev == f"v{__version__}"
