@@ -251,10 +251,12 @@ INJECTION_MARKERS = ("\x1b", "\x07", "\x01")
 MORE_NUMERIC = {
     "meanfield": ["--sigma-w2", "--sigma-b2", "--q0", "--c0", "--depth", "--slope"],
     "initializer": ["--mean", "--std", "--a", "--b", "--gain", "--scale", "--fan-in", "--fan-out"],
+    "initial-loss": ["--vocab", "--logit-std"],
 }
 MORE_BASE = {
     "meanfield": ["tanh"],
     "initializer": ["torch.nn.init.trunc_normal_"],
+    "initial-loss": [],
 }
 MORE_NEEDS = {
     ("meanfield", "--slope"): ["leaky_relu"],

@@ -208,6 +208,7 @@ LOCAL_IMPORTS = {
     "cli/commands/activation.py -> .computations.activation": "the command's computation: loaded when it runs",
     "cli/commands/activation.py -> .render": _CLI,
     "cli/commands/attention.py -> .computations.attention": "the command's computation: loaded when it runs",
+    "cli/commands/initial_loss.py -> .computations.initial_loss": "the command's computation: loaded when it runs",
     "cli/commands/audit.py -> .computations.audit": "the command's computation: loaded when it runs",
     "cli/commands/audit.py -> .computations.identify": "the command's computation: loaded when it runs",
     "cli/commands/audit.py -> .errors": _CLI,

@@ -170,6 +170,7 @@ DEFAULT_CALLS: dict[str, list[str]] = {
     "activation-moment relu": ["activation-moment", "relu"],
     "activations": ["activations"],
     "attention": ["attention"],
+    "initial-loss": ["initial-loss"],
     "gau-scale": ["gau-scale"],
     "init --fan-in 768": ["init", "--fan-in", "768"],
     "init --scheme he --activation gelu --fan-in 768": [
