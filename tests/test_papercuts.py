@@ -27,6 +27,8 @@ TOPIC = {
     "selu-solve": "SELU",
     "postnorm-decay": "residual decay",
     "attention": "attention",
+    "initial-loss": "initial loss",
+    "init-report": "init report",
     "gau-scale": "GAU",
     "meanfield": "mean-field",
     "kernel": "kernels",

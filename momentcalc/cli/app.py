@@ -44,7 +44,8 @@ app = typer.Typer(
         "digit: truncated-normal corrections and what framework init calls really sample; "
         "activation moments, exact gains and SELU constants; residual decay, attention and GAU "
         "scales; mean-field signal propagation, infinite-width kernels, Hermite expansions and "
-        "activation transforms; the initialization constants in a codebase, checked."
+        "activation transforms; a whole transformer's init report and its expected initial loss; the "
+        "initialization constants in a codebase, checked."
     ),
     no_args_is_help=True,
     # -h as well as --help, on every command (subcommands inherit the group's context settings).

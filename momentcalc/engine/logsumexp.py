@@ -219,6 +219,19 @@ def expected_logsumexp(vocab: int, std: Fraction, goal: int) -> Any:
         ctx.prec = old
 
 
+def expected_logsumexp_variance(vocab: int, variance: Any, goal: int) -> Any:
+    """``expected_logsumexp`` for logits of variance ``variance`` (a Fraction, or a ball whose
+    every value is a variance), S = its square root taken at the working precision."""
+    guard = 24 + vocab.bit_length() + 2 * max(1, goal).bit_length()
+    old = ctx.prec
+    ctx.prec = max(old, goal + guard)
+    try:
+        ball = exact_ball(variance) if isinstance(variance, Fraction) else arb(variance)
+        return _expected(vocab, ball.sqrt(), goal)
+    finally:
+        ctx.prec = old
+
+
 def _expected(V: int, S: Any, goal: int) -> Any:
     problem = _Problem(V, S, goal)
     s = float(S.mid())
