@@ -35,6 +35,7 @@ from ._version import __version__
 _MORE = {
     "expectations": ".moments",
     "gaussian_moments": ".moments",
+    "sweep": ".sweeps",
 }
 
 

@@ -16,6 +16,7 @@ when the CLI reports the error. A message may also point to where the allowed na
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 
 # Where Python finds the names a message refers to; the CLI names its listing command instead.
@@ -62,6 +63,12 @@ class MomentcalcError(Exception):
         self.message = self.render()
         super().__init__(self.message)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its class, ``args`` and fields, rebuilt without ``__init__`` (which takes
+        keyword arguments ``args`` does not hold): a sweep's point sends its error from a worker
+        process, or a Dask worker, to the process that reports it."""
+        return _rebuilt, (type(self), self.args, dict(vars(self)))
+
     def render(self, name_of: Callable[[str], str] = _same) -> str:
         """The message with every argument named by ``name_of`` (default: its Python name)."""
         text = self.template
@@ -77,10 +84,48 @@ class MomentcalcError(Exception):
         return error
 
 
+def _rebuilt(kind: type, args: tuple[Any, ...], state: dict[str, Any]) -> MomentcalcError:
+    error = kind.__new__(kind)
+    error.args = args
+    vars(error).update(state)
+    return error
+
+
 class InputError(MomentcalcError, ValueError):
     """Bad input or usage (exit 2). The message names the argument and what is allowed."""
 
     code = 2
+
+
+class Outcome(InputError):
+    """A decided fact about this point of the inputs, not a fault in them: the length of the
+    network explodes (at ``layer``), the length map has no fixed point, a moment diverges, a
+    target is out of reach. Exit 2 for one call, as any InputError; a sweep reports it in the
+    point's row and goes on (``kind`` names it: "explodes", "collapses", "no_fixed_point",
+    "no_edge_of_chaos", "diverges", "unreachable")."""
+
+    code = 2
+    kind = "outcome"
+    layer: int | None = None
+
+    def __init__(
+        self, message: str | None = None, *, kind: str, layer: int | None = None, **fields: Any
+    ) -> None:
+        super().__init__(message, **fields)
+        self.kind, self.layer = kind, layer
+
+    def with_template(self, template: str) -> MomentcalcError:
+        error = type(self)(
+            template,
+            kind=self.kind,
+            layer=self.layer,
+            param=self.param,
+            allowed=self.allowed,
+            got=self.got,
+            params=self.params,
+        )
+        error.json_output, error.cli_names = self.json_output, self.cli_names
+        return error
 
 
 class ExpectationFailed(MomentcalcError):

@@ -312,6 +312,11 @@ class Computation(_Record):
         )
         return replace(self, command=command, results=results, notes=notes, note_templates=None)
 
+    @property
+    def status(self) -> str:
+        """ "ok": a computation has its results (a sweep's ``NoResult`` says why it has none)."""
+        return OK
+
     def __getitem__(self, name: str) -> Quantity:
         for quantity in self.results:
             if quantity.name == name:
@@ -327,17 +332,76 @@ class Computation(_Record):
         return self[name].value
 
 
+# What a sweep's row holds in its ``status``: a value ("ok"), a decided outcome (its kind), or
+# a refusal ("refused").
+OK, REFUSED = "ok", "refused"
+
+
+class NoResult(_Record):
+    """A point of a sweep that has no results: a decided outcome about the point (``kind``, from
+    ``errors.Outcome``: "explodes" — at ``layer`` where known —, "no_fixed_point", "diverges",
+    ...; ``code`` None) or a refusal (``code`` 3: not proven or past a limit; 2: the point is
+    bad input), with the ``message`` that says why. Its ``inputs`` are the point's, in the keys
+    and order of the sweep's computed rows where there are any."""
+
+    command: str
+    inputs: dict[str, Number | str]
+    digits: int
+    message: str
+    kind: str | None = None
+    code: int | None = None
+    layer: int | None = None
+
+    results: tuple[Quantity, ...] = ()
+    notes: tuple[str, ...] = ()
+    derivation: tuple[tuple[str, str, str], ...] = ()
+    checks: tuple[Check, ...] = ()
+
+    @property
+    def decided(self) -> bool:
+        return self.code is None
+
+    @property
+    def status(self) -> str:
+        return REFUSED if self.code is not None else self.kind or "outcome"
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        return {}
+
+
 class Sweep(_Record):
-    """A command evaluated at several points (a swept option): one Computation per row."""
+    """A command evaluated at several points (a swept option): one row per point, a
+    ``Computation`` or, for a point without results, a ``NoResult`` (iterating over a sweep
+    gives its rows)."""
 
     command: str
     digits: int
-    rows: tuple[Computation, ...]
+    rows: tuple[Computation | NoResult, ...]
     swept: tuple[str, ...] = ()
 
     @property
     def checks(self) -> tuple[Check, ...]:
         return tuple(check for row in self.rows for check in row.checks)
+
+    @property
+    def computed(self) -> tuple[Computation, ...]:
+        """The rows with results."""
+        return tuple(row for row in self.rows if isinstance(row, Computation))
+
+    @property
+    def refused(self) -> tuple[NoResult, ...]:
+        return tuple(row for row in self.rows if isinstance(row, NoResult) and not row.decided)
+
+    def __iter__(self) -> Any:
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
 
 
 class Listing(_Record):

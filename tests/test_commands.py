@@ -41,7 +41,8 @@ def test_every_command_has_a_snapshot_case_and_a_readme_section():
 
 
 # What a function is about may come first, positionally; everything else is keyword-only.
-SUBJECTS = {"activation", "name", "paths", "values", "monomials"}
+# (``sweep(function, grid, *, jobs=1, client=None)``, as SPEC writes it: what it sweeps over what.)
+SUBJECTS = {"activation", "name", "paths", "values", "monomials", "function", "grid"}
 
 
 def test_public_functions_take_their_options_by_keyword():

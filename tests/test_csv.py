@@ -60,8 +60,8 @@ def test_csv_keeps_the_standard_error_of_estimates():
 def test_list_result_has_a_layer_column_and_one_row_per_layer():
     table = rows("postnorm-decay", "--layers", "4", "--sigma", "1,0.5", "--digits", "6")
     header = table[0]
-    assert header[:5] == ["input.layers", "input.sigma", "input.threshold", "input.scheme", "layer"]
-    assert header[5:] == [
+    assert header[:6] == ["input.layers", "input.sigma", "input.threshold", "input.scheme", "status", "layer"]
+    assert header[6:] == [
         "decay",
         "identity_weight",
         "branch_weights",

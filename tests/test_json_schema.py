@@ -119,7 +119,7 @@ def test_keys_never_appear_and_disappear():
     assert exact["logit_std"]["stderr"] is None and simulated["max_weight_scaled"]["stderr"] > 0
     assert exact["logit_std"]["certified"] in (True, False)
     sweep = invoke("truncnorm", "--std", "1,2", "--json").json()
-    assert all(set(row) == {"inputs", "results", "notes", "derivation"} for row in sweep["rows"])
+    assert all(set(row) == {"inputs", "status", "results", "notes", "derivation"} for row in sweep["rows"])
 
 
 def test_input_types():

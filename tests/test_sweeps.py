@@ -45,7 +45,7 @@ def test_rows_equal_single_calls(fixed, option, text, singles):
     assert doc["command"] == fixed[0] and doc["digits"] == 25 and doc["checks"] == []
     assert len(doc["rows"]) == len(singles)
     for row, value in zip(doc["rows"], singles):
-        assert set(row) == {"inputs", "results", "notes", "derivation"}
+        assert set(row) == {"inputs", "status", "results", "notes", "derivation"} and row["status"] == "ok"
         single = invoke(*fixed, option, value, "--digits", "25", "--json").json()
         assert row["inputs"] == single["inputs"]
         assert row["results"] == single["results"]
@@ -72,6 +72,7 @@ def test_csv_has_one_row_per_point_with_input_columns():
         "input.fan_out",
         "input.scheme",
         "input.distribution",
+        "status",
         "variance",
         "std",
         "bound",
@@ -92,8 +93,8 @@ def test_csv_has_one_row_per_point_with_input_columns():
         "--json",
     ).json()
     for line, row in zip(rows[1:], doc["rows"]):
-        assert line[4:] == [result["decimal"] for result in row["results"].values()]
-    assert rows[1][4] == "0.00500000000000000"  # 2/(100 + 300)
+        assert line[4] == "ok" and line[5:] == [result["decimal"] for result in row["results"].values()]
+    assert rows[1][5] == "0.00500000000000000"  # 2/(100 + 300)
 
 
 def test_csv_attention_sweep_columns():

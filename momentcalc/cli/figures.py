@@ -55,8 +55,22 @@ def figure_options(
     return Figures(plot, tuple(plot_y or ()), chart)
 
 
+def _first(result: Computation | Sweep) -> Computation:
+    """The computation whose result names a figure draws: the first point with results (a sweep
+    whose points all lack them has none: nothing to draw)."""
+    if not isinstance(result, Sweep):
+        return result
+    for row in result.rows:
+        if isinstance(row, Computation):
+            return row
+    raise InputError(
+        "{plot} has nothing to draw: no point of this sweep has results (see the table's notes)",
+        param="plot",
+    )
+
+
 def _names(result: Computation | Sweep) -> tuple[str, ...]:
-    return (result.rows[0] if isinstance(result, Sweep) else result).names
+    return _first(result).names
 
 
 def _unknown(option: str, name: str, result: Computation | Sweep) -> InputError:
@@ -68,7 +82,7 @@ def _unknown(option: str, name: str, result: Computation | Sweep) -> InputError:
 
 def plotted_names(figures: Figures, result: Computation | Sweep) -> tuple[str, ...]:
     """What --plot draws on y, checked against the result's shape (before anything is printed)."""
-    first = result.rows[0] if isinstance(result, Sweep) else result
+    first = _first(result)
     lists = [q.name for q in first.results if q.is_list]
     scalars = [q.name for q in first.results if not q.is_list]
     for name in figures.plot_y:
@@ -115,7 +129,7 @@ def check_chart(figures: Figures, result: Computation | Sweep) -> None:
             "{chart} draws a sweep's result (list-valued results are drawn in the table already)",
             param="chart",
         )
-    first = result.rows[0]
+    first = _first(result)
     if figures.chart not in first.names:
         raise _unknown("chart", figures.chart, result)
     if first[figures.chart].is_list:

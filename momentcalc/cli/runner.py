@@ -26,7 +26,7 @@ from ..engine.precision import MAX_DIGITS
 from ..errors import InputError, MomentcalcError, PrecisionError
 from ..progress import Spinner
 from ..render import FORMATS, OutputClosed
-from ..result import Computation, Sweep, replace
+from ..result import Computation, NoResult, Sweep, replace
 from . import child
 from .options import SHARED, NumberRule, catalog_parameters
 from .sweep import MAX_SWEEP_POINTS, is_sweep_syntax, is_text_sweep, parse_texts, parse_values
@@ -279,15 +279,12 @@ def parse_jobs(text: str | None) -> int:
     return count or (os.cpu_count() or 1)
 
 
-def _fresh_arb() -> None:
-    """Arb's global caches emptied, as in a fresh process: it keeps Gauss-Legendre nodes at the
-    highest precision any integral asked and starts later integrals from them, so without this a
-    sweep point's error bound (never its digits) depended on the points before it, and so on
-    ``--jobs`` (``kernel max(x,0.5),erf --depth 3 --json``: erf's c_map_curvature_at_1). Only where
-    flint is already imported: a call that needs no ball does not import it for this."""
-    flint = sys.modules.get("flint")
-    if flint is not None:
-        flint.ctx.cleanup()
+def message_name(arguments: Mapping[str, str], name: str) -> str:
+    """How a point's message names ``name``: as ``cli_name``, and a listing by its command
+    (``'momentcalc activations'``), as the error path does (``group.cli_message``)."""
+    from .group import LISTINGS
+
+    return LISTINGS.get(name) or cli_name(arguments, name)
 
 
 class _Plan:
@@ -315,10 +312,15 @@ class _Plan:
         self.digits, self.work, self.derive = digits, work, derive
         self.expectations, self.tolerance, self.form, self.get = expectations, tolerance, form, get
         self.figures, self.name_of, self.command = figures, name_of, command
+        # How a point's message names the arguments: as the error path does.
+        arguments = name_of.args[0] if isinstance(name_of, partial) and name_of.args else {}
+        self.message_of = partial(message_name, arguments)
 
     def row(self, point: dict[str, Any]) -> Computation:
         if len(self.points) > 1:
-            _fresh_arb()  # every point of a sweep as its own process would compute it
+            from ..sweeps import fresh_arb
+
+            fresh_arb()  # every point of a sweep as its own process would compute it
         own = {name: value for name, value in point.items() if name not in self.catalog}
         if self.catalog:
             own["params"] = {name: point[name] for name in self.catalog}
@@ -334,10 +336,21 @@ class _Plan:
             computation = apply_expectations(computation, self.expectations, self.tolerance)
         return computation
 
-    def rows(self, workers: int, seconds: float | None, ceiling: int | None) -> list[Computation]:
+    def decided(self, point: dict[str, Any]) -> Computation | NoResult:
+        """A sweep's point: its row, or why it has none (``sweeps.decide``); a bad argument
+        (an InputError that is no ``Outcome``) ends the whole call, exit 2."""
+        if not self.swept:
+            return self.row(point)  # one computation: its errors are the call's, as always
+        from ..sweeps import decide
+
+        return decide(
+            self.row, point, self.command or "", self.digits, name_of=self.message_of, input_errors=False
+        )
+
+    def rows(self, workers: int, seconds: float | None, ceiling: int | None) -> list[Computation | NoResult]:
         points = list(self.points) if workers > 1 and len(self.points) > 1 else self.points
         if workers <= 1 or len(points) <= 1:
-            return [self.row(point) for point in points]
+            return [self.decided(point) for point in points]
         # Contiguous shares in sweep order, each in its own child under the same limits.
         count = min(workers, len(points))
         size, extra = divmod(len(points), count)
@@ -347,7 +360,7 @@ class _Plan:
             shares.append(points[start:end])
             start = end
         outcomes = child.run_many(
-            [lambda share=share: [self.row(p) for p in share] for share in shares],
+            [lambda share=share: [self.decided(p) for p in share] for share in shares],
             cpu_seconds=seconds,
             memory_bytes=ceiling,
         )
@@ -358,7 +371,11 @@ class _Plan:
 
         rows = self.rows(workers, seconds, ceiling)
         n, swept = self.digits, self.swept
-        result: Computation | Sweep = Sweep(rows[0].command, n, tuple(rows), swept) if swept else rows[0]
+        if swept:
+            from ..sweeps import with_inputs
+        result: Computation | Sweep = (
+            Sweep(self.command or rows[0].command, n, with_inputs(rows, swept), swept) if swept else rows[0]  # type: ignore[assignment]
+        )
         if self.figures is not None:
             from .figures import draw_before_output
 
@@ -376,7 +393,18 @@ class _Plan:
             from .expect import mismatch_line
         for row, check in failed:
             sys.stderr.write(mismatch_line(check, {name: row.inputs.get(name) for name in swept}) + "\n")
-        return 1 if failed else 0
+        refused = result.refused if isinstance(result, Sweep) else ()
+        for row in refused:
+            sys.stderr.write(refusal_line(row, swept) + "\n")
+        return 3 if refused else 1 if failed else 0
+
+
+def refusal_line(row: NoResult, swept: tuple[str, ...]) -> str:
+    """The stderr line of a refused sweep point: where, and why."""
+    from ..render.cells import input_text
+
+    where = ", ".join(f"{name}={input_text(row.inputs.get(name))}" for name in swept)
+    return f"momentcalc: refused at {where}: {row.message}"
 
 
 def _limit_error(

@@ -32,6 +32,7 @@ from ..tier import (
     INFINITY,
     Computation,
     InputError,
+    Outcome,
     PrecisionError,
     arb_precision,
     certify,
@@ -541,18 +542,22 @@ def _check_runaway(unit: Gated, gate: Any, q1: Fraction, q2: Fraction, w: Fracti
     )
     low = runaway_layer(gate, unit.quadratic, min(q1, q2), w, collapse=True)
     if low and low <= layers:
-        raise InputError(
+        raise Outcome(
             f"the variance q of the layers falls below 1e-{LENGTH_LIMIT_DIGITS} by layer {low}: {why}, "
             "and the correlations with it; ask for a much smaller {depth}, a larger {sigma_w2} or "
             "{sigma_b2} > 0",
+            kind="collapses",
+            layer=low,
             param="depth",
             params=("sigma_b2", "sigma_w2"),
         )
     high = runaway_layer(gate, unit.quadratic, max(q1, q2), w, collapse=False)
     if high and high <= layers:
-        raise InputError(
+        raise Outcome(
             f"the variance q of the layers passes 1e{LENGTH_LIMIT_DIGITS} by layer {high}: {why}; "
             "ask for a much smaller {depth}, a smaller {sigma_w2} or {sigma_b2} > 0",
+            kind="explodes",
+            layer=high,
             param="depth",
             params=("sigma_b2", "sigma_w2"),
         )

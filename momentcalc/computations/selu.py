@@ -49,7 +49,7 @@ from ..engine.roots import find_root
 from ..engine.rounding import MAX_EXPONENT_BITS, decimal_text
 from ..tier import (
     Computation,
-    InputError,
+    Outcome,
     PrecisionError,
     check_digits,
     exact_ball,
@@ -232,7 +232,7 @@ def _show(value: mpmath.mpf, digits: int) -> str:
 def _check_reachable(
     mean: Fraction, var: Fraction, input_mean: Fraction, input_std: Fraction
 ) -> tuple[str, str]:
-    """Raise InputError unless R(∞) < μ/√v < R(0); return the bounds as text for the notes."""
+    """Raise Outcome ("unreachable") unless R(∞) < μ/√v < R(0); return the bounds as text for the notes."""
     shown = BOUND_DIGITS
     while True:
 
@@ -257,11 +257,12 @@ def _check_reachable(
     interval = f"({_show(low, shown)}, {_show(high, shown)})"
     if low < ratio < high:
         return _show(low, BOUND_DIGITS), _show(high, BOUND_DIGITS)
-    raise InputError(
+    raise Outcome(
         f"{{target_mean}}/{{target_var}}: no lambda > 0, alpha > 0 reaches mean/std ratio "
         f"{_show(ratio, shown)} ({{target_mean}}/sqrt({{target_var}})) for input mean "
         f"{to_text(input_mean)}, std {to_text(input_std)}; selu reaches only ratios in the open "
         f"interval {interval}, from the alpha -> inf limit to relu's ratio (alpha -> 0)",
+        kind="unreachable",
         param="target_mean",
         params=("target_var",),
     )

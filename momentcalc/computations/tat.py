@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from functools import partial
 from fractions import Fraction
 from typing import Any
 
@@ -28,6 +29,7 @@ from ..engine.numbers import as_number, to_text
 from ..tier import (
     Computation,
     InputError,
+    Outcome,
     PrecisionError,
     arb_precision,
     check_digits,
@@ -185,7 +187,7 @@ def _leaky(eta: Fraction, depth: int, digits: int) -> dict[str, Any]:
     with arb_precision(int((digits + 10) * BITS_PER_DIGIT) + 64 + 8 * depth):
         top = network_c0_ball(arb(0), depth)
         if eta < 0 or as_arb(eta) > top:
-            raise InputError(
+            raise (InputError if eta < 0 else partial(Outcome, kind="unreachable"))(
                 param="target_c0",
                 allowed=f"from 0 to {reachable_c0(depth):.10g} for depth {depth} "
                 "(relu's C map composed that often, at 0)",
@@ -210,10 +212,11 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
 
     if linear(act):
         label = act.formula if act.expression else act.name
-        raise InputError(
+        raise Outcome(
             f"{label!r} is linear, so its normalized C map is the identity: C'(1) = 1 for every "
             "input scale and shift, and no {target_slope} above 1 is reachable (the reachable C'(1) "
             "is 1 alone)",
+            kind="unreachable",
             param="target_slope",
         )
     with arb_precision(int((digits + 20) * BITS_PER_DIGIT) + 64):
@@ -284,11 +287,12 @@ def _clipped_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
         if not 1 <= shallower < depth
         else f", or {{depth}} {shallower}" + (" or less" if shallower > 1 else "")
     )
-    raise InputError(
+    raise Outcome(
         f"reachable per-layer C'(1) for {label!r} (clipped linear): above {float(FLOOR):g} wherever "
         "Q'(1) = 1 (proven; the infimum appears to be pi/(pi - 1) = 1.4669, approached as input_scale "
         f"-> 0 with the input at a kink), i.e. {{target_slope}} above {float(FLOOR):g}^{depth} = "
         f"{power_text(float(FLOOR), depth)}{hint}; got a per-layer {layer_text(target)}",
+        kind="unreachable",
         param="target_slope",
         params=("depth",),
     )
@@ -313,11 +317,12 @@ def _monomial_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
             f"{float(top):.10g}^{depth}",
             param="target_slope",
         )
-    raise InputError(
+    raise Outcome(
         f"reachable per-layer C'(1) for {label!r} (c*x**{power} + d): 1 < C'(1) < {bound} (proven: "
         "C'(1) depends on input_scale/input_shift alone and stays below its value at input_shift 0), "
         f"i.e. {{target_slope}} below {float(top):.10g}^{depth} = {power_text(float(top), depth)}; got a "
         f"per-layer {layer_text(target)}",
+        kind="unreachable",
         param="target_slope",
     )
 

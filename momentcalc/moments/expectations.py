@@ -21,7 +21,7 @@ from mpmath import mp
 from ..catalog import Activation, resolve
 from ..engine.numbers import Number, as_number, to_mpf, to_text
 from ..engine.precision import MAX_INTERNAL_DIGITS, agree, working_dps
-from ..errors import InputError, PrecisionError
+from ..errors import InputError, Outcome, PrecisionError
 from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, SECOND_MOMENT, Monomial, checked, name
 from .quadrature import Divergent, Evaluation
 
@@ -97,9 +97,10 @@ def _by_quadrature(
         raise PrecisionError(f"its values lose too many digits to cancellation to give {digits} digits")
     except Divergent as error:
         what = error.what if isinstance(error.what, str) else name(error.what)
-        raise InputError(
+        raise Outcome(
             f"{{activation}} {label!r}: {what} diverges (the integral is infinite) for "
             f"Z ~ N({to_text(mean)}, {to_text(std)}^2); choose an activation with finite moments",
+            kind="diverges",
             param="activation",
         ) from None
     except PrecisionError as error:

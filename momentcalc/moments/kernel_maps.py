@@ -42,7 +42,7 @@ from flint import acb, arb, ctx
 from ..catalog import Activation
 from ..catalog.expression_tree import Node, X
 from ..engine.gaussian_balls import BITS_PER_DIGIT, ExpTerm, as_arb, exp_poly_expectation, exp_poly_product
-from ..errors import InputError, PrecisionError
+from ..errors import Outcome, PrecisionError
 from .monomials import Monomial, vanishes
 from .activation_balls import model_of
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
@@ -672,7 +672,7 @@ def _settled(
 
 
 def check_length(q: arb, layer: int) -> None:
-    """InputError (``depth``) once a layer's variance passes 10^±LENGTH_LIMIT_DIGITS: the length
+    """Outcome (``depth``; "explodes" or "collapses" at ``layer``) once a layer's variance passes 10^±LENGTH_LIMIT_DIGITS: the length
     explodes or collapses faster than geometrically (relu2's q' ≈ 3σ_w²·q², x³'s ≈ 15σ_w²·q³
     square or cube it every layer), and its exact midpoints would grow without bound. Only a ball
     wholly past the limit says so; one that reaches past it without being past it is NotProven
@@ -693,17 +693,21 @@ def check_length(q: arb, layer: int) -> None:
         return
     advice = f"ask for {{depth}} of at most {layer - 1}, or" if layer > 1 else "ask for"
     if high:
-        raise InputError(
+        raise Outcome(
             f"the variance q of the layers passes 1e{LENGTH_LIMIT_DIGITS} at layer {layer} (the "
             "length of the network explodes: q' = sigma_w2*E[phi(sqrt(q) Z)^2] + sigma_b2 outgrows "
             f"q); {advice} a smaller {{sigma_w2}}",
+            kind="explodes",
+            layer=layer,
             param="depth",
             params=("sigma_w2",),
         )
-    raise InputError(
+    raise Outcome(
         f"the variance q of the layers falls below 1e-{LENGTH_LIMIT_DIGITS} at layer {layer} (the "
         "length of the network collapses); "
         f"{advice} a larger {{sigma_w2}} or {{sigma_b2}}",
+        kind="collapses",
+        layer=layer,
         param="depth",
         params=("sigma_w2", "sigma_b2"),
     )

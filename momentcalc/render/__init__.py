@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from ..result import Computation, Listing, Sweep
+from ..result import Computation, Listing, NoResult, Sweep
 from ..errors import InputError, unknown_name
 
 FORMATS = ("table", "text", "json", "csv")
@@ -61,17 +61,20 @@ def _write(result: Computation | Sweep | Listing, fmt: str, out: TextIO) -> None
 def emit_values(result: Computation | Sweep, names: list[str], stream: TextIO | None = None) -> None:
     """``--get NAME ...``: each named result's decimal, tab-separated in the order given, one
     line per point (a list-valued result as its decimals separated by spaces). ``input.NAME``
-    is an input as given (``--get input.std --get gamma`` labels a sweep's lines)."""
+    is an input as given (``--get input.std --get gamma`` labels a sweep's lines). A sweep's
+    point without results prints its status in place of each result (``no_fixed_point``,
+    ``explodes``, ``refused``): still one line per point, and never a number."""
     from .cells import INPUT_PREFIX, input_text
     from .document import quantity_document
 
     rows = result.rows if isinstance(result, Sweep) else (result,)
+    first = next((row for row in rows if isinstance(row, Computation)), None)
     inputs = [INPUT_PREFIX + name for name in rows[0].inputs]
     for name in names:
-        if name not in rows[0].names and name not in inputs:
+        if first is not None and name not in first.names and name not in inputs:
             raise InputError(
                 "{get} "
-                + unknown_name("result", name, rows[0].names)
+                + unknown_name("result", name, first.names)
                 + f" (and the inputs: {', '.join(inputs)})",
                 param="get",
             )
@@ -80,9 +83,12 @@ def emit_values(result: Computation | Sweep, names: list[str], stream: TextIO | 
         for row in rows:
             cells = []
             for name in names:
-                if name.startswith(INPUT_PREFIX) and name not in row.names:
-                    value = row.inputs[name[len(INPUT_PREFIX) :]]
+                if name.startswith(INPUT_PREFIX) and (first is None or name not in first.names):
+                    value = row.inputs.get(name[len(INPUT_PREFIX) :])
                     cells.append("" if value is None else input_text(value))
+                    continue
+                if isinstance(row, NoResult):
+                    cells.append(row.status)
                     continue
                 decimal = quantity_document(row[name], row.digits)["decimal"]
                 cells.append(decimal if isinstance(decimal, str) else " ".join(decimal))
@@ -94,22 +100,23 @@ def emit_values(result: Computation | Sweep, names: list[str], stream: TextIO | 
 def emit_chart(result: Sweep, name: str, fmt: str, stream: TextIO | None = None) -> None:
     """``--chart NAME``: result NAME of each sweep point as a bar, labelled with the swept
     inputs, under the table (``fmt`` table or text)."""
-    from .cells import input_text
+    from .cells import input_text, outcome_cell
 
-    labels = ["  ".join(input_text(row.inputs[s]) for s in result.swept) for row in result.rows]
+    labels = ["  ".join(input_text(row.inputs.get(s)) for s in result.swept) for row in result.rows]
     header = ", ".join(result.swept)
-    values = [row[name].value for row in result.rows]
+    values = [row if isinstance(row, NoResult) else row[name].value for row in result.rows]
+    shown = [outcome_cell(value) if isinstance(value, NoResult) else None for value in values]
     out = fitting_stream_for(stream)
     try:
         if fmt == "table":
             from .table import print_chart
 
-            print_chart(out, name, values, result.digits, labels, header)
+            print_chart(out, name, values, result.digits, labels, header, shown)
         else:
             from .chart import chart_rows
             from .plain import aligned
 
-            title, rows = chart_rows(name, values, result.digits, labels)
+            title, rows = chart_rows(name, values, result.digits, labels, shown)
             lines = ["", title, *aligned([header, "value", "bar"], [list(r) for r in rows], right=[True])]
             out.write("".join(line + "\n" for line in lines))
     except BrokenPipeError:

@@ -2,20 +2,24 @@
 ``--format table``) and the plain aligned text printed off a terminal (``plain``).
 
 A sweep's swept input that has the name of a result (truncnorm's ``--std`` and its result
-``std``) is headed ``input.NAME``, as in CSV, so that no two columns share a header.
+``std``) is headed ``input.NAME``, as in CSV, so that no two columns share a header. A point
+without results shows its outcome ("no fixed point", "explodes at layer 12") or "refused" in
+its first result cell, the others empty; a note under the table says what each outcome means.
 """
 
 from __future__ import annotations
 
 from ..engine.numbers import to_text
 from ..engine.precision import to_decimal
-from ..result import Computation, Listing, Quantity, Sweep
+from ..result import Computation, Listing, NoResult, Quantity, Sweep
 from .document import shown_digits
 
 INPUT_PREFIX = "input."
 
 
 def input_text(value: object) -> str:
+    if value is None:
+        return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     return value if isinstance(value, str) else to_text(value)  # type: ignore[arg-type]
@@ -49,8 +53,59 @@ def single_rows(computation: Computation) -> list[tuple[str, str, str]]:
     return [(q.name, shown_value(q, computation.digits), q.description) for q in computation.results]
 
 
+# A decided outcome's kind as a table cell and a figure's legend say it.
+OUTCOME_LABELS = {
+    "no_fixed_point": "no fixed point",
+    "no_edge_of_chaos": "no edge of chaos",
+    "explodes": "explodes",
+    "collapses": "collapses",
+    "diverges": "diverges",
+    "unreachable": "unreachable",
+    "refused": "refused",
+}
+# The one header of a sweep whose points all lack results.
+OUTCOME_HEADER = "outcome"
+
+
+def outcome_label(kind: str) -> str:
+    return OUTCOME_LABELS.get(kind, kind.replace("_", " "))
+
+
+def outcome_cell(row: NoResult) -> str:
+    """A point without results in one short cell: "no fixed point", "explodes at layer 12",
+    "refused"."""
+    label = outcome_label(row.status)
+    return f"{label} at layer {row.layer}" if row.layer is not None and row.decided else label
+
+
+def first_computed(sweep: Sweep) -> Computation | None:
+    return next((row for row in sweep.rows if isinstance(row, Computation)), None)
+
+
 def scalar_names(sweep: Sweep) -> list[str]:
-    return [q.name for q in sweep.rows[0].results if not q.is_list]
+    first = first_computed(sweep)
+    return [] if first is None else [q.name for q in first.results if not q.is_list]
+
+
+def outcome_notes(sweep: Sweep) -> list[str]:
+    """One note per decided outcome (how many points, where the first is, and its message) and
+    one for the refused points (their reasons are on stderr)."""
+    kinds: dict[str, list[NoResult]] = {}
+    for row in sweep.rows:
+        if isinstance(row, NoResult):
+            kinds.setdefault(row.status, []).append(row)
+    notes = []
+    for kind, rows in kinds.items():
+        count = f"{len(rows)} point{'s' if len(rows) > 1 else ''}"
+        where = inputs_line({name: rows[0].inputs.get(name) for name in sweep.swept})
+        if kind == "refused":
+            notes.append(
+                f"{outcome_label(kind)} ({count}): not proven or past a limit; each reason is on stderr"
+            )
+        else:
+            first = "" if len(rows) == 1 else "first "
+            notes.append(f"{outcome_label(kind)} ({count}; {first}at {where}): {rows[0].message}")
+    return notes
 
 
 def sweep_title(sweep: Sweep) -> str:
@@ -64,16 +119,19 @@ def sweep_headers(sweep: Sweep) -> tuple[list[str], list[str]]:
     """(input headers, result headers): a swept input named like a result is ``input.NAME``."""
     scalar = scalar_names(sweep)
     inputs = [INPUT_PREFIX + name if name in scalar else name for name in sweep.swept]
-    return inputs, scalar
+    return inputs, scalar or [OUTCOME_HEADER]
 
 
 def sweep_cells(sweep: Sweep) -> list[tuple[list[str], list[str]]]:
     """Per row: (swept input texts, result decimals)."""
     scalar = scalar_names(sweep)
+    width = max(1, len(scalar))
     return [
         (
-            [input_text(row.inputs[name]) for name in sweep.swept],
-            [shown_value(row[name], row.digits, with_stderr=False) for name in scalar],
+            [input_text(row.inputs.get(name)) for name in sweep.swept],
+            [outcome_cell(row), *[""] * (width - 1)]
+            if isinstance(row, NoResult)
+            else [shown_value(row[name], row.digits, with_stderr=False) for name in scalar],
         )
         for row in sweep.rows
     ]

@@ -66,11 +66,27 @@ def _fractions(shown: list[mpmath.mpf]) -> tuple[list[float], bool]:
 
 
 def chart_rows(
-    name: str, values: Sequence[mpmath.mpf], digits: int, labels: Sequence[str] | None = None
+    name: str,
+    values: Sequence[mpmath.mpf],
+    digits: int,
+    labels: Sequence[str] | None = None,
+    texts: Sequence[str | None] | None = None,
 ) -> tuple[str, list[tuple[str, str, str]]]:
     """The chart's title and its rows (index or index range — or the ``labels`` of the entries,
-    a sweep's inputs — then value and bar)."""
-    buckets = _buckets(len(values))
+    a sweep's inputs, one row each — then value and bar). ``texts``: what a sweep's point
+    without a value shows in place of its value (its outcome), with no bar."""
+    if texts is not None and any(text is not None for text in texts):
+        title, rows = chart_rows(
+            name,
+            [value for value, text in zip(values, texts) if text is None],
+            digits,
+            [label for label, text in zip(labels or (), texts) if text is None],
+        )
+        drawn = iter(rows)
+        return title, [
+            next(drawn) if text is None else (label, text, "") for label, text in zip(labels or (), texts)
+        ]
+    buckets = _buckets(len(values)) if labels is None else [(i, i) for i in range(len(values))]
     shown = _largest(values, buckets)
     fractions, log_scale = _fractions(shown)
     notes = []
@@ -96,11 +112,12 @@ def bar_chart(
     digits: int,
     labels: Sequence[str] | None = None,
     label_header: str = "index",
+    texts: Sequence[str | None] | None = None,
 ) -> Table:
     """The chart as a rich table (no box), bars in cyan."""
     from rich.table import Table
 
-    title, rows = chart_rows(name, values, digits, labels)
+    title, rows = chart_rows(name, values, digits, labels, texts)
     table = Table(title=title, title_justify="left", show_header=True, box=None)
     table.add_column(label_header, justify="right", style="dim")
     table.add_column("value")

@@ -3,7 +3,9 @@
 - the header is the inputs (``input.NAME``, so that an input never clashes with a result of
   the same name, e.g. truncnorm's ``--std`` and its result ``std``), then the results by name,
   in the command's fixed order;
-- a single computation is one data row, a sweep one row per point;
+- a single computation is one data row, a sweep one row per point, with a ``status`` column
+  after the inputs: ``ok``, a decided outcome's kind (``no_fixed_point``, ``explodes``, ...)
+  or ``refused``; a point without results has its result cells empty;
 - a list-valued result (per-layer weights) adds a ``layer`` column after the inputs and gives
   one row per layer, the scalar results repeated on each row;
 - cells hold the inputs as exact text and the results' ``decimal``;
@@ -20,7 +22,7 @@ import csv
 import io
 
 from ..engine.numbers import to_text
-from ..result import Computation, Listing, Sweep
+from ..result import Computation, Listing, NoResult, Sweep
 from .document import quantity_document
 from .text import visible
 from ..engine.precision import to_decimal
@@ -55,8 +57,13 @@ def _line(cells: list[str]) -> str:
 STDERR_SUFFIX = "_stderr"
 
 
+STATUS = "status"
+
+
 def _stderr_names(rows: tuple[Computation, ...]) -> set[str]:
     """The scalar results that are estimates (with a standard error) in some row."""
+    if not rows:
+        return set()
     first = rows[0]
     return {
         q.name
@@ -67,9 +74,14 @@ def _stderr_names(rows: tuple[Computation, ...]) -> set[str]:
     }
 
 
-def _points(row: Computation, with_layer: bool, with_stderr: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
+def _points(
+    row: Computation,
+    with_layer: bool,
+    with_stderr: set[str] = frozenset(),  # type: ignore[assignment]
+    status: bool = False,
+) -> list[str]:
     """The CSV lines of one computation: one, or one per layer."""
-    inputs = [_cell(value) for value in row.inputs.values()]
+    inputs = [_cell(value) for value in row.inputs.values()] + (["ok"] if status else [])
     decimals: list = []
     for q in row.results:
         decimals.append(quantity_document(q, row.digits)["decimal"])
@@ -106,17 +118,28 @@ def render_csv(result: Computation | Sweep | Listing) -> str:
         for row in result.rows:
             writer.writerow([_cell(row.get(column)) for column in result.columns])
         return buffer.getvalue()
+    sweep = isinstance(result, Sweep)
     rows = result.rows if isinstance(result, Sweep) else (result,)
-    first = rows[0]
-    with_layer = any(q.is_list for q in first.results)
-    stderr = _stderr_names(rows)
+    computed = tuple(row for row in rows if isinstance(row, Computation))
+    first = computed[0] if computed else None
+    with_layer = first is not None and any(q.is_list for q in first.results)
+    stderr = _stderr_names(computed)
     results = [
         column
-        for name in first.names
+        for name in (first.names if first is not None else ())
         for column in (name, *([name + STDERR_SUFFIX] if name in stderr else []))
     ]
-    header = [*(f"input.{name}" for name in first.inputs), *([LAYER] if with_layer else []), *results]
+    header = [
+        *(f"input.{name}" for name in (first or rows[0]).inputs),
+        *([STATUS] if sweep else []),
+        *([LAYER] if with_layer else []),
+        *results,
+    ]
     lines = [_line(header)]
     for row in rows:
-        lines.extend(_points(row, with_layer, stderr))
+        if isinstance(row, NoResult):
+            empty = [""] * (len(results) + (1 if with_layer else 0))
+            lines.append(_line([*(_cell(value) for value in row.inputs.values()), row.status, *empty]))
+        else:
+            lines.extend(_points(row, with_layer, stderr, status=sweep))
     return "".join(lines)

@@ -16,7 +16,7 @@ from .._version import __version__
 from ..engine.numbers import Number, decimal_text, to_text
 from ..engine.precision import bound_double, justified_digits, to_decimal, to_double
 from ..engine.rounding import bound_text
-from ..result import BulkValues, Check, Computation, Listing, Quantity, Sweep
+from ..result import BulkValues, Check, Computation, Listing, NoResult, Quantity, Sweep
 
 SCHEMA_VERSION = 1
 _LARGEST_DOUBLE = Fraction(2) ** 1024
@@ -111,7 +111,27 @@ def shown_digits(quantity: Quantity, digits: int) -> int:
     return justified_digits(quantity.value, quantity.stderr, digits)
 
 
-def inputs_document(computation: Computation) -> dict[str, Any]:
+def row_document(row: Computation | NoResult) -> dict[str, Any]:
+    """One row of a sweep: its inputs and ``status``, then its ``results`` ("ok"), its decided
+    ``outcome`` (``kind``, ``message``, ``layer``: the layer at which the length explodes or
+    collapses, else null) or the ``error`` that refused it (``code`` 3, or 2; ``message``)."""
+    if isinstance(row, NoResult):
+        if row.decided:
+            body: dict[str, Any] = {"outcome": {"kind": row.kind, "message": row.message, "layer": row.layer}}
+        else:
+            body = {"error": {"code": row.code, "message": row.message}}
+        return {"inputs": inputs_document(row), "status": row.status, **body, "notes": [], "derivation": []}
+    return {
+        "inputs": inputs_document(row),
+        "status": row.status,
+        "results": results_document(row),
+        "notes": list(row.notes),
+        "derivation": derivation_document(row),
+        **row.extra,
+    }
+
+
+def inputs_document(computation: Computation | NoResult) -> dict[str, Any]:
     return {name: input_json(value) for name, value in computation.inputs.items()}
 
 
@@ -151,16 +171,7 @@ def document(result: Computation | Sweep | Listing) -> dict[str, Any]:
             **_head(result.command),
             "digits": result.digits,
             "swept": list(result.swept),
-            "rows": [
-                {
-                    "inputs": inputs_document(row),
-                    "results": results_document(row),
-                    "notes": list(row.notes),
-                    "derivation": derivation_document(row),
-                    **row.extra,
-                }
-                for row in result.rows
-            ],
+            "rows": [row_document(row) for row in result.rows],
             "checks": [
                 {**check_document(check), "row": index}
                 for index, row in enumerate(result.rows)

@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..result import Computation, Sweep
+from ..result import Computation, NoResult, Sweep
 from .cells import INPUT_PREFIX, input_text, inputs_line
 
 SUFFIXES = (".png", ".svg", ".pdf")
@@ -36,6 +36,11 @@ MARKERS_UP_TO = 40
 def _float(value: Any) -> float:
     number = float(value)
     return number if math.isfinite(number) else math.nan
+
+
+def _value(row: Computation | NoResult, name: str) -> float:
+    """A point's result as a double, nan where the point has none."""
+    return math.nan if isinstance(row, NoResult) else _float(row[name].value)
 
 
 def _spans_decades(values: Sequence[float]) -> bool:
@@ -68,7 +73,7 @@ def _lines(ax: Any, result: Sweep, names: Sequence[str]) -> None:
     drawn: list[float] = []
     marker = "o" if len(xs) <= MARKERS_UP_TO else None
     for name in names:
-        ys = [_float(row[name].value) for row in result.rows]
+        ys = [_value(row, name) for row in result.rows]
         drawn += ys
         ax.plot(xs, ys, marker=marker, label=name)
     if _spans_decades(drawn):
@@ -89,7 +94,7 @@ def _heat_map(figure: Any, ax: Any, result: Sweep, name: str) -> None:
     ys = list(dict.fromkeys(row.inputs[second] for row in result.rows))
     grid = numpy.full((len(ys), len(xs)), numpy.nan)
     for row in result.rows:
-        grid[ys.index(row.inputs[second]), xs.index(row.inputs[first])] = _float(row[name].value)
+        grid[ys.index(row.inputs[second]), xs.index(row.inputs[first])] = _value(row, name)
     x = numpy.array([_float(v) for v in xs])
     y = numpy.array([_float(v) for v in ys])
     norm, cmap = None, "viridis"
@@ -117,7 +122,7 @@ def _heat_map(figure: Any, ax: Any, result: Sweep, name: str) -> None:
 
 def _input_label(result: Sweep, option: str) -> str:
     """The swept input's name, ``input.NAME`` when a result has that name (as the table heads it)."""
-    return INPUT_PREFIX + option if option in result.rows[0].names else option
+    return INPUT_PREFIX + option if option in result.computed[0].names else option
 
 
 def _line_handle(label: str) -> Any:
@@ -132,6 +137,8 @@ def _list_result(ax: Any, result: Computation | Sweep, names: Sequence[str]) -> 
     swept = result.swept if isinstance(result, Sweep) else ()
     drawn: list[float] = []
     for row in rows:
+        if isinstance(row, NoResult):
+            continue
         for name in names:
             values = row[name].value
             doubles = values.doubles() if hasattr(values, "doubles") else [_float(v) for v in values]
@@ -155,7 +162,7 @@ def build_figure(result: Computation | Sweep, names: Sequence[str]) -> Any:
 
     figure = Figure(figsize=(7, 4.5), layout="constrained")
     ax = figure.add_subplot()
-    first = result.rows[0] if isinstance(result, Sweep) else result
+    first = result.computed[0] if isinstance(result, Sweep) else result
     if first[names[0]].is_list:
         _list_result(ax, result, names)
     elif isinstance(result, Sweep) and len(result.swept) == 2:

@@ -15,6 +15,7 @@ from ..result import Check, Computation, Listing, Sweep
 from .cells import (
     listing_cell,
     listing_headers,
+    outcome_notes,
     single_rows,
     single_title,
     sweep_cells,
@@ -85,6 +86,7 @@ def sweep_lines(sweep: Sweep) -> list[str]:
     cells = sweep_cells(sweep)
     lines = [visible(sweep_title(sweep))]
     lines += aligned([*inputs, *results], [[*i, *r] for i, r in cells])
+    lines += [f"note: {visible(note)}" for note in outcome_notes(sweep)]
     if sweep.checks:
         rows_of = [index for index, row in enumerate(sweep.rows) for _ in row.checks]
         lines += _checks(sweep.checks, rows_of)

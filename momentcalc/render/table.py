@@ -9,10 +9,11 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ..result import Check, Computation, Listing, Sweep
+from ..result import Check, Computation, Listing, NoResult, Sweep
 from .cells import (
     listing_cell,
     listing_headers,
+    outcome_notes,
     single_rows,
     single_title,
     sweep_cells,
@@ -196,16 +197,22 @@ def _sweep(sweep: Sweep, console: Console) -> None:
                 Text("  ".join(f"{name}={value}" for name, value in zip(sweep.swept, point)), style="cyan")
             )
             for name, value in zip(results, values):
-                console.print(f"  {name} = {value}", markup=False, highlight=False, soft_wrap=True)
+                if value:
+                    console.print(f"  {name} = {value}", markup=False, highlight=False, soft_wrap=True)
     for group in groups or ():
         table = Table()
         for header in inputs:
             table.add_column(_markup_safe(header), style="cyan", no_wrap=True)
         for index in group:
             table.add_column(results[index], no_wrap=True)
-        for point, values in cells:
-            table.add_row(*map(_markup_safe, point), *(values[index] for index in group))
+        for row, (point, values) in zip(sweep.rows, cells):
+            shown = [values[index] for index in group]
+            if isinstance(row, NoResult):  # its outcome in the first column of every table
+                shown = [values[0], *[""] * (len(group) - 1)]
+            table.add_row(*map(_markup_safe, point), *shown)
         console.print(table)
+    for note in outcome_notes(sweep):
+        console.print(f"[dim]note:[/] {_markup_safe(note)}")
     if sweep.checks:
         console.print(_checks_table(sweep.checks, with_row=True))
 
@@ -262,7 +269,16 @@ def render_table(result: Computation | Sweep | Listing, stream: TextIO) -> None:
         _single(result, console)
 
 
-def print_chart(stream: TextIO, name: str, values: list, digits: int, labels: list[str], header: str) -> None:
-    """``--chart``: a sweep's result as bars under its table."""
+def print_chart(
+    stream: TextIO,
+    name: str,
+    values: list,
+    digits: int,
+    labels: list[str],
+    header: str,
+    shown: list[str | None] | None = None,
+) -> None:
+    """``--chart``: a sweep's result as bars under its table (``shown``: the text in place of
+    a point's value and bar, its outcome, where it has no value)."""
     console = _Console(file=stream, highlight=False, soft_wrap=False, spell=not fits(stream))
-    console.print(bar_chart(name, values, digits, labels, header))
+    console.print(bar_chart(name, values, digits, labels, header, shown))

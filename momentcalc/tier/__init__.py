@@ -57,7 +57,8 @@ Names (all keyword arguments where they have options): ``Precision``, ``certify`
 ``choice``; Gaussian ``expectations``, ``expectation_balls``, ``gaussian_moments``,
 ``moment_balls``, ``exact_moments``, ``bivariate_balls``, ``closed_form_kernel``,
 ``selu_constants``, ``activation``; results ``Computation``, ``Quantity``, ``Sweep``,
-``Listing``, ``Check``; errors ``InputError``, ``PrecisionError``.
+``Listing``, ``Check``; errors ``InputError``, ``Outcome`` (a decided fact about the point: a sweep
+reports it in the point's row), ``PrecisionError``.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ from typing import Any
 
 from ..engine.balls import arb_precision, exact_ball, exactly
 from ..engine.precision import Precision, bits_for, digits_for, to_decimal
-from ..errors import InputError, PrecisionError
+from ..errors import InputError, Outcome, PrecisionError
 from ..result import Check, Computation, Listing, Quantity, Sweep
 from .inputs import check_digits, choice, number, positive, probability, whole
 from .proof import INFINITY, certify, fields_of, precision_of, prove, quantities
@@ -93,6 +94,7 @@ __all__ = [
     "Computation",
     "InputError",
     "Listing",
+    "Outcome",
     "Precision",
     "PrecisionError",
     "Quantity",

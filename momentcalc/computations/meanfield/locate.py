@@ -4,7 +4,7 @@ information propagation"); ``prove`` then proves balls around them.
 
 * q*: the length map is iterated from q0 at low precision (Newton steps where the map
   contracts, doubling or halving where it does not) until a fixed point is bracketed or q
-  runs off: to infinity (no fixed point: InputError) or to 0 (σ_b² = 0 and φ(0) = 0: q* = 0,
+  runs off: to infinity (no fixed point: Outcome "no_fixed_point") or to 0 (σ_b² = 0 and φ(0) = 0: q* = 0,
   the signal dies out). Then Newton's method on V(q) − q at precisions doubling up to the
   working precision, until a step is below 10^−(digits+3) relative: with Newton's quadratic
   convergence the point where that step was computed is within that distance of q*.
@@ -24,7 +24,7 @@ import mpmath
 from mpmath import mp
 
 from ...engine.numbers import Number, to_mpf
-from ...errors import InputError, PrecisionError
+from ...errors import Outcome, PrecisionError
 from ...moments import expectations
 from .model import Length, Model
 
@@ -142,12 +142,13 @@ def lean_length_step(model: Model, w: mpmath.mpf, b: mpmath.mpf):  # type: ignor
     return step
 
 
-def no_fixed_point(w: mpmath.mpf, b_text: str, w_text: str, q0_text: str | None = None) -> InputError:
+def no_fixed_point(w: mpmath.mpf, b_text: str, w_text: str, q0_text: str | None = None) -> Outcome:
     """q runs off to infinity: from q0 (where the map was followed from there), or from any q."""
     where = "" if q0_text is None else f" above {{q0}} = {q0_text}"
-    return InputError(
+    return Outcome(
         f"the length map has no fixed point{where} at {{sigma_w2}} = {w_text}, {{sigma_b2}} = {b_text}: "
         "q grows without bound with depth (the signal explodes); lower {sigma_w2}",
+        kind="no_fixed_point",
         param="sigma_w2",
         params=("sigma_b2", "q0"),
     )
@@ -257,15 +258,16 @@ def critical_line(
 ) -> tuple[mpmath.mpf, mpmath.mpf, Length | None]:  # type: ignore[no-untyped-def]
     """(σ_w², q*, Length at q*) on the critical line at σ_b² = b, at a fixed point the length
     map settles at (V'(q*) <= 1); an edge of chaos only at fixed points that repel is no
-    answer (InputError naming them)."""
+    answer (Outcome "no_edge_of_chaos" naming them)."""
     repelled: list[str] = []
     if zero_fixed:
         # q* = 0 on the critical line: χ₁ = σ_w²·(φ'(0−)² + φ'(0+)²)/2 = 1.
         limit = (slopes[0] ** 2 + slopes[1] ** 2) / 2
         if limit == 0:
-            raise InputError(
+            raise Outcome(
                 f"{{activation}} {label!r} has phi'(0) = 0: chi1 -> 0 as q -> 0 for every sigma_w2, "
                 "so at sigma_b2 = 0 there is no edge of chaos at q* = 0",
+                kind="no_edge_of_chaos",
                 param="activation",
             )
         if not _zero_repels(model, 1 / limit):
@@ -310,18 +312,20 @@ def critical_line(
             f"length map's slope is {mpmath.nstr(slope, 4)} > 1"
         )
     if repelled:
-        raise InputError(
+        raise Outcome(
             f"{{activation}} {label!r} has no stable edge of chaos at {{sigma_b2}} = {mpmath.nstr(b, 10)}: chi1 = 1 "
             f"holds only at fixed points the length map moves away from ({'; '.join(repelled)}; none other with q* "
             f"{'up to' if scanned and scanned[0] > 1 else 'down to'} {mpmath.nstr(scanned[0] if scanned else 0, 3)}), "
             "so no network settles there",
+            kind="no_edge_of_chaos",
             param="activation",
             params=("sigma_b2",),
         )
-    raise InputError(
+    raise Outcome(
         f"{{activation}} {label!r} has no edge of chaos at {{sigma_b2}} = {mpmath.nstr(b, 10)}: "
         "chi1 = 1 is not reached at any fixed point (for relu-like activations it holds only "
         "at sigma_b2 = 0)",
+        kind="no_edge_of_chaos",
         param="activation",
         params=("sigma_b2",),
     )
