@@ -15,7 +15,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from mpmath import mp
 
-from momentcalc.computations.identify import digits_correct, identify_literal, parse_literal, subjects_named
+from momentcalc.computations.constant_index import key_subject, named_in, tokens
+from momentcalc.computations.identify import Context, digits_correct, identify_literal, parse_literal
 from tests.cli_runner import run
 
 SCHEMA = json.loads(
@@ -34,7 +35,6 @@ DECOYS = '''"""A docstring with relu=1.7139588594436646 is not code."""
 lr = 3e-4
 learning_rate = 0.001
 pi = 3.14159
-gelu_c = 0.044715  # gelu tanh approximation
 threshold = 0.5
 momentum = 0.9
 eps = 1e-5
@@ -241,12 +241,21 @@ def test_identify_candidates_and_schema():
     code, out, _ = run(["identify", "1.7139588594436646", ".87962566103423978", "--json"])
     document = json.loads(out)
     Draft202012Validator(SCHEMA).validate(document)
-    assert code == 0
+    assert code == 1 and document["ok"] is False  # timm's relu gamma is no constant of the index
     first = {row["literal"]: row for row in document["rows"] if row["rank"] == 1}
     assert first["1.7139588594436646"]["id"] == "relu.centered_gain"
     assert first["1.7139588594436646"]["digits_correct"] == 3
+    assert first["1.7139588594436646"]["match"] == "nearest" and "verdict" not in first["1.7139588594436646"]
+    assert [entry["literal"] for entry in document["no_match"]] == ["1.7139588594436646"]
     assert first[".87962566103423978"]["id"] == "truncnorm.2.std_ratio"
     assert first[".87962566103423978"]["verdict"] == "ok"
+    code, out, _ = run(["identify", "1.7139588594436646", "--name", "relu_gamma", "--json"])
+    (row,) = json.loads(out)["rows"]
+    assert code == 1 and (row["id"], row["verdict"], row["digits_correct"]) == (
+        "relu.centered_gain",
+        "wrong",
+        3,
+    )
     code, out, _ = run(["identify", "1.7128585504496627", "--digits", "50", "--json"])
     exact = json.loads(out)["rows"][0]["exact"]
     with mp.workdps(60):
@@ -285,7 +294,7 @@ def test_every_written_digit_correct_is_ok_even_as_a_float32():
     # sqrt(0.8) = 0.894427190999... correctly rounded to 6 digits: ok, not inexact.
     (m,) = [
         m
-        for m in identify_literal(parse_literal("0.894427"), [("relu2",)])
+        for m in identify_literal(parse_literal("0.894427"), Context(text="relu2"))
         if m.constant.id == "relu2.centered_gain"
     ]
     assert m.digits_correct == 6 and m.verdict == "ok"
@@ -294,10 +303,12 @@ def test_every_written_digit_correct_is_ok_even_as_a_float32():
 def test_ordinary_numbers_need_context_and_context_needs_one_percent():
     assert identify_literal(parse_literal("0.9999999997226765")) == []
     assert identify_literal(parse_literal("0.49999999999925893")) == []  # 1/2, and relu6's 1/2 - 2e-9
-    (m,) = identify_literal(parse_literal("0.7500000000000153"), [("selu",)])[:1]
+    (m,) = identify_literal(parse_literal("0.7500000000000153"), Context(text="selu"))[:1]
     assert m.constant.id == "heuristic.selu_gain" and m.how == "context" and m.verdict == "wrong"
     # two rounded digits agree (1.0 and 1.0) but 0.9953 is 5 % from 1.0476: not identified
-    ids = [m.constant.id for m in identify_literal(parse_literal("0.995271746431156"), [("truncnorm",)])]
+    ids = [
+        m.constant.id for m in identify_literal(parse_literal("0.995271746431156"), Context(text="truncnorm"))
+    ]
     assert "truncnorm.2.5.correction" not in ids
 
 
@@ -306,9 +317,10 @@ def test_digits_correct_and_key_rules():
     assert digits_correct(lit, Decimal("1.7128585504496627")) == 3
     assert digits_correct(parse_literal("0.50"), Decimal("0.5")) == 2
     assert parse_literal("1_000.5e-3").digits == 5 and parse_literal("1.70f").digits == 3
-    assert subjects_named("relu6", []) == [("relu6",)]
-    assert subjects_named("shifted_softplus_1", ["softplus is here"]) == []
-    assert ("relu",) in subjects_named("gamma", ["x = F.relu(x) * gamma"])
+    assert key_subject("relu6") == ("relu6",)
+    assert key_subject("shifted_softplus_1") == ()  # names nothing: not softplus
+    assert key_subject("gamma") is None  # only generic words: the line decides
+    assert ("relu",) in named_in(tokens("x = F.relu(x) * gamma"))
 
 
 def test_the_generated_index_is_what_the_engine_makes_now():

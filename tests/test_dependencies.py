@@ -287,6 +287,7 @@ LOCAL_IMPORTS = {
     "computations/identify.py -> .computations.common": "not loaded by audit's default call",
     "computations/identify.py -> .computations.constant_recipes": "identify past the index's 40 digits only",
     "computations/identify.py -> .computations.generated_constant_index": "the index: not read on a bad --digits",
+    "computations/constant_index.py -> .computations.generated_constant_index": "the index: read on first lookup",
     "computations/init.py -> .catalog": "--activation only (catalog.resolving)",
     "computations/init.py -> .moments": "--activation only",
     "computations/init.py -> .moments.exact": "--activation only",

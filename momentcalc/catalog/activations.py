@@ -227,6 +227,7 @@ def _selu_derivative(x: mpmath.mpf, p: Mapping[str, mpmath.mpf]) -> mpmath.mpf:
 
 
 _GELU_TANH_C = Fraction("0.044715")  # the constant of the tanh approximation (Hendrycks & Gimpel)
+GELU_TANH_CUBIC = _GELU_TANH_C  # public: audit's index knows the coefficient as written in code
 _gelu_tanh_c = _per_precision(lambda: to_mpf(_GELU_TANH_C))
 
 

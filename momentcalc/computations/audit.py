@@ -2,12 +2,11 @@
 momentcalc's index (``identify``'s rules: by value or by context, ``digits_correct``,
 ``ulps_off``, ``verdict``).
 
-Python is read with ``tokenize`` (numbers in strings and comments are not code); each number's
-context is its line, the name the statement assigns to, and the dict key or keyword it is the
-value of. json, yaml, toml, cfg, ini, js, ts, c, cc, cpp, h, hpp, cu, jl, rs, go, java and md are
-read by a number regex, with the line and a ``key:``/``key =`` just before the number as context.
-A file is tokenized only when a regex finds a decimal literal in it at all (most files have
-none); directories are walked with ``.gitignore`` respected (and ``.git`` and hidden directories
+Each file's numbers and their context are read by ``code_context`` (Python with ``tokenize``,
+numbers in strings and comments are not code; json, yaml, toml, cfg, ini, js, ts, c, cc, cpp, h,
+hpp, cu, jl, rs, go, java and md by a number regex) and judged by ``identification``. A file is
+tokenized only when a regex finds a decimal literal in it that could be a finding (most files
+have none); directories are walked with ``.gitignore`` respected (and ``.git`` and hidden directories
 skipped); ``include``/``exclude`` are globs on the path relative to the argument (or the file
 name). A line containing ``momentcalc: ignore`` is skipped.
 """
@@ -15,28 +14,14 @@ name). A line containing ``momentcalc: ignore`` is skipped.
 from __future__ import annotations
 
 import fnmatch
-import io
 import os
-import re
-import tokenize
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ..tier import InputError, Listing
-from .identify import (
-    Literal,
-    Match,
-    ROUNDING_DIGITS,
-    exact_text,
-    identify_literal,
-    near,
-    parse_literal,
-    subject_words,
-    subjects_named,
-    tokens,
-)
+from .code_context import PYTHON, findings_in
+from .identify import finding_fields
 
-PYTHON = (".py", ".pyi")
 REGEX = (
     ".json",
     ".yaml",
@@ -60,16 +45,6 @@ REGEX = (
     ".md",
 )
 IGNORE = "momentcalc: ignore"
-# A decimal literal with a point or an exponent (integers are counts, not constants): the
-# pattern (?<![\w.])(?:\d[\d_]*\.[\d_]*|\.\d[\d_]*|\d[\d_]*(?=[eE][+-]?\d))(?:[eE][+-]?\d+)?[fFdD]?(?![\w.]),
-# written to begin with a character class so that the regex engine skips ahead to the next digit
-# or point instead of testing the look-behind at every position (twice as fast over a tree; the
-# same matches on 10,000 files of Python's standard library).
-NUMBER = re.compile(
-    r"[\d.](?<![\w.][\d.])(?:(?<=\d)[\d_]*\.[\d_]*|(?<=\.)\d[\d_]*|(?<=\d)[\d_]*(?=[eE][+-]?\d))"
-    r"(?:[eE][+-]?\d+)?[fFdD]?(?![\w.])"
-)
-KEY_BEFORE = re.compile(r"""["']?([A-Za-z_][\w.\-]*)["']?\s*(?::|=|:=|=>)\s*$""")
 SEVERITY = {"ok": 0, "inexact": 1, "wrong": 2}
 COMMANDS = {"audit": "audit"}
 
@@ -96,7 +71,7 @@ def audit(
         scanned += 1
         findings += scan_file(path)
     worst = "inexact" if strict else "wrong"
-    ok = not any(SEVERITY[f["verdict"]] >= SEVERITY[worst] for f in findings)
+    ok = not any(_fails(f, worst) for f in findings)
     rows = tuple(
         {
             "location": f"{f['path']}:{f['line']}:{f['column']}",
@@ -126,9 +101,14 @@ def audit(
         failures=tuple(
             f"{r['location']}: {r['literal']} is {r['verdict']}: {r['constant']} = {r['exact']}"
             for r, f in zip(rows, findings)
-            if SEVERITY[f["verdict"]] >= SEVERITY[worst]
+            if _fails(f, worst)
         ),
     )
+
+
+def _fails(finding: dict, worst: str) -> bool:
+    """Does the finding fail the run? (Test data never does: it is reported, marked.)"""
+    return SEVERITY[finding["verdict"]] >= SEVERITY[worst] and not finding.get("test_data")
 
 
 # --- files -------------------------------------------------------------------------------------
@@ -213,124 +193,13 @@ def scan_file(path: str) -> list[dict]:
         text = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return []
-    if not _worth_reading(text):
-        return []
     lines = text.splitlines()
     found = []
-    numbers = _python_numbers(text) if path.endswith(PYTHON) else _regex_numbers(lines)
-    for line_no, column, literal_text, key, assigned in numbers:
-        line = lines[line_no - 1] if line_no <= len(lines) else ""
+    for f in findings_in(path, text):
+        line = lines[f.line - 1] if f.line <= len(lines) else ""
         if IGNORE in line:
             continue
-        literal = parse_literal(literal_text)
-        if literal is None or literal.digits < 2 or not near(literal, 2):
-            continue  # no constant within 2 digits: neither value nor context can identify it
-        subjects = subjects_named(key, [line] + ([assigned] if assigned else []))
-        matches = identify_literal(literal, subjects)
-        if matches:
-            found.append(finding(path, line_no, column, literal, matches[0]))
+        found.append(
+            {"path": path.replace(os.sep, "/"), "line": f.line, "column": f.column, **finding_fields(f)}
+        )
     return found
-
-
-def _worth_reading(text: str) -> bool:
-    """Could any decimal literal of the file be a finding? (The cheap pass: a regex, and for
-    each literal the sorted index; only then does a Python file go through tokenize.) A
-    literal can be identified by value only with ≥ 5 digits within a relative 10^-4 of a
-    constant, and by context only when some constant agrees to 2 digits and its line has a word
-    of some subject."""
-    for hit in NUMBER.finditer(text):
-        literal = parse_literal(hit.group())
-        if literal is None or literal.digits < 2:
-            continue
-        if literal.digits >= ROUNDING_DIGITS and near(literal, ROUNDING_DIGITS):
-            return True
-        if not near(literal, 2):
-            continue
-        start = text.rfind("\n", 0, hit.start()) + 1
-        end = text.find("\n", hit.end())
-        if subject_words().intersection(tokens(text[start : end if end >= 0 else len(text)])):
-            return True
-    return False
-
-
-def finding(path: str, line: int, column: int, literal: Literal, m: Match) -> dict:
-    digits = min(38, max(17, literal.digits + 2))
-    return {
-        "path": path.replace(os.sep, "/"),
-        "line": line,
-        "column": column,
-        "literal": literal.text,
-        "match": m.how,
-        "constant": {
-            "id": m.constant.id,
-            "name": m.constant.name,
-            "formula": m.constant.formula,
-            "exact": exact_text(m.constant, digits),
-            "heuristic": m.constant.heuristic,
-        },
-        "digits_written": literal.digits,
-        "digits_correct": m.digits_correct,
-        "ulps_off": m.ulps_off,
-        "verdict": m.verdict,
-    }
-
-
-def _regex_numbers(lines: list[str]) -> Iterator[tuple[int, int, str, str | None, str | None]]:
-    for i, line in enumerate(lines, 1):
-        for hit in NUMBER.finditer(line):
-            before = KEY_BEFORE.search(line[: hit.start()])
-            yield i, hit.start() + 1, hit.group(), before.group(1) if before else None, None
-
-
-def _python_numbers(text: str) -> Iterator[tuple[int, int, str, str | None, str | None]]:
-    """(line, column, literal, key or keyword, assigned name) of every float literal."""
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        yield from _regex_numbers(text.splitlines())
-        return
-    significant = [
-        t
-        for t in tokens
-        if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
-    ]
-    assigned: str | None = None
-    statement_start = True
-    depth = 0
-    for i, tok in enumerate(significant):
-        if tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
-            assigned, statement_start, depth = None, True, 0
-            continue
-        if tok.type == tokenize.OP and tok.string in "([{":
-            depth += 1
-        elif tok.type == tokenize.OP and tok.string in ")]}":
-            depth = max(0, depth - 1)
-        if (
-            statement_start
-            and depth == 0
-            and tok.type == tokenize.OP
-            and tok.string in ("=", ":", "+=", "*=", "/=")
-        ):
-            names = [t.string for t in significant[_start(significant, i) : i] if t.type == tokenize.NAME]
-            assigned = names[-1] if names else assigned
-            statement_start = False
-        if tok.type != tokenize.NUMBER or not NUMBER.fullmatch(tok.string):
-            continue
-        key = None
-        j = i - 1
-        while j >= 0 and significant[j].type == tokenize.OP and significant[j].string in ("-", "+"):
-            j -= 1
-        if j >= 1 and significant[j].type == tokenize.OP and significant[j].string in ("=", ":"):
-            before = significant[j - 1]
-            if before.type == tokenize.NAME or before.type == tokenize.STRING:
-                key = before.string.strip("'\"") if (depth > 0 or before.type == tokenize.STRING) else None
-        # The assigned name speaks for the value and for the items of a flat list or dict, not
-        # for numbers deep inside a nested table (scipy's ``truncnorm`` test rows).
-        yield tok.start[0], tok.start[1] + 1, tok.string, key, assigned if depth <= 1 else None
-
-
-def _start(tokens: list, i: int) -> int:
-    j = i
-    while j > 0 and tokens[j - 1].type not in (tokenize.NEWLINE,):
-        j -= 1
-    return j

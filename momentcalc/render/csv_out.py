@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 
 from ..engine.numbers import to_text
 from ..result import Computation, Listing, NoResult, Sweep
@@ -45,6 +46,8 @@ def _text(value: object) -> str:
         return " ".join(["" if v is None else str(v) for v in value])
     if value is None:
         return ""
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)  # a plain float cell (identify's rel_error); to_text reads floats as infinities
     return value if isinstance(value, str) else to_text(value)
 
 

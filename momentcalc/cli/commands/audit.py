@@ -13,7 +13,10 @@ from ..runner import errors_as, output_format
 IDENTIFY_EXAMPLES = """
 Examples:
 
-  momentcalc identify 1.7139588594436646      timm's relu gamma: 3 of 17 digits correct
+  momentcalc identify 1.7580993408473766      PyTorch's alpha-dropout: SELU's lambda*alpha, 1 ulp low
+
+  momentcalc identify 1.7139588594436646 --name relu_gamma
+                                              timm's relu gamma: 3 of 17 digits correct, wrong (exit 1)
 
   momentcalc identify 1.7580993408473766 .87962566103423978
 
@@ -79,25 +82,42 @@ def identify(
             help="Digits of each exact value (default: 17, or two more than the value has).",
         ),
     ] = None,
+    name: Annotated[
+        Optional[str],
+        typer.Option(
+            "--name",
+            metavar="NAME",
+            help="The name the value is written under in code (relu_gamma, gelu_std), judged as audit judges "
+            "a key: the constant it names, with its verdict.",
+        ),
+    ] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on an inexact value too.")] = False,
     format: Format = None,
     json_: Json = False,
 ) -> None:
-    """Which initialization constant is this number? Candidates from momentcalc's index, with the digits that are correct."""
+    """Which initialization constant is this number? Candidates from momentcalc's index, with the digits that are correct.
+
+    Exit codes: 0 every value is a constant of the index (ok or inexact); 1 a value matches nothing ("no match", with
+    the reason) or is a wrong copy of its constant (--strict: or inexact); 2 bad arguments; 3 the tool failed.
+    """
     import sys
 
     from ...computations.identify import identify as run
     from ...computations.identify import index_listing
     from ...render import emit
 
-    with errors_as(format, json_, {"value": "VALUE"}):
+    with errors_as(format, json_, {"value": "VALUE", "name": "--name"}):
         form = output_format(format, json_)
         n = _digits(digits)
-        listing = index_listing(n) if list_ else run(list(values or []), digits=n)
-    emit(listing, form)
+        listing = index_listing(n) if list_ else run(list(values or []), digits=n, strict=strict, name=name)
+    if listing.rows or form == "json":
+        emit(listing, form)
     sys.stdout.flush()
-    for line in listing.failures:
-        sys.stderr.write(line + "\n")
-    if listing.failures:  # a value no constant of the index agrees with
+    if form != "json":  # JSON carries them as no_match
+        notes = sys.stdout if form in ("table", "text") else sys.stderr
+        for line in listing.failures:
+            notes.write(line + "\n")
+    if listing.extra.get("ok") is False:  # a value that matches nothing, or a wrong one
         raise typer.Exit(1)
 
 

@@ -1,0 +1,512 @@
+"""The context of each number in a source file, as ``audit`` reads it (``identification``
+says what the context decides).
+
+Python is read with ``tokenize`` (numbers in strings and comments are not code) in one pass:
+for each float literal, the dict keys and keywords it is under (``dict(relu=L)``,
+``{'relu': lambda x: f(x) * L}``), the name the statement assigns to (for the value and the
+items of a flat list or dict, not for numbers deep in a nested table), the enclosing def and
+class, the line with the comment line just above it, and the activation call it is joined to
+(``jax.nn.leaky_relu(x) * L``: the call's function, its arguments and the framework's defaults
+decide which constant — jax's ``gelu`` is the tanh approximation, PyTorch's and Keras's are not;
+leaky_relu's slope is 0.01 in PyTorch and jax, 0.2 in ``tf.nn`` and ``keras.activations``, 0.3
+in ``keras.layers.LeakyReLU``). Other files (json, yaml, c, ...) are read by a number regex, with
+the line and a ``key:``/``key =`` just before the number.
+
+*Tables*: when the entries of one dict (or call) with keys naming ≥ 3 different activations
+agree, ≥ 3 of them and ≥ 3/4 of all, with one form of their activation (within 1 % and 2
+digits: the normalizer-free gammas of Brock et al., 2021), the table names that quantity.
+
+*Test data*: every literal of a test file (``test_*.py``, ``*_test.py``, ``conftest.py``) or of
+test data (a path with ``test_data``/``testdata``), and every number of an array of ≥ 8
+unkeyed numbers (solver output, a QR factor's entries) anywhere, is data: names there describe
+data, so only its digits identify it, and a finding there never fails the run.
+"""
+
+from __future__ import annotations
+
+import io
+import keyword
+import os
+import re
+import tokenize
+from collections import Counter
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import NamedTuple
+
+from .constant_index import by_subject, key_subject, named_in, near, subject_words, tokens
+from .identification import (
+    CONTEXT_RELATIVE,
+    ROUNDING_DIGITS,
+    Call,
+    Context,
+    Match,
+    identify_literal,
+)
+from .literals import Literal, digits_correct, in_range, parse_literal
+
+PYTHON = (".py", ".pyi")
+# A decimal literal with a point or an exponent (integers are counts, not constants): the
+# pattern (?<![\w.])(?:\d[\d_]*\.[\d_]*|\.\d[\d_]*|\d[\d_]*(?=[eE][+-]?\d))(?:[eE][+-]?\d+)?[fFdD]?(?![\w.]),
+# written to begin with a character class so that the regex engine skips ahead to the next digit
+# or point instead of testing the look-behind at every position.
+NUMBER = re.compile(
+    r"[\d.](?<![\w.][\d.])(?:(?<=\d)[\d_]*\.[\d_]*|(?<=\.)\d[\d_]*|(?<=\d)[\d_]*(?=[eE][+-]?\d))"
+    r"(?:[eE][+-]?\d+)?[fFdD]?(?![\w.])"
+)
+KEY_BEFORE = re.compile(r"""["']?([A-Za-z_][\w.\-]*)["']?\s*(?::|=|:=|=>)\s*$""")
+KEY_REACH = 200  # a key is read from this many characters before its number
+DATA_ARRAY = 8  # unkeyed numbers in one array (nested arrays counted together)
+TABLE_ENTRIES = 3
+TABLE_SHARE = 0.75
+COMMENT_LINES_ABOVE = 1
+TEST_FILE = re.compile(r"(^test_.*\.py$|^.*_test\.py$|^conftest\.py$|^tests?\.py$)")
+TEST_DATA_PATH = re.compile(r"test_?data", re.IGNORECASE)
+_FRAMEWORK_IMPORT = re.compile(r"^\s*(?:import|from)\s+(jax|flax|haiku|torch|tensorflow|keras)\b", re.M)
+_NOT_CALLS = frozenset(
+    {
+        "if",
+        "elif",
+        "while",
+        "for",
+        "in",
+        "not",
+        "and",
+        "or",
+        "return",
+        "lambda",
+        "yield",
+        "assert",
+        "else",
+        "is",
+    }
+)
+
+
+class Found(NamedTuple):
+    line: int
+    column: int
+    text: str  # the literal as written
+    literal: Literal
+    match: Match
+    context: Context
+
+
+def is_test_file(path: str) -> bool:
+    return bool(TEST_FILE.match(os.path.basename(path))) or bool(TEST_DATA_PATH.search(path))
+
+
+def framework_of(text: str) -> str | None:
+    """The one framework a file imports (jax for jax/flax/haiku), or None."""
+    found = {
+        ("jax" if m in ("flax", "haiku") else "tensorflow" if m == "keras" else m)
+        for m in _FRAMEWORK_IMPORT.findall(text)
+    }
+    return found.pop() if len(found) == 1 else None
+
+
+def worth_reading(text: str) -> bool:
+    """Could any decimal literal of the file be a finding? (The cheap pass: a regex, and for
+    each literal the sorted index; only then does a Python file go through tokenize.) A
+    literal can be identified by value only with ≥ 5 digits within a relative 10^-4 of a
+    constant, and by context only when some constant agrees to 2 digits and its line has a word
+    of some subject."""
+    words = subject_words()
+    looked: set[int] = set()  # lines already read for words (linear in a line of many numbers)
+    for hit in NUMBER.finditer(text):
+        literal = parse_literal(hit.group())
+        if literal is None or literal.digits < 2 or not in_range(literal):
+            continue
+        if literal.digits >= ROUNDING_DIGITS and near(literal.value, ROUNDING_DIGITS):
+            return True
+        if not near(literal.value, 2):
+            continue
+        start = text.rfind("\n", 0, hit.start()) + 1
+        if start in looked:
+            continue
+        looked.add(start)
+        end = text.find("\n", hit.end())
+        if words.intersection(tokens(text[max(start - 400, 0) : end if end >= 0 else len(text)])):
+            return True
+    return False
+
+
+def findings_in(path: str, text: str) -> list[Found]:
+    """Every literal of the file that is a constant of the index, with what it is."""
+    if not worth_reading(text):
+        return []
+    lines = text.splitlines()
+    python = path.endswith(PYTHON)
+    occurrences = list(python_numbers(text, lines) if python else regex_numbers(lines))
+    test = is_test_file(path)
+    framework = framework_of(text) if python else None
+    tables = _tables(occurrences)
+    found = []
+    for occ in occurrences:
+        literal = parse_literal(occ.text)
+        if literal is None or literal.digits < 2 or not in_range(literal) or not near(literal.value, 2):
+            continue  # no constant within 2 digits: neither value nor context can identify it
+        context = Context(
+            keys=occ.keys,
+            names=occ.names,
+            text=occ.text_around,
+            call=_resolve(occ.call, framework) if occ.call else None,
+            table=tables.get(occ.container),
+            data=test or occ.data,
+        )
+        matches = identify_literal(literal, context)
+        if matches:
+            found.append(Found(occ.line, occ.column, occ.text, literal, matches[0], context))
+    return found
+
+
+# --- occurrences -------------------------------------------------------------------------------
+
+
+class RawCall(NamedTuple):
+    name: str  # dotted: jax.nn.leaky_relu
+    args: tuple[str, ...]  # positional arguments as written
+    kwargs: tuple[tuple[str, str], ...]
+    op: str
+
+
+class Occurrence(NamedTuple):
+    line: int
+    column: int
+    text: str
+    keys: tuple[str, ...]
+    names: tuple[str, ...]
+    text_around: str
+    call: RawCall | None
+    container: int | None  # the dict or call whose entry it is (for tables)
+    data: bool
+
+
+def regex_numbers(lines: list[str]) -> Iterator[Occurrence]:
+    for i, line in enumerate(lines, 1):
+        hits = list(NUMBER.finditer(line))
+        data = len(hits) >= DATA_ARRAY
+        for hit in hits:
+            before = KEY_BEFORE.search(line[max(0, hit.start() - KEY_REACH) : hit.start()])
+            keys = (before.group(1),) if before else ()
+            yield Occurrence(i, hit.start() + 1, hit.group(), keys, (), line, None, None, data)
+
+
+class _Frame:
+    __slots__ = ("call", "element_tokens", "id", "key", "keyed", "opener", "parent", "start", "unkeyed")
+
+    def __init__(self, opener: str, call: str | None, start: int, parent: int | None, ident: int):
+        self.opener, self.call, self.start, self.parent, self.id = opener, call, start, parent, ident
+        self.key: str | None = None
+        self.keyed = False
+        self.unkeyed = 0
+        self.element_tokens = 0
+
+
+def python_numbers(text: str, lines: list[str]) -> Iterator[Occurrence]:
+    """Each float literal of a Python source with its context."""
+    try:
+        toks = [
+            t
+            for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING)
+        ]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        yield from regex_numbers(lines)
+        return
+    stack: list[_Frame] = []
+    frames: list[_Frame] = []
+    opens: dict[int, int] = {}  # index of a closing bracket -> its opening bracket
+    scopes: list[tuple[int, str]] = []
+    indent = 0
+    assigned: str | None = None
+    statement = 0  # index of the statement's first token
+    pending: list[tuple[Occurrence, list[int]]] = []
+    around: dict[tuple[int, int], str] = {}  # one text per line: a line of many numbers stays linear
+    for i, tok in enumerate(toks):
+        kind, string = tok.type, tok.string
+        if kind == tokenize.INDENT:
+            indent += 1
+            statement = i + 1
+            continue
+        if kind == tokenize.DEDENT:
+            indent -= 1
+            while scopes and scopes[-1][0] >= indent:
+                scopes.pop()
+            statement = i + 1
+            continue
+        if kind in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            assigned, stack, statement = None, [], i + 1
+            continue
+        if kind == tokenize.NAME and string in ("def", "class") and i + 1 < len(toks):
+            scopes.append((indent, toks[i + 1].string))
+        if stack:
+            stack[-1].element_tokens += 1
+        if kind == tokenize.OP and string in "([{":
+            call = _name_before(toks, i) if string == "(" else None
+            frame = _Frame(string, call, i, stack[-1].id if stack else None, len(frames))
+            frames.append(frame)
+            stack.append(frame)
+            continue
+        if kind == tokenize.OP and string in ")]}":
+            if stack:
+                opens[i] = stack.pop().start
+            continue
+        if stack and kind == tokenize.OP and string == ",":
+            stack[-1].key, stack[-1].element_tokens = None, 0
+            continue
+        if stack and kind == tokenize.OP and string in (":", "=") and stack[-1].element_tokens == 2:
+            before = toks[i - 1]
+            frame = stack[-1]
+            if (
+                string == ":" and frame.opener == "{" and before.type in (tokenize.STRING, tokenize.NAME)
+            ) or (string == "=" and frame.opener == "(" and before.type == tokenize.NAME):
+                frame.key, frame.keyed = _key_text(before), True
+            continue
+        if (
+            not stack
+            and kind == tokenize.OP
+            and string in ("=", ":", "+=", "*=", "/=")
+            and assigned is None
+            and not keyword.iskeyword(toks[statement].string)
+        ):
+            names = [t.string for t in toks[statement:i] if t.type == tokenize.NAME]
+            assigned = names[-1] if names else None
+            continue
+        if kind != tokenize.NUMBER or not NUMBER.fullmatch(string):
+            continue
+        keys = tuple(f.key for f in reversed(stack) if f.key is not None)
+        if stack and stack[-1].key is None:
+            stack[-1].unkeyed += 1
+        names = tuple(
+            n for n in ((assigned if len(stack) <= 1 else None), *(s for _, s in reversed(scopes))) if n
+        )
+        first_line = toks[statement].start[0] if statement < len(toks) else tok.start[0]
+        occurrence = Occurrence(
+            tok.start[0],
+            tok.start[1] + 1,
+            string,
+            keys,
+            names,
+            around.get((tok.start[0], first_line))
+            or around.setdefault((tok.start[0], first_line), _text_around(lines, tok.start[0], first_line)),
+            _joined_call(toks, i, opens),
+            stack[-1].id if stack and stack[-1].key is not None else None,
+            toks[statement].string == "assert" if statement < len(toks) else False,
+        )
+        pending.append((occurrence, [f.id for f in stack]))
+    totals = Counter[int]()
+    for frame in frames:  # unkeyed numbers, nested arrays counted into their parents
+        node: int | None = frame.id
+        while node is not None:
+            totals[node] += frame.unkeyed
+            node = frames[node].parent
+    for occurrence, chain in pending:
+        data = occurrence.data or any(totals[f] >= DATA_ARRAY for f in chain)
+        yield occurrence._replace(data=data)
+
+
+_STRING = re.compile(r"^[rRbBuU]*('''|\"\"\"|'|\")(.*)\1$", re.S)
+
+
+def _key_text(tok: tokenize.TokenInfo) -> str:
+    """A key as text: a name, or a string literal's contents."""
+    if tok.type != tokenize.STRING:
+        return tok.string
+    m = _STRING.match(tok.string)
+    return m.group(2) if m else tok.string
+
+
+def _text_around(lines: list[str], line: int, first: int) -> str:
+    """The line and the comment line just above its statement."""
+    above = []
+    j = first - 2
+    while j >= 0 and len(above) < COMMENT_LINES_ABOVE and lines[j].lstrip().startswith("#"):
+        above.append(lines[j])
+        j -= 1
+    own = lines[line - 1] if line <= len(lines) else ""
+    return "\n".join([*reversed(above), own]) if above else own
+
+
+def _name_before(toks: list, i: int) -> str | None:
+    """The dotted name a '(' at i calls (``jax.nn.gelu``), or None."""
+    j = i - 1
+    parts = []
+    while j >= 0 and toks[j].type == tokenize.NAME:
+        if toks[j].string in _NOT_CALLS:
+            break
+        parts.append(toks[j].string)
+        if j >= 1 and toks[j - 1].string == ".":
+            j -= 2
+            continue
+        break
+    return ".".join(reversed(parts)) or None
+
+
+def _joined_call(toks: list, i: int, opens: dict[int, int]) -> RawCall | None:
+    """The call joined to the literal at i by * / - + (``f(x) * L``, ``L * f(x)``, ``f(x) / L``)."""
+    j = i - 1
+    while (
+        j >= 1
+        and toks[j].string in ("-", "+")
+        and toks[j - 1].type == tokenize.OP
+        and toks[j - 1].string not in ")]}"
+    ):
+        j -= 1  # unary signs
+    if (
+        j >= 1
+        and toks[j].type == tokenize.OP
+        and toks[j].string in ("*", "/", "-", "+")
+        and toks[j - 1].string == ")"
+    ):
+        start = opens.get(j - 1)
+        name = _name_before(toks, start) if start is not None else None
+        if name:
+            return RawCall(name, *_arguments(toks[start + 1 : j - 1]), toks[j].string)
+        if start is not None and start >= 1 and toks[start - 1].string == ")":
+            # a layer built and applied at once, nn.LeakyReLU(0.2)(x): the constructor decides
+            built = opens.get(start - 1)
+            name = _name_before(toks, built) if built is not None else None
+            if name:
+                return RawCall(name, *_arguments(toks[built + 1 : start - 1]), toks[j].string)
+    k = i + 1
+    if k + 1 < len(toks) and toks[k].string == "*" and toks[k + 1].type == tokenize.NAME:
+        m = k + 1
+        while m + 2 < len(toks) and toks[m + 1].string == "." and toks[m + 2].type == tokenize.NAME:
+            m += 2
+        if m + 1 < len(toks) and toks[m + 1].string == "(":
+            depth, end = 0, m + 1
+            while end < len(toks) and end < m + 400:
+                depth += toks[end].string in "([{" and toks[end].type == tokenize.OP
+                depth -= toks[end].string in ")]}" and toks[end].type == tokenize.OP
+                if depth == 0:
+                    break
+                end += 1
+            name = "".join(t.string for t in toks[k + 1 : m + 1])
+            return RawCall(name, *_arguments(toks[m + 2 : end]), "*")
+    return None
+
+
+def _arguments(toks: list) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    args: list[str] = []
+    kwargs: list[tuple[str, str]] = []
+    depth, part = 0, []
+    for t in [*toks, None]:
+        if t is None or (depth == 0 and t.string == ","):
+            if len(part) >= 3 and part[0].type == tokenize.NAME and part[1].string == "=":
+                kwargs.append((part[0].string, "".join(p.string for p in part[2:])))
+            elif part:
+                args.append("".join(p.string for p in part))
+            part = []
+            continue
+        depth += t.type == tokenize.OP and t.string in "([{"
+        depth -= t.type == tokenize.OP and t.string in ")]}"
+        part.append(t)
+    return tuple(args), tuple(kwargs)
+
+
+# --- framework calls ---------------------------------------------------------------------------
+
+_JAX_PREFIX = re.compile(r"(^|\.)(jax|jnn|flax|linen|hk|haiku|objax|stax)(\.|$)")
+_TORCH_PREFIX = re.compile(r"(^|\.)(torch|F|functional)(\.|$)")
+_TF_PREFIX = re.compile(r"(^|\.)(tf|keras|tensorflow)(\.|$)")
+_LAYER_PREFIX = re.compile(r"(^|\.)(layers)(\.|$)")
+
+
+def _framework(prefix: str, function: str, default: str | None) -> str | None:
+    if _JAX_PREFIX.search(prefix):
+        return "jax"
+    if _TORCH_PREFIX.search(prefix):
+        return "torch"
+    if _TF_PREFIX.search(prefix) or _LAYER_PREFIX.search(prefix):
+        return "tensorflow"
+    if prefix == "nn":  # torch.nn's classes are CamelCase, flax.linen's functions lower case
+        return "torch" if function[:1].isupper() else "jax"
+    return default
+
+
+def _subject_of(function: str) -> tuple[str, ...] | None:
+    words = tuple(tokens(function))
+    return words if words in by_subject() else None
+
+
+def _number(text: str) -> str | None:
+    try:
+        value = Decimal(text)
+    except ArithmeticError:
+        return None
+    return format(value.normalize(), "f")
+
+
+def _resolve(raw: RawCall, default_framework: str | None) -> Call:
+    """The subjects and parameters of an activation call, by the framework's defaults."""
+    prefix, _, function = raw.name.rpartition(".")
+    subject = _subject_of(function)
+    if subject is None:
+        return Call((), None, raw.op)  # not an activation: the operator still names a quantity
+    framework = _framework(prefix, function, default_framework)
+    kwargs = dict(raw.kwargs)
+    is_class = function[:1].isupper()
+    if subject in (("gelu",), ("gelu", "tanh"), ("gelu", "new"), ("gelu", "approx")):
+        approximate = kwargs.get("approximate")
+        if approximate is not None:
+            tanh = approximate.strip("'\"") in ("True", "tanh", "1")
+        elif subject != ("gelu",):
+            tanh = True
+        elif framework is None:
+            return Call((("gelu",), ("gelu", "tanh")), None, raw.op)
+        else:
+            tanh = framework == "jax"  # jax.nn.gelu(approximate=True); torch, tf, keras: erf
+        return Call((("gelu", "tanh"),) if tanh else (("gelu",),), None, raw.op)
+    if subject in (("leaky", "relu"), ("leakyrelu",), ("lrelu",)):
+        given = next((kwargs[k] for k in ("negative_slope", "alpha", "slope") if k in kwargs), None)
+        if given is None:
+            position = 0 if is_class else 1
+            given = raw.args[position] if len(raw.args) > position else None
+        if given is None:
+            given = {"jax": "0.01", "torch": "0.01"}.get(framework or "")
+            if framework == "tensorflow":
+                given = "0.3" if is_class else "0.2"
+        slope = _number(given) if given is not None else None
+        return Call((("leaky", "relu"),), f"slope={slope}" if slope else None, raw.op)
+    if subject in (("celu",), ("elu",)):
+        alpha = kwargs.get("alpha", raw.args[1] if len(raw.args) > 1 and not is_class else None)
+        if alpha is not None and _number(alpha) not in ("1",):
+            return Call((), None, raw.op)  # another alpha: no constant of the index
+    return Call((subject,), None, raw.op)
+
+
+# --- tables ------------------------------------------------------------------------------------
+
+
+def _tables(occurrences: list[Occurrence]) -> dict[int, str]:
+    """Containers whose entries, keyed by activations, agree with one form: {container: form}."""
+    groups: dict[int, list[Occurrence]] = {}
+    for occ in occurrences:
+        if occ.container is not None and occ.keys:
+            groups.setdefault(occ.container, []).append(occ)
+    found = {}
+    for container, entries in groups.items():
+        keyed = [(key_subject(occ.keys[0]), parse_literal(occ.text)) for occ in entries]
+        keyed = [(s, lit) for s, lit in keyed if s and lit is not None]
+        if len({s for s, _ in keyed}) < TABLE_ENTRIES:
+            continue
+        votes: Counter[str] = Counter()
+        for subject, literal in keyed:
+            forms = set()
+            for c in by_subject().get(subject, ()):
+                if (
+                    "." in c.id
+                    and abs(literal.value - c.value) <= c.value * CONTEXT_RELATIVE
+                    and digits_correct(literal, c.value) >= 2
+                ):
+                    forms.add(c.id.rsplit(".", 1)[1])
+            votes.update(forms)
+        if votes:
+            form, count = votes.most_common(1)[0]
+            if count >= TABLE_ENTRIES and count >= TABLE_SHARE * len(keyed):
+                found[container] = form
+    return found
+
+
+__all__ = ["Found", "findings_in", "is_test_file", "named_in", "python_numbers", "regex_numbers"]
