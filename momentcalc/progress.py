@@ -1,9 +1,10 @@
 """Signs of progress for long work, shown only where a person is watching.
 
 ``Spinner`` is what the command line shows while it waits for a computation's child process
-(``cli.child``): after DELAY seconds, a spinner and the elapsed time on stderr, rewritten in
-place and erased at the end; nothing when stderr is not a terminal, so JSON and CSV (on
-stdout) and logs (stderr to a file) never see it.
+(``cli.child``): after DELAY seconds, a spinner and the elapsed time on stderr — for a sweep,
+"point N of M" and an estimate of the time left — rewritten in place and erased at the end;
+nothing when stderr is not a terminal, so JSON and CSV (on stdout) and logs (stderr to a file)
+never see it.
 
 ``delayed_progress(total, label)`` yields a ``step()`` callback for work counted in steps run
 in the foreground: a transient rich bar on a terminal's stderr after ``delay`` seconds. In the
@@ -52,9 +53,21 @@ def delayed_progress(total: int, label: str, delay: float | None = None) -> Iter
             bar[0][0].stop()
 
 
+def duration(seconds: float) -> str:
+    """A time span as a person reads it: "8 s", "3 min 20 s", "2 h 05 min"."""
+    whole = int(seconds + 0.5)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole // 60 % 60:02d} min"
+
+
 class Spinner:
-    """``spinner(elapsed)`` draws "⠋ computing… 2.4 s" on stderr (a terminal only, after
-    DELAY seconds); ``spinner.clear()`` erases it. Plain text and ANSI erase-line codes: no rich."""
+    """``spinner(elapsed)`` draws "⠋ computing 2.4 s" on stderr (a terminal only, after DELAY
+    seconds), ``spinner(elapsed, (done, total))`` a sweep's "⠋ point 38 of 2816, 4.1 s, about
+    2 min 10 s left" (the time left from the pace so far); ``spinner.clear()`` erases it. At most
+    one drawing per REDRAW seconds. Plain text and ANSI erase-line codes: no rich."""
 
     FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
     ASCII_FRAMES = "|/-\\"
@@ -64,14 +77,20 @@ class Spinner:
         self.delay = DELAY if delay is None else delay
         self.shown = False
         self._frame = 0
+        self._drawn = 0.0
         try:
             self.watched = sys.stderr is not None and sys.stderr.isatty()
         except (AttributeError, ValueError, OSError):
             self.watched = False
 
-    def __call__(self, elapsed: float) -> None:
+    REDRAW = 0.1
+
+    def __call__(self, elapsed: float, progress: tuple[int, int] | None = None) -> None:
         if not self.watched or elapsed < self.delay:
             return
+        if self.shown and elapsed - self._drawn < self.REDRAW:
+            return
+        self._drawn = elapsed
         frames = self.FRAMES
         try:
             frames.encode(sys.stderr.encoding or "ascii")
@@ -80,11 +99,22 @@ class Spinner:
         frame = frames[self._frame % len(frames)]
         self._frame += 1
         try:
-            sys.stderr.write(f"\r{frame} {self.label} {elapsed:.1f} s\x1b[K")
+            sys.stderr.write(f"\r{frame} {self.text(elapsed, progress)}\x1b[K")
             sys.stderr.flush()
             self.shown = True
         except (OSError, ValueError):
             self.watched = False
+
+    def text(self, elapsed: float, progress: tuple[int, int] | None) -> str:
+        if progress is None:
+            return f"{self.label} {elapsed:.1f} s"
+        done, total = progress
+        if done >= total:
+            return f"all {total} points computed, {elapsed:.1f} s"
+        text = f"point {done + 1} of {total}, {elapsed:.1f} s"
+        if 0 < done < total:
+            text += f", about {duration(elapsed / done * (total - done))} left"
+        return text
 
     def clear(self) -> None:
         if self.shown:

@@ -40,7 +40,7 @@ from .result import Computation, NoResult, Sweep, python_name, replace
 
 # mpmath's and Arb's working precision are process-wide: points sent to one Dask worker's threads
 # are computed one at a time.
-_ONE_AT_A_TIME = threading.Lock()
+ONE_AT_A_TIME = threading.Lock()
 
 
 def fresh_arb() -> None:
@@ -120,7 +120,7 @@ def _call(function: Callable[..., Computation], point: dict[str, Any]) -> Comput
 
 
 def _decided(function: Callable[..., Computation], command: str, digits: int, point: dict[str, Any]) -> Any:
-    with _ONE_AT_A_TIME:
+    with ONE_AT_A_TIME:
         return decide(partial(_call, function), point, command, digits)
 
 
@@ -201,7 +201,7 @@ def on_dask(
     futures = client.map(task, list(items), pure=False)
     finished = 0
     try:
-        for _ in as_completed(futures):
+        for _ in as_completed(futures, loop=client.loop):
             finished += 1
             if done is not None:
                 done(finished)
@@ -211,4 +211,4 @@ def on_dask(
             future.release()
 
 
-__all__ = ["decide", "fresh_arb", "grid_points", "on_dask", "sweep", "with_inputs"]
+__all__ = ["ONE_AT_A_TIME", "decide", "fresh_arb", "grid_points", "on_dask", "sweep", "with_inputs"]

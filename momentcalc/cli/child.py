@@ -14,6 +14,15 @@ so it costs no start-up, and gets
   into a memory file, so that what a C library prints as it aborts (FLINT on stdout, GMP on
   stderr) never reaches the user; the parent reads it to tell a failed allocation.
 
+The child ends with its parent, whatever ends the parent (SIGTERM, SIGHUP, SIGKILL to the
+parent's PID alone: a supervisor, a closed SSH session): it holds the read end of a pipe whose
+write end only the parent holds, in O_ASYNC mode and owned by the child, so that the kernel sends
+the child SIGIO — whose default action ends a process, C code running or not — once the parent's
+end closes, as it does when the parent dies (``watch_parent``; ``fcntl`` is loaded anyway, where
+``prctl(PR_SET_PDEATHSIG)`` through ``ctypes`` would cost every call 2.5 ms of CPU to import, and
+works on Linux only). A sweep's child reports its progress (points done of all) on another pipe,
+which the parent shows (``waiting``).
+
 The child runs ``work()`` with ``sys.stdout`` and ``sys.stderr`` collected in memory (stdout
 answers ``isatty``, ``encoding`` and ``fileno`` as the real one does, so output looks the same;
 stderr is never a terminal there, so no progress bar is drawn into it)
@@ -38,6 +47,11 @@ from ..errors import PrecisionError
 
 # Seconds between two looks at the child while it runs (the spinner's frame rate).
 TICK = 0.1
+# Set in a child that reports progress: where to (``report_progress``).
+_PROGRESS: int | None = None
+# In a child: the file descriptors a process forked from it must close (its parent's pipes),
+# so that only the child itself holds them (``forked``).
+_INHERITED: set[int] = set()
 
 
 class LimitHit(Exception):
@@ -148,18 +162,40 @@ def _one_thread() -> None:
             pass
 
 
-def _child(
-    work: Callable[[], Any],
-    write_end: int,
-    captured: int | None,
-    cpu_seconds: float | None,
-    memory_bytes: int | None,
-) -> None:
-    """In the child: set the limits, run ``work``, send the outcome, leave without cleanup."""
-    # stderr is never a terminal in the child: progress is the parent's to show (``Spinner``).
-    out, err = _Collected(sys.stdout), _Collected(sys.stderr, terminal=False)
-    out._fileno = _own_descriptors(captured)
-    sys.stdout, sys.stderr = out, err
+def watch_parent(life: int) -> None:
+    """In a child just forked, ``life`` the read end of a pipe whose write end only the parent
+    holds: the child ends (SIGIO, default action) when the parent's end closes, that is when the
+    parent dies, whatever killed it. Ends at once if the parent is gone already."""
+    import fcntl
+
+    try:
+        signal.signal(signal.SIGIO, signal.SIG_DFL)
+        fcntl.fcntl(life, fcntl.F_SETOWN, os.getpid())
+        fcntl.fcntl(life, fcntl.F_SETFL, fcntl.fcntl(life, fcntl.F_GETFL) | os.O_ASYNC | os.O_NONBLOCK)
+    except (AttributeError, ValueError, OSError):  # no O_ASYNC here: the parent's own cleanup only
+        return
+    if select.select([life], [], [], 0)[0]:  # EOF already: the parent died before we watched
+        os._exit(1)
+
+
+def forked(life: int | None) -> None:
+    """In a process just forked from a child (a sweep's worker): close its parent's pipes, which
+    only that parent may hold, and end with it (``watch_parent``)."""
+    global _PROGRESS
+    for fd in _INHERITED:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _INHERITED.clear()
+    _PROGRESS = None
+    if life is not None:
+        watch_parent(life)
+
+
+def set_limits(cpu_seconds: float | None, memory_bytes: int | None) -> None:
+    """In a child: no core files, SIGINT and SIGPIPE at their default actions, one BLAS thread,
+    the CPU time limit (whole seconds, SIGXCPU past it) and the memory limit."""
     try:
         import faulthandler  # (built in) a test run's: it would report FLINT's abort on its own fd
 
@@ -184,6 +220,39 @@ def _child(
                 resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))
     except (ImportError, ValueError, OSError):
         pass
+
+
+def report_progress(done: int, total: int) -> None:
+    """In a child that reports progress (a sweep's): ``done`` points of ``total`` are finished.
+    Never blocks (a full pipe drops the report: the next one says more)."""
+    if _PROGRESS is None:
+        return
+    try:
+        os.write(_PROGRESS, done.to_bytes(8, "little") + total.to_bytes(8, "little"))
+    except OSError:
+        pass
+
+
+def _child(
+    work: Callable[[], Any],
+    write_end: int,
+    captured: int | None,
+    cpu_seconds: float | None,
+    memory_bytes: int | None,
+    life: int | None = None,
+    progress: int | None = None,
+) -> None:
+    """In the child: set the limits, run ``work``, send the outcome, leave without cleanup."""
+    global _PROGRESS
+    if life is not None:
+        watch_parent(life)
+    _PROGRESS = progress
+    _INHERITED.update(fd for fd in (write_end, progress, life) if fd is not None)
+    # stderr is never a terminal in the child: progress is the parent's to show (``Spinner``).
+    out, err = _Collected(sys.stdout), _Collected(sys.stderr, terminal=False)
+    out._fileno = _own_descriptors(captured)
+    sys.stdout, sys.stderr = out, err
+    set_limits(cpu_seconds, memory_bytes)
     try:
         try:
             message: tuple[Any, ...] = ("ok", work())
@@ -260,12 +329,17 @@ def run(
     *,
     cpu_seconds: float | None,
     memory_bytes: int | None,
-    waiting: Callable[[float], None] | None = None,
+    waiting: Callable[..., None] | None = None,
+    progress: bool = False,
 ) -> tuple[Any, str, str]:
     """``work()`` in a child under the limits: (its return value, its stdout text, its stderr
     text). Raises what ``work`` raised, ``LimitHit`` past a limit, ``ChildCrashed``.
-    ``waiting(seconds)`` is called about every TICK seconds while the child runs."""
-    return run_many([work], cpu_seconds=cpu_seconds, memory_bytes=memory_bytes, waiting=waiting)[0]
+    ``waiting(seconds, progress)`` is called about every TICK seconds while the child runs, with
+    ``progress`` (points done, points in all) as the child last reported it (``report_progress``,
+    with ``progress=True``), else None."""
+    return run_many(
+        [work], cpu_seconds=cpu_seconds, memory_bytes=memory_bytes, waiting=waiting, progress=progress
+    )[0]
 
 
 def run_many(
@@ -273,7 +347,8 @@ def run_many(
     *,
     cpu_seconds: float | None,
     memory_bytes: int | None,
-    waiting: Callable[[float], None] | None = None,
+    waiting: Callable[..., None] | None = None,
+    progress: bool = False,
 ) -> list[tuple[Any, str, str]]:
     """Each of ``works`` in its own child, all at once, under the same limits; their outcomes
     in the order given (the first failure, in that order, is raised once all have ended)."""
@@ -281,6 +356,9 @@ def run_many(
     sys.stderr.flush()
     running: dict[int, tuple[int, int | None, list[bytes]]] = {}  # read end -> (pid, stderr file, chunks)
     order: list[int] = []
+    life_read, life = os.pipe()  # the children's line to this process (``watch_parent``)
+    reports, report_end = os.pipe() if progress else (None, None)
+    shown: tuple[int, int] | None = None
     try:
         for work in works:
             read_end, write_end = os.pipe()
@@ -288,26 +366,40 @@ def run_many(
             pid = os.fork()
             if pid == 0:  # the child
                 os.close(read_end)
+                os.close(life)
+                if reports is not None:
+                    os.close(reports)
                 for other in running:
                     os.close(other)
-                _child(work, write_end, captured, cpu_seconds, memory_bytes)
+                _child(work, write_end, captured, cpu_seconds, memory_bytes, life_read, report_end)
             os.close(write_end)
             running[read_end] = (pid, captured, [])
             order.append(read_end)
+        os.close(life_read)
+        if report_end is not None:
+            os.close(report_end)
         started = time.monotonic()
         open_ends = list(order)
+        watched = open_ends + ([reports] if reports is not None else [])
         over: set[int] = set()  # children stopped here for their CPU time
         while open_ends:
-            ready, _, _ = select.select(open_ends, [], [], TICK)
+            ready, _, _ = select.select(watched, [], [], TICK)
             for end in ready:
                 chunk = os.read(end, 1 << 20)
-                if chunk:
+                if end == reports:
+                    if len(chunk) >= 16:  # the last whole report (16 bytes each, written at once)
+                        last = chunk[len(chunk) // 16 * 16 - 16 : len(chunk) // 16 * 16]
+                        shown = (int.from_bytes(last[:8], "little"), int.from_bytes(last[8:], "little"))
+                    elif not chunk:
+                        watched.remove(end)
+                elif chunk:
                     running[end][2].append(chunk)
                 else:
                     open_ends.remove(end)
-            if not ready:
+                    watched.remove(end)
+            if not ready or (reports in ready and waiting is not None):
                 if waiting is not None:
-                    waiting(time.monotonic() - started)
+                    waiting(time.monotonic() - started, shown)
                 if cpu_seconds is not None and cpu_seconds % 1:
                     # RLIMIT_CPU counts whole seconds: a fractional limit is watched from here.
                     for end in open_ends:
@@ -328,6 +420,10 @@ def run_many(
             if captured is not None:
                 os.close(captured)
         raise
+    finally:
+        for fd in (life, reports):
+            if fd is not None:
+                os.close(fd)
     outcomes = []
     for end in order:
         pid, captured, chunks = running[end]

@@ -201,6 +201,16 @@ Jobs = Annotated[
     ),
 ]
 
+Dask = Annotated[
+    Optional[str],
+    typer.Option(
+        "--dask",
+        metavar="ADDRESS",
+        help="Compute a sweep's points on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786); "
+        "same output. Needs: pip install 'momentcalc[dask]'.",
+    ),
+]
+
 # name -> (alias, default) of the shared options, in the order --help lists them.
 SHARED: dict[str, tuple[Any, Any]] = {
     "digits": (Digits, "15"),
@@ -216,6 +226,7 @@ SHARED: dict[str, tuple[Any, Any]] = {
     "chart": (Chart, None),
     "budget": (Budget, None),
     "jobs": (Jobs, None),
+    "dask": (Dask, None),
 }
 
 

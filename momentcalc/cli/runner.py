@@ -179,6 +179,7 @@ def execute(
     chart: str | None = None,
     budget: str | None = None,
     jobs: str | None = None,
+    dask: str | None = None,
     arguments: Mapping[str, str] | None = None,
     command: str | None = None,
 ) -> int:
@@ -188,7 +189,7 @@ def execute(
     deterministic: a sweep too large for the budget is refused before anything is computed);
     the computation and the writing of its output then run in a child process under the
     operating system's limits when ``child.ENABLED`` (the console script), else right here."""
-    from .budget import call_seconds, check_sweep, layers_of, parse_budget
+    from .budget import call_seconds, check_sweep, default_seconds, layers_of, parse_budget
 
     form = output_format(fmt, json_flag)
     if get and form not in ("table", "text"):
@@ -213,6 +214,7 @@ def execute(
         work = needed_digits(expectations, n)
     chosen = parse_budget(budget)
     workers = parse_jobs(jobs)
+    address = parse_dask(dask, jobs)
     points, swept = sweep_points(options, numeric)
     if form == "table" and not get and len(points) > MAX_TABLE_ROWS:
         raise InputError(
@@ -226,36 +228,39 @@ def execute(
             f"{MAX_TABLE_DIGITS}): use {{format}} csv or json, or fewer digits",
             params=(*swept, "format", "digits"),
         )
-    seconds = call_seconds(work, derive, len(points), chosen, layers_of(points) if "depth" in options else 0)
+    layers = layers_of(points) if "depth" in options else 0
+    seconds = call_seconds(work, derive, len(points), chosen, layers)
     check_sweep(len(points), work, derive, seconds, swept, chosen is not None)
     from . import memory
 
     ceiling = memory.ceiling_bytes()  # MOMENTCALC_MAX_MEMORY is checked on every call
-    plan = _Plan(
+    task = PointTask(
         compute,
-        points,
-        swept,
         catalog,
         n,
         work,
         derive,
         expectations,
         tolerance,
-        form,
-        get,
-        figures,
         partial(cli_name, dict(arguments or {})),
         command,
+        sweep=bool(swept),
+        many=len(points) > 1,
     )
+    plan = _Plan(task, points, swept, form, get, figures, address)
     if not child.ENABLED:
         return plan.run(1)
+    # Each point of a sweep may take what one computation may (or --budget), all of them
+    # together the sweep's budget.
+    point_seconds = chosen if chosen is not None else default_seconds(work, derive, layers)
     spinner = Spinner()
     try:
         code, out, err = child.run(
-            lambda: plan.run(workers, seconds, ceiling),
+            lambda: plan.run(workers, seconds, ceiling, point_seconds),
             cpu_seconds=seconds,
             memory_bytes=ceiling,
             waiting=spinner,
+            progress=bool(swept),
         )
     except child.LimitHit as hit:
         raise _limit_error(hit, seconds, chosen is not None, ceiling, n, derive, swept) from None
@@ -269,6 +274,31 @@ def execute(
     if err:
         sys.stderr.write(err)
     return code
+
+
+def parse_dask(address: str | None, jobs: str | None) -> str | None:
+    """``--dask ADDRESS``: a Dask scheduler's address, and dask.distributed installed (the
+    optional extra ``momentcalc[dask]``, imported only for the sweep itself)."""
+    if address is None:
+        return None
+    if jobs is not None:
+        raise InputError(
+            "{dask} sends the points to a cluster's workers; it cannot be combined with {jobs}",
+            param="dask",
+            params=("jobs",),
+        )
+    if not address.strip():
+        raise InputError(
+            param="dask", allowed="the address of a Dask scheduler, e.g. tcp://127.0.0.1:8786", got="''"
+        )
+    import importlib.util
+
+    if importlib.util.find_spec("distributed") is None:
+        raise InputError(
+            "{dask} needs dask.distributed, which is not installed: pip install 'momentcalc[dask]'",
+            param="dask",
+        )
+    return address.strip()
 
 
 def parse_jobs(text: str | None) -> int:
@@ -287,37 +317,45 @@ def message_name(arguments: Mapping[str, str], name: str) -> str:
     return LISTINGS.get(name) or cli_name(arguments, name)
 
 
-class _Plan:
-    """A checked call: computes every point, checks expectations, writes the output; run in
-    the child (or in-process)."""
+class PointTask:
+    """How one point of this call is computed: the command's function at the point's exact
+    inputs, named as the command line names things, with the ``--expect`` checks. Picklable
+    (a Dask worker computes points with it)."""
 
     def __init__(
         self,
         compute: Callable[..., Computation],
-        points: _Points,
-        swept: tuple[str, ...],
         catalog: tuple[str, ...],
         digits: int,
         work: int,
         derive: bool,
         expectations: list,
         tolerance: Any,
-        form: str,
-        get: list[str] | None,
-        figures: Any = None,
-        name_of: Callable[[str], str] = flag,
-        command: str | None = None,
+        name_of: Callable[[str], str],
+        command: str | None,
+        sweep: bool,
+        many: bool,
     ) -> None:
-        self.compute, self.points, self.swept, self.catalog = compute, points, swept, catalog
-        self.digits, self.work, self.derive = digits, work, derive
-        self.expectations, self.tolerance, self.form, self.get = expectations, tolerance, form, get
-        self.figures, self.name_of, self.command = figures, name_of, command
+        self.compute, self.catalog, self.digits, self.work, self.derive = (
+            compute,
+            catalog,
+            digits,
+            work,
+            derive,
+        )
+        self.expectations, self.tolerance, self.name_of, self.command = (
+            expectations,
+            tolerance,
+            name_of,
+            command,
+        )
+        self.sweep, self.many = sweep, many
         # How a point's message names the arguments: as the error path does.
         arguments = name_of.args[0] if isinstance(name_of, partial) and name_of.args else {}
         self.message_of = partial(message_name, arguments)
 
     def row(self, point: dict[str, Any]) -> Computation:
-        if len(self.points) > 1:
+        if self.many:
             from ..sweeps import fresh_arb
 
             fresh_arb()  # every point of a sweep as its own process would compute it
@@ -336,45 +374,131 @@ class _Plan:
             computation = apply_expectations(computation, self.expectations, self.tolerance)
         return computation
 
-    def decided(self, point: dict[str, Any]) -> Computation | NoResult:
+    def __call__(self, point: dict[str, Any]) -> Computation | NoResult:
         """A sweep's point: its row, or why it has none (``sweeps.decide``); a bad argument
-        (an InputError that is no ``Outcome``) ends the whole call, exit 2."""
+        (an InputError that is no ``Outcome``) ends the whole call, exit 2. One point alone:
+        its row, its errors the call's, as always."""
+        if not self.sweep:
+            return self.row(point)
+        from ..sweeps import ONE_AT_A_TIME, decide
+
+        with ONE_AT_A_TIME:  # (a Dask worker's threads: mpmath's precision is process-wide)
+            return decide(
+                self.row, point, self.command or "", self.digits, name_of=self.message_of, input_errors=False
+            )
+
+
+class _Plan:
+    """A checked call: computes every point, checks expectations, writes the output; run in
+    the child (or in-process)."""
+
+    def __init__(
+        self,
+        task: PointTask,
+        points: _Points,
+        swept: tuple[str, ...],
+        form: str,
+        get: list[str] | None,
+        figures: Any = None,
+        dask: str | None = None,
+    ) -> None:
+        self.task, self.points, self.swept, self.form, self.get = task, points, swept, form, get
+        self.figures, self.dask = figures, dask
+
+    def rows(
+        self, workers: int, seconds: float | None, ceiling: int | None, point_seconds: float | None
+    ) -> list[Computation | NoResult]:
         if not self.swept:
-            return self.row(point)  # one computation: its errors are the call's, as always
-        from ..sweeps import decide
+            return [self.task(point) for point in self.points]
+        points = list(self.points)
+        count = len(points)
 
-        return decide(
-            self.row, point, self.command or "", self.digits, name_of=self.message_of, input_errors=False
-        )
+        def done(finished: int) -> None:
+            child.report_progress(finished, count)
 
-    def rows(self, workers: int, seconds: float | None, ceiling: int | None) -> list[Computation | NoResult]:
-        points = list(self.points) if workers > 1 and len(self.points) > 1 else self.points
-        if workers <= 1 or len(points) <= 1:
-            return [self.decided(point) for point in points]
-        # Contiguous shares in sweep order, each in its own child under the same limits.
-        count = min(workers, len(points))
-        size, extra = divmod(len(points), count)
-        shares, start = [], 0
-        for i in range(count):
-            end = start + size + (1 if i < extra else 0)
-            shares.append(points[start:end])
-            start = end
-        outcomes = child.run_many(
-            [lambda share=share: [self.decided(p) for p in share] for share in shares],
-            cpu_seconds=seconds,
+        if self.dask is not None:
+            return self.on_dask(points, done)
+        if seconds is None:  # in-process (the library's tests): no limits, no workers
+            rows = []
+            for point in points:
+                rows.append(self.task(point))
+                done(len(rows))
+            return rows
+        from .pool import run_points
+
+        return run_points(
+            lambda index: self.task(points[index]),
+            count,
+            workers=workers,
+            point_seconds=point_seconds,
+            total_seconds=seconds,
             memory_bytes=ceiling,
+            lost=partial(self.lost, points, point_seconds, ceiling),
+            done=done,
         )
-        return [row for rows, _, _ in outcomes for row in rows]
 
-    def run(self, workers: int, seconds: float | None = None, ceiling: int | None = None) -> int:
+    def lost(
+        self,
+        points: list[dict[str, Any]],
+        point_seconds: float | None,
+        ceiling: int | None,
+        index: int,
+        kind: str,
+        detail: str,
+    ) -> NoResult:
+        """The refusal of a point whose worker ended during it: its CPU limit, its memory
+        limit, a crash."""
+        from .memory import ENVIRONMENT, limit_text
+
+        if kind == "cpu":
+            limit = point_seconds or 0.0
+            message = (
+                f"this point used its CPU time limit of {limit:.3g} s without finishing: ask fewer digits or less "
+                f"extreme values, or raise --budget (e.g. --budget {max(2 * limit, 60.0):.0f})"
+            )
+        elif kind == "memory":
+            message = (
+                f"this point needed more than {limit_text(ceiling)}, its memory limit: ask fewer digits or less "
+                f"extreme values, or raise {ENVIRONMENT} (e.g. {ENVIRONMENT}=8G)"
+            )
+        else:
+            message = f"the computation ended abnormally ({detail})"
+        return NoResult(self.task.command or "", points[index], self.task.digits, message, code=3)
+
+    def on_dask(self, points: list[dict[str, Any]], done: Callable[[int], None]) -> list[Any]:
+        """The points on the Dask cluster at ``--dask``: the records ``--jobs 1`` gives."""
+        from distributed import Client
+
+        from ..sweeps import on_dask
+
+        try:
+            client = Client(self.dask, timeout="10s", set_as_default=False)
+        except (OSError, TimeoutError, ValueError, TypeError) as error:
+            raise InputError(
+                f"{{dask}} could not reach a Dask scheduler at {self.dask!r}: {error}", param="dask"
+            ) from None
+        try:
+            return on_dask(client, self.task, points, done)
+        finally:
+            client.close()
+
+    def run(
+        self,
+        workers: int,
+        seconds: float | None = None,
+        ceiling: int | None = None,
+        point_seconds: float | None = None,
+    ) -> int:
         from ..render import emit, emit_values
 
-        rows = self.rows(workers, seconds, ceiling)
-        n, swept = self.digits, self.swept
+        rows = self.rows(workers, seconds, ceiling, point_seconds)
+        n, swept = self.task.digits, self.swept
         if swept:
             from ..sweeps import with_inputs
         result: Computation | Sweep = (
-            Sweep(self.command or rows[0].command, n, with_inputs(rows, swept), swept) if swept else rows[0]  # type: ignore[assignment]
+            Sweep(self.task.command or rows[0].command, n, with_inputs(rows, swept), swept)
+            if swept
+            else rows[0]  # type: ignore[assignment]
         )
         if self.figures is not None:
             from .figures import draw_before_output
@@ -416,7 +540,8 @@ def _limit_error(
     derive: bool,
     swept: tuple[str, ...],
 ) -> PrecisionError:
-    """Exit 3 naming the limit, what made the call expensive, and what to change."""
+    """Exit 3 naming the limit, what made the call expensive, and what to change (a sweep that
+    ran out: after how many points, and the budget its pace asks for)."""
     from .memory import ENVIRONMENT, limit_text
 
     causes = [f"{{{name}}}" for name in swept]
@@ -435,8 +560,14 @@ def _limit_error(
             params=params,
         )
     suggestion = max(2 * seconds, 60.0) if not chosen else 4 * seconds
+    progress = ""
+    finished, _, count = hit.detail.partition(" of ")
+    if finished.isdigit() and count.isdigit() and int(count):
+        progress = f" after {finished} of {count} points"
+        if int(finished):  # the pace so far, with a quarter to spare
+            suggestion = max(suggestion, 1.25 * seconds * int(count) / int(finished))
     return PrecisionError(
-        f"the computation used its CPU time limit of {seconds:.3g} s{at} without finishing: "
+        f"the computation used its CPU time limit of {seconds:.3g} s{at}{progress} without finishing: "
         f"{'sweep fewer points, ' if swept else ''}ask fewer digits or less extreme values, or raise {{budget}} "
         f"(e.g. {{budget}} {suggestion:.0f})",
         params=params,
@@ -496,6 +627,7 @@ def computing_command(
                     chart=common["chart"],
                     budget=common["budget"],
                     jobs=common["jobs"],
+                    dask=common["dask"],
                     arguments=arguments,
                     command=name,
                 )
