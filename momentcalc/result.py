@@ -20,6 +20,7 @@ import mpmath
 
 from .engine.numbers import Number
 from .engine.precision import justified_digits, to_decimal
+from .engine.rounding import ball_end, directed_text, signed_binary
 
 # A whole number is shown in full up to about 1000 digits (str() refuses 4300).
 WHOLE_BITS = 3300
@@ -203,6 +204,10 @@ class Quantity(_Record):
     exact: Fraction | None = None
     # A count (a depth): printed as the whole number it is, every digit, whatever ``digits`` is.
     whole: bool = False
+    # How ``decimal`` and the JSON double round: "nearest" (the true value correctly rounded), or
+    # outward for a result that is a bound (``tail_bound``): "up" for an upper bound, the true
+    # value rounded towards +inf (never below it), "down" for a lower bound.
+    rounding: str = "nearest"
     # ``description`` as written, with ``{name}`` placeholders (None when it has none);
     # ``description`` itself names arguments as Python does.
     template: str | None = _Default(hidden=True)
@@ -225,8 +230,18 @@ class Quantity(_Record):
 
     @property
     def rounded_from(self) -> Any:
-        """What the printed decimal is rounded from: the exact fraction when there is one."""
-        return self.exact if self.exact is not None else self.value
+        """What the printed decimal is rounded from: the exact fraction when there is one; for a
+        bound (``rounding`` up or down) the end of its ball on that side, value ± error_bound."""
+        if self.exact is not None:
+            return self.exact
+        if self.rounding == "nearest" or self.is_list or not self.error_bound:
+            return self.value
+        return outer_end(self.value, self.error_bound, self.rounding == "up")  # type: ignore[arg-type]
+
+    @property
+    def outward(self) -> bool:
+        """A bound: printed rounded outward (``rounding`` up or down), not to the nearest."""
+        return self.rounding != "nearest"
 
     def decimal(self, digits: int) -> str | list[str]:
         """The value as printed at ``digits`` significant digits (a list of texts for a list
@@ -236,6 +251,8 @@ class Quantity(_Record):
             if isinstance(self.value, BulkValues):
                 return list(self.value.decimals(digits))
             return [to_decimal(v, digits) for v in self.value]
+        if self.outward:
+            return directed_text(self.rounded_from, digits, self.rounding == "up")
         return to_decimal(self.rounded_from, self.shown_digits(digits))
 
     def shown_digits(self, digits: int) -> int:
@@ -248,6 +265,15 @@ class Quantity(_Record):
         if self.stderr is None or self.is_list:
             return digits
         return justified_digits(self.value, self.stderr, digits)
+
+
+def outer_end(value: mpmath.mpf, radius: mpmath.mpf, up: bool) -> Fraction | mpmath.mpf:
+    """value + radius (``up``) or value − radius exactly, as ``directed_ball_text`` proved its
+    rounding (a tiny radius widened); ``value`` itself beyond 2^±4096, where nothing is printed
+    as a bound without a proof of its own."""
+    mid, rad = signed_binary(value), signed_binary(radius)
+    end = None if mid[0] is None or rad[0] is None else ball_end(mid, rad, up)  # type: ignore[arg-type]
+    return value if end is None else end
 
 
 class Check(_Record):

@@ -133,3 +133,46 @@ def test_the_most_digits_are_accepted_and_right():
     with mpmath.workdps(50):
         want = 2 * mpmath.quad(lambda z: mpmath.tanh(z) * z * mpmath.npdf(z), [0, 4, 16])
         assert abs(got - want) <= abs(want) * mpmath.mpf(10) ** -40
+
+
+def _true_tail(f, terms, dps=40):
+    """E[f(Z)²] − Σ_{k<terms} a_k² by mpmath quadrature at ``dps`` digits (an independent route)."""
+    with mpmath.workdps(dps):
+        second = mpmath.quad(lambda z: f(z) ** 2 * mpmath.npdf(z), [-mpmath.inf, -4, 0, 4, mpmath.inf])
+        energy = mpmath.mpf(0)
+        for k in range(terms):
+            a = mpmath.quad(lambda z: f(z) * _he(k, z) * mpmath.npdf(z), [-mpmath.inf, -4, 0, 4, mpmath.inf])
+            energy += a**2 / mpmath.factorial(k)
+        return second - energy
+
+
+def test_tail_bound_rounds_up():
+    """tanh's tail after 16 terms is 1.3974088930849336…e-5: the nearest 15 digits (…493e-5) lie
+    below it, so a bound prints …494e-5, the true value rounded up, and its double is above too."""
+    true = _true_tail(mpmath.tanh, 16)
+    assert mpmath.nstr(true, 20, min_fixed=0, max_fixed=0).startswith("1.39740889308493")
+    result = hermite("tanh", terms=16, rho="0.5", digits=15)
+    text = result["tail_bound"].decimal(15)
+    assert text == "1.39740889308494e-5"
+    with mpmath.workdps(40):
+        printed = mpmath.mpf(text)
+        assert printed >= true > printed - mpmath.mpf("1e-19")  # the ceiling: one unit above is too much
+        dual_true = true * mpmath.mpf("0.5") ** 16
+        dual = mpmath.mpf(result["dual_tail_bound"].decimal(15))
+        assert dual >= dual_true > dual - mpmath.mpf(10) ** (mpmath.floor(mpmath.log10(dual)) - 14)
+
+
+@pytest.mark.parametrize("digits", [3, 8, 15, 30])
+def test_tail_bounds_never_print_below_the_tail(digits):
+    """At every digits the printed tail (decimal, JSON double and --get) is at or above mpmath's."""
+    import json
+
+    true = _true_tail(lambda z: z * mpmath.ncdf(z), 7, dps=digits + 20)  # gelu
+    run = invoke("hermite", "gelu", "--terms", "7", "--digits", str(digits), "--json")
+    assert run.code == 0
+    doc = json.loads(run.stdout)["results"]["tail_bound"]
+    with mpmath.workdps(digits + 20):
+        printed = mpmath.mpf(doc["decimal"])
+        unit = mpmath.mpf(10) ** (mpmath.floor(mpmath.log10(printed)) - digits + 1)
+        assert printed >= true > printed - unit
+        assert mpmath.mpf(doc["value"]) >= true

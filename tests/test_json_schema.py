@@ -157,3 +157,33 @@ def test_schema_ships_inside_the_package():
     assert "json_schema.json" in config["tool"]["setuptools"]["package-data"]["momentcalc.render"]
     assert (ROOT / "momentcalc" / "render" / "json_schema.json").exists()
     assert "jsonschema" in " ".join(config["project"]["optional-dependencies"]["test"])
+
+
+def test_every_result_named_a_bound_rounds_outward():
+    """The schema's rule: a result whose name ends in _bound is a bound, printed rounded outward.
+    Every such name a computation describes (its DESCRIPTIONS tables) is declared outward where
+    it is proven, and a bound's description says "rounded up"; the snapshots' bounds print at or
+    above their double."""
+    import ast
+
+    described, declared = set(), set()
+    for path in (ROOT / "momentcalc").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Dict):
+                for key, value in zip(node.keys, node.values):
+                    if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                        continue
+                    if key.value.endswith("_bound") and key.value != "error_bound":
+                        if isinstance(value, ast.Constant) and value.value in ("up", "down"):
+                            declared.add(key.value)
+                        elif isinstance(value, ast.Constant) and isinstance(value.value, str):
+                            described.add(key.value)
+                            assert "rounded up" in value.value or "rounded down" in value.value, key.value
+    assert described and described <= declared
+    for name, _ in JSON_CASES:
+        doc = json.loads((SNAPSHOTS / f"{name}.out").read_text())
+        for rows in [doc.get("results", {})] + [row.get("results", {}) for row in doc.get("rows", [])]:
+            for result, quantity in rows.items():
+                if result.endswith("_bound") and isinstance(quantity["decimal"], str):
+                    assert float(quantity["decimal"]) >= quantity["value"], (name, result)

@@ -253,3 +253,58 @@ def test_json_error_bound_decimal_of_a_tiny_value():
     mean = json.loads(out)["results"]["mean"]
     assert mean["error_bound"] == 5e-324  # the double rounded up: above the value itself
     assert Fraction(mean["error_bound_decimal"]) < Fraction(mean["decimal"]) / 10**14
+
+
+def test_directed_text_against_the_decimal_module():
+    """A bound's text: the exact value rounded towards +inf (up) or -inf (down), as Python's
+    decimal module rounds it with ROUND_CEILING / ROUND_FLOOR, over random values of both signs."""
+    from decimal import ROUND_CEILING, ROUND_FLOOR
+
+    from momentcalc.engine.rounding import directed_text
+
+    rng = random.Random(35)
+    for _ in range(400):
+        digits = rng.choice([1, 2, 3, 7, 15, 30])
+        value = Fraction(rng.randint(-(10**12), 10**12), rng.randint(1, 10**9)) * Fraction(10) ** rng.randint(
+            -20, 20
+        )
+        if rng.random() < 0.3:  # an exact decimal at these digits: nothing to round either way
+            value = Fraction(rng.randint(10 ** (digits - 1), 10**digits - 1), 10 ** rng.randint(0, 5))
+        if value == 0:
+            continue
+        exact = Context(prec=digits + 80, **_HUGE).divide(
+            Decimal(value.numerator), Decimal(value.denominator)
+        )
+        for up, mode in ((True, ROUND_CEILING), (False, ROUND_FLOOR)):
+            want = Context(prec=digits, rounding=mode, **_HUGE).plus(exact)
+            got = directed_text(value, digits, up)
+            assert Decimal(got) == want, (value, digits, up, got, want)
+            assert (Fraction(got) >= value) if up else (Fraction(got) <= value)
+
+
+def test_directed_ball_text_only_when_both_ends_agree():
+    from momentcalc.engine.rounding import directed_ball_text
+
+    one_third = mpmath.mpf(1) / 3
+    assert directed_ball_text(one_third, 3, True, mpmath.mpf(2) ** -60) == "0.334"
+    assert directed_ball_text(one_third, 3, False, mpmath.mpf(2) ** -60) == "0.333"
+    # a ball that holds 0.334 rounds up to 0.334 at its lower end and to 0.335 at its upper end
+    assert directed_ball_text(mpmath.mpf("0.334"), 3, True, mpmath.mpf(2) ** -40) is None
+    # far tinier radius than the midpoint: widened, still decided, without huge integers
+    assert directed_ball_text(one_third, 5, True, mpmath.ldexp(mpmath.mpf(1), -(10**6))) == "0.33334"
+    assert directed_ball_text(one_third, 5, False, mpmath.ldexp(mpmath.mpf(1), -(10**6))) == "0.33333"
+    # ... but a ball around an exact decimal is not decided (its ends round to 2.0000 and 2.0001)
+    assert directed_ball_text(mpmath.mpf(2), 5, True, mpmath.ldexp(mpmath.mpf(1), -(10**6))) is None
+    # an exact ball (radius 0) on a decimal: that decimal both ways
+    assert directed_ball_text(mpmath.mpf(2), 5, True, mpmath.mpf(0)) == "2.0000"
+
+
+def test_directed_text_of_huge_exponents_stays_outward():
+    from momentcalc.engine.rounding import directed_text
+
+    tiny = mpmath.ldexp(mpmath.mpf(3), -(10**5))
+    with mp.workdps(50):
+        log10 = mpmath.log10(tiny)
+    up, down = directed_text(tiny, 5, True), directed_text(tiny, 5, False)
+    assert int(up.split("e")[1]) > log10 > int(down.split("e")[1])
+    assert directed_text(-tiny, 5, True) == "-" + down

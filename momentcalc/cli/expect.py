@@ -192,7 +192,11 @@ def apply_expectations(
             with mp.workdps(working_dps(digits) + len(expected.written)):
                 found = quantity.value
                 ok = bool(mpmath.isfinite(found) and abs(found - to_mpf(expected.value)) <= to_mpf(bound))
-        shown = to_decimal(quantity.rounded_from, shown_digits(quantity, digits))
+        shown = (
+            quantity.decimal(shown_digits(quantity, digits))  # type: ignore[assignment]
+            if quantity.outward
+            else to_decimal(quantity.rounded_from, shown_digits(quantity, digits))
+        )
         if quantity.stderr is not None:
             shown += f" ± {to_decimal(quantity.stderr, 2)}"
         checks.append(Check(expected.name, expected.written, shown, ok, decimal_text(bound), rule))

@@ -5,6 +5,9 @@
     second_moment   = E[φ(Z)²] = Σ_k a_k²                      (Parseval)
     tail_bound      = second_moment − energy = Σ_{k≥N} a_k²     (the energy left out)
 
+``tail_bound`` and ``dual_tail_bound`` are bounds: printed rounded up (never below the true
+value), the other results correctly rounded.
+
 With ``rho``: the dual activation (Daniely, Frostig & Singer, 2016; Mehler's formula)
 E[φ(u)φ(v)] = Σ_k a_k²·ρ^k for unit Gaussians of correlation ρ, as ``dual`` = Σ_{k<N} a_k²·ρ^k
 and ``dual_tail_bound`` = tail_bound·|ρ|^N ≥ |E[φ(u)φ(v)] − dual| (kernel's nngp).
@@ -40,10 +43,12 @@ DESCRIPTIONS = {
     "coefficients": "a_k = E[phi(Z) He_k(Z)] / sqrt(k!), k = 0..N-1 (probabilists' Hermite, Z ~ N(0, 1))",
     "energy": "sum of a_k^2 over k < N",
     "second_moment": "E[phi(Z)^2] = sum of all a_k^2 (Parseval)",
-    "tail_bound": "second_moment - energy = sum of a_k^2 over k >= N: the energy left out",
+    "tail_bound": "second_moment - energy = sum of a_k^2 over k >= N: the energy left out, rounded up",
     "dual": "sum of a_k^2 rho^k over k < N: the dual activation's series (Mehler)",
-    "dual_tail_bound": "tail_bound |rho|^N: bounds |E[phi(u) phi(v)] - dual| (kernel's nngp at q = 1)",
+    "dual_tail_bound": "tail_bound |rho|^N, rounded up: bounds |E[phi(u) phi(v)] - dual| (kernel's nngp at q = 1)",
 }
+# The bounds, printed rounded up: the decimal and the double are never below the true bound.
+OUTWARD = {"tail_bound": "up", "dual_tail_bound": "up"}
 MAX_TERMS = 200
 
 
@@ -97,6 +102,7 @@ def hermite(
                 extra_digits=EXTRA,
                 describe=DESCRIPTIONS,
                 notes=notes,
+                outward=OUTWARD,
             )
     with gate_named(unit):
         return certify(
@@ -107,6 +113,7 @@ def hermite(
             extra_digits=EXTRA,
             describe=GATED_DESCRIPTIONS,
             notes=[_gated_note(unit)],
+            outward=OUTWARD,
         )
 
 
@@ -116,9 +123,9 @@ GATED_DESCRIPTIONS = {
     "bivariate Hermite basis (a, b independent N(0, 1)): c_0 = 0, c_n = the gate's a_{n-1}",
     "energy": "sum of c_n^2 over n < N",
     "second_moment": "E[phi^2] = E[a^2] E[g(b)^2] = sum of all c_n^2 (Parseval)",
-    "tail_bound": "second_moment - energy = sum of c_n^2 over n >= N: the energy left out",
+    "tail_bound": "second_moment - energy = sum of c_n^2 over n >= N: the energy left out, rounded up",
     "dual": "sum of c_n^2 rho^n over n < N = rho times the gate's dual series: the dual activation (Mehler)",
-    "dual_tail_bound": "tail_bound |rho|^N: bounds |E[phi(x) phi(x')] - dual| (kernel's nngp at q = 1)",
+    "dual_tail_bound": "tail_bound |rho|^N, rounded up: bounds |E[phi(x) phi(x')] - dual| (kernel's nngp at q = 1)",
 }
 
 
@@ -171,4 +178,4 @@ def _evaluate(act: Any, count: int, rho: Any, digits: int, gated: bool = False) 
     return out
 
 
-__all__ = ["hermite", "DESCRIPTIONS"]
+__all__ = ["DESCRIPTIONS", "hermite"]

@@ -25,7 +25,9 @@ from typing import Any
 
 from ..catalog import resolve
 from ..catalog.gated import gated
+from ..engine.balls import midpoint_fraction
 from ..engine.numbers import as_number, to_text
+from ..engine.rounding import directed_ball_text, directed_text
 from ..tier import (
     Computation,
     InputError,
@@ -182,15 +184,19 @@ def _leaky(eta: Fraction, depth: int, digits: int) -> dict[str, Any]:
     from flint import arb
 
     from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
-    from ..moments.transforms import network_c0_ball, reachable_c0, tat_negative_slope
+    from ..moments.transforms import network_c0_ball, tat_negative_slope
 
     with arb_precision(int((digits + 10) * BITS_PER_DIGIT) + 64 + 8 * depth):
         top = network_c0_ball(arb(0), depth)
         if eta < 0 or as_arb(eta) > top:
+            # every value of the range printed is reachable: its top rounded down (inward)
+            shown = directed_ball_text(top, 10, False) or directed_text(
+                midpoint_fraction(arb(top.lower())), 10, False
+            )
             raise (InputError if eta < 0 else partial(Outcome, kind="unreachable"))(
                 param="target_c0",
-                allowed=f"from 0 to {reachable_c0(depth):.10g} for depth {depth} "
-                "(relu's C map composed that often, at 0)",
+                allowed=f"from 0 to {shown} for depth {depth} "
+                "(relu's C map composed that often, at 0, rounded down)",
                 got=to_text(eta),
             )
         if eta == 0:
@@ -279,7 +285,7 @@ def _clipped_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
     if zeta > FLOOR**depth or not clipped(act) or not floor_proven():  # exact: ζ^(1/L) ≤ F ⇔ ζ ≤ F^L
         return
     label = act.formula if act.expression else act.name
-    from .tat_reach import layer_text, log_of, power_text
+    from .tat_reach import layer_text, log_of, power_bound
 
     shallower = int(log_of(zeta) / math.log(float(FLOOR)))
     hint = (
@@ -291,7 +297,7 @@ def _clipped_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
         f"reachable per-layer C'(1) for {label!r} (clipped linear): above {float(FLOOR):g} wherever "
         "Q'(1) = 1 (proven; the infimum appears to be pi/(pi - 1) = 1.4669, approached as input_scale "
         f"-> 0 with the input at a kink), i.e. {{target_slope}} above {float(FLOOR):g}^{depth} = "
-        f"{power_text(float(FLOOR), depth)}{hint}; got a per-layer {layer_text(target)}",
+        f"{power_bound(FLOOR, depth, False)}{hint}; got a per-layer {layer_text(target)}",
         kind="unreachable",
         param="target_slope",
         params=("depth",),
@@ -302,29 +308,30 @@ def _monomial_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
     """Exit 2 when φ = c·x^k + d and the per-layer target is at or above the proven top T of its
     C'(1) (``moments.dks.monomial_reach``: 1 < C'(1) < T for input_shift ≠ 0, T at input_shift 0)."""
     from ..moments.dks import monomial_power, monomial_reach
-    from .tat_reach import layer_text, power_text
+    from .tat_reach import layer_text, outward_text, power_bound
 
     power = monomial_power(act)
     top = None if power is None else monomial_reach(power)
     if top is None or zeta < top**depth:  # exact: ζ^(1/L) < T ⇔ ζ < T^L
         return
     label = act.formula
-    bound = f"{top} = {float(top):.10g}" if top.denominator != 1 else str(top)
+    # the supremum as a bound: exact, and its decimal rounded up ("C'(1) < text" holds as printed)
+    bound = str(top) if top.denominator == 1 else f"{top} = {outward_text(top, True)}"
     if zeta == top**depth:
         raise PrecisionError(
-            f"{label!r} reaches the per-layer C'(1) = {bound} only with input_shift 0, where every "
+            f"{label!r} reaches the per-layer C'(1) = {top} only with input_shift 0, where every "
             "input_scale gives it: the transform is not unique; try a {target_slope} below "
-            f"{float(top):.10g}^{depth}",
+            f"({top})^{depth}",
             param="target_slope",
         )
     raise Outcome(
         f"reachable per-layer C'(1) for {label!r} (c*x**{power} + d): 1 < C'(1) < {bound} (proven: "
         "C'(1) depends on input_scale/input_shift alone and stays below its value at input_shift 0), "
-        f"i.e. {{target_slope}} below {float(top):.10g}^{depth} = {power_text(float(top), depth)}; got a "
+        f"i.e. {{target_slope}} below ({top})^{depth} = {power_bound(top, depth, True)}; got a "
         f"per-layer {layer_text(target)}",
         kind="unreachable",
         param="target_slope",
     )
 
 
-__all__ = ["tat", "DESCRIPTIONS"]
+__all__ = ["DESCRIPTIONS", "tat"]

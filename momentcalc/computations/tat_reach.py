@@ -11,6 +11,8 @@ import math
 from fractions import Fraction
 from typing import Any
 
+from ..engine.numbers import to_text
+from ..engine.rounding import directed_text
 from ..errors import PrecisionError
 from ..moments.dks import locate
 from ..moments.dks_survey import survey
@@ -42,6 +44,23 @@ def power_text(base: float, depth: int) -> str:
         return f"{10**exponent:.6g}"
     whole = math.floor(exponent)
     return f"{10 ** (exponent - whole):.6g}e+{whole}"
+
+
+def outward_text(value: Fraction, up: bool, digits: int = 10) -> str:
+    """A proven limit written as a bound: an exact ``value`` rounded up (a supremum, ``up``) or
+    down (an infimum) to ``digits`` digits and marked so ("1.466942207 (rounded up)"), so that
+    "C'(1) < text" or "C'(1) > text" holds as printed (``engine.rounding.directed_text``); a
+    value that is such a decimal exactly is written as it is ("1.8")."""
+    text = directed_text(value, digits, up)
+    if text == directed_text(value, digits, not up):
+        return to_text(value)
+    return f"{text} (rounded {'up' if up else 'down'})"
+
+
+def power_bound(base: Fraction, depth: int, up: bool) -> str:
+    """base^depth (exact) as ``outward_text`` writes it, to 6 digits: the network's limit of a
+    per-layer limit ``base``, beyond double range too."""
+    return outward_text(base**depth, up, 6)
 
 
 def layer_text(target: Any) -> str:
@@ -95,4 +114,12 @@ def unreached_text(found: Any, target: Any, zeta: Fraction, depth: int) -> str:
     )
 
 
-__all__ = ["layer_text", "log_of", "power_text", "survey_locate", "unreached_text"]
+__all__ = [
+    "layer_text",
+    "log_of",
+    "outward_text",
+    "power_bound",
+    "power_text",
+    "survey_locate",
+    "unreached_text",
+]

@@ -18,8 +18,8 @@ from mpmath import mp
 import math
 
 from ..errors import PrecisionError
-from .bits import BITS_PER_DIGIT, bits_for, digits_for
-from .mpmath_internals import binary
+from .bits import BITS_PER_DIGIT, bits_for, digits_for  # noqa: F401 (re-exported)
+from .mpmath_internals import binary, fraction
 from .rounding import decimal_text
 
 GUARD_DIGITS = 10
@@ -171,6 +171,34 @@ def bound_double(bound: mpmath.mpf) -> float | None:
         return None
     above = nearest if nearest >= bound else math.nextafter(nearest, math.inf)
     return None if math.isinf(above) else above
+
+
+def directed_double(value: mpmath.mpf | Fraction, up: bool) -> float | None:
+    """The smallest double ≥ ``value`` (``up``) or the largest double ≤ it: a bound written as a
+    double stays a bound (an upper bound below every double is 5e-324); None beyond the largest
+    double."""
+    if isinstance(value, Fraction):
+        if value == 0:
+            return 0.0
+        try:
+            nearest = float(value)  # correctly rounded
+        except OverflowError:
+            return None
+        exact = value
+    else:
+        if value == 0:
+            return 0.0
+        nearest = to_double(value)
+        if nearest is None:
+            return None
+        if not mpmath.isfinite(value):
+            return nearest
+        exact = fraction(value)
+    if up and Fraction(nearest) < exact:
+        nearest = math.nextafter(nearest, math.inf)
+    elif not up and Fraction(nearest) > exact:
+        nearest = math.nextafter(nearest, -math.inf)
+    return None if math.isinf(nearest) else nearest
 
 
 def justified_digits(value: mpmath.mpf, stderr: mpmath.mpf, digits: int) -> int:

@@ -94,6 +94,89 @@ def bound_text(value: Any, digits: int = 2) -> str:
     return _format(False, *_carry(q, a, digits), digits)
 
 
+def directed_text(value: Any, digits: int, up: bool) -> str:
+    """``value`` (Fraction, int or mpf) rounded to ``digits`` significant digits towards +∞
+    (``up``) or towards −∞, exactly, in ``decimal_text``'s format: the text of a bound that
+    rounds outward (an upper bound's text is never below it, a lower bound's never above it).
+
+    >>> directed_text(Fraction(1, 3), 3, True), directed_text(Fraction(-1, 3), 3, True)
+    ('0.334', '-0.333')
+    """
+    if digits < 1:
+        raise ValueError(f"digits must be at least 1, got {digits}")
+    if isinstance(value, (int, float, Fraction)):
+        exact = Fraction(value)
+    else:
+        sign, mantissa, exponent, _ = binary(value)
+        if not mantissa:
+            return _special(value)
+        if abs(exponent) > _EXACT_BOUND_EXPONENT:
+            # 2^(±4096 and beyond): a power of ten beyond the value, as ``bound_text`` does
+            # (a bound this far out is never tight to its digits anyway).
+            top = exponent + mantissa.bit_length()
+            if up != bool(sign):  # away from zero: a power of ten above |value|
+                power = _power_of_ten_above(top)
+                return ("-" if sign else "") + f"1e{power:+d}"
+            power = _power_of_ten_above(top - 1) - 3  # towards zero: a power of ten below |value|
+            return ("-" if sign else "") + f"1e{power:+d}"
+        exact = Fraction(mantissa) * Fraction(2) ** exponent * (-1 if sign else 1)
+    if exact == 0:
+        return "0"
+    away = (exact > 0) == up
+    q, a = _round_rational(abs(exact.numerator), exact.denominator, digits)
+    magnitude = abs(exact)
+    unit = Fraction(10) ** (a - digits + 1)
+    if away and q * unit < magnitude:
+        q, a = _carry(q + 1, a, digits)
+    elif not away and q * unit > magnitude:
+        q -= 1
+        if q < _power10(digits - 1):  # 10…0 − 1: one place fewer, the same value
+            q, a = _power10(digits) - 1, a - 1
+    return _format(exact < 0, q, a, digits)
+
+
+# Beyond 2^±this a ball's end is not formed as an exact fraction (``ball_end``).
+_BALL_END_EXPONENT = 1 << 16
+
+
+def ball_end(mid: tuple[int, int], rad: tuple[int, int], up: bool) -> Fraction | None:
+    """The upper (``up``) or lower end of the ball mid ± rad, each given as (mantissa,
+    exponent), as an exact fraction; a radius below 2^−4096 of the midpoint is first widened to
+    that (safe: the end moves outward, as ``ball_text`` widens); None beyond 2^±65536 (no short
+    exact fraction)."""
+    (mid_m, mid_e), (rad_m, rad_e) = mid, rad
+    rad_m = abs(rad_m)
+    if mid_m and rad_m:
+        floor = mid_e + abs(mid_m).bit_length() - _EXACT_BOUND_EXPONENT
+        if rad_e + rad_m.bit_length() < floor:
+            rad_m, rad_e = 1, floor
+    if abs(mid_e) > _BALL_END_EXPONENT or (rad_m and abs(rad_e) > _BALL_END_EXPONENT):
+        return None
+    radius = Fraction(rad_m) * Fraction(2) ** rad_e
+    centre = Fraction(mid_m) * Fraction(2) ** mid_e
+    return centre + radius if up else centre - radius
+
+
+def directed_ball_text(ball: Any, digits: int, up: bool, radius: Any = None) -> str | None:
+    """The text ``directed_text`` gives every point of a ball (an ``arb``, or an mpf midpoint with
+    an mpf ``radius``), or None when its ends round differently: a bound's proven outward
+    rounding, as ``ball_text`` proves a nearest one."""
+    if radius is None:  # an arb
+        if not ball.is_finite():
+            return None
+        mid = tuple(int(x) for x in ball.mid().man_exp())
+        rad = tuple(int(x) for x in ball.rad().man_exp())
+    else:
+        mid, rad = signed_binary(ball), signed_binary(radius)
+        if mid[0] is None or rad[0] is None:
+            return None
+    low, high = ball_end(mid, rad, False), ball_end(mid, rad, True)  # type: ignore[arg-type]
+    if low is None or high is None:
+        return None
+    text = directed_text(low, digits, up)
+    return text if text == directed_text(high, digits, up) else None
+
+
 def _power_of_ten_above(bits: int) -> int:
     """An N with 2^bits <= 10^N, at most 2 above the least one."""
     with mpmath.workprec(bits.bit_length() + 64):
@@ -113,8 +196,8 @@ def ball_text(ball: Any, digits: int, radius: Any = None) -> str | None:
         mid_m, mid_e = (int(x) for x in ball.mid().man_exp())
         rad_m, rad_e = (int(x) for x in ball.rad().man_exp())
     else:
-        mid_m, mid_e = _signed_binary(ball)
-        rad_m, rad_e = _signed_binary(radius)
+        mid_m, mid_e = signed_binary(ball)
+        rad_m, rad_e = signed_binary(radius)
         if mid_m is None or rad_m is None:
             return None
     if rad_m == 0:
@@ -345,7 +428,7 @@ def _dyadic_text(mantissa: int, exponent: int, digits: int) -> str:
     return _format(mantissa < 0, *_round_binary(abs(mantissa), exponent, digits), digits)
 
 
-def _signed_binary(value: Any) -> tuple[int | None, int]:
+def signed_binary(value: Any) -> tuple[int | None, int]:
     sign, mantissa, exponent, _bits = binary(value)
     if not mantissa:
         return (0, 0) if value == 0 else (None, 0)

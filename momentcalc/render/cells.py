@@ -38,7 +38,11 @@ def shown_value(quantity: Quantity, digits: int, with_stderr: bool = True) -> st
     """A scalar result as printed: its decimal, and ``± stderr`` for an estimate."""
     if quantity.is_list:
         return f"{len(quantity.value)} values (chart below)"  # type: ignore[arg-type]
-    shown = to_decimal(quantity.rounded_from, shown_digits(quantity, digits))
+    shown = (
+        quantity.decimal(digits)  # type: ignore[assignment]
+        if quantity.outward
+        else to_decimal(quantity.rounded_from, shown_digits(quantity, digits))
+    )
     if with_stderr and quantity.stderr is not None:
         shown += f" ± {to_decimal(quantity.stderr, 2)}"
     return shown

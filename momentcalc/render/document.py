@@ -8,13 +8,12 @@ describes every document, error objects and listings included.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 from typing import Any
 
 from .._version import __version__
 from ..engine.numbers import Number, decimal_text, to_text
-from ..engine.precision import bound_double, justified_digits, to_decimal, to_double
+from ..engine.precision import bound_double, directed_double, justified_digits, to_decimal, to_double
 from ..engine.rounding import bound_text
 from ..result import BulkValues, Check, Computation, Listing, NoResult, Quantity, Sweep
 
@@ -28,7 +27,7 @@ class ExactNumber(float):
 
     text: str
 
-    def __new__(cls, text: str) -> "ExactNumber":
+    def __new__(cls, text: str) -> ExactNumber:
         number = super().__new__(cls, text)
         number.text = text
         return number
@@ -60,6 +59,9 @@ def quantity_document(quantity: Quantity, digits: int) -> dict[str, Any]:
     elif quantity.is_list:
         value = [to_double(v) for v in quantity.value]
         decimal = [to_decimal(v, digits) for v in quantity.value]
+    elif quantity.outward:  # a bound: its double and its decimal rounded outward
+        value = directed_double(quantity.rounded_from, quantity.rounding == "up")
+        decimal = quantity.decimal(digits)
     else:
         value = to_double(quantity.value)
         decimal = to_decimal(quantity.rounded_from, shown_digits(quantity, digits))

@@ -18,6 +18,11 @@ Computations whose routines take decimal digits rather than bits (the bivariate 
 quadratures) pass ``extra_digits``: ``evaluate`` is then called with ``digits + extra`` for each
 ``extra`` in turn and sets its own Arb precision.
 
+A value that is a bound (``outward``: name -> "up" for an upper bound, "down" for a lower one)
+is printed rounded outward, the true bound rounded towards +∞ (or −∞) at ``digits`` digits
+(``engine.rounding.directed_ball_text``): it is decided when both ends of its ball round so, and
+its Quantity carries ``rounding``.
+
 ``certify`` does that and builds the ``Computation`` a command returns.
 """
 
@@ -31,7 +36,7 @@ import mpmath
 
 from ..engine.balls import arb_precision, ball_midpoint, ball_radius, exactly, proven
 from ..engine.precision import Precision
-from ..engine.rounding import ball_text
+from ..engine.rounding import ball_text, directed_ball_text
 from ..errors import MomentcalcError, PrecisionError
 from ..result import Computation, Quantity
 from .inputs import check_digits
@@ -69,6 +74,7 @@ def prove(
     start_bits: int | None = None,
     extra_digits: Sequence[int] | None = None,
     raises: int | None = None,
+    outward: Mapping[str, str] | None = None,
 ) -> dict[str, Fields]:
     """The proven Quantity fields of every value ``evaluate`` returns (and of every ``exact``
     value: a rational, or INFINITY), by name: the balls' order, then the exact values'.
@@ -76,39 +82,61 @@ def prove(
     With ``raises``, the precision is doubled at most that many times and what has rounded by
     then is returned, each value from the first evaluation where it rounded, the others left out
     (for a caller that keeps another route's value, uncertified, rather than hold every result
-    back); an evaluation that fails (MomentcalcError) ends the attempts the same way."""
+    back); an evaluation that fails (MomentcalcError) ends the attempts the same way.
+
+    ``outward`` names the bounds (name -> "up" or "down"): each is decided when its ball rounds
+    outward to one text, and its fields carry that ``rounding``."""
     precision = precision_of(digits)
     exact = {} if exact is None else dict(exact)
+    outward = {} if outward is None else dict(outward)
     fields: dict[str, Fields] = {}
     if evaluate is not None:
         start = precision.start_bits if start_bits is None else start_bits
         if raises is not None:
-            decided = _partial(evaluate, precision.digits, start, exact, raises)
+            decided = _partial(evaluate, precision.digits, start, exact, raises, outward)
         elif extra_digits is None:
-            decided = _by_bits(evaluate, precision, start, exact)
+            decided = _by_bits(evaluate, precision, start, exact, outward)
         else:
-            decided = _by_digits(evaluate, precision.digits, extra_digits, exact)
+            decided = _by_digits(evaluate, precision.digits, extra_digits, exact, outward)
         fields = {name: fields_of(value) for name, value in decided.items()}
     fields.update(
         (name, fields_of(value if value is INFINITY else Fraction(value))) for name, value in exact.items()
     )
+    for name, direction in outward.items():
+        if name in fields:
+            fields[name]["rounding"] = direction
     return fields
 
 
-def _undecided(values: Mapping[str, Any], digits: int) -> list[str]:
-    """The names whose value does not round to one text at ``digits`` digits yet."""
+def rounds(ball: Any, digits: int, direction: str | None = None) -> bool:
+    """Whether every point of ``ball`` prints as one text at ``digits`` digits: rounded to the
+    nearest, or ``direction`` "up"/"down" for a bound."""
+    if direction is None or direction == "nearest":
+        return ball_text(ball, digits) is not None
+    return directed_ball_text(ball, digits, direction == "up") is not None
+
+
+def _undecided(values: Mapping[str, Any], digits: int, outward: Mapping[str, str] | None = None) -> list[str]:
+    """The names whose value does not round to one text at ``digits`` digits yet (a bound named
+    in ``outward``: outward)."""
+    outward = {} if outward is None else outward
     return [
         name
         for name, value in values.items()
         if value is not INFINITY
         and not all(
-            ball_text(ball, digits) is not None for ball in (value if isinstance(value, list) else [value])
+            rounds(ball, digits, outward.get(name))
+            for ball in (value if isinstance(value, list) else [value])
         )
     ]
 
 
 def _by_bits(
-    evaluate: Evaluate, precision: Precision, start: int, exact: Mapping[str, Any]
+    evaluate: Evaluate,
+    precision: Precision,
+    start: int,
+    exact: Mapping[str, Any],
+    outward: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """``evaluate(bits)`` inside Arb precision ``bits``, doubled from ``start`` until every value
     rounds; PrecisionError past ``precision.max_bits``."""
@@ -116,7 +144,7 @@ def _by_bits(
     while True:
         with arb_precision(bits):
             values = {name: value for name, value in evaluate(bits).items() if name not in exact}
-        undecided = _undecided(values, precision.digits)
+        undecided = _undecided(values, precision.digits, outward)
         if not undecided:
             return values
         if bits >= precision.max_bits:
@@ -128,7 +156,12 @@ def _by_bits(
 
 
 def _partial(
-    evaluate: Evaluate, digits: int, start: int, exact: Mapping[str, Any], raises: int
+    evaluate: Evaluate,
+    digits: int,
+    start: int,
+    exact: Mapping[str, Any],
+    raises: int,
+    outward: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Each value of ``evaluate(bits)`` from the first of ``raises`` + 1 doublings where it rounds."""
     decided: dict[str, Any] = {}
@@ -139,7 +172,7 @@ def _partial(
                 values = {name: value for name, value in evaluate(bits).items() if name not in exact}
         except MomentcalcError:
             break
-        undecided = set(_undecided(values, digits))
+        undecided = set(_undecided(values, digits, outward))
         decided.update(
             (name, value) for name, value in values.items() if name not in decided and name not in undecided
         )
@@ -150,12 +183,16 @@ def _partial(
 
 
 def _by_digits(
-    evaluate: Evaluate, digits: int, extra_digits: Sequence[int], exact: Mapping[str, Any]
+    evaluate: Evaluate,
+    digits: int,
+    extra_digits: Sequence[int],
+    exact: Mapping[str, Any],
+    outward: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """``evaluate(digits + extra)`` for each of ``extra_digits`` until every value rounds."""
     for extra in extra_digits:
         values = {name: value for name, value in evaluate(digits + extra).items() if name not in exact}
-        if not _undecided(values, digits):
+        if not _undecided(values, digits, outward):
             return values
     raise PrecisionError(
         f"{digits} digits cannot be proven within the precision limit (a value on a rounding tie, "
@@ -213,13 +250,17 @@ def certify(
     extra: Mapping[str, Any] | None = None,
     start_bits: int | None = None,
     extra_digits: Sequence[int] | None = None,
+    outward: Mapping[str, str] | None = None,
 ) -> Computation:
     """The Computation of ``command`` (the computing function's name: the CLI shows its command's)
     at ``inputs``: every ball of ``evaluate`` and every
     ``exact`` value proven to ``digits`` digits (``prove``), described by ``describe`` (which
-    also fixes the order of the results; a name it lists that was not computed is left out)."""
+    also fixes the order of the results; a name it lists that was not computed is left out);
+    ``outward`` names the results that are bounds, printed rounded outward (``prove``)."""
     precision = precision_of(digits)
-    fields = prove(evaluate, precision, exact=exact, start_bits=start_bits, extra_digits=extra_digits)
+    fields = prove(
+        evaluate, precision, exact=exact, start_bits=start_bits, extra_digits=extra_digits, outward=outward
+    )
     return Computation(
         command,
         dict(inputs),
