@@ -312,8 +312,12 @@ class Computation(_Record):
     derivation: tuple[tuple[str, str, str], ...] = ()  # (label, sympy str, LaTeX) shown by --derive
     checks: tuple[Check, ...] = ()
     # Further JSON keys of this command's documents (always the same keys for a command), e.g.
-    # initializer's ``equivalents``; the table shows them under the notes.
+    # initializer's ``equivalents``; the table shows them under the notes (a list of dicts as a
+    # table of its own).
     extra: dict[str, Any] = _Default(factory=dict)
+    # List results shown side by side as one table (init-report's per-layer figures) rather than
+    # as a chart each; the JSON is the same.
+    columns: tuple[str, ...] = ()
     # ``notes`` as written, with ``{name}`` placeholders (None when none has any).
     note_templates: tuple[str, ...] | None = _Default(hidden=True)
 

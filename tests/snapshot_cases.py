@@ -93,7 +93,10 @@ CASES: list[tuple[str, tuple[str, ...]]] = [
     ("attention", ("attention", "--json")),
     ("initial_loss", ("initial-loss", "--json")),
     ("initial_loss_t5_untied", ("initial-loss", "--vocab", "32128", "--logit-std", "22.6")),
-    ("initial_loss_derive", ("initial-loss", "--vocab", "2", "--logit-std", "1", "--digits", "30", "--derive", "--json")),
+    (
+        "initial_loss_derive",
+        ("initial-loss", "--vocab", "2", "--logit-std", "1", "--digits", "30", "--derive", "--json"),
+    ),
     ("meanfield_relu", ("meanfield", "relu", "--json", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--derive")),
     ("meanfield_tanh_critical", ("meanfield", "tanh", "--json", "--sigma-b2", "0.05", "--critical")),
     ("kernel_relu_derive", ("kernel", "relu", "--json", "--rho", "0.5", "--derive")),
@@ -195,6 +198,41 @@ CASES: list[tuple[str, tuple[str, ...]]] = [
     ("activations", ("activations", "--json")),
     ("identify", ("identify", "1.7139588594436646", ".87962566103423978", "--json")),
     ("audit", ("audit", "tests/fixtures/audit", "--json")),
+    # init-report: published configs (written from their hyperparameters) and CI formats
+    ("init_report_gpt2", ("init-report", "tests/fixtures/init_report/gpt2_small.json", "--json")),
+    (
+        "init_report_t5_text",
+        ("init-report", "tests/fixtures/init_report/t5_small_untied.json", "--digits", "6"),
+    ),
+    (
+        "init_report_t5_github",
+        ("init-report", "tests/fixtures/init_report/t5_small_untied.json", "--format", "github"),
+    ),
+    (
+        "init_report_llama_torchtitan",
+        (
+            "init-report",
+            "tests/fixtures/init_report/llama2_7b.json",
+            "--library",
+            "torchtitan",
+            "--digits",
+            "6",
+        ),
+    ),
+    (
+        "init_report_gpt2_mup",
+        (
+            "init-report",
+            "tests/fixtures/init_report/gpt2_small.json",
+            "--parametrization",
+            "mup",
+            "--base-width",
+            "256",
+            "--digits",
+            "6",
+            "--json",
+        ),
+    ),
     ("audit_text", ("audit", "tests/fixtures/audit")),
     ("audit_github", ("audit", "tests/fixtures/audit", "--format", "github")),
     # tables (at 100 columns: --format table, as on a terminal), plain text (the default off a

@@ -41,8 +41,9 @@ def test_every_command_has_a_snapshot_case_and_a_readme_section():
 
 
 # What a function is about may come first, positionally; everything else is keyword-only.
-# (``sweep(function, grid, *, jobs=1, client=None)``, as SPEC writes it: what it sweeps over what.)
-SUBJECTS = {"activation", "name", "paths", "values", "monomials", "function", "grid"}
+# (``sweep(function, grid, *, jobs=1, client=None)``, as SPEC writes it: what it sweeps over what;
+# ``init_report(config, ...)``: the file it reports on.)
+SUBJECTS = {"activation", "name", "paths", "values", "monomials", "function", "grid", "config"}
 
 
 def test_public_functions_take_their_options_by_keyword():

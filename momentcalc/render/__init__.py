@@ -40,6 +40,10 @@ def _write(result: Computation | Sweep | Listing, fmt: str, out: TextIO) -> None
 
         out.writelines(json_pieces(result))
         out.write("\n")
+    elif fmt in ("sarif", "github") and isinstance(result, Computation):
+        from .init_report_formats import render_init_report
+
+        out.write(render_init_report(result, fmt))
     elif fmt in ("sarif", "github"):
         from .audit_formats import render_audit
 

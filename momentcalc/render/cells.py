@@ -34,10 +34,10 @@ def certified_mark(quantities: tuple[Quantity, ...] | list[Quantity]) -> str:
     return "  certified" if quantities and all(q.certified for q in quantities) else ""
 
 
-def shown_value(quantity: Quantity, digits: int, with_stderr: bool = True) -> str:
+def shown_value(quantity: Quantity, digits: int, with_stderr: bool = True, where: str = "chart") -> str:
     """A scalar result as printed: its decimal, and ``± stderr`` for an estimate."""
     if quantity.is_list:
-        return f"{len(quantity.value)} values (chart below)"  # type: ignore[arg-type]
+        return f"{len(quantity.value)} values ({where} below)"  # type: ignore[arg-type]
     shown = (
         quantity.decimal(digits)  # type: ignore[assignment]
         if quantity.outward
@@ -54,7 +54,38 @@ def single_title(computation: Computation) -> str:
 
 def single_rows(computation: Computation) -> list[tuple[str, str, str]]:
     """(result, value, description) per result."""
-    return [(q.name, shown_value(q, computation.digits), q.description) for q in computation.results]
+    return [
+        (
+            q.name,
+            shown_value(q, computation.digits, where="table" if q.name in computation.columns else "chart"),
+            q.description,
+        )
+        for q in computation.results
+    ]
+
+
+def column_table(computation: Computation) -> tuple[list[str], list[list[str]]]:
+    """The list results of ``computation.columns`` side by side: (header, rows), one row per
+    index (a shorter list leaves its cell empty)."""
+    columns = [computation[name] for name in computation.columns]
+    texts = [list(q.decimal(computation.digits)) for q in columns]
+    count = max((len(t) for t in texts), default=0)
+    rows = [[str(i), *(t[i] if i < len(t) else "" for t in texts)] for i in range(count)]
+    return ["index", *computation.columns], rows
+
+
+def extra_tables(computation: Computation) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The ``extra`` values that are lists of dicts, as (title, header, rows) tables."""
+    tables = []
+    for key, value in computation.extra.items():
+        if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+            header = list(value[0])
+            tables.append((key, header, [[listing_cell(item.get(h)) for h in header] for item in value]))
+    return tables
+
+
+def is_table(value: object) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(item, dict) for item in value)
 
 
 # A decided outcome's kind as a table cell and a figure's legend say it.

@@ -13,6 +13,9 @@ from typing import TextIO
 
 from ..result import Check, Computation, Listing, Sweep
 from .cells import (
+    column_table,
+    extra_tables,
+    is_table,
     listing_cell,
     listing_headers,
     outcome_notes,
@@ -62,8 +65,11 @@ def _checks(checks: tuple[Check, ...], rows_of: Sequence[int] | None = None) -> 
 def single_lines(computation: Computation) -> list[str]:
     lines = [visible(single_title(computation))]
     lines += aligned(["result", "value", "description"], [list(row) for row in single_rows(computation)])
+    if computation.columns:
+        header, rows = column_table(computation)
+        lines += ["", *aligned(header, rows)]
     for quantity in computation.results:
-        if quantity.is_list:
+        if quantity.is_list and quantity.name not in computation.columns:
             title, rows = chart_rows(quantity.name, quantity.value, computation.digits)  # type: ignore[arg-type]
             lines += ["", title, *aligned(["index", "value", "bar"], [list(r) for r in rows], right=[True])]
     if any(q.closed_form for q in computation.results) or computation.derivation:
@@ -71,7 +77,11 @@ def single_lines(computation: Computation) -> list[str]:
         lines += [f"  {visible(text)}" for _label, text, _latex in computation.derivation]
         lines += [f"  {q.name} = {visible(q.closed_form)}" for q in computation.results if q.closed_form]
     lines += [f"note: {visible(note)}" for note in computation.notes]
+    for title, header, rows in extra_tables(computation):
+        lines += ["", title, *aligned(header, rows)]
     for key, value in computation.extra.items():
+        if is_table(value):
+            continue
         lines += [
             f"{key.rstrip('s')}: {visible(str(item))}"
             for item in (value if isinstance(value, list) else [value])

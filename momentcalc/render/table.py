@@ -11,6 +11,9 @@ from rich.text import Text
 
 from ..result import Check, Computation, Listing, NoResult, Sweep
 from .cells import (
+    column_table,
+    extra_tables,
+    is_table,
     listing_cell,
     listing_headers,
     outcome_notes,
@@ -96,6 +99,18 @@ def _whole(console: Console, label: str, value: str) -> None:
     console.print(value, markup=False, highlight=False, soft_wrap=True)
 
 
+def _print_aligned(console: Console, title: str | None, header: list[str], rows: list[list[str]]) -> None:
+    """A table of text cells (init-report's per-layer figures and parameter groups) as aligned
+    lines, whole: a boxed table would fold its numbers to fit the terminal; a line wider than the
+    terminal wraps there, nothing inserted into it."""
+    from .plain import aligned
+
+    if title:
+        console.print(f"[bold]{_markup_safe(title)}[/]")
+    for line in aligned(header, rows):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
 def _checks_table(checks: tuple[Check, ...], with_row: bool = False) -> Table:
     table = Table(title="checks", title_justify="left", title_style="")
     if with_row:
@@ -145,8 +160,11 @@ def _single(computation: Computation, console: Console) -> None:
     if not with_description:
         for name, _, description in rows:
             console.print(f"[bold]{_markup_safe(name)}[/]: [dim]{_markup_safe(description)}[/]")
+    if computation.columns:
+        header, rows = column_table(computation)
+        _print_aligned(console, None, header, rows)
     for quantity in computation.results:
-        if quantity.is_list:
+        if quantity.is_list and quantity.name not in computation.columns:
             console.print(bar_chart(quantity.name, quantity.value, computation.digits))
     if any(q.closed_form for q in computation.results) or computation.derivation:
         console.print("[bold]derivation[/]")
@@ -159,7 +177,11 @@ def _single(computation: Computation, console: Console) -> None:
                 )
     for note in computation.notes:
         console.print(f"[dim]note:[/] {_markup_safe(note)}")
+    for title, header, rows in extra_tables(computation):
+        _print_aligned(console, title, header, rows)
     for key, value in computation.extra.items():
+        if is_table(value):
+            continue
         for item in value if isinstance(value, list) else [value]:
             console.print(f"[dim]{key.rstrip('s')}:[/] {_markup_safe(str(item))}")
     if computation.checks:

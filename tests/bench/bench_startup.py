@@ -171,6 +171,10 @@ DEFAULT_CALLS: dict[str, list[str]] = {
     "activations": ["activations"],
     "attention": ["attention"],
     "initial-loss": ["initial-loss"],
+    "init-report (GPT-2 small)": [
+        "init-report",
+        str(Path(__file__).resolve().parents[1] / "fixtures" / "init_report" / "gpt2_small.json"),
+    ],
     "gau-scale": ["gau-scale"],
     "init --fan-in 768": ["init", "--fan-in", "768"],
     "init --scheme he --activation gelu --fan-in 768": [
