@@ -24,6 +24,7 @@ from .cells import (
     sweep_title,
 )
 from .chart import bar_chart
+from .plain import aligned
 from .text import fits, spell_ascii, visible
 
 
@@ -103,8 +104,6 @@ def _print_aligned(console: Console, title: str | None, header: list[str], rows:
     """A table of text cells (init-report's per-layer figures and parameter groups) as aligned
     lines, whole: a boxed table would fold its numbers to fit the terminal; a line wider than the
     terminal wraps there, nothing inserted into it."""
-    from .plain import aligned
-
     if title:
         console.print(f"[bold]{_markup_safe(title)}[/]")
     for line in aligned(header, rows):
