@@ -217,7 +217,7 @@ def _gauss_hermite_layers(g, depth, w, b, q1, q2, rho, nodes=120):
     ],
 )
 def test_depth_against_gauss_hermite(unit, w, b, q1, q2, depth):
-    """correlation_layers (equal variances: ``gated_layer_balls`` in ``layer_trajectory``;
+    """correlation_layers (equal variances: ``gated_layer_balls`` in ``propagation.trajectory``;
     unequal: the layer-by-layer balls) against a double-precision Gauss–Hermite trajectory of
     the same map: 10 digits (geglu's q2 explodes, as q' ~ q² for a gelu gate, and the rule
     with it: 3 layers)."""
@@ -328,33 +328,31 @@ def test_glu_fading_tail_agrees_with_every_layer():
     from momentcalc.catalog import resolve
     from momentcalc.catalog.gated import gated
     from momentcalc.engine.rounding import ball_text
-    from momentcalc.moments import kernel_maps
-    from momentcalc.moments.gated_maps import constant_gate_tail, gated_layer_balls
+    from momentcalc.moments import gated_maps, propagation
 
-    sigmoid, fade = resolve("sigmoid"), constant_gate_tail(gated("glu").centre)
+    sigmoid, unit = resolve("sigmoid"), gated("glu")
     calls = []
+    real = gated_maps.gated_layer_balls
 
     def step(*args, **kwargs):
         calls.append(1)
-        return gated_layer_balls(*args, **kwargs)
+        return real(*args, **kwargs)
 
     run, used = [], []
-    for fast in (True, False):
-        run.append(
-            kernel_maps.layer_trajectory(
-                sigmoid,
-                Fraction(1),
-                Fraction(3, 10),
+    gated_maps.gated_layer_balls = step
+    try:
+        for fast in (True, False):
+            path = propagation.trajectory(
+                propagation.layer_map(sigmoid, Fraction(1), Fraction(0), unit),
+                propagation.KernelBox.point(Fraction(1), Fraction(3, 10)),
                 60,
-                Fraction(1),
-                Fraction(0),
                 8,
                 fast=fast,
-                step=step,
-                fade=fade,
             )
-        )
-        used.append(len(calls) - sum(used))
+            run.append((path.q1, path.c))
+            used.append(len(calls) - sum(used))
+    finally:
+        gated_maps.gated_layer_balls = real
     assert used[0] < 40 and used[1] == 60  # the tail took over
     for fast_balls, slow_balls in zip(*run):
         for a, b in zip(fast_balls, slow_balls):
@@ -386,12 +384,12 @@ def test_a_collapsing_length_is_exit_2_before_any_layer(argv):
 @pytest.mark.parametrize("name", ["glu"])  # tanh now proves it: test_kernel_depth_unequal
 def test_a_widened_variance_ball_claims_no_collapse(name):
     """Unequal variances at depth 300, sigma_w2 = 0.5: the variances fade geometrically (1e-17 at
-    layer 56, nowhere near 1e-10000), but the layer-by-layer balls widen until one reaches below
-    1e-10000; that is exit 3 (not proven), not the exit 2 claim that the length collapses."""
+    layer 56, nowhere near 1e-10000). Each length now follows its own trajectory (its fading tail
+    proven), so the answer is proven; never the exit 2 claim that the length collapses."""
     run = invoke(
         "kernel", name, "--q1", "1", "--q2", "2", "--rho", "0.3", "--depth", "300", "--sigma-w2", "0.5"
     )
-    assert run.code == 3 and run.stderr.count("\n") == 1 and "collapses" not in run.stderr
+    assert run.code == 0 and "collapses" not in run.stderr
 
 
 SECOND = {  # g'' in mpmath

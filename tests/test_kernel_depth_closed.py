@@ -16,7 +16,19 @@ from momentcalc.catalog.kernels import BALL_KERNELS, Q_SLOPE_AT_ONE
 from momentcalc.computations.kernel import kernel
 from momentcalc.engine.dual_balls import Dual, value_and_slope
 from momentcalc.engine.rounding import ball_text
-from momentcalc.moments import kernel_maps
+from momentcalc.moments import kernel_maps, propagation
+
+
+def layer_trajectory(act, q0, c0, layers, w, b, digits, fast=True, unit=None):
+    """(q, c) balls at layers 0..L from the propagation core (``moments.propagation``)."""
+    path = propagation.trajectory(
+        propagation.layer_map(act, Fraction(w), Fraction(b), unit),
+        propagation.KernelBox.point(q0, c0),
+        layers,
+        digits,
+        fast=fast,
+    )
+    return path.q1, path.c
 
 
 def _arc_cosine(c):
@@ -84,7 +96,7 @@ def test_layers_against_the_mpmath_recursion(name, depth, w, b, digits, extra):
 def test_no_integral_per_layer(monkeypatch):
     """The closed route never reaches the integrals' layer (``layer_balls``)."""
     monkeypatch.setattr(kernel_maps, "layer_balls", lambda *a, **k: pytest.fail("an integral layer"))
-    qs, cs = kernel_maps.layer_trajectory(
+    qs, cs = layer_trajectory(
         resolve("relu", None), Fraction(1), Fraction(3, 10), 500, Fraction(2), Fraction(1, 10), 15
     )
     assert len(qs) == len(cs) == 501
@@ -179,12 +191,12 @@ def test_relu6_twin_against_its_integrals(monkeypatch, w, b, depth):
     calls = []
     real = kernel_maps.layer_balls
     monkeypatch.setattr(kernel_maps, "layer_balls", lambda *a, **k: calls.append(1) or real(*a, **k))
-    fast = kernel_maps.layer_trajectory(*args)
+    fast = layer_trajectory(*args)
     assert len(calls) <= 10  # the twin took over
     from momentcalc.moments import closed_layers
 
     monkeypatch.setattr(closed_layers, "twin_of", lambda *a: None)
-    slow = kernel_maps.layer_trajectory(*args, fast=False)
+    slow = layer_trajectory(*args, fast=False)
     for fast_balls, slow_balls in zip(fast, slow):
         for a, b in zip(fast_balls, slow_balls):
             assert a.overlaps(b) and ball_text(a, 15) is not None and ball_text(a, 15) == ball_text(b, 15)

@@ -15,12 +15,24 @@ from flint import arb, ctx
 from momentcalc.catalog import resolve
 from momentcalc.computations.kernel import kernel
 from momentcalc.engine.rounding import ball_text
-from momentcalc.moments import kernel_maps
+from momentcalc.moments import kernel_maps, propagation
 from momentcalc.moments.fading_tail import fading_tail, linear_remainder
 
 
+def layer_trajectory(act, q0, c0, layers, w, b, digits, fast=True, unit=None):
+    """(q, c) balls at layers 0..L from the propagation core (``moments.propagation``)."""
+    path = propagation.trajectory(
+        propagation.layer_map(act, Fraction(w), Fraction(b), unit),
+        propagation.KernelBox.point(q0, c0),
+        layers,
+        digits,
+        fast=fast,
+    )
+    return path.q1, path.c
+
+
 def _trajectory(name, depth, digits, fast):
-    return kernel_maps.layer_trajectory(
+    return layer_trajectory(
         resolve(name, None), Fraction(1), Fraction(3, 10), depth, Fraction(1), Fraction(0), digits, fast=fast
     )
 
@@ -190,11 +202,11 @@ def test_settled_box_agrees_with_every_layer():
     real = kernel_maps.layer_balls
     try:
         kernel_maps.layer_balls = lambda *a, **k: calls.append(1) or real(*a, **k)
-        fast = kernel_maps.layer_trajectory(*args)
+        fast = layer_trajectory(*args)
         used = len(calls)
     finally:
         kernel_maps.layer_balls = real
-    slow = kernel_maps.layer_trajectory(*args, fast=False)
+    slow = layer_trajectory(*args, fast=False)
     assert used < 240  # the box took over
     for fast_balls, slow_balls in zip(fast, slow):
         for a, b in zip(fast_balls, slow_balls):
@@ -209,21 +221,17 @@ def test_settled_box_refused_far_from_the_fixed_point():
     with ctx.workprec(200):
         qs = [arb(1) + arb(10) ** -40 * k for k in range(3)]
         cs = [arb("0.3") + arb(10) ** -40 * k for k in range(3)]
-    bounds: dict = {}
-    found = kernel_maps._settled(
-        resolve("tanh", None),
+    widen = [1, 1]
+    found = propagation._settled(
+        propagation.layer_map(resolve("tanh", None), Fraction(4), Fraction(1, 20)),
         qs,
         cs,
-        Fraction(1),
-        Fraction(0),
-        Fraction(3, 10),
-        Fraction(0),
-        Fraction(4),
-        Fraction(1, 20),
-        15,
-        bounds,
+        propagation.Span(Fraction(1), Fraction(0)),
+        propagation.Span(Fraction(3, 10), Fraction(0)),
+        propagation.Work(15, 15, 200),
+        widen,
     )
-    assert found is False and 4 in (bounds.get(("settle", 0)), bounds.get(("settle", 1)))
+    assert found is False and 4 in widen
 
 
 def test_exp_polynomial_kernels_in_closed_form():
@@ -248,8 +256,8 @@ def test_settled_box_near_c_equal_1():
     """softplus at σ_w² = 1 (ordered: c → 1, q* ≈ 0.856): the box at c* = 1, clipped there, is
     proven invariant once its variance side is kept narrow; every layer to the printed digits."""
     args = (resolve("softplus", None), Fraction(1), Fraction(3, 10), 70, Fraction(1), Fraction(0), 6)
-    fast = kernel_maps.layer_trajectory(*args)
-    slow = kernel_maps.layer_trajectory(*args, fast=False)
+    fast = layer_trajectory(*args)
+    slow = layer_trajectory(*args, fast=False)
     for fast_balls, slow_balls in zip(fast, slow):
         for a, b in zip(fast_balls, slow_balls):
             assert a.overlaps(b) and ball_text(a, 5) == ball_text(b, 5)

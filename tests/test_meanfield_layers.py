@@ -1,4 +1,4 @@
-"""meanfield --depth: the per-layer trajectories proven in balls (computations/meanfield/layers),
+"""meanfield --depth: the per-layer trajectories proven in balls (the propagation core, moments/propagation),
 every printed digit held to an independent route at 42 digits: the length map layer by layer
 with mpmath.quad (tanh-sinh, split at 0 and ±4), or the closed forms in mpmath (relu's exact
 q_{l+1} = σ_w²·q_l/2 + σ_b² in fractions, the arc-cosine and arcsine kernels for c)."""
@@ -125,13 +125,17 @@ def test_unit_correlation_stays_exact_for_any_activation():
 def test_unproven_correlations_named_in_a_note(monkeypatch):
     # tanh's correlations are proven by kernel --depth's layer balls; made to fail here, they
     # are the mpmath route's, named in the note
-    import momentcalc.moments.kernel_maps as maps
+    import momentcalc.moments.propagation as maps
     from momentcalc.errors import PrecisionError
 
-    def fail(*args, **kwargs):
-        raise PrecisionError("no balls")
+    real = maps.trajectory
 
-    monkeypatch.setattr(maps, "layer_trajectory", fail)
+    def fail(layer_map, start, *args, **kwargs):  # the correlations' balls only: q_layers stay proven
+        if start.c is not None:
+            raise PrecisionError("no balls")
+        return real(layer_map, start, *args, **kwargs)
+
+    monkeypatch.setattr(maps, "trajectory", fail)
     run = invoke(
         "meanfield",
         "tanh",
@@ -244,9 +248,13 @@ def test_bivariate_correlations_every_digit_against_quadrature():
 
 def test_unprovable_trajectory_exits_3_naming_it(monkeypatch):
     """No layer balls at any working precision: exit 3 naming q_layers, nothing on stdout."""
-    import momentcalc.computations.meanfield.layers as layers
+    import momentcalc.moments.propagation as core
+    from momentcalc.errors import PrecisionError
 
-    monkeypatch.setattr(layers, "_layers", lambda *args: None)
+    def fail(*args, **kwargs):
+        raise PrecisionError("no balls")
+
+    monkeypatch.setattr(core, "trajectory", fail)
     run = invoke("meanfield", "tanh", "--sigma-w2", "1.5", "--sigma-b2", "0.1", "--depth", "3")
     assert run.code == 3 and run.stdout == ""
     assert "q_layers could not be proven to 15 digits" in run.stderr

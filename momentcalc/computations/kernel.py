@@ -32,7 +32,6 @@ from ..tier import (
     INFINITY,
     Computation,
     InputError,
-    Outcome,
     PrecisionError,
     arb_precision,
     certify,
@@ -457,120 +456,11 @@ def _layers(
     digits: int,
     unit: Gated | None = None,
 ) -> list[Any]:
-    """ρ at layers 0..L, each layer's q and ρ as balls (``unit``: a gated unit, ``act`` its
-    gate; its maps and fading tail are ``moments.gated_maps``')."""
-    from flint import arb
+    """ρ at layers 0..L (``unit``: a gated unit, ``act`` its gate), from the propagation core."""
+    from ..tier.propagation import KernelBox, layer_map, trajectory
 
-    from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
-    from ..moments.gated_maps import (
-        constant_gate_tail,
-        gated_layer_balls,
-        gated_nngp_over,
-        gated_second_moment,
-    )
-    from ..moments.kernel_maps import check_length, gaussian_balls, nngp_over
-
-    bits = int((digits + 10) * BITS_PER_DIGIT) + 64
-    if unit is not None and unit.quadratic is not None and b == 0:
-        _check_runaway(unit, act, q1, q2, w, layers)
-    with arb_precision(bits):
-        out = [as_arb(rho)]
-    c: Fraction | Any = rho
-    v1: Fraction | Any = q1
-    v2: Fraction | Any = q2
-    same = q1 == q2
-    if same:
-        from ..moments.kernel_maps import layer_trajectory
-
-        if unit is None:
-            return layer_trajectory(act, q1, rho, layers, w, b, digits)[1]
-        fade = None if unit.centre is None else constant_gate_tail(unit.centre)
-        return layer_trajectory(act, q1, rho, layers, w, b, digits, step=gated_layer_balls, fade=fade)[1]
-    if unit is None:
-        from ..moments.kernel_maps import split_closed_trajectory
-
-        closed = split_closed_trajectory(act, q1, q2, rho, layers, w, b, digits)
-        if closed is not None:
-            return closed
-        from ..moments.kernel_maps import split_trajectory
-
-        return split_trajectory(act, q1, q2, rho, layers, w, b, digits)
-    for _ in range(layers):
-        if same and isinstance(c, Fraction) and c == 1:
-            with arb_precision(bits):
-                out.append(arb(1))
-            continue
-        if unit is not None:
-            nngp = gated_nngp_over(act, c, v1, v2, digits)
-            a1, a2 = gated_second_moment(act, v1, digits), gated_second_moment(act, v2, digits)
-        else:
-            nngp = nngp_over(act, c, v1, v1 if same else v2, digits, same=same)
-            a1 = gaussian_balls(act, [(0, 2, 0)], v1, digits)[0]
-            a2 = a1 if same else gaussian_balls(act, [(0, 2, 0)], v2, digits)[0]
-        with arb_precision(bits):
-            ww, bb = as_arb(w), as_arb(b)
-            n1, n2 = ww * a1 + bb, ww * a2 + bb
-        check_length(n1, len(out))
-        check_length(n2, len(out))
-        with arb_precision(bits):
-            c_next = (ww * nngp + bb) / (n1 * n2).sqrt()
-            if c_next.rad() == 0:
-                c_next_exact: Any = _exact(c_next)
-            else:
-                c_next_exact = c_next
-                if not (c_next > -1 and c_next < 1):
-                    raise PrecisionError(
-                        "a layer's correlation cannot be proven inside (-1, 1) at these digits"
-                    )
-        out.append(c_next)
-        c, v1, v2 = c_next_exact, _exact_or(n1), _exact_or(n2)
-    return out
-
-
-def _check_runaway(unit: Gated, gate: Any, q1: Fraction, q2: Fraction, w: Fraction, layers: int) -> None:
-    """InputError (``depth``, exit 2, as ``kernel_maps.check_length``) when the length of a deep
-    network of ``unit`` at σ_b² = 0 is proven to collapse below 10^−10000 or explode above
-    10^10000 within ``layers`` layers (``gated_maps.runaway_layer``: q' within σ_w²·[l, h]·q²),
-    before any layer is integrated."""
-    from ..moments.gated_maps import runaway_layer
-    from ..moments.kernel_maps import LENGTH_LIMIT_DIGITS
-
-    lower, upper = unit.quadratic
-    why = (
-        f"the length of a network of {unit.name} at {{sigma_b2}} = 0 runs away doubly exponentially, as "
-        f"{lower}*q <= E[{unit.gate}(sqrt(q) Z)^2] <= {upper}*q, so q' is within sigma_w2*[{lower}, {upper}]*q^2"
-    )
-    low = runaway_layer(gate, unit.quadratic, min(q1, q2), w, collapse=True)
-    if low and low <= layers:
-        raise Outcome(
-            f"the variance q of the layers falls below 1e-{LENGTH_LIMIT_DIGITS} by layer {low}: {why}, "
-            "and the correlations with it; ask for a much smaller {depth}, a larger {sigma_w2} or "
-            "{sigma_b2} > 0",
-            kind="collapses",
-            layer=low,
-            param="depth",
-            params=("sigma_b2", "sigma_w2"),
-        )
-    high = runaway_layer(gate, unit.quadratic, max(q1, q2), w, collapse=False)
-    if high and high <= layers:
-        raise Outcome(
-            f"the variance q of the layers passes 1e{LENGTH_LIMIT_DIGITS} by layer {high}: {why}; "
-            "ask for a much smaller {depth}, a smaller {sigma_w2} or {sigma_b2} > 0",
-            kind="explodes",
-            layer=high,
-            param="depth",
-            params=("sigma_b2", "sigma_w2"),
-        )
-
-
-def _exact(ball: Any) -> Fraction:
-    from ..moments.kernel_maps import variance_range
-
-    return variance_range(ball)[0]
-
-
-def _exact_or(ball: Any) -> Any:
-    return _exact(ball) if ball.rad() == 0 else ball
+    start = KernelBox.point(q1, rho, q2)
+    return trajectory(layer_map(act, sigma_w2=w, sigma_b2=b, unit=unit), start, layers, digits).c
 
 
 __all__ = ["kernel", "DESCRIPTIONS"]

@@ -35,6 +35,10 @@ K = TypeVar("K")
 
 # Bits a first Arb evaluation carries beyond the requested digits (``Precision.start_bits``).
 START_GUARD_BITS = 32
+# Bits an Arb evaluation of balls to about d digits carries past bits_for(d + GUARD_DIGITS)
+# (``Precision.ball_bits``).
+BALL_GUARD_BITS = 64
+LOG2_10 = math.log2(10)
 
 
 class Precision(NamedTuple):
@@ -47,8 +51,8 @@ class Precision(NamedTuple):
     rises by doubling up to ``max_bits`` (exit 3 beyond it).
 
     >>> p = Precision(15)
-    >>> p.dps, p.bits, p.start_bits, p.max_bits
-    (25, 83, 81, 133200)
+    >>> p.dps, p.bits, p.start_bits, p.max_bits, p.ball_bits
+    (25, 83, 81, 133200, 147)
     """
 
     digits: int
@@ -69,6 +73,13 @@ class Precision(NamedTuple):
     @property
     def max_bits(self) -> int:
         return bits_for(MAX_WORKING_DPS)
+
+    @property
+    def ball_bits(self) -> int:
+        """Arb's working precision for balls of about ``digits`` digits: the ``dps`` at log2(10)
+        bits a digit (the float ratio the ball routines were written with, kept so that their
+        balls stay bit for bit the same) and BALL_GUARD_BITS more for the radii."""
+        return int(self.dps * LOG2_10) + BALL_GUARD_BITS
 
     @contextmanager
     def mpmath(self) -> Iterator[None]:

@@ -42,6 +42,7 @@ from ..catalog.ball_functions import BALL_FUNCTIONS
 from ..catalog.kernels import BALL_KERNELS, Q_SLOPE_AT_ONE, TWINS
 from ..engine.dual_balls import Dual, value_and_slope
 from ..engine.gaussian_balls import Term, as_arb, tail_bound
+from .kernel_maps import clip
 
 Closed = Callable[[Any, Any, Any, Mapping[str, Any]], tuple[Any, Any]]
 
@@ -88,13 +89,7 @@ def closed_layer(
         if box_slope.is_finite() and box_slope.upper() < a_slope.upper():
             k_slope = box_slope
     k_box = k + _spread(r_c * arb(q.upper()) * k1_top + r_q * k_slope) + extra
-    c_next = (w * k_box + b) / q_next
-    # |c'| ≤ 1 (Cauchy–Schwarz): a ball reaching past ±1 is clipped there
-    if c_next.upper() > 1:
-        c_next = arb(c_next.lower()).union(one)
-    if c_next.lower() < -1:
-        c_next = arb(-1).union(arb(c_next.upper()))
-    return q_next, c_next
+    return q_next, clip((w * k_box + b) / q_next)
 
 
 def _length(closed: Closed, params: Mapping[str, Any], q: arb, w: arb, b: arb, noise: arb) -> arb:
@@ -104,15 +99,6 @@ def _length(closed: Closed, params: Mapping[str, Any], q: arb, w: arb, b: arb, n
     ball = Dual(q, one)
     _, slope = value_and_slope(closed(ball, ball, one, params)[0])
     return w * (closed(centre, centre, one, params)[0] + _spread(r_q * abs(arb(slope))) + noise) + b
-
-
-def _clip(c: arb) -> arb:
-    one = arb(1)
-    if c.upper() > 1:
-        c = arb(c.lower()).union(one)
-    if c.lower() < -1:
-        c = arb(-1).union(arb(c.upper()))
-    return c
 
 
 def split_closed_layer(
@@ -157,7 +143,7 @@ def split_closed_layer(
         + arb(q2.rad()) * slope_2
     )
     c_next = (w * (k + _spread(spread)) + b) / (lengths[0] * lengths[1]).sqrt()
-    return lengths[0], lengths[1], _clip(c_next)
+    return lengths[0], lengths[1], clip(c_next)
 
 
 class TwinRoute(NamedTuple):

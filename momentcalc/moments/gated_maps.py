@@ -39,7 +39,9 @@ from ..catalog import Activation
 from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
 from .kernel_maps import (
     LENGTH_LIMIT_DIGITS,
+    FourthMoments,
     NotProven,
+    clip,
     curvature_ball,
     gaussian_balls,
     kernel_pair,
@@ -115,7 +117,7 @@ def gated_layer_balls(
     w: Fraction,
     b: Fraction,
     digits: int,
-    bounds: dict | None = None,
+    bounds: FourthMoments | None = None,
 ) -> tuple[arb, arb | None]:
     """One layer of a plain network of gated units a·gate(b) at equal variances, as
     ``kernel_maps.layer_balls`` (the same arguments, the same box q ∈ [q ± r_q], c ∈ [c ± r_c]):
@@ -142,11 +144,7 @@ def gated_layer_balls(
         q_lo, q_hi, m_lo, m_hi = arb(big_q.lower()), arb(big_q.upper()), arb(m.lower()), arb(m.upper())
         low = (ww * q_hi * m_lo + bb) / (ww * q_hi + bb)
         high = (ww * q_lo * m_hi + bb) / (ww * q_lo + bb)
-        c_next = arb(low.lower()).union(arb(high.upper()))
-        if c_next.upper() > 1:
-            c_next = arb(c_next.lower()).union(arb(1))
-        if c_next.lower() < -1:
-            c_next = arb(-1).union(arb(c_next.upper()))
+        c_next = clip(arb(low.lower()).union(arb(high.upper())))
     return q_next, c_next
 
 
@@ -190,7 +188,7 @@ def runaway_layer(
     gate: Activation, quadratic: tuple[Fraction, Fraction], q0: Fraction, w: Fraction, collapse: bool
 ) -> int:
     """A layer by which the variance of a deep network of a·g(b) at σ_b² = 0, starting at ``q0``,
-    is proven below (``collapse``) or above 10^∓LENGTH_LIMIT_DIGITS (``kernel_maps.check_length``'s
+    is proven below (``collapse``) or above 10^∓LENGTH_LIMIT_DIGITS (``propagation.check_length``'s
     ends of a trajectory), for a gate with l·q ≤ A(q) = E[g(√q·Z)²] ≤ h·q (``quadratic``):
     q' = σ_w²·q·A(q) lies in σ_w²·[l, h]·q². With u_1 ≥ q_1 (≤, for the explosion) from layer 1's
     proven A(q0) (q_1 = σ_w²·q0·A(q0): the layer's own σ_w² too) and t = σ_w²h·u_1 < 1

@@ -42,14 +42,13 @@ from flint import acb, arb, ctx
 from ..catalog import Activation
 from ..catalog.expression_tree import Node, X
 from ..engine.gaussian_balls import BITS_PER_DIGIT, ExpTerm, as_arb, exp_poly_expectation, exp_poly_product
-from ..errors import Outcome, PrecisionError
+from ..errors import PrecisionError
 from .monomials import Monomial, vanishes
 from .activation_balls import model_of
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
 from ..catalog.expression_calculus import derivative
 from ..catalog.formulas import mirrored_product, substitute, tree_of
 from .expectations import expectation_balls
-from .fading_tail import fading_tail, linear_remainder
 from .polynomial_kernel import closed_kernel
 from ..engine.balls import midpoint_fraction
 
@@ -57,11 +56,8 @@ from ..engine.balls import midpoint_fraction
 BOUND_DIGITS = 5
 # sqrt(q)'s bracket is this many digits narrower than the digits wanted.
 BRACKET_GUARD = 12
-# A settled box is SETTLED_GROWTH steps wide at least; a step below FLOOR radii is noise.
-SETTLED_GROWTH = 32
-FLOOR = 1024
 # A layer's variance above 10^LENGTH_LIMIT_DIGITS or below its inverse ends a deep trajectory
-# (exit 2, ``check_length``): no geometric growth or decay gets there within 10000 layers.
+# (exit 2, ``propagation.check_length``): no geometric growth or decay gets there within 10000 layers.
 LENGTH_LIMIT_DIGITS = 10000
 # φ''s kinks are looked for (and its jumps proven) on |x| ≤ KINK_REACH.
 KINK_REACH = 10**6
@@ -132,7 +128,19 @@ def gaussian_balls(
     return out
 
 
-def _params(act: Activation) -> dict[str, arb]:
+class FourthMoments:
+    """E_V[φ⁴] and E_V[φ'⁴] at one variance V (``layer_balls``' curvature and slope bounds),
+    kept across the layers of one trajectory while V still covers the layer's ball."""
+
+    __slots__ = ("V", "found")
+
+    def __init__(self) -> None:
+        self.V: Fraction | None = None
+        self.found: list[arb] = []
+
+
+def params_of(act: Activation) -> dict[str, arb]:
+    """The activation's parameters as balls at the current precision (its defaults filled in)."""
     given = dict(act.values)
     return {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
 
@@ -151,7 +159,7 @@ def kernel_pair(
     closed = None if act.expression else BALL_KERNELS.get(act.name)
     if closed is not None:
         with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
-            return closed(as_arb(q1), as_arb(q2), as_arb(rho), _params(act))
+            return closed(as_arb(q1), as_arb(q2), as_arb(rho), params_of(act))
     polynomial = closed_kernel(act, rho, q1, q2, digits) if act.expression else None
     if polynomial is not None:
         return polynomial
@@ -236,7 +244,7 @@ def layer_balls(
     w: Fraction,
     b: Fraction,
     digits: int,
-    bounds: dict | None = None,
+    bounds: FourthMoments | None = None,
     length_digits: int | None = None,
 ) -> tuple[arb, arb | None]:
     """One layer of a plain deep network at equal variances: (q', c') as balls holding
@@ -258,10 +266,10 @@ def layer_balls(
 
     So the radius grows per layer by about the C map's slope σ_w²·q·K₁/q' at the point (below
     1 near a stable fixed point) and by the evaluations' own radii, and depth 1000 keeps its
-    digits. ``bounds`` (a dict the caller keeps across layers) holds E_V[φ⁴] and E_V[φ'⁴] at
+    digits. ``bounds`` (kept by the caller across layers) holds E_V[φ⁴] and E_V[φ'⁴] at
     one V ≥ q_hi, reused while V ≤ 2·q_lo (the density ratio sqrt(V/v) ≤ √2 stays in the bound):
     the variance of a deep network moves slowly. ``length_digits`` (default ``digits``): the
-    digits of A(q) (a deep trajectory asks for more: see ``layer_trajectory``)."""
+    digits of A(q) (a deep trajectory asks for more: ``propagation.work_for``)."""
     length_digits = digits if length_digits is None else max(digits, length_digits)
     prec = int((length_digits + 10) * BITS_PER_DIGIT) + 64
     q_hi = q + r_q
@@ -274,12 +282,12 @@ def layer_balls(
         a0, a2 = gaussian_balls(act, [(0, 2, 0), (2, 2, 0)], q, length_digits)
     else:
         a0, a2, slope = gaussian_balls(act, [(0, 2, 0), (2, 2, 0), (0, 0, 2)], q, length_digits)
-    bounds = {} if bounds is None else bounds
-    if not ("V" in bounds and q_hi <= bounds["V"] <= 2 * q_lo):
-        V = q_hi * Fraction(9, 8)
-        bounds.update(V=V, found=gaussian_balls(act, [(0, 4, 0), (0, 0, 4)], V, BOUND_DIGITS))
-    V = bounds["V"]
-    fourth, slope4 = bounds["found"]
+    bounds = FourthMoments() if bounds is None else bounds
+    if not (bounds.V is not None and q_hi <= bounds.V <= 2 * q_lo):
+        bounds.V = q_hi * Fraction(9, 8)
+        bounds.found = gaussian_balls(act, [(0, 4, 0), (0, 0, 4)], bounds.V, BOUND_DIGITS)
+    V = bounds.V
+    fourth, slope4 = bounds.found
     if c is None:
         with ctx.workprec(prec):
             return _length_ball(a0, a2, fourth, q, q_lo, V, r_q, w, b), None
@@ -305,12 +313,7 @@ def layer_balls(
         k1_sup = arb(abs(chord).upper()) + q_spread * (grow * arb(slope4.upper())).sqrt()
         k_q = (grow * arb(fourth.upper())).sqrt() / v_lo
         spread = rc * as_arb(q_hi) * k1_sup + rq * k_q
-        c_next = (ww * (k + arb(0, spread.upper())) + bb) / q_next
-        # |c'| ≤ 1 (Cauchy–Schwarz): a ball reaching past ±1 is clipped there
-        if c_next.upper() > 1:
-            c_next = arb(c_next.lower()).union(arb(1))
-        if c_next.lower() < -1:
-            c_next = arb(-1).union(arb(c_next.upper()))
+        c_next = clip((ww * (k + arb(0, spread.upper())) + bb) / q_next)
     return q_next, c_next
 
 
@@ -333,419 +336,13 @@ def _length_ball(
     return as_arb(w) * (a0 + arb(0, (rq * (a_slope + rq * a_curve)).upper())) + as_arb(b)
 
 
-def layer_trajectory(
-    act: Activation,
-    q0: Fraction,
-    c0: Fraction | None,
-    layers: int,
-    w: Fraction,
-    b: Fraction,
-    digits: int,
-    fast: bool = True,
-    step: Any = None,
-    fade: Any = None,
-) -> tuple[list[arb], list[arb] | None]:
-    """q and c at layers 0..L of a plain network at equal variances (c: None for q alone), as
-    balls: each layer from the exact midpoints of the last one's balls and their radii
-    (``layer_balls``: a radius grows by the map's slope, not by its formula's). Once the
-    variance fades geometrically (σ_b² = 0), ``fading_tail`` proves every later layer at once;
-    once the trajectory has settled near a fixed point (q*, c*), a box around it that the map
-    sends into itself (``_settled``) holds every later layer (``fast``: False computes every
-    layer, the route the tests compare them with). ``step``: another layer map with
-    ``layer_balls``' arguments (a gated unit's, ``gated_maps.gated_layer_balls``), whose fading
-    tail is ``fade`` (``fading_tail``'s arguments but the remainder; None: no tail)."""
-    # each layer's own radius adds up over the layers: digits for that. A(q)'s relative error
-    # adds up in q (the length map's slope is about 1 where q fades slowly, tanh's q ≈ 1/(2L)),
-    # and c' = K/q' takes q's relative radius every layer: about L² layers' worth, so the
-    # length map gets the digits twice
-    digits += len(str(layers))
-    length_digits = digits + len(str(layers))
-    bits = int((length_digits + 10) * BITS_PER_DIGIT) + 64
-    from .closed_layers import closed_kernel_of, twin_of
-
-    closed = closed_kernel_of(act) if step is None else None
-    if closed is not None:
-        return _closed_trajectory(act, closed, q0, c0, layers, w, b, bits)
-    with ctx.workprec(bits):
-        qs = [as_arb(q0)]
-        cs = None if c0 is None else [as_arb(c0)]
-    v, r_v, c, r_c = q0, Fraction(0), c0, Fraction(0)
-    bounds: dict = {"length_digits": length_digits}
-    if step is None:
-        bounds["twin"] = twin_of(act, _params(act))
-    step = _layer if step is None else step
-    remainder: Any = None  # fading_tail's bound of φ(x) − φ'(0)·x, once the variance fades
-    wait = 0  # layers until the next try of a settled box
-    for layer in range(layers):
-        wait -= 1
-        if fast and layer >= 3 and wait <= 0 and not (c is not None and c == 1 and r_c == 0):
-            settled = _settled(act, qs, cs, v, r_v, c, r_c, w, b, digits, bounds, step)
-            if settled is not None:
-                if settled:
-                    with ctx.workprec(bits):
-                        qs.extend(settled[0] for _ in range(layers - layer))
-                        if cs is not None:
-                            cs.extend(settled[1] for _ in range(layers - layer))
-                    break
-                wait = max(4, layer // 8)
-        if fast and b == 0 and layer >= 2 and qs[-1] < qs[-2] and qs[-1] < arb(10) ** -digits:
-            if remainder is None:
-                remainder = (linear_remainder(act, bits) or False) if step is _layer else False
-            last_c = None if cs is None else cs[-1]
-            tail = (remainder and fading_tail(remainder, qs[-1], w, digits, last_c)) or (
-                fade is not None and fade(qs[-1], w, digits, last_c)
-            )
-            if tail:
-                _append_tail(qs, cs, tail, layers - layer, bits)
-                break
-        still = c is not None and c == 1 and r_c == 0  # identical inputs stay identical
-        v_next, c_next = step(act, v, r_v, None if still else c, r_c, w, b, digits, bounds)
-        check_length(v_next, layer + 1)
-        with ctx.workprec(bits):
-            v, r_v = _square_centre(v_next, bits)
-            qs.append(v_next)
-            if cs is not None:
-                if still:
-                    cs.append(arb(1))
-                    continue
-                c, r_c = _centre(c_next)
-                cs.append(c_next)
-        if not v > 0:
-            raise NotProven("a layer's variance cannot be proven positive at these digits", param="depth")
-        if cs is not None and not (-1 < c < 1 or (abs(c) == 1 and r_c == 0)):
-            raise NotProven(
-                "a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth"
-            )
-    return qs, cs
-
-
-def _layer(
-    act: Activation,
-    q: Fraction,
-    r_q: Fraction,
-    c: Fraction | None,
-    r_c: Fraction,
-    w: Fraction,
-    b: Fraction,
-    digits: int,
-    bounds: dict,
-) -> tuple[arb, arb | None]:
-    """``layer_balls`` (A(q) to ``bounds["length_digits"]``), or where the activation has a
-    closed-kernel twin (``bounds["twin"]``, ``closed_layers.twin_of``) whose Gaussian-tail
-    difference is below the layer's own rounding at this variance, the twin's closed layer with
-    that difference added (no integrals)."""
-    length_digits = bounds.get("length_digits")
-    route = bounds.get("twin")
-    if route is not None:
-        found = _twin_layer(route, q, r_q, c, r_c, w, b, max(digits, length_digits or digits), bounds)
-        if found is not None:
-            return found
-    return layer_balls(act, q, r_q, c, r_c, w, b, digits, bounds, length_digits)
-
-
-def _twin_layer(
-    route: Any,
-    q: Fraction,
-    r_q: Fraction,
-    c: Fraction | None,
-    r_c: Fraction,
-    w: Fraction,
-    b: Fraction,
-    digits: int,
-    bounds: dict,
-) -> tuple[arb, arb | None] | None:
-    """The twin's layer over [q ± r_q] × [c ± r_c] with the noise bound ``twin_noise`` at a
-    variance V ≥ q + r_q (kept in ``bounds`` while it still covers the ball: the bound grows
-    with the variance), or None where that noise is not below 10^−(digits + 2) of q'."""
-    from .closed_layers import closed_layer, twin_noise
-
-    prec = int((digits + 10) * BITS_PER_DIGIT) + 64
-    with ctx.workprec(prec):
-        q_ball = as_arb(q) + arb(0, as_arb(r_q).upper())
-        c_ball = None if c is None else as_arb(c) + arb(0, as_arb(r_c).upper())
-        high = q + r_q
-        kept = bounds.get("twin_noise")
-        if kept is None or high > kept[0]:
-            kept = None
-        tolerance = arb(10) ** -(digits + 2)
-        for attempt in (0, 1):
-            if kept is None:
-                V = high * Fraction(9, 8)
-                with ctx.workprec(64):
-                    noise = twin_noise(route, as_arb(V))
-                if noise is None:
-                    return None
-                kept = bounds["twin_noise"] = (V, noise)
-            ww = as_arb(w)
-            q_next, c_next = closed_layer(route.closed, route.params, q_ball, c_ball, ww, as_arb(b), kept[1])
-            if ww * kept[1] < tolerance * q_next.lower():
-                return q_next, c_next
-            if attempt or high * Fraction(9, 8) >= kept[0]:
-                return None  # the bound was taken at this variance already
-            kept = None
-    return None
-
-
-def _closed_trajectory(
-    act: Activation,
-    closed: Any,
-    q0: Fraction,
-    c0: Fraction | None,
-    layers: int,
-    w: Fraction,
-    b: Fraction,
-    bits: int,
-) -> tuple[list[arb], list[arb] | None]:
-    """``layer_trajectory`` for an activation with a closed-form kernel: every layer from the
-    last one's balls in the mean-value form (``closed_layers.closed_layer``), no integrals."""
-    from .closed_layers import closed_layer
-
-    with ctx.workprec(bits):
-        params = _params(act)
-        ww, bb = as_arb(w), as_arb(b)
-        q = as_arb(q0)
-        c = None if c0 is None else as_arb(c0)
-        qs, cs = [q], None if c is None else [c]
-        still = c0 == 1  # identical inputs stay identical
-        for layer in range(layers):
-            q, c_next = closed_layer(closed, params, q, None if still else c, ww, bb)
-            check_length(q, layer + 1)
-            if not (q > 0 and q.is_finite()):
-                raise NotProven("a layer's variance cannot be proven positive at these digits", param="depth")
-            qs.append(q)
-            if cs is not None:
-                c = arb(1) if still else c_next
-                if not (c.is_finite() and c.rad() < 1):
-                    raise NotProven(
-                        "a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth"
-                    )
-                cs.append(c)
-    return qs, cs
-
-
-def split_closed_trajectory(
-    act: Activation,
-    q1: Fraction,
-    q2: Fraction,
-    c0: Fraction,
-    layers: int,
-    w: Fraction,
-    b: Fraction,
-    digits: int,
-) -> list[arb] | None:
-    """The correlations at layers 0..L of two inputs of unequal variances q1, q2 for an activation
-    with a closed-form kernel (``closed_layers.split_closed_layer``: the mean-value form over the
-    last layer's balls, no integrals); None for other activations."""
-    from .closed_layers import closed_kernel_of, split_closed_layer
-
-    closed = closed_kernel_of(act)
-    if closed is None:
-        return None
-    digits += len(str(layers))
-    bits = int((digits + len(str(layers)) + 10) * BITS_PER_DIGIT) + 64
-    with ctx.workprec(bits):
-        params = _params(act)
-        ww, bb = as_arb(w), as_arb(b)
-        v1, v2, c = as_arb(q1), as_arb(q2), as_arb(c0)
-        cs = [c]
-        for layer in range(layers):
-            v1, v2, c = split_closed_layer(closed, params, v1, v2, c, ww, bb)
-            for v in (v1, v2):
-                check_length(v, layer + 1)
-                if not (v > 0 and v.is_finite()):
-                    raise NotProven(
-                        "a layer's variance cannot be proven positive at these digits", param="depth"
-                    )
-            if not (c.is_finite() and c.rad() < 1):
-                raise NotProven(
-                    "a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth"
-                )
-            cs.append(c)
-    return cs
-
-
-def split_trajectory(
-    act: Activation,
-    q1: Fraction,
-    q2: Fraction,
-    c0: Fraction,
-    layers: int,
-    w: Fraction,
-    b: Fraction,
-    digits: int,
-) -> list[arb]:
-    """The correlations at layers 0..L of two inputs of unequal variances q1, q2 (any activation
-    with certified bivariate expectations): each variance follows its own length map
-    q_i' = σ_w²·A(q_i) + σ_b² (``layer_trajectory`` with c = None: the centred form, A to twice the
-    layer-count guard digits), and
-
-        c' = (σ_w²·K(q1, q2, c) + σ_b²)/sqrt(q1'·q2'),
-
-    K over the last layer's box from its value at the exact midpoints plus its slopes' bounds
-    (``nngp_over``). The variances are not recomputed from the balls of the last layer (E over a
-    ball of variances bounds its slope by Cauchy–Schwarz, sqrt(6)/2 ≈ 1.22 times tanh's A' = 1 at
-    small q, and the division by q' counts K's and q''s radii twice: the balls widened about 2×
-    a layer, ``kernel tanh --q1 1 --q2 2 --depth 100`` was exit 3)."""
-    qs1 = layer_trajectory(act, q1, None, layers, w, b, digits)[0]
-    qs2 = layer_trajectory(act, q2, None, layers, w, b, digits)[0]
-    digits += len(str(layers))
-    bits = int((digits + 10) * BITS_PER_DIGIT) + 64
-    with ctx.workprec(bits):
-        cs = [as_arb(c0)]
-    c: Fraction | arb = c0
-    for layer in range(layers):
-        v1, v2 = qs1[layer], qs2[layer]
-        v1 = v1 if layer else q1
-        v2 = v2 if layer else q2
-        nngp = nngp_over(act, c, v1, v2, digits)
-        with ctx.workprec(bits):
-            c_next = (as_arb(w) * nngp + as_arb(b)) / (qs1[layer + 1] * qs2[layer + 1]).sqrt()
-            if not (c_next > -1 and c_next < 1):
-                raise NotProven(
-                    "a layer's correlation cannot be proven inside (-1, 1) at these digits", param="depth"
-                )
-        cs.append(c_next)
-        c = _midpoint(c_next) if c_next.rad() == 0 else c_next
-    return cs
-
-
-def _step(balls: list[arb]) -> arb:
-    """|x_L − x_{L−1}| at most (both balls' spread)."""
-    return arb((abs(balls[-1] - balls[-2]) + balls[-1].rad() + balls[-2].rad()).upper())
-
-
-def _settled(
-    act: Activation,
-    qs: list[arb],
-    cs: list[arb] | None,
-    v: Fraction,
-    r_v: Fraction,
-    c: Fraction | None,
-    r_c: Fraction,
-    w: Fraction,
-    b: Fraction,
-    digits: int,
-    bounds: dict,
-    step: Any = None,
-) -> tuple[arb, arb | None] | bool | None:
-    """Balls (Q, C) holding every later layer, once the trajectory has settled near a fixed point:
-    a box B = [v ± R_q] × [c ± R_c] around the last layer (centres v, c, radii r_v, r_c) whose
-    image F(B) (``layer_balls``, the map over the whole box) lies inside B holds every later
-    layer (the last one is in B, and F maps B into itself), and each of them, an image of a point
-    of B, lies in F(B). R is a few times the last step over one minus the steps' ratio (the
-    contraction seen so far). None: not yet small enough to try; False: B was not invariant."""
-    with ctx.workprec(64):
-        small = arb(10) ** -(digits + 1)
-        steps = [(_step(qs), _step(qs[:-1]))] + ([] if cs is None else [(_step(cs), _step(cs[:-1]))])
-        # each component's steps' ratio, where a step is still well above the balls' own radii
-        # (below that it is noise: the trajectory sits at its floor); a box found not invariant
-        # is tried 4 times wider the next time in the component that left it (the evaluations'
-        # own radii, not the steps, may set the width the map needs); at least a sliver of the
-        # digits' width (a map exact on points, identity's, still rounds its image of a box)
-        radii = []
-        for i, ((last, before), balls) in enumerate(zip(steps, [qs, cs or qs])):
-            ratio = (last / before).upper() if before > 0 else arb(0)
-            if not last > FLOOR * balls[-1].rad() + small * abs(balls[-1]):
-                ratio = arb(0)
-            if not ratio < arb("0.99"):
-                return None
-            grow = (4 / (1 - ratio)).max(arb(SETTLED_GROWTH)) * bounds.get(("settle", i), 1)
-            radii.append(arb((grow * last).max(small * abs(balls[-1]) / 64).upper()))
-        r_q = max(midpoint_fraction(radii[0]), 2 * r_v)
-        if not as_arb(r_q) < small * qs[-1] + FLOOR * qs[-1].rad():
-            return None
-        if cs is not None:
-            r_c = max(midpoint_fraction(radii[1]), 2 * r_c)
-            if not as_arb(r_c) < small * abs(cs[-1]) + FLOOR * cs[-1].rad():
-                return None
-    q_box, c_box = (step or _layer)(act, v, r_q, c, r_c, w, b, digits, bounds)
-    with ctx.workprec(_bits(q_box) + 64):
-        outside = [not (q_box.lower() >= as_arb(v - r_q) and q_box.upper() <= as_arb(v + r_q))]
-        if c is not None:
-            outside.append(not (c_box.lower() >= as_arb(c - r_c) and c_box.upper() <= as_arb(c + r_c)))
-    if any(outside):
-        for i, out in enumerate(outside):
-            if out:
-                bounds[("settle", i)] = 4 * bounds.get(("settle", i), 1)
-        return False
-    return q_box, c_box
-
-
-def check_length(q: arb, layer: int) -> None:
-    """Outcome (``depth``; "explodes" or "collapses" at ``layer``) once a layer's variance passes 10^±LENGTH_LIMIT_DIGITS: the length
-    explodes or collapses faster than geometrically (relu2's q' ≈ 3σ_w²·q², x³'s ≈ 15σ_w²·q³
-    square or cube it every layer), and its exact midpoints would grow without bound. Only a ball
-    wholly past the limit says so; one that reaches past it without being past it is NotProven
-    (exit 3: the balls of unequal variances widen layer by layer, and a wide one reaching below
-    1e-10000 proves no collapse: ``kernel tanh --sigma-w2 0.5 --q1 1 --q2 2 --depth 300`` said it did)."""
-    with ctx.workprec(64):
-        limit = arb(10) ** LENGTH_LIMIT_DIGITS
-        high, low = q.lower() > limit, q.upper() < 1 / limit
-        reaches = q.upper() > limit or q.lower() < 1 / limit
-    if not (high or low):
-        if reaches:
-            raise NotProven(
-                f"the variance q of layer {layer} is not proven between 1e-{LENGTH_LIMIT_DIGITS} and "
-                f"1e{LENGTH_LIMIT_DIGITS} at these digits (its ball widened over the layers); ask for a "
-                "smaller {depth}",
-                param="depth",
-            )
-        return
-    advice = f"ask for {{depth}} of at most {layer - 1}, or" if layer > 1 else "ask for"
-    if high:
-        raise Outcome(
-            f"the variance q of the layers passes 1e{LENGTH_LIMIT_DIGITS} at layer {layer} (the "
-            "length of the network explodes: q' = sigma_w2*E[phi(sqrt(q) Z)^2] + sigma_b2 outgrows "
-            f"q); {advice} a smaller {{sigma_w2}}",
-            kind="explodes",
-            layer=layer,
-            param="depth",
-            params=("sigma_w2",),
-        )
-    raise Outcome(
-        f"the variance q of the layers falls below 1e-{LENGTH_LIMIT_DIGITS} at layer {layer} (the "
-        "length of the network collapses); "
-        f"{advice} a larger {{sigma_w2}} or {{sigma_b2}}",
-        kind="collapses",
-        layer=layer,
-        param="depth",
-        params=("sigma_w2", "sigma_b2"),
-    )
-
-
-def _append_tail(qs: list[arb], cs: list[arb] | None, tail: Any, count: int, bits: int) -> None:
-    """The ``count`` later layers from ``fading_tail``'s proven tail (no integrals)."""
-    with ctx.workprec(bits):
-        q = qs[-1]
-        for _ in range(count):
-            q = q * tail.ratio
-            qs.append(q * tail.spread)
-        if cs is not None:
-            last = cs[-1]
-            if last.is_exact() and last == 1:
-                cs.extend(arb(1) for _ in range(count))  # identical inputs stay identical
-                return
-            c = last + arb(0, tail.drift)
-            if c.upper() > 1:
-                c = arb(c.lower()).union(arb(1))
-            if c.lower() < -1:
-                c = arb(-1).union(arb(c.upper()))
-            cs.extend(c for _ in range(count))
-
-
-def _centre(ball: arb) -> tuple[Fraction, Fraction]:
-    """A ball's exact midpoint and an exact upper bound of its radius."""
-    return variance_range(ball.mid())[0], variance_range(ball.rad())[1]
-
-
-def _square_centre(ball: arb, bits: int) -> tuple[Fraction, Fraction]:
-    """``_centre`` for a variance, moved to the square of a dyadic near its square root (the
-    radius grows by the move): the moments at an exact rational std need no bracket of sqrt(q)."""
-    mid, rad = _centre(ball)
-    scale = 2 ** (bits // 2 + max(0, mid.denominator.bit_length() - mid.numerator.bit_length()) // 2 + 8)
-    root = Fraction(math.isqrt(mid.numerator * scale * scale // mid.denominator), scale)
-    square = root * root
-    return square, rad + abs(square - mid)
+def clip(c: arb) -> arb:
+    """A correlation's ball cut at ±1 (|c| ≤ 1: Cauchy–Schwarz), at the current precision."""
+    if c.upper() > 1:
+        c = arb(c.lower()).union(arb(1))
+    if c.lower() < -1:
+        c = arb(-1).union(arb(c.upper()))
+    return c
 
 
 def _midpoint(value: Fraction | arb) -> Fraction:
@@ -856,7 +453,7 @@ def _mirrored_exp_poly(act: Activation, q: Fraction | arb, digits: int) -> tuple
 
     out = []
     with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
-        for parts in EXP_POLYNOMIALS[act.name](_params(act)):
+        for parts in EXP_POLYNOMIALS[act.name](params_of(act)):
             pieces = []
             for low, high in zip(edges, edges[1:]):
                 x = sample(low, high)
@@ -909,17 +506,16 @@ def curvature_ball(act: Activation, q: Fraction | arb, digits: int) -> arb | Non
 
 
 __all__ = [
+    "FourthMoments",
     "NotProven",
-    "check_length",
-    "split_closed_trajectory",
+    "clip",
     "curvature_ball",
     "exact_sqrt",
     "gaussian_balls",
     "kernel_pair",
     "layer_balls",
-    "layer_trajectory",
     "local_balls",
-    "split_trajectory",
     "nngp_over",
+    "params_of",
     "variance_range",
 ]

@@ -56,9 +56,11 @@ Names (all keyword arguments where they have options): ``Precision``, ``certify`
 ``to_decimal``; inputs ``check_digits``, ``number``, ``positive``, ``whole``, ``probability``,
 ``choice``; Gaussian ``expectations``, ``expectation_balls``, ``gaussian_moments``,
 ``moment_balls``, ``exact_moments``, ``bivariate_balls``, ``closed_form_kernel``,
-``selu_constants``, ``activation``; results ``Computation``, ``Quantity``, ``Sweep``,
-``Listing``, ``Check``; errors ``InputError``, ``Outcome`` (a decided fact about the point: a sweep
-reports it in the point's row), ``PrecisionError``.
+``selu_constants``, ``activation``; deep networks at infinite width (``momentcalc.tier.propagation``:
+the propagation core ``kernel --depth`` and ``meanfield --depth`` are written on) ``KernelBox``,
+``LayerMap``, ``Trajectory``, ``layer_map``, ``trajectory``; results ``Computation``, ``Quantity``,
+``Sweep``, ``Listing``, ``Check``; errors ``InputError``, ``Outcome`` (a decided fact about the
+point: a sweep reports it in the point's row), ``PrecisionError``.
 """
 
 from __future__ import annotations
@@ -87,6 +89,9 @@ _GAUSSIAN = frozenset(
         "selu_constants",
     }
 )
+
+# Imported on first use (``momentcalc.tier.propagation``): the layer maps and their driver.
+_PROPAGATION = frozenset({"KernelBox", "LayerMap", "Trajectory", "layer_map", "trajectory"})
 
 __all__ = [
     "INFINITY",
@@ -117,10 +122,13 @@ __all__ = [
     "to_decimal",
     "whole",
     *sorted(_GAUSSIAN),
+    *sorted(_PROPAGATION),
 ]
 
 
 def __getattr__(name: str) -> Any:
     if name in _GAUSSIAN:
         return getattr(import_module("momentcalc.tier.gaussian"), name)
+    if name in _PROPAGATION:
+        return getattr(import_module("momentcalc.tier.propagation"), name)
     raise AttributeError(f"module 'momentcalc.tier' has no attribute {name!r}")

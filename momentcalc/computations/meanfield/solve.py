@@ -78,6 +78,8 @@ ROUGH = "c_star_rough"
 MIN_WORK = 15
 GUARD_COVERS = 2  # digits of conditioning the working precision's guard digits absorb
 RAISE_GUARD = 4  # digits past the conditioning's loss when the working precision is raised
+# Digits past --digits of the trajectories' balls, tried in turn until every layer rounds.
+LAYER_EXTRA_DIGITS = (3, 8, 20, 45)
 MAX_RAISED = 150  # at most this many digits past --digits (χ₁ within 10^-150 of 1 is not told from 1)
 
 
@@ -160,31 +162,6 @@ def _check_conditioning(w: mpmath.mpf, length: Length, work: int, digits: int) -
         raise _Raise(worst, lost_q if lost_q > GUARD_COVERS else 0)
 
 
-def _proven_layers(given: Inputs) -> list[Quantity] | None:
-    """q_layers and c_layers as proven balls (``kernel_maps.layer_trajectory``: each layer
-    re-centred, its radius grown by the maps' own slopes, E[φ(u)φ(v)] from the certified
-    bivariate route), or None where that route does not reach (σ_w² solved for, a correlation
-    too close to 1 for the bivariate rules): the caller keeps the mpmath correlations, marked
-    unproven."""
-    from ...moments.kernel_maps import layer_trajectory
-    from ...tier import prove, quantities as described
-
-    if given.sigma_w2 is None:
-        return None
-
-    def evaluate(digits: int) -> dict[str, Any]:
-        qs, cs = layer_trajectory(
-            given.act, given.q0, given.c0, given.depth, given.sigma_w2, given.sigma_b2, digits
-        )
-        return {"q_layers": qs} if cs is None else {"q_layers": qs, "c_layers": cs}
-
-    try:
-        fields = prove(evaluate, given.digits, extra_digits=(3, 8, 20))
-    except PrecisionError:
-        return None
-    return list(described({name: DESCRIPTIONS[name] for name in ("q_layers", "c_layers")}, fields))
-
-
 def _computation(given: Inputs, found: _Found, work: int, derive: bool) -> Computation:
     digits = given.digits
     with mp.workdps(working_dps(work)):
@@ -225,35 +202,41 @@ def _computation(given: Inputs, found: _Found, work: int, derive: bool) -> Compu
 
 
 def _layers(given: Inputs, found: _Found, work: int) -> list[Quantity]:
-    """q_layers (and c_layers with ``c0``) proven in balls (``layers``); the correlations of an
-    activation without a kernel on balls from the mpmath route, not certified."""
-    from .layers import prove_layers
+    """q_layers (and c_layers with ``c0``) proven in balls by the propagation core (the same
+    trajectories as ``kernel`` at depth); where the correlations have no certified route, q_layers
+    alone, and the correlations from the mpmath route, not certified (named in a note)."""
+    from ...tier import prove, quantities
+    from ...tier.propagation import KernelBox, layer_map, trajectory
 
-    w = found.w if given.critical else given.sigma_w2
-    proven = prove_layers(
-        given.model,
-        w,
-        given.sigma_b2,
-        given.q0,
-        given.c0,
-        given.depth,  # type: ignore[arg-type]
-        given.digits,
-    )
-    out = [Quantity("q_layers", description=DESCRIPTIONS["q_layers"], **proven["q_layers"])]
-    if given.c0 is None:
-        return out
-    if "c_layers" in proven:
-        out.append(Quantity("c_layers", description=DESCRIPTIONS["c_layers"], **proven["c_layers"]))
-        return out
-    # other activations: the re-centred layer balls of kernel --depth (bivariate expectations)
-    mine = _proven_layers(given)
-    if mine is not None:
-        out.extend(q for q in mine if q.name == "c_layers")
-        return out
-    _, layers_c = trajectories(
-        given.model, found.w, to_mpf(given.sigma_b2), to_mpf(given.q0), given.c0, given.depth, work
-    )  # type: ignore[arg-type]
-    out.append(Quantity("c_layers", tuple(layers_c), DESCRIPTIONS["c_layers"]))  # type: ignore[arg-type]
+    step = layer_map(given.act, sigma_w2=given.sigma_w2, sigma_b2=given.sigma_b2)
+    depth: int = given.depth  # type: ignore[assignment]
+
+    def proven(c0: Fraction | None) -> tuple[Quantity, ...]:
+        def evaluate(digits: int) -> dict[str, Any]:
+            path = trajectory(step, KernelBox.point(given.q0, c0), depth, digits)
+            return {"q_layers": path.q1} if path.c is None else {"q_layers": path.q1, "c_layers": path.c}
+
+        fields = prove(evaluate, given.digits, extra_digits=LAYER_EXTRA_DIGITS)
+        return quantities({name: DESCRIPTIONS[name] for name in ("q_layers", "c_layers")}, fields)
+
+    if given.c0 is not None:
+        try:
+            return list(proven(given.c0))
+        except PrecisionError:
+            pass
+    try:
+        out = list(proven(None))
+    except PrecisionError:
+        names = "q_layers" if given.c0 is None else "q_layers, c_layers"
+        raise PrecisionError(
+            f"{names} could not be proven to {given.digits} digits by ball arithmetic at depth {depth}; "
+            "no unproven digits are printed: ask for fewer layers or fewer digits"
+        ) from None
+    if given.c0 is not None:
+        _, layers_c = trajectories(
+            given.model, found.w, to_mpf(given.sigma_b2), to_mpf(given.q0), given.c0, depth, work
+        )  # type: ignore[arg-type]
+        out.append(Quantity("c_layers", tuple(layers_c), DESCRIPTIONS["c_layers"]))  # type: ignore[arg-type]
     return out
 
 
