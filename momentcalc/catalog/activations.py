@@ -72,10 +72,14 @@ class Activation(NamedTuple):
     create at start-up)."""
 
     name: str
+    # φ as text; for a catalog entry, an expression in x (``expression_parse``'s language, its
+    # parameters by name) that defines it, unless ``source`` is that expression
     formula: str
-    fn: MpFn
-    derivative: MpFn
-    sympy: SympyFn
+    # Hand-written φ, φ' (mpmath) and sympy form: optional overrides of the expression (an entry
+    # without them is its expression: ``resolving.resolve``); tests hold them against it
+    fn: MpFn | None = None
+    derivative: MpFn | None = None
+    sympy: SympyFn | None = None
     aliases: tuple[str, ...] = ()
     kinks: Callable[[Mapping[str, mpmath.mpf]], tuple[mpmath.mpf, ...]] = _no_kinks
     steep: tuple[int, ...] = (0,)
@@ -98,6 +102,10 @@ class Activation(NamedTuple):
     # gau.full.nonnegative checks on a grid (tests/test_gau_full.py checks the declarations
     # against that grid).
     nonnegative: Callable[[Mapping[str, mpmath.mpf]], bool] | None = None
+    # The expression in x that defines a catalog entry whose display ``formula`` is not one
+    # ("x*Phi(x) = x*(1 + erf(x/sqrt(2)))/2"); parameters by name. The single source that the
+    # hand-written functions, balls, closed forms and twins are checked against.
+    source: str | None = None
     # φ(0) = 0 and φ stays within its one-sided tangents at 0 for every parameter value:
     # φ(x)² ≤ φ'(0−)²·x² for x < 0 and ≤ φ'(0+)²·x² for x > 0, strictly on a set of positive
     # measure (tanh, softsign, erf: |φ| < |φ'(0)|·|x|; hardtanh, relu6 clip; elu, selu, celu:
@@ -345,6 +353,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
     Activation(
         "leaky_relu",
         "x if x > 0 else slope*x",
+        source="max(x, 0) + slope*min(x, 0)",
         fn=lambda x, p: x if x > 0 else p["slope"] * x,
         derivative=lambda x, p: mp.one if x > 0 else p["slope"],
         sympy=lambda sp, x, p: _rel(sp, x, x, p["slope"] * x),
@@ -373,6 +382,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
     Activation(
         "elu",
         "x if x > 0 else exp(x) - 1",
+        source="max(x, 0) + exp(min(x, 0)) - 1",
         fn=lambda x, p: x if x > 0 else mpmath.expm1(x),
         derivative=lambda x, p: mp.one if x > 0 else mpmath.exp(x),
         sympy=lambda sp, x, p: _rel(sp, x, x, sp.exp(x) - 1),
@@ -435,6 +445,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
     Activation(
         "gelu",
         "x*Phi(x) = x*(1 + erf(x/sqrt(2)))/2",
+        source="x*(1 + erf(x/sqrt(2)))/2",
         fn=lambda x, p: x * _ncdf(x),
         derivative=lambda x, p: _ncdf(x) + x * _npdf(x),
         pair=_gelu_pair,
@@ -503,6 +514,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
     Activation(
         "swish",
         "x*sigmoid(x) = x/(1 + exp(-x))",
+        source="x/(1 + exp(-x))",
         fn=lambda x, p: x * _sigmoid(x),
         derivative=lambda x, p: _sigmoid(x) + x * _sigmoid_slope(x),
         sympy=lambda sp, x, p: x / (1 + sp.exp(-x)),
@@ -513,6 +525,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
     Activation(
         "softplus",
         "log(1 + exp(x))",
+        source="softplus(x)",
         fn=lambda x, p: _softplus(x),
         derivative=lambda x, p: _sigmoid(x),
         sympy=lambda sp, x, p: sp.log(1 + sp.exp(x)),
@@ -523,6 +536,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
     Activation(
         "mish",
         "x*tanh(softplus(x)) = x*tanh(log(1 + exp(x)))",
+        source="x*tanh(softplus(x))",
         fn=lambda x, p: x * mpmath.tanh(_softplus(x)),
         derivative=_mish_derivative,
         pair=_mish_pair,

@@ -36,7 +36,7 @@ def formula_trees() -> dict[Node, str]:
     """The parsed tree of every form of every parameter-free entry's formula -> its name."""
     trees: dict[Node, str] = {}
     for act in CATALOG:
-        if act.params:
+        if act.params or act.fn is None:  # (an entry without hand-written routes is its expression)
             continue
         # its formula's forms, and name(x) where the name is also a function of expressions
         # (sigmoid(x) is the entry sigmoid: the expression language's sigmoid is 1/(1 + exp(-x)))

@@ -1,7 +1,9 @@
-"""Catalog activations as expression trees (``expression_parse``'s language), for the maps that
-need a function built from φ rather than φ itself: φ(x)·φ(−x) (the kernel at correlation −1)
-and φ'' (deep kernel shaping's C''(1)). Each entry: parameters (exact Fractions) -> the text of
-φ, exactly (no rounded constant: selu, whose λ and α are roots of equations, has none).
+"""Catalog activations as expression trees (``expression_parse``'s language): an entry's
+``source`` (else its ``formula``) is the expression that defines it, parameters by name, exactly
+(no rounded constant: selu, whose λ and α are roots of equations, has none). The maps that need
+a function built from φ rather than φ itself take it from here: φ(x)·φ(−x) (the kernel at
+correlation −1) and φ'' (deep kernel shaping's C''(1)), and an entry without hand-written
+functions is its expression (``resolving.resolve``).
 
 A tree made here is the catalog's function exactly; the tests hold each against the catalog's
 own mpmath function at random points.
@@ -9,11 +11,13 @@ own mpmath function at random points.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Mapping
 from fractions import Fraction
 
 from .expression_calculus import hermite_symmetry
 from .expression_tree import Node, X
+from ..errors import InputError
 from .expression_parse import parse
 
 
@@ -22,29 +26,14 @@ def _fraction(value: Fraction) -> str:
     return f"({value.numerator}/{value.denominator})"
 
 
-FORMULAS: dict[str, Callable[[Mapping[str, Fraction]], str]] = {
-    "identity": lambda p: "x",
-    "relu": lambda p: "max(x, 0)",
-    "relu2": lambda p: "max(x, 0)**2",
-    "leaky_relu": lambda p: f"max(x, 0) + {_fraction(p['slope'])}*min(x, 0)",
-    "elu": lambda p: "max(x, 0) + exp(min(x, 0)) - 1",
-    "gelu": lambda p: "x*(1 + erf(x/sqrt(2)))/2",
-    "gelu_tanh": lambda p: "x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x**3)))/2",
-    "sigmoid": lambda p: "1/(1 + exp(-x))",  # (the tree's sigmoid has no second derivative rule)
-    "tanh": lambda p: "tanh(x)",
-    "swish": lambda p: "x/(1 + exp(-x))",
-    "softplus": lambda p: "softplus(x)",
-    "mish": lambda p: "x*tanh(softplus(x))",
-    "softsign": lambda p: "x/(1 + abs(x))",
-    "erf": lambda p: "erf(x)",
-    "relu6": lambda p: "min(max(x, 0), 6)",
-    "hardtanh": lambda p: "min(max(x, -1), 1)",
-    "hard_sigmoid": lambda p: "min(max(x + 3, 0), 6)/6",
-    "hard_swish": lambda p: "x*min(max(x + 3, 0), 6)/6",
-    "celu": lambda p: f"max(x, 0) + {_fraction(p['alpha'])}*(exp(min(x, 0)/{_fraction(p['alpha'])}) - 1)",
-    "log_sigmoid": lambda p: "-log(1 + exp(-x))",
-    "quick_gelu": lambda p: "x/(1 + exp(-1.702*x))",
-}
+def source_text(act, params: Mapping[str, Fraction]) -> str:  # noqa: ANN001  (catalog.Activation)
+    """The expression that defines a catalog entry (its ``source``, else its ``formula``) with
+    its parameters written as exact fractions: ``max(x, 0) + (1/5)*min(x, 0)`` for leaky_relu at
+    slope 0.2."""
+    text = act.source or act.formula
+    for name, value in params.items():
+        text = re.sub(rf"\b{re.escape(name)}\b", _fraction(value), text)
+    return text
 
 
 def tree_of(act) -> Node | None:  # noqa: ANN001  (catalog.Activation)
@@ -52,13 +41,12 @@ def tree_of(act) -> Node | None:  # noqa: ANN001  (catalog.Activation)
     parameters; None when the catalog entry has none."""
     if act.expression:
         return act.tree
-    formula = FORMULAS.get(act.name)
-    if formula is None:
-        return None
-
     given = dict(act.values)
     params = {p.name: Fraction(given.get(p.name, p.default)) for p in act.params}
-    return parse(formula(params))
+    try:
+        return parse(source_text(act, params))
+    except InputError:  # a display formula that is no expression (selu's λ and α): none
+        return None
 
 
 def substitute(node: Node, replacement: Node) -> Node:

@@ -226,6 +226,7 @@ FRAMEWORK_ACTIVATIONS: tuple[Activation, ...] = (
     Activation(
         "hard_sigmoid",
         "min(max(x + 3, 0), 6)/6 (PyTorch's Hardsigmoid)",
+        source="min(max(x + 3, 0), 6)/6",
         fn=lambda x, p: _clamp(x, -3, 3) / 6 + mpmath.mpf(1) / 2,
         derivative=lambda x, p: mpmath.mpf(1) / 6 if _inside(x, -3, 3) else mp.zero,
         sympy=lambda sp, x, p: _pw(sp, x, ((0, x <= -3), (x / 6 + sp.Rational(1, 2), x < 3), (1, True))),
@@ -237,6 +238,7 @@ FRAMEWORK_ACTIVATIONS: tuple[Activation, ...] = (
     Activation(
         "hard_swish",
         "x*min(max(x + 3, 0), 6)/6 (PyTorch's Hardswish)",
+        source="x*min(max(x + 3, 0), 6)/6",
         fn=lambda x, p: x * (_clamp(x, -3, 3) + 3) / 6,
         derivative=lambda x, p: mp.zero if x <= -3 else mp.one if x >= 3 else (2 * x + 3) / 6,
         sympy=lambda sp, x, p: _pw(sp, x, ((0, x <= -3), (x * (x + 3) / 6, x < 3), (x, True))),
@@ -248,6 +250,7 @@ FRAMEWORK_ACTIVATIONS: tuple[Activation, ...] = (
     Activation(
         "celu",
         "x if x > 0 else alpha*(exp(x/alpha) - 1)",
+        source="max(x, 0) + alpha*(exp(min(x, 0)/alpha) - 1)",
         fn=lambda x, p: x if x > 0 else p["alpha"] * mpmath.expm1(x / p["alpha"]),
         derivative=lambda x, p: mp.one if x > 0 else mpmath.exp(x / p["alpha"]),
         sympy=lambda sp, x, p: sp.Piecewise((x, x > 0), (p["alpha"] * (sp.exp(x / p["alpha"]) - 1), True)),
@@ -260,6 +263,7 @@ FRAMEWORK_ACTIVATIONS: tuple[Activation, ...] = (
     Activation(
         "log_sigmoid",
         "log(1/(1 + exp(-x))) = -softplus(-x)",
+        source="-log(1 + exp(-x))",
         fn=lambda x, p: -_softplus(-x),
         derivative=lambda x, p: _sigmoid(-x),
         sympy=lambda sp, x, p: -sp.log(1 + sp.exp(-x)),
@@ -269,6 +273,7 @@ FRAMEWORK_ACTIVATIONS: tuple[Activation, ...] = (
     Activation(
         "quick_gelu",
         "x*sigmoid(1.702*x)",
+        source="x/(1 + exp(-1.702*x))",
         fn=lambda x, p: x * _sigmoid(_quick_k() * x),
         derivative=lambda x, p: _quick_gelu_pair(x, p)[1],
         pair=_quick_gelu_pair,

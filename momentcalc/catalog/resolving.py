@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
+from fractions import Fraction
 
 from ..engine.numbers import Number, as_number
 from ..errors import InputError
@@ -100,4 +101,20 @@ def resolve(activation: str, params: Mapping[str, object] | None = None) -> Acti
             raise InputError(
                 f"{{{name}}} must be greater than 0, got {value}", param=name, allowed="a number > 0"
             )
-    return entry.bind(**values)
+    bound = entry.bind(**values)
+    return bound if bound.fn is not None else defined_by_expression(bound)
+
+
+def defined_by_expression(entry: Activation) -> Activation:
+    """A catalog entry without hand-written functions: its expression (``source``, else
+    ``formula``, parameters bound) as every command takes an expression in x — φ, φ', kinks,
+    parity, balls and sympy form all derived from it — under the entry's name and parameters."""
+    from .expressions import tree_activation
+    from .formulas import source_text
+    from .expression_parse import parse
+
+    given = dict(entry.values)
+    text = source_text(entry, {p.name: Fraction(given.get(p.name, p.default)) for p in entry.params})
+    return tree_activation(parse(text), entry.name)._replace(
+        name=entry.name, params=entry.params, values=entry.values
+    )

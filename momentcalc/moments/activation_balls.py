@@ -69,6 +69,7 @@ from . import tiny_mean
 from .laurent import laurent_ball
 from .normal_cdf import normal_cdf_ball
 from ..errors import PrecisionError
+from ..catalog.formulas import tree_of
 from ..catalog.ball_functions import BALL_CLOSED_FORMS, BALL_FUNCTIONS, EXP_POLYNOMIALS, STRIP_FUNCTIONS
 from ..catalog.expression_calculus import derivative
 from ..catalog.expression_domain import zeros
@@ -325,8 +326,14 @@ def rounding_targets(digits: int) -> Iterator[int]:
 
 
 def model_of(act: Activation, mean: Fraction) -> Model:
+    """The ball model of φ: an expression's, the catalog entry's ball functions, or for an entry
+    without them its defining expression's (``catalog.formulas.tree_of``)."""
     if act.expression:
         return expression_model(act.tree, mean)
+    if act.name not in BALL_FUNCTIONS:
+        tree = tree_of(act)
+        if tree is not None:
+            return expression_model(tree, mean)
     return catalog_model(act)
 
 
