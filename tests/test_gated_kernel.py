@@ -332,14 +332,14 @@ def test_glu_fading_tail_agrees_with_every_layer():
 
     sigmoid, unit = resolve("sigmoid"), gated("glu")
     calls = []
-    real = gated_maps.gated_layer_balls
+    real = gated_maps.gated_layer_boxes
 
     def step(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
     run, used = [], []
-    gated_maps.gated_layer_balls = step
+    gated_maps.gated_layer_boxes = step
     try:
         for fast in (True, False):
             path = propagation.trajectory(
@@ -352,7 +352,7 @@ def test_glu_fading_tail_agrees_with_every_layer():
             run.append((path.q1, path.c))
             used.append(len(calls) - sum(used))
     finally:
-        gated_maps.gated_layer_balls = real
+        gated_maps.gated_layer_boxes = real
     assert used[0] < 40 and used[1] == 60  # the tail took over
     for fast_balls, slow_balls in zip(*run):
         for a, b in zip(fast_balls, slow_balls):

@@ -95,7 +95,7 @@ def test_layers_against_the_mpmath_recursion(name, depth, w, b, digits, extra):
 
 def test_no_integral_per_layer(monkeypatch):
     """The closed route never reaches the integrals' layer (``layer_balls``)."""
-    monkeypatch.setattr(kernel_maps, "layer_balls", lambda *a, **k: pytest.fail("an integral layer"))
+    monkeypatch.setattr(kernel_maps, "layer_boxes", lambda *a, **k: pytest.fail("an integral layer"))
     qs, cs = layer_trajectory(
         resolve("relu", None), Fraction(1), Fraction(3, 10), 500, Fraction(2), Fraction(1, 10), 15
     )
@@ -189,8 +189,8 @@ def test_relu6_twin_against_its_integrals(monkeypatch, w, b, depth):
     print the digits of the layer-by-layer certified integrals of relu6 itself."""
     args = (resolve("relu6", None), Fraction(1), Fraction(3, 10), depth, Fraction(w), Fraction(b), 15)
     calls = []
-    real = kernel_maps.layer_balls
-    monkeypatch.setattr(kernel_maps, "layer_balls", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = kernel_maps.layer_boxes
+    monkeypatch.setattr(kernel_maps, "layer_boxes", lambda *a, **k: calls.append(1) or real(*a, **k))
     fast = layer_trajectory(*args)
     assert len(calls) <= 10  # the twin took over
     from momentcalc.moments import closed_layers

@@ -41,8 +41,8 @@ def test_fast_tail_agrees_with_every_layer(monkeypatch):
     """swish at depth 50, 6 digits: the tail starts after a few dozen layers and every
     layer's q and c print the same digits as the layer-by-layer balls (which contain them)."""
     calls = []
-    real = kernel_maps.layer_balls
-    monkeypatch.setattr(kernel_maps, "layer_balls", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = kernel_maps.layer_boxes
+    monkeypatch.setattr(kernel_maps, "layer_boxes", lambda *a, **k: calls.append(1) or real(*a, **k))
     fast = _trajectory("swish", 50, 6, True)
     used = len(calls)
     slow = _trajectory("swish", 50, 6, False)
@@ -199,13 +199,13 @@ def test_settled_box_agrees_with_every_layer():
     layer-by-layer balls (which it overlaps)."""
     args = (resolve("tanh", None), Fraction(1), Fraction(3, 10), 260, Fraction(4), Fraction(1, 20), 8)
     calls = []
-    real = kernel_maps.layer_balls
+    real = kernel_maps.layer_boxes
     try:
-        kernel_maps.layer_balls = lambda *a, **k: calls.append(1) or real(*a, **k)
+        kernel_maps.layer_boxes = lambda *a, **k: calls.append(1) or real(*a, **k)
         fast = layer_trajectory(*args)
         used = len(calls)
     finally:
-        kernel_maps.layer_balls = real
+        kernel_maps.layer_boxes = real
     slow = layer_trajectory(*args, fast=False)
     assert used < 240  # the box took over
     for fast_balls, slow_balls in zip(fast, slow):

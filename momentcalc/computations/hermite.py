@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from ..engine.precision import Precision
 from ..catalog import resolve
 from ..defaults import HERMITE as DEFAULTS
 from ..engine.numbers import as_number, to_text
@@ -143,7 +144,7 @@ def _gated_note(unit: Any) -> str:
 def _evaluate(act: Any, count: int, rho: Any, digits: int, gated: bool = False) -> dict[str, Any]:
     from flint import arb
 
-    from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
+    from ..engine.gaussian_balls import as_arb
     from ..moments.exact import exact_expectations
     from ..moments.hermite_coefficients import coefficient_balls, exact_squares
     from ..moments.kernel_maps import gaussian_balls
@@ -159,7 +160,7 @@ def _evaluate(act: Any, count: int, rho: Any, digits: int, gated: bool = False) 
         exact_second = exact_expectations(act, [(0, 2, 0)], 0, 1).get((0, 2, 0))
     second = gaussian_balls(act, [(0, 2, 0)], Fraction(1), digits + 3)[0]
     out: dict[str, Any] = {"coefficients": coefficients}
-    with arb_precision(int((digits + 20) * BITS_PER_DIGIT) + 64):
+    with arb_precision(Precision(digits, 20).ball_bits):
         squares = [a * a if a.rad() or a != 0 else arb(0) for a in coefficients]
         energy = sum(squares, arb(0))
         tail = second - energy

@@ -27,6 +27,8 @@ from ..catalog import resolve
 from ..catalog.gated import Gated, gated
 from ..defaults import KERNEL as DEFAULTS
 from ..engine.numbers import as_number, to_text
+from ..engine.precision import Precision
+from ..result import replace
 from ..errors import MomentcalcError
 from ..tier import (
     INFINITY,
@@ -51,7 +53,14 @@ DESCRIPTIONS = {
     "c_map_curvature_at_1": "C''(1) = q^2 E[phi''(u)^2] / E[phi(u)^2] (inf where phi' jumps)",
     "q_map_slope_at_1": "Q'(q) = d/dq E[phi(sqrt(q) Z)^2] = E[u phi(u) phi'(u)] / q (DKS: at q = 1)",
     "correlation_layers": "correlation of the two inputs at layers 0..L of a plain deep network",
+    "nngp_depth": "Sigma^(L)(x, x'): the NNGP kernel of the L-layer network (neural-tangents' NTK "
+    "parametrization: Sigma^(0) = rho sqrt(q1 q2), Sigma^(l+1) = sigma_w2 E[phi(u) phi(v)] + sigma_b2)",
+    "ntk_depth": "Theta^(L)(x, x'): the NTK of the L-layer network, Theta^(0) = Sigma^(0), "
+    "Theta^(l+1) = Sigma^(l+1) + sigma_w2 E[phi'(u) phi'(v)] Theta^(l)",
+    "nngp_layers": "Sigma^(l)(x, x') at layers 0..L (the NNGP kernel; see nngp_depth)",
+    "ntk_layers": "Theta^(l)(x, x') at layers 0..L (the NTK; see ntk_depth)",
 }
+DEEP = ("nngp_depth", "ntk_depth", "nngp_layers", "ntk_layers")
 LOCAL = ("c_map_at_0", "c_map_slope_at_1", "c_map_curvature_at_1", "q_map_slope_at_1")
 # Extra digits asked of the balls until every result rounds (a value near a rounding boundary, a
 # deep composition): the kernels' quadratures take decimal digits (``certify``'s ``extra_digits``).
@@ -69,12 +78,15 @@ def kernel(
     depth: object = None,
     sigma_w2: object = None,
     sigma_b2: object = None,
+    layers: bool = False,
     params: Mapping[str, object] | None = None,
     digits: int = 15,
     derive: bool = False,
 ) -> Computation:
     """The NNGP and NTK maps of ``activation`` at correlation ``rho`` and variances ``q1``,
-    ``q2`` (``q`` sets both, default 1), each proven to ``digits`` digits.
+    ``q2`` (``q`` sets both, default 1), each proven to ``digits`` digits. ``depth`` L adds the
+    correlations at layers 0..L of a plain network (``sigma_w2``, ``sigma_b2``) and its NNGP and
+    NTK kernels Σ⁽ᴸ⁾(x, x′), Θ⁽ᴸ⁾(x, x′) (``layers``: at every layer too).
 
     >>> r = kernel("relu", rho="0.5")
     >>> r["ntk_derivative"].decimal(15)   # (π − arccos ρ)/(2π)
@@ -100,15 +112,17 @@ def kernel(
     common = positive(DEFAULTS["q"] if q is None else q, "q")
     v1 = common if q1 is None else positive(q1, "q1")
     v2 = common if q2 is None else positive(q2, "q2")
-    layers = None if depth is None else int(whole(depth, "depth", 1))
-    if layers is not None and layers > MAX_DEPTH:
-        raise InputError(param="depth", allowed=f"a whole number from 1 to {MAX_DEPTH}", got=str(layers))
-    if layers is None and (sigma_w2 is not None or sigma_b2 is not None):
+    depth_n = None if depth is None else int(whole(depth, "depth", 1))
+    if depth_n is not None and depth_n > MAX_DEPTH:
+        raise InputError(param="depth", allowed=f"a whole number from 1 to {MAX_DEPTH}", got=str(depth_n))
+    if depth_n is None and (sigma_w2 is not None or sigma_b2 is not None):
         raise InputError(
             "{sigma_w2} and {sigma_b2} apply only with {depth}",
             param="sigma_w2",
             params=("sigma_b2", "depth"),
         )
+    if layers and depth is None:
+        raise InputError("{layers} applies only with {depth}", param="layers", params=("depth",))
     w = positive(DEFAULTS["sigma_w2"] if sigma_w2 is None else sigma_w2, "sigma_w2")
     b = as_number(DEFAULTS["sigma_b2"] if sigma_b2 is None else sigma_b2, "sigma_b2")
     if b < 0:
@@ -116,12 +130,13 @@ def kernel(
     name = unit.name if unit is not None else act.name if not act.expression else activation.strip()
     inputs: dict[str, Any] = {"activation": name, "rho": r, "q1": v1, "q2": v2}
     inputs.update(dict(act.values))
-    if layers is not None:
-        inputs.update(depth=Fraction(layers), sigma_w2=w, sigma_b2=b)
+    if depth_n is not None:
+        inputs.update(depth=Fraction(depth_n), sigma_w2=w, sigma_b2=b)
     check_defined_on_the_line(act, v1, v2)
     local = not split
+    deep = Deep(layers=layers)
     if unit is not None:
-        return _gated(unit, route, r, v1, v2, local, layers, w, b, inputs, digits, derive)
+        return deep.noted(_gated(unit, route, r, v1, v2, local, depth_n, w, b, inputs, digits, derive, deep))
     notes = [f"phi(x) = {act.formula}"] if act.expression else []
     closed: dict[str, tuple[str, str]] = {}
     derivation: tuple[tuple[str, str, str], ...] = ()
@@ -137,7 +152,7 @@ def kernel(
             digits=digits,
             extra_digits=EXTRA,
             describe=DESCRIPTIONS,
-            evaluate=lambda extra: _evaluate(route, r, v1, v2, local, layers, w, b, extra),
+            evaluate=lambda extra: _evaluate(route, r, v1, v2, local, depth_n, w, b, extra, deep),
             closed=closed,
             notes=notes,
             derivation=derivation,
@@ -146,12 +161,12 @@ def kernel(
 
     with twin_named(act, route):
         try:
-            return run()
+            return deep.noted(run())
         except PrecisionError:
             exact = _exact_local(route, v1) if local else {}
             if not exact:
                 raise
-            return run(exact)  # a local quantity on a rounding tie: rounded from its fraction
+            return deep.noted(run(exact))  # a local quantity on a rounding tie: rounded from its fraction
 
 
 def gated_unit(activation: str, params: Mapping[str, object] | None) -> tuple[Gated, Any] | None:
@@ -183,6 +198,9 @@ def _gated_descriptions(gate: str) -> dict[str, str]:
         "c_map_curvature_at_1": f"C''(1) = (2 q E[{dg}^2] + q^2 E[{gate}''(b)^2]) / E[{g}^2]",
         "q_map_slope_at_1": f"Q'(q) = d/dq (q E[{gate}(sqrt(q) Z)^2]) = E[{g}^2] + E[b {g} {dg}] (DKS: at q = 1)",
         "correlation_layers": DESCRIPTIONS["correlation_layers"],
+        **{
+            name: DESCRIPTIONS[name].replace("phi'(u) phi'(v)", "grad phi(x) . grad phi(x')") for name in DEEP
+        },
     }
 
 
@@ -199,6 +217,7 @@ def _gated(
     inputs: dict[str, Any],
     digits: int,
     derive: bool,
+    deep: Deep,
 ) -> Computation:
     """``kernel`` of a gated unit a·g(b) (``moments.gated_maps``: its kernels from the gate's)."""
     closed: dict[str, tuple[str, str]] = {}
@@ -223,7 +242,7 @@ def _gated(
             digits=digits,
             extra_digits=EXTRA,
             describe=_gated_descriptions(unit.gate),
-            evaluate=lambda extra: _evaluate_gated(unit, gate, r, v1, v2, local, layers, w, b, extra),
+            evaluate=lambda extra: _evaluate_gated(unit, gate, r, v1, v2, local, layers, w, b, extra, deep),
             closed=closed,
             notes=notes,
             derivation=derivation,
@@ -345,8 +364,8 @@ def _evaluate(
     w: Fraction,
     b: Fraction,
     digits: int,
+    deep: Deep,
 ) -> dict[str, Any]:
-    from ..engine.gaussian_balls import BITS_PER_DIGIT
     from ..moments.kernel_maps import kernel_pair, local_balls
 
     # the one-variable moments first: a moment that diverges (1/x, exp(x**2)) is bad input
@@ -356,7 +375,7 @@ def _evaluate(
     nngp, ntk = kernel_pair(act, rho, q1, q2, digits)
     curvature = _curvature(act, q1, digits) if local else None
     out: dict[str, Any] = {}
-    with arb_precision(int((digits + 10) * BITS_PER_DIGIT) + 64):
+    with arb_precision(Precision(digits).ball_bits):
         from ..engine.gaussian_balls import as_arb
 
         out["nngp"], out["ntk_derivative"] = nngp, ntk
@@ -369,7 +388,7 @@ def _evaluate(
             out["c_map_curvature_at_1"] = INFINITY if curvature is None else q * q * curvature / a
             out["q_map_slope_at_1"] = first["cross"] / q
     if layers is not None:
-        out["correlation_layers"] = _layers(act, rho, q1, q2, layers, w, b, digits)
+        out.update(deep.evaluate(act, rho, q1, q2, layers, w, b, digits))
     return out
 
 
@@ -436,31 +455,60 @@ def _evaluate_gated(
     w: Fraction,
     b: Fraction,
     digits: int,
+    deep: Deep,
 ) -> dict[str, Any]:
     from ..moments.gated_maps import gated_kernel_balls
 
     out = gated_kernel_balls(gate, rho, q1, q2, local, digits)
     if layers is not None:
-        out["correlation_layers"] = _layers(gate, rho, q1, q2, layers, w, b, digits, unit=unit)
+        out.update(deep.evaluate(gate, rho, q1, q2, layers, w, b, digits, unit=unit))
     return out
 
 
-def _layers(
-    act: Any,
-    rho: Fraction,
-    q1: Fraction,
-    q2: Fraction,
-    layers: int,
-    w: Fraction,
-    b: Fraction,
-    digits: int,
-    unit: Gated | None = None,
-) -> list[Any]:
-    """ρ at layers 0..L (``unit``: a gated unit, ``act`` its gate), from the propagation core."""
-    from ..tier.propagation import KernelBox, layer_map, trajectory
+class Deep:
+    """``depth``'s results from the propagation core: correlation_layers, and the deep NNGP and NTK
+    kernels (``deep_kernels``) where Σ̇ has a certified route over every layer's box, else left out
+    with the reason in a note (``noted``)."""
 
-    start = KernelBox.point(q1, rho, q2)
-    return trajectory(layer_map(act, sigma_w2=w, sigma_b2=b, unit=unit), start, layers, digits).c
+    def __init__(self, layers: bool) -> None:
+        self.layers = layers
+        self.left_out: str | None = None
+
+    def evaluate(
+        self,
+        act: Any,
+        rho: Fraction,
+        q1: Fraction,
+        q2: Fraction,
+        depth: int,
+        w: Fraction,
+        b: Fraction,
+        digits: int,
+        unit: Gated | None = None,
+    ) -> dict[str, Any]:
+        from ..moments.kernel_maps import NotProven
+        from ..tier.propagation import KernelBox, deep_kernels, layer_map, trajectory
+
+        step = layer_map(act, sigma_w2=w, sigma_b2=b, unit=unit)
+        start = KernelBox.point(q1, rho, q2)
+        path = trajectory(step, start, depth, digits)
+        out: dict[str, Any] = {"correlation_layers": path.c}
+        try:
+            found = deep_kernels(step, start, path, digits)
+        except NotProven as why:
+            self.left_out = why.message
+            return out
+        self.left_out = None
+        out.update(nngp_depth=found.nngp[-1], ntk_depth=found.ntk[-1])
+        if self.layers:
+            out.update(nngp_layers=found.nngp, ntk_layers=found.ntk)
+        return out
+
+    def noted(self, result: Computation) -> Computation:
+        if self.left_out is None:
+            return result
+        note = f"nngp_depth and ntk_depth are left out: {self.left_out}"
+        return replace(result, notes=(*result.notes, note))
 
 
 __all__ = ["kernel", "DESCRIPTIONS"]

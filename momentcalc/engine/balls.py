@@ -6,7 +6,7 @@ import this module's helpers' flint, lazily, inside the functions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from fractions import Fraction
 import math
@@ -82,6 +82,35 @@ def bits_short(balls: Any, wanted: float) -> float:
             continue
         short = max(short, float((ball.rad() / abs(ball.mid())).log()) / math.log(2) + wanted)
     return short
+
+
+# Goals lowered (cancellation) at most this often by the bivariate routes.
+GOAL_ATTEMPTS = 3
+
+
+def lowered_goals(
+    evaluate: Callable[[float], list[Any] | None],
+    least_log2: float,
+    wanted: float,
+    attempts: int = GOAL_ATTEMPTS,
+) -> list[Any] | None:
+    """The bivariate routes' precision loop, written once: ``evaluate(goal_log2)`` gives balls
+    whose absolute errors are at most 2^goal_log2, the goal first ``wanted`` + 6 bits below the
+    smaller integrand's size 2^``least_log2``; where the widest ball then falls short of the relative
+    width 2^−``wanted`` (cancellation: the value is smaller than the integrand's size), the goal is
+    lowered by the shortfall and 8 bits more, at most ``attempts`` times in all. None where an
+    evaluation is None (the route does not apply); else the last balls (the caller decides)."""
+    loss = 0.0
+    balls: list[Any] | None = None
+    for _ in range(attempts):
+        balls = evaluate(least_log2 - wanted - 6 - loss)
+        if balls is None:
+            return None
+        short = bits_short(balls, wanted)
+        if short <= 0:
+            return balls
+        loss += short + 8
+    return balls
 
 
 def start_bits(digits: int) -> int:

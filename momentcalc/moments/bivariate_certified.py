@@ -37,7 +37,9 @@ growth bounds, or the expression's; without them None (the caller's value stays 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
+from typing import Any, NamedTuple
 
 from flint import arb, ctx
 import mpmath
@@ -51,9 +53,10 @@ from ..engine.gaussian_balls import (
     exp_poly_expectation,
     exp_poly_product,
 )
-from ..engine.balls import bits_short
+from ..engine.balls import lowered_goals
 from ..engine.bivariate_balls import Strip, bivariate_balls
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS, STRIP_FUNCTIONS
+from ..engine.precision import Precision
 from .bivariate_conditional import conditional_cross, preferred
 
 # Goals lowered (cancellation: a value far below the integrand's size) at most this often.
@@ -262,7 +265,7 @@ def signed_cross_balls(
     """(E[φ(u)φ(v)], E[φ'(u)φ'(v)]) for Var u = q1, Var v = q2 and correlation 0 < |ρ| < 1 (ρ
     of one sign: a ball holding 0 gives None), each as ``cross_balls`` gives it (at q1 = q2
     and ρ > 0 the very same balls)."""
-    with ctx.workprec(max(64, int((digits + 3) * BITS_PER_DIGIT) + 64)):
+    with ctx.workprec(max(64, Precision(digits, 3).ball_bits)):
         r = as_arb(rho)
         if not (r > 0 or r < 0):
             return None
@@ -292,83 +295,103 @@ def _size_log2(poly: list[arb], q: arb) -> float:
         return float(total.log().upper()) / math.log(2)
 
 
-def _cross(
-    act: Activation,
-    q: arb | Fraction,
-    c: arb | Fraction,
-    digits: int,
-    which: tuple[int, ...],
-    q2: arb | Fraction | None = None,
-    mirror: bool = False,
-) -> list[arb] | None:
-    """``cross_balls`` for the integrands ``which`` (0: φ, 1: φ'); ``q2`` and ``mirror`` as in
-    ``engine.bivariate_balls``."""
-    if not supported(act):
-        return None
-    wanted = (digits + 3) * BITS_PER_DIGIT
-    route = None
-    with ctx.workprec(max(64, int(wanted) + 64)):
-        qq, cc = as_arb(q), as_arb(c)
-        if q2 is not None:
-            qq = qq.max(as_arb(q2))  # the larger variance sets the reach and the size
-        if act.expression:
-            from .bivariate_expression import expression_route, reach
+class Cross:
+    """One bivariate problem as the routes see it: [E[g_i(u)·g_i(v)] for i in ``which``] (0: φ,
+    1: φ'), Var u = q, Var v = q2 (None: q), correlation c ∈ (0, 1) (``mirror``: of v ↦ −v), to
+    ``digits`` digits; ``polys`` the growth bounds |g_i| ≤ P_i, ``size_log2``/``least_log2`` the
+    larger and smaller integrand's size, ``expression`` the expression's route (None for a catalog
+    entry), its strip computed on first use (``strip``)."""
 
-            route = expression_route(act.tree)
-            polys = route.polys
-        else:
-            polys = _polys(act)
-        # (an exact c compared exactly: 1 − 10^−300 rounds to a ball holding 1 at this precision)
-        inside = 0 < c < 1 if isinstance(c, Fraction) else cc > 0 and cc < 1
-        if polys is None or not (inside and qq > 0):
-            return None
-        sizes = [_size_log2(polys[i], qq) for i in which]
-        # the goal from the smaller integrand (E[φ'φ'] ~ 1 beside E[φφ] ~ q at a tiny q), the
-        # precision from the larger
-        size_log2, least_log2 = max(sizes), min(sizes)
-        near_one = preferred(act, cc)
-    if near_one:  # c near 1: one integral of the conditional expectation (~log, not ~1/sqrt(1 − c), cost)
-        found = conditional_cross(
-            act, polys, q, q if q2 is None else q2, -c if mirror else c, digits, which, size_log2, least_log2
+    def __init__(self, act: Activation, q, c, digits: int, which, q2, mirror: bool) -> None:  # noqa: ANN001
+        self.act, self.q, self.c, self.digits, self.which, self.q2, self.mirror = (
+            act,
+            q,
+            c,
+            digits,
+            which,
+            q2,
+            mirror,
         )
-        if found is not None:
-            return found
-    expression_strip = None
-    if route is not None:  # (after the conditional route: at q1/q2 = 1e20 the strip alone took 4 s)
-        with ctx.workprec(max(64, int(wanted) + 64)):
-            expression_strip = route.strip(reach(qq, digits))
-            # the tree's proven parity (``expression_calculus.parity``): half the nodes
-            parity = {"odd": (-1, 1), "even": (1, -1)}.get(act.parity or "")
-            if expression_strip is not None and parity is not None:
-                expression_strip = expression_strip._replace(parity=parity)
-    kinked = (
-        expression_strip is None
-        if route is not None
-        else (act.name not in EXP_POLYNOMIALS and _strip(act) is None)
-    )
-    if kinked:  # near ±1 the shared-part rule needs ~1/sqrt(1 − c) nodes, each an integral
-        from .bivariate_polar import polar_cross, preferred as polar_preferred
+        self.wanted = (digits + 3) * BITS_PER_DIGIT
+        self.expression: Any = None
+        self.polys: Any = None
+        self.size_log2 = self.least_log2 = 0.0
+        self.widest: Any = None  # the larger variance as a ball
+        self.near_one = False  # the conditional route preferred
+        self._strip: Any = False
 
-        if polar_preferred(act, c):
-            found = polar_cross(
-                act,
-                polys,
-                q,
-                q if q2 is None else q2,
-                -c if mirror else c,
-                digits,
-                which,
-                size_log2,
-                least_log2,
-            )
-            if found is not None:
-                return found
-    loss = 0.0
-    for _ in range(ATTEMPTS):
-        goal_log2 = least_log2 - wanted - 6 - loss
-        with ctx.workprec(int(size_log2 - goal_log2) + 60):
-            if route is not None:
-                smoothing, strip = None, expression_strip
+    @property
+    def other(self):  # noqa: ANN201
+        return self.q if self.q2 is None else self.q2
+
+    @property
+    def signed(self):  # noqa: ANN201
+        return -self.c if self.mirror else self.c
+
+    def strip(self) -> Strip | None:
+        """The expression's strip (None: a kink or a singular point near the real line), found
+        once (after the conditional route: at q1/q2 = 1e20 the strip alone took 4 s)."""
+        if self._strip is False:
+            from .bivariate_expression import reach
+
+            self._strip = None
+            with ctx.workprec(max(64, int(self.wanted) + 64)):
+                found = self.expression.strip(reach(self.widest, self.digits))
+                # the tree's proven parity (``expression_calculus.parity``): half the nodes
+                parity = {"odd": (-1, 1), "even": (1, -1)}.get(self.act.parity or "")
+                if found is not None and parity is not None:
+                    found = found._replace(parity=parity)
+                self._strip = found
+        return self._strip
+
+    def kinked(self) -> bool:
+        """A kink, or a singular point near the real line (no strip of analyticity)."""
+        if self.expression is not None:
+            return self.strip() is None
+        return self.act.name not in EXP_POLYNOMIALS and _strip(self.act) is None
+
+
+class CrossRoute(NamedTuple):
+    """A route to ``Cross``'s balls: whether it ``applies``, how early it is tried (``preference``,
+    lowest first) and its ``balls`` (None: it does not prove them, and the next route is tried; the
+    last route's None is the answer)."""
+
+    name: str
+    preference: int
+    applies: Callable[[Cross], bool]
+    balls: Callable[[Cross], list[arb] | None]
+
+
+def _conditional(p: Cross) -> list[arb] | None:
+    """c near 1: one integral of the conditional expectation (~log, not ~1/sqrt(1 − c), cost)."""
+    return conditional_cross(
+        p.act, p.polys, p.q, p.other, p.signed, p.digits, p.which, p.size_log2, p.least_log2
+    )
+
+
+def _polar_applies(p: Cross) -> bool:
+    """A kinked g near ±1, where the shared-part rule needs ~1/sqrt(1 − c) nodes, each an integral."""
+    from .bivariate_polar import preferred as polar_preferred
+
+    return p.kinked() and polar_preferred(p.act, p.c)
+
+
+def _polar(p: Cross) -> list[arb] | None:
+    from .bivariate_polar import polar_cross
+
+    return polar_cross(p.act, p.polys, p.q, p.other, p.signed, p.digits, p.which, p.size_log2, p.least_log2)
+
+
+def _shared_part(p: Cross) -> list[arb] | None:
+    """The outer trapezoidal rule over the shared part, the inner Gaussian smoothing in closed form,
+    by the lattice rule, or node by node for a kinked g (``engine.bivariate_balls``)."""
+    act, which, polys = p.act, p.which, p.polys
+
+    def evaluate(goal_log2: float) -> list[arb] | None:
+        nonlocal polys
+        with ctx.workprec(int(p.size_log2 - goal_log2) + 60):
+            if p.expression is not None:
+                smoothing, strip = None, p.strip()
             else:
                 polys = _polys(act)
                 smoothing = exp_poly_smoothing(act)
@@ -380,20 +403,68 @@ def _cross(
                 smoothing = kinked_smoothing(act, polys, which)
             else:
                 strip, smoothing = _select(strip, smoothing, which)
-            balls = bivariate_balls(
+            return bivariate_balls(
                 [polys[i] for i in which],
-                as_arb(q),
-                as_arb(c),
+                as_arb(p.q),
+                as_arb(p.c),
                 goal_log2,
                 strip=strip,  # type: ignore[arg-type]
                 smoothing=smoothing,
-                q2=None if q2 is None else as_arb(q2),
-                mirror=mirror,
+                q2=None if p.q2 is None else as_arb(p.q2),
+                mirror=p.mirror,
             )
-        if balls is None:
+
+    return lowered_goals(evaluate, p.least_log2, p.wanted, ATTEMPTS)
+
+
+# The routes, tried in order of preference where they apply (the precision loop is
+# ``engine.balls.lowered_goals`` in each).
+ROUTES = (
+    CrossRoute("conditional", 0, lambda p: p.near_one, _conditional),
+    CrossRoute("polar", 1, _polar_applies, _polar),
+    CrossRoute("shared part", 2, lambda p: True, _shared_part),
+)
+
+
+def _cross(
+    act: Activation,
+    q: arb | Fraction,
+    c: arb | Fraction,
+    digits: int,
+    which: tuple[int, ...],
+    q2: arb | Fraction | None = None,
+    mirror: bool = False,
+) -> list[arb] | None:
+    """``cross_balls`` for the integrands ``which`` (0: φ, 1: φ'); ``q2`` and ``mirror`` as in
+    ``engine.bivariate_balls``: the first of ``ROUTES`` that applies and proves them."""
+    if not supported(act):
+        return None
+    p = Cross(act, q, c, digits, which, q2, mirror)
+    with ctx.workprec(max(64, int(p.wanted) + 64)):
+        qq, cc = as_arb(q), as_arb(c)
+        if q2 is not None:
+            qq = qq.max(as_arb(q2))  # the larger variance sets the reach and the size
+        if act.expression:
+            from .bivariate_expression import expression_route
+
+            p.expression = expression_route(act.tree)
+            p.polys = p.expression.polys
+        else:
+            p.polys = _polys(act)
+        # (an exact c compared exactly: 1 − 10^−300 rounds to a ball holding 1 at this precision)
+        inside = 0 < c < 1 if isinstance(c, Fraction) else cc > 0 and cc < 1
+        if p.polys is None or not (inside and qq > 0):
             return None
-        short = bits_short(balls, wanted)
-        if short <= 0:
-            return balls
-        loss += short + 8
-    return balls
+        sizes = [_size_log2(p.polys[i], qq) for i in which]
+        # the goal from the smaller integrand (E[φ'φ'] ~ 1 beside E[φφ] ~ q at a tiny q), the
+        # precision from the larger
+        p.size_log2, p.least_log2 = max(sizes), min(sizes)
+        p.widest = qq
+        p.near_one = preferred(act, cc)
+    found = None
+    for route in sorted(ROUTES, key=lambda route: route.preference):
+        if route.applies(p):
+            found = route.balls(p)
+            if found is not None or route is ROUTES[-1]:
+                return found
+    return found

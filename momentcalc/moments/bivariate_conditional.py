@@ -50,7 +50,7 @@ from flint import acb, arb, ctx
 from ..catalog import Activation
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
 from ..catalog.expression_pieces import exp_poly_pieces
-from ..engine.balls import abs_normal_moments, bits_short
+from ..engine.balls import abs_normal_moments, lowered_goals
 from ..engine.gaussian_balls import BITS_PER_DIGIT, Term, as_arb, exact_key, tail_bound
 
 # Goals lowered (a value far below the integrand's size) at most this often.
@@ -692,10 +692,8 @@ def _conditional_cross(
     # u = (k − κx)/s near ψ's near-kinks needs κ to about s relative: as many more bits as
     # 1 − |ρ| has leading zeros
     extra = _closeness_bits(rho)
-    loss = 0.0
-    balls: list[arb] | None = None
-    for _ in range(ATTEMPTS):
-        goal_log2 = least_log2 - wanted - 6 - loss
+
+    def evaluate(goal_log2: float) -> list[arb] | None:
         prec = int(size_log2 - goal_log2) + 60 + extra
         with ctx.workprec(prec):
             r = as_arb(rho)
@@ -713,11 +711,9 @@ def _conditional_cross(
                 if found is None:
                     return None
                 balls.append(found)
-        short = bits_short(balls, wanted)
-        if short <= 0:
-            return balls
-        loss += short + 8
-    return balls
+        return balls
+
+    return lowered_goals(evaluate, least_log2, wanted, ATTEMPTS)
 
 
 __all__ = ["NEAR_ONE", "applies", "conditional_cross", "preferred"]

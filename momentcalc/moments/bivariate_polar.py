@@ -49,7 +49,7 @@ from fractions import Fraction
 from flint import acb, arb, ctx
 
 from ..catalog import Activation
-from ..engine.balls import bits_short
+from ..engine.balls import lowered_goals
 from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
 from ..engine.legendre_balls import nodes_of, plan, sup_abs
 from .activation_balls import model_of
@@ -317,10 +317,8 @@ def polar_cross(
     with ctx.workprec(64):
         if not as_arb(q1).max(as_arb(q2)) <= MAX_STD**2:
             return None
-    loss = 0.0
-    balls: list[arb] | None = None
-    for _ in range(ATTEMPTS):
-        goal_log2 = least_log2 - wanted - 6 - loss
+
+    def evaluate(goal_log2: float) -> list[arb] | None:
         prec = int(size_log2 - goal_log2) + 40
         with ctx.workprec(prec):
             r = as_arb(rho)
@@ -340,11 +338,9 @@ def polar_cross(
                 if value is None:
                     return None
                 balls.append(value)
-        short = bits_short(balls, wanted)
-        if short <= 0:
-            return balls
-        loss += short + 8
-    return balls
+        return balls
+
+    return lowered_goals(evaluate, least_log2, wanted, ATTEMPTS)
 
 
 __all__ = ["NEAR_ONE", "NEAR_ONE_EXPRESSION", "applies", "polar_cross", "polar_integral", "preferred"]

@@ -219,4 +219,23 @@ def twin_noise(route: TwinRoute, q_high: arb) -> arb | None:
         return arb(total.upper()) if total.is_finite() else None
 
 
-__all__ = ["TwinRoute", "closed_kernel_of", "closed_layer", "split_closed_layer", "twin_noise", "twin_of"]
+def twin_slope_noise(route: TwinRoute, q_high: arb) -> arb:
+    """ε₁ with |E[φ'(u)φ'(v)] − E[ψ'(u)ψ'(v)]| ≤ ε₁ for every q ≤ q_high and |c| ≤ 1, for the
+    catalog's twins, whose slopes lie in [0, 1] and agree on [−reach, reach] (relu6 and relu,
+    hardtanh and identity: ``catalog.kernels.TWINS``): the products φ'(u)φ'(v) and ψ'(u)ψ'(v) lie
+    in [0, 1] and differ only where |u| or |v| passes reach, so ε₁ = 2·P(|√q·Z| > reach) =
+    2·erfc(reach/sqrt(2·q_high)) (upper end)."""
+    with ctx.workprec(64):
+        reach = arb(route.reach.numerator) / route.reach.denominator
+        return arb((2 * (reach / (2 * arb(q_high.upper())).sqrt()).erfc()).upper())
+
+
+__all__ = [
+    "TwinRoute",
+    "closed_kernel_of",
+    "closed_layer",
+    "split_closed_layer",
+    "twin_noise",
+    "twin_of",
+    "twin_slope_noise",
+]

@@ -36,7 +36,8 @@ from typing import Any
 from flint import arb, ctx
 
 from ..catalog import Activation
-from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
+from ..engine.gaussian_balls import as_arb
+from ..engine.precision import Precision
 from .kernel_maps import (
     LENGTH_LIMIT_DIGITS,
     FourthMoments,
@@ -45,14 +46,14 @@ from .kernel_maps import (
     curvature_ball,
     gaussian_balls,
     kernel_pair,
-    layer_balls,
+    layer_boxes,
     local_balls,
     nngp_over,
 )
 
 
 def _bits(digits: int) -> int:
-    return int((digits + 10) * BITS_PER_DIGIT) + 64
+    return Precision(digits).ball_bits
 
 
 def _scale(rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb) -> arb:
@@ -108,7 +109,12 @@ def gated_second_moment(gate: Activation, q: Fraction | arb, digits: int) -> arb
         return as_arb(q) * found
 
 
-def gated_layer_balls(
+def gated_layer_balls(*args: Any, **kwargs: Any) -> tuple[arb, arb | None]:
+    """(q', c') of ``gated_layer_boxes``."""
+    return gated_layer_boxes(*args, **kwargs)[:2]
+
+
+def gated_layer_boxes(
     gate: Activation,
     q: Fraction,
     r_q: Fraction,
@@ -118,7 +124,7 @@ def gated_layer_balls(
     b: Fraction,
     digits: int,
     bounds: FourthMoments | None = None,
-) -> tuple[arb, arb | None]:
+) -> tuple[arb, arb | None, arb | None]:
     """One layer of a plain network of gated units a·gate(b) at equal variances, as
     ``kernel_maps.layer_balls`` (the same arguments, the same box q ∈ [q ± r_q], c ∈ [c ± r_c]):
 
@@ -127,8 +133,11 @@ def gated_layer_balls(
     with A(q) = E[g(√q·Z)²] and the gate's C map C_g = K_g/A over the box from the gate's own
     ``layer_balls`` at σ_w² = 1, σ_b² = 0 (its radii grow by the map's slopes). |m| ≤ 1
     (Cauchy–Schwarz), f increases in m and, as ∂f/∂Q = σ_w²σ_b²(m − 1)/(σ_w²Q + σ_b²)² ≤ 0,
-    decreases in Q: c' lies in [f(Q_hi, m_lo), f(Q_lo, m_hi)] (at σ_b² = 0, c' = m)."""
-    a, gate_c = layer_balls(gate, q, r_q, c, r_c, Fraction(1), Fraction(0), digits, bounds)
+    decreases in Q: c' lies in [f(Q_hi, m_lo), f(Q_lo, m_hi)] (at σ_b² = 0, c' = m). The third
+    item: the NTK recursion's factor E[∇φ(x)·∇φ(x′)] = K_g + c·q·K_g′ over the box (None for the
+    length alone), from the gate's K_g and K_g′ over it."""
+    found = layer_boxes(gate, q, r_q, c, r_c, Fraction(1), Fraction(0), digits, bounds)
+    a, gate_c = found.q, found.c
     with ctx.workprec(_bits(digits)):
         big_q = (as_arb(q) + arb(0, as_arb(r_q).upper())) * a
         if not big_q > 0:
@@ -136,16 +145,18 @@ def gated_layer_balls(
         ww, bb = as_arb(w), as_arb(b)
         q_next = ww * big_q + bb
         if c is None:
-            return q_next, None
-        m = (as_arb(c) + arb(0, as_arb(r_c).upper())) * gate_c
+            return q_next, None, None
+        c_ball, q_ball = as_arb(c) + arb(0, as_arb(r_c).upper()), as_arb(q) + arb(0, as_arb(r_q).upper())
+        dot = found.k + c_ball * q_ball * found.k1
+        m = c_ball * gate_c
         m = arb(m.lower()).max(arb(-1)).union(arb(m.upper()).min(arb(1)))
         if b == 0:
-            return q_next, m
+            return q_next, m, dot
         q_lo, q_hi, m_lo, m_hi = arb(big_q.lower()), arb(big_q.upper()), arb(m.lower()), arb(m.upper())
         low = (ww * q_hi * m_lo + bb) / (ww * q_hi + bb)
         high = (ww * q_lo * m_hi + bb) / (ww * q_lo + bb)
         c_next = clip(arb(low.lower()).union(arb(high.upper())))
-    return q_next, c_next
+    return q_next, c_next, dot
 
 
 def constant_gate_tail(centre: tuple[Fraction, Fraction]) -> Any:
@@ -230,6 +241,7 @@ __all__ = [
     "gated_coefficient_balls",
     "gated_kernel_balls",
     "gated_layer_balls",
+    "gated_layer_boxes",
     "gated_nngp_over",
     "gated_second_moment",
 ]

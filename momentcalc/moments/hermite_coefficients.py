@@ -32,6 +32,7 @@ from ..engine.gaussian_balls import (
     as_arb,
     gaussian_expectation_within,
 )
+from ..engine.precision import Precision
 from .activation_balls import integrand, model_of
 from .exact import _piece_expectation, rational_pieces
 from .expectations import expectation_balls
@@ -70,7 +71,7 @@ def _rational_moments(act: Activation, count: int) -> list[tuple[Fraction, Fract
 def coefficient_balls(act: Activation, terms: int, digits: int) -> list[arb]:
     """a_0 … a_{terms−1} as balls, each to about ``digits`` digits (an exact 0 where proven)."""
     rational = _rational_moments(act, terms)
-    bits = int((digits + 10) * BITS_PER_DIGIT) + 64
+    bits = Precision(digits).ball_bits
     if rational is not None:
         out = []
         with ctx.workprec(bits + 64):
@@ -136,7 +137,7 @@ def _moments(act: Activation, powers: list[int], digits: int) -> list[arb]:
 def _combine(act: Activation, moments: list[arb], terms: int, digits: int) -> tuple[list[arb], int]:
     """(a_k balls, the digits the worst one lost to cancellation)."""
     out, loss = [], 0
-    with ctx.workprec(int((digits + 20) * BITS_PER_DIGIT) + 64):
+    with ctx.workprec(Precision(digits, 20).ball_bits):
         for k in range(terms):
             weights = hermite_weights(k)
             if vanishing_coefficient(act, k) or all(

@@ -35,13 +35,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from flint import acb, arb, ctx
 
 from ..catalog import Activation
 from ..catalog.expression_tree import Node, X
 from ..engine.gaussian_balls import BITS_PER_DIGIT, ExpTerm, as_arb, exp_poly_expectation, exp_poly_product
+from ..engine.precision import Precision
 from ..errors import PrecisionError
 from .monomials import Monomial, vanishes
 from .activation_balls import model_of
@@ -116,7 +117,7 @@ def gaussian_balls(
     squares = [(2 * a, 2 * b, 2 * c) for a, b, c in monomials]
     high = expectation_balls(act, squares, mean=mean, std=s_hi, digits=BOUND_DIGITS)
     out = []
-    with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+    with ctx.workprec(Precision(digits).ball_bits):
         V_lo, V_hi = as_arb(s_lo * s_lo), as_arb(s_hi * s_hi)
         ratio = (V_hi / V_lo).sqrt()
         for monomial, ball, square in zip(monomials, low, high):
@@ -158,7 +159,7 @@ def kernel_pair(
 
     closed = None if act.expression else BALL_KERNELS.get(act.name)
     if closed is not None:
-        with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+        with ctx.workprec(Precision(digits).ball_bits):
             return closed(as_arb(q1), as_arb(q2), as_arb(rho), params_of(act))
     polynomial = closed_kernel(act, rho, q1, q2, digits) if act.expression else None
     if polynomial is not None:
@@ -166,7 +167,7 @@ def kernel_pair(
     if _is_exact(rho, 0):
         first = gaussian_balls(act, [(0, 1, 0), (0, 0, 1)], q1, digits + 2)
         second = first if _same(q1, q2) else gaussian_balls(act, [(0, 1, 0), (0, 0, 1)], q2, digits + 2)
-        with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+        with ctx.workprec(Precision(digits).ball_bits):
             return first[0] * second[0], first[1] * second[1]
     if isinstance(rho, Fraction) and abs(rho) == 1:
         if not _same(q1, q2):
@@ -223,7 +224,7 @@ def nngp_over(
         with ctx.workprec(128):
             grow = (as_arb(hi) / as_arb(lo)).sqrt()
             bounds.append([arb((grow * f).upper()) for f in found])
-    with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+    with ctx.workprec(Precision(digits).ball_bits):
         (r_lo, r_hi), (lo1, hi1), (lo2, hi2) = ends
         radius = (
             as_arb(max(r_hi - mids[0], mids[0] - r_lo))
@@ -235,7 +236,23 @@ def nngp_over(
         return value + arb(0, radius.upper())
 
 
-def layer_balls(
+class LayerBoxes(NamedTuple):
+    """One layer's image of a box (``layer_boxes``): q' and c' (None for the length alone), and
+    over the box itself K = E[φ(u)φ(v)] and K₁ = E[φ'(u)φ'(v)] (the NTK recursion's factor)."""
+
+    q: arb
+    c: arb | None
+    k: arb | None
+    k1: arb | None
+
+
+def layer_balls(*args: Any, **kwargs: Any) -> tuple[arb, arb | None]:
+    """(q', c') of ``layer_boxes``."""
+    found = layer_boxes(*args, **kwargs)
+    return found.q, found.c
+
+
+def layer_boxes(
     act: Activation,
     q: Fraction,
     r_q: Fraction,
@@ -246,7 +263,7 @@ def layer_balls(
     digits: int,
     bounds: FourthMoments | None = None,
     length_digits: int | None = None,
-) -> tuple[arb, arb | None]:
+) -> LayerBoxes:
     """One layer of a plain deep network at equal variances: (q', c') as balls holding
     q' = σ_w²·A(q) + σ_b² and c' = (σ_w²·K(q, c) + σ_b²)/q' for every q in [q ± r_q] and c in
     [c ± r_c] ∩ [−1, 1] (q, c exact: the midpoints of the last layer's balls, re-centred so
@@ -271,7 +288,7 @@ def layer_balls(
     the variance of a deep network moves slowly. ``length_digits`` (default ``digits``): the
     digits of A(q) (a deep trajectory asks for more: ``propagation.work_for``)."""
     length_digits = digits if length_digits is None else max(digits, length_digits)
-    prec = int((length_digits + 10) * BITS_PER_DIGIT) + 64
+    prec = Precision(length_digits).ball_bits
     q_hi = q + r_q
     with ctx.workprec(prec):
         q_lo_ball = as_arb(q) - as_arb(r_q)
@@ -290,7 +307,7 @@ def layer_balls(
     fourth, slope4 = bounds.found
     if c is None:
         with ctx.workprec(prec):
-            return _length_ball(a0, a2, fourth, q, q_lo, V, r_q, w, b), None
+            return LayerBoxes(_length_ball(a0, a2, fourth, q, q_lo, V, r_q, w, b), None, None, None)
     abs_c = abs(c)
     if abs_c == 1:
         k, k1 = kernel_pair(act, c, q, q, digits)
@@ -313,8 +330,31 @@ def layer_balls(
         k1_sup = arb(abs(chord).upper()) + q_spread * (grow * arb(slope4.upper())).sqrt()
         k_q = (grow * arb(fourth.upper())).sqrt() / v_lo
         spread = rc * as_arb(q_hi) * k1_sup + rq * k_q
-        c_next = clip((ww * (k + arb(0, spread.upper())) + bb) / q_next)
-    return q_next, c_next
+        k_box = k + arb(0, spread.upper())
+        c_next = clip((ww * k_box + bb) / q_next)
+        return LayerBoxes(
+            q_next,
+            c_next,
+            k_box,
+            _k1_box(k1, k1_abs, slope, c, up, rc, q_spread * (grow * arb(slope4.upper())).sqrt()),
+        )
+
+
+def _k1_box(k1: arb, k1_abs: arb, slope: arb, c: Fraction, up: arb, rc: arb, q_term: arb) -> arb:
+    """K₁ = E[φ'(u)φ'(v)] over the box, from K₁(q, c) = ``k1``, K₁(q, |c|) = ``k1_abs`` and
+    K₁(q, 1) = E[φ'²] = ``slope`` at the exact centre q (the variance's spread ``q_term`` added).
+    Mehler: K₁(q, ·) = Σ β_k²·s^k is nondecreasing and convex on [0, 1], |K₁'(s)| ≤ K₁'(|s|), so
+    for |s| ≤ t = |c| + r_c < 1, |K₁'(s)| ≤ K₁'(t) ≤ (K₁(1) − K₁(t))/(1 − t) ≤ (K₁(1) − K₁(|c|))/(1 − t)
+    (the chord to 1; K₁(t) ≥ K₁(|c|)); where c's ball reaches 1 from c ≥ r_c, K₁ lies between
+    K₁(c) − r_c·(K₁(1) − K₁(c))/(1 − c) and K₁(1); else |K₁| ≤ K₁(1)."""
+    abs_c = abs(c)
+    if abs_c < 1 and up < 1:
+        spread = rc * arb((slope - k1_abs).upper()) / (1 - up) + q_term
+        return k1 + arb(0, spread.upper())
+    if c < 1 and as_arb(c) - rc >= 0:
+        low = k1 - rc * arb((slope - k1).upper()) / (1 - as_arb(c))
+        return arb(low.lower()).union(arb(slope.upper())) + arb(0, q_term.upper())
+    return arb(0, (arb(abs(slope).upper()) + q_term).upper())
 
 
 def _length_ball(
@@ -363,7 +403,7 @@ def _diagonal(act: Activation, rho: Fraction, q: Fraction | arb, digits: int) ->
         return a, b
     if act.parity in ("odd", "even"):
         a, b = gaussian_balls(act, [(0, 2, 0), (0, 0, 2)], q, digits)
-        with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):  # (python-flint's − rounds to ctx.prec)
+        with ctx.workprec(Precision(digits).ball_bits):  # (python-flint's − rounds to ctx.prec)
             return (-a, b) if act.parity == "odd" else (a, -b)
     from ..catalog.expressions import tree_activation
 
@@ -452,7 +492,7 @@ def _mirrored_exp_poly(act: Activation, q: Fraction | arb, digits: int) -> tuple
         return tuple(ExpTerm(as_arb(t.c) * (-1) ** t.power, t.power, -as_arb(t.rate)) for t in terms)
 
     out = []
-    with ctx.workprec(int((digits + 10) * BITS_PER_DIGIT) + 64):
+    with ctx.workprec(Precision(digits).ball_bits):
         for parts in EXP_POLYNOMIALS[act.name](params_of(act)):
             pieces = []
             for low, high in zip(edges, edges[1:]):
@@ -507,6 +547,7 @@ def curvature_ball(act: Activation, q: Fraction | arb, digits: int) -> arb | Non
 
 __all__ = [
     "FourthMoments",
+    "LayerBoxes",
     "NotProven",
     "clip",
     "curvature_ball",
@@ -514,6 +555,7 @@ __all__ = [
     "gaussian_balls",
     "kernel_pair",
     "layer_balls",
+    "layer_boxes",
     "local_balls",
     "nngp_over",
     "params_of",

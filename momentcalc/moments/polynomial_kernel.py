@@ -24,7 +24,8 @@ from ..catalog import Activation
 from ..catalog.expression_ball import polynomial_terms
 from ..catalog.expression_calculus import derivative
 from ..catalog.expression_pieces import exp_poly_pieces
-from ..engine.gaussian_balls import BITS_PER_DIGIT, as_arb
+from ..engine.gaussian_balls import as_arb
+from ..engine.precision import Precision
 
 # Extra bits tried for cancellation, in turn.
 EXTRA_BITS = (64, 256, 1024, 4096)
@@ -104,7 +105,7 @@ def exp_poly_kernel(
     if found is None or found[0]:
         return None
     (value,), (slope,) = found[1]
-    base = int((digits + 10) * BITS_PER_DIGIT) + 64
+    base = Precision(digits).ball_bits
     goal = arb(10) ** -(digits + 2)
     for extra in EXTRA_BITS:
         with ctx.workprec(base + extra):
@@ -128,7 +129,7 @@ def polynomial_kernel(
     act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb, digits: int
 ) -> tuple[arb, arb] | None:
     """(E[φ(u)φ(v)], E[φ'(u)φ'(v)]) for an expression that is a polynomial, else None."""
-    base = int((digits + 10) * BITS_PER_DIGIT) + 64
+    base = Precision(digits).ball_bits
     goal = arb(10) ** -(digits + 2)
     for extra in EXTRA_BITS:
         with ctx.workprec(base + extra):

@@ -42,7 +42,14 @@ from ..engine.gaussian_balls import as_arb
 from ..engine.precision import Precision
 from ..errors import Outcome
 from . import gated_maps, kernel_maps
-from .closed_layers import closed_kernel_of, closed_layer, split_closed_layer, twin_noise, twin_of
+from .closed_layers import (
+    closed_kernel_of,
+    closed_layer,
+    split_closed_layer,
+    twin_noise,
+    twin_of,
+    twin_slope_noise,
+)
 from .fading_tail import Tail, fading_tail, linear_remainder
 from .kernel_maps import (
     LENGTH_LIMIT_DIGITS,
@@ -107,17 +114,30 @@ def work_for(digits: int, depth: int) -> Work:
 
 class Trajectory(NamedTuple):
     """The balls of q1, q2 (the same list at equal variances) and c (None: lengths only) at
-    layers 0..L."""
+    layers 0..L; ``tail_from``: the layer after which a proven fading tail gave the rest (None:
+    none did); ``dots``: the NTK recursion's factor over each layer's box (``deep_kernels``)."""
 
     q1: list[arb]
     q2: list[arb]
     c: list[arb] | None
+    tail_from: int | None = None
+    # E[φ'(u)φ'(v)] over the box of layers 0..L−1 (Σ̇⁽ˡ⁺¹⁾/σ_w²), None where no route gave it
+    dots: list[arb | None] | None = None
+
+
+class DeepKernels(NamedTuple):
+    """The NNGP Σ⁽ˡ⁾(x, x′) and NTK Θ⁽ˡ⁾(x, x′) of the network at layers 0..L (``deep_kernels``)."""
+
+    nngp: list[arb]
+    ntk: list[arb]
 
 
 class LayerMap:
     """One layer of a plain deep network at infinite width (see the module docstring).
 
-    ``image(box, work)``: a box holding the image of every point of ``box``. The driver's hooks:
+    ``image(box, work)``: a box holding the image of every point of ``box``; ``step(box, work)``:
+    that box and E[φ'(u)φ'(v)] over ``box`` (the NTK recursion's factor Σ̇/σ_w², None for a
+    length alone), which the driver records for the deep kernels. The driver's hooks:
     ``centred`` (the map takes exact spans, re-centred every layer, and may settle into a box
     mapped into itself), ``fresh()`` (a copy with empty caches, one per trajectory: the caches
     change radii, never what a ball holds), ``tail`` (a proven fading tail, or None),
@@ -134,6 +154,9 @@ class LayerMap:
         return type(self)(self.act, self.w, self.b)
 
     def image(self, box: KernelBox, work: Work) -> KernelBox:
+        return self.step(box, work)[0]
+
+    def step(self, box: KernelBox, work: Work) -> tuple[KernelBox, arb | None]:
         raise NotImplementedError
 
     def tail(self, q: arb, c: arb | None, work: Work) -> Tail | None:
@@ -175,6 +198,19 @@ def ball(side: Side) -> arb:
     return as_arb(side)
 
 
+def _side(q: Span, work: Work) -> Any:
+    """A variance span as ``gaussian_balls`` takes it: the exact number, or a ball."""
+    if q.rad == 0:
+        return q.mid
+    with ctx.workprec(work.bits):
+        return ball(q)
+
+
+def _square_slope(act: Activation, q: Span, work: Work) -> arb:
+    """E[φ'(u)²] over the variance span (K₁ at c = 1)."""
+    return kernel_maps.gaussian_balls(act, [(0, 0, 2)], _side(q, work), work.digits)[0]
+
+
 def _still(c: Span | None) -> bool:
     """Identical inputs (c = 1 exactly) stay identical."""
     return c is not None and c.mid == 1 and c.rad == 0
@@ -192,31 +228,35 @@ class BivariateMap(LayerMap):
         super().__init__(act, sigma_w2, sigma_b2)
         self.twin = twin_of(act, params_of(act))
         self.bounds = FourthMoments()
-        self._noise: tuple[Fraction, arb] | None = None
+        self._noise: tuple[Fraction, arb, arb] | None = None
         self._remainder: Any = None
 
-    def image(self, box: KernelBox, work: Work) -> KernelBox:
+    def step(self, box: KernelBox, work: Work) -> tuple[KernelBox, arb | None]:
         q = span(box.q1, True, work.bits)
         c = None if box.c is None else span(box.c, False, work.bits)
-        still = _still(c)
-        q_next, c_next = self.centred_image(q, None if still else c, work)
-        return KernelBox(q_next, q_next, arb(1) if still else c_next)
+        if _still(c):  # identical inputs: K₁ = E[φ'²] over q's box
+            q_next = self.centred_image(q, None, work)[0]
+            return KernelBox(q_next, q_next, arb(1)), _square_slope(self.act, q, work)
+        q_next, c_next, dot = self.centred_image(q, c, work)
+        return KernelBox(q_next, q_next, c_next), dot
 
-    def centred_image(self, q: Span, c: Span | None, work: Work) -> tuple[arb, arb | None]:
-        """(q', c') over the exact box q × c (c: None for the length alone)."""
+    def centred_image(self, q: Span, c: Span | None, work: Work) -> tuple[arb, arb | None, arb | None]:
+        """(q', c', K₁ over the box) for the exact box q × c (c: None for the length alone)."""
         c_mid, c_rad = (None, Fraction(0)) if c is None else c
         if self.twin is not None:
             found = self._twin_layer(q, c, max(work.digits, work.length_digits))
             if found is not None:
                 return found
-        return kernel_maps.layer_balls(
+        boxes = kernel_maps.layer_boxes(
             self.act, q.mid, q.rad, c_mid, c_rad, self.w, self.b, work.digits, self.bounds, work.length_digits
         )
+        return boxes.q, boxes.c, boxes.k1
 
-    def _twin_layer(self, q: Span, c: Span | None, digits: int) -> tuple[arb, arb | None] | None:
+    def _twin_layer(self, q: Span, c: Span | None, digits: int) -> tuple[arb, arb | None, arb | None] | None:
         """The twin's layer over the box with the noise bound ``twin_noise`` at a variance
         V ≥ q + r_q (kept while it still covers the box: the bound grows with the variance), or
-        None where that noise is not below 10^−(digits + 2) of q'."""
+        None where that noise is not below 10^−(digits + 2) of q'; the twin's K₁ over the box
+        within ``twin_slope_noise``."""
         route = self.twin
         with ctx.workprec(Precision(digits).ball_bits):
             q_ball = as_arb(q.mid) + arb(0, as_arb(q.rad).upper())
@@ -231,15 +271,19 @@ class BivariateMap(LayerMap):
                     V = high * Fraction(9, 8)
                     with ctx.workprec(64):
                         noise = twin_noise(route, as_arb(V))
+                        slope_noise = twin_slope_noise(route, as_arb(V))
                     if noise is None:
                         return None
-                    kept = self._noise = (V, noise)
+                    kept = self._noise = (V, noise, slope_noise)
                 ww = as_arb(self.w)
                 q_next, c_next = closed_layer(
                     route.closed, route.params, q_ball, c_ball, ww, as_arb(self.b), kept[1]
                 )
                 if ww * kept[1] < tolerance * q_next.lower():
-                    return q_next, c_next
+                    dot = None
+                    if c_ball is not None:
+                        dot = route.closed(q_ball, q_ball, c_ball, route.params)[1] + arb(0, kept[2].upper())
+                    return q_next, c_next, dot
                 if attempt or high * Fraction(9, 8) >= kept[0]:
                     return None  # the bound was taken at this variance already
                 kept = None
@@ -268,18 +312,19 @@ class ClosedMap(LayerMap):
         super().__init__(act, sigma_w2, sigma_b2)
         self.closed = closed_kernel_of(act)
 
-    def image(self, box: KernelBox, work: Work) -> KernelBox:
+    def step(self, box: KernelBox, work: Work) -> tuple[KernelBox, arb | None]:
+        """The image, and the closed form's E[φ'(u)φ'(v)] on the box's balls."""
         with ctx.workprec(work.bits):
             ww, bb, params = as_arb(self.w), as_arb(self.b), params_of(self.act)
+            q1, c = ball(box.q1), None if box.c is None else ball(box.c)
+            q2 = q1 if box.equal else ball(box.q2)
+            dot = None if c is None else self.closed(q1, q2, c, params)[1]
             if box.equal:
                 still = box.c is not None and not isinstance(box.c, arb) and box.c == 1
-                c = None if box.c is None else ball(box.c)
-                q, c_next = closed_layer(self.closed, params, ball(box.q1), None if still else c, ww, bb)
-                return KernelBox(q, q, arb(1) if still else c_next)
-            v1, v2, c = split_closed_layer(
-                self.closed, params, ball(box.q1), ball(box.q2), ball(box.c), ww, bb
-            )
-            return KernelBox(v1, v2, c)
+                q, c_next = closed_layer(self.closed, params, q1, None if still else c, ww, bb)
+                return KernelBox(q, q, arb(1) if still else c_next), dot
+            v1, v2, c_next = split_closed_layer(self.closed, params, q1, q2, c, ww, bb)
+            return KernelBox(v1, v2, c_next), dot
 
 
 class GatedMap(LayerMap):
@@ -299,15 +344,19 @@ class GatedMap(LayerMap):
     def fresh(self) -> GatedMap:
         return GatedMap(self.act, self.w, self.b, self.unit)
 
-    def image(self, box: KernelBox, work: Work) -> KernelBox:
+    def step(self, box: KernelBox, work: Work) -> tuple[KernelBox, arb | None]:
         q = span(box.q1, True, work.bits)
         c = None if box.c is None else span(box.c, False, work.bits)
         still = _still(c)
         c_mid, c_rad = (None, Fraction(0)) if c is None or still else c
-        q_next, c_next = gated_maps.gated_layer_balls(
+        q_next, c_next, dot = gated_maps.gated_layer_boxes(
             self.act, q.mid, q.rad, c_mid, c_rad, self.w, self.b, work.digits, self.bounds
         )
-        return KernelBox(q_next, q_next, arb(1) if still else c_next)
+        if still:  # identical inputs: E[|∇φ|²] = E[g²] + q·E[g'²] over q's box
+            found = kernel_maps.gaussian_balls(self.act, [(0, 2, 0), (0, 0, 2)], _side(q, work), work.digits)
+            with ctx.workprec(work.bits):
+                dot = found[0] + ball(q) * found[1]
+        return KernelBox(q_next, q_next, arb(1) if still else c_next), dot
 
     def tail(self, q: arb, c: arb | None, work: Work) -> Tail | None:
         return (self._fade is not None and self._fade(q, self.w, work.digits, c)) or None
@@ -382,6 +431,50 @@ def trajectory(
     return _centred(step, start, depth, work, fast)
 
 
+def deep_kernels(
+    layer_map: LayerMap, start: KernelBox, path: Trajectory, digits: int | Precision
+) -> DeepKernels:
+    """The NNGP and NTK kernels of two inputs at layers 0..L of the network whose trajectory is
+    ``path`` (from ``start``), in neural-tangents' NTK parametrization (Jacot et al., 2018; Lee et
+    al., 2019; Novak et al., 2020): layer 0 is the first layer's pre-activations, whose kernel is
+    the start's, Σ⁽⁰⁾(x, x′) = Θ⁽⁰⁾(x, x′) = c₀·sqrt(q1·q2), and
+
+        Σ⁽ˡ⁺¹⁾ = σ_w²·E[φ(u)φ(v)] + σ_b² = c_{l+1}·sqrt(q1_{l+1}·q2_{l+1}),
+        Σ̇⁽ˡ⁺¹⁾ = σ_w²·E[φ'(u)φ'(v)],  (u, v) ~ N(0, Σ⁽ˡ⁾),
+        Θ⁽ˡ⁺¹⁾ = Σ⁽ˡ⁺¹⁾ + Σ̇⁽ˡ⁺¹⁾·Θ⁽ˡ⁾,
+
+    each Σ̇ over the layer's box (``LayerMap.slope``; once for a settled box that holds many
+    layers). NotProven where no route encloses Σ̇: past a fading tail, at unequal variances of an
+    activation without a closed-form kernel."""
+    digits = digits.digits if isinstance(digits, Precision) else int(digits)
+    depth = len(path.q1) - 1
+    if path.c is None:
+        raise NotProven("the deep kernels need the correlation of two inputs", param="rho")
+    if path.tail_from is not None:
+        raise NotProven(
+            f"past layer {path.tail_from} the variance fades and a proven tail gives the correlations, "
+            "but no bound of E[phi'(u)phi'(v)] there",
+            param="depth",
+        )
+    if path.dots is None or any(dot is None for dot in path.dots):
+        raise NotProven(
+            "E[phi'(u)phi'(v)] over a layer's box at unequal variances has no certified route for this "
+            "activation",
+            param="depth",
+        )
+    work = work_for(digits, depth)
+    nngp: list[arb] = []
+    ntk: list[arb] = []
+    with ctx.workprec(work.bits):
+        w = as_arb(layer_map.w)
+        for layer in range(depth + 1):
+            q1, c = path.q1[layer], path.c[layer]
+            sigma = c * (q1 if path.q2 is path.q1 else (q1 * path.q2[layer]).sqrt())
+            nngp.append(sigma)
+            ntk.append(sigma + w * path.dots[layer - 1] * ntk[-1] if layer else sigma)
+    return DeepKernels(nngp, ntk)
+
+
 def _balls(step: LayerMap, start: KernelBox, depth: int, work: Work) -> Trajectory:
     """Every layer from the last one's balls (a closed map)."""
     still = start.equal and start.c is not None and not isinstance(start.c, arb) and start.c == 1
@@ -391,8 +484,10 @@ def _balls(step: LayerMap, start: KernelBox, depth: int, work: Work) -> Trajecto
         cs = None if start.c is None else [as_arb(start.c)]
         box = KernelBox(q1, q2, Fraction(1) if still else None if cs is None else cs[0])
         q1s, q2s = [q1], [q2]
+        dots: list[arb | None] = []
         for layer in range(depth):
-            box = step.image(box, work)
+            box, dot = step.step(box, work)
+            dots.append(dot)
             for q in (box.q1,) if box.equal else (box.q1, box.q2):
                 check_length(q, layer + 1)
                 if not (q > 0 and q.is_finite()):
@@ -409,7 +504,7 @@ def _balls(step: LayerMap, start: KernelBox, depth: int, work: Work) -> Trajecto
                 cs.append(box.c)
                 if still:
                     box = box._replace(c=Fraction(1))
-    return Trajectory(q1s, q1s if start.equal else q2s, cs)
+    return Trajectory(q1s, q1s if start.equal else q2s, cs, None, None if cs is None else dots)
 
 
 def _centred(step: LayerMap, start: KernelBox, depth: int, work: Work, fast: bool) -> Trajectory:
@@ -423,25 +518,29 @@ def _centred(step: LayerMap, start: KernelBox, depth: int, work: Work, fast: boo
     c = None if start.c is None else span(start.c, False, bits)
     widen = [1, 1]  # a box found not invariant is tried 4 times wider in the side that left it
     wait = 0  # layers until the next try of a settled box
+    dots: list[arb | None] = []
     for layer in range(depth):
         wait -= 1
         if fast and layer >= 3 and wait <= 0 and not _still(c):
             settled = _settled(step, qs, cs, q, c, work, widen)
             if settled is not None:
                 if settled:
+                    image, dot = settled
                     with ctx.workprec(bits):
-                        qs.extend(settled.q1 for _ in range(depth - layer))
+                        qs.extend(image.q1 for _ in range(depth - layer))
                         if cs is not None:
-                            cs.extend(settled.c for _ in range(depth - layer))
+                            cs.extend(image.c for _ in range(depth - layer))
+                    dots.extend(dot for _ in range(depth - layer))
                     break
                 wait = max(4, layer // 8)
         if fast and step.b == 0 and layer >= 2 and qs[-1] < qs[-2] and qs[-1] < arb(10) ** -digits:
             tail = step.tail(qs[-1], None if cs is None else cs[-1], work)
             if tail:
                 _append_tail(qs, cs, tail, depth - layer, bits)
-                break
+                return Trajectory(qs, qs, cs, layer, None if cs is None else dots)
         still = _still(c)
-        image = step.image(KernelBox(q, q, c), work)
+        image, dot = step.step(KernelBox(q, q, c), work)
+        dots.append(dot)
         check_length(image.q1, layer + 1)
         with ctx.workprec(bits):
             q = span(image.q1, True, bits)
@@ -458,7 +557,7 @@ def _centred(step: LayerMap, start: KernelBox, depth: int, work: Work, fast: boo
             raise NotProven(
                 "a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth"
             )
-    return Trajectory(qs, qs, cs)
+    return Trajectory(qs, qs, cs, None, None if cs is None else dots)
 
 
 def _split(step: LayerMap, start: KernelBox, depth: int, digits: int, fast: bool) -> Trajectory:
@@ -505,13 +604,14 @@ def _settled(
     c: Span | None,
     work: Work,
     widen: list[int],
-) -> KernelBox | bool | None:
+) -> tuple[KernelBox, arb | None] | bool | None:
     """A box holding every later layer, once the trajectory has settled near a fixed point: a box
     B = [q ± R_q] × [c ± R_c] around the last layer (centres and radii ``q``, ``c``) whose image
     F(B) lies inside B holds every later layer (the last one is in B, and F maps B into itself),
     and each of them, an image of a point of B, lies in F(B). R is a few times the last step over
     one minus the steps' ratio (the contraction seen so far). None: not yet small enough to try;
-    False: B was not invariant (``widen`` then grows in the side that left it)."""
+    False: B was not invariant (``widen`` then grows in the side that left it). With the box, the
+    NTK factor over it (every later layer's box lies in it)."""
     with ctx.workprec(64):
         small = arb(10) ** -(work.digits + 1)
         steps = [(_step_size(qs), _step_size(qs[:-1]))]
@@ -538,7 +638,7 @@ def _settled(
             if not as_arb(r_c) < small * abs(cs[-1]) + FLOOR * cs[-1].rad():
                 return None
     box = KernelBox(Span(q.mid, r_q), None, None if c is None else Span(c.mid, r_c))
-    image = step.image(box._replace(q2=box.q1), work)
+    image, dot = step.step(box._replace(q2=box.q1), work)
     with ctx.workprec(_bits(image.q1) + 64):
         outside = [not (image.q1.lower() >= as_arb(q.mid - r_q) and image.q1.upper() <= as_arb(q.mid + r_q))]
         if c is not None:
@@ -550,7 +650,7 @@ def _settled(
             if out:
                 widen[i] *= 4
         return False
-    return image
+    return image, dot
 
 
 def _bits(ball: arb) -> int:
@@ -622,6 +722,7 @@ def check_length(q: arb, layer: int) -> None:
 __all__ = [
     "BivariateMap",
     "ClosedMap",
+    "DeepKernels",
     "GatedMap",
     "KernelBox",
     "LayerMap",
@@ -629,7 +730,7 @@ __all__ = [
     "Trajectory",
     "Work",
     "check_length",
-    "clip",
+    "deep_kernels",
     "layer_map",
     "trajectory",
     "work_for",

@@ -33,6 +33,7 @@ from ..engine.gaussian_balls import (
     normalise,
     tail_bound,
 )
+from ..engine.precision import Precision
 from ..errors import PrecisionError
 
 # |m|/s below 2^−(bits of the digits + MARGIN_BITS) counts as tiny: u·K/|E1| must stay below
@@ -100,7 +101,7 @@ def tiny_mean_ball(
     if not bound.is_finite():
         return None
     u = mean / std
-    bits = max(int((digits + 10) * BITS_PER_DIGIT) + 64, *(_bits(x) for x in (e0, e1)))
+    bits = max(Precision(digits).ball_bits, *(_bits(x) for x in (e0, e1)))
     with ctx.workprec(bits):
         m, s = as_arb(mean), as_arb(std)
         value = e0 + m / (s * s) * e1

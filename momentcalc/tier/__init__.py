@@ -58,9 +58,10 @@ Names (all keyword arguments where they have options): ``Precision``, ``certify`
 ``moment_balls``, ``exact_moments``, ``bivariate_balls``, ``closed_form_kernel``,
 ``selu_constants``, ``activation``; deep networks at infinite width (``momentcalc.tier.propagation``:
 the propagation core ``kernel --depth`` and ``meanfield --depth`` are written on) ``KernelBox``,
-``LayerMap``, ``Trajectory``, ``layer_map``, ``trajectory``; results ``Computation``, ``Quantity``,
-``Sweep``, ``Listing``, ``Check``; errors ``InputError``, ``Outcome`` (a decided fact about the
-point: a sweep reports it in the point's row), ``PrecisionError``.
+``LayerMap``, ``Trajectory``, ``layer_map``, ``trajectory``, ``DeepKernels``, ``deep_kernels``;
+results ``Computation``, ``Quantity``, ``Sweep``, ``Listing``, ``Check``; errors ``InputError``,
+``Outcome`` (a decided fact about the point: a sweep reports it in the point's row),
+``PrecisionError``.
 """
 
 from __future__ import annotations
@@ -91,7 +92,9 @@ _GAUSSIAN = frozenset(
 )
 
 # Imported on first use (``momentcalc.tier.propagation``): the layer maps and their driver.
-_PROPAGATION = frozenset({"KernelBox", "LayerMap", "Trajectory", "layer_map", "trajectory"})
+_PROPAGATION = frozenset(
+    {"DeepKernels", "KernelBox", "LayerMap", "Trajectory", "deep_kernels", "layer_map", "trajectory"}
+)
 
 __all__ = [
     "INFINITY",

@@ -18,6 +18,9 @@ the next layer's:
   layer's image of every point of the box — a closed-form kernel in the mean-value form, the
   certified bivariate expectations in the centred form, a closed-kernel twin, a gated unit's
   maps from its gate's;
+* ``deep_kernels(layer_map, start, trajectory, digits)``: the NNGP Σ⁽ˡ⁾(x, x′) and NTK Θ⁽ˡ⁾(x, x′)
+  of the network at every layer (neural-tangents' NTK parametrization: Θ⁽ˡ⁺¹⁾ = Σ⁽ˡ⁺¹⁾ +
+  σ_w²·E[φ'(u)φ'(v)]·Θ⁽ˡ⁾);
 * ``trajectory(layer_map, start, depth, digits)``: the ``Trajectory`` of balls q1, q2, c at
   layers 0..depth, each to about ``digits`` digits. It owns what depth needs: a box proven mapped
   into itself holds every later layer (near a fixed point), a variance that fades geometrically
@@ -53,10 +56,19 @@ from ..catalog.gated import gated
 from ..engine.precision import Precision
 from ..errors import InputError
 from ..moments import propagation as _core
-from ..moments.propagation import KernelBox, LayerMap, Trajectory, Work
+from ..moments.propagation import DeepKernels, KernelBox, LayerMap, Trajectory, Work, deep_kernels
 from .inputs import number, positive
 
-__all__ = ["KernelBox", "LayerMap", "Trajectory", "Work", "layer_map", "trajectory"]
+__all__ = [
+    "DeepKernels",
+    "KernelBox",
+    "LayerMap",
+    "Trajectory",
+    "Work",
+    "deep_kernels",
+    "layer_map",
+    "trajectory",
+]
 
 
 def layer_map(

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Annotated
+
+import typer
 
 from ...defaults import KERNEL as DEFAULTS
 from ...result import Computation
@@ -16,10 +19,17 @@ Q1 = number("--q1", "Variance of u, > 0 (unequal variances: the DKS quantities a
 Q2 = number("--q2", "Variance of v, > 0.", optional=True)
 Depth = number(
     "--depth",
-    "Add correlation_layers: the correlation at layers 0..L of a plain deep network, L from 1 to 10000.",
+    "Add correlation_layers (the correlation at layers 0..L of a plain deep network, L from 1 to 10000) "
+    "and its NNGP and NTK kernels nngp_depth, ntk_depth.",
     sweep=False,
     optional=True,
 )
+Layers = Annotated[
+    bool,
+    typer.Option(
+        "--layers", help="With --depth: add nngp_layers and ntk_layers, the kernels at every layer 0..L."
+    ),
+]
 SigmaW2 = number("--sigma-w2", "With --depth: weight variance sigma_w^2, > 0. [default: 1]", optional=True)
 SigmaB2 = number("--sigma-b2", "With --depth: bias variance sigma_b^2, >= 0. [default: 0]", optional=True)
 
@@ -35,6 +45,8 @@ Examples:
   momentcalc kernel gelu --rho 0.99 --digits 40
 
   momentcalc kernel tanh --rho 0.2 --depth 10 --sigma-w2 1.5    correlations through 10 layers
+
+  momentcalc kernel relu --rho 0.5 --depth 3 --sigma-w2 2 --layers    NNGP and NTK at each layer
 
   momentcalc kernel 'x*tanh(softplus(x))' --q1 1 --q2 2 --rho -0.3 --json
 
@@ -52,6 +64,7 @@ def kernel(
     depth: Depth = None,
     sigma_w2: SigmaW2 = None,
     sigma_b2: SigmaB2 = None,
+    layers: Layers = False,
     *,
     params: Mapping[str, object],
     digits: int,
@@ -69,6 +82,7 @@ def kernel(
         depth=depth,
         sigma_w2=sigma_w2,
         sigma_b2=sigma_b2,
+        layers=layers,
         params=params,
         digits=digits,
         derive=derive,
