@@ -315,6 +315,7 @@ LOCAL_IMPORTS = {
     "computations/kernel.py -> .tier.propagation": "--depth only (the propagation core)",
     "catalog/resolving.py -> .catalog.expression_parse": "a catalog entry without hand-written functions only",
     "catalog/resolving.py -> .catalog.formulas": "a catalog entry without hand-written functions only",
+    "moments/activation_balls.py -> .catalog.formulas": "a catalog entry without ball functions only",
     "computations/kernel.py -> .symbolic.kernel": "--derive only (sympy)",
     "computations/kernel.py -> flint": "importing momentcalc.kernel loads no python-flint (first call)",
     "computations/meanfield/locate.py -> .computations.meanfield.prove": "importing momentcalc.meanfield stays light",

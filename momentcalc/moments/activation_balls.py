@@ -69,7 +69,6 @@ from . import tiny_mean
 from .laurent import laurent_ball
 from .normal_cdf import normal_cdf_ball
 from ..errors import PrecisionError
-from ..catalog.formulas import tree_of
 from ..catalog.ball_functions import BALL_CLOSED_FORMS, BALL_FUNCTIONS, EXP_POLYNOMIALS, STRIP_FUNCTIONS
 from ..catalog.expression_calculus import derivative
 from ..catalog.expression_domain import zeros
@@ -331,6 +330,8 @@ def model_of(act: Activation, mean: Fraction) -> Model:
     if act.expression:
         return expression_model(act.tree, mean)
     if act.name not in BALL_FUNCTIONS:
+        from ..catalog.formulas import tree_of
+
         tree = tree_of(act)
         if tree is not None:
             return expression_model(tree, mean)
