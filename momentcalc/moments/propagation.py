@@ -318,13 +318,29 @@ class ClosedMap(LayerMap):
             ww, bb, params = as_arb(self.w), as_arb(self.b), params_of(self.act)
             q1, c = ball(box.q1), None if box.c is None else ball(box.c)
             q2 = q1 if box.equal else ball(box.q2)
-            dot = None if c is None else self.closed(q1, q2, c, params)[1]
+            dot = None if c is None else self._slope(q1, q2, c, params)
             if box.equal:
                 still = box.c is not None and not isinstance(box.c, arb) and box.c == 1
                 q, c_next = closed_layer(self.closed, params, q1, None if still else c, ww, bb)
                 return KernelBox(q, q, arb(1) if still else c_next), dot
             v1, v2, c_next = split_closed_layer(self.closed, params, q1, q2, c, ww, bb)
             return KernelBox(v1, v2, c_next), dot
+
+    def _slope(self, q1: arb, q2: arb, c: arb, params: Any) -> arb:
+        """The closed form's E[φ'(u)φ'(v)] over the balls. A correlation ball clipped at 1 reaches
+        past it by its radius's rounding, where arccos is not defined: there, from c's lower end
+        ≥ 0, the hull of the values at that end and at 1 (these kernels' E[φ'(u)φ'(v)] is
+        nondecreasing in c on [0, 1]: Mehler's expansion, Σ a_k·b_k·c^k with a_k·b_k ≥ 0 for
+        relu, leaky_relu, relu2 (scale-free or homogeneous slopes), erf (both even, signs (−1)^k)
+        and identity), else within ±E[φ'²]-bounds by Cauchy–Schwarz."""
+        if c.upper() <= 1 and c.lower() >= -1:
+            return self.closed(q1, q2, c, params)[1]
+        low, one = arb(c.lower()).max(arb(-1)), arb(1)
+        top = self.closed(q1, q2, one, params)[1]
+        if low >= 0:
+            return arb(self.closed(q1, q2, low, params)[1].lower()).union(arb(top.upper()))
+        bound = (self.closed(q1, q1, one, params)[1] * self.closed(q2, q2, one, params)[1]).sqrt()
+        return arb(0, bound.upper())
 
 
 class GatedMap(LayerMap):
