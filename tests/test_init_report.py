@@ -321,6 +321,14 @@ def test_width_tables_flag_a_contradiction():
     assert result.inputs["parametrization"] == "ntk"
     rows = {row["group"]: row for row in result.extra["width"]}
     assert rows["q"]["forward"] == "m^-0.5 = 0.57735" and rows["q"]["code_init_std"] == "1"
+    # no published Adam rule for the NTK parametrization: n/a, with the reason in a note
+    assert {row["lr_adam"] for row in rows.values()} == {"n/a"}
+    assert any("no Adam rule is published" in note for note in result.notes)
+    umup = init_report(FIXTURES / "gpt2_small.json", parametrization="umup", base_width=256, digits=6)
+    rows = {row["group"]: row for row in umup.extra["width"]}
+    assert rows["q"]["lr_adam"] == "m^-0.5 = 0.57735" and rows["head"]["lr_adam"] == "1"
+    assert {row["lr_sgd"] for row in rows.values()} == {"n/a"}
+    assert any("lr_scale_func_adam" in note for note in umup.notes)
     mup = init_report(FIXTURES / "gpt2_small.json", parametrization="mup", base_width=256, digits=6)
     rows = {row["group"]: row for row in mup.extra["width"]}
     assert rows["head"]["init_std"] == "m^-1 = 0.333333" and rows["q"]["lr_adam"] == "m^-1 = 0.333333"

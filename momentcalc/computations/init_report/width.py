@@ -10,7 +10,7 @@ of the init std, of the forward pass (a constant the layer's output is multiplie
 learning rate (SGD and Adam), each a power of m:
 
     sp    init 1, m^-1/2, m^-1/2   forward 1, 1, 1              SGD 1, 1, 1        Adam 1, 1, 1
-    ntk   init 1, 1, 1             forward 1, m^-1/2, m^-1/2    SGD 1, 1, 1        Adam 1, 1, 1
+    ntk   init 1, 1, 1             forward 1, m^-1/2, m^-1/2    SGD 1, 1, 1        Adam -
     mup   init 1, m^-1/2, m^-1     forward 1, 1, 1              SGD m, 1, m^-1     Adam 1, m^-1, m^-1
     umup  init 1, 1, 1             forward 1, m^-1/2, m^-1      SGD -              Adam m^-1/2, m^-1/2, 1
 
@@ -43,9 +43,9 @@ TABLE: dict[str, dict[str, tuple[Fraction | None, ...]]] = {
         "output": (Fraction(-1, 2), Fraction(0), Fraction(0), Fraction(0)),
     },
     "ntk": {
-        "input": (Fraction(0), Fraction(0), Fraction(0), Fraction(0)),
-        "hidden": (Fraction(0), Fraction(-1, 2), Fraction(0), Fraction(0)),
-        "output": (Fraction(0), Fraction(-1, 2), Fraction(0), Fraction(0)),
+        "input": (Fraction(0), Fraction(0), Fraction(0), None),
+        "hidden": (Fraction(0), Fraction(-1, 2), Fraction(0), None),
+        "output": (Fraction(0), Fraction(-1, 2), Fraction(0), None),
     },
     "mup": {
         "input": (Fraction(0), Fraction(0), Fraction(1), Fraction(0)),
@@ -142,6 +142,17 @@ def plan(model: Model, drawn: list[Group], parametrization: object, base_width: 
     ]
     if scale2 is not None:
         notes.append(f"{name} scales attention logits by 1/d_head: the forward figures use it")
+    if name == "ntk":
+        notes.append(
+            "ntk: the NTK parametrization is stated for SGD (Yang & Hu, 2021, Tensor Programs IV); no Adam "
+            "rule is published for it, so its Adam multipliers are n/a"
+        )
+    if name == "umup":
+        notes.append(
+            "umup: Adam's multipliers as Blake et al., 2024, Table 2 state them (Graphcore's unit-scaling "
+            "library, optim.lr_scale_func_adam: input and hidden 1/sqrt(fan-in ratio), output 1); u-μP "
+            "gives no SGD rule (n/a)"
+        )
     if name == "mup":
         notes.append(
             "μP's output row in the form of Tensor Programs V, Table 3 (init std m^-1); the mup package's "
