@@ -145,14 +145,21 @@ def test_audit_cancellation_gives_the_right_digits(cli, expression, mean, exact,
     assert result["certified"] is True and 0 < result["error_bound"]  # (a double: 1e-575 is its smallest)
 
 
-def test_cancellation_beyond_reach_is_exit_3(cli, monkeypatch):
-    """E[sin(40X)], X ~ N(0.3, 2.5²) = e^{−5000}·sin(12): beyond the precision limit, so exit 3
-    (never digits that two precisions merely agree on). The limit is lowered to reach the
-    same verdict sooner."""
+def test_cancellation_beyond_reach_leaves_the_value_out(cli, monkeypatch):
+    """E[sin(40X)], X ~ N(0.3, 2.5²) = e^{−5000}·sin(12): beyond the precision limit, so the
+    mean (and the variance and centered gain made from it) are left out with the reason (never
+    digits that two precisions merely agree on); the moments that can be proven are printed.
+    The limit is lowered to reach the same verdict sooner."""
     monkeypatch.setattr(gaussian_balls, "MAX_CANCELLATION_DIGITS", 150)
     run = cli("activation-moment", "sin(40*x)", "--mean", "0.3", "--std", "2.5", "--json")
-    assert run.code == 3
-    assert run.stdout.count("\n") <= 1 and "cancels" in run.json()["error"]["message"]
+    assert run.code == 0
+    doc = run.json()
+    assert set(doc["results"]) == {"second_moment", "rms", "gain", "derivative_second_moment"}
+    # E[sin²(40X)] = (1 − e^{−2·40²·2.5²}·cos(24))/2 and E[(40cos(40X))²] = 800·(1 + e^{−20000}cos(24))
+    assert doc["results"]["second_moment"]["decimal"] == "0.500000000000000"
+    assert doc["results"]["derivative_second_moment"]["decimal"] == "800.000000000000"
+    (note,) = [n for n in doc["notes"] if "left out" in n]
+    assert note.startswith("mean, variance and centered_gain are left out: ") and "cancels" in note
 
 
 def test_json_carries_the_proof(cli):

@@ -26,7 +26,17 @@ from ..catalog import CATALOG, resolve
 from ..catalog.gated import GATED, Gated, gated
 from ..defaults import ACTIVATION_MOMENT as DEFAULTS
 from ..engine.numbers import as_number
-from ..moments import SUMMARY, exact_moments, gaussian_moments, midpoint, moment_balls, radius
+from ..moments import (
+    DERIVATIVE_SECOND_MOMENT,
+    MEAN,
+    SECOND_MOMENT,
+    SUMMARY,
+    exact_moments,
+    gaussian_moments,
+    midpoint,
+    moment_balls,
+    radius,
+)
 from ..tier import (
     Computation,
     InputError,
@@ -36,9 +46,11 @@ from ..tier import (
     check_digits,
     exact_ball,
     exactly,
+    PrecisionError,
     prove,
     quantities,
 )
+from ..tier.proof import rounds
 
 # CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
 COMMANDS = {"activation-moment": "activation_moment", "activations": "catalog_listing"}
@@ -86,7 +98,11 @@ def activation_moment(
     unit = gated(name)
     if unit is not None:
         return _gated_moments(unit, mean=mean, std=std, params=params, digits=digits, derive=derive)
-    balls = moment_balls(name, mean=mean, std=std, digits=digits, params=params)
+    left_out: tuple[str, ...] = ()
+    try:
+        balls = moment_balls(name, mean=mean, std=std, digits=digits, params=params)
+    except PrecisionError as error:
+        balls, left_out = _partial_balls(name, mean, std, digits, params, error)
     values = {key: midpoint(ball) for key, ball in balls.items()}
     act = resolve(name, params)
     mu, sigma = as_number(mean, "mean"), as_number(std, "std")
@@ -117,10 +133,12 @@ def activation_moment(
         if key in exact
         else {"value": values[key], "certified": True, "error_bound": radius(balls[key])}
         for key in RESULTS
+        if key in exact or key in balls
     }
-    notes = ()
+    notes: tuple[str, ...] = ()
     if act.expression:
         notes = (f"phi(x) = {act.formula}",)
+    notes += left_out
     return Computation(
         "activation_moment",
         inputs,
@@ -132,6 +150,77 @@ def activation_moment(
 
 
 __all__ = ["activation_moment", "catalog_listing", "RESULTS", "DESCRIPTIONS"]
+
+# Extra digits asked of a moment when rms or gain, computed from it, does not round yet.
+PARTIAL_EXTRA_DIGITS = (0, 6, 24)
+
+
+def _partial_balls(
+    name: str,
+    mean: object,
+    std: object,
+    digits: int,
+    params: Mapping[str, object] | None,
+    error: PrecisionError,
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """Where not every result can be proven: each moment by itself (``expectation_balls``), rms
+    and gain from the second moment, and the notes that say which results are left out and why
+    (a value that cannot be proven is not printed; the others are). Re-raises ``error`` when no
+    moment can be proven."""
+    from ..moments import expectation_balls
+
+    balls: dict[str, Any] = {}
+    reasons: dict[str, str] = {}
+    for key, monomial in (
+        ("mean", MEAN),
+        ("second_moment", SECOND_MOMENT),
+        ("derivative_second_moment", DERIVATIVE_SECOND_MOMENT),
+    ):
+        try:
+            balls[key] = expectation_balls(
+                name, [monomial], mean=mean, std=std, digits=digits, params=params
+            )[0]
+        except PrecisionError as failed:
+            reasons[key] = _reason(failed)
+    if not balls:
+        raise error
+    if "second_moment" in balls:
+        for extra in PARTIAL_EXTRA_DIGITS:
+            m2 = expectation_balls(
+                name, [SECOND_MOMENT], mean=mean, std=std, digits=digits + extra, params=params
+            )[0]
+            with arb_precision(bits_for(digits + extra + 10)):
+                rms = m2.sqrt()
+                gain = 1 / rms
+            if rounds(rms, digits) and rounds(gain, digits):
+                balls.update(rms=rms, gain=gain)
+                break
+        else:
+            reasons["rms"] = reasons["gain"] = "on a rounding tie within the precision limit"
+    # The variance is what failed when both moments it is made of are proven.
+    variance_reason = reasons.get("mean") or reasons.get("second_moment") or _reason(error)
+    reasons["variance"] = reasons["centered_gain"] = variance_reason
+    by_reason: dict[str, list[str]] = {}
+    for key in RESULTS:
+        if key in reasons:
+            by_reason.setdefault(reasons[key], []).append(key)
+    notes = tuple(
+        f"{_listed(keys)} {'is' if len(keys) == 1 else 'are'} left out: {reason}"
+        for reason, keys in by_reason.items()
+    )
+    return balls, notes
+
+
+def _listed(keys: list[str]) -> str:
+    """a; a and b; a, b and c."""
+    return keys[0] if len(keys) == 1 else f"{', '.join(keys[:-1])} and {keys[-1]}"
+
+
+def _reason(error: PrecisionError) -> str:
+    """A PrecisionError's message without the activation's name in front."""
+    head, colon, rest = error.template.partition(": ")
+    return rest if colon and head.startswith("{activation}") else error.message
+
 
 GATED_DESCRIPTIONS = {
     "mean": "E[a*g(b)] = E[a]*E[g(b)], a, b independent ~ N(mean, std^2)",
