@@ -32,6 +32,7 @@ from ..moments import (
     SECOND_MOMENT,
     SUMMARY,
     exact_moments,
+    expectation_balls,
     gaussian_moments,
     midpoint,
     moment_balls,
@@ -167,8 +168,6 @@ def _partial_balls(
     and gain from the second moment, and the notes that say which results are left out and why
     (a value that cannot be proven is not printed; the others are). Re-raises ``error`` when no
     moment can be proven."""
-    from ..moments import expectation_balls
-
     balls: dict[str, Any] = {}
     reasons: dict[str, str] = {}
     for key, monomial in (
