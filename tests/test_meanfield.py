@@ -605,3 +605,49 @@ def test_a_zero_slope_at_zero_gives_chi1_zero_not_the_finite_difference():
     ξ_q = 0.0042; Richardson's step makes a slope linear in x near 0 exact."""
     r = meanfield("relu2", sigma_w2="0.5", sigma_b2="0")
     assert r.value("q_star") == 0 and r.value("chi1") == 0 and r.value("depth_scale_q") == 0
+
+
+def _relu2_correlation_map(c):
+    """R(c) = E[relu(u)²relu(v)²]/E[relu(Z)⁴] and R'(c) = E[φ'(u)φ'(v)]/E[relu(Z)⁴] for unit
+    (u, v) with correlation c, by quadrature over u > 0 of the conditional moments of
+    v = c·u + s·W (s = √(1 − c²)): E[relu(a + sW)²] = (a² + s²)Φ(a/s) + a·s·ϕ(a/s) and
+    E[relu(a + sW)] = a·Φ(a/s) + s·ϕ(a/s) (not the arc-cosine closed form)."""
+    s = mpmath.sqrt(1 - c * c)
+
+    def second(u):
+        a = c * u
+        return (a * a + s * s) * mpmath.ncdf(a / s) + a * s * mpmath.npdf(a / s)
+
+    def first(u):
+        a = c * u
+        return a * mpmath.ncdf(a / s) + s * mpmath.npdf(a / s)
+
+    top = mpmath.mpf(3) / 2
+    value = mpmath.quad(lambda u: u**2 * second(u) * mpmath.npdf(u), [0, 4, mp.inf]) / top
+    slope = mpmath.quad(lambda u: 4 * u * first(u) * mpmath.npdf(u), [0, 4, mp.inf]) / top
+    return value, slope
+
+
+def test_relu2_correlations_at_q_star_zero_settle_at_a_proven_c_star():
+    """relu2 at σ_b² = 0 is homogeneous of degree 2: every layer maps c -> R(c) = k(c)/k(1),
+    whose stable fixed point c* ≈ 0.38 (c = 1 repels with slope 4/3) and ξ_c = −1/ln R'(c*)
+    are certified (was c* nan, ξ_c inf, nothing certified). The printed c* is bracketed by the
+    quadrature route: R(c) − c changes sign within half a unit of its last digit."""
+    digits = 20
+    r = meanfield("relu2", sigma_w2="0.5", sigma_b2="0", digits=digits)
+    assert all(r[name].certified for name in ("q_star", "chi1", "c_star", "depth_scale_q", "depth_scale_c"))
+    assert r.value("q_star") == 0 and r.value("chi1") == 0 and r.value("depth_scale_q") == 0
+    with mp.workdps(45):
+        c = mpmath.mpf(mpmath.nstr(r.value("c_star"), digits))
+        half = mpmath.mpf(10) ** (mpmath.floor(mpmath.log10(c)) - digits + 1) / 2
+        assert _relu2_correlation_map(c - half)[0] > c - half
+        assert _relu2_correlation_map(c + half)[0] < c + half
+        slope = _relu2_correlation_map(c)[1]
+        assert _agree(r.value("depth_scale_c"), -1 / mpmath.log(slope), 15)
+    assert "c* = 0.379957" in " ".join(r.notes)
+
+
+def test_relu2_q_star_zero_needs_q0_below_the_repelling_point():
+    """q -> σ_w²·(3/2)·q²: from q0 = 1 the length falls to 0 for σ_w² < 2/3 only."""
+    r = meanfield("relu2", sigma_w2="0.6", sigma_b2="0")
+    assert r.value("q_star") == 0 and r["c_star"].certified

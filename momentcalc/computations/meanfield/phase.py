@@ -67,6 +67,16 @@ def zero_correlations(linear: bool) -> str:
     )
 
 
+def homogeneous_zero(name: str, c_star: mpmath.mpf, xi: mpmath.mpf) -> str:
+    return (
+        f"q* = 0: {name} is positively homogeneous of degree 2, so with sigma_b2 = 0 the length map "
+        "q -> sigma_w2*(3/2)*q^2 takes q to 0 faster than any exponential (chi1 = 0, depth_scale_q = 0), "
+        "and every layer maps correlations by the same c -> k(c)/k(1), k the degree-2 arc-cosine kernel "
+        f"(Cho & Saul 2009): its stable fixed point c* = {mpmath.nstr(c_star, 6)} (c = 1 repels, slope 4/3) "
+        f"is reached from every c0 < 1, 1/e every {mpmath.nstr(xi, 4)} layers"
+    )
+
+
 def repels(q: mpmath.mpf, slope: mpmath.mpf) -> str:
     return (
         f"q* = {mpmath.nstr(q, 6)} repels: the length map's slope there is {mpmath.nstr(slope, 4)} "

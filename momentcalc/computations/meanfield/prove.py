@@ -51,6 +51,7 @@ from ...engine.rounding import ball_text
 from ...errors import MomentcalcError
 from ...moments import expectation_balls
 from ...tier import Precision, arb_precision
+from . import homogeneous_zero
 from .model import Model
 
 # q*'s interval is q̃·(1 ± 2·10^−(digits + ROOT_GUARD)); the expectations carry EXTRA more digits.
@@ -359,7 +360,12 @@ def _chaotic(
 
 
 def prove_at_zero(
-    model: Model, w: Fraction | None, b: Fraction, c_star_is_one: bool, digits: int
+    model: Model,
+    w: Fraction | None,
+    b: Fraction,
+    c_star_is_one: bool,
+    digits: int,
+    q0: Fraction | None = None,
 ) -> dict[str, Any]:
     """The q* = 0 limits (σ_b² = 0, φ(0) = 0) for an activation with a kernel on balls, whose
     A(q) <= q·B(0), or one the catalog declares within its one-sided tangents at 0
@@ -369,6 +375,8 @@ def prove_at_zero(
     positively homogeneous φ the correlation map does not depend on q, and as q -> 0 any such φ
     acts as its linearisation at 0, which is positively homogeneous: ξ_c is infinite, and c* = 1
     where φ'(0−) ≠ φ'(0+) (``c_star_is_one``). Empty when none of this applies."""
+    if homogeneous_zero.applies(model.act.name, model.act.expression, b):
+        return _homogeneous_at_zero(model, w, q0, digits)
     lengths = None if model.act.expression else BALL_LENGTHS.get(model.act.name)
     tangent = not model.act.expression and model.act.tangent_bound
     if b != 0 or (lengths is None and not tangent):
@@ -397,6 +405,30 @@ def prove_at_zero(
             if c_star_is_one and not (left - right).contains(0):  # φ'(0−) ≠ φ'(0+), proven
                 out["c_star"] = Fraction(1)
         return out
+
+
+def _homogeneous_at_zero(
+    model: Model, w: Fraction | None, q0: Fraction | None, digits: int
+) -> dict[str, Any]:
+    """q* = 0 for relu2 at σ_b² = 0 (``homogeneous_zero``): proven when q0 lies below the
+    repelling fixed point; χ₁ = 0 and depth_scale_q = 0 exactly, c* bracketed, ξ_c from R'(c*)."""
+    if w is None or q0 is None or not homogeneous_zero.reaches_zero(model.act.name, w, q0):
+        return {}
+    given = dict(model.act.values)
+    with arb_precision(Precision(digits + 20, guard=0).bits):
+        params = {p.name: _arb(Fraction(given.get(p.name, p.default))) for p in model.act.params}
+    c_star, slope = homogeneous_zero.correlation_fixed_point(model.act.name, params, digits)
+    out: dict[str, Any] = {
+        "q_star": Fraction(0),
+        "chi1": Fraction(0),
+        "depth_scale_q": Fraction(0),
+        "c_star": c_star,
+    }
+    with arb_precision(Precision(digits + 20, guard=0).bits):
+        xi = _depth(slope)
+    if xi is not None:
+        out["depth_scale_c"] = xi
+    return out
 
 
 def _slopes_at_zero(model: Model, params: dict[str, Any]) -> tuple[Any, Any]:

@@ -42,7 +42,9 @@ from ...engine.numbers import to_mpf, to_text
 from ...engine.precision import working_dps
 from ...result import replace
 from ...tier import INFINITY, Computation, PrecisionError, Quantity, fields_of
-from . import phase
+from ...engine.gaussian_balls import as_arb as arb_of
+from ...moments import midpoint
+from . import homogeneous_zero, phase
 from .inputs import Inputs
 from .locate import (
     LOCATE_DIGITS,
@@ -366,7 +368,12 @@ def _attempt(given: Inputs, work: int, fold: int) -> _Found:
                 from .prove import prove_at_zero
 
                 found.proof = prove_at_zero(
-                    model, None if critical else given.sigma_w2, given.sigma_b2, results["c_star"] == 1, work
+                    model,
+                    None if critical else given.sigma_w2,
+                    given.sigma_b2,
+                    results["c_star"] == 1,
+                    work,
+                    q0=given.q0,
                 )
     return found
 
@@ -429,6 +436,24 @@ def _length_preserved(q0: Fraction, second: Fraction, critical: bool, kink: bool
     return out
 
 
+def _homogeneous_at_zero(
+    model: Model, out: dict[str, mpmath.mpf], digits: int, notes: list[str]
+) -> dict[str, mpmath.mpf]:
+    """q* = 0 for relu2 (``homogeneous_zero``): χ₁ = 0, depth_scale_q = 0, and the correlation
+    map's stable fixed point c* in (0, 1), the same map at every layer."""
+    given = dict(model.act.values)
+    params = {p.name: arb_of(Fraction(given.get(p.name, p.default))) for p in model.act.params}
+    c_star, slope = homogeneous_zero.correlation_fixed_point(model.act.name, params, digits)
+    out.update(
+        chi1=mp.zero,
+        depth_scale_q=mp.zero,
+        c_star=midpoint(c_star),
+        depth_scale_c=_depth_scale(midpoint(slope)),
+    )
+    notes.append(phase.homogeneous_zero(model.act.name, out["c_star"], out["depth_scale_c"]))
+    return out
+
+
 def _depth_scale(slope: mpmath.mpf) -> mpmath.mpf:
     """−1/ln|slope|: inf at |slope| = 1, 0 at slope = 0."""
     s = abs(slope)
@@ -463,6 +488,8 @@ def _at_fixed_point(
         left, right = slopes
         chi = w * (left**2 + right**2) / 2
         out["chi1"] = chi
+        if not critical and homogeneous_zero.applies(model.act.name, model.act.expression, b):
+            return _homogeneous_at_zero(model, out, digits, notes)
         if critical or _is_one(chi, digits):
             out["chi1"] = mp.one if critical else chi
             out["depth_scale_q"] = mpmath.inf
