@@ -18,8 +18,6 @@ from tests.conftest import invoke
 def _figure(*args):
     """The Figure --plot would write for ``momentcalc ARGS`` (built by the same code)."""
     pytest.importorskip("matplotlib")
-    from momentcalc.cli.figures import Figures, plotted_names
-    from momentcalc.render.figure import build_figure
 
     captured = {}
     import momentcalc.render.figure as figure_module
@@ -105,6 +103,43 @@ def test_swept_activations_are_named_positions():
     ax = figure.axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["gelu", "swish", "mish"]
     assert ax.lines[0].get_data()[1][0] == pytest.approx(1.5335304411955)
+    assert ax.lines[0].get_linestyle() == "None" and ax.lines[0].get_marker() == "o"  # no line joins names
+
+
+def test_a_swept_activation_beside_a_numeric_option_is_one_line_per_activation():
+    """Was a traceback (could not convert string to float: 'relu') after the whole computation."""
+    figure = _figure(
+        "kernel", "relu,tanh", "--rho", "0,0.5", "--plot-y", "nngp", "--plot-y", "ntk_derivative"
+    )
+    (ax,) = figure.axes
+    labels = [line.get_label() for line in ax.lines]
+    assert labels == ["relu: nngp", "relu: ntk_derivative", "tanh: nngp", "tanh: ntk_derivative"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == labels
+    x, y = ax.lines[0].get_data()
+    assert list(x) == [0, 0.5] and y[0] == pytest.approx(1 / (2 * math.pi))  # relu's E[phi(u)phi(v)] at rho 0
+    assert list(ax.lines[2].get_data()[1]) == [0, pytest.approx(0.186324, abs=1e-6)]  # tanh is odd
+    assert all(line.get_linestyle() == "-" for line in ax.lines)  # along rho: lines
+
+
+def test_a_swept_activation_beside_two_numeric_options_is_one_heat_map_per_activation():
+    figure = _figure(
+        "meanfield",
+        "relu,tanh",
+        "--sigma-w2",
+        "1:3:1",
+        "--sigma-b2",
+        "0,0.1",
+        "--plot-y",
+        "chi1",
+        "--digits",
+        "6",
+    )
+    panels = [ax for ax in figure.axes if ax.collections and ax.get_title()]
+    assert [ax.get_title() for ax in panels] == ["relu", "tanh"]
+    assert len(figure.axes) == 3  # and one colour bar for both
+    relu = panels[0].collections[0].get_array().reshape(2, 3)
+    assert relu[0][0] == pytest.approx(0.5) and relu[0][1] == pytest.approx(1)  # sigma_w2 / 2
+    assert panels[0].collections[0].norm is panels[1].collections[0].norm  # one colour scale
 
 
 @pytest.mark.parametrize(
@@ -128,6 +163,11 @@ def test_swept_activations_are_named_positions():
             "cannot be combined with --format csv",
         ),
         (("truncnorm", "--std", "1,2", "--plot", "/nonexistent/dir/t.png"), "--plot cannot write"),
+        (("truncnorm", "--std", "1,2", "--plot", ""), "--plot must be a file name ending in .png"),
+        (
+            ("kernel", "relu", "--rho", "0,1", "--q1", "1,2", "--q2", "1,2", "--plot", "t.png"),
+            "3 numeric options",
+        ),
     ],
 )
 def test_figure_refusals_are_exit_2_with_nothing_on_stdout(args, needle, tmp_path, monkeypatch):
@@ -149,6 +189,34 @@ def test_without_matplotlib_plot_says_how_to_install_it():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert proc.returncode == 2 and proc.stdout == ""
     assert "pip install 'momentcalc[plot]'" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_matplotlib_whose_import_fails_is_exit_2_before_computing():
+    """Installed but broken (a shared library it needs is missing): one line, no traceback."""
+    code = (
+        "import sys, importlib.abc, importlib.machinery\n"
+        "class Broken(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name.split('.')[0] == 'matplotlib':\n"
+        "            return importlib.machinery.ModuleSpec(name, self, is_package=True)\n"
+        "    def create_module(self, spec):\n"
+        "        return None\n"
+        "    def exec_module(self, module):\n"
+        "        raise ImportError('libfreetype.so.6: cannot open shared object file')\n"
+        "sys.meta_path.insert(0, Broken())\n"
+        "sys.argv = ['momentcalc', 'truncnorm', '--std', '1,2', '--plot', 'x.png']\n"
+        "from momentcalc.cli.app import main; main()"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr, proc.stderr
+    (line,) = proc.stderr.splitlines()
+    assert "--plot needs matplotlib" in line and "libfreetype.so.6" in line
+    assert "pip install 'momentcalc[plot]'" in line
+
+
+def test_help_says_plot_replaces_the_file():
+    run = invoke("kernel", "--help")
+    assert "Replaces FILE if it exists" in " ".join(run.stdout.split())
 
 
 def test_a_default_call_never_imports_matplotlib():

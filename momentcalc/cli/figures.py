@@ -43,16 +43,31 @@ def figure_options(
             raise InputError(
                 param="plot", allowed=f"a file name ending in {', '.join(SUFFIXES)}", got=repr(plot)
             )
-        import importlib.util
-
-        if importlib.util.find_spec("matplotlib") is None:
-            raise InputError(f"{{plot}} needs matplotlib, which is not installed: {INSTALL}", param="plot")
+        check_matplotlib()
     if chart is not None and (get or form not in ("table", "text")):
         shown = "--get" if get else f"--format {form}"
         raise InputError(
             f"{{chart}} draws under the table; it cannot be combined with {shown}", param="chart"
         )
     return Figures(plot, tuple(plot_y or ()), chart)
+
+
+def check_matplotlib() -> None:
+    """Import what drawing needs, before any work: a matplotlib that is missing, or whose import
+    fails (a shared library it needs is missing), is exit 2 saying what to install."""
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        raise InputError(f"{{plot}} needs matplotlib, which is not installed: {INSTALL}", param="plot")
+    try:
+        import matplotlib.figure  # noqa: F401
+    except ImportError as error:
+        reason = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise InputError(
+            f"{{plot}} needs matplotlib, which is installed but cannot be imported ({reason}): "
+            f"reinstall it with {INSTALL} --force-reinstall",
+            param="plot",
+        ) from None
 
 
 def _first(result: Computation | Sweep) -> Computation:
@@ -107,13 +122,16 @@ def plotted_names(figures: Figures, result: Computation | Sweep) -> tuple[str, .
             param="plot_y",
         )
     if isinstance(result, Sweep) and not first[names[0]].is_list:
-        if len(result.swept) > 2:
+        from ..render.figure import swept_axes
+
+        numeric, _categorical = swept_axes(result)
+        if len(numeric) > 2:
             raise InputError(
-                f"{{plot}} draws a sweep over one option (lines) or two (a heat map); this one sweeps "
-                f"{len(result.swept)}",
+                "{plot} draws a sweep over one numeric option (lines) or two (a heat map), with a line "
+                f"or a panel per activation; this one sweeps {len(numeric)} numeric options",
                 param="plot",
             )
-        if len(result.swept) == 2 and len(names) > 1:
+        if len(numeric) == 2 and len(names) > 1:
             raise InputError(
                 "{plot_y} a sweep over two options is drawn as a heat map of one result: give one --plot-y",
                 param="plot_y",

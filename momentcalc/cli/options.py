@@ -168,7 +168,8 @@ Plot = Annotated[
         "--plot",
         metavar="FILE",
         help="Also write a figure of a sweep or list-valued result (.png, .svg, .pdf): the swept option on x "
-        "(two swept options: a heat map). Needs: pip install 'momentcalc[plot]'.",
+        "(two swept options: a heat map; a line or a panel per swept activation). Replaces FILE if it "
+        "exists. Needs: pip install 'momentcalc[plot]'.",
     ),
 ]
 PlotY = Annotated[

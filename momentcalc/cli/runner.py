@@ -199,7 +199,7 @@ def execute(
             params=("format",),
         )
     figures = None
-    if plot or plot_y or chart:
+    if plot is not None or plot_y or chart is not None:
         from .figures import figure_options
 
         figures = figure_options(plot, plot_y, chart, form, get)
