@@ -13,13 +13,16 @@ name). A line containing ``momentcalc: ignore`` is skipped.
 
 from __future__ import annotations
 
+import codecs
 import fnmatch
+import io
 import os
+import re
+import tokenize
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 
 from ..tier import InputError, Listing
-from .code_context import PYTHON, findings_in
+from .code_context import PYTHON, findings_in, source_lines
 from .identify import finding_fields
 
 REGEX = (
@@ -66,15 +69,37 @@ def audit(
                 f"{{path}} {path!r} does not exist", param="path", allowed="existing files or directories"
             )
     findings: list[dict] = []
+    skipped: list[dict] = []
     scanned = 0
-    for path in files(paths, include, exclude):
+    candidates = 0
+    for path in files(paths, include, exclude, skipped):
+        candidates += 1
+        try:
+            findings += scan_file(path)
+        except Skipped as why:
+            skipped.append({"path": path.replace(os.sep, "/"), "kind": why.kind, "reason": why.reason})
+            continue
+        except Exception as error:  # a bug of ours on this file: reported, the run goes on, exit 3
+            skipped.append(
+                {
+                    "path": path.replace(os.sep, "/"),
+                    "kind": "error",
+                    "reason": f"momentcalc failed on it ({type(error).__name__}: {error})",
+                }
+            )
+            continue
         scanned += 1
-        findings += scan_file(path)
+    if not candidates and not skipped:
+        raise InputError(
+            f"{{path}} {', '.join(repr(p) for p in paths)} holds no file to scan (audit reads "
+            f"{', '.join(PYTHON + REGEX)}, or what --include names)",
+            param="path",
+        )
     worst = "inexact" if strict else "wrong"
-    ok = not any(_fails(f, worst) for f in findings)
+    ok = not any(_fails(f, worst) for f in findings) and not (strict and skipped)
     rows = tuple(
         {
-            "location": f"{f['path']}:{f['line']}:{f['column']}",
+            "location": f"{shown(f['path'])}:{f['line']}:{f['column']}",
             "literal": f["literal"],
             "constant": f["constant"]["id"],
             "exact": f["constant"]["exact"],
@@ -85,7 +110,9 @@ def audit(
     )
     counts = {v: sum(f["verdict"] == v for f in findings) for v in SEVERITY}
     notes = (
-        f"{scanned} files scanned; {len(findings)} constants identified: {counts['ok']} ok, "
+        f"{scanned} files scanned"
+        + (f", {len(skipped)} skipped" if skipped else "")
+        + f"; {len(findings)} constants identified: {counts['ok']} ok, "
         f"{counts['inexact']} inexact, {counts['wrong']} wrong",
     )
     return Listing(
@@ -94,7 +121,7 @@ def audit(
         rows,
         title="audit: initialization constants in the code, against their exact values",
         ok=ok,
-        extra={"findings": findings, "files_scanned": scanned},
+        extra={"findings": findings, "files_scanned": scanned, "skipped": skipped},
         notes=notes,
         labels={"digits": "digits correct/written"},
         rows_in_json=False,
@@ -106,6 +133,16 @@ def audit(
     )
 
 
+# What a terminal would act on: C0 and C1 controls (ESC among them), line and paragraph
+# separators, bidirectional overrides and isolates. Shown as Python escapes.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def shown(path: str) -> str:
+    """A path as it may reach a terminal or a text table: control characters escaped."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), path)
+
+
 def _fails(finding: dict, worst: str) -> bool:
     """Does the finding fail the run? (Test data never does: it is reported, marked.)"""
     return SEVERITY[finding["verdict"]] >= SEVERITY[worst] and not finding.get("test_data")
@@ -114,7 +151,10 @@ def _fails(finding: dict, worst: str) -> bool:
 # --- files -------------------------------------------------------------------------------------
 
 
-def files(paths: Sequence[str], include: Sequence[str], exclude: Sequence[str]) -> Iterator[str]:
+def files(
+    paths: Sequence[str], include: Sequence[str], exclude: Sequence[str], skipped: list[dict] | None = None
+) -> Iterator[str]:
+    """The files to scan under ``paths``; what cannot be walked is added to ``skipped``."""
     for path in paths:
         if os.path.isfile(path):
             if _wanted(os.path.basename(path), os.path.basename(path), include, exclude, explicit=True):
@@ -188,12 +228,62 @@ def _ignored(root: str, name: str, is_dir: bool, rules: list[tuple[str, str, boo
 # --- one file ----------------------------------------------------------------------------------
 
 
-def scan_file(path: str) -> list[dict]:
+class Skipped(Exception):
+    """A file audit could not read as text: ``kind`` (unreadable, undecodable, special,
+    too_large, error) and the reason in words."""
+
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(kind, reason)
+        self.kind, self.reason = kind, reason
+
+
+# UTF-32 before UTF-16: UTF-32-LE's BOM begins with UTF-16-LE's.
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def decode(path: str, data: bytes) -> str:
+    """A file's bytes as text: by its byte-order mark (UTF-8, UTF-16 or UTF-32; the mark itself
+    dropped, so columns do not shift), for Python by its coding declaration (PEP 263), else
+    UTF-8. Raises ``Skipped`` for a binary file or bytes that are not text in that encoding."""
+    encoding = next((name for bom, name in _BOMS if data.startswith(bom)), None)
+    if encoding is None:
+        if b"\0" in data:
+            raise Skipped("undecodable", "a binary file (it holds NUL bytes)")
+        encoding = "utf-8"
+        if path.endswith(PYTHON):
+            try:
+                encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+            except SyntaxError as error:
+                raise Skipped("undecodable", f"its coding declaration is not usable ({error.msg})") from None
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return []
-    lines = text.splitlines()
+        return data.decode(encoding)
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise Skipped(
+            "undecodable",
+            f"not {encoding.upper().replace('-SIG', '')} text (byte {error.start} on line {line})",
+        ) from None
+
+
+def read_text(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise Skipped("unreadable", f"cannot be read ({error.strerror or error})") from None
+    return decode(path, data)
+
+
+def scan_file(path: str) -> list[dict]:
+    """The findings of one file; raises ``Skipped`` when it cannot be read as text."""
+    text = read_text(path)
+    lines = source_lines(text)
     found = []
     for f in findings_in(path, text):
         line = lines[f.line - 1] if f.line <= len(lines) else ""

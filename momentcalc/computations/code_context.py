@@ -131,11 +131,23 @@ def worth_reading(text: str) -> bool:
     return False
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines as tokenize counts them (not ``str.splitlines``, which also breaks at form
+    feeds and U+2028, shifting every later line number)."""
+    lines = _LINE_BREAK.split(text)
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
 def findings_in(path: str, text: str) -> list[Found]:
     """Every literal of the file that is a constant of the index, with what it is."""
     if not worth_reading(text):
         return []
-    lines = text.splitlines()
+    lines = source_lines(text)
     python = path.endswith(PYTHON)
     occurrences = list(python_numbers(text, lines) if python else regex_numbers(lines))
     test = is_test_file(path)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -36,17 +36,17 @@ Examples:
 """
 
 Values = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Argument(
         metavar="VALUE...", help="Numbers as written in code, e.g. 1.7139588594436646.", show_default=False
     ),
 ]
 Paths = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Argument(metavar="PATH...", help="Files and directories to scan.", show_default=False),
 ]
 AuditFormat = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--format",
         metavar="table|json|csv|sarif|github",
@@ -56,7 +56,7 @@ AuditFormat = Annotated[
 ]
 
 
-def _digits(text: Optional[str]) -> Optional[int]:
+def _digits(text: str | None) -> int | None:
     if text is None:
         return None
     from ...errors import InputError
@@ -75,7 +75,7 @@ def identify(
     values: Values = None,
     list_: Annotated[bool, typer.Option("--list", help="Print the index of constants instead.")] = False,
     digits: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--digits",
             metavar="N",
@@ -83,7 +83,7 @@ def identify(
         ),
     ] = None,
     name: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(
             "--name",
             metavar="NAME",
@@ -125,20 +125,27 @@ def identify(
 def audit(
     paths: Paths = None,
     include: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option(
             "--include", metavar="GLOB", help="Scan only files matching GLOB (path or file name). Repeatable."
         ),
     ] = None,
     exclude: Annotated[
-        Optional[list[str]],
+        list[str] | None,
         typer.Option("--exclude", metavar="GLOB", help="Skip files matching GLOB. Repeatable."),
     ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on inexact constants too.")] = False,
     format: AuditFormat = None,
     json_: Json = False,
 ) -> None:
-    """Check the initialization constants written in a codebase against their exact values (exit 1 if one is wrong)."""
+    """Check the initialization constants written in a codebase against their exact values (exit 1 if one is wrong).
+
+    A file that cannot be read as text (unreadable, binary, not UTF-8/UTF-16 or its coding
+    declaration) is skipped with a note; --strict fails on it.
+
+    Exit codes: 0 no constant is wrong; 1 a constant is wrong (--strict: or inexact, or a file was skipped);
+    2 bad arguments, or no file to scan; 3 the tool failed (on a file: the others are still reported).
+    """
     import sys
 
     from ...computations.audit import audit as scan
@@ -160,10 +167,17 @@ def audit(
                     param="format", allowed="one of table, json, csv, sarif, github", got=repr(format)
                 )
         listing = scan(list(paths or []), include=include or (), exclude=exclude or (), strict=strict)
+    from ...computations.audit import shown
+
     emit(listing, form)
     sys.stdout.flush()
+    skipped = listing.extra.get("skipped", [])
     if form in ("table", "text"):
         for line in listing.failures:
-            sys.stderr.write(line + "\n")
+            sys.stderr.write(shown(line) + "\n")
+        for entry in skipped:
+            sys.stderr.write(f"momentcalc: skipped {shown(entry['path'])}: {shown(entry['reason'])}\n")
+    if any(entry["kind"] == "error" for entry in skipped):
+        raise typer.Exit(3)
     if not listing.ok:
         raise typer.Exit(1)
