@@ -4,7 +4,11 @@ decimal, files that cannot be read or decoded are skipped with a note), and exit
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -120,3 +124,112 @@ def test_exit_codes_are_in_the_help():
         code, out, _ = run([command, "--help"])
         text = " ".join(out.split())
         assert code == 0 and "Exit codes: 0" in text and "3 the tool failed" in text
+
+
+# --- hostile trees ------------------------------------------------------------------------------
+
+
+def test_only_regular_files_are_read(tmp_path):
+    import socket
+
+    os.mkfifo(tmp_path / "pipe.py")
+    os.mkfifo(tmp_path / ".gitignore")  # read for its rules: must not block either
+    (tmp_path / "zero.py").symlink_to("/dev/zero")
+    (tmp_path / "null.json").symlink_to("/dev/null")
+    server = socket.socket(socket.AF_UNIX)
+    with contextlib.suppress(OSError):  # a path too long for AF_UNIX here: the rest still holds
+        server.bind(str(tmp_path / "sock.py"))
+    (tmp_path / "model.py").write_text(WRONG)
+    code, doc = _audit_json(str(tmp_path))
+    server.close()
+    kinds = {Path(s["path"]).name: s["kind"] for s in doc["skipped"]}
+    assert kinds.pop("pipe.py") == "special" and kinds.pop(".gitignore") == "special"
+    assert kinds.pop("zero.py") == "outside" and kinds.pop("null.json") == "outside"
+    assert set(kinds.values()) <= {"special"}
+    assert code == 1 and doc["files_scanned"] == 1 and len(doc["findings"]) == 1
+    # Named on the command line, a symlink is followed, and a device is still not read.
+    code, doc = _audit_json(str(tmp_path / "zero.py"))
+    assert doc["skipped"] == [
+        {
+            "path": str(tmp_path / "zero.py"),
+            "kind": "special",
+            "reason": "not a regular file (a character device)",
+        }
+    ]
+    assert code == 0
+
+
+def test_symlinks_inside_the_tree_are_read_outside_not(tmp_path):
+    inside, outside = tmp_path / "tree", tmp_path / "elsewhere"
+    inside.mkdir()
+    outside.mkdir()
+    (outside / "far.py").write_text(WRONG)
+    (inside / "near.py").write_text(WRONG)
+    (inside / "link_near.py").symlink_to(inside / "near.py")
+    (inside / "link_far.py").symlink_to(outside / "far.py")
+    (inside / "dir_far").symlink_to(outside, target_is_directory=True)
+    code, doc = _audit_json(str(inside))
+    assert sorted(Path(f["path"]).name for f in doc["findings"]) == ["link_near.py", "near.py"]
+    assert [(Path(s["path"]).name, s["kind"]) for s in doc["skipped"]] == [("link_far.py", "outside")]
+    assert code == 1
+    (inside / "plain.py").write_text("x = 1.0\n")
+    assert run(["audit", str(inside), "--strict", "--exclude", "*near*"])[0] == 0  # outside: no failure
+
+
+def test_a_file_past_the_size_cap_is_skipped(tmp_path, monkeypatch):
+    from momentcalc.computations import audit as audit_module
+
+    monkeypatch.setattr(audit_module, "MAX_FILE_BYTES", 1000)
+    (tmp_path / "big.json").write_text("[" + ", ".join(["1.7139588594436646"] * 100) + "]")
+    (tmp_path / "small.py").write_text(WRONG)
+    code, doc = _audit_json(str(tmp_path))
+    assert [(Path(s["path"]).name, s["kind"]) for s in doc["skipped"]] == [("big.json", "too_large")]
+    assert code == 1 and len(doc["findings"]) == 1
+
+
+def test_one_long_line_is_scanned_in_linear_time():
+    # The same numbers on one line and eight times as many: a quadratic scan takes 64 times as long.
+    from momentcalc.computations.code_context import findings_in
+
+    def line(n: int) -> str:
+        return "relu_gamma = [" + ", ".join(f"1.71{i:013d}" for i in range(n)) + "]\n"
+
+    def seconds(text: str, path: str) -> float:
+        best = math.inf
+        for _ in range(3):
+            start = time.process_time()
+            findings_in(path, text)
+            best = min(best, time.process_time() - start)
+        return best
+
+    for path in ("m.py", "m.md"):
+        small, large = seconds(line(250), path), seconds(line(2000), path)
+        assert large < 20 * max(small, 1e-3), (path, small, large)
+
+
+NASTY_NAMES = ["x\n::error::pwned.py", "cr\r.py", "e\x1b[31mred.py", "a, b:c%d.py", "sp ace.py", "c:d.py"]
+
+
+def test_paths_are_escaped_for_each_format(tmp_path):
+    for name in NASTY_NAMES:
+        (tmp_path / name).write_text(WRONG)
+    code, out, err = run(["audit", str(tmp_path), "--format", "github"])
+    assert code == 1 and len(out.splitlines()) == len(NASTY_NAMES)
+    for line in out.splitlines():
+        assert line.startswith("::error file=") and ",line=1,col=14::" in line
+        assert "\x1b" not in line and "\r" not in line
+        file = line.split("file=", 1)[1].split(",line=")[0]
+        assert ":" not in file and "," not in file
+    assert "x%0A%3A%3Aerror%3A%3Apwned.py" in out and "a%2C b%3Ac%25d.py" in out and "e%1B[31mred.py" in out
+    code, out, err = run(["audit", str(tmp_path)])
+    for text in (out, err):
+        assert "\x1b" not in text and "\r" not in text
+        assert "::error::pwned" not in "".join(line.split(":", 1)[0] for line in text.splitlines())
+    assert "x\\n::error::pwned.py:1:14" in out and "e\\x1b[31mred.py" in err
+    code, out, _ = run(["audit", str(tmp_path), "--format", "sarif"])
+    uris = [
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in json.loads(out)["runs"][0]["results"]
+    ]
+    assert all(" " not in u and "\n" not in u and "\x1b" not in u for u in uris)
+    assert any(u.endswith("c%3Ad.py") for u in uris) and any(u.endswith("a%2C%20b%3Ac%25d.py") for u in uris)

@@ -18,6 +18,7 @@ import fnmatch
 import io
 import os
 import re
+import stat
 import tokenize
 from collections.abc import Iterator, Sequence
 
@@ -89,14 +90,15 @@ def audit(
             )
             continue
         scanned += 1
-    if not candidates and not skipped:
+    failing_skips = [s for s in skipped if s["kind"] != "outside"]
+    if not candidates and not failing_skips:
         raise InputError(
             f"{{path}} {', '.join(repr(p) for p in paths)} holds no file to scan (audit reads "
             f"{', '.join(PYTHON + REGEX)}, or what --include names)",
             param="path",
         )
     worst = "inexact" if strict else "wrong"
-    ok = not any(_fails(f, worst) for f in findings) and not (strict and skipped)
+    ok = not any(_fails(f, worst) for f in findings) and not (strict and failing_skips)
     rows = tuple(
         {
             "location": f"{shown(f['path'])}:{f['line']}:{f['column']}",
@@ -154,26 +156,45 @@ def _fails(finding: dict, worst: str) -> bool:
 def files(
     paths: Sequence[str], include: Sequence[str], exclude: Sequence[str], skipped: list[dict] | None = None
 ) -> Iterator[str]:
-    """The files to scan under ``paths``; what cannot be walked is added to ``skipped``."""
+    """The files to scan under ``paths``; what cannot be walked is added to ``skipped``.
+
+    A path given by name is read even through a symlink (it was asked for); in a directory,
+    symlinked directories are not entered and a symlinked file is read only when it points to
+    a file inside the directory (a ``skipped`` entry of kind ``outside`` otherwise)."""
+    skipped = [] if skipped is None else skipped
+    rules_of: dict[str, list[tuple[str, str, bool, bool]]] = {}
     for path in paths:
-        if os.path.isfile(path):
-            if _wanted(os.path.basename(path), os.path.basename(path), include, exclude, explicit=True):
+        if not os.path.isdir(path):
+            if _wanted(os.path.basename(path), os.path.basename(path), include, exclude):
                 yield path
             continue
-        for root, dirs, names in os.walk(path):
-            rules = _gitignore(root)
+        top = os.path.realpath(path)
+        for root, dirs, names in os.walk(path):  # (followlinks=False: symlinked directories not entered)
+            rules = _gitignore(root, rules_of, skipped)
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not _ignored(root, d, True, rules))
             for name in sorted(names):
                 if _ignored(root, name, False, rules):
                     continue
-                relative = os.path.relpath(os.path.join(root, name), path)
-                if _wanted(relative, name, include, exclude):
-                    yield os.path.join(root, name)
+                full = os.path.join(root, name)
+                if not _wanted(os.path.relpath(full, path), name, include, exclude):
+                    continue
+                if os.path.islink(full) and not _inside(os.path.realpath(full), top):
+                    skipped.append(
+                        {
+                            "path": full.replace(os.sep, "/"),
+                            "kind": "outside",
+                            "reason": "a symlink to a file outside the tree (not followed)",
+                        }
+                    )
+                    continue
+                yield full
 
 
-def _wanted(
-    relative: str, name: str, include: Sequence[str], exclude: Sequence[str], explicit: bool = False
-) -> bool:
+def _inside(target: str, top: str) -> bool:
+    return target == top or target.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def _wanted(relative: str, name: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
     relative = relative.replace(os.sep, "/")
     if any(fnmatch.fnmatch(relative, g) or fnmatch.fnmatch(name, g) for g in exclude):
         return False
@@ -184,28 +205,33 @@ def _wanted(
 
 # .gitignore: each directory's rules apply below it (patterns with a slash are anchored to that
 # directory; "!" re-includes; a trailing "/" matches directories only).
-_RULES: dict[str, list[tuple[str, str, bool, bool]]] = {}
 
 
-def _gitignore(root: str) -> list[tuple[str, str, bool, bool]]:
+def _gitignore(
+    root: str, rules_of: dict[str, list[tuple[str, str, bool, bool]]], skipped: list[dict]
+) -> list[tuple[str, str, bool, bool]]:
     parent = os.path.dirname(root)
-    inherited = _RULES.get(parent, []) if parent != root else []
+    inherited = rules_of.get(parent, []) if parent != root else []
     own = []
+    path = os.path.join(root, ".gitignore")
     try:
-        with open(os.path.join(root, ".gitignore"), encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                line = line.strip()
-                if not line or line.startswith("#"):
-                    continue
-                negate = line.startswith("!")
-                line = line[1:] if negate else line
-                directory = line.endswith("/")
-                line = line.rstrip("/")
-                own.append((root, line, negate, directory))
-    except OSError:
-        pass
+        text = read_bytes(path).decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        text = ""
+    except Skipped as why:
+        skipped.append({"path": path.replace(os.sep, "/"), "kind": why.kind, "reason": why.reason})
+        text = ""
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        negate = line.startswith("!")
+        line = line[1:] if negate else line
+        directory = line.endswith("/")
+        line = line.rstrip("/")
+        own.append((root, line, negate, directory))
     rules = inherited + own
-    _RULES[root] = rules
+    rules_of[root] = rules
     return rules
 
 
@@ -271,12 +297,63 @@ def decode(path: str, data: bytes) -> str:
         ) from None
 
 
-def read_text(path: str) -> str:
+# A file larger than this is skipped (kind too_large): generated data, not code.
+MAX_FILE_BYTES = 10_000_000
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def _not_regular(mode: int) -> Skipped:
+    what = next((text for test, text in _KINDS if test(mode)), "a special file")
+    return Skipped("special", f"not a regular file ({what})")
+
+
+def read_bytes(path: str) -> bytes:
+    """A regular file's bytes, at most MAX_FILE_BYTES; raises ``Skipped`` for anything else
+    (a FIFO, device or socket is never opened for reading: it could block or never end) and
+    FileNotFoundError for a path that is not there."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise
     except OSError as error:
         raise Skipped("unreadable", f"cannot be read ({error.strerror or error})") from None
+    if not stat.S_ISREG(mode):
+        raise _not_regular(mode)
+    try:  # non-blocking, not a controlling terminal: harmless if it was swapped for a FIFO since
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as error:
+        raise Skipped("unreadable", f"cannot be read ({error.strerror or error})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_regular(mode)
+        chunks, size = [], 0
+        while size <= MAX_FILE_BYTES:
+            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as error:
+        raise Skipped("unreadable", f"cannot be read ({error.strerror or error})") from None
+    finally:
+        os.close(fd)
+    if size > MAX_FILE_BYTES:
+        raise Skipped("too_large", f"larger than {MAX_FILE_BYTES // 1_000_000} MB")
+    return b"".join(chunks)
+
+
+def read_text(path: str) -> str:
+    try:
+        data = read_bytes(path)
+    except FileNotFoundError as error:
+        raise Skipped("unreadable", f"cannot be read ({error.strerror})") from None
     return decode(path, data)
 
 

@@ -5,7 +5,9 @@ diff). Both read the findings ``computations.audit`` puts in the listing's ``ext
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+from urllib.parse import quote
 
 from .._version import __version__
 from ..result import Listing
@@ -29,6 +31,30 @@ def message(f: dict[str, Any]) -> str:
     )
 
 
+# Other control characters (ESC: a terminal's colours and cursor moves; bidirectional
+# overrides) as their percent-encoded bytes: the runner leaves them as they are, and a log
+# viewer shows them as text.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def command_data(text: str) -> str:
+    """A workflow command's message, escaped as the runner unescapes it (so that a newline in
+    it cannot start a command of its own, such as ``::stop-commands::``)."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return _CONTROL.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), text)
+
+
+def command_property(text: str) -> str:
+    """A workflow command's property value (``file=``): the data escapes and ``:`` and ``,``."""
+    return command_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def sarif_uri(path: str) -> str:
+    """A path as a SARIF ``uri``: percent-encoded (a space, ``%``, a control character, and ``:``
+    so that ``c:d.py`` is no scheme), ``/`` kept."""
+    return quote(path, safe="/")
+
+
 def render_audit(result: Listing, fmt: str) -> str:
     findings = result.extra.get("findings", [])
     if fmt == "github":
@@ -37,9 +63,12 @@ def render_audit(result: Listing, fmt: str) -> str:
             if f["verdict"] == "ok":
                 continue
             kind = "error" if f["verdict"] == "wrong" else "warning"
-            text = message(f).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-            path = f["path"].replace("%", "%25").replace(",", "%2C").replace(":", "%3A")
-            lines.append(f"::{kind} file={path},line={f['line']},col={f['column']}::{text}\n")
+            where = f"file={command_property(f['path'])},line={f['line']},col={f['column']}"
+            lines.append(f"::{kind} {where}::{command_data(message(f))}\n")
+        for entry in result.extra.get("skipped", []):
+            kind = "error" if entry["kind"] == "error" else "warning"
+            text = f"skipped: {entry['reason']}"
+            lines.append(f"::{kind} file={command_property(entry['path'])}::{command_data(text)}\n")
         return "".join(lines)
     sarif = {
         "$schema": SARIF_SCHEMA,
@@ -69,7 +98,7 @@ def render_audit(result: Listing, fmt: str) -> str:
                         "locations": [
                             {
                                 "physicalLocation": {
-                                    "artifactLocation": {"uri": f["path"]},
+                                    "artifactLocation": {"uri": sarif_uri(f["path"])},
                                     "region": {
                                         "startLine": f["line"],
                                         "startColumn": f["column"],
