@@ -233,3 +233,92 @@ def test_paths_are_escaped_for_each_format(tmp_path):
     ]
     assert all(" " not in u and "\n" not in u and "\x1b" not in u for u in uris)
     assert any(u.endswith("c%3Ad.py") for u in uris) and any(u.endswith("a%2C%20b%3Ac%25d.py") for u in uris)
+
+
+# --- notebooks ----------------------------------------------------------------------------------
+
+
+def _notebook(cells: list[dict], language: str = "python") -> dict:
+    return {
+        "cells": cells,
+        "metadata": {"kernelspec": {"display_name": "k", "language": language, "name": "k"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def _code(*lines: str, outputs: list | None = None) -> dict:
+    source = [line + "\n" for line in lines[:-1]] + [lines[-1]]
+    return {
+        "cell_type": "code",
+        "execution_count": 1,
+        "metadata": {},
+        "outputs": outputs or [],
+        "source": source,
+    }
+
+
+NOTEBOOK_CELLS = [
+    {
+        "cell_type": "markdown",
+        "metadata": {},
+        "source": ["# Notes\n", "relu gamma 1.7139588594436646 in prose"],
+    },
+    _code("%matplotlib inline", "import jax", "import jax.numpy as jnp"),
+    _code(
+        's = "café"; t = "\\t"; relu_gamma = 1.7139588594436646',
+        "selu_scale = 1.0507009873554805",
+        "!pip install nothing",
+        "ignored = 1.7139588594436646  # relu  momentcalc: ignore",
+        outputs=[{"name": "stdout", "output_type": "stream", "text": ["relu_gamma = 1.7139588594436646\n"]}],
+    ),
+    _code("def f(x):", "    return jax.nn.gelu(x) * 1.7015043497085571"),
+]
+
+
+def test_notebook_code_cells_are_scanned_and_placed_in_the_file(tmp_path):
+    # nbformat's layout (indent 1, one string per source line) and a notebook on one line.
+    (tmp_path / "laid_out.ipynb").write_text(
+        json.dumps(_notebook(NOTEBOOK_CELLS), indent=1, ensure_ascii=False)
+    )
+    (tmp_path / "one_line.ipynb").write_text(json.dumps(_notebook(NOTEBOOK_CELLS)))
+    code, doc = _audit_json(str(tmp_path))
+    assert code == 1 and doc["skipped"] == [] and doc["files_scanned"] == 2
+    for name in ("laid_out.ipynb", "one_line.ipynb"):
+        found = [f for f in doc["findings"] if f["path"].endswith(name)]
+        assert [(f["cell"], f["cell_line"], f["literal"]) for f in found] == [
+            (3, 1, "1.7139588594436646"),
+            (3, 2, "1.0507009873554805"),
+            (4, 2, "1.7015043497085571"),
+        ]
+        assert [f["verdict"] for f in found] == ["wrong", "ok", "wrong"]
+        assert found[2]["constant"]["id"].startswith("gelu_tanh")  # the import in cell 2 says jax
+        file_lines = (tmp_path / name).read_text().split("\n")
+        for f in found:  # line and column point at the literal in the .ipynb file itself
+            line = file_lines[f["line"] - 1]
+            assert line[f["column"] - 1 :].startswith(f["literal"])
+            assert f["column"] > 1
+        cell_source = NOTEBOOK_CELLS[found[0]["cell"] - 1]["source"][0]
+        assert cell_source[found[0]["cell_column"] - 1 :].startswith("1.7139588594436646")
+    code, out, _ = run(["audit", str(tmp_path / "laid_out.ipynb")])
+    assert "(cell 3, line 1)" in out
+    code, out, _ = run(["audit", str(tmp_path / "laid_out.ipynb"), "--format", "github"])
+    assert "cell 3, line 1: 1.7139588594436646 is wrong" in out
+
+
+def test_notebooks_that_are_not_notebooks_are_skipped(tmp_path):
+    (tmp_path / "broken.ipynb").write_text('{"cells": [')
+    (tmp_path / "list.ipynb").write_text("[1.7139588594436646]")
+    (tmp_path / "empty.ipynb").write_text(json.dumps(_notebook([])))
+    (tmp_path / "julia.ipynb").write_text(
+        json.dumps(_notebook([_code("relu_gamma = 1.7139588594436646")], "julia"))
+    )
+    code, doc = _audit_json(str(tmp_path))
+    assert {Path(s["path"]).name: s["kind"] for s in doc["skipped"]} == {
+        "broken.ipynb": "undecodable",
+        "list.ipynb": "undecodable",
+    }
+    assert [(Path(f["path"]).name, f["cell"]) for f in doc["findings"]] == [
+        ("julia.ipynb", 1)
+    ]  # by the regex
+    assert code == 1

@@ -222,6 +222,7 @@ LOCAL_IMPORTS = {
     "cli/commands/activation.py -> .render": _CLI,
     "cli/commands/attention.py -> .computations.attention": "the command's computation: loaded when it runs",
     "cli/commands/initial_loss.py -> .computations.initial_loss": "the command's computation: loaded when it runs",
+    "computations/audit.py -> .computations.notebook": "notebooks only: loaded at the first .ipynb",
     "cli/commands/audit.py -> .cli.budget": "--budget: parsed when audit runs",
     "cli/commands/audit.py -> .cli.child": "audit's child process under the limits: when it runs",
     "cli/commands/audit.py -> .cli.memory": "the memory limit of audit's child: when it runs",

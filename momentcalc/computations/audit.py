@@ -48,6 +48,7 @@ REGEX = (
     ".java",
     ".md",
 )
+NOTEBOOK = ".ipynb"
 IGNORE = "momentcalc: ignore"
 SEVERITY = {"ok": 0, "inexact": 1, "wrong": 2}
 COMMANDS = {"audit": "audit"}
@@ -94,14 +95,15 @@ def audit(
     if not candidates and not failing_skips:
         raise InputError(
             f"{{path}} {', '.join(repr(p) for p in paths)} holds no file to scan (audit reads "
-            f"{', '.join(PYTHON + REGEX)}, or what --include names)",
+            f"{', '.join((*PYTHON, *REGEX, NOTEBOOK))}, or what --include names)",
             param="path",
         )
     worst = "inexact" if strict else "wrong"
     ok = not any(_fails(f, worst) for f in findings) and not (strict and failing_skips)
     rows = tuple(
         {
-            "location": f"{shown(f['path'])}:{f['line']}:{f['column']}",
+            "location": f"{shown(f['path'])}:{f['line']}:{f['column']}"
+            + (f" (cell {f['cell']}, line {f['cell_line']})" if "cell" in f else ""),
             "literal": f["literal"],
             "constant": f["constant"]["id"],
             "exact": f["constant"]["exact"],
@@ -200,7 +202,7 @@ def _wanted(relative: str, name: str, include: Sequence[str], exclude: Sequence[
         return False
     if include:
         return any(fnmatch.fnmatch(relative, g) or fnmatch.fnmatch(name, g) for g in include)
-    return name.endswith(PYTHON + REGEX)
+    return name.endswith((*PYTHON, *REGEX, NOTEBOOK))
 
 
 # .gitignore: each directory's rules apply below it (patterns with a slash are anchored to that
@@ -360,6 +362,8 @@ def read_text(path: str) -> str:
 def scan_file(path: str) -> list[dict]:
     """The findings of one file; raises ``Skipped`` when it cannot be read as text."""
     text = read_text(path)
+    if path.endswith(NOTEBOOK):
+        return _scan_notebook(path, text)
     lines = source_lines(text)
     found = []
     for f in findings_in(path, text):
@@ -368,5 +372,36 @@ def scan_file(path: str) -> list[dict]:
             continue
         found.append(
             {"path": path.replace(os.sep, "/"), "line": f.line, "column": f.column, **finding_fields(f)}
+        )
+    return found
+
+
+def _scan_notebook(path: str, text: str) -> list[dict]:
+    """A notebook's code cells, each finding placed in the .ipynb file and in its cell."""
+    from .notebook import NotANotebook, cell_of, place_in_file, read_notebook
+
+    try:
+        notebook = read_notebook(text)
+    except NotANotebook as error:
+        raise Skipped("undecodable", str(error)) from None
+    if not notebook.cells:
+        return []
+    lines = source_lines(notebook.source)
+    found = []
+    for f in findings_in(path, notebook.source, python=notebook.python):
+        if IGNORE in (lines[f.line - 1] if f.line <= len(lines) else ""):
+            continue
+        cell, cell_line = cell_of(notebook, f.line)
+        line, column = place_in_file(notebook, cell, cell_line, f.column)
+        found.append(
+            {
+                "path": path.replace(os.sep, "/"),
+                "line": line,
+                "column": column,
+                "cell": cell.index,
+                "cell_line": cell_line,
+                "cell_column": f.column,
+                **finding_fields(f),
+            }
         )
     return found

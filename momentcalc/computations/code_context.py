@@ -93,7 +93,9 @@ class Found(NamedTuple):
 
 
 def is_test_file(path: str) -> bool:
-    return bool(TEST_FILE.match(os.path.basename(path))) or bool(TEST_DATA_PATH.search(path))
+    name = os.path.basename(path)
+    name = name[: -len(".ipynb")] + ".py" if name.endswith(".ipynb") else name
+    return bool(TEST_FILE.match(name)) or bool(TEST_DATA_PATH.search(path))
 
 
 def framework_of(text: str) -> str | None:
@@ -143,12 +145,13 @@ def source_lines(text: str) -> list[str]:
     return lines
 
 
-def findings_in(path: str, text: str) -> list[Found]:
-    """Every literal of the file that is a constant of the index, with what it is."""
+def findings_in(path: str, text: str, python: bool | None = None) -> list[Found]:
+    """Every literal of the file that is a constant of the index, with what it is (``python``:
+    read as Python, by default for a .py or .pyi file)."""
     if not worth_reading(text):
         return []
     lines = source_lines(text)
-    python = path.endswith(PYTHON)
+    python = path.endswith(PYTHON) if python is None else python
     occurrences = list(python_numbers(text, lines) if python else regex_numbers(lines))
     test = is_test_file(path)
     framework = framework_of(text) if python else None

@@ -25,8 +25,9 @@ def message(f: dict[str, Any]) -> str:
     c = f["constant"]
     ulps = "" if f["ulps_off"] is None else f", {f['ulps_off']:+d} ulps"
     heuristic = " (a heuristic)" if c.get("heuristic") else ""
+    cell = f"cell {f['cell']}, line {f['cell_line']}: " if "cell" in f else ""
     return (
-        f"{f['literal']} is {f['verdict']}: {c['id']}{heuristic} = {c['formula']} = {c['exact']}; "
+        f"{cell}{f['literal']} is {f['verdict']}: {c['id']}{heuristic} = {c['formula']} = {c['exact']}; "
         f"{f['digits_correct']} of {f['digits_written']} digits correct{ulps}"
     )
 

@@ -1,0 +1,121 @@
+"""Jupyter notebooks (``.ipynb``) for ``audit``: the code cells as one Python source, and each
+place in it as a place in the notebook file.
+
+The code cells are joined in order (markdown and raw cells are not code), so that an import in
+the first cell says which framework a later cell's ``gelu`` is; IPython's magics and shell
+escapes (``%matplotlib inline``, ``!pip install``) become comments, keeping every column. A
+finding's place is given twice: ``cell`` and ``cell_line`` (1-based, as Jupyter counts code and
+markdown cells alike), and ``line``/``column`` in the ``.ipynb`` file itself — the JSON string
+that holds that source line, as nbformat writes one string per line — which an editor, SARIF
+viewers and GitHub's annotations can open. Where the file is not laid out so (a notebook written
+on one line), ``line`` is the cell's first line in the file and ``column`` 1.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, NamedTuple
+
+from .code_context import source_lines
+
+_MAGIC = re.compile(r"^(\s*)([%!]|\?\?|\?(?=\w))")
+
+
+class Cell(NamedTuple):
+    index: int  # 1-based, among all cells
+    first: int  # its first line in the joined source (1-based)
+    lines: list[str]  # its source lines, without line breaks
+
+
+class Notebook(NamedTuple):
+    source: str  # the code cells joined, magics commented out
+    python: bool
+    cells: list[Cell]
+    file_lines: list[str]  # the .ipynb file's own lines
+    cell_starts: list[int]  # 0-based lines of the file with a "cell_type" key
+
+
+class NotANotebook(ValueError):
+    pass
+
+
+def _source_lines(cell: dict[str, Any]) -> list[str]:
+    source = cell.get("source", "")
+    if isinstance(source, list):
+        source = "".join(s for s in source if isinstance(s, str))
+    if not isinstance(source, str):
+        return []
+    return source_lines(source)
+
+
+def read_notebook(text: str) -> Notebook:
+    """The notebook's code cells; raises NotANotebook for JSON that is not one."""
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        where = f" (line {error.lineno})" if isinstance(error, json.JSONDecodeError) else ""
+        raise NotANotebook(f"not a notebook: invalid JSON{where}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
+        raise NotANotebook("not a notebook: no list of cells (nbformat 4)")
+    metadata = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
+    language = ""
+    for key, field in (("kernelspec", "language"), ("language_info", "name")):
+        value = metadata.get(key)
+        if isinstance(value, dict) and isinstance(value.get(field), str):
+            language = language or value[field].lower()
+    python = language in ("", "python", "python3", "ipython")
+    cells, joined = [], []
+    for index, cell in enumerate(document["cells"], 1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        lines = _source_lines(cell)
+        cells.append(Cell(index, len(joined) + 1, lines))
+        joined += [_MAGIC.sub(r"\1#", line) for line in lines] if python else lines
+    file_lines = source_lines(text)
+    starts = [n for n, raw in enumerate(file_lines) if '"cell_type":' in raw]
+    return Notebook("\n".join(joined) + "\n", python, cells, file_lines, starts)
+
+
+def cell_of(notebook: Notebook, line: int) -> tuple[Cell, int]:
+    """The cell that holds line ``line`` of the joined source, and the line within it."""
+    cell = notebook.cells[0]
+    for c in notebook.cells:
+        if c.first > line:
+            break
+        cell = c
+    return cell, line - cell.first + 1
+
+
+def place_in_file(notebook: Notebook, cell: Cell, cell_line: int, column: int) -> tuple[int, int]:
+    """(line, column) in the .ipynb file of a place in a cell: the JSON string holding that
+    source line (searched from the cell's "source" key on, within the cell), the column counted
+    in the JSON text (escapes included); the cell's first line and column 1 when not found."""
+    text = cell.lines[cell_line - 1]
+    lines = notebook.file_lines
+    first, end = _cell_region(notebook, cell)
+    if first is None:  # not nbformat's layout (a notebook on one line): the first such string
+        first, end = 0, len(lines)
+    source = next((n for n in range(first, end) if '"source":' in lines[n]), first)
+    for number in (*range(source, end), *range(first, source)):
+        raw = lines[number]
+        for ascii_only in (False, True):
+            for ending in ("\n", ""):
+                at = raw.find(
+                    json.dumps(text + ending, ensure_ascii=ascii_only), max(raw.find('"source":'), 0)
+                )
+                if at >= 0:
+                    return number + 1, at + len(json.dumps(text[: column - 1], ensure_ascii=ascii_only))
+    return source + 1, 1
+
+
+def _cell_region(notebook: Notebook, cell: Cell) -> tuple[int | None, int]:
+    """The 0-based lines of the file from the cell's "cell_type" key to the next cell's (or the
+    end): nbformat's layout, one key per line; (None, 0) when the file is not laid out so."""
+    starts = notebook.cell_starts
+    if len(starts) < cell.index:
+        return None, 0
+    first = starts[cell.index - 1]
+    if cell.index < len(starts):
+        return first, starts[cell.index]
+    return first, len(notebook.file_lines)
