@@ -1,9 +1,10 @@
-"""Re-run every complete `$ momentcalc ...` example in README.md and paste its real output.
+"""Re-run every complete `$ momentcalc ...` example in README.md and the documentation pages
+(docs/*.md) and paste its real output.
 
     python scripts/update_readme_examples.py
 
-Examples whose output in the README is abridged (a line starting with "...") or that pipe into
-another program are left alone. tests/test_docs.py checks that the README matches.
+Examples whose output is abridged (a line starting with "...") or that pipe into another program
+are left alone. tests/test_docs.py checks that the pages match.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def update_block(block: str) -> str:
         while j < len(lines) and not lines[j].startswith("$ "):
             j += 1
         shown = lines[i:j]
-        if shown and not any(s.startswith("...") for s in shown):
+        # an example that only draws a figure (--plot) shows no output; every other one shows it
+        if (shown or "--plot " not in line) and not any(s.startswith("...") for s in shown):
             shown = run(line)
         out.extend(shown)
         i = j
@@ -48,7 +50,17 @@ def update_block(block: str) -> str:
 
 
 def main() -> None:
-    text = README.read_text()
+    sys.path.insert(0, str(README.parent))
+    from tests.doc_pages import PAGES
+
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        updated = update_page(text)
+        if updated != text:
+            page.write_text(updated, encoding="utf-8")
+
+
+def update_page(text: str) -> str:
     text = re.sub(
         r"(```console\n)(.*?)(```)",
         lambda m: m.group(1) + update_block(m.group(2)) + m.group(3),
@@ -61,8 +73,9 @@ def main() -> None:
         text,
         flags=re.S,
     )
-    text = update_jq_block(text)
-    README.write_text(text)
+    if JQ_LINE in text:
+        text = update_jq_block(text)
+    return text
 
 
 JQ_LINE = "$ momentcalc truncnorm --json | jq '{schema_version, inputs, gamma: .results.gamma}'\n"

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from tests import doc_pages
+
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+README = doc_pages.text()  # the recipe is in docs/development.md
 
 
 def _recipe_entry() -> str:

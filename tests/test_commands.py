@@ -9,11 +9,11 @@ from pathlib import Path
 
 import momentcalc
 from momentcalc.commands import api, command, commands
-from tests import cli_runner
+from tests import cli_runner, doc_pages
 from tests.snapshot_cases import CASES
 
 CLI_ONLY = {"schema"}
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+README = doc_pages.text()  # README and the docs pages
 
 
 def test_the_cli_registers_the_table():

@@ -1,4 +1,5 @@
-"""Every command has help with a worked example and is documented in the README."""
+"""Every command has help with a worked example and is documented (README and the docs/ pages);
+the documentation's examples print what they say."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from tests import cli_runner
+from tests import cli_runner, doc_pages
 from tests.conftest import invoke
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+README = doc_pages.README.read_text()
+DOCS = doc_pages.text()  # README and every page of the documentation site
 COMMANDS = sorted(cli_runner.command().commands)
 
 
@@ -26,32 +28,36 @@ def test_command_has_help_with_example(command):
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_command_is_in_readme(command):
-    assert f"momentcalc {command}" in README
+def test_command_is_documented(command):
+    assert f"momentcalc {command}" in DOCS
 
 
 def test_readme_has_no_placeholders():
     for marker in ("COMMAND_EXAMPLES", "CI_SECTION", "API_SECTION", "EXAMPLE_"):
-        assert marker not in README
+        assert marker not in DOCS
 
 
 def test_readme_python_examples_run():
-    """The README's >>> examples are doctests: their printed outputs are the real ones."""
+    """The >>> examples of the README and the docs pages are doctests: their printed outputs are
+    the real ones."""
     import doctest
 
-    path = Path(__file__).resolve().parent.parent / "README.md"
-    failures, tried = doctest.testfile(str(path), module_relative=False, optionflags=doctest.ELLIPSIS)
-    assert tried >= 8 and failures == 0
+    tried_in_all = 0
+    for page in doc_pages.PAGES:
+        failures, tried = doctest.testfile(str(page), module_relative=False, optionflags=doctest.ELLIPSIS)
+        assert failures == 0, doc_pages.name(page)
+        tried_in_all += tried
+    assert tried_in_all >= 8
 
 
 def _readme_cli_examples(abridged: bool = False) -> list[tuple[str, list[str]]]:
-    """Each `$ momentcalc ...` line followed by its complete output (not piped into another
-    program), with that output's lines; with ``abridged``, those whose output is an excerpt
-    (lines starting with "..." stand for lines left out) instead."""
+    """Each `$ momentcalc ...` line of the README and the docs pages followed by its complete
+    output (not piped into another program), with that output's lines; with ``abridged``, those
+    whose output is an excerpt (lines starting with "..." stand for lines left out) instead."""
     import re
 
     examples = []
-    for block in re.findall(r"```console\n(.*?)```", README, flags=re.S):
+    for block in re.findall(r"```console\n(.*?)```", DOCS, flags=re.S):
         lines = block.splitlines()
         for i, line in enumerate(lines):
             if not line.startswith("$ momentcalc ") or "|" in line:
@@ -104,6 +110,21 @@ def test_readme_excerpt_is_real(line, expected):
 
 def test_readme_has_cli_examples():
     assert len(README_CLI_EXAMPLES) >= 8
+
+
+def test_every_cli_example_shows_its_output():
+    """Only an example that draws a figure (--plot FILE) may show no output: every other one is
+    checked above (scripts/update_readme_examples.py fills it in)."""
+    import re
+
+    bare = []
+    for block in re.findall(r"```console\n(.*?)```", DOCS, flags=re.S):
+        lines = block.splitlines()
+        for i, line in enumerate(lines):
+            last = i + 1 == len(lines) or lines[i + 1].startswith("$ ")
+            if line.startswith("$ momentcalc ") and last and "--plot " not in line:
+                bare.append(line)
+    assert bare == []
 
 
 @pytest.mark.parametrize(
@@ -178,7 +199,7 @@ def test_readme_counts_the_registry():
 
     from momentcalc.verification.run import constants
 
-    (count,) = re.findall(r"lists a registry of (\d+) published constants", README)
+    (count,) = re.findall(r"lists a registry of (\d+) published constants", DOCS)
     assert int(count) == len(constants().rows)
 
 
@@ -189,7 +210,7 @@ def test_readme_jq_projection_is_real():
 
     from scripts.update_readme_examples import JQ_LINE, jq_projection
 
-    (shown,) = re.findall(re.escape(JQ_LINE) + r"(.*?)```", README, flags=re.S)
+    (shown,) = re.findall(re.escape(JQ_LINE) + r"(.*?)```", DOCS, flags=re.S)
     assert shown == jq_projection()
 
 
@@ -197,11 +218,10 @@ def test_sources_are_cited_by_author_and_title_not_by_our_file_names():
     """Docstrings reach users through help(); README and help text are read by users: none may
     cite a source as "seed 003" (the name of our copy), only by author and title."""
     import re
-    from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     pattern = re.compile(r"\bseeds? ?\d{3}|seeds/\d|\d{3}_[0-9a-f]{16}", re.IGNORECASE)
-    texts = [root / "README.md", *sorted((root / "momentcalc").rglob("*.py"))]
+    texts = [*doc_pages.PAGES, *sorted((root / "momentcalc").rglob("*.py"))]
     found = [
         f"{path.relative_to(root)}:{n}"
         for path in texts

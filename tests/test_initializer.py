@@ -478,7 +478,9 @@ def test_readme_table_is_the_listing():
 
     from momentcalc.computations.initializer import ratio_table_markdown
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    from tests import doc_pages
+
+    readme = doc_pages.text()
     table = readme.split("<!-- initializers-table -->\n", 1)[1].split("\n<!-- /initializers-table -->", 1)[0]
     assert table == ratio_table_markdown()
     assert "| `tf.keras.initializers.VarianceScaling` |" in table and "1.0000000204737968015" in table

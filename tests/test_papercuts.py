@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from momentcalc._version import __version__
-from tests import cli_runner
+from tests import cli_runner, doc_pages
 from tests.conftest import invoke
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+README = doc_pages.text()  # README and the docs pages
 
 # A word of the top-level description for each command (the description named only five once).
 TOPIC = {
