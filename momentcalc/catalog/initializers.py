@@ -88,6 +88,15 @@ class Draw:
     # The values are this mixture. ``family`` point: every value is ``mean``.
     atoms: tuple[tuple[Fraction, Fraction], ...] = ()
     notes: tuple[str, ...] = ()  # what this call's arguments make it do, in words
+    # ``family`` erfinv (an inverse-CDF sampler, PyTorch's trunc_normal_ and JAX's normal and
+    # truncated_normal): the values are mean + scale·clamp(erfinv(U), clamp_low, clamp_high), U
+    # uniform on [u_low, u_high] (exact rationals: the uniform's ends as the call rounds them),
+    # with probability 1 − sum(atoms) (the atoms take the rest); sigma = scale/sqrt(2).
+    u_low: Fraction = Fraction(-1)
+    u_high: Fraction = Fraction(1)
+    scale: Fraction = Fraction(0)
+    clamp_low: Fraction | float = -INF  # in units of erfinv(U): the value mean + scale·clamp_low
+    clamp_high: Fraction | float = INF
 
 
 class RuleError(ValueError):
@@ -145,43 +154,56 @@ def _root(value: Fraction) -> Product:
     return ((value, HALF),)
 
 
+def _held_float32(value: float, name: str, what: str) -> Fraction:
+    """A double the call hands to a float32 sampler, as the float32 it becomes (positive, finite)."""
+    held = float32(value)
+    if held in (0.0, INF):
+        raise RuleError(name, f"{{{name}}} gives a {what} of {value!r}, which float32 holds as {held!r}")
+    return Fraction(held)
+
+
 def normal(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
-    """N(mean, std²) (torch.nn.init.normal_)."""
+    """N(mean, std²) (torch.nn.init.normal_ -> tensor.normal_(mean, std)): normal_kernel in
+    aten/src/ATen/native/cpu/DistributionTemplates.h casts mean and std to float (normal_fill,
+    float32 tensors of 16 or more elements) before Box-Muller: sigma is std as float32."""
     std = _positive(args, "std")
-    return Draw("normal", Fraction(args["mean"]), ((std, Fraction(1)),), ((std, Fraction(1)),))
+    held = _held_float32(double(std), "std", "std")
+    mean = Fraction(float32(double(Fraction(args["mean"]))))
+    return Draw("normal", mean, ((held, Fraction(1)),), ((std, Fraction(1)),))
 
 
 def absolute_truncated_normal(
     args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None
 ) -> Draw:
-    """N(mean, std²) kept on the *absolute* interval [a, b] (torch.nn.init.trunc_normal_ /
-    _no_grad_trunc_normal_: l = norm_cdf((a−mean)/std), u = norm_cdf((b−mean)/std) in double,
-    uniform_(2l−1, 2u−1) in the tensor's float32, erfinv_, mul_(std·sqrt(2)), add_(mean),
-    clamp_(a, b)).
+    """N(mean, std²) kept on the *absolute* interval [a, b], as PyTorch 2.8's
+    _no_grad_trunc_normal_ (torch/nn/init.py) computes it: l = norm_cdf((a−mean)/std) and u =
+    norm_cdf((b−mean)/std) in double (math.erf), tensor.uniform_(2l−1, 2u−1) on the float32
+    tensor (from, to cast to float32, values from + x·(to − from) with the width rounded to
+    float32, x on a grid of 2^-24), erfinv_(), mul_(std·sqrt(2)) (the double product as the
+    tensor's float32 scalar), add_(mean) (float32), clamp_(min=a, max=b) (a, b as float32).
 
-    The double and float32 steps that decide the shape are replayed (``torch_uniform_ends``):
-    when 2l−1 and 2u−1 are one float32, every value is one number (erfinv(±1) = ±inf, clamped
-    to a or b: a point); when 2l−1 is −1 in float32, the uniform's lowest value −1 (probability
-    2^-24, its 24 random bits all 0) becomes −inf and is clamped to a, and likewise at the top:
-    atoms the continuous model adds exactly. The rest is modelled as the continuous truncated
-    normal (the float32 quantile grid and erfinv's float32 rounding are not modelled)."""
+    The model (family erfinv): U uniform on [from, from + width], the parameters exactly as
+    rounded there, erfinv and the arithmetic after it exact, then the clamp: what the rounded
+    width or the float32 std·sqrt(2) pushes past a or b becomes an atom at it. The grid's cells
+    that float32 sends to −1 or 1 exactly (erfinv ±inf, clamped) are atoms too
+    (``torch_uniform_ends``). When from and to are one float32 (±1) every value is a or b."""
     std = _positive(args, "std")
     mean, a, b = (Fraction(args[k]) for k in ("mean", "a", "b"))
     if not a < b:
         raise RuleError("a", f"{{a}} must be less than {{b}}, got a={to_text(a)} and b={to_text(b)}")
     sigma = ((std, Fraction(1)),)
-    low, high = (a - mean) / std, (b - mean) / std
     notes = []
     if mean < a - 2 * std or mean > b + 2 * std:
         notes.append("PyTorch warns here: mean is more than 2 std from [a, b]")
-    bottom, top, atom_low, atom_high = torch_uniform_ends(*map(double, (mean, std, a, b)))
+    mean_d, std_d, a_d, b_d = map(double, (mean, std, a, b))
+    bottom, top, width, atom_low, atom_high = torch_uniform_ends(mean_d, std_d, a_d, b_d)
     if bottom == top:
         if abs(bottom) != 1:
             raise PrecisionError(
                 f"PyTorch's float32 uniform_({bottom!r}, {top!r}) is one number: every value is the "
                 "float32 erfinv of it, which momentcalc does not model"
             )
-        value = b if top == 1 else a
+        value = Fraction(float32(b_d if top == 1 else a_d))
         end = "b" if top == 1 else "a"
         notes.append(
             f"degenerate: PyTorch computes norm_cdf((a-mean)/std) and norm_cdf((b-mean)/std) in double and "
@@ -189,16 +211,27 @@ def absolute_truncated_normal(
             f"{'inf' if top == 1 else '-inf'} and the clamp sets every value to {end} = {to_text(value)}: "
             "std 0, not a truncated normal"
         )
-        return Draw("point", value, sigma, sigma, low, high, notes=tuple(notes))
+        return Draw("point", value, sigma, sigma, (a - mean) / std, (b - mean) / std, notes=tuple(notes))
+    scale = float32(std_d * math.sqrt(2.0))  # tensor.mul_(std * math.sqrt(2.0))
+    shift = float32(mean_d)  # tensor.add_(mean)
+    if scale in (0.0, INF) or shift in (INF, -INF):
+        raise PrecisionError(
+            f"PyTorch's float32 std*sqrt(2) is {scale!r} and its float32 mean {shift!r}: erfinv(U) times "
+            "that is not a scaled normal (0 or inf, and NaN where erfinv is infinite); not modelled"
+        )
+    clamps = []
+    for where in (a_d, b_d):
+        held = float32(where)  # clamp_ compares with the bound as the float32 tensor holds it
+        clamps.append(held if held in (INF, -INF) else (Fraction(held) - Fraction(shift)) / Fraction(scale))
     atoms = []
-    for where, probability, name in ((a, atom_low, "a"), (b, atom_high, "b")):
+    for where, probability, name in ((a_d, atom_low, "a"), (b_d, atom_high, "b")):
         if probability:
-            held = float32(double(where))  # clamp_ sets the value to the bound as the float32 tensor holds it
+            held = float32(where)
             if held in (INF, -INF):
                 raise PrecisionError(
                     f"PyTorch's uniform_ draws exactly {'-1' if name == 'a' else '1'} with "
                     f"probability 2^-24, erfinv makes it infinite and the clamp to {name} = "
-                    f"{to_text(where)} (beyond float32) leaves it infinite: the values' std is "
+                    f"{to_text(Fraction(args[name]))} (beyond float32) leaves it infinite: the values' std is "
                     "infinite"
                 )
             atoms.append((Fraction(held), probability))
@@ -207,10 +240,43 @@ def absolute_truncated_normal(
                 f"PyTorch's CPU uniform_ (24 random bits, float32) draws exactly {'-1' if name == 'a' else '1'} "
                 f"with probability {'' if count == 1 else f'{count}*'}2^-24 (1 in "
                 f"{round(1 / probability):,} values); erfinv makes it {'-inf' if name == 'a' else 'inf'} and "
-                f"the clamp sets it to {name} = {to_text(where)}, {to_text(abs(where - mean) / std)} std from "
-                "the mean: effective_std and effective_mean include these values"
+                f"the clamp sets it to {name} = {to_text(Fraction(held))}, "
+                f"{to_text(abs(Fraction(held) - mean) / std)} std from the mean: effective_std and "
+                "effective_mean include these values"
             )
-    return Draw("truncated_normal", mean, sigma, sigma, low, high, atoms=tuple(atoms), notes=tuple(notes))
+    u_low = Fraction(bottom) + atom_low * Fraction(width)
+    u_high = Fraction(bottom) + (1 - atom_high) * Fraction(width)
+    if u_high > 1:  # the rounded width reaches past 1: erfinv is inf there, the clamp sets b
+        if clamps[1] in (INF, -INF):
+            raise PrecisionError(
+                "PyTorch's float32 uniform_ reaches past 1 and b is beyond float32: the values' std is infinite"
+            )
+        excess = (u_high - 1) / Fraction(width)
+        atoms = [(x, p) for x, p in atoms if x != Fraction(float32(b_d))]
+        atoms.append((Fraction(float32(b_d)), atom_high + excess))
+        u_high = Fraction(1)
+    notes.append(
+        f"replayed as PyTorch computes it: uniform_ on [{bottom!r}, {bottom!r} + {width!r}] (float32 ends "
+        f"and width), erfinv, times the float32 std*sqrt(2) = {scale!r}, plus the float32 mean "
+        f"{shift!r}, clamped to the float32 a and b (what lands beyond them is counted there)"
+    )
+    notes.append(
+        "PyTorch 2.13.0 samples trunc_normal_ differently (rejection from normal_ or uniform_), "
+        "not modelled here"
+    )
+    return Draw(
+        "erfinv",
+        Fraction(shift),
+        ((Fraction(scale), Fraction(1)), (Fraction(2), -HALF)),
+        sigma,
+        atoms=tuple(atoms),
+        notes=tuple(notes),
+        u_low=u_low,
+        u_high=u_high,
+        scale=Fraction(scale),
+        clamp_low=clamps[0],
+        clamp_high=clamps[1],
+    )
 
 
 FLOAT32_RANDOM_BITS = 24  # PyTorch's uniform_real for float: (random & (2^24 - 1)) * 2^-24
@@ -234,8 +300,8 @@ def float32(x: float) -> float:
 
 def torch_uniform_ends(
     mean: float, std: float, a: float, b: float
-) -> tuple[float, float, Fraction, Fraction]:
-    """(from, to, P(value = -1), P(value = 1)) of _no_grad_trunc_normal_'s uniform_ on a float32
+) -> tuple[float, float, float, Fraction, Fraction]:
+    """(from, to, width, P(value = -1), P(value = 1)) of _no_grad_trunc_normal_'s uniform_ on a float32
     tensor: from/to = float32(2·norm_cdf(...) − 1) with norm_cdf in double as PyTorch writes it
     (math.erf), values from + k·2^-24·(to − from) in float32, k = 0 … 2^24 − 1."""
 
@@ -255,7 +321,7 @@ def torch_uniform_ends(
             count += 1
         else:
             break
-    return bottom, top, at_low, count * unit
+    return bottom, top, width, at_low, count * unit
 
 
 def relative_truncated_normal(std_name: str, low: str | int, high: str | int) -> Callable[..., Draw]:
@@ -301,6 +367,21 @@ def torch_gain_squared(nonlinearity: str, a_squared: Fraction) -> Fraction:
     return gains.get(nonlinearity, Fraction(1))
 
 
+def torch_gain(nonlinearity: str, a: float) -> float:
+    """calculate_gain(nonlinearity, a) in Python doubles, as torch/nn/init.py computes it
+    (calculate_gain: 1, 5.0 / 3, math.sqrt(2.0), math.sqrt(2.0 / (1 + negative_slope**2)),
+    3.0 / 4)."""
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        return math.sqrt(2.0 / (1 + a**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    return 1.0
+
+
 TORCH_NONLINEARITIES = (
     "linear",
     "conv1d",
@@ -319,40 +400,58 @@ TORCH_NONLINEARITIES = (
 
 def kaiming(family: str) -> Callable[..., Draw]:
     """std = gain / sqrt(fan_mode) (torch kaiming_normal_, kaiming_uniform_ with bound
-    sqrt(3)·std); nominal: that std, as the documentation states it."""
+    sqrt(3)·std); nominal: that std, as the documentation states it. sigma: the call's own
+    doubles (gain = calculate_gain(...), std = gain / math.sqrt(fan), bound = math.sqrt(3.0) *
+    std) as float32: normal_ casts std, uniform_ casts -bound and bound."""
 
     def rule(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
         mode = str(args["mode"])
         fan = _fan(fan_in if mode == "fan_in" else fan_out, mode)
-        variance = torch_gain_squared(str(args["nonlinearity"]), Fraction(args["a"]) ** 2) / fan
-        return Draw(family, Fraction(0), _root(variance), _root(variance))
+        nonlinearity = str(args["nonlinearity"])
+        variance = torch_gain_squared(nonlinearity, Fraction(args["a"]) ** 2) / fan
+        std = torch_gain(nonlinearity, double(Fraction(args["a"]))) / math.sqrt(double(fan))
+        return torch_draw(family, std, _root(variance), mode)
 
     rule.__doc__ = kaiming.__doc__
     return rule
 
 
+def torch_draw(family: str, std: float, nominal: Product, name: str) -> Draw:
+    """normal_(0, std) or uniform_(-bound, bound) with bound = math.sqrt(3.0) * std, both in
+    the call's doubles, then float32 (the sampler's cast)."""
+    if family == "normal":
+        held = _held_float32(std, name, "std")
+        return Draw("normal", Fraction(0), ((held, Fraction(1)),), nominal)
+    bound = _held_float32(math.sqrt(3.0) * std, name, "uniform bound")
+    return Draw("uniform", Fraction(0), ((bound, Fraction(1)), (Fraction(3), -HALF)), nominal)
+
+
 def xavier(family: str) -> Callable[..., Draw]:
     """std = gain·sqrt(2 / (fan_in + fan_out)) (torch xavier_normal_, xavier_uniform_ with bound
-    sqrt(3)·std)."""
+    sqrt(3)·std): gain * math.sqrt(2.0 / float(fan_in + fan_out)) in doubles, then float32."""
 
     def rule(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
         gain = Fraction(args["gain"])
         if gain <= 0:
             raise RuleError("gain", f"{{gain}} must be greater than 0, got {to_text(gain)}")
-        variance = gain * gain * 2 / (_fan(fan_in, "fan_in") + _fan(fan_out, "fan_out"))
-        return Draw(family, Fraction(0), _root(variance), _root(variance))
+        fans = _fan(fan_in, "fan_in") + _fan(fan_out, "fan_out")
+        variance = gain * gain * 2 / fans
+        std = double(gain) * math.sqrt(2.0 / double(fans))
+        return torch_draw(family, std, _root(variance), "gain")
 
     rule.__doc__ = xavier.__doc__
     return rule
 
 
 def torch_linear(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
-    """torch.nn.Linear.reset_parameters: kaiming_uniform_(weight, a=sqrt(5)), i.e. gain² =
-    2/(1 + 5) = 1/3 and U(−1/sqrt(fan_in), 1/sqrt(fan_in)) (std 1/sqrt(3·fan_in)); nominal: the
-    documentation's sqrt(k) = 1/sqrt(in_features), the scale a reader takes from U(−√k, √k)."""
+    """torch.nn.Linear.reset_parameters: kaiming_uniform_(weight, a=math.sqrt(5)), i.e. gain² =
+    2/(1 + 5) = 1/3 and U(−1/sqrt(fan_in), 1/sqrt(fan_in)) (std 1/sqrt(3·fan_in)) in exact
+    arithmetic; sigma: the call's doubles (math.sqrt(5)**2 is 5.000000000000001) as float32.
+    Nominal: the documentation's sqrt(k) = 1/sqrt(in_features), the scale a reader takes from
+    U(−√k, √k)."""
     fan = _fan(fan_in, "fan_in")
-    variance = torch_gain_squared("leaky_relu", Fraction(5)) / fan  # a = sqrt(5): a² = 5
-    return Draw("uniform", Fraction(0), _root(variance), _root(1 / fan))
+    std = torch_gain("leaky_relu", math.sqrt(5)) / math.sqrt(double(fan))
+    return torch_draw("uniform", std, _root(1 / fan), "fan_in")
 
 
 def scaling_factor(

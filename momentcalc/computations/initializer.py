@@ -34,6 +34,7 @@ from ..engine.mpmath_internals import binary, is_mpf
 from ..engine.numbers import Number, as_number, quoted
 from ..engine.precision import to_decimal
 from ..engine.rounding import ball_text
+from ..errors import PrecisionError
 from ..tier import (
     Computation,
     InputError,
@@ -70,15 +71,17 @@ ARGUMENTS = (
 )
 
 DESCRIPTIONS = {
-    "effective_std": "std of the values the call actually produces",
-    "effective_mean": "mean of the values the call actually produces",
+    "effective_std": "std of the call's values in the exact-arithmetic model: parameters rounded as the "
+    "call rounds them, samples exact",
+    "effective_mean": "mean of the call's values in the exact-arithmetic model: parameters rounded as the "
+    "call rounds them, samples exact",
     "nominal_std": "the std the arguments name or the documentation promises",
-    "effective_ratio": "effective_std / nominal_std",
+    "effective_ratio": "effective_std / nominal_std (the exact-arithmetic model's)",
     "low_sigma": "lowest value, in stds of the normal before truncation from its mean (uniform: in its std)",
     "high_sigma": "highest value, in stds of the normal before truncation from its mean (uniform: in its std)",
     "normal_std": "std of the normal the call samples before truncation",
-    "low": "lowest value the call can produce",
-    "high": "highest value the call can produce",
+    "low": "lowest value of the exact-arithmetic model",
+    "high": "highest value of the exact-arithmetic model",
     "excluded_mass": "probability that the normal falls outside the bounds (what truncation removes)",
 }
 # Excluded below this, a truncation is never observed in practice (the equivalents say so).
@@ -236,10 +239,133 @@ def _above(x: Fraction | float, bits: int) -> Any:
     return 1 - normal_balls.upper_tail(-x, bits)
 
 
+class _Undecided(Exception):
+    """Two balls overlap at this precision (which end a clamp cuts): evaluate again finer."""
+
+
+def _tail(x: Any, bits: int) -> Any:
+    """Q(x) = P(Z > x) of a finite ball (the asymptotic series far out, as normal_balls does)."""
+    if x > 0 and x * x > 4 * bits:
+        return normal_balls.pdf(x) / x * normal_balls._asymptotic_series(x, bits)
+    return (x / arb(2).sqrt()).erfc() / 2
+
+
+def _probit(p: Fraction) -> Any:
+    """Φ^-1(p) = sqrt(2)·erfinv(2p − 1) as a ball (±inf at 0 and 1), from the near tail."""
+    if p <= 0:
+        return -INF
+    if p >= 1:
+        return INF
+    if p <= HALF:
+        return -arb(2).sqrt() * exact_ball(2 * p).erfcinv()
+    return arb(2).sqrt() * exact_ball(2 * (1 - p)).erfcinv()
+
+
+def _erfinv_moments(draw: Draw, bits: int) -> dict[str, Any]:
+    """The family erfinv (``Draw``): X = mean + scale·clamp(erfinv(U), clamp_low, clamp_high), U
+    uniform on [u_low, u_high] with probability 1 − sum(atoms). With Z = sqrt(2)·erfinv(U) (a
+    standard normal kept on [L, H] = [Φ^-1(p_low), Φ^-1(p_high)], p = (u + 1)/2) and the clamps
+    c = sqrt(2)·clamp in its units, the mass below c_low is an atom at c_low (and above c_high at
+    c_high); the rest is the normal on [max(L, c_low), min(H, c_high)]:
+    E[clamp(Z)] = (c_low·A_low + c_high·A_high + φ(l) − φ(h)) / M, E[clamp(Z)²] = (c_low²·A_low +
+    c_high²·A_high + (M − A_low − A_high) + l·φ(l) − h·φ(h)) / M, M = p_high − p_low."""
+    root2 = arb(2).sqrt()
+    p_low, p_high = (draw.u_low + 1) / 2, (draw.u_high + 1) / 2
+    ends = []
+    for p, clamp, below in ((p_low, draw.clamp_low, True), (p_high, draw.clamp_high, False)):
+        end = _probit(p)
+        if clamp in (INF, -INF):
+            ends.append((end, None, arb(0)))
+            continue
+        c = root2 * exact_ball(clamp)
+        if end in (INF, -INF):
+            clamps = True
+        elif (c > end) if below else (c < end):
+            clamps = True
+        elif (c < end) if below else (c > end):
+            clamps = False
+        else:
+            raise _Undecided
+        if not clamps:
+            ends.append((end, None, arb(0)))
+        elif below:
+            ends.append((c, c, _tail(-c, bits) - exact_ball(p_low)))
+        else:
+            ends.append((c, c, _tail(c, bits) - exact_ball(1 - p_high)))
+    (low, c_low, a_low), (high, c_high, a_high) = ends
+    if not (low < high):
+        raise PrecisionError("every value of the call is clamped to one bound: not modelled")
+    mass = exact_ball(p_high - p_low)
+    density = []
+    for end in (low, high):
+        if end in (INF, -INF):
+            density.append((arb(0), arb(0)))
+        else:
+            d = normal_balls.pdf(end)
+            density.append((d, end * d))
+    first = density[0][0] - density[1][0]
+    second = (mass - a_low - a_high) + density[0][1] - density[1][1]
+    for c, a in ((c_low, a_low), (c_high, a_high)):
+        if c is not None:
+            first += c * a
+            second += c * c * a
+    first, second = first / mass, second / mass
+    sigma = _ball(draw.sigma)
+    mean = exact_ball(draw.mean)
+    rest = 1 - sum(p for _, p in draw.atoms)
+    part_mean = mean + sigma * first
+    part_variance = sigma * sigma * (second - first * first)
+    total_mean = exact_ball(sum(p * x for x, p in draw.atoms)) + exact_ball(rest) * part_mean
+    gap = part_mean - total_mean  # (a ball about 0: multiplied, as arb's ** is exp(2·log) there)
+    variance = exact_ball(rest) * (part_variance + gap * gap)
+    for x, p in draw.atoms:
+        gap = exact_ball(x) - total_mean
+        variance += exact_ball(p) * gap * gap
+    std = variance.sqrt()
+    nominal = _ball(draw.nominal)
+    values = {
+        "effective_std": std,
+        "effective_mean": total_mean,
+        "nominal_std": nominal,
+        "effective_ratio": std / nominal,
+        "normal_std": sigma,
+    }
+    for name, end in (("low", low), ("high", high)):
+        if end not in (INF, -INF):
+            values[f"{name}_sigma"] = end
+            values[name] = mean + sigma * end
+    # the normal's mass beyond the clamps (a and b): what the bounds cut off
+    excluded = arb(0)
+    if draw.clamp_low not in (INF, -INF):
+        excluded += _tail(-root2 * exact_ball(draw.clamp_low), bits)
+    if draw.clamp_high not in (INF, -INF):
+        excluded += _tail(root2 * exact_ball(draw.clamp_high), bits)
+    values["excluded_mass"] = excluded
+    return values
+
+
 def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
     """The proven results' Quantity fields: from balls, or from the rationals known exactly."""
     ratio = _ratio(draw.sigma, draw.nominal)
     exact: dict[str, Fraction] = {}
+    if draw.family == "erfinv":
+        nominal = _exact(draw.nominal)
+        if nominal is not None:
+            exact["nominal_std"] = nominal
+        mirrored = {(draw.mean - x, p) for x, p in draw.atoms} == {(x - draw.mean, p) for x, p in draw.atoms}
+        if draw.u_low == -draw.u_high and draw.clamp_low == -draw.clamp_high and mirrored:
+            exact["effective_mean"] = draw.mean  # symmetric about the mean: proven without a ball
+
+        def evaluate_erfinv(bits: int) -> dict[str, Any]:
+            try:
+                values = _erfinv_moments(draw, bits)
+            except _Undecided:
+                return {"effective_std": arb("nan")}
+            for name in exact:
+                values.pop(name, None)
+            return {name: _tame(ball, bits) for name, ball in values.items()}
+
+        return prove(evaluate_erfinv, digits, exact=exact)
     if draw.family == "point":  # every value is draw.mean
         exact.update(
             effective_std=Fraction(0),
@@ -479,7 +605,14 @@ def initializer(
 
     fields = _proven(draw, digits)
     results = {quantity.name: quantity for quantity in quantities(DESCRIPTIONS, fields)}
-    if draw.family != "uniform":
+    if draw.family == "erfinv":  # an end the uniform and the clamp leave open: ±inf
+        for key, bound in (("low_sigma", -INF), ("high_sigma", INF)):
+            if key not in results:
+                fields = {"value": mpmath.mpf(bound), "certified": True, "error_bound": mpmath.mpf(0)}
+                results[key] = Quantity(key, description=DESCRIPTIONS[key], **fields)
+                end = key.removesuffix("_sigma")
+                results[end] = Quantity(end, description=DESCRIPTIONS[end], **fields)
+    elif draw.family != "uniform":
         for key, bound in (("low_sigma", draw.low), ("high_sigma", draw.high)):
             fields = (
                 exactly(bound)
@@ -506,7 +639,9 @@ def initializer(
 
     text = {key: _code(q.rounded_from, digits) for key, q in results.items()}
     text["mean"] = _code(draw.mean, digits)
-    negligible = draw.family == "truncated_normal" and results["excluded_mass"].value < NEGLIGIBLE_MASS
+    negligible = (
+        draw.family in ("truncated_normal", "erfinv") and results["excluded_mass"].value < NEGLIGIBLE_MASS
+    )
     ratio = results["effective_ratio"]
     ratio_text = (
         ball_text(ratio.value, NOTE_DIGITS, ratio.error_bound) if ratio.exact is None else None
@@ -562,6 +697,25 @@ def derivation(draw: Draw) -> tuple[tuple[str, str, str], ...]:
     elif draw.family == "normal":
         lines.append(
             ("draw", f"N({draw.mean}, sigma^2); effective_std = sigma", r"\mathcal{N}(\mu, \sigma^2)")
+        )
+    elif draw.family == "erfinv":
+        clamp = ", ".join(str(c) if c not in (INF, -INF) else repr(c) for c in (draw.clamp_low, draw.clamp_high))
+        lines.append(
+            (
+                "draw",
+                f"{draw.mean} + {draw.scale}*clamp(erfinv(U), {clamp}), U uniform on [{draw.u_low}, "
+                f"{draw.u_high}]"
+                + (f" with probability 1 - {sum(p for _, p in draw.atoms)}, else the atoms {', '.join(f'{x} (p = {p})' for x, p in draw.atoms)}" if draw.atoms else ""),
+                r"\mu + s\,\mathrm{clamp}(\operatorname{erf}^{-1}(U), q_a, q_b),\ U \sim \mathcal{U}(u_0, u_1)",
+            )
+        )
+        lines.append(
+            (
+                "effective_std",
+                "sqrt(2)*erfinv(U) is N(0, 1) kept on [Phi^-1((u0 + 1)/2), Phi^-1((u1 + 1)/2)]; its mass beyond "
+                "sqrt(2)*clamp is an atom there; sigma = scale/sqrt(2)",
+                r"\sigma = s/\sqrt{2}",
+            )
         )
     elif draw.family == "uniform":
         lines.append(
