@@ -24,6 +24,7 @@ from fractions import Fraction
 
 import mpmath
 import numpy
+import itertools
 
 F32 = numpy.float32
 GRID = 2**24  # PyTorch's CPU uniform_ for float32: 24 random bits
@@ -89,7 +90,7 @@ def torch_trunc_normal(mean=0.0, std=1.0, a=-2.0, b=2.0):
         atoms.append((exact(cb), p_high))
     u0 = exact(start) + p_low * exact(width)
     u1 = exact(start) + (1 - p_high) * exact(width)
-    to_units = lambda c: (exact(c) - exact(shift)) / exact(scale)  # noqa: E731
+    to_units = lambda c: (exact(c) - exact(shift)) / exact(scale)
     return ("erfinv", exact(shift), exact(scale), u0, u1, to_units(ca), to_units(cb), atoms)
 
 
@@ -97,7 +98,7 @@ def model_moments(model, dps=40):
     """(mean, std) of a model above, by mpmath: closed forms for normal and uniform, tanh-sinh
     quadrature over U (split where the clamps bite) for erfinv."""
     with mpmath.workdps(dps):
-        mp = lambda x: mpmath.mpf(x.numerator) / x.denominator  # noqa: E731
+        mp = lambda x: mpmath.mpf(x.numerator) / x.denominator
         if model[0] == "normal":
             return mp(model[1]), mp(model[2])
         if model[0] == "uniform":
@@ -114,7 +115,7 @@ def model_moments(model, dps=40):
         rest = 1 - sum(p for _, p in atoms)
 
         def moment(k):
-            integral = sum(mpmath.quad(lambda u: value(u) ** k, [x, y]) for x, y in zip(cuts, cuts[1:]))
+            integral = sum(mpmath.quad(lambda u: value(u) ** k, [x, y]) for x, y in itertools.pairwise(cuts))
             return mp(rest) * integral / (u1 - u0) + sum(mp(p) * mp(x) ** k for x, p in atoms)
 
         first = moment(1)

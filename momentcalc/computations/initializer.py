@@ -278,9 +278,7 @@ def _erfinv_moments(draw: Draw, bits: int) -> dict[str, Any]:
             ends.append((end, None, arb(0)))
             continue
         c = root2 * exact_ball(clamp)
-        if end in (INF, -INF):
-            clamps = True
-        elif (c > end) if below else (c < end):
+        if end in (INF, -INF) or ((c > end) if below else (c < end)):
             clamps = True
         elif (c < end) if below else (c > end):
             clamps = False
@@ -413,7 +411,7 @@ def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
         sigma = _ball(draw.sigma)
         values: dict[str, Any] = {"nominal_std": _ball(draw.nominal)}
         if truncated:
-            z, shift, gamma = normal_balls.truncated_moments(draw.low, draw.high, bits)
+            _z, shift, gamma = normal_balls.truncated_moments(draw.low, draw.high, bits)
             root = gamma.sqrt()
             values.update(
                 effective_std=sigma * root,
@@ -468,12 +466,9 @@ def _code(value: Any, digits: int) -> str:
     written 0.02: the other framework holds the literal as that same float32), else its
     ``digits``-digit decimal without trailing zeros."""
     exact = Fraction(value) if isinstance(value, Fraction) else None
-    if exact is None and value is not None and is_mpf(value):
-        if mpmath.isfinite(value):
-            sign, mantissa, exponent, _ = binary(mpmath.mpf(value))  # signed: mpf.man_exp drops the sign
-            exact = (
-                (-1) ** sign * Fraction(mantissa) * Fraction(2) ** exponent if abs(exponent) < 1100 else None
-            )
+    if exact is None and value is not None and is_mpf(value) and mpmath.isfinite(value):
+        sign, mantissa, exponent, _ = binary(mpmath.mpf(value))  # signed: mpf.man_exp drops the sign
+        exact = (-1) ** sign * Fraction(mantissa) * Fraction(2) ** exponent if abs(exponent) < 1100 else None
     if exact is not None and exact != 0:
         double = float(exact)
         if Fraction(double) == exact:
@@ -699,13 +694,19 @@ def derivation(draw: Draw) -> tuple[tuple[str, str, str], ...]:
             ("draw", f"N({draw.mean}, sigma^2); effective_std = sigma", r"\mathcal{N}(\mu, \sigma^2)")
         )
     elif draw.family == "erfinv":
-        clamp = ", ".join(str(c) if c not in (INF, -INF) else repr(c) for c in (draw.clamp_low, draw.clamp_high))
+        clamp = ", ".join(
+            str(c) if c not in (INF, -INF) else repr(c) for c in (draw.clamp_low, draw.clamp_high)
+        )
         lines.append(
             (
                 "draw",
                 f"{draw.mean} + {draw.scale}*clamp(erfinv(U), {clamp}), U uniform on [{draw.u_low}, "
                 f"{draw.u_high}]"
-                + (f" with probability 1 - {sum(p for _, p in draw.atoms)}, else the atoms {', '.join(f'{x} (p = {p})' for x, p in draw.atoms)}" if draw.atoms else ""),
+                + (
+                    f" with probability 1 - {sum(p for _, p in draw.atoms)}, else the atoms {', '.join(f'{x} (p = {p})' for x, p in draw.atoms)}"
+                    if draw.atoms
+                    else ""
+                ),
                 r"\mu + s\,\mathrm{clamp}(\operatorname{erf}^{-1}(U), q_a, q_b),\ U \sim \mathcal{U}(u_0, u_1)",
             )
         )
@@ -753,7 +754,7 @@ def defaults_ratio(entry: Initializer, digits: int = 15) -> Quantity | None:
     None when the framework has no default for an argument."""
     if any(argument.default is None for argument in entry.arguments):
         return None
-    fans = {name: 1 for name in entry.fans}
+    fans = dict.fromkeys(entry.fans, 1)
     return initializer(
         entry.name,
         arguments={},
