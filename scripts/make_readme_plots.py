@@ -19,11 +19,15 @@ ROOT = Path(__file__).resolve().parent.parent
 PLOTS = [
     (
         "phase_diagram.png",
-        "momentcalc meanfield tanh --sigma-w2 1:4:0.1 --sigma-b2 0:0.3:0.05 --plot-y chi1 --digits 6",
+        "momentcalc meanfield tanh --sigma-w2 1:4:0.1 --sigma-b2 0:0.3:0.05 --plot-y chi1 --digits 6 -q",
+    ),
+    (
+        "gelu_depth_scale.png",
+        "momentcalc meanfield gelu --sigma-w2 1:4:0.1 --sigma-b2 0:0.3:0.05 --plot-y depth_scale_c --digits 6 -q",
     ),
     (
         "postnorm_branch_weights.png",
-        "momentcalc postnorm-decay --layers 24 --sigma 0.25,0.5,1,2 --plot-y branch_weights",
+        "momentcalc postnorm-decay --layers 24 --sigma 0.25,0.5,1,2 --plot-y branch_weights -q",
     ),
 ]
 
@@ -33,7 +37,7 @@ def main() -> None:
         args = shlex.split(line)[1:]
         path = ROOT / "docs" / image
         subprocess.run(
-            [sys.executable, "-m", "momentcalc", *args, "--plot", str(path), "--format", "csv"],
+            [sys.executable, "-m", "momentcalc", *args, "--plot", str(path)],
             check=True,
             stdout=subprocess.DEVNULL,
         )

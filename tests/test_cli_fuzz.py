@@ -158,7 +158,7 @@ def check(run: Run) -> None:
             assert json.loads(run.stdout)["error"]["code"] == run.code, run
         else:
             assert run.stdout == "", run
-    elif run.code == 0 and as_json and "--get" not in args:
+    elif run.code == 0 and as_json and not {"--get", "--quiet", "-q"} & set(args):
         json.loads(run.stdout)
 
 

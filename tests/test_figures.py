@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import subprocess
+from fractions import Fraction
 import sys
 
 import pytest
@@ -46,7 +47,7 @@ def test_a_sweep_is_a_line_with_the_swept_option_on_x(tmp_path):
     figure = _figure("truncnorm", "--std", "0.01,0.02,0.05")
     ax = figure.axes[0]
     assert ax.get_xlabel() == "input.std" and ax.get_ylabel() == "gamma"  # the first result by default
-    assert "truncnorm" in ax.get_title() and "low=-2" in ax.get_title()
+    assert ax.get_title() == "truncnorm,  low = -2,  high = 2,  mean = 0"  # the inputs not swept
     x, y = ax.lines[0].get_data()
     assert list(x) == [0.01, 0.02, 0.05] and y[0] == pytest.approx(0.7737413035499232)
     assert ax.get_xscale() == "linear"
@@ -75,12 +76,13 @@ def test_two_swept_options_give_the_phase_diagram_with_the_edge_of_chaos():
         "6",
     )
     ax = figure.axes[0]
-    assert (ax.get_xlabel(), ax.get_ylabel()) == ("sigma_w2", "sigma_b2")
+    assert (ax.get_xlabel(), ax.get_ylabel()) == (r"$\sigma_w^2$", r"$\sigma_b^2$")
+    assert figure.get_suptitle() == "meanfield,  tanh,  $q_0$ = 1"
     mesh = ax.collections[0]
     grid = mesh.get_array().reshape(4, 4)  # sigma_b2 rows, sigma_w2 columns
     chi1 = float(invoke("meanfield", "tanh", "--sigma-w2", "3", "--sigma-b2", "0.2", "--get", "chi1").stdout)
     assert grid[2][2] == pytest.approx(chi1, rel=1e-5)
-    assert figure.axes[1].get_ylabel() == "chi1"  # the colour bar
+    assert figure.axes[1].get_ylabel() == r"$\chi_1$"  # the colour bar
     assert mesh.norm.vcenter == 1  # ordered and chaotic in two colours, split at chi1 = 1
     # the chi1 = 1 contour: at sigma_b2 = 0 it passes through sigma_w2 = 1 (tanh'(0) = 1)
     contour = [c for c in ax.collections[1:] if "edge of chaos" in str(c.get_label())]
@@ -113,8 +115,10 @@ def test_a_swept_activation_beside_a_numeric_option_is_one_line_per_activation()
     )
     (ax,) = figure.axes
     labels = [line.get_label() for line in ax.lines]
-    assert labels == ["relu: nngp", "relu: ntk_derivative", "tanh: nngp", "tanh: ntk_derivative"]
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == labels
+    nngp, ntk = r"$\mathbb{E}[\phi(u)\phi(v)]$", r"$\mathbb{E}[\phi'(u)\phi'(v)]$"
+    assert labels == [f"relu: {nngp}", f"relu: {ntk}", f"tanh: {nngp}", f"tanh: {ntk}"]
+    assert [t.get_text() for t in figure.legends[0].get_texts()] == labels
+    assert ax.get_ylabel() == f"{nngp}, {ntk}" and ax.get_xlabel() == r"$\rho$"
     x, y = ax.lines[0].get_data()
     assert list(x) == [0, 0.5] and y[0] == pytest.approx(1 / (2 * math.pi))  # relu's E[phi(u)phi(v)] at rho 0
     assert list(ax.lines[2].get_data()[1]) == [0, pytest.approx(0.186324, abs=1e-6)]  # tanh is odd
@@ -262,3 +266,126 @@ def test_readme_shows_the_figures_the_script_draws():
             in page.read_text()
         ]
         assert showing and all(line in page for page in showing), image
+
+
+def _sweep(*args):
+    """The Sweep --plot would draw for ``momentcalc ARGS``."""
+    pytest.importorskip("matplotlib")
+    import momentcalc.render.figure as figure_module
+
+    captured = {}
+    real = figure_module.build_figure, figure_module.save_figure
+    figure_module.build_figure = lambda result, names: captured.setdefault("sweep", result)
+    figure_module.save_figure = lambda figure, path: None
+    try:
+        run = invoke(*args, "--plot", "unused.png")
+    finally:
+        figure_module.build_figure, figure_module.save_figure = real
+    assert run.code == 0, run
+    return captured["sweep"]
+
+
+def _legend_texts(figure):
+    return [t.get_text() for legend in figure.legends for t in legend.get_texts()]
+
+
+CITATION = "Schoenholz et al. 2017, Deep information propagation"
+
+
+def test_every_symbol_is_valid_mathtext():
+    pytest.importorskip("matplotlib")
+    from matplotlib.mathtext import MathTextParser
+
+    from momentcalc.render.figure import EDGE_LABEL, SYMBOLS
+
+    parser = MathTextParser("path")
+    for text in (*SYMBOLS.values(), EDGE_LABEL):
+        for part in text.split("$")[1::2]:
+            parser.parse(f"${part}$")  # raises on a typo
+
+
+def test_two_results_on_one_axis_are_named_each_and_the_edge_of_chaos_is_marked():
+    figure = _figure(
+        "meanfield", "tanh", "--sigma-w2", "1.5:2.25:0.25", "--sigma-b2", "0.05", "--plot-y", "chi1",
+        "--plot-y", "depth_scale_c", "--digits", "8",
+    )  # fmt: skip
+    (ax,) = figure.axes
+    assert ax.get_ylabel() == r"$\chi_1$, $\xi_c$" and ax.get_xlabel() == r"$\sigma_w^2$"
+    assert ax.get_title() == r"meanfield,  tanh,  $\sigma_b^2$ = 0.05,  $q_0$ = 1"
+    texts = _legend_texts(figure)
+    assert texts[:2] == [r"$\chi_1$", r"$\xi_c$"] and CITATION in texts[2] and len(texts) == 3
+    # the edge: where chi1 crosses 1, between the two points about it (linearly)
+    chi1 = [
+        float(invoke("meanfield", "tanh", "--sigma-w2", w, "--sigma-b2", "0.05", "--get", "chi1").stdout)
+        for w in ("1.75", "2")
+    ]
+    assert chi1[0] < 1 < chi1[1]
+    crossing = 1.75 + 0.25 * (1 - chi1[0]) / (chi1[1] - chi1[0])
+    (edge,) = [line for line in ax.lines if line.get_linestyle() == "--"]
+    assert edge.get_xdata()[0] == pytest.approx(crossing)
+
+
+def test_the_edge_of_chaos_is_drawn_over_any_meanfield_result_but_only_over_sigma_w2():
+    figure = _figure(
+        "meanfield", "tanh", "--sigma-w2", "1:3:1", "--sigma-b2", "0:0.2:0.1", "--plot-y", "q_star", "--digits", "6"
+    )  # fmt: skip
+    assert any(CITATION in text for text in _legend_texts(figure))
+    assert any(str(c.get_label()).startswith(r"$\chi_1 = 1$") for c in figure.axes[0].collections)
+    over_b = _figure("meanfield", "tanh", "--sigma-b2", "0:0.2:0.1", "--sigma-w2", "1.5", "--digits", "6")
+    assert _legend_texts(over_b) == [] and over_b.axes[0].get_xlabel() == r"$\sigma_b^2$"
+    assert not [line for line in over_b.axes[0].lines if line.get_linestyle() == "--"]
+
+
+def test_decided_points_are_hatched_regions_with_a_legend():
+    args = ("meanfield", "gelu", "--sigma-w2", "1:3:0.5", "--sigma-b2", "0.1", "--digits", "6")
+    statuses = invoke(*args, "--format", "csv").stdout
+    assert statuses.count("no_fixed_point") == 2  # sigma_w2 2.5 and 3
+    figure = _figure(*args, "--plot-y", "chi1")
+    ax = figure.axes[0]
+    (span,) = [p for p in ax.patches if p.get_hatch()]
+    (x0, _), (x1, _) = ax.transData.inverted().transform(span.get_extents().get_points())
+    assert (x0, x1) == (pytest.approx(2.25), pytest.approx(3.25)) and span.get_hatch() == "\\\\"
+    assert "no fixed point" in _legend_texts(figure)
+    grid = (*args[:4], "--sigma-b2", "0.1,0.2", "--digits", "6")
+    heat = _figure(*grid, "--plot-y", "chi1")
+    (cells,) = [c for c in heat.axes[0].collections if c.get_hatch()]
+    undecided = invoke(*grid, "--format", "csv").stdout.count("no_fixed_point")
+    assert len(cells.get_paths()) == undecided == 5 and "no fixed point" in _legend_texts(heat)
+
+
+def test_refused_points_are_crossed_cells_with_a_legend():
+    from momentcalc.render.figure import REFUSED_LABEL, build_figure
+    from momentcalc.result import NoResult, Sweep, replace
+
+    sweep = _sweep("meanfield", "tanh", "--sigma-w2", "1:2:0.5", "--sigma-b2", "0,0.1", "--digits", "6")
+    rows = list(sweep.rows)
+    where = next(
+        i
+        for i, row in enumerate(rows)
+        if row.inputs["sigma_w2"] == Fraction(3, 2) and row.inputs["sigma_b2"] == Fraction(1, 10)
+    )
+    rows[where] = NoResult("meanfield", rows[where].inputs, 6, "not proven", code=3)
+    figure = build_figure(replace(sweep, rows=tuple(rows)), ("chi1",))
+    (crosses,) = [line for line in figure.axes[0].lines if line.get_marker() == "x"]
+    assert list(crosses.get_xdata()) == [1.5] and list(crosses.get_ydata()) == [0.1]
+    assert REFUSED_LABEL in _legend_texts(figure)
+    line = build_figure(
+        Sweep(
+            "meanfield", 6, tuple(r for r in rows if r.inputs["sigma_b2"] == Fraction(1, 10)), ("sigma_w2",)
+        ),
+        ("chi1",),
+    )
+    assert REFUSED_LABEL in _legend_texts(line)
+    assert [list(l.get_xdata()) for l in line.axes[0].lines if l.get_marker() == "x"] == [[1.5]]
+
+
+def test_quiet_writes_the_figure_and_nothing_on_stdout(tmp_path):
+    pytest.importorskip("matplotlib")
+    path = tmp_path / "q.png"
+    for flag in ("-q", "--quiet"):
+        run = invoke("truncnorm", "--std", "0.1,0.2", "--plot", str(path), flag)
+        assert run.code == 0 and run.stdout == "" and run.stderr == "" and path.stat().st_size > 1000, run
+        path.unlink()
+    run = invoke("truncnorm", "--std", "0.1,0.2", "-q", "--get", "gamma")
+    assert run.code == 2 and run.stdout == "" and "--quiet" in run.stderr and "--get" in run.stderr
+    assert "Print no results on stdout: with --plot, only the figure is written" in " ".join(invoke("truncnorm", "--help").stdout.split())

@@ -212,6 +212,16 @@ Dask = Annotated[
     ),
 ]
 
+Quiet = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        help="Print no results on stdout: with --plot, only the figure is written. Errors, refused points and "
+        "failed --expect checks are still reported (stderr, the exit status; with --json an error's object).",
+    ),
+]
+
 # name -> (alias, default) of the shared options, in the order --help lists them.
 SHARED: dict[str, tuple[Any, Any]] = {
     "digits": (Digits, "15"),
@@ -225,6 +235,7 @@ SHARED: dict[str, tuple[Any, Any]] = {
     "plot": (Plot, None),
     "plot_y": (PlotY, None),
     "chart": (Chart, None),
+    "quiet": (Quiet, False),
     "budget": (Budget, None),
     "jobs": (Jobs, None),
     "dask": (Dask, None),

@@ -177,6 +177,7 @@ def execute(
     plot: str | None = None,
     plot_y: list[str] | None = None,
     chart: str | None = None,
+    quiet: bool = False,
     budget: str | None = None,
     jobs: str | None = None,
     dask: str | None = None,
@@ -198,6 +199,12 @@ def execute(
             param="get",
             params=("format",),
         )
+    if quiet and (get or chart is not None):
+        raise InputError(
+            f"{{quiet}} prints nothing on stdout; it cannot be combined with {{{'get' if get else 'chart'}}}",
+            param="quiet",
+            params=("get",) if get else ("chart",),
+        )
     figures = None
     if plot is not None or plot_y or chart is not None:
         from .figures import figure_options
@@ -216,13 +223,13 @@ def execute(
     workers = parse_jobs(jobs)
     address = parse_dask(dask, jobs)
     points, swept = sweep_points(options, numeric)
-    if form == "table" and not get and len(points) > MAX_TABLE_ROWS:
+    if form == "table" and not get and not quiet and len(points) > MAX_TABLE_ROWS:
         raise InputError(
             f"the sweep over {', '.join('{' + name + '}' for name in swept)} has {len(points)} points; a table "
             f"shows at most {MAX_TABLE_ROWS} rows: use {{format}} csv or json for more",
             params=(*swept, "format"),
         )
-    if form == "table" and not get and len(points) * n > MAX_TABLE_DIGITS:
+    if form == "table" and not get and not quiet and len(points) * n > MAX_TABLE_DIGITS:
         raise InputError(
             f"a table of {len(points)} rows at {{digits}} {n} is too large to lay out (rows times digits at most "
             f"{MAX_TABLE_DIGITS}): use {{format}} csv or json, or fewer digits",
@@ -247,7 +254,7 @@ def execute(
         sweep=bool(swept),
         many=len(points) > 1,
     )
-    plan = _Plan(task, points, swept, form, get, figures, address)
+    plan = _Plan(task, points, swept, form, get, figures, address, quiet)
     if not child.ENABLED:
         return plan.run(1)
     # Each point of a sweep may take what one computation may (or --budget), all of them
@@ -401,9 +408,10 @@ class _Plan:
         get: list[str] | None,
         figures: Any = None,
         dask: str | None = None,
+        quiet: bool = False,
     ) -> None:
         self.task, self.points, self.swept, self.form, self.get = task, points, swept, form, get
-        self.figures, self.dask = figures, dask
+        self.figures, self.dask, self.quiet = figures, dask, quiet
 
     def rows(
         self, workers: int, seconds: float | None, ceiling: int | None, point_seconds: float | None
@@ -504,11 +512,13 @@ class _Plan:
             from .figures import draw_before_output
 
             draw_before_output(self.figures, result)
-        if self.get:
+        if self.quiet:
+            pass
+        elif self.get:
             emit_values(result, self.get)
         else:
             emit(result, self.form)
-        if self.figures is not None:
+        if self.figures is not None and not self.quiet:
             from .figures import draw_after_output
 
             draw_after_output(self.figures, result, self.form)
@@ -625,6 +635,7 @@ def computing_command(
                     plot=common["plot"],
                     plot_y=common["plot_y"],
                     chart=common["chart"],
+                    quiet=common["quiet"],
                     budget=common["budget"],
                     jobs=common["jobs"],
                     dask=common["dask"],
