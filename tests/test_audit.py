@@ -211,7 +211,7 @@ def test_include_exclude_strict_and_formats(tree):
     code, out, _ = run(["audit", str(tree / "models"), "--format", "github"])
     lines = out.splitlines()
     assert code == 1 and len(lines) == 13 and all(line.startswith("::error file=") for line in lines)
-    assert ",line=10,col=10::1.7139588594436646 is wrong: relu.centered_gain" in out
+    assert ",line=10,col=10,title=momentcalc%3A relu.centered_gain::1.7139588594436646 is wrong for relu" in out
     code, out, _ = run(["audit", str(tree / "models"), "--format", "sarif"])
     sarif = json.loads(out)
     assert sarif["version"] == "2.1.0" and len(sarif["runs"][0]["results"]) == 13
@@ -224,8 +224,8 @@ def test_include_exclude_strict_and_formats(tree):
 @pytest.mark.parametrize(
     "argv",
     [
-        ["audit"],
         ["audit", "/no/such/dir"],
+        ["audit", "tests/fixtures/audit", "--baseline", "/no/such/baseline.json"],
         ["audit", ".", "--format", "xml"],
         ["identify"],
         ["identify", "abc"],

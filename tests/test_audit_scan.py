@@ -216,7 +216,7 @@ def test_paths_are_escaped_for_each_format(tmp_path):
     code, out, err = run(["audit", str(tmp_path), "--format", "github"])
     assert code == 1 and len(out.splitlines()) == len(NASTY_NAMES)
     for line in out.splitlines():
-        assert line.startswith("::error file=") and ",line=1,col=14::" in line
+        assert line.startswith("::error file=") and ",line=1,col=14,title=" in line
         assert "\x1b" not in line and "\r" not in line
         file = line.split("file=", 1)[1].split(",line=")[0]
         assert ":" not in file and "," not in file
@@ -322,3 +322,171 @@ def test_notebooks_that_are_not_notebooks_are_skipped(tmp_path):
         ("julia.ipynb", 1)
     ]  # by the regex
     assert code == 1
+
+
+# --- made for CI ----------------------------------------------------------------------------------
+
+NF_FIXTURE = (Path(__file__).resolve().parent / "fixtures" / "audit" / "nfnet.py").read_text()
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A repository with pyproject.toml's [tool.momentcalc.audit], a vendored copy it excludes,
+    and docs it does not list; the working directory is its src/."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src" / "vendor").mkdir(parents=True)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "src" / "nfnet.py").write_text(NF_FIXTURE)
+    (tmp_path / "src" / "vendor" / "copy.py").write_text(WRONG)
+    (tmp_path / "docs" / "example.py").write_text(WRONG)
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\n\n[tool.momentcalc.audit]\npaths = ["src"]\nexclude = ["src/vendor/*"]\n'
+    )
+    monkeypatch.chdir(tmp_path / "src")
+    return tmp_path
+
+
+def test_audit_without_a_path_scans_the_project_as_configured(project):
+    code, doc = _audit_json()
+    assert {f["path"] for f in doc["findings"]} == {"nfnet.py"}  # src/ from src/: no vendor, no docs
+    assert code == 1 and doc["files_scanned"] == 1
+    (project / "pyproject.toml").write_text('[tool.momentcalc.audit]\nstrict = true\nexclude = ["src/*"]\n')
+    code, doc = _audit_json()  # no paths: the whole project, from wherever in it
+    assert [f["path"] for f in doc["findings"]] == ["../docs/example.py"] and code == 1
+    (project / "pyproject.toml").write_text("[project]\n")
+    os.chdir(project)
+    code, doc = _audit_json()
+    assert {f["path"] for f in doc["findings"]} == {"docs/example.py", "src/nfnet.py", "src/vendor/copy.py"}
+
+
+@pytest.mark.parametrize(
+    ("table", "says"),
+    [
+        ("strict = 1", "strict must be true or false"),
+        ('paths = "src"', "paths must be a list of paths"),
+        ("color = true", "has no key 'color'"),
+        ("[", "cannot be read as TOML"),
+    ],
+)
+def test_a_bad_configuration_is_exit_2_naming_it(project, table, says):
+    (project / "pyproject.toml").write_text(f"[tool.momentcalc.audit]\n{table}\n")
+    code, out, err = run(["audit"])
+    assert code == 2 and out == "" and says in err and "pyproject.toml" in err and len(err.splitlines()) == 1
+
+
+def test_a_baseline_accepts_known_findings_and_fails_on_new_ones(project):
+    code, out, _ = run(["audit", "--write-baseline", "../audit-baseline.json"])
+    assert code == 0 and "wrote 15 findings to the baseline" in out
+    document = json.loads((project / "audit-baseline.json").read_text())
+    assert document["momentcalc_audit_baseline"] == 1 and len(document["findings"]) == 15
+    entry = document["findings"][0]
+    assert (
+        entry["path"] == "src/nfnet.py"
+        and entry["reason"]
+        and set(entry) == {"path", "literal", "constant", "verdict", "reason"}
+    )
+    entry["reason"] = "Brock et al. (2021)'s published estimate: pretrained checkpoints depend on it"
+    (project / "audit-baseline.json").write_text(json.dumps(document))
+    # Lines moved: still accepted. A new wrong constant: fails, alone in the table.
+    (project / "src" / "nfnet.py").write_text("\n\n" + NF_FIXTURE + "\n" + WRONG)
+    code, doc = _audit_json("--baseline", "../audit-baseline.json")
+    assert code == 1
+    new = [f for f in doc["findings"] if f["verdict"] != "ok" and "baseline" not in f]
+    assert [(f["line"], f["literal"]) for f in new] == [(NF_FIXTURE.count("\n") + 4, "1.7139588594436646")]
+    assert doc["findings"][0]["baseline"].startswith("Brock et al.")
+    code, out, _ = run(["audit", "--baseline", "../audit-baseline.json"])
+    assert code == 1 and out.count("nfnet.py:") == 1 and "(15 accepted by the baseline)" in out
+    # Configured in pyproject.toml; rewriting keeps the reasons; a fixed value leaves a stale entry.
+    (project / "pyproject.toml").write_text(
+        '[tool.momentcalc.audit]\npaths = ["src"]\nbaseline = "audit-baseline.json"\nexclude = ["src/vendor/*"]\n'
+    )
+    (project / "src" / "nfnet.py").write_text(NF_FIXTURE.replace("1.7139588594436646", "1.7128585504496627"))
+    code, doc = _audit_json()
+    assert code == 0 and len(doc["baseline_unmatched"]) == 1
+    assert doc["baseline_unmatched"][0]["literal"] == "1.7139588594436646"
+    code, out, _ = run(["audit"])
+    assert "1 baseline entries match no finding any more" in out
+    run(["audit", "--write-baseline", "../audit-baseline.json"])
+    rewritten = json.loads((project / "audit-baseline.json").read_text())["findings"]
+    assert len(rewritten) == 14 and rewritten[0]["reason"].startswith("Brock et al.")
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ("[]", "not a baseline file"),
+        ('{"momentcalc_audit_baseline": 1, "findings": [{"path": "a"}]}', "needs path, literal"),
+    ],
+)
+def test_a_bad_baseline_is_exit_2(project, content, says):
+    (project / "b.json").write_text(content)
+    code, out, err = run(["audit", "--baseline", "../b.json"])
+    assert code == 2 and out == "" and says in err and "--baseline" in err
+
+
+def test_the_table_shows_problems_and_a_summary(project):
+    code, out, _ = run(["audit"])
+    rows = [line for line in out.splitlines() if line.startswith("nfnet.py:")]
+    assert code == 1 and len(rows) == 15 and " ok" not in "".join(rows)
+    assert "3 ok, 2 inexact, 13 wrong; --all lists the ok ones too" in out
+    code, out, _ = run(["audit", "--all"])
+    assert len([line for line in out.splitlines() if line.startswith("nfnet.py:")]) == 18
+    (project / "src" / "nfnet.py").write_text("selu_lambda = 1.0507009873554805\n")
+    code, out, _ = run(["audit"])
+    assert (
+        code == 0
+        and out
+        == "audit: 1 files scanned; 1 constants identified: 1 ok, 0 inexact, 0 wrong; --all lists the ok ones too: all ok\n"
+    )
+
+
+def test_sarif_for_code_scanning(project):
+    code, out, _ = run(["audit", "--format", "sarif"])
+    run_ = json.loads(out)["runs"][0]
+    results = run_["results"]
+    assert code == 1 and len(results) == 15 and {r["kind"] for r in results} == {"fail"}
+    assert run_["originalUriBaseIds"]["SRCROOT"]["uri"] == project.resolve().as_uri() + "/"
+    for r in results:
+        location = r["locations"][0]["physicalLocation"]["artifactLocation"]
+        assert location == {"uri": "src/nfnet.py", "uriBaseId": "SRCROOT"}
+        rule = run_["tool"]["driver"]["rules"][r["ruleIndex"]]
+        assert rule["id"] == r["ruleId"] and rule["help"]["text"].startswith(rule["fullDescription"]["text"])
+        assert len(r["partialFingerprints"]["momentcalcFinding/v1"]) == 32
+    relu = next(r for r in results if r["ruleId"] == "relu.centered_gain")
+    assert relu["level"] == "error" and relu["message"]["text"] == (
+        "1.7139588594436646 is wrong for relu.centered_gain = 1/sqrt(Var[relu(Z)]): relative error 6.4e-4; "
+        "exact 1.712858550449662706…; paste 1.7128585504496627 (3 of 17 digits correct)"
+    )
+    rule = run_["tool"]["driver"]["rules"][relu["ruleIndex"]]
+    assert (
+        "1/sqrt(Var[relu(Z)])" in rule["help"]["text"] and "1.712858550449662706" in rule["help"]["markdown"]
+    )
+    assert len({r["partialFingerprints"]["momentcalcFinding/v1"] for r in results}) == 15
+    code, out, _ = run(["audit", "--format", "sarif", "--all"])
+    kinds = [r["kind"] for r in json.loads(out)["runs"][0]["results"]]
+    assert kinds.count("pass") == 3 and kinds.count("fail") == 15
+
+
+def test_github_annotations_have_paths_relative_to_the_repository(project, monkeypatch):
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    code, out, _ = run(["audit", "--format", "github"])
+    lines = out.splitlines()
+    assert (
+        code == 1
+        and len(lines) == 15
+        and all(
+            line.startswith(("::error file=src/nfnet.py,", "::warning file=src/nfnet.py,")) for line in lines
+        )
+    )
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(project.parent))
+    code, out, _ = run(["audit", "--format", "github"])
+    assert out.startswith(
+        f"::error file={project.name}/src/nfnet.py,line=6,col=10,title=momentcalc%3A celu.centered_gain::"
+    )
+    assert "relative error 6.6e-5; exact 1.27084341785019648…; paste 1.2708434178501964" in out
+
+
+def test_format_help_states_the_piped_default():
+    _, out, _ = run(["audit", "--help"])
+    text = " ".join(out.split())
+    assert "[default: table on a terminal, else text]" in text and "[default: table]" not in text

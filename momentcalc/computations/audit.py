@@ -55,10 +55,22 @@ COMMANDS = {"audit": "audit"}
 
 
 def audit(
-    paths: Sequence[str], *, include: Sequence[str] = (), exclude: Sequence[str] = (), strict: bool = False
+    paths: Sequence[str],
+    *,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    strict: bool = False,
+    root: str | None = None,
+    baseline: str | None = None,
+    show_all: bool = False,
+    write_baseline: str | None = None,
 ) -> Listing:
     """Findings in every file under ``paths``; ``ok`` is False when any is wrong (or, with
-    ``strict``, inexact)."""
+    ``strict``, inexact, or a file skipped) and not accepted by the ``baseline`` file.
+    ``write_baseline``: a baseline file written with every problem found (the reasons of its
+    entries kept), then applied.
+    ``include``/``exclude`` globs match a path relative to its argument, to ``root`` (the
+    project) or a file name. The table's rows are the problems (``show_all``: every finding)."""
     if not paths:
         raise InputError(
             "{path} is required: give files or directories to scan",
@@ -68,23 +80,30 @@ def audit(
     for path in paths:
         if not os.path.exists(path):
             raise InputError(
-                f"{{path}} {path!r} does not exist", param="path", allowed="existing files or directories"
+                f"{{path}} {_quoted(path)} does not exist",
+                param="path",
+                allowed="existing files or directories",
             )
+    entries = None
+    if baseline is not None:
+        from .audit_project import load_baseline
+
+        entries = load_baseline(baseline)
     findings: list[dict] = []
     skipped: list[dict] = []
     scanned = 0
     candidates = 0
-    for path in files(paths, include, exclude, skipped):
+    for path in files(paths, include, exclude, skipped, root and os.path.abspath(root)):
         candidates += 1
         try:
             findings += scan_file(path)
         except Skipped as why:
-            skipped.append({"path": path.replace(os.sep, "/"), "kind": why.kind, "reason": why.reason})
+            skipped.append({"path": _normal(path), "kind": why.kind, "reason": why.reason})
             continue
         except Exception as error:  # a bug of ours on this file: reported, the run goes on, exit 3
             skipped.append(
                 {
-                    "path": path.replace(os.sep, "/"),
+                    "path": _normal(path),
                     "kind": "error",
                     "reason": f"momentcalc failed on it ({type(error).__name__}: {error})",
                 }
@@ -94,12 +113,34 @@ def audit(
     failing_skips = [s for s in skipped if s["kind"] != "outside"]
     if not candidates and not failing_skips:
         raise InputError(
-            f"{{path}} {', '.join(repr(p) for p in paths)} holds no file to scan (audit reads "
+            f"{{path}} {', '.join(_quoted(p) for p in paths)} holds no file to scan (audit reads "
             f"{', '.join((*PYTHON, *REGEX, NOTEBOOK))}, or what --include names)",
             param="path",
         )
+    stale: list[dict] = []
+    written = None
+    if write_baseline is not None:
+        from .audit_project import baseline_document, load_baseline
+
+        previous = load_baseline(write_baseline) if os.path.isfile(write_baseline) else []
+        document = baseline_document(findings, write_baseline, previous)
+        try:
+            with open(write_baseline, "w", encoding="utf-8") as handle:
+                handle.write(document)
+        except OSError as error:
+            raise InputError(
+                f"{{write_baseline}} {_quoted(write_baseline)} cannot be written ({error.strerror or error})",
+                param="write_baseline",
+            ) from None
+        baseline, entries = write_baseline, load_baseline(write_baseline)
+        written = len(entries)
+    if entries is not None and baseline is not None:
+        from .audit_project import apply_baseline
+
+        stale = apply_baseline(findings, entries, baseline)
     worst = "inexact" if strict else "wrong"
     ok = not any(_fails(f, worst) for f in findings) and not (strict and failing_skips)
+    shown_findings = [f for f in findings if show_all or _problem(f)]
     rows = tuple(
         {
             "location": f"{shown(f['path'])}:{f['line']}:{f['column']}"
@@ -108,33 +149,78 @@ def audit(
             "constant": f["constant"]["id"],
             "exact": f["constant"]["exact"],
             "digits": f"{f['digits_correct']}/{f['digits_written']}",
-            "verdict": f["verdict"],
+            "verdict": f["verdict"]
+            + (
+                " (baseline)"
+                if "baseline" in f
+                else " (test data)"
+                if f.get("test_data") and f["verdict"] != "ok"
+                else ""
+            ),
         }
-        for f in findings
+        for f in shown_findings
     )
     counts = {v: sum(f["verdict"] == v for f in findings) for v in SEVERITY}
+    accepted = sum("baseline" in f for f in findings)
+    in_tests = sum(
+        bool(f.get("test_data")) and f["verdict"] != "ok" and "baseline" not in f for f in findings
+    )
     notes = (
         f"{scanned} files scanned"
         + (f", {len(skipped)} skipped" if skipped else "")
         + f"; {len(findings)} constants identified: {counts['ok']} ok, "
-        f"{counts['inexact']} inexact, {counts['wrong']} wrong",
+        f"{counts['inexact']} inexact, {counts['wrong']} wrong"
+        + (f" ({accepted} accepted by the baseline)" if accepted else "")
+        + (f" ({in_tests} in test data, not failing)" if in_tests else "")
+        + ("" if show_all or not counts["ok"] else "; --all lists the ok ones too"),
+        *(
+            (f"wrote {written} findings to the baseline {shown(write_baseline or '')}",)
+            if written is not None
+            else ()
+        ),
+        *(
+            (
+                f"{len(stale)} baseline entries match no finding any more (fixed?): rewrite the baseline "
+                "with --write-baseline",
+            )
+            if stale
+            else ()
+        ),
     )
+    extra: dict = {"findings": findings, "files_scanned": scanned, "skipped": skipped}
+    if entries is not None:
+        extra["baseline_unmatched"] = [{k: e[k] for k in ("path", "literal", "constant")} for e in stale]
     return Listing(
         "audit",
         ("location", "literal", "constant", "exact", "digits", "verdict"),
         rows,
         title="audit: initialization constants in the code, against their exact values",
         ok=ok,
-        extra={"findings": findings, "files_scanned": scanned, "skipped": skipped},
-        notes=notes,
+        extra=extra,
+        notes=tuple(n.replace("{", "(").replace("}", ")") for n in notes),
         labels={"digits": "digits correct/written"},
         rows_in_json=False,
         failures=tuple(
-            f"{r['location']}: {r['literal']} is {r['verdict']}: {r['constant']} = {r['exact']}"
-            for r, f in zip(rows, findings)
+            f"{shown(f['path'])}:{f['line']}:{f['column']}: {f['literal']} is {f['verdict']}: "
+            f"{f['constant']['id']} = {f['constant']['exact']}"
+            for f in findings
             if _fails(f, worst)
         ),
     )
+
+
+def _quoted(path: str) -> str:
+    return repr(shown(path)).replace("{", "(").replace("}", ")")
+
+
+def _normal(path: str) -> str:
+    """A path as findings give it: ``/`` separators, no ``./`` in front."""
+    return os.path.normpath(path).replace(os.sep, "/")
+
+
+def _problem(finding: dict) -> bool:
+    """Shown in the table without --all: a finding that is not ok and not accepted."""
+    return finding["verdict"] != "ok" and "baseline" not in finding
 
 
 # What a terminal would act on: C0 and C1 controls (ESC among them), line and paragraph
@@ -149,14 +235,22 @@ def shown(path: str) -> str:
 
 def _fails(finding: dict, worst: str) -> bool:
     """Does the finding fail the run? (Test data never does: it is reported, marked.)"""
-    return SEVERITY[finding["verdict"]] >= SEVERITY[worst] and not finding.get("test_data")
+    return (
+        SEVERITY[finding["verdict"]] >= SEVERITY[worst]
+        and not finding.get("test_data")
+        and "baseline" not in finding
+    )
 
 
 # --- files -------------------------------------------------------------------------------------
 
 
 def files(
-    paths: Sequence[str], include: Sequence[str], exclude: Sequence[str], skipped: list[dict] | None = None
+    paths: Sequence[str],
+    include: Sequence[str],
+    exclude: Sequence[str],
+    skipped: list[dict] | None = None,
+    project: str | None = None,
 ) -> Iterator[str]:
     """The files to scan under ``paths``; what cannot be walked is added to ``skipped``.
 
@@ -167,7 +261,9 @@ def files(
     rules_of: dict[str, list[tuple[str, str, bool, bool]]] = {}
     for path in paths:
         if not os.path.isdir(path):
-            if _wanted(os.path.basename(path), os.path.basename(path), include, exclude):
+            if _wanted(
+                os.path.basename(path), os.path.basename(path), include, exclude, _from(project, path)
+            ):
                 yield path
             continue
         top = os.path.realpath(path)
@@ -178,12 +274,12 @@ def files(
                 if _ignored(root, name, False, rules):
                     continue
                 full = os.path.join(root, name)
-                if not _wanted(os.path.relpath(full, path), name, include, exclude):
+                if not _wanted(os.path.relpath(full, path), name, include, exclude, _from(project, full)):
                     continue
                 if os.path.islink(full) and not _inside(os.path.realpath(full), top):
                     skipped.append(
                         {
-                            "path": full.replace(os.sep, "/"),
+                            "path": _normal(full),
                             "kind": "outside",
                             "reason": "a symlink to a file outside the tree (not followed)",
                         }
@@ -196,12 +292,24 @@ def _inside(target: str, top: str) -> bool:
     return target == top or target.startswith(top.rstrip(os.sep) + os.sep)
 
 
-def _wanted(relative: str, name: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
-    relative = relative.replace(os.sep, "/")
-    if any(fnmatch.fnmatch(relative, g) or fnmatch.fnmatch(name, g) for g in exclude):
+def _from(project: str | None, path: str) -> str | None:
+    """``path`` relative to the project's directory, when it is below it."""
+    if project is None:
+        return None
+    relative = os.path.relpath(os.path.abspath(path), project)
+    return None if relative.startswith("..") else relative
+
+
+def _wanted(
+    relative: str, name: str, include: Sequence[str], exclude: Sequence[str], in_project: str | None = None
+) -> bool:
+    forms = [relative.replace(os.sep, "/"), name]
+    if in_project is not None:
+        forms.append(in_project.replace(os.sep, "/"))
+    if any(fnmatch.fnmatch(form, g) for g in exclude for form in forms):
         return False
     if include:
-        return any(fnmatch.fnmatch(relative, g) or fnmatch.fnmatch(name, g) for g in include)
+        return any(fnmatch.fnmatch(form, g) for g in include for form in forms)
     return name.endswith((*PYTHON, *REGEX, NOTEBOOK))
 
 
@@ -221,7 +329,7 @@ def _gitignore(
     except FileNotFoundError:
         text = ""
     except Skipped as why:
-        skipped.append({"path": path.replace(os.sep, "/"), "kind": why.kind, "reason": why.reason})
+        skipped.append({"path": _normal(path), "kind": why.kind, "reason": why.reason})
         text = ""
     for line in text.splitlines():
         line = line.strip()
@@ -370,9 +478,7 @@ def scan_file(path: str) -> list[dict]:
         line = lines[f.line - 1] if f.line <= len(lines) else ""
         if IGNORE in line:
             continue
-        found.append(
-            {"path": path.replace(os.sep, "/"), "line": f.line, "column": f.column, **finding_fields(f)}
-        )
+        found.append({"path": _normal(path), "line": f.line, "column": f.column, **finding_fields(f)})
     return found
 
 
@@ -395,7 +501,7 @@ def _scan_notebook(path: str, text: str) -> list[dict]:
         line, column = place_in_file(notebook, cell, cell_line, f.column)
         found.append(
             {
-                "path": path.replace(os.sep, "/"),
+                "path": _normal(path),
                 "line": line,
                 "column": column,
                 "cell": cell.index,

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import partial
-from typing import Annotated
+from typing import Annotated, NamedTuple
 
 import typer
 
@@ -28,13 +27,16 @@ Examples:
 AUDIT_EXAMPLES = """
 Examples:
 
-  momentcalc audit src/                       table of every constant found; exit 1 if one is wrong
+  momentcalc audit                            the project ([tool.momentcalc.audit] in pyproject.toml); exit 1 if a constant is wrong
 
-  momentcalc audit . --format github          GitHub Actions annotations on the pull request
+  momentcalc audit src/ --all                 every constant found under src/, the ok ones too
 
-  momentcalc audit . --format sarif > audit.sarif
+  momentcalc audit --format github            GitHub Actions annotations on the pull request
 
-  momentcalc audit . --exclude 'tests/*' --strict
+  momentcalc audit --format sarif > audit.sarif
+
+  momentcalc audit --write-baseline audit-baseline.json
+                                              accept what is found now (say why in each entry); then --baseline
 """
 
 Values = Annotated[
@@ -45,15 +47,22 @@ Values = Annotated[
 ]
 Paths = Annotated[
     list[str] | None,
-    typer.Argument(metavar="PATH...", help="Files and directories to scan.", show_default=False),
+    typer.Argument(
+        metavar="PATH...",
+        help="Files and directories to scan (default: the paths of [tool.momentcalc.audit] in pyproject.toml, "
+        "else the project: the directory holding pyproject.toml, else the working directory).",
+        show_default=False,
+    ),
 ]
 AuditFormat = Annotated[
     str | None,
     typer.Option(
         "--format",
-        metavar="table|json|csv|sarif|github",
+        metavar="table|text|json|csv|sarif|github",
         show_default=False,
-        help="Output format.  [default: table]",
+        help="Output format. table: boxed (the default on a terminal); text: plain aligned columns (the "
+        "default when stdout is a pipe or a file); json; csv; sarif (SARIF 2.1.0, code scanning); github "
+        "(workflow commands: annotations on a pull request).  [default: table on a terminal, else text]",
     ),
 ]
 
@@ -136,7 +145,29 @@ def audit(
         list[str] | None,
         typer.Option("--exclude", metavar="GLOB", help="Skip files matching GLOB. Repeatable."),
     ] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on inexact constants too.")] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Exit 1 on inexact constants and skipped files too.")
+    ] = False,
+    all_: Annotated[
+        bool,
+        typer.Option("--all", help="List every constant found, the ok ones too (default: the problems)."),
+    ] = False,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            metavar="FILE",
+            help="Accept the findings listed in FILE (each with its reason): only new ones fail.",
+        ),
+    ] = None,
+    write_baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--write-baseline",
+            metavar="FILE",
+            help="Write every problem found to FILE as a baseline (reasons of entries already there kept).",
+        ),
+    ] = None,
     format: AuditFormat = None,
     json_: Json = False,
     budget: Annotated[
@@ -150,11 +181,13 @@ def audit(
 ) -> None:
     """Check the initialization constants written in a codebase against their exact values (exit 1 if one is wrong).
 
-    A file that cannot be read as text (unreadable, binary, not UTF-8/UTF-16 or its coding
-    declaration) is skipped with a note; --strict fails on it.
+    Settings may live in pyproject.toml under [tool.momentcalc.audit]: paths, include, exclude, strict, baseline;
+    options given here replace them. A file that cannot be read as text (unreadable, binary, not UTF-8/UTF-16 or
+    its coding declaration) is skipped with a note; --strict fails on it.
 
-    Exit codes: 0 no constant is wrong; 1 a constant is wrong (--strict: or inexact, or a file was skipped);
-    2 bad arguments, or no file to scan; 3 the tool failed (on a file: the others are still reported).
+    Exit codes: 0 no constant is wrong (or each is accepted by the baseline); 1 a constant is wrong (--strict: or
+    inexact, or a file was skipped); 2 bad arguments, or no file to scan; 3 the tool failed (on a file: the others
+    are still reported).
     """
     import sys
 
@@ -171,22 +204,31 @@ def audit(
                 param="format",
             )
         else:
-            form = output_format(format, json_) if format in (None, "table", "json", "csv") else None
+            form = output_format(format, json_) if format in (None, "table", "text", "json", "csv") else None
             if form is None:
                 raise InputError(
-                    param="format", allowed="one of table, json, csv, sarif, github", got=repr(format)
+                    param="format", allowed="one of table, text, json, csv, sarif, github", got=repr(format)
                 )
+        if baseline is not None and write_baseline is not None and baseline != write_baseline:
+            raise InputError(
+                "{baseline} and {write_baseline} name different files: give one (--write-baseline keeps the "
+                "reasons of the entries already in its file)",
+                param="baseline",
+                params=("write_baseline",),
+            )
         chosen = parse_budget(budget)
-        work = partial(_audit_and_write, list(paths or []), include or (), exclude or (), strict, form)
+        request = _Request(list(paths or []), include, exclude, strict, all_, baseline, write_baseline, form)
         if not child.ENABLED:
-            code = work()
+            code = _audit_and_write(request)
         else:  # under the CPU and memory limits of every command (a hostile tree is ordinary)
             from .. import memory
 
             seconds = chosen if chosen is not None else AUDIT_SECONDS
             ceiling = memory.ceiling_bytes()
             try:
-                code, out, err = child.run(work, cpu_seconds=seconds, memory_bytes=ceiling)
+                code, out, err = child.run(
+                    partial(_audit_and_write, request), cpu_seconds=seconds, memory_bytes=ceiling
+                )
             except child.LimitHit as hit:
                 raise _limit_error(hit, seconds, ceiling) from None
             sys.stdout.write(out)
@@ -194,6 +236,17 @@ def audit(
             sys.stderr.write(err)
     if code:
         raise typer.Exit(code)
+
+
+class _Request(NamedTuple):
+    paths: list[str]
+    include: list[str] | None
+    exclude: list[str] | None
+    strict: bool
+    show_all: bool
+    baseline: str | None
+    write_baseline: str | None
+    form: str
 
 
 # audit's default CPU limit (--budget or MOMENTCALC_BUDGET replace it): Python's standard library,
@@ -218,21 +271,42 @@ def _limit_error(hit: object, seconds: float, ceiling: int | None) -> Exception:
     )
 
 
-def _audit_and_write(
-    paths: list[str], include: Sequence[str], exclude: Sequence[str], strict: bool, form: str
-) -> int:
+def _audit_and_write(request: _Request) -> int:
     """The scan, its output on stdout and its notes on stderr; the exit code."""
+    import os
     import sys
 
     from ...computations.audit import audit as scan
     from ...computations.audit import shown
+    from ...computations.audit_project import find_project
     from ...render import emit
 
-    listing = scan(paths, include=include, exclude=exclude, strict=strict)
-    emit(listing, form)
+    project = find_project()
+    paths = request.paths or list(project.paths) or [os.path.relpath(project.directory)]
+    baseline = (request.baseline or project.baseline) if request.write_baseline is None else None
+    listing = scan(
+        paths,
+        include=request.include if request.include is not None else project.include,
+        exclude=request.exclude if request.exclude is not None else project.exclude,
+        strict=request.strict or project.strict,
+        root=project.directory,
+        baseline=baseline,
+        show_all=request.show_all,
+        write_baseline=request.write_baseline,
+    )
+    if request.form in ("sarif", "github"):
+        from ...render.audit_formats import render_audit
+
+        sys.stdout.write(render_audit(listing, request.form, project.directory, request.show_all))
+    elif request.form in ("table", "text") and not listing.rows:  # nothing to show: the summary alone
+        verdict = "all ok" if listing.ok else "FAILED"
+        sys.stdout.write("".join(f"audit: {shown(note)}\n" for note in listing.notes[1:]))
+        sys.stdout.write(f"audit: {shown(listing.notes[0])}: {verdict}\n")
+    else:
+        emit(listing, request.form)
     sys.stdout.flush()
     skipped = listing.extra.get("skipped", [])
-    if form in ("table", "text"):
+    if request.form in ("table", "text"):
         for line in listing.failures:
             sys.stderr.write(shown(line) + "\n")
         for entry in skipped:
