@@ -29,7 +29,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-from ._version import __version__
+from ._version import __version__ as __version__
 
 # Public names besides the commands' functions (``momentcalc.commands`` lists those).
 _MORE = {

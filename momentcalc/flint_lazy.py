@@ -79,7 +79,7 @@ def install() -> bool:
         return False
     module = importlib.util.module_from_spec(spec)
 
-    def __getattr__(name: str) -> Any:  # noqa: N807 (PEP 562)
+    def __getattr__(name: str) -> Any:
         if name in DEFERRED:
             value = _Deferred(SUBMODULES[name], name)
             setattr(module, name, value)

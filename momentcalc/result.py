@@ -64,8 +64,9 @@ class _Record:
     ``==`` and ``hash`` over the compared fields, ``repr``, and ``replace`` (this module's)."""
 
     _fields: tuple[str, ...] = ()
-    _defaults: dict[str, Any] = {}
-    _factories: dict[str, Callable[[], Any]] = {}
+    # (class-level tables, set per class by __init_subclass__; never mutated through an instance)
+    _defaults: dict[str, Any] = {}  # noqa: RUF012
+    _factories: dict[str, Callable[[], Any]] = {}  # noqa: RUF012
     _compared: tuple[str, ...] = ()
 
     def __init_subclass__(cls) -> None:

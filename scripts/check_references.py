@@ -184,7 +184,7 @@ def poly_degree(g, odd: bool, top: int = 9):
     """The degree of g if g is a polynomial of degree <= top (of the given parity), else None."""
     base = [m(x) for x in ("0.5", "1.25", "2", "2.75", "3.5", "4.25", "5", "5.75", "6.5", "7.25")]
     probes = [m(x) for x in ("0.8", "3.3", "8.6", "12.1")]
-    for d in range(0, top + 1):
+    for d in range(top + 1):
         if (d % 2 == 1) != odd:
             continue
         powers = [k for k in range(d + 1) if (k % 2 == 1) == odd]
@@ -557,7 +557,7 @@ class Grid2:
         fe: dict[tuple, list[list[mpfr]]] = {}
         rows = []
         for pi, (cu, hu) in enumerate(self.upanels):
-            for a, (ta, _) in enumerate(rule):
+            for a, (_ta, _) in enumerate(rule):
                 i = pi * n + a
                 x = self.u[i][0]
                 mu = self.beta * x
@@ -1091,7 +1091,7 @@ def solve_dks(a: Act, scale0: str, shift0: str, t: mpfr, fixed_shift: bool):
                 lambda s: to_mpf(dks_conditions(a, to_mpfr(s), b, t)[0]), mpmath.mpf(scale0)
             )
             return to_mpfr(root), b
-        f = lambda s, b: [to_mpf(v) for v in dks_conditions(a, to_mpfr(s), to_mpfr(b), t)[:2]]  # noqa: E731
+        f = lambda s, b: [to_mpf(v) for v in dks_conditions(a, to_mpfr(s), to_mpfr(b), t)[:2]]
         root = mpmath.findroot(f, (mpmath.mpf(scale0), mpmath.mpf(shift0)))
         return to_mpfr(root[0]), to_mpfr(root[1])
     finally:

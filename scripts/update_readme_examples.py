@@ -9,10 +9,7 @@ are left alone. tests/test_docs.py checks that the pages match.
 
 from __future__ import annotations
 
-import os
 import re
-import shlex
-import subprocess
 import sys
 from pathlib import Path
 

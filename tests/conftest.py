@@ -11,8 +11,8 @@ import os
 # threads spin while they wait, which cost the simulation tests about a third more CPU.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import pytest  # noqa: E402
-from hypothesis import settings  # noqa: E402
+import pytest
+from hypothesis import settings
 
 from tests import cli_runner
 

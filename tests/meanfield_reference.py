@@ -9,7 +9,7 @@ one entry and compares."""
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import mpmath
@@ -21,7 +21,7 @@ FIXTURE = Path(__file__).with_name("meanfield_references.json")
 
 def _gauss(f, q):  # E[f(√q·Z)]
     s = mpmath.sqrt(q)
-    g = lambda z: f(s * z) * mpmath.exp(-z * z / 2)  # noqa: E731
+    g = lambda z: f(s * z) * mpmath.exp(-z * z / 2)
     return (mpmath.quad(g, [-mpmath.inf, -4, 0]) + mpmath.quad(g, [0, 4, mpmath.inf])) / mpmath.sqrt(
         2 * mpmath.pi
     )
@@ -38,7 +38,7 @@ ACTIVATIONS = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def fixed_point(name: str, w: str, b: str, start: str, dps: int = DPS) -> dict[str, str]:
     """q*, chi1, depth_scale_q and (ordered phase) depth_scale_c, as 40-digit strings, for φ =
     ``name`` at exact w, b: findroot from ``start`` (a rough q*), then the integrals there."""

@@ -76,7 +76,7 @@ def mean_max_weight_for_two_keys(d: int, c: mpmath.mpf) -> mpmath.mpf:
     with mp.workdps(20):
         nu = mpmath.mpf(d - 1) / 2
         norm = 2**nu * mpmath.sqrt(mp.pi) * mpmath.gamma(mpmath.mpf(d) / 2)
-        density = lambda x: x**nu * mpmath.besselk(nu, x) / norm  # noqa: E731
+        density = lambda x: x**nu * mpmath.besselk(nu, x) / norm
         assert abs(2 * mpmath.quad(density, [0, 1, 10, mpmath.inf]) - 1) < 1e-15
         return 2 * mpmath.quad(lambda x: mpmath.sigmoid(c * x) * density(x), [0, 1, 10, mpmath.inf])
 

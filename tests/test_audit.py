@@ -71,7 +71,7 @@ def _relu_gamma() -> mpmath.mpf:
 
 def _variance_gamma(f, breaks=(0,)) -> mpmath.mpf:
     """1/sqrt(Var[f(Z)]) by mpmath's own quadrature (split at the kinks)."""
-    density = lambda x: mpmath.exp(-x * x / 2) / mpmath.sqrt(2 * mp.pi)  # noqa: E731
+    density = lambda x: mpmath.exp(-x * x / 2) / mpmath.sqrt(2 * mp.pi)
     m1 = mpmath.quad(lambda x: f(x) * density(x), [-mp.inf, *breaks, mp.inf])
     m2 = mpmath.quad(lambda x: f(x) ** 2 * density(x), [-mp.inf, *breaks, mp.inf])
     return 1 / mpmath.sqrt(m2 - m1 * m1)
@@ -109,7 +109,7 @@ def tree(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def audit_json(tree):
-    code, out, err = run(["audit", str(tree), "--json"])
+    code, out, _err = run(["audit", str(tree), "--json"])
     return code, json.loads(out)
 
 
@@ -282,7 +282,7 @@ def test_glu_gamma_is_the_sigmoid_second_moment():
             [-mp.inf, 0, mp.inf],
         )
         text = mpmath.nstr(1 / mpmath.sqrt(second), 20, strip_zeros=False)
-    code, out, _ = run(["identify", text, "--json"])
+    _code, out, _ = run(["identify", text, "--json"])
     rows = {row["id"]: row for row in json.loads(out)["rows"]}
     # the same number as sigmoid's gain 1/sqrt(E[σ(Z)²]): both are candidates, all 20 digits correct
     for key in ("glu.centered_gain", "sigmoid.gain"):

@@ -68,7 +68,7 @@ def test_balls_agree_with_quadrature(name, digits):
 def _elu_smoothing(m: mpmath.mpf, b: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(E[elu(m + bV)], E[elu'(m + bV)]) by hand: m·Φ(m/b) + b·ϕ(m/b) + e^{m + b²/2}·Φ(−m/b − b)
     − Φ(−m/b), and Φ(m/b) + e^{m + b²/2}·Φ(−m/b − b)."""
-    cdf = lambda x: mpmath.erfc(-x / mpmath.sqrt(2)) / 2  # noqa: E731
+    cdf = lambda x: mpmath.erfc(-x / mpmath.sqrt(2)) / 2
     t = m / b
     shifted = mpmath.exp(m + b * b / 2) * cdf(-t - b)
     return (m * cdf(t) + b * mpmath.npdf(t) + shifted - cdf(-t), cdf(t) + shifted)

@@ -142,7 +142,7 @@ def test_largest_box_bound_is_the_largest_ball_not_the_largest_double(monkeypatc
         small, large = arb(1), arb(1) + arb(2) ** -70
     seen = []
 
-    def record(largest, *args):  # noqa: ANN001, ANN002, ANN202
+    def record(largest, *args):
         seen.append(largest)
         raise StopIteration
 

@@ -300,7 +300,7 @@ def test_expressions_survive_nesting_powers_and_comments(expression, where):
 SPELLING_EXTRA = {"gau-scale": ["--activation", "relu"]}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _plain_run(command: str, option: str) -> Run:
     """The call with the plain spelling, made once for both spellings checked against it."""
     return call(

@@ -5,7 +5,6 @@ command has a snapshot case and a README section."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import momentcalc
 from momentcalc.commands import api, command, commands

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 import pytest
 from hypothesis import given, settings
@@ -48,10 +48,10 @@ CASES = (
 DIGITS_DEPENDENT = {"residual"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def results(case: str, digits: int) -> dict[str, str] | None:
     """{name: decimal} of ``momentcalc CASE --digits D --json``, or None when it exits non-zero."""
-    code, out, err = run([*case.split(), "--digits", str(digits), "--json"])
+    code, out, _err = run([*case.split(), "--digits", str(digits), "--json"])
     if code != 0:
         return None
     return {

@@ -67,7 +67,7 @@ def test_kernel_of_a_wider_clip_against_quadrature(cli):
     with mpmath.workdps(20):
         r = mpmath.mpf(1) / 2
         s = mpmath.sqrt(1 - r * r)
-        clip = lambda t: min(max(t, -2), 2)  # noqa: E731
+        clip = lambda t: min(max(t, -2), 2)
 
         def inner(t):  # E[clip(m + s W)], W ~ N(0, 1), m = r t: the three pieces in closed form
             m = r * t

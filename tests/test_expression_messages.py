@@ -46,7 +46,7 @@ def test_expression_messages_name_the_users_activation(text, command, exits):
         assert name not in lines[0], lines[0]
     try:
         written = {text, resolve(text).formula}
-    except Exception:  # refused by the parser  # noqa: BLE001
+    except Exception:  # refused by the parser
         written = {text}
     for quoted in re.findall(r"ACTIVATION '([^']*)'", lines[0]):
         assert quoted in written, lines[0]

@@ -36,7 +36,7 @@ def test_moments_factor_into_the_halves(name, mean, std):
     result = activation_moment(name, mean=mean, std=std, digits=20)
     with mp.workdps(40):
         mu, s = mpmath.mpf(mean), mpmath.mpf(std)
-        gauss = lambda f: mpmath.quad(lambda z: f(mu + s * z) * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf])  # noqa: E731
+        gauss = lambda f: mpmath.quad(lambda z: f(mu + s * z) * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf])
         g1, g2, dg2 = gauss(g), gauss(lambda x: g(x) ** 2), gauss(lambda x: dg(x) ** 2)
         a2 = mu * mu + s * s
         expected = {

@@ -22,7 +22,7 @@ from mpmath.calculus.quadrature import GaussLegendre
 from momentcalc import activation_moment, hermite, kernel
 from tests.conftest import invoke
 
-SIGMOID = lambda x: 1 / (1 + mpmath.exp(-x))  # noqa: E731
+SIGMOID = lambda x: 1 / (1 + mpmath.exp(-x))
 GATES = {  # unit: (g, g') in mpmath
     "glu": (SIGMOID, lambda x: SIGMOID(x) * (1 - SIGMOID(x))),
     "geglu": (lambda x: x * mpmath.ncdf(x), lambda x: mpmath.ncdf(x) + x * mpmath.npdf(x)),
@@ -122,8 +122,8 @@ def test_the_factoring_and_the_ntk_against_a_monte_carlo_of_the_product():
     z = rng.standard_normal((4, n))
     a, a2 = s1 * z[0], s2 * (rho * z[0] + np.sqrt(1 - rho**2) * z[1])
     b, b2 = s1 * z[2], s2 * (rho * z[2] + np.sqrt(1 - rho**2) * z[3])
-    sig = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
-    dsig = lambda x: sig(x) * (1 - sig(x))  # noqa: E731
+    sig = lambda x: 1 / (1 + np.exp(-x))
+    dsig = lambda x: sig(x) * (1 - sig(x))
     samples = {
         "nngp": a * a2 * sig(b) * sig(b2),
         "ntk_derivative": sig(b) * sig(b2) + a * a2 * dsig(b) * dsig(b2),
@@ -180,7 +180,7 @@ def test_q_map_slope_against_quadrature(unit, q):
         Q = lambda v: (
             v
             * mpmath.quad(
-                lambda z: g(mpmath.sqrt(v) * z) ** 2 * mpmath.npdf(z),  # noqa: E731
+                lambda z: g(mpmath.sqrt(v) * z) ** 2 * mpmath.npdf(z),
                 [-mpmath.inf, -5, 0, 5, mpmath.inf],
             )
         )
@@ -221,7 +221,7 @@ def test_depth_against_gauss_hermite(unit, w, b, q1, q2, depth):
     unequal: the layer-by-layer balls) against a double-precision Gauss–Hermite trajectory of
     the same map: 10 digits (geglu's q2 explodes, as q' ~ q² for a gelu gate, and the rule
     with it: 3 layers)."""
-    sig = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
+    sig = lambda x: 1 / (1 + np.exp(-x))
     from scipy.special import ndtr
 
     g = {"glu": sig, "swiglu": lambda x: x * sig(x), "geglu": lambda x: x * ndtr(x)}[unit]
@@ -257,7 +257,7 @@ def test_hermite_coefficients_against_quadrature():
             if n == 0:
                 assert text == "0"
                 continue
-            he = lambda z: mpmath.hermite(n - 1, z / mpmath.sqrt(2)) * 2 ** (-mpmath.mpf(n - 1) / 2)  # noqa: E731
+            he = lambda z: mpmath.hermite(n - 1, z / mpmath.sqrt(2)) * 2 ** (-mpmath.mpf(n - 1) / 2)
             value = mpmath.quad(lambda z: g(z) * he(z) * mpmath.npdf(z), [-mpmath.inf, 0, mpmath.inf])
             value /= mpmath.sqrt(mpmath.factorial(n - 1))
             if text == "0":  # swish = x/2 + an even function: odd k >= 3 vanish (proven exactly)
@@ -291,7 +291,7 @@ def test_a_sweep_over_rho_and_the_json_documents():
         assert run.code == 0, run.stderr
         assert not list(validator.iter_errors(run.json()))
     assert not list(validator.iter_errors(sweep.json()))
-    rows = sweep.json()["rows"] if "rows" in sweep.json() else None
+    rows = sweep.json().get("rows")
     assert rows is None or len(rows) == 5
 
 
@@ -362,7 +362,7 @@ def test_glu_fading_tail_agrees_with_every_layer():
 def test_glu_at_depth_1000_against_gauss_hermite():
     """The limit correlation of a deep glu network (σ_w² = 1): layer 1000 against 40 layers of the
     double-precision Gauss–Hermite trajectory (the drift after layer 40 is below 1e−20): 12 digits."""
-    sig = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
+    sig = lambda x: 1 / (1 + np.exp(-x))
     expected = _gauss_hermite_layers(sig, 40, 1.0, 0.0, 1.0, 1.0, 0.3)[-1]
     last = kernel("glu", rho="0.3", depth="1000")["correlation_layers"]
     assert last.certified and abs(float(last.value[-1]) - expected) < 1e-12
@@ -408,7 +408,7 @@ def test_local_quantities_at_30_digits_from_quadratures_of_the_gate(unit, q):
     ddg = SECOND[unit]
     with mp.workdps(45):
         s = mpmath.sqrt(mpmath.mpf(q))
-        mean = lambda f: mpmath.quad(lambda z: f(s * z) * mpmath.npdf(z), [-mpmath.inf, -4, 0, 4, mpmath.inf])  # noqa: E731
+        mean = lambda f: mpmath.quad(lambda z: f(s * z) * mpmath.npdf(z), [-mpmath.inf, -4, 0, 4, mpmath.inf])
         a, slope, curve = mean(lambda x: g(x) ** 2), mean(lambda x: dg(x) ** 2), mean(lambda x: ddg(x) ** 2)
         cross = mean(lambda x: x * g(x) * dg(x))
         v = mpmath.mpf(q)

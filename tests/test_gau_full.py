@@ -182,7 +182,7 @@ def test_negative_part_against_monte_carlo(activation, lam, s):
     removed = negative_parts(m, s)["offdiag"]
     second = s * m[2] ** 2 + s * (s - 1) * m[1] ** 4
     rng = np.random.default_rng(11)
-    swish = lambda x: x / (1 + np.exp(-x))  # noqa: E731
+    swish = lambda x: x / (1 + np.exp(-x))
     draws = []
     for _ in range(5):
         zi, zj = (swish(lam * rng.standard_normal((10000, s))) / float(sigma) for _ in range(2))

@@ -22,11 +22,11 @@ def gamma_by_quadrature() -> mpmath.mpf:
     return +_gamma_at(mp.prec)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _gamma_at(prec: int) -> mpmath.mpf:
     """gamma at ``prec`` bits, integrated once per precision (every truncnorm case needs it)."""
     with mp.workprec(prec):
-        w = lambda x: mpmath.exp(-x * x / 2)  # noqa: E731
+        w = lambda x: mpmath.exp(-x * x / 2)
         return mpmath.quad(lambda x: x * x * w(x), [-2, 0, 2]) / mpmath.quad(w, [-2, 0, 2])
 
 

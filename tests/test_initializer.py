@@ -512,7 +512,6 @@ def test_listing_has_every_entry_with_its_source():
 
 
 def test_readme_table_is_the_listing():
-    from pathlib import Path
 
     from momentcalc.computations.initializer import ratio_table_markdown
 

@@ -14,7 +14,7 @@ from mpmath import mp
 
 from momentcalc.catalog import resolve
 from momentcalc.engine.gaussian_balls import NotCertified, integrable_enclosure, power_log_integral
-from momentcalc.errors import InputError, PrecisionError
+from momentcalc.errors import InputError
 from momentcalc.moments import expectation_balls, expectations, midpoint, radius
 from momentcalc.moments.activation_balls import integrand, model_of
 

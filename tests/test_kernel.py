@@ -29,7 +29,7 @@ def _expectation2(f, g, rho, q1=1, q2=1):
 
     rho, q1, q2 = float(rho), float(q1), float(q2)
     s1, s2, r = math.sqrt(q1), math.sqrt(q2), math.sqrt(1 - rho * rho)
-    density = lambda t: math.exp(-t * t / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+    density = lambda t: math.exp(-t * t / 2) / math.sqrt(2 * math.pi)
     value, _ = integrate.dblquad(
         lambda y, x: f(s1 * x) * g(s2 * (rho * x + r * y)) * density(x) * density(y),
         -12,
@@ -114,7 +114,7 @@ def test_bivariate_route_against_2d_quadrature(name, f, df, rho, q1, q2):
 def test_expression_with_unequal_variances_against_2d_quadrature():
     import math
 
-    mish = lambda x: x * math.tanh(math.log1p(math.exp(x)))  # noqa: E731
+    mish = lambda x: x * math.tanh(math.log1p(math.exp(x)))
     result = kernel("x*tanh(softplus(x))", rho="-0.3", q1="1", q2="2", digits=12)
     expected = _expectation2(mish, mish, "-0.3", 1, 2)
     assert abs(_value(result, "nngp") - expected) < 1e-11
@@ -161,7 +161,7 @@ def test_dks_local_quantities_of_tanh_against_quadrature():
     result = kernel("tanh", rho="0.5", q=q, digits=14)
     with mpmath.workdps(25):
         s = mpmath.sqrt(q)
-        E = lambda g: mpmath.quad(lambda z: g(s * z) * mpmath.npdf(z), [-20, 0, 20])  # noqa: E731
+        E = lambda g: mpmath.quad(lambda z: g(s * z) * mpmath.npdf(z), [-20, 0, 20])
         a = E(lambda x: mpmath.tanh(x) ** 2)
         slope = q * E(lambda x: mpmath.sech(x) ** 4) / a
         curvature = q * q * E(lambda x: (2 * mpmath.tanh(x) * mpmath.sech(x) ** 2) ** 2) / a

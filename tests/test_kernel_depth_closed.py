@@ -208,16 +208,14 @@ def _split_recursion(name, rho, q1, q2, depth, w, b, dps):
         w, b = mpmath.mpf(w), mpmath.mpf(b)
         q1, q2, c = mpmath.mpf(q1), mpmath.mpf(q2), mpmath.mpf(rho)
         if name == "relu":
-            length = lambda q: q / 2  # noqa: E731
-            cross = lambda q1, q2, c: mpmath.sqrt(q1 * q2) * _arc_cosine(c)  # noqa: E731
+            length = lambda q: q / 2
+            cross = lambda q1, q2, c: mpmath.sqrt(q1 * q2) * _arc_cosine(c)
         else:
-            length = lambda q: 2 / mpmath.pi * mpmath.asin(2 * q / (1 + 2 * q))  # noqa: E731
+            length = lambda q: 2 / mpmath.pi * mpmath.asin(2 * q / (1 + 2 * q))
             cross = lambda q1, q2, c: (
                 2
                 / mpmath.pi
-                * mpmath.asin(  # noqa: E731
-                    2 * c * mpmath.sqrt(q1 * q2) / mpmath.sqrt((1 + 2 * q1) * (1 + 2 * q2))
-                )
+                * mpmath.asin(2 * c * mpmath.sqrt(q1 * q2) / mpmath.sqrt((1 + 2 * q1) * (1 + 2 * q2)))
             )
         out = [c]
         for _ in range(depth):

@@ -247,7 +247,7 @@ def test_exp_polynomial_kernels_in_closed_form():
     x, w = np.polynomial.hermite_e.hermegauss(80)  # exact to rounding for this entire integrand
     w = w / w.sum()
     X, Y = np.meshgrid(x, x, indexing="ij")
-    f = lambda t: t * np.exp(-t / 2)  # noqa: E731
+    f = lambda t: t * np.exp(-t / 2)
     ref = float((np.outer(w, w) * f(X) * f(0.5 * X + np.sqrt(0.75) * Y)).sum())
     assert float(value) == pytest.approx(ref, rel=1e-13)
 

@@ -30,10 +30,10 @@ def _gelu_pair(rho: Fraction) -> tuple[mpmath.mpf, mpmath.mpf]:
         a, b = mpmath.sqrt(c), mpmath.sqrt(1 - c)
         s = mpmath.sqrt(1 + b * b)
 
-        def psi(m):  # noqa: ANN001, ANN202
+        def psi(m):
             return m * mpmath.ncdf(m / s) + b * b * mpmath.npdf(m / s) / s
 
-        def slope(m):  # noqa: ANN001, ANN202
+        def slope(m):
             return mpmath.ncdf(m / s) + (m / s) * mpmath.npdf(m / s) * (1 - b * b / (s * s))
 
         nngp = mpmath.quad(

@@ -99,7 +99,7 @@ def _reference(name, rho, which, dps=34):
             for j in (0, -1, 1, -4, 4, -16, 16):
                 points.add((k + j * s) / rho)
         points = [-30] + sorted(p for p in points if -30 < p < 30) + [30]
-        f = lambda u: _at(pieces, u) * _smoothed(pieces, rho * u, s) * mpmath.npdf(u)  # noqa: E731
+        f = lambda u: _at(pieces, u) * _smoothed(pieces, rho * u, s) * mpmath.npdf(u)
         return mpmath.quad(f, points)
 
 
@@ -180,7 +180,7 @@ def test_unequal_variances_against_quadrature():
             _at(pieces, x / mpmath.sqrt(2))
             * _smoothed(pieces, 2 * r * x / mpmath.sqrt(2), s)
             * mpmath.npdf(x)
-        )  # noqa: E731
+        )
         reference = mpmath.quad(f, points)
         value = mpmath.mpf(found[0].mid().str(30, radius=False))
         assert abs(value - reference) <= mpmath.mpf(10) ** -20 * abs(reference)
@@ -236,7 +236,7 @@ def _reference_kernel(name, q, c, dps=22):
             for j in (0, -1, 1, -4, 4, -16, 16):
                 points.add((k / root + j * s) / c)
         points = [-30] + sorted(p for p in points if -30 < p < 30) + [30]
-        f = lambda t: _at(pieces, root * t) * _smoothed(pieces, root * c * t, root * s) * mpmath.npdf(t)  # noqa: E731
+        f = lambda t: _at(pieces, root * t) * _smoothed(pieces, root * c * t, root * s) * mpmath.npdf(t)
         return mpmath.quad(f, points)
 
 
@@ -296,7 +296,7 @@ def test_powers_of_relu_are_cho_and_sauls_arc_cosine_kernels(n, rho):
         c = mpmath.mpf(rho)
 
         def arc_cosine(k):
-            g = lambda t: (mpmath.pi - mpmath.acos(t)) / mpmath.sqrt(1 - t * t)  # noqa: E731
+            g = lambda t: (mpmath.pi - mpmath.acos(t)) / mpmath.sqrt(1 - t * t)
             return (1 - c * c) ** (k + mpmath.mpf(1) / 2) * mpmath.diff(g, c, k) / (2 * mpmath.pi)
 
         want = {"nngp": arc_cosine(n), "ntk_derivative": n * n * arc_cosine(n - 1)}

@@ -63,11 +63,11 @@ def test_strip_route_holds_the_arcsine_kernel_near_one(rho, q, digits):
         _holds(k1, closed.derivative_cross(qq, r, {}), digits)
 
 
-def _softplus(x):  # noqa: ANN001, ANN202
+def _softplus(x):
     return mp.log1p(mp.exp(x)) if x < 0 else x + mp.log1p(mp.exp(-x))
 
 
-def _sigmoid(x):  # noqa: ANN001, ANN202
+def _sigmoid(x):
     return 1 / (1 + mp.exp(-x))
 
 
@@ -97,7 +97,7 @@ def _nested(name: str, rho: str, dps: int = 34) -> mpmath.mpf:
         r = mp.mpf(rho)
         s = mp.sqrt(1 - r * r)
 
-        def outer(u):  # noqa: ANN001, ANN202
+        def outer(u):
             m = r * u
             return f(u) * mp.fsum(w * f(m + s * t) for t, w in nodes) * mp.npdf(u)
 
@@ -274,7 +274,7 @@ def test_cost_is_bounded_as_rho_goes_to_one(name, monkeypatch):
     sizes = []
     original = bb._node_sums
 
-    def record(strip, a, b, h, h_v, nodes, inner, error):  # noqa: ANN001, ANN202
+    def record(strip, a, b, h, h_v, nodes, inner, error):
         sizes.append((nodes, inner))
         return original(strip, a, b, h, h_v, nodes, inner, error)
 

@@ -63,7 +63,7 @@ def _nested_quad(f, rho, q1=1.0, q2=1.0, kinks=(0.0,)):
     from scipy import integrate
 
     s1, s2, r = math.sqrt(q1), math.sqrt(q2), math.sqrt(1 - rho * rho)
-    density = lambda t: math.exp(-t * t / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+    density = lambda t: math.exp(-t * t / 2) / math.sqrt(2 * math.pi)
 
     def inner(x):
         points = sorted({(k / s2 - rho * x) / r for k in kinks if abs((k / s2 - rho * x) / r) < 12})
@@ -195,7 +195,7 @@ def test_softsign_meanfield_chaotic_c_star_against_mehler_series():
     with mp.workdps(40):
         w, b = mpmath.mpf(4), mpmath.mpf("0.05")
         second = lambda q: mpmath.quad(
-            lambda z: _softsign(mpmath.sqrt(q) * z) ** 2 * mpmath.npdf(z),  # noqa: E731
+            lambda z: _softsign(mpmath.sqrt(q) * z) ** 2 * mpmath.npdf(z),
             [-mpmath.inf, 0, mpmath.inf],
         )
         q_star = mpmath.findroot(lambda q: w * second(q) + b - q, mpmath.mpf("0.63"))
@@ -203,8 +203,8 @@ def test_softsign_meanfield_chaotic_c_star_against_mehler_series():
         r = hermite(f"{s}*x/(1+abs({s}*x))", terms=110, digits=22)
         a2 = [mpmath.mpf(a) ** 2 for a in r["coefficients"].decimal(22)]
         assert mpmath.mpf(r["tail_bound"].decimal(5)) < mpmath.mpf("1.3e-6")
-        K = lambda c: mpmath.fsum(x * c**k for k, x in enumerate(a2))  # noqa: E731
-        K1 = lambda c: mpmath.fsum(k * x * c ** (k - 1) for k, x in enumerate(a2) if k)  # noqa: E731
+        K = lambda c: mpmath.fsum(x * c**k for k, x in enumerate(a2))
+        K1 = lambda c: mpmath.fsum(k * x * c ** (k - 1) for k, x in enumerate(a2) if k)
         c_star = mpmath.findroot(lambda c: (w * K(c) + b) / q_star - c, mpmath.mpf("0.74"))
         depth = -1 / mpmath.log(w * K1(c_star) / q_star)
         result = meanfield("softsign", sigma_w2="4", sigma_b2="0.05")
@@ -283,7 +283,7 @@ def test_tat_of_relu2_keeps_the_shift_as_relu_does(activation, zeta, shift):
     with mp.workdps(30):
         a = mpmath.mpf(result["input_scale"].decimal(20))
         beta = mpmath.mpf(shift) / a
-        moment = lambda k: mpmath.quad(lambda z: (z + beta) ** k * mpmath.npdf(z), [-beta, mpmath.inf])  # noqa: E731
+        moment = lambda k: mpmath.quad(lambda z: (z + beta) ** k * mpmath.npdf(z), [-beta, mpmath.inf])
         assert abs(4 * moment(2) / (moment(4) - moment(2) ** 2) - mpmath.mpf(zeta)) < 1e-15
 
 
@@ -368,7 +368,7 @@ def _erf_reference(w, b):
     w, b = mpmath.mpf(w), mpmath.mpf(b)
     q = mpmath.findroot(lambda q: w * 2 / mpmath.pi * mpmath.asin(2 * q / (1 + 2 * q)) + b - q, 1)
     s = 2 * q / (1 + 2 * q)
-    R = lambda c: (w * 2 / mpmath.pi * mpmath.asin(s * c) + b) / q  # noqa: E731
+    R = lambda c: (w * 2 / mpmath.pi * mpmath.asin(s * c) + b) / q
     low, high = mpmath.mpf(0), 1 - mpmath.mpf(10) ** -(mp.dps // 2)
     for _ in range(4 * mp.prec // 3):  # G(low) > 0 > G(high): G is decreasing
         mid = (low + high) / 2

@@ -28,7 +28,7 @@ CASES = [
 def _quadrature(n, mean, std):
     m, s = mpmath.mpf(mean.numerator) / mean.denominator, mpmath.mpf(std.numerator) / std.denominator
     norm, two_var = 1 / (s * mpmath.sqrt(2 * mpmath.pi)), 2 * s * s  # once, not at every node
-    density = lambda x: norm * mpmath.exp(-((x - m) ** 2) / two_var)  # noqa: E731
+    density = lambda x: norm * mpmath.exp(-((x - m) ** 2) / two_var)
     points = sorted({mpmath.mpf(0), *(p for p in (m - 8 * s, m, m + 8 * s) if p > 0)})
     return mpmath.quad(lambda x: (1 + x) ** (-n) * density(x), [*points, mpmath.inf])
 

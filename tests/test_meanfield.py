@@ -248,7 +248,7 @@ def _tanh_by_quadrature(q: mpmath.mpf) -> tuple[mpmath.mpf, mpmath.mpf, mpmath.m
     (the three integrands are even: twice the half-line)."""
     s = mpmath.sqrt(q)
     norm = 1 / mpmath.sqrt(2 * mp.pi)  # once, not at every node
-    e = lambda f: 2 * norm * mpmath.quad(lambda z: f(s * z) * mpmath.exp(-z * z / 2), [0, mpmath.inf])  # noqa: E731
+    e = lambda f: 2 * norm * mpmath.quad(lambda z: f(s * z) * mpmath.exp(-z * z / 2), [0, mpmath.inf])
     return (
         e(lambda x: mpmath.tanh(x) ** 2),
         e(lambda x: mpmath.sech(x) ** 4),
@@ -273,7 +273,7 @@ def test_certified_tanh_critical_line_against_quadrature_at_50_digits():
             (r.value("q_star") * (1 + mpmath.mpf(10) ** -20), r.value("q_star")),
             solver="secant",
         )
-        a, bb, s = _tanh_by_quadrature(q)
+        _a, bb, s = _tanh_by_quadrature(q)
         w = 1 / bb
         want = {
             "sigma_w2": w,
@@ -420,7 +420,7 @@ def test_length_preserving_critical_and_linear():
 def _direct_length_map(phi, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf) -> mpmath.mpf:
     """sigma_w2*E[phi(sqrt(q) Z)^2] + sigma_b2 by mpmath.quad, for the independent route."""
     s, norm = mpmath.sqrt(q), 1 / mpmath.sqrt(2 * mp.pi)  # once, not at every node
-    f = lambda z: phi(s * z) ** 2 * mpmath.exp(-z * z / 2)  # noqa: E731
+    f = lambda z: phi(s * z) ** 2 * mpmath.exp(-z * z / 2)
     return w * norm * mpmath.quad(f, [-mpmath.inf, 0, mpmath.inf]) + b
 
 
@@ -449,7 +449,7 @@ def test_repelling_critical_point_by_direct_iteration():
     text = str(caught.value)
     q_star = mpmath.mpf(text.split("q* = ")[1].split(" ")[0])
     w = mpmath.mpf(text.split("sigma_w2 = ")[1].split(")")[0])
-    swish = lambda x: x / (1 + mpmath.exp(-x))  # noqa: E731
+    swish = lambda x: x / (1 + mpmath.exp(-x))
     with mp.workdps(15):
         for side in (-1, 1):
             q = q_star * (1 + side * mpmath.mpf("0.01"))
@@ -489,11 +489,11 @@ def test_selu_self_normalizing_point_exactly():
 
     with mp.workdps(30):
         lam, alpha = selu_constants()
-        slope = lambda z: lam if z > 0 else lam * alpha * mpmath.exp(z)  # noqa: E731
+        slope = lambda z: lam if z > 0 else lam * alpha * mpmath.exp(z)
         norm = 1 / mpmath.sqrt(2 * mp.pi)  # once, not at every node
         gauss = lambda f: (
             norm * mpmath.quad(lambda z: f(z) * mpmath.exp(-z * z / 2), [-mpmath.inf, 0, mpmath.inf])
-        )  # noqa: E731
+        )
         chi = gauss(lambda z: slope(z) ** 2)
         mean_slope = gauss(slope)
         assert _agree(r.value("chi1"), chi, 20)
@@ -553,7 +553,7 @@ def test_tangent_bound_declarations_hold_on_a_grid(name):
     act = resolve(name)
     with mp.workdps(30):
         p = act.param_values()
-        f = lambda x: act.fn(x, p)  # noqa: E731
+        f = lambda x: act.fn(x, p)
         assert f(mp.zero) == 0
         left = mpmath.diff(f, mpmath.mpf("-1e-12"), direction=-1)
         right = mpmath.diff(f, mpmath.mpf("1e-12"), direction=1)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 import mpmath
 import pytest
@@ -22,7 +22,7 @@ DEPTH = 5
 
 def _gauss(f, q):  # E[f(√q·Z)]
     s = mpmath.sqrt(q)
-    g = lambda z: f(s * z) * mpmath.exp(-z * z / 2)  # noqa: E731
+    g = lambda z: f(s * z) * mpmath.exp(-z * z / 2)
     return (mpmath.quad(g, [-mpmath.inf, -4, 0]) + mpmath.quad(g, [0, 4, mpmath.inf])) / mpmath.sqrt(
         2 * mpmath.pi
     )
@@ -46,7 +46,7 @@ CASES = [
 ]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _reference_q(name: str, w: str, b: str, q0: str) -> tuple[mpmath.mpf, ...]:
     phi = PHI[name]
     with mp.workdps(DPS):
@@ -212,7 +212,7 @@ def test_correlations_near_one_and_zero_stay_proven_over_many_layers(case):
         assert got["c_layers"]["decimal"] == [to_decimal(c, 15) for c in cs]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _reference_c(name: str, w: str, b: str, q0: str, c0: str, depth: int) -> tuple[mpmath.mpf, ...]:
     """c layer by layer with the mpmath route's bivariate quadrature (``moments.
     bivariate_quadrature``: smoothing and a lattice trapezoid rule in mpmath, none of the Arb

@@ -5,7 +5,6 @@ and moments against independent routes, and the quotients that are poles refused
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import mpmath
 import pytest
@@ -42,7 +41,7 @@ def test_sinc_kernel_at_30_digits_against_its_fourier_integral(rho):
     """sin(x)/x = (1/2)∫_{−1}^{1} e^{itx} dt."""
     found = kernel("sin(x)/x", rho=rho, digits=30)
     with mpmath.workdps(40):
-        half = lambda t: mpmath.mpf(1) / 2  # noqa: E731
+        half = lambda t: mpmath.mpf(1) / 2
         assert _rounded_to(found["nngp"].decimal(30), _fourier_kernel(half, rho), 30)
         assert _rounded_to(found["ntk_derivative"].decimal(30), _fourier_kernel(half, rho, slope=True), 30)
 
@@ -52,7 +51,7 @@ def test_fejer_kernel_of_order_two_at_30_digits():
     derivatives divide by x³ and x⁴ (the quotient rule keeps w^(k+1), not w^(2k))."""
     found = kernel("(1-cos(x))/x**2", rho="0.5", digits=30)
     with mpmath.workdps(40):
-        fejer = lambda t: (1 - abs(t)) / 2  # noqa: E731
+        fejer = lambda t: (1 - abs(t)) / 2
         assert _rounded_to(found["nngp"].decimal(30), _fourier_kernel(fejer, "0.5"), 30)
 
 
@@ -60,7 +59,7 @@ def _expectation2(f, g, rho):
     from scipy import integrate
 
     r = math.sqrt(1 - rho * rho)
-    density = lambda t: math.exp(-t * t / 2) / math.sqrt(2 * math.pi)  # noqa: E731
+    density = lambda t: math.exp(-t * t / 2) / math.sqrt(2 * math.pi)
     value, _ = integrate.dblquad(
         lambda y, x: f(x) * g(rho * x + r * y) * density(x) * density(y),
         -12,

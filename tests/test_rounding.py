@@ -206,7 +206,7 @@ def test_decide_raises_precision_until_the_ball_rounds():
         finally:
             ctx.prec = old
 
-    ball, text = decide(third, 100, start_bits=64, max_bits=4096)
+    _ball, text = decide(third, 100, start_bits=64, max_bits=4096)
     assert text == "0." + "3" * 100 and calls[0] == 64 and len(calls) > 1
     with pytest.raises(PrecisionError):
         decide(lambda bits: arb("0.25 +/- 1e-40"), 1, start_bits=64, max_bits=256, what="x")
@@ -247,7 +247,7 @@ def test_json_error_bound_decimal_of_a_tiny_value():
 
     from tests.cli_runner import run
 
-    code, out, _ = run(
+    _code, out, _ = run(
         ["activation-moment", "sigmoid", "--mean", "-800", "--json", "--get", "mean"][:5] + ["--json"]
     )
     mean = json.loads(out)["results"]["mean"]

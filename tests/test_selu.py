@@ -290,7 +290,7 @@ def test_reachable_bounds_against_quadrature():
         norm, two_var = 1 / (ss * mpmath.sqrt(2 * mp.pi)), 2 * ss * ss  # once, not at every node
 
         def expect(f):
-            density = lambda x: norm * mpmath.exp(-((x - mm) ** 2) / two_var)  # noqa: E731
+            density = lambda x: norm * mpmath.exp(-((x - mm) ** 2) / two_var)
             return mpmath.quad(lambda x: f(x) * density(x), [-mpmath.inf, 0, mm, mpmath.inf])
 
         relu1, relu2 = expect(lambda x: max(x, 0)), expect(lambda x: max(x, 0) ** 2)

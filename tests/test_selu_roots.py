@@ -40,22 +40,19 @@ def test_one_unknown():
 
 
 def test_no_root_is_a_precision_error_not_a_number():
-    with mp.workdps(30):
-        with pytest.raises(PrecisionError, match="no root|did not converge|failed"):
-            find_root(lambda x, y: [x * x + 1, y - 1], (0.5, 0.5), tol=mpmath.mpf(10) ** -25, what="no root")
+    with mp.workdps(30), pytest.raises(PrecisionError, match="no root|did not converge|failed"):
+        find_root(lambda x, y: [x * x + 1, y - 1], (0.5, 0.5), tol=mpmath.mpf(10) ** -25, what="no root")
 
 
 def test_singular_jacobian_is_a_precision_error():
-    with mp.workdps(30):
-        with pytest.raises(PrecisionError, match="failed"):
-            find_root(lambda x, y: [x + y - 1, 2 * x + 2 * y - 2], (0, 0), tol=mpmath.mpf(10) ** -25)
+    with mp.workdps(30), pytest.raises(PrecisionError, match="failed"):
+        find_root(lambda x, y: [x + y - 1, 2 * x + 2 * y - 2], (0, 0), tol=mpmath.mpf(10) ** -25)
 
 
 def test_tolerance_is_enforced():
     # Newton stops at the working precision; a tolerance below it cannot be met.
-    with mp.workdps(20):
-        with pytest.raises(PrecisionError, match="residual"):
-            find_root(lambda x: [mpmath.exp(x) - 3], (1,), tol=mpmath.mpf(10) ** -60)
+    with mp.workdps(20), pytest.raises(PrecisionError, match="residual"):
+        find_root(lambda x: [mpmath.exp(x) - 3], (1,), tol=mpmath.mpf(10) ** -60)
 
 
 def test_precision_restored_after_success_and_failure():

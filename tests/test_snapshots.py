@@ -42,7 +42,7 @@ def test_no_cell_of_a_sized_table_is_cut():
     """Every value of the wide-value and sweep cases appears whole on one line of its table."""
     import re
 
-    for name, width, argv in SIZED_CASES:
+    for name, width, _argv in SIZED_CASES:
         if name.startswith(("wide_values", "sweep")):
             stdout = (SNAPSHOTS / f"{name}.out").read_text()
             piped = (SNAPSHOTS / f"{name.rsplit('_', 2)[0]}_piped_{width}.out").read_text()

@@ -5,6 +5,7 @@ child dies with its parent whatever signal ends the parent."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -175,10 +176,8 @@ def test_the_computing_children_die_with_their_parent(number):
         assert not any(map(_running, family)), [pid for pid in family if _running(pid)]
     finally:
         for pid in _descendants(proc.pid):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
 
 def test_a_terminal_sees_point_n_of_m_and_the_time_left(stderr_as):

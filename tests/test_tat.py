@@ -17,14 +17,13 @@ from momentcalc.computations.tat import tat
 from tests.conftest import invoke
 from momentcalc.moments.dks import locate, prove
 from momentcalc.moments.transforms import tat_negative_slope
-from tests.conftest import invoke
 
 
 def _subnet_max(x, r_fn, shortcut_weight="0.6"):
     """dks's test fixture: the subnetwork maximizing function of its modified ResNet."""
     w2 = (mpmath.mpf(shortcut_weight) if not isinstance(x, arb) else arb(shortcut_weight)) ** 2
     res = r_fn(r_fn(r_fn(x)))
-    for group, blocks in enumerate((3, 4, 23, 3)):
+    for _group, blocks in enumerate((3, 4, 23, 3)):
         for j in range(blocks):
             branch = r_fn(r_fn(r_fn(x)))
             short = r_fn(x) if j == 0 else x

@@ -46,8 +46,8 @@ def _conditions(name: str, result, digits: int = 26) -> dict[str, mpmath.mpf]:
         def expect(f):
             return mpmath.quad(lambda z: f(z) * mpmath.npdf(z), span)
 
-        hat = lambda z: g * (phi(a * z + b) + d)  # noqa: E731
-        dhat = lambda z: g * a * dphi(a * z + b)  # noqa: E731
+        hat = lambda z: g * (phi(a * z + b) + d)
+        dhat = lambda z: g * a * dphi(a * z + b)
         return {
             "mean": expect(hat),
             "q": expect(lambda z: hat(z) ** 2),
@@ -121,20 +121,17 @@ def test_a_branch_crossing_the_target_between_two_scales_is_found():
             mpmath.mpf(result.value(k))
             for k in ("input_scale", "input_shift", "output_shift", "output_scale")
         )
-        hat = lambda z: g * ((a * z + b) * mpmath.erf(a * z + b) + a * z + b + d)  # noqa: E731
+        hat = lambda z: g * ((a * z + b) * mpmath.erf(a * z + b) + a * z + b + d)
         dhat = lambda z: (
             g
             * a
             * (
                 mpmath.erf(a * z + b)
-                + 2
-                * (a * z + b)
-                * mpmath.npdf((a * z + b) * mpmath.sqrt(2))  # noqa: E731
-                * mpmath.sqrt(2)
+                + 2 * (a * z + b) * mpmath.npdf((a * z + b) * mpmath.sqrt(2)) * mpmath.sqrt(2)
                 + 1
             )
         )
-        expect = lambda f: mpmath.quad(lambda z: f(z) * mpmath.npdf(z), [-mpmath.inf, mpmath.inf])  # noqa: E731
+        expect = lambda f: mpmath.quad(lambda z: f(z) * mpmath.npdf(z), [-mpmath.inf, mpmath.inf])
         assert abs(expect(hat)) < 1e-17 and abs(expect(lambda z: hat(z) ** 2) - 1) < 1e-17
         assert abs(expect(lambda z: dhat(z) ** 2) - mpmath.mpf("1.5")) < 1e-17
         assert abs(expect(lambda z: z * hat(z) * dhat(z)) - 1) < 1e-17
@@ -159,7 +156,7 @@ def test_monomial_reach_bounds_slope_on_a_grid(power):
             return sum(w * f(z) for z, w in zip(nodes, weights))
 
         def slope(r):
-            f = lambda z: (r * z + 1) ** power  # noqa: E731
+            f = lambda z: (r * z + 1) ** power
             mean = expect(f)
             return expect(lambda z: (power * r * (r * z + 1) ** (power - 1)) ** 2) / expect(
                 lambda z: (f(z) - mean) ** 2
@@ -222,7 +219,7 @@ def test_unfound_target_says_what_was_searched(argv, layer):
 def _window_by_quadrature(l, u):
     """P, v, and Q'(1) = E[Z·(Y − m)·1{l < Z < u}]/v (Stein's form, not the proof's) by mpmath."""
     cuts = [-mpmath.inf, l, u, mpmath.inf]
-    clip = lambda z: min(max(z, l), u)  # noqa: E731
+    clip = lambda z: min(max(z, l), u)
     m = mpmath.quad(lambda z: clip(z) * mpmath.npdf(z), cuts)
     v = mpmath.quad(lambda z: (clip(z) - m) ** 2 * mpmath.npdf(z), cuts)
     p = mpmath.ncdf(u) - mpmath.ncdf(l)

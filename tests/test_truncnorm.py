@@ -25,7 +25,7 @@ def quadrature_route(low, high, mean, std, dps):
     with mp.workdps(dps):
         a, b = mpmath.mpf(low), mpmath.mpf(high)
         c = a if a > 0 else (b if b < 0 else mpmath.mpf(0))
-        w = lambda x: mpmath.exp(-(x * x - c * c) / 2)  # noqa: E731
+        w = lambda x: mpmath.exp(-(x * x - c * c) / 2)
         pts = [a, b] if mpmath.isfinite(a) and mpmath.isfinite(b) else [a, c, b]
         z = mpmath.quad(w, pts)
         m = mpmath.quad(lambda x: x * w(x), pts) / z
@@ -269,11 +269,11 @@ def test_certified_balls_against_the_mpmath_route_at_50_digits(low, high):
 
 def test_far_tail_against_an_independent_high_precision_computation():
     """truncnorm --low 30 --high 31: acceptance by mpmath's quadrature of the density at 80
-    digits (no erfc), gamma from the integrals of x·φ and x²·φ."""  # noqa: D401
+    digits (no erfc), gamma from the integrals of x·φ and x²·φ."""
     r = truncnorm(low=30, high=31, digits=30)
     with mp.workdps(80):
         # x = 30 + t: φ(x) = e^(−450)/sqrt(2π)·g(t) with g(t) = e^(−30t − t²/2), well scaled for quad.
-        g = lambda t: mpmath.exp(-30 * t - t * t / 2)  # noqa: E731
+        g = lambda t: mpmath.exp(-30 * t - t * t / 2)
         points = mpmath.linspace(0, 1, 21)
         scale = mpmath.exp(-450) / mpmath.sqrt(2 * mp.pi)
         mass = mpmath.quad(g, points)

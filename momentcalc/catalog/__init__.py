@@ -23,7 +23,7 @@ _LAZY = {
     "resolve": ".resolving",
 }
 
-__all__ = ["Activation", "ClosedForm", "Param", "PARAMETERS", "CATALOG", "names", "lookup", "resolve"]
+__all__ = ["CATALOG", "PARAMETERS", "Activation", "ClosedForm", "Param", "lookup", "names", "resolve"]
 
 
 def __getattr__(name: str) -> Any:

@@ -210,7 +210,7 @@ def selu_constants() -> tuple[mpmath.mpf, mpmath.mpf]:
 
 
 def _sympy_selu_constants(sp: Any) -> tuple[Any, Any]:
-    Phi = lambda a: sp.erfc(-a / sp.sqrt(2)) / 2  # noqa: E731
+    Phi = lambda a: sp.erfc(-a / sp.sqrt(2)) / 2
     e1 = sp.exp(sp.Rational(1, 2)) * Phi(-1)
     e2 = sp.exp(2) * Phi(-2)
     alpha = (1 / sp.sqrt(2 * sp.pi)) / (sp.Rational(1, 2) - e1)

@@ -29,7 +29,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import NamedTuple
 
 from flint import acb, arb, ctx
 
@@ -470,7 +469,7 @@ STRIP_FUNCTIONS: dict[str, StripFunctions] = {
 
 # relu6, hardtanh, hard_sigmoid, hard_swish, celu, log_sigmoid, quick_gelu (their own module)
 from . import ball_functions_framework as _framework  # noqa: E402
-from .activations import _GELU_TANH_C
+from .activations import _GELU_TANH_C  # noqa: E402
 
 BALL_FUNCTIONS.update(_framework.BALL_FUNCTIONS)
 EXP_POLYNOMIALS.update(_framework.EXP_POLYNOMIALS)

@@ -42,7 +42,7 @@ _ONE = _m(lambda z, p: acb(1))
 _X = _m(lambda z, p: z)
 
 
-def _constant(value: int | Fraction):  # noqa: ANN202
+def _constant(value: int | Fraction):
     return _m(lambda z, p: acb(as_arb(value)))
 
 

@@ -33,7 +33,7 @@ from flint import acb, arb, ctx
 from ..engine.gaussian_balls import LocalBound, NotCertified, Term, as_arb
 from .ball_functions import softplus_ball, touches_log1p_cut
 from .expression_calculus import _sub, canonical, derivative, to_sympy
-from .expression_tree import ONE, Node
+from .expression_tree import Node
 
 BallFn = Callable[[acb, bool], acb]
 Choices = Mapping[Node, int]
@@ -218,7 +218,7 @@ def _vanishes(node: Node, z0: Fraction) -> bool | None:
 
         exact = to_sympy(node, sp.Symbol("x")).subs(sp.Symbol("x"), sp.Rational(z0.numerator, z0.denominator))
         return True if sp.simplify(exact) == 0 else None
-    except Exception:  # a function sympy lacks here (sinc_slope): cannot tell  # noqa: BLE001
+    except Exception:  # a function sympy lacks here (sinc_slope): cannot tell
         return None
 
 
@@ -611,7 +611,7 @@ def growth_bound(node: Node, r0: arb) -> Bound:
         a, b = args
         terms = None if a.terms is None or b.terms is None else _terms_product(a.terms, b.terms)
         bound = _make(terms, a.low * b.low)
-        for constant, other, varying in ((node.args[0], a, b), (node.args[1], b, a)):
+        for constant, _other, varying in ((node.args[0], a, b), (node.args[1], b, a)):
             if not constant.has_x:  # c·v: v's bounds scaled (and swapped when c < 0)
                 c = constant_value(constant)
                 if c >= 0:

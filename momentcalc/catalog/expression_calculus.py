@@ -344,7 +344,7 @@ def _symmetry(node: Node) -> _Symmetry:
     if kind in ("mul", "chain"):
         return _product(parts[0], parts[1])
     if kind == "div":
-        (left_kind, left_value), (right_kind, right_value) = parts
+        (_left_kind, _left_value), (right_kind, right_value) = parts
         if right_kind == "num":
             return _scaled(parts[0], 1 / right_value) if right_value != 0 else None
         if right_kind == "odd" and right_value != 0:

@@ -34,7 +34,7 @@ def _refine_sign_change(
     """Bisection to full precision (robust for kinks and for functions with poles)."""
     for _ in range(mp.prec + 10):
         mid = (a + b) / 2
-        if mid == a or mid == b:
+        if mid in (a, b):
             break
         gm = _safe(g, mid)
         if gm is None:

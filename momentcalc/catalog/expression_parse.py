@@ -104,7 +104,9 @@ def _trivially_constant(kind: str, left: Node, right: Node) -> Node | None:
     its variance cannot be resolved)."""
     if kind == "pow" and right.kind == "num" and right.value == 0:
         return num(1)
-    if kind == "mul" and (left.kind == "num" and left.value == 0 or right.kind == "num" and right.value == 0):
+    if kind == "mul" and (
+        (left.kind == "num" and left.value == 0) or (right.kind == "num" and right.value == 0)
+    ):
         return num(0)
     if kind == "sub" and left == right:
         return num(0)

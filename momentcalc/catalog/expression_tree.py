@@ -49,7 +49,7 @@ class Node:
     (what a frozen dataclass gave, written out: the dataclass's generated methods cost about
     0.6 ms of CPU to build at every call that imports the catalog)."""
 
-    __slots__ = ("kind", "args", "value")
+    __slots__ = ("args", "kind", "value")
     kind: str
     args: tuple[Node, ...]
     value: Any  # Fraction for num, name for const and call

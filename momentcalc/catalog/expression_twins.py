@@ -102,7 +102,7 @@ def _pieces_twin(tree: Node) -> str | None:
     return found
 
 
-def _normal(terms) -> frozenset | None:  # noqa: ANN001
+def _normal(terms) -> frozenset | None:
     """A piece's terms as {(power, rate, coefficient)}, like terms merged, zeros dropped; None
     where a coefficient or rate is not an exact rational."""
     out: dict[tuple[int, Fraction], Fraction] = {}

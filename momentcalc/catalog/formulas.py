@@ -26,7 +26,7 @@ def _fraction(value: Fraction) -> str:
     return f"({value.numerator}/{value.denominator})"
 
 
-def source_text(act, params: Mapping[str, Fraction]) -> str:  # noqa: ANN001  (catalog.Activation)
+def source_text(act, params: Mapping[str, Fraction]) -> str:
     """The expression that defines a catalog entry (its ``source``, else its ``formula``) with
     its parameters written as exact fractions: ``max(x, 0) + (1/5)*min(x, 0)`` for leaky_relu at
     slope 0.2."""
@@ -36,7 +36,7 @@ def source_text(act, params: Mapping[str, Fraction]) -> str:  # noqa: ANN001  (c
     return text
 
 
-def tree_of(act) -> Node | None:  # noqa: ANN001  (catalog.Activation)
+def tree_of(act) -> Node | None:
     """φ as an expression tree: the expression's own, or the catalog entry's formula with its
     parameters; None when the catalog entry has none."""
     if act.expression:
@@ -88,7 +88,7 @@ LINEAR_ODD_PART = frozenset(
 CONSTANT_EVEN_PART = frozenset({"sigmoid", "hard_sigmoid"})
 
 
-def vanishing_coefficient(act, k: int) -> bool:  # noqa: ANN001  (catalog.Activation)
+def vanishing_coefficient(act, k: int) -> bool:
     """Is the Hermite coefficient a_k of φ exactly 0 by a symmetry of φ? (An expression's
     symmetries beyond parity: ``expression_calculus.hermite_symmetry``.)"""
     extra = _expression_symmetry(act.tree) if act.expression and act.tree is not None else None

@@ -184,7 +184,7 @@ def _inside(x: mpmath.mpf, low: int, high: int) -> bool:
     return low < x < high
 
 
-def _kinks(*points: int):  # noqa: ANN202
+def _kinks(*points: int):
     return lambda p: tuple(mpmath.mpf(k) for k in points)
 
 

@@ -22,6 +22,7 @@ does not cut a computation short. The library itself has no budget.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from collections.abc import Iterable, Mapping
@@ -86,10 +87,8 @@ def parse_budget(text: str | None) -> float | None:
     stripped = text.strip()
     value = math.nan
     if stripped.isascii() and len(stripped) <= 40:
-        try:
+        with contextlib.suppress(ValueError):
             value = float(stripped)
-        except ValueError:
-            pass
     if not (0 < value <= MAX_BUDGET):
         if source == "budget":
             raise InputError(param="budget", allowed=allowed, got=quoted(text))

@@ -34,6 +34,7 @@ exception raised by ``work()`` is sent back and raised again in the parent.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import select
@@ -111,10 +112,8 @@ def _own_descriptors(captured: int | None) -> int | None:
             os.environ["COLUMNS"], os.environ["LINES"] = str(size.columns), str(size.lines)
     except (AttributeError, ValueError, OSError):
         pass
-    try:
+    with contextlib.suppress(OSError):
         kept = os.dup(1)
-    except OSError:
-        pass
     if captured is not None:
         os.dup2(captured, 1)
         os.dup2(captured, 2)
@@ -183,10 +182,8 @@ def forked(life: int | None) -> None:
     only that parent may hold, and end with it (``watch_parent``)."""
     global _PROGRESS
     for fd in _INHERITED:
-        try:
+        with contextlib.suppress(OSError):
             os.close(fd)
-        except OSError:
-            pass
     _INHERITED.clear()
     _PROGRESS = None
     if life is not None:
@@ -227,10 +224,8 @@ def report_progress(done: int, total: int) -> None:
     Never blocks (a full pipe drops the report: the next one says more)."""
     if _PROGRESS is None:
         return
-    try:
+    with contextlib.suppress(OSError):
         os.write(_PROGRESS, done.to_bytes(8, "little") + total.to_bytes(8, "little"))
-    except OSError:
-        pass
 
 
 def _child(
@@ -258,7 +253,7 @@ def _child(
             message: tuple[Any, ...] = ("ok", work())
         except MemoryError:
             message = ("memory",)
-        except BaseException as error:  # noqa: BLE001  (sent to the parent, raised there)
+        except BaseException as error:
             import traceback
 
             message = ("error", _reduce_exception(error), traceback.format_exc())
@@ -267,7 +262,7 @@ def _child(
             data = encode(message)
         except MemoryError:
             data = encode(("memory", "", ""))
-        except Exception:  # noqa: BLE001  (an unpicklable result or error: say what it was)
+        except Exception:
             import traceback
 
             text = traceback.format_exc()

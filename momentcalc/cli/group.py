@@ -74,7 +74,7 @@ def shortened(line: str) -> str:
     import re
 
     return re.sub(
-        r"\S{%d,}" % (LONGEST_ECHO + 1),
+        rf"\S{{{LONGEST_ECHO + 1},}}",
         lambda m: f"{m.group()[:SHOWN_OF_AN_ECHO]}... ({len(m.group())} characters)",
         line,
     )

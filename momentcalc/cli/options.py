@@ -9,7 +9,7 @@ nothing is declared twice. Command-specific options live in the command's module
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NamedTuple, Optional
+from typing import Annotated, Any, NamedTuple
 
 import typer
 
@@ -38,7 +38,7 @@ def number(
         metavar=NUMBER_METAVAR if sweep else "X",
         show_default=True,
     )
-    kind = Optional[str] if optional else str
+    kind = str | None if optional else str
     return Annotated[kind, option, NumberRule(allow_inf=allow_inf, sweep=sweep)]  # type: ignore[valid-type]
 
 
@@ -57,7 +57,7 @@ ActivationArgument = Annotated[
     NumberRule(text=True),
 ]
 Activation = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--activation",
         metavar="NAME|EXPR",
@@ -94,7 +94,7 @@ Digits = Annotated[
 # None when not given (shown as its default, table): a table the user did not ask for becomes
 # plain text on a pipe or a file, one asked for stays boxed.
 Format = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--format",
         metavar="table|text|json|csv",
@@ -129,7 +129,7 @@ Derive = Annotated[
     typer.Option("--derive", help="Also derive each result symbolically with sympy (closed form and LaTeX)."),
 ]
 Expect = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Option(
         "--expect",
         metavar="NAME=VALUE",
@@ -138,7 +138,7 @@ Expect = Annotated[
     ),
 ]
 Rtol = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--rtol",
         metavar="R",
@@ -146,7 +146,7 @@ Rtol = Annotated[
     ),
 ]
 Atol = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--atol",
         metavar="A",
@@ -154,7 +154,7 @@ Atol = Annotated[
     ),
 ]
 Get = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Option(
         "--get",
         metavar="NAME",
@@ -163,7 +163,7 @@ Get = Annotated[
 ]
 
 Plot = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--plot",
         metavar="FILE",
@@ -173,19 +173,19 @@ Plot = Annotated[
     ),
 ]
 PlotY = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Option(
         "--plot-y", metavar="NAME", help="A result --plot draws on y (default the first). Repeatable."
     ),
 ]
 Chart = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--chart", metavar="NAME", help="Draw result NAME of a sweep as a bar chart under the table."
     ),
 ]
 Budget = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--budget",
         metavar="SECONDS",
@@ -194,7 +194,7 @@ Budget = Annotated[
     ),
 ]
 Jobs = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--jobs",
         metavar="N",
@@ -203,7 +203,7 @@ Jobs = Annotated[
 ]
 
 Dask = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--dask",
         metavar="ADDRESS",

@@ -23,6 +23,7 @@ work is done) and writes ``child.encode((kind, ..., cpu_seconds))`` back.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
@@ -231,17 +232,13 @@ def run_points(
     finally:
         for worker in pool.values():
             if worker.index is not None:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.kill(worker.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
             if worker.tasks >= 0:
                 os.close(worker.tasks)
         for fd, worker in list(pool.items()):
-            try:
+            with contextlib.suppress(ChildProcessError):
                 os.waitpid(worker.pid, 0)
-            except ChildProcessError:
-                pass
             os.close(fd)
             if worker.captured is not None:
                 os.close(worker.captured)

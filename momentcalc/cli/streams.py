@@ -16,6 +16,7 @@ exit 141, nothing more written, for commands, ``schema``, ``--help`` and ``--ver
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -45,7 +46,7 @@ def _reopen_devnull(fd: int, name: str) -> None:
         if devnull != fd:
             os.dup2(devnull, fd)
             os.close(devnull)
-        stream = open(fd, "w", encoding="utf-8", closefd=False)  # noqa: SIM115  (lives as long as the process)
+        stream = open(fd, "w", encoding="utf-8", closefd=False)  # noqa: SIM115  (sys.stdout for the process)
     except OSError:
         return
     setattr(sys, name, stream)
@@ -61,7 +62,5 @@ def _fit_encoding(stream: object) -> None:
         pass
     from ..render import text  # noqa: F401  (registers the "momentcalc-json" error handler)
 
-    try:
+    with contextlib.suppress(AttributeError, ValueError, LookupError):
         stream.reconfigure(errors="momentcalc-json")  # type: ignore[attr-defined]
-    except (AttributeError, ValueError, LookupError):
-        pass

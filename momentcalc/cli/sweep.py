@@ -45,7 +45,7 @@ def parse_values(text: str, option: str, *, allow_inf: bool = False, sweep: bool
         first, stride = start.numerator * step.denominator, step.numerator * start.denominator
         return [Fraction(first + i * stride, denominator) for i in range(count)]
     if "," in raw:
-        items = [p for p in raw.split(",")]
+        items = list(raw.split(","))
         if any(not p.strip() for p in items):
             raise InputError(f"{{{option}}} list has an empty item: {quoted(text)}", param=option)
         if len(items) > MAX_SWEEP_POINTS:

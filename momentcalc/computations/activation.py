@@ -150,7 +150,7 @@ def activation_moment(
     )
 
 
-__all__ = ["activation_moment", "catalog_listing", "RESULTS", "DESCRIPTIONS"]
+__all__ = ["DESCRIPTIONS", "RESULTS", "activation_moment", "catalog_listing"]
 
 # Extra digits asked of a moment when rms or gain, computed from it, does not round yet.
 PARTIAL_EXTRA_DIGITS = (0, 6, 24)

@@ -103,4 +103,4 @@ def deepnet(arch: str, layers: int, decoder_layers: int | None) -> dict[str, Roo
     }
 
 
-__all__ = ["ARCHES", "Root", "deepnet", "rational_root", "math"]
+__all__ = ["ARCHES", "Root", "deepnet", "math", "rational_root"]

@@ -511,4 +511,4 @@ class Deep:
         return replace(result, notes=(*result.notes, note))
 
 
-__all__ = ["kernel", "DESCRIPTIONS"]
+__all__ = ["DESCRIPTIONS", "kernel"]

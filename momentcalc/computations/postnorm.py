@@ -375,7 +375,7 @@ class _Scheme:
         }
         if self.form == "pre":
             return {**exact, "decay": Fraction(1), "identity_weight": Fraction(1)}
-        c, square, d = self.exact_parts()
+        _c, square, d = self.exact_parts()
         if d is not None:
             exact["decay"] = d
         if square is not None and (layers % 2 == 0 or d is not None):

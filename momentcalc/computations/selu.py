@@ -44,7 +44,7 @@ from mpmath import mp
 from ..defaults import SELU_SOLVE as DEFAULTS
 from ..engine import normal, normal_balls
 from ..engine.numbers import Number, as_number, to_mpf, to_text
-from ..engine.precision import stable, working_dps
+from ..engine.precision import stable
 from ..engine.roots import find_root
 from ..engine.rounding import MAX_EXPONENT_BITS, decimal_text
 from ..tier import (

@@ -82,7 +82,7 @@ class Strip(NamedTuple):
     parity: Sequence[int] | None = None
     # For g entire: the strip of another width (the same g, its bounds there); the outer step
     # then takes the width that allows the widest step.
-    wider: Callable[[arb], "Strip"] | None = None
+    wider: Callable[[arb], Strip] | None = None
 
 
 # (means as balls, std, absolute goal) -> per integrand, ψ at each mean as a ball holding the
@@ -277,7 +277,7 @@ def _box_step(
     h = arb(h.mid().str(8, radius=False))
     if not h > 0:
         return None
-    nodes = int(math.ceil(L / float(h.lower())))
+    nodes = math.ceil(L / float(h.lower()))
     end = (nodes + arb(1) / 2) * h
     if not (end <= L + 1 and end >= L):
         return None
@@ -311,7 +311,7 @@ def bivariate_balls(
     the tails of Q₁ + Q₂ bound those of the product."""
     if not (c > 0 and c < 1 and q > 0) or (q2 is not None and not q2 > 0):
         return None
-    goal = arb(2) ** int(math.floor(goal_log2))
+    goal = arb(2) ** math.floor(goal_log2)
     a, b = (q * c).sqrt(), (q * (1 - c)).sqrt()
     a_up, b_up = _up(a), _up(b)
     kappa = _up(arb(1) / 2 + c / (1 - c))
@@ -353,7 +353,7 @@ def bivariate_balls(
     if not found:
         return None
     h, discretisation, L = max(found, key=lambda s: float(s[0].mid()))
-    nodes = int(math.ceil(L / float(h.lower())))
+    nodes = math.ceil(L / float(h.lower()))
     if 2 * nodes + 1 > MAX_OUTER_NODES:
         return None
     bound = discretisation + tail_bound(
@@ -424,7 +424,7 @@ def _strip_smoothing(
 NODE_COST = 0.4
 
 
-def _lattice_plan(strip: Strip, a: arb, b_up: arb, c: arb, h: arb, nodes: int, goal: arb):  # noqa: ANN202
+def _lattice_plan(strip: Strip, a: arb, b_up: arb, c: arb, h: arb, nodes: int, goal: arb):
     """(its cost in evaluations of g, the lattice rule's ψ_i(a·h·j) as a thunk), None if out of
     reach. For an entire g (``Strip.wider``) the width whose rule costs least: the inner step
     grows with α = width/b while the strip bound grows like e^{γ·width²}, so at a thousand
@@ -440,7 +440,7 @@ def _lattice_plan(strip: Strip, a: arb, b_up: arb, c: arb, h: arb, nodes: int, g
     return best
 
 
-def _lattice_plan_at(strip: Strip, a: arb, b_up: arb, c: arb, h: arb, nodes: int, goal: arb):  # noqa: ANN202
+def _lattice_plan_at(strip: Strip, a: arb, b_up: arb, c: arb, h: arb, nodes: int, goal: arb):
     """``_lattice_plan`` at the strip's own width, α = min(width/b, max(A_MAX, sqrt(2Λ₀))), Λ₀ =
     ln(8M₀/goal) (M₀ the strip bound without the factor e^{α²/2}: the α that allows the widest
     step, as in ``_node_plan``)."""
@@ -460,7 +460,7 @@ def _lattice_plan_at(strip: Strip, a: arb, b_up: arb, c: arb, h: arb, nodes: int
     steps_needed = float((ratio * h / h_v_max).upper())
     if not steps_needed < MAX_LATTICE:
         return None
-    lattice_steps = max(int(math.ceil(steps_needed)), 1)
+    lattice_steps = max(math.ceil(steps_needed), 1)
     if 2 * lattice_steps * nodes + 1 > MAX_LATTICE:
         return None
     h_v = h * ratio / lattice_steps
@@ -472,7 +472,7 @@ def _lattice_plan_at(strip: Strip, a: arb, b_up: arb, c: arb, h: arb, nodes: int
     L = _tail_from(terms, m_max, b_up, goal / 2, start)
     if L is None or not discretisation <= goal / 2:
         return None
-    inner = int(math.ceil(L / float(h_v.lower())))
+    inner = math.ceil(L / float(h_v.lower()))
     span = lattice_steps * nodes + inner
     if 2 * span + 1 > MAX_LATTICE:
         return None
@@ -483,7 +483,7 @@ def _lattice_plan_at(strip: Strip, a: arb, b_up: arb, c: arb, h: arb, nodes: int
 
 def _node_plan(
     strip: Strip, a: arb, b: arb, b_up: arb, h: arb, nodes: int, goal: arb, beat: float | None = None
-):  # noqa: ANN202
+):
     """(its cost, ψ_i(a·h·j) node by node as a thunk), None if out of reach: at each node m its
     own trapezoidal rule h_v·Σ_{|k|≤n} g(m + b·k·h_v)·ϕ(k·h_v), erring by at most
     2M/(e^{2πα/h_v} − 1) (Trefethen & Weideman 2014, Theorem 5.1; M from
@@ -517,7 +517,7 @@ def _node_plan(
     L = _tail_from(terms, m_max, b_up, goal / 2, start)
     if L is None or not discretisation <= goal / 2:
         return None
-    inner = int(math.ceil(L / float(h_v.lower())))
+    inner = math.ceil(L / float(h_v.lower()))
     if means * (2 * inner + 1) > MAX_LATTICE:
         return None
     error = _up(discretisation + tail_bound(terms, arb(L), m_max, b_up))
@@ -687,7 +687,7 @@ def _box_rule(
 
 def _box_lattice_plan(
     strip: Strip, polys: Sequence[Sequence[arb]], a: arb, b_up: arb, c: arb, h: arb, nodes: int, goal: arb
-):  # noqa: ANN202
+):
     """(cost, the lattice rule as a thunk) on a finite rectangle: the tails beyond |t| > L from
     the real-line bounds ``polys``, the rule's error on the rectangle |t| ≤ T, |Im t| ≤ α =
     min(width/b, A_MAX) (in x: |Re x| ≤ X = max|m| + b·(L + 1), |Im x| ≤ width) from
@@ -703,11 +703,11 @@ def _box_lattice_plan(
     steps_needed = float((ratio * h / h_v_max).upper())
     if not steps_needed < MAX_LATTICE:
         return None
-    lattice_steps = max(int(math.ceil(steps_needed)), 1)
+    lattice_steps = max(math.ceil(steps_needed), 1)
     h_v = h * ratio / lattice_steps
     if not h_v <= h_v_max:
         return None
-    inner = int(math.ceil(L / float(h_v.lower())))
+    inner = math.ceil(L / float(h_v.lower()))
     span = lattice_steps * nodes + inner
     if 2 * span + 1 > MAX_LATTICE:
         return None
@@ -731,7 +731,7 @@ def _box_node_plan(
     nodes: int,
     goal: arb,
     beat: float | None = None,
-):  # noqa: ANN202
+):
     """(cost, ψ_i(a·h·j) node by node as a thunk), each node's rule (``_node_sums``) with its
     error bounded on the same finite rectangle as the lattice's, α up to sqrt(2Λ) (Λ =
     ln(8G/goal)) rather than A_MAX: as b → 0 the strip width/b widens and a node needs only
@@ -755,7 +755,7 @@ def _box_node_plan(
     h_v = arb(h_v.mid().str(8, radius=False))
     if not h_v > 0:
         return None
-    inner = int(math.ceil(L / float(h_v.lower())))
+    inner = math.ceil(L / float(h_v.lower()))
     end = (inner + arb(1) / 2) * h_v
     if not end <= L + 1:
         return None
@@ -773,4 +773,4 @@ def working_bits(size_log2: float, goal_log2: float) -> int:
     return int(size_log2 - goal_log2) + 60
 
 
-__all__ = ["Strip", "Smoothing", "bivariate_balls", "working_bits", "ctx"]
+__all__ = ["Smoothing", "Strip", "bivariate_balls", "ctx", "working_bits"]

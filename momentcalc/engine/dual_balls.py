@@ -17,7 +17,7 @@ from typing import Any
 class Dual:
     """value + slope·ε over Arb balls (python-flint ``arb``)."""
 
-    __slots__ = ("value", "slope")
+    __slots__ = ("slope", "value")
 
     def __init__(self, value: Any, slope: Any) -> None:
         self.value = value

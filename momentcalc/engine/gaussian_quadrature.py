@@ -442,7 +442,7 @@ def _distance_from_centre(piece: _Piece) -> mpmath.mpf:
 
 
 def _pieces(breaks: Sequence[mpmath.mpf]) -> list[_Piece]:
-    points = sorted(set([mp.zero, *breaks]))
+    points = sorted({mp.zero, *breaks})
     pieces = [_Piece(None, points[0])]
     pieces += [_Piece(a, b) for a, b in zip(points, points[1:])]
     pieces.append(_Piece(points[-1], None))

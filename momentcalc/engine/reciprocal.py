@@ -131,4 +131,4 @@ def half_line_moments(mean: arb, std: arb, low: int, high: int) -> dict[int, arb
     return {n: k[n] for n in range(low, high + 1)}
 
 
-__all__ = ["half_line_moments", "reachable", "MAX_WORK"]
+__all__ = ["MAX_WORK", "half_line_moments", "reachable"]

@@ -94,7 +94,7 @@ def trapezoid_expectations(
     (g_j(mean − y) = g_j(mean + y) exactly), so the nodes left of the mean repeat those right
     of it and are not evaluated."""
     m, s = as_arb(mean), as_arb(std)
-    goal = arb(2) ** int(math.floor(goal_log2))
+    goal = arb(2) ** math.floor(goal_log2)
     a = arb(min(float((width / s).lower()) * (1 - 2.0**-20), A_MAX))
     if not a > 0:
         return None
@@ -139,7 +139,7 @@ def trapezoid_expectations(
         L *= 1.05
     if tails is None or not tails <= goal / 4:
         return None
-    n = int(math.ceil(L / float(h.lower()))) + 1
+    n = math.ceil(L / float(h.lower())) + 1
     if n > MAX_NODES:
         return None
     return [
@@ -244,12 +244,12 @@ def working_bits(size_log2: float, goal_log2: float, nodes_hint: int = MAX_NODES
 
 
 __all__ = [
-    "trapezoid_expectations",
+    "A_MAX",
+    "EXP_X",
+    "MAX_NODES",
+    "ctx",
     "gaussian_sums",
     "strip_integral_bound",
+    "trapezoid_expectations",
     "working_bits",
-    "A_MAX",
-    "MAX_NODES",
-    "EXP_X",
-    "ctx",
 ]

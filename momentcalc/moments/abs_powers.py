@@ -108,7 +108,7 @@ def signed_powers(node: Node) -> Sum | None:
         single = _single(parts[0])
         if single is None:
             return None
-        e, s, c = single
+        _e, s, c = single
         if node.value == "abs":
             return {(0, s): abs(c)}
         return _power(parts[0], Fraction(1, 2))
@@ -187,7 +187,7 @@ def abs_power_ball(
             terms = build()
             if terms is None:
                 return None
-            live = {key: as_arb(c) for key, c in terms.items() if not (as_arb(c) == 0)}
+            live = {key: as_arb(c) for key, c in terms.items() if not (as_arb(c) == 0)}  # noqa: SIM201  (!= on a ball: certainly nonzero)
             if any(s <= -1 for _, s in live):
                 return None
             m, sd = as_arb(mean), as_arb(std)

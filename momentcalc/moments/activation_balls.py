@@ -42,7 +42,6 @@ from ..engine.gaussian_balls import (
     ExpTerm,
     Integrand,
     LocalBound,
-    NotCertified,
     Piece,
     Term,
     as_arb,
@@ -177,13 +176,13 @@ def _separated(points: list[arb], margin: arb) -> list[arb]:
     return kept
 
 
-def _mpf(value: arb):  # noqa: ANN202
+def _mpf(value: arb):
     """The midpoint of a ball as an mpf (exactly)."""
     mantissa, exponent = value.mid().man_exp()
     return mpmath.mpf((int(mantissa), int(exponent)))
 
 
-def _from_mpf(value) -> arb:  # noqa: ANN001
+def _from_mpf(value) -> arb:
     """An mpf as an exact ball."""
     sign, mantissa, exponent, _ = binary(value)
     return arb((-1) ** sign * mantissa) * arb(2) ** exponent if mantissa else arb(0)
@@ -193,11 +192,11 @@ def _from_mpf(value) -> arb:  # noqa: ANN001
 Shape = tuple[Monomial, arb | None]
 
 
-def _power(value, exponent: int):  # noqa: ANN001, ANN202  (acb or arb)
+def _power(value, exponent: int):
     return value**exponent if exponent != 1 else value
 
 
-def monomial_value(monomial: Monomial, x, f, d, one):  # noqa: ANN001, ANN201  (acb or arb)
+def monomial_value(monomial: Monomial, x, f, d, one):
     """x^a·f^b·d^c at one point, from x, f = φ(x) and d = φ'(x) (each None where its power is
     0), starting from ``one`` (acb(1) or arb(1)) and multiplying in that order."""
     result = one

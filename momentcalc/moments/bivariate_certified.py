@@ -151,7 +151,7 @@ def _polys(act: Activation) -> list[list[arb]] | None:
     return out
 
 
-def exp_poly_smoothing(act: Activation):  # noqa: ANN202
+def exp_poly_smoothing(act: Activation):
     """ψ(m) = E[φ(m + b·V)] and E[φ'(m + b·V)] in closed form (piecewise exp-polynomials)."""
     if act.name not in EXP_POLYNOMIALS:
         return None
@@ -182,7 +182,7 @@ def supported(act: Activation) -> bool:
     return _polys(act) is not None
 
 
-def cross_values(act: Activation, q, c, digits: int, slope_digits: int | None = None):  # noqa: ANN001, ANN201
+def cross_values(act: Activation, q, c, digits: int, slope_digits: int | None = None):
     """(E[φ(u₁)φ(u₂)], E[φ'(u₁)φ'(u₂)]) as mpf at the current mpmath precision, to ``digits``
     digits (the second to ``slope_digits`` where given: two one-integrand products), from the
     balls of ``cross_balls`` at exact q and c (mpf); None where that route does not apply or a
@@ -205,7 +205,7 @@ def cross_values(act: Activation, q, c, digits: int, slope_digits: int | None = 
     return out[0], out[1]
 
 
-def _exact(value):  # noqa: ANN001, ANN202
+def _exact(value):
     """An mpf as an exact ball (python-flint's arb(mpf) would round it to 53 bits)."""
     if isinstance(value, (arb, Fraction, int)):
         return value
@@ -229,14 +229,14 @@ def cross_ball(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: in
     return None if balls is None else balls[0]
 
 
-def _select(strip: Strip | None, smoothing, which: tuple[int, ...]):  # noqa: ANN001, ANN202
+def _select(strip: Strip | None, smoothing, which: tuple[int, ...]):
     """The strip or smoothing restricted to the integrands ``which``."""
     if which == (0, 1):
         return strip, smoothing
     if smoothing is not None:
         inner = smoothing
 
-        def smoothing(means, std, goal=None, inner=inner):  # noqa: ANN001, ANN202
+        def smoothing(means, std, goal=None, inner=inner):
             found = inner(means, std, goal)
             return None if found is None else [found[i] for i in which]
 
@@ -270,7 +270,7 @@ def signed_cross_balls(
         if not (r > 0 or r < 0):
             return None
         mirror = bool(r < 0)
-        same = q1 is q2 or isinstance(q1, Fraction) and isinstance(q2, Fraction) and q1 == q2
+        same = q1 is q2 or (isinstance(q1, Fraction) and isinstance(q2, Fraction) and q1 == q2)
     c = -rho if mirror else rho
     balls = _cross(act, q1, c, digits, (0, 1), q2=None if same else q2, mirror=mirror)
     return None if balls is None else (balls[0], balls[1])
@@ -302,7 +302,7 @@ class Cross:
     larger and smaller integrand's size, ``expression`` the expression's route (None for a catalog
     entry), its strip computed on first use (``strip``)."""
 
-    def __init__(self, act: Activation, q, c, digits: int, which, q2, mirror: bool) -> None:  # noqa: ANN001
+    def __init__(self, act: Activation, q, c, digits: int, which, q2, mirror: bool) -> None:
         self.act, self.q, self.c, self.digits, self.which, self.q2, self.mirror = (
             act,
             q,
@@ -321,11 +321,11 @@ class Cross:
         self._strip: Any = False
 
     @property
-    def other(self):  # noqa: ANN201
+    def other(self):
         return self.q if self.q2 is None else self.q2
 
     @property
-    def signed(self):  # noqa: ANN201
+    def signed(self):
         return -self.c if self.mirror else self.c
 
     def strip(self) -> Strip | None:

@@ -90,7 +90,7 @@ def preferred(act: Activation, rho: arb) -> bool:
 _EXPANDED: dict[object, object] = {}
 
 
-def _expression_pieces(act: Activation):  # noqa: ANN202
+def _expression_pieces(act: Activation):
     key = act.tree
     if key not in _EXPANDED:
         if len(_EXPANDED) > 32:
@@ -186,7 +186,7 @@ class _Smoothing:
         s = self.s
         points: dict[tuple[int, int], acb] = {}
         found: dict[tuple[int, int, int], list[acb]] = {}
-        for (edge, r), n in self.powers.items():
+        for edge, r in self.powers:
             shift = self.rates[r][1]
             u = (self.kinks[edge] - m) / s
             points[edge, r] = u if self.rates[r][4] else u - shift
@@ -323,7 +323,7 @@ def _integral(
             continue
         kappa_c = acb(kappa)
 
-        def integrand(x: acb, analytic: bool, branch=branch) -> acb:  # noqa: ANN001
+        def integrand(x: acb, analytic: bool, branch=branch) -> acb:
             return _evaluate(branch, x) * smoothing(kappa_c * x) * (scale * x * x).exp()
 
         part = acb.integral(
@@ -442,7 +442,7 @@ def _split(
             raise _Ambiguous
         return sum(1 for k in kinks if x > k)
 
-    def u_of(e: int, r: int, x: arb | acb):  # noqa: ANN202
+    def u_of(e: int, r: int, x: arb | acb):
         u = (kinks[e] - kappa * x) / s if isinstance(x, arb) else (acb(kinks[e]) - kappa_c * x) / s_c
         return u if smoothing.rates[r][4] else u - smoothing.rates[r][1].real
 
@@ -466,11 +466,11 @@ def _split(
             edges[-1] = (edges[-1][0], true if edges[-1][1] is None else edges[-1][1].union(true))
     edges.append((X, None))
 
-    def sharp(i: int, active: list[tuple[int, tuple]]):  # noqa: ANN202
+    def sharp(i: int, active: list[tuple[int, tuple]]):
         def f(x: acb, analytic: bool = False) -> acb:
             m = kappa_c * x
             total = acb(0)
-            for r_index, group in active:
+            for _r_index, group in active:
                 coefficients = _coefficients(smoothing, group, m)
                 total += _growth(smoothing, group[0], m) * sum(
                     (c * full[k] for k, c in enumerate(coefficients) if full[k] != 0), acb(0)
@@ -488,7 +488,7 @@ def _split(
         centre = (low + high) / 2
         i = owner(centre)
         active = []
-        for p, (lo_edge, hi_edge, grouped) in enumerate(pieces):
+        for _p, (lo_edge, hi_edge, grouped) in enumerate(pieces):
             for group in grouped:
                 r = group[0]
                 u_low = None if lo_edge is None else u_of(lo_edge, r, centre)
@@ -531,7 +531,7 @@ def _split(
             centre_x = switches[e, r]
             centre_c = acb(centre_x)
 
-            def coefficients(m: acb, left=left, right=right, n=n, r=r) -> list[acb]:  # noqa: ANN001
+            def coefficients(m: acb, left=left, right=right, n=n, r=r) -> list[acb]:
                 out = [acb(0)] * (n + 1)
                 for sign, group in ((1, left), (-1, right)):
                     if group is not None:
@@ -582,7 +582,7 @@ def _split(
                         analytic: bool = False,
                         i=i,
                         positive=positive,
-                        centre_c=centre_c,  # noqa: ANN001
+                        centre_c=centre_c,
                         coefficients=coefficients,
                         n=n,
                     ) -> acb:
@@ -631,7 +631,7 @@ def _closeness_bits(rho: arb | Fraction) -> int:
         gap = arb((1 - abs(rho)).lower())
     if not gap > 0:
         return 0
-    return max(0, int(math.ceil(-float(gap.log()) / math.log(2))) + 1)
+    return max(0, math.ceil(-float(gap.log()) / math.log(2)) + 1)
 
 
 def conditional_cross(
@@ -702,7 +702,7 @@ def _conditional_cross(
             else:
                 one_minus_square = (1 - r) * (1 + r)
             a, b = as_arb(q1), as_arb(q2)
-            goal = arb(2) ** int(math.floor(goal_log2))
+            goal = arb(2) ** math.floor(goal_log2)
             balls = []
             for i in which:
                 found = _split_integral(act, i, polys[i], a, b, r, one_minus_square, goal, prec)

@@ -148,7 +148,7 @@ class ExpressionRoute:
             top = [t.max(v) for t, v in zip(top, found)]
         return top[0], top[1]
 
-    def strip(self, reach: float):  # noqa: ANN201  (engine.bivariate_balls.Strip)
+    def strip(self, reach: float):
         """The widest strip of ``WIDTHS`` whose boxes are finite on |Re z| ≤ ``reach``, None if
         none is; its ``wider`` gives the rectangles of another width (None where a box is not
         finite: a pole or branch point there), which the outer rule tries near c = 1."""
@@ -158,7 +158,7 @@ class ExpressionRoute:
             return self._strip_at(width)
         return None
 
-    def _strip_at(self, width: Fraction):  # noqa: ANN202
+    def _strip_at(self, width: Fraction):
         def box(X: arb, width: Fraction = width) -> Sequence[arb] | None:
             # a double at or above X (float() may round down and leave a sliver uncovered)
             return self._sup(width, math.nextafter(float(X.upper()), math.inf))

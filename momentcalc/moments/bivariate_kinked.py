@@ -59,7 +59,7 @@ def lipschitz_bound(poly: Sequence[arb], mean: arb, std: arb) -> arb:
     return arb((total / low).upper())
 
 
-def kinked_smoothing(act: Activation, polys: Sequence[Sequence[arb]], which: Sequence[int]):  # noqa: ANN201
+def kinked_smoothing(act: Activation, polys: Sequence[Sequence[arb]], which: Sequence[int]):
     """The ``engine.bivariate_balls`` smoothing for the integrands ``which`` (0: φ, 1: φ'),
     ``polys`` the real-line bounds of |φ| and |φ'| (module docstring)."""
     model = model_of(act, Fraction(0))
@@ -72,7 +72,7 @@ def kinked_smoothing(act: Activation, polys: Sequence[Sequence[arb]], which: Seq
         m, s = midpoint_fraction(mean), midpoint_fraction(std)
         if not s > 0:
             return None
-        spread = arb(((abs(mean - arb(mean.mid())) + abs(std - arb(std.mid()))).upper()))
+        spread = arb((abs(mean - arb(mean.mid())) + abs(std - arb(std.mid()))).upper())
         goal_log2 = float(goal.log().upper()) / math.log(2) - 2
         out = []
         for i, g in zip(which, integrands):

@@ -102,7 +102,7 @@ def _up(x: arb) -> arb:
     return arb(x.upper())
 
 
-def _branches(act: Activation, reach: arb, which: int):  # noqa: ANN202
+def _branches(act: Activation, reach: arb, which: int):
     """(negative-side branch, positive-side branch) of g = φ (``which`` 0) or φ' (1) on
     [−reach, reach], the same branch twice without kinks; None unless every kink is exactly 0."""
     model = model_of(act, Fraction(0))
@@ -131,7 +131,7 @@ def applies(act: Activation) -> bool:
                 if found is None or not all(branch(box, True).is_finite() for branch in found):
                     return False
             return True
-    except Exception:  # noqa: BLE001  (an expression whose kinks cannot be told)
+    except Exception:
         return False
 
 
@@ -153,7 +153,7 @@ def _tail(poly1: Sequence[arb], poly2: Sequence[arb], s1: arb, s2: arb, L: arb) 
     return _up(sum((c * J[k + 1] for k, c in coefficients.items()), arb(0)))
 
 
-def _reach(poly1, poly2, s1: arb, s2: arb, goal: arb) -> tuple[arb, arb] | None:  # noqa: ANN001
+def _reach(poly1, poly2, s1: arb, s2: arb, goal: arb) -> tuple[arb, arb] | None:
     """(R_T, tail bound ≤ goal): R_T the first of 2, 2.25, … whose tail is small enough."""
     L = 2.0
     while L < 200:
@@ -207,7 +207,7 @@ def polar_integral(
         (half_pi, beta + half_pi, 0, 1, 1),
         (beta + half_pi, 3 * half_pi, 0, 0, 1),
     ]
-    a1, a2, a3, a4 = arcs
+    a1, a2, _a3, a4 = arcs
     if exchange:  # α ↦ β − α: A1 ↔ A3, and A2, A4 each onto itself (about its middle)
         a2 = ((a2[0] + a2[1]) / 2, *a2[1:])
         a4 = ((a4[0] + a4[1]) / 2, *a4[1:])
@@ -234,7 +234,7 @@ def polar_integral(
 
         arc_parts = _real_parts(low, high, ARC_PARTS)
 
-        def size(R, alpha, gu=gu, gv=gv) -> arb | None:  # noqa: ANN001
+        def size(R, alpha, gu=gu, gv=gv) -> arb | None:
             """An upper bound of |F| over the balls R × α: each factor apart, each branch bounded
             on the box its argument fills (split there where ball arithmetic is too coarse), at
             a low precision (a bound needs no more)."""
@@ -313,7 +313,7 @@ def polar_cross(
     does not prove them."""
     wanted = (digits + 3) * BITS_PER_DIGIT
     parity = act.parity in ("odd", "even")
-    exchange = q1 is q2 or isinstance(q1, Fraction) and isinstance(q2, Fraction) and q1 == q2
+    exchange = q1 is q2 or (isinstance(q1, Fraction) and isinstance(q2, Fraction) and q1 == q2)
     with ctx.workprec(64):
         if not as_arb(q1).max(as_arb(q2)) <= MAX_STD**2:
             return None
@@ -324,7 +324,7 @@ def polar_cross(
             r = as_arb(rho)
             one_minus_square = as_arb(1 - rho * rho) if isinstance(rho, Fraction) else (1 - r) * (1 + r)
             a, b = as_arb(q1), as_arb(q2)
-            goal = arb(2) ** int(math.floor(goal_log2))
+            goal = arb(2) ** math.floor(goal_log2)
             reach = _up((a.max(b)).sqrt() * 200)
             balls = []
             for i in which:

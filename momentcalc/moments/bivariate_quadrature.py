@@ -48,9 +48,9 @@ def cross_expectations(
     q > 0, c in [−1, 1]."""
     p = act.param_values()
     if act.pair is not None:
-        values = lambda x: act.pair(x, p)  # noqa: E731
+        values = lambda x: act.pair(x, p)
     else:
-        values = lambda x: (act.fn(x, p), act.derivative(x, p))  # noqa: E731
+        values = lambda x: (act.fn(x, p), act.derivative(x, p))
     odd = (act.parity == "odd", act.parity == "even")
     k, kd = bivariate_expectations(
         values,

@@ -60,7 +60,7 @@ BOUND_DIGITS = 5
 class Jet:
     """f, ∇f = (∂_a f, ∂_b f) and the Hessian (f_aa, f_ab, f_bb), each a ball."""
 
-    __slots__ = ("v", "g", "h")
+    __slots__ = ("g", "h", "v")
 
     def __init__(
         self, v: arb, g: Sequence[arb] = (arb(0), arb(0)), h: Sequence[arb] = (arb(0), arb(0), arb(0))

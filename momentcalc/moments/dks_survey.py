@@ -166,7 +166,7 @@ def survey(act: Any, target: float) -> tuple[Survey, list[tuple[float, float]]]:
             continue
         searched = [min(searched[0], a), max(searched[1], a)]
         span = max(span, width)
-        q, t = grid.q_and_t(a, bs)
+        q, _t = grid.q_and_t(a, bs)
         for i in range(len(bs) - 1):
             q0, q1 = q[i], q[i + 1]
             if not (abs(q0) > NOISE and abs(q1) > NOISE and q0 * q1 < 0):

@@ -128,7 +128,7 @@ def _bound(act: Activation) -> tuple[int, arb] | None:
     return index, arb(total.upper())
 
 
-def _near(value, slope_of, a: acb, rho: arb) -> arb | None:  # noqa: ANN001
+def _near(value, slope_of, a: acb, rho: arb) -> arb | None:
     """sup |R(x)|/x² over |x| ≤ ρ, from |R| on the circle |z| = ρ (maximum principle)."""
     side = rho / GRID
     for i in range(GRID):
@@ -161,7 +161,7 @@ def _middle(
     a: acb,
     low: arb | None,
     high: arb | None,
-    side: int,  # noqa: ANN001
+    side: int,
     rho: arb,
 ) -> arb | None:
     """sup |R(x)|/x² over the piece [low, high] ∩ side·[ρ, REACH] (mean-value form per interval)."""
@@ -190,7 +190,7 @@ def _middle(
     return top
 
 
-def _far(terms, a: acb) -> arb | None:  # noqa: ANN001
+def _far(terms, a: acb) -> arb | None:
     """sup (|φ(x)| + |a|·|x|)/x² over |x| ≥ REACH from |φ(x)| ≤ Σ c_k·|x|^k (k ≤ 2)."""
     reach = arb(REACH)
     total = abs(a) / reach

@@ -236,7 +236,6 @@ def gated_coefficient_balls(gate: Activation, terms: int, digits: int) -> list[a
 
 
 __all__ = [
-    "runaway_layer",
     "constant_gate_tail",
     "gated_coefficient_balls",
     "gated_kernel_balls",
@@ -244,4 +243,5 @@ __all__ = [
     "gated_layer_boxes",
     "gated_nngp_over",
     "gated_second_moment",
+    "runaway_layer",
 ]

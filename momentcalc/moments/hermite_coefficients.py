@@ -148,7 +148,7 @@ def _combine(act: Activation, moments: list[arb], terms: int, digits: int) -> tu
             total = sum((w * moments[j] for j, w in weights.items()), arb(0))
             size = sum((abs(w) * abs(moments[j]) for j, w in weights.items()), arb(0))
             if total.rad() < abs(total.mid()) and abs(total.mid()) > 0:
-                loss = max(loss, int(math.ceil(float((size / abs(total)).upper().log()) / math.log(10))))
+                loss = max(loss, math.ceil(float((size / abs(total)).upper().log()) / math.log(10)))
             else:
                 loss = max(loss, digits)  # not one digit left: ask for many more
             out.append(total / as_arb(math.factorial(k)).sqrt())

@@ -393,7 +393,7 @@ def _midpoint(value: Fraction | arb) -> Fraction:
 
 
 def _same(q1: Fraction | arb, q2: Fraction | arb) -> bool:
-    return isinstance(q1, Fraction) and isinstance(q2, Fraction) and q1 == q2 or q1 is q2
+    return (isinstance(q1, Fraction) and isinstance(q2, Fraction) and q1 == q2) or q1 is q2
 
 
 def _diagonal(act: Activation, rho: Fraction, q: Fraction | arb, digits: int) -> tuple[arb, arb]:

@@ -83,7 +83,7 @@ def tiny_mean_ball(
     terms,
     monomial: tuple[int, int, int],
     mean: Fraction,
-    std: Fraction,  # noqa: ANN001
+    std: Fraction,
     digits: int,
 ) -> arb | None:
     """E[x^a·φ^b·φ'^c] at a tiny ``mean`` (``is_tiny``) with relative radius ≤ 10^−(digits+3),

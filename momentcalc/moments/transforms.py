@@ -50,13 +50,13 @@ def _plain(depth: int) -> Callable[[Callable[[Any], Any], Any], Any]:
 def network_c0_ball(alpha: arb, depth: int, network: Callable | None = None) -> arb:
     """C_α^{∘L}(0) on balls (``network(layer, x)``: another architecture's map, e.g. the
     subnetwork-maximizing function of the TAT paper)."""
-    layer = lambda c: leaky_c_map(alpha, c, arb.pi(), lambda x: x.acos(), lambda x: x.sqrt())  # noqa: E731
+    layer = lambda c: leaky_c_map(alpha, c, arb.pi(), lambda x: x.acos(), lambda x: x.sqrt())
     return (network or _plain(depth))(layer, arb(0))
 
 
 def network_c0(alpha: Any, depth: int, network: Callable | None = None) -> Any:
     """C_α^{∘L}(0) in mpmath."""
-    layer = lambda c: leaky_c_map(alpha, c, mpmath.pi, mpmath.acos, mpmath.sqrt)  # noqa: E731
+    layer = lambda c: leaky_c_map(alpha, c, mpmath.pi, mpmath.acos, mpmath.sqrt)
     return (network or _plain(depth))(layer, mpmath.mpf(0))
 
 
@@ -82,7 +82,7 @@ def tat_negative_slope(eta: Fraction, depth: int, digits: int, network: Callable
         bits = int((digits + ROOT_GUARD + 4) * BITS_PER_DIGIT)
         centre = Fraction(int(mpmath.floor(mantissa * 2**bits))) * Fraction(2) ** (int(exponent) - bits)
     for widen in range(4):
-        shift = int(math.ceil((digits + ROOT_GUARD - 3 * widen) * BITS_PER_DIGIT))
+        shift = math.ceil((digits + ROOT_GUARD - 3 * widen) * BITS_PER_DIGIT)
         half = abs(centre) / 2**shift  # dyadic, as centre is: exact ends
         low, high = centre - half, centre + half
         with ctx.workprec(int((digits + 2 * ROOT_GUARD) * BITS_PER_DIGIT) + 64 + 8 * depth):

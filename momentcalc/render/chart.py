@@ -47,7 +47,7 @@ def _largest(values: Sequence[mpmath.mpf], buckets: list[tuple[int, int]]) -> li
 
 
 def _bar(fraction: float) -> str:
-    cells = int(round(fraction * WIDTH * 8))
+    cells = round(fraction * WIDTH * 8)
     return "█" * (cells // 8) + (EIGHTHS[cells % 8 - 1] if cells % 8 else "")
 
 

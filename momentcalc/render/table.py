@@ -167,7 +167,7 @@ def _single(computation: Computation, console: Console) -> None:
             console.print(bar_chart(quantity.name, quantity.value, computation.digits))
     if any(q.closed_form for q in computation.results) or computation.derivation:
         console.print("[bold]derivation[/]")
-        for label, text, _latex in computation.derivation:
+        for _label, text, _latex in computation.derivation:
             console.print(f"  {visible(text)}", markup=False, highlight=False)
         for quantity in computation.results:
             if quantity.closed_form:

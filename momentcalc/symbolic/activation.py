@@ -28,7 +28,7 @@ def _integrable_class(expr: Any, t: Any) -> bool:
     import sympy as sp
 
     for node in sp.preorder_traversal(expr):
-        if isinstance(node, sp.Function) or isinstance(node, sp.Pow) and node.base == sp.E:
+        if isinstance(node, sp.Function) or (isinstance(node, sp.Pow) and node.base == sp.E):
             if isinstance(node, (sp.Piecewise,)):
                 continue
             if isinstance(node, sp.exp) or (isinstance(node, sp.Pow) and node.base == sp.E):
@@ -40,9 +40,9 @@ def _integrable_class(expr: Any, t: Any) -> bool:
                     return False
             else:
                 return False
-        elif isinstance(node, sp.Pow) and node.exp.has(t):
-            return False
-        elif isinstance(node, sp.Pow) and not (node.exp.is_Integer and node.exp >= 0) and node.base.has(t):
+        elif (isinstance(node, sp.Pow) and node.exp.has(t)) or (
+            isinstance(node, sp.Pow) and not (node.exp.is_Integer and node.exp >= 0) and node.base.has(t)
+        ):
             return False
     return True
 

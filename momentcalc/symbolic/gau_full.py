@@ -98,7 +98,7 @@ def derive(
             r"\mathbb{E}[O^2] = " + sp.latex(total),
         ),
     ]
-    for k, name in enumerate(("P1", "P2", "P3", "P4")):
+    for _k, name in enumerate(("P1", "P2", "P3", "P4")):
         lines.append((name, f"{name} = {p[name]}", f"{name} = " + sp.latex(p[name])))
     lines.append(
         (

@@ -33,7 +33,7 @@ CHECK_DIGITS = 20
 
 
 def _generic(sp: Any) -> list[tuple[str, Any]]:
-    q, c, w, b = sp.symbols("q c sigma_w2 sigma_b2", positive=True)
+    q, _c, w, b = sp.symbols("q c sigma_w2 sigma_b2", positive=True)
     Z = sp.Symbol("Z")
     E = sp.Function("E")
     phi, dphi = sp.Function("phi"), sp.Function("phi'")

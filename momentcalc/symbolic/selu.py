@@ -17,7 +17,7 @@ The closed forms of α and λ follow from the reduction in ``computations/selu.p
 from __future__ import annotations
 
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, cache
 from typing import Any
 
 import mpmath
@@ -71,7 +71,7 @@ def _half_line_integral(factor: Any, t: Any, c: Any, low: Any, high: Any) -> Any
     return sp.exp(constant + b**2 / 2) * total
 
 
-@lru_cache(maxsize=None)
+@cache
 def _gaussian_moment(k: int, t: Any, c: Any, low: Any, high: Any) -> Any:
     """∫ t^k·exp(−t²/2) dt over (low, high), by sympy (cached: the half-line's end ``c`` is a
     symbol, substituted by the caller)."""

@@ -96,7 +96,7 @@ _PROPAGATION = frozenset(
     {"DeepKernels", "KernelBox", "LayerMap", "Trajectory", "deep_kernels", "layer_map", "trajectory"}
 )
 
-__all__ = [
+__all__ = [  # noqa: PLE0604  (the lazily imported names spread from their sets)
     "INFINITY",
     "Check",
     "Computation",

@@ -52,7 +52,7 @@ def probability(value: object, name: str, *, zero: bool = True, one: bool = True
     """A probability: a number from 0 to 1, without 0 when ``zero`` is False and without 1
     when ``one`` is False (a dropout rate ``p`` < 1: ``probability(p, "p", one=False)``)."""
     number = as_number(value, name)
-    if not ((0 <= number if zero else 0 < number) and (number <= 1 if one else number < 1)):
+    if not ((number >= 0 if zero else number > 0) and (number <= 1 if one else number < 1)):
         low, high = (">= 0" if zero else "> 0"), ("<= 1" if one else "< 1")
         allowed = "a number from 0 to 1" if zero and one else f"a number {low} and {high}"
         raise InputError(param=name, allowed=allowed, got=to_text(number))

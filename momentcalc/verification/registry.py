@@ -150,7 +150,7 @@ S, N = 128, 512  # Su's GAU sizes
 
 
 def _tanh_critical_directly() -> mpmath.mpf:
-    sech2 = lambda t: 1 / mpmath.cosh(t) ** 2  # noqa: E731
+    sech2 = lambda t: 1 / mpmath.cosh(t) ** 2
     return critical_sigma_w2_directly(mpmath.tanh, sech2, mpmath.mpf(5) / 100, 0.5)
 
 

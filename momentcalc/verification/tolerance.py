@@ -14,7 +14,7 @@ import math
 import mpmath
 from mpmath import mp
 
-from ..engine.written import last_digit_unit, significant_digits
+from ..engine.written import last_digit_unit
 from ..engine.numbers import to_mpf
 
 KINDS = ("truncated", "rounded", "double", "magnitude", "exact")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -35,7 +35,7 @@ Distribution = Annotated[
 ]
 
 Residual = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--residual",
         metavar="gpt2|tfixup-encoder|tfixup-decoder",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -24,7 +24,7 @@ Name = Annotated[
 
 def _choice(flag: str, help: str) -> object:
     return Annotated[
-        Optional[str], typer.Option(flag, metavar="TEXT", help=help + " [default: the framework's]")
+        str | None, typer.Option(flag, metavar="TEXT", help=help + " [default: the framework's]")
     ]
 
 

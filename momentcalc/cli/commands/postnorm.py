@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -24,7 +24,7 @@ Scheme = Annotated[
     ),
 ]
 Arch = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--arch",
         metavar="encoder|decoder|encdec",

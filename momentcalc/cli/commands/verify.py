@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -11,7 +11,7 @@ from ..options import Format, Json
 from ..runner import errors_as, output_format
 
 Only = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Option("--only", metavar="ID", help="Check only constants whose id contains ID. Repeatable."),
 ]
 

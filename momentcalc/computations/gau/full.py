@@ -164,7 +164,7 @@ def _remembered_pattern(
         kind, *who = perturbation
         if any(t not in b for t in who):
             return 0.0
-        n = {t: 0 for t in b}
+        n = dict.fromkeys(b, 0)
         if kind == "var":
             n[who[0]] = 2 * r
             weight = 1 / (2**r * _factorial(r))

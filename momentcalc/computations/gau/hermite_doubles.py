@@ -129,6 +129,6 @@ def _level(phi, h: float, first: int, stride: int) -> tuple[list[list[float]], l
                 sizes[b] += term
                 if tail and term > largest * sizes[b]:
                     largest = term / sizes[b]
-        if tail and largest < TAIL or count > MAX_NODES:
+        if (tail and largest < TAIL) or count > MAX_NODES:
             return sums, sizes, count
         k += stride
