@@ -211,7 +211,9 @@ def test_include_exclude_strict_and_formats(tree):
     code, out, _ = run(["audit", str(tree / "models"), "--format", "github"])
     lines = out.splitlines()
     assert code == 1 and len(lines) == 13 and all(line.startswith("::error file=") for line in lines)
-    assert ",line=10,col=10,title=momentcalc%3A relu.centered_gain::1.7139588594436646 is wrong for relu" in out
+    assert (
+        ",line=10,col=10,title=momentcalc%3A relu.centered_gain::1.7139588594436646 is wrong for relu" in out
+    )
     code, out, _ = run(["audit", str(tree / "models"), "--format", "sarif"])
     sarif = json.loads(out)
     assert sarif["version"] == "2.1.0" and len(sarif["runs"][0]["results"]) == 13

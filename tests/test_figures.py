@@ -388,4 +388,6 @@ def test_quiet_writes_the_figure_and_nothing_on_stdout(tmp_path):
         path.unlink()
     run = invoke("truncnorm", "--std", "0.1,0.2", "-q", "--get", "gamma")
     assert run.code == 2 and run.stdout == "" and "--quiet" in run.stderr and "--get" in run.stderr
-    assert "Print no results on stdout: with --plot, only the figure is written" in " ".join(invoke("truncnorm", "--help").stdout.split())
+    assert "Print no results on stdout: with --plot, only the figure is written" in " ".join(
+        invoke("truncnorm", "--help").stdout.split()
+    )
