@@ -21,6 +21,22 @@ from typing import Any
 
 DELAY = 1.0  # seconds of work before a bar is worth showing
 
+# Where long work reports its steps (``report``): set in the command line's computing child for a
+# call that is one deep trajectory (``cli.child.report_progress``), so that its spinner shows the
+# layer and a CPU limit's exit 3 says how far it got and what budget the pace asks for.
+_reporter: Callable[[int, int], None] | None = None
+
+
+def set_reporter(reporter: Callable[[int, int], None] | None) -> None:
+    global _reporter
+    _reporter = reporter
+
+
+def report(done: int, total: int) -> None:
+    """``done`` steps of ``total`` are finished (nothing unless a reporter is set)."""
+    if _reporter is not None:
+        _reporter(done, total)
+
 
 @contextmanager
 def delayed_progress(total: int, label: str, delay: float | None = None) -> Iterator[Callable[[], None]]:
@@ -72,8 +88,9 @@ class Spinner:
     FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
     ASCII_FRAMES = "|/-\\"
 
-    def __init__(self, label: str = "computing", delay: float | None = None) -> None:
+    def __init__(self, label: str = "computing", delay: float | None = None, unit: str = "point") -> None:
         self.label = label
+        self.unit = unit
         self.delay = DELAY if delay is None else delay
         self.shown = False
         self._frame = 0
@@ -110,8 +127,8 @@ class Spinner:
             return f"{self.label} {elapsed:.1f} s"
         done, total = progress
         if done >= total:
-            return f"all {total} points computed, {elapsed:.1f} s"
-        text = f"point {done + 1} of {total}, {elapsed:.1f} s"
+            return f"all {total} {self.unit}s computed, {elapsed:.1f} s"
+        text = f"{self.unit} {done + 1} of {total}, {elapsed:.1f} s"
         if 0 < done < total:
             text += f", about {duration(elapsed / done * (total - done))} left"
         return text

@@ -259,3 +259,28 @@ def test_dask_arguments_are_checked_before_any_work(monkeypatch):
     assert missing.stderr == (
         "momentcalc: error: --dask needs dask.distributed, which is not installed: pip install 'momentcalc[dask]'\n"
     )
+
+
+def test_a_deep_trajectorys_budget_says_how_many_layers_it_reached_and_what_to_give():
+    """One deep kernel past its CPU limit: exit 3 saying after how many of its layers, and a
+    --budget from the pace so far (the layers reported by the propagation core)."""
+    import re
+
+    run = momentcalc_process(
+        "kernel", "tanh", "--rho", "0.3", "--depth", "3000", "--sigma-w2", "1", "--budget", "1"
+    )
+    assert run.returncode == 3 and run.stdout == "", run
+    found = re.search(
+        r"after (\d+) of 3000 layers without finishing: .* raise --budget \(e\.g\. --budget (\d+)\)",
+        run.stderr,
+    )
+    assert found, run.stderr
+    done, suggested = int(found.group(1)), int(found.group(2))
+    assert 0 < done < 3000 and suggested >= max(4, 1.25 * 3000 / done) - 1
+
+
+def test_the_spinner_names_its_unit():
+    from momentcalc.progress import Spinner
+
+    assert Spinner(unit="layer").text(2.0, (9, 100)).startswith("layer 10 of 100, 2.0 s, about ")
+    assert Spinner().text(2.0, (100, 100)) == "all 100 points computed, 2.0 s"

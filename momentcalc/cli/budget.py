@@ -9,7 +9,9 @@ process (``cli.child``) whose CPU time the operating system limits to the call's
   legitimately take seconds), DERIVE_SECONDS more with ``--derive`` (sympy), and LAYER_SECONDS
   per layer of a ``--depth`` trajectory up to MAX_LAYERS_SECONDS (a layer is one proven
   bivariate integral where no fixed-point box covers the rest: elu at --depth 1000 takes ~18 s,
-  tanh at --depth 10000, where the variance fades like 1/L, 35-50 s);
+  tanh at --depth 10000, where the variance fades like 1/L, 35-50 s; softsign, whose φ'' jumps at
+  0, about 0.5 s a layer). Past the limit, a trajectory's exit 3 says how many layers it finished
+  and the budget its pace asks for (``progress.report`` from the propagation core);
 - a sweep: at least SWEEP_SECONDS for all its points together (and the writing of its output).
 
 ``--budget SECONDS`` (or ``MOMENTCALC_BUDGET``) replaces that default for one call. A sweep is

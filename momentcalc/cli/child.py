@@ -429,7 +429,17 @@ def run_many(
                 status, usage, _read_all(captured), b"".join(chunks), cpu_seconds, memory_bytes, pid in over
             )
         )
-    return [outcome() for outcome in outcomes]
+    return [_with_progress(outcome, shown) for outcome in outcomes]
+
+
+def _with_progress(outcome: Callable[[], Any], shown: tuple[int, int] | None) -> Any:
+    """``outcome()``; a CPU limit hit with the progress last reported as its detail ("N of M")."""
+    try:
+        return outcome()
+    except LimitHit as hit:
+        if hit.kind == "cpu" and not hit.detail and shown is not None:
+            raise LimitHit("cpu", f"{shown[0]} of {shown[1]}") from None
+        raise
 
 
 def _outcome(

@@ -260,17 +260,29 @@ def execute(
     # Each point of a sweep may take what one computation may (or --budget), all of them
     # together the sweep's budget.
     point_seconds = chosen if chosen is not None else default_seconds(work, derive, layers)
-    spinner = Spinner()
+    # One deep trajectory reports its layers (``progress.report``), a sweep its points.
+    deep = bool(layers) and not swept
+    spinner = Spinner(unit="layer" if deep else "point")
+
+    def compute() -> Any:
+        if deep:
+            from .. import progress
+
+            progress.set_reporter(child.report_progress)
+        return plan.run(workers, seconds, ceiling, point_seconds)
+
     try:
         code, out, err = child.run(
-            lambda: plan.run(workers, seconds, ceiling, point_seconds),
+            compute,
             cpu_seconds=seconds,
             memory_bytes=ceiling,
             waiting=spinner,
-            progress=bool(swept),
+            progress=bool(swept) or deep,
         )
     except child.LimitHit as hit:
-        raise _limit_error(hit, seconds, chosen is not None, ceiling, n, derive, swept) from None
+        raise _limit_error(
+            hit, seconds, chosen is not None, ceiling, n, derive, swept, "layers" if deep else "points"
+        ) from None
     finally:
         spinner.clear()
     try:
@@ -549,9 +561,11 @@ def _limit_error(
     digits: int,
     derive: bool,
     swept: tuple[str, ...],
+    unit: str = "points",
 ) -> PrecisionError:
     """Exit 3 naming the limit, what made the call expensive, and what to change (a sweep that
-    ran out: after how many points, and the budget its pace asks for)."""
+    ran out: after how many points, a deep trajectory after how many layers, and the budget
+    their pace asks for)."""
     from .memory import ENVIRONMENT, limit_text
 
     causes = [f"{{{name}}}" for name in swept]
@@ -573,7 +587,7 @@ def _limit_error(
     progress = ""
     finished, _, count = hit.detail.partition(" of ")
     if finished.isdigit() and count.isdigit() and int(count):
-        progress = f" after {finished} of {count} points"
+        progress = f" after {finished} of {count} {unit}"
         if int(finished):  # the pace so far, with a quarter to spare
             suggestion = max(suggestion, 1.25 * seconds * int(count) / int(finished))
     return PrecisionError(

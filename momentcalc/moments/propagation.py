@@ -41,6 +41,7 @@ from ..engine.balls import midpoint_fraction
 from ..engine.gaussian_balls import as_arb
 from ..engine.precision import Precision
 from ..errors import Outcome
+from ..progress import report
 from . import gated_maps, kernel_maps
 from .closed_layers import (
     closed_kernel_of,
@@ -502,6 +503,7 @@ def _balls(step: LayerMap, start: KernelBox, depth: int, work: Work) -> Trajecto
         q1s, q2s = [q1], [q2]
         dots: list[arb | None] = []
         for layer in range(depth):
+            report(layer, depth)
             box, dot = step.step(box, work)
             dots.append(dot)
             for q in (box.q1,) if box.equal else (box.q1, box.q2):
@@ -555,6 +557,7 @@ def _centred(step: LayerMap, start: KernelBox, depth: int, work: Work, fast: boo
                 _append_tail(qs, cs, tail, depth - layer, bits)
                 return Trajectory(qs, qs, cs, layer, None if cs is None else dots)
         still = _still(c)
+        report(layer, depth)
         image, dot = step.step(KernelBox(q, q, c), work)
         dots.append(dot)
         check_length(image.q1, layer + 1)
@@ -595,6 +598,7 @@ def _split(step: LayerMap, start: KernelBox, depth: int, digits: int, fast: bool
         cs = [as_arb(start.c)]
     c: Side = start.c
     for layer in range(depth):
+        report(layer, depth)
         v1 = qs1[layer] if layer else start.q1
         v2 = qs2[layer] if layer else start.q2
         c_next = step.correlation(c, v1, v2, qs1[layer + 1], qs2[layer + 1], work)
