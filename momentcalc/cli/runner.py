@@ -24,7 +24,7 @@ import typer
 from ..engine.numbers import parse_integer
 from ..engine.precision import MAX_DIGITS
 from ..errors import InputError, MomentcalcError, PrecisionError
-from ..progress import Spinner
+from ..progress import Spinner, set_reporter
 from ..render import FORMATS, OutputClosed
 from ..result import Computation, NoResult, Sweep, replace
 from . import child
@@ -266,9 +266,7 @@ def execute(
 
     def compute() -> Any:
         if deep:
-            from .. import progress
-
-            progress.set_reporter(child.report_progress)
+            set_reporter(child.report_progress)
         return plan.run(workers, seconds, ceiling, point_seconds)
 
     try:
