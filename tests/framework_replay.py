@@ -98,7 +98,10 @@ def model_moments(model, dps=40):
     """(mean, std) of a model above, by mpmath: closed forms for normal and uniform, tanh-sinh
     quadrature over U (split where the clamps bite) for erfinv."""
     with mpmath.workdps(dps):
-        mp = lambda x: mpmath.mpf(x.numerator) / x.denominator
+
+        def mp(x):
+            return mpmath.mpf(x.numerator) / x.denominator if isinstance(x, Fraction) else +x
+
         if model[0] == "normal":
             return mp(model[1]), mp(model[2])
         if model[0] == "uniform":
@@ -140,3 +143,73 @@ def torch_trunc_normal_grid(mean=0.0, std=1.0, a=-2.0, b=2.0):
         z = erfinv(u.astype(numpy.float64)).astype(F32)
     values = z * F32(std * math.sqrt(2.0)) + F32(mean)
     return numpy.clip(values, F32(a), F32(b))
+
+
+JAX_BITS = {numpy.float32: 23, numpy.float64: 52}  # jax.random.uniform: nmant random bits
+
+
+def jax_variance(scale, n, dtype=F32):
+    """jax/_src/nn/initializers.py variance_scaling: jnp.array(scale / denominator, dtype)."""
+    return dtype(float(scale) / float(n))
+
+
+def jax_trunc_normal(stddev, lower=-2.0, upper=2.0, dtype=F32):
+    """random.truncated_normal(key, lower, upper, shape, dtype) * stddev (stddev already in
+    dtype), as jax/_src/random/core.py writes _truncated_normal and _uniform: sqrt2 in dtype,
+    erf(lower / sqrt2) (here mpmath's erf rounded to dtype), floats·(b − a) + a on a grid of
+    2^-nmant, sqrt2·erf_inv(u), clip to (nextafter(lower, inf), nextafter(upper, -inf))."""
+    r = numpy.array(numpy.sqrt(2), dtype)
+    lo, up = dtype(lower), dtype(upper)
+
+    def erf(x):
+        with mpmath.workdps(60):
+            return dtype(float(mpmath.erf(mpmath.mpf(float(x)))))
+
+    a, b = erf(lo / r), erf(up / r)
+    width = dtype(b - a)
+    clip_lo, clip_hi = numpy.nextafter(lo, dtype(numpy.inf)), numpy.nextafter(up, dtype(-numpy.inf))
+    bits = JAX_BITS[dtype]
+    top = numpy.arange(2**bits - 64, 2**bits, dtype=numpy.float64).astype(dtype) * dtype(2.0**-bits)
+    p_high = Fraction(int(numpy.count_nonzero((top * width).astype(dtype) + a >= 1)), 2**bits)
+    p_low = Fraction(1, 2**bits) if a == -1 else Fraction(0)
+    std = exact(stddev)
+    atoms = [(std * exact(c), p) for c, p in ((clip_lo, p_low), (clip_hi, p_high)) if p]
+    u0 = exact(a) + p_low * exact(width)
+    u1 = min(exact(a) + (1 - p_high) * exact(width), Fraction(1))
+    return (
+        "erfinv",
+        Fraction(0),
+        std * exact(r),
+        u0,
+        u1,
+        exact(clip_lo) / exact(r),
+        exact(clip_hi) / exact(r),
+        atoms,
+    )
+
+
+def jax_normal(stddev, dtype=F32):
+    """random.normal(key, shape, dtype) * stddev: np.array(np.sqrt(2), dtype) * erf_inv(u), u
+    uniform: N(0, (stddev·sqrt2_dtype/sqrt(2))²), the std as an mpf at 80 digits."""
+    with mpmath.workdps(80):
+        r = exact(numpy.array(numpy.sqrt(2), dtype))
+        scale = exact(stddev) * r
+        std = mpmath.mpf(scale.numerator) / scale.denominator / mpmath.sqrt(2)
+    return ("normal", Fraction(0), std)
+
+
+def jax_trunc_normal_grid(stddev, lower=-2.0, upper=2.0):
+    """All 2^23 float32 values of random.truncated_normal(lower, upper) * stddev, numpy-emulated
+    (erf and erf_inv in double rounded to float32; JAX's own differ by an ulp or so)."""
+    from scipy.special import erf, erfinv
+
+    dtype = F32
+    r = numpy.array(numpy.sqrt(2), dtype)
+    lo, up = dtype(lower), dtype(upper)
+    a, b = dtype(erf(float(lo / r))), dtype(erf(float(up / r)))
+    floats = numpy.arange(2**23, dtype=numpy.float64).astype(dtype) * dtype(2.0**-23)
+    u = numpy.maximum(a, (floats * (b - a)).astype(dtype) + a)
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        out = r * erfinv(u.astype(numpy.float64)).astype(dtype)
+    out = numpy.clip(out, numpy.nextafter(lo, dtype(numpy.inf)), numpy.nextafter(up, dtype(-numpy.inf)))
+    return out * dtype(stddev)

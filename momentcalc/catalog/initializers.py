@@ -8,12 +8,14 @@ Rules are shared by the entries that sample alike (``variance_scaling`` serves K
 ``VarianceScaling``, ``HeNormal``, ``LecunNormal`` …, each with its fixed arguments); nothing
 here branches on an initializer's name.
 
-Model: Keras's, TensorFlow's, JAX's and Flax's computation of the std is replayed in their own
-float arithmetic (``scaling_factor``; stddev held in the weights' dtype); PyTorch's trunc_normal_
-replays its double norm_cdf and float32 uniform ends (``torch_uniform_ends``: a point, or atoms at
-the clamp); PyTorch's other stds are exact real arithmetic on the formula (fans, gains, sqrt(3)
-of the uniform bound). The samplers' own float32 steps after the std (uniform grid, erfinv,
-Box-Muller, each value's rounding) are not modelled: parts in 10^7 of the std in float32.
+Model (the exact-arithmetic model): every parameter operation of the call replayed in the dtype
+its source uses (Python doubles, then the sampler's float32 or the weights' dtype): Keras's,
+TensorFlow's, JAX's and Flax's std (``scaling_factor``), PyTorch's gains, stds and bounds in
+doubles cast to float32 by normal_/uniform_, PyTorch's trunc_normal_ (norm_cdf in doubles, the
+float32 uniform ends and width, float32 std·sqrt(2), mean and clamp: ``torch_uniform_ends``) and
+JAX's samplers (float32 sqrt(2), erf bounds, width and clip: ``jax_erfinv_draw``). The sampling
+after the parameters is exact; the generator's grid and each value's float32 rounding are left
+out (parts in 10^7 of the std in float32).
 """
 
 from __future__ import annotations
@@ -355,6 +357,127 @@ def relative_truncated_normal(std_name: str, low: str | int, high: str | int) ->
     return rule
 
 
+def _nudge(x: float, up: bool, dtype: str) -> float:
+    """numpy.nextafter(x, ±inf) in ``dtype`` (float32 by its bits; x finite)."""
+    if dtype == "float64":
+        return math.nextafter(x, INF if up else -INF)
+    if x == 0:
+        return (1 if up else -1) * 2.0**-149
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    bits += 1 if (x > 0) == up else -1  # away from 0 when moving outward, else toward it
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def correctly_rounded_erf(x: float, dtype: str) -> float:
+    """erf(x) rounded to the nearest ``dtype`` number (mpmath at 80 digits, then rounded once)."""
+    import mpmath
+
+    with mpmath.workdps(80):
+        value = mpmath.erf(mpmath.mpf(x))
+        with mpmath.workprec(24 if dtype == "float32" else 53):
+            return float(+value)
+
+
+JAX_GRID_BITS = {"float32": 23, "float64": 52}  # jax.random.uniform: nmant random mantissa bits
+
+
+def jax_erfinv_draw(stddev: Fraction, lower: Fraction, upper: Fraction, dtype: str, nominal: Product) -> Draw:
+    """jax.random.truncated_normal(key, lower, upper, shape, dtype) * stddev, as
+    jax/_src/random (_truncated_normal, _uniform) computes it in ``dtype``: sqrt2 =
+    np.array(np.sqrt(2), dtype); lower, upper converted to dtype; a = erf(lower / sqrt2), b =
+    erf(upper / sqrt2) (division and erf in dtype: the erf modelled correctly rounded); u =
+    uniform(minval=a, maxval=b): floats·(b − a) + a with the width in dtype, floats on a grid of
+    2^-nmant; out = sqrt2·erf_inv(u) clipped to (nextafter(lower, +inf), nextafter(upper, −inf));
+    then times ``stddev`` (the weights' dtype). Model (family erfinv): U uniform on [a, a + (b −
+    a)], stddev·sqrt2·clamp(erfinv(U), clip/sqrt2); a grid point that dtype sends to ±1 exactly
+    (erf_inv ±inf, clipped) is an atom."""
+    keep = float32 if dtype == "float32" else float
+    root2 = keep(math.sqrt(2.0))
+    ends = [keep(double(lower)), keep(double(upper))]
+    if any(e in (INF, -INF) for e in ends):
+        raise RuleError(
+            "lower", f"{{lower}} and {{upper}} must be finite {dtype} numbers (JAX clips to them)"
+        )
+    a, b = (correctly_rounded_erf(keep(e / root2), dtype) for e in ends)
+    width = keep(b - a)
+    if width <= 0:
+        raise PrecisionError(
+            f"JAX's {dtype} erf(lower/sqrt(2)) and erf(upper/sqrt(2)) are one number ({a!r}): every value is "
+            "one erf_inv, which momentcalc does not model"
+        )
+    clips = (_nudge(ends[0], True, dtype), _nudge(ends[1], False, dtype))
+    bits = JAX_GRID_BITS[dtype]
+    unit = Fraction(1, 2**bits)
+    at_low = unit if a == -1 else Fraction(0)
+    count = 0
+    for k in range(2**bits - 1, 2**bits - 65, -1):
+        if keep(keep(k * 2.0**-bits * width) + a) >= 1:
+            count += 1
+        else:
+            break
+    at_high = count * unit
+    scale = stddev * Fraction(root2)
+    atoms = tuple((stddev * Fraction(c), p) for c, p in ((clips[0], at_low), (clips[1], at_high)) if p)
+    u_low = Fraction(a) + at_low * Fraction(width)
+    u_high = min(Fraction(a) + (1 - at_high) * Fraction(width), Fraction(1))
+    notes = (
+        f"replayed as JAX computes it in {dtype}: uniform on [{a!r}, {a!r} + {width!r}] (erf of lower/sqrt(2) "
+        f"and upper/sqrt(2), the width in {dtype}), erf_inv times {dtype} sqrt(2) = {root2!r}, clipped to "
+        f"({clips[0]!r}, {clips[1]!r}), times the {dtype} std; JAX's own erf is modelled correctly rounded",
+    )
+    return Draw(
+        "erfinv",
+        Fraction(0),
+        ((scale, Fraction(1)), (Fraction(2), -HALF)),
+        nominal,
+        atoms=atoms,
+        notes=notes,
+        u_low=u_low,
+        u_high=u_high,
+        scale=scale,
+        clamp_low=Fraction(clips[0]) / Fraction(root2),
+        clamp_high=Fraction(clips[1]) / Fraction(root2),
+    )
+
+
+def jax_normal_draw(stddev: Fraction, dtype: str, nominal: Product) -> Draw:
+    """jax.random.normal(key, shape, dtype) * stddev (jax/_src/random, _normal_real:
+    np.array(np.sqrt(2), dtype) * erf_inv(uniform(nextafter(-1, 0), 1))): N(0, (stddev·sqrt2_dtype
+    / sqrt(2))²) in the model; the uniform's ends sit within one grid step of ±1 (left to the grid,
+    like the grid's own extremes)."""
+    root2 = Fraction(float32(math.sqrt(2.0)) if dtype == "float32" else math.sqrt(2.0))
+    return Draw(
+        "normal",
+        Fraction(0),
+        ((stddev * root2, Fraction(1)), (Fraction(2), -HALF)),
+        nominal,
+        notes=(
+            f"JAX's normal is {dtype} sqrt(2) = {float(root2)!r} times erf_inv of a uniform: std times "
+            f"{dtype} sqrt(2)/sqrt(2)",
+        ),
+    )
+
+
+def jax_truncated_normal(
+    args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None
+) -> Draw:
+    """jax.nn.initializers.truncated_normal(stddev, dtype, lower, upper): random.truncated_normal(key,
+    lower, upper, shape, dtype) * jnp.array(stddev, dtype) (``jax_erfinv_draw``)."""
+    std = _positive(args, "stddev")
+    lower, upper = Fraction(args["lower"]), Fraction(args["upper"])
+    if not lower < upper:
+        raise RuleError(
+            "lower",
+            f"{{lower}} must be less than {{upper}}, got lower={to_text(lower)} and upper={to_text(upper)}",
+        )
+    dtype = str(args["dtype"])
+    keep = float32 if dtype == "float32" else float
+    held = keep(double(std))
+    if held in (0.0, INF):
+        raise RuleError("stddev", f"{{stddev}} must be a positive finite {dtype}, got {to_text(std)}")
+    return jax_erfinv_draw(Fraction(held), lower, upper, dtype, ((std, Fraction(1)),))
+
+
 def torch_gain_squared(nonlinearity: str, a_squared: Fraction) -> Fraction:
     """calculate_gain(nonlinearity, a)², exactly (torch/nn/init.py): 1 for the linear maps and
     sigmoid, (5/3)² for tanh, 2 for relu, 2/(1 + a²) for leaky_relu, (3/4)² for selu."""
@@ -528,6 +651,10 @@ def variance_scaling(framework: str, dtype_argument: str) -> Callable[..., Draw]
         distribution = str(args["distribution"])
         dtype = str(args[dtype_argument])
         factor = scaling_factor(framework, dtype, scale, mode, fan_in, fan_out, distribution)
+        if framework == "JAX" and distribution == "truncated_normal":
+            return jax_erfinv_draw(factor, Fraction(-2), Fraction(2), dtype, root)
+        if framework == "JAX" and distribution == "normal":
+            return jax_normal_draw(factor, dtype, root)
         if distribution == "truncated_normal":
             return Draw(
                 "truncated_normal", Fraction(0), ((factor, Fraction(1)),), root, Fraction(-2), Fraction(2)
@@ -663,8 +790,9 @@ CATALOG: tuple[Initializer, ...] = (
         notes=(
             _NO_CORRECTION,
             "the default stddev is 0.05",
-            "modelled as the TensorFlow and JAX backends draw (exactly truncated); Keras's PyTorch backend keeps "
-            "the first of 4 normals inside +-2 std and, when none is (probability 4.3e-6), the first one",
+            "modelled as the TensorFlow backend draws (exactly truncated); the JAX backend draws "
+            "jax.random.truncated_normal (as jax.nn.initializers.truncated_normal here); Keras's PyTorch backend "
+            "keeps the first of 4 normals inside +-2 std and, when none is (probability 4.3e-6), the first one",
         ),
     ),
     Initializer(
@@ -717,7 +845,7 @@ CATALOG: tuple[Initializer, ...] = (
     Initializer(
         "jax.nn.initializers.variance_scaling",
         *JAX,
-        f"{JAX_INIT} (variance_scaling)",
+        f"{JAX_INIT} (variance_scaling) and jax/_src/random/core.py (_truncated_normal, _normal_real)",
         (
             Argument("scale", None),
             Argument("mode", None, ("fan_in", "fan_out", "fan_avg", "fan_geo_avg")),
@@ -731,7 +859,7 @@ CATALOG: tuple[Initializer, ...] = (
     Initializer(
         "jax.nn.initializers.lecun_normal",
         *JAX,
-        f"{JAX_INIT} (lecun_normal, variance_scaling)",
+        f"{JAX_INIT} (lecun_normal, variance_scaling) and jax/_src/random/core.py (_truncated_normal)",
         (_JAX_DTYPE,),
         variance_scaling("JAX", "dtype"),
         fixed={"scale": "1.0", "mode": "fan_in", "distribution": "truncated_normal"},
@@ -741,9 +869,9 @@ CATALOG: tuple[Initializer, ...] = (
     Initializer(
         "jax.nn.initializers.truncated_normal",
         *JAX,
-        f"{JAX_INIT} (truncated_normal)",
+        f"{JAX_INIT} (truncated_normal) and jax/_src/random/core.py (_truncated_normal, _uniform)",
         (Argument("stddev", "1e-2"), Argument("lower", "-2.0"), Argument("upper", "2.0"), _JAX_DTYPE),
-        relative_truncated_normal("stddev", "lower", "upper"),
+        jax_truncated_normal,
         notes=(_NO_CORRECTION + "; default stddev 0.01, bounds lower/upper in stds",),
     ),
     Initializer(
