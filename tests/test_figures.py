@@ -391,3 +391,52 @@ def test_quiet_writes_the_figure_and_nothing_on_stdout(tmp_path):
     assert "Print no results on stdout: with --plot, only the figure is written" in " ".join(
         invoke("truncnorm", "--help").stdout.split()
     )
+
+
+def _listed(stdout, name):
+    """The entries a table lists for result ``name`` (the rows under its title, in order)."""
+    lines = stdout.splitlines()
+    start = next(
+        i
+        for i, line in enumerate(lines[:-1])
+        if line.split()[:1] == [name] and lines[i + 1].startswith("index")
+    )
+    entries = []
+    for line in lines[start + 2 :]:
+        cells = line.split()
+        if not cells or not cells[0].isdigit():
+            break
+        entries += [c for c in cells[1:] if not c.startswith(("█", "▏", "▎", "▍", "▌", "▋", "▊", "▉"))]
+    return lines[start], entries
+
+
+@pytest.mark.parametrize("form", ["text", "table"])
+@pytest.mark.parametrize(
+    ("args", "name", "count"),
+    [
+        (("meanfield", "tanh", "--sigma-w2", "1.5", "--sigma-b2", "0.05", "--depth", "50", "--digits", "8"), "q_layers", 51),
+        (("hermite", "tanh", "--digits", "20"), "coefficients", 8),
+        (("postnorm-decay", "--layers", "60", "--digits", "12"), "branch_weights", 60),
+    ],
+)  # fmt: skip
+def test_a_list_result_in_a_table_shows_every_entry_at_the_digits_asked(args, name, count, form):
+    """Was the largest of each 2 entries of a 51-layer trajectory, and 6 digits whatever --digits said."""
+    decimals = invoke(*args, "--json").json()["results"][name]["decimal"]
+    assert len(decimals) == count
+    run = invoke(*args, "--format", form)
+    assert run.code == 0 and "largest of each" not in run.stdout, run
+    title, entries = _listed(run.stdout, name)
+    assert entries == decimals, (title, entries)
+    assert f"{count} values (shown below)" in run.stdout
+    if count > 40:  # wrapped into rows, the row's first index in front
+        assert title == f"{name}  ({count} values; entry = row index + column)"
+
+
+def test_a_list_too_long_for_a_table_points_to_csv_and_json():
+    run = invoke("postnorm-decay", "--layers", "6000", "--digits", "5")
+    assert run.code == 0
+    assert (
+        "branch_weights  (6000 values, more than a table lists (5000): --format csv or json gives every one)"
+        in run.stdout
+    )
+    assert len(run.stdout.splitlines()) < 20

@@ -402,15 +402,19 @@ def test_cli_deepnorm_reports_alpha():
     assert doc["inputs"]["alpha"] == 3.0 and doc["results"]["alpha"]["value"] == 3.0
 
 
-def test_cli_table_chart_for_12_and_1000_layers():
+def test_cli_table_lists_every_weight_for_12_and_1000_layers():
     run = invoke("postnorm-decay")
     assert run.code == 0
-    assert "branch_weights" in run.stdout and "0.0156250" in run.stdout and "0.707107" in run.stdout
-    run = invoke("postnorm-decay", "--layers", "1000")
-    assert "largest of each 25 entries, log scale" in run.stdout
-    assert (
-        "975-999" in run.stdout and "1.25130e-147" in run.stdout
-    )  # k = 24: 2^(−976/2), the first bucket's largest
+    assert "branch_weights" in run.stdout and "0.0156250000000000" in run.stdout  # at --digits 15
+    assert "0.707106781186548" in run.stdout
+    run = invoke("postnorm-decay", "--layers", "1000", "--digits", "6")
+    assert "branch_weights  (1000 values; entry = row index + column)" in run.stdout
+    rows = {
+        line.split()[0]: line.split()[1:] for line in run.stdout.splitlines() if line[:5].strip().isdigit()
+    }
+    assert rows["0"][0] == "3.05494e-151"  # k = 0: 2^(-1000/2), every entry listed
+    assert rows["995"][-1] == "0.707107" and "largest of each" not in run.stdout
+    assert sum(len(cells) for cells in rows.values()) == 1000
 
 
 def test_cli_sweep_and_expect():

@@ -37,7 +37,7 @@ def certified_mark(quantities: tuple[Quantity, ...] | list[Quantity]) -> str:
 def shown_value(quantity: Quantity, digits: int, with_stderr: bool = True, where: str = "chart") -> str:
     """A scalar result as printed: its decimal, and ``± stderr`` for an estimate."""
     if quantity.is_list:
-        return f"{len(quantity.value)} values ({where} below)"  # type: ignore[arg-type]
+        return f"{len(quantity.value)} values ({'table' if where == 'table' else 'shown'} below)"  # type: ignore[arg-type]
     shown = (
         quantity.decimal(digits)  # type: ignore[assignment]
         if quantity.outward

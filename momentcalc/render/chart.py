@@ -1,10 +1,14 @@
-"""A horizontal bar chart of a list-valued result (e.g. per-layer weights), bucketed when long.
+"""A list-valued result under a table (``list_section``), and ``--chart``'s bars of a sweep.
 
-With more entries than MAX_ROWS, consecutive entries are grouped (at most MAX_ROWS rows)
-and each bar shows the largest |value| of its group, labelled with the index range it
-covers. Values spanning more than LOG_SPAN (a factor of 1000) are drawn on a log scale, so
-that weights decaying like 2^(−k/2) over 1000 layers show as a ramp rather than as one bar
-and 999 empty rows.
+A list-valued result (a ``--depth`` trajectory, Hermite coefficients, per-layer weights) shows
+every entry as its result is printed (correctly rounded at ``--digits``): up to MAX_ROWS
+entries one a row with a bar; more wrapped into rows of several entries, the row's first
+index in front (no bars: the figure of ``--plot`` draws the shape); more than MAX_LISTED, too
+many for a terminal, a line saying that CSV and JSON list them — never a sample of them.
+
+``--chart``: a bar per sweep point. Values spanning more than LOG_SPAN (a factor of 1000) are
+drawn on a log scale, so that weights decaying like 2^(−k/2) show as a ramp rather than as
+one bar and many empty rows.
 """
 
 from __future__ import annotations
@@ -15,12 +19,16 @@ from typing import TYPE_CHECKING
 import mpmath
 from mpmath import mp
 from ..engine.precision import to_decimal
-from ..result import BulkValues
+from ..result import BulkValues, Quantity
 
 if TYPE_CHECKING:
     from rich.table import Table
 
 MAX_ROWS = 40
+# A list result longer than this is not listed in a table (CSV and JSON give every entry).
+MAX_LISTED = 5000
+# Entries a wrapped row may hold (the most that fit the width is taken).
+PER_ROW = (10, 8, 5, 4, 2, 1)
 WIDTH = 40
 LOG_SPAN = 1000
 SHOWN_DIGITS = 6
@@ -104,6 +112,32 @@ def chart_rows(
             label = labels[first] if first == last else f"{labels[first]} .. {labels[last]}"
         rows.append((label, to_decimal(value, places), _bar(fraction)))
     return title, rows
+
+
+def list_section(quantity: Quantity, digits: int, width: int) -> tuple[str, list[str], list[list[str]]]:
+    """A list-valued result under a table: (title, header, rows), every entry at ``digits``."""
+    count = len(quantity.value)  # type: ignore[arg-type]
+    if count > MAX_LISTED:
+        title = (
+            f"{quantity.name}  ({count} values, more than a table lists ({MAX_LISTED}): "
+            "--format csv or json gives every one)"
+        )
+        return title, [], []
+    texts = quantity.decimal(digits)
+    if count <= MAX_ROWS:
+        fractions, log_scale = _fractions(list(quantity.value))  # type: ignore[arg-type]
+        title = quantity.name + ("  (log scale)" if log_scale else "")
+        rows = [[str(i), text, _bar(f)] for i, (text, f) in enumerate(zip(texts, fractions))]
+        return title, ["index", "value", "bar"], rows
+    cell = max(len(text) for text in texts) + 2
+    index = max(len(str(count - 1)), len("index")) + 2
+    per_row = next((k for k in PER_ROW if index + k * cell <= width), 1)
+    rows = [
+        [str(start), *texts[start : start + per_row], *[""] * (start + per_row - count)]
+        for start in range(0, count, per_row)
+    ]
+    title = f"{quantity.name}  ({count} values; entry = row index + column)"
+    return title, ["index", *(f"+{j}" for j in range(per_row))], rows
 
 
 def bar_chart(

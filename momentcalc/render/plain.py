@@ -25,10 +25,12 @@ from .cells import (
     sweep_headers,
     sweep_title,
 )
-from .chart import chart_rows
+from .chart import list_section
 from .text import visible
 
 GAP = "  "
+# The width a list result's entries are wrapped to off a terminal.
+LIST_WIDTH = 100
 
 
 def aligned(
@@ -70,8 +72,8 @@ def single_lines(computation: Computation) -> list[str]:
         lines += ["", *aligned(header, rows)]
     for quantity in computation.results:
         if quantity.is_list and quantity.name not in computation.columns:
-            title, rows = chart_rows(quantity.name, quantity.value, computation.digits)  # type: ignore[arg-type]
-            lines += ["", title, *aligned(["index", "value", "bar"], [list(r) for r in rows], right=[True])]
+            title, header, rows = list_section(quantity, computation.digits, LIST_WIDTH)
+            lines += ["", title, *(aligned(header, rows, right=[True]) if rows else [])]
     if any(q.closed_form for q in computation.results) or computation.derivation:
         lines.append("derivation")
         lines += [f"  {visible(text)}" for _label, text, _latex in computation.derivation]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -23,7 +24,7 @@ from .cells import (
     sweep_headers,
     sweep_title,
 )
-from .chart import bar_chart
+from .chart import bar_chart, list_section
 from .plain import aligned
 from .text import fits, spell_ascii, visible
 
@@ -100,13 +101,15 @@ def _whole(console: Console, label: str, value: str) -> None:
     console.print(value, markup=False, highlight=False, soft_wrap=True)
 
 
-def _print_aligned(console: Console, title: str | None, header: list[str], rows: list[list[str]]) -> None:
+def _print_aligned(
+    console: Console, title: str | None, header: list[str], rows: list[list[str]], right: Sequence[bool] = ()
+) -> None:
     """A table of text cells (init-report's per-layer figures and parameter groups) as aligned
     lines, whole: a boxed table would fold its numbers to fit the terminal; a line wider than the
     terminal wraps there, nothing inserted into it."""
     if title:
         console.print(f"[bold]{_markup_safe(title)}[/]")
-    for line in aligned(header, rows):
+    for line in aligned(header, rows, right) if rows else ():
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
@@ -164,7 +167,8 @@ def _single(computation: Computation, console: Console) -> None:
         _print_aligned(console, None, header, rows)
     for quantity in computation.results:
         if quantity.is_list and quantity.name not in computation.columns:
-            console.print(bar_chart(quantity.name, quantity.value, computation.digits))
+            title, header, rows = list_section(quantity, computation.digits, console.width)
+            _print_aligned(console, title, header, rows, right=[True])
     if any(q.closed_form for q in computation.results) or computation.derivation:
         console.print("[bold]derivation[/]")
         for _label, text, _latex in computation.derivation:
