@@ -183,3 +183,33 @@ def test_bad_input(argv, option):
 def test_a_missing_or_misplaced_target_says_which(argv, words):
     run = invoke(*argv)
     assert run.code == 2 and run.stdout == "" and words in run.stderr and run.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("eta", ["0.9", "0.999999", "0.1"])
+def test_leaky_relu_at_depth_10000_brackets_the_target(eta):
+    """At 10,000 layers (was a findroot traceback after a minute of CPU for 0.9): the printed
+    slope, half a unit in its last place either way, brackets the target in mpmath at 40 digits
+    (C_alpha^L(0) falls as alpha rises), so all 15 printed digits are right."""
+    result = tat("leaky_relu", depth=10000, target_c0=eta)
+    text = result["negative_slope"].decimal(15)
+    with mpmath.workdps(40):
+        alpha = mpmath.mpf(text)
+        half = mpmath.mpf(10) ** (mpmath.floor(mpmath.log10(alpha)) - 14) / 2
+
+        def network(a):
+            c = mpmath.mpf(0)
+            for _ in range(10000):
+                c = _leaky_map(a, c)
+            return c - mpmath.mpf(eta)
+
+        assert network(alpha - half) > 0 > network(alpha + half)
+
+
+def test_leaky_relu_unreachable_at_depth_10000_is_quick():
+    """The range check composes relu's map at a fixed precision (was 80,000 bits, 44 s)."""
+    import time
+
+    start = time.process_time()
+    run = invoke("tat", "leaky_relu", "--depth", "10000", "--target-c0", "1")
+    assert run.code == 2 and "0.9999995574 for depth 10000" in run.stderr
+    assert time.process_time() - start < 5
