@@ -195,3 +195,43 @@ def test_relu6_deep_ntk_through_its_twin():
     got = [propagation.deep_kernels(step, start, path, 12).ntk for path in (fast, slow)]
     for a, b in zip(*got):
         assert a.overlaps(b) and ball_text(a, 10) == ball_text(b, 10) is not None
+
+
+@pytest.mark.reference
+def test_tanh_ten_thousand_layers_at_sigma_w2_one_within_the_default_budget():
+    """tanh at σ_w² = 1, σ_b² = 0: the variance fades like 1/L (no settled box, no geometric
+    tail), so every one of 10000 layers is a certified bivariate integral, 50-80 s of CPU: inside
+    the default budget of a 10000-layer trajectory (154 s; it was 64 s and exit 3). Against 2-D
+    Gauss–Hermite in doubles (their rounding adds up over the layers: 10 digits)."""
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "momentcalc",
+            "kernel",
+            "tanh",
+            "--rho",
+            "0.3",
+            "--depth",
+            "10000",
+            "--sigma-w2",
+            "1",
+            "--get",
+            "nngp_depth",
+            "--get",
+            "ntk_depth",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    sigma, theta = _gauss_hermite(
+        np.tanh, lambda t: 1 / np.cosh(t) ** 2, 1.0, 0.3, 10000, 1.0, 0.0, nodes=120
+    )
+    printed = [float(v) for v in run.stdout.split()]
+    assert printed[0] == pytest.approx(sigma, rel=1e-10)
+    assert printed[1] == pytest.approx(theta, rel=1e-10)

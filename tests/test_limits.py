@@ -199,14 +199,16 @@ def test_a_sweep_is_refused_by_its_work_model_before_computing():
 
 
 def test_a_deep_trajectory_gets_a_deeper_default_budget():
-    """--depth L adds 100 ms a layer to one computation's default CPU time, at most 60 s (elu's
-    1000 layers take about 18 s; they exited 3 at the 4 s default); a --depth that does not read
-    as a whole number adds nothing (the command refuses it)."""
+    """--depth L adds 100 ms a layer to one computation's default CPU time, at most 150 s (elu's
+    1000 layers take about 18 s; they exited 3 at the 4 s default; tanh's 10000 at sigma_w2 = 1,
+    50-80 s, exited 3 at 64 s); a --depth that does not read as a whole number adds nothing (the
+    command refuses it)."""
     from momentcalc.cli.budget import call_seconds, default_seconds, layers_of
 
     assert default_seconds(15, False, 0) == default_seconds(15, False) == 4.0
     assert default_seconds(15, False, 100) == 14.0
-    assert default_seconds(15, False, 1000) == default_seconds(15, False, 10000) == 64.0
+    assert default_seconds(15, False, 1000) == 104.0
+    assert default_seconds(15, False, 1500) == default_seconds(15, False, 10000) == 154.0
     assert layers_of([{"depth": "1000"}, {"depth": "10"}]) == 1000
     assert layers_of([{"depth": "1e3"}, {"depth": "-5"}, {"depth": "１０"}, {}]) == 0
     assert call_seconds(15, False, 1, 2.5, 1000) == 2.5  # --budget wins

@@ -9,7 +9,7 @@ process (``cli.child``) whose CPU time the operating system limits to the call's
   legitimately take seconds), DERIVE_SECONDS more with ``--derive`` (sympy), and LAYER_SECONDS
   per layer of a ``--depth`` trajectory up to MAX_LAYERS_SECONDS (a layer is one proven
   bivariate integral where no fixed-point box covers the rest: elu at --depth 1000 takes ~18 s,
-  tanh at --depth 10000, where the variance fades like 1/L, 35-50 s; softsign, whose φ'' jumps at
+  tanh at --depth 10000 at σ_w² = 1, where the variance fades like 1/L, 50-80 s; softsign, whose φ'' jumps at
   0, about 0.5 s a layer). Past the limit, a trajectory's exit 3 says how many layers it finished
   and the budget its pace asks for (``progress.report`` from the propagation core);
 - a sweep: at least SWEEP_SECONDS for all its points together (and the writing of its output).
@@ -39,7 +39,7 @@ EXTRA_FROM_DIGITS = 250
 DERIVE_SECONDS = 20.0
 # What each layer of --depth adds to one computation's default, and at most.
 LAYER_SECONDS = 0.1
-MAX_LAYERS_SECONDS = 60.0
+MAX_LAYERS_SECONDS = 150.0
 # A sweep's default budget, for all its points.
 SWEEP_SECONDS = 12.0
 # The work model: a point at up to 15 digits is counted as POINT_SECONDS of CPU (the cheap
