@@ -129,7 +129,7 @@ class _Record:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self._key() == other._key()  # type: ignore[attr-defined]
+        return self._key() == other._key()
 
     def __hash__(self) -> int:
         return hash(self._key())
@@ -237,7 +237,7 @@ class Quantity(_Record):
             return self.exact
         if self.rounding == "nearest" or self.is_list or not self.error_bound:
             return self.value
-        return outer_end(self.value, self.error_bound, self.rounding == "up")  # type: ignore[arg-type]
+        return outer_end(self.value, self.error_bound, self.rounding == "up")
 
     @property
     def outward(self) -> bool:

@@ -68,7 +68,7 @@ class Node:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not Node:
             return NotImplemented
-        return (self.kind, self.args, self.value) == (other.kind, other.args, other.value)  # type: ignore[attr-defined]
+        return (self.kind, self.args, self.value) == (other.kind, other.args, other.value)
 
     def __hash__(self) -> int:
         return hash((self.kind, self.args, self.value))

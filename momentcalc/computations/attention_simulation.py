@@ -26,7 +26,7 @@ MAX_TRIAL_DRAWS = 1 << 25
 MAX_TOTAL_DRAWS = 3 * 10**8
 
 
-def largest_weight(logits):  # type: ignore[no-untyped-def]
+def largest_weight(logits):
     """max_j softmax(logits)_j along the last axis, overflow-free."""
     import numpy as np
 

@@ -294,7 +294,7 @@ def layers_name(residual: str | None) -> str:
     return {"gpt2": "L", "tfixup-encoder": "N", "tfixup-decoder": "M"}.get(str(residual).strip().lower(), "L")
 
 
-def _residual(residual: object, layers: object):  # type: ignore[no-untyped-def]
+def _residual(residual: object, layers: object):
     """The residual scaling asked for, or None; ``layers`` goes with it."""
     if residual is None:
         if layers is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
-from typing import Any
+from typing import Any, Literal, overload
 
 import mpmath
 import decimal
@@ -97,6 +97,10 @@ def parse_integer(text: str, option: str, low: int, high: int) -> int:
     return int(raw)
 
 
+@overload
+def as_number(value: object, name: str, *, allow_inf: Literal[False] = False) -> Fraction: ...
+@overload
+def as_number(value: object, name: str, *, allow_inf: bool) -> Number: ...
 def as_number(value: object, name: str, *, allow_inf: bool = False) -> Number:
     """Normalise a Python API argument (int, float, str, Fraction, Decimal, mpf) to a Number.
 
@@ -128,7 +132,7 @@ def as_number(value: object, name: str, *, allow_inf: bool = False) -> Number:
         mantissa, exponent = value.man_exp
         return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
     try:  # decimal.Decimal and other exact numeric types
-        return Fraction(value)  # type: ignore[arg-type]
+        return Fraction(value)
     except (TypeError, ValueError):
         raise InputError(param=name, allowed="a number", got=repr(value)) from None
 

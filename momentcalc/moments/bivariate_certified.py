@@ -116,7 +116,7 @@ def _strip(act: Activation) -> Strip | None:
     exponent = tuple(spec.exponent())
     if exponent != (0, 1):
         # ``spec.at`` wants e^{P(x)} (gelu_tanh: P(x) = 2u(x)), not the lattice's e^x
-        def at(x: arb, ex: arb, spec_at=spec.at, coefficients=exponent) -> tuple[arb, arb]:  # type: ignore[misc]
+        def at(x: arb, ex: arb, spec_at=spec.at, coefficients=exponent) -> tuple[arb, arb]:
             power, total = arb(1), arb(0)
             for coefficient in coefficients:
                 total += coefficient * power
@@ -408,7 +408,7 @@ def _shared_part(p: Cross) -> list[arb] | None:
                 as_arb(p.q),
                 as_arb(p.c),
                 goal_log2,
-                strip=strip,  # type: ignore[arg-type]
+                strip=strip,
                 smoothing=smoothing,
                 q2=None if p.q2 is None else as_arb(p.q2),
                 mirror=p.mirror,

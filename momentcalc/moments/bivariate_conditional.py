@@ -103,7 +103,7 @@ def _pieces(act: Activation, which: int) -> tuple[list[arb], tuple]:
     """g's kinks as exact balls and its pieces (one tuple of ExpTerms per interval), g = φ
     (``which`` 0) or φ' (1), at the working precision."""
     if act.expression:
-        kinks, parts = _expression_pieces(act)  # type: ignore[misc]
+        kinks, parts = _expression_pieces(act)
         return [as_arb(k) for k in kinks], parts[which]
     return [as_arb(k) for k in BALL_FUNCTIONS[act.name].kinks], EXP_POLYNOMIALS[act.name](_params(act))[which]
 

@@ -66,7 +66,7 @@ def cross_expectations(
     return k, kd
 
 
-def _closed_form_smoothing(act: Activation, digits: int):  # type: ignore[no-untyped-def]
+def _closed_form_smoothing(act: Activation, digits: int):
     """For a piecewise exp-polynomial catalog φ (relu, elu, selu…): b -> ψ(m) = (E[φ(m + b·V)],
     E[φ'(m + b·V)]) in closed form (the certified route's ``exp_poly_smoothing``, its balls'
     midpoints; m and b enter as the exact values of their binary floats), in place of an
@@ -80,7 +80,7 @@ def _closed_form_smoothing(act: Activation, digits: int):  # type: ignore[no-unt
         return None
     bits = mp.prec + 32  # ψ is needed to about the working precision, absolutely
 
-    def smoothing(b: mpmath.mpf):  # type: ignore[no-untyped-def]
+    def smoothing(b: mpmath.mpf):
         std = fraction(b)
 
         def smoothed(m: mpmath.mpf) -> list[mpmath.mpf]:

@@ -123,7 +123,7 @@ class _CheckTooLong(Exception):
     """No divergence check is needed (a catalog activation)."""
 
 
-def _certified(act: Activation, mean: Number, std: Number, digits: int, prove, compute):  # type: ignore[no-untyped-def]
+def _certified(act: Activation, mean: Number, std: Number, digits: int, prove, compute):
     """``prove()`` → balls that round to one text at ``digits`` digits (``activation_balls``). Where
     no proof can be made (no growth bound for the tails, a singular point on the path, a
     growth bound not integrable), the quadrature route ``compute`` decides whether the

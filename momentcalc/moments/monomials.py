@@ -38,7 +38,7 @@ def checked(monomials: Sequence[object]) -> tuple[Monomial, ...]:
                 f"a monomial is (a, b, c) with whole a, b, c >= 0 for x^a*phi^b*phi'^c, got {item!r}"
             )
         result.append(powers)
-    return tuple(result)  # type: ignore[return-value]
+    return tuple(result)
 
 
 def name(monomial: Monomial) -> str:

@@ -116,7 +116,7 @@ def chart_rows(
 
 def list_section(quantity: Quantity, digits: int, width: int) -> tuple[str, list[str], list[list[str]]]:
     """A list-valued result under a table: (title, header, rows), every entry at ``digits``."""
-    count = len(quantity.value)  # type: ignore[arg-type]
+    count = len(quantity.value)
     if count > MAX_LISTED:
         title = (
             f"{quantity.name}  ({count} values, more than a table lists ({MAX_LISTED}): "
@@ -125,7 +125,7 @@ def list_section(quantity: Quantity, digits: int, width: int) -> tuple[str, list
         return title, [], []
     texts = quantity.decimal(digits)
     if count <= MAX_ROWS:
-        fractions, log_scale = _fractions(list(quantity.value))  # type: ignore[arg-type]
+        fractions, log_scale = _fractions(list(quantity.value))
         title = quantity.name + ("  (log scale)" if log_scale else "")
         rows = [[str(i), text, _bar(f)] for i, (text, f) in enumerate(zip(texts, fractions))]
         return title, ["index", "value", "bar"], rows

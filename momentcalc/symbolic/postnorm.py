@@ -99,7 +99,7 @@ def derive(
     return {name: forms(expr) for name, expr in exprs.items()}, tuple(lines)
 
 
-def _power(sp, base, exponent: int):  # type: ignore[no-untyped-def]
+def _power(sp, base, exponent: int):
     """base**exponent, written out only while that stays short."""
     if exponent <= EVALUATE_POWERS_UP_TO:
         value = base**exponent

@@ -13,6 +13,7 @@ momentcalc.errors.InputError: p must be a number from 0 to 1, got 1.5
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Literal, overload
 
 from ..engine.numbers import Number, as_number, to_text
 from ..engine.precision import MAX_DIGITS
@@ -26,13 +27,17 @@ def check_digits(digits: object) -> int:
     return digits
 
 
+@overload
+def number(value: object, name: str, *, allow_inf: Literal[False] = False) -> Fraction: ...
+@overload
+def number(value: object, name: str, *, allow_inf: bool) -> Number: ...
 def number(value: object, name: str, *, allow_inf: bool = False) -> Number:
     """Any finite number (int, Fraction, decimal text, Decimal, float by its shortest repr),
     taken exactly; ±inf too with ``allow_inf``."""
     return as_number(value, name, allow_inf=allow_inf)
 
 
-def positive(value: object, option: str) -> Number:
+def positive(value: object, option: str) -> Fraction:
     """A finite number > 0 (a std, a size)."""
     number = as_number(value, option)
     if number <= 0:

@@ -111,7 +111,7 @@ def hermite_table(
     return table
 
 
-def _expectations(expectations, activation, params, wanted, lam):  # type: ignore[no-untyped-def]
+def _expectations(expectations, activation, params, wanted, lam):
     """Certified (Arb) where the engine can prove the digits; else its quadrature route (the
     estimate needs values, not proven roundings: an exact 0.5002 sits on a rounding tie, an odd
     φ makes E[ε·φ(λε)²] exactly 0)."""
@@ -188,7 +188,7 @@ def _remembered_pattern(
     return base, width
 
 
-def _product(values) -> float:  # type: ignore[no-untyped-def]
+def _product(values) -> float:
     out = 1.0
     for v in values:
         out *= v

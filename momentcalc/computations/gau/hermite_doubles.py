@@ -98,7 +98,7 @@ def strip_table(
     return None
 
 
-def _level(phi, h: float, first: int, stride: int) -> tuple[list[list[float]], list[float], int]:  # type: ignore[no-untyped-def]
+def _level(phi, h: float, first: int, stride: int) -> tuple[list[list[float]], list[float], int]:
     """Σ He_n(t)·φ(λt)^b·e^(−t²/2) for each n in ORDERS and b = 1 … TOP_POWER (a row per n), and
     Σ (3 + 6t² + t⁴)·|φ(λt)|^b·e^(−t²/2) for each b (a bound of Σ|He_n(t)·…| for every n ≤ 4:
     the size the sums are judged against), over t = k·h for k = first, first + stride, … and

@@ -161,7 +161,7 @@ def init_report(
         inputs.update(width_plan.inputs)
     return Computation(
         "init_report",
-        inputs,  # type: ignore[arg-type]
+        inputs,
         digits,
         results,
         notes=tuple(notes),

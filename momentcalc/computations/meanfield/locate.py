@@ -65,7 +65,7 @@ def newton(
     digits: int,
     what: str,
     start: int = LOCATE_DIGITS,
-    check=None,  # type: ignore[no-untyped-def]
+    check=None,
     lean=None,
 ):
     """Polish a root of f near ``x``: ``step(x, t)`` returns (f, f', extra) at the current
@@ -119,7 +119,7 @@ def newton(
 # --- q* ---------------------------------------------------------------------------------------
 
 
-def length_step(model: Model, w: mpmath.mpf, b: mpmath.mpf):  # type: ignore[no-untyped-def]
+def length_step(model: Model, w: mpmath.mpf, b: mpmath.mpf):
     def step(q: mpmath.mpf, t: int) -> tuple[mpmath.mpf, mpmath.mpf, Length]:
         length = model.length(q, t)
         return w * length.A + b - q, w * length.S - 1, length
@@ -132,7 +132,7 @@ def slope_digits(t: int) -> int:
     return t // 2 + SLOPE_GUARD
 
 
-def lean_length_step(model: Model, w: mpmath.mpf, b: mpmath.mpf):  # type: ignore[no-untyped-def]
+def lean_length_step(model: Model, w: mpmath.mpf, b: mpmath.mpf):
     """``length_step`` with A to t digits, S (the slope) to ``slope_digits(t)``, B not at all."""
 
     def step(q: mpmath.mpf, t: int) -> tuple[mpmath.mpf, mpmath.mpf, None]:
@@ -230,7 +230,7 @@ def proof_check(
     b: mpmath.mpf,
     digits: int,
     fold: int = 0,
-):  # type: ignore[no-untyped-def]
+):
     """The last Newton step's check (``newton``) at the proof's first point: f there and the
     Length, from the expectations the proof starts with (``fold`` digits more than usual
     near a fold). None where the proof uses a kernel."""
@@ -241,7 +241,7 @@ def proof_check(
         q, length = model.length_at(std, monomials, wanted)
         if critical:
             return length.A / length.B + b - q, length
-        return w * length.A + b - q, length  # type: ignore[operator]
+        return w * length.A + b - q, length
 
     probe = first_expectations(model, critical, b_exact, mp.one, digits, fold)
     return None if probe is None else check
@@ -255,7 +255,7 @@ def critical_line(
     digits: int,
     label: str,
     check=None,
-) -> tuple[mpmath.mpf, mpmath.mpf, Length | None]:  # type: ignore[no-untyped-def]
+) -> tuple[mpmath.mpf, mpmath.mpf, Length | None]:
     """(σ_w², q*, Length at q*) on the critical line at σ_b² = b, at a fixed point the length
     map settles at (V'(q*) <= 1); an edge of chaos only at fixed points that repel is no
     answer (Outcome "no_edge_of_chaos" naming them)."""
@@ -331,7 +331,7 @@ def critical_line(
     )
 
 
-def _critical_brackets(step, scanned: list[mpmath.mpf]):  # type: ignore[no-untyped-def]
+def _critical_brackets(step, scanned: list[mpmath.mpf]):
     """Brackets (low, high) of the critical line's q, scanning from q = 1 by factors of 4 in
     the direction f(1) points to (f(0+) = A/B + σ_b² >= 0); past a sign change, only
     CRITICAL_SCAN_AFTER more steps (far-off q are costly and rarely hold another root).

@@ -237,7 +237,7 @@ def _layers(given: Inputs, found: _Found, work: int) -> list[Quantity]:
     if given.c0 is not None:
         _, layers_c = trajectories(
             given.model, found.w, to_mpf(given.sigma_b2), to_mpf(given.q0), given.c0, depth, work
-        )  # type: ignore[arg-type]
+        )
         out.append(Quantity("c_layers", tuple(layers_c), DESCRIPTIONS["c_layers"]))  # type: ignore[arg-type]
     return out
 
@@ -315,7 +315,7 @@ def _attempt(given: Inputs, work: int, fold: int) -> _Found:
         second = _homogeneous_second_moment(model)
         found.preserved = second is not None and (
             given.sigma_b2 == 0 if critical else given.sigma_w2 * second == 1
-        )  # type: ignore[operator]
+        )
         length: Length | None = None
         if found.preserved:
             if given.sigma_b2 != 0:  # V(q) = q + sigma_b2
