@@ -240,10 +240,13 @@ def test_chart_draws_a_sweeps_result_as_bars():
     assert tail[0] == "gain"
     assert tail[1].split() == ["activation", "value", "bar"]
     rows = [line.split() for line in tail[2:]]
-    assert [(r[0], r[1]) for r in rows] == [("gelu", "1.53353"), ("swish", "1.67653"), ("mish", "1.48685")]
+    gains = [("gelu", "1.53353044119554"), ("swish", "1.67653247033109"), ("mish", "1.48684758127321")]
+    assert [(r[0], r[1]) for r in rows] == gains  # as the table prints them, at --digits (was 6 digits)
+    short = invoke("activation-moment", "gelu,swish", "--chart", "gain", "--digits", "4").stdout
+    assert short.split("\n\n")[-1].splitlines()[2].split()[:2] == ["gelu", "1.534"]
     assert len(rows[1][2]) == 40 and len(rows[0][2]) < 40  # the largest has the whole width
     table = invoke("activation-moment", "gelu,swish", "--chart", "gain", "--format", "table")
-    assert "swish  1.67653  ████████████████████████████████████████" in table.stdout
+    assert "swish  1.67653247033109  ████████████████████████████████████████" in table.stdout
 
 
 def test_readme_shows_the_figures_the_script_draws():

@@ -104,23 +104,26 @@ def emit_values(result: Computation | Sweep, names: list[str], stream: TextIO | 
 def emit_chart(result: Sweep, name: str, fmt: str, stream: TextIO | None = None) -> None:
     """``--chart NAME``: result NAME of each sweep point as a bar, labelled with the swept
     inputs, under the table (``fmt`` table or text)."""
-    from .cells import input_text, outcome_cell
+    from .cells import input_text, outcome_cell, shown_value
 
     labels = ["  ".join(input_text(row.inputs.get(s)) for s in result.swept) for row in result.rows]
     header = ", ".join(result.swept)
-    values = [row if isinstance(row, NoResult) else row[name].value for row in result.rows]
-    shown = [outcome_cell(value) if isinstance(value, NoResult) else None for value in values]
+    values = [None if isinstance(row, NoResult) else row[name].value for row in result.rows]
+    texts = [
+        outcome_cell(row) if isinstance(row, NoResult) else shown_value(row[name], result.digits)
+        for row in result.rows
+    ]
     out = fitting_stream_for(stream)
     try:
         if fmt == "table":
             from .table import print_chart
 
-            print_chart(out, name, values, result.digits, labels, header, shown)
+            print_chart(out, name, values, labels, header, texts)
         else:
             from .chart import chart_rows
             from .plain import aligned
 
-            title, rows = chart_rows(name, values, result.digits, labels, shown)
+            title, rows = chart_rows(name, values, labels, texts)
             lines = ["", title, *aligned([header, "value", "bar"], [list(r) for r in rows], right=[True])]
             out.write("".join(line + "\n" for line in lines))
     except BrokenPipeError:

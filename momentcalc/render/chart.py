@@ -6,7 +6,7 @@ entries one a row with a bar; more wrapped into rows of several entries, the row
 index in front (no bars: the figure of ``--plot`` draws the shape); more than MAX_LISTED, too
 many for a terminal, a line saying that CSV and JSON list them — never a sample of them.
 
-``--chart``: a bar per sweep point. Values spanning more than LOG_SPAN (a factor of 1000) are
+``--chart``: a bar per sweep point, its value as the table prints it. Values spanning more than LOG_SPAN (a factor of 1000) are
 drawn on a log scale, so that weights decaying like 2^(−k/2) show as a ramp rather than as
 one bar and many empty rows.
 """
@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING
 
 import mpmath
 from mpmath import mp
-from ..engine.precision import to_decimal
-from ..result import BulkValues, Quantity
+from ..result import Quantity
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -31,27 +30,9 @@ MAX_LISTED = 5000
 PER_ROW = (10, 8, 5, 4, 2, 1)
 WIDTH = 40
 LOG_SPAN = 1000
-SHOWN_DIGITS = 6
 # On a log scale the smallest bar keeps this fraction of the width, so that it is visible.
 LOG_FLOOR = 0.05
 EIGHTHS = "▏▎▍▌▋▊▉"
-
-
-def _buckets(count: int) -> list[tuple[int, int]]:
-    if count <= MAX_ROWS:
-        return [(i, i) for i in range(count)]
-    size = -(-count // MAX_ROWS)
-    return [(start, min(start + size, count) - 1) for start in range(0, count, size)]
-
-
-def _largest(values: Sequence[mpmath.mpf], buckets: list[tuple[int, int]]) -> list[mpmath.mpf]:
-    """The entry of largest |value| in each bucket (``BulkValues`` know where it is without
-    computing the others)."""
-    if len(buckets) == len(values):
-        return list(values)
-    if isinstance(values, BulkValues):
-        return [values.largest(first, last) for first, last in buckets]
-    return [max(values[first : last + 1], key=abs) for first, last in buckets]
 
 
 def _bar(fraction: float) -> str:
@@ -75,43 +56,20 @@ def _fractions(shown: list[mpmath.mpf]) -> tuple[list[float], bool]:
 
 def chart_rows(
     name: str,
-    values: Sequence[mpmath.mpf],
-    digits: int,
-    labels: Sequence[str] | None = None,
-    texts: Sequence[str | None] | None = None,
+    values: Sequence[mpmath.mpf | None],
+    labels: Sequence[str],
+    texts: Sequence[str],
 ) -> tuple[str, list[tuple[str, str, str]]]:
-    """The chart's title and its rows (index or index range — or the ``labels`` of the entries,
-    a sweep's inputs, one row each — then value and bar). ``texts``: what a sweep's point
-    without a value shows in place of its value (its outcome), with no bar."""
-    if texts is not None and any(text is not None for text in texts):
-        title, rows = chart_rows(
-            name,
-            [value for value, text in zip(values, texts) if text is None],
-            digits,
-            [label for label, text in zip(labels or (), texts) if text is None],
-        )
-        drawn = iter(rows)
-        return title, [
-            next(drawn) if text is None else (label, text, "") for label, text in zip(labels or (), texts)
-        ]
-    buckets = _buckets(len(values)) if labels is None else [(i, i) for i in range(len(values))]
-    shown = _largest(values, buckets)
-    fractions, log_scale = _fractions(shown)
-    notes = []
-    if len(buckets) < len(values):
-        notes.append(f"largest of each {buckets[0][1] + 1} entries")
-    if log_scale:
-        notes.append("log scale")
-    title = name + (f"  ({', '.join(notes)})" if notes else "")
-    places = min(digits, SHOWN_DIGITS)
-    rows = []
-    for (first, last), value, fraction in zip(buckets, shown, fractions):
-        if labels is None:
-            label = str(first) if first == last else f"{first}-{last}"
-        else:
-            label = labels[first] if first == last else f"{labels[first]} .. {labels[last]}"
-        rows.append((label, to_decimal(value, places), _bar(fraction)))
-    return title, rows
+    """``--chart``: the chart's title and its rows, one per sweep point: its ``labels`` (the
+    swept inputs), its ``texts`` (the value as the table prints it, at --digits; a point
+    without a value, ``None`` in ``values``, its outcome) and a bar where it has a value."""
+    fractions, log_scale = _fractions([value for value in values if value is not None])
+    bars = iter(fractions)
+    rows = [
+        (label, text, "" if value is None else _bar(next(bars)))
+        for label, text, value in zip(labels, texts, values)
+    ]
+    return name + ("  (log scale)" if log_scale else ""), rows
 
 
 def list_section(quantity: Quantity, digits: int, width: int) -> tuple[str, list[str], list[list[str]]]:
@@ -142,16 +100,15 @@ def list_section(quantity: Quantity, digits: int, width: int) -> tuple[str, list
 
 def bar_chart(
     name: str,
-    values: Sequence[mpmath.mpf],
-    digits: int,
-    labels: Sequence[str] | None = None,
-    label_header: str = "index",
-    texts: Sequence[str | None] | None = None,
+    values: Sequence[mpmath.mpf | None],
+    labels: Sequence[str],
+    label_header: str,
+    texts: Sequence[str],
 ) -> Table:
     """The chart as a rich table (no box), bars in cyan."""
     from rich.table import Table
 
-    title, rows = chart_rows(name, values, digits, labels, texts)
+    title, rows = chart_rows(name, values, labels, texts)
     table = Table(title=title, title_justify="left", show_header=True, box=None)
     table.add_column(label_header, justify="right", style="dim")
     table.add_column("value")

@@ -295,15 +295,9 @@ def render_table(result: Computation | Sweep | Listing, stream: TextIO) -> None:
 
 
 def print_chart(
-    stream: TextIO,
-    name: str,
-    values: list,
-    digits: int,
-    labels: list[str],
-    header: str,
-    shown: list[str | None] | None = None,
+    stream: TextIO, name: str, values: list, labels: list[str], header: str, texts: list[str]
 ) -> None:
-    """``--chart``: a sweep's result as bars under its table (``shown``: the text in place of
-    a point's value and bar, its outcome, where it has no value)."""
+    """``--chart``: a sweep's result as bars under its table (``texts``: each point's value as
+    printed, or its outcome where it has no value: ``None`` in ``values``, no bar)."""
     console = _Console(file=stream, highlight=False, soft_wrap=False, spell=not fits(stream))
-    console.print(bar_chart(name, values, digits, labels, header, shown))
+    console.print(bar_chart(name, values, labels, header, texts))
