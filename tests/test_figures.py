@@ -51,6 +51,9 @@ def test_a_sweep_is_a_line_with_the_swept_option_on_x(tmp_path):
     x, y = ax.lines[0].get_data()
     assert list(x) == [0.01, 0.02, 0.05] and y[0] == pytest.approx(0.7737413035499232)
     assert ax.get_xscale() == "linear"
+    unordered = _figure("truncnorm", "--std", "0.05,0.01,0.02").axes[0].lines[0]
+    assert list(unordered.get_xdata()) == [0.01, 0.02, 0.05]  # drawn left to right, not zigzag
+    assert list(unordered.get_ydata()) == list(y)
 
 
 def test_plot_y_is_repeatable_and_log_axes_follow_decades():
@@ -82,6 +85,10 @@ def test_two_swept_options_give_the_phase_diagram_with_the_edge_of_chaos():
     grid = mesh.get_array().reshape(4, 4)  # sigma_b2 rows, sigma_w2 columns
     chi1 = float(invoke("meanfield", "tanh", "--sigma-w2", "3", "--sigma-b2", "0.2", "--get", "chi1").stdout)
     assert grid[2][2] == pytest.approx(chi1, rel=1e-5)
+    backwards = _figure(
+        "meanfield", "tanh", "--sigma-w2", "4,3,2,1", "--sigma-b2", "0.3,0.2,0.1,0", "--plot-y", "chi1", "--digits", "6"
+    )  # fmt: skip
+    assert (backwards.axes[0].collections[0].get_array().reshape(4, 4) == grid).all()  # axes ascending
     assert figure.axes[1].get_ylabel() == r"$\chi_1$"  # the colour bar
     assert mesh.norm.vcenter == 1  # ordered and chaotic in two colours, split at chi1 = 1
     # the chi1 = 1 contour: at sigma_b2 = 0 it passes through sigma_w2 = 1 (tanh'(0) = 1)

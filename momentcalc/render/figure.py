@@ -250,7 +250,7 @@ def _lines(ax: Any, result: Sweep, names: Sequence[str], legend: _Legend) -> Non
     drawn: list[float] = []
     colours: dict[tuple[Any, ...], str] = {}
     for i, (key, name) in enumerate(series):
-        rows = groups[key]
+        rows = sorted(groups[key], key=lambda row: positions[row.inputs[option]])  # a line left to right
         xs = [positions[row.inputs[option]] for row in rows]
         ys = [_value(row, name) for row in rows]
         drawn += ys
@@ -334,8 +334,8 @@ def _heat_maps(figure: Any, result: Sweep, name: str, legend: _Legend) -> None:
     numeric, categorical = swept_axes(result)
     groups = _categories(result, categorical)
     first, second = numeric
-    xs = list(dict.fromkeys(row.inputs[first] for row in result.rows))
-    ys = list(dict.fromkeys(row.inputs[second] for row in result.rows))
+    xs = sorted(dict.fromkeys(row.inputs[first] for row in result.rows), key=_float)  # the axes ascending
+    ys = sorted(dict.fromkeys(row.inputs[second] for row in result.rows), key=_float)
 
     def grid_of(rows: Sequence[Any], what: str) -> Any:
         grid = numpy.full((len(ys), len(xs)), numpy.nan)
