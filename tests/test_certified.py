@@ -379,3 +379,20 @@ def test_as_arb_takes_any_integral_type():
     quarter = Fraction(3, 4)
     quarter._numerator, quarter._denominator = Mpz(3), Mpz(4)  # as Fraction(mpz) keeps them
     assert as_arb(quarter) * 4 == 3
+
+
+def test_a_left_out_result_asked_for_by_name_is_exit_3_with_the_reason(cli, monkeypatch):
+    """--get and --expect of a result the computation left out: exit 3 with the note that says
+    why (it is a known result that could not be proven, not a misspelt name: exit 2)."""
+    monkeypatch.setattr(gaussian_balls, "MAX_CANCELLATION_DIGITS", 150)
+    args = ("activation-moment", "sin(40*x)", "--mean", "0.3", "--std", "2.5")
+    got = cli(*args, "--get", "variance")
+    assert got.code == 3 and got.stdout == ""
+    assert "--get 'variance': mean, variance and centered_gain are left out: " in got.stderr
+    expected = cli(*args, "--expect", "mean=1.00e-3")
+    assert expected.code == 3 and "--expect 'mean': " in expected.stderr and "left out" in expected.stderr
+    assert cli(*args, "--get", "varaince").code == 2  # a misspelt name is still bad input
+    deep = cli(
+        "kernel", "tanh", "--q1", "1", "--q2", "2", "--rho", "0.3", "--depth", "3", "--get", "ntk_depth"
+    )
+    assert deep.code == 3 and "nngp_depth and ntk_depth are left out: " in deep.stderr
