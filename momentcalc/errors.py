@@ -140,18 +140,6 @@ class PrecisionError(MomentcalcError, ArithmeticError):
     code = 3
 
 
-def left_out_reason(notes: Sequence[str], name: str) -> str | None:
-    """The note saying result ``name`` was left out ("mean, variance and centered_gain are left
-    out: <why>"), or None: a result a computation could not prove is named there, not unknown."""
-    for note in notes:
-        names, marker, _ = note.partition(" left out: ")
-        if marker and name in names.removesuffix(" is").removesuffix(" are").replace(" and ", ", ").split(
-            ", "
-        ):
-            return note
-    return None
-
-
 def unknown_name(what: str, name: str, names: Sequence[str]) -> str:
     """The text of a misspelt name's error: "names an unknown result 'gama' (did you mean
     'gamma'?); results are: ...". The suggestion is the closest of ``names`` by difflib's ratio

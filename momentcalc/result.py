@@ -321,9 +321,24 @@ class Computation(_Record):
     columns: tuple[str, ...] = ()
     # ``notes`` as written, with ``{name}`` placeholders (None when none has any).
     note_templates: tuple[str, ...] | None = _Default(hidden=True)
+    # Results of this command that could not be proven here, by name, with the reason (also in
+    # ``notes``): ``--get``/``--expect``/``--plot-y`` of one is exit 3 with it, not "unknown".
+    left_out: dict[str, str] = _Default(factory=dict, hidden=True)
 
     def __post_init__(self) -> None:
         _fill_notes(self)
+
+    def not_here(self, option: str, name: str) -> Exception:
+        """The error for ``option`` naming a result this computation does not have: exit 3 with
+        the reason where the command computes it but could not prove it here (``left_out``),
+        else an unknown name (exit 2, with the closest name)."""
+        from .errors import InputError, PrecisionError, unknown_name
+
+        if name in self.left_out:
+            return PrecisionError(
+                f"{{{option}}} {name!r} is left out of this result: {self.left_out[name]}", params=(option,)
+            )
+        return InputError(f"{{{option}}} " + unknown_name("result", name, self.names), param=option)
 
     def named(self, name_of: Callable[[str], str], command: str | None = None) -> Computation:
         """This result with its descriptions and notes naming arguments by ``name_of`` (the

@@ -597,7 +597,7 @@ def test_parser_warnings_do_not_reach_the_stderr_of_a_real_process():
 @pytest.mark.parametrize(
     "args",
     [
-        ["activation-moment", "erf", "--mean", "-1e309"],
+        ["activation-moment", "erf", "--mean", "-1e309", "--get", "variance"],  # (mean: see below)
         ["activation-moment", "tanh", "--mean", "1e100000", "--json"],  # (relu there is answered: see below)
         ["selu-solve", "--input-mean", "1e309", "--input-std", "1e-320", "--target-mean", "0"],
     ],
@@ -692,7 +692,8 @@ def test_a_mean_far_below_std_is_answered_at_once(args, mean):
     [
         ["activation-moment", "relu", "--mean", "-1e1000"],  # 10^-(2e1999): too long an exponent to round
         ["activation-moment", "relu", "--mean", "-1e100000"],  # the tail needs 2^19 bits
-        ["activation-moment", "elu", "--mean", "-1e309"],  # its variance lies e^(-1e309) below its mean
+        # its variance lies e^(-1e309) below its mean: left out, the rest printed (see below)
+        ["activation-moment", "elu", "--mean", "-1e309", "--get", "variance"],
         ["activation-moment", "exp(1e309*x)"],  # the growth bound overflows (was a ValueError traceback)
         ["gau-scale", "--activation", "exp(1e309*x)", "--digits", "8"],
     ],
@@ -706,6 +707,32 @@ def test_hopeless_extremes_are_exit_3_at_once(args):
     run = call(args)
     check(run)
     assert run.code == 3 and time.process_time() - start < 2.0, run
+
+
+@pytest.mark.parametrize("activation", ["erf", "elu"])
+def test_a_result_that_cannot_be_proven_is_left_out_and_the_rest_printed(activation):
+    """At mean -1e309 the variance of erf and elu lies far below what any precision resolves
+    under their mean -1: variance and centered_gain are left out with the reason, the mean (-1
+    to every digit), second moment, rms and gain are printed, exit 0; --get or --expect of a
+    left-out result is exit 3 with that reason, not "unknown result"."""
+    run = call(["activation-moment", activation, "--mean", "-1e309", "--json"])
+    check(run)
+    document = json.loads(run.stdout)
+    assert run.code == 0, run
+    assert document["results"]["mean"]["decimal"] == "-1.00000000000000"
+    assert document["results"]["gain"]["decimal"] == "1.00000000000000"
+    assert "variance" not in document["results"] and "centered_gain" not in document["results"]
+    assert any(
+        note.startswith(("variance and centered_gain are left out: ", "variance, centered_gain and "))
+        for note in document["notes"]
+    ), document["notes"]
+    for option, value in (("--get", "variance"), ("--expect", "centered_gain=1.000")):
+        run = call(["activation-moment", activation, "--mean", "-1e309", option, value])
+        check(run)
+        assert run.code == 3 and run.stdout == "", run
+        assert "is left out of this result: " in run.stderr and option in run.stderr, run
+    run = call(["activation-moment", activation, "--mean", "-1e309", "--get", "varianc"])
+    assert run.code == 2 and "unknown result 'varianc'" in run.stderr, run
 
 
 @pytest.mark.parametrize(

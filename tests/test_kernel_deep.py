@@ -134,6 +134,11 @@ def test_cli_layers_and_left_out_note():
     split = kernel("tanh", rho="0.3", q1="1", q2="2", depth=2)
     assert "nngp_depth" not in [q.name for q in split.results] and split["correlation_layers"].certified
     assert any(note.startswith("nngp_depth and ntk_depth are left out") for note in split.notes)
+    assert set(split.left_out) == {"nngp_depth", "ntk_depth"}
+    asked = invoke(
+        "kernel", "tanh", "--rho", "0.3", "--q1", "1", "--q2", "2", "--depth", "2", "--get", "ntk_depth"
+    )
+    assert asked.code == 3 and "'ntk_depth' is left out of this result" in asked.stderr and asked.stdout == ""
 
 
 def test_no_ntk_past_a_fading_tail():

@@ -26,7 +26,7 @@ from ..engine.numbers import decimal_text, parse_number, to_mpf
 from ..engine.precision import MAX_DIGITS, to_decimal, working_dps
 from ..engine.written import last_digit_unit as _last_digit_unit
 from ..engine.written import significant_digits
-from ..errors import InputError, PrecisionError, left_out_reason, unknown_name
+from ..errors import InputError
 from ..result import Check, Computation, replace
 
 MIN_SIGNIFICANT = 3
@@ -174,13 +174,7 @@ def apply_expectations(
     checks = []
     for expected in expects:
         if expected.name not in computation.names:
-            left_out = left_out_reason(computation.notes, expected.name)
-            if left_out is not None:
-                raise PrecisionError("{expect} " + f"{expected.name!r}: {left_out}", param="expect")
-            raise InputError(
-                "{expect} " + unknown_name("result", expected.name, computation.names),
-                param="expect",
-            )
+            raise computation.not_here("expect", expected.name)
         quantity = computation[expected.name]
         if quantity.is_list:
             raise InputError(

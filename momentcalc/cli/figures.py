@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError, unknown_name
+from ..errors import InputError
 from ..result import Computation, Sweep
 
 INSTALL = "pip install 'momentcalc[plot]'"
@@ -88,11 +88,8 @@ def _names(result: Computation | Sweep) -> tuple[str, ...]:
     return _first(result).names
 
 
-def _unknown(option: str, name: str, result: Computation | Sweep) -> InputError:
-    return InputError(
-        f"{{{option}}} " + unknown_name("result", name, _names(result)),
-        param=option,
-    )
+def _unknown(option: str, name: str, result: Computation | Sweep) -> Exception:
+    return _first(result).not_here(option, name)
 
 
 def plotted_names(figures: Figures, result: Computation | Sweep) -> tuple[str, ...]:

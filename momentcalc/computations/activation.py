@@ -99,7 +99,7 @@ def activation_moment(
     unit = gated(name)
     if unit is not None:
         return _gated_moments(unit, mean=mean, std=std, params=params, digits=digits, derive=derive)
-    left_out: tuple[str, ...] = ()
+    left_out: dict[str, str] = {}
     try:
         balls = moment_balls(name, mean=mean, std=std, digits=digits, params=params)
     except PrecisionError as error:
@@ -139,7 +139,7 @@ def activation_moment(
     notes: tuple[str, ...] = ()
     if act.expression:
         notes = (f"phi(x) = {act.formula}",)
-    notes += left_out
+    notes += _left_out_notes(left_out)
     return Computation(
         "activation_moment",
         inputs,
@@ -147,6 +147,7 @@ def activation_moment(
         quantities({key: DESCRIPTIONS[key] for key in RESULTS}, fields, closed),
         notes=notes,
         derivation=derivation,
+        left_out=left_out,
     )
 
 
@@ -163,11 +164,11 @@ def _partial_balls(
     digits: int,
     params: Mapping[str, object] | None,
     error: PrecisionError,
-) -> tuple[dict[str, Any], tuple[str, ...]]:
+) -> tuple[dict[str, Any], dict[str, str]]:
     """Where not every result can be proven: each moment by itself (``expectation_balls``), rms
-    and gain from the second moment, and the notes that say which results are left out and why
-    (a value that cannot be proven is not printed; the others are). Re-raises ``error`` when no
-    moment can be proven."""
+    and gain from the second moment, and the results left out with the reason for each (a value
+    that cannot be proven is not printed; the others are). Re-raises ``error`` when no moment can
+    be proven."""
     balls: dict[str, Any] = {}
     reasons: dict[str, str] = {}
     for key, monomial in (
@@ -199,15 +200,18 @@ def _partial_balls(
     # The variance is what failed when both moments it is made of are proven.
     variance_reason = reasons.get("mean") or reasons.get("second_moment") or _reason(error)
     reasons["variance"] = reasons["centered_gain"] = variance_reason
+    return balls, {key: reasons[key] for key in RESULTS if key in reasons}
+
+
+def _left_out_notes(left_out: dict[str, str]) -> tuple[str, ...]:
+    """One note per reason, naming the results left out for it."""
     by_reason: dict[str, list[str]] = {}
-    for key in RESULTS:
-        if key in reasons:
-            by_reason.setdefault(reasons[key], []).append(key)
-    notes = tuple(
+    for key, reason in left_out.items():
+        by_reason.setdefault(reason, []).append(key)
+    return tuple(
         f"{_listed(keys)} {'is' if len(keys) == 1 else 'are'} left out: {reason}"
         for reason, keys in by_reason.items()
     )
-    return balls, notes
 
 
 def _listed(keys: list[str]) -> str:

@@ -508,7 +508,8 @@ class Deep:
         if self.left_out is None:
             return result
         note = f"nngp_depth and ntk_depth are left out: {self.left_out}"
-        return replace(result, notes=(*result.notes, note))
+        names = ("nngp_depth", "ntk_depth", *(("nngp_layers", "ntk_layers") if self.layers else ()))
+        return replace(result, notes=(*result.notes, note), left_out=dict.fromkeys(names, self.left_out))
 
 
 __all__ = ["DESCRIPTIONS", "kernel"]

@@ -13,7 +13,7 @@ import sys
 from typing import TextIO
 
 from ..result import Computation, Listing, NoResult, Sweep
-from ..errors import InputError, PrecisionError, left_out_reason, unknown_name
+from ..errors import InputError, unknown_name
 
 FORMATS = ("table", "text", "json", "csv")
 
@@ -76,9 +76,8 @@ def emit_values(result: Computation | Sweep, names: list[str], stream: TextIO | 
     inputs = [INPUT_PREFIX + name for name in rows[0].inputs]
     for name in names:
         if first is not None and name not in first.names and name not in inputs:
-            left_out = left_out_reason(first.notes, name)
-            if left_out is not None:
-                raise PrecisionError("{get} " + f"{name!r}: {left_out}", param="get")
+            if name in first.left_out:
+                raise first.not_here("get", name)
             raise InputError(
                 "{get} "
                 + unknown_name("result", name, first.names)
