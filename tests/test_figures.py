@@ -387,6 +387,9 @@ def test_refused_points_are_crossed_cells_with_a_legend():
     )
     assert REFUSED_LABEL in _legend_texts(line)
     assert [list(l.get_xdata()) for l in line.axes[0].lines if l.get_marker() == "x"] == [[1.5]]
+    assert [l.get_color() for l in line.axes[0].lines if l.get_marker() == "x"] == [
+        "black"
+    ]  # as in the legend
 
 
 def test_quiet_writes_the_figure_and_nothing_on_stdout(tmp_path):

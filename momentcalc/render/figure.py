@@ -309,8 +309,9 @@ def _line_outcomes(
             continue
         x = positions[row.inputs[option]]
         if row.status == REFUSED:
-            ax.plot([x], [0.03], transform=on_axis, marker="x", color=colour, linestyle="none", clip_on=False)
-            legend.refused(prefix, colour if groups > 1 else "black")
+            cross = colour if groups > 1 else "black"
+            ax.plot([x], [0.03], transform=on_axis, marker="x", color=cross, linestyle="none", clip_on=False)
+            legend.refused(prefix, cross)
             spans.append([None, 0, 0])
         elif spans and spans[-1][0] == row.status and numeric:
             spans[-1][2] = cell[x][1]
