@@ -633,6 +633,12 @@ def test_trunc_normal_against_all_of_pytorchs_float32_grid(args, call):
     std = float(result.value("effective_std"))
     assert abs(values.std() / std - 1) < 2e-7
     assert abs(values.mean() - float(result.value("effective_mean"))) < 1e-6 * std
+    # within the proven bounds the command prints (rounded up)
+    assert abs(values.std() - std) <= float(result.value("output_std_bound"))
+    assert abs(values.mean() - float(result.value("effective_mean"))) <= float(
+        result.value("output_mean_bound")
+    )
+    assert result["output_std_bound"].certified
 
 
 @pytest.mark.slow
@@ -644,4 +650,32 @@ def test_lecun_normal_against_all_of_jaxs_float32_grid():
     values = replay.jax_trunc_normal_grid(jax_raw(1, 768, "truncated_normal")).astype(numpy.float64)
     result = initializer("jax.nn.initializers.lecun_normal", fan_in=768, digits=20)
     assert abs(values.std() / float(result.value("effective_std")) - 1) < 1e-7
+    assert abs(values.std() - float(result.value("effective_std"))) <= float(result.value("output_std_bound"))
+    assert abs(values.mean()) <= float(result.value("output_mean_bound"))
     assert abs(values.mean()) < 1e-6 * values.std()  # the grid stops one step short of its top
+
+
+def test_output_bound_integrals_against_quadrature():
+    """The closed forms behind output_std_bound's edge cells: the integrals of |erfinv| and
+    erfinv² over [a, b], against mpmath's quadrature."""
+    from momentcalc.computations.initializer import _erfinv_integrals
+    from momentcalc.engine.balls import arb_precision
+
+    for a, b in ((Fraction(-1), Fraction(-9, 10)), (Fraction(-1, 3), Fraction(1, 2)), (Fraction(99, 100), 1)):
+        with arb_precision(120):
+            first, second = _erfinv_integrals(Fraction(a), Fraction(b))
+        with mpmath.workdps(30):
+            want1 = mpmath.quad(lambda u: abs(mpmath.erfinv(u)), [a, 0, b] if a < 0 < b else [a, b])
+            want2 = mpmath.quad(lambda u: mpmath.erfinv(u) ** 2, [a, b])
+            assert abs(mpmath.mpf(first.mid().str(25, radius=False)) - want1) < mpmath.mpf(10) ** -20
+            assert abs(mpmath.mpf(second.mid().str(25, radius=False)) - want2) < mpmath.mpf(10) ** -20
+
+
+def test_output_bounds_are_rounded_up_and_named_where_not_bounded():
+    result = initializer("torch.nn.init.trunc_normal_", arguments={"std": "0.02"}, digits=15)
+    bound = result["output_std_bound"]
+    assert bound.certified and bound.rounding == "up"
+    assert any("assuming PyTorch's float32 erfinv within 1 ulp" in note for note in result.notes)
+    normal = initializer("torch.nn.init.normal_", arguments={"std": "0.02"})
+    assert "output_std_bound" not in {q.name for q in normal.results}
+    assert any("not bounded for this sampler" in note for note in normal.notes)

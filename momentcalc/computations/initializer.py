@@ -83,6 +83,10 @@ DESCRIPTIONS = {
     "low": "lowest value of the exact-arithmetic model",
     "high": "highest value of the exact-arithmetic model",
     "excluded_mass": "probability that the normal falls outside the bounds (what truncation removes)",
+    "output_std_bound": "bound on |std of the call's real output - effective_std|: the generator's grid and "
+    "each value's float rounding (with the accuracy the notes assume), rounded up",
+    "output_mean_bound": "bound on |mean of the call's real output - effective_mean|: the generator's grid "
+    "and each value's float rounding (with the accuracy the notes assume), rounded up",
 }
 # Excluded below this, a truncation is never observed in practice (the equivalents say so).
 NEGLIGIBLE_MASS = 1e-30
@@ -342,6 +346,106 @@ def _erfinv_moments(draw: Draw, bits: int) -> dict[str, Any]:
     return values
 
 
+def _erfinv_ball(v: Fraction) -> Any:
+    """erfinv(v) for a rational -1 < v < 1, from the near end (erfcinv) as a ball."""
+    if v < 0:
+        return -exact_ball(1 + v).erfcinv()
+    return exact_ball(1 - v).erfcinv()
+
+
+def _erfinv_integrals(a: Fraction, b: Fraction) -> tuple[Any, Any]:
+    """(∫_a^b |erfinv(u)| du, ∫_a^b erfinv(u)² du) for -1 <= a < b <= 1: with w = erfinv(u),
+    erfinv has the antiderivative -e^(-w²)/sqrt(pi) and erfinv² has u/2 - w·e^(-w²)/sqrt(pi)."""
+    root_pi = arb.pi().sqrt()
+
+    def parts(u: Fraction) -> tuple[Any, Any]:
+        if u in (-1, 1):
+            return arb(0), exact_ball(u) / 2
+        w = _erfinv_ball(u)
+        e = (-(w * w)).exp() / root_pi
+        return -e, exact_ball(u) / 2 - w * e
+
+    first = arb(0)
+    pieces = [(a, min(b, Fraction(0))), (max(a, Fraction(0)), b)]
+    for lo, hi in pieces:
+        if lo < hi:
+            first += abs(parts(hi)[0] - parts(lo)[0])
+    return first, parts(b)[1] - parts(a)[1]
+
+
+def _output_bounds(draw: Draw, values: Mapping[str, Any]) -> dict[str, Any]:
+    """Bounds on how far the real output's mean and std lie from the model's (family erfinv with a
+    ``Grid``). The continuous part's real values are m + y(ũ_j) + δ_j, j = 0 … M−1 equally likely,
+    y(u) = scale·clamp(erfinv(u)) nondecreasing, ũ_j within ``shift`` (η) of the cell's left end v_j;
+    the model draws v uniformly on [u_low, u_high] = [v_0, v_M]. Coupling cell j with V in it, with
+    c = max(1, ceil(η/h)): for the cells 2c <= j < M − 2c both ũ_j and V lie in [v_(j−c), v_(j+1+c)],
+    so sum_j |f(y(ũ_j)) − f(y(V))| <= (2c + 1)·TV(f∘y on [v_c, v_(M−c)]) (each point in at most
+    2c + 1 windows): TV = y_hi − y_lo for f(t) = t, <= y_lo² + y_hi² for t². The 4c edge cells are
+    bounded apart: their real values by the largest |y| the real grid reaches (ũ within
+    [u_low − η, u_high + η] and a float strictly inside (−1, 1)), the model's by the integrals of
+    |erfinv| and erfinv² over them (plus the clamps' magnitudes). Each value's rounding is at most
+    κ·(|m| + |y|), κ = (ulps + 3)·unit, which adds κ(|m| + √S) to e1 and 2κ(|m|√S + S) +
+    κ²(|m| + √S)² to e2 (S: the grid's E[y²], at most the model's plus e2). Then |Δmean| <= w·e1
+    and |Δvar| <= w·e2 + w·e1·(2|μ − m| + w·e1) about m (w: the continuous part's probability, the
+    atoms being exact), |Δstd| = |Δvar| / (std + std_real) <= |Δvar| / (std + sqrt(std² − |Δvar|))."""
+    grid = draw.grid
+    assert grid is not None
+    cells, low, high = grid.cells, draw.u_low, draw.u_high
+    h = (high - low) / cells
+    c = max(1, math.ceil(grid.shift / h))
+    if cells <= 4 * c + 2:
+        return {}
+    s = exact_ball(draw.scale)
+
+    def y(v: Fraction) -> Any:
+        w = _erfinv_ball(v)
+        if draw.clamp_low not in (INF, -INF):
+            q = exact_ball(draw.clamp_low)
+            w = w if w > q else (q if w < q else arb.union(w, q))
+        if draw.clamp_high not in (INF, -INF):
+            q = exact_ball(draw.clamp_high)
+            w = w if w < q else (q if w > q else arb.union(w, q))
+        return s * w
+
+    # the real uniform is a float strictly inside (−1, 1): at least a unit roundoff from ±1
+    real_low = max(low - grid.shift, -1 + grid.unit)
+    real_high = min(high + grid.shift, 1 - grid.unit)
+    largest = max(abs(y(real_low)).upper(), abs(y(real_high)).upper())
+    largest = arb(largest)
+    y_lo, y_hi = y(low + c * h), y(high - c * h)
+    edge = 4 * c / exact_ball(cells)
+    e1 = (2 * c + 1) * (y_hi - y_lo) / cells + edge * largest
+    e2 = (2 * c + 1) * (y_lo * y_lo + y_hi * y_hi) / cells + edge * largest * largest
+    # a clamp makes |y| exceed |scale·erfinv| only from the far side of 0 (a > mean, or b < mean)
+    far = [q for q in (draw.clamp_low,) if q not in (INF, -INF) and q > 0]
+    far += [-q for q in (draw.clamp_high,) if q not in (INF, -INF) and q < 0]
+    clamp_top = max((exact_ball(q) for q in far), default=arb(0))
+    width = exact_ball(high - low)
+    for a, b in ((low, low + 2 * c * h), (high - 2 * c * h, high)):
+        first, second = _erfinv_integrals(a, b)
+        span = exact_ball(b - a)
+        e1 += s * (first + span * clamp_top) / width
+        e2 += s * s * (second + span * clamp_top * clamp_top) / width
+    kappa = (grid.ulps + 3) * exact_ball(grid.unit)
+    m = abs(exact_ball(draw.mean))
+    w = exact_ball(1 - sum(p for _, p in draw.atoms))
+    std = values["effective_std"]
+    shift_mean = abs(values["effective_mean"] - exact_ball(draw.mean))
+    # E[y²] over the real grid: at most the model's (its continuous part's, about m) plus e2
+    second = (std * std + shift_mean * shift_mean) / w + e2
+    root = second.sqrt()
+    e1 += kappa * (m + root)
+    e2 += 2 * kappa * (m * root + second) + (kappa * (m + root)) ** 2
+    mean_bound = w * e1
+    variance_bound = w * e2 + mean_bound * (2 * shift_mean + mean_bound)
+    rest = std * std - variance_bound
+    lower = rest.sqrt() if rest > 0 else arb(0)  # the real std is at least this
+    return {
+        "output_mean_bound": abs(mean_bound).upper() * arb(1),
+        "output_std_bound": abs(variance_bound / (std + lower)).upper() * arb(1),
+    }
+
+
 def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
     """The proven results' Quantity fields: from balls, or from the rationals known exactly."""
     ratio = _ratio(draw.sigma, draw.nominal)
@@ -357,13 +461,20 @@ def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
         def evaluate_erfinv(bits: int) -> dict[str, Any]:
             try:
                 values = _erfinv_moments(draw, bits)
+                if draw.grid is not None:
+                    values.update(_output_bounds(draw, values))
             except _Undecided:
                 return {"effective_std": arb("nan")}
             for name in exact:
                 values.pop(name, None)
             return {name: _tame(ball, bits) for name, ball in values.items()}
 
-        return prove(evaluate_erfinv, digits, exact=exact)
+        return prove(
+            evaluate_erfinv,
+            digits,
+            exact=exact,
+            outward={"output_mean_bound": "up", "output_std_bound": "up"},
+        )
     if draw.family == "point":  # every value is draw.mean
         exact.update(
             effective_std=Fraction(0),
@@ -629,6 +740,8 @@ def initializer(
         "low",
         "high",
         "excluded_mass",
+        "output_std_bound",
+        "output_mean_bound",
     )
     ordered = tuple(results[key] for key in order if key in results)
 
@@ -650,6 +763,16 @@ def initializer(
             f"the bounds exclude a mass of {to_decimal(results['excluded_mass'].value, 2)} of the normal: "
             "the truncation is never reached, the values are normal"
             + (" but for the clamped values above" if draw.atoms else "")
+        )
+    if draw.grid is not None and "output_std_bound" in results:
+        notes.append(
+            f"output_std_bound, output_mean_bound: proven for the sampler's grid ({draw.grid.cells:,} equal cells "
+            f"of the uniform) and float rounding, assuming {draw.grid.assumption}"
+        )
+    elif draw.family != "point":
+        notes.append(
+            "the distance between the model and the real output (the generator's grid, each value's float "
+            "rounding) is not bounded for this sampler: parts in 10^7 of the std in float32"
         )
     notes.append(f"semantics read from {entry.framework} {entry.version}, {entry.source}")
     inputs: dict[str, Number | str] = {"name": entry.name}
