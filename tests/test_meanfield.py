@@ -651,3 +651,16 @@ def test_relu2_q_star_zero_needs_q0_below_the_repelling_point():
     """q -> σ_w²·(3/2)·q²: from q0 = 1 the length falls to 0 for σ_w² < 2/3 only."""
     r = meanfield("relu2", sigma_w2="0.6", sigma_b2="0")
     assert r.value("q_star") == 0 and r["c_star"].certified
+
+
+def test_a_flat_expression_at_q_star_zero_leaves_c_star_and_its_depth_scale_undecided():
+    """x**2 at q* = 0: phi'(0) = 0, so the correlations follow x**2's own map (1 + 2c²)/3 as
+    q -> 0, not the linearisation's identity: depth_scale_c is not infinite (it printed inf).
+    Both are nan, uncertified, with the reason; the length falls faster than any exponential."""
+    r = meanfield("x**2", sigma_w2="0.2", sigma_b2="0")
+    assert r.value("q_star") == 0 and r.value("chi1") == 0 and r.value("depth_scale_q") == 0
+    for name in ("c_star", "depth_scale_c"):
+        assert mpmath.isnan(r.value(name)) and not r[name].certified
+    notes = " ".join(r.notes)
+    assert "c_star and depth_scale_c are not decided (nan): phi'(0) = 0" in notes
+    assert "faster than any exponential" in notes and "1/e every 0" not in notes

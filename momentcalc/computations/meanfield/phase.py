@@ -47,6 +47,12 @@ def zero_critical() -> str:
 
 
 def zero_dies(chi: mpmath.mpf, xi: mpmath.mpf) -> str:
+    if chi == 0:  # phi'(0) = 0: q' = O(q^2)
+        return (
+            "q* = 0: phi'(0) = 0, so the signal length falls faster than any exponential (chi1 = 0, "
+            "depth_scale_q = 0) and dies out; add bias variance (sigma_b2 > 0) or raise sigma_w2 to keep "
+            "a signal"
+        )
     return (
         f"q* = 0: the signal length shrinks by chi1 = {mpmath.nstr(chi, 6)} per layer and dies out "
         f"(1/e every {mpmath.nstr(xi, 4)} layers); add bias variance "
@@ -74,6 +80,14 @@ def homogeneous_zero(name: str, c_star: mpmath.mpf, xi: mpmath.mpf) -> str:
         "and every layer maps correlations by the same c -> k(c)/k(1), k the degree-2 arc-cosine kernel "
         f"(Cho & Saul 2009): its stable fixed point c* = {mpmath.nstr(c_star, 6)} (c = 1 repels, slope 4/3) "
         f"is reached from every c0 < 1, 1/e every {mpmath.nstr(xi, 4)} layers"
+    )
+
+
+def zero_flat() -> str:
+    return (
+        "c_star and depth_scale_c are not decided (nan): phi'(0) = 0, so as q -> 0 the correlations "
+        "follow the map of phi's leading nonlinear term at 0 (for x**2 the map c -> (1 + 2c^2)/3), which "
+        "is derived for relu2 only, not the linearisation's identity map"
     )
 
 
@@ -126,12 +140,13 @@ def _why(names: list[str], q_star: mpmath.mpf, preserved: bool) -> str:
     reasons = []
     fixed = [name for name in names if name not in ("q_layers", "c_layers")]
     if q_star == 0 and fixed == ["c_star"]:
-        reasons.append("c* is undefined where phi'(0-) = phi'(0+)")
+        reasons.append("c* is undefined where phi'(0-) = phi'(0+) != 0")
     elif q_star == 0 and fixed:
         reasons.append(
             "the limits at q* = 0 are proven for a catalog activation with a closed-form kernel or "
             "within its tangents at 0 (tanh, erf, softsign, elu, selu, celu, hardtanh, relu6), which "
-            "excludes a fixed point above 0; c* is undefined where phi'(0-) = phi'(0+)"
+            "excludes a fixed point above 0; c* is undefined where phi'(0-) = phi'(0+) != 0, not decided "
+            "where both are 0 (but for relu2)"
         )
     elif preserved and "c_star" in names:
         reasons.append("c* is undefined where phi'(0-) = phi'(0+)")

@@ -497,9 +497,11 @@ def _at_fixed_point(
         else:
             out["depth_scale_q"] = _depth_scale(chi)
             notes.append(phase.zero_dies(chi, out["depth_scale_q"]))
-        out["depth_scale_c"] = mpmath.inf
+        # φ'(0) = 0 (x**2, not relu2): the limit is φ's leading nonlinear term's map, not derived
+        flat = left == 0 and right == 0
+        out["depth_scale_c"] = mpmath.nan if flat else mpmath.inf
         out["c_star"] = mpmath.nan if left == right else mp.one
-        notes.append(phase.zero_correlations(left == right))
+        notes.append(phase.zero_flat() if flat else phase.zero_correlations(left == right))
         return out
     chi = w * length.B
     out["chi1"] = mp.one if critical else chi
