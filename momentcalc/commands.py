@@ -57,7 +57,7 @@ def _module_name(path: Path) -> str:
 @cache
 def commands() -> tuple[Command, ...]:
     """Every command of the table, sorted by CLI name."""
-    found = []
+    found: list[Command] = []
     for folder in SEARCHED:
         for path in sorted((PACKAGE / folder).rglob("*.py")):
             match = _LINE.search(path.read_text(encoding="utf-8"))

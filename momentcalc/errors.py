@@ -84,7 +84,7 @@ class MomentcalcError(Exception):
         return error
 
 
-def _rebuilt(kind: type, args: tuple[Any, ...], state: dict[str, Any]) -> MomentcalcError:
+def _rebuilt(kind: type[MomentcalcError], args: tuple[Any, ...], state: dict[str, Any]) -> MomentcalcError:
     error = kind.__new__(kind)
     error.args = args
     vars(error).update(state)

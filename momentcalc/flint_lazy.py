@@ -92,10 +92,10 @@ def install() -> bool:
             raise AttributeError(name)
         # Anything else: become the real package.
         del module.__dict__["__getattr__"]
-        spec.loader.exec_module(module)
+        spec.loader.exec_module(module)  # type: ignore[union-attr]  # found by find_spec: it has a loader
         return getattr(module, name)
 
-    module.__getattr__ = __getattr__  # type: ignore[method-assign]
+    module.__getattr__ = __getattr__  # type: ignore[method-assign]  # PEP 562: the hook is set on the module object
     sys.modules["flint"] = module
     return True
 

@@ -56,6 +56,12 @@ class _Default:
         self.default, self.factory, self.hidden = default, factory, hidden
 
 
+def _field(default: Any = None, factory: Callable[[], Any] | None = None, hidden: bool = False) -> Any:
+    """A field's ``_Default`` (typed Any, as ``dataclasses.field`` is, so that it stands for the
+    field's own type)."""
+    return _Default(default, factory, hidden)
+
+
 class _Record:
     """What ``@dataclass(frozen=True)`` gave the result objects, without building their methods
     from generated source at every start (about 0.6 ms of CPU a class, and every call imports
@@ -211,7 +217,7 @@ class Quantity(_Record):
     rounding: str = "nearest"
     # ``description`` as written, with ``{name}`` placeholders (None when it has none);
     # ``description`` itself names arguments as Python does.
-    template: str | None = _Default(hidden=True)
+    template: str | None = _field(hidden=True)
 
     def __post_init__(self) -> None:
         if self.template is None and "{" in self.description:
@@ -272,8 +278,8 @@ def outer_end(value: mpmath.mpf, radius: mpmath.mpf, up: bool) -> Fraction | mpm
     """value + radius (``up``) or value − radius exactly, as ``directed_ball_text`` proved its
     rounding (a tiny radius widened); ``value`` itself beyond 2^±4096, where nothing is printed
     as a bound without a proof of its own."""
-    mid, rad = signed_binary(value), signed_binary(radius)
-    end = None if mid[0] is None or rad[0] is None else ball_end(mid, rad, up)  # type: ignore[arg-type]
+    (mid, mid_e), (rad, rad_e) = signed_binary(value), signed_binary(radius)
+    end = None if mid is None or rad is None else ball_end((mid, mid_e), (rad, rad_e), up)
     return value if end is None else end
 
 
@@ -315,15 +321,15 @@ class Computation(_Record):
     # Further JSON keys of this command's documents (always the same keys for a command), e.g.
     # initializer's ``equivalents``; the table shows them under the notes (a list of dicts as a
     # table of its own).
-    extra: dict[str, Any] = _Default(factory=dict)
+    extra: dict[str, Any] = _field(factory=dict)
     # List results shown side by side as one table (init-report's per-layer figures) rather than
     # as a chart each; the JSON is the same.
     columns: tuple[str, ...] = ()
     # ``notes`` as written, with ``{name}`` placeholders (None when none has any).
-    note_templates: tuple[str, ...] | None = _Default(hidden=True)
+    note_templates: tuple[str, ...] | None = _field(hidden=True)
     # Results of this command that could not be proven here, by name, with the reason (also in
     # ``notes``): ``--get``/``--expect``/``--plot-y`` of one is exit 3 with it, not "unknown".
-    left_out: dict[str, str] = _Default(factory=dict, hidden=True)
+    left_out: dict[str, str] = _field(factory=dict, hidden=True)
 
     def __post_init__(self) -> None:
         _fill_notes(self)
@@ -463,13 +469,13 @@ class Listing(_Record):
     rows: tuple[dict[str, Any], ...]
     title: str = ""
     ok: bool | None = None
-    extra: dict[str, Any] = _Default(factory=dict)
+    extra: dict[str, Any] = _field(factory=dict)
     notes: tuple[str, ...] = ()  # shown under the table only (JSON rows carry the details)
     failures: tuple[str, ...] = ()
-    labels: dict[str, str] = _Default(factory=dict)
+    labels: dict[str, str] = _field(factory=dict)
     rows_in_json: bool = True  # audit's JSON carries its findings (in ``extra``) instead of the table rows
     # ``notes`` as written, with ``{name}`` placeholders (None when none has any).
-    note_templates: tuple[str, ...] | None = _Default(hidden=True)
+    note_templates: tuple[str, ...] | None = _field(hidden=True)
 
     def __post_init__(self) -> None:
         _fill_notes(self)

@@ -90,7 +90,7 @@ def with_inputs(rows: Sequence[Computation | NoResult], swept: Sequence[str]) ->
     out = []
     for row in rows:
         if isinstance(row, NoResult):
-            given = {name: value for name, value in row.inputs.items() if value is not None}
+            given: dict[str, Any] = {name: value for name, value in row.inputs.items() if value is not None}
             if template is not None:
                 given = {
                     name: _like(given[name], template.inputs[name])

@@ -78,11 +78,11 @@ class _Collected(io.StringIO):
         self._fileno = fileno
 
     @property
-    def encoding(self) -> str:  # type: ignore[override]
+    def encoding(self) -> str:
         return getattr(self._real, "encoding", None) or "utf-8"
 
     @property
-    def errors(self) -> str | None:  # type: ignore[override]
+    def errors(self) -> str | None:
         return getattr(self._real, "errors", None)
 
     def isatty(self) -> bool:

@@ -89,7 +89,7 @@ def parse_expect(text: str, tolerance: Tolerance | None = None) -> Expectation:
         )
     number = _expected_number(value, name)
     if isinstance(number, float):  # ±inf: passes only an infinite result of that sign
-        return Expectation(name, value, number)  # type: ignore[arg-type]
+        return Expectation(name, value, number)
     if number == 0 and tolerance is not None and not tolerance.explicit:
         if last_digit_unit(value) > Fraction(1, 10**MIN_SIGNIFICANT):
             raise InputError(
@@ -115,7 +115,7 @@ def parse_expect(text: str, tolerance: Tolerance | None = None) -> Expectation:
 def _expected_number(text: str, name: str) -> Fraction:
     """VALUE of ``--expect NAME=VALUE``; errors say which NAME."""
     try:
-        return parse_number(text, "expect", allow_inf=True)  # type: ignore[return-value]
+        return parse_number(text, "expect", allow_inf=True)
     except InputError as error:
         raise error.with_template(error.template.replace("{expect}", "{expect} " + name, 1)) from None
 
@@ -190,7 +190,7 @@ def apply_expectations(
                 found = quantity.value
                 ok = bool(mpmath.isfinite(found) and abs(found - to_mpf(expected.value)) <= to_mpf(bound))
         shown = (
-            quantity.decimal(shown_digits(quantity, digits))  # type: ignore[assignment]
+            quantity.decimal(shown_digits(quantity, digits))
             if quantity.outward
             else to_decimal(quantity.rounded_from, shown_digits(quantity, digits))
         )

@@ -278,7 +278,7 @@ class MomentcalcGroup(TyperGroup):
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
 
-    def main(  # type: ignore[override]
+    def main(
         self,
         args: Sequence[str] | None = None,
         prog_name: str | None = None,

@@ -39,7 +39,7 @@ def number(
         show_default=True,
     )
     kind = str | None if optional else str
-    return Annotated[kind, option, NumberRule(allow_inf=allow_inf, sweep=sweep)]  # type: ignore[valid-type]
+    return Annotated[kind, option, NumberRule(allow_inf=allow_inf, sweep=sweep)]
 
 
 # --- the Gaussian input, the activation and its Monte Carlo (activation-moment, gau-scale, init, ...)

@@ -516,7 +516,7 @@ class _Plan:
         result: Computation | Sweep = (
             Sweep(self.task.command or rows[0].command, n, with_inputs(rows, swept), swept)
             if swept
-            else rows[0]  # type: ignore[assignment]
+            else rows[0]
         )
         if self.figures is not None:
             from .figures import draw_before_output
@@ -657,7 +657,7 @@ def computing_command(
             if code:
                 raise typer.Exit(code)
 
-        command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+        command.__signature__ = inspect.Signature(parameters)
         command.__annotations__ = {p.name: p.annotation for p in parameters}
         command.__doc__ = function.__doc__
         command.__name__ = function.__name__

@@ -63,4 +63,4 @@ def _fit_encoding(stream: object) -> None:
     from ..render import text  # noqa: F401  (registers the "momentcalc-json" error handler)
 
     with contextlib.suppress(AttributeError, ValueError, LookupError):
-        stream.reconfigure(errors="momentcalc-json")  # type: ignore[attr-defined]
+        stream.reconfigure(errors="momentcalc-json")

@@ -108,14 +108,14 @@ def _best(low: arb, high: arb, bound: Bound, tol: arb) -> Panel | None:
     best: Panel | None = None
     log_tol = float(tol.log().lower()) if tol > 0 else -math.inf
     for rho in RHOS:
-        sup = arb(0)
+        sup, bounded = arb(0), True
         for box in ellipse_cover(low, high, rho):
             found = bound(box)
             if found is None or not found.is_finite():
-                sup = None
+                bounded = False
                 break
             sup = _up(sup.max(found))
-        if sup is None:
+        if not bounded:
             break  # a wider ellipse holds the same trouble
         if sup == 0:
             return Panel(low, high, 1, arb(0))

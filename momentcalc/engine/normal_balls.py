@@ -17,7 +17,7 @@ wide balls; the caller raises the precision until the results round (``tier.prov
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 from flint import arb
 
 from .balls import exact_ball
@@ -36,7 +36,7 @@ def upper_tail(x: Endpoint, bits: int) -> Any:
         return arb(0)
     if x == float("-inf"):
         return arb(1)
-    ball = exact_ball(x)
+    ball = exact_ball(cast(Fraction, x))  # (an Endpoint is a float only for ±inf)
     if x > 0 and x * x > 4 * bits:
         return pdf(ball) / ball * _asymptotic_series(ball, bits)
     return (ball / arb(2).sqrt()).erfc() / 2
@@ -69,7 +69,7 @@ def _density_terms(x: Endpoint) -> tuple[Any, Any]:
     """(φ(x), x·φ(x)), both 0 at ±inf."""
     if x in (float("inf"), float("-inf")):
         return arb(0), arb(0)
-    ball = exact_ball(x)
+    ball = exact_ball(cast(Fraction, x))  # (an Endpoint is a float only for ±inf)
     density = pdf(ball)
     return density, ball * density
 

@@ -132,7 +132,7 @@ def as_number(value: object, name: str, *, allow_inf: bool = False) -> Number:
         mantissa, exponent = value.man_exp
         return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
     try:  # decimal.Decimal and other exact numeric types
-        return Fraction(value)
+        return Fraction(value)  # type: ignore[call-overload]  # any type Fraction takes; TypeError otherwise
     except (TypeError, ValueError):
         raise InputError(param=name, allowed="a number", got=repr(value)) from None
 

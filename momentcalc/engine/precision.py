@@ -199,9 +199,10 @@ def directed_double(value: mpmath.mpf | Fraction, up: bool) -> float | None:
     else:
         if value == 0:
             return 0.0
-        nearest = to_double(value)
-        if nearest is None:
+        double = to_double(value)
+        if double is None:
             return None
+        nearest = double
         if not mpmath.isfinite(value):
             return nearest
         exact = fraction(value)

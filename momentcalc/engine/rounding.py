@@ -164,13 +164,15 @@ def directed_ball_text(ball: Any, digits: int, up: bool, radius: Any = None) -> 
     if radius is None:  # an arb
         if not ball.is_finite():
             return None
-        mid = tuple(int(x) for x in ball.mid().man_exp())
-        rad = tuple(int(x) for x in ball.rad().man_exp())
+        mid_m, mid_e = (int(x) for x in ball.mid().man_exp())
+        rad_m, rad_e = (int(x) for x in ball.rad().man_exp())
     else:
-        mid, rad = signed_binary(ball), signed_binary(radius)
-        if mid[0] is None or rad[0] is None:
+        (signed_mid, mid_e), (signed_rad, rad_e) = signed_binary(ball), signed_binary(radius)
+        if signed_mid is None or signed_rad is None:
             return None
-    low, high = ball_end(mid, rad, False), ball_end(mid, rad, True)  # type: ignore[arg-type]
+        mid_m, rad_m = signed_mid, signed_rad
+    mid, rad = (mid_m, mid_e), (rad_m, rad_e)
+    low, high = ball_end(mid, rad, False), ball_end(mid, rad, True)
     if low is None or high is None:
         return None
     text = directed_text(low, digits, up)
@@ -196,10 +198,10 @@ def ball_text(ball: Any, digits: int, radius: Any = None) -> str | None:
         mid_m, mid_e = (int(x) for x in ball.mid().man_exp())
         rad_m, rad_e = (int(x) for x in ball.rad().man_exp())
     else:
-        mid_m, mid_e = signed_binary(ball)
-        rad_m, rad_e = signed_binary(radius)
-        if mid_m is None or rad_m is None:
+        (signed_mid, mid_e), (signed_rad, rad_e) = signed_binary(ball), signed_binary(radius)
+        if signed_mid is None or signed_rad is None:
             return None
+        mid_m, rad_m = signed_mid, signed_rad
     if rad_m == 0:
         return _dyadic_text(mid_m, mid_e, digits)
     if mid_m == 0:

@@ -124,8 +124,8 @@ def trapezoid_expectations(
             bounded = {i: tail_bound(terms[i], Lb, m, s, shared) for i in distinct}
         except UnboundedTail:
             return None
-        parts = [bounded[i] for i in same]
-        if all(p is not None for p in parts) and all(_decreasing_from(terms[i], Lb, m, s) for i in distinct):
+        parts = [p for i in same if (p := bounded[i]) is not None]
+        if len(parts) == len(same) and all(_decreasing_from(terms[i], Lb, m, s) for i in distinct):
             tails = arb(0)
             for p in parts:
                 tails = tails.max(p)
@@ -151,7 +151,7 @@ def trapezoid_expectations(
 def _content(terms: Sequence[Term]) -> tuple:
     """A normalised growth bound's terms exactly (balls by midpoint and radius): equal keys,
     equal bounds."""
-    return tuple((exact_key(t.c), t.k, exact_key(t.a), exact_key(t.b)) for t in terms)
+    return tuple((exact_key(as_arb(t.c)), t.k, exact_key(as_arb(t.a)), exact_key(as_arb(t.b))) for t in terms)
 
 
 def _polynomial(coefficients: Sequence[arb], x: arb) -> arb:

@@ -39,7 +39,7 @@ def derive(
     s, n, lam = sp.symbols("s n lambda", positive=True)
     m = [sp.Integer(1), *sp.symbols("m1:9", real=True)]
     scale = sp.Integer(1) if init_std is None else sympy_number(init_std) * sp.sqrt(sympy_number(sizes["d"]))
-    phi = act.sympy_expression(lam * x) if hasattr(act, "sympy_expression") else None
+    phi: Any = act.sympy_expression(lam * x) if hasattr(act, "sympy_expression") else None
     density = sp.exp(-(x**2) / 2) / sp.sqrt(2 * sp.pi)
 
     def moment(k: int) -> Any:

@@ -99,7 +99,7 @@ def trajectory(
 ) -> Trajectory:
     """The balls of q1, q2 and c at layers 0..``depth`` from ``start`` (see the module docstring);
     a start given as numbers (``KernelBox.point(1, "0.5")``) is taken exactly."""
-    sides = [None if side is None else _exact(side) for side in start]
+    sides: list[Any] = [None if side is None else _exact(side) for side in start]
     q1, q2, c = sides
     start = KernelBox.point(q1, c, q2)
     return _core.trajectory(layer_map, start, depth, digits, fast=fast)
