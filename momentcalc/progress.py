@@ -19,23 +19,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from .engine.steps import report, set_reporter
+
+__all__ = ["DELAY", "Spinner", "delayed_progress", "duration", "report", "set_reporter"]
+
 DELAY = 1.0  # seconds of work before a bar is worth showing
-
-# Where long work reports its steps (``report``): set in the command line's computing child for a
-# call that is one deep trajectory (``cli.child.report_progress``), so that its spinner shows the
-# layer and a CPU limit's exit 3 says how far it got and what budget the pace asks for.
-_reporter: Callable[[int, int], None] | None = None
-
-
-def set_reporter(reporter: Callable[[int, int], None] | None) -> None:
-    global _reporter
-    _reporter = reporter
-
-
-def report(done: int, total: int) -> None:
-    """``done`` steps of ``total`` are finished (nothing unless a reporter is set)."""
-    if _reporter is not None:
-        _reporter(done, total)
 
 
 @contextmanager

@@ -41,7 +41,7 @@ from ..engine.balls import midpoint_fraction
 from ..engine.gaussian_balls import as_arb
 from ..engine.precision import Precision
 from ..errors import Outcome
-from ..progress import report
+from ..engine.steps import report
 from . import gated_maps, kernel_maps
 from .closed_layers import (
     closed_kernel_of,
