@@ -21,6 +21,7 @@ import mpmath
 from .engine.numbers import Number
 from .engine.precision import justified_digits, to_decimal
 from .engine.rounding import ball_end, directed_text, signed_binary
+from .errors import InputError, PrecisionError, unknown_name
 
 # A whole number is shown in full up to about 1000 digits (str() refuses 4300).
 WHOLE_BITS = 3300
@@ -338,8 +339,6 @@ class Computation(_Record):
         """The error for ``option`` naming a result this computation does not have: exit 3 with
         the reason where the command computes it but could not prove it here (``left_out``),
         else an unknown name (exit 2, with the closest name)."""
-        from .errors import InputError, PrecisionError, unknown_name
-
         if name in self.left_out:
             return PrecisionError(
                 f"{{{option}}} {name!r} is left out of this result: {self.left_out[name]}", params=(option,)
