@@ -182,6 +182,12 @@ def _held_float32(value: float, name: str, what: str) -> Fraction:
     return Fraction(held)
 
 
+TORCH_NORMAL_NOTE = (
+    "normal_ on a contiguous float32 tensor of 16 or more elements (a weight) casts mean and std to float32 "
+    "before Box-Muller; a smaller one samples in double: the std is then the double's"
+)
+
+
 def normal(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
     """N(mean, std²) (torch.nn.init.normal_ -> tensor.normal_(mean, std)): normal_kernel in
     aten/src/ATen/native/cpu/DistributionTemplates.h casts mean and std to float (normal_fill,
@@ -189,7 +195,7 @@ def normal(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fractio
     std = _positive(args, "std")
     held = _held_float32(double(std), "std", "std")
     mean = Fraction(float32(double(Fraction(args["mean"]))))
-    return Draw("normal", mean, ((held, Fraction(1)),), ((std, Fraction(1)),))
+    return Draw("normal", mean, ((held, Fraction(1)),), ((std, Fraction(1)),), notes=(TORCH_NORMAL_NOTE,))
 
 
 def absolute_truncated_normal(
@@ -497,7 +503,8 @@ def jax_normal_draw(stddev: Fraction, dtype: str, nominal: Product) -> Draw:
         nominal,
         notes=(
             f"JAX's normal is {dtype} sqrt(2) = {float(root2)!r} times erf_inv of a uniform: std times "
-            f"{dtype} sqrt(2)/sqrt(2)",
+            f"{dtype} sqrt(2)/sqrt(2); the uniform's ends nextafter(-1, 0) and 1 lie within a grid step of "
+            "-1 and 1 and are left to the grid",
         ),
     )
 
@@ -588,7 +595,7 @@ def torch_draw(family: str, std: float, nominal: Product, name: str) -> Draw:
     the call's doubles, then float32 (the sampler's cast)."""
     if family == "normal":
         held = _held_float32(std, name, "std")
-        return Draw("normal", Fraction(0), ((held, Fraction(1)),), nominal)
+        return Draw("normal", Fraction(0), ((held, Fraction(1)),), nominal, notes=(TORCH_NORMAL_NOTE,))
     bound = _held_float32(math.sqrt(3.0) * std, name, "uniform bound")
     return Draw("uniform", Fraction(0), ((bound, Fraction(1)), (Fraction(3), -HALF)), nominal)
 

@@ -911,7 +911,7 @@ def catalog_listing() -> Listing:
         tuple(rows),
         title="initializer catalog: initializer(NAME) (effective_ratio at the defaults)",
         notes=(
-            "effective_ratio = actual std / the std the arguments name, at fans of 1 (the call's float "
+            "effective_ratio = the exact-arithmetic model's std / the std the arguments name, at fans of 1 (the call's float "
             "arithmetic moves it with the fans by parts in 10^8)",
             "jax.nn.initializers.variance_scaling has no defaults: give {scale}, {mode} and {distribution}",
         ),
