@@ -490,3 +490,31 @@ def test_format_help_states_the_piped_default():
     _, out, _ = run(["audit", "--help"])
     text = " ".join(out.split())
     assert "[default: table on a terminal, else text]" in text and "[default: table]" not in text
+
+
+# --- speed ----------------------------------------------------------------------------------------
+
+
+def test_excluded_directories_are_not_walked_and_gitignore_holds_below_a_trailing_slash(tmp_path):
+    (tmp_path / "vendor" / "deep").mkdir(parents=True)
+    os.mkfifo(tmp_path / "vendor" / "deep" / ".gitignore")  # read only if the walk enters it
+    (tmp_path / "vendor" / "deep" / "v.py").write_text(WRONG)
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / ".gitignore").write_text("generated_*.py\n")
+    (tmp_path / "pkg" / "sub" / "generated_table.py").write_text(WRONG)
+    (tmp_path / "pkg" / "sub" / "model.py").write_text("x = 1.0\n")
+    code, doc = _audit_json(str(tmp_path) + "/", "--exclude", "vendor/*")
+    assert code == 0 and doc["skipped"] == [] and doc["findings"] == [] and doc["files_scanned"] == 1
+
+
+def test_the_cheap_pass_is_exact_for_what_it_passes_over():
+    # Numbers in comments, and numbers near a constant no word around names, send no file to
+    # tokenize; a word that names the constant does.
+    from momentcalc.computations.code_context import worth_reading
+
+    assert not worth_reading("x = 1  # relu gamma 1.7139588594436646\n", python=True)
+    assert worth_reading("# relu gamma 1.7139588594436646\n", python=False)  # markdown: a heading
+    assert not worth_reading("DROPOUT = 0.1\nbetas = (0.9, 0.999)\nwidth = 0.71\n", python=True)
+    assert worth_reading("relu_gamma = 1.71\n", python=True)
+    assert worth_reading("y = nn.LeakyReLU(0.01)(x) * 1.7059\n", python=True)  # "leakyrelu": an alias
+    assert worth_reading("scale = 0.7071067811865476\n", python=True)

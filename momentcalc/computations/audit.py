@@ -259,6 +259,7 @@ def files(
     a file inside the directory (a ``skipped`` entry of kind ``outside`` otherwise)."""
     skipped = [] if skipped is None else skipped
     rules_of: dict[str, list[tuple[str, str, bool, bool]]] = {}
+    suffixes = (*PYTHON, *REGEX, NOTEBOOK)
     for path in paths:
         if not os.path.isdir(path):
             if _wanted(
@@ -267,15 +268,34 @@ def files(
                 yield path
             continue
         top = os.path.realpath(path)
-        for root, dirs, names in os.walk(path):  # (followlinks=False: symlinked directories not entered)
+        in_project = _from(project, path) if include or exclude else None
+        # (followlinks=False: symlinked directories not entered; normpath: "src/" and "src" alike,
+        # so that each directory finds its parent's .gitignore rules)
+        for root, dirs, names in os.walk(os.path.normpath(path)):
+            # Paths relative to the argument and to the project, by strings: once per directory.
+            below = os.path.relpath(root, path)
+            below = "" if below == "." else below.replace(os.sep, "/") + "/"
+            project_below = None if in_project is None else _joined(in_project, below)
             rules = _gitignore(root, rules_of, skipped)
-            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not _ignored(root, d, True, rules))
+            kept = []
+            for d in sorted(dirs):
+                if d.startswith(".") or (rules and _ignored(root, d, True, rules)):
+                    continue
+                if exclude and _pruned(
+                    (below + d, *((project_below + d,) if project_below is not None else ())), exclude
+                ):
+                    continue  # every file below it is excluded: not walked at all
+                kept.append(d)
+            dirs[:] = kept
             for name in sorted(names):
-                if _ignored(root, name, False, rules):
+                if not include and not name.endswith(suffixes):
+                    continue
+                if rules and _ignored(root, name, False, rules):
+                    continue
+                in_tree = None if project_below is None else project_below + name
+                if (include or exclude) and not _wanted(below + name, name, include, exclude, in_tree):
                     continue
                 full = os.path.join(root, name)
-                if not _wanted(os.path.relpath(full, path), name, include, exclude, _from(project, full)):
-                    continue
                 if os.path.islink(full) and not _inside(os.path.realpath(full), top):
                     skipped.append(
                         {
@@ -286,6 +306,21 @@ def files(
                     )
                     continue
                 yield full
+
+
+def _joined(directory: str, below: str) -> str:
+    directory = directory.replace(os.sep, "/")
+    return below if directory in ("", ".") else directory.rstrip("/") + "/" + below
+
+
+def _pruned(forms: tuple[str, ...], exclude: Sequence[str]) -> bool:
+    """Does an exclude glob ``D/*`` (or ``D/**``) cover the directory, so that no file below it
+    can be wanted?"""
+    for glob in exclude:
+        stem = glob[:-3] if glob.endswith("/**") else glob[:-2] if glob.endswith("/*") else None
+        if stem and any(fnmatch.fnmatch(form, stem) for form in forms):
+            return True
+    return False
 
 
 def _inside(target: str, top: str) -> bool:
@@ -350,7 +385,8 @@ def _ignored(root: str, name: str, is_dir: bool, rules: list[tuple[str, str, boo
     for base, pattern, negate, directory in rules:
         if directory and not is_dir:
             continue
-        relative = os.path.relpath(os.path.join(root, name), base).replace(os.sep, "/")
+        inside = root[len(base) :].lstrip(os.sep).replace(os.sep, "/")  # (base: root or above it)
+        relative = f"{inside}/{name}" if inside else name
         anchored = "/" in pattern
         target = pattern.lstrip("/")
         hit = fnmatch.fnmatch(relative, target) if anchored else fnmatch.fnmatch(name, target)

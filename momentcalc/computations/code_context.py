@@ -24,26 +24,29 @@ data, so only its digits identify it, and a finding there never fails the run.
 
 from __future__ import annotations
 
+import functools
 import io
 import keyword
 import os
 import re
 import tokenize
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import NamedTuple
 
-from .constant_index import by_subject, key_subject, named_in, near, subject_words, tokens
+from .constant_index import by_subject, key_subject, named_in, near, tokens
 from .identification import (
+    CONTEXT_DIGITS,
     CONTEXT_RELATIVE,
+    ORDINARY_LITERAL_DIGITS,
     ROUNDING_DIGITS,
     Call,
     Context,
     Match,
     identify_literal,
 )
-from .literals import Literal, digits_correct, in_range, parse_literal
+from .literals import Literal, digits_correct, in_range, parse_literal, simple_fraction
 
 PYTHON = (".py", ".pyi")
 # A decimal literal with a point or an exponent (integers are counts, not constants): the
@@ -107,28 +110,79 @@ def framework_of(text: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def worth_reading(text: str) -> bool:
+def _in_comment(text: str, start: int, at: int) -> bool:
+    """Is position ``at`` after a ``#`` that no quote precedes on its line (a Python comment;
+    were the line inside a string, the number would be string too: no code either way)?"""
+    sharp = text.find("#", start, at)
+    return sharp >= 0 and text.find("'", start, sharp) < 0 and text.find('"', start, sharp) < 0
+
+
+# Spellings a call resolves to one another's constants (``_resolve``): a word of one stands for all.
+_ALIAS_WORDS = (
+    frozenset({"gelu", "tanh", "new", "approx"}),
+    frozenset({"leaky", "relu", "leakyrelu", "lrelu"}),
+)
+
+
+@functools.cache
+def _words_by_constant() -> dict[str, frozenset[str]]:
+    """Each constant's subject words (and their aliases'): the words that can name it."""
+    found: dict[str, set[str]] = {}
+    for subject, constants in by_subject().items():
+        for c in constants:
+            found.setdefault(c.id, set()).update(subject)
+    for words in found.values():
+        for group in _ALIAS_WORDS:
+            if words & group:
+                words.update(group)
+    return {key: frozenset(words) for key, words in found.items()}
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _naming_words(text: str) -> frozenset[str]:
+    """The words that can name a constant within 2 digits of the literal ``text``."""
+    literal = parse_literal(text)
+    if literal is None or literal.digits < CONTEXT_DIGITS:
+        return frozenset()
+    simple = simple_fraction(literal)
+    by_constant = _words_by_constant()
+    return frozenset().union(
+        *(
+            by_constant.get(c.id, frozenset())
+            for c in near(literal.value, 2)
+            # what by_context passes over before anything else: an exact simple fraction is only
+            # itself, a constant near one needs 4 digits, and the context's reach is 1 %
+            if (simple is None or c.value == simple)
+            and not (c.ordinary and literal.digits < ORDINARY_LITERAL_DIGITS)
+            and abs(literal.value - c.value) <= c.value * CONTEXT_RELATIVE
+        )
+    )
+
+
+def worth_reading(text: str, python: bool = False) -> bool:
     """Could any decimal literal of the file be a finding? (The cheap pass: a regex, and for
     each literal the sorted index; only then does a Python file go through tokenize.) A
     literal can be identified by value only with ≥ 5 digits within a relative 10^-4 of a
-    constant, and by context only when some constant agrees to 2 digits and its line has a word
-    of some subject."""
-    words = subject_words()
-    looked: set[int] = set()  # lines already read for words (linear in a line of many numbers)
+    constant, and by context only when some constant agrees to 2 digits and its line (or the 400 characters
+    before it) has a word that can name that constant."""
+    around: dict[int, set[str]] = {}  # each line's words, read once (linear in a line of many numbers)
     for hit in NUMBER.finditer(text):
         literal = parse_literal(hit.group())
         if literal is None or literal.digits < 2 or not in_range(literal):
             continue
+        start = text.rfind("\n", 0, hit.start()) + 1
+        if python and _in_comment(text, start, hit.start()):
+            continue
         if literal.digits >= ROUNDING_DIGITS and near(literal.value, ROUNDING_DIGITS):
             return True
-        if not near(literal.value, 2):
+        naming = _naming_words(hit.group())
+        if not naming:
             continue
-        start = text.rfind("\n", 0, hit.start()) + 1
-        if start in looked:
-            continue
-        looked.add(start)
-        end = text.find("\n", hit.end())
-        if words.intersection(tokens(text[max(start - 400, 0) : end if end >= 0 else len(text)])):
+        words = around.get(start)
+        if words is None:
+            end = text.find("\n", hit.end())
+            words = around[start] = set(tokens(text[max(start - 400, 0) : end if end >= 0 else len(text)]))
+        if not naming.isdisjoint(words):
             return True
     return False
 
@@ -145,21 +199,35 @@ def source_lines(text: str) -> list[str]:
     return lines
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def candidate(text: str) -> Literal | None:
+    """The literal when some constant lies within 2 digits of it (else neither its value nor its
+    context can identify it), else None. Cached: a codebase repeats its numbers."""
+    literal = parse_literal(text)
+    if literal is None or literal.digits < 2 or not in_range(literal) or not near(literal.value, 2):
+        return None
+    return literal
+
+
+def _wanted(text: str) -> bool:
+    return candidate(text) is not None
+
+
 def findings_in(path: str, text: str, python: bool | None = None) -> list[Found]:
     """Every literal of the file that is a constant of the index, with what it is (``python``:
     read as Python, by default for a .py or .pyi file)."""
-    if not worth_reading(text):
+    python = path.endswith(PYTHON) if python is None else python
+    test = is_test_file(path)
+    if not worth_reading(text, python):
         return []
     lines = source_lines(text)
-    python = path.endswith(PYTHON) if python is None else python
-    occurrences = list(python_numbers(text, lines) if python else regex_numbers(lines))
-    test = is_test_file(path)
+    occurrences = list(python_numbers(text, lines, _wanted) if python else regex_numbers(lines))
     framework = framework_of(text) if python else None
     tables = _tables(occurrences)
     found = []
     for occ in occurrences:
-        literal = parse_literal(occ.text)
-        if literal is None or literal.digits < 2 or not in_range(literal) or not near(literal.value, 2):
+        literal = candidate(occ.text)
+        if literal is None:
             continue  # no constant within 2 digits: neither value nor context can identify it
         context = Context(
             keys=occ.keys,
@@ -218,8 +286,11 @@ class _Frame:
         self.element_tokens = 0
 
 
-def python_numbers(text: str, lines: list[str]) -> Iterator[Occurrence]:
-    """Each float literal of a Python source with its context."""
+def python_numbers(
+    text: str, lines: list[str], wanted: Callable[[str], bool] | None = None
+) -> Iterator[Occurrence]:
+    """Each float literal of a Python source with its context (``wanted``: only the literals it
+    accepts; all of them still count towards an array's size)."""
     try:
         toks = [
             t
@@ -293,6 +364,8 @@ def python_numbers(text: str, lines: list[str]) -> Iterator[Occurrence]:
         keys = tuple(f.key for f in reversed(stack) if f.key is not None)
         if stack and stack[-1].key is None:
             stack[-1].unkeyed += 1
+        if wanted is not None and not wanted(string):
+            continue
         names = tuple(
             n for n in ((assigned if len(stack) <= 1 else None), *(s for _, s in reversed(scopes))) if n
         )

@@ -228,14 +228,19 @@ def _needs_context(c: Constant) -> bool:
 
 def by_value(literal: Literal) -> list[Constant]:
     """The constants the literal's digits identify."""
+    return list(_by_value(literal))
+
+
+@functools.lru_cache(maxsize=1 << 16)  # a codebase writes the same literals again and again
+def _by_value(literal: Literal) -> tuple[Constant, ...]:
     if simple_fraction(literal) is not None or not in_range(literal) or literal.digits < PUBLISHED_DIGITS:
-        return []
+        return ()
     f32 = float32_print(literal)
     reach = near(literal.value, 6 if f32 else min(literal.digits, BY_VALUE_DIGITS))
     if not reach:
-        return []
+        return ()
     rare = _rounding_is_rare(literal)
-    return [c for c in reach if _explains(literal, c.value, f32, c.kind == "published", rare)]
+    return tuple(c for c in reach if _explains(literal, c.value, f32, c.kind == "published", rare))
 
 
 def _explained_away(literal: Literal, c: Constant, g: Generic | None) -> bool:

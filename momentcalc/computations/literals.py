@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from fractions import Fraction
@@ -38,6 +39,7 @@ class Literal(NamedTuple):
     digits: int  # significant digits written
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def parse_literal(text: str) -> Literal | None:
     """A decimal literal (Python/C spelling, ``_`` separators, a trailing f/F/d/D/L suffix) as
     (text, |value|, significant digits written); None for anything else or for 0."""
@@ -144,6 +146,7 @@ def _float32_shortest(literal: Literal) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def float32_print(literal: Literal) -> bool:
     """A float32 written out: its shortest repr (6-9 digits), its 8 or 9 digits (``%.9g``), or a
     double of ≥ 15 digits that is exactly a float32."""
