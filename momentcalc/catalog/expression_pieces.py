@@ -18,11 +18,14 @@ Anything else (another function, π or e, a kink argument that is not affine) gi
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TypeVar, cast
 
 from .expression_ball import kink_argument, kink_arguments, removable
 from .expression_calculus import derivative
 from .expression_tree import Node
 from ..engine.gaussian_balls import ExpTerm
+
+T = TypeVar("T")
 
 # Whole powers expanded up to this exponent (a higher one: None), and the largest expansion
 # kept: the degree in x and the number of terms (beyond either: None, the other routes). The
@@ -76,6 +79,11 @@ def _as_number(p: Poly) -> Fraction | None:
     return None
 
 
+def _all(items: list[T | None]) -> list[T] | None:
+    """The items, or None when one of them is None (an operand with no exact form)."""
+    return None if any(item is None for item in items) else cast("list[T]", items)
+
+
 def expand(node: Node, signs: dict[Node, int]) -> Poly | None:
     """The tree on an interval where each kink argument has the sign ``signs`` gives it."""
     kind = node.kind
@@ -87,30 +95,31 @@ def expand(node: Node, signs: dict[Node, int]) -> Poly | None:
         return None
     if kind == "call":
         return _call(node, signs)
-    parts = [expand(a, signs) for a in node.args]
-    if any(p is None for p in parts):
+    parts = _all([expand(a, signs) for a in node.args])
+    if parts is None:
         return None
     if kind == "neg":
-        return _add({}, parts[0], -1)  # type: ignore[arg-type]
+        return _add({}, parts[0], -1)
     a, b = parts
     if kind == "add":
-        return _add(a, b)  # type: ignore[arg-type]
+        return _add(a, b)
     if kind == "sub":
-        return _add(a, b, -1)  # type: ignore[arg-type]
+        return _add(a, b, -1)
     if kind in ("mul", "chain"):
-        return _mul(a, b)  # type: ignore[arg-type]
+        return _mul(a, b)
     if kind == "div":
-        d = _as_number(b)  # type: ignore[arg-type]
-        return None if not d else _mul(a, _constant(1 / d))  # type: ignore[arg-type]
+        d = _as_number(b)
+        return None if not d else _mul(a, _constant(1 / d))
     if kind == "pow":
-        n = _as_number(b)  # type: ignore[arg-type]
+        n = _as_number(b)
         if n is None or n.denominator != 1 or not 0 <= n <= MAX_POWER:
             return None
-        out: Poly | None = _constant(Fraction(1))
+        out = _constant(Fraction(1))
         for _ in range(int(n)):
-            out = _mul(out, a)  # type: ignore[arg-type]
-            if out is None:
+            product = _mul(out, a)
+            if product is None:
                 return None
+            out = product
         return out
     return None
 
@@ -118,7 +127,7 @@ def expand(node: Node, signs: dict[Node, int]) -> Poly | None:
 def _call(node: Node, signs: dict[Node, int]) -> Poly | None:
     name = node.value
     if name in ("abs", "max", "min", "sign", "step"):
-        sign = _sign(kink_argument(node), signs)  # type: ignore[arg-type]
+        sign = _sign(kink_argument(node), signs)
         if sign is None:
             return None
         if name == "sign":
@@ -149,7 +158,9 @@ def _constant_rate(rate: Fraction, c: Fraction) -> Poly:
     return {(0, rate): c}
 
 
-def _sign(arg: Node, signs: dict[Node, int]) -> int | None:
+def _sign(arg: Node | None, signs: dict[Node, int]) -> int | None:
+    if arg is None:
+        return None
     if arg in signs:
         return signs[arg]
     if arg.has_x:
@@ -169,37 +180,37 @@ def _value(node: Node, x: Fraction) -> Fraction | None:
     if kind == "x":
         return x
     if kind == "call" and node.value in ("abs", "max", "min", "sign", "step"):
-        values = [_value(a, x) for a in node.args]
-        if any(v is None for v in values):
+        values = _all([_value(a, x) for a in node.args])
+        if values is None:
             return None
         a = values[0]
         if node.value == "abs":
-            return abs(a)  # type: ignore[arg-type]
+            return abs(a)
         if node.value == "max":
-            return max(values)  # type: ignore[type-var]
+            return max(values)
         if node.value == "min":
-            return min(values)  # type: ignore[type-var]
+            return min(values)
         if node.value == "sign":
-            return Fraction((a > 0) - (a < 0))  # type: ignore[operator]
-        return Fraction(1 if a > 0 else 0)  # type: ignore[operator]
+            return Fraction((a > 0) - (a < 0))
+        return Fraction(1 if a > 0 else 0)
     if kind in ("const", "call"):
         return None
-    values = [_value(a, x) for a in node.args]
-    if any(v is None for v in values):
+    values = _all([_value(a, x) for a in node.args])
+    if values is None:
         return None
     if kind == "neg":
-        return -values[0]  # type: ignore[operator]
+        return -values[0]
     a, b = values
     if kind == "add":
-        return a + b  # type: ignore[operator]
+        return a + b
     if kind == "sub":
-        return a - b  # type: ignore[operator]
+        return a - b
     if kind in ("mul", "chain"):
-        return a * b  # type: ignore[operator]
+        return a * b
     if kind == "div":
-        return None if b == 0 else a / b  # type: ignore[operator]
-    if kind == "pow" and b.denominator == 1 and 0 <= b <= MAX_POWER:  # type: ignore[union-attr]
-        return a ** int(b)  # type: ignore[operator]
+        return None if b == 0 else a / b
+    if kind == "pow" and b.denominator == 1 and 0 <= b <= MAX_POWER:
+        return a ** int(b)
     return None
 
 
@@ -214,10 +225,8 @@ def _tests(points: list[Fraction]) -> list[Fraction]:
     edges: list[Fraction | None] = [None, *points, None]
     out = []
     for low, high in zip(edges, edges[1:]):
-        if low is None and high is None:
-            out.append(Fraction(0))
-        elif low is None:
-            out.append(high - 1)  # type: ignore[operator]
+        if low is None:
+            out.append(Fraction(0) if high is None else high - 1)
         elif high is None:
             out.append(low + 1)
         else:
