@@ -83,7 +83,9 @@ def _module(rng: random.Random, index: int) -> str:
             "",
             "    def forward(self, x: torch.Tensor) -> torch.Tensor:",
             f"        # {activation}, then the projection; eps {rng.choice(['1e-5', '1e-6'])}",
-            f"        y = F.{activation}(self.fc1(x))" if activation != "leaky_relu" else "        y = F.leaky_relu(self.fc1(x), 0.2)",
+            f"        y = F.{activation}(self.fc1(x))"
+            if activation != "leaky_relu"
+            else "        y = F.leaky_relu(self.fc1(x), 0.2)",
             f"        return x + self.scale * self.fc2(y) * {rng.choice(['1.0', '0.5', '2.0', '1.0', '0.7071067811865476'] if rng.random() < 0.1 else ['1.0'])}",
         ]
     if rng.random() < 0.05:
@@ -109,13 +111,21 @@ def _module(rng: random.Random, index: int) -> str:
 
 def _notebook(rng: random.Random) -> str:
     cells = [
-        {"cell_type": "markdown", "metadata": {}, "source": ["# Experiment\n", f"Accuracy {rng.random():.4f}\n"]},
+        {
+            "cell_type": "markdown",
+            "metadata": {},
+            "source": ["# Experiment\n", f"Accuracy {rng.random():.4f}\n"],
+        },
         {
             "cell_type": "code",
             "execution_count": 1,
             "metadata": {},
             "outputs": [],
-            "source": ["import torch\n", f"lr = {rng.choice(['3e-4', '1e-3'])}\n", "selu_scale = 1.0507009873554805"],
+            "source": [
+                "import torch\n",
+                f"lr = {rng.choice(['3e-4', '1e-3'])}\n",
+                "selu_scale = 1.0507009873554805",
+            ],
         },
     ]
     return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
@@ -128,8 +138,10 @@ def make_tree(root: Path, files: int, seed: int = 0) -> None:
         package.mkdir(parents=True, exist_ok=True)
         kind = index % 10
         if kind == 7:
-            config = {"model": {"dim": 512, "init_std": 0.02, "dropout": 0.1, "id": f"{rng.getrandbits(64):x}"},
-                      "optimizer": {"lr": 3e-4, "betas": [0.9, 0.95]}}
+            config = {
+                "model": {"dim": 512, "init_std": 0.02, "dropout": 0.1, "id": f"{rng.getrandbits(64):x}"},
+                "optimizer": {"lr": 3e-4, "betas": [0.9, 0.95]},
+            }
             (package / f"config_{index}.json").write_text(json.dumps(config, indent=2))
         elif kind == 8:
             (package / f"notes_{index}.md").write_text(
@@ -149,7 +161,9 @@ def _cpu(argv: list[str]) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--files", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--keep", help="write the tree here (and keep it)")
@@ -175,7 +189,9 @@ def main() -> int:
         audit_times.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
     files = sum(1 for _ in root.rglob("*") if _.is_file())
     t, a = statistics.median(tokenize_times), statistics.median(audit_times)
-    print(f"tree: {files} files, {sum(p.stat().st_size for p in root.rglob('*') if p.is_file()) / 1e6:.1f} MB")
+    print(
+        f"tree: {files} files, {sum(p.stat().st_size for p in root.rglob('*') if p.is_file()) / 1e6:.1f} MB"
+    )
     print(f"one tokenize pass (Python files): {t:.2f} s CPU (median of {args.runs})")
     print(f"momentcalc audit --json:          {a:.2f} s CPU (median of {args.runs})")
     print(f"ratio: {a / t:.2f}x one tokenize pass")
