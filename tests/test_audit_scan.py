@@ -411,6 +411,13 @@ def test_a_baseline_accepts_known_findings_and_fails_on_new_ones(project):
     assert len(rewritten) == 14 and rewritten[0]["reason"].startswith("Brock et al.")
 
 
+def test_the_baseline_file_is_not_scanned(project):
+    # Inside the scanned tree, it holds the literals it accepts (an inexact one among them).
+    assert run(["audit", "--write-baseline", "baseline.json"])[0] == 0
+    code, doc = _audit_json("--baseline", "baseline.json", "--strict")
+    assert code == 0 and all(not f["path"].endswith("baseline.json") for f in doc["findings"])
+
+
 @pytest.mark.parametrize(
     ("content", "says"),
     [
