@@ -5,12 +5,21 @@ decimal text (read like a user's ``--std 0.02``); simulation defaults sit with t
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 TRUNCNORM = {"low": "-2", "high": "2", "mean": "0", "std": "1"}
 ACTIVATION_MOMENT = {"mean": "0", "std": "1"}
 SELU_SOLVE = {"target_mean": "0", "target_var": "1", "input_mean": "0", "input_std": "1"}
 POSTNORM_DECAY = {"layers": "12", "sigma": "1", "threshold": "0.01", "scheme": "post"}
-GAU_SCALE = {"s": "128", "n": "512", "d": "768", "e": "1536", "activation": "swish", "seed": 0, "trials": 3}
+GAU_SCALE: dict[str, Any] = {
+    "s": "128",
+    "n": "512",
+    "d": "768",
+    "e": "1536",
+    "activation": "swish",
+    "seed": 0,
+    "trials": 3,
+}
 INIT = {"scheme": "lecun", "distribution": "normal", "activation": "relu"}
 MEANFIELD = {"sigma_w2": "1", "sigma_b2": "0", "q0": "1"}
 KERNEL = {"rho": "0.5", "q": "1", "sigma_w2": "1", "sigma_b2": "0"}

@@ -62,8 +62,8 @@ def resolve(activation: str, params: Mapping[str, object] | None = None) -> Acti
             got=repr(activation),
         )
     entry = lookup(activation)
-    if entry is None and gated(activation) is not None:
-        unit = gated(activation)
+    unit = gated(activation) if entry is None else None
+    if unit is not None:
         raise InputError(
             f"{{activation}} {unit.name} = {unit.formula} is a gated unit of two independent inputs: "
             "only {activation_moment_command}, {kernel_command} and {hermite_command} take it "

@@ -284,7 +284,7 @@ def _words(text: str) -> tuple[tuple[tuple[str, ...], ...], frozenset[str]]:
 
 
 def _quantities(context: Context) -> frozenset[str]:
-    found = set()
+    found: set[str] = set()
     for text in (*context.keys, *context.names, context.text):
         found.update(_words(text)[1])
     if context.call is not None:

@@ -83,7 +83,7 @@ def truncnorm(
         return values
 
     closed = {}
-    derivation = ()
+    derivation: tuple[tuple[str, str, str], ...] = ()
     if derive:
         from ..symbolic.truncnorm import GAMMA_INTEGRALS, GAMMA_INTEGRALS_LATEX, derive as derive_forms
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import mpmath
 
@@ -30,7 +31,7 @@ def checked(monomials: Sequence[object]) -> tuple[Monomial, ...]:
     """The monomials as tuples of three whole numbers >= 0 (TypeError/ValueError otherwise)."""
     result = []
     for item in monomials:
-        powers = tuple(item)  # type: ignore[arg-type]
+        powers: tuple[Any, ...] = tuple(item)  # type: ignore[arg-type]  # not iterable: the TypeError the docstring promises
         if len(powers) != 3 or not all(
             isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in powers
         ):
