@@ -679,3 +679,22 @@ def test_output_bounds_are_rounded_up_and_named_where_not_bounded():
     normal = initializer("torch.nn.init.normal_", arguments={"std": "0.02"})
     assert "output_std_bound" not in {q.name for q in normal.results}
     assert any("not bounded for this sampler" in note for note in normal.notes)
+
+
+@pytest.mark.slow
+def test_uniform_calls_against_their_whole_grid():
+    """torch.nn.Linear's uniform_ (all 2^24 float32 values x*(to - from) + from, numpy-emulated)
+    and JAX's uniform(-1, 1) times the bound (2^23 values): within the exact bounds printed."""
+    result = initializer("torch.nn.Linear", fan_in=768, digits=20)
+    low, high = (numpy.float32(float(result.value(k))) for k in ("low", "high"))
+    x = numpy.arange(2**24, dtype=numpy.float64).astype(numpy.float32) * numpy.float32(2.0**-24)
+    values = ((x * numpy.float32(high - low)).astype(numpy.float32) + low).astype(numpy.float64)
+    assert abs(values.std() - float(result.value("effective_std"))) <= float(result.value("output_std_bound"))
+    assert abs(values.mean()) <= float(result.value("output_mean_bound"))
+    args = {"scale": "1", "mode": "fan_in", "distribution": "uniform"}
+    result = initializer("jax.nn.initializers.variance_scaling", arguments=args, fan_in=768, digits=20)
+    floats = numpy.arange(2**23, dtype=numpy.float64).astype(numpy.float32) * numpy.float32(2.0**-23)
+    u = numpy.maximum(numpy.float32(-1), floats * numpy.float32(2) + numpy.float32(-1))
+    values = (u * jax_raw(1, 768, "uniform")).astype(numpy.float64)
+    assert abs(values.std() - float(result.value("effective_std"))) <= float(result.value("output_std_bound"))
+    assert abs(values.mean()) <= float(result.value("output_mean_bound"))

@@ -597,7 +597,14 @@ def torch_draw(family: str, std: float, nominal: Product, name: str) -> Draw:
         held = _held_float32(std, name, "std")
         return Draw("normal", Fraction(0), ((held, Fraction(1)),), nominal, notes=(TORCH_NORMAL_NOTE,))
     bound = _held_float32(math.sqrt(3.0) * std, name, "uniform bound")
-    return Draw("uniform", Fraction(0), ((bound, Fraction(1)), (Fraction(3), -HALF)), nominal)
+    grid = Grid(
+        2**FLOAT32_RANDOM_BITS,
+        Fraction(0),
+        Fraction(1, 2**24),
+        3,
+        "IEEE float32 arithmetic only (uniform_: x*(to - from) + from, x on a grid of 2^-24, each rounded)",
+    )
+    return Draw("uniform", Fraction(0), ((bound, Fraction(1)), (Fraction(3), -HALF)), nominal, grid=grid)
 
 
 def xavier(family: str) -> Callable[..., Draw]:
@@ -711,7 +718,19 @@ def variance_scaling(framework: str, dtype_argument: str) -> Callable[..., Draw]
                 "truncated_normal", Fraction(0), ((factor, Fraction(1)),), root, Fraction(-2), Fraction(2)
             )
         if distribution == "uniform":  # the bound; the std is bound/sqrt(3)
-            return Draw("uniform", Fraction(0), ((factor, Fraction(1)), (Fraction(3), -HALF)), root)
+            bits = JAX_GRID_BITS[dtype]
+            if framework == "JAX":  # uniform(-1, 1): k*2^-bits*2 - 1 exact in dtype, then one product
+                how = f"IEEE {dtype} arithmetic only (uniform(-1, 1) on a grid of 2^-{bits - 1}, times the bound)"
+                grid = Grid(2**bits, Fraction(0), Fraction(1, 2 ** (bits + 1)), 1, how)
+            else:  # TensorFlow's stateless_uniform: x*(maxval - minval) + minval, x on a grid of 2^-bits
+                how = (
+                    f"IEEE {dtype} arithmetic only (TensorFlow's uniform, the Keras TensorFlow backend: "
+                    f"x*(maxval - minval) + minval, x on a grid of 2^-{bits}, each rounded)"
+                )
+                grid = Grid(2**bits, Fraction(0), Fraction(1, 2 ** (bits + 1)), 3, how)
+            return Draw(
+                "uniform", Fraction(0), ((factor, Fraction(1)), (Fraction(3), -HALF)), root, grid=grid
+            )
         return Draw("normal", Fraction(0), ((factor, Fraction(1)),), root)
 
     rule.__doc__ = variance_scaling.__doc__

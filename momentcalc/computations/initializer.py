@@ -243,6 +243,10 @@ def _above(x: Fraction | float, bits: int) -> Any:
     return 1 - normal_balls.upper_tail(-x, bits)
 
 
+# The results that are bounds: rounded up (never below the true bound).
+OUTWARD = {"output_mean_bound": "up", "output_std_bound": "up"}
+
+
 class _Undecided(Exception):
     """Two balls overlap at this precision (which end a clamp cuts): evaluate again finer."""
 
@@ -513,6 +517,14 @@ def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
         half_width = _exact((*draw.sigma, (Fraction(3), HALF)))  # sqrt(3)·sigma
         if half_width is not None:
             exact.update(low=draw.mean - half_width, high=draw.mean + half_width)
+            if draw.grid is not None:
+                # The grid's values v_k = mean - half + 2·half·k/N have mean (mean - half/N) and std
+                # sqrt(1 - 1/N²) of the model's (< half/N² from it); each real value is within
+                # ulps·unit·half of v_k (IEEE roundings), which moves the mean and (an L² distance on
+                # the same N points) the std by at most that.
+                cells, rounding = draw.grid.cells, draw.grid.ulps * draw.grid.unit * half_width
+                exact["output_mean_bound"] = half_width / cells + rounding
+                exact["output_std_bound"] = half_width / cells**2 + rounding
     elif truncated and sigma_value is not None:
         for end, where in (("low", draw.low), ("high", draw.high)):
             if where not in (INF, -INF):
@@ -559,7 +571,7 @@ def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
                 )
         return {name: _tame(ball, bits) for name, ball in values.items()}
 
-    return prove(evaluate, digits, exact=exact)
+    return prove(evaluate, digits, exact=exact, outward=OUTWARD)
 
 
 def _tame(ball: Any, bits: int) -> Any:
