@@ -654,13 +654,33 @@ def test_relu2_q_star_zero_needs_q0_below_the_repelling_point():
 
 
 def test_a_flat_expression_at_q_star_zero_leaves_c_star_and_its_depth_scale_undecided():
-    """x**2 at q* = 0: phi'(0) = 0, so the correlations follow x**2's own map (1 + 2c²)/3 as
-    q -> 0, not the linearisation's identity: depth_scale_c is not infinite (it printed inf).
-    Both are nan, uncertified, with the reason; the length falls faster than any exponential."""
-    r = meanfield("x**2", sigma_w2="0.2", sigma_b2="0")
+    """x**2 + x**3 at q* = 0: phi'(0) = 0, so the correlations follow its leading term's map
+    (1 + 2c²)/3 as q -> 0, not the linearisation's identity: depth_scale_c is not infinite (it
+    printed inf). Not homogeneous, so both are nan, uncertified, with the reason; the length
+    falls faster than any exponential."""
+    r = meanfield("x**2 + x**3", sigma_w2="0.05", sigma_b2="0")
     assert r.value("q_star") == 0 and r.value("chi1") == 0 and r.value("depth_scale_q") == 0
     for name in ("c_star", "depth_scale_c"):
         assert mpmath.isnan(r.value(name)) and not r[name].certified
     notes = " ".join(r.notes)
     assert "c_star and depth_scale_c are not decided (nan): phi'(0) = 0" in notes
     assert "faster than any exponential" in notes and "1/e every 0" not in notes
+
+
+@pytest.mark.parametrize(
+    ("expression", "c_star", "slope"),
+    [
+        # E[u²v²] = 1 + 2c², E[u⁴] = 3 (Isserlis): R(c) = (1 + 2c²)/3, fixed points 1/2 and 1
+        ("x**2", lambda: mpmath.mpf(1) / 2, lambda: mpmath.mpf(2) / 3),
+        # E[u³v³] = 9c + 6c³, E[u⁶] = 15: R odd, below c on (0, 1), R'(0) = 3/5
+        ("2*x**3", lambda: mpmath.mpf(0), lambda: mpmath.mpf(3) / 5),
+    ],
+)
+def test_a_monomial_at_q_star_zero_is_decided_like_relu2(expression, c_star, slope):
+    """κ·x^n at σ_b² = 0 is homogeneous of degree n: every layer maps c -> E[u^n v^n]/E[u^2n]
+    (Isserlis' theorem by hand here, Mehler's expansion in the code), so c* and ξ_c are proven."""
+    r = meanfield(expression, sigma_w2="0.01", sigma_b2="0", digits=20)
+    assert all(r[name].certified for name in ("q_star", "chi1", "c_star", "depth_scale_q", "depth_scale_c"))
+    with mp.workdps(40):
+        assert _agree(r.value("c_star"), c_star(), 20) if c_star() else r.value("c_star") == 0
+        assert _agree(r.value("depth_scale_c"), -1 / mpmath.log(slope()), 20)

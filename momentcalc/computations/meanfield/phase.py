@@ -3,6 +3,8 @@ can act on (Schoenholz et al. 2017, "Deep information propagation"), and what is
 
 from __future__ import annotations
 
+from typing import Any
+
 import mpmath
 
 # Schoenholz et al. 2017: networks train up to about this many multiples of ξ_c.
@@ -73,21 +75,26 @@ def zero_correlations(linear: bool) -> str:
     )
 
 
-def homogeneous_zero(name: str, c_star: mpmath.mpf, xi: mpmath.mpf) -> str:
+def homogeneous_zero(label: str, found: Any, c_star: mpmath.mpf, xi: mpmath.mpf) -> str:
+    n, second = found.degree, found.second
+    where = (
+        "c* = 0 exactly (the map is odd and lies below c -> c on (0, 1))"
+        if found.odd
+        else f"its stable fixed point c* = {mpmath.nstr(c_star, 6)} (c = 1 repels)"
+    )
     return (
-        f"q* = 0: {name} is positively homogeneous of degree 2, so with sigma_b2 = 0 the length map "
-        "q -> sigma_w2*(3/2)*q^2 takes q to 0 faster than any exponential (chi1 = 0, depth_scale_q = 0), "
-        "and every layer maps correlations by the same c -> k(c)/k(1), k the degree-2 arc-cosine kernel "
-        f"(Cho & Saul 2009): its stable fixed point c* = {mpmath.nstr(c_star, 6)} (c = 1 repels, slope 4/3) "
-        f"is reached from every c0 < 1, 1/e every {mpmath.nstr(xi, 4)} layers"
+        f"q* = 0: {label} is positively homogeneous of degree {n}, so with sigma_b2 = 0 the length map "
+        f"q -> sigma_w2*{second}*q^{n} takes q to 0 faster than any exponential (chi1 = 0, depth_scale_q = 0), "
+        f"and every layer maps correlations by the same c -> k(c)/k(1), k {found.source}: {where} "
+        f"is reached from every c0 in (-1, 1), 1/e every {mpmath.nstr(xi, 4)} layers"
     )
 
 
 def zero_flat() -> str:
     return (
         "c_star and depth_scale_c are not decided (nan): phi'(0) = 0, so as q -> 0 the correlations "
-        "follow the map of phi's leading nonlinear term at 0 (for x**2 the map c -> (1 + 2c^2)/3), which "
-        "is derived for relu2 only, not the linearisation's identity map"
+        "follow the map of phi's leading nonlinear term at 0, which is derived for relu2 and c*x**n only, "
+        "not the linearisation's identity map"
     )
 
 
@@ -146,7 +153,7 @@ def _why(names: list[str], q_star: mpmath.mpf, preserved: bool) -> str:
             "the limits at q* = 0 are proven for a catalog activation with a closed-form kernel or "
             "within its tangents at 0 (tanh, erf, softsign, elu, selu, celu, hardtanh, relu6), which "
             "excludes a fixed point above 0; c* is undefined where phi'(0-) = phi'(0+) != 0, not decided "
-            "where both are 0 (but for relu2)"
+            "where both are 0 (but for relu2 and c*x**n)"
         )
     elif preserved and "c_star" in names:
         reasons.append("c* is undefined where phi'(0-) = phi'(0+)")

@@ -375,7 +375,7 @@ def prove_at_zero(
     positively homogeneous φ the correlation map does not depend on q, and as q -> 0 any such φ
     acts as its linearisation at 0, which is positively homogeneous: ξ_c is infinite, and c* = 1
     where φ'(0−) ≠ φ'(0+) (``c_star_is_one``). Empty when none of this applies."""
-    if homogeneous_zero.applies(model.act.name, model.act.expression, b):
+    if homogeneous_zero.applies(model.act, b):
         return _homogeneous_at_zero(model, w, q0, digits)
     lengths = None if model.act.expression else BALL_LENGTHS.get(model.act.name)
     tangent = not model.act.expression and model.act.tangent_bound
@@ -410,14 +410,12 @@ def prove_at_zero(
 def _homogeneous_at_zero(
     model: Model, w: Fraction | None, q0: Fraction | None, digits: int
 ) -> dict[str, Any]:
-    """q* = 0 for relu2 at σ_b² = 0 (``homogeneous_zero``): proven when q0 lies below the
-    repelling fixed point; χ₁ = 0 and depth_scale_q = 0 exactly, c* bracketed, ξ_c from R'(c*)."""
-    if w is None or q0 is None or not homogeneous_zero.reaches_zero(model.act.name, w, q0):
+    """q* = 0 for relu2 or κ·x^n at σ_b² = 0 (``homogeneous_zero``): proven when q0 lies below
+    the repelling fixed point; χ₁ = 0 and depth_scale_q = 0 exactly, c* bracketed (0 exactly for
+    an odd power), ξ_c from R'(c*)."""
+    if w is None or q0 is None or not homogeneous_zero.reaches_zero(model.act, w, q0):
         return {}
-    given = dict(model.act.values)
-    with arb_precision(Precision(digits + 20, guard=0).bits):
-        params = {p.name: _arb(Fraction(given.get(p.name, p.default))) for p in model.act.params}
-    c_star, slope = homogeneous_zero.correlation_fixed_point(model.act.name, params, digits)
+    c_star, slope = homogeneous_zero.correlation_fixed_point(model.act, digits)
     out: dict[str, Any] = {
         "q_star": Fraction(0),
         "chi1": Fraction(0),

@@ -44,7 +44,6 @@ from ...engine.numbers import to_mpf, to_text
 from ...engine.precision import working_dps
 from ...result import replace
 from ...tier import INFINITY, Computation, PrecisionError, Quantity, fields_of
-from ...engine.gaussian_balls import as_arb as arb_of
 from ...moments import midpoint
 from . import homogeneous_zero, phase
 from .inputs import Inputs
@@ -458,18 +457,19 @@ def _length_preserved(q0: Fraction, second: Fraction, critical: bool, kink: bool
 def _homogeneous_at_zero(
     model: Model, out: dict[str, mpmath.mpf], digits: int, notes: list[str]
 ) -> dict[str, mpmath.mpf]:
-    """q* = 0 for relu2 (``homogeneous_zero``): χ₁ = 0, depth_scale_q = 0, and the correlation
-    map's stable fixed point c* in (0, 1), the same map at every layer."""
-    given = dict(model.act.values)
-    params = {p.name: arb_of(Fraction(given.get(p.name, p.default))) for p in model.act.params}
-    c_star, slope = homogeneous_zero.correlation_fixed_point(model.act.name, params, digits)
+    """q* = 0 for relu2 or κ·x^n (``homogeneous_zero``): χ₁ = 0, depth_scale_q = 0, and the
+    correlation map's stable fixed point c*, the same map at every layer."""
+    c_star, slope = homogeneous_zero.correlation_fixed_point(model.act, digits)
     out.update(
         chi1=mp.zero,
         depth_scale_q=mp.zero,
-        c_star=midpoint(c_star),
+        c_star=mp.zero if isinstance(c_star, Fraction) else midpoint(c_star),
         depth_scale_c=_depth_scale(midpoint(slope)),
     )
-    notes.append(phase.homogeneous_zero(model.act.name, out["c_star"], out["depth_scale_c"]))
+    found = homogeneous_zero.homogeneous(model.act)
+    assert found is not None
+    label = model.act.formula if model.act.expression else model.act.name
+    notes.append(phase.homogeneous_zero(label, found, out["c_star"], out["depth_scale_c"]))
     return out
 
 
@@ -507,7 +507,7 @@ def _at_fixed_point(
         left, right = slopes
         chi = w * (left**2 + right**2) / 2
         out["chi1"] = chi
-        if not critical and homogeneous_zero.applies(model.act.name, model.act.expression, b):
+        if not critical and homogeneous_zero.applies(model.act, b):
             return _homogeneous_at_zero(model, out, digits, notes)
         if critical or _is_one(chi, digits):
             out["chi1"] = mp.one if critical else chi
