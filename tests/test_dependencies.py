@@ -390,6 +390,7 @@ LOCAL_IMPORTS = {
     "moments/bivariate_certified.py -> .moments.bivariate_polar": "a kink at 0 near rho = +-1 only (polar route)",
     "moments/gated_maps.py -> .moments.fading_tail": "--depth's proven tail of glu only",
     "moments/gated_maps.py -> .moments.hermite_coefficients": "hermite of a gated unit only",
+    "computations/meanfield/homogeneous_zero.py -> .catalog.expression_ball": "an expression's terms at q* = 0 only (c*x**n)",
 }
 
 
