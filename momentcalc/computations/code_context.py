@@ -309,49 +309,88 @@ def python_numbers(
     statement = 0  # index of the statement's first token
     pending: list[tuple[Occurrence, list[int]]] = []
     around: dict[tuple[int, int], str] = {}  # one text per line: a line of many numbers stays linear
+    # (the token types as locals: this loop runs once per token of every file read)
+    INDENT, DEDENT, NEWLINE, ENDMARKER = (
+        tokenize.INDENT,
+        tokenize.DEDENT,
+        tokenize.NEWLINE,
+        tokenize.ENDMARKER,
+    )
+    NAME, OP, NUMBER_TOKEN, STRING = tokenize.NAME, tokenize.OP, tokenize.NUMBER, tokenize.STRING
     for i, tok in enumerate(toks):
         kind, string = tok.type, tok.string
-        if kind == tokenize.INDENT:
+        if kind == NUMBER_TOKEN:
+            if stack:
+                stack[-1].element_tokens += 1
+            if not NUMBER.fullmatch(string):
+                continue  # an integer: a count, no constant
+            if stack and stack[-1].key is None:
+                stack[-1].unkeyed += 1
+            if wanted is not None and not wanted(string):
+                continue
+            keys = tuple(f.key for f in reversed(stack) if f.key is not None)
+            names = tuple(
+                n for n in ((assigned if len(stack) <= 1 else None), *(s for _, s in reversed(scopes))) if n
+            )
+            first_line = toks[statement].start[0] if statement < len(toks) else tok.start[0]
+            occurrence = Occurrence(
+                tok.start[0],
+                tok.start[1] + 1,
+                string,
+                keys,
+                names,
+                around.get((tok.start[0], first_line))
+                or around.setdefault(
+                    (tok.start[0], first_line), _text_around(lines, tok.start[0], first_line)
+                ),
+                _joined_call(toks, i, opens),
+                stack[-1].id if stack and stack[-1].key is not None else None,
+                toks[statement].string == "assert" if statement < len(toks) else False,
+            )
+            pending.append((occurrence, [f.id for f in stack]))
+            continue
+        if kind == INDENT:
             indent += 1
             statement = i + 1
             continue
-        if kind == tokenize.DEDENT:
+        if kind == DEDENT:
             indent -= 1
             while scopes and scopes[-1][0] >= indent:
                 scopes.pop()
             statement = i + 1
             continue
-        if kind in (tokenize.NEWLINE, tokenize.ENDMARKER):
+        if kind in (NEWLINE, ENDMARKER):
             assigned, stack, statement = None, [], i + 1
             continue
-        if kind == tokenize.NAME and string in ("def", "class") and i + 1 < len(toks):
+        if kind == NAME and (string == "def" or string == "class") and i + 1 < len(toks):
             scopes.append((indent, toks[i + 1].string))
         if stack:
             stack[-1].element_tokens += 1
-        if kind == tokenize.OP and string in "([{":
+        if kind != OP:
+            continue  # a name, a string, a non-float number: context only through the tokens around
+        if string in "([{":
             call = _name_before(toks, i) if string == "(" else None
             frame = _Frame(string, call, i, stack[-1].id if stack else None, len(frames))
             frames.append(frame)
             stack.append(frame)
             continue
-        if kind == tokenize.OP and string in ")]}":
+        if string in ")]}":
             if stack:
                 opens[i] = stack.pop().start
             continue
-        if stack and kind == tokenize.OP and string == ",":
+        if stack and string == ",":
             stack[-1].key, stack[-1].element_tokens = None, 0
             continue
-        if stack and kind == tokenize.OP and string in (":", "=") and stack[-1].element_tokens == 2:
+        if stack and (string == ":" or string == "=") and stack[-1].element_tokens == 2:
             before = toks[i - 1]
             frame = stack[-1]
-            if (
-                string == ":" and frame.opener == "{" and before.type in (tokenize.STRING, tokenize.NAME)
-            ) or (string == "=" and frame.opener == "(" and before.type == tokenize.NAME):
+            if (string == ":" and frame.opener == "{" and before.type in (STRING, NAME)) or (
+                string == "=" and frame.opener == "(" and before.type == NAME
+            ):
                 frame.key, frame.keyed = _key_text(before), True
             continue
         if (
             not stack
-            and kind == tokenize.OP
             and string in ("=", ":", "+=", "*=", "/=")
             and assigned is None
             and not keyword.iskeyword(toks[statement].string)
@@ -359,30 +398,6 @@ def python_numbers(
             names = [t.string for t in toks[statement:i] if t.type == tokenize.NAME]
             assigned = names[-1] if names else None
             continue
-        if kind != tokenize.NUMBER or not NUMBER.fullmatch(string):
-            continue
-        keys = tuple(f.key for f in reversed(stack) if f.key is not None)
-        if stack and stack[-1].key is None:
-            stack[-1].unkeyed += 1
-        if wanted is not None and not wanted(string):
-            continue
-        names = tuple(
-            n for n in ((assigned if len(stack) <= 1 else None), *(s for _, s in reversed(scopes))) if n
-        )
-        first_line = toks[statement].start[0] if statement < len(toks) else tok.start[0]
-        occurrence = Occurrence(
-            tok.start[0],
-            tok.start[1] + 1,
-            string,
-            keys,
-            names,
-            around.get((tok.start[0], first_line))
-            or around.setdefault((tok.start[0], first_line), _text_around(lines, tok.start[0], first_line)),
-            _joined_call(toks, i, opens),
-            stack[-1].id if stack and stack[-1].key is not None else None,
-            toks[statement].string == "assert" if statement < len(toks) else False,
-        )
-        pending.append((occurrence, [f.id for f in stack]))
     totals = Counter[int]()
     for frame in frames:  # unkeyed numbers, nested arrays counted into their parents
         node: int | None = frame.id
