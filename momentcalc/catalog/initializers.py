@@ -81,6 +81,7 @@ class Grid:
     unit: Fraction
     ulps: int
     assumption: str
+    sampler: str = "inverse"  # inverse (one uniform through a monotone map) or box-muller
 
 
 @dataclass(frozen=True)
@@ -182,6 +183,16 @@ def _held_float32(value: float, name: str, what: str) -> Fraction:
     return Fraction(held)
 
 
+# PyTorch's normal_fill: Box-Muller on two float32 uniforms of 2^24 values each (AVX2: log256_ps,
+# sincos256_ps; otherwise std::log, std::cos, std::sin in float).
+TORCH_BOX_MULLER = Grid(
+    2**24,
+    Fraction(0),
+    Fraction(1, 2**24),
+    4,
+    "PyTorch's float32 log, sin and cos within 4 ulp (Box-Muller in normal_fill)",
+    "box-muller",
+)
 TORCH_NORMAL_NOTE = (
     "normal_ on a contiguous float32 tensor of 16 or more elements (a weight) casts mean and std to float32 "
     "before Box-Muller; a smaller one samples in double: the std is then the double's"
@@ -195,7 +206,14 @@ def normal(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fractio
     std = _positive(args, "std")
     held = _held_float32(double(std), "std", "std")
     mean = Fraction(float32(double(Fraction(args["mean"]))))
-    return Draw("normal", mean, ((held, Fraction(1)),), ((std, Fraction(1)),), notes=(TORCH_NORMAL_NOTE,))
+    return Draw(
+        "normal",
+        mean,
+        ((held, Fraction(1)),),
+        ((std, Fraction(1)),),
+        notes=(TORCH_NORMAL_NOTE,),
+        grid=TORCH_BOX_MULLER,
+    )
 
 
 def absolute_truncated_normal(
@@ -595,7 +613,14 @@ def torch_draw(family: str, std: float, nominal: Product, name: str) -> Draw:
     the call's doubles, then float32 (the sampler's cast)."""
     if family == "normal":
         held = _held_float32(std, name, "std")
-        return Draw("normal", Fraction(0), ((held, Fraction(1)),), nominal, notes=(TORCH_NORMAL_NOTE,))
+        return Draw(
+            "normal",
+            Fraction(0),
+            ((held, Fraction(1)),),
+            nominal,
+            notes=(TORCH_NORMAL_NOTE,),
+            grid=TORCH_BOX_MULLER,
+        )
     bound = _held_float32(math.sqrt(3.0) * std, name, "uniform bound")
     grid = Grid(
         2**FLOAT32_RANDOM_BITS,

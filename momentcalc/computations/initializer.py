@@ -450,6 +450,33 @@ def _output_bounds(draw: Draw, values: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _box_muller_bounds(draw: Draw, sigma: Any) -> dict[str, Any]:
+    """Bounds on how far PyTorch's Box-Muller output (normal_fill: u1 = 1 − x, u2 = y, x and y
+    on the grid k/N, N = 2^24; r = sqrt(−2·log(u1)), θ = 2π·u2, mean + std·r·cos θ and
+    mean + std·r·sin θ) lies from N(mean, std²).
+
+    On the grid in exact arithmetic the values have mean exactly ``mean`` (Σ cos(2πk/N) = Σ
+    sin(2πk/N) = 0) and variance std²·ρ, ρ = E[−2·log(u1)]·E[cos²] = −(1/N)·Σ_{j=1..N} log(j/N)
+    = log N − lgamma(N + 1)/N (Σ cos² = Σ sin² = N/2 for N > 2): their std is std·sqrt(ρ)
+    (2.75e-7 low at N = 2^24). Each value's float rounding: r within (ulps/2 + 1.5) roundoffs
+    relative (log, sqrt), θ within 2·2π roundoffs absolute (the float 2π and the product), cos
+    and sin within ulps roundoffs absolute, the product one more, so |δ| <= K·u·std·r + u·|mean|
+    with K = ulps/2 + ulps + 4π + 4.5 (the fma's rounding included), and in L² on the same grid
+    ||δ||₂ <= K·u·std·sqrt(2ρ) + u·|mean|: the std moves by at most that plus std·(1 − sqrt(ρ)),
+    the mean by at most ||δ||₂."""
+    grid = draw.grid
+    assert grid is not None
+    cells = grid.cells
+    rho = arb(cells).log() - arb(cells + 1).lgamma() / cells
+    k = exact_ball(Fraction(grid.ulps, 2) + grid.ulps) + 4 * arb.pi() + exact_ball(Fraction(9, 2))
+    unit = exact_ball(grid.unit)
+    rounding = k * unit * sigma * (2 * rho).sqrt() + unit * abs(exact_ball(draw.mean))
+    return {
+        "output_std_bound": sigma * (1 - rho.sqrt()) + rounding,
+        "output_mean_bound": rounding,
+    }
+
+
 def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
     """The proven results' Quantity fields: from balls, or from the rationals known exactly."""
     ratio = _ratio(draw.sigma, draw.nominal)
@@ -561,6 +588,8 @@ def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
             values.update(effective_std=sigma, effective_ratio=_ball(ratio))
             if draw.family == "normal":
                 values["normal_std"] = sigma
+                if draw.grid is not None and draw.grid.sampler == "box-muller":
+                    values.update(_box_muller_bounds(draw, sigma))
             else:
                 root3 = arb(3).sqrt()
                 values.update(
@@ -778,8 +807,9 @@ def initializer(
         )
     if draw.grid is not None and "output_std_bound" in results:
         notes.append(
-            f"output_std_bound, output_mean_bound: proven for the sampler's grid ({draw.grid.cells:,} equal cells "
-            f"of the uniform) and float rounding, assuming {draw.grid.assumption}"
+            f"output_std_bound, output_mean_bound: proven for the sampler's grid ({draw.grid.cells:,} equally likely "
+            f"values of {'each of its two uniforms' if draw.grid.sampler == 'box-muller' else 'its uniform'}) "
+            f"and float rounding, assuming {draw.grid.assumption}"
         )
     elif draw.family != "point":
         notes.append(
