@@ -4,6 +4,7 @@ is asked for (``momentcalc.cli.commands``); this module imports none of them."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from typing import Annotated, Any
@@ -11,7 +12,9 @@ from typing import Annotated, Any
 import typer
 
 from .._version import __version__
+from . import child
 from .group import MomentcalcGroup
+from .streams import prepare_streams
 
 
 class Group(MomentcalcGroup):
@@ -78,7 +81,6 @@ def _main(
 def start_up_over() -> None:
     """Where the console script turned the garbage collector off for start-up
     (``momentcalc.console``): freeze what start-up made and turn it on again."""
-    import gc
 
     if not gc.isenabled():
         gc.freeze()
@@ -108,9 +110,6 @@ def main() -> None:
     No command is imported yet: the group imports and builds only the one that argv names
     (``cli.group.LazyCommands``); ``--help``, a misspelt command and shell completion list
     them all."""
-    from . import child
-    from .streams import prepare_streams
-
     prepare_streams()
     _completion_shell_named(sys.argv[1:])
     child.ENABLED = True  # computations run in a child process under OS limits (not on import: tests)

@@ -30,6 +30,7 @@ import os
 from collections.abc import Iterable, Mapping
 
 from ..errors import InputError
+from ..engine.numbers import quoted
 
 # Seconds of CPU time: the base, and what 1000 digits add (their quadratures take 15-20 s),
 # added only past EXTRA_FROM_DIGITS.
@@ -83,7 +84,6 @@ def parse_budget(text: str | None) -> float | None:
         source = ENVIRONMENT
         if text is None or not text.strip():
             return None
-    from ..engine.numbers import quoted
 
     allowed = f"a number of seconds of CPU time, greater than 0 and at most {MAX_BUDGET:.0f}"
     stripped = text.strip()

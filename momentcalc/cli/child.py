@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import marshal
 import os
 import select
 import signal
@@ -286,7 +287,6 @@ def encode(message: tuple[Any, ...]) -> bytes:
     """The child's message as bytes: marshal (built in) where it can hold it — a command's exit
     code and output texts, the usual case — else pickle, which costs about 2 ms of start-up to
     import. A first byte says which."""
-    import marshal
 
     try:
         return b"M" + marshal.dumps(message)
@@ -299,8 +299,6 @@ def encode(message: tuple[Any, ...]) -> bytes:
 def decode(data: bytes) -> tuple[Any, ...]:
     """``encode``'s message back."""
     if data[:1] == b"M":
-        import marshal
-
         return marshal.loads(data[1:])
     import pickle
 

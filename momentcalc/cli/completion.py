@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
@@ -74,7 +75,6 @@ _LEFT_OUT = {"--get", "--expect", "--plot-y", "--chart", "--plot", "--format", "
 def _typed_words(ctx: Any) -> list[str] | None:
     """The words typed after the command name, as the shell passed them (click's completion
     context drops the positional arguments when an option still lacks its value)."""
-    import os
     import shlex
 
     text = os.environ.get("COMP_WORDS") or os.environ.get("_TYPER_COMPLETE_ARGS")

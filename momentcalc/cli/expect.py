@@ -28,6 +28,7 @@ from ..engine.written import last_digit_unit as _last_digit_unit
 from ..engine.written import significant_digits
 from ..errors import InputError
 from ..result import Check, Computation, replace
+from ..engine.numbers import to_text
 
 MIN_SIGNIFICANT = 3
 # The found value of a failed check is shown to this many more digits than VALUE has, so
@@ -203,7 +204,6 @@ def apply_expectations(
 def mismatch_line(check: Check, at: dict[str, object] | None = None) -> str:
     """The one stderr line of a failed check: expected value, tolerance, found value (and the
     sweep point)."""
-    from ..engine.numbers import to_text
 
     where = ""
     if at:

@@ -8,11 +8,13 @@ draws, never on a default call.
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError
 from ..result import Computation, Sweep
+from ..render import emit_chart
 
 INSTALL = "pip install 'momentcalc[plot]'"
 
@@ -55,7 +57,6 @@ def figure_options(
 def check_matplotlib() -> None:
     """Import what drawing needs, before any work: a matplotlib that is missing, or whose import
     fails (a shared library it needs is missing), is exit 2 saying what to install."""
-    import importlib.util
 
     if importlib.util.find_spec("matplotlib") is None:
         raise InputError(f"{{plot}} needs matplotlib, which is not installed: {INSTALL}", param="plot")
@@ -174,6 +175,4 @@ def draw_before_output(figures: Figures, result: Computation | Sweep) -> None:
 def draw_after_output(figures: Figures, result: Any, form: str) -> None:
     """--chart, under the table."""
     if figures.chart is not None:
-        from ..render import emit_chart
-
         emit_chart(result, figures.chart, form)

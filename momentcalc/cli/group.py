@@ -20,6 +20,7 @@ from typer.core import TyperGroup
 
 from ..errors import MomentcalcError
 from ..render import OutputClosed
+from typer.main import get_command_from_info
 
 # A closed pipe (``momentcalc ... | head``) ends the run quietly with exit 0, in every format: the
 # reader chose to stop reading, which is no failure of the command (and under ``set -o pipefail``
@@ -71,7 +72,6 @@ SHOWN_OF_AN_ECHO = 40
 def shortened(line: str) -> str:
     """``line`` with every run of more than LONGEST_ECHO non-space characters cut to its start
     and its length ("'yyyy…'... (1000002 characters)"), as ``engine.numbers.quoted`` does."""
-    import re
 
     return re.sub(
         rf"\S{{{LONGEST_ECHO + 1},}}",
@@ -166,7 +166,6 @@ class LazyCommands(dict):
         self._complete = False
 
     def _build_registered(self) -> None:
-        from typer.main import get_command_from_info
 
         app = self._typer_app()
         for info in app.registered_commands:

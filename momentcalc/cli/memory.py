@@ -15,6 +15,7 @@ import os
 import re
 
 from ..errors import InputError
+from ..engine.numbers import quoted
 
 DEFAULT_MAX_BYTES = 2 * 2**30
 # Below this the interpreter itself (about 30 MB of address space once momentcalc is
@@ -45,7 +46,6 @@ def parse_size(text: str) -> int | None:
 
 
 def _echo(text: str) -> str:
-    from ..engine.numbers import quoted
 
     return quoted(text)
 

@@ -9,6 +9,7 @@ nothing is declared twice. Command-specific options live in the command's module
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any, NamedTuple
 
 import typer
@@ -106,7 +107,6 @@ Format = Annotated[
 
 
 def stdout_is_terminal() -> bool:
-    import sys
 
     try:
         return sys.stdout.isatty()

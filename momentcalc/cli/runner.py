@@ -30,6 +30,8 @@ from ..result import Computation, NoResult, Sweep, replace
 from . import child
 from .options import SHARED, NumberRule, catalog_parameters
 from .sweep import MAX_SWEEP_POINTS, is_sweep_syntax, is_text_sweep, parse_texts, parse_values
+from .options import shown_form
+from ..render import emit, emit_values
 
 # --jobs at most (0 is one per core).
 MAX_JOBS = 256
@@ -69,8 +71,6 @@ def output_format(fmt: str | None, json_flag: bool) -> str:
             "{format} csv contradicts --json (short for --format json): give one of them", param="format"
         )
     else:
-        from .options import shown_form
-
         return "json" if json_flag else shown_form(fmt)
     error.json_output = json_flag
     raise error
@@ -507,7 +507,6 @@ class _Plan:
         ceiling: int | None = None,
         point_seconds: float | None = None,
     ) -> int:
-        from ..render import emit, emit_values
 
         rows = self.rows(workers, seconds, ceiling, point_seconds)
         n, swept = self.task.digits, self.swept

@@ -9,6 +9,7 @@ from ...result import Computation, replace
 from ..app import app
 from ..options import ActivationArgument, Format, Json, Mean, Std
 from ..runner import computing_command, errors_as, output_format
+from ...render import emit
 
 EXAMPLES = """
 Examples:
@@ -57,7 +58,6 @@ def activation_moment(
 def activations(format: Format = None, json_: Json = False) -> None:
     """List the activation catalog: names, aliases, formulas, which moments have a closed form."""
     from ...computations.activation import catalog_listing
-    from ...render import emit
 
     with errors_as(format, json_):
         listing = replace(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from functools import partial
 from typing import Annotated, NamedTuple
 
@@ -10,6 +12,8 @@ import typer
 from ..app import app
 from ..options import Format, Json
 from ..runner import errors_as, output_format
+from ...errors import InputError, PrecisionError
+from ...render import emit
 
 IDENTIFY_EXAMPLES = """
 Examples:
@@ -70,7 +74,6 @@ AuditFormat = Annotated[
 def _digits(text: str | None) -> int | None:
     if text is None:
         return None
-    from ...errors import InputError
 
     try:
         value = int(text)
@@ -111,11 +114,9 @@ def identify(
     Exit codes: 0 every value is a constant of the index (ok or inexact); 1 a value matches nothing ("no match", with
     the reason) or is a wrong copy of its constant (--strict: or inexact); 2 bad arguments; 3 the tool failed.
     """
-    import sys
 
     from ...computations.identify import identify as run
     from ...computations.identify import index_listing
-    from ...render import emit
 
     with errors_as(format, json_, {"value": "VALUE", "name": "--name"}):
         form = output_format(format, json_)
@@ -189,9 +190,7 @@ def audit(
     inexact, or a file was skipped); 2 bad arguments, or no file to scan; 3 the tool failed (on a file: the others
     are still reported).
     """
-    import sys
 
-    from ...errors import InputError
     from .. import child
     from ..budget import parse_budget
 
@@ -255,7 +254,6 @@ AUDIT_SECONDS = 600.0
 
 
 def _limit_error(hit: object, seconds: float, ceiling: int | None) -> Exception:
-    from ...errors import PrecisionError
     from ..memory import ENVIRONMENT, limit_text
 
     if getattr(hit, "kind", "") == "memory":
@@ -273,13 +271,10 @@ def _limit_error(hit: object, seconds: float, ceiling: int | None) -> Exception:
 
 def _audit_and_write(request: _Request) -> int:
     """The scan, its output on stdout and its notes on stderr; the exit code."""
-    import os
-    import sys
 
     from ...computations.audit import audit as scan
     from ...computations.audit import shown
     from ...computations.audit_project import find_project
-    from ...render import emit
 
     project = find_project()
     paths = request.paths or list(project.paths) or [os.path.relpath(project.directory)]

@@ -10,6 +10,7 @@ from ...result import Computation, replace
 from ..app import app
 from ..options import Format, Json, number
 from ..runner import computing_command, errors_as, flag, output_format
+from ...render import emit
 
 Name = Annotated[
     str,
@@ -168,7 +169,6 @@ def initializers(format: Format = None, json_: Json = False) -> None:
     """List the initializer catalog: each call with its arguments and defaults, the framework version whose
     source it encodes, and its effective_ratio at the defaults."""
     from ...computations.initializer import catalog_listing
-    from ...render import emit
 
     with errors_as(format, json_):
         listing = replace(

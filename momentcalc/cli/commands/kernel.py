@@ -12,6 +12,7 @@ from ...result import Computation
 from ..app import app
 from ..options import ActivationArgument, number
 from ..runner import computing_command
+from ...defaults import HERMITE
 
 Rho = number("--rho", "Correlation of the two inputs u, v, from -1 to 1. [default: 0.5]", optional=True)
 Q = number("--q", "Variance of both inputs, > 0 (or --q1, --q2). [default: 1]", optional=True)
@@ -124,7 +125,6 @@ def hermite(
 ) -> Computation:
     """Normalized Hermite coefficients a_k = E[phi(Z) He_k(Z)]/sqrt(k!), their energy and proven tail, the dual activation."""
     from ...computations.hermite import hermite
-    from ...defaults import HERMITE
 
     return hermite(
         activation,

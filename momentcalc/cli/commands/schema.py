@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from ..app import app
 
 EXAMPLES = """
@@ -16,7 +18,6 @@ Examples:
 @app.command("schema", epilog=EXAMPLES)
 def schema() -> None:
     """Print the JSON Schema (draft 2020-12) that every --json document validates against."""
-    import sys
 
     from ...render.schema import schema_text
 

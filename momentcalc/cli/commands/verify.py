@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -9,6 +10,7 @@ import typer
 from ..app import app
 from ..options import Format, Json
 from ..runner import errors_as, output_format
+from ...render import emit
 
 Only = Annotated[
     list[str] | None,
@@ -38,9 +40,6 @@ Examples:
 def verify(only: Only = None, format: Format = None, json_: Json = False) -> None:
     """Recompute every published constant (the source articles, the SELU paper, TensorFlow, PyTorch) by two routes."""
     from ...verification.run import verify as run
-    from ...render import emit
-
-    import sys
 
     with errors_as(format, json_):
         form = output_format(format, json_)
@@ -57,7 +56,6 @@ def verify(only: Only = None, format: Format = None, json_: Json = False) -> Non
 def constants(format: Format = None, json_: Json = False) -> None:
     """List the registry of published constants that `momentcalc verify` checks."""
     from ...verification.run import constants as listing
-    from ...render import emit
 
     with errors_as(format, json_):
         emit(listing(), output_format(format, json_))
