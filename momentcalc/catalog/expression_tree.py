@@ -26,9 +26,9 @@ class Singular(ArithmeticError):
 class ActivationInputError(InputError):
     """Bad input about the ``activation`` argument (its messages start with ``{activation}``)."""
 
-    def __init__(self, message: str, **fields: object) -> None:
+    def __init__(self, message: str, **fields: Any) -> None:
         fields.setdefault("param", "activation")
-        super().__init__(message, **fields)  # type: ignore[arg-type]
+        super().__init__(message, **fields)
 
 
 class UndefinedInput(ActivationInputError):

@@ -469,6 +469,7 @@ def compute(digits: int, wanted: Callable[[str], bool] = lambda key: True) -> di
         with arb_precision(bits_for(digits + extra) + 64):
             balls = _balls(digits + extra)
             texts = {key: ball_text(ball, digits) for key, ball in balls.items() if wanted(key)}
-        if all(text is not None for text in texts.values()):
-            return texts  # type: ignore[return-value]
+        proven = {key: text for key, text in texts.items() if text is not None}
+        if len(proven) == len(texts):
+            return proven
     raise PrecisionError(f"the constants' {digits} digits could not be proven")

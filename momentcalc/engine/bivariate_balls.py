@@ -325,9 +325,10 @@ def bivariate_balls(
         _tail_from([Term(c_, j) for j, c_ in enumerate(terms) if c_ != 0], arb(0), arb(1), goal / 8, start)
         for terms, _ in outer
     ]
-    if any(L is None for L in lengths):
+    known = [L for L in lengths if L is not None]
+    if len(known) < len(lengths):
         return None
-    L = max(lengths)  # type: ignore[type-var]
+    L = max(known)
     # Outer step: the largest of the entire bound's and (for g analytic in a strip or on
     # rectangles) the strip bound's, each checked in balls to err by at most goal/8; (h, that
     # error, the truncation L it needs).

@@ -11,6 +11,7 @@ Part of the mpmath route, which no proven digit comes from: what it is for is wr
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import mpmath
@@ -130,9 +131,11 @@ class Evaluation:
     def _counted(
         self, evaluate: Callable[[mpmath.mpf], Sequence[mpmath.mpf]]
     ) -> Callable[[mpmath.mpf], Sequence[mpmath.mpf]]:
+        budget = self.work if self.work is not None else math.inf
+
         def counted(x: mpmath.mpf) -> Sequence[mpmath.mpf]:
             self._spent += 1
-            if self._spent > self.work:  # type: ignore[operator]
+            if self._spent > budget:
                 raise WorkSpent(f"the quadrature used its work budget of {self.work} evaluations")
             return evaluate(x)
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Set as AbstractSet
 
 from ..engine.numbers import to_text
 from ..result import Computation, Listing, NoResult, Sweep
@@ -80,7 +81,7 @@ def _stderr_names(rows: tuple[Computation, ...]) -> set[str]:
 def _points(
     row: Computation,
     with_layer: bool,
-    with_stderr: set[str] = frozenset(),  # type: ignore[assignment]
+    with_stderr: AbstractSet[str] = frozenset(),
     status: bool = False,
 ) -> list[str]:
     """The CSV lines of one computation: one, or one per layer."""

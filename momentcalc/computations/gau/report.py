@@ -14,6 +14,7 @@ at λ = 1 and the λ⁷ law.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import mpmath
 from mpmath import mp
@@ -35,14 +36,14 @@ DESCRIPTIONS = {
 def full_results(
     activation: str,
     params: Mapping[str, object] | None,
-    sizes: Mapping[str, object],
+    sizes: Mapping[str, Any],
     lam: mpmath.mpf,
     moments: tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf],
     scaled_output: mpmath.mpf,
     digits: int,
 ) -> tuple[dict[str, mpmath.mpf], dict[str, mpmath.mpf], list[str]]:
     """(values, accuracies of the estimated ones, notes) at the working precision of ``digits``."""
-    s, n, d = (int(sizes[k]) for k in ("s", "n", "d"))  # type: ignore[call-overload]
+    s, n, d = (int(sizes[k]) for k in ("s", "n", "d"))
     m1, m2, m4 = moments
     errors: dict[str, mpmath.mpf] = {}
     notes: list[str] = []
