@@ -207,6 +207,22 @@ def test_one_long_line_is_scanned_in_linear_time():
         assert large < 20 * max(small, 1e-3), (path, small, large)
 
 
+def test_deep_nesting_is_scanned_in_linear_time():
+    from momentcalc.computations.code_context import findings_in
+
+    def nested(depth: int) -> str:
+        return "relu_gamma = " + "[" * depth + "1.7139588594436646" + "]" * depth + "\n"
+
+    def seconds(text: str) -> float:
+        start = time.process_time()
+        found = findings_in("m.py", text)
+        assert [f.match.constant.id for f in found] == ["relu.centered_gain"]
+        return time.process_time() - start
+
+    small, large = seconds(nested(500)), seconds(nested(4000))
+    assert large < 20 * max(small, 2e-3), (small, large)
+
+
 NASTY_NAMES = ["x\n::error::pwned.py", "cr\r.py", "e\x1b[31mred.py", "a, b:c%d.py", "sp ace.py", "c:d.py"]
 
 
