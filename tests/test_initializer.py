@@ -716,3 +716,21 @@ def test_box_muller_grid_moments():
     deficit = std * (1 - numpy.sqrt(variance))
     assert abs(deficit / std - 2.7527529e-7) < 1e-13
     assert deficit < float(result.value("output_std_bound"))
+
+
+@pytest.mark.slow
+def test_jax_normal_against_its_whole_grid():
+    """jax.random.normal's float32 path (uniform on [nextafter(-1, 0), 1), sqrt2 * erf_inv) times
+    the variance-scaling std: all 2^23 values (numpy-emulated) within the printed bounds."""
+    from scipy.special import erfinv
+
+    f32 = numpy.float32
+    low = numpy.nextafter(f32(-1), f32(0))
+    floats = numpy.arange(2**23, dtype=numpy.float64).astype(f32) * f32(2.0**-23)
+    u = numpy.maximum(low, (floats * (f32(1) - low)).astype(f32) + low)
+    out = numpy.array(numpy.sqrt(2), f32) * erfinv(u.astype(numpy.float64)).astype(f32)
+    values = (out * jax_raw(1, 768, "normal")).astype(numpy.float64)
+    args = {"scale": "1", "mode": "fan_in", "distribution": "normal"}
+    result = initializer("jax.nn.initializers.variance_scaling", arguments=args, fan_in=768, digits=20)
+    assert abs(values.std() - float(result.value("effective_std"))) <= float(result.value("output_std_bound"))
+    assert abs(values.mean()) <= float(result.value("output_mean_bound"))

@@ -19,6 +19,7 @@ simplified exactly before it is evaluated. PyTorch's trunc_normal_ may add atoms
 from __future__ import annotations
 
 import difflib
+from dataclasses import replace
 import math
 import re
 from collections.abc import Mapping
@@ -590,6 +591,9 @@ def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
                 values["normal_std"] = sigma
                 if draw.grid is not None and draw.grid.sampler == "box-muller":
                     values.update(_box_muller_bounds(draw, sigma))
+                elif draw.grid is not None:  # an inverse-CDF normal: erfinv of U on [-1, 1]
+                    known = {"effective_std": sigma, "effective_mean": exact_ball(draw.mean)}
+                    values.update(_output_bounds(replace(draw, family="erfinv"), known))
             else:
                 root3 = arb(3).sqrt()
                 values.update(
