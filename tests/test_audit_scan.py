@@ -541,3 +541,25 @@ def test_the_cheap_pass_is_exact_for_what_it_passes_over():
     assert worth_reading("relu_gamma = 1.71\n", python=True)
     assert worth_reading("y = nn.LeakyReLU(0.01)(x) * 1.7059\n", python=True)  # "leakyrelu": an alias
     assert worth_reading("scale = 0.7071067811865476\n", python=True)
+
+
+def test_an_unreadable_file_is_skipped_and_fails_strict(tmp_path, monkeypatch):
+    # (chmod 000 does not stop root: the refusal is the operating system's, simulated here)
+    from momentcalc.computations import audit as audit_module
+
+    real_open = os.open
+
+    def refusing(path, flags, *args, **kwargs):
+        if str(path).endswith("secret.py"):
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(audit_module.os, "open", refusing)
+    (tmp_path / "secret.py").write_text(WRONG)
+    (tmp_path / "plain.py").write_text("x = 1.0\n")
+    code, doc = _audit_json(str(tmp_path))
+    assert code == 0 and doc["files_scanned"] == 1
+    assert [(Path(s["path"]).name, s["kind"], s["reason"]) for s in doc["skipped"]] == [
+        ("secret.py", "unreadable", "cannot be read (Permission denied)")
+    ]
+    assert run(["audit", str(tmp_path), "--strict"])[0] == 1
