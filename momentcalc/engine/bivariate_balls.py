@@ -552,7 +552,7 @@ def _lattice_sums(
     span = lattice_steps * nodes + inner
     delta = a * h / lattice_steps
     if strip.parity is not None:
-        return _symmetric_lattice_sums(strip, delta, h_v, lattice_steps, nodes, inner, error)
+        return _symmetric_lattice_sums(strip, strip.parity, delta, h_v, lattice_steps, nodes, inner, error)
     # g at the lattice points x_n = n·δ, |n| ≤ span, e^{x_n} by recurrence.
     up = delta.exp()
     count = len(strip.bounds)
@@ -588,9 +588,16 @@ def _gaussian_weights(h_v: arb, inner: int) -> FixedWeights:
 
 
 def _symmetric_lattice_sums(
-    strip: Strip, delta: arb, h_v: arb, lattice_steps: int, nodes: int, inner: int, error: arb
+    strip: Strip,
+    parity: Sequence[int],
+    delta: arb,
+    h_v: arb,
+    lattice_steps: int,
+    nodes: int,
+    inner: int,
+    error: arb,
 ) -> list[list[arb]]:
-    """``_lattice_sums`` for integrands of known parity: g at x_n, 0 ≤ n ≤ span, gives g at
+    """``_lattice_sums`` for integrands of known ``parity`` (``strip.parity``): g at x_n, 0 ≤ n ≤ span, gives g at
     −n; the sums at the means a·h·j, j ≥ 0, need the points n ≥ −inner only, and the weights
     being even, ψ(−a·h·j) = parity·ψ(a·h·j) (the same bound holds for both)."""
     span = lattice_steps * nodes + inner
@@ -605,7 +612,7 @@ def _symmetric_lattice_sums(
     # column index i holds x_{i − inner}; the coefficient of x^(n + 2·inner) is Σ_k w_k·g(x_{n+k})
     positions = [lattice_steps * j + 2 * inner for j in range(nodes + 1)]
     out = []
-    for i, sign in enumerate(strip.parity):  # type: ignore[arg-type]
+    for i, sign in enumerate(parity):
         column = [sign * right[n][i] for n in range(inner, 0, -1)] + [values[i] for values in right]
         upper = [v * scale + arb(0, error) for v in weights.convolve(column, positions)]
         out.append([sign * v for v in upper[:0:-1]] + upper)

@@ -462,7 +462,7 @@ def _singular_gaps(
 
 def _singular_bound(integrand: Integrand, p: arb, delta: arb, std: arb) -> arb | None:
     """A bound of E[|g(X)|; |X − p| ≤ δ] from g's local bound at p, or None (none, or α ≥ 1)."""
-    local = integrand.local(p, delta)  # type: ignore[misc]
+    local = None if integrand.local is None else integrand.local(p, delta)
     if local is None or local.alpha >= 1:
         return None
     norm = 1 / (2 * arb.pi()).sqrt()

@@ -501,7 +501,14 @@ def expectation_balls(
                     integrand(model, monomials[i]), mean=mean, std=std, digits=digits
                 )
             )
-    return found  # type: ignore[return-value]
+    return _filled(found)
+
+
+def _filled(balls: list[arb | None]) -> list[arb]:
+    """The balls of a list whose every slot has been filled (the loops above leave none None)."""
+    done = [ball for ball in balls if ball is not None]
+    assert len(done) == len(balls)
+    return done
 
 
 # The routes that give one monomial's expectation by itself, tried in this order: each returns
@@ -591,7 +598,7 @@ def trapezoid_balls(
                 goals[j] = max(sizes[j] - (sizes[j] - goals[j]) * 2, floors[j])
             still.append(j)
         pending = still
-    return results  # type: ignore[return-value]
+    return _filled(results)
 
 
 def shared_growth_terms(
