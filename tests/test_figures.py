@@ -406,13 +406,15 @@ def test_quiet_writes_the_figure_and_nothing_on_stdout(tmp_path):
     )
 
 
-def _listed(stdout, name):
-    """The entries a table lists for result ``name`` (the rows under its title, in order)."""
+def _listed(stdout, name, where=""):
+    """The entries a table lists for result ``name`` (at sweep point ``where``: the rows under
+    its title, in order)."""
     lines = stdout.splitlines()
+    head = f"{name} at {where}" if where else name
     start = next(
         i
         for i, line in enumerate(lines[:-1])
-        if line.split()[:1] == [name] and lines[i + 1].startswith("index")
+        if line.split("  ")[0] == head and lines[i + 1].startswith("index")
     )
     entries = []
     for line in lines[start + 2 :]:
@@ -453,3 +455,19 @@ def test_a_list_too_long_for_a_table_points_to_csv_and_json():
         in run.stdout
     )
     assert len(run.stdout.splitlines()) < 20
+
+
+@pytest.mark.parametrize("form", ["text", "table"])
+def test_a_sweeps_list_results_are_listed_per_point_under_its_table(form):
+    """Were left out of a sweep's table without a word."""
+    args = ("meanfield", "tanh", "--sigma-w2", "1.5,2", "--depth", "45", "--digits", "7")
+    rows = invoke(*args, "--json").json()["rows"]
+    run = invoke(*args, "--format", form)
+    for row, where in zip(rows, ("sigma_w2=1.5", "sigma_w2=2")):
+        title, entries = _listed(run.stdout, "q_layers", where)
+        assert title == f"q_layers at {where}  (46 values; entry = row index + column)"
+        assert entries == row["results"]["q_layers"]["decimal"]
+    many = invoke("meanfield", "tanh", "--sigma-w2", "1:2:0.01", "--depth", "100", "--digits", "5")
+    assert (
+        "q_layers: 10201 values in all, more than a table lists (5000): --format csv or json" in many.stdout
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..engine.numbers import to_text
 from ..engine.precision import to_decimal
 from ..result import Computation, Listing, NoResult, Quantity, Sweep
+from .chart import MAX_LISTED, list_section
 from .document import shown_digits
 
 INPUT_PREFIX = "input."
@@ -189,3 +190,22 @@ def listing_cell(value: object, separator: str = "; ") -> str:
 
 def listing_headers(listing: Listing) -> list[str]:
     return [listing.labels.get(column, column) for column in listing.columns]
+
+
+def sweep_lists(sweep: Sweep, width: int) -> list[tuple[str, list[str], list[list[str]]]]:
+    """A sweep's list-valued results under its table, one section per point and result, titled
+    with the point's swept inputs; more entries in all than a table lists: one line saying so."""
+    first = first_computed(sweep)
+    names = [] if first is None else [q.name for q in first.results if q.is_list]
+    lists = [(row, name) for row in sweep.computed for name in names if name in row.names]
+    total = sum(len(row[name].value) for row, name in lists)
+    if total > MAX_LISTED:
+        title = (
+            f"{', '.join(names)}: {total} values in all, more than a table lists ({MAX_LISTED}): "
+            "--format csv or json gives every one"
+        )
+        return [(title, [], [])]
+    return [
+        list_section(row[name], sweep.digits, width, inputs_line({s: row.inputs[s] for s in sweep.swept}))
+        for row, name in lists
+    ]

@@ -72,19 +72,20 @@ def chart_rows(
     return name + ("  (log scale)" if log_scale else ""), rows
 
 
-def list_section(quantity: Quantity, digits: int, width: int) -> tuple[str, list[str], list[list[str]]]:
-    """A list-valued result under a table: (title, header, rows), every entry at ``digits``."""
+def list_section(
+    quantity: Quantity, digits: int, width: int, where: str = ""
+) -> tuple[str, list[str], list[list[str]]]:
+    """A list-valued result under a table: (title, header, rows), every entry at ``digits``
+    (``where``: a sweep point's inputs, for its title)."""
     count = len(quantity.value)
+    name = f"{quantity.name} at {where}" if where else quantity.name
     if count > MAX_LISTED:
-        title = (
-            f"{quantity.name}  ({count} values, more than a table lists ({MAX_LISTED}): "
-            "--format csv or json gives every one)"
-        )
+        title = f"{name}  ({count} values, more than a table lists ({MAX_LISTED}): --format csv or json gives every one)"
         return title, [], []
     texts = quantity.decimal(digits)
     if count <= MAX_ROWS:
         fractions, log_scale = _fractions(list(quantity.value))
-        title = quantity.name + ("  (log scale)" if log_scale else "")
+        title = name + ("  (log scale)" if log_scale else "")
         rows = [[str(i), text, _bar(f)] for i, (text, f) in enumerate(zip(texts, fractions))]
         return title, ["index", "value", "bar"], rows
     cell = max(len(text) for text in texts) + 2
@@ -94,7 +95,7 @@ def list_section(quantity: Quantity, digits: int, width: int) -> tuple[str, list
         [str(start), *texts[start : start + per_row], *[""] * (start + per_row - count)]
         for start in range(0, count, per_row)
     ]
-    title = f"{quantity.name}  ({count} values; entry = row index + column)"
+    title = f"{name}  ({count} values; entry = row index + column)"
     return title, ["index", *(f"+{j}" for j in range(per_row))], rows
 
 

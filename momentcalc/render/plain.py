@@ -23,6 +23,7 @@ from .cells import (
     single_title,
     sweep_cells,
     sweep_headers,
+    sweep_lists,
     sweep_title,
 )
 from .chart import list_section
@@ -98,6 +99,8 @@ def sweep_lines(sweep: Sweep) -> list[str]:
     cells = sweep_cells(sweep)
     lines = [visible(sweep_title(sweep))]
     lines += aligned([*inputs, *results], [[*i, *r] for i, r in cells])
+    for title, header, rows in sweep_lists(sweep, LIST_WIDTH):
+        lines += ["", visible(title), *(aligned(header, rows, right=[True]) if rows else [])]
     lines += [f"note: {visible(note)}" for note in outcome_notes(sweep)]
     if sweep.checks:
         rows_of = [index for index, row in enumerate(sweep.rows) for _ in row.checks]

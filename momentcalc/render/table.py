@@ -22,6 +22,7 @@ from .cells import (
     single_title,
     sweep_cells,
     sweep_headers,
+    sweep_lists,
     sweep_title,
 )
 from .chart import bar_chart, list_section
@@ -236,6 +237,8 @@ def _sweep(sweep: Sweep, console: Console) -> None:
                 shown = [values[0], *[""] * (len(group) - 1)]
             table.add_row(*map(_markup_safe, point), *shown)
         console.print(table)
+    for title, header, rows in sweep_lists(sweep, console.width):
+        _print_aligned(console, title, header, rows, right=[True])
     for note in outcome_notes(sweep):
         console.print(f"[dim]note:[/] {_markup_safe(note)}")
     if sweep.checks:
