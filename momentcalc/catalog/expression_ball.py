@@ -464,7 +464,8 @@ def _quadratic(terms: tuple | None) -> tuple[arb, arb, arb] | None:
         else:  # |x|^k ≤ |x|^floor + |x|^ceil
             coefficients[math.floor(k)] += c
             coefficients[math.ceil(k)] += c
-    return tuple(coefficients)  # type: ignore[return-value]
+    constant, linear, quadratic = coefficients
+    return constant, linear, quadratic
 
 
 def _neg3(v: tuple[arb, arb, arb] | None) -> tuple[arb, arb, arb] | None:
@@ -1043,10 +1044,10 @@ def local_bound(node: Node, p: arb, delta: arb) -> LocalBound | None:
         shift = abs(slopes[0].log()).max(abs(slopes[1].log()))
         return LocalBound(Fraction(0), [arb(shift.upper()), arb(1)])
     if kind in ("add", "sub", "mul", "chain"):
-        parts = [local_bound(a, p, delta) for a in node.args]
-        if None in parts:
+        first, second = (local_bound(a, p, delta) for a in node.args)
+        if first is None or second is None:
             return None
-        (alpha, left), (beta, right) = parts  # type: ignore[misc]
+        (alpha, left), (beta, right) = first, second
         if kind in ("add", "sub"):
             return LocalBound(max(alpha, beta), _poly_add(left, right))
         return LocalBound(alpha + beta, poly_mul(left, right))

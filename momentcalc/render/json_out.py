@@ -43,7 +43,7 @@ def _write(node: Any, level: int, out: list[str]) -> None:
         opening, closing = "{", "}"
     elif isinstance(node, (list, tuple)):
         if len(node) > LONG_LIST:
-            out.extend(compact_list(node))  # type: ignore[arg-type]
+            out.extend(compact_list(node))
             return
         scalars = _scalar_texts(node)
         if scalars is not None and scalars:  # one piece per list, not one encoder call per item
@@ -66,7 +66,7 @@ def _write(node: Any, level: int, out: list[str]) -> None:
     out.append("\n" + INDENT * level + closing)
 
 
-def compact_list(items: list[Any]) -> list[str]:
+def compact_list(items: list[Any] | tuple[Any, ...]) -> list[str]:
     """``json.dumps(items)`` in pieces, faster for lists that say what they hold."""
     if isinstance(items, Numerals) and items:
         return ['["', '", "'.join(items), '"]']

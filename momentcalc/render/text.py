@@ -152,4 +152,4 @@ class _Fitting:
 def fitting_stream(stream: TextIO, json: bool = False) -> TextIO:
     """``stream`` itself when it can encode what momentcalc prints, else a wrapper that spells
     it in what the encoding holds."""
-    return stream if fits(stream) else _Fitting(stream, json)  # type: ignore[return-value]
+    return stream if fits(stream) else _Fitting(stream, json)  # type: ignore[return-value]  # duck-typed TextIO

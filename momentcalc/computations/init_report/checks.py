@@ -35,7 +35,7 @@ INPUT_ROLES = ("q", "k", "v", "up", "gate")
 
 
 def _float(quantity: Quantity) -> float:
-    return float(quantity.value)  # type: ignore[arg-type]
+    return float(quantity.value)  # type: ignore[arg-type]  # a scalar result (Quantity.value may be a list)
 
 
 def _fmt(x: float) -> str:
