@@ -319,8 +319,9 @@ def _smooth(node: Node) -> bool:
 
 
 # _symmetry: ("num", v) a rational constant v; ("even", None) φ(−x) = φ(x); ("odd", c) φ − c is
-# odd (c rational); None: unknown.
-_Symmetry = tuple[str, Fraction | None] | None
+# odd (c rational); None: unknown. (The value is typed Any: a Fraction or None by the kind.)
+_Known = tuple[str, Any]
+_Symmetry = _Known | None
 
 
 def _symmetry(node: Node) -> _Symmetry:
@@ -333,8 +334,9 @@ def _symmetry(node: Node) -> _Symmetry:
         return ("odd", Fraction(0))
     if kind == "call" and node.value in ("max", "min") and _is_clip(node):
         return ("odd", Fraction(0))
-    parts = [_symmetry(a) for a in node.args]
-    if None in parts:
+    found = [_symmetry(a) for a in node.args]
+    parts = [part for part in found if part is not None]
+    if len(parts) < len(found):
         return None
     if kind == "neg":
         return _scaled(parts[0], Fraction(-1))
@@ -391,15 +393,15 @@ def _is_clip(node: Node) -> bool:
     return False
 
 
-def _scaled(part: _Symmetry, factor: Fraction) -> _Symmetry:
-    kind, value = part  # type: ignore[misc]
+def _scaled(part: _Known, factor: Fraction) -> _Known:
+    kind, value = part
     if kind == "even":
         return part
     return (kind, value * factor)
 
 
-def _sum(left: _Symmetry, right: _Symmetry) -> _Symmetry:
-    (lk, lv), (rk, rv) = left, right  # type: ignore[misc]
+def _sum(left: _Known, right: _Known) -> _Symmetry:
+    (lk, lv), (rk, rv) = left, right
     if lk == "num" and rk == "num":
         return ("num", lv + rv)
     if "even" in (lk, rk):
@@ -407,8 +409,8 @@ def _sum(left: _Symmetry, right: _Symmetry) -> _Symmetry:
     return ("odd", lv + rv)  # odd + odd, odd + a constant, a constant + odd
 
 
-def _product(left: _Symmetry, right: _Symmetry) -> _Symmetry:
-    (lk, lv), (rk, rv) = left, right  # type: ignore[misc]
+def _product(left: _Known, right: _Known) -> _Symmetry:
+    (lk, lv), (rk, rv) = left, right
     if lk == "num" and rk == "num":
         return ("num", lv * rv)
     if lk == "num":
