@@ -448,6 +448,7 @@ def test_bert_timm_keras():
     assert abs(timm.value("effective_ratio") - std / mpmath.mpf("0.02")) < mpmath.mpf(10) ** -14
     assert str(timm["effective_ratio"].rounded_from).startswith("1.000297052911")
     assert 100 < timm.value("high_sigma") < 100.00001 and abs(timm.value("high") - 2) < 1e-14
+    assert timm.value("low") == -2 and -100.00001 < timm.value("low_sigma") < -100  # the atom
     assert timm.value("excluded_mass") < mpmath.mpf(10) ** -2000
     assert any(
         call.startswith("tf.keras.initializers.RandomNormal(mean=0.0, stddev=0.01999999934")

@@ -341,6 +341,12 @@ def _erfinv_moments(draw: Draw, bits: int) -> dict[str, Any]:
         if end not in (INF, -INF):
             values[f"{name}_sigma"] = end
             values[name] = mean + sigma * end
+    for x, _ in draw.atoms:  # an atom beyond the continuous part's range is the extreme value
+        atom = exact_ball(x)
+        for name, beyond in (("low", lambda v, a=atom: a < v), ("high", lambda v, a=atom: a > v)):
+            if name in values and beyond(values[name]):
+                values[name] = atom
+                values[f"{name}_sigma"] = (atom - mean) / sigma
     # the normal's mass beyond the clamps (a and b): what the bounds cut off
     excluded = arb(0)
     if draw.clamp_low not in (INF, -INF):
