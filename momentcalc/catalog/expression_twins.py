@@ -27,6 +27,9 @@ from .expression_calculus import canonical
 from .expression_parse import parse
 from .expression_tree import Node
 from .resolving import CATALOG, lookup
+from .ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
+from .expression_ball import kink_arguments
+from .expression_pieces import exp_poly_pieces
 
 TWIN_FROM_DIGITS = 250
 
@@ -73,13 +76,9 @@ def _pieces_twin(tree: Node) -> str | None:
     zeros come from the entry."""
     if tree in _PIECES_TWINS:
         return _PIECES_TWINS[tree]
-    from .expression_ball import kink_arguments
 
     found = None
     if kink_arguments(tree):
-        from .ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
-        from .expression_pieces import exp_poly_pieces
-
         pieces = exp_poly_pieces(tree)
         if pieces is not None:
             kinks, (values, _) = pieces

@@ -23,6 +23,8 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
+import mpmath
+
 from ..catalog import resolve
 from ..catalog.gated import Gated, gated
 from ..defaults import KERNEL as DEFAULTS
@@ -311,7 +313,6 @@ def check_defined_on_the_line(act: Any, *variances: Fraction) -> None:
     across ±6 standard deviations of each variance (catalog.expression_domain.check_defined)."""
     if not act.expression:
         return
-    import mpmath
 
     from ..catalog.expressions import check_defined
 

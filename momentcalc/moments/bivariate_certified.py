@@ -58,6 +58,8 @@ from ..engine.bivariate_balls import Strip, bivariate_balls
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS, STRIP_FUNCTIONS
 from ..engine.precision import Precision
 from .bivariate_conditional import conditional_cross, preferred
+from .bivariate_polar import polar_cross
+from .bivariate_polar import preferred as polar_preferred
 
 # Goals lowered (cancellation: a value far below the integrand's size) at most this often.
 ATTEMPTS = 3
@@ -371,13 +373,11 @@ def _conditional(p: Cross) -> list[arb] | None:
 
 def _polar_applies(p: Cross) -> bool:
     """A kinked g near ±1, where the shared-part rule needs ~1/sqrt(1 − c) nodes, each an integral."""
-    from .bivariate_polar import preferred as polar_preferred
 
     return p.kinked() and polar_preferred(p.act, p.c)
 
 
 def _polar(p: Cross) -> list[arb] | None:
-    from .bivariate_polar import polar_cross
 
     return polar_cross(p.act, p.polys, p.q, p.other, p.signed, p.digits, p.which, p.size_log2, p.least_log2)
 
