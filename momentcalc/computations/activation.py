@@ -113,7 +113,7 @@ def activation_moment(
         "std": sigma,
     }
     inputs.update(dict(act.values))
-    closed: dict[str, tuple[str | None, str | None]] = {}
+    closed: Mapping[str, tuple[str | None, str | None]] = {}
     derivation: tuple[tuple[str, str, str], ...] = ()
     if derive:
         from ..symbolic.activation import derive as derive_forms

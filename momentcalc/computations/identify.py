@@ -13,7 +13,7 @@ its first candidate is wrong (``strict``: or inexact).
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..tier import InputError, Listing
 from .constant_index import Constant, index
@@ -74,7 +74,7 @@ def _relative(x: Decimal) -> float:
 
 def match_fields(literal: Literal, m: Match, digits: int) -> dict:
     """The fields of a match that ``identify`` rows and ``audit`` findings share."""
-    fields = {
+    fields: dict[str, Any] = {
         "digits_written": literal.digits,
         "digits_correct": m.digits_correct,
         "ulps_off": m.ulps_off,

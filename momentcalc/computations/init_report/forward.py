@@ -89,7 +89,7 @@ def _variances(groups: Mapping[str, Group], effective: Mapping[str, Any], layer:
 def propagate(
     model: Model,
     groups: Mapping[str, Group],
-    gamma: Mapping[str, Any],
+    gamma: Mapping[tuple[str, int], Any],
     digits: int,
     norm_gain2: Fraction = Fraction(1),
     scale2: Fraction | None = None,
