@@ -85,8 +85,10 @@ def _pieces_twin(tree: Node) -> str | None:
             mine = tuple(_normal(terms) for terms in values)
             for name, build in EXP_POLYNOMIALS.items():
                 entry = lookup(name)
-                if entry.params or not all(
-                    isinstance(k, (int, Fraction)) for k in BALL_FUNCTIONS[name].kinks
+                if (
+                    entry is None
+                    or entry.params
+                    or not all(isinstance(k, (int, Fraction)) for k in BALL_FUNCTIONS[name].kinks)
                 ):
                     continue
                 if tuple(Fraction(k) for k in BALL_FUNCTIONS[name].kinks) != tuple(kinks):

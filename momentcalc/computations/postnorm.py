@@ -381,7 +381,9 @@ class _Scheme:
         if square is not None and (layers % 2 == 0 or d is not None):
             size = max(square.numerator.bit_length(), square.denominator.bit_length()) * (layers // 2 + 1)
             if size <= _EXACT_POWER_BITS:
-                exact["identity_weight"] = square ** (layers // 2) * (d if layers % 2 else 1)
+                exact["identity_weight"] = square ** (layers // 2) * (
+                    d if layers % 2 and d is not None else 1
+                )
         if self.form == "deepnorm" and self.alpha_squared is not None:
             alpha = _rational_sqrt(self.alpha_squared)
             if alpha is not None:

@@ -398,7 +398,7 @@ class _Piece:
     def __init__(self, low: mpmath.mpf | None, high: mpmath.mpf | None) -> None:
         self.low, self.high = low, high  # None means infinite
         self.half_line = low is None or high is None
-        if not self.half_line:  # at the precision of the nodes
+        if low is not None and high is not None:  # (not a half line) at the precision of the nodes
             self.width = high - low
             self.width_pi = self.width * mp.pi
 
