@@ -177,9 +177,9 @@ def test_symlinks_inside_the_tree_are_read_outside_not(tmp_path):
 
 
 def test_a_file_past_the_size_cap_is_skipped(tmp_path, monkeypatch):
-    from momentcalc.computations import audit as audit_module
+    from momentcalc.computations import audit_reading
 
-    monkeypatch.setattr(audit_module, "MAX_FILE_BYTES", 1000)
+    monkeypatch.setattr(audit_reading, "MAX_FILE_BYTES", 1000)
     (tmp_path / "big.json").write_text("[" + ", ".join(["1.7139588594436646"] * 100) + "]")
     (tmp_path / "small.py").write_text(WRONG)
     code, doc = _audit_json(str(tmp_path))

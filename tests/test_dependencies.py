@@ -222,6 +222,7 @@ LOCAL_IMPORTS = {
     "cli/commands/audit.py -> .cli.child": "audit's child process under the limits: when it runs",
     "cli/commands/audit.py -> .cli.memory": "the memory limit of audit's child: when it runs",
     "cli/commands/audit.py -> .computations.audit": "the command's computation: loaded when it runs",
+    "cli/commands/audit.py -> .computations.audit_reading": "the command's path display: loaded when it runs",
     "cli/commands/init_report.py -> .computations.init_report": "the command's computation: loaded when it runs",
     "cli/commands/init_report.py -> .cli.expect": "--expect only (dataclasses and mpmath, kept off --help's listing)",
     "computations/init_report/__init__.py -> .computations.init_report.simulate": "numpy's simulation: with simulate only",

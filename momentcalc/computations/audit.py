@@ -13,16 +13,12 @@ name). A line containing ``momentcalc: ignore`` is skipped.
 
 from __future__ import annotations
 
-import codecs
 import fnmatch
-import io
 import os
-import re
-import stat
-import tokenize
 from collections.abc import Iterator, Sequence
 
 from ..tier import InputError, Listing
+from .audit_reading import Skipped, read_bytes, read_text, shown
 from .code_context import PYTHON, findings_in, source_lines
 from .identify import finding_fields
 
@@ -118,8 +114,9 @@ def audit(
     if not candidates and not failing_skips:
         raise InputError(
             f"{{path}} {', '.join(_quoted(p) for p in paths)} holds no file to scan (audit reads "
-            f"{', '.join((*PYTHON, *REGEX, NOTEBOOK))}, or what --include names)",
+            f"{', '.join((*PYTHON, *REGEX, NOTEBOOK))}, or what {{include}} names)",
             param="path",
+            params=("include",),
         )
     stale: list[dict] = []
     written = None
@@ -176,16 +173,16 @@ def audit(
         f"{counts['inexact']} inexact, {counts['wrong']} wrong"
         + (f" ({accepted} accepted by the baseline)" if accepted else "")
         + (f" ({in_tests} in test data, not failing)" if in_tests else "")
-        + ("" if show_all or not counts["ok"] else "; --all lists the ok ones too"),
+        + ("" if show_all or not counts["ok"] else "; {all} lists the ok ones too"),
         *(
-            (f"wrote {written} findings to the baseline {shown(write_baseline or '')}",)
+            (f"wrote {written} findings to the baseline {_braceless(shown(write_baseline or ''))}",)
             if written is not None
             else ()
         ),
         *(
             (
                 f"{len(stale)} baseline entries match no finding any more (fixed?): rewrite the baseline "
-                "with --write-baseline",
+                "with {write_baseline}",
             )
             if stale
             else ()
@@ -201,7 +198,7 @@ def audit(
         title="audit: initialization constants in the code, against their exact values",
         ok=ok,
         extra=extra,
-        notes=tuple(n.replace("{", "(").replace("}", ")") for n in notes),
+        notes=notes,  # placeholders: {all}, {write_baseline}; a path in a note has no braces
         labels={"digits": "digits correct/written"},
         rows_in_json=False,
         failures=tuple(
@@ -214,7 +211,13 @@ def audit(
 
 
 def _quoted(path: str) -> str:
-    return repr(shown(path)).replace("{", "(").replace("}", ")")
+    return _braceless(repr(shown(path)))
+
+
+def _braceless(text: str) -> str:
+    """A path as a message shows it: braces as parentheses, so that no ``{name}`` in a file's
+    name reads as an argument's placeholder."""
+    return text.replace("{", "(").replace("}", ")")
 
 
 def _normal(path: str) -> str:
@@ -225,16 +228,6 @@ def _normal(path: str) -> str:
 def _problem(finding: dict) -> bool:
     """Shown in the table without --all: a finding that is not ok and not accepted."""
     return finding["verdict"] != "ok" and "baseline" not in finding
-
-
-# What a terminal would act on: C0 and C1 controls (ESC among them), line and paragraph
-# separators, bidirectional overrides and isolates. Shown as Python escapes.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
-def shown(path: str) -> str:
-    """A path as it may reach a terminal or a text table: control characters escaped."""
-    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), path)
 
 
 def _fails(finding: dict, worst: str) -> bool:
@@ -402,109 +395,6 @@ def _ignored(root: str, name: str, is_dir: bool, rules: list[tuple[str, str, boo
 
 
 # --- one file ----------------------------------------------------------------------------------
-
-
-class Skipped(Exception):
-    """A file audit could not read as text: ``kind`` (unreadable, undecodable, special,
-    too_large, error) and the reason in words."""
-
-    def __init__(self, kind: str, reason: str) -> None:
-        super().__init__(kind, reason)
-        self.kind, self.reason = kind, reason
-
-
-# UTF-32 before UTF-16: UTF-32-LE's BOM begins with UTF-16-LE's.
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-
-
-def decode(path: str, data: bytes) -> str:
-    """A file's bytes as text: by its byte-order mark (UTF-8, UTF-16 or UTF-32; the mark itself
-    dropped, so columns do not shift), for Python by its coding declaration (PEP 263), else
-    UTF-8. Raises ``Skipped`` for a binary file or bytes that are not text in that encoding."""
-    encoding = next((name for bom, name in _BOMS if data.startswith(bom)), None)
-    if encoding is None:
-        if b"\0" in data:
-            raise Skipped("undecodable", "a binary file (it holds NUL bytes)")
-        encoding = "utf-8"
-        if path.endswith(PYTHON):
-            try:
-                encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-            except SyntaxError as error:
-                raise Skipped("undecodable", f"its coding declaration is not usable ({error.msg})") from None
-    try:
-        return data.decode(encoding)
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise Skipped(
-            "undecodable",
-            f"not {encoding.upper().replace('-SIG', '')} text (byte {error.start} on line {line})",
-        ) from None
-
-
-# A file larger than this is skipped (kind too_large): generated data, not code.
-MAX_FILE_BYTES = 10_000_000
-_KINDS = (
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISDIR, "a directory"),
-)
-
-
-def _not_regular(mode: int) -> Skipped:
-    what = next((text for test, text in _KINDS if test(mode)), "a special file")
-    return Skipped("special", f"not a regular file ({what})")
-
-
-def read_bytes(path: str) -> bytes:
-    """A regular file's bytes, at most MAX_FILE_BYTES; raises ``Skipped`` for anything else
-    (a FIFO, device or socket is never opened for reading: it could block or never end) and
-    FileNotFoundError for a path that is not there."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise
-    except OSError as error:
-        raise Skipped("unreadable", f"cannot be read ({error.strerror or error})") from None
-    if not stat.S_ISREG(mode):
-        raise _not_regular(mode)
-    try:  # non-blocking, not a controlling terminal: harmless if it was swapped for a FIFO since
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError as error:
-        raise Skipped("unreadable", f"cannot be read ({error.strerror or error})") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise _not_regular(mode)
-        chunks, size = [], 0
-        while size <= MAX_FILE_BYTES:
-            chunk = os.read(fd, min(1 << 20, MAX_FILE_BYTES + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as error:
-        raise Skipped("unreadable", f"cannot be read ({error.strerror or error})") from None
-    finally:
-        os.close(fd)
-    if size > MAX_FILE_BYTES:
-        raise Skipped("too_large", f"larger than {MAX_FILE_BYTES // 1_000_000} MB")
-    return b"".join(chunks)
-
-
-def read_text(path: str) -> str:
-    try:
-        data = read_bytes(path)
-    except FileNotFoundError as error:
-        raise Skipped("unreadable", f"cannot be read ({error.strerror})") from None
-    return decode(path, data)
 
 
 def scan_file(path: str) -> list[dict]:

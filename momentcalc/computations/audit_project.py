@@ -24,7 +24,7 @@ import os
 from typing import Any, NamedTuple
 
 from ..errors import InputError
-from .audit import Skipped, read_bytes, shown
+from .audit_reading import Skipped, read_bytes, shown
 
 CONFIG_TABLE = "[tool.momentcalc.audit]"
 CONFIG_KEYS = {

@@ -11,7 +11,7 @@ import typer
 
 from ..app import app
 from ..options import Format, Json
-from ..runner import errors_as, output_format
+from ..runner import errors_as, flag, output_format
 from ...errors import InputError, PrecisionError
 from ...render import emit
 
@@ -273,7 +273,7 @@ def _audit_and_write(request: _Request) -> int:
     """The scan, its output on stdout and its notes on stderr; the exit code."""
 
     from ...computations.audit import audit as scan
-    from ...computations.audit import shown
+    from ...computations.audit_reading import shown
     from ...computations.audit_project import find_project
 
     project = find_project()
@@ -288,7 +288,7 @@ def _audit_and_write(request: _Request) -> int:
         baseline=baseline,
         show_all=request.show_all,
         write_baseline=request.write_baseline,
-    )
+    ).named(flag)
     if request.form in ("sarif", "github"):
         from ...render.audit_formats import render_audit
 
