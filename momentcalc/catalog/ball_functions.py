@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from fractions import Fraction
+from typing import Any
 
 from flint import acb, arb, ctx
 
@@ -266,7 +267,7 @@ def _selu_exp_poly(p: Mapping[str, arb]) -> tuple:
     )
 
 
-EXP_POLYNOMIALS: dict[str, Callable[[Mapping[str, arb]], tuple]] = {
+EXP_POLYNOMIALS: dict[str, Callable[[Mapping[str, Any]], tuple]] = {  # parameters as balls or Fractions
     "identity": lambda p: (((ExpTerm(1, 1),),), ((ExpTerm(1),),)),
     "relu": lambda p: (((), (ExpTerm(1, 1),)), ((), (ExpTerm(1),))),
     "relu2": lambda p: (((), (ExpTerm(1, 2),)), ((), (ExpTerm(2, 1),))),

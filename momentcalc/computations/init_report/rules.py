@@ -342,7 +342,7 @@ _OTHERS: dict[str, Callable[[Model], list[Group]]] = {
 }
 
 
-def check_library(model: Model, library: str | None) -> str:
+def check_library(model: Model, library: object) -> str:
     """The library to replay: transformers by default (a description's own [init] table)."""
     if library is None:
         return "transformers"
