@@ -130,6 +130,8 @@ class Activation(NamedTuple):
     def sympy_expression(self, x: Any) -> Any:
         import sympy as sp
 
+        if self.sympy is None:
+            raise TypeError(f"{self.name} has no sympy form")
         return self.sympy(sp, x, self.sympy_params())
 
     def breaks(

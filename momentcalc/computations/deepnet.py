@@ -94,6 +94,8 @@ def deepnet(arch: str, layers: int, decoder_layers: int | None) -> dict[str, Roo
             "deepnorm_alpha": Root(Fraction(1), 2 * n, 4, f"(2{letter})^(1/4)"),
             "deepnorm_beta": Root(Fraction(1), 1 / (8 * n), 4, f"(8{letter})^(-1/4)"),
         }
+    if decoder_layers is None:
+        raise TypeError("an encoder-decoder needs decoder_layers")
     m = Fraction(decoder_layers)
     return {
         "deepnorm_alpha": Root(ENCDEC_ALPHA, n**4 * m, 16, "0.81*(N^4*M)^(1/16)"),
