@@ -329,7 +329,7 @@ def locate(
     if starts is None:
         starts = (
             [(shift, a) for a in (Fraction(1), Fraction(1, 2), Fraction(1, 10), Fraction(2))]
-            if fixed
+            if shift is not None
             else list(STARTS) + _kink_starts(act)
         )
     near = near_one(target)

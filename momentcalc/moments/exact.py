@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from ..catalog import Activation
+from ..engine.gaussian_balls import ExpTerm
 from ..engine.numbers import Number, rational_sqrt
 from .monomials import DERIVATIVE_SECOND_MOMENT, MEAN, NAMES, SECOND_MOMENT, Monomial
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
@@ -78,7 +79,7 @@ def rational_pieces(act: Activation) -> Pieces | None:
     for f, d in zip(values, derivatives):
         if any(term.rate != 0 or not isinstance(term.c, (int, Fraction)) for term in (*f, *d)):
             return None  # an exponential, or a coefficient known only as a ball (selu's λ)
-        pieces.append((_dense({t.power: t.c for t in f}), _dense({t.power: t.c for t in d})))
+        pieces.append((_dense(_exact_terms(f)), _dense(_exact_terms(d))))
     return BALL_FUNCTIONS[act.name].kinks, pieces
 
 
@@ -94,8 +95,13 @@ def _rational_expression_pieces(act: Activation) -> Pieces | None:
     for f, d in zip(values, derivatives):
         if any(term.rate != 0 or not isinstance(term.c, (int, Fraction)) for term in (*f, *d)):
             return None
-        pieces.append((_dense({t.power: t.c for t in f}), _dense({t.power: t.c for t in d})))
+        pieces.append((_dense(_exact_terms(f)), _dense(_exact_terms(d))))
     return kinks, pieces
+
+
+def _exact_terms(terms: Sequence[ExpTerm]) -> dict[int, int | Fraction]:
+    """The coefficients by power of terms whose coefficients are exact (checked by the caller)."""
+    return {t.power: c for t in terms if isinstance(c := t.c, (int, Fraction))}
 
 
 def _dense(terms: dict[int, int | Fraction]) -> list[Fraction]:
