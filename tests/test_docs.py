@@ -229,3 +229,16 @@ def test_sources_are_cited_by_author_and_title_not_by_our_file_names():
         if pattern.search(line)
     ]
     assert found == []
+
+
+def test_every_docs_page_is_in_the_site_navigation():
+    """A page of docs/ that mkdocs.yml's nav does not list would be built but unreachable, and
+    every command's page is linked from the README's table of commands."""
+    import re
+
+    root = doc_pages.ROOT
+    nav = set(re.findall(r"^\s+- (?:[^:\n]+: )?(\S+\.md)\s*$", (root / "mkdocs.yml").read_text(), re.M))
+    pages = {str(page.relative_to(root / "docs")) for page in doc_pages.PAGES if page != doc_pages.README}
+    assert pages == nav
+    commands = {page for page in pages if page.startswith("commands/")}
+    assert all(f"](docs/{page})" in README for page in commands)
