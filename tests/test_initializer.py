@@ -735,3 +735,19 @@ def test_jax_normal_against_its_whole_grid():
     result = initializer("jax.nn.initializers.variance_scaling", arguments=args, fan_in=768, digits=20)
     assert abs(values.std() - float(result.value("effective_std"))) <= float(result.value("output_std_bound"))
     assert abs(values.mean()) <= float(result.value("output_mean_bound"))
+
+
+@pytest.mark.parametrize("name", ["jax.nn.initializers.truncated_normal", "torch.nn.init.trunc_normal_"])
+def test_excluded_mass_is_what_the_calls_uniform_never_reaches(name):
+    """At std 1 and ±2: both calls draw a uniform between the float32 roundings of ±erf(sqrt(2))
+    (PyTorch as 2Φ(±2) − 1), so the normal's mass they never sample is 1 − f32(erf(sqrt(2))),
+    exactly; the same digits as the printed bounds ±1.99999986500945σ (was the mass beyond ±2σ,
+    0.0455002602…, which the clip is never reached to cut)."""
+    import numpy as np
+
+    top = Fraction(float(np.float32(float(mpmath.erf(mpmath.sqrt(2))))))
+    result = initializer(name, digits=20)
+    assert result.value("excluded_mass") == 1 - top
+    assert result["excluded_mass"].decimal(20) == "0.045500278472900390625"
+    low = result.value("low_sigma")
+    assert abs(2 * mpmath.ncdf(low) - (1 - top)) < mpmath.mpf(10) ** -18

@@ -83,7 +83,8 @@ DESCRIPTIONS = {
     "normal_std": "std of the normal the call samples before truncation",
     "low": "lowest value of the exact-arithmetic model",
     "high": "highest value of the exact-arithmetic model",
-    "excluded_mass": "probability that the normal falls outside the bounds (what truncation removes)",
+    "excluded_mass": "probability that the normal falls outside the range the call samples from (what "
+    "truncation removes)",
     "output_std_bound": "bound on |std of the call's real output - effective_std|: the generator's grid and "
     "each value's float rounding (with the accuracy the notes assume), rounded up",
     "output_mean_bound": "bound on |mean of the call's real output - effective_mean|: the generator's grid "
@@ -347,13 +348,11 @@ def _erfinv_moments(draw: Draw, bits: int) -> dict[str, Any]:
             if name in values and beyond(values[name]):
                 values[name] = atom
                 values[f"{name}_sigma"] = (atom - mean) / sigma
-    # the normal's mass beyond the clamps (a and b): what the bounds cut off
-    excluded = arb(0)
-    if draw.clamp_low not in (INF, -INF):
-        excluded += _tail(-root2 * exact_ball(draw.clamp_low), bits)
-    if draw.clamp_high not in (INF, -INF):
-        excluded += _tail(root2 * exact_ball(draw.clamp_high), bits)
-    values["excluded_mass"] = excluded
+    # the normal's mass outside what the call's whole uniform maps to, 1 − width/2 (exact: the
+    # uniform's ends are the call's floats). [u_low, u_high] is that uniform less its end cells
+    # sent to the atoms, a fraction 1 − sum(atoms) of it; what a clamp catches is moved to an atom
+    # at a or b, not removed.
+    values["excluded_mass"] = exact_ball(1 - (p_high - p_low) / (1 - sum(p for _, p in draw.atoms)))
     return values
 
 
