@@ -23,7 +23,7 @@ def input_text(value: object) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    return value if isinstance(value, str) else to_text(value)  # type: ignore[arg-type]
+    return value if isinstance(value, str) else to_text(value)  # type: ignore[arg-type]  # an input: a number here
 
 
 def inputs_line(inputs: dict[str, object], skip: tuple[str, ...] = ()) -> str:
@@ -38,9 +38,9 @@ def certified_mark(quantities: tuple[Quantity, ...] | list[Quantity]) -> str:
 def shown_value(quantity: Quantity, digits: int, with_stderr: bool = True, where: str = "chart") -> str:
     """A scalar result as printed: its decimal, and ``± stderr`` for an estimate."""
     if quantity.is_list:
-        return f"{len(quantity.value)} values ({'table' if where == 'table' else 'shown'} below)"  # type: ignore[arg-type]
+        return f"{len(quantity.value)} values ({'table' if where == 'table' else 'shown'} below)"  # type: ignore[arg-type]  # is_list: a sequence
     shown = (
-        quantity.decimal(digits)  # type: ignore[assignment]
+        quantity.decimal(digits)  # type: ignore[assignment]  # a scalar's decimal is a str
         if quantity.outward
         else to_decimal(quantity.rounded_from, shown_digits(quantity, digits))
     )

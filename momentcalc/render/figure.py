@@ -489,7 +489,7 @@ def build_figure(result: Computation | Sweep, names: Sequence[str]) -> Any:
         if first[names[0]].is_list:
             _list_result(ax, result, names, legend)
         else:
-            _lines(ax, result, names, legend)  # type: ignore[arg-type]
+            _lines(ax, result, names, legend)  # type: ignore[arg-type]  # scalars are drawn for a Sweep only
         ax.set_title(_title(result), fontsize="medium")
     legend.draw(figure)
     return figure
