@@ -12,6 +12,7 @@ import pytest
 from mpmath import mp
 
 from momentcalc.catalog import resolve
+from tests.conftest import invoke
 from momentcalc.computations.meanfield import meanfield
 from momentcalc.computations.meanfield.model import Model
 from momentcalc.errors import InputError
@@ -684,3 +685,26 @@ def test_a_monomial_at_q_star_zero_is_decided_like_relu2(expression, c_star, slo
     with mp.workdps(40):
         assert _agree(r.value("c_star"), c_star(), 20) if c_star() else r.value("c_star") == 0
         assert _agree(r.value("depth_scale_c"), -1 / mpmath.log(slope()), 20)
+
+
+@pytest.mark.parametrize(
+    ("activation", "q0", "expected"),
+    [
+        # relu2 at sigma_b2 = 0: V(q) = 3q^2/2 repels at q = 2/3; x**2: V(q) = 3q^2 repels at 1/3
+        ("relu2", "0.6666666667", None),  # above: q grows without bound (exit 2)
+        ("relu2", "0.66666666666666", "0"),  # below, 7e-15 away: q falls to 0
+        ("relu2", "0.66666666666666666666666", "0"),
+        ("relu2", "2/3", "0.666666666666667"),  # on it exactly: stays
+        ("x**2", "0.33333333333334", None),
+        ("x**2", "1/3", "0.333333333333333"),
+    ],
+)
+def test_a_repelling_length_fixed_point_is_reached_only_from_itself(activation, q0, expected):
+    """q0 a hair off a fixed point the length map repels is carried away from it, layer by layer
+    (found by an independent review: q0 = 0.6666666667 printed q* = 2/3, whose own --depth
+    trajectory moved away)."""
+    run = invoke("meanfield", activation, "--sigma-w2", "1", "--sigma-b2", "0", "--q0", q0, "--get", "q_star")
+    if expected is None:
+        assert run.code == 2 and "grows without bound" in run.stderr, run
+    else:
+        assert run.code == 0 and run.stdout.strip() == expected, run

@@ -359,6 +359,19 @@ def _attempt(given: Inputs, work: int, fold: int) -> _Found:
             texts = (to_text(given.sigma_b2), to_text(given.sigma_w2), to_text(given.q0))  # type: ignore[arg-type]
             with mp.workdps(LOCATE_DIGITS + 10):
                 start = find_fixed_point(model, +w, +b, +q0, zero_fixed, texts)
+            if start is not None:
+                # q0 told from the root to the digits it is written with, and then some
+                written = len(str(Fraction(given.q0).denominator))  # type: ignore[arg-type]
+                start = _past_a_repelling_root(
+                    model,
+                    w,
+                    b,
+                    given.q0,
+                    start,
+                    work + written + 10,
+                    zero_fixed,
+                    texts,  # type: ignore[arg-type]
+                )
             if start is None:
                 q_star = mp.zero
             else:
@@ -394,6 +407,50 @@ def _attempt(given: Inputs, work: int, fold: int) -> _Found:
                     q0=given.q0,
                 )
     return found
+
+
+# How far from a repelling q* the layers carry q0 before the search starts again (relative).
+REPELLED_DISTANCE = mpmath.mpf(10) ** -6
+MAX_REPELLED_LAYERS = 200
+MAX_NEWTON_TO_ROOT = 6
+
+
+def _past_a_repelling_root(
+    model: Model,
+    w: mpmath.mpf,
+    b: mpmath.mpf,
+    q0: Fraction,
+    start: mpmath.mpf,
+    digits: int,
+    zero_fixed: bool,
+    texts: tuple[str, str, str],
+) -> mpmath.mpf | None:
+    """The search's point, unless it is a fixed point the length map repels (V' > 1) and q0 is
+    not on it: then q0's layers move away from it (q_{l+1} = V(q_l), each step multiplying the
+    distance by about V'), and the fixed point they reach is the one found from where they are
+    once REPELLED_DISTANCE away (the next one on q0's side, 0, or none). Compared at ``digits``
+    (more than q0 is written with); q0 within them of the repelling point is taken as on it (the
+    note says it is reached from there only)."""
+    step = length_step(model, w, b)
+    if step(start, LOCATE_DIGITS)[1] <= 0:  # V'(q*) <= 1: q* attracts
+        return start
+    with mp.workdps(digits + 5):
+        root = +start
+        for _ in range(MAX_NEWTON_TO_ROOT):  # the root to ``digits`` (the search stops at 12)
+            f, df, _ = step(root, digits)
+            if df <= 0:
+                return start
+            root -= f / df
+        tiny = mpmath.mpf(10) ** -(digits - 3) * root
+        q = to_mpf(q0)
+        for _ in range(MAX_REPELLED_LAYERS):
+            if abs(q - root) >= REPELLED_DISTANCE * root:
+                with mp.workdps(LOCATE_DIGITS + 10):
+                    return find_fixed_point(model, +w, +b, +q, zero_fixed, texts)
+            if abs(q - root) <= tiny:
+                return start
+            q = q + step(q, digits)[0]  # the next layer's length, V(q)
+    return start
 
 
 def _prove(
