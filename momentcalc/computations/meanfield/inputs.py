@@ -33,6 +33,19 @@ class Inputs(NamedTuple):
     depth: int | None = None
 
     @property
+    def weight(self) -> Fraction:
+        """``sigma_w2`` where it is given, i.e. without ``critical`` (asking for it with
+        ``critical``, where it is solved for, is a bug)."""
+        assert self.sigma_w2 is not None, "sigma_w2 is solved for with critical"
+        return self.sigma_w2
+
+    @property
+    def layers(self) -> int:
+        """``depth`` where a trajectory was asked for (asking without one is a bug)."""
+        assert self.depth is not None, "no depth: no trajectory was asked for"
+        return self.depth
+
+    @property
     def label(self) -> str:
         """The activation's name, or the expression as given."""
         return self.act.name if not self.act.expression else self.text

@@ -221,7 +221,9 @@ def _prove(
             here: Any = _KernelInterval(model, s_lo, s_hi, lengths)
             high = here.at(here.q_hi)
         else:
-            _, monomials, _ = first_expectations(model, critical, b, q, digits, fold)  # type: ignore[misc]
+            first = first_expectations(model, critical, b, q, digits, fold)
+            assert first is not None  # None only with a kernel on balls (lengths)
+            _, monomials, _ = first
             here = _Interval(model, s_lo, s_hi, target, monomials)
             if critical:
                 # A(q_hi) as below; B(q_hi) by Taylor from q_lo (no quadrature at full digits)
@@ -300,7 +302,8 @@ def _chaotic(
     kernel = None if model.act.expression else BALL_CROSS.get(model.act.name)
 
     def cross(c: Any) -> tuple[Any, Any]:
-        return kernel(q_star, c, getattr(here, "params", {}))  # type: ignore[misc]
+        assert kernel is not None  # called only where there is one
+        return kernel(q_star, c, getattr(here, "params", {}))
 
     if b == 0 and model.act.parity == "odd":
         # R(0) = σ_w²·E[φ]²/q* = 0: c* = 0, slope σ_w²·E[φ']² (= σ_w²·K'(q*, 0) from a kernel).

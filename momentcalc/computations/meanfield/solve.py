@@ -225,7 +225,7 @@ def _layers(given: Inputs, found: _Found, work: int) -> list[Quantity]:
     from ...tier.propagation import KernelBox, layer_map, trajectory
 
     step = layer_map(given.act, sigma_w2=given.sigma_w2, sigma_b2=given.sigma_b2)
-    depth: int = given.depth  # type: ignore[assignment]
+    depth = given.layers
 
     def proven(c0: Fraction | None) -> tuple[Quantity, ...]:
         def evaluate(digits: int) -> dict[str, Any]:
@@ -252,7 +252,8 @@ def _layers(given: Inputs, found: _Found, work: int) -> list[Quantity]:
         _, layers_c = trajectories(
             given.model, found.w, to_mpf(given.sigma_b2), to_mpf(given.q0), given.c0, depth, work
         )
-        out.append(Quantity("c_layers", tuple(layers_c), DESCRIPTIONS["c_layers"]))  # type: ignore[arg-type]
+        assert layers_c is not None  # trajectories gives the correlations with c0
+        out.append(Quantity("c_layers", tuple(layers_c), DESCRIPTIONS["c_layers"]))
     return out
 
 
@@ -271,12 +272,12 @@ def _missing(found: _Found, digits: int, given: Inputs) -> list[str]:
         if not (name in found.proof and rounds(found.proof[name], digits))
         and not (chaotic_unprovable and name in ("c_star", "depth_scale_c"))
     ]
-    chi = found.proof.get("chi1")
+    chi: Any = found.proof.get("chi1")  # an exact Fraction or a ball (flint's, untyped)
     if (
         not given.critical
         and chi is not None
         and not isinstance(chi, Fraction)
-        and not ((chi < 1) if found.results["chi1"] < 1 else (chi > 1))  # type: ignore[operator]
+        and not ((chi < 1) if found.results["chi1"] < 1 else (chi > 1))
     ):
         missing.append("the phase (the sign of chi1 - 1)")
     return missing
@@ -332,16 +333,17 @@ def _attempt(given: Inputs, work: int, fold: int) -> _Found:
         unit = False  # q* = 1 exactly by the catalog's closed forms (selu at sigma_w2 = 1)
         second = _homogeneous_second_moment(model)
         found.preserved = second is not None and (
-            given.sigma_b2 == 0 if critical else given.sigma_w2 * second == 1
+            given.sigma_b2 == 0 if critical else given.weight * second == 1
         )
         length: Length | None = None
         if found.preserved:
-            if given.sigma_b2 != 0:  # V(q) = q + sigma_b2
-                raise no_fixed_point(b, to_text(given.sigma_b2), to_text(given.sigma_w2))  # type: ignore[arg-type]
-            w = to_mpf(1 / second) if critical else to_mpf(given.sigma_w2)  # type: ignore[arg-type, operator]
+            assert second is not None  # preserved only with the exact second moment
+            if given.sigma_b2 != 0:  # V(q) = q + sigma_b2 (not critical: there sigma_b2 = 0)
+                raise no_fixed_point(b, to_text(given.sigma_b2), to_text(given.weight))
+            w = to_mpf(1 / second) if critical else to_mpf(given.weight)
             q_star = q0
             results["c_star"] = mpmath.nan  # used where φ is linear (no kink): c* undefined
-            found.proof = _length_preserved(given.q0, second, critical, left != right)  # type: ignore[arg-type]
+            found.proof = _length_preserved(given.q0, second, critical, left != right)
             found.notes.extend(phase.preserved(left != right))
         elif critical:
             w, q_star, length = critical_line(
@@ -355,13 +357,13 @@ def _attempt(given: Inputs, work: int, fold: int) -> _Found:
             )
             results["sigma_w2"] = w
         else:
-            w = to_mpf(given.sigma_w2)  # type: ignore[arg-type]
-            texts = (to_text(given.sigma_b2), to_text(given.sigma_w2), to_text(given.q0))  # type: ignore[arg-type]
+            w = to_mpf(given.weight)
+            texts = (to_text(given.sigma_b2), to_text(given.weight), to_text(given.q0))
             with mp.workdps(LOCATE_DIGITS + 10):
                 start = find_fixed_point(model, +w, +b, +q0, zero_fixed, texts)
             if start is not None:
                 # q0 told from the root to the digits it is written with, and then some
-                written = len(str(Fraction(given.q0).denominator))  # type: ignore[arg-type]
+                written = len(str(Fraction(given.q0).denominator))
                 start = _past_a_repelling_root(
                     model,
                     w,
@@ -370,7 +372,7 @@ def _attempt(given: Inputs, work: int, fold: int) -> _Found:
                     start,
                     work + written + 10,
                     zero_fixed,
-                    texts,  # type: ignore[arg-type]
+                    texts,
                 )
             if start is None:
                 q_star = mp.zero
@@ -473,7 +475,7 @@ def _prove(
     if unit:
         proof["q_star"] = Fraction(1)
         if results["c_star"] == 0 and mean_zero_at_unit(model) and given.sigma_b2 == 0:
-            proof.update(prove_zero_correlation(model, given.sigma_w2, work))  # type: ignore[arg-type]
+            proof.update(prove_zero_correlation(model, given.weight, work))
     return proof
 
 
@@ -614,4 +616,4 @@ def _unit_fixed_point(model: Model, given: Inputs) -> bool:
     from ...moments.exact import exact_closed_form
 
     second = exact_closed_form(model.act, "second_moment")
-    return second is not None and given.sigma_w2 * second + given.sigma_b2 == 1  # type: ignore[operator]
+    return second is not None and given.weight * second + given.sigma_b2 == 1
