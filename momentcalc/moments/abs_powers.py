@@ -62,11 +62,12 @@ def _single(f: Sum) -> tuple[int, Fraction, Any] | None:
 
 def _power(f: Sum, p: Fraction) -> Sum | None:
     if p.denominator == 1 and p >= 0:
-        out: Sum | None = {(0, Fraction(0)): arb(1)}
+        out: Sum = {(0, Fraction(0)): arb(1)}
         for _ in range(int(p)):
-            out = _times(out, f)
-            if out is None:
+            product = _times(out, f)
+            if product is None:
                 return None
+            out = product
         return out
     single = _single(f)
     if single is None:
@@ -89,8 +90,9 @@ def signed_powers(node: Node) -> Sum | None:
         return {(0, Fraction(0)): constant_value(node)}
     if kind == "x":
         return {(1, Fraction(1)): arb(1)}
-    parts = [signed_powers(a) for a in node.args]
-    if any(p is None for p in parts):
+    found = [signed_powers(a) for a in node.args]
+    parts = [p for p in found if p is not None]
+    if len(parts) != len(found):
         return None
     if kind == "neg":
         return {k: -c for k, c in parts[0].items()}

@@ -103,13 +103,13 @@ def _strip(act: Activation) -> Strip | None:
     parity = {"odd": (-1, 1), "even": (1, -1)}.get(act.parity or "")
     entire = _ENTIRE.get(act.name)
     if entire is not None:
-        width, bounds, at = entire
+        width, bounds, entire_at = entire
 
         def wider(w: arb) -> Strip:
-            return Strip(w, bounds(w), at, parity=parity)
+            return Strip(w, bounds(w), entire_at, parity=parity)
 
         w = width()
-        return Strip(w, bounds(w), at, parity=parity, wider=wider)
+        return Strip(w, bounds(w), entire_at, parity=parity, wider=wider)
     spec = STRIP_FUNCTIONS.get(act.name)
     if spec is None:
         return None
@@ -195,7 +195,8 @@ def cross_values(act: Activation, q, c, digits: int, slope_digits: int | None = 
         parts = [
             cross_ball(act, _exact(q), _exact(c), d, which) for which, d in enumerate((digits, slope_digits))
         ]
-        balls = None if None in parts else tuple(parts)
+        first, second = parts
+        balls = None if first is None or second is None else (first, second)
     if balls is None:
         return None
     out = []

@@ -80,6 +80,7 @@ def gated_kernel_balls(
         out["ntk_derivative"] = k + scale * k1
         out["correlation_out"] = as_arb(rho) * k / (first["second_moment"] * second["second_moment"]).sqrt()
         if local:
+            assert curvature is not None  # raised above when local and None
             q, a, slope = as_arb(q1), first["second_moment"], first["slope"]
             out["c_map_slope_at_1"] = 1 + q * slope / a
             out["c_map_curvature_at_1"] = (2 * q * slope + q * q * curvature) / a
@@ -146,6 +147,8 @@ def gated_layer_boxes(
         q_next = ww * big_q + bb
         if c is None:
             return q_next, None, None
+        # layer_boxes gives c', K and K1 whenever c is given
+        assert gate_c is not None and found.k is not None and found.k1 is not None
         c_ball, q_ball = as_arb(c) + arb(0, as_arb(r_c).upper()), as_arb(q) + arb(0, as_arb(r_q).upper())
         dot = found.k + c_ball * q_ball * found.k1
         m = c_ball * gate_c
