@@ -339,7 +339,11 @@ def locate(
         try:
             for _ in range(40):
                 a_new, b_new, size = _newton_step(act, a, b, target, 12 + near, fixed)
-                if a_new <= 0 or abs(b_new) > max(100, 4 * abs(b)) or a_new > max(100, 4 * a):
+                if (
+                    a_new <= 0
+                    or abs(b_new) > max(Fraction(100), 4 * abs(b))
+                    or a_new > max(Fraction(100), 4 * a)
+                ):
                     break
                 # damped: at most halve or double a per step
                 a = min(max(a_new, a / 2), a * 2)

@@ -167,7 +167,7 @@ def _items(values: list[mpmath.mpf] | dict[str, mpmath.mpf]) -> list[mpmath.mpf]
     return list(values.values()) if isinstance(values, dict) else list(values)
 
 
-def _inputs(mean: object, std: object, digits: object) -> tuple[Number, Number, int]:
+def _inputs(mean: object, std: object, digits: object) -> tuple[Fraction, Fraction, int]:
     mu = as_number(mean, "mean")
     sigma = as_number(std, "std")
     if sigma <= 0:
@@ -258,7 +258,7 @@ def _route(act: Activation, digits: int) -> Activation:
 
 
 def _proven_expectations(
-    act: Activation, mean: Number, std: Number, digits: int, monomials: tuple[Monomial, ...]
+    act: Activation, mean: Fraction, std: Fraction, digits: int, monomials: tuple[Monomial, ...]
 ) -> list[Any]:
     from .activation_balls import proven_expectations
 
@@ -274,7 +274,7 @@ def _proven_expectations(
 
 
 def _proven_summary(
-    act: Activation, mean: Number, std: Number, digits: int, derivative: bool
+    act: Activation, mean: Fraction, std: Fraction, digits: int, derivative: bool
 ) -> dict[str, Any]:
     from .activation_balls import summary_balls
 
@@ -293,8 +293,8 @@ def _proven_summary(
 def _cached_expectations(
     activation: str,
     params: tuple[tuple[str, Number], ...],
-    mean: Number,
-    std: Number,
+    mean: Fraction,
+    std: Fraction,
     digits: int,
     monomials: tuple[Monomial, ...],
 ) -> tuple[Any, ...]:
@@ -305,8 +305,8 @@ def _cached_expectations(
 def _cached_summary(
     activation: str,
     params: tuple[tuple[str, Number], ...],
-    mean: Number,
-    std: Number,
+    mean: Fraction,
+    std: Fraction,
     digits: int,
     derivative: bool,
 ) -> tuple[tuple[str, Any], ...]:
