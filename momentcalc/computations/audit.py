@@ -434,7 +434,7 @@ def _scan_notebook(path: str, text: str) -> list[dict]:
                 "path": _normal(path),
                 "line": line,
                 "column": column,
-                "cell": cell.index,
+                "cell": cell.number,
                 "cell_line": cell_line,
                 "cell_column": f.column,
                 **finding_fields(f),

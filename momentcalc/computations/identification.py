@@ -168,6 +168,7 @@ def _verdict(
         return "ok", False, double
     if f32:
         single = ulps_off(literal, exact, True)
+        assert single is not None  # a float32 print is always judged in float32 ulps
         shown = double if double is not None else single
         if single == 0:
             return "ok", True, shown

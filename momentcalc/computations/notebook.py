@@ -23,7 +23,7 @@ _MAGIC = re.compile(r"^(\s*)([%!]|\?\?|\?(?=\w))")
 
 
 class Cell(NamedTuple):
-    index: int  # 1-based, among all cells
+    number: int  # 1-based, among all cells
     first: int  # its first line in the joined source (1-based)
     lines: list[str]  # its source lines, without line breaks
 
@@ -58,14 +58,17 @@ def read_notebook(text: str) -> Notebook:
         raise NotANotebook(f"not a notebook: invalid JSON{where}") from None
     if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
         raise NotANotebook("not a notebook: no list of cells (nbformat 4)")
-    metadata = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
+    metadata = document.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = {}
     language = ""
     for key, field in (("kernelspec", "language"), ("language_info", "name")):
         value = metadata.get(key)
         if isinstance(value, dict) and isinstance(value.get(field), str):
             language = language or value[field].lower()
     python = language in ("", "python", "python3", "ipython")
-    cells, joined = [], []
+    cells: list[Cell] = []
+    joined: list[str] = []
     for index, cell in enumerate(document["cells"], 1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -113,9 +116,9 @@ def _cell_region(notebook: Notebook, cell: Cell) -> tuple[int | None, int]:
     """The 0-based lines of the file from the cell's "cell_type" key to the next cell's (or the
     end): nbformat's layout, one key per line; (None, 0) when the file is not laid out so."""
     starts = notebook.cell_starts
-    if len(starts) < cell.index:
+    if len(starts) < cell.number:
         return None, 0
-    first = starts[cell.index - 1]
-    if cell.index < len(starts):
-        return first, starts[cell.index]
+    first = starts[cell.number - 1]
+    if cell.number < len(starts):
+        return first, starts[cell.number]
     return first, len(notebook.file_lines)

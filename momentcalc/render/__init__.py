@@ -47,6 +47,7 @@ def _write(result: Computation | Sweep | Listing, fmt: str, out: TextIO) -> None
     elif fmt in ("sarif", "github"):
         from .audit_formats import render_audit
 
+        assert isinstance(result, Listing)  # sarif/github: audit's listing (init-report's computation above)
         out.write(render_audit(result, fmt))
     elif fmt == "csv":
         from .csv_out import render_csv

@@ -26,10 +26,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..result import REFUSED, Computation, NoResult, Sweep
 from .cells import INPUT_PREFIX, input_text, outcome_label
+
+if TYPE_CHECKING:
+    from matplotlib.colors import Normalize
+    from matplotlib.typing import LineStyleType
 
 SUFFIXES = (".png", ".svg", ".pdf")
 LOG_SPAN = 100
@@ -185,7 +189,7 @@ class _Legend:
         self.add(label, Line2D([], [], color=color, marker="x", linestyle="none", label=label))
         return label
 
-    def edge(self, color: str = "black", linestyle: str = "-") -> None:
+    def edge(self, color: str = "black", linestyle: LineStyleType = "-") -> None:
         from matplotlib.lines import Line2D
 
         self.add(EDGE_LABEL, Line2D([], [], color=color, linewidth=2, linestyle=linestyle, label=EDGE_LABEL))
@@ -349,7 +353,8 @@ def _heat_maps(figure: Any, result: Sweep, name: str, legend: _Legend) -> None:
     y = numpy.array([_float(v) for v in ys])
     every = numpy.concatenate([g.ravel() for g in grids.values()])
     finite = every[numpy.isfinite(every)]
-    norm, cmap = None, "viridis"
+    norm: Normalize | None = None
+    cmap = "viridis"
     if (
         result.command == EDGE_COMMAND
         and name == EDGE_RESULT

@@ -129,7 +129,7 @@ def gau_scale(
 
         draws, count = given.monte_carlo
         simulated = simulate_gau(activation, params, sizes, std, draws, count, adaptive=given.adaptive)
-        count = simulated.pop("trials")
+        count = int(simulated.pop("trials"))  # an int already (the trials drawn)
         if not math.isfinite(simulated["simulated_rms"]):
             raise PrecisionError(
                 "{simulate} overflowed double precision at this {init_std}; the theory needs no "

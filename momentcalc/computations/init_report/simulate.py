@@ -328,16 +328,17 @@ def run(model: Model, drawn: list[Group], trials: int, seed: int) -> dict[str, A
         np.put_along_axis(own, ids[..., None], True, axis=-1)
         records["output_logit_std"].append(float(np.sqrt((z * z)[~own].mean())))
         records["final_residual_second_moment"].append(residual[-1])
+        assert first_logits is not None  # set at the first layer (residual[-1] above: there is one)
         records["attention_logit_std"].append(float(np.sqrt((first_logits * first_logits).mean())))
         records["residual_second_moment"].append(residual)
         records["attention_variance"].append(attn_vars)
         records["mlp_variance"].append(mlp_vars)
-    out: dict[str, Any] = {}
+    result: dict[str, Any] = {}
     root = math.sqrt(trials)
     for name, values in records.items():
         array = np.array(values, dtype=float)
         means, errs = array.mean(axis=0), array.std(axis=0, ddof=1) / root
-        out[name] = (
+        result[name] = (
             list(zip(means.tolist(), errs.tolist())) if array.ndim == 2 else (float(means), float(errs))
         )
-    return out
+    return result
