@@ -138,6 +138,15 @@ def _tail_from(terms: Sequence[Term], mean: arb, std: arb, goal: arb, start: flo
     return None
 
 
+def _tail_beyond(terms: Sequence[Term], L: float, mean: arb, std: arb) -> arb:
+    """``tail_bound`` at an L at or beyond one ``_tail_from`` found for these terms (each term's
+    own L, or the largest of them), where it applies: its None (L left of a term's completed
+    square's centre) cannot happen there."""
+    bound = tail_bound(terms, arb(L), mean, std)
+    assert bound is not None
+    return bound
+
+
 def _entire_step(m0: arb, kappa: arb, goal: arb) -> tuple[arb, arb] | None:
     """The outer step for ψ entire: 2M₀·e^{κβ²}/(e^{2πβ/h} − 1) ≤ goal/8 at β = π/(κh) (about
     2M₀·e^{−π²/(κh²)}); (h, that bound), None if the balls do not prove it."""
@@ -332,7 +341,7 @@ def bivariate_balls(
     # Outer step: the largest of the entire bound's and (for g analytic in a strip or on
     # rectangles) the strip bound's, each checked in balls to err by at most goal/8; (h, that
     # error, the truncation L it needs).
-    steps = [_entire_step(m0, kappa, goal)]
+    steps: list[tuple[arb, arb] | tuple[arb, arb, float] | None] = [_entire_step(m0, kappa, goal)]
     if strip is not None and smoothing is None:
         pairs = [(a_up, b_up)] if q2 is None else [(a_up, b_up), (_up(a2), _up(b2))]
         if strip.box is None:
@@ -357,8 +366,8 @@ def bivariate_balls(
     nodes = math.ceil(L / float(h.lower()))
     if 2 * nodes + 1 > MAX_OUTER_NODES:
         return None
-    bound = discretisation + tail_bound(
-        [Term(c_, j) for terms, _ in outer for j, c_ in enumerate(terms) if c_ != 0], arb(L), arb(0), arb(1)
+    bound = discretisation + _tail_beyond(
+        [Term(c_, j) for terms, _ in outer for j, c_ in enumerate(terms) if c_ != 0], L, arb(0), arb(1)
     )
     # ψ at the nodes: a ball around each, for each integrand.
     inner_goal = goal / (16 * (1 + m0.sqrt()))
@@ -477,7 +486,7 @@ def _lattice_plan_at(strip: Strip, a: arb, b_up: arb, c: arb, h: arb, nodes: int
     span = lattice_steps * nodes + inner
     if 2 * span + 1 > MAX_LATTICE:
         return None
-    error = _up(discretisation + tail_bound(terms, arb(L), m_max, b_up))
+    error = _up(discretisation + _tail_beyond(terms, L, m_max, b_up))
     cost = span + inner + 1 if strip.parity is not None else 2 * span + 1
     return cost, lambda: _lattice_sums(strip, a, h, h_v, lattice_steps, nodes, inner, error)
 
@@ -521,7 +530,7 @@ def _node_plan(
     inner = math.ceil(L / float(h_v.lower()))
     if means * (2 * inner + 1) > MAX_LATTICE:
         return None
-    error = _up(discretisation + tail_bound(terms, arb(L), m_max, b_up))
+    error = _up(discretisation + _tail_beyond(terms, L, m_max, b_up))
     cost = NODE_COST * means * (2 * inner + 1)
     return cost, lambda: _node_sums(strip, a, b, h, h_v, nodes, inner, error)
 
@@ -722,7 +731,7 @@ def _box_lattice_plan(
     end = (inner + arb(1) / 2) * h_v
     if not end <= L + 1:
         return None
-    error = _up(_rectangle_error(largest, alpha, h_v, end) + tail_bound(terms, arb(L), m_max, b_up))
+    error = _up(_rectangle_error(largest, alpha, h_v, end) + _tail_beyond(terms, L, m_max, b_up))
     if not error <= goal:
         return None
     cost = span + inner + 1 if strip.parity is not None else 2 * span + 1
@@ -749,6 +758,7 @@ def _box_node_plan(
     start = math.sqrt(max(0.0, -2 * float(goal.log().upper()))) * 0.9
     if beat is not None and NODE_COST * means * (2 * math.ceil(max(start, 1.0) / BOX_MAX_STEP) + 1) >= beat:
         return None
+    assert strip.box is not None  # a box strip's plan (``_box_smoothing``)
     m_max = _up(a * h * (nodes + 1))
     sizes = strip.box(_up(m_max + b_up * 10))  # a first size, for the cap only
     if sizes is None:
@@ -769,7 +779,7 @@ def _box_node_plan(
         return None
     if means * (2 * inner + 1) > MAX_LATTICE:
         return None
-    error = _up(_rectangle_error(largest, alpha, h_v, end) + tail_bound(terms, arb(L), m_max, b_up))
+    error = _up(_rectangle_error(largest, alpha, h_v, end) + _tail_beyond(terms, L, m_max, b_up))
     if not error <= goal:
         return None
     cost = NODE_COST * means * (2 * inner + 1)
