@@ -26,7 +26,7 @@ KERNEL = {"rho": "0.5", "q": "1", "sigma_w2": "1", "sigma_b2": "0"}
 HERMITE = {"terms": "8"}
 TAT = {"depth": "1"}
 INITIAL_LOSS = {"vocab": "32000", "logit_std": "1"}
-ATTENTION = {"d": "64", "q_std": "1", "k_std": "1", "seed": 0, "trials": 1000}
+ATTENTION: dict[str, Any] = {"d": "64", "q_std": "1", "k_std": "1", "seed": 0, "trials": 1000}
 DIGITS = 15
 
 # Conventions (not computed constants): BERT's initializer std, and the cut-off of

@@ -118,6 +118,7 @@ def attention(
     descriptions = dict(DESCRIPTIONS)
     if monte_carlo is not None:
         draws, count = monte_carlo
+        assert keys is not None  # simulation_options gives (seed, trials) only with seq_len
         low, high = SIMULATED_LOGIT_STD
         if not low**2 <= dim * q**2 * k**2 <= high**2:
             raise InputError(

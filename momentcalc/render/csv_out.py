@@ -22,8 +22,9 @@ import csv
 import io
 import math
 from collections.abc import Set as AbstractSet
+from typing import cast
 
-from ..engine.numbers import to_text
+from ..engine.numbers import Number, to_text
 from ..result import Computation, Listing, NoResult, Sweep
 from .document import quantity_document
 from .text import visible
@@ -49,7 +50,7 @@ def _text(value: object) -> str:
         return ""
     if isinstance(value, float) and math.isfinite(value):
         return repr(value)  # a plain float cell (identify's rel_error); to_text reads floats as infinities
-    return value if isinstance(value, str) else to_text(value)
+    return value if isinstance(value, str) else to_text(cast(Number, value))  # an input: a number here
 
 
 def _line(cells: list[str]) -> str:
@@ -101,8 +102,9 @@ def _points(
     scalars = [_line([d]).rstrip("\n") if isinstance(d, str) else None for d in decimals]
     if len(lists) == 1 and len(lists[0][1]) == layers:
         at = lists[0][0]
-        before = "".join(s + "," for s in scalars[:at])
-        after = "".join("," + s for s in scalars[at + 1 :])
+        # the other decimals are scalars (one list): every s below is a str
+        before = "".join(s + "," for s in scalars[:at] if s is not None)
+        after = "".join("," + s for s in scalars[at + 1 :] if s is not None)
         return [f"{head}{k},{before}{value}{after}\n" for k, value in enumerate(lists[0][1])]
     lines = []
     for k in range(layers):
@@ -119,8 +121,8 @@ def render_csv(result: Computation | Sweep | Listing) -> str:
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(result.columns)
-        for row in result.rows:
-            writer.writerow([_cell(row.get(column)) for column in result.columns])
+        for entry in result.rows:
+            writer.writerow([_cell(entry.get(column)) for column in result.columns])
         return buffer.getvalue()
     sweep = isinstance(result, Sweep)
     rows = result.rows if isinstance(result, Sweep) else (result,)

@@ -164,12 +164,12 @@ def _single(computation: Computation, console: Console) -> None:
         for name, _, description in rows:
             console.print(f"[bold]{_markup_safe(name)}[/]: [dim]{_markup_safe(description)}[/]")
     if computation.columns:
-        header, rows = column_table(computation)
-        _print_aligned(console, None, header, rows)
+        header, table_rows = column_table(computation)
+        _print_aligned(console, None, header, table_rows)
     for quantity in computation.results:
         if quantity.is_list and quantity.name not in computation.columns:
-            title, header, rows = list_section(quantity, computation.digits, console.width)
-            _print_aligned(console, title, header, rows, right=[True])
+            title, header, table_rows = list_section(quantity, computation.digits, console.width)
+            _print_aligned(console, title, header, table_rows, right=[True])
     if any(q.closed_form for q in computation.results) or computation.derivation:
         console.print("[bold]derivation[/]")
         for _label, text, _latex in computation.derivation:
@@ -181,8 +181,8 @@ def _single(computation: Computation, console: Console) -> None:
                 )
     for note in computation.notes:
         console.print(f"[dim]note:[/] {_markup_safe(note)}")
-    for title, header, rows in extra_tables(computation):
-        _print_aligned(console, title, header, rows)
+    for title, header, table_rows in extra_tables(computation):
+        _print_aligned(console, title, header, table_rows)
     for key, value in computation.extra.items():
         if is_table(value):
             continue
@@ -237,8 +237,8 @@ def _sweep(sweep: Sweep, console: Console) -> None:
                 shown = [values[0], *[""] * (len(group) - 1)]
             table.add_row(*map(_markup_safe, point), *shown)
         console.print(table)
-    for title, header, rows in sweep_lists(sweep, console.width):
-        _print_aligned(console, title, header, rows, right=[True])
+    for title, list_header, list_rows in sweep_lists(sweep, console.width):
+        _print_aligned(console, title, list_header, list_rows, right=[True])
     for note in outcome_notes(sweep):
         console.print(f"[dim]note:[/] {_markup_safe(note)}")
     if sweep.checks:
