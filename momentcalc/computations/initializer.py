@@ -287,7 +287,7 @@ def _erfinv_moments(draw: Draw, bits: int) -> dict[str, Any]:
         if clamp in (INF, -INF):
             ends.append((end, None, arb(0)))
             continue
-        c = root2 * exact_ball(clamp)
+        c = root2 * exact_ball(Fraction(clamp))  # finite: a Fraction
         if end in (INF, -INF) or ((c > end) if below else (c < end)):
             clamps = True
         elif (c < end) if below else (c > end):
@@ -410,10 +410,10 @@ def _output_bounds(draw: Draw, values: Mapping[str, Any]) -> dict[str, Any]:
     def y(v: Fraction) -> Any:
         w = _erfinv_ball(v)
         if draw.clamp_low not in (INF, -INF):
-            q = exact_ball(draw.clamp_low)
+            q = exact_ball(Fraction(draw.clamp_low))
             w = w if w > q else (q if w < q else arb.union(w, q))
         if draw.clamp_high not in (INF, -INF):
-            q = exact_ball(draw.clamp_high)
+            q = exact_ball(Fraction(draw.clamp_high))
             w = w if w < q else (q if w > q else arb.union(w, q))
         return s * w
 
@@ -429,7 +429,7 @@ def _output_bounds(draw: Draw, values: Mapping[str, Any]) -> dict[str, Any]:
     # a clamp makes |y| exceed |scale·erfinv| only from the far side of 0 (a > mean, or b < mean)
     far = [q for q in (draw.clamp_low,) if q not in (INF, -INF) and q > 0]
     far += [-q for q in (draw.clamp_high,) if q not in (INF, -INF) and q < 0]
-    clamp_top = max((exact_ball(q) for q in far), default=arb(0))
+    clamp_top = max((exact_ball(Fraction(q)) for q in far), default=arb(0))
     width = exact_ball(high - low)
     for a, b in ((low, low + 2 * c * h), (high - 2 * c * h, high)):
         first, second = _erfinv_integrals(a, b)
@@ -544,8 +544,9 @@ def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
     if not truncated:
         if sigma_value is not None:
             exact["effective_std"] = sigma_value
-        if _exact(ratio) is not None:
-            exact["effective_ratio"] = _exact(ratio)
+        ratio_value = _exact(ratio)
+        if ratio_value is not None:
+            exact["effective_ratio"] = ratio_value
     if draw.family == "uniform":
         half_width = _exact((*draw.sigma, (Fraction(3), HALF)))  # sqrt(3)·sigma
         if half_width is not None:
@@ -589,7 +590,7 @@ def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
                 )
             for end, where in (("low", draw.low), ("high", draw.high)):
                 if where not in (INF, -INF):
-                    values[end] = exact_ball(draw.mean) + sigma * exact_ball(where)
+                    values[end] = exact_ball(draw.mean) + sigma * exact_ball(Fraction(where))
         else:
             values.update(effective_std=sigma, effective_ratio=_ball(ratio))
             if draw.family == "normal":
@@ -628,8 +629,8 @@ def _code(value: Any, digits: int) -> str:
     ``digits``-digit decimal without trailing zeros."""
     exact = Fraction(value) if isinstance(value, Fraction) else None
     if exact is None and value is not None and is_mpf(value) and mpmath.isfinite(value):
-        sign, mantissa, exponent, _ = binary(mpmath.mpf(value))  # signed: mpf.man_exp drops the sign
-        exact = (-1) ** sign * Fraction(mantissa) * Fraction(2) ** exponent if abs(exponent) < 1100 else None
+        sign, man, exp, _ = binary(mpmath.mpf(value))  # signed: mpf.man_exp drops the sign
+        exact = (-1) ** sign * Fraction(man) * Fraction(2) ** exp if abs(exp) < 1100 else None
     if exact is not None and exact != 0:
         double = float(exact)
         if Fraction(double) == exact:
@@ -762,23 +763,23 @@ def initializer(
     fields = _proven(draw, digits)
     results = {quantity.name: quantity for quantity in quantities(DESCRIPTIONS, fields)}
     if draw.family == "erfinv":  # an end the uniform and the clamp leave open: ±inf
-        for key, bound in (("low_sigma", -INF), ("high_sigma", INF)):
+        for key, infinite in (("low_sigma", -INF), ("high_sigma", INF)):
             if key not in results:
-                fields = {"value": mpmath.mpf(bound), "certified": True, "error_bound": mpmath.mpf(0)}
-                results[key] = Quantity(key, description=DESCRIPTIONS[key], **fields)
+                open_end = {"value": mpmath.mpf(infinite), "certified": True, "error_bound": mpmath.mpf(0)}
+                results[key] = Quantity(key, description=DESCRIPTIONS[key], **open_end)
                 end = key.removesuffix("_sigma")
-                results[end] = Quantity(end, description=DESCRIPTIONS[end], **fields)
+                results[end] = Quantity(end, description=DESCRIPTIONS[end], **open_end)
     elif draw.family != "uniform":
         for key, bound in (("low_sigma", draw.low), ("high_sigma", draw.high)):
-            fields = (
-                exactly(bound)
+            end_fields = (
+                exactly(Fraction(bound))
                 if bound not in (INF, -INF)
                 else {"value": mpmath.mpf(bound), "certified": True, "error_bound": mpmath.mpf(0)}
             )
-            results[key] = Quantity(key, description=DESCRIPTIONS[key], **fields)
+            results[key] = Quantity(key, description=DESCRIPTIONS[key], **end_fields)
             if bound in (INF, -INF):
                 end = key.removesuffix("_sigma")
-                results[end] = Quantity(end, description=DESCRIPTIONS[end], **fields)
+                results[end] = Quantity(end, description=DESCRIPTIONS[end], **end_fields)
     order = (
         "effective_std",
         "effective_mean",
@@ -797,9 +798,10 @@ def initializer(
 
     text = {key: _code(q.rounded_from, digits) for key, q in results.items()}
     text["mean"] = _code(draw.mean, digits)
-    negligible = (
-        draw.family in ("truncated_normal", "erfinv") and results["excluded_mass"].value < NEGLIGIBLE_MASS
-    )
+    negligible = False
+    if draw.family in ("truncated_normal", "erfinv"):
+        excluded: Any = results["excluded_mass"].value  # a scalar result: an mpf
+        negligible = excluded < NEGLIGIBLE_MASS
     ratio = results["effective_ratio"]
     ratio_text = (
         ball_text(ratio.value, NOTE_DIGITS, ratio.error_bound) if ratio.exact is None else None
