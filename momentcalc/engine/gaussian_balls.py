@@ -33,7 +33,7 @@ import math
 import numbers
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from flint import acb, arb, ctx
 
@@ -116,9 +116,9 @@ def as_arb(value: arb | Fraction | int | float) -> arb:
     hold gmpy2.mpz, which arb() does not take."""
     kind = type(value)  # the common types first: this runs per integrand evaluation in places
     if kind is arb:
-        return value
+        return cast(arb, value)
     if kind is int:
-        return arb(value)
+        return arb(cast(int, value))
     if isinstance(value, arb):
         return value
     if isinstance(value, Fraction):
@@ -316,7 +316,7 @@ def _choose_L(
             failure = error
             terms = None
         bound = tail_bound(terms, arb(L), mean, std) if terms is not None else None
-        if bound is not None and bound < goal:
+        if terms is not None and bound is not None and bound < goal:
             return arb(L), bound, terms
         L += 1 if L < 40 else L // 8
     if failure is not None:
@@ -368,6 +368,7 @@ class _Split(NamedTuple):
 def _splits(pieces: Sequence[Piece], mean: arb, std: arb) -> list[_Split]:
     splits = []
     for piece in pieces[1:]:
+        assert piece.low is not None  # every piece after the first starts at a break point
         kink = (as_arb(piece.low) - mean) / std
         point = arb(kink.mid())
         slack = _upper(abs(kink - point))
@@ -504,10 +505,12 @@ def _integrate_pieces(
     total = zero = acb(0)
     count = sum(1 for a, b in zip(edges, edges[1:]) if b > a)
     for j, (piece, low, high) in enumerate(zip(pieces, edges, edges[1:])):
-        if j > 0 and gaps[j - 1] is not None:
-            low = gaps[j - 1][1]
-        if j < len(splits) and gaps[j] is not None:
-            high = gaps[j][0]
+        before = gaps[j - 1] if j > 0 else None
+        if before is not None:
+            low = before[1]
+        after = gaps[j] if j < len(splits) else None
+        if after is not None:
+            high = after[0]
         low, high = low.max(-L), high.min(L)
         if not high > low:
             continue
@@ -747,7 +750,11 @@ def _far_term_bound(term: ExpTerm, u_low: arb | None, u_high: arb | None, mean: 
     e^{λ·mean + λ²std²/2}·φ(u0) taken as one exponential (apart, each overflows)."""
     c, j, rate = term
     rate = as_arb(rate)
-    u0 = u_low if u_low is not None and u_low > 0 else -u_high
+    if u_low is not None and u_low > 0:
+        u0 = u_low
+    else:
+        assert u_high is not None  # a far piece not above +65536 lies below -65536: u_high is finite
+        u0 = -u_high
     base = abs(mean + rate * std * std)
     scale = (rate * mean + rate * rate * std * std / 2 - u0 * u0 / 2).exp() / (2 * arb.pi()).sqrt()
     bound = sum(
