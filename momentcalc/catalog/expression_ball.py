@@ -724,7 +724,7 @@ def _call_bound(node: Node, args: list[Bound], r0: arb) -> Bound:
             at = _at(u.lower, r0, -1)
             if at is not None:
                 low = at.exp()
-        terms = _exp_terms(u.upper, r0)
+        terms: tuple | None = _exp_terms(u.upper, r0)
         return Bound(terms, low, _quadratic(terms), (arb(0), arb(0), arb(0)))
     if name in ("sinh", "cosh"):
         q = _quadratic(u.terms)
@@ -738,6 +738,7 @@ def _call_bound(node: Node, args: list[Bound], r0: arb) -> Bound:
         return _log_bound(u, r0)
     if name == "log1p":
         one = _bounded(1, low=arb(1), lower=arb(1))
+        assert one.terms is not None  # a bounded function's bound is its size
         inner = _low_from_sides(
             Bound(
                 None if u.terms is None else u.terms + one.terms,
@@ -896,8 +897,9 @@ def polynomial_terms(node: Node, constant: Callable[[Node], Any] | None = None) 
         return None if value is None else {0: value}
     if kind == "x":
         return {1: 1}
-    parts = [polynomial_terms(a, constant) for a in node.args]
-    if None in parts:
+    found = [polynomial_terms(a, constant) for a in node.args]
+    parts = [part for part in found if part is not None]
+    if len(parts) < len(found):
         return None
     if kind == "neg":
         return {k: -c for k, c in parts[0].items()}
@@ -927,9 +929,10 @@ def polynomial_terms(node: Node, constant: Callable[[Node], Any] | None = None) 
             return {k * n: c**n}
         out = {0: 1}
         for _ in range(n):
-            out = _terms_times(out, base)
-            if out is None:
+            product = _terms_times(out, base)
+            if product is None:
                 return None
+            out = product
         return out
     return None
 
@@ -947,12 +950,15 @@ def rational_constant(node: Node) -> Fraction | None:
     kind = node.kind
     if kind == "num":
         return node.value
-    parts = [rational_constant(a) for a in node.args]
-    if kind == "const" or not parts or None in parts:
+    found = [rational_constant(a) for a in node.args]
+    parts = [part for part in found if part is not None]
+    if kind == "const" or not found or len(parts) < len(found):
         return None
     if kind == "neg":
         return -parts[0]
-    a, b = parts if len(parts) == 2 else (parts[0], None)
+    if len(parts) != 2:  # the operators below are binary
+        return None
+    a, b = parts
     if kind == "add":
         return a + b
     if kind == "sub":
@@ -961,7 +967,7 @@ def rational_constant(node: Node) -> Fraction | None:
         return a * b
     if kind == "div":
         return a / b if b else None
-    if kind == "pow" and b is not None and b.denominator == 1 and (a or b > 0):
+    if kind == "pow" and b.denominator == 1 and (a or b > 0):
         return a ** int(b)
     return None
 

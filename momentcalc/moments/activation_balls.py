@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from fractions import Fraction
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 from flint import acb, arb, ctx
 import mpmath
@@ -222,6 +222,12 @@ def monomial_branch(monomial: Monomial, f: Branch, d: Branch) -> Branch:
     return g
 
 
+@overload
+def bound_polynomial(shape: Shape, x_bound: list[arb], f: Sequence[arb], d: Sequence[arb]) -> list[arb]: ...
+@overload
+def bound_polynomial(
+    shape: Shape, x_bound: list[arb], f: Sequence[arb] | None, d: Sequence[arb] | None
+) -> list[arb] | None: ...
 def bound_polynomial(
     shape: Shape, x_bound: list[arb], f: Sequence[arb] | None, d: Sequence[arb] | None
 ) -> list[arb] | None:
@@ -236,7 +242,9 @@ def bound_polynomial(
         return poly_mul(shifted, shifted)
     result = x_bound
     for factor, power in ((f, b), (d, c)):
-        if power and factor is None:
+        if not power:
+            continue
+        if factor is None:
             return None
         for _ in range(power):
             result = poly_mul(result, factor)
@@ -265,7 +273,7 @@ def integrand(model: Model, monomial: Monomial, centre: arb | None = None) -> In
             g = normalise([*model.growth(r0), Term(arb(abs(centre).upper()))])
             return product(g, g)
         result: tuple[Term, ...] = (Term(1),)
-        factors = [((Term(1, 1),), a)]
+        factors: list[tuple[tuple[Term, ...], int]] = [((Term(1, 1),), a)]
         if b:
             factors.append((normalise(model.growth(r0)), b))
         if c:
@@ -295,7 +303,10 @@ def integrand(model: Model, monomial: Monomial, centre: arb | None = None) -> In
         )
         if poly is None:
             return None
-        alpha = 2 * f.alpha if centre is not None else (b * f.alpha if b else 0) + (c * d.alpha if c else 0)
+        # poly is None where a bound it needs is None: f with a centre or b > 0, d with c > 0
+        f_alpha = 0 if f is None else f.alpha
+        d_alpha = 0 if d is None else d.alpha
+        alpha = 2 * f_alpha if centre is not None else (b * f_alpha if b else 0) + (c * d_alpha if c else 0)
         return LocalBound(Fraction(alpha), poly)
 
     return Integrand(pieces, terms, truth, local)
@@ -391,7 +402,7 @@ def exp_poly_shape(shape: Shape, f: Sequence, d: Sequence) -> tuple:
     if centre is not None:
         shifted = (*f, ExpTerm(-centre))
         return exp_poly_product(shifted, shifted)
-    g = (ExpTerm(1, a),)
+    g: tuple[ExpTerm, ...] = (ExpTerm(1, a),)
     for factor, power in ((f, b), (d, c)):
         for _ in range(power):
             g = exp_poly_product(g, factor)
@@ -493,7 +504,8 @@ def expectation_balls(
     pending = [i for i, ball in enumerate(found) if ball is None]
     if pending:
         shared = trapezoid_balls(act, [(monomials[i], None) for i in pending], mean, std, digits)
-        for i, ball in zip(pending, shared or [None] * len(pending)):
+        unproven: list[arb | None] = [None] * len(pending)
+        for i, ball in zip(pending, shared or unproven):
             found[i] = (
                 ball
                 if ball is not None
@@ -672,7 +684,7 @@ def _products_at(shapes: Sequence[Shape]) -> Callable[[arb, arb, arb], list[arb]
         made: list[arb] = []
         for parent, factor in steps:
             made.append(point[factor] if parent < 0 else made[parent] * point[factor])
-        return [made[o] if type(o) is int else o(x, f, d) for o in outputs]
+        return [made[o] if isinstance(o, int) else o(x, f, d) for o in outputs]
 
     return products
 
@@ -790,9 +802,14 @@ def summary_balls(
 
 def _constant_of(terms: Sequence[ExpTerm]) -> Fraction | None:
     """The value of an exp-polynomial piece that is a rational constant, else None."""
-    if any(t.power or t.rate or not isinstance(t.c, (int, Fraction)) for t in terms):
+    if any(t.power or t.rate for t in terms):
         return None
-    return sum((Fraction(t.c) for t in terms), Fraction(0))
+    total = Fraction(0)
+    for t in terms:
+        if not isinstance(t.c, (int, Fraction)):
+            return None
+        total += Fraction(t.c)
+    return total
 
 
 def _combined(terms: Sequence[ExpTerm]) -> tuple[ExpTerm, ...]:
