@@ -234,7 +234,7 @@ def findings_in(path: str, text: str, python: bool | None = None) -> list[Found]
             names=occ.names,
             text=occ.text_around,
             call=_resolve(occ.call, framework) if occ.call else None,
-            table=tables.get(occ.container),
+            table=tables.get(occ.container) if occ.container is not None else None,
             data=test or occ.data,
         )
         matches = identify_literal(literal, context)
@@ -395,8 +395,8 @@ def python_numbers(
             and assigned is None
             and not keyword.iskeyword(toks[statement].string)
         ):
-            names = [t.string for t in toks[statement:i] if t.type == tokenize.NAME]
-            assigned = names[-1] if names else None
+            assigned_names = [t.string for t in toks[statement:i] if t.type == tokenize.NAME]
+            assigned = assigned_names[-1] if assigned_names else None
             continue
     # Unkeyed numbers, nested arrays counted into their parents: a frame's parent is opened
     # before it, so one pass from the last frame back sums each subtree (linear in the nesting,
@@ -424,7 +424,7 @@ def _key_text(tok: tokenize.TokenInfo) -> str:
 
 def _text_around(lines: list[str], line: int, first: int) -> str:
     """The line and the comment line just above its statement."""
-    above = []
+    above: list[str] = []
     j = first - 2
     while j >= 0 and len(above) < COMMENT_LINES_ABOVE and lines[j].lstrip().startswith("#"):
         above.append(lines[j])
@@ -466,13 +466,13 @@ def _joined_call(toks: list, i: int, opens: dict[int, int]) -> RawCall | None:
     ):
         start = opens.get(j - 1)
         name = _name_before(toks, start) if start is not None else None
-        if name:
+        if start is not None and name:
             return RawCall(name, *_arguments(toks[start + 1 : j - 1]), toks[j].string)
         if start is not None and start >= 1 and toks[start - 1].string == ")":
             # a layer built and applied at once, nn.LeakyReLU(0.2)(x): the constructor decides
             built = opens.get(start - 1)
             name = _name_before(toks, built) if built is not None else None
-            if name:
+            if built is not None and name:
                 return RawCall(name, *_arguments(toks[built + 1 : start - 1]), toks[j].string)
     k = i + 1
     if k + 1 < len(toks) and toks[k].string == "*" and toks[k + 1].type == tokenize.NAME:
@@ -495,7 +495,8 @@ def _joined_call(toks: list, i: int, opens: dict[int, int]) -> RawCall | None:
 def _arguments(toks: list) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
     args: list[str] = []
     kwargs: list[tuple[str, str]] = []
-    depth, part = 0, []
+    depth = 0
+    part: list[tokenize.TokenInfo] = []
     for t in [*toks, None]:
         if t is None or (depth == 0 and t.string == ","):
             if len(part) >= 3 and part[0].type == tokenize.NAME and part[1].string == "=":
@@ -592,8 +593,8 @@ def _tables(occurrences: list[Occurrence]) -> dict[int, str]:
             groups.setdefault(occ.container, []).append(occ)
     found = {}
     for container, entries in groups.items():
-        keyed = [(key_subject(occ.keys[0]), parse_literal(occ.text)) for occ in entries]
-        keyed = [(s, lit) for s, lit in keyed if s and lit is not None]
+        parsed = [(key_subject(occ.keys[0]), parse_literal(occ.text)) for occ in entries]
+        keyed = [(s, lit) for s, lit in parsed if s and lit is not None]
         if len({s for s, _ in keyed}) < TABLE_ENTRIES:
             continue
         votes: Counter[str] = Counter()

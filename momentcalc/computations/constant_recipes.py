@@ -185,7 +185,7 @@ def entries() -> list[Entry]:
     ]
     for a in TRUNCATIONS:
         at = _text(a)
-        subjects = ("trunc", "truncated", "truncnorm", "trunc_normal", "truncated_normal")
+        subjects: tuple[str, ...] = ("trunc", "truncated", "truncnorm", "trunc_normal", "truncated_normal")
         found += [
             Entry(
                 f"truncnorm.{at}.gamma",
@@ -216,45 +216,45 @@ def entries() -> list[Entry]:
                 ACCEPTANCE,
             ),
         ]
-    at = COMPLEX_TRUNCATION
+    r = COMPLEX_TRUNCATION
     complex_subjects = ("complex_truncated_normal", "complex_trunc_normal", "complex_truncnorm")
     found += [
         Entry(
-            f"complex_truncnorm.{at}.variance",
-            f"complex truncated normal (|z| < {at}) E|z|^2",
-            f"E[|z|^2 | |z| < {at}] = (1 - {1 + at * at}e^-{at * at})/(1 - e^-{at * at}), z ~ CN(0, 1)",
+            f"complex_truncnorm.{r}.variance",
+            f"complex truncated normal (|z| < {r}) E|z|^2",
+            f"E[|z|^2 | |z| < {r}] = (1 - {1 + r * r}e^-{r * r})/(1 - e^-{r * r}), z ~ CN(0, 1)",
             complex_subjects,
             VARIANCE,
         ),
         Entry(
-            f"complex_truncnorm.{at}.std",
-            f"complex truncated normal (|z| < {at}) std",
-            f"sqrt((1 - {1 + at * at}e^-{at * at})/(1 - e^-{at * at}))",
+            f"complex_truncnorm.{r}.std",
+            f"complex truncated normal (|z| < {r}) std",
+            f"sqrt((1 - {1 + r * r}e^-{r * r})/(1 - e^-{r * r}))",
             complex_subjects,
             STD,
         ),
         Entry(
-            f"complex_truncnorm.{at}.correction",
-            f"complex truncated normal (|z| < {at}) std correction",
-            f"sqrt((1 - e^-{at * at})/(1 - {1 + at * at}e^-{at * at}))",
+            f"complex_truncnorm.{r}.correction",
+            f"complex truncated normal (|z| < {r}) std correction",
+            f"sqrt((1 - e^-{r * r})/(1 - {1 + r * r}e^-{r * r}))",
             complex_subjects,
             (*STD, "correction", "scale"),
         ),
         Entry(
-            f"complex_truncnorm.{at}.acceptance",
-            f"complex truncated normal (|z| < {at}) acceptance",
-            f"P(|z| < {at}) = 1 - e^-{at * at}",
+            f"complex_truncnorm.{r}.acceptance",
+            f"complex truncated normal (|z| < {r}) acceptance",
+            f"P(|z| < {r}) = 1 - e^-{r * r}",
             complex_subjects,
             ACCEPTANCE,
         ),
         Entry(
-            f"complex_truncnorm.{at}.std_unnormalized",
-            f"E[|z|^2; |z| < {at}] not divided by P(|z| < {at}), as in jax's complex truncated normal",
-            f"sqrt(1 - {1 + at * at}e^-{at * at})",
+            f"complex_truncnorm.{r}.std_unnormalized",
+            f"E[|z|^2; |z| < {r}] not divided by P(|z| < {r}), as in jax's complex truncated normal",
+            f"sqrt(1 - {1 + r * r}e^-{r * r})",
             complex_subjects,
             STD,
             "mistake",
-            correct=f"complex_truncnorm.{at}.std",
+            correct=f"complex_truncnorm.{r}.std",
         ),
     ]
     selu = ("selu",)
@@ -404,14 +404,14 @@ def _balls(digits: int) -> dict[str, Any]:
     cut = exact_ball(Fraction(COMPLEX_TRUNCATION**2))
     tail = (-cut).exp()  # P(|z| > a) = e^(-a^2): |z|^2 ~ Exp(1) for z ~ CN(0, 1)
     partial = 1 - (1 + cut) * tail  # E[|z|^2; |z| < a]
-    at = COMPLEX_TRUNCATION
+    r = COMPLEX_TRUNCATION
     out.update(
         {
-            f"complex_truncnorm.{at}.variance": partial / (1 - tail),
-            f"complex_truncnorm.{at}.std": (partial / (1 - tail)).sqrt(),
-            f"complex_truncnorm.{at}.correction": ((1 - tail) / partial).sqrt(),
-            f"complex_truncnorm.{at}.acceptance": 1 - tail,
-            f"complex_truncnorm.{at}.std_unnormalized": partial.sqrt(),
+            f"complex_truncnorm.{r}.variance": partial / (1 - tail),
+            f"complex_truncnorm.{r}.std": (partial / (1 - tail)).sqrt(),
+            f"complex_truncnorm.{r}.correction": ((1 - tail) / partial).sqrt(),
+            f"complex_truncnorm.{r}.acceptance": 1 - tail,
+            f"complex_truncnorm.{r}.std_unnormalized": partial.sqrt(),
         }
     )
     lam, alpha = selu_constants()

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import mpmath
 
@@ -195,6 +195,7 @@ def init(
     if kind == "lecun":
         variance: Fraction | None = 1 / n_in
     elif kind == "xavier":
+        assert n_out is not None  # required with xavier (checked above)
         variance = 2 / (n_in + n_out)
     else:
         act = DEFAULTS["activation"] if activation is None else str(activation)
@@ -216,10 +217,12 @@ def init(
 
     def evaluate(bits: int) -> dict[str, Any]:
         if kind == "he":
+            assert act is not None  # he sets the activation
             square_ball = _second_moment_ball(act, exact, digits, bits - first_bits)
             variance_ball = 1 / (square_ball * exact_ball(n_in))
             values = {"gain": 1 / square_ball.sqrt()}
         else:
+            assert variance is not None  # lecun and xavier: 1/fan_in, 2/(fan_in + fan_out)
             variance_ball = exact_ball(variance)
             values = {}
         std = variance_ball.sqrt()
@@ -258,7 +261,7 @@ def init(
             *(["embedding_scale"] if scaling.embedding is not None else []),
         ]
         notes.append(
-            f"{residual}: residual_scale = {scaling.scale.text} with {layers_name(residual)} = {int(Fraction(layers))}, "
+            f"{residual}: residual_scale = {scaling.scale.text} with {layers_name(residual)} = {int(Fraction(cast(_Layers, layers)))}, "
             f"applied to {scaling.applies_to} ({scaling.source})"
         )
     inputs: dict[str, Number | str] = {"fan_in": n_in}
@@ -269,7 +272,7 @@ def init(
         inputs["activation"] = act
         inputs.update(exact)
     if scaling is not None:
-        inputs.update(residual=str(residual).strip().lower(), layers=Fraction(layers))
+        inputs.update(residual=str(residual).strip().lower(), layers=Fraction(cast(_Layers, layers)))
     closed: dict[str, tuple[str, str]] = {}
     derivation: tuple[tuple[str, str, str], ...] = ()
     if derive:
@@ -292,6 +295,10 @@ def init(
 
 def layers_name(residual: str | None) -> str:
     return {"gpt2": "L", "tfixup-encoder": "N", "tfixup-decoder": "M"}.get(str(residual).strip().lower(), "L")
+
+
+# ``layers`` with a residual scaling: a number _residual has checked (a whole number of layers).
+_Layers = Fraction | int | float | str
 
 
 def _residual(residual: object, layers: object):

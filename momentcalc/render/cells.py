@@ -9,7 +9,10 @@ its first result cell, the others empty; a note under the table says what each o
 
 from __future__ import annotations
 
-from ..engine.numbers import to_text
+from collections.abc import Mapping
+from typing import cast
+
+from ..engine.numbers import Number, to_text
 from ..engine.precision import to_decimal
 from ..result import Computation, Listing, NoResult, Quantity, Sweep
 from .chart import MAX_LISTED, list_section
@@ -23,10 +26,10 @@ def input_text(value: object) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    return value if isinstance(value, str) else to_text(value)  # type: ignore[arg-type]  # an input: a number here
+    return value if isinstance(value, str) else to_text(cast(Number, value))  # an input: a number here
 
 
-def inputs_line(inputs: dict[str, object], skip: tuple[str, ...] = ()) -> str:
+def inputs_line(inputs: Mapping[str, object], skip: tuple[str, ...] = ()) -> str:
     return "  ".join(f"{name}={input_text(value)}" for name, value in inputs.items() if name not in skip)
 
 
@@ -38,12 +41,13 @@ def certified_mark(quantities: tuple[Quantity, ...] | list[Quantity]) -> str:
 def shown_value(quantity: Quantity, digits: int, with_stderr: bool = True, where: str = "chart") -> str:
     """A scalar result as printed: its decimal, and ``± stderr`` for an estimate."""
     if quantity.is_list:
-        return f"{len(quantity.value)} values ({'table' if where == 'table' else 'shown'} below)"  # type: ignore[arg-type]  # is_list: a sequence
-    shown = (
-        quantity.decimal(digits)  # type: ignore[assignment]  # a scalar's decimal is a str
-        if quantity.outward
-        else to_decimal(quantity.rounded_from, shown_digits(quantity, digits))
-    )
+        return f"{len(quantity.value)} values ({'table' if where == 'table' else 'shown'} below)"
+    if quantity.outward:
+        decimal = quantity.decimal(digits)
+        assert isinstance(decimal, str)  # a scalar's decimal is a str
+        shown = decimal
+    else:
+        shown = to_decimal(quantity.rounded_from, shown_digits(quantity, digits))
     if with_stderr and quantity.stderr is not None:
         shown += f" ± {to_decimal(quantity.stderr, 2)}"
     return shown
