@@ -177,7 +177,7 @@ class GeometricWeights(Sequence[mpmath.mpf], BulkValues):
         whose ball does not round (near or on a tie) is decided by ``proven_text``."""
         texts = Numerals()
         with arb_precision(bits_for(digits) + 40 + 2 * self._count.bit_length()):
-            c, square, d = self._ball_parts()
+            c, square, d = self._balls()
             even = c * square ** (self._count // 2)  # c·(d²)^(m//2) for m = count, count − 1, …
             inverse = 1 / square
             for m in range(self._count, 0, -1):
@@ -199,25 +199,34 @@ class GeometricWeights(Sequence[mpmath.mpf], BulkValues):
         from flint import arb
 
         with arb_precision(64):
-            c, _square, d = self._ball_parts()
+            c, _square, d = self._balls()
             largest = c.abs_upper() * max(d.upper(), arb(1)) ** self._count  # c when d ≤ 1
             relative = (self._count + 8) * arb(2) ** (1 - prec)
             bound = arb((largest * relative).upper())
         return ball_midpoint(bound)
+
+    def _balls(self) -> tuple[Any, Any, Any]:
+        """``ball_parts()``: (c, d², d) as Arb balls at the current Arb precision (the decimals and
+        the error bound need them; postnorm_decay gives them)."""
+        assert self._ball_parts is not None
+        return self._ball_parts()
 
     def proven_text(self, m: int, digits: int) -> str:
         """c·d^m correctly rounded: exact when c·d^m is rational, else from Arb balls at rising
         precision (exit 3 if none decides). For the rare elements the fast paths cannot decide."""
         exact = self._exact_parts() if self._exact_parts else (None, None, None)
         c, square, d = exact
-        if c is not None and square is not None and (m % 2 == 0 or d is not None):
-            return decimal_text(c * square ** (m // 2) * (d if m % 2 else 1), digits)
+        if c is not None and square is not None:
+            if m % 2 == 0:
+                return decimal_text(c * square ** (m // 2), digits)
+            if d is not None:
+                return decimal_text(c * square ** (m // 2) * d, digits)
         if self._ball_parts is None:
             raise PrecisionError(f"no proven value of branch weight m = {m}")
 
         def element(bits: int):
             with arb_precision(bits):
-                c, square, d = self._ball_parts()
+                c, square, d = self._balls()
                 value = c * square ** (m // 2)
                 return value * d if m % 2 else value
 
@@ -313,7 +322,7 @@ def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
     """
     count = len(weights)
     prec = digits + len(str(count)) + BULK_GUARD
-    limits = {"Emin": decimal.MIN_EMIN, "Emax": decimal.MAX_EMAX, "traps": []}
+    limits: dict[str, Any] = {"Emin": decimal.MIN_EMIN, "Emax": decimal.MAX_EMAX, "traps": []}
     work = decimal.Context(prec=prec, rounding=decimal.ROUND_HALF_EVEN, **limits)
     below = decimal.Context(prec=prec, rounding=decimal.ROUND_FLOOR, **limits)
     above = decimal.Context(prec=prec, rounding=decimal.ROUND_CEILING, **limits)
@@ -323,7 +332,7 @@ def _bulk_decimals(weights: GeometricWeights, digits: int) -> Numerals:
     # relatively; an element is a product of at most count + 2 of them.
     bits = bits_for(prec + 10) + 2 * count.bit_length()
     with arb_precision(bits):
-        balls = weights._ball_parts()
+        balls = weights._balls()
         accuracy = min(bits, *(ball.rel_accuracy_bits() for ball in balls))  # an exact ball: huge
         # Each factor rounded once from its ball's midpoint: a short exact value (0.5) stays exact.
         c, square, d = (work.plus(_arb_decimal(ball)) for ball in balls)
