@@ -26,12 +26,16 @@ from fractions import Fraction
 import math
 import struct
 
-from ..engine.numbers import to_text
+from ..engine.numbers import Number, to_text
 from ..errors import PrecisionError
 
 # A positive real number as a product of rational powers of positive rationals:
 # ((base, exponent), ...) means prod(base ** exponent). Exact, and cheap to evaluate as a ball.
 Product = tuple[tuple[Fraction, Fraction], ...]
+
+# A call's arguments as ``computations.initializer.resolve_arguments`` gives them to a rule:
+# numbers as Numbers, choices (and a fixed formula such as sqrt(5)) as their text.
+Arguments = Mapping[str, Number | str]
 
 HALF = Fraction(1, 2)
 INF = float("inf")
@@ -140,7 +144,7 @@ class Initializer:
     version: str  # the framework version whose source was read
     source: str  # the file (and function) whose behaviour the rule encodes
     arguments: tuple[Argument, ...]
-    rule: Callable[[Mapping[str, object], Fraction | None, Fraction | None], Draw]
+    rule: Callable[[Arguments, Fraction | None, Fraction | None], Draw]
     fixed: Mapping[str, str] = field(default_factory=dict)  # arguments the call fixes (HeNormal: scale=2)
     fans: tuple[str, ...] = ()  # which of fan_in, fan_out the std depends on
     notes: tuple[str, ...] = ()  # what surprises users, in words
@@ -156,7 +160,7 @@ class Initializer:
 # --- rules: arguments -> Draw ------------------------------------------------------------------
 
 
-def _positive(args: Mapping[str, object], name: str) -> Fraction:
+def _positive(args: Arguments, name: str) -> Fraction:
     value = args[name]
     assert isinstance(value, Fraction)
     if value <= 0:
@@ -201,7 +205,7 @@ TORCH_NORMAL_NOTE = (
 )
 
 
-def normal(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
+def normal(args: Arguments, fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
     """N(mean, std²) (torch.nn.init.normal_ -> tensor.normal_(mean, std)): normal_kernel in
     aten/src/ATen/native/cpu/DistributionTemplates.h casts mean and std to float (normal_fill,
     float32 tensors of 16 or more elements) before Box-Muller: sigma is std as float32."""
@@ -218,9 +222,7 @@ def normal(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fractio
     )
 
 
-def absolute_truncated_normal(
-    args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None
-) -> Draw:
+def absolute_truncated_normal(args: Arguments, fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
     """N(mean, std²) kept on the *absolute* interval [a, b], as PyTorch 2.8's
     _no_grad_trunc_normal_ (torch/nn/init.py) computes it: l = norm_cdf((a−mean)/std) and u =
     norm_cdf((b−mean)/std) in double (math.erf), tensor.uniform_(2l−1, 2u−1) on the float32
@@ -388,7 +390,7 @@ def relative_truncated_normal(std_name: str, low: str | int, high: str | int) ->
     it, JAX and Keras multiply a sample of that dtype by the Python float), so sigma is the
     stddev as that dtype holds it; nominal is the stddev as written."""
 
-    def rule(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
+    def rule(args: Arguments, fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
         std = _positive(args, std_name)
         lo = Fraction(args[low]) if isinstance(low, str) else Fraction(low)
         hi = Fraction(args[high]) if isinstance(high, str) else Fraction(high)
@@ -543,9 +545,7 @@ def jax_normal_draw(stddev: Fraction, dtype: str, nominal: Product) -> Draw:
     )
 
 
-def jax_truncated_normal(
-    args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None
-) -> Draw:
+def jax_truncated_normal(args: Arguments, fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
     """jax.nn.initializers.truncated_normal(stddev, dtype, lower, upper): random.truncated_normal(key,
     lower, upper, shape, dtype) * jnp.array(stddev, dtype) (``jax_erfinv_draw``)."""
     std = _positive(args, "stddev")
@@ -612,7 +612,7 @@ def kaiming(family: str) -> Callable[..., Draw]:
     doubles (gain = calculate_gain(...), std = gain / math.sqrt(fan), bound = math.sqrt(3.0) *
     std) as float32: normal_ casts std, uniform_ casts -bound and bound."""
 
-    def rule(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
+    def rule(args: Arguments, fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
         mode = str(args["mode"])
         fan = _fan(fan_in if mode == "fan_in" else fan_out, mode)
         nonlinearity = str(args["nonlinearity"])
@@ -652,7 +652,7 @@ def xavier(family: str) -> Callable[..., Draw]:
     """std = gain·sqrt(2 / (fan_in + fan_out)) (torch xavier_normal_, xavier_uniform_ with bound
     sqrt(3)·std): gain * math.sqrt(2.0 / float(fan_in + fan_out)) in doubles, then float32."""
 
-    def rule(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
+    def rule(args: Arguments, fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
         gain = Fraction(args["gain"])
         if gain <= 0:
             raise RuleError("gain", f"{{gain}} must be greater than 0, got {to_text(gain)}")
@@ -665,7 +665,7 @@ def xavier(family: str) -> Callable[..., Draw]:
     return rule
 
 
-def torch_linear(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
+def torch_linear(args: Arguments, fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
     """torch.nn.Linear.reset_parameters: kaiming_uniform_(weight, a=math.sqrt(5)), i.e. gain² =
     2/(1 + 5) = 1/3 and U(−1/sqrt(fan_in), 1/sqrt(fan_in)) (std 1/sqrt(3·fan_in)) in exact
     arithmetic; sigma: the call's doubles (math.sqrt(5)**2 is 5.000000000000001) as float32.
@@ -699,16 +699,14 @@ def scaling_factor(
     jnp.sqrt(variance), uniform: jnp.sqrt(3 * variance), all in dtype. n: fan_in, fan_out,
     (fan_in + fan_out) / 2 or (fan_in * fan_out) ** 0.5, in double."""
     keep = float32 if dtype == "float32" else float
-    fan_in_f = None if fan_in is None else float(fan_in)
-    fan_out_f = None if fan_out is None else float(fan_out)
     if mode == "fan_in":
-        n = fan_in_f
+        n = float(_fan(fan_in, "fan_in"))
     elif mode == "fan_out":
-        n = fan_out_f
+        n = float(_fan(fan_out, "fan_out"))
     elif mode == "fan_avg":
-        n = (fan_in_f + fan_out_f) / 2.0
+        n = (float(_fan(fan_in, "fan_in")) + float(_fan(fan_out, "fan_out"))) / 2.0
     else:
-        n = (fan_in_f * fan_out_f) ** 0.5
+        n = (float(_fan(fan_in, "fan_in")) * float(_fan(fan_out, "fan_out"))) ** 0.5
     literal = float(TRUNCATED_STD_LITERAL)
     if framework == "Keras":
         variance = float(scale) / max(1.0, n)
@@ -735,7 +733,7 @@ def variance_scaling(framework: str, dtype_argument: str) -> Callable[..., Draw]
     factor the call computes in its own float arithmetic (``scaling_factor``), nominal the exact
     sqrt(scale/n)."""
 
-    def rule(args: Mapping[str, object], fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
+    def rule(args: Arguments, fan_in: Fraction | None, fan_out: Fraction | None) -> Draw:
         scale = _positive(args, "scale")
         mode = str(args["mode"])
         if mode == "fan_in":
