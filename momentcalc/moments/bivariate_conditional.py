@@ -42,7 +42,7 @@ stay too wide for the digits (the caller then tries its other route).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from flint import acb, arb, ctx
@@ -131,7 +131,13 @@ class _Moments:
         return out[: n + 1]
 
 
-def _between(at, low: acb | None, high: acb | None, n: int) -> list[acb]:
+# a tail moments' point: (u, (kink, rate)), the pair naming it for ``_Smoothing``'s cache
+_Point = tuple[acb, tuple[int, int]]
+
+
+def _between(
+    at: Callable[[_Point, int], list[acb]], low: _Point | None, high: _Point | None, n: int
+) -> list[acb]:
     """∫ u^k ϕ(u) du over [low, high] (None: ∓∞), k = 0..n, from the side that does not cancel;
     ``at(u, sign)`` gives M_k(sign·u) for k ≤ n (at least)."""
     full = [acb(0) if k % 2 else acb(math.prod(range(k - 1, 0, -2))) for k in range(n + 1)]
@@ -191,7 +197,7 @@ class _Smoothing:
             u = (self.kinks[edge] - m) / s
             points[edge, r] = u if self.rates[r][4] else u - shift
 
-        def at(point: tuple, sign: int) -> list[acb]:
+        def at(point: _Point, sign: int) -> list[acb]:
             key = (*point[1], sign)
             if key not in found:
                 found[key] = self.moments.at(point[0] if sign > 0 else -point[0], self.powers[point[1]])
@@ -546,8 +552,8 @@ def _split(
                     continue
                 # the truncation |u| > U: sup over [a, b] of |weight·W_k|, then U
                 box = acb(a.union(b))
-                sizes = [abs(c) for c in coefficients(kappa_c * box)]
-                size = _up(abs(weight(i, box)) * max(sizes, key=lambda z: float(z.upper())))
+                magnitudes = [abs(c) for c in coefficients(kappa_c * box)]
+                size = _up(abs(weight(i, box)) * max(magnitudes, key=lambda z: float(z.upper())))
                 U = 6
                 while True:
                     bound = _up(2 * ratio * size * sum((_real_tail(U, k + 1) for k in range(n + 1)), arb(0)))
@@ -628,10 +634,10 @@ def _closeness_bits(rho: arb | Fraction) -> int:
         gap = 1 - abs(rho)
         return max(0, gap.denominator.bit_length() - gap.numerator.bit_length() + 1)
     with ctx.workprec(64):
-        gap = arb((1 - abs(rho)).lower())
-    if not gap > 0:
+        gap_ball = arb((1 - abs(rho)).lower())
+    if not gap_ball > 0:
         return 0
-    return max(0, math.ceil(-float(gap.log()) / math.log(2)) + 1)
+    return max(0, math.ceil(-float(gap_ball.log()) / math.log(2)) + 1)
 
 
 def conditional_cross(
@@ -652,7 +658,11 @@ def conditional_cross(
     if not applies(act):
         return None
     key = None
-    if all(isinstance(x, (Fraction, int)) for x in (q1, q2, rho)):
+    if (
+        isinstance(q1, (Fraction, int))
+        and isinstance(q2, (Fraction, int))
+        and isinstance(rho, (Fraction, int))
+    ):
         # a deep network's layers near their fixed point ask for the same exact point again
         key = (
             act.name,
