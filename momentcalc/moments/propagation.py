@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 from flint import arb, ctx
 
@@ -259,6 +259,7 @@ class BivariateMap(LayerMap):
         None where that noise is not below 10^−(digits + 2) of q'; the twin's K₁ over the box
         within ``twin_slope_noise``."""
         route = self.twin
+        assert route is not None  # centred_image asks only a map with a twin
         with ctx.workprec(Precision(digits).ball_bits):
             q_ball = as_arb(q.mid) + arb(0, as_arb(q.rad).upper())
             c_ball = None if c is None else as_arb(c.mid) + arb(0, as_arb(c.rad).upper())
@@ -311,7 +312,9 @@ class ClosedMap(LayerMap):
 
     def __init__(self, act: Activation, sigma_w2: Fraction, sigma_b2: Fraction) -> None:
         super().__init__(act, sigma_w2, sigma_b2)
-        self.closed = closed_kernel_of(act)
+        closed = closed_kernel_of(act)
+        assert closed is not None  # layer_map makes a ClosedMap only for an activation with one
+        self.closed = closed
 
     def step(self, box: KernelBox, work: Work) -> tuple[KernelBox, arb | None]:
         """The image, and the closed form's E[φ'(u)φ'(v)] on the box's balls."""
@@ -324,7 +327,8 @@ class ClosedMap(LayerMap):
                 still = box.c is not None and not isinstance(box.c, arb) and box.c == 1
                 q, c_next = closed_layer(self.closed, params, q1, None if still else c, ww, bb)
                 return KernelBox(q, q, arb(1) if still else c_next), dot
-            v1, v2, c_next = split_closed_layer(self.closed, params, q1, q2, c, ww, bb)
+            # (two inputs: a box of unequal variances has a correlation, as trajectory's starts do)
+            v1, v2, c_next = split_closed_layer(self.closed, params, q1, q2, cast(arb, c), ww, bb)
             return KernelBox(v1, v2, c_next), dot
 
     def _slope(self, q1: arb, q2: arb, c: arb, params: Any) -> arb:
@@ -479,6 +483,7 @@ def deep_kernels(
             "activation",
             param="depth",
         )
+    dots = [dot for dot in path.dots if dot is not None]  # every one (checked above)
     work = work_for(digits, depth)
     nngp: list[arb] = []
     ntk: list[arb] = []
@@ -488,7 +493,7 @@ def deep_kernels(
             q1, c = path.q1[layer], path.c[layer]
             sigma = c * (q1 if path.q2 is path.q1 else (q1 * path.q2[layer]).sqrt())
             nngp.append(sigma)
-            ntk.append(sigma + w * path.dots[layer - 1] * ntk[-1] if layer else sigma)
+            ntk.append(sigma + w * dots[layer - 1] * ntk[-1] if layer else sigma)
     return DeepKernels(nngp, ntk)
 
 
@@ -515,6 +520,7 @@ def _balls(step: LayerMap, start: KernelBox, depth: int, work: Work) -> Trajecto
             q1s.append(box.q1)
             q2s.append(box.q2)
             if cs is not None:
+                assert box.c is not None  # a closed map's image of a box with c has c'
                 if not (box.c.is_finite() and box.c.rad() < 1):
                     raise NotProven(
                         "a layer's correlation cannot be proven inside [-1, 1] at these digits", param="depth"
@@ -547,6 +553,7 @@ def _centred(step: LayerMap, start: KernelBox, depth: int, work: Work, fast: boo
                     with ctx.workprec(bits):
                         qs.extend(image.q1 for _ in range(depth - layer))
                         if cs is not None:
+                            assert image.c is not None  # the settled box of a trajectory with c has c'
                             cs.extend(image.c for _ in range(depth - layer))
                     dots.extend(dot for _ in range(depth - layer))
                     break
@@ -568,6 +575,7 @@ def _centred(step: LayerMap, start: KernelBox, depth: int, work: Work, fast: boo
                 if still:
                     cs.append(arb(1))
                     continue
+                assert image.c is not None  # a step's image of a box with c has c'
                 c = span(image.c, False, bits)
                 cs.append(image.c)
         if not q.mid > 0:
@@ -594,9 +602,9 @@ def _split(step: LayerMap, start: KernelBox, depth: int, digits: int, fast: bool
     qs1 = _centred(step.fresh(), KernelBox.point(Fraction(start.q1)), depth, work, fast).q1
     qs2 = _centred(step.fresh(), KernelBox.point(Fraction(start.q2)), depth, work, fast).q1
     step = step.fresh()
-    with ctx.workprec(Precision(work.digits).ball_bits):
-        cs = [as_arb(start.c)]
     c: Side = start.c
+    with ctx.workprec(Precision(work.digits).ball_bits):
+        cs = [as_arb(c)]
     for layer in range(depth):
         report(layer, depth)
         v1 = qs1[layer] if layer else start.q1
@@ -624,7 +632,7 @@ def _settled(
     c: Span | None,
     work: Work,
     widen: list[int],
-) -> tuple[KernelBox, arb | None] | bool | None:
+) -> tuple[KernelBox, arb | None] | Literal[False] | None:
     """A box holding every later layer, once the trajectory has settled near a fixed point: a box
     B = [q ± R_q] × [c ± R_c] around the last layer (centres and radii ``q``, ``c``) whose image
     F(B) lies inside B holds every later layer (the last one is in B, and F maps B into itself),
@@ -654,6 +662,7 @@ def _settled(
             return None
         r_c = Fraction(0)
         if c is not None:
+            assert cs is not None  # _centred keeps the c balls whenever it has a c
             r_c = max(midpoint_fraction(radii[1]), 2 * c.rad)
             if not as_arb(r_c) < small * abs(cs[-1]) + FLOOR * cs[-1].rad():
                 return None
@@ -662,6 +671,7 @@ def _settled(
     with ctx.workprec(_bits(image.q1) + 64):
         outside = [not (image.q1.lower() >= as_arb(q.mid - r_q) and image.q1.upper() <= as_arb(q.mid + r_q))]
         if c is not None:
+            assert image.c is not None  # the image of a box with c has c'
             outside.append(
                 not (image.c.lower() >= as_arb(c.mid - r_c) and image.c.upper() <= as_arb(c.mid + r_c))
             )
