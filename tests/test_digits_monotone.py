@@ -61,6 +61,46 @@ def results(case: str, digits: int) -> dict[str, str] | None:
     }
 
 
+@cache
+def rounded_up(case: str) -> frozenset[str]:
+    """The results of CASE printed rounded up (bounds: their descriptions say so)."""
+    code, out, _err = run([*case.split(), "--json"])
+    assert code == 0, case
+    return frozenset(
+        name for name, q in json.loads(out)["results"].items() if q["description"].endswith("rounded up")
+    )
+
+
+def _ceiling(value: Fraction, digits: int) -> Fraction:
+    """value rounded up to ``digits`` significant digits (value > 0)."""
+    exponent = 0
+    while Fraction(10) ** (exponent + 1) <= value:
+        exponent += 1
+    while Fraction(10) ** exponent > value:
+        exponent -= 1
+    unit = Fraction(10) ** (exponent - digits + 1)
+    return -((-value) // unit) * unit
+
+
+def allowed_up(text30: str, digits: int) -> set[str]:
+    """A bound printed rounded up: at 30 digits it is within a unit above the true bound t, so at
+    ``digits`` digits it prints t rounded up, between the two ends' rounding up."""
+    if text30 in ("inf", "0"):
+        return {text30}
+    mantissa, _, exponent = text30.partition("e")
+    significant = mantissa.lstrip("-").replace(".", "").lstrip("0")
+    value = Fraction(text30)
+    unit = Fraction(10) ** (
+        -(len(mantissa.lstrip("-").partition(".")[2]))
+        if not exponent
+        else int(exponent) - len(significant) + 1
+    )
+    return {
+        text30,
+        *(decimal_text(_ceiling(end, digits), digits) for end in (value - unit, value) if end > 0),
+    }
+
+
 def allowed(text30: str, digits: int) -> set[str]:
     """The texts at ``digits`` digits of the ends of the interval a 30-digit text allows."""
     if text30 in ("inf", "-inf", "nan", "0"):
@@ -82,8 +122,10 @@ def check(case: str, digits: int) -> None:
     assert high is not None, f"{case} --digits 30 fails"
     low = results(case, digits)
     assert low is not None, f"{case}: refused at --digits {digits}, answered at --digits 30"
+    up = rounded_up(case)
     for name, text in low.items():
-        assert text in allowed(high[name], digits), (case, digits, name, text, high[name])
+        ok = allowed_up(high[name], digits) if name in up else allowed(high[name], digits)
+        assert text in ok, (case, digits, name, text, high[name])
 
 
 @pytest.mark.large_frame
@@ -108,7 +150,7 @@ def test_fewer_digits_never_fail_where_more_succeed(case: str, digits: int) -> N
             "initializer jax.nn.initializers.variance_scaling --scale 2 --mode fan_in --distribution normal --fan-in 128",
             2,
             "effective_std",
-            "0.13",
+            "0.12",  # std*f32(sqrt 2)/sqrt 2 = 0.12499999786..., below the tie 0.125 (JAX's own arithmetic)
         ),
         ("activation-moment sigmoid --mean 100", 2, "variance", "6.5e-87"),
     ],
