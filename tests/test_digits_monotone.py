@@ -82,19 +82,24 @@ def _ceiling(value: Fraction, digits: int) -> Fraction:
     return -((-value) // unit) * unit
 
 
-def allowed_up(text30: str, digits: int) -> set[str]:
-    """A bound printed rounded up: at 30 digits it is within a unit above the true bound t, so at
-    ``digits`` digits it prints t rounded up, between the two ends' rounding up."""
-    if text30 in ("inf", "0"):
-        return {text30}
+def _last_unit(text30: str) -> tuple[Fraction, Fraction]:
+    """A decimal text's value and the unit of its last written digit."""
     mantissa, _, exponent = text30.partition("e")
     significant = mantissa.lstrip("-").replace(".", "").lstrip("0")
-    value = Fraction(text30)
     unit = Fraction(10) ** (
         -(len(mantissa.lstrip("-").partition(".")[2]))
         if not exponent
         else int(exponent) - len(significant) + 1
     )
+    return Fraction(text30), unit
+
+
+def allowed_up(text30: str, digits: int) -> set[str]:
+    """A bound printed rounded up: at 30 digits it is within a unit above the true bound t, so at
+    ``digits`` digits it prints t rounded up, between the two ends' rounding up."""
+    if text30 in ("inf", "0"):
+        return {text30}
+    value, unit = _last_unit(text30)
     return {
         text30,
         *(decimal_text(_ceiling(end, digits), digits) for end in (value - unit, value) if end > 0),
@@ -105,14 +110,7 @@ def allowed(text30: str, digits: int) -> set[str]:
     """The texts at ``digits`` digits of the ends of the interval a 30-digit text allows."""
     if text30 in ("inf", "-inf", "nan", "0"):
         return {text30}
-    mantissa, _, exponent = text30.partition("e")
-    significant = mantissa.lstrip("-").replace(".", "").lstrip("0")
-    value = Fraction(text30)
-    unit = Fraction(10) ** (
-        -(len(mantissa.lstrip("-").partition(".")[2]))
-        if not exponent
-        else int(exponent) - len(significant) + 1
-    )
+    value, unit = _last_unit(text30)
     # (a whole number shown with all its digits, depth_to_threshold, is printed whole at every --digits)
     return {text30, decimal_text(value - unit / 2, digits), decimal_text(value + unit / 2, digits)}
 

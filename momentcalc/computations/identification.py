@@ -204,7 +204,7 @@ def _rounding_is_rare(literal: Literal) -> bool:
     """Is a correct rounding at the literal's digits rare enough to identify it? A number of d
     digits lands within its own rounding of some constant by chance with probability about
     2·(half unit / value)·(the index's local density of values): at most 1 in 1000 (1.6306, a
-    test's optimizer step, is no leaky_relu gamma; 0.87962566 is the truncated normal's)."""
+    test's optimizer step, is no leaky_relu gamma; the truncated normal's std ratio to 8 digits is)."""
     chance = 2 * float(half_unit(literal) / literal.value) * density(literal.value)
     return chance <= BY_VALUE_CHANCE
 
