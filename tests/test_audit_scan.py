@@ -214,13 +214,19 @@ def test_deep_nesting_is_scanned_in_linear_time():
         return "relu_gamma = " + "[" * depth + "1.7139588594436646" + "]" * depth + "\n"
 
     def seconds(text: str) -> float:
-        start = time.process_time()
-        found = findings_in("m.py", text)
+        # Best of three: one scheduler hiccup or garbage collection must not read as a quadratic.
+        best = math.inf
+        for _ in range(3):
+            start = time.process_time()
+            found = findings_in("m.py", text)
+            best = min(best, time.process_time() - start)
         assert [f.match.constant.id for f in found] == ["relu.centered_gain"]
-        return time.process_time() - start
+        return best
 
-    small, large = seconds(nested(500)), seconds(nested(4000))
-    assert large < 20 * max(small, 2e-3), (small, large)
+    seconds(nested(100))
+    small, large = seconds(nested(1000)), seconds(nested(8000))
+    # Linear is 8x; the quadratic this guards against was 64x.
+    assert large < 24 * max(small, 2e-3), (small, large)
 
 
 NASTY_NAMES = ["x\n::error::pwned.py", "cr\r.py", "e\x1b[31mred.py", "a, b:c%d.py", "sp ace.py", "c:d.py"]
