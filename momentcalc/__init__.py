@@ -31,7 +31,7 @@ from typing import Any
 
 from ._version import __version__ as __version__
 
-# Public names besides the commands' functions (``momentcalc.commands`` lists those).
+# Public names besides the commands' functions (``momentcalc.command_table`` lists those).
 _MORE = {
     "expectations": ".moments",
     "gaussian_moments": ".moments",
@@ -40,7 +40,7 @@ _MORE = {
 
 
 def _api() -> dict[str, str]:
-    from .commands import api  # (not at import: the CLI never needs the table of functions)
+    from .command_table import api  # (not at import: the CLI never needs the table of functions)
 
     return {**{name: module.removeprefix("momentcalc") for name, module in api().items()}, **_MORE}
 

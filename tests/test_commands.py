@@ -1,4 +1,4 @@
-"""One command table (``momentcalc.commands``), read by every place that lists commands: the
+"""One command table (``momentcalc.command_table``), read by every place that lists commands: the
 CLI registers exactly its commands (and ``schema``, which prints the JSON schema and computes
 nothing), the Python API exports their functions, ``verify`` finds them through it, and every
 command has a snapshot case and a README section."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 
 import momentcalc
-from momentcalc.commands import api, command, commands
+from momentcalc.command_table import api, command, commands
 from tests import cli_runner, doc_pages
 from tests.snapshot_cases import CASES
 

@@ -190,7 +190,7 @@ def test_no_module_imports_a_private_name_from_another_package():
 LOCAL_IMPORTS = {
     "catalog/initializers.py -> mpmath": "JAX's erf bounds, only for a JAX truncated normal (the catalog loads at start-up)",
     "errors.py -> difflib": "a misspelt name's did-you-mean: on the error path only",
-    "__init__.py -> .commands": "the command table: only the Python API's names need it, not 'import momentcalc'",
+    "__init__.py -> .command_table": "the command table: only the Python API's names need it, not 'import momentcalc'",
     "catalog/resolving.py -> .catalog.expressions": "the expression parser: only for an activation given as a formula",
     "cli/child.py -> faulthandler": "the child's crash report: imported in the forked child only",
     "cli/child.py -> pickle": "about 2 ms: only for what marshal cannot send (a sweep share's rows, an exception)",
@@ -269,7 +269,7 @@ LOCAL_IMPORTS = {
     "computations/gau/scale.py -> .computations.gau.full": "importing momentcalc.gau_scale stays light (first call)",
     "computations/gau/scale.py -> .computations.gau.proof": "importing momentcalc.gau_scale stays light (first call)",
     "computations/gau/scale.py -> .computations.gau.report": "importing momentcalc.gau_scale stays light (first call)",
-    "computations/gau/scale.py -> .computations.gau.simulate": "--simulate only (numpy)",
+    "computations/gau/scale.py -> .computations.gau.simulation_run": "--simulate only (numpy)",
     "computations/gau/scale.py -> .moments.expectations": "importing momentcalc.gau_scale stays light (first call)",
     "computations/gau/scale.py -> .symbolic.gau": "--derive only (sympy)",
     "computations/gau/scale.py -> .symbolic.gau_full": "--derive only (sympy)",

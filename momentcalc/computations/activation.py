@@ -53,7 +53,7 @@ from ..tier import (
 )
 from ..tier.proof import rounds
 
-# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+# CLI command -> the function of this module that computes it (the table ``momentcalc.command_table`` reads).
 COMMANDS = {"activation-moment": "activation_moment", "activations": "catalog_listing"}
 
 RESULTS = SUMMARY

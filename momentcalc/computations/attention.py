@@ -30,7 +30,7 @@ from ..engine.numbers import Number, rational_sqrt
 from ..tier import Computation, InputError, Quantity, check_digits, exact_ball, positive, prove, whole
 from .common import monte_carlo_errors, simulation_options
 
-# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+# CLI command -> the function of this module that computes it (the table ``momentcalc.command_table`` reads).
 COMMANDS = {"attention": "attention"}
 
 MAX_TRIALS = 10**7

@@ -53,7 +53,7 @@ from ..tier import (
 )
 from .residual_scaling import RESIDUALS, residual_scaling
 
-# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+# CLI command -> the function of this module that computes it (the table ``momentcalc.command_table`` reads).
 COMMANDS = {"init": "init"}
 
 SCHEMES = ("lecun", "xavier", "he")

@@ -24,7 +24,7 @@ from ..engine.logsumexp import expected_logsumexp, small_std_excess
 from ..engine.numbers import Number, to_text
 from ..tier import Computation, InputError, check_digits, exact_ball, number, prove, quantities, whole
 
-# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+# CLI command -> the function of this module that computes it (the table ``momentcalc.command_table`` reads).
 COMMANDS = {"initial-loss": "initial_loss"}
 
 MAX_VOCAB = 10**12

@@ -50,7 +50,7 @@ from ..tier import (
 )
 from ..tier.proof import Fields
 
-# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+# CLI command -> the function of this module that computes it (the table ``momentcalc.command_table`` reads).
 COMMANDS = {"initializer": "initializer", "initializers": "catalog_listing"}
 
 # The options of every catalog entry, in the order the command line lists them.

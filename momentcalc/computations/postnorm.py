@@ -50,7 +50,7 @@ from ..tier import (
 from .deepnet import ARCHES, Root, deepnet
 from .postnorm_series import GeometricWeights
 
-# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+# CLI command -> the function of this module that computes it (the table ``momentcalc.command_table`` reads).
 COMMANDS = {"postnorm-decay": "postnorm_decay"}
 
 SCHEMES = ("post", "pre", "deepnorm")

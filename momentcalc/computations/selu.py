@@ -58,7 +58,7 @@ from ..tier import (
     quantities,
 )
 
-# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+# CLI command -> the function of this module that computes it (the table ``momentcalc.command_table`` reads).
 COMMANDS = {"selu-solve": "selu_solve"}
 
 DESCRIPTIONS = {

@@ -16,7 +16,7 @@ from ..engine import normal_balls
 from ..engine.numbers import to_text
 from ..tier import Computation, InputError, certify, check_digits, exact_ball, number, positive
 
-# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+# CLI command -> the function of this module that computes it (the table ``momentcalc.command_table`` reads).
 COMMANDS = {"truncnorm": "truncnorm"}
 
 DESCRIPTIONS = {

@@ -26,7 +26,7 @@ from flint import arb, ctx
 from ..catalog import Activation
 from ..catalog.expression_tree import Node
 from ..engine.gaussian_balls import as_arb, narrow
-from .exact_start import EXACT_RAISES, exact_start_bits
+from .exact_precision import EXACT_RAISES, exact_precision_bits
 from .monomials import Monomial
 from ..catalog.expression_ball import constant_value, polynomial_terms
 from ..errors import PrecisionError
@@ -183,7 +183,7 @@ def abs_power_ball(
     if not applies(act):
         return None
     build = _integrand(act, monomial, centre)
-    bits = exact_start_bits(digits, mean, std)
+    bits = exact_precision_bits(digits, mean, std)
     for _ in range(EXACT_RAISES):
         with ctx.workprec(bits):
             terms = build()

@@ -63,7 +63,7 @@ from ..engine.bits import bits_for
 from ..engine.mpmath_internals import binary
 from ..engine.rounding import ball_text
 from .abs_powers import abs_power_ball
-from .exact_start import EXACT_RAISES, exact_start_bits
+from .exact_precision import EXACT_RAISES, exact_precision_bits
 from . import tiny_mean
 from .laurent import laurent_ball
 from .normal_cdf import normal_cdf_ball
@@ -413,7 +413,7 @@ def _exact_ball(pieces: Callable[[], list | None], mean: Fraction, std: Fraction
     """E[g(X)] exactly for the piecewise exp-polynomial g that ``pieces()`` builds at the
     working precision ((low, high, terms) each; None: not one), at a precision doubled until
     the ball is narrow against its value; PrecisionError when it stays around 0."""
-    bits = exact_start_bits(digits, mean, std)
+    bits = exact_precision_bits(digits, mean, std)
     for _ in range(EXACT_RAISES):
         with ctx.workprec(bits):
             built = pieces()
@@ -858,7 +858,7 @@ def variance_about_constant(act: Activation, mean: Fraction, std: Fraction, digi
                 second.append((edges[i], edges[i + 1], _combined(exp_poly_product(shifted, shifted))))
         return first, second
 
-    bits = exact_start_bits(digits, mean, std)
+    bits = exact_precision_bits(digits, mean, std)
     for _ in range(EXACT_RAISES):
         with ctx.workprec(bits):
             built = parts()

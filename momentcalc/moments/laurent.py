@@ -17,7 +17,7 @@ from flint import arb, ctx
 from ..catalog import Activation
 from ..engine.gaussian_balls import as_arb, narrow
 from ..engine.reciprocal import half_line_moments, reachable
-from .exact_start import EXACT_RAISES, exact_start_bits
+from .exact_precision import EXACT_RAISES, exact_precision_bits
 from .monomials import Monomial
 from ..catalog.ball_functions import HALF_LINE_LAURENT
 
@@ -54,7 +54,7 @@ def laurent_ball(
         return None
     a, b, c = monomial
     given = dict(act.values)
-    bits = exact_start_bits(digits, mean, std)
+    bits = exact_precision_bits(digits, mean, std)
     with ctx.workprec(64):
         params = {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
         sides = [side for side, _, _ in HALF_LINE_LAURENT[act.name](params)]

@@ -19,7 +19,7 @@ from flint import arb, ctx
 
 from ..catalog import Activation
 from ..engine.gaussian_balls import as_arb, narrow
-from .exact_start import exact_start_bits
+from .exact_precision import exact_precision_bits
 from .monomials import Monomial
 from ..catalog.ball_functions import NORMAL_CDF_POLYNOMIALS
 
@@ -63,7 +63,7 @@ def normal_cdf_ball(
     from ..engine.normal_cdf_moments import density_moment
 
     given = dict(act.values)
-    bits = exact_start_bits(digits, mean, std)
+    bits = exact_precision_bits(digits, mean, std)
     for _ in range(RAISES):
         with ctx.workprec(bits):
             params = {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}

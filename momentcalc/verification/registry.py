@@ -15,7 +15,7 @@ from importlib import import_module
 import mpmath
 from mpmath import mp
 
-from ..commands import api
+from ..command_table import api
 from .routes import (
     Route,
     critical_sigma_w2_directly,
@@ -78,7 +78,7 @@ class Published:
 
 
 def result(function: str, name: str, **kwargs: object) -> Callable[[int], mpmath.mpf]:
-    """``<function>(**kwargs, digits=d).value(name)``: a command's function (``momentcalc.commands``),
+    """``<function>(**kwargs, digits=d).value(name)``: a command's function (``momentcalc.command_table``),
     imported lazily."""
 
     def compute(digits: int) -> mpmath.mpf:

@@ -21,7 +21,7 @@ from .registry import REGISTRY, Published
 from ..engine.written import significant_digits
 from .tolerance import agreeing_digits, within
 
-# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+# CLI command -> the function of this module that computes it (the table ``momentcalc.command_table`` reads).
 COMMANDS = {"verify": "verify", "constants": "constants"}
 
 VERIFY_COLUMNS = ("id", "source", "published", "computed", "agreeing_digits", "route", "status")

@@ -40,7 +40,7 @@ sys.path[:0] = [str(ROOT / "scripts"), str(ROOT / "tests" / "bench")]
 import bench_startup  # noqa: E402
 import import_graph  # noqa: E402
 
-from momentcalc.commands import api  # noqa: E402
+from momentcalc.command_table import api  # noqa: E402
 
 # Runs ``python -m momentcalc ARGS`` in-process (runpy, as ``-m`` does) with ``os._exit`` wrapped
 # to write the process's module names to OUT.<parent|child>.<pid> first.

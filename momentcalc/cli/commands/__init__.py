@@ -2,7 +2,7 @@
 
 Nothing is imported here: the command line's group (``cli.group.LazyCommands``) imports the
 module of the command it is asked for, found in ``table()`` — read from this package's
-sources, as ``momentcalc.commands`` reads the computing modules', at about a millisecond —
+sources, as ``momentcalc.command_table`` reads the computing modules', at about a millisecond —
 so that a call imports and builds one command, not every one (about 10 ms of start-up).
 Listing the commands (``--help``, shell completion, a misspelt command's suggestions) imports
 them all, module by module alphabetically, which is the order ``--help`` lists them in. A new

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .scale import gau_scale
 
-# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+# CLI command -> the function of this module that computes it (the table ``momentcalc.command_table`` reads).
 COMMANDS = {"gau-scale": "gau_scale"}
 
 __all__ = ["gau_scale"]

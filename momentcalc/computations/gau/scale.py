@@ -125,7 +125,7 @@ def gau_scale(
     ]
     stderr: dict[str, mpmath.mpf] = dict(accuracy)
     if given.monte_carlo is not None:
-        from .simulate import simulated as simulate_gau
+        from .simulation_run import simulated as simulate_gau
 
         draws, count = given.monte_carlo
         simulated = simulate_gau(activation, params, sizes, std, draws, count, adaptive=given.adaptive)

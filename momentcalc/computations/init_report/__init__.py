@@ -22,7 +22,7 @@ from .rules import check_library, groups
 from .spec import key_line, read_config
 from .tables import parameter_rows
 
-# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+# CLI command -> the function of this module that computes it (the table ``momentcalc.command_table`` reads).
 COMMANDS = {"init-report": "init_report"}
 
 # The residual stream may grow this many times over the embeddings before the check warns.

@@ -15,7 +15,7 @@ from .solve import DESCRIPTIONS, RESULTS, compute
 
 __all__ = ["COMMANDS", "DESCRIPTIONS", "RESULTS", "meanfield"]
 
-# CLI command -> the function of this module that computes it (the table ``momentcalc.commands`` reads).
+# CLI command -> the function of this module that computes it (the table ``momentcalc.command_table`` reads).
 COMMANDS = {"meanfield": "meanfield"}
 
 

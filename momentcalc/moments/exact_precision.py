@@ -12,7 +12,7 @@ from ..engine.bits import bits_for
 EXACT_RAISES = 8
 
 
-def exact_start_bits(digits: int, mean: Fraction, std: Fraction) -> int:
+def exact_precision_bits(digits: int, mean: Fraction, std: Fraction) -> int:
     """The first working precision of an exact expectation: the digits, plus twice the bits
     of |mean|/std. A mean far beyond std (relu at mean 1e100000) makes its terms cancel by
     that much: E[φ²] and mean² agree to (mean/std)², and the tail Q(t) against φ(t)/t, t =
