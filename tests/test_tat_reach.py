@@ -1,6 +1,7 @@
 """``tat --target-slope``: targets DKS's own starting points miss are found from a survey of the
 curve Q'(1) = 1 and proven; a target beyond what an activation reaches is exit 2 where a proof
-says so (c·x^k + d; clipped linear ones below their proven floor) and exit 3 saying what was
+says so (c·x^k + d; clipped linear ones below their proven floor; convex sums of relus above
+their proven ceiling) and exit 3 saying what was
 searched otherwise.
 
 Each solved transform φ̂(z) = γ·(φ(a·z + b) + δ) is checked by an independent route: mpmath
@@ -200,8 +201,8 @@ def test_monomial_top_itself_is_not_unique():
 @pytest.mark.parametrize(
     "argv, layer",
     [
-        (("softplus", "--target-slope", "1.5"), "1.5"),
-        (("elu", "--target-slope", "3"), "3"),
+        (("selu", "--target-slope", "1.5"), "1.5"),
+        (("gelu", "--target-slope", "3"), "3"),
     ],
 )
 def test_unfound_target_says_what_was_searched(argv, layer):
@@ -287,7 +288,8 @@ def test_clipped_target_above_the_floor_is_solved():
 @pytest.mark.parametrize(
     "argv, code, words",
     [
-        (("softplus", "--target-slope", "1e400"), 3, "per-layer C'(1) = 1.00000e+400 was found"),
+        (("selu", "--target-slope", "1e400"), 3, "per-layer C'(1) = 1.00000e+400 was found"),
+        (("softplus", "--target-slope", "1e400"), 2, "or --depth 2395 or more; got a per-layer 1.00000e+400"),
         (
             ("hardtanh", "--depth", "10000", "--target-slope", "1.0000000001"),
             2,
@@ -299,3 +301,154 @@ def test_clipped_target_above_the_floor_is_solved():
 def test_targets_beyond_double_range_say_so_without_overflow(argv, code, words):
     run = invoke("tat", *argv)
     assert run.code == code and run.stdout == "" and run.stderr.count("\n") == 1 and words in run.stderr
+
+
+# Convex sums of relus (softplus, elu, celu; log_sigmoid mirrored): C'(1) < the proven ceiling
+# where Q'(1) = 1 (moments.dks_convex).
+def _relu_rho_by_quadrature(y):
+    """ρ(y) = ϕ(y)·E[r]/Var r for r = max(Z − y, 0), its moments by mpmath quadrature."""
+    ends = [y, y + 4, y + 12]  # beyond y + 12 both integrands are below 1e-30
+    m = mpmath.quad(lambda z: (z - y) * mpmath.npdf(z), ends, method="gauss-legendre")
+    m2 = mpmath.quad(lambda z: (z - y) ** 2 * mpmath.npdf(z), ends, method="gauss-legendre")
+    return mpmath.npdf(y) * m / (m2 - m * m)
+
+
+def test_convex_ceiling_is_just_above_relus_largest_ratio():
+    from momentcalc.moments.dks_convex import ceiling
+
+    top = ceiling()
+    with mpmath.workdps(15):
+        # a coarse grid, then a fine one around its largest value (ρ is flat there: a step of
+        # 0.002 misses the peak by about 1e-6)
+        coarse = max((_relu_rho_by_quadrature(mpmath.mpf(i) / 10), i) for i in range(-10, 9))
+        centre = mpmath.mpf(coarse[1]) / 10
+        fine = max(_relu_rho_by_quadrature(centre + mpmath.mpf(i) / 500) for i in range(-50, 51, 2))
+        peak = 1 + max(coarse[0], fine)
+        assert peak < mpmath.mpf(top.numerator) / top.denominator < peak + mpmath.mpf("2e-4")
+        # relu's own C'(1) on the curve (the kink at the mean) is pi/(pi - 1), below the ceiling
+        assert 1 + _relu_rho_by_quadrature(mpmath.mpf(0)) == pytest.approx(
+            mpmath.pi / (mpmath.pi - 1), rel=1e-15
+        )
+
+
+def _pair_form(x, y, b):
+    """2((B − 1)·Cov(r_x, r_y)) + Cov(r_x, δ_y) + Cov(r_y, δ_x) by quadrature (the proof's M)."""
+    npdf = mpmath.npdf
+    r = lambda k: lambda z: max(z - k, 0)
+
+    def over(f, k0):  # ∫ from k0 on (the normal density is below 1e-30 beyond max(k0, 0) + 12)
+        ends = [k0] + [p for p in (-4, 0, 4) if p > k0] + [max(k0, 0) + 12]
+        return mpmath.quad(lambda z: f(z) * npdf(z), ends, method="gauss-legendre")
+
+    mx, my = over(r(x), x), over(r(y), y)
+    cov = over(lambda z: r(x)(z) * r(y)(z), max(x, y)) - mx * my
+    cross = npdf(y) * (max(y - x, 0) - mx) + npdf(x) * (max(x - y, 0) - my)
+    return 2 * (b - 1) * cov + cross
+
+
+def test_convex_pair_form_is_least_on_the_diagonal():
+    """M(x, y) ≥ M(y, y) > 0 for x ≤ y (what reduces the proof to one variable), at B = the ceiling."""
+    from momentcalc.moments.dks_convex import ceiling
+
+    top = ceiling()
+    with mpmath.workdps(15):
+        b = mpmath.mpf(top.numerator) / top.denominator
+        for y in (-3, -1, mpmath.mpf("-0.113"), 0, mpmath.mpf("0.5"), 2, 5):
+            diagonal = _pair_form(y, y, b)
+            assert diagonal > 0
+            for x in (y - 8, y - 2, y - 1, y - mpmath.mpf("0.1"), y - mpmath.mpf("0.001")):
+                assert _pair_form(x, y, b) >= diagonal
+
+
+def _curve_slopes(phi, dphi, scales):
+    """C'(1) where Q'(1) = 1 on a dense float grid (numpy trapezoid sums over z, crossings of
+    Q'(1) − 1 in b interpolated linearly): an independent search of the curve."""
+    import numpy as np
+
+    found = []
+    for a in scales:
+        bs = np.linspace(-2, 2, 201)
+        ts, qs = [], []
+        for b in bs:
+            c = -b / a
+            z = np.concatenate(
+                [np.linspace(-9, c - 40 / a, 2001), np.linspace(c - 40 / a, c + 40 / a, 4001)[1:]]
+            )
+            z = np.concatenate([z, np.linspace(c + 40 / a, 9, 2001)[1:]])
+            w = np.exp(-z * z / 2)
+            step = np.diff(z)
+            weights = np.zeros_like(z)
+            weights[:-1] += step / 2
+            weights[1:] += step / 2
+            weights *= w / np.sum(weights * w)
+            f, df = phi(a * z + b), dphi(a * z + b)
+            mu = weights @ f
+            v = weights @ (f - mu) ** 2
+            ts.append(a * a * (weights @ (df * df)) / v)
+            qs.append(a * (weights @ (z * (f - mu) * df)) / v - 1)
+        for i in range(len(bs) - 1):
+            if qs[i] * qs[i + 1] < 0:
+                s = qs[i] / (qs[i] - qs[i + 1])
+                found.append(ts[i] + s * (ts[i + 1] - ts[i]))
+    return found
+
+
+@pytest.mark.parametrize("name", ["softplus", "elu"])
+def test_convex_ceiling_holds_on_the_curve_found_by_a_grid(name):
+    import numpy as np
+
+    from momentcalc.moments.dks_convex import ceiling
+
+    functions = {
+        "softplus": (lambda x: np.logaddexp(0, x), lambda x: np.exp(-np.logaddexp(0, -x))),
+        "elu": (
+            lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))),
+            lambda x: np.where(x > 0, 1, np.exp(np.minimum(x, 0))),
+        ),
+    }
+    slopes = _curve_slopes(*functions[name], [1, 10, 100, 300])
+    top = float(ceiling())
+    assert slopes and max(slopes) < top and max(slopes) > top - 0.01  # nearly tight
+    assert min(slopes) > 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("softplus", "--target-slope", "1.5"),
+        ("elu", "--target-slope", "1.5"),
+        ("celu", "--alpha", "0.5", "--target-slope", "1.5"),
+        ("log_sigmoid", "--target-slope", "1.5"),
+        ("elu", "--depth", "10", "--target-slope", "50"),
+    ],
+)
+def test_convex_target_above_the_ceiling_is_exit_2(argv):
+    run = invoke("tat", *argv)
+    assert run.code == 2 and run.stdout == "" and run.stderr.count("\n") == 1
+    assert "(a convex mixture of relus): below 1.4692 wherever Q'(1) = 1 (proven:" in run.stderr
+    assert "--target-slope below 1.4692^" in run.stderr and "--depth" in run.stderr
+
+
+@pytest.mark.parametrize("name", ["elu", "celu"])
+def test_convex_target_just_below_the_curves_top_is_solved(name):
+    """1.464: within 0.003 of the largest C'(1) the grid finds on the curve (1.4664 at input_scale 1000)."""
+    result = tat(name, depth=1, target_slope="1.464")
+    assert float(result.value("input_scale")) > 100
+
+
+def test_convex_ceiling_that_cells_cannot_show_leaves_the_survey(monkeypatch):
+    """Cells not allowed to shrink show nothing: no ceiling, and the target is searched (exit 3)."""
+    from fractions import Fraction
+
+    from momentcalc.moments import dks_convex
+
+    monkeypatch.setattr(dks_convex, "MIN_WIDTH", Fraction(1))
+    dks_convex.ceiling.cache_clear()
+    try:
+        assert dks_convex.ceiling() is None
+        with pytest.raises(Exception, match="not proven unreachable"):
+            tat("elu", target_slope="1.5")
+    finally:
+        monkeypatch.undo()
+        dks_convex.ceiling.cache_clear()
+    assert dks_convex.ceiling() is not None

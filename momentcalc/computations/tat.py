@@ -240,6 +240,7 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
         _monomial_reach(act, target, zeta, depth)
     else:
         _clipped_reach(act, target, zeta, depth)
+        _convex_reach(act, target, zeta, depth)
     shifts = (Fraction(1), Fraction(-1)) if fixed else (None,)
     for shift in shifts:
         try:
@@ -300,6 +301,38 @@ def _clipped_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
         "Q'(1) = 1 (proven; the infimum appears to be pi/(pi - 1) = 1.4669, approached as input_scale "
         f"-> 0 with the input at a kink), i.e. {{target_slope}} above {float(FLOOR):g}^{depth} = "
         f"{power_bound(FLOOR, depth, False)}{hint}; got a per-layer {layer_text(target)}",
+        kind="unreachable",
+        param="target_slope",
+        params=("depth",),
+    )
+
+
+def _convex_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
+    """Exit 2 when φ is a convex mixture of relus (softplus, elu, celu, log_sigmoid) and the
+    per-layer target is at least the proven ceiling B of its C'(1) where Q'(1) = 1
+    (``moments.dks_convex``)."""
+    from ..moments.dks_convex import convex_relu_mixture
+
+    # every such ceiling is above relu's pi/(pi - 1) > 1.46: a target below 1.46^L needs no proof
+    if zeta < Fraction(146, 100) ** depth or not convex_relu_mixture(act):
+        return
+    from ..moments.dks_convex import ceiling
+
+    top = ceiling()
+    if top is None or zeta < top**depth:  # exact: ζ^(1/L) ≥ B ⇔ ζ ≥ B^L
+        return
+    from .tat_reach import layer_text, log_of, power_bound
+
+    label = act.formula if act.expression else act.name
+    deeper = int(log_of(zeta) / math.log(float(top))) + 1
+    while Fraction(zeta) >= top**deeper:  # the float estimate, made exact
+        deeper += 1
+    raise Outcome(
+        f"reachable per-layer C'(1) for {label!r} (a convex mixture of relus): below {to_text(top)} "
+        "wherever Q'(1) = 1 (proven: there C'(1) is at most relu's largest 1 - Cov(f, f'')/Var f; "
+        "relu's own C'(1) there is pi/(pi - 1) = 1.4669, approached as input_scale -> infinity), "
+        f"i.e. {{target_slope}} below {to_text(top)}^{depth} = {power_bound(top, depth, True)}, "
+        f"or {{depth}} {deeper} or more; got a per-layer {layer_text(target)}",
         kind="unreachable",
         param="target_slope",
         params=("depth",),
