@@ -238,3 +238,59 @@ def test_cross_values_with_a_slope_to_fewer_digits():
         lean_k, lean_k1 = cross_values(act, q, c, 40, 25)
         assert abs(lean_k - k) <= mpmath.mpf(10) ** -42 * k
         assert abs(lean_k1 - k1) <= mpmath.mpf(10) ** -27 * k1 and lean_k1 != k1
+
+
+def test_second_derivative_ball_against_quadrature():
+    """E[tanh''(u₁)·tanh''(u₂)] (``which`` 2, the slope's Taylor term of meanfield's correlation
+    proof) holds mpmath's nested quadrature of tanh'' = −2·tanh·sech² to 25 digits; an activation
+    without φ'' gets None."""
+    from momentcalc.moments.bivariate_certified import cross_ball
+
+    act = resolve("tanh", {})
+    ball = cross_ball(act, Q, C, 25, 2)
+    with mp.workdps(40):
+        q, c = mpmath.mpf(Q.numerator) / Q.denominator, mpmath.mpf(C.numerator) / C.denominator
+        a, b = mpmath.sqrt(q * c), mpmath.sqrt(q * (1 - c))
+
+        def second(x):
+            return -2 * mpmath.tanh(x) * mpmath.sech(x) ** 2
+
+        def psi(m):
+            return mpmath.quad(lambda v: second(m + b * v) * mpmath.npdf(v), [-mpmath.inf, 0, mpmath.inf])
+
+        value = mpmath.quad(lambda w: mpmath.npdf(w) * psi(a * w) ** 2, [-mpmath.inf, 0, mpmath.inf])
+    _holds(ball, value, 25)
+    assert cross_ball(resolve("swish", {}), Q, C, 15, 2) is None
+
+
+@pytest.mark.parametrize("digits", [30, 120])
+def test_shared_lattice_slope_agrees_with_the_integral_at_c1(monkeypatch, digits):
+    """tanh's correlation proof takes K and K₁ from one lattice at c₀ and the slope at c* by
+    Taylor's theorem with K₂ (``correlation_proof._shared_lattice``); the route it replaced
+    (K₁ once more at c₁) gives balls that overlap it, both radii proving every digit."""
+    from momentcalc.computations.meanfield import correlation_proof
+
+    found = {}
+    original = correlation_proof.prove_correlation
+
+    def keep(*args, **kwargs):
+        found["args"] = args, kwargs
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(correlation_proof, "prove_correlation", keep)
+    meanfield("tanh", sigma_w2="2.5", sigma_b2="0.05", digits=digits)
+    args, kwargs = found["args"]
+    with ctx.workprec(_bits(digits)):
+        shared = original(*args, **kwargs)
+        monkeypatch.setattr(correlation_proof, "has_second", lambda act: False)
+        alone = original(*args, **kwargs)
+        assert shared is not None and alone is not None
+        for mine, theirs in zip(shared, alone):
+            assert mine.overlaps(theirs)
+            assert mine.rad() <= abs(mine.mid()) * arb(10) ** -(digits + 3)
+
+
+def _bits(digits: int) -> int:
+    from momentcalc.tier import Precision
+
+    return Precision(digits + 40, guard=0).bits

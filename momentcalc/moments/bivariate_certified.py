@@ -128,6 +128,39 @@ def _strip(act: Activation) -> Strip | None:
     return Strip(w, (spec.value_bound(w), spec.slope_bound(w)), at, parity=parity)
 
 
+# φ'' beside φ and φ' (the integrand ``which`` 2: E[φ''(u₁)φ''(u₂)], the correlation map's second
+# derivative over q², ``computations.meanfield.correlation_proof``): name -> (a constant bound of
+# |φ''| on the real line, a bound of |φ''| on the strip |Im z| ≤ w from w, φ'' from (φ, φ')).
+# tanh'' = −2·tanh·sech²: on the real line |tanh''| = 2|t|(1 − t²) ≤ 4/(3√3) < 1 (t = tanh x),
+# on the strip |tanh| ≤ sec w and |sech²| ≤ sec² w (see ``catalog.ball_functions``).
+SECOND_DERIVATIVES: dict[str, tuple[int, Callable[[arb], arb], Callable[[arb, arb], arb]]] = {
+    "tanh": (1, lambda w: arb((2 / w.cos() ** 3).upper()), lambda value, slope: -2 * value * slope),
+}
+
+
+def has_second(act: Activation) -> bool:
+    """Whether ``cross_ball(..., which=2)`` (E[φ''(u₁)φ''(u₂)]) applies to this activation."""
+    return not act.expression and act.name in SECOND_DERIVATIVES and _strip(act) is not None
+
+
+def second_bound(act: Activation) -> arb:
+    """A bound of |φ''| on the real line (``has_second`` activations)."""
+    return arb(SECOND_DERIVATIVES[act.name][0])
+
+
+def _with_second(strip: Strip, act: Activation) -> Strip:
+    """``strip`` (φ, φ') with φ'' as a third integrand."""
+    _, bound, second = SECOND_DERIVATIVES[act.name]
+    at = strip.at
+
+    def at3(x: arb, ex: arb) -> list[arb]:
+        value, slope = at(x, ex)
+        return [value, slope, second(value, slope)]
+
+    parity = None if strip.parity is None else (*strip.parity, strip.parity[0])
+    return Strip(strip.width, (*strip.bounds, (bound(strip.width),)), at3, parity=parity)
+
+
 def _params(act: Activation) -> dict[str, arb]:
     given = dict(act.values)
     return {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
@@ -227,7 +260,7 @@ def cross_balls(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: i
 
 def cross_ball(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int, which: int) -> arb | None:
     """``cross_balls``' E[φ(u₁)φ(u₂)] (``which`` 0) or E[φ'(u₁)φ'(u₂)] (1) alone: half the
-    lattice products of both."""
+    lattice products of both; or E[φ''(u₁)φ''(u₂)] (2) where ``has_second``, else None."""
     balls = _cross(act, q, c, digits, (which,))
     return None if balls is None else balls[0]
 
@@ -397,6 +430,9 @@ def _shared_part(p: Cross) -> list[arb] | None:
                 polys = _polys(act)
                 smoothing = exp_poly_smoothing(act)
                 strip = None if smoothing is not None else _strip(act)
+                if 2 in which:
+                    assert strip is not None and polys is not None  # has_second
+                    strip, polys = _with_second(strip, act), [*polys, [second_bound(act)]]
             if strip is None and smoothing is None:
                 # a kink, or a singular point near the real line: ψ node by node
                 from .bivariate_kinked import kinked_smoothing
@@ -452,6 +488,10 @@ def _cross(
             p.polys = p.expression.polys
         else:
             p.polys = _polys(act)
+            if 2 in which:
+                if p.polys is None or not has_second(act):
+                    return None
+                p.polys = [*p.polys, [second_bound(act)]]
         # (an exact c compared exactly: 1 − 10^−300 rounds to a ball holding 1 at this precision)
         inside = 0 < c < 1 if isinstance(c, Fraction) else cc > 0 and cc < 1
         if p.polys is None or not (inside and qq > 0):
@@ -462,6 +502,8 @@ def _cross(
         p.size_log2, p.least_log2 = max(sizes), min(sizes)
         p.widest = qq
         p.near_one = preferred(act, cc)
+    if 2 in which:  # φ'' is known to the shared-part route only
+        return _shared_part(p)
     found = None
     for route in sorted(ROUTES, key=lambda route: route.preference):
         if route.applies(p):
