@@ -299,6 +299,8 @@ LOCAL_IMPORTS = {
     "moments/activation_balls.py -> .catalog.formulas": "a catalog entry without ball functions only",
     "computations/kernel.py -> .symbolic.kernel": "--derive only (sympy)",
     "computations/kernel.py -> flint": "importing momentcalc.kernel loads no python-flint (first call)",
+    "computations/meanfield/floats.py -> .catalog.expression_calculus": "the q* search's float forms: at the first call, not at import",
+    "computations/meanfield/floats.py -> .catalog.formulas": "the q* search's float forms (the expression parser): at the first call, not at import",
     "computations/meanfield/locate.py -> .computations.meanfield.prove": "importing momentcalc.meanfield stays light",
     "computations/meanfield/locate.py -> .moments.bivariate_certified": "the correlation map c* only",
     "computations/meanfield/locate.py -> .moments.exact": "importing momentcalc.meanfield stays light (first call)",

@@ -45,7 +45,7 @@ from ...engine.precision import working_dps
 from ...result import replace
 from ...tier import INFINITY, Computation, PrecisionError, Quantity, fields_of
 from ...moments import midpoint
-from . import homogeneous_zero, phase
+from . import floats, homogeneous_zero, phase
 from .inputs import Inputs
 from .locate import (
     LOCATE_DIGITS,
@@ -360,8 +360,10 @@ def _attempt(given: Inputs, work: int, fold: int) -> _Found:
             w = to_mpf(given.weight)
             texts = (to_text(given.sigma_b2), to_text(given.weight), to_text(given.q0))
             with mp.workdps(LOCATE_DIGITS + 10):
-                start = find_fixed_point(model, +w, +b, +q0, zero_fixed, texts)
-            if start is not None:
+                # in double precision first (floats.located), else at LOCATE_DIGITS
+                quick = floats.located(model, +w, +b, +q0, zero_fixed, texts)
+                start = find_fixed_point(model, +w, +b, +q0, zero_fixed, texts) if quick is None else quick[0]
+            if start is not None and not (quick is not None and floats.attracts(quick[1])):
                 # q0 told from the root to the digits it is written with, and then some
                 written = len(str(Fraction(given.q0).denominator))
                 start = _past_a_repelling_root(

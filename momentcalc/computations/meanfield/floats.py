@@ -1,0 +1,176 @@
+"""The length map in double precision, for the search of q* (``locate.find_fixed_point``) only:
+the search needs a point near the fixed point, not digits, and at 12 digits in Arb balls each of
+its half-dozen evaluations of A, S and B cost about 1.3 ms of a sweep point's 40 (tanh). Here
+they are trapezoid sums over Python floats (``catalog.expression_float``), about 0.1 ms each.
+
+The point found is then polished by Newton's method at the working precision and proven in Arb
+(``locate.newton``, ``prove``), exactly as a point found at 12 digits would be: nothing printed
+depends on this module but where Newton starts. It declines (``FloatTrouble``) whatever double
+precision cannot do well, and the search then runs at mpmath precision as before: activations
+with a closed-form kernel (their maps are cheap anyway), kinks (the trapezoid rule converges only
+algebraically there, which the step-halving check below finds), overflow, a domain error, a
+search that ends without a fixed point or at q* = 0 (decided by the mpmath search, which words
+the outcome).
+
+E[g(√q·Z)] = ∫ g(√q·z)·e^(−z²/2)/√(2π) dz is the trapezoid sum at step h over |z| <= Z_MAX
+(the Gaussian weight is below 10^−15 beyond). For g analytic in a strip the error falls like
+e^(−c/h): each halving squares it, so when the sums at h and h/2 agree to AGREE of the sum of
+|terms|, the one at h/2 is good to far more than the search's 10^−9. The steps are 1/2, 1/4,
+... down to 1/32, then FloatTrouble.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+
+from ...catalog.expression_float import FloatTrouble, compile_float
+from ...errors import MomentcalcError
+from .locate import find_fixed_point
+from .model import Length, Model
+
+Z_MAX = 8.5
+FIRST_STEP = 0.5
+MAX_HALVINGS = 4  # steps 1/4 ... 1/32
+# q beyond this many times the search's scale (q0, sigma_b2, sigma_w2, 1): the length may be
+# exploding, which the mpmath search decides and words (a float search there is wasted work).
+MAX_SCALE = 20.0
+AGREE = 1e-7
+POLISH_STEPS = 3  # Newton steps in double precision after the search (to about 1e-14)
+POLISH_TO = 1e-14
+# The search's slope V'(q*) − 1 decides "q* attracts" (locate's ``_past_a_repelling_root``) in
+# double precision only this far from 0; nearer, at mpmath precision as before.
+SLOPE_MARGIN = 1e-6
+
+_NORMAL = 1 / math.sqrt(2 * math.pi)
+_FORMS: dict[tuple[object, ...], tuple[object, object] | None] = {}
+
+
+def _forms(model: Model):
+    """(φ, φ') as float functions, or None (a closed-form kernel, kinks or singular points, no
+    tree, a function without a float form)."""
+    act = model.act
+    key = (act.name, act.formula, act.values, act.expression)
+    if key in _FORMS:
+        return _FORMS[key]
+    forms = None
+    if model.kernel is None and not act.critical and not act.kinks(act.param_values()):
+        from ...catalog.expression_calculus import derivative
+        from ...catalog.formulas import tree_of
+
+        tree = tree_of(act)
+        if tree is not None:
+            try:
+                forms = (compile_float(tree), compile_float(derivative(tree)))
+            except (FloatTrouble, ArithmeticError, ValueError):  # a constant part floats cannot give
+                forms = None
+    _FORMS[key] = forms
+    return forms
+
+
+class FloatLength:
+    """A stand-in for ``Model`` in ``find_fixed_point``: ``length`` and ``second`` in floats."""
+
+    def __init__(self, phi, dphi, largest: float = math.inf) -> None:
+        self.phi, self.dphi, self.largest = phi, dphi, largest
+
+    def _terms(self, s: float, h: float, odd: bool, slope: bool) -> tuple[list[float], float]:
+        """The sums (of A's, E[X·φ·φ']'s and B's terms; A's alone without ``slope``) over
+        z = k·h, |z| <= Z_MAX, every k (``odd``: only odd k), and the sum of |terms|."""
+        phi, dphi = self.phi, self.dphi
+        count = int(Z_MAX / h)
+        a = xs = b = size = 0.0
+        first = -count if not odd or count % 2 else 1 - count
+        for k in range(first, count + 1, 2 if odd else 1):
+            z = k * h
+            weight = math.exp(-0.5 * z * z)
+            x = s * z
+            f = phi(x)
+            ta = weight * f * f
+            a += ta
+            if slope:
+                d = dphi(x)
+                txs, tb = weight * x * f * d, weight * d * d
+                xs += txs
+                b += tb
+                size += ta + abs(txs) + tb
+            else:
+                size += ta
+        return [a, xs, b], size
+
+    def moments(self, q: float, slope: bool = True) -> tuple[float, float, float]:
+        """(A, E[X·φ·φ'], B) at q, to about double precision, or FloatTrouble (without
+        ``slope``: A alone, the others 0)."""
+        s = math.sqrt(q)
+        h = FIRST_STEP
+        try:
+            sums, size = self._terms(s, h, False, slope)
+            for _ in range(MAX_HALVINGS):
+                extra, extra_size = self._terms(s, h / 2, True, slope)
+                finer = [x + y for x, y in zip(sums, extra)]
+                total = size + extra_size
+                # sums at h are Σ over k·h, at h/2 over all k·h/2: scale by the steps
+                coarse = [x * h for x in sums]
+                fine = [x * h / 2 for x in finer]
+                if not all(math.isfinite(x) for x in fine) or not math.isfinite(total):
+                    raise FloatTrouble("a non-finite sum")
+                if all(abs(c - f) <= AGREE * total * h / 2 for c, f in zip(coarse, fine)):
+                    return (fine[0] * _NORMAL, fine[1] * _NORMAL, fine[2] * _NORMAL)
+                sums, size, h = finer, total, h / 2
+        except (ArithmeticError, ValueError) as trouble:
+            raise FloatTrouble(str(trouble)) from None
+        raise FloatTrouble("the trapezoid sums did not settle")
+
+    def length(self, q: mpmath.mpf, digits: int) -> Length:
+        qf = float(q)
+        if not 0 < qf <= self.largest:
+            raise FloatTrouble("q outside double precision")
+        a, xs, b = self.moments(qf)
+        return Length(mpmath.mpf(a), mpmath.mpf(xs / qf), mpmath.mpf(b))
+
+    def second(self, q: mpmath.mpf, digits: int) -> mpmath.mpf:
+        qf = float(q)
+        if not 0 < qf <= self.largest:
+            raise FloatTrouble("q outside the float search's range")
+        return mpmath.mpf(self.moments(qf, slope=False)[0])
+
+
+def located(
+    model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf, zero_fixed: bool, texts: tuple[str, str, str]
+) -> tuple[mpmath.mpf, float] | None:
+    """(a point near q*, V'(q*) − 1 there) from the search in double precision, polished by a few
+    Newton steps; None where it declines (see the module docstring) or ends without q* > 0."""
+    forms = _forms(model)
+    if forms is None:
+        return None
+    wf, bf = float(w), float(b)
+    floats = FloatLength(*forms, largest=MAX_SCALE * max(float(q0), bf, wf, 1.0))
+    try:
+        q = find_fixed_point(floats, w, b, q0, zero_fixed, texts)  # type: ignore[arg-type]
+        if q is None:
+            return None
+        qf = float(q)
+        slope = 0.0
+        for _ in range(POLISH_STEPS):
+            a, xs, _ = floats.moments(qf)
+            f, slope = wf * a + bf - qf, wf * xs / qf - 1
+            if slope == 0:
+                return None
+            delta = f / slope
+            if not qf - delta > 0:
+                return None
+            qf -= delta
+            if abs(delta) <= POLISH_TO * qf:
+                break
+    except (FloatTrouble, MomentcalcError):
+        return None
+    return mpmath.mpf(qf), slope
+
+
+def attracts(slope: float) -> bool:
+    """V'(q*) < 1 told in double precision (SLOPE_MARGIN from 1): the search's q* attracts."""
+    return slope <= -SLOPE_MARGIN
+
+
+__all__ = ["FloatLength", "attracts", "located"]
