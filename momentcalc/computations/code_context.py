@@ -30,23 +30,26 @@ import keyword
 import os
 import re
 import tokenize
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import NamedTuple
 
-from .constant_index import by_subject, key_subject, named_in, near, tokens
+from .constant_index import Constant, by_subject, float_values, key_subject, named_in, near, tokens, within
 from .identification import (
     CONTEXT_DIGITS,
     CONTEXT_RELATIVE,
     ORDINARY_LITERAL_DIGITS,
-    ROUNDING_DIGITS,
+    PUBLISHED_DIGITS,
     Call,
     Context,
     Match,
     identify_literal,
+    value_alone,
 )
 from .literals import Literal, digits_correct, in_range, parse_literal, simple_fraction
+from .python_lines import in_string, indentation_holds, logical_lines, scope_names, statement_span
 
 PYTHON = (".py", ".pyi")
 # A decimal literal with a point or an exponent (integers are counts, not constants): the
@@ -110,13 +113,6 @@ def framework_of(text: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def _in_comment(text: str, start: int, at: int) -> bool:
-    """Is position ``at`` after a ``#`` that no quote precedes on its line (a Python comment;
-    were the line inside a string, the number would be string too: no code either way)?"""
-    sharp = text.find("#", start, at)
-    return sharp >= 0 and text.find("'", start, sharp) < 0 and text.find('"', start, sharp) < 0
-
-
 # Spellings a call resolves to one another's constants (``_resolve``): a word of one stands for all.
 _ALIAS_WORDS = (
     frozenset({"gelu", "tanh", "new", "approx"}),
@@ -139,50 +135,173 @@ def _words_by_constant() -> dict[str, frozenset[str]]:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _naming_words(text: str) -> frozenset[str]:
-    """The words that can name a constant within 2 digits of the literal ``text``."""
-    literal = parse_literal(text)
-    if literal is None or literal.digits < CONTEXT_DIGITS:
+def _route(text: str) -> bool | frozenset[str]:
+    """What the literal ``text`` needs to be a finding: True when its digits alone identify it
+    (``identification.value_alone``), else the words that can name a constant its digits reach
+    but only a context names (a generic value: √2 is relu's gain), or that can name a constant
+    it can be by context (within 1 %, as ``by_context`` asks: that constant's subject words and
+    their aliases); empty when there is none. Cached: a codebase repeats its numbers."""
+    fast = _float_route(text)
+    return fast if fast is not None else _exact_route(text)
+
+
+_WIDER = 1.02  # a float window this much wider than the Decimal one holds all it holds
+_FLOAT_REACH = float(CONTEXT_RELATIVE) * _WIDER
+_ALL_SIMPLE = 27720  # lcm(1, ..., 12): a simple fraction times it is an integer
+
+
+def _float_route(text: str) -> frozenset[str] | None:
+    """The route of a literal of ≥ 4 digits that nothing reaches by value and that is no simple
+    fraction, by floats (a codebase's many distinct long numbers: solver output, test data);
+    None when the exact route must decide. Its words are a superset of the exact route's: those
+    of every constant within 1.02 % (``by_value`` reaches no constant farther than 1 %)."""
+    if "_" in text or text[-1] in "fFdD":
+        return None
+    mantissa = text.partition("e")[0].partition("E")[0]
+    digits = len(mantissa.replace(".", "").lstrip("0"))
+    if digits < ORDINARY_LITERAL_DIGITS:
+        return None  # (short literals are few and repeat: the cached exact route)
+    value = float(text)
+    if not 1e-28 < value < 1e28:
+        return None
+    floats, _ = float_values()
+    width = value * _FLOAT_REACH
+    low, high = bisect_left(floats, value - width), bisect_right(floats, value + width)
+    if low == high:
         return frozenset()
-    simple = simple_fraction(literal)
+    # by_value's first cut (``near``), measured from the nearest constant
+    reach = value * 2 * 10.0 ** (1 - min(digits, 6)) * _WIDER
+    at = bisect_left(floats, value, low, high)
+    if (at < high and floats[at] - value <= reach) or (at > low and value - floats[at - 1] <= reach):
+        return None
+    scaled = value * _ALL_SIMPLE
+    if abs(scaled - round(scaled)) <= 1e-9 * max(scaled, 1.0):
+        return None
+    return _range_words(low, high)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _range_words(low: int, high: int) -> frozenset[str]:
     by_constant = _words_by_constant()
+    _, ordered = float_values()
+    return frozenset().union(*(by_constant.get(c.id, frozenset()) for c in ordered[low:high]))
+
+
+def _exact_route(text: str) -> bool | frozenset[str]:
+    literal = parse_literal(text)
+    if literal is None or literal.digits < CONTEXT_DIGITS or not in_range(literal):
+        return frozenset()
+    by_constant = _words_by_constant()
+    named: tuple[Constant, ...] = ()
+    # (by_value reaches no further than this: a first cut that skips its float32 reading)
+    if literal.digits >= PUBLISHED_DIGITS and near(literal.value, min(literal.digits, 6)):
+        alone, named = value_alone(literal)
+        if alone:
+            return True
+    simple = simple_fraction(literal)
     return frozenset().union(
+        *(by_constant.get(c.id, frozenset()) for c in named),  # a generic value the context names
         *(
             by_constant.get(c.id, frozenset())
-            for c in near(literal.value, 2)
+            for c in within(literal.value, CONTEXT_RELATIVE)
             # what by_context passes over before anything else: an exact simple fraction is only
-            # itself, a constant near one needs 4 digits, and the context's reach is 1 %
+            # itself, a constant near one needs 4 digits (and the context's reach is 1 %)
             if (simple is None or c.value == simple)
             and not (c.ordinary and literal.digits < ORDINARY_LITERAL_DIGITS)
-            and abs(literal.value - c.value) <= c.value * CONTEXT_RELATIVE
-        )
+        ),
     )
 
 
-def worth_reading(text: str, python: bool = False) -> bool:
-    """Could any decimal literal of the file be a finding? (The cheap pass: a regex, and for
-    each literal the sorted index; only then does a Python file go through tokenize.) A
-    literal can be identified by value only with ≥ 5 digits within a relative 10^-4 of a
-    constant, and by context only when some constant agrees to 2 digits and its line (or the 400 characters
-    before it) has a word that can name that constant."""
-    around: dict[int, set[str]] = {}  # each line's words, read once (linear in a line of many numbers)
-    for hit in NUMBER.finditer(text):
-        literal = parse_literal(hit.group())
-        if literal is None or literal.digits < 2 or not in_range(literal):
-            continue
-        start = text.rfind("\n", 0, hit.start()) + 1
-        if python and _in_comment(text, start, hit.start()):
-            continue
-        if literal.digits >= ROUNDING_DIGITS and near(literal.value, ROUNDING_DIGITS):
-            return True
-        naming = _naming_words(hit.group())
-        if not naming:
-            continue
-        words = around.get(start)
+class _Around:
+    """The words that can be the context of a number at a place in a file: for Python, its
+    statement, the line above it and the defs and classes before it (``python_lines``); for
+    other files, its line; for a Python file tokenize may read otherwise, the whole file."""
+
+    def __init__(self, text: str, python: bool) -> None:
+        self.text = text
+        self.lines = logical_lines(text) if python else None
+        self.whole = python and self.lines is None
+        self.indented: bool | None = None  # tokenize accepts its indentation (asked when needed)
+        self.words: dict[tuple[int, int], frozenset[str]] = {}
+        self.scopes: list[tuple[int, str]] | None = None
+        self.scope_words: set[str] = set()  # the words of the first ``scopes_read`` scopes
+        self.scopes_read = 0
+
+    def _words(self, span: tuple[int, int]) -> frozenset[str]:
+        words = self.words.get(span)
         if words is None:
-            end = text.find("\n", hit.end())
-            words = around[start] = set(tokens(text[max(start - 400, 0) : end if end >= 0 else len(text)]))
-        if not naming.isdisjoint(words):
+            words = self.words[span] = frozenset(tokens(self.text[span[0] : span[1]]))
+        return words
+
+    def names(self, route: frozenset[str], start: int, line: tuple[int, int]) -> bool:
+        """Does a word of ``route`` stand around the number at ``start`` on the ``line`` (its
+        span)? (Numbers are met in order: the scopes before them are read once.)"""
+        if self.whole:
+            return not route.isdisjoint(self._words((0, len(self.text))))
+        if self.lines is None:
+            return not route.isdisjoint(self._words(line))
+        if not route.isdisjoint(self._words(statement_span(self.text, self.lines.starts, start))):
+            return True
+        if self.scopes is None:
+            self.scopes = scope_names(self.text)
+        while self.scopes_read < len(self.scopes) and self.scopes[self.scopes_read][0] < start:
+            self.scope_words.update(tokens(self.scopes[self.scopes_read][1]))
+            self.scopes_read += 1
+        return not route.isdisjoint(self.scope_words)
+
+    def on_line(self, route: frozenset[str], line: tuple[int, int]) -> bool:
+        return not route.isdisjoint(self._words(line))
+
+    def indentation_holds(self) -> bool:
+        if self.indented is None:
+            self.indented = self.lines is not None and indentation_holds(self.text, self.lines)
+        return self.indented
+
+
+def worth_reading(text: str, python: bool = False) -> bool:
+    """Could any decimal literal of the file be a finding? (The cheap pass, which spares most
+    files tokenize: a regex for the numbers, the sorted index for each, and for a Python file a
+    regex for its statements.) A literal is a finding by value only when ``value_alone`` says
+    so, and by context only when some constant within 1 % is named by a word where the context
+    is read: for Python, the literal's statement, the line above it, or a def or class before
+    it; for other files, its line. A Python file that tokenize may read otherwise
+    (``python_lines``) is read whole, numbers in comments and strings too (its scan falls back
+    to the number regex, each number with its line). Linear in the text: each line is measured
+    once."""
+    around: _Around | None = None
+    line_start, line_end = 0, -1
+    comment = -1  # where the current line's comment begins (-1: none)
+    for hit in NUMBER.finditer(text):
+        route = _route(hit.group())
+        if not route:
+            continue
+        start = hit.start()
+        if start > line_end:  # a new line: its span and comment, once
+            line_start = text.rfind("\n", 0, start) + 1
+            line_end = text.find("\n", start)
+            line_end = len(text) if line_end < 0 else line_end
+            comment = -1
+            if python:
+                sharp = text.find("#", line_start, line_end)
+                if (
+                    sharp >= 0
+                    and text.find("'", line_start, sharp) < 0
+                    and text.find('"', line_start, sharp) < 0
+                ):
+                    comment = sharp  # (were the line inside a string, the number would be string too)
+        if around is None:
+            around = _Around(text, python)
+        if around.lines is not None and (0 <= comment < start or in_string(around.lines, start)):
+            # No code, unless tokenize rejects the indentation: then the number regex reads the
+            # file, this number with its line.
+            if route is True or around.on_line(route, (line_start, line_end)):
+                if not around.indentation_holds():
+                    return True
+            continue
+        if route is True:
+            return True
+        assert not isinstance(route, bool)
+        if around.names(route, start, (line_start, line_end)):
             return True
     return False
 

@@ -84,9 +84,12 @@ class Constant(NamedTuple):
         return _ordinary(self.value)
 
 
+_WORD = re.compile(r"[a-z0-9]+")
+
+
 def tokens(text: str) -> list[str]:
     """The lower-case words of a name or a line (``relu_gamma`` → relu, gamma)."""
-    return re.findall(r"[a-z0-9]+", text.lower())
+    return _WORD.findall(text.lower())
 
 
 @functools.lru_cache(maxsize=1024)
@@ -130,6 +133,14 @@ def by_id() -> dict[str, Constant]:
 def _sorted() -> tuple[list[Decimal], list[Constant]]:
     ordered = sorted(index(), key=lambda c: c.value)
     return [c.value for c in ordered], ordered
+
+
+@functools.cache
+def float_values() -> tuple[list[float], list[Constant]]:
+    """The index's values as floats, ascending, with their constants (a cheap first cut for
+    ``audit``; Decimal decides)."""
+    values, ordered = _sorted()
+    return [float(v) for v in values], ordered
 
 
 def within(value: Decimal, relative: Decimal) -> list[Constant]:

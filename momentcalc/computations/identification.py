@@ -244,6 +244,20 @@ def _by_value(literal: Literal) -> tuple[Constant, ...]:
     return tuple(c for c in reach if _explains(literal, c.value, f32, c.kind == "published", rare))
 
 
+def value_alone(literal: Literal) -> tuple[bool, tuple[Constant, ...]]:
+    """What the literal's digits say whatever the context: (True, ()) when they identify a
+    constant on their own (``identify_literal`` returns it, or a nearer one, with any context);
+    else (False, the constants they reach that only a context naming them identifies). The
+    cheap pass of ``audit`` asks this before it reads any context."""
+    found = _by_value(literal)
+    if not found:
+        return False, ()
+    generic = generic_explanation(literal)
+    if any(not _needs_context(c) and not _explained_away(literal, c, generic) for c in found):
+        return True, ()
+    return False, found
+
+
 def _explained_away(literal: Literal, c: Constant, g: Generic | None) -> bool:
     """Does the generic number explain the literal at least as well as c (which is not it)?"""
     if g is None or abs(c.value - g.value) <= c.value * Decimal("1e-30"):
