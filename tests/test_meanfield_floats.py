@@ -73,12 +73,35 @@ def test_kinks_and_kernels_decline():
     assert mpmath.nstr(relu.value("q_star"), 15) == "0.4"
 
 
-@pytest.mark.parametrize(("w", "b"), [("0.5", "0"), ("1.6", "0.02"), ("4", "0.3"), ("0.8", "0.1")])
+@pytest.mark.parametrize(
+    ("w", "b"), [("0.5", "0"), ("1.6", "0.02"), ("4", "0.3"), ("0.8", "0.1"), ("2.5", "0.15")]
+)
 def test_same_digits_with_and_without_the_float_search(monkeypatch, w, b):
-    """The float search moves only Newton's start: every printed digit is the same."""
+    """The float searches move only Newton's start: every printed digit is the same."""
     fast = meanfield("tanh", sigma_w2=w, sigma_b2=b, digits=20)
     monkeypatch.setattr(floats, "located", lambda *args, **kwargs: None)
+    monkeypatch.setattr(floats, "correlation_start", lambda *args, **kwargs: None)
     slow = meanfield("tanh", sigma_w2=w, sigma_b2=b, digits=20)
     for name in ("q_star", "chi1", "c_star", "depth_scale_q", "depth_scale_c"):
         assert fast[name].decimal(20) == slow[name].decimal(20), name
         assert fast[name].certified == slow[name].certified
+
+
+@pytest.mark.parametrize(("w", "b"), [("1.6", "0.02"), ("2.5", "0.15"), ("4", "0.3")])
+def test_correlation_start_is_near_the_proven_c_star(w, b):
+    """c* from the Hermite series in floats, at the proven q*, within 1e-8 of the proven c*."""
+    proven = meanfield("tanh", sigma_w2=w, sigma_b2=b, digits=20)
+    model = read("tanh", w, b, False, "1", None, None, None, 20).model
+    start = floats.correlation_start(model, mpmath.mpf(w), mpmath.mpf(b), proven.value("q_star"))
+    assert start is not None
+    assert abs(start - proven.value("c_star")) <= 1e-8 * proven.value("c_star")
+
+
+def test_correlation_start_declines_near_the_edge_of_chaos():
+    """Just past the edge of chaos c* is near 1, where the series' left-out terms could move it by
+    more than the float search may: declined (the mpmath search runs)."""
+    w, b = "1.77", "0.05"  # chi1 slightly above 1 (the critical sigma_w2 at sigma_b2 = 0.05 is 1.7610)
+    proven = meanfield("tanh", sigma_w2=w, sigma_b2=b, digits=15)
+    assert proven.value("c_star") > 0.98
+    model = read("tanh", w, b, False, "1", None, None, None, 15).model
+    assert floats.correlation_start(model, mpmath.mpf(w), mpmath.mpf(b), proven.value("q_star")) is None

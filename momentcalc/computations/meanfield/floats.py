@@ -1,16 +1,18 @@
-"""The length map in double precision, for the search of q* (``locate.find_fixed_point``) only:
-the search needs a point near the fixed point, not digits, and at 12 digits in Arb balls each of
-its half-dozen evaluations of A, S and B cost about 1.3 ms of a sweep point's 40 (tanh). Here
-they are trapezoid sums over Python floats (``catalog.expression_float``), about 0.1 ms each.
+"""meanfield's searches in double precision: q* (``locate.find_fixed_point`` on the length map's
+float sums) and the chaotic c* (the correlation map's Hermite series). A search needs a point
+near the fixed point, not digits: at 12 digits in Arb balls each of the q* search's half-dozen
+evaluations of A, S and B cost about 1.3 ms (tanh), and each of the c* search's Newton steps a
+bivariate expectation of about 4 ms; here they are sums over Python floats
+(``catalog.expression_float``), about 0.15 ms each, and about 1.5 ms for c*'s whole search.
 
-The point found is then polished by Newton's method at the working precision and proven in Arb
-(``locate.newton``, ``prove``), exactly as a point found at 12 digits would be: nothing printed
-depends on this module but where Newton starts. It declines (``FloatTrouble``) whatever double
-precision cannot do well, and the search then runs at mpmath precision as before: activations
-with a closed-form kernel (their maps are cheap anyway), kinks (the trapezoid rule converges only
-algebraically there, which the step-halving check below finds), overflow, a domain error, a
-search that ends without a fixed point or at q* = 0 (decided by the mpmath search, which words
-the outcome).
+The points found are then polished by Newton's method at the working precision and proven in
+Arb (``locate.newton``, ``prove``), exactly as points found at mpmath precision would be: nothing
+printed depends on this module but where Newton starts. It declines (``FloatTrouble``, None)
+whatever double precision cannot do well, and the search then runs at mpmath precision as
+before: activations with a closed-form kernel (their maps are cheap anyway), kinks or singular
+points (the trapezoid rule converges only algebraically there), overflow, a domain error, q far
+beyond the search's scale (an exploding length, which the mpmath search decides and words), a
+search that ends at q* = 0, and a c* so near 1 that the series' left-out terms could move it.
 
 E[g(√q·Z)] = ∫ g(√q·z)·e^(−z²/2)/√(2π) dz is the trapezoid sum at step h over |z| <= Z_MAX
 (the Gaussian weight is below 10^−15 beyond). For g analytic in a strip the error falls like
@@ -27,7 +29,6 @@ import mpmath
 
 from ...catalog.expression_float import FloatTrouble, compile_float
 from ...errors import MomentcalcError
-from .locate import find_fixed_point
 from .model import Length, Model
 
 Z_MAX = 8.5
@@ -137,10 +138,17 @@ class FloatLength:
 
 
 def located(
-    model: Model, w: mpmath.mpf, b: mpmath.mpf, q0: mpmath.mpf, zero_fixed: bool, texts: tuple[str, str, str]
+    find_fixed_point,
+    model: Model,
+    w: mpmath.mpf,
+    b: mpmath.mpf,
+    q0: mpmath.mpf,
+    zero_fixed: bool,
+    texts: tuple[str, str, str],
 ) -> tuple[mpmath.mpf, float] | None:
-    """(a point near q*, V'(q*) − 1 there) from the search in double precision, polished by a few
-    Newton steps; None where it declines (see the module docstring) or ends without q* > 0."""
+    """(a point near q*, V'(q*) − 1 there) from ``find_fixed_point`` (locate's search) in double
+    precision, polished by a few Newton steps; None where it declines (see the module docstring)
+    or ends without q* > 0."""
     forms = _forms(model)
     if forms is None:
         return None
@@ -173,4 +181,93 @@ def attracts(slope: float) -> bool:
     return slope <= -SLOPE_MARGIN
 
 
-__all__ = ["FloatLength", "attracts", "located"]
+# --- c*: the correlation map from its Hermite (Mehler) series --------------------------------
+#
+# With a_k = E[φ(√q·Z)·He_k(Z)]/√(k!), K(q, c) = Σ a_k²·c^k (Mehler), so R(c) = (σ_w²·Σ a_k²·c^k +
+# σ_b²)/q and R'(c) = σ_w²·Σ k·a_k²·c^(k−1)/q: one set of 1D sums per point, then every Newton step
+# of the search is a polynomial. The terms left out weigh at most A − Σ a_k² (E[φ²] = Σ a_k², all
+# k) in R, times c^TERMS; where that could move c* by more than C_ACCURATE, or the sums exceed A
+# or q·B = Σ k·a_k² (a trapezoid sum too coarse), it declines.
+TERMS = 60
+TAIL = 1e-12
+C_ACCURATE = 1e-10  # the float c* must be this close (relative) by the tail's bound
+C_STEPS = 60
+C_SETTLED = 1e-13  # a Newton step of the float search below this (relative): settled
+C_CLOSEST = 1e-6  # c* within this of 0 or 1: declined (the mpmath search decides such a c*)
+
+
+def _hermite_squares(floats: FloatLength, q: float) -> tuple[list[float], float, float]:
+    """(a_k² for k < TERMS, A, q·B): the trapezoid sums at step 1/4 over the Hermite functions'
+    range (|z| up to about √(4·TERMS) + 6), A and B from ``moments``."""
+    a_len, _, b_len = floats.moments(q)
+    s = math.sqrt(q)
+    h = 0.25
+    count = int((math.sqrt(4 * TERMS + 2) + 6) / h)
+    roots = [math.sqrt(k) for k in range(TERMS + 1)]
+    sums = [0.0] * TERMS
+    phi = floats.phi
+    for i in range(-count, count + 1):
+        z = i * h
+        f = phi(s * z) * math.exp(-0.5 * z * z)
+        previous, current = 0.0, 1.0  # He_k(z)/√(k!) by the three-term recurrence
+        sums[0] += f
+        for k in range(1, TERMS):
+            previous, current = current, (z * current - roots[k - 1] * previous) / roots[k]
+            sums[k] += f * current
+    scale = h * _NORMAL
+    return [(x * scale) ** 2 for x in sums], a_len, q * b_len
+
+
+def correlation_start(model: Model, w: mpmath.mpf, b: mpmath.mpf, q: mpmath.mpf) -> mpmath.mpf | None:
+    """c* (the chaotic phase's stable fixed point of the correlation map in (0, 1)) to about 10
+    digits in double precision, for locate's Newton stages to start from; None where it declines."""
+    forms = _forms(model)
+    if forms is None:
+        return None
+    qf, wf, bf = float(q), float(w), float(b)
+    try:
+        squares, a_len, qb = _hermite_squares(FloatLength(*forms), qf)
+    except (FloatTrouble, ArithmeticError, ValueError):
+        return None
+    tail = a_len - sum(squares)
+    slope_tail = qb - sum(k * x for k, x in enumerate(squares))
+    if not (-TAIL * a_len <= tail and -TAIL * max(qb, a_len) <= slope_tail):
+        return None  # the sums exceed A or q·B: too coarse
+
+    def g(c: float) -> tuple[float, float]:
+        # G(c) = (R(c) − c)/(1 − c), as locate's search (the root at c = 1 deflated)
+        k = dk = 0.0
+        for x in reversed(squares):
+            dk = dk * c + k
+            k = k * c + x
+        f, df = (wf * k + bf) / qf - c, wf * dk / qf - 1
+        gap = 1 - c
+        return f / gap, (df * gap + f) / (gap * gap)
+
+    c = 0.0
+    for _ in range(C_STEPS):
+        value, slope = g(c)
+        if slope >= 0:
+            return None
+        step = value / slope
+        nxt = c - step
+        if nxt >= 1:
+            nxt = (c + 1) / 2
+        if not 0 <= nxt < 1:
+            return None
+        c = nxt
+        if abs(step) <= C_SETTLED * max(c, C_CLOSEST):
+            break
+    else:
+        return None
+    if not C_CLOSEST < c < 1 - C_CLOSEST:
+        return None
+    # the terms left out move R(c) by at most σ_w²·tail·c^TERMS/q, and c* by that over |R'(c*) − 1|
+    value, slope = g(c)
+    moved = wf * max(tail, 0.0) * c**TERMS / qf / abs(slope * (1 - c))
+    if not moved <= C_ACCURATE * c:
+        return None
+    return mpmath.mpf(c)
+
+
+__all__ = ["FloatLength", "attracts", "correlation_start", "located"]

@@ -26,6 +26,7 @@ from mpmath import mp
 from ...engine.numbers import Number, to_mpf
 from ...errors import Outcome, PrecisionError
 from ...moments import expectations
+from . import floats
 from .model import Length, Model
 
 LOCATE_DIGITS = 12  # precision of the search that brackets the fixed point
@@ -423,24 +424,11 @@ def correlation_fixed_point(
         return g, dg, (slope, g / dg)
 
     # Newton from c = 0 at low precision (G concave and decreasing: from the first step on, the
-    # iterates fall monotonically to c*), then at doubling precision.
-    with mp.workdps(C_LOCATE_DIGITS + 10):
-        c = mp.zero
-        for _ in range(MAX_LOCATE_STEPS):
-            f, df, _ = step(c, C_LOCATE_DIGITS)
-            if f == 0:
-                break
-            nxt = c - f / df
-            if nxt >= 1:  # past the other root's side: halve the way to 1 instead
-                nxt = (c + 1) / 2
-            if not 0 <= nxt < 1:
-                raise PrecisionError("Newton's method for the correlation fixed point left [0, 1)")
-            if abs(nxt - c) <= mpmath.mpf(10) ** (-C_LOCATE_DIGITS + 2) * abs(nxt):
-                c = nxt
-                break
-            c = nxt
-        else:
-            raise PrecisionError("the search for the correlation fixed point did not settle")
+    # iterates fall monotonically to c*), then at doubling precision. The low-precision part in
+    # double precision from the correlation map's Hermite series where that applies (floats).
+    c = floats.correlation_start(model, w, b, q)
+    if c is None:
+        c = _correlation_search(step)
     if c == 0:
         return mp.zero, step(mp.zero, digits + 3)[2][0]
     if (
@@ -457,6 +445,26 @@ def correlation_fixed_point(
     # The last Newton step (below 10^-(digits+3)) taken too: the point the proof starts from is
     # then as close to c* as the expectations' accuracy allows, and one evaluation proves it.
     return c_star - delta, slope
+
+
+def _correlation_search(step) -> mpmath.mpf:
+    """c* to about C_LOCATE_DIGITS − 2 digits by Newton on G from c = 0 (``step`` as in
+    ``correlation_fixed_point``)."""
+    with mp.workdps(C_LOCATE_DIGITS + 10):
+        c = mp.zero
+        for _ in range(MAX_LOCATE_STEPS):
+            f, df, _ = step(c, C_LOCATE_DIGITS)
+            if f == 0:
+                return c
+            nxt = c - f / df
+            if nxt >= 1:  # past the other root's side: halve the way to 1 instead
+                nxt = (c + 1) / 2
+            if not 0 <= nxt < 1:
+                raise PrecisionError("Newton's method for the correlation fixed point left [0, 1)")
+            if abs(nxt - c) <= mpmath.mpf(10) ** (-C_LOCATE_DIGITS + 2) * abs(nxt):
+                return nxt
+            c = nxt
+    raise PrecisionError("the search for the correlation fixed point did not settle")
 
 
 def trajectories(

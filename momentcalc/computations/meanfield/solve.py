@@ -361,7 +361,7 @@ def _attempt(given: Inputs, work: int, fold: int) -> _Found:
             texts = (to_text(given.sigma_b2), to_text(given.weight), to_text(given.q0))
             with mp.workdps(LOCATE_DIGITS + 10):
                 # in double precision first (floats.located), else at LOCATE_DIGITS
-                quick = floats.located(model, +w, +b, +q0, zero_fixed, texts)
+                quick = floats.located(find_fixed_point, model, +w, +b, +q0, zero_fixed, texts)
                 start = find_fixed_point(model, +w, +b, +q0, zero_fixed, texts) if quick is None else quick[0]
             if start is not None and not (quick is not None and floats.attracts(quick[1])):
                 # q0 told from the root to the digits it is written with, and then some
