@@ -147,16 +147,12 @@ def test_only_regular_files_are_read(tmp_path):
     assert kinds.pop("zero.py") == "outside" and kinds.pop("null.json") == "outside"
     assert set(kinds.values()) <= {"special"}
     assert code == 1 and doc["files_scanned"] == 1 and len(doc["findings"]) == 1
-    # Named on the command line, a symlink is followed, and a device is still not read.
-    code, doc = _audit_json(str(tmp_path / "zero.py"))
-    assert doc["skipped"] == [
-        {
-            "path": str(tmp_path / "zero.py"),
-            "kind": "special",
-            "reason": "not a regular file (a character device)",
-        }
-    ]
-    assert code == 0
+    # Named on the command line, a symlink is followed, and a device is still not read: nothing
+    # to scan, exit 2 (as for a FIFO, or a socket).
+    for name, kind in (("zero.py", "a character device"), ("pipe.py", "a FIFO")):
+        code, out, err = run(["audit", str(tmp_path / name)])
+        assert code == 2 and out == "" and len(err.splitlines()) == 1, (name, err)
+        assert f"{name}' is {kind}, not a file or directory: nothing to scan" in err
 
 
 def test_symlinks_inside_the_tree_are_read_outside_not(tmp_path):
@@ -572,3 +568,54 @@ def test_an_unreadable_file_is_skipped_and_fails_strict(tmp_path, monkeypatch):
         ("secret.py", "unreadable", "cannot be read (Permission denied)")
     ]
     assert run(["audit", str(tmp_path), "--strict"])[0] == 1
+
+
+def test_a_failing_row_is_printed_once_where_stdout_and_stderr_meet(tmp_path):
+    # On one terminal (or with 2>&1) the table's row is not repeated on stderr; with stdout in a
+    # file, stderr still lists it (a CI log shows what failed).
+    import subprocess
+    import sys
+
+    (tmp_path / "m.py").write_text(WRONG)
+    argv = [sys.executable, "-m", "momentcalc", "audit", "m.py"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    both = subprocess.run(argv, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert both.returncode == 1 and both.stdout.decode().count("1.7139588594436646") == 1
+    apart = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True)
+    assert apart.stdout.decode().count("1.7139588594436646") == 1
+    assert apart.stderr.decode().count("1.7139588594436646") == 1
+
+
+def test_a_path_that_cannot_be_resolved_says_why(tmp_path):
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    for name, why in (
+        ("loop", "is a symlink loop (it cannot be resolved)"),
+        ("dangling", "is a symlink to nothing (its target does not exist)"),
+        ("missing", "does not exist"),
+    ):
+        code, out, err = run(["audit", str(tmp_path / name)])
+        assert code == 2 and out == "" and len(err.splitlines()) == 1, (name, err)
+        assert f"{name}' {why}" in err
+
+
+def test_a_numbered_name_keeps_its_words():
+    # relu_gamma2, gamma_relu_2, gamma2: the digits are an index, the words still name relu's gamma
+    from momentcalc.computations.code_context import findings_in
+
+    for text in (
+        "relu_gamma2 = 1.7139588594436646\n",
+        "gamma_relu_2 = 1.7139588594436646\n",
+        "g = dict(relu_gamma2=1.7139588594436646)\n",
+        "g = {'gamma_relu_2': 1.7139588594436646}\n",
+        "gamma2 = dict(relu=1.7139588594436646)\n",
+    ):
+        found = findings_in("m.py", text)
+        assert [(f.match.constant.id, f.match.verdict) for f in found] == [("relu.centered_gain", "wrong")], (
+            text
+        )
+    from momentcalc.computations.constant_index import key_subject
+
+    # a number that is part of the name stays: relu_6 is relu6, relu2_gamma squared relu
+    assert key_subject("relu_6") == ("relu", "6") and key_subject("relu2_gamma") == ("relu2",)
+    assert key_subject("gamma_relu_2") == ("relu",) and key_subject("gamma2") is None

@@ -13,12 +13,14 @@ name). A line containing ``momentcalc: ignore`` is skipped.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
+import stat
 from collections.abc import Iterator, Sequence
 
 from ..tier import InputError, Listing
-from .audit_reading import Skipped, read_bytes, read_text, shown
+from .audit_reading import Skipped, read_bytes, read_text, shown, special_kind
 from .code_context import PYTHON, findings_in, source_lines
 from .identify import finding_fields
 
@@ -74,12 +76,7 @@ def audit(
             allowed="files or directories",
         )
     for path in paths:
-        if not os.path.exists(path):
-            raise InputError(
-                f"{{path}} {_quoted(path)} does not exist",
-                param="path",
-                allowed="existing files or directories",
-            )
+        _check_given(path)
     entries = None
     if baseline is not None:
         from .audit_project import load_baseline
@@ -208,6 +205,31 @@ def audit(
             if _fails(f, worst)
         ),
     )
+
+
+def _check_given(path: str) -> None:
+    """A path named on the command line is a directory or a regular file (through its symlinks),
+    else exit 2 saying what it is: nothing to scan."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            what = "is a symlink loop (it cannot be resolved)"
+        elif os.path.islink(path):
+            what = "is a symlink to nothing (its target does not exist)"
+        elif error.errno in (errno.ENOENT, errno.ENOTDIR):
+            what = "does not exist"
+        else:
+            what = f"cannot be read ({error.strerror or error})"
+        raise InputError(
+            f"{{path}} {_quoted(path)} {what}", param="path", allowed="existing files or directories"
+        ) from None
+    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+        raise InputError(
+            f"{{path}} {_quoted(path)} is {special_kind(mode)}, not a file or directory: nothing to scan",
+            param="path",
+            allowed="existing files or directories",
+        )
 
 
 def _quoted(path: str) -> str:

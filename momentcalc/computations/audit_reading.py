@@ -79,9 +79,13 @@ _KINDS = (
 )
 
 
+def special_kind(mode: int) -> str:
+    """What a file that is not a regular file is: a FIFO, a character device, ..."""
+    return next((text for test, text in _KINDS if test(mode)), "a special file")
+
+
 def _not_regular(mode: int) -> Skipped:
-    what = next((text for test, text in _KINDS if test(mode)), "a special file")
-    return Skipped("special", f"not a regular file ({what})")
+    return Skipped("special", f"not a regular file ({special_kind(mode)})")
 
 
 def read_bytes(path: str) -> bytes:

@@ -226,6 +226,7 @@ class _Around:
         self.scopes: list[tuple[int, str]] | None = None
         self.scope_words: set[str] = set()  # the words of the first ``scopes_read`` scopes
         self.scopes_read = 0
+        self.statement: tuple[int, int, frozenset[str]] = (0, 0, frozenset())  # start, end, words
 
     def _words(self, span: tuple[int, int]) -> frozenset[str]:
         words = self.words.get(span)
@@ -240,7 +241,10 @@ class _Around:
             return not route.isdisjoint(self._words((0, len(self.text))))
         if self.lines is None:
             return not route.isdisjoint(self._words(line))
-        if not route.isdisjoint(self._words(statement_span(self.text, self.lines.starts, start))):
+        if not self.statement[0] <= start < self.statement[1]:  # (a number in the last one: its words)
+            above, first, end = statement_span(self.text, self.lines.starts, start)
+            self.statement = (first, end, self._words((above, end)))
+        if not route.isdisjoint(self.statement[2]):
             return True
         if self.scopes is None:
             self.scopes = scope_names(self.text)

@@ -221,26 +221,38 @@ def named_in(words: list[str]) -> list[tuple[str, ...]]:
     return found
 
 
+def _stem(word: str) -> str:
+    """A word without the number it ends in (``gamma2`` → gamma): a name's index or version,
+    which does not change what the word says."""
+    return word.rstrip("0123456789") or word
+
+
 def key_subject(key: str) -> tuple[str, ...] | None:
     """The subject a dict key or keyword names on its own, its quantity words aside
-    (``relu6=`` and ``selu_lambda=`` name relu6 and selu, ``shifted_softplus_1=`` names nothing,
-    ``gamma=`` is only generic words: None)."""
+    (``relu6=`` and ``selu_lambda=`` name relu6 and selu, ``gamma_relu_2=`` names relu,
+    ``shifted_softplus_1=`` names nothing, ``gamma=`` is only generic words: None)."""
     quantities = quantity_words()
-    words = [w for w in tokens(key) if w not in GENERIC_WORDS and w not in quantities]
+    words = [w for w in tokens(key) if _stem(w) not in GENERIC_WORDS and _stem(w) not in quantities]
     if not words:
         return None
-    return tuple(words) if tuple(words) in by_subject() else ()
+    subjects = by_subject()
+    if tuple(words) in subjects:
+        return tuple(words)
+    while words and words[-1].isdigit():  # a trailing index: relu_2 is relu (relu_6 is relu6, above)
+        words.pop()
+    return tuple(words) if words and tuple(words) in subjects else ()
 
 
 def quantities_in(words: list[str]) -> frozenset[str]:
-    """The quantity words among ``words`` (plurals count: gammas, stds)."""
+    """The quantity words among ``words`` (plurals count: gammas, stds; and numbered ones: gamma2)."""
     known = quantity_words()
     found = set()
     for w in words:
-        if w in known:
-            found.add(w)
-        elif w.endswith("s") and w[:-1] in known:
-            found.add(w[:-1])
+        for form in (w, _stem(w)):
+            if form in known:
+                found.add(form)
+            elif form.endswith("s") and form[:-1] in known:
+                found.add(form[:-1])
     return frozenset(found)
 
 

@@ -123,15 +123,15 @@ def in_string(lines: Lines, at: int) -> bool:
     return i >= 0 and lines.strings[i][0] <= at < lines.strings[i][1]
 
 
-def statement_span(text: str, starts: list[int], at: int) -> tuple[int, int]:
+def statement_span(text: str, starts: list[int], at: int) -> tuple[int, int, int]:
     """The text a number at offset ``at`` can take its context from: its logical line (from the
     last start at or before it to the next) and the line just above it (a comment there is
-    context)."""
+    context), as (from, statement's start, end)."""
     i = bisect_right(starts, at) - 1
     first = starts[i]
     end = starts[i + 1] if i + 1 < len(starts) else len(text)
     above = text.rfind("\n", 0, first - 1) + 1 if first else 0
-    return above, end
+    return above, first, end
 
 
 # ``def``/``class`` and what follows it: the name tokenize reads as the scope (whatever stands there;

@@ -216,7 +216,17 @@ def audit(
                 params=("write_baseline",),
             )
         chosen = parse_budget(budget)
-        request = _Request(list(paths or []), include, exclude, strict, all_, baseline, write_baseline, form)
+        request = _Request(
+            list(paths or []),
+            include,
+            exclude,
+            strict,
+            all_,
+            baseline,
+            write_baseline,
+            form,
+            not _one_destination(),
+        )
         if not child.ENABLED:
             code = _audit_and_write(request)
         else:  # under the CPU and memory limits of every command (a hostile tree is ordinary)
@@ -246,6 +256,17 @@ class _Request(NamedTuple):
     baseline: str | None
     write_baseline: str | None
     form: str
+    echo_failures: bool  # repeat each failing row on stderr (stdout goes elsewhere)
+
+
+def _one_destination() -> bool:
+    """Do stdout and stderr go to the same file (a terminal, or ``2>&1``)? Then the table's
+    failing rows are not repeated on stderr."""
+    try:
+        out, err = os.fstat(sys.stdout.fileno()), os.fstat(sys.stderr.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+    return (out.st_dev, out.st_ino) == (err.st_dev, err.st_ino)
 
 
 # audit's default CPU limit (--budget or MOMENTCALC_BUDGET replace it): Python's standard library,
@@ -302,7 +323,9 @@ def _audit_and_write(request: _Request) -> int:
     sys.stdout.flush()
     skipped = listing.extra.get("skipped", [])
     if request.form in ("table", "text"):
-        for line in listing.failures:
+        # (on stderr too, so that a CI log shows them when stdout goes to a file; not twice on
+        # one terminal)
+        for line in listing.failures if request.echo_failures else ():
             sys.stderr.write(shown(line) + "\n")
         for entry in skipped:
             sys.stderr.write(f"momentcalc: skipped {shown(entry['path'])}: {shown(entry['reason'])}\n")
