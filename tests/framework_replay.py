@@ -12,8 +12,8 @@ jax/_src/nn/initializers.py): every parameter operation in the dtype the framewo
         mean + scale·clamp(erfinv(U), ca, cb), U uniform on [u0, u1] with probability
         1 − sum(p), else the atoms (value, p)
 
-and ``model_moments`` integrates it by mpmath quadrature over U (not the closed forms the
-command evaluates). ``torch_trunc_normal_grid`` enumerates PyTorch's whole float32 generator
+and ``model_moments`` integrates it by mpmath quadrature (over Z = erfinv(U); not the closed
+forms the command evaluates). ``torch_trunc_normal_grid`` enumerates PyTorch's whole float32 generator
 grid for trunc_normal_ (2^24 values), as far as numpy can emulate its float32 steps.
 """
 
@@ -95,8 +95,10 @@ def torch_trunc_normal(mean=0.0, std=1.0, a=-2.0, b=2.0):
 
 
 def model_moments(model, dps=40):
-    """(mean, std) of a model above, by mpmath: closed forms for normal and uniform, tanh-sinh
-    quadrature over U (split where the clamps bite) for erfinv."""
+    """(mean, std) of a model above, by mpmath: closed forms for normal and uniform; for erfinv,
+    tanh-sinh quadrature over Z = erfinv(U) (U uniform on [u0, u1] is Z with density
+    e^(-z^2)/sqrt(pi) / ((u1 - u0)/2) on [erfinv(u0), erfinv(u1)]), split where the clamps bite.
+    (Over U itself, each node costs an erfinv by root finding: 6 s a model at 40 digits.)"""
     with mpmath.workdps(dps):
 
         def mp(x):
@@ -110,15 +112,20 @@ def model_moments(model, dps=40):
         _, m, s, u0, u1, ca, cb, atoms = model
         m, s, u0, u1 = mp(m), mp(s), mp(u0), mp(u1)
         ca, cb = mp(ca), mp(cb)
-        cuts = [u0] + [c for c in (mpmath.erf(ca), mpmath.erf(cb)) if u0 < c < u1] + [u1]
+        z0, z1 = mpmath.erfinv(u0), mpmath.erfinv(u1)
+        cuts = [z0] + [c for c in (ca, cb) if z0 < c < z1] + [z1]
 
-        def value(u):
-            return m + s * min(max(mpmath.erfinv(u), ca), cb)
+        def value(z):
+            return m + s * min(max(z, ca), cb)
 
         rest = 1 - sum(p for _, p in atoms)
+        density = 2 / mpmath.sqrt(mpmath.pi)  # du = density * e^(-z^2) dz
 
         def moment(k):
-            integral = sum(mpmath.quad(lambda u: value(u) ** k, [x, y]) for x, y in itertools.pairwise(cuts))
+            integral = sum(
+                mpmath.quad(lambda z: value(z) ** k * density * mpmath.exp(-z * z), [x, y])
+                for x, y in itertools.pairwise(cuts)
+            )
             return mp(rest) * integral / (u1 - u0) + sum(mp(p) * mp(x) ** k for x, p in atoms)
 
         first = moment(1)
