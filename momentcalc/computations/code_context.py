@@ -42,6 +42,7 @@ from .identification import (
     CONTEXT_RELATIVE,
     ORDINARY_LITERAL_DIGITS,
     PUBLISHED_DIGITS,
+    ROUNDING_DIGITS,
     Call,
     Context,
     Match,
@@ -148,6 +149,7 @@ def _route(text: str) -> bool | frozenset[str]:
 _WIDER = 1.02  # a float window this much wider than the Decimal one holds all it holds
 _FLOAT_REACH = float(CONTEXT_RELATIVE) * _WIDER
 _ALL_SIMPLE = 27720  # lcm(1, ..., 12): a simple fraction times it is an integer
+_EXACT = 1e-12  # a float's error is 1e-16 of it: equal values are this near
 
 
 def _float_route(text: str) -> frozenset[str] | None:
@@ -169,8 +171,13 @@ def _float_route(text: str) -> frozenset[str] | None:
     low, high = bisect_left(floats, value - width), bisect_right(floats, value + width)
     if low == high:
         return frozenset()
-    # by_value's first cut (``near``), measured from the nearest constant
-    reach = value * 2 * 10.0 ** (1 - min(digits, 6)) * _WIDER
+    # How far a constant by_value identifies can be (then the exact route decides), measured from
+    # the nearest: with 4 digits only a published coefficient written exactly (0.5205, 1.702); with
+    # 5 a correct rounding (half a unit, at most 5e-5 of the value); with more, by_value's first cut
+    # (``near`` at 6 digits, which holds its float32 and 8-digit reach).
+    reach = value * (
+        _EXACT if digits < ROUNDING_DIGITS else 5e-5 * _WIDER if digits == ROUNDING_DIGITS else 2e-5 * _WIDER
+    )
     at = bisect_left(floats, value, low, high)
     if (at < high and floats[at] - value <= reach) or (at > low and value - floats[at - 1] <= reach):
         return None
