@@ -25,22 +25,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 # CPython 3.11 keeps Python frames in 16 KiB chunks that it maps when a call needs a new one and
 # unmaps when that call returns: a hot loop whose calls cross a chunk boundary pays an mmap and a
-# munmap per call. A test marked ``large_frame`` runs inside one very large frame, which gets a
-# chunk with room to spare for the test's own calls. Opt-in, for the tests where it measured a
-# benefit (system CPU seconds with / without, -n 0, two runs each, 2026-11-26):
-# test_activation_moment.py::test_derive_gives_closed_forms_and_integrals 0.05 / 0.40,
-# test_cli_fuzz.py::test_every_command_survives_hostile_options 0.03 / 0.20,
-# test_digits_monotone.py::test_fewer_digits_never_fail_where_more_succeed 0.01 / 0.07;
-# no other test of the fuzz, expression, certified or activation-moment files gained 0.05 s.
-# tests/test_kinked_routes.py, module-wide (Arb integrands of the kinked bivariate route; -n 2):
-# test_softsign_meanfield_chaotic_c_star_against_mehler_series 0.01 / 7.44 (13.7 s of CPU in all
-# without), test_abs_and_max_against_their_closed_kernels 0.00 / 0.74. Under -n 2 (xdist's worker
-# adds its own frames, so the boundaries fall elsewhere than at -n 0), system CPU with / without:
-# test_init.py::test_derive_closed_forms 0.00 / 0.42, test_kernel.py::test_every_catalog_activation
-# 0.00 / 0.36 (gelu_tanh, quick_gelu), test_selu.py::test_derive_cli_json 0.00 / 0.26,
-# test_cli_fuzz.py::test_csv_output_is_tidy_and_inert 0.45 / 0.67 (the rest is its subprocesses),
-# test_meanfield_layers.py::test_q_layers_every_digit_against_quadrature 0.03 / 1.58 (3.4 s of CPU
-# in all without, 1.6 s with: softsign's two cases).
+# munmap per call. Every test runs inside one very large frame, which gets a chunk with room to
+# spare for the test's own calls. (Once opt-in by a marker, for the tests where it had measured a
+# benefit; where the boundaries fall depends on the stack depth, which xdist changes, so a test
+# the marker missed paid instead: test_expression_messages.py's curvature of abs(x)**1.5 spent 1.9 s
+# of system CPU of 5.5 in all without, 0.05 s with; six kernel files under -n 2, 11.1 s / 1.5 s.)
 _FRAME_SLOTS = 16000
 _namespace: dict = {}
 exec(  # a function with _FRAME_SLOTS local variables (never assigned: only the frame size counts)
@@ -54,8 +43,6 @@ _in_a_large_frame = _namespace["_in_a_large_frame"]
 
 @pytest.hookimpl(wrapper=True)
 def pytest_pyfunc_call(pyfuncitem):
-    if pyfuncitem.get_closest_marker("large_frame") is None:
-        return (yield)
     test = pyfuncitem.obj
     pyfuncitem.obj = lambda **kwargs: _in_a_large_frame(test, kwargs)
     try:

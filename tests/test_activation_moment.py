@@ -143,7 +143,6 @@ def test_api_normalises_and_caches():
     assert gaussian_moments("swish")["mean"] != 0
 
 
-@pytest.mark.large_frame
 @pytest.mark.slow
 def test_derive_gives_closed_forms_and_integrals(cli):
     relu = cli("activation-moment", "relu", "--derive", "--json").json()["results"]

@@ -522,7 +522,6 @@ hostile = st.one_of(
 TEXT_ONLY = {"--digits"}
 
 
-@pytest.mark.large_frame
 @pytest.mark.usefixtures("verify_rows_remembered")
 @pytest.mark.xdist_group(
     "selu-derive"
@@ -864,7 +863,6 @@ def _csv_rows(run: Run) -> list[list[str]]:
     return rows
 
 
-@pytest.mark.large_frame
 @pytest.mark.slow
 @FUZZ
 @given(

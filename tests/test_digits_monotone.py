@@ -126,7 +126,6 @@ def check(case: str, digits: int) -> None:
         assert text in ok, (case, digits, name, text, high[name])
 
 
-@pytest.mark.large_frame
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(CASES), st.integers(1, 29))
 def test_fewer_digits_never_fail_where_more_succeed(case: str, digits: int) -> None:

@@ -166,7 +166,6 @@ def test_fan_values_are_exact_and_large_values_work():
     )
 
 
-@pytest.mark.large_frame
 @pytest.mark.xdist_group("truncnorm-derive")  # sympy integrates the truncated density once per process
 @pytest.mark.slow
 def test_derive_closed_forms():

@@ -305,7 +305,6 @@ def _catalog_names():
     return [entry.name for entry in CATALOG]
 
 
-@pytest.mark.large_frame
 @pytest.mark.parametrize("name", _catalog_names())
 def test_every_catalog_activation(name):
     """Every catalog activation gets proven kernels at ρ = −1 and 0.5 and proven Hermite

@@ -28,8 +28,6 @@ from momentcalc.moments.bivariate_polar import polar_cross
 from tests.conftest import invoke
 from tests.test_kinked_routes import _nested_quad, _softsign, _softsign_slope
 
-pytestmark = pytest.mark.large_frame  # Arb integrands in hot loops: tests/conftest.py
-
 
 def _get(*args: str) -> list[str]:
     run = invoke("kernel", *args, "--get", "nngp", "--get", "ntk_derivative")

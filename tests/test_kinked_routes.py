@@ -14,8 +14,6 @@ from mpmath import mp
 from momentcalc.computations.tat import tat
 from tests.conftest import invoke
 
-pytestmark = pytest.mark.large_frame  # the Arb integrands of the kinked route: tests/conftest.py
-
 
 def _mish(x):
     return x * mpmath.tanh(mpmath.log1p(mpmath.exp(x)))

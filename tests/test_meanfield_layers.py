@@ -66,7 +66,6 @@ def _printed(*args: str, depth: int = DEPTH) -> dict:
     return json.loads(run.stdout)["results"]
 
 
-@pytest.mark.large_frame  # tests/conftest.py
 @pytest.mark.parametrize("digits", [15, 30])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(c))
 def test_q_layers_every_digit_against_quadrature(case, digits):

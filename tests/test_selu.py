@@ -492,7 +492,6 @@ def test_completing_the_square_against_quadrature():
         assert agree(mpmath.mpf(str(sp.N(closed, 45))), quadrature, 30)
 
 
-@pytest.mark.large_frame
 @pytest.mark.xdist_group("selu-derive")  # sympy integrates selu once per process: one worker does it
 def test_derive_cli_json(cli):
     run = cli("selu-solve", "--derive", "--json", "--input-std", "0.75")
