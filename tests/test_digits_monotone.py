@@ -158,6 +158,7 @@ def test_exact_ties_and_cancellation(case: str, digits: int, name: str, text: st
 
 
 @pytest.mark.slow
+@pytest.mark.reference  # exhaustive (7 s of CPU); by default the property test above draws 40 (case, digits)
 @pytest.mark.parametrize("case", CASES)
 def test_every_digit_count(case: str) -> None:
     for digits in range(1, 30):

@@ -33,6 +33,7 @@ def test_mish_second_moment_at_a_large_std(std):
         assert run.stdout.strip() == mpmath.nstr(reference, 15, strip_zeros=False).replace("e+", "e+")
 
 
+@pytest.mark.reference  # 3.5 s of CPU; test_meanfield.py checks "no fixed point" (exit 2) by default
 def test_mish_without_a_fixed_point_is_exit_2():
     """σ_w² = 2.5, σ_b² = 0.05: V(q) − q > 0 for every q (about 0.045 at its smallest, then
     growing like q/4), so the length grows without bound: exit 2 naming it, not exit 3."""
@@ -334,6 +335,7 @@ def test_relu_network_of_depth_1000_against_the_arc_cosine_recursion():
 
 
 @pytest.mark.slow
+@pytest.mark.reference  # 5 s of CPU; test_kernel_depth_fast.py checks deep trajectories by default
 def test_tanh_network_of_depth_1000_answers():
     """tanh at the defaults (σ_w² = 1, σ_b² = 0) through 1000 layers: exit 0, the first layers
     as a double-precision nested quadrature iterates them."""

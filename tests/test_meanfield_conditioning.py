@@ -138,6 +138,7 @@ def _tanh_critical() -> mpmath.mpf:
 
 
 @pytest.mark.slow
+@pytest.mark.reference  # 4 s of CPU; the walk toward erf's edge above runs by default
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(k=st.integers(4, 17), digits=st.sampled_from([15, 30]))
 def test_walk_toward_tanh_edge_of_chaos(k, digits):
