@@ -153,9 +153,10 @@ def located(
     if forms is None:
         return None
     wf, bf = float(w), float(b)
-    floats = FloatLength(*forms, largest=MAX_SCALE * max(float(q0), bf, wf, 1.0))
+    phi, dphi = forms
+    floats = FloatLength(phi, dphi, largest=MAX_SCALE * max(float(q0), bf, wf, 1.0))
     try:
-        q = find_fixed_point(floats, w, b, q0, zero_fixed, texts)  # type: ignore[arg-type]
+        q = find_fixed_point(floats, w, b, q0, zero_fixed, texts)
         if q is None:
             return None
         qf = float(q)
