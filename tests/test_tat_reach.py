@@ -29,6 +29,16 @@ PHI = {
     "softplus": (lambda x: mpmath.log1p(mpmath.exp(x)), lambda x: 1 / (1 + mpmath.exp(-x)), ()),
     "tanh": (mpmath.tanh, lambda x: 1 / mpmath.cosh(x) ** 2, ()),
     "x**3": (lambda x: x**3, lambda x: 3 * x**2, ()),
+    "swish": (
+        lambda x: x / (1 + mpmath.exp(-x)),
+        lambda x: mpmath.diff(lambda u: u / (1 + mpmath.exp(-u)), x),
+        (),
+    ),
+    "mish": (
+        lambda x: x * mpmath.tanh(mpmath.log1p(mpmath.exp(x))),
+        lambda x: mpmath.diff(lambda u: u * mpmath.tanh(mpmath.log1p(mpmath.exp(u))), x),
+        (),
+    ),
 }
 
 
@@ -62,7 +72,15 @@ def _conditions(name: str, result, digits: int = 26) -> dict[str, mpmath.mpf]:
 # deep network); the others are marked ``reference`` (``python -m pytest -n 2 -m reference``; also
 # ``slow``, as ``-m "not slow"`` replaces the default ``-m``).
 REFERENCE = (pytest.mark.reference, pytest.mark.slow)
-SOLVED = [pytest.param("sigmoid", 1, "3", marks=REFERENCE), ("softsign", 1, "3"), ("x**3", 10, "1.5")]
+SOLVED = [
+    pytest.param("sigmoid", 1, "3", marks=REFERENCE),
+    ("softsign", 1, "3"),
+    ("x**3", 10, "1.5"),
+    # just below the peaks of their curves (test_survey_top_is_the_curves_peak)
+    pytest.param("gelu", 1, "1.979", marks=REFERENCE),
+    pytest.param("swish", 1, "1.747", marks=REFERENCE),
+    pytest.param("mish", 1, "1.7286", marks=REFERENCE),
+]
 # Near 1 and deep networks (DKS's starting points: a check that they stay right).
 # (A target near 1 takes guard digits: Var φ(X) cancels and Q'(1) hardly depends on the shift.)
 EDGES = [
@@ -214,6 +232,54 @@ def test_unfound_target_says_what_was_searched(argv, layer):
     low, high = float(found.group(1)), float(found.group(2))
     assert 1 <= low < high
     assert "--target-slope" in run.stderr and re.search(r"input_scale 0\.0[0-9]+ to 1e\+03 ", run.stderr)
+    if argv[0] == "gelu":  # the curve's peak (test_survey_top_is_the_curves_peak), not the grid's best point
+        assert "to about 1.9791 (input_scale 0.781, input_shift -2.04)" in run.stderr
+
+
+def _q_and_c(name, a, b, digits=20):
+    """DKS's local Q'(1) and C'(1) of φ(a·z + b) by mpmath quadrature: E[Z·(f − Ef)·f']/Var f and
+    E[f'²]/Var f with f(z) = φ(a·z + b)."""
+    phi, dphi, _ = PHI[name]
+    with mpmath.workdps(digits):
+        a, b = mpmath.mpf(a), mpmath.mpf(b)
+        centre = -b / a
+        span = [-mpmath.inf, centre - 8 / a, centre, centre + 8 / a, mpmath.inf]
+        expect = lambda f: mpmath.quad(lambda z: f(z) * mpmath.npdf(z), span)
+        mean = expect(lambda z: phi(a * z + b))
+        var = expect(lambda z: (phi(a * z + b) - mean) ** 2)
+        q = expect(lambda z: z * (phi(a * z + b) - mean) * a * dphi(a * z + b)) / var
+        c = expect(lambda z: (a * dphi(a * z + b)) ** 2) / var
+        return q, c
+
+
+# The highest C'(1) on the curve Q'(1) = 1 of gelu, swish and mish, found independently: golden-
+# section search along the curve (the shift solved by mpmath's findroot at 25 digits for each
+# input_shift) and a double-precision grid over input_scale 0.01 to 3000 and |input_shift| up to
+# 20·(20 + 60·input_scale), which finds nothing higher (unproven: these are what a survey shows).
+PEAKS = {"gelu": 1.9790528, "swish": 1.7470952, "mish": 1.7286127}
+
+
+@pytest.mark.reference
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(PEAKS))
+def test_survey_top_is_the_curves_peak(name):
+    """The exit-3 message's highest C'(1) (``dks_survey.top``) is on the curve and is its local
+    maximum, by quadrature: Q'(1) = 1 and C'(1) as the survey says there, and lower C'(1) on the
+    curve a little either side."""
+    from momentcalc.catalog import resolve
+    from momentcalc.moments.dks_survey import survey, top
+
+    act = resolve(name, None)
+    found, _ = survey(act, 3.0)
+    a, b, t = top(act, found.highest())
+    assert t > found.highest()[2]
+    q, c = _q_and_c(name, a, b)
+    assert abs(q - 1) < 1e-8 and abs(c - t) < 1e-8
+    assert abs(t - PEAKS[name]) < 1e-6
+    for step in (-0.03, 0.03):
+        with mpmath.workdps(20):
+            side = mpmath.findroot(lambda s: _q_and_c(name, s, b + step)[0] - 1, mpmath.mpf(a))
+        assert _q_and_c(name, side, b + step)[1] < t
 
 
 # A clipped linear activation: C'(1) = P/v of the window Y = clip(Z, l, u) (moments.dks_clip).

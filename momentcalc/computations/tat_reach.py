@@ -15,7 +15,7 @@ from ..engine.numbers import to_text
 from ..engine.rounding import directed_text
 from ..errors import PrecisionError
 from ..moments.dks import locate
-from ..moments.dks_survey import survey
+from ..moments.dks_survey import survey, top
 
 
 def survey_locate(
@@ -30,7 +30,9 @@ def survey_locate(
             return locate(act, target, digits, None, [(_fraction(b), _fraction(a)) for a, b in starts])
         except PrecisionError:
             pass
-    raise PrecisionError(unreached_text(found, target, zeta, depth), param="target_slope", params=("depth",))
+    raise PrecisionError(
+        unreached_text(found, target, zeta, depth, act), param="target_slope", params=("depth",)
+    )
 
 
 def _fraction(x: float) -> Fraction:
@@ -76,8 +78,10 @@ def log_of(zeta: Fraction) -> float:
     return math.log(zeta.numerator) - math.log(zeta.denominator)
 
 
-def unreached_text(found: Any, target: Any, zeta: Fraction, depth: int) -> str:
-    """The message for a per-layer ``target`` (a ball) the search did not reach."""
+def unreached_text(found: Any, target: Any, zeta: Fraction, depth: int, act: Any = None) -> str:
+    """The message for a per-layer ``target`` (a ball) the search did not reach; with ``act``, the
+    highest C'(1) found is the curve's local maximum near the best surveyed point
+    (``dks_survey.top``), not the grid point itself."""
     a_lo, a_hi = found.a_range
     layer = min(float(target.mid()), 1e300)
     shown = layer_text(target)
@@ -89,6 +93,10 @@ def unreached_text(found: Any, target: Any, zeta: Fraction, depth: int) -> str:
     low, high = found.lowest(), found.highest()
     if low is None:
         return head + ", where no point of that curve was found; try another activation"
+    if act is not None:
+        polished = top(act, high)
+        if a_lo <= polished[0] <= a_hi:  # within the region the message says was searched
+            high = polished
     span = (
         f", where C'(1) ran from about {low[2]:.5g} (input_scale {low[0]:.3g}, input_shift {low[1]:.3g}) "
         f"to about {high[2]:.5g} (input_scale {high[0]:.3g}, input_shift {high[1]:.3g})"

@@ -308,4 +308,79 @@ def diverges(act: Any, a: float, b: float, target: float) -> bool:
     return True
 
 
-__all__ = ["Survey", "diverges", "survey"]
+def top(act: Any, point: tuple[float, float, float]) -> tuple[float, float, float]:
+    """The largest t on the curve q = 1 near a surveyed ``point`` (a, b, t), in double precision:
+    the curve is followed through one grid step either side of the point, parametrized by log a
+    or by b (whichever q depends on less there, so that the other is solved for away from a
+    fold), and its t maximized by golden-section search. The point itself when that fails."""
+    key = (act.name, act.formula, act.values, act.expression)
+    grid = _GRIDS.get(key)
+    if grid is None:
+        grid = _GRIDS[key] = _Grid(act)
+    a, b, t = point
+
+    def q_t(la: float, bb: float) -> tuple[float, float]:
+        aa = math.exp(la)
+        if not grid.covers(aa, bb):
+            return math.nan, math.nan
+        q, tt = grid.q_and_t(aa, bb)
+        return float(q[0]), float(tt[0])
+
+    la = math.log(a)
+    step_la = math.log(10) / PER_DECADE
+    step_b = 2 * (B_SPAN + B_RATIO * a) / (B_POINTS - 1)
+    h = 1e-6
+    slope_la = (q_t(la + h, b)[0] - q_t(la - h, b)[0]) / (2 * h)
+    slope_b = (q_t(la, b + h * (1 + abs(b)))[0] - q_t(la, b - h * (1 + abs(b)))[0]) / (2 * h * (1 + abs(b)))
+    if not (math.isfinite(slope_la) and math.isfinite(slope_b)):
+        return point
+    by_la = abs(slope_la) * step_la <= abs(slope_b) * step_b  # follow log a, solve for b
+    start, width = (la, step_la) if by_la else (b, step_b)
+    other = [b if by_la else la]
+
+    def along(p: float) -> float:
+        """t where the curve crosses the line at p, the crossing found by the secant method."""
+
+        def q_of(x: float) -> float:
+            return q_t(p, x)[0] if by_la else q_t(x, p)[0]
+
+        x0 = other[0]
+        x1 = x0 + 1e-4 * (step_b if by_la else step_la)
+        f0, f1 = q_of(x0), q_of(x1)
+        for _ in range(40):
+            if not (math.isfinite(f0) and math.isfinite(f1)) or f0 == f1:
+                return -math.inf
+            x0, x1, f0 = x1, x1 - f1 * (x1 - x0) / (f1 - f0), f1
+            f1 = q_of(x1)
+            if abs(x1 - (b if by_la else la)) > 2 * (step_b if by_la else step_la):
+                return -math.inf
+            if abs(f1) < 1e-11:
+                other[0] = x1
+                value = q_t(p, x1)[1] if by_la else q_t(x1, p)[1]
+                return value if math.isfinite(value) else -math.inf
+        return -math.inf
+
+    best = point
+    golden = (math.sqrt(5) - 1) / 2
+    lo, hi = start - width, start + width
+    p1, p2 = hi - golden * (hi - lo), lo + golden * (hi - lo)
+    other[0] = b if by_la else la
+    f1 = along(p1)
+    f2 = along(p2)
+    for _ in range(40):
+        if f1 > f2:
+            hi, p2, f2 = p2, p1, f1
+            p1 = hi - golden * (hi - lo)
+            f1 = along(p1)
+        else:
+            lo, p1, f1 = p1, p2, f2
+            p2 = lo + golden * (hi - lo)
+            f2 = along(p2)
+    p = p1 if f1 > f2 else p2
+    value = along(p)
+    if value > t:
+        best = (math.exp(p), other[0], value) if by_la else (math.exp(other[0]), p, value)
+    return best
+
+
+__all__ = ["Survey", "diverges", "survey", "top"]
