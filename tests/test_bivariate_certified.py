@@ -294,3 +294,74 @@ def _bits(digits: int) -> int:
     from momentcalc.tier import Precision
 
     return Precision(digits + 40, guard=0).bits
+
+
+def test_tanh_less_its_poles_holds_the_same_expectations(monkeypatch):
+    """The lattice rule of tanh less its poles at ±iπ/2 plus their smoothing by Faddeeva's
+    function (``bivariate_certified._tanh_subtracted``, taken at large q* from 1024 bits on), here
+    forced at 50 digits: K, K' and K'' overlap the plain strip's balls, both proving every digit,
+    at a small c (q* = 16, the case it is for) and at c = 0.45 and 0.9."""
+    from momentcalc.engine import bivariate_balls
+    from momentcalc.moments import bivariate_certified
+    from momentcalc.moments.bivariate_certified import cross_ball
+
+    act = resolve("tanh", {})
+    cases = [
+        (Fraction(1618, 100), Fraction(123, 10000)),
+        (Fraction(106, 100), Fraction(45, 100)),
+        (Q, Fraction(9, 10)),
+    ]
+    plain = [[cross_ball(act, q, c, 50, which) for which in (0, 1, 2)] for q, c in cases]
+    monkeypatch.setattr(bivariate_certified, "TANH_NEAR_POLES_BITS", 0)
+    monkeypatch.setattr(bivariate_balls, "POLE_COST", 0.0)
+    used = []
+    with_poles = bivariate_balls._with_poles
+    monkeypatch.setattr(bivariate_balls, "_with_poles", lambda *args: used.append(1) or with_poles(*args))
+    for (q, c), balls in zip(cases, plain):
+        for which, ball in enumerate(balls):
+            other = cross_ball(act, q, c, 50, which)
+            assert other.overlaps(ball), (q, c, which)
+            for b in (ball, other):
+                assert b.rad() <= abs(b.mid()) * arb(10) ** -53
+    assert len(used) == 3 * len(cases)
+
+
+def test_tanh_poles_smoothing_and_strip_bounds():
+    """The closed forms of E[P(m + bV)], E[P'(m + bV)] and E[P''(m + bV)], P(x) = 2x/(x² + π²/4),
+    against mpmath's quadrature to 30 digits; |tanh − P| and its two derivatives on a grid of
+    the strip |Im z| ≤ W below the constants the rule assumes (maximum modulus)."""
+    from momentcalc.moments.bivariate_certified import _tanh_subtracted
+
+    with ctx.workprec(200):
+        strip = _tanh_subtracted((-1, 1), second=True)
+        for m, b in ((Fraction(7, 10), Fraction(13, 10)), (Fraction(-5, 2), Fraction(4))):
+            balls = strip.poles(arb(m.numerator) / m.denominator, arb(b.numerator) / b.denominator)
+            with mp.workdps(40):
+                p = mp.pi / 2
+                mm, bb = mpmath.mpf(m.numerator) / m.denominator, mpmath.mpf(b.numerator) / b.denominator
+                parts = (
+                    lambda x: 2 * x / (x * x + p * p),
+                    lambda x: 2 * (p * p - x * x) / (x * x + p * p) ** 2,
+                    lambda x: 4 * x * (x * x - 3 * p * p) / (x * x + p * p) ** 3,
+                )
+                for ball, part in zip(balls, parts):
+                    value = mpmath.quad(
+                        lambda v: part(mm + bb * v) * mpmath.npdf(v), [-mpmath.inf, 0, mpmath.inf]
+                    )
+                    assert abs(_mpf(ball) - value) <= mpmath.mpf(10) ** -30 * (1 + abs(value))
+        width = float(strip.width.mid())
+        bounds = [float(bound[0].upper()) for bound in strip.bounds]
+    with mp.workdps(30):
+        p = mp.pi / 2
+        functions = (
+            lambda z: mp.tanh(z) - 2 * z / (z * z + p * p),
+            lambda z: mp.sech(z) ** 2 - 2 * (p * p - z * z) / (z * z + p * p) ** 2,
+            lambda z: -2 * mp.tanh(z) * mp.sech(z) ** 2 - 4 * z * (z * z - 3 * p * p) / (z * z + p * p) ** 3,
+        )
+        for x in (0, 0.3, 1, 1.9, 2.5, 6):
+            for y in (0, 0.5, 1.4, 1.7, 3, 4.2, width):
+                z = mp.mpc(x, y)
+                if abs(z - mp.mpc(0, p)) < 1e-6:
+                    continue
+                for f, bound in zip(functions, bounds):
+                    assert abs(f(z)) <= bound, (x, y, abs(f(z)), bound)

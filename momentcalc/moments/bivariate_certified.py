@@ -37,11 +37,11 @@ growth bounds, or the expression's; without them None (the caller's value stays 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from flint import arb, ctx
+from flint import acb, arb, ctx
 import mpmath
 
 from ..catalog import Activation
@@ -55,7 +55,7 @@ from ..engine.gaussian_balls import (
 )
 from ..engine.balls import lowered_goals
 from ..engine.bivariate_balls import Strip, bivariate_balls
-from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS, STRIP_FUNCTIONS
+from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS, STRIP_FUNCTIONS, TANH_NEAR_POLES_BITS
 from ..engine.precision import Precision
 from .bivariate_conditional import conditional_cross, preferred
 from .bivariate_polar import polar_cross
@@ -98,6 +98,66 @@ _ENTIRE = {
 }
 
 
+def _tanh_subtracted(parity: Sequence[int] | None, second: bool = False) -> Strip:
+    """tanh less the principal parts of its poles at ±iπ/2, g₁ = tanh − P, P(z) = 2z/(z² + p²),
+    p = π/2 (residue 1 at each), and g₁' = sech² − P', P'(z) = 2(p² − z²)/(z² + p²)²: analytic
+    on |Im z| < 3π/2, taken on the strip of half-width W = π(3/2 − 2^−k) (k the precision's
+    bit length, as tanh's own strip). Bounds there, constant: for |Re z| ≥ X₀ = 2,
+    |tanh z| ≤ coth X₀ and |sech² z| ≤ 1/sinh² X₀ (|cosh z|² = sinh² x + cos² y), |P| ≤ 2/X₀ and
+    |P'| ≤ 2/X₀² (|z ± ip| ≥ |x|); on the rectangle |Re z| ≤ X₀, |Im z| ≤ W, where g₁ and g₁'
+    are analytic (tanh's residues there are P's), the maximum modulus principle bounds them by
+    their values on its sides: the vertical ones as above, the horizontal ones y = ±W by
+    |tanh| ≤ |sec W|, |sech²| ≤ sec² W and |P| ≤ 2/(W − p), |P'| ≤ 2/(W − p)². The real line
+    lies in the strip, so the same constants bound the tails.
+
+    The smoothing of P: for Y ~ N(m, b²), E[1/(Y − ip)] = i·√(π/2)/b·w(z), z = (ip − m)/(b√2),
+    w(z) = e^{−z²}·erfc(−iz) Faddeeva's function (Im z > 0), so E[P(Y)] = −(√(2π)/b)·Im w(z)
+    and E[P'(Y)] = d/dm of it = (√π/b²)·Im w'(z), w'(z) = −2z·w(z) + 2i/√π.
+
+    ``second``: φ'' too, g₁'' = tanh'' − P'', P''(z) = 2/(z − ip)³ + 2/(z + ip)³ (tanh'' =
+    −2·tanh·sech²: |tanh''| ≤ 2·coth X₀/sinh² X₀ beyond X₀, 2|sec W|³ on y = ±W; |P''| ≤ 4/X₀³,
+    4/(W − p)³), E[P''(Y)] = −(√(2π)/b)·Im w''(z)/(2b²), w'' = −2w − 2z·w'."""
+    k = max(ctx.prec.bit_length(), 6)
+    p = arb.pi() / 2
+    width = arb.pi() * (3 * (1 << (k - 1)) - 1) / (1 << k)
+    x0, gap = arb(2), width - p
+    sec_w = 1 / abs(width.cos())
+    m0 = arb(((1 / x0.tanh() + 2 / x0).max(sec_w + 2 / gap)).upper())
+    m1 = arb(((1 / x0.sinh() ** 2 + 2 / x0**2).max(sec_w**2 + 2 / gap**2)).upper())
+    p2 = p * p
+    bounds: tuple[tuple[arb], ...] = ((m0,), (m1,))
+    if second:
+        m2 = (2 / x0.tanh() / x0.sinh() ** 2 + 4 / x0**3).max(2 * sec_w**3 + 4 / gap**3)
+        bounds += ((arb(m2.upper()),),)
+
+    def at(x: arb, ex: arb) -> list[arb]:
+        e2 = ex * ex
+        inverse = 1 / (e2 + 1)
+        r = 1 / (x * x + p2)
+        t, s = 1 - 2 * inverse, 4 * e2 * inverse * inverse
+        out = [t - 2 * x * r, s - 2 * (p2 - x * x) * r * r]
+        if second:  # P'' = 4x(x² − 3p²)/(x² + p²)³
+            out.append(-2 * t * s - 4 * x * (x * x - 3 * p2) * r * r * r)
+        return out
+
+    def poles(m: arb, b: arb) -> list[arb]:
+        z = (acb(0, arb.pi() / 2) - m) / (b * arb(2).sqrt())
+        w = (-(z * z)).exp() * (acb(0, -1) * z).erfc()
+        slope = -2 * z * w + acb(0, 2 / arb.pi().sqrt())
+        out = [-(2 * arb.pi()).sqrt() / b * w.imag, arb.pi().sqrt() / (b * b) * slope.imag]
+        if second:
+            curve = -2 * w - 2 * z * slope
+            out.append(-(2 * arb.pi()).sqrt() / (2 * b**3) * curve.imag)
+        return out
+
+    def reach(m: arb, b: arb) -> float:
+        return float((((m * m + p2) / (2 * b * b)).sqrt()).upper())
+
+    if second and parity is not None:
+        parity = (*parity, parity[0])
+    return Strip(width, bounds, at, parity=parity, poles=poles, pole_reach=reach)
+
+
 def _strip(act: Activation) -> Strip | None:
     # φ odd makes φ' even and the other way round: (parity of φ, of φ'), +1 even, −1 odd
     parity = {"odd": (-1, 1), "even": (1, -1)}.get(act.parity or "")
@@ -125,7 +185,10 @@ def _strip(act: Activation) -> Strip | None:
                 power *= x
             return spec_at(x, total.exp())
 
-    return Strip(w, (spec.value_bound(w), spec.slope_bound(w)), at, parity=parity)
+    subtracted = None
+    if act.name == "tanh" and ctx.prec >= TANH_NEAR_POLES_BITS:  # (lower: as before)
+        subtracted = _tanh_subtracted(parity)
+    return Strip(w, (spec.value_bound(w), spec.slope_bound(w)), at, parity=parity, subtracted=subtracted)
 
 
 # φ'' beside φ and φ' (the integrand ``which`` 2: E[φ''(u₁)φ''(u₂)], the correlation map's second
@@ -149,7 +212,7 @@ def second_bound(act: Activation) -> arb:
 
 
 def _with_second(strip: Strip, act: Activation) -> Strip:
-    """``strip`` (φ, φ') with φ'' as a third integrand."""
+    """``strip`` (φ, φ') with φ'' as a third integrand (and so its ``subtracted`` strip)."""
     _, bound, second = SECOND_DERIVATIVES[act.name]
     at = strip.at
 
@@ -158,7 +221,12 @@ def _with_second(strip: Strip, act: Activation) -> Strip:
         return [value, slope, second(value, slope)]
 
     parity = None if strip.parity is None else (*strip.parity, strip.parity[0])
-    return Strip(strip.width, (*strip.bounds, (bound(strip.width),)), at3, parity=parity)
+    subtracted = strip.subtracted
+    if subtracted is not None:
+        subtracted = _tanh_subtracted(strip.parity, second=True)
+    return Strip(
+        strip.width, (*strip.bounds, (bound(strip.width),)), at3, parity=parity, subtracted=subtracted
+    )
 
 
 def _params(act: Activation) -> dict[str, arb]:
@@ -282,7 +350,7 @@ def _select(strip: Strip | None, smoothing, which: tuple[int, ...]):
 
 
 def _select_strip(strip: Strip, which: tuple[int, ...]) -> Strip:
-    at, box, wider = strip.at, strip.box, strip.wider
+    at, box, wider, poles = strip.at, strip.box, strip.wider, strip.poles
     return Strip(
         strip.width,
         [strip.bounds[i] for i in which] if strip.bounds else strip.bounds,
@@ -292,6 +360,9 @@ def _select_strip(strip: Strip, which: tuple[int, ...]) -> Strip:
         else lambda X: (lambda sizes: None if sizes is None else [sizes[i] for i in which])(box(X)),
         None if strip.parity is None else tuple(strip.parity[i] for i in which),
         None if wider is None else lambda w: _select_strip(wider(w), which),
+        None if strip.subtracted is None else _select_strip(strip.subtracted, which),
+        None if strip.poles is None else lambda m, b: [poles(m, b)[i] for i in which],
+        strip.pole_reach,
     )
 
 
