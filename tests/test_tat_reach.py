@@ -10,6 +10,7 @@ quadrature at 40 digits of E[φ̂(Z)] = 0 (C(0) = 0), E[φ̂(Z)²] = 1 (Q(1) = 1
 
 from __future__ import annotations
 
+import functools
 import re
 
 import mpmath
@@ -38,6 +39,11 @@ PHI = {
         lambda x: x * mpmath.tanh(mpmath.log1p(mpmath.exp(x))),
         lambda x: mpmath.diff(lambda u: u * mpmath.tanh(mpmath.log1p(mpmath.exp(u))), x),
         (),
+    ),
+    "selu": (
+        lambda x: _selu_constants()[0] * (x if x > 0 else _selu_constants()[1] * mpmath.expm1(x)),
+        lambda x: _selu_constants()[0] * (1 if x > 0 else _selu_constants()[1] * mpmath.exp(x)),
+        (0,),
     ),
 }
 
@@ -518,3 +524,83 @@ def test_convex_ceiling_that_cells_cannot_show_leaves_the_survey(monkeypatch):
         monkeypatch.undo()
         dks_convex.ceiling.cache_clear()
     assert dks_convex.ceiling() is not None
+
+
+@functools.cache
+def _selu_constants_at(prec):
+    with mpmath.workprec(prec):
+        return _selu_constants_now()
+
+
+def _selu_constants():
+    return _selu_constants_at(mp.prec)
+
+
+def _selu_constants_now():
+    """selu's (λ, α) from their definition, E[selu(Z)] = 0 and E[selu(Z)²] = 1 (Klambauer et al.,
+    2017), by mpmath's findroot on the Gaussian integrals in closed form."""
+    e1, e2, h = (
+        mpmath.exp(mpmath.mpf(1) / 2) * mpmath.ncdf(-1),
+        mpmath.exp(2) * mpmath.ncdf(-2),
+        mpmath.mpf(1) / 2,
+    )
+    # E[selu] = λ(α(e1 − h) + φ(0)), E[selu²] = λ²(α²(e2 − 2e1 + h) + h)
+    alpha = -mpmath.npdf(0) / (e1 - h)
+    lam = 1 / mpmath.sqrt(alpha**2 * (e2 - 2 * e1 + h) + h)
+    return lam, alpha
+
+
+def _selu_q_and_c(a, y):
+    """Q'(1) and C'(1) of selu(a·z + b), b = −a·y (the kink at z = y), in closed form: the
+    Gaussian integrals of λ·(a·z + b) above y and λα·(e^(a·z + b) − 1) below, and Stein's
+    C'(1) − Q'(1) = −Cov(f, f'')/Var f with f'' = λ(1 − α)·a·δ_y + λα·a²·e^(a·z + b) below y."""
+    lam, alpha = _selu_constants()
+    b = -a * y
+    cdf, d = mpmath.ncdf, mpmath.npdf(y)
+    tail = 1 - cdf(y)
+    e1 = mpmath.exp(b + a * a / 2) * cdf(y - a)  # E[e^(a z + b); z < y]
+    e2 = mpmath.exp(2 * b + 2 * a * a) * cdf(y - 2 * a)  # E[e^(2(a z + b)); z < y]
+    mean = lam * (alpha * (e1 - cdf(y)) + a * d + b * tail)
+    square = lam**2 * (
+        alpha**2 * (e2 - 2 * e1 + cdf(y)) + a * a * (y * d + tail) + 2 * a * b * d + b * b * tail
+    )
+    var = square - mean**2
+    c = lam**2 * a * a * (tail + alpha**2 * e2) / var
+    second = a * lam * (1 - alpha) * d + a * a * lam * alpha * e1  # E[f'']
+    cov = a * a * (lam * alpha) ** 2 * (e2 - e1) - mean * second  # f(y) = 0: the point mass adds nothing
+    return c + cov / var, c
+
+
+@pytest.mark.reference
+@pytest.mark.slow
+def test_selu_curve_approaches_relus_limit_from_below():
+    """selu's C'(1) where Q'(1) = 1, in closed form (checked against quadrature): below relu's
+    π/(π − 1) on a grid of input_scale 0.1 to 10⁴, rising towards it as input_scale grows (so a
+    per-layer 1.5 is out of reach, unproven: tat exits 3), and the survey's top agrees."""
+    from momentcalc.catalog import resolve
+    from momentcalc.moments.dks_survey import survey, top
+
+    with mpmath.workdps(30):
+        for a, y in ((1, mpmath.mpf("0.5")), (5, mpmath.mpf("0.2")), (mpmath.mpf("0.3"), mpmath.mpf("-0.4"))):
+            closed = _selu_q_and_c(mpmath.mpf(a), y)
+            quad = _q_and_c("selu", a, -a * y, digits=30)
+            assert abs(closed[0] - quad[0]) < 1e-20 and abs(closed[1] - quad[1]) < 1e-20
+        limit = mpmath.pi / (mpmath.pi - 1)
+        tops = []
+        for exponent in range(-4, 17):
+            a = mpmath.mpf(10) ** (mpmath.mpf(exponent) / 4)
+            ys = [mpmath.mpf(k) / 16 for k in range(-64, 65)]
+            qs = [_selu_q_and_c(a, y)[0] - 1 for y in ys]
+            found = [
+                _selu_q_and_c(
+                    a, mpmath.findroot(lambda t: _selu_q_and_c(a, t)[0] - 1, (y0, y1), solver="anderson")
+                )[1]
+                for y0, y1, q0, q1 in zip(ys, ys[1:], qs, qs[1:])
+                if q0 * q1 < 0
+            ]
+            assert all(c < limit for c in found)
+            tops.append(max(found, default=0))
+        assert tops[-1] > limit - mpmath.mpf("0.0001") and tops[-1] == max(tops)
+        act = resolve("selu", None)
+        a, b, t = top(act, survey(act, 1.5)[0].highest())
+        assert abs(_selu_q_and_c(mpmath.mpf(a), -mpmath.mpf(b) / a)[1] - t) < 1e-6 and t < limit
