@@ -240,6 +240,7 @@ def test_cross_values_with_a_slope_to_fewer_digits():
         assert abs(lean_k1 - k1) <= mpmath.mpf(10) ** -27 * k1 and lean_k1 != k1
 
 
+@pytest.mark.reference  # the nested 40-digit quadrature took 95 s of CPU in the default run
 def test_second_derivative_ball_against_quadrature():
     """E[tanh''(u₁)·tanh''(u₂)] (``which`` 2, the slope's Taylor term of meanfield's correlation
     proof) holds mpmath's nested quadrature of tanh'' = −2·tanh·sech² to 25 digits; an activation

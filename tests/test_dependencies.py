@@ -21,6 +21,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import mpmath
+import pytest
 
 from momentcalc import flint_lazy
 from momentcalc.engine import mpmath_internals as raw
@@ -84,12 +85,19 @@ def _sources():
         yield relative, package, path.read_text()
 
 
+@functools.lru_cache(maxsize=512)
+def _nodes(source: str) -> tuple[ast.AST, ...]:
+    """Every node of a module's tree, parsed and walked once for the checks below (a walk of
+    momentcalc's 200 files takes about half a second; they made five)."""
+    return tuple(ast.walk(ast.parse(source)))
+
+
 def _foreign_internals(relative: str, package: str, source: str) -> list[str]:
     """What one module reaches of mpmath's or flint's internals (nothing, outside the adapters)."""
-    tree = ast.parse(source)
+    nodes = _nodes(source)
     found = []
     theirs: set[str] = set()  # local names bound to mpmath or flint objects (mp, ctx, arb, ...)
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] in THEIRS:
@@ -109,7 +117,7 @@ def _foreign_internals(relative: str, package: str, source: str) -> list[str]:
                 for alias in node.names
                 if _private(alias.name)
             ]
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Attribute) and _private(node.attr):
             root = node.value
             while isinstance(root, ast.Attribute):
@@ -121,6 +129,13 @@ def _foreign_internals(relative: str, package: str, source: str) -> list[str]:
     return found
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _forget_the_trees():
+    yield
+    _nodes.cache_clear()  # (tens of MB of nodes, not kept for the rest of the run)
+
+
+@pytest.mark.xdist_group("source-trees")  # one worker parses the sources once for the three
 def test_only_the_adapters_reach_mpmath_and_flint_internals():
     r"""``grep -rn "_prec_rounding\|_mpf_\|libmp" momentcalc`` names the mpmath adapter only; no
     module but the two adapters imports a submodule or private name of mpmath or flint, or
@@ -154,7 +169,7 @@ def test_the_check_sees_internals():
 
 def _private_imports(package: str, source: str) -> list[str]:
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in _nodes(source):
         if isinstance(node, ast.ImportFrom):
             target = _import_graph()._absolute(node, package)
             if not target.startswith("momentcalc"):
@@ -165,6 +180,7 @@ def _private_imports(package: str, source: str) -> list[str]:
     return found
 
 
+@pytest.mark.xdist_group("source-trees")
 def test_no_module_imports_a_private_name_from_another_package():
     """A name with a leading underscore is its package's business: ``from ..engine.x import _y``
     in ``moments/`` fails (within one package, its modules may share helpers)."""
@@ -410,6 +426,7 @@ def test_the_local_import_check_can_fail():
     assert new == {"computations/truncnorm.py -> .moments.expectations", "computations/truncnorm.py -> json"}
 
 
+@pytest.mark.xdist_group("source-trees")
 def test_no_module_imports_another_packages_private_module():
     """typer >= 0.25 carries click as ``typer._click``: reading it (as cli.options once did for
     whether --format was given) ties momentcalc to typer's internals. Outside the two adapters,
@@ -419,7 +436,7 @@ def test_no_module_imports_another_packages_private_module():
     for relative, _, source in _sources():
         if relative in adapters:
             continue
-        for node in ast.walk(ast.parse(source)):
+        for node in _nodes(source):
             names = (
                 [alias.name for alias in node.names]
                 if isinstance(node, ast.Import)
