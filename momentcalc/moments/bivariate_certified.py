@@ -361,7 +361,7 @@ def _select_strip(strip: Strip, which: tuple[int, ...]) -> Strip:
         None if strip.parity is None else tuple(strip.parity[i] for i in which),
         None if wider is None else lambda w: _select_strip(wider(w), which),
         None if strip.subtracted is None else _select_strip(strip.subtracted, which),
-        None if strip.poles is None else lambda m, b: [poles(m, b)[i] for i in which],
+        None if poles is None else lambda m, b: [poles(m, b)[i] for i in which],
         strip.pole_reach,
     )
 
