@@ -18,6 +18,7 @@ import time
 import pytest
 
 from momentcalc.cli import child
+from momentcalc.errors import InputError
 from tests.cli_runner import run as invoke
 
 # A computation that takes many seconds (an expression no catalog route takes, at 1000 digits:
@@ -196,6 +197,19 @@ def test_a_sweep_is_refused_by_its_work_model_before_computing():
     assert lowered[0] == 2 and "the budget you gave of 0.01 s" in lowered[2], lowered
     lifted = invoke(["truncnorm", "--std", "0.1:1:0.1", "--format", "csv", "--budget", "1"])
     assert lifted[0] == 0 and lifted[1].count("\n") == 11
+
+
+def test_the_phase_diagram_is_refused_at_once_naming_the_budget_it_needs():
+    """meanfield's points are counted as 20 ms (a tanh point of the 0.02 phase diagram takes 15-22 ms
+    at 15 digits): its 2816 points need --budget 57, said before anything is computed, and run
+    with it."""
+    from momentcalc.cli.budget import call_seconds, check_sweep
+
+    swept = ("sigma_w2", "sigma_b2")
+    with pytest.raises(InputError, match=r"about 56.3 s, .* raise budget \(at least 57\)"):
+        check_sweep(2816, 15, False, call_seconds(15, False, 2816, None), swept, False, "meanfield")
+    check_sweep(2816, 15, False, call_seconds(15, False, 2816, 57.0), swept, True, "meanfield")
+    check_sweep(2816, 15, False, call_seconds(15, False, 2816, None), swept, False, "truncnorm")  # 3 ms
 
 
 def test_a_deep_trajectory_gets_a_deeper_default_budget():

@@ -109,20 +109,22 @@ def test_a_point_past_its_memory_limit_is_lost():
 
 def test_the_sweeps_budget_says_how_far_it_got_and_what_to_give():
     run = momentcalc_process(
+        # 72 points the work model counts as 20 ms each (1.44 s, within --budget 1.5); swish's take
+        # about 70 ms (5 s)
         "meanfield",
-        "tanh",
+        "swish",
         "--sigma-w2",
-        "0.5:4:0.03",
+        "0.5:4:0.1",
         "--sigma-b2",
         "0,0.1",
         "--budget",
-        "1",
+        "1.5",
         "--format",
         "csv",
     )
     assert run.returncode == 3 and run.stdout == "", run
-    assert "CPU time limit of 1 s" in run.stderr and " points without finishing" in run.stderr, run.stderr
-    assert "after " in run.stderr and " of 234 points" in run.stderr and "--budget" in run.stderr
+    assert "CPU time limit of 1.5 s" in run.stderr and " points without finishing" in run.stderr, run.stderr
+    assert "after " in run.stderr and " of 72 points" in run.stderr and "--budget" in run.stderr
 
 
 def _descendants(pid: int) -> list[int]:

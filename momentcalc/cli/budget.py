@@ -16,8 +16,8 @@ process (``cli.child``) whose CPU time the operating system limits to the call's
 
 ``--budget SECONDS`` (or ``MOMENTCALC_BUDGET``) replaces that default for one call. A sweep is
 first weighed by a work model decided before anything is computed — its points times the cost
-of one point at its ``--digits`` (``point_seconds``) — and one estimated past the budget is
-refused at once (exit 2, saying what to change); the operating system's limit is then the only
+of one point of its command at its ``--digits`` (``point_seconds``) — and one estimated past the
+budget is refused at once (exit 2, naming the ``--budget`` it needs); the operating system's limit is then the only
 stop that depends on timing (exit 3). CPU time, not wall-clock time, so that a busy machine
 does not cut a computation short. The library itself has no budget.
 """
@@ -44,9 +44,14 @@ MAX_LAYERS_SECONDS = 150.0
 # A sweep's default budget, for all its points.
 SWEEP_SECONDS = 12.0
 # The work model: a point at up to 15 digits is counted as POINT_SECONDS of CPU (the cheap
-# commands take 0.2-1.5 ms, a catalog activation's moments a few ms), more digits as
-# (digits / 15)^1.5 times that.
+# commands take 0.2-1.5 ms, a catalog activation's moments a few ms), or as its command's
+# COMMAND_POINT_SECONDS, more digits as (digits / 15)^1.5 times that.
 POINT_SECONDS = 0.003
+# meanfield: a point of the tanh phase diagram (σ_w² 0.5..4 × σ_b² 0..0.3 at 0.02 steps) takes
+# 15-22 ms at 15 digits and 23-32 ms at 30 (measured 2026-12-02 in one process and with
+# tests/bench/bench_sweeps.py at load 12; relu and erf, with closed-form kernels, about 2 ms;
+# gelu 5 ms; swish about 70 ms): 2816 points are counted as 56 s at 15 digits, 159 s at 30.
+COMMAND_POINT_SECONDS = {"meanfield": 0.02}
 # What --budget accepts.
 MAX_BUDGET = 1_000_000.0
 ENVIRONMENT = "MOMENTCALC_BUDGET"
@@ -71,9 +76,13 @@ def layers_of(points: Iterable[Mapping[str, object]]) -> int:
     return deepest
 
 
-def point_seconds(digits: int) -> float:
-    """The work model's CPU seconds for one sweep point at ``digits``."""
-    return POINT_SECONDS * max(1.0, digits / 15) ** 1.5
+def point_seconds(digits: int, command: str | None = None) -> float:
+    """The work model's CPU seconds for one sweep point of ``command`` at ``digits``."""
+    return COMMAND_POINT_SECONDS.get(command or "", POINT_SECONDS) * max(1.0, digits / 15) ** 1.5
+
+
+def _each(digits: int, derive: bool, command: str | None) -> float:
+    return point_seconds(digits, command) + (DERIVE_SECONDS / 10 if derive else 0.0)
 
 
 def parse_budget(text: str | None) -> float | None:
@@ -108,12 +117,18 @@ def call_seconds(digits: int, derive: bool, points: int, chosen: float | None, l
 
 
 def check_sweep(
-    points: int, digits: int, derive: bool, seconds: float, swept: tuple[str, ...], chosen: bool
+    points: int,
+    digits: int,
+    derive: bool,
+    seconds: float,
+    swept: tuple[str, ...],
+    chosen: bool,
+    command: str | None = None,
 ) -> None:
     """Refuse (exit 2) a sweep that the work model says cannot end within ``seconds``."""
     if points <= 1:
         return
-    each = point_seconds(digits) + (DERIVE_SECONDS / 10 if derive else 0.0)
+    each = _each(digits, derive, command)
     estimate = points * each
     if estimate <= seconds:
         return

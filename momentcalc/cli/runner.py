@@ -237,7 +237,7 @@ def execute(
         )
     layers = layers_of(points) if "depth" in options else 0
     seconds = call_seconds(work, derive, len(points), chosen, layers)
-    check_sweep(len(points), work, derive, seconds, swept, chosen is not None)
+    check_sweep(len(points), work, derive, seconds, swept, chosen is not None, command)
     from . import memory
 
     ceiling = memory.ceiling_bytes()  # MOMENTCALC_MAX_MEMORY is checked on every call

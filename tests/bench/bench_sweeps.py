@@ -13,9 +13,11 @@ Not part of the test suite (timed runs are flaky on a shared machine); run it by
 
 Measured 2026-12-02 at load 8-13 on the 2-core development machine (CPU seconds, workers
 included): tanh 107.7 s at 15 digits (26 points per CPU-second), 122.9 s at 30 (23); erf 8.4 s
-and 11.4 s (336 and 248); no point refused in any of the four. (The command line's sweep of the
-tanh grid: 124 s and 162 s of CPU.) The goal of issue 34, under 30 s (15 digits) and 60 s (30
-digits) of wall time on 2 cores, asks for about twice this pace.
+and 11.4 s (336 and 248); no point refused in any of the four. With q* and c* looked for in
+double precision first (meanfield/floats.py), at load 12: tanh 62.3 s at 15 digits (45 points
+per CPU-second), 89.0 s at 30 (32), no point refused. The goal of issue 34, under 30 s (15
+digits) and 60 s (30 digits) of wall time on 2 cores, is about 47 and 24 points per CPU-second
+with both cores free.
 
 The digits themselves are checked against an independent route at chosen points of the grid
 (tests/test_meanfield_grid.py).
