@@ -181,3 +181,17 @@ def test_statements_without_tokenize_agree_with_tokenize(path):
         i = bisect.bisect_right(lines.starts, first)
         assert i == len(lines.starts) or lines.starts[i] > end, (path.name, first, end)
     assert not any(in_string(lines, at) for at in numbers)
+
+
+@pytest.mark.parametrize("quote", ['"""', "'''"])
+def test_code_after_a_string_that_closes_past_a_sharp_is_read(quote):
+    # The line begins inside a triple-quoted string, which closes after a '#': what follows is
+    # code (tokenize's reading), not a comment, and its constant is a finding.
+    text = f"s = {quote}\n#{quote}; gelu = 0.79788456\n"
+    assert code_context.worth_reading(text, python=True)
+    found = code_context.findings_in("m.py", text)
+    assert [f.match.constant.id for f in found] == ["closed.sqrt_2_over_pi"]
+    # A real comment stays a comment, in the cheap pass and in the scan.
+    comment = "x = 1  # gelu = 0.79788456\n"
+    assert not code_context.worth_reading(comment, python=True)
+    assert code_context.findings_in("m.py", comment) == []

@@ -50,7 +50,7 @@ from .identification import (
     value_alone,
 )
 from .literals import Literal, digits_correct, in_range, parse_literal, simple_fraction
-from .python_lines import in_string, indentation_holds, logical_lines, scope_names, statement_span
+from .python_lines import in_comment, in_string, indentation_holds, logical_lines, scope_names, statement_span
 
 PYTHON = (".py", ".pyi")
 # A decimal literal with a point or an exponent (integers are counts, not constants): the
@@ -281,7 +281,6 @@ def worth_reading(text: str, python: bool = False) -> bool:
     once."""
     around: _Around | None = None
     line_start, line_end = 0, -1
-    comment = -1  # where the current line's comment begins (-1: none)
     for hit in NUMBER.finditer(text):
         route = _route(hit.group())
         if not route:
@@ -291,18 +290,9 @@ def worth_reading(text: str, python: bool = False) -> bool:
             line_start = text.rfind("\n", 0, start) + 1
             line_end = text.find("\n", start)
             line_end = len(text) if line_end < 0 else line_end
-            comment = -1
-            if python:
-                sharp = text.find("#", line_start, line_end)
-                if (
-                    sharp >= 0
-                    and text.find("'", line_start, sharp) < 0
-                    and text.find('"', line_start, sharp) < 0
-                ):
-                    comment = sharp  # (were the line inside a string, the number would be string too)
         if around is None:
             around = _Around(text, python)
-        if around.lines is not None and (0 <= comment < start or in_string(around.lines, start)):
+        if around.lines is not None and (in_comment(around.lines, start) or in_string(around.lines, start)):
             # No code, unless tokenize rejects the indentation: then the number regex reads the
             # file, this number with its line.
             if route is True or around.on_line(route, (line_start, line_end)):

@@ -43,6 +43,7 @@ _END = 1 << 62  # past any offset
 class Lines(NamedTuple):
     starts: list[int]  # where a logical line may begin: 0 and every line break ending a statement
     strings: list[tuple[int, int]]  # the spans of string literals (not f-strings), in order
+    comments: list[tuple[int, int]]  # the spans of comments, in order
 
 
 _F_PREFIX = re.compile(r"[rRbBuU]?[fF][rR]?$")
@@ -58,6 +59,7 @@ def logical_lines(text: str) -> Lines | None:
         return None
     pieces = []
     strings = []
+    comments = []
     done = 0
     for m in _NOISE.finditer(text):
         start, end = m.span()
@@ -68,6 +70,8 @@ def logical_lines(text: str) -> Lines | None:
         done = end
         if text[start] in "'\"" and not _F_PREFIX.search(text, max(start - 3, 0), start):
             strings.append((start, end))
+        elif text[start] == "#":
+            comments.append((start, end))
     pieces.append(text[done:])
     code = "".join(pieces)
     # What is left: brackets and line breaks (a few hundred characters for a module of code).
@@ -88,7 +92,8 @@ def logical_lines(text: str) -> Lines | None:
         return None
     parts = code.split("\n")
     after = list(map(add, accumulate(map(len, parts[:-1])), range(1, len(parts))))  # each break's end
-    return Lines([0, *after] if len(ending) == line else [0, *(after[i] for i in ending)], strings)
+    starts = [0, *after] if len(ending) == line else [0, *(after[i] for i in ending)]
+    return Lines(starts, strings, comments)
 
 
 def indentation_holds(text: str, lines: Lines) -> bool:
@@ -117,10 +122,20 @@ def indentation_holds(text: str, lines: Lines) -> bool:
     return True
 
 
+def _inside(spans: list[tuple[int, int]], at: int) -> bool:
+    i = bisect_right(spans, (at, _END)) - 1
+    return i >= 0 and spans[i][0] <= at < spans[i][1]
+
+
 def in_string(lines: Lines, at: int) -> bool:
     """Is offset ``at`` inside a string literal (not an f-string)?"""
-    i = bisect_right(lines.strings, (at, _END)) - 1
-    return i >= 0 and lines.strings[i][0] <= at < lines.strings[i][1]
+    return _inside(lines.strings, at)
+
+
+def in_comment(lines: Lines, at: int) -> bool:
+    """Is offset ``at`` inside a comment? (Read from the whole source, not the physical line: a
+    line that begins inside a triple-quoted string may close it after a ``#`` and go on with code.)"""
+    return _inside(lines.comments, at)
 
 
 def statement_span(text: str, starts: list[int], at: int) -> tuple[int, int, int]:
