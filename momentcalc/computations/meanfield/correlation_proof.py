@@ -75,6 +75,44 @@ def _opposite(low: Any, high: Any) -> bool:
     return bool((low > 0 and high < 0) or (low < 0 and high > 0))
 
 
+def _newton_bracket(
+    ww: Any, bb: Any, q_star: Any, b_ball: Any, centre: Any, k: Any, k1: Any, digits: int
+) -> tuple[Any, Any, list[Any], Any] | None:
+    """One Newton step for F(c) = (σ_w²·K(c) + σ_b²)/q* − c from ``centre`` (K, K₁ there) and
+    its proof: with |F''| ≤ m2 = σ_w²·B·S(c_max) on [0, c_max] (Mehler's expansion), F's signs
+    at the ends of c₁ ± ρ are opposite, so c* lies between them. (c*'s ball or None when the
+    signs are not proven, c₁, the two ends, c_max), or None when the step leaves [0, 1) or the
+    slope is not that of a stable fixed point."""
+    f0 = (ww * k + bb) / q_star - centre
+    d0 = ww * k1 - 1
+    if not d0 < 0:  # a stable fixed point has slope below 1
+        return None
+    c1 = centre - f0 / d0
+    step = abs(c1 - centre)
+    c_max = arb((centre + 2 * step + arb(2) ** -20).upper())
+    if not c_max < 1:
+        return None
+    m2 = arb((ww * b_ball * _sup_power(c_max)).upper())  # |F''| on [0, c_max]
+    rho = arb(
+        (
+            4 * c1.rad()
+            + m2 * (2 * step) * (2 * step) / abs(d0)
+            + abs(c1) * arb(2) ** -(Precision(digits, guard=0).bits + 10)
+        ).upper()
+    )
+    ends = [arb((c1 - rho).lower()), arb((c1 + rho).upper())]
+    if not ends[0] > 0 or not ends[1] <= c_max:
+        return None
+    values = []
+    for end in ends:
+        offset = end - centre
+        values.append(f0 + d0 * offset + arb(0, (m2 * offset * offset / 2).upper()))
+    if not _opposite(*values):
+        return None, c1, ends, c_max
+    c_star = (ends[0] + ends[1]) / 2 + arb(0, ((ends[1] - ends[0]) / 2).upper())
+    return c_star, c1, ends, c_max
+
+
 def prove_correlation(
     act: Any,
     ww: Any,
@@ -107,36 +145,15 @@ def prove_correlation(
         k, k1 = ball(centre, 0, digits), ball(centre, 1, digits // 2 + SLOPE_GUARD)
         if k is None or k1 is None:
             return None
-        f0 = (ww * k + bb) / q_star - centre
-        d0 = ww * k1 - 1
-        if not d0 < 0:  # a stable fixed point has slope below 1
+        bracket = _newton_bracket(ww, bb, q_star, b_ball, centre, k, k1, digits)
+        if bracket is None:
             return None
-        c1 = centre - f0 / d0
-        step = abs(c1 - centre)
-        c_max = arb((centre + 2 * step + arb(2) ** -20).upper())
-        if not c_max < 1:
-            return None
-        m2 = arb((ww * b_ball * _sup_power(c_max)).upper())  # |F''| on [0, c_max]
-        rho = arb(
-            (
-                4 * c1.rad()
-                + m2 * (2 * step) * (2 * step) / abs(d0)
-                + abs(c1) * arb(2) ** -(Precision(digits, guard=0).bits + 10)
-            ).upper()
-        )
-        ends = [arb((c1 - rho).lower()), arb((c1 + rho).upper())]
-        if not ends[0] > 0 or not ends[1] <= c_max:
-            return None
-        values = []
-        for end in ends:
-            offset = end - centre
-            values.append(f0 + d0 * offset + arb(0, (m2 * offset * offset / 2).upper()))
-        if not _opposite(*values):
+        c_star, c1, ends, c_max = bracket
+        if c_star is None:
             if attempt < ATTEMPTS - 1:
                 centre = arb(c1.mid())  # nearer c*: the quadratic term shrinks
                 continue
             return None
-        c_star = (ends[0] + ends[1]) / 2 + arb(0, ((ends[1] - ends[0]) / 2).upper())
         point = arb(c1.mid())  # exact, within rho of c*, inside [0, c_max]
         k1_point = ball(point, 1, digits)
         if k1_point is None:
@@ -177,33 +194,10 @@ def _shared_lattice(
     if q_slopes is not None:
         k = k + arb(0, (q_star.rad() * q_slopes[0]).upper())
         k1 = k1 + arb(0, (q_star.rad() * q_slopes[1]).upper())
-    f0 = (ww * k + bb) / q_star - centre
-    d0 = ww * k1 - 1
-    if not d0 < 0:
+    bracket = _newton_bracket(ww, bb, q_star, b_ball, centre, k, k1, digits)
+    if bracket is None or bracket[0] is None:
         return None
-    c1 = centre - f0 / d0
-    step = abs(c1 - centre)
-    c_max = arb((centre + 2 * step + arb(2) ** -20).upper())
-    if not c_max < 1:
-        return None
-    m2 = arb((ww * b_ball * _sup_power(c_max)).upper())  # |F''| on [0, c_max]
-    rho = arb(
-        (
-            4 * c1.rad()
-            + m2 * (2 * step) * (2 * step) / abs(d0)
-            + abs(c1) * arb(2) ** -(Precision(digits, guard=0).bits + 10)
-        ).upper()
-    )
-    ends = [arb((c1 - rho).lower()), arb((c1 + rho).upper())]
-    if not ends[0] > 0 or not ends[1] <= c_max:
-        return None
-    values = []
-    for end in ends:
-        offset = end - centre
-        values.append(f0 + d0 * offset + arb(0, (m2 * offset * offset / 2).upper()))
-    if not _opposite(*values):
-        return None
-    c_star = (ends[0] + ends[1]) / 2 + arb(0, ((ends[1] - ends[0]) / 2).upper())
+    c_star, _, ends, c_max = bracket
     k2 = cross_ball(act, q_mid, centre, digits // 2 + SLOPE_GUARD, 2)
     if k2 is None:
         return None
