@@ -85,29 +85,30 @@ def _power(base: float, exponent: float) -> float:
     return base**exponent
 
 
+def _leaf(node: Node) -> FloatFn | None:
+    """A number or a named constant as a function of x; None for any other node."""
+    if node.kind == "num":
+        value = float(node.value)
+    elif node.kind == "const":
+        value = math.pi if node.value == "pi" else math.e
+    else:
+        return None
+    return lambda x: value
+
+
 def _compiled(node: Node) -> FloatFn:
     """``compile_float`` of a part without x (its value, once)."""
-    parts = [_compiled(a) for a in node.args]
-    kind = node.kind
-    if kind == "num":
-        value = float(node.value)
-        return lambda x: value
-    if kind == "const":
-        value = math.pi if node.value == "pi" else math.e
-        return lambda x: value
-    return _combine(node, parts)
+    leaf = _leaf(node)
+    return leaf if leaf is not None else _combine(node, [_compiled(a) for a in node.args])
 
 
 def compile_float(node: Node) -> FloatFn:
     """The tree as a function of a float x; it raises FloatTrouble (or ArithmeticError,
     ValueError from ``math``: callers catch all three) where double precision gives no value."""
+    leaf = _leaf(node)
+    if leaf is not None:
+        return leaf
     kind = node.kind
-    if kind == "num":
-        value = float(node.value)
-        return lambda x: value
-    if kind == "const":
-        value = math.pi if node.value == "pi" else math.e
-        return lambda x: value
     if kind == "x":
         return lambda x: x
     if not node.has_x:  # a constant part (sqrt(2), a derivative's factors): computed once
