@@ -112,6 +112,11 @@ class Activation(NamedTuple):
     # |e^t − 1| ≤ |t|). Then E[φ(√q Z)²] < q·(φ'(0−)² + φ'(0+)²)/2 for every q > 0, which proves
     # meanfield's q* = 0 where σ_b² = 0 and χ₁ ≤ 1 (tests/test_meanfield.py samples the bound).
     tangent_bound: bool = False
+    # 1 when φ is a convex sum of relus for every parameter value: φ'' ≥ 0 (a measure) of finite
+    # mass, φ'(−∞) = 0 and φ(−∞) finite (relu, elu, softplus, celu), −1 when −φ(−x) is
+    # (log_sigmoid), else 0. ``moments.dks_convex`` bounds DKS's C'(1) for them
+    # (tests/test_tat_reach.py checks every declaration on a grid).
+    relu_mixture: int = 0
 
     def bind(self, **values: Number) -> Activation:
         """This activation with its parameters set (defaults for the ones not given)."""
@@ -327,6 +332,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
         sympy=lambda sp, x, p: _rel(sp, x, x, 0),
         nonnegative=_always,
         kinks=_zero_kink,
+        relu_mixture=1,
         closed_forms={
             "mean": _cf(
                 "1/sqrt(2*pi)", lambda p: 1 / mpmath.sqrt(2 * mp.pi), lambda sp, p: 1 / sp.sqrt(2 * sp.pi)
@@ -390,6 +396,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
         sympy=lambda sp, x, p: _rel(sp, x, x, sp.exp(x) - 1),
         nonnegative=_never,
         tangent_bound=True,
+        relu_mixture=1,
         kinks=_zero_kink,
         closed_forms={
             "mean": _cf(
@@ -532,6 +539,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
         derivative=lambda x, p: _sigmoid(x),
         sympy=lambda sp, x, p: sp.log(1 + sp.exp(x)),
         nonnegative=_always,
+        relu_mixture=1,
         pair=_softplus_pair,
         pair_exact=True,
     ),

@@ -258,6 +258,7 @@ FRAMEWORK_ACTIVATIONS: tuple[Activation, ...] = (
         tangent_bound=True,
         kinks=lambda p: (mp.zero,),
         params=params_of("celu"),
+        relu_mixture=1,  # alpha·(e^(x/alpha) − 1) below 0: convex for every alpha > 0
         closed_forms=_forms("celu", _celu_moments, parametric=True),
     ),
     Activation(
@@ -269,6 +270,7 @@ FRAMEWORK_ACTIVATIONS: tuple[Activation, ...] = (
         sympy=lambda sp, x, p: -sp.log(1 + sp.exp(-x)),
         nonnegative=_never,
         aliases=("logsigmoid",),
+        relu_mixture=-1,  # −softplus(−x)
     ),
     Activation(
         "quick_gelu",

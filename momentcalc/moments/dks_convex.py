@@ -58,18 +58,10 @@ DIGITS = 5  # the ceiling printed: 1 + sup ρ rounded up to this many digits
 
 def convex_relu_mixture(act: Activation) -> int:
     """1 when φ (a catalog entry or its formula) is a convex mixture of relus (φ'' ≥ 0,
-    φ'(−∞) = 0, φ(−∞) finite: softplus, elu, celu), −1 when −φ(−x) is (log_sigmoid), else 0."""
+    φ'(−∞) = 0, φ(−∞) finite: softplus, elu, celu), −1 when −φ(−x) is (log_sigmoid), else 0:
+    the catalog's declaration (``Activation.relu_mixture``)."""
     entry = catalog_entry(act)
-    if entry is None or entry.expression:
-        return 0
-    if entry.name in ("softplus", "elu"):
-        return 1
-    if entry.name == "celu":  # alpha·(exp(x/alpha) − 1) below 0: convex for every alpha > 0
-        alpha = Fraction(dict(entry.values).get("alpha", 1))
-        return 1 if alpha > 0 else 0
-    if entry.name == "log_sigmoid":
-        return -1
-    return 0
+    return 0 if entry is None or entry.expression else entry.relu_mixture
 
 
 def _tail(x: arb) -> arb:
