@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 import os
 
-from flint import arb, fmpz_poly
+from flint import arb, fmpz, fmpz_poly
 
 # Peak bytes of an fmpz_poly product per byte of its coefficients (FLINT's FFT scratch; measured
 # 6.5-7 at 60000-170000 terms of 1700-3400 bits).
@@ -76,15 +76,17 @@ def check_room(length_a: int, length_b: int, bits_a: int, bits_b: int) -> None:
         )
 
 
-def _fixed(values: Sequence[arb], bits: int) -> tuple[list[int], arb]:
-    """(⌊mid·2^bits⌋ for each ball, an upper bound of rad + 2^−bits over them)."""
-    out = []
+def _fixed(values: Sequence[arb], bits: int) -> tuple[list[fmpz], arb]:
+    """(⌊mid·2^bits⌋ for each ball, an upper bound of rad + 2^−bits over them). The integers
+    stay FLINT's (fmpz): a Python int of 3400 bits costs a conversion each way, and building
+    the product's polynomials from them about three times as long."""
+    out: list[fmpz] = []
+    append = out.append
     radius = arb(0)
     for v in values:
         mantissa, exponent = v.mid().man_exp()
         shift = int(exponent) + bits
-        m = int(mantissa)
-        out.append(m << shift if shift >= 0 else m >> -shift)
+        append(mantissa << shift if shift >= 0 else mantissa >> -shift)  # floors, as int's
         r = v.rad()
         if r > radius:
             radius = arb(r)
@@ -98,7 +100,7 @@ class FixedWeights:
     def __init__(self, weights: Sequence[arb], bits: int) -> None:
         self.bits = bits
         integers, self.error = _fixed(weights, bits)
-        self._integers: list[int] | None = integers
+        self._integers: list[fmpz] | None = integers
         self.poly = fmpz_poly(integers)
         self.count = len(integers)
         self.largest_bits = max((abs(w).bit_length() for w in integers), default=0)
@@ -125,7 +127,7 @@ class FixedWeights:
         product = self.poly * fmpz_poly(integers)
         return [arb(product[n]) * unit + arb(0, radius) for n in positions]
 
-    def _decimated(self, integers: list[int], positions: Sequence[int], stride: int) -> list[int]:
+    def _decimated(self, integers: list[fmpz], positions: Sequence[int], stride: int) -> list[fmpz]:
         """The product's coefficients at positions p₀ + s·j (j = 0..J−1, s = ``stride``) exactly,
         by residues: with k = r + s·u, y_j = Σ_k W_k·G_{p₀+s·j−k} = Σ_r (W⁽ʳ⁾ ∗ G⁽ᵖ⁾)[o + j],
         W⁽ʳ⁾_u = W_{r+s·u}, G⁽ᵖ⁾_v = G_{ρ+s·v}, ρ = (p₀ − r) mod s, o = (p₀ − r − ρ)/s: s products
@@ -134,7 +136,7 @@ class FixedWeights:
         convolutions of meanfield tanh --sigma-w2 20 --digits 1000)."""
         weights = self._coefficients()
         first, count = positions[0], len(positions)
-        out = [0] * count
+        out = [fmpz(0)] * count
         for r in range(min(stride, len(weights))):
             w_part = weights[r::stride]
             rho = (first - r) % stride
@@ -145,13 +147,13 @@ class FixedWeights:
             product = fmpz_poly(w_part) * fmpz_poly(g_part)
             top = len(w_part) + len(g_part) - 2
             for j in range(max(0, -offset), min(count, top - offset + 1)):
-                out[j] += int(product[offset + j])
+                out[j] += product[offset + j]
         return out
 
-    def _coefficients(self) -> list[int]:
+    def _coefficients(self) -> list[fmpz]:
         if self._integers is None:
-            self._integers = [int(w) for w in self.poly.coeffs()]
-            self._integers += [0] * (self.count - len(self._integers))
+            self._integers = list(self.poly.coeffs())
+            self._integers += [fmpz(0)] * (self.count - len(self._integers))
         return self._integers
 
 

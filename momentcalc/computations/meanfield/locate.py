@@ -44,6 +44,9 @@ CRITICAL_SCAN_AFTER = 4  # steps on past a critical q that repels, looking for o
 # Trajectories are computed twice, the second time with this many more digits; they must agree.
 TRAJECTORY_EXTRA_DIGITS = 5
 CRITICAL_START_DIGITS = 4  # the critical line's bisection stops at this relative width
+# From this many working digits on, q*'s last Newton stage is one step from the stage before
+# it, with every expectation the proof's (``ProofFinish``).
+FINISH_FROM = 200
 
 # --- Newton's method at doubling precision ----------------------------------------------------
 
@@ -68,6 +71,7 @@ def newton(
     start: int = LOCATE_DIGITS,
     check=None,
     lean=None,
+    finish=None,
 ):
     """Polish a root of f near ``x``: ``step(x, t)`` returns (f, f', extra) at the current
     precision with expectations to ``t`` digits. One Newton step per intermediate stage;
@@ -81,7 +85,12 @@ def newton(
 
     ``lean(x, t)``, used in place of ``step`` where ``check`` is given, returns f to t digits
     and f' to about half as many (all a Newton step needs: f' only scales a step already
-    within the square root of the target), its extra unused: the check's is returned."""
+    within the square root of the target), its extra unused: the check's is returned.
+
+    ``finish(x)``, when given, is tried first at the last stage, at the point the stage before
+    it left (right to about half the digits): it returns (the Newton point from there, its
+    extra), f and f' to every digit at one point (the proof's, which then proves the root by
+    that very step: ``prove.NewtonInterval``), or None to go on as without it."""
     if check is not None and lean is not None:
         step = lean
     else:
@@ -93,6 +102,10 @@ def newton(
             t += guard
         with mp.workdps(t + 10):
             x = +x
+            if finish is not None and index == len(stages) - 1 and index > 0:
+                finished = finish(x)
+                if finished is not None:
+                    return finished
             for _ in range(MAX_NEWTON_STEPS):
                 f, df, extra = step(x, t)
                 if df != 0 and mpmath.isfinite(df) and abs(df) < 1:
@@ -248,6 +261,53 @@ def proof_check(
 
     probe = first_expectations(model, critical, b_exact, mp.one, digits, fold)
     return None if probe is None else check
+
+
+class ProofFinish:
+    """``newton``'s ``finish`` for q* (not the critical line): at a point x right to about
+    half the digits, the proof's expectations (``prove.first_expectations``: A, S, B to every
+    digit and then some, at an exact point p within 10^−(digits+6) of x) and the Newton step
+    from p, x₁ = p − F(p)/F'(p), F(q) = σ_w²·A(q) + σ_b² − q. ``point`` is p's std once used:
+    the proof (``prove.NewtonInterval``) proves q* within about the square of that step of x₁
+    from the same (cached) expectations, so that no other expectation to every digit is taken
+    (where the last stage took A to every digit at x and the check A, S and B at x₁)."""
+
+    def __init__(
+        self, model: Model, b_exact: Fraction, w: mpmath.mpf, b: mpmath.mpf, digits: int, fold: int
+    ) -> None:
+        self.model, self.b_exact, self.w, self.b, self.digits, self.fold = model, b_exact, w, b, digits, fold
+        self.point: mpmath.mpf | None = None
+
+    def __call__(self, x: mpmath.mpf) -> tuple[mpmath.mpf, Length] | None:
+        from .prove import first_expectations
+
+        first = first_expectations(self.model, False, self.b_exact, x, self.digits, self.fold)
+        if first is None:
+            return None
+        std, monomials, wanted = first
+        q, length = self.model.length_at(std, monomials, wanted)
+        f, df = self.w * length.A + self.b - q, self.w * length.S - 1
+        if df == 0 or not mpmath.isfinite(df):
+            return None
+        step = f / df
+        # x right to about half the digits: otherwise the last stage's steps (no proof by one step)
+        if not abs(step) <= mpmath.mpf(10) ** -((self.digits + 5) // 2) * abs(q):
+            return None
+        self.point = std
+        return q - step, length
+
+
+def proof_finish(
+    model: Model, b_exact: Fraction, w: mpmath.mpf, b: mpmath.mpf, digits: int, fold: int = 0
+) -> ProofFinish | None:
+    """``ProofFinish`` where the proof takes univariate expectations (not a kernel on balls) and
+    the digits are many (FINISH_FROM: below, the last stage is cheap and the routes stay as
+    they were), else None."""
+    from .prove import first_expectations
+
+    if digits < FINISH_FROM or first_expectations(model, False, b_exact, mp.one, digits, fold) is None:
+        return None
+    return ProofFinish(model, b_exact, w, b, digits, fold)
 
 
 def critical_line(

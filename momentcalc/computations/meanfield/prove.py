@@ -39,11 +39,12 @@ ball holds 1). The per-layer trajectories are proven in ``layers``.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any
 
 import mpmath
-from flint import acb, arb, fmpq
+from flint import acb, arb, ctx, fmpq
 from mpmath import mp
 
 from ...catalog.kernels import BALL_CROSS, BALL_LENGTHS, HOMOGENEOUS
@@ -100,6 +101,10 @@ class _Interval:
         self.monomials = monomials
         self.at_lo = dict(zip(monomials, _balls(model, s_lo, monomials, digits)))
 
+    def add(self, monomials: tuple, digits: int) -> None:
+        """The expectations of ``monomials`` at the point the enclosures start from, too."""
+        self.at_lo.update(zip(monomials, _balls(self.model, self.s_lo, monomials, digits)))
+
     def ball(self) -> Any:
         """The interval as a ball."""
         return (self.q_lo + self.q_hi) / 2 + arb(0, ((self.q_hi - self.q_lo) / 2).upper())
@@ -125,6 +130,91 @@ class _Interval:
         slope = (ratio * square).sqrt() * arb(2).sqrt() / (2 * self.q_lo)
         width = (self.q_hi - self.q_lo) * slope
         return self.at_lo[monomial] + arb(0, width.abs_upper())
+
+
+class NewtonInterval(_Interval):
+    """q*'s ball from one Newton step (``locate.ProofFinish``), the expectations to every digit
+    at one exact point p = s₀² only (the Newton step's): with F(q) = σ_w²·A(q) + σ_b² − q,
+    F(p), F'(p) = σ_w²·S(p) − 1 and x₁ = p − F(p)/F'(p), and |F''| = σ_w²·|A''| ≤ M on the
+    region [q_lo, q_hi] = [(s₀(1 − ε))², (s₀(1 + ε))²] around p (A'' bounded by E[φ⁴] at q_hi
+    as in the module docstring), Taylor's theorem at p encloses F at the ends of x₁ ± ρ, ρ about
+    M·(2|x₁ − p|)²/|F'(p)|; opposite signs put q* between them. Where p is right to about half
+    the digits, ρ is about 10^−digits. An expectation at q* is then E_p[g] + (q* − p)·dE/dq at p
+    (E_p[X²·g] to the digits |q* − p| leaves) + (q* − p)²/2·sup|d²E/dq²| (``_Interval.at_hi``'s
+    bounds). ``proven`` is False where the signs are not proven (the caller then takes the
+    interval around x₁ instead)."""
+
+    def __init__(self, model: Model, ww: Any, bb: Any, s0: mpmath.mpf, digits: int, monomials: tuple) -> None:
+        self.model, self.monomials, self.s_lo, self.digits = model, monomials, s0, digits
+        self.point = _arb(s0) ** 2
+        self.at_lo = dict(zip(monomials, _balls(model, s0, monomials, digits)))
+        self.slopes: dict[tuple, Any] = {}  # E_p[X²·g]
+        self.proven = False
+        p = self.point
+        f0 = ww * self.at_lo[SECOND] + bb - p
+        d0 = ww * self.at_lo[STEIN] / p - 1
+        if not (d0 < 0 or d0 > 0):
+            return
+        x1 = p - f0 / d0
+        step = abs(x1 - p)
+        # the region: ε a power of 2 at least twice the relative step (and 2^−(prec + 10))
+        exponent = -(ctx.prec + 10)
+        relative = arb((2 * step / p).upper())
+        if relative > 0:
+            exponent = max(exponent, math.ceil(float((relative.log() / arb(2).log()).upper())) + 1)
+        if exponent > -20:  # not a small step: the point is not right to half the digits
+            return
+        with mp.workprec(int(s0.man).bit_length() - exponent + 10):  # exact
+            epsilon = mpmath.ldexp(1, exponent)
+            s_lo, s_hi = s0 * (1 - epsilon), s0 * (1 + epsilon)
+        self.s_hi = s_hi
+        self.q_lo, self.q_hi = _arb(s_lo) ** 2, _arb(s_hi) ** 2
+        square = _balls(model, s_hi, (SQUARES[SECOND],), BOUND_DIGITS)[0]
+        ratio = (self.q_hi / self.q_lo).sqrt()
+        curvature = (ratio * square).sqrt() * arb(24).sqrt() / (4 * self.q_lo**2)
+        m2 = arb((abs(ww) * curvature).upper())  # |F''| on the region
+        rho = arb(
+            (
+                4 * x1.rad() + m2 * (2 * step) * (2 * step) / abs(d0) + abs(x1) * arb(2) ** -(ctx.prec + 10)
+            ).upper()
+        )
+        ends = [arb((x1 - rho).lower()), arb((x1 + rho).upper())]
+        if not (ends[0] >= self.q_lo and ends[1] <= self.q_hi):
+            return
+        values = []
+        for end in ends:
+            offset = end - p
+            values.append(f0 + d0 * offset + arb(0, (m2 * offset * offset / 2).upper()))
+        if not _opposite(*values):
+            return
+        self.ends = ends
+        self.proven = True
+
+    def add(self, monomials: tuple, digits: int) -> None:
+        self.at_lo.update(zip(monomials, _balls(self.model, self.s_lo, monomials, digits)))
+
+    def ball(self) -> Any:
+        low, high = self.ends
+        return (low + high) / 2 + arb(0, ((high - low) / 2).upper())
+
+    def enclosure(self, monomial: tuple) -> Any:
+        """E_q[g] for every q in q*'s ball, by Taylor's theorem at p (see the class docstring)."""
+        p, offset = self.point, self.ball() - self.point
+        reach = arb(offset.abs_upper())
+        # E_p[X²·g] to the digits the offset leaves (its error is multiplied by |q* − p|)
+        gone = int(-float((reach / p).log().upper()) / math.log(10)) if reach > 0 else self.digits
+        wanted = max(SLOPE_DIGITS, self.digits - gone + 10)
+        if monomial == SECOND:
+            slope = self.at_lo[STEIN] / p  # dA/dq = S to every digit
+        else:
+            if monomial not in self.slopes:  # all at once: one quadrature
+                wanted_now = [m for m in self.at_lo if m != SECOND and m not in self.slopes]
+                moved = tuple((a + 2, b, c) for a, b, c in wanted_now)
+                self.slopes.update(zip(wanted_now, _balls(self.model, self.s_lo, moved, wanted)))
+            slope = (self.slopes[monomial] / p - self.at_lo[monomial]) / (2 * p)
+        square = _balls(self.model, self.s_hi, (SQUARES[monomial],), BOUND_DIGITS)[0]
+        curvature = (self.ratio() * square).sqrt() * arb(24).sqrt() / (4 * self.q_lo**2)
+        return self.at_lo[monomial] + offset * slope + arb(0, (reach * reach * curvature / 2).upper())
 
 
 def _ends(q: mpmath.mpf, digits: int) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -170,14 +260,16 @@ def prove(
     digits: int,
     c_estimate: mpmath.mpf | None = None,
     fold: int = 0,
+    point: mpmath.mpf | None = None,
 ) -> dict[str, Any]:
     """Proven balls (or exact values: Fraction, or mpmath.inf) of the results, by name, for the
     fixed point near ``q`` > 0 (``w`` None: the critical line); ``c_estimate`` is the mpmath
-    route's c* in the chaotic phase. Results that cannot be proven are left out (the caller
-    keeps the mpmath route's value, not certified)."""
+    route's c* in the chaotic phase; ``point``, where given, the std of q*'s last Newton step
+    (``locate.ProofFinish``: q* proven from that step, ``NewtonInterval``). Results that cannot
+    be proven are left out (the caller keeps the mpmath route's value, not certified)."""
     with arb_precision(Precision(digits + ROOT_GUARD + EXTRA + fold + 20, guard=0).bits):
         try:
-            return _prove(model, w, b, q, digits, c_estimate, fold)
+            return _prove(model, w, b, q, digits, c_estimate, fold, point)
         except MomentcalcError:  # a moment the certified engine cannot prove: nothing is claimed
             return {}
 
@@ -209,13 +301,19 @@ def _prove(
     digits: int,
     c_estimate: mpmath.mpf | None,
     fold: int = 0,
+    point: mpmath.mpf | None = None,
 ) -> dict[str, Any]:
     target = digits + ROOT_GUARD + EXTRA + fold
     critical = w is None
     bb = _arb(b)
     ww = None if critical else _arb(w)
     lengths = None if model.act.expression else BALL_LENGTHS.get(model.act.name)
-    for _ in range(ROOT_ATTEMPTS):
+    newton_step = None
+    if point is not None and ww is not None and lengths is None:
+        first = first_expectations(model, critical, b, q, digits, fold)
+        if first is not None:
+            newton_step = NewtonInterval(model, ww, bb, point, target, first[1])
+    for _ in range(0 if newton_step is not None and newton_step.proven else ROOT_ATTEMPTS):
         s_lo, s_hi = _ends(q, digits)
         if lengths is not None:
             here: Any = _KernelInterval(model, s_lo, s_hi, lengths)
@@ -255,7 +353,9 @@ def _prove(
         if not q > 0:
             return {}
     else:
-        return {}
+        if newton_step is None or not newton_step.proven:
+            return {}
+        here = newton_step
     q_star = here.ball()
     if lengths is not None:
         star = here.at(q_star)
@@ -311,7 +411,7 @@ def _chaotic(
         if kernel is not None:
             return _depth(ww * cross(arb(0))[1])
         if DERIV not in here.at_lo:
-            here.at_lo.update(zip((DERIV,), _balls(model, here.s_lo, (DERIV,), digits + ROOT_GUARD + EXTRA)))
+            here.add((DERIV,), digits + ROOT_GUARD + EXTRA)
         mean_slope = here.enclosure(DERIV)
         return _depth(ww * mean_slope * mean_slope)
     if kernel is None:

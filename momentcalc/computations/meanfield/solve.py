@@ -58,6 +58,7 @@ from .locate import (
     newton,
     no_fixed_point,
     proof_check,
+    proof_finish,
     provable_correlation,
     trajectories,
 )
@@ -103,6 +104,7 @@ class _Found:
         self.w: mpmath.mpf = mp.one
         self.preserved = False
         self.length: Length | None = None
+        self.point: mpmath.mpf | None = None  # the std of q*'s last Newton step (``ProofFinish``)
 
 
 def compute(given: Inputs, derive: bool) -> Computation:
@@ -380,6 +382,7 @@ def _attempt(given: Inputs, work: int, fold: int) -> _Found:
                 q_star = mp.zero
             else:
                 check = proof_check(model, False, given.sigma_b2, w, b, work, fold)
+                finish = proof_finish(model, given.sigma_b2, w, b, work, fold)
                 q_star, length = newton(
                     length_step(model, w, b),
                     start,
@@ -387,7 +390,9 @@ def _attempt(given: Inputs, work: int, fold: int) -> _Found:
                     "the fixed point q*",
                     check=check,
                     lean=lean_length_step(model, w, b),
+                    finish=finish,
                 )
+                found.point = None if finish is None else finish.point
                 _check_conditioning(w, length, work, given.digits)
                 unit = _unit_fixed_point(model, given) and abs(q_star - 1) <= mpmath.mpf(10) ** -(work + 2)
                 if unit:
@@ -466,7 +471,14 @@ def _prove(
     results, model = found.results, given.model
     chaotic_c = results["c_star"] if 0 < results["c_star"] < 1 else None
     proof = prove(
-        model, None if given.critical else given.sigma_w2, given.sigma_b2, found.q_star, work, chaotic_c, fold
+        model,
+        None if given.critical else given.sigma_w2,
+        given.sigma_b2,
+        found.q_star,
+        work,
+        chaotic_c,
+        fold,
+        found.point,
     )
     if results.pop(ROUGH, None) is not None and not all(
         name in proof and rounds(proof[name], given.digits) for name in ("c_star", "depth_scale_c")
