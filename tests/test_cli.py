@@ -270,6 +270,26 @@ def test_subnormal_values_are_the_nearest_double():
     assert to_double(value) == float(Fraction(3 * 2**59 - 1, 2**1134)) == 5e-324
 
 
+def test_to_double_is_the_nearest_double_across_the_subnormal_edges():
+    """Every mantissa·2^e around the smallest normal double (2^-1022), the smallest subnormal
+    (2^-1074) and the underflow cut, powers of two included: Python's float of the exact
+    Fraction (correctly rounded), the sign kept."""
+    from fractions import Fraction
+
+    import mpmath
+
+    from momentcalc.engine.precision import to_double
+
+    for exponent in [*range(-1140, -1060), *range(-1080, -1010, 3), -60, -1, 0, 5]:
+        for mantissa in (1, 3, 2**52 + 1, 2**53 - 1, 3 * 2**59 - 1, 2**70 + 2**17 + 1):
+            exact = Fraction(mantissa) * Fraction(2) ** exponent
+            with mpmath.workprec(128):  # exact: the mantissa has at most 71 bits
+                value = mpmath.ldexp(mpmath.mpf(mantissa), exponent)
+                negative = -value
+            assert to_double(value) == float(exact), (mantissa, exponent)
+            assert to_double(negative) == -float(exact), (mantissa, exponent)
+
+
 def test_monte_carlo_results_print_only_justified_digits():
     doc = invoke("attention", "--seq-len", "16", "--digits", "40", "--json").json()
     for name in ("simulated_logit_std", "max_weight_scaled", "max_weight_scaled_stderr"):

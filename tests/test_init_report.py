@@ -63,6 +63,13 @@ def harmonic(n: int) -> Fraction:
     return sum((Fraction(1, k) for k in range(1, n + 1)), Fraction(0))
 
 
+def test_harmonic_numbers_are_the_exact_sums():
+    from momentcalc.computations.init_report.forward import harmonic as by_splitting
+
+    for n in (0, 1, 2, 3, 10, 1023, 1024, 2047):
+        assert by_splitting(n) == harmonic(n), n
+
+
 def test_gpt2_small_figures_by_hand(published):
     code, doc = published["gpt2_small.json"]
     assert code == 0

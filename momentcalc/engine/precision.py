@@ -160,11 +160,13 @@ def scaled_double(mantissa: int, exponent: int) -> float | None:
 def to_double(value: mpmath.mpf) -> float | None:
     """The nearest IEEE double (0.0 on underflow), or None where it would overflow."""
     if value != 0 and mpmath.isfinite(value):
-        exponent = int(mpmath.floor(mpmath.log(abs(value), 2))) if abs(value) < 1 else 0
+        sign, mantissa, binary_exponent, bitcount = binary(
+            value
+        )  # ints: gmpy2's mpz times a float is an mpfr
+        exponent = binary_exponent + bitcount - 1  # ⌊log2 |value|⌋ exactly (an mpf's mantissa is odd)
         if exponent < _UNDERFLOW_EXPONENT:
             return 0.0 if value > 0 else -0.0
         if exponent < _SMALLEST_NORMAL_EXPONENT:
-            sign, mantissa, binary_exponent, _ = binary(value)  # ints: gmpy2's mpz times a float is an mpfr
             return scaled_double((-1) ** sign * mantissa, binary_exponent)
     result = float(value)
     if result != result or result in (float("inf"), float("-inf")):
