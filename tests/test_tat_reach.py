@@ -289,6 +289,21 @@ def test_survey_top_is_the_curves_peak(name):
         assert _q_and_c(name, side, b + step)[1] < t
 
 
+def test_screen_moves_a_start_onto_the_root_or_passes_over_it():
+    """``dks_survey.screened``: gelu's start (input_shift 1, input_scale 1) for C'(1) = 1.9 moves to
+    where the double-precision iteration converges, on the curve with C'(1) = 1.9 by quadrature (the
+    certified iteration then needs two steps, not eight); the start (0, 1), whose iteration runs
+    off to input_scale 260, is passed over."""
+    from momentcalc.catalog import resolve
+    from momentcalc.moments.dks_survey import screened
+
+    act = resolve("gelu", None)
+    a, b = screened(act, 1.0, 1.0, 1.9)
+    q, c = _q_and_c("gelu", a, b)
+    assert abs(q - 1) < 1e-9 and abs(c - mpmath.mpf("1.9")) < 1e-9
+    assert screened(act, 1.0, 0.0, 1.9) is None
+
+
 # A clipped linear activation: C'(1) = P/v of the window Y = clip(Z, l, u) (moments.dks_clip).
 def _window_by_quadrature(l, u):
     """P, v, and Q'(1) = E[Z·(Y − m)·1{l < Z < u}]/v (Stein's form, not the proof's) by mpmath."""

@@ -319,12 +319,13 @@ def locate(
     digits: int,
     shift: Fraction | None = None,
     starts: Sequence[tuple[Fraction, Fraction]] | None = None,
-    skip: Callable[[Fraction, Fraction], bool] | None = None,
+    screen: Callable[[Fraction, Fraction], tuple[Fraction, Fraction] | None] | None = None,
 ) -> tuple[Fraction, Fraction]:
     """An approximate root (a, b), a > 0, by Newton's method from DKS's starting points (and
     those carried to the activation's kinks), or from ``starts`` (pairs (b, a)) when given; at a
-    few digits, then at ``digits``; PrecisionError when none converges. ``skip(b, a)`` true
-    passes over a start after the first (one a cheaper iteration shows diverging)."""
+    few digits, then at ``digits``; PrecisionError when none converges. ``screen(b, a)`` gives
+    each start after the first its replacement (b, a), the end of a cheaper iteration from it,
+    or None: the start is passed over (that iteration diverges)."""
     fixed = shift is not None
     if starts is None:
         starts = (
@@ -334,8 +335,11 @@ def locate(
         )
     near = near_one(target)
     for index, (b, a) in enumerate(starts):
-        if index and skip is not None and skip(b, a):
-            continue
+        if index and screen is not None:
+            moved = screen(b, a)
+            if moved is None:
+                continue
+            b, a = moved
         try:
             for _ in range(40):
                 a_new, b_new, size = _newton_step(act, a, b, target, 12 + near, fixed)

@@ -269,11 +269,12 @@ def _polish(grid: _Grid, a: float, b: float, target: float) -> tuple[float, floa
     return None
 
 
-def diverges(act: Any, a: float, b: float, target: float) -> bool:
-    """Whether ``dks.locate``'s damped Newton iteration from (a, b), run here in double
-    precision on the survey's grid, leaves the searched region or stalls (then the certified
-    iteration, seconds long for some activations, is not worth starting). False when the grid
-    cannot tell."""
+def screened(act: Any, a: float, b: float, target: float) -> tuple[float, float] | None:
+    """``dks.locate``'s damped Newton iteration from (a, b), run here in double precision on the
+    survey's grid: None when it leaves the searched region or stalls (then the certified
+    iteration, seconds long for some activations, is not worth starting), the point it converged
+    to when it converges (the certified iteration starts there, a few of its steps saved), and
+    (a, b) itself when the grid cannot tell."""
     key = (act.name, act.formula, act.values, act.expression)
     grid = _GRIDS.get(key)
     if grid is None:
@@ -285,6 +286,7 @@ def diverges(act: Any, a: float, b: float, target: float) -> bool:
         q, t = grid.q_and_t(aa, bb)
         return float(q[0]), float(t[0]) - target
 
+    a_start, b_start = a, b
     try:
         for _ in range(40):
             r0, r1 = residual(a, b)
@@ -294,18 +296,18 @@ def diverges(act: Any, a: float, b: float, target: float) -> bool:
             j11, j12, j21, j22 = (qa - r0) / h_a, (qb - r0) / h_b, (ta - r1) / h_a, (tb - r1) / h_b
             det = j11 * j22 - j12 * j21
             if not all(map(math.isfinite, (r0, r1, det))) or det == 0:
-                return False
+                return a_start, b_start
             step_a = (j22 * r0 - j12 * r1) / det
             step_b = (-j21 * r0 + j11 * r1) / det
             a_new, b_new = a - step_a, b - step_b
             if a_new <= 0 or abs(b_new) > max(100, 4 * abs(b)) or a_new > max(100, 4 * a):
-                return True
+                return None
             a, b = min(max(a_new, a / 2), a * 2), b_new
             if max(abs(step_a), abs(step_b)) < 1e-7 * (1 + a + abs(b)):
-                return False
+                return a, b
     except ValueError:
-        return False
-    return True
+        return a_start, b_start
+    return None
 
 
 def top(act: Any, point: tuple[float, float, float]) -> tuple[float, float, float]:
@@ -383,4 +385,4 @@ def top(act: Any, point: tuple[float, float, float]) -> tuple[float, float, floa
     return best
 
 
-__all__ = ["Survey", "diverges", "survey", "top"]
+__all__ = ["Survey", "screened", "survey", "top"]
