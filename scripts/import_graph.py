@@ -12,6 +12,7 @@ import is still a dependency). Top-level modules (``errors``, ``result``, ``defa
 from __future__ import annotations
 
 import ast
+import functools
 import sys
 from pathlib import Path
 
@@ -19,6 +20,20 @@ PACKAGE = Path(__file__).resolve().parent.parent / "momentcalc"
 
 
 ROOT = "momentcalc"  # the package itself: its lazy public API (``from momentcalc import truncnorm``)
+
+
+# Each file's tree, parsed once per process and keyed by its text (a changed file is parsed
+# anew): --modules and the tests that read the sources (tests/source_trees.py) walk every file
+# several times, and a parse of the package's 200 files takes about a second.
+TREES: dict[str, ast.Module] = {}
+
+
+def parse(source: str, filename: str = "<unknown>") -> ast.Module:
+    """``ast.parse(source, filename)``, once per text; the tree is shared, so never changed."""
+    tree = TREES.get(source)
+    if tree is None:
+        tree = TREES[source] = ast.parse(source, filename)
+    return tree
 
 
 def node_of(module: str) -> str | None:
@@ -50,7 +65,7 @@ def imports(path: Path) -> set[str]:
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -67,7 +82,7 @@ def imports(path: Path) -> set[str]:
             elif isinstance(argument, ast.JoinedStr) and isinstance(argument.values[0], ast.Constant):
                 found.add(str(argument.values[0].value).rstrip("."))  # import_module(f"momentcalc.x.{name}")
     if name == "momentcalc":  # the lazy API: _API = {"truncnorm": ".computations.truncnorm", ...}
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parse(path.read_text(), str(path))):
             if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_API":
                 found.update("momentcalc" + value.value for value in node.value.values)  # type: ignore[attr-defined]
     return found
@@ -93,8 +108,9 @@ def graph() -> dict[str, set[str]]:
 LAZY_ALLOWED = ("sympy", "numpy", "scipy", "matplotlib")
 
 
+@functools.cache  # local_imports asks once per file
 def all_modules() -> dict[str, Path]:
-    """Every module of the package by dotted name."""
+    """Every module of the package by dotted name (read, never changed, by the callers)."""
     return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
@@ -105,7 +121,7 @@ def module_imports(path: Path, modules: dict[str, Path]) -> set[str]:
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -169,7 +185,7 @@ def local_imports(path: Path, source: str | None = None) -> list[tuple[int, str]
     the allowed lazy ones (LAZY_ALLOWED) and ``if TYPE_CHECKING:`` blocks (never run). The
     module is the package's submodule where ``from X import y`` names one (``X.y``), else X;
     ``source`` stands in for the file's text (a test's made-up module)."""
-    tree = ast.parse(path.read_text() if source is None else source, str(path))
+    tree = parse(path.read_text() if source is None else source, str(path))
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     modules = all_modules()

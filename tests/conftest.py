@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-
 import os
+import warnings
+from dataclasses import dataclass
 
 # One BLAS thread per process: xdist already runs one worker per core, and OpenBLAS's extra
 # threads spin while they wait, which cost the simulation tests about a third more CPU.
@@ -14,7 +14,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import pytest
 from hypothesis import settings
 
-from tests import cli_runner
+from tests import cli_runner, source_trees
 
 # The default run (CI's) draws the same examples every time, so a red CI is reproducible and
 # never a coin toss; `HYPOTHESIS_PROFILE=explore` draws fresh ones to hunt for new failures.
@@ -49,6 +49,40 @@ def pytest_pyfunc_call(pyfuncitem):
         return (yield)
     finally:
         pyfuncitem.obj = test
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """``--dist loadgroup`` (pyproject's addopts) sends the tests of one ``xdist_group`` to one
+    worker by a suffix that xdist's worker writes into each test's id (``test_x@group``); pytest 9
+    keeps the id structured, so xdist 3.8's write does not take (pytest-xdist issue 1386) and the
+    groups' tests were spread like the others, each worker paying for the shared work (sympy's
+    derivations, the parse of the sources). The suffix is written here where xdist's did not take."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    from _pytest.nodeid import NodeId
+
+    for item in items:
+        names = {
+            str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+            for mark in item.iter_markers("xdist_group")
+        }
+        suffix = "@" + "_".join(sorted(names))
+        if names and not item.nodeid.endswith(suffix):
+            item._id = NodeId.parse(item.nodeid + suffix)
+            if not item.nodeid.endswith(suffix):  # a later pytest: said, not silent
+                warnings.warn(pytest.PytestWarning(f"xdist_group not applied to {item.nodeid}"), stacklevel=1)
+
+
+def _group(item) -> str | None:
+    marker = item.get_closest_marker("xdist_group") if item is not None else None
+    return marker.args[0] if marker and marker.args else None
+
+
+def pytest_runtest_teardown(item, nextitem):
+    """The sources' trees (source_trees) are dropped after the last test of their group here."""
+    if _group(item) == source_trees.GROUP and _group(nextitem) != source_trees.GROUP:
+        source_trees.forget()
 
 
 # ``verify`` recomputes every registry entry (about 0.5 s of CPU). A module that opts in

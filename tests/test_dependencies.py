@@ -25,6 +25,7 @@ import pytest
 
 from momentcalc import flint_lazy
 from momentcalc.engine import mpmath_internals as raw
+from tests import source_trees
 
 PYPROJECT = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
 
@@ -87,9 +88,10 @@ def _sources():
 
 @functools.lru_cache(maxsize=512)
 def _nodes(source: str) -> tuple[ast.AST, ...]:
-    """Every node of a module's tree, parsed and walked once for the checks below (a walk of
-    momentcalc's 200 files takes about half a second; they made five)."""
-    return tuple(ast.walk(ast.parse(source)))
+    """Every node of a module's tree, walked once for the checks below (a walk of momentcalc's
+    200 files takes about half a second; they made five), of the tree parsed once for all the
+    tests that read the sources (source_trees)."""
+    return tuple(ast.walk(source_trees.import_graph().parse(source)))
 
 
 def _foreign_internals(relative: str, package: str, source: str) -> list[str]:
@@ -130,12 +132,12 @@ def _foreign_internals(relative: str, package: str, source: str) -> list[str]:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _forget_the_trees():
+def _forget_the_nodes():
     yield
     _nodes.cache_clear()  # (tens of MB of nodes, not kept for the rest of the run)
 
 
-@pytest.mark.xdist_group("source-trees")  # one worker parses the sources once for the three
+@pytest.mark.xdist_group(source_trees.GROUP)  # one worker parses the sources once for them all
 def test_only_the_adapters_reach_mpmath_and_flint_internals():
     r"""``grep -rn "_prec_rounding\|_mpf_\|libmp" momentcalc`` names the mpmath adapter only; no
     module but the two adapters imports a submodule or private name of mpmath or flint, or
@@ -180,7 +182,7 @@ def _private_imports(package: str, source: str) -> list[str]:
     return found
 
 
-@pytest.mark.xdist_group("source-trees")
+@pytest.mark.xdist_group(source_trees.GROUP)
 def test_no_module_imports_a_private_name_from_another_package():
     """A name with a leading underscore is its package's business: ``from ..engine.x import _y``
     in ``moments/`` fails (within one package, its modules may share helpers)."""
@@ -384,14 +386,7 @@ LOCAL_IMPORTS = {
 }
 
 
-@functools.cache
-def _import_graph():
-    spec = importlib.util.spec_from_file_location(
-        "import_graph", PACKAGE.parent / "scripts" / "import_graph.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+_import_graph = source_trees.import_graph
 
 
 def _local_imports(graph, path: Path, source: str | None = None) -> set[str]:
@@ -404,6 +399,7 @@ def _local_imports(graph, path: Path, source: str | None = None) -> set[str]:
     }
 
 
+@pytest.mark.xdist_group(source_trees.GROUP)
 def test_function_local_imports_are_listed_with_a_reason():
     """A new function-local import (not of sympy, numpy, scipy or matplotlib) fails here until it
     is listed in LOCAL_IMPORTS with why; outside cli/ (helper startup's), an entry whose import
@@ -427,7 +423,7 @@ def test_the_local_import_check_can_fail():
     assert new == {"computations/truncnorm.py -> .moments.expectations", "computations/truncnorm.py -> json"}
 
 
-@pytest.mark.xdist_group("source-trees")
+@pytest.mark.xdist_group(source_trees.GROUP)
 def test_no_module_imports_another_packages_private_module():
     """typer >= 0.25 carries click as ``typer._click``: reading it (as cli.options once did for
     whether --format was given) ties momentcalc to typer's internals. Outside the two adapters,

@@ -13,6 +13,7 @@ from jsonschema import Draft202012Validator
 
 import momentcalc.verification.run as verify_module
 from momentcalc.verification.registry import REGISTRY
+from tests import source_trees
 from tests.conftest import invoke
 from tests.snapshot_cases import CASES
 
@@ -159,6 +160,7 @@ def test_schema_ships_inside_the_package():
     assert "jsonschema" in " ".join(config["project"]["optional-dependencies"]["test"])
 
 
+@pytest.mark.xdist_group(source_trees.GROUP)  # the sources' trees, parsed once (source_trees)
 def test_every_result_named_a_bound_rounds_outward():
     """The schema's rule: a result whose name ends in _bound is a bound, printed rounded outward.
     Every such name a computation describes (its DESCRIPTIONS tables) is declared outward where
@@ -168,7 +170,7 @@ def test_every_result_named_a_bound_rounds_outward():
 
     described, declared = set(), set()
     for path in (ROOT / "momentcalc").rglob("*.py"):
-        tree = ast.parse(path.read_text())
+        tree = source_trees.tree(path)
         for node in ast.walk(tree):
             if isinstance(node, ast.Dict):
                 for key, value in zip(node.keys, node.values):

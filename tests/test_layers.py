@@ -2,31 +2,27 @@
 
 from __future__ import annotations
 
-import importlib.util
 from functools import cache
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "import_graph.py"
+from tests import source_trees
 
 
-@cache  # the two tests share one parse of the sources (xdist_group puts them on one worker)
+@cache  # the tests share one parse of the sources with test_dependencies (source_trees)
 def _graph_module():
-    spec = importlib.util.spec_from_file_location("import_graph", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = source_trees.import_graph()
     module.edges = module.graph()
     return module
 
 
-@pytest.mark.xdist_group("import-graph")
+@pytest.mark.xdist_group(source_trees.GROUP)
 def test_no_import_cycles_between_subpackages():
     graph = _graph_module()
     assert graph.cycles(graph.edges) == []
 
 
-@pytest.mark.xdist_group("import-graph")
+@pytest.mark.xdist_group(source_trees.GROUP)
 def test_no_import_cycles_between_files():
     """Between modules, counting imports inside functions too (a lazy import is still a
     dependency): a cycle between two files of one subpackage is invisible to the test above."""
@@ -35,11 +31,11 @@ def test_no_import_cycles_between_files():
 
 
 def test_the_file_cycle_check_can_fail():
-    graph = _graph_module()
+    graph = source_trees.import_graph()  # (without the package's graph: no parse)
     assert graph.module_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
-@pytest.mark.xdist_group("import-graph")
+@pytest.mark.xdist_group(source_trees.GROUP)
 def test_lower_layers_know_nothing_of_the_upper_ones():
     edges = _graph_module().edges
     assert edges["engine"] <= {"errors"}
@@ -52,6 +48,7 @@ def test_lower_layers_know_nothing_of_the_upper_ones():
     assert "verification" not in edges["computations"]
 
 
+@pytest.mark.xdist_group(source_trees.GROUP)
 def test_library_text_speaks_python():
     """No ``--option`` in the library's messages, descriptions or notes: they write ``{name}``
     placeholders (or the Python name), and only the CLI turns a name into ``--name``."""
@@ -59,11 +56,10 @@ def test_library_text_speaks_python():
     import re
 
     option = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
-    package = SCRIPT.parent.parent / "momentcalc"
     found = []
     for folder in ("computations", "tier", "catalog", "engine", "moments", "symbolic"):
-        for path in sorted((package / folder).rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
+        for path in sorted((source_trees.PACKAGE / folder).rglob("*.py")):
+            tree = source_trees.tree(path)
             docstrings = {
                 id(node.body[0].value)
                 for node in ast.walk(tree)
