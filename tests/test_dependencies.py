@@ -207,7 +207,6 @@ def test_no_module_imports_a_private_name_from_another_package():
 # after.json`` (identical: keep it at module level).
 LOCAL_IMPORTS = {
     "catalog/initializers.py -> mpmath": "JAX's erf bounds, only for a JAX truncated normal (the catalog loads at start-up)",
-    "gmpy2_start.py -> gmpy2": "the CLI imports gmpy2 there, with importlib.metadata's stand-in in place",
     "errors.py -> difflib": "a misspelt name's did-you-mean: on the error path only",
     "__init__.py -> .command_table": "the command table: only the Python API's names need it, not 'import momentcalc'",
     "catalog/resolving.py -> .catalog.expressions": "the expression parser: only for an activation given as a formula",

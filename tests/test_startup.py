@@ -1,15 +1,12 @@
 """Start-up of a CLI call: the lazy python-flint (only the real Arb type loads on a default call;
-anything else of flint still works, the stand-in becoming the real package), gmpy2 loaded without
-importlib.metadata, and building only the invoked command (no output changes)."""
+anything else of flint still works, the stand-in becoming the real package) and building only
+the invoked command (no output changes)."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-
-import pytest
 
 CHECK = """
 import json, sys
@@ -206,68 +203,3 @@ def test_the_childs_message_is_marshal_when_it_can_be():
     assert encode(rows)[:1] == b"P" and decode(encode(rows)) == rows
     error = ("error", (ValueError, ("bad",), {}), "Traceback...", "", "")
     assert encode(error)[:1] == b"P" and decode(encode(error)) == error
-
-
-GMPY2 = """
-import json, sys
-import momentcalc.cli
-from momentcalc.cli import child, main
-child.run = lambda work, **limits: (work(), "", "")  # computed here, where sys.modules is read
-sys.argv = ["momentcalc", *ARGS]
-try:
-    main()
-except SystemExit:
-    pass
-import gmpy2, mpmath.libmp
-found = {"metadata": "importlib.metadata" in sys.modules, "backend": mpmath.libmp.BACKEND}
-import importlib.metadata
-found["versions"] = [gmpy2.__version__, gmpy2.version(), importlib.metadata.version("gmpy2")]
-found["mpmath"] = importlib.metadata.version("mpmath") == mpmath.__version__
-sys.stderr.write(json.dumps(found))
-"""
-
-
-def test_gmpy2_loads_without_importlib_metadata():
-    """``gmpy2_start``: a default call loads gmpy2 (mpmath's GMP backend) without importing
-    ``importlib.metadata`` (about 30 ms of CPU), and gmpy2's version is the one
-    ``importlib.metadata`` gives, which works as usual once imported."""
-    pytest.importorskip("gmpy2")
-    from pathlib import Path
-
-    config = Path(__file__).resolve().parent / "fixtures" / "init_report" / "gpt2_small.json"
-    for args in (["init-report", str(config), "--json"], ["initial-loss"], ["truncnorm", "--digits", "5"]):
-        proc = subprocess.run(
-            [sys.executable, "-c", GMPY2.replace("ARGS", repr(args))],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        found = json.loads(proc.stderr.strip().splitlines()[-1])
-        assert found["metadata"] is False and found["backend"] == "gmpy", (args, found)
-        assert len(set(found["versions"])) == 1 and found["versions"][0] and found["mpmath"], found
-        assert proc.stdout.strip(), args
-
-
-def test_gmpy2_start_leaves_gmpy2_alone_where_it_cannot_help():
-    """Nothing happens where importlib.metadata or gmpy2 is loaded already, or with MPMATH_NOGMPY
-    (mpmath then never imports gmpy2)."""
-    code = "import importlib.metadata, sys\nfrom momentcalc import gmpy2_start\nprint(gmpy2_start.load(), 'gmpy2' in sys.modules)"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert proc.stdout.split() == ["False", "False"]
-    code = "import sys\nfrom momentcalc import gmpy2_start\nprint(gmpy2_start.load(), 'gmpy2' in sys.modules)"
-    env = {**os.environ, "MPMATH_NOGMPY": "1"}
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-    assert proc.stdout.split() == ["False", "False"]
-
-
-def test_the_stand_in_hands_anything_else_to_importlib_metadata():
-    import importlib.metadata
-
-    from momentcalc.gmpy2_start import stand_in
-
-    module = stand_in("9.9.9")
-    assert module.version("gmpy2") == "9.9.9"
-    assert module.version("mpmath") == importlib.metadata.version("mpmath")
-    assert module.PackageNotFoundError is importlib.metadata.PackageNotFoundError
-    with pytest.raises(AttributeError):
-        module.__wrapped__  # noqa: B018  (dunder names are not looked up in the real module)
