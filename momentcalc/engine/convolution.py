@@ -82,14 +82,10 @@ def _fixed(values: Sequence[arb], bits: int) -> tuple[list[fmpz], arb]:
     the product's polynomials from them about three times as long."""
     out: list[fmpz] = []
     append = out.append
-    radius = arb(0)
-    for v in values:
-        mantissa, exponent = v.mid().man_exp()
-        shift = int(exponent) + bits
+    for mantissa, exponent in map(arb.man_exp, map(arb.mid, values)):
+        shift = exponent + bits
         append(mantissa << shift if shift >= 0 else mantissa >> -shift)  # floors, as int's
-        r = v.rad()
-        if r > radius:
-            radius = arb(r)
+    radius = max(map(arb.rad, values), default=arb(0))  # exact balls: compared exactly
     return out, arb((radius + arb(2) ** -bits).upper())
 
 
@@ -103,15 +99,18 @@ class FixedWeights:
         self._integers: list[fmpz] | None = integers
         self.poly = fmpz_poly(integers)
         self.count = len(integers)
-        self.largest_bits = max((abs(w).bit_length() for w in integers), default=0)
-        self.total = arb(sum(abs(w) for w in integers)) * arb(2) ** -bits  # Σ|W_k|/2^F
+        self.largest_bits = _largest(integers).bit_length()
+        low = min(integers, default=0)
+        # Σ|W_k|/2^F (weights of one sign, as the Gaussian ones are, summed as they are)
+        total = sum(integers) if low >= 0 else sum(map(abs, integers))
+        self.total = arb(total) * arb(2) ** -bits
 
     def convolve(self, values: Sequence[arb], positions: Sequence[int]) -> list[arb]:
         """Σ_k w_k·values[n − k] for each n in ``positions`` (coefficients of the product
         polynomial), as balls that hold the exact sums for every value in its ball."""
         bits = self.bits
         integers, error_g = _fixed(values, bits)
-        largest = arb(max(abs(v) for v in integers)) * arb(2) ** -bits
+        largest = arb(_largest(integers)) * arb(2) ** -bits
         error = error_g * (self.total + self.count * self.error) + self.error * self.count * largest
         radius = arb(error.upper())
         unit = arb(2) ** (-2 * bits)
@@ -122,7 +121,7 @@ class FixedWeights:
             self.count,
             len(integers),
             self.largest_bits,
-            max((abs(v).bit_length() for v in integers), default=0),
+            _largest(integers).bit_length(),
         )
         product = self.poly * fmpz_poly(integers)
         return [arb(product[n]) * unit + arb(0, radius) for n in positions]
@@ -155,6 +154,13 @@ class FixedWeights:
             self._integers = list(self.poly.coeffs())
             self._integers += [fmpz(0)] * (self.count - len(self._integers))
         return self._integers
+
+
+def _largest(integers: Sequence[fmpz]) -> fmpz:
+    """max |v| (0 for none), by the builtins' loops."""
+    if not integers:
+        return fmpz(0)
+    return max(max(integers), -min(integers))
 
 
 def _stride(positions: Sequence[int]) -> int:
