@@ -447,11 +447,13 @@ def correlation_fixed_point(
     digits: int,
     mean_zero: bool = False,
     rough: bool = False,
+    point: mpmath.mpf | None = None,
 ) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(c*, slope of the correlation map at c*) in the chaotic phase; ``mean_zero``: E[φ(√q·Z)]
     = 0 exactly (by the catalog), as it is for an odd φ. ``rough``: only to about half the
     digits (Newton's stages but the last, one step each), for the proof to finish: its
-    Newton step from there at full digits is the one a last stage here would take."""
+    Newton step from there at full digits is the one a last stage here would take. ``point``:
+    the std of q*'s last Newton step where it was ``ProofFinish``'s (c* = 0: E[φ'] from there)."""
     if b == 0 and (model.act.parity == "odd" or mean_zero):
         # R(0) = (σ_w²·E[φ]² + σ_b²)/q* = 0: c* = 0 (R convex with R(1) = 1 lies below the
         # diagonal, so 0 is the stable fixed point), slope σ_w²·E[φ']² (E[φ'] from the proof's
@@ -459,6 +461,11 @@ def correlation_fixed_point(
         from .prove import DERIV, first_expectations
 
         shared = first_expectations(model, False, Fraction(0), q, digits)
+        if shared is not None and point is not None:
+            # at the std of q*'s last Newton step (``ProofFinish``), where they were taken:
+            # within about that step of q*, all the slope's estimate needs (the proof encloses
+            # E[φ'] at q* by Taylor's theorem from there)
+            shared = (point, *shared[1:])
         if shared is not None and DERIV in shared[1]:
             std, monomials, wanted = shared
             d = expectations(model.text, list(monomials), std=std, digits=wanted, params=model.params)[

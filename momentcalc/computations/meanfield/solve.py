@@ -400,7 +400,9 @@ def _attempt(given: Inputs, work: int, fold: int) -> _Found:
         found.q_star, found.w, found.length = q_star, w, length
         if not found.preserved:
             results.update(
-                _at_fixed_point(model, w, b, q_star, length, (left, right), work, found.notes, critical)
+                _at_fixed_point(
+                    model, w, b, q_star, length, (left, right), work, found.notes, critical, found.point
+                )
             )
             if length is not None:  # q* > 0: proven in balls around the values found
                 found.proof = _prove(given, found, b, unit, work, fold)
@@ -571,6 +573,7 @@ def _at_fixed_point(
     digits: int,
     notes: list[str],
     critical: bool,
+    point: mpmath.mpf | None = None,
 ) -> dict[str, mpmath.mpf]:
     """χ₁, c*, ξ_q, ξ_c at the fixed point q (with ``length`` there; None for q = 0). At q* > 0
     χ₁ = 1 is critical only on the critical line: elsewhere a χ₁ that is 1 to the working
@@ -614,7 +617,7 @@ def _at_fixed_point(
     mean_zero = q == 1 and mean_zero_at_unit(model)
     # c* = 0 exactly needs no Newton's method; otherwise the proof may finish a rough c*
     rough = provable_correlation(model) and not (b == 0 and (model.act.parity == "odd" or mean_zero))
-    c_star, slope = correlation_fixed_point(model, w, b, q, digits, mean_zero, rough)
+    c_star, slope = correlation_fixed_point(model, w, b, q, digits, mean_zero, rough, point)
     if rough:
         out[ROUGH] = mp.one
     out["c_star"] = c_star
