@@ -6,6 +6,10 @@ at the approximate root, the exact points q_lo = (s̃(1 − δ))² and q_hi = (s
 balls of F(q) = σ_w²·A(q) + σ_b² − q (critical: A(q)/B(q) + σ_b² − q) of opposite signs, so
 (F continuous) a root lies in [q_lo, q_hi]: that interval is q*'s ball. The univariate
 expectations there are the certified moments (Arb balls at an exact std).
+From 200 working digits on (``locate.ProofFinish``) q* is instead proven from one Newton step
+at a point right to about half the digits, its expectations the only ones taken to every digit
+(``NewtonInterval``: Taylor's theorem with the He₄ bound of F'' below, as for c* in
+``correlation_proof``).
 
 An expectation E_q[g(X)], X ~ N(0, q), at the unknown q* in [q_lo, q_hi] is enclosed from its
 ball at q_lo and a bound on its slope over the interval:
