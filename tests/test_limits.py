@@ -226,3 +226,22 @@ def test_a_deep_trajectory_gets_a_deeper_default_budget():
     assert layers_of([{"depth": "1000"}, {"depth": "10"}]) == 1000
     assert layers_of([{"depth": "1e3"}, {"depth": "-5"}, {"depth": "１０"}, {}]) == 0
     assert call_seconds(15, False, 1, 2.5, 1000) == 2.5  # --budget wins
+
+
+def test_the_budget_suggested_for_a_trajectory_follows_its_pace():
+    """Exit 3 after part of a deep trajectory suggests the budget its pace asks for with half
+    again to spare, for a chosen budget too (408 s stopped at 981 of 1000 layers: 624, not
+    4 x 408); with no pace known, four times a chosen budget, twice the default."""
+    from momentcalc.cli.runner import _limit_error
+
+    def suggested(detail: str, seconds: float, chosen: bool) -> int:
+        error = _limit_error(child.LimitHit("cpu", detail), seconds, chosen, None, 15, False, (), "layers")
+        return int(error.template.rsplit("{budget} ", 1)[1].rstrip(")"))
+
+    assert suggested("981 of 1000", 408, True) == 624
+    assert suggested("319 of 1000", 104, False) == 489
+    assert suggested("900 of 1000", 10, False) == 60
+    assert suggested("", 408, True) == 1632 and suggested("", 10, False) == 60
+    assert suggested("0 of 1000", 100, False) == 200
+    error = _limit_error(child.LimitHit("cpu", "981 of 1000"), 408, True, None, 15, False, (), "layers")
+    assert "408 s after 981 of 1000 layers" in str(error)

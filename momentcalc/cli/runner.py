@@ -580,13 +580,17 @@ def _limit_error(
             f"less extreme values, or raise {ENVIRONMENT} (e.g. {ENVIRONMENT}=8G)",
             params=params,
         )
+    # Without a pace: four times a chosen budget, twice the default (at least a minute).
     suggestion = max(2 * seconds, 60.0) if not chosen else 4 * seconds
     progress = ""
     finished, _, count = hit.detail.partition(" of ")
     if finished.isdigit() and count.isdigit() and int(count):
         progress = f" after {finished} of {count} {unit}"
-        if int(finished):  # the pace so far, with a quarter to spare
-            suggestion = max(suggestion, 1.25 * seconds * int(count) / int(finished))
+        if int(finished):
+            # The pace so far, with half again to spare (a deep trajectory's later layers are
+            # slower, and a loaded machine's CPU seconds buy less), for a chosen budget too.
+            pace = 1.5 * seconds * int(count) / int(finished)
+            suggestion = pace if chosen else max(pace, 60.0)
     return PrecisionError(
         f"the computation used its CPU time limit of {seconds:.3g} s{at}{progress} without finishing: "
         f"{'sweep fewer points, ' if swept else ''}ask fewer digits or less extreme values, or raise {{budget}} "
