@@ -4,6 +4,7 @@ given as an expression prints."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -39,6 +40,20 @@ def _run(copy: Path, *argv: str) -> subprocess.CompletedProcess:
     )
 
 
+# The calls below, in one process on the copy (each in-process, as tests/cli_runner.py runs them):
+# a process of its own per call compiled the copy's modules eight times (no bytecode is written).
+CALLS = """
+import json, sys
+sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in type(f).__module__]
+copy, root = sys.argv[1], sys.argv[2]
+sys.path[:0] = [copy, root]
+from tests.cli_runner import run
+import momentcalc
+assert momentcalc.__file__.startswith(copy), momentcalc.__file__
+print(json.dumps([run(argv) for argv in json.loads(sys.stdin.read())]))
+"""
+
+
 @pytest.fixture(scope="module")
 def copy(tmp_path_factory):
     """The package copied, the recipe's entry added to CORE_CATALOG as the README says."""
@@ -56,20 +71,47 @@ def test_the_recipe_is_one_line():
     assert _recipe_entry() == 'Activation("tanh_shrunk", "tanh(x)/2 + x/4"),'
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ("activation-moment", "{}", "--get", "second_moment", "--get", "gain"),
-        ("kernel", "{}", "--rho", "0.5", "--get", "nngp", "--get", "ntk_derivative"),
-        ("hermite", "{}", "--terms", "4", "--get", "coefficients"),
-        ("meanfield", "{}", "--sigma-w2", "2", "--get", "q_star", "--get", "chi1"),
-    ],
-)
-def test_every_command_takes_the_new_name(copy, argv):
-    named = _run(copy, *(a.format("tanh_shrunk") for a in argv))
-    assert named.returncode == 0, named.stderr
-    formula = _run(copy, *(a.format("tanh(x)/2 + x/4") for a in argv))
-    assert formula.returncode == 0 and named.stdout == formula.stdout and named.stdout.strip()
+EVERY_COMMAND = [
+    ("activation-moment", "{}", "--get", "second_moment", "--get", "gain"),
+    ("kernel", "{}", "--rho", "0.5", "--get", "nngp", "--get", "ntk_derivative"),
+    ("hermite", "{}", "--terms", "4", "--get", "coefficients"),
+    ("meanfield", "{}", "--sigma-w2", "2", "--get", "q_star", "--get", "chi1"),
+]
+
+
+@pytest.fixture(scope="module")
+def outputs(copy):
+    """(code, stdout, stderr) of each call of EVERY_COMMAND, with the new name and with its formula."""
+    calls = [
+        [a.format(name) for a in argv]
+        for argv in EVERY_COMMAND
+        for name in ("tanh_shrunk", "tanh(x)/2 + x/4")
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", CALLS, str(copy), str(ROOT)],
+        input=json.dumps(calls),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)
+    return {tuple(call): result for call, result in zip(calls, results)}
+
+
+@pytest.mark.xdist_group("added-activation")  # one copy of the package, one process for the calls
+@pytest.mark.parametrize("argv", EVERY_COMMAND)
+def test_every_command_takes_the_new_name(outputs, argv):
+    named_code, named, named_err = outputs[tuple(a.format("tanh_shrunk") for a in argv)]
+    assert named_code == 0, named_err
+    formula_code, formula, _ = outputs[tuple(a.format("tanh(x)/2 + x/4") for a in argv)]
+    assert formula_code == 0 and named == formula and named.strip()
+
+
+def test_the_copy_runs_as_a_command(copy):
+    """``momentcalc`` launched on the copy as a process of its own (the calls above run in one)."""
+    run = _run(copy, "activation-moment", "tanh_shrunk", "--get", "gain")
+    assert run.returncode == 0 and run.stdout.strip(), run.stderr
 
 
 @pytest.mark.parametrize(
