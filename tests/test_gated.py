@@ -29,8 +29,16 @@ def _rounded(value: mpmath.mpf, digits: int) -> str:
     return str(d.quantize(Decimal(1).scaleb(d.adjusted() - digits + 1), rounding=ROUND_HALF_UP))
 
 
-@pytest.mark.parametrize("name", sorted(GATES))
-@pytest.mark.parametrize("mean, std", [("0", "1"), ("0.5", "2")])
+# every gate at N(0, 1); the shifted, wider input for glu by default, geglu's and swiglu's (0.9 s
+# of CPU) with -m reference
+@pytest.mark.parametrize(
+    "name, mean, std",
+    [(name, "0", "1") for name in sorted(GATES)]
+    + [
+        pytest.param(name, "0.5", "2", marks=() if name == "glu" else pytest.mark.reference)
+        for name in sorted(GATES)
+    ],
+)
 def test_moments_factor_into_the_halves(name, mean, std):
     g, dg = GATES[name]
     result = activation_moment(name, mean=mean, std=std, digits=20)

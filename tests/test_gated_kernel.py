@@ -133,7 +133,10 @@ def test_the_factoring_and_the_ntk_against_a_monte_carlo_of_the_product():
         assert abs(sample.mean() - float(result.value(key))) <= 5 * sample.std() / np.sqrt(n), key
 
 
-@pytest.mark.parametrize("unit", sorted(GATES))
+@pytest.mark.parametrize(
+    "unit",
+    [unit if unit != "swiglu" else pytest.param(unit, marks=pytest.mark.reference) for unit in sorted(GATES)],
+)
 def test_at_rho_one_the_kernel_is_activation_moments(unit):
     """ρ = 1, q = 1: nngp = E[φ²] and ntk_derivative = E[|∇φ|²] = E[g²] + E[a²]E[g'²],
     activation-moment's second_moment and derivative_second_moment (its own route), and
@@ -247,6 +250,9 @@ def test_hermite_is_the_gates_expansion_shifted_by_one(unit):
     assert mine["second_moment"].decimal(20) == gate["second_moment"].decimal(20)
 
 
+# 1.6 s of CPU; by default test_hermite_is_the_gates_expansion_shifted_by_one ties a gated
+# unit's coefficients to its gate's, which test_hermite.py checks against quadrature
+@pytest.mark.reference
 def test_hermite_coefficients_against_quadrature():
     """swiglu's c_n = E[a·g(b)·He_1(a)·He_{n−1}(b)]/√((n−1)!) = E[g(Z)He_{n−1}(Z)]/√((n−1)!)
     (E[a·He_1(a)] = 1), by mpmath quadrature at 40 digits, to 20 digits."""
@@ -266,7 +272,14 @@ def test_hermite_coefficients_against_quadrature():
                 assert text == _rounded(value, 20), n
 
 
-@pytest.mark.parametrize("unit, rho", [("glu", "0.5"), ("geglu", "-0.3"), ("swiglu", "0.9")])
+@pytest.mark.parametrize(
+    "unit, rho",
+    [
+        ("glu", "0.5"),
+        pytest.param("geglu", "-0.3", marks=pytest.mark.reference),
+        pytest.param("swiglu", "0.9", marks=pytest.mark.reference),
+    ],
+)
 def test_hermite_dual_is_the_kernels_nngp(unit, rho):
     """Σ c_n²ρ^n = ρ·E[g(u)g(v)] = kernel's nngp at q = 1, within dual_tail_bound."""
     h = hermite(unit, terms=40, rho=rho, digits=20)
@@ -400,7 +413,15 @@ SECOND = {  # g'' in mpmath
 }
 
 
-@pytest.mark.parametrize("unit, q", [("glu", "1"), ("geglu", "0.5"), ("swiglu", "2")])
+# geglu's and swiglu's gates (1.9 s of CPU) with -m reference: the route is the same as glu's
+@pytest.mark.parametrize(
+    "unit, q",
+    [
+        ("glu", "1"),
+        pytest.param("geglu", "0.5", marks=pytest.mark.reference),
+        pytest.param("swiglu", "2", marks=pytest.mark.reference),
+    ],
+)
 def test_local_quantities_at_30_digits_from_quadratures_of_the_gate(unit, q):
     """C'(1) = 1 + q·E[g'²]/E[g²], C''(1) = (2q·E[g'²] + q²·E[g''²])/E[g²], Q'(q) = E[g²] + E[u·g·g']
     (checked against their definition by finite differences above) with the gate's moments at

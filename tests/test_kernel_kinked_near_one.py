@@ -186,7 +186,13 @@ def test_unequal_variances_against_quadrature():
         assert abs(value - reference) <= mpmath.mpf(10) ** -20 * abs(reference)
 
 
-@pytest.mark.parametrize("name", ["elu", "selu", "celu", "relu6", "hardtanh", "hard_sigmoid", "hard_swish"])
+# exponential, polynomial and clipped pieces by default; selu, celu, hard_sigmoid and hard_swish
+# (the same pieces) with -m reference
+@pytest.mark.parametrize(
+    "name",
+    ["elu", "relu6", "hardtanh"]
+    + [pytest.param(name, marks=REFERENCE) for name in ("selu", "celu", "hard_sigmoid", "hard_swish")],
+)
 def test_cli_near_one_prints_proven_digits(name):
     """The printed 15 digits are the 30-digit ball's (itself checked against quadrature above)."""
     run = invoke("kernel", name, "--rho", "0.999999", "--get", "nngp")
@@ -285,7 +291,11 @@ def test_max_x_0_is_relus_kernel(rho):
             assert abs(a - b) < arb(10) ** -30 * abs(b)
 
 
-@pytest.mark.parametrize("n, rho", [(16, "0.5"), (16, "-0.3"), (24, "0.9")])
+# one power by default; a negative ρ and the 24th power (1 s of CPU) with -m reference
+@pytest.mark.parametrize(
+    "n, rho",
+    [(16, "0.5"), pytest.param(16, "-0.3", marks=REFERENCE), pytest.param(24, "0.9", marks=REFERENCE)],
+)
 def test_powers_of_relu_are_cho_and_sauls_arc_cosine_kernels(n, rho):
     """E[max(u,0)^n·max(v,0)^n] = J_n(θ)/(2π), θ = arccos ρ (Cho & Saul, 2009, "Kernel methods for
     deep learning"), with J_n = (−1)^n sin^{2n+1}θ·(1/sinθ·∂/∂θ)^n((π − θ)/sinθ) = (1 − c²)^{n+1/2}·
@@ -375,7 +385,7 @@ def test_clipping_written_out_is_the_catalog_entry(text, name):
                 assert abs(a - b) < arb(10) ** -30 * abs(b)
 
 
-@pytest.mark.parametrize("rho", [NEAR, -NEAR])
+@pytest.mark.parametrize("rho", [NEAR, pytest.param(-NEAR, marks=REFERENCE)])
 def test_a_kink_that_is_not_dyadic(rho):
     """abs(x − 1/3): its kink a ball to the integrators. Reference: E|m + sZ − k| =
     (m − k)(2Φ(a) − 1) + 2sϕ(a), a = (m − k)/s, inside mpmath quadrature, at 30 digits."""

@@ -19,7 +19,7 @@ def _mish(x):
     return x * mpmath.tanh(mpmath.log1p(mpmath.exp(x)))
 
 
-@pytest.mark.parametrize("std", ["8192", "100000"])
+@pytest.mark.parametrize("std", ["8192", pytest.param("100000", marks=pytest.mark.reference)])
 def test_mish_second_moment_at_a_large_std(std):
     """E[mish(X)²], X ~ N(0, std²), against mpmath's quadrature at 30 digits (split at 0 and
     where mish turns from 0 to x): every printed digit."""
@@ -118,8 +118,18 @@ def _mehler(coefficients, tail, rho):
     return value, tail * abs(rho) ** len(coefficients) + mpmath.mpf(10) ** -28
 
 
-@pytest.mark.parametrize("activation", ["softsign", "x/(1+abs(x))"])
-@pytest.mark.parametrize("rho", ["0.5", "-0.6", "0.3"])
+# one correlation each by default; the other four cases (about 0.6 s of CPU) with -m reference
+@pytest.mark.parametrize(
+    "activation, rho",
+    [
+        ("softsign", "0.5"),
+        ("x/(1+abs(x))", "-0.6"),
+        pytest.param("softsign", "-0.6", marks=pytest.mark.reference),
+        pytest.param("softsign", "0.3", marks=pytest.mark.reference),
+        pytest.param("x/(1+abs(x))", "0.5", marks=pytest.mark.reference),
+        pytest.param("x/(1+abs(x))", "0.3", marks=pytest.mark.reference),
+    ],
+)
 def test_softsign_kernel_against_mehler_series(softsign_series, activation, rho):
     """nngp and ntk_derivative of softsign (catalog, and as an expression) at 20 digits against
     Mehler's series of its Hermite coefficients: every printed digit, the series' tail far
@@ -149,8 +159,14 @@ def test_softsign_unequal_variances_against_nested_quadrature():
     "text, f, kinks",
     [
         ("0.1*abs(x)+tanh(x)", lambda x: 0.1 * abs(x) + math.tanh(x), (0.0,)),
-        ("max(x, 0)*0.1+tanh(x)", lambda x: 0.1 * max(x, 0.0) + math.tanh(x), (0.0,)),
-        ("x*tanh(abs(x))", lambda x: x * math.tanh(abs(x)), (0.0,)),
+        # the same kinked route as the case above (2.9 s of CPU of nested quadrature): -m reference
+        pytest.param(
+            "max(x, 0)*0.1+tanh(x)",
+            lambda x: 0.1 * max(x, 0.0) + math.tanh(x),
+            (0.0,),
+            marks=pytest.mark.reference,
+        ),
+        pytest.param("x*tanh(abs(x))", lambda x: x * math.tanh(abs(x)), (0.0,), marks=pytest.mark.reference),
         ("max(x, -1)", lambda x: max(x, -1.0), (-1.0,)),
     ],
 )
@@ -293,7 +309,13 @@ def test_tat_of_relu2_keeps_the_shift_as_relu_does(activation, zeta, shift):
     "activation, f, df",
     [
         ("tanh", mpmath.tanh, lambda x: mpmath.sech(x) ** 2),
-        ("gelu", lambda x: x * mpmath.ncdf(x), lambda x: mpmath.ncdf(x) + x * mpmath.npdf(x)),
+        # a smooth entry as tanh is (0.9 s of CPU for both signs): -m reference
+        pytest.param(
+            "gelu",
+            lambda x: x * mpmath.ncdf(x),
+            lambda x: mpmath.ncdf(x) + x * mpmath.npdf(x),
+            marks=pytest.mark.reference,
+        ),
         ("softsign", lambda x: x / (1 + abs(x)), lambda x: 1 / (1 + abs(x)) ** 2),
     ],
 )

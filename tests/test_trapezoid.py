@@ -94,9 +94,20 @@ def test_strip_bounds_hold_on_the_strip(name):
             assert mpmath.almosteq(df(x), mpmath.mpf(slope.mid().str(25, radius=False)), 1e-20)
 
 
-@pytest.mark.parametrize("name", sorted(STRIP_FUNCTIONS))
+# Every function at the first two inputs; the wide shifted one for tanh and swish by default, for
+# the others (2.1 s of CPU, the same strips) with -m reference.
 @pytest.mark.parametrize(
-    ("mean", "std"), [(0, 1), (Fraction(-7, 10), Fraction(1, 3)), (Fraction(2), Fraction(4))]
+    ("name", "mean", "std"),
+    [
+        pytest.param(
+            name,
+            mean,
+            std,
+            marks=pytest.mark.reference if std == 4 and name not in ("tanh", "swish") else (),
+        )
+        for mean, std in ((0, 1), (Fraction(-7, 10), Fraction(1, 3)), (Fraction(2), Fraction(4)))
+        for name in sorted(STRIP_FUNCTIONS)
+    ],
 )
 def test_trapezoid_balls_hold_the_mpmath_values_at_50_digits(name, mean, std):
     """The second route: mpmath quadrature (split at the kinks, error-checked) at 50 digits."""
