@@ -66,6 +66,7 @@ def test_critical_line_still_says_critical():
 
 
 @pytest.mark.slow
+@pytest.mark.reference  # 2.3 s of CPU; the stored references are read by the tests above by default
 def test_the_reference_fixture_regenerates():
     """One stored reference recomputed (the others come from the same function)."""
     case = CASES[1]
