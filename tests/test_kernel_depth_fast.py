@@ -204,8 +204,9 @@ def test_hermite_of_max_is_relu_exactly():
 def test_settled_box_agrees_with_every_layer():
     """tanh at σ_w² = 4, σ_b² = 0.05 (chaotic: c* ≈ 0.165): once a box around the last layer is
     proven invariant, every later layer is its image; each prints the digits of the
-    layer-by-layer balls (which it overlaps)."""
-    args = (resolve("tanh", None), Fraction(1), Fraction(3, 10), 260, Fraction(4), Fraction(1, 20), 8)
+    layer-by-layer balls (which it overlaps). (6 digits over 200 layers, the box from about
+    layer 171: 8 digits over 260 layers cost 0.6 s of CPU more for the same check.)"""
+    args = (resolve("tanh", None), Fraction(1), Fraction(3, 10), 200, Fraction(4), Fraction(1, 20), 6)
     calls = []
     real = kernel_maps.layer_boxes
     try:
@@ -215,11 +216,11 @@ def test_settled_box_agrees_with_every_layer():
     finally:
         kernel_maps.layer_boxes = real
     slow = layer_trajectory(*args, fast=False)
-    assert used < 240  # the box took over
+    assert used < 190  # the box took over
     for fast_balls, slow_balls in zip(fast, slow):
         for a, b in zip(fast_balls, slow_balls):
             assert a.overlaps(b)
-            assert ball_text(a, 8) is not None and ball_text(a, 8) == ball_text(b, 8)
+            assert ball_text(a, 6) is not None and ball_text(a, 6) == ball_text(b, 6)
 
 
 def test_settled_box_refused_far_from_the_fixed_point():

@@ -147,10 +147,10 @@ def test_default_digits_agree_with_nested_quadrature(name):
 
 @pytest.mark.parametrize(
     "name",
-    ["tanh", "softplus", "mish", "gelu"]
+    ["tanh", "softplus", "mish"]
     + [
-        pytest.param(name, marks=REFERENCE)
-        for name in ("sigmoid", "swish", "gelu_tanh", "log_sigmoid", "quick_gelu")
+        pytest.param(name, marks=REFERENCE)  # gelu's three calls: 0.3 s of CPU
+        for name in ("gelu", "sigmoid", "swish", "gelu_tanh", "log_sigmoid", "quick_gelu")
     ],
 )
 def test_every_strip_activation_is_certified_near_one(name):

@@ -276,6 +276,9 @@ def test_alpha_beyond_rounding_is_refused_at_once(cli, input_mean):
     assert "budget" not in run.stderr and run.stdout == ""
 
 
+# 0.3 s of CPU; test_certified_balls_against_the_mpmath_route_at_50_digits and
+# test_extreme_input_means_solve_and_verify check input mean −30 by default: -m reference
+@pytest.mark.reference
 @pytest.mark.slow
 def test_input_mean_minus_30_by_quadrature():
     """lambda ~ 1e99, alpha ~ 1e-199: the moments still hold when checked by quadrature."""
