@@ -136,7 +136,7 @@ SAME_ROUTE_AGAIN = {
 
 
 def test_the_examples_left_to_the_reference_run_are_in_the_docs():
-    assert SAME_ROUTE_AGAIN <= {line for line, _ in README_CLI_EXAMPLES}
+    assert not SAME_ROUTE_AGAIN - {line for line, _ in README_CLI_EXAMPLES}
 
 
 @pytest.mark.parametrize(
