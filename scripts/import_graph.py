@@ -190,15 +190,16 @@ def local_imports(path: Path, source: str | None = None) -> list[tuple[int, str]
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     modules = all_modules()
     top = {id(node) for node in tree.body}
-    typing_only = {
-        id(inner)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-        for inner in ast.walk(node)
-    }
+    imports: list[ast.Import | ast.ImportFrom] = []
+    typing_only: set[int] = set()
+    for node in ast.walk(tree):  # one walk of the tree (the tests run this on every file)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.append(node)
+        elif isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            typing_only.update(id(inner) for inner in ast.walk(node))
     found = []
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top | typing_only:
+    for node in imports:
+        if id(node) not in top and id(node) not in typing_only:
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             else:

@@ -31,6 +31,20 @@ def tree(path: Path) -> ast.Module:
     return import_graph().parse(path.read_text(encoding="utf-8"), str(path))
 
 
+# Every node of a file's tree, walked once for the tests of the group that walk whole trees
+# (test_dependencies.py, test_json_schema.py: a walk of the package takes about half a second).
+NODES: dict[str, tuple[ast.AST, ...]] = {}
+
+
+def nodes(source: str) -> tuple[ast.AST, ...]:
+    """``tuple(ast.walk(tree))`` of the shared tree of ``source`` (a file's text), once."""
+    found = NODES.get(source)
+    if found is None:
+        found = NODES[source] = tuple(ast.walk(import_graph().parse(source)))
+    return found
+
+
 def forget() -> None:
+    NODES.clear()
     if import_graph.cache_info().currsize:
         import_graph().TREES.clear()

@@ -12,7 +12,6 @@ reads a private attribute of theirs, or imports a private name from another pack
 from __future__ import annotations
 
 import ast
-import functools
 import importlib
 import importlib.metadata
 import importlib.util
@@ -86,12 +85,11 @@ def _sources():
         yield relative, package, path.read_text()
 
 
-@functools.lru_cache(maxsize=512)
 def _nodes(source: str) -> tuple[ast.AST, ...]:
-    """Every node of a module's tree, walked once for the checks below (a walk of momentcalc's
-    200 files takes about half a second; they made five), of the tree parsed once for all the
-    tests that read the sources (source_trees)."""
-    return tuple(ast.walk(source_trees.import_graph().parse(source)))
+    """Every node of a module's tree, walked once for the checks below and test_json_schema's
+    (a walk of momentcalc's 200 files takes about half a second; they made five), of the tree
+    parsed once for all the tests that read the sources (source_trees)."""
+    return source_trees.nodes(source)
 
 
 def _foreign_internals(relative: str, package: str, source: str) -> list[str]:
@@ -129,12 +127,6 @@ def _foreign_internals(relative: str, package: str, source: str) -> list[str]:
     text = re.findall(r"_prec_rounding|_mpf_|libmp|flint\.(?:types|pyflint|flint_base)\b", source)
     found += [f"the text {word!r}" for word in text]
     return found
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _forget_the_nodes():
-    yield
-    _nodes.cache_clear()  # (tens of MB of nodes, not kept for the rest of the run)
 
 
 @pytest.mark.xdist_group(source_trees.GROUP)  # one worker parses the sources once for them all

@@ -26,7 +26,13 @@ def two_classes(std: str) -> mpmath.mpf:
     return s / mpmath.sqrt(mpmath.pi) + tail
 
 
-@pytest.mark.parametrize("std", ["1", "0.3", "7", "50", "0.000001"])
+# One route (Gumbel's max trick, trapezoidal rules): an ordinary, a wide and a tiny std by default;
+# 0.3 and 50 (0.7 s of CPU) with -m reference
+@pytest.mark.parametrize(
+    "std",
+    ["1", pytest.param("0.3", marks=pytest.mark.reference), "7"]
+    + [pytest.param("50", marks=pytest.mark.reference), "0.000001"],
+)
 def test_two_classes_against_quadrature_to_30_digits(std):
     result = initial_loss(vocab=2, logit_std=std, digits=30)
     with mp.workdps(60):
@@ -58,7 +64,12 @@ def test_three_classes_against_a_double_quadrature():
     assert abs(result.value("initial_loss") - want) < mpmath.mpf(10) ** -12
 
 
-@pytest.mark.parametrize("vocab,std", [(1000, "3"), (100, "10"), (32000, "1"), (50, "0.2")])
+# (32000 logits, 0.55 s of CPU for 400 draws of them, with -m reference: 1000 is the large vocabulary
+# of the default run)
+@pytest.mark.parametrize(
+    "vocab,std",
+    [(1000, "3"), (100, "10"), pytest.param(32000, "1", marks=pytest.mark.reference), (50, "0.2")],
+)
 def test_monte_carlo_within_its_standard_error(vocab, std):
     import numpy as np
 
