@@ -55,6 +55,7 @@ from ..engine.gaussian_balls import (
 )
 from ..engine.balls import lowered_goals
 from ..engine.bivariate_balls import Strip, bivariate_balls
+from ..engine.bivariate_balls import select_strip as _select_strip
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS, STRIP_FUNCTIONS, TANH_NEAR_POLES_BITS
 from ..engine.precision import Precision
 from .bivariate_conditional import conditional_cross, preferred
@@ -63,6 +64,9 @@ from .bivariate_polar import preferred as polar_preferred
 
 # Goals lowered (cancellation: a value far below the integrand's size) at most this often.
 ATTEMPTS = 3
+# E[φ'(u₁)φ'(u₂)] beside E[φ(u₁)φ(u₂)] from the smoothing of φ alone (``engine.sinc_slopes``);
+# False: φ' gets an inner rule of its own (the independent route the tests compare with).
+DERIVED_SLOPES = True
 
 
 def _erf_at(x: arb, ex: arb) -> tuple[arb, arb]:
@@ -349,23 +353,6 @@ def _select(strip: Strip | None, smoothing, which: tuple[int, ...]):
     return strip, smoothing
 
 
-def _select_strip(strip: Strip, which: tuple[int, ...]) -> Strip:
-    at, box, wider, poles = strip.at, strip.box, strip.wider, strip.poles
-    return Strip(
-        strip.width,
-        [strip.bounds[i] for i in which] if strip.bounds else strip.bounds,
-        lambda x, ex: [at(x, ex)[i] for i in which],
-        None
-        if box is None
-        else lambda X: (lambda sizes: None if sizes is None else [sizes[i] for i in which])(box(X)),
-        None if strip.parity is None else tuple(strip.parity[i] for i in which),
-        None if wider is None else lambda w: _select_strip(wider(w), which),
-        None if strip.subtracted is None else _select_strip(strip.subtracted, which),
-        None if poles is None else lambda m, b: [poles(m, b)[i] for i in which],
-        strip.pole_reach,
-    )
-
-
 def signed_cross_balls(
     act: Activation, q1: arb | Fraction, q2: arb | Fraction, rho: arb | Fraction, digits: int
 ) -> tuple[arb, arb] | None:
@@ -520,6 +507,8 @@ def _shared_part(p: Cross) -> list[arb] | None:
                 smoothing=smoothing,
                 q2=None if p.q2 is None else as_arb(p.q2),
                 mirror=p.mirror,
+                # E[φ'φ'] from ψ's values where ψ comes from a strip (``_strip``: φ, φ')
+                derivative=which == (0, 1) and p.expression is None and DERIVED_SLOPES,
             )
 
     return lowered_goals(evaluate, p.least_log2, p.wanted, ATTEMPTS)
