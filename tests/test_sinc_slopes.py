@@ -17,7 +17,7 @@ from momentcalc.catalog.kernels import kernel
 from momentcalc.engine import bivariate_balls, sinc_slopes
 from momentcalc.engine.gaussian_balls import Term
 from momentcalc.moments import bivariate_certified
-from momentcalc.moments.bivariate_certified import cross_balls
+from momentcalc.moments.bivariate_certified import cross_ball, cross_balls, cross_balls_with_second
 
 Q, C = Fraction(13, 10), Fraction(3, 5)
 
@@ -76,7 +76,7 @@ def test_slopes_at_a_coarse_step_hold_only_with_the_series_bound():
 def _forced(monkeypatch) -> list[int]:
     """The cardinal route at any precision and cost; the list counts its uses."""
     used: list[int] = []
-    original = sinc_slopes.slopes
+    original = sinc_slopes.derivatives
 
     def counted(*args, **kwargs):
         used.append(1)
@@ -84,7 +84,7 @@ def _forced(monkeypatch) -> list[int]:
 
     monkeypatch.setattr(bivariate_balls, "CARDINAL_FROM_BITS", 0)
     monkeypatch.setattr(bivariate_balls, "CARDINAL_NODE_COST", 0)
-    monkeypatch.setattr(sinc_slopes, "slopes", counted)
+    monkeypatch.setattr(sinc_slopes, "derivatives", counted)
     return used
 
 
@@ -129,7 +129,44 @@ def test_cardinal_route_at_a_thousand_digits(monkeypatch):
     """meanfield tanh --sigma-w2 2.5 --sigma-b2 0.05's correlation fixed point at 1030 digits: the
     route is taken unforced, and agrees with the inner rule for φ'."""
     used: list[int] = []
-    original = sinc_slopes.slopes
-    monkeypatch.setattr(sinc_slopes, "slopes", lambda *a, **k: used.append(1) or original(*a, **k))
+    original = sinc_slopes.derivatives
+    monkeypatch.setattr(sinc_slopes, "derivatives", lambda *a, **k: used.append(1) or original(*a, **k))
     _against_own_rule(monkeypatch, "tanh", Fraction("1.0639583774168"), Fraction("0.4468042323442"), 1030)
     assert used
+
+
+def test_second_derivative_holds_erf_smoothing():
+    """ψ'' from the same values (``derivatives``, its sum at 200 bits) holds erf's exact
+    ψ''(m) = −2m/s²·ψ'(m) at every node, and near the middle to about 2^−180."""
+    with ctx.workprec(400):
+        c = arb(C.numerator) / C.denominator
+        q = arb(Q.numerator) / Q.denominator
+        a, b = (q * c).sqrt(), (q * (1 - c)).sqrt()
+        s = (1 + 2 * b * b).sqrt()
+        h = sinc_slopes.cardinal_step(arb("0.3"), c, arb(1), arb(2) ** -370)
+        L = 45.0
+        tail = sinc_slopes.truncation_error([Term(arb(1), 0)], L, h)
+        first = sinc_slopes.cardinal_error(h, c, arb(1)) + tail
+        second = sinc_slopes.curvature_error(h, c, arb(1)) + tail * arb.pi() ** 2 / (3 * h)
+        n = math.ceil(L / float(h.lower()))
+        psi = [(a * h * j / s).erf() for j in range(-n, n + 1)]
+        size = 2 / (s * arb.pi().sqrt())
+        _, curved = sinc_slopes.derivatives(psi, h, a, -1, (first, size), (second, 4 * L * size, 200))
+        assert curved is not None
+        for j, value in zip(range(-n, n + 1), curved):
+            m = a * h * j
+            exact = -2 * m / s**2 * 2 * (-((m / s) ** 2)).exp() / (s * arb.pi().sqrt())
+            assert value.overlaps(exact), (j, value, exact)
+        assert curved[n].rad() < arb(2) ** -180 and curved[n + 3].rad() < arb(2) ** -180
+
+
+def test_second_cross_ball_from_the_same_smoothing(monkeypatch):
+    """E[tanh''(u₁)·tanh''(u₂)] beside the other two (forced at 60 digits, wanted to 33): it
+    overlaps the ball of tanh'' by its own lattice rule, and proves its digits."""
+    used = _forced(monkeypatch)
+    act = resolve("tanh", {})
+    _, _, k2 = cross_balls_with_second(act, Q, C, 60, 33)
+    assert used and k2 is not None
+    own = cross_ball(act, Q, C, 33, 2)
+    assert own is not None and k2.overlaps(own)
+    assert k2.rad() <= abs(k2.mid()) * arb(10) ** -36

@@ -321,6 +321,7 @@ def bivariate_balls(
     q2: arb | None = None,
     mirror: bool = False,
     derivative: bool = False,
+    curvature: tuple[Sequence[arb], float] | None = None,
 ) -> list[arb] | None:
     """E[g_i(u₁)·g_i(u₂)] for each integrand g_i, |g_i(x)| ≤ Σ polys[i][k]·|x|^k on the real
     line, each within 2^goal_log2 plus its arithmetic's own radius, at the current precision.
@@ -339,7 +340,10 @@ def bivariate_balls(
     rectangles), with one variance and no mirror, only g gets an inner rule, and ψ₁ = ψ' at the
     outer nodes comes from ψ's values there (``engine.sinc_slopes``), the outer step shortened
     for that bound where it must be (at most by CARDINAL_SHORTER: the inner rules do not get
-    dearer with more outer nodes, the outer sums do)."""
+    dearer with more outer nodes, the outer sums do). ``curvature`` = (a bound P₂ of |g''| on
+    the real line, a goal 2^goal_log2): where ψ' comes so, E[g''(u₁)·g''(u₂)] comes from ψ's values
+    too (ψ'' by the cardinal series' second derivative), within that goal, as a third result
+    (its outer rule's error from P₂ by the entire bound at the step taken)."""
     if not (c > 0 and c < 1 and q > 0) or (q2 is not None and not q2 > 0):
         return None
     goal = arb(2) ** math.floor(goal_log2)
@@ -432,14 +436,19 @@ def bivariate_balls(
         far = h * nodes
         slope_size = _up(sum((c_ * far**j for j, c_ in enumerate(outer[1][0]) if c_ != 0), arb(0)).sqrt())
         parity = None if strip is None or strip.parity is None else strip.parity[0]
-        psis = [psis[0], sinc_slopes.slopes(psis[0], h, a, cardinal_error, slope_size, parity)]
+        second = None
+        if curvature is not None:
+            second, curvature_bound = _curvature_plan(curvature, outer, a_up, b_up, c, kappa, h, L, nodes)
+        first, derived = sinc_slopes.derivatives(psis[0], h, a, parity, (cardinal_error, slope_size), second)
+        psis = [psis[0], first] + ([] if derived is None else [derived])
     others = psis if q2 is None else smoothed(a2, b2)
     if others is None:
         return None
     weight_ratio = (-h * h / 2).exp()
     weight_square = (-h * h).exp()
     results = []
-    for values, seconds in zip(psis, others):
+    bounds = [bound, bound] + ([curvature_bound] if len(psis) == 3 else [])
+    for values, seconds, bound in zip(psis, others, bounds):
         if mirror:
             seconds = seconds[::-1]
         if seconds is values:
@@ -501,6 +510,44 @@ def _cardinal_plan(
             return step, start, error, error_goal / (2 * _up(spread))
         start *= 1.02
     return None
+
+
+def _curvature_plan(
+    curvature: tuple[Sequence[arb], float],
+    outer: Sequence[tuple[list[arb], arb]],
+    a: arb,
+    b: arb,
+    c: arb,
+    kappa: arb,
+    h: arb,
+    L: float,
+    nodes: int,
+) -> tuple[tuple[arb, arb, int], arb]:
+    """((the error of G'' at the nodes, a bound of |ψ''| there, the bits of its fixed-point sum), the
+    outer rule's error) for E[g''g''] from ψ's values within 2^goal_log2 (``curvature``): the
+    entire bound 2M₀e^{κβ²}/(e^{2πβ/h} − 1) at β = π/(κh) and Q₂'s tails beyond L; the error of
+    G'' from the cardinal series' bound (``sinc_slopes.curvature_error``, the left-out nodes by
+    π²/(3h²) ≥ |D2_k|) and the sum's rounding, each a share of the goal as in ``_cardinal_plan``."""
+    poly, goal_log2 = curvature
+    goal = arb(2) ** math.floor(goal_log2)
+    terms, m0 = _outer_terms(poly, a, b)
+    beta = arb.pi() / (kappa * h)
+    rule = 2 * m0 * (kappa * beta * beta).exp() / ((2 * arb.pi() * beta / h).exp() - 1)
+    bound = _up(
+        rule + _tail_beyond([Term(c_, j) for j, c_ in enumerate(terms) if c_ != 0], L, arb(0), arb(1))
+    )
+    far = h * nodes
+    size = _up(sum((c_ * far**j for j, c_ in enumerate(terms) if c_ != 0), arb(0)).sqrt())
+    root_m0 = _up(outer[0][1].sqrt())
+    q_terms = [Term(c_, j) for j, c_ in enumerate(outer[0][0]) if c_ != 0]
+    truncation = sinc_slopes.truncation_error(q_terms, L, h)
+    assert truncation is not None  # the same L and terms as ``_cardinal_plan``'s
+    error = _up(sinc_slopes.curvature_error(h, c, root_m0) + truncation * arb.pi() ** 2 / (3 * h))
+    # Σ|D2_k| ≤ (π²/3 + π²/3)/h² < 7/h²: the sum's rounding (2^−bits a term) within the error's
+    # share, goal·a²/(64·(L + 1)·(1 + size))
+    share = goal * a * a / (64 * (L + 1) * (1 + size))
+    bits = max(64, int(float((7 / (h * h * share)).log().upper()) / math.log(2)) + 8)
+    return (error, size, min(bits, ctx.prec)), bound
 
 
 def select_strip(strip: Strip, which: Sequence[int]) -> Strip:

@@ -56,6 +56,15 @@ def cardinal_error(h: arb, c: arb, root_m0: arb) -> arb:
     return _up(norm / (2 * h * d * (arb.pi() * d / h).sinh()))
 
 
+def curvature_error(h: arb, c: arb, root_m0: arb) -> arb:
+    """The second derivative's bound N(G, d)/(h·d²·sinh(πd/h)) (the module docstring's, once more
+    differentiated: at a node 2(π/h)·|J'|, |J'| ≤ N/(2π·d²·sinh(πd/h))), at the d of
+    ``cardinal_error``."""
+    d = arb(arb(math.pi * float((1 - c).lower()) / float(h.mid())).mid().str(10, radius=False))
+    norm = 2 * (2 * arb.pi()).sqrt() * root_m0 * (d * d / (2 * (1 - c))).exp()
+    return _up(norm / (h * d * d * (arb.pi() * d / h).sinh()))
+
+
 def cardinal_step(h: arb, c: arb, root_m0: arb, goal: arb) -> arb | None:
     """The outer step: ``h`` or a shorter exact one at which ``cardinal_error`` ≤ goal, None if the
     balls prove none."""
@@ -87,6 +96,13 @@ def truncation_error(q_terms: Sequence[Term], L: float, h: arb) -> arb | None:
     return _up((2 * arb.pi()).sqrt() * tail / (2 * h * h))
 
 
+def _fixed_point(value: arb, bits: int) -> int:
+    """⌊mid(value)·2^bits⌋."""
+    mantissa, exponent = value.mid().man_exp()
+    shift = exponent + bits
+    return int(mantissa << shift if shift >= 0 else mantissa >> -shift)
+
+
 def slopes(psi: Sequence[arb], h: arb, a: arb, error: arb, size: arb, parity: int | None = None) -> list[arb]:
     """ψ'(a·h·j), |j| ≤ n, from ``psi`` = [ψ(a·h·j) for j = −n..n] (balls holding the exact values)
     and ``error``, a bound of the cardinal series' error (the derivative's and the left-out nodes'):
@@ -95,6 +111,23 @@ def slopes(psi: Sequence[arb], h: arb, a: arb, error: arb, size: arb, parity: in
     wider than ``size`` (a bound of |ψ'(a·w)| for |w| ≤ n·h), ``size`` bounds it instead (the outer
     rule's weight ϕ(w_j) makes either negligible there). ``parity``: ψ(−m) = parity·ψ(m) exactly
     (ψ' then has the other parity, and only j ≥ 0 is summed)."""
+    return derivatives(psi, h, a, parity, (error, size))[0]
+
+
+def derivatives(
+    psi: Sequence[arb],
+    h: arb,
+    a: arb,
+    parity: int | None,
+    first_bounds: tuple[arb, arb],
+    second_bounds: tuple[arb, arb, int] | None = None,
+) -> tuple[list[arb], list[arb] | None]:
+    """(ψ' as ``slopes`` gives it with (error, size) = ``first_bounds``, and where
+    ``second_bounds`` = (error, size, bits) is given ψ'' too, else None): a²·ψ''(a·w_j) =
+    e^{w_j²/2}·G''(w_j) + 2w_j·a·ψ'(a·w_j) + (1 − w_j²)·ψ(a·w_j), G''(w_j) = Σ_i G(ih)·D2_{j−i}
+    ± error, D2_k = 2(−1)^{k+1}/(k²h²), D2_0 = −π²/(3h²) (the cardinal series' second derivative),
+    the sum in fixed point with ``bits`` fractional bits (fewer where ψ'' is wanted to fewer
+    digits than ψ')."""
     n = (len(psi) - 1) // 2
     # e^{∓(jh)²/2} for j = 0..n, by recurrence
     down, up = [arb(1)], [arb(1)]
@@ -112,23 +145,24 @@ def slopes(psi: Sequence[arb], h: arb, a: arb, error: arb, size: arb, parity: in
         samples = [psi[n - i] * down[i] for i in range(n, 0, -1)] + right
     else:
         samples = [parity * v for v in right[:0:-1]] + right
+    # j ≥ 0 only where the parity gives the rest; kernel indices k from ``first`` to 2n
+    low = -n if parity is None else 0
+    first = -2 * n if parity is None else -n
+    # coefficient (j − first) + n of a product is Σ_i K_{j−i}·G_i (kernel index k − first, sample
+    # index i + n)
+    positions = [j - first + n for j in range(low, n + 1)]
     bits = ctx.prec
     # D_k = (−1)^k/(k·h) in fixed point: within rad(1/h) + 2·2^−bits of ⌊⌊2^bits·mid(1/h)⌋/k⌋/2^bits
     inverse = 1 / h
-    mantissa, exponent = inverse.mid().man_exp()
-    shift = exponent + bits
-    scaled = int(mantissa << shift if shift >= 0 else mantissa >> -shift)
-    first = -2 * n if parity is None else -n
+    scaled = _fixed_point(inverse, bits)
     kernel = [
         0 if k == 0 else (scaled // abs(k)) * (1 if k % 2 == 0 else -1) * (1 if k > 0 else -1)
         for k in range(first, 2 * n + 1)
     ]
     weights = FixedWeights.from_integers(kernel, bits, _up(inverse.rad() + arb(2) ** (1 - bits)))
-    # coefficient (j − first) + n of the product is Σ_i D_{j−i}·G_i (kernel index k − first, sample
-    # index i + n); j ≥ 0 only where the parity gives the rest
-    low = -n if parity is None else 0
-    derivative = weights.convolve(samples, [j - first + n for j in range(low, n + 1)])
+    derivative = weights.convolve(samples, positions)
     inverse_a = 1 / a
+    error, size = first_bounds
     spread = arb(0, error)
     out = []
     for j in range(low, n + 1):
@@ -136,9 +170,36 @@ def slopes(psi: Sequence[arb], h: arb, a: arb, error: arb, size: arb, parity: in
         if not value.rad() < size:
             value = arb(0, size)
         out.append(value)
-    if parity is None:
-        return out
-    return [-parity * v for v in out[:0:-1]] + out
+    second = None
+    if second_bounds is not None:
+        error2, size2, bits2 = second_bounds
+        twice = 2 * inverse * inverse
+        middle = -(arb.pi() ** 2) * inverse * inverse / 3
+        scaled2 = _fixed_point(twice, bits2)
+        kernel2 = [
+            _fixed_point(middle, bits2) if k == 0 else (scaled2 // (k * k)) * (-1 if k % 2 == 0 else 1)
+            for k in range(first, 2 * n + 1)
+        ]
+        slack = _up(twice.rad() + middle.rad() + arb(2) ** (1 - bits2))
+        curvature = FixedWeights.from_integers(kernel2, bits2, slack).convolve(samples, positions)
+        spread2 = arb(0, error2)
+        square_a = inverse_a * inverse_a
+        second = []
+        for j in range(low, n + 1):
+            w = h * j
+            value = (
+                (curvature[j - low] + spread2) * up[abs(j)]
+                + 2 * w * a * out[j - low]
+                + (1 - w * w) * psi[n + j]
+            ) * square_a
+            if not value.rad() < size2:
+                value = arb(0, size2)
+            second.append(value)
+        if parity is not None:
+            second = [parity * v for v in second[:0:-1]] + second
+    if parity is not None:
+        out = [-parity * v for v in out[:0:-1]] + out
+    return out, second
 
 
-__all__ = ["cardinal_error", "cardinal_step", "slopes", "truncation_error"]
+__all__ = ["cardinal_error", "cardinal_step", "curvature_error", "derivatives", "slopes", "truncation_error"]
