@@ -42,6 +42,12 @@ u₁ = a·W + b·V₁ and u₂ = a·W + b·V₂, so
   strip width/b widens as b → 0, so that it needs only the nodes of a Gaussian. As c → 1 the
   cost is then bounded (1 − c = 10⁻¹² costs what 10⁻⁶ does).
 
+Where the integrands are g and its derivatives (E[g'(u₁)g'(u₂)], E[g''(u₁)g''(u₂)] beside
+E[g(u₁)g(u₂)]: Price's theorem's slopes of the correlation map), at a thousand digits only g gets
+the inner rule: ψ' and ψ'' at the outer nodes come from ψ's values there by the cardinal series'
+derivatives (``engine.sinc_slopes``, a proven bound; ψ is entire), the outer step shortened for
+it, one lattice convolution where there were two or three (``derivative``, ``curvature``).
+
 q may be a ball (q* known to lie in it): every step is ball arithmetic, so the result holds
 the expectation for every q in the ball.
 """
