@@ -443,8 +443,13 @@ def bivariate_balls(
         slope_size = _up(sum((c_ * far**j for j, c_ in enumerate(outer[1][0]) if c_ != 0), arb(0)).sqrt())
         parity = None if strip is None or strip.parity is None else strip.parity[0]
         second = None
-        if curvature is not None:
-            second, curvature_bound = _curvature_plan(curvature, outer, a_up, b_up, c, kappa, h, L, nodes)
+        planned = (
+            None
+            if curvature is None
+            else _curvature_plan(curvature, outer, a_up, b_up, c, kappa, h, L, nodes)
+        )
+        if planned is not None:
+            second, curvature_bound = planned
         first, derived = sinc_slopes.derivatives(psis[0], h, a, parity, (cardinal_error, slope_size), second)
         psis = [psis[0], first] + ([] if derived is None else [derived])
     others = psis if q2 is None else smoothed(a2, b2)
@@ -528,20 +533,23 @@ def _curvature_plan(
     h: arb,
     L: float,
     nodes: int,
-) -> tuple[tuple[arb, arb, int], arb]:
+) -> tuple[tuple[arb, arb, int], arb] | None:
     """((the error of G'' at the nodes, a bound of |ψ''| there, the bits of its fixed-point sum), the
     outer rule's error) for E[g''g''] from ψ's values within 2^goal_log2 (``curvature``): the
     entire bound 2M₀e^{κβ²}/(e^{2πβ/h} − 1) at β = π/(κh) and Q₂'s tails beyond L; the error of
     G'' from the cardinal series' bound (``sinc_slopes.curvature_error``, the left-out nodes by
-    π²/(3h²) ≥ |D2_k|) and the sum's rounding, each a share of the goal as in ``_cardinal_plan``."""
+    π²/(3h²) ≥ |D2_k|) and the sum's rounding, each a share of the goal as in ``_cardinal_plan``;
+    None where Q₂'s tails are not proven beyond L."""
     poly, goal_log2 = curvature
     goal = arb(2) ** math.floor(goal_log2)
     terms, m0 = _outer_terms(poly, a, b)
     beta = arb.pi() / (kappa * h)
     rule = 2 * m0 * (kappa * beta * beta).exp() / ((2 * arb.pi() * beta / h).exp() - 1)
-    bound = _up(
-        rule + _tail_beyond([Term(c_, j) for j, c_ in enumerate(terms) if c_ != 0], L, arb(0), arb(1))
-    )
+    tail_terms = [Term(c_, j) for j, c_ in enumerate(terms) if c_ != 0]
+    tail = tail_bound(tail_terms, arb(L), arb(0), arb(1))
+    if tail is None or not _decreasing_from(tail_terms, arb(L), arb(0), arb(1)):
+        return None  # (h·Σ over the nodes beyond L ≤ the integral needs Q₂'s terms decreasing)
+    bound = _up(rule + tail)
     far = h * nodes
     size = _up(sum((c_ * far**j for j, c_ in enumerate(terms) if c_ != 0), arb(0)).sqrt())
     root_m0 = _up(outer[0][1].sqrt())
