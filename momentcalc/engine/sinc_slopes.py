@@ -1,6 +1,7 @@
-"""ψ' at the outer nodes of ``engine.bivariate_balls`` from ψ's own values there, by the derivative
-of the cardinal (sinc) series, with a proven error bound: E[g'(u₁)·g'(u₂)] then needs no inner
-rule of its own (no second lattice convolution) beside E[g(u₁)·g(u₂)].
+"""ψ' and ψ'' at the outer nodes of ``engine.bivariate_balls`` from ψ's own values there, by the
+derivatives of the cardinal (sinc) series, with proven error bounds: E[g'(u₁)·g'(u₂)] and
+E[g''(u₁)·g''(u₂)] then need no inner rules of their own (no second lattice convolution) beside
+E[g(u₁)·g(u₂)].
 
 With ψ(m) = E[g(m + b·V)] (g of polynomial growth, |g(x)| ≤ P(|x|) on the real line), take
 G(w) = e^{−w²/2}·ψ(a·w). ψ is entire with |ψ(m + iy)| ≤ e^{y²/(2b²)}·E[P(|m| + b|V|)] (m real),
@@ -27,6 +28,12 @@ An error δ in G'(w_j) becomes e^{w_j²/2}·δ/a in ψ'(a·w_j), which the outer
 ϕ(w_j): it adds about 2|ψ'|·δ/(a√(2π)) per node to E[g'g'], the same at every node (and
 e^{w_j²/2}·δ²/(a²√(2π)), negligible where e^{w_j²/2}·δ is small; beyond, |ψ'| ≤ sqrt(Q₁(|w_j|))
 bounds it instead, Q₁ the same bound for g').
+
+Differentiated twice at a node, only the term 2(π/h)·cos(πx/h)·J'(x) is left (J the integral
+above over 2πi), so |G''(jh) − Σ_i G(ih)·D2_{j−i}| ≤ N(G, d)/(h·d²·sinh(πd/h)), D2_k =
+2(−1)^{k+1}/(k²h²), D2_0 = −π²/(3h²), the nodes left out by π²/(3h²) ≥ |D2_k| as above; then
+a²·ψ''(a·w) = e^{w²/2}·G''(w) + 2w·a·ψ'(a·w) + (1 − w²)·ψ(a·w) (E[g''g''] beside the others,
+wanted to fewer digits: its sum in fixed point at fewer bits).
 """
 
 from __future__ import annotations
