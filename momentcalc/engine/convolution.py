@@ -105,6 +105,18 @@ class FixedWeights:
         total = sum(integers) if low >= 0 else sum(map(abs, integers))
         self.total = arb(total) * arb(2) ** -bits
 
+    @classmethod
+    def from_integers(cls, integers: Sequence[int], bits: int, error: arb) -> FixedWeights:
+        """Weights given in fixed point: w_k within ``error`` of integers[k]/2^bits."""
+        self = cls([], bits)
+        self._integers = [fmpz(v) for v in integers]
+        self.error = arb(error.upper())
+        self.poly = fmpz_poly(self._integers)
+        self.count = len(self._integers)
+        self.largest_bits = _largest(self._integers).bit_length()
+        self.total = arb(sum(map(abs, self._integers))) * arb(2) ** -bits
+        return self
+
     def convolve(self, values: Sequence[arb], positions: Sequence[int]) -> list[arb]:
         """Σ_k w_k·values[n − k] for each n in ``positions`` (coefficients of the product
         polynomial), as balls that hold the exact sums for every value in its ball."""

@@ -55,6 +55,7 @@ from ..engine.gaussian_balls import (
 )
 from ..engine.balls import lowered_goals
 from ..engine.bivariate_balls import Strip, bivariate_balls
+from ..engine.bivariate_balls import select_strip as _select_strip
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS, STRIP_FUNCTIONS, TANH_NEAR_POLES_BITS
 from ..engine.precision import Precision
 from .bivariate_conditional import conditional_cross, preferred
@@ -63,6 +64,9 @@ from .bivariate_polar import preferred as polar_preferred
 
 # Goals lowered (cancellation: a value far below the integrand's size) at most this often.
 ATTEMPTS = 3
+# E[φ'(u₁)φ'(u₂)] beside E[φ(u₁)φ(u₂)] from the smoothing of φ alone (``engine.sinc_slopes``);
+# False: φ' gets an inner rule of its own (the independent route the tests compare with).
+DERIVED_SLOPES = True
 
 
 def _erf_at(x: arb, ex: arb) -> tuple[arb, arb]:
@@ -326,6 +330,20 @@ def cross_balls(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: i
     return None if balls is None else (balls[0], balls[1])
 
 
+def cross_balls_with_second(
+    act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int, second_digits: int
+) -> tuple[arb, arb, arb | None] | None:
+    """``cross_balls``' two balls and E[φ''(u₁)φ''(u₂)] to ``second_digits`` (radius ≤
+    10^−(second_digits+3) of its value) where it comes from the same smoothing of φ
+    (``engine.sinc_slopes``: ψ'' from ψ's values at the outer nodes), else None in its place
+    (the caller then takes ``cross_ball(..., 2)``)."""
+    found: list[arb | None] = []
+    balls = _cross(act, q, c, digits, (0, 1), curvature_digits=second_digits, curvature_out=found)
+    if balls is None:
+        return None
+    return balls[0], balls[1], found[0] if found else None
+
+
 def cross_ball(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int, which: int) -> arb | None:
     """``cross_balls``' E[φ(u₁)φ(u₂)] (``which`` 0) or E[φ'(u₁)φ'(u₂)] (1) alone: half the
     lattice products of both; or E[φ''(u₁)φ''(u₂)] (2) where ``has_second``, else None."""
@@ -347,23 +365,6 @@ def _select(strip: Strip | None, smoothing, which: tuple[int, ...]):
     if strip is not None:
         strip = _select_strip(strip, which)
     return strip, smoothing
-
-
-def _select_strip(strip: Strip, which: tuple[int, ...]) -> Strip:
-    at, box, wider, poles = strip.at, strip.box, strip.wider, strip.poles
-    return Strip(
-        strip.width,
-        [strip.bounds[i] for i in which] if strip.bounds else strip.bounds,
-        lambda x, ex: [at(x, ex)[i] for i in which],
-        None
-        if box is None
-        else lambda X: (lambda sizes: None if sizes is None else [sizes[i] for i in which])(box(X)),
-        None if strip.parity is None else tuple(strip.parity[i] for i in which),
-        None if wider is None else lambda w: _select_strip(wider(w), which),
-        None if strip.subtracted is None else _select_strip(strip.subtracted, which),
-        None if poles is None else lambda m, b: [poles(m, b)[i] for i in which],
-        strip.pole_reach,
-    )
 
 
 def signed_cross_balls(
@@ -425,6 +426,10 @@ class Cross:
         self.size_log2 = self.least_log2 = 0.0
         self.widest: Any = None  # the larger variance as a ball
         self.near_one = False  # the conditional route preferred
+        # E[φ''φ''] to these digits from the same smoothing (``cross_balls_with_second``), put in
+        # ``curvature_out`` where found
+        self.curvature_digits: int | None = None
+        self.curvature_out: list[arb | None] | None = None
         self._strip: Any = False
 
     @property
@@ -491,6 +496,14 @@ def _shared_part(p: Cross) -> list[arb] | None:
     """The outer trapezoidal rule over the shared part, the inner Gaussian smoothing in closed form,
     by the lattice rule, or node by node for a kinked g (``engine.bivariate_balls``)."""
     act, which, polys = p.act, p.which, p.polys
+    curvature = None
+    if p.curvature_digits is not None and which == (0, 1) and has_second(act):
+        bound = [second_bound(act)]
+        with ctx.workprec(64):
+            size = _size_log2(bound, as_arb(p.widest))
+        curvature = (bound, size - (p.curvature_digits + 3) * BITS_PER_DIGIT - 6)
+    if p.curvature_out is not None:
+        p.curvature_out[:] = [None]
 
     def evaluate(goal_log2: float) -> list[arb] | None:
         nonlocal polys
@@ -511,7 +524,7 @@ def _shared_part(p: Cross) -> list[arb] | None:
                 smoothing = kinked_smoothing(act, polys, which)
             else:
                 strip, smoothing = _select(strip, smoothing, which)
-            return bivariate_balls(
+            found = bivariate_balls(
                 [polys[i] for i in which],
                 as_arb(p.q),
                 as_arb(p.c),
@@ -520,7 +533,19 @@ def _shared_part(p: Cross) -> list[arb] | None:
                 smoothing=smoothing,
                 q2=None if p.q2 is None else as_arb(p.q2),
                 mirror=p.mirror,
+                # E[φ'φ'] from ψ's values where ψ comes from a strip (``_strip``: φ, φ')
+                derivative=which == (0, 1) and p.expression is None and DERIVED_SLOPES,
+                curvature=curvature,
             )
+            if found is not None and len(found) > len(which):
+                # E[φ''φ''] beside them (not part of the goals' loop: wanted to fewer digits)
+                assert curvature is not None and p.curvature_out is not None
+                extra = found[len(which)]
+                wanted = (p.curvature_digits or 0) + 3
+                narrow = extra.rad() <= abs(extra.mid()) * arb(10) ** -wanted
+                p.curvature_out[:] = [extra if narrow else None]
+                found = found[: len(which)]
+            return found
 
     return lowered_goals(evaluate, p.least_log2, p.wanted, ATTEMPTS)
 
@@ -542,12 +567,17 @@ def _cross(
     which: tuple[int, ...],
     q2: arb | Fraction | None = None,
     mirror: bool = False,
+    curvature_digits: int | None = None,
+    curvature_out: list[arb | None] | None = None,
 ) -> list[arb] | None:
     """``cross_balls`` for the integrands ``which`` (0: φ, 1: φ'); ``q2`` and ``mirror`` as in
-    ``engine.bivariate_balls``: the first of ``ROUTES`` that applies and proves them."""
+    ``engine.bivariate_balls``: the first of ``ROUTES`` that applies and proves them.
+    ``curvature_digits``: E[φ''φ''] to those digits too where the shared-part route gets it from
+    the same smoothing (``cross_balls_with_second``), put in ``curvature_out``."""
     if not supported(act):
         return None
     p = Cross(act, q, c, digits, which, q2, mirror)
+    p.curvature_digits, p.curvature_out = curvature_digits, curvature_out
     with ctx.workprec(max(64, int(p.wanted) + 64)):
         qq, cc = as_arb(q), as_arb(c)
         if q2 is not None:

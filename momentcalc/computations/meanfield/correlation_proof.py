@@ -43,7 +43,7 @@ from typing import Any
 
 from flint import arb
 
-from ...moments.bivariate_certified import cross_ball, cross_balls, has_second, second_bound
+from ...moments.bivariate_certified import cross_ball, cross_balls_with_second, has_second, second_bound
 from ...tier import Precision
 
 ATTEMPTS = 2
@@ -184,13 +184,15 @@ def _shared_lattice(
     S₂(c) = sup_{n≥2} n(n − 1)·c^{n−2} bounding K₁''/B by Mehler's expansion as S bounds K₁'/B.
     |c* − c₀| is about the square root of c*'s uncertainty (c₀ is right to about half the
     digits), so K₂ is needed to about half the digits (the integral the Newton step's slope took
-    before). Over q*'s ball, |∂K₂/∂q| ≤ sup|φ''|²/q (Cauchy–Schwarz as for K and K₁). None when
-    the signs are not proven (the caller then takes the route with an integral at c₁)."""
+    before); at a thousand digits K₁ and K₂ both come from the lattice rule's values of φ alone
+    (``engine.sinc_slopes``: ψ' and ψ'' from ψ at the outer nodes). Over q*'s ball, |∂K₂/∂q| ≤
+    sup|φ''|²/q (Cauchy–Schwarz as for K and K₁). None when the signs are not proven (the caller
+    then takes the route with an integral at c₁)."""
     q_mid = q_star if q_slopes is None else arb(q_star.mid())
-    both = cross_balls(act, q_mid, centre, digits)
+    both = cross_balls_with_second(act, q_mid, centre, digits, digits // 2 + SLOPE_GUARD)
     if both is None:
         return None
-    k, k1 = both
+    k, k1, k2 = both
     if q_slopes is not None:
         k = k + arb(0, (q_star.rad() * q_slopes[0]).upper())
         k1 = k1 + arb(0, (q_star.rad() * q_slopes[1]).upper())
@@ -198,7 +200,8 @@ def _shared_lattice(
     if bracket is None or bracket[0] is None:
         return None
     c_star, _, ends, c_max = bracket
-    k2 = cross_ball(act, q_mid, centre, digits // 2 + SLOPE_GUARD, 2)
+    if k2 is None:  # not from the same smoothing: a lattice rule of its own
+        k2 = cross_ball(act, q_mid, centre, digits // 2 + SLOPE_GUARD, 2)
     if k2 is None:
         return None
     if q_slopes is not None:
