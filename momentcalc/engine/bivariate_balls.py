@@ -557,10 +557,10 @@ def _curvature_plan(
     truncation = sinc_slopes.truncation_error(q_terms, L, h)
     assert truncation is not None  # the same L and terms as ``_cardinal_plan``'s
     error = _up(sinc_slopes.curvature_error(h, c, root_m0) + truncation * arb.pi() ** 2 / (3 * h))
-    # Σ|D2_k| ≤ (π²/3 + π²/3)/h² < 7/h²: the sum's rounding (2^−bits a term) within the error's
+    # Σ|D2_k| = (π²/3 + 2π²/3)/h² = π²/h² < 10/h²: the sum's rounding (2^−bits a term) within the error's
     # share, goal·a²/(64·(L + 1)·(1 + size))
     share = goal * a * a / (64 * (L + 1) * (1 + size))
-    bits = max(64, int(float((7 / (h * h * share)).log().upper()) / math.log(2)) + 8)
+    bits = max(64, int(float((10 / (h * h * share)).log().upper()) / math.log(2)) + 8)
     return (error, size, min(bits, ctx.prec)), bound
 
 
