@@ -380,7 +380,7 @@ def test_clipped_target_above_the_floor_is_solved():
     "argv, code, words",
     [
         (("tanh", "--target-slope", "1e400"), 3, "per-layer C'(1) = 1.00000e+400 was found"),
-        (("selu", "--target-slope", "1e400"), 2, "or --depth 2272 or more; got a per-layer 1.00000e+400"),
+        (("selu", "--target-slope", "1e400"), 2, "or --depth 2391 or more; got a per-layer 1.00000e+400"),
         (("softplus", "--target-slope", "1e400"), 2, "or --depth 2395 or more; got a per-layer 1.00000e+400"),
         (
             ("hardtanh", "--depth", "10000", "--target-slope", "1.0000000001"),
@@ -627,7 +627,7 @@ def _selu_q_and_c(a, y):
 def test_selu_curve_approaches_relus_limit_from_below():
     """selu's C'(1) where Q'(1) = 1, in closed form (checked against quadrature): below relu's
     π/(π − 1) on a grid of input_scale 0.1 to 10⁴, rising towards it as input_scale grows (a
-    per-layer 1.5 is out of reach: ``moments.dks_selu`` proves C'(1) < 3/2), and the survey's top agrees."""
+    per-layer 1.5 is out of reach: ``moments.dks_selu`` proves C'(1) < 1.47), and the survey's top agrees."""
     from momentcalc.catalog import resolve
     from momentcalc.moments.dks_survey import survey, top
 

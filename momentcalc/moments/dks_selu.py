@@ -16,8 +16,8 @@ W = a·L₁. Then, with N = −Cov(f, f'')/a² and D = Var f/a²,
     D = s² + 2α·m·t·E k + α²·t²·Var k,    E k = P − L₁,  Var k = PQ − 2Q·L₁ + Var e₁,
 
 and R < B ⇔ F = (B − 1)·D − N > 0. As a → ∞, F → (B − 1)s² − mϕ: relu's own condition (R's
-supremum appears to be relu's 1.4691…, approached as a → ∞; CEILING, a chosen round bound above
-it, keeps the proof short). ``ceiling_proven`` shows F > 0 on four regions covering every (a, y):
+supremum appears to be relu's 1.4691…, approached as a → ∞; CEILING, a chosen round bound just above
+it, keeps the proof's cells few). ``prove`` shows F > 0 on four regions covering every (a, y):
 
 * y ≤ −2: W ≤ ϕ(y) (W averages ϕ below y), Q·L₁ − Var e₁ ≤ P, t·E k ≤ m(−y) ≤ ϕ/(y² + 1) and
   D ≥ s(−2)² (s² falls), so R − 1 ≤ [(|y| + ϕ)ϕ + α²Φ(y) + α(α − 1)ϕ²/(y² + 1)]/s(−2)², largest at
@@ -63,7 +63,7 @@ from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
 from ..engine.gaussian_balls import as_arb
 from .dks import catalog_entry
 
-CEILING = Fraction(3, 2)  # a chosen bound: C'(1) < CEILING wherever Q'(1) = 1
+CEILING = Fraction(147, 100)  # a chosen bound: C'(1) < CEILING wherever Q'(1) = 1
 PRECISION = 96
 LEFT, RIGHT = -2, 6  # y outside [LEFT, RIGHT]: the tail bounds of the docstring
 SMALL = Fraction(1, 8)  # a ≤ SMALL: the small-scale bound of the docstring
