@@ -26,7 +26,8 @@ it, keeps the proof's cells few). ``prove`` shows F > 0 on four regions covering
   and Var g ≥ (E g')² = L₁² ≥ P²e^{−2a·m(−y)/P} (Stein, then Jensen), so
   N ≤ a(αmP + α²Q·m(−y)) + (α − 1)ϕ(α·m(−y) − m) and D ≥ s² + α²P²e^{−2a·m(−y)/P}: the first
   grows with a and the second falls, so a = 1/8 is the worst, shown on cells in y.
-* y ≥ 6 (m ≤ ϕ/(y² + 1) and Q ≤ ϕ/y by Gordon's inequality, L₁ ≤ P, E k ≤ 1), three cases. In each,
+* y ≥ 6 (m ≤ ϕ/(y² + 1) and Q ≤ ϕ/y by Gordon's inequality y/(y² + 1) ≤ Mi(y) ≤ 1/y, y > 0: Gordon,
+  1941, "Values of Mills' ratio of area to bounding ordinate..."; L₁ ≤ P, E k ≤ 1), three cases. In each,
   a closing inequality is checked at y = 6: a polynomial in y against a factor e^{cy²}, so the
   margin only grows beyond 6.
   - a ≤ y/4: N ≤ ϕ[α(1/(4y) + α/y) + α(α − 1)(y + ϕ/(y² + 1))], and
