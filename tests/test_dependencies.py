@@ -334,6 +334,7 @@ LOCAL_IMPORTS = {
     "computations/tat.py -> .moments.dks_survey": "only when DKS's first starting point finds no transform",
     "computations/tat.py -> .moments.dks_clip": "a clipped linear activation's proven floor only",
     "computations/tat.py -> .moments.dks_convex": "a convex sum of relus' proven ceiling only",
+    "computations/tat.py -> .moments.dks_selu": "selu's proven bound only",
     "computations/tat.py -> flint": "importing momentcalc.tat loads no python-flint (first call)",
     "computations/truncnorm.py -> .symbolic.truncnorm": "--derive only (sympy)",
     "console.py -> .cli": "imported with the cyclic GC off and under the Ctrl-C handler (start-up)",

@@ -9,8 +9,10 @@
   which has one degree of freedom fewer, keeps input_shift = 1 (or −1 where no scale reaches the slope
   with 1) and drops Q'(1) = 1, as DKS does for relu. A linear φ (identity) has C'(1) = 1 whatever the
   transform: exit 2.
-* Reach: c·x^k + d above its proven top (``moments.dks.monomial_reach``) and a clipped linear φ at or
-  below its proven floor (``moments.dks_clip``) are exit 2 with the range; where DKS's starting points
+* Reach: c·x^k + d above its proven top (``moments.dks.monomial_reach``), a clipped linear φ at or
+  below its proven floor (``moments.dks_clip``), a convex sum of relus at or above its proven ceiling
+  (``moments.dks_convex``) and selu at or above its proven bound (``moments.dks_selu``) are exit 2
+  with the range; where DKS's starting points
   find nothing, a survey of the curve Q'(1) = 1 gives new ones (``tat_reach``), and failing those
   the exit 3 says what was searched and the C'(1) found.
 """
@@ -241,6 +243,7 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
     else:
         _clipped_reach(act, target, zeta, depth)
         _convex_reach(act, target, zeta, depth)
+        _drop_reach(act, target, zeta, depth)
     shifts = (Fraction(1), Fraction(-1)) if fixed else (None,)
     for shift in shifts:
         try:
@@ -334,6 +337,32 @@ def _convex_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
         "wherever Q'(1) = 1 (proven: there C'(1) is at most relu's largest 1 - Cov(f, f'')/Var f; "
         "relu's own C'(1) there is pi/(pi - 1) = 1.4669, approached as input_scale -> infinity), "
         f"i.e. {{target_slope}} below {to_text(top)}^{depth} = {power_bound(top, depth, True)}, "
+        f"or {{depth}} {deeper} or more; got a per-layer {layer_text(target)}",
+        kind="unreachable",
+        param="target_slope",
+        params=("depth",),
+    )
+
+
+def _drop_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
+    """Exit 2 when φ is c·(e^x − 1) below 0 and d·x above with 1 < c/d < 2 (selu) and the per-layer
+    target is at least the proven bound B on its C'(1) where Q'(1) = 1 (``moments.dks_selu``)."""
+    from ..moments.dks_selu import CEILING, drop_alpha
+
+    if zeta < CEILING**depth or drop_alpha(act) is None:  # exact: ζ^(1/L) ≥ B ⇔ ζ ≥ B^L
+        return
+    from .tat_reach import layer_text, log_of, power_bound
+
+    label = act.formula if act.expression else act.name
+    deeper = int(log_of(zeta) / math.log(float(CEILING))) + 1
+    while Fraction(zeta) >= CEILING**deeper:  # the float estimate, made exact
+        deeper += 1
+    raise Outcome(
+        f"reachable per-layer C'(1) for {label!r} (an exponential linear unit whose slope drops at "
+        f"its kink): below {to_text(CEILING)} wherever Q'(1) = 1 (a proven bound, not the supremum; "
+        "the largest C'(1) on that curve appears to be relu's pi/(pi - 1) = 1.4669, approached as "
+        "input_scale -> infinity), i.e. "
+        f"{{target_slope}} below {to_text(CEILING)}^{depth} = {power_bound(CEILING, depth, True)}, "
         f"or {{depth}} {deeper} or more; got a per-layer {layer_text(target)}",
         kind="unreachable",
         param="target_slope",
