@@ -97,7 +97,9 @@ def test_orthant_moment_against_quadrature():
         r = mpmath.mpf("0.3")
         e = mpmath.sqrt(1 - r * r)
         ref = mpmath.quad(
-            lambda x, y: x**3 * y**2 * mpmath.exp(-(x * x - 2 * r * x * y + y * y) / (2 * e * e)), [0, 12], [0, 12]
+            lambda x, y: x**3 * y**2 * mpmath.exp(-(x * x - 2 * r * x * y + y * y) / (2 * e * e)),
+            [0, 12],
+            [0, 12],
         ) / (2 * mpmath.pi * e)
         got = mpmath.mpf(orthant_moments(arb("0.3"), 3)[3][2].mid().str(30, radius=False))
         assert abs(got - ref) < abs(ref) * mpmath.mpf(10) ** -15
@@ -151,7 +153,9 @@ def _mehler(q, c, terms=80):
     φ(√q Z) = Σ a_k He_k(Z)/k!, K = Σ a_k² c^k/k!, K₁ = Σ a_{k+1}² c^k/k!/q (odd φ: odd k)."""
     s = mpmath.sqrt(q)
     a = [
-        mpmath.quad(lambda z: _phi(s * z) * mpmath.hermite(k, z / mpmath.sqrt(2)) * mpmath.npdf(z), [-40, 0, 40])
+        mpmath.quad(
+            lambda z: _phi(s * z) * mpmath.hermite(k, z / mpmath.sqrt(2)) * mpmath.npdf(z), [-40, 0, 40]
+        )
         * 2 ** (-mpmath.mpf(k) / 2)
         if k % 2
         else mpmath.mpf(0)

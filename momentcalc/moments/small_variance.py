@@ -171,7 +171,7 @@ def _moment(act: Activation, monomial: Monomial, q: Fraction | arb, digits: int)
     if n is None:
         return None
     bits = Precision(digits).ball_bits + GUARD_BITS
-    for attempt in range(2):
+    for _ in range(2):
         with ctx.workprec(bits):
             v = as_arb(q)
             if not v > 0:
@@ -235,21 +235,19 @@ def small_variance_kernel(
     if n is None:
         return None
     bits = Precision(digits).ball_bits + GUARD_BITS
-    for attempt in range(2):
+    for _ in range(2):
         with ctx.workprec(bits):
             r = as_arb(rho)
             v1, v2 = as_arb(q1), as_arb(q2)
             if not (r.upper() < 1 and r.lower() > -1 and v1 > 0 and v2 > 0):
                 return None
             sides = _sides(act)
-            degree = max(
-                [n, *(len(taylor(laurent, n)[0]) - 1 for _, f, d in sides for laurent in (f, d))]
-            )
+            degree = max([n, *(len(taylor(laurent, n)[0]) - 1 for _, f, d in sides for laurent in (f, d))])
             tables = {s: arb_mat(orthant_moments(s * r, degree)) for s in (1, -1)}
             s1, s2 = v1.sqrt(), v2.sqrt()
             out = []
             for i in (1, 2):
-                series = [(side[0], *taylor(side[i], n)) for side in sides]
+                series = [(side, *taylor((f, d)[i - 1], n)) for side, f, d in sides]
                 value = _cross(series, tables, s1, s2, n, degree, digits)
                 if value is None:
                     break
