@@ -177,12 +177,12 @@ def _moment(act: Activation, monomial: Monomial, q: Fraction | arb, digits: int)
             if not v > 0:
                 return None
             root = v.sqrt()
-            h = half_moments(n + a + 2 * b + 2 * c + 2)
             total = arb(0)
             for side, f, d in _sides(act):
                 x = {1: arb(side), 0: arb(-side)}  # x = σ(q − 1) in q = 1 + t
                 g = _times(_times(_power(x, a), _power(f, b)), _power(d, c))
                 poly, bound = taylor(g, n)
+                h = half_moments(max(len(poly), n + 1))
                 powers = [arb(1)]
                 for _ in range(max(len(poly), n + 1)):
                     powers.append(powers[-1] * root)
