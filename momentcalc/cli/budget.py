@@ -10,7 +10,9 @@ process (``cli.child``) whose CPU time the operating system limits to the call's
   per layer of a ``--depth`` trajectory up to MAX_LAYERS_SECONDS (a layer is one proven
   bivariate integral where no fixed-point box covers the rest: elu at --depth 1000 takes ~18 s,
   tanh at --depth 10000 at σ_w² = 1, where the variance fades like 1/L, 50-80 s; softsign, whose φ'' jumps at
-  0, about 0.5 s a layer). Past the limit, a trajectory's exit 3 says how many layers it finished
+  0, about 0.2 s a layer while the variance is large and a few ms once it is small (its Taylor
+  series at the kink: --depth 1000 about 5 s, 10000 about 30 s); a kinked expression such as
+  x*tanh(abs(x)) about 1 s a layer). Past the limit, a trajectory's exit 3 says how many layers it finished
   and the budget its pace asks for (``progress.report`` from the propagation core);
 - a sweep: at least SWEEP_SECONDS for all its points together (and the writing of its output).
 

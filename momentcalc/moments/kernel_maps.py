@@ -15,7 +15,9 @@ Jacot et al. 2018), each an Arb ball by the first route that applies:
   q1 ≠ q2, v = ±sqrt(q2/q1)·u: the univariate expectation of φ(x)·φ(±r·x);
 * 0 < |ρ| < 1: the certified bivariate route (``bivariate_certified.signed_cross_balls``:
   the outer trapezoidal rule over the shared part, the inner Gaussian smoothing in closed form,
-  by the lattice rule, or for kinked φ node by node, for unequal variances and negative ρ too).
+  by the lattice rule, or for kinked φ node by node, for unequal variances and negative ρ too);
+  before it, at a small variance, softsign's Taylor series at its kink (``small_variance``:
+  orthant moments, no integral; the univariate expectations likewise).
 
 Univariate expectations at a variance q whose square root is not rational (or at a ball of
 variances, a layer's q in a deep network) are enclosed from the certified moments at an exact
@@ -51,6 +53,7 @@ from ..catalog.expression_calculus import derivative
 from ..catalog.formulas import mirrored_product, substitute, tree_of
 from .expectations import expectation_balls
 from .polynomial_kernel import closed_kernel
+from .small_variance import small_variance_kernel, small_variance_moments
 from ..engine.balls import midpoint_fraction
 
 # Digits of the E[g²] that only bound a slope.
@@ -109,6 +112,10 @@ def gaussian_balls(
 ) -> list[arb]:
     """E[X^a·φ(X)^b·φ'(X)^c], X ~ N(mean, v), for every v in the variance (or ball of variances)
     ``q``, each to about ``digits`` digits (see the module docstring)."""
+    if mean == 0:
+        series = small_variance_moments(act, monomials, q, digits)
+        if series is not None:
+            return series
     v_lo, v_hi = variance_range(q)
     if v_lo == v_hi and exact_sqrt(v_lo) is not None:
         return expectation_balls(act, monomials, mean=mean, std=exact_sqrt(v_lo), digits=digits)
@@ -173,6 +180,9 @@ def kernel_pair(
         if not _same(q1, q2):
             return _proportional(act, rho, q1, q2, digits)
         return _diagonal(act, rho, q1, digits)
+    series = small_variance_kernel(act, rho, q1, q2, digits)
+    if series is not None:
+        return series
     from .bivariate_certified import signed_cross_balls
 
     found = signed_cross_balls(act, q1, q2, rho, digits)
