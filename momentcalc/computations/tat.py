@@ -326,21 +326,15 @@ def _convex_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
     top = ceiling()
     if top is None or zeta < top**depth:  # exact: ζ^(1/L) ≥ B ⇔ ζ ≥ B^L
         return
-    from .tat_reach import layer_text, log_of, power_bound
-
-    label = act.formula if act.expression else act.name
-    deeper = int(log_of(zeta) / math.log(float(top))) + 1
-    while Fraction(zeta) >= top**deeper:  # the float estimate, made exact
-        deeper += 1
-    raise Outcome(
-        f"reachable per-layer C'(1) for {label!r} (a convex mixture of relus): below {to_text(top)} "
-        "wherever Q'(1) = 1 (proven: there C'(1) is at most relu's largest 1 - Cov(f, f'')/Var f; "
-        "relu's own C'(1) there is pi/(pi - 1) = 1.4669, approached as input_scale -> infinity), "
-        f"i.e. {{target_slope}} below {to_text(top)}^{depth} = {power_bound(top, depth, True)}, "
-        f"or {{depth}} {deeper} or more; got a per-layer {layer_text(target)}",
-        kind="unreachable",
-        param="target_slope",
-        params=("depth",),
+    _above_ceiling(
+        act,
+        target,
+        zeta,
+        depth,
+        top,
+        f"(a convex mixture of relus): below {to_text(top)} wherever Q'(1) = 1 (proven: there C'(1) is at "
+        "most relu's largest 1 - Cov(f, f'')/Var f; relu's own C'(1) there is pi/(pi - 1) = 1.4669, "
+        "approached as input_scale -> infinity), ",
     )
 
 
@@ -351,19 +345,30 @@ def _drop_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
 
     if zeta < CEILING**depth or drop_alpha(act) is None:  # exact: ζ^(1/L) ≥ B ⇔ ζ ≥ B^L
         return
+    _above_ceiling(
+        act,
+        target,
+        zeta,
+        depth,
+        CEILING,
+        f"(an exponential linear unit whose slope drops at its kink): below {to_text(CEILING)} wherever "
+        "Q'(1) = 1 (a proven bound, not the supremum; the largest C'(1) on that curve appears to be relu's "
+        "pi/(pi - 1) = 1.4669, approached as input_scale -> infinity), ",
+    )
+
+
+def _above_ceiling(act: Any, target: Any, zeta: Fraction, depth: int, top: Fraction, why: str) -> None:
+    """Exit 2 for a target ζ ≥ top^depth: ``why`` (what φ is and the proven per-layer bound ``top``),
+    then the reachable total slope and the least depth at which ζ is below top^depth."""
     from .tat_reach import layer_text, log_of, power_bound
 
     label = act.formula if act.expression else act.name
-    deeper = int(log_of(zeta) / math.log(float(CEILING))) + 1
-    while Fraction(zeta) >= CEILING**deeper:  # the float estimate, made exact
+    deeper = int(log_of(zeta) / math.log(float(top))) + 1
+    while Fraction(zeta) >= top**deeper:  # the float estimate, made exact
         deeper += 1
     raise Outcome(
-        f"reachable per-layer C'(1) for {label!r} (an exponential linear unit whose slope drops at "
-        f"its kink): below {to_text(CEILING)} wherever Q'(1) = 1 (a proven bound, not the supremum; "
-        "the largest C'(1) on that curve appears to be relu's pi/(pi - 1) = 1.4669, approached as "
-        "input_scale -> infinity), i.e. "
-        f"{{target_slope}} below {to_text(CEILING)}^{depth} = {power_bound(CEILING, depth, True)}, "
-        f"or {{depth}} {deeper} or more; got a per-layer {layer_text(target)}",
+        f"reachable per-layer C'(1) for {label!r} {why}i.e. {{target_slope}} below {to_text(top)}^{depth} = "
+        f"{power_bound(top, depth, True)}, or {{depth}} {deeper} or more; got a per-layer {layer_text(target)}",
         kind="unreachable",
         param="target_slope",
         params=("depth",),

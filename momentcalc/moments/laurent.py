@@ -24,7 +24,8 @@ from ..catalog.ball_functions import HALF_LINE_LAURENT
 Laurent = dict[int, arb]
 
 
-def _times(f: Laurent, g: Laurent) -> Laurent:
+def laurent_times(f: Laurent, g: Laurent) -> Laurent:
+    """The product of two Laurent polynomials (exponent -> coefficient)."""
     out: Laurent = {}
     for i, a in f.items():
         for j, b in g.items():
@@ -32,10 +33,11 @@ def _times(f: Laurent, g: Laurent) -> Laurent:
     return out
 
 
-def _power(f: Laurent, n: int) -> Laurent:
+def laurent_power(f: Laurent, n: int) -> Laurent:
+    """f^n for n ≥ 0."""
     out: Laurent = {0: arb(1)}
     for _ in range(n):
-        out = _times(out, f)
+        out = laurent_times(out, f)
     return out
 
 
@@ -70,10 +72,12 @@ def laurent_ball(
                 if centre is not None:
                     shifted = dict(f)
                     shifted[0] = shifted.get(0, arb(0)) - centre
-                    g = _times(shifted, shifted)
+                    g = laurent_times(shifted, shifted)
                 else:
                     x = {1: as_arb(side), 0: as_arb(-side)}
-                    g = _times(_times(_power(x, a), _power(f, b)), _power(d, c))
+                    g = laurent_times(
+                        laurent_times(laurent_power(x, a), laurent_power(f, b)), laurent_power(d, c)
+                    )
                 k = half_line_moments(side * m, s, min(0, -max(g)), max(1, -min(g)))
                 if k is None:
                     return None

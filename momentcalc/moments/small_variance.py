@@ -44,7 +44,7 @@ does not apply (None: the caller's integrals).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 
 from flint import arb, arb_mat, ctx
@@ -53,6 +53,7 @@ from ..catalog import Activation
 from ..catalog.ball_functions import HALF_LINE_LAURENT
 from ..engine.gaussian_balls import as_arb
 from ..engine.precision import Precision
+from .laurent import Laurent, laurent_power, laurent_times
 from .monomials import Monomial, vanishes
 
 # The most Taylor terms tried; beyond, the variance is too large for the series.
@@ -60,7 +61,6 @@ MAX_ORDER = 60
 # Guard bits above the digits' ball bits.
 GUARD_BITS = 32
 
-Laurent = dict[int, arb]
 # A half-line's integrand in t = |x|: (σ, polynomial coefficients, remainder bound B: |r| ≤ B·t^n)
 Series = tuple[int, list[arb], arb]
 
@@ -78,21 +78,6 @@ def _sides(act: Activation) -> list[tuple[int, Laurent, Laurent]]:
         (int(side), {k: as_arb(c) for k, c in f.items()}, {k: as_arb(c) for k, c in d.items()})
         for side, f, d in HALF_LINE_LAURENT[act.name](params)
     ]
-
-
-def _times(f: Laurent, g: Laurent) -> Laurent:
-    out: Laurent = {}
-    for i, a in f.items():
-        for j, b in g.items():
-            out[i + j] = out.get(i + j, arb(0)) + a * b
-    return out
-
-
-def _power(f: Laurent, n: int) -> Laurent:
-    out: Laurent = {0: arb(1)}
-    for _ in range(n):
-        out = _times(out, f)
-    return out
 
 
 def _binomial(k: int, j: int) -> int:
@@ -165,13 +150,25 @@ def small_variance_moments(
     return out
 
 
-def _moment(act: Activation, monomial: Monomial, q: Fraction | arb, digits: int) -> arb | None:
-    a, b, c = monomial
-    n = _order(_upper_float(q), digits, a + b)
-    if n is None:
-        return None
+def _attempts(n: int, digits: int) -> Iterator[tuple[int, int]]:
+    """(series order, working bits) of each try: the estimated order at the digits' ball bits,
+    then, where that ball was too wide, half as many terms again at twice the bits (within
+    MAX_ORDER)."""
     bits = Precision(digits).ball_bits + GUARD_BITS
     for _ in range(2):
+        yield n, bits
+        n += max(4, n // 2)
+        bits *= 2
+        if n > MAX_ORDER:
+            return
+
+
+def _moment(act: Activation, monomial: Monomial, q: Fraction | arb, digits: int) -> arb | None:
+    a, b, c = monomial
+    order = _order(_upper_float(q), digits, a + b)
+    if order is None:
+        return None
+    for n, bits in _attempts(order, digits):
         with ctx.workprec(bits):
             v = as_arb(q)
             if not v > 0:
@@ -180,7 +177,9 @@ def _moment(act: Activation, monomial: Monomial, q: Fraction | arb, digits: int)
             total = arb(0)
             for side, f, d in _sides(act):
                 x = {1: arb(side), 0: arb(-side)}  # x = σ(q − 1) in q = 1 + t
-                g = _times(_times(_power(x, a), _power(f, b)), _power(d, c))
+                g = laurent_times(
+                    laurent_times(laurent_power(x, a), laurent_power(f, b)), laurent_power(d, c)
+                )
                 poly, bound = taylor(g, n)
                 h = half_moments(max(len(poly), n + 1))
                 powers = [arb(1)]
@@ -191,10 +190,6 @@ def _moment(act: Activation, monomial: Monomial, q: Fraction | arb, digits: int)
                 total += arb(0, (bound * powers[n] * h[n]).upper())
             if total.mid() != 0 and total.rad() <= abs(total.mid()) * arb(10) ** (-(digits + 3)):
                 return total
-        n += max(4, n // 2)
-        bits *= 2
-        if n > MAX_ORDER:
-            return None
     return None
 
 
@@ -231,11 +226,10 @@ def small_variance_kernel(
     (module docstring)."""
     if not applies(act):
         return None
-    n = _order(max(_upper_float(q1), _upper_float(q2)), digits, 1)
-    if n is None:
+    order = _order(max(_upper_float(q1), _upper_float(q2)), digits, 1)
+    if order is None:
         return None
-    bits = Precision(digits).ball_bits + GUARD_BITS
-    for _ in range(2):
+    for n, bits in _attempts(order, digits):
         with ctx.workprec(bits):
             r = as_arb(rho)
             v1, v2 = as_arb(q1), as_arb(q2)
@@ -254,10 +248,6 @@ def small_variance_kernel(
                 out.append(value)
             if len(out) == 2:
                 return out[0], out[1]
-        n += max(4, n // 2)
-        bits *= 2
-        if n > MAX_ORDER:
-            return None
     return None
 
 
