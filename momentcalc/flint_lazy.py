@@ -6,7 +6,7 @@ and the context ``ctx``, with ``fmpq`` for exact rationals and ``fmpz_poly`` for
 integer products of ``engine.convolution``). ``install()`` puts a stand-in for the ``flint``
 package in ``sys.modules`` — the real package's spec and ``__path__``, so that
 ``flint.types.arb`` imports as usual — whose attributes load on first use (PEP 562 module
-``__getattr__``): ``arb``, ``acb``, ``ctx``, ``fmpq``, ``fmpz``, ``arf``, ``fmpz_poly``, ``arb_mat`` from
+``__getattr__``): ``arb``, ``acb``, ``ctx``, ``fmpq``, ``fmpz``, ``arf``, ``fmpz_poly``, ``arb_mat``, ``arb_series`` from
 their own submodules, anything else by running the real ``flint/__init__.py`` into the stand-in, which
 then is the real package. ``from flint import arb`` anywhere works unchanged. ``acb`` (``DEFERRED``)
 is bound to a ``_Deferred`` that loads its submodule when first called or asked for an
@@ -42,11 +42,12 @@ SUBMODULES = {
     "fmpz": "flint.types.fmpz",
     "fmpz_poly": "flint.types.fmpz_poly",  # engine.convolution's exact integer products
     "arb_mat": "flint.types.arb_mat",  # moments.small_variance's orthant-moment sums
+    "arb_series": "flint.types.arb_series",  # moments.dks_selu's mean-value forms
 }
 
 
 # Types that ``from flint import NAME`` binds to a stand-in, loading their submodule on first use.
-DEFERRED = {"acb", "arb_mat"}
+DEFERRED = {"acb", "arb_mat", "arb_series"}
 
 
 class _Deferred:
