@@ -74,6 +74,15 @@ def test_exact_integer_products_load_only_fmpz_poly():
     assert not types & {"flint.types.nmod_mpoly", "flint.types.fq_default", "flint.types.acb_mat"}
 
 
+def test_tats_reach_checks_load_no_other_flint_types():
+    """A large --target-slope passes the reach checks (``moments.dks_selu``, which imports
+    arb_series, proves selu's 1.5 out of reach): no python-flint type beyond the stand-in's loads."""
+    out, loaded = _flint_modules("tat", "selu", "--target-slope", "1.5", "--json")
+    assert json.loads(out)["error"]["code"] == 2
+    types = {m for m in loaded if m.startswith("flint.types.")}
+    assert not types & {"flint.types.nmod_mpoly", "flint.types.fq_default", "flint.types.acb_mat"}
+
+
 def test_stand_in_becomes_the_real_package():
     code = (
         "import momentcalc.cli, flint\n"
