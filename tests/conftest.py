@@ -51,6 +51,18 @@ def pytest_pyfunc_call(pyfuncitem):
         pyfuncitem.obj = test
 
 
+def pytest_collection_finish(session):
+    """What the imports and the collection made (about 80 000 objects a worker, alive for the
+    whole run) is frozen once collected (``gc.freeze``, as the console script does after its
+    start-up): Python's full collections stop scanning it. Measured on a quarter of the suite
+    (-n 2, the CPU of the collector's own passes, timed with ``gc.callbacks``): 2.6 s without,
+    1.8 s with."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     """``--dist loadgroup`` (pyproject's addopts) sends the tests of one ``xdist_group`` to one
