@@ -136,3 +136,31 @@ def test_activation_moment_writes_phi_one_way():
 def test_the_pre_commit_snippet_pins_a_release_of_this_version():
     (rev,) = re.findall(r"^\s+rev: (v\S+)", README, re.M)
     assert rev == f"v{__version__}"
+
+
+def test_a_terminal_that_reports_no_width_still_shows_the_results():
+    """A pseudo-terminal can report a size of 0 x 0 (``script`` without a terminal on stdin, some
+    CI and container ttys): the table was laid out 0 columns wide and nothing was printed, exit
+    0. Such a width is unknown, as rich and shutil read it, and the table takes 80 columns."""
+    lines = cli_runner.run_as_on_a_terminal("$ momentcalc kernel relu --rho 0.5", columns=0)
+    assert any("nngp" in line and "0.304498890522115" in line for line in lines), lines
+
+
+def test_the_child_passes_on_no_zero_terminal_size(monkeypatch):
+    from momentcalc.cli import child
+
+    class Terminal:
+        def isatty(self) -> bool:
+            return True
+
+        def fileno(self) -> int:
+            return 1
+
+    for name in ("COLUMNS", "LINES"):  # set first, so that the test's end restores either
+        monkeypatch.setenv(name, "1")
+        monkeypatch.delenv(name)
+    monkeypatch.setattr(sys, "stdout", Terminal())
+    monkeypatch.setattr(os, "get_terminal_size", lambda fd=1: os.terminal_size((0, 0)))
+    monkeypatch.setattr(os, "dup", lambda fd: -1)
+    child._own_descriptors(None)
+    assert "COLUMNS" not in os.environ and "LINES" not in os.environ

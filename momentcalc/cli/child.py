@@ -105,12 +105,15 @@ def _isatty(stream: Any) -> bool:
 def _own_descriptors(captured: int | None) -> int | None:
     """In the child: fds 1 and 2 into the collected file (FLINT writes its abort message to
     stdout, GMP to stderr: neither may reach the user), the real stdout kept on a new fd for
-    its terminal size, which COLUMNS and LINES also carry (rich and shutil read them)."""
+    its terminal size, which COLUMNS and LINES also carry (rich and shutil read them); a
+    terminal that reports 0 x 0 (a pseudo-terminal nobody sized) passes on no size, so the
+    child lays out at the default width, as shutil does, and not 0 columns wide."""
     kept = None
     try:
         if _isatty(sys.stdout) and "COLUMNS" not in os.environ:
             size = os.get_terminal_size(sys.stdout.fileno())
-            os.environ["COLUMNS"], os.environ["LINES"] = str(size.columns), str(size.lines)
+            if size.columns > 0 and size.lines > 0:
+                os.environ["COLUMNS"], os.environ["LINES"] = str(size.columns), str(size.lines)
     except (AttributeError, ValueError, OSError):
         pass
     with contextlib.suppress(OSError):

@@ -35,14 +35,21 @@ def _markup_safe(text: str) -> str:
     return escape(visible(text))
 
 
+# The width a table takes where the terminal's is unknown (rich's and shutil's fallback).
+UNKNOWN_WIDTH = 80
+
+
 class _Console(Console):
     """rich's Console, but a closed pipe is the CLI's to report (exit 0, nothing on stderr:
     rich would exit 1), and on a stream that cannot encode φ, █, ± every text is spelled in
-    ASCII before rich lays it out (so the columns still line up)."""
+    ASCII before rich lays it out (so the columns still line up). A width of 0 (COLUMNS=0, as a
+    pseudo-terminal nobody sized reports) is unknown, not 0 columns: rich would print nothing."""
 
     def __init__(self, *args: Any, spell: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._spell = spell
+        if self.width <= 0:
+            self.width = UNKNOWN_WIDTH
 
     def render_str(self, text: str, **kwargs: Any) -> Any:
         if self._spell:
