@@ -14,7 +14,6 @@ import time
 
 import pytest
 
-from momentcalc.cli import child
 from momentcalc.cli.pool import run_points
 from momentcalc.errors import InputError
 
@@ -89,12 +88,20 @@ def test_a_point_past_its_cpu_limit_is_lost_and_the_others_go_on():
     assert time.monotonic() - start < 15
 
 
-def test_the_sweep_budget_and_a_bad_point_end_the_run():
-    with pytest.raises(child.LimitHit) as hit:
-        run_points(
-            _points, 3, workers=1, point_seconds=None, total_seconds=0.2, memory_bytes=None, lost=_lost
-        )
-    assert hit.value.kind == "cpu" and hit.value.detail == "1 of 3"
+def test_the_sweep_budget_stops_the_run_keeping_its_records_and_a_bad_point_ends_it():
+    """Past the sweep's budget the points finished keep their records, the one being computed
+    and those never handed out are lost to the "budget" ("1 of 3": one finished)."""
+    details = []
+
+    def lost(index: int, kind: str, detail: str) -> tuple[str, int, str]:
+        details.append(detail)
+        return _lost(index, kind, detail)
+
+    records = run_points(
+        _points, 3, workers=1, point_seconds=None, total_seconds=0.2, memory_bytes=None, lost=lost
+    )
+    assert records == [0, ("lost", 1, "budget"), ("lost", 2, "budget")]
+    assert details == ["1 of 3", "1 of 3"]
     with pytest.raises(InputError, match="x must be not 3"):
         run_points(_points, 4, workers=2, point_seconds=5, total_seconds=None, memory_bytes=None, lost=_lost)
 
@@ -126,9 +133,16 @@ def test_the_sweeps_budget_says_how_far_it_got_and_what_to_give():
         "--format",
         "csv",
     )
-    assert run.returncode == 3 and run.stdout == "", run
-    assert "CPU time limit of 0.8 s" in run.stderr and " points without finishing" in run.stderr, run.stderr
-    assert "after " in run.stderr and " of 38 points" in run.stderr and "--budget" in run.stderr
+    # The points computed are printed in place, the others refused in their rows; one stderr line.
+    assert run.returncode == 3, run
+    rows = run.stdout.splitlines()[1:]
+    statuses = [row.split(",")[4] for row in rows]
+    assert len(rows) == 38 and set(statuses) == {"ok", "refused"} and statuses[0] == "ok", run.stdout
+    assert len(run.stderr.splitlines()) == 1, run.stderr
+    assert "CPU time limit of 0.8 s" in run.stderr and "(refused in their rows)" in run.stderr, run.stderr
+    finished = statuses.count("ok")
+    assert f"after {finished} of 38 points: the other {38 - finished} are not computed" in run.stderr
+    assert "raise --budget (e.g. --budget " in run.stderr
 
 
 def _descendants(pid: int) -> list[int]:

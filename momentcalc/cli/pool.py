@@ -11,10 +11,13 @@ diagram holds no other point back), and returns the records in index order. A wo
   to what it has used plus that (whole seconds; a fractional limit is watched from here), so a
   point past it ends the worker with SIGXCPU;
 
-and this process stops every worker and raises ``LimitHit("cpu")`` once the points together have
-used ``total_seconds`` (the sweep's budget). A worker that ends during a point — its CPU limit, its
-memory limit, a crash — gives that point the record ``lost(index, kind, detail)`` (kind "cpu",
-"memory" or "crash") and a new worker takes the next points. What ``compute`` raises (other than
+and once the points together have used ``total_seconds`` (the sweep's budget) this process hands
+out no more points and stops every worker: each point not finished then — those the workers were
+computing and those never handed out — gets the record ``lost(index, "budget", "N of M")`` (N the
+points finished, M all of them), so that the points already computed are kept. A worker that ends
+during a point — its CPU limit, its memory limit, a crash — gives that point the record
+``lost(index, kind, detail)`` (kind "cpu", "memory" or "crash") and a new worker takes the next
+points. What ``compute`` raises (other than
 MemoryError) ends the whole run: it is raised here.
 
 Messages are length-prefixed: a worker reads 4-byte point indices from its task pipe (EOF: its
@@ -132,6 +135,7 @@ def run_points(
     sys.stdout.flush()
     sys.stderr.flush()
     records: list[Any] = [None] * count
+    decided = [False] * count
     pool: dict[int, _Worker] = {}  # result pipe -> worker
     life_read, life = os.pipe()
     waiting = iter(range(count))
@@ -170,6 +174,7 @@ def run_points(
     def finish(index: int, record: Any) -> None:
         nonlocal finished
         records[index] = record
+        decided[index] = True
         finished += 1
         if done is not None:
             done(finished)
@@ -228,7 +233,12 @@ def run_points(
             if total_seconds is not None:
                 now = spent + sum(max(0.0, child._cpu_time(w.pid) - w.accounted) for w in running)
                 if now > total_seconds:
-                    raise child.LimitHit("cpu", f"{finished} of {count}")
+                    break
+        if finished < count:  # the budget is spent: the points not finished are not computed
+            progress = f"{finished} of {count}"
+            for index in range(count):
+                if not decided[index]:
+                    records[index] = lost(index, "budget", progress)
     finally:
         for worker in pool.values():
             if worker.index is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -254,7 +255,7 @@ def execute(
         sweep=bool(swept),
         many=len(points) > 1,
     )
-    plan = _Plan(task, points, swept, form, get, figures, address, quiet)
+    plan = _Plan(task, points, swept, form, get, figures, address, quiet, seconds, chosen is not None)
     if not child.ENABLED:
         return plan.run(1)
     # Each point of a sweep may take what one computation may (or --budget), all of them
@@ -407,7 +408,15 @@ class PointTask:
 
 class _Plan:
     """A checked call: computes every point, checks expectations, writes the output; run in
-    the child (or in-process)."""
+    the child (or in-process).
+
+    A sweep whose points together use its CPU budget (``budget`` seconds, ``chosen`` by --budget
+    or not) stops there and still writes every point it computed: each point not computed is
+    refused in its row ("not computed: ..."), and one stderr line says after how many points the
+    budget ran out and what ``--budget`` their pace asks for (exit 3). The worker processes'
+    CPU time is counted (``pool.run_points``), in-process this process's own (``_cpu_clock``):
+    the points computed are the first ones, those the workers had finished (with --jobs N a few
+    later ones may be done and some earlier one not: which depends on timing)."""
 
     def __init__(
         self,
@@ -419,9 +428,14 @@ class _Plan:
         figures: Any = None,
         dask: str | None = None,
         quiet: bool = False,
+        budget: float | None = None,
+        chosen: bool = False,
     ) -> None:
         self.task, self.points, self.swept, self.form, self.get = task, points, swept, form, get
         self.figures, self.dask, self.quiet = figures, dask, quiet
+        self.budget, self.chosen = budget, chosen
+        # Set once the sweep's budget ran out: (points finished, points in all).
+        self.stopped: tuple[int, int] | None = None
 
     def rows(
         self, workers: int, seconds: float | None, ceiling: int | None, point_seconds: float | None
@@ -437,8 +451,15 @@ class _Plan:
         if self.dask is not None:
             return self.on_dask(points, done)
         if seconds is None:  # in-process (the library's tests): no limits, no workers
-            rows = []
+            rows: list[Computation | NoResult] = []
+            start = _cpu_clock()
             for point in points:
+                if self.budget is not None and _cpu_clock() - start > self.budget:
+                    progress = f"{len(rows)} of {count}"
+                    rows += [
+                        self.lost(points, None, None, i, "budget", progress) for i in range(len(rows), count)
+                    ]
+                    break
                 rows.append(self.task(point))
                 done(len(rows))
             return rows
@@ -468,7 +489,15 @@ class _Plan:
         limit, a crash."""
         from .memory import ENVIRONMENT, limit_text
 
-        if kind == "cpu":
+        if kind == "budget":
+            finished, _, count = detail.partition(" of ")
+            self.stopped = (int(finished), int(count))
+            seconds = self.budget or 0.0
+            message = (
+                f"{NOT_COMPUTED}the sweep used its CPU budget of {seconds:.3g} s after {detail} points; raise "
+                f"--budget (e.g. --budget {math.ceil(suggested_budget(seconds, self.chosen, *self.stopped))})"
+            )
+        elif kind == "cpu":
             limit = point_seconds or 0.0
             message = (
                 f"this point used its CPU time limit of {limit:.3g} s without finishing: ask fewer digits or less "
@@ -538,8 +567,44 @@ class _Plan:
             sys.stderr.write(mismatch_line(check, {name: row.inputs.get(name) for name in swept}) + "\n")
         refused = result.refused if isinstance(result, Sweep) else ()
         for row in refused:
-            sys.stderr.write(refusal_line(row, swept) + "\n")
+            if not row.message.startswith(NOT_COMPUTED):
+                sys.stderr.write(refusal_line(row, swept) + "\n")
+        if self.stopped is not None:  # the points not computed: one line for all
+            finished, count = self.stopped
+            error = _limit_error(
+                child.LimitHit("cpu", f"{finished} of {count}"),
+                self.budget or 0.0,
+                self.chosen,
+                None,
+                n,
+                self.task.derive,
+                swept,
+                unfinished=count - finished,
+            )
+            sys.stderr.write(f"momentcalc: {error.render(self.task.message_of)}\n")
         return 3 if refused else 1 if failed else 0
+
+
+# How the row of a point that a sweep's spent budget left out begins.
+NOT_COMPUTED = "not computed: "
+
+
+def _cpu_clock() -> float:
+    """This process's CPU seconds (the in-process sweep's budget)."""
+    import time
+
+    return time.process_time()
+
+
+def suggested_budget(seconds: float, chosen: bool, finished: int, count: int) -> float:
+    """The ``--budget`` to advise once ``seconds`` ran out after ``finished`` of ``count`` points
+    (or layers): their pace with half again to spare (later layers are slower, and a loaded
+    machine's CPU seconds buy less), for a chosen budget too, else at least a minute; without a
+    pace, four times a chosen budget, twice the default (at least a minute)."""
+    if finished <= 0 or count <= 0:
+        return 4 * seconds if chosen else max(2 * seconds, 60.0)
+    pace = 1.5 * seconds * count / finished
+    return pace if chosen else max(pace, 60.0)
 
 
 def refusal_line(row: NoResult, swept: tuple[str, ...]) -> str:
@@ -559,10 +624,12 @@ def _limit_error(
     derive: bool,
     swept: tuple[str, ...],
     unit: str = "points",
+    unfinished: int | None = None,
 ) -> PrecisionError:
     """Exit 3 naming the limit, what made the call expensive, and what to change (a sweep that
     ran out: after how many points, a deep trajectory after how many layers, and the budget
-    their pace asks for)."""
+    their pace asks for); with ``unfinished``, the line of a sweep that stopped there and
+    printed the points it computed, those ``unfinished`` points refused in their rows."""
     from .memory import ENVIRONMENT, limit_text
 
     causes = [f"{{{name}}}" for name in swept]
@@ -580,21 +647,19 @@ def _limit_error(
             f"less extreme values, or raise {ENVIRONMENT} (e.g. {ENVIRONMENT}=8G)",
             params=params,
         )
-    # Without a pace: four times a chosen budget, twice the default (at least a minute).
-    suggestion = max(2 * seconds, 60.0) if not chosen else 4 * seconds
+    suggestion = suggested_budget(seconds, chosen, 0, 0)
     progress = ""
     finished, _, count = hit.detail.partition(" of ")
     if finished.isdigit() and count.isdigit() and int(count):
         progress = f" after {finished} of {count} {unit}"
-        if int(finished):
-            # The pace so far, with half again to spare (a deep trajectory's later layers are
-            # slower, and a loaded machine's CPU seconds buy less), for a chosen budget too.
-            pace = 1.5 * seconds * int(count) / int(finished)
-            suggestion = pace if chosen else max(pace, 60.0)
+        suggestion = suggested_budget(seconds, chosen, int(finished), int(count))
+    ending = " without finishing:"
+    if unfinished is not None:
+        ending = f": the other {unfinished} {'is' if unfinished == 1 else 'are'} not computed (refused in their rows);"
     return PrecisionError(
-        f"the computation used its CPU time limit of {seconds:.3g} s{at}{progress} without finishing: "
+        f"the computation used its CPU time limit of {seconds:.3g} s{at}{progress}{ending} "
         f"{'sweep fewer points, ' if swept else ''}ask fewer digits or less extreme values, or raise {{budget}} "
-        f"(e.g. {{budget}} {suggestion:.0f})",
+        f"(e.g. {{budget}} {math.ceil(suggestion)})",
         params=params,
     )
 
