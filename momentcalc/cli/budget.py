@@ -19,8 +19,10 @@ process (``cli.child``) whose CPU time the operating system limits to the call's
 ``--budget SECONDS`` (or ``MOMENTCALC_BUDGET``) replaces that default for one call. A sweep is
 first weighed by a work model decided before anything is computed — its points times the cost
 of one point of its command at its ``--digits`` (``point_seconds``) — and one estimated past the
-budget is refused at once (exit 2, naming the ``--budget`` it needs); the operating system's limit is then the only
-stop that depends on timing (exit 3). CPU time, not wall-clock time, so that a busy machine
+budget is refused at once (exit 2, naming the ``--budget`` it needs, and that with half again to
+spare); the CPU time its points really take is then the only stop that depends on timing: a
+sweep that spends its budget part way prints the points it computed and refuses the others in
+their rows (exit 3, ``runner._Plan``), the operating system's limits staying a backstop. CPU time, not wall-clock time, so that a busy machine
 does not cut a computation short. The library itself has no budget.
 """
 
@@ -54,6 +56,12 @@ POINT_SECONDS = 0.003
 # tests/bench/bench_sweeps.py at load 12; relu and erf, with closed-form kernels, about 2 ms;
 # gelu 5 ms; swish about 70 ms): 2816 points are counted as 56 s at 15 digits, 159 s at 30.
 COMMAND_POINT_SECONDS = {"meanfield": 0.02}
+# The work model decides which sweeps are refused at once; the --budget a refusal advises has
+# half again to spare, as the pace of a sweep that ran out does (``runner.suggested_budget``):
+# 576 points of that diagram (σ_w² 0.5:4:0.1) took 11.7 s of CPU at 15 digits (20 ms a point, the
+# model's count) with --jobs 1 at load 4 (2026-12-03), and a run at --budget 57 under more load
+# spent it after 2580 of the 2816 points (22 ms a point).
+SPARE = 1.5
 # What --budget accepts.
 MAX_BUDGET = 1_000_000.0
 ENVIRONMENT = "MOMENTCALC_BUDGET"
@@ -139,7 +147,8 @@ def check_sweep(
     raise InputError(
         f"the sweep over {names} has {points} points at {{digits}} {digits}, counted as "
         f"{_seconds_text(each)} of CPU time each: about {estimate:.3g} s, more than {how} of {seconds:.3g} s; "
-        f"sweep fewer points, ask fewer digits, or raise {{budget}} (at least {math.ceil(estimate)})",
+        f"sweep fewer points, ask fewer digits, or raise {{budget}} (at least {math.ceil(estimate)}, better "
+        f"{math.ceil(SPARE * estimate)}: half again to spare)",
         params=(*swept, "digits", "budget"),
     )
 
