@@ -186,6 +186,30 @@ def test_dks_local_quantities_of_tanh_against_quadrature():
     assert abs(_value(result, "q_map_slope_at_1") - q_slope) < 1e-14
 
 
+@pytest.mark.parametrize(
+    ("name", "k", "q"), [("swish", 1, 400), ("quick_gelu", "1.702", 10), ("sigmoid", None, 400)]
+)
+def test_curvature_of_the_sigmoid_family_at_a_large_variance_against_quadrature(name, k, q):
+    """C''(1) = q² E[φ''(u)²]/E[φ(u)²] at Var u = q for φ = x·σ(kx) (swish, quick_gelu) and σ: φ''
+    is written with σ' = σ(1 − σ), so its growth bound is polynomial (as x/(1 + exp(−x)) it was
+    e^{3|x|}: swish at q = 400 exit 3, "the expectation cancels"; at q = 10 over the 4 s budget)."""
+    result = kernel(name, q=q, digits=12)
+    with mpmath.workdps(25):
+        s = mpmath.sqrt(q)
+        sig = lambda x: 1 / (1 + mpmath.exp(-x))
+        if k is None:
+            phi = sig
+            d2 = lambda x: sig(x) * (1 - sig(x)) * (1 - 2 * sig(x))
+        else:
+            c = mpmath.mpf(k)
+            phi = lambda x: x * sig(c * x)
+            d1 = lambda x: c * sig(c * x) * (1 - sig(c * x))  # (σ(cx))'
+            d2 = lambda x: 2 * d1(x) + x * c * d1(x) * (1 - 2 * sig(c * x))
+        E = lambda g: mpmath.quad(lambda z: g(s * z) * mpmath.npdf(z), [-30, -1, 0, 1, 30])
+        curvature = q * q * E(lambda x: d2(x) ** 2) / E(lambda x: phi(x) ** 2)
+    assert abs(_value(result, "c_map_curvature_at_1") / curvature - 1) < 1e-11
+
+
 @pytest.mark.parametrize("name", ["relu", "leaky_relu", "selu"])
 def test_kinked_activations_have_infinite_curvature(name):
     assert _value(kernel(name), "c_map_curvature_at_1") == mpmath.inf

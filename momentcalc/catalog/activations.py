@@ -503,6 +503,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
     Activation(
         "sigmoid",
         "1/(1 + exp(-x))",
+        source="sigmoid(x)",
         fn=lambda x, p: _sigmoid(x),
         derivative=lambda x, p: _sigmoid_slope(x),
         sympy=lambda sp, x, p: 1 / (1 + sp.exp(-x)),
@@ -523,7 +524,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
     Activation(
         "swish",
         "x*sigmoid(x) = x/(1 + exp(-x))",
-        source="x/(1 + exp(-x))",
+        source="x*sigmoid(x)",
         fn=lambda x, p: x * _sigmoid(x),
         derivative=lambda x, p: _sigmoid(x) + x * _sigmoid_slope(x),
         sympy=lambda sp, x, p: x / (1 + sp.exp(-x)),

@@ -275,7 +275,7 @@ FRAMEWORK_ACTIVATIONS: tuple[Activation, ...] = (
     Activation(
         "quick_gelu",
         "x*sigmoid(1.702*x)",
-        source="x/(1 + exp(-1.702*x))",
+        source="x*sigmoid(1.702*x)",
         fn=lambda x, p: x * _sigmoid(_quick_k() * x),
         derivative=lambda x, p: _quick_gelu_pair(x, p)[1],
         pair=_quick_gelu_pair,
