@@ -344,6 +344,19 @@ def _tanh_at(x: arb, ex: arb) -> tuple[arb, arb]:
     return 1 - 2 * inverse, 4 * e2 * inverse * inverse
 
 
+def _tanh_value(x: arb, ex: arb) -> arb:
+    """``_tanh_at``'s tanh alone (the same operations: the same ball)."""
+    inverse = 1 / (ex * ex + 1)
+    return 1 - 2 * inverse
+
+
+def _tanh_slope(x: arb, ex: arb) -> arb:
+    """``_tanh_at``'s sech² alone (the same operations: the same ball)."""
+    e2 = ex * ex
+    inverse = 1 / (e2 + 1)
+    return 4 * e2 * inverse * inverse
+
+
 # From this working precision (bits) on, tanh's strip reaches to within π/2^k of its poles.
 TANH_NEAR_POLES_BITS = 1024
 
@@ -457,7 +470,13 @@ STRIP_FUNCTIONS: dict[str, StripFunctions] = {
         lambda w: (_sigmoid_bounds(w)[1],),
         _sigmoid_at,
     ),
-    "tanh": StripFunctions(_tanh_width, lambda w: (_sec(w),), lambda w: (_sec(w) ** 2,), _tanh_at),
+    "tanh": StripFunctions(
+        _tanh_width,
+        lambda w: (_sec(w),),
+        lambda w: (_sec(w) ** 2,),
+        _tanh_at,
+        alone=(_tanh_value, _tanh_slope),
+    ),
     "swish": StripFunctions(
         lambda: arb.pi() * 7 / 8,
         lambda w: (arb(0), _sigmoid_bounds(w)[0]),

@@ -78,6 +78,10 @@ class StripFunctions(NamedTuple):
     slope_bound: Callable[[arb], tuple[arb, ...]]  # w -> coefficients of Q
     at: Callable[[arb, arb], tuple[arb, arb]]  # (x, e^{P(x)}) -> (φ(x), φ'(x))
     exponent: Callable[[], tuple[arb | int, ...]] = lambda: (0, 1)  # coefficients of P (e^x by default)
+    # (x, e^{P(x)}) -> φ(x) alone and -> φ'(x) alone, each the very arithmetic of ``at`` (the same
+    # balls) without the other's operations: a lattice rule that wants one of them (K to every digit
+    # beside ψ' from the cardinal series, a rough Newton stage's K or K₁) evaluates that one only
+    alone: tuple[Callable[[arb, arb], arb], Callable[[arb, arb], arb]] | None = None
 
 
 def _sec(y: arb) -> arb:

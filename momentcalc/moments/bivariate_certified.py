@@ -144,6 +144,11 @@ def _tanh_subtracted(parity: Sequence[int] | None, second: bool = False) -> Stri
             out.append(-2 * t * s - 4 * x * (x * x - 3 * p2) * r * r * r)
         return out
 
+    def value(x: arb, ex: arb) -> arb:  # ``at``'s first alone (the same operations)
+        inverse = 1 / (ex * ex + 1)
+        r = 1 / (x * x + p2)
+        return 1 - 2 * inverse - 2 * x * r
+
     def poles(m: arb, b: arb) -> list[arb]:
         z = (acb(0, arb.pi() / 2) - m) / (b * arb(2).sqrt())
         w = (-(z * z)).exp() * (acb(0, -1) * z).erfc()
@@ -159,7 +164,8 @@ def _tanh_subtracted(parity: Sequence[int] | None, second: bool = False) -> Stri
 
     if second and parity is not None:
         parity = (*parity, parity[0])
-    return Strip(width, bounds, at, parity=parity, poles=poles, pole_reach=reach)
+    alone = None if second else (value, None)
+    return Strip(width, bounds, at, parity=parity, poles=poles, pole_reach=reach, alone=alone)
 
 
 def _strip(act: Activation) -> Strip | None:
@@ -192,7 +198,15 @@ def _strip(act: Activation) -> Strip | None:
     subtracted = None
     if act.name == "tanh" and ctx.prec >= TANH_NEAR_POLES_BITS:  # (lower: as before)
         subtracted = _tanh_subtracted(parity)
-    return Strip(w, (spec.value_bound(w), spec.slope_bound(w)), at, parity=parity, subtracted=subtracted)
+    alone = spec.alone if exponent == (0, 1) else None
+    return Strip(
+        w,
+        (spec.value_bound(w), spec.slope_bound(w)),
+        at,
+        parity=parity,
+        subtracted=subtracted,
+        alone=alone,
+    )
 
 
 # φ'' beside φ and φ' (the integrand ``which`` 2: E[φ''(u₁)φ''(u₂)], the correlation map's second
