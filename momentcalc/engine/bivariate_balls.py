@@ -575,9 +575,9 @@ def select_strip(strip: Strip, which: Sequence[int]) -> Strip:
     alone = None if strip.alone is None else [strip.alone[i] for i in which]
     if alone is not None and len(alone) == 1 and alone[0] is not None:
         single = alone[0]
-        values = lambda x, ex: [single(x, ex)]  # noqa: E731
+        values = lambda x, ex: [single(x, ex)]
     else:
-        values = lambda x, ex: [at(x, ex)[i] for i in which]  # noqa: E731
+        values = lambda x, ex: [at(x, ex)[i] for i in which]
     return Strip(
         strip.width,
         [strip.bounds[i] for i in which] if strip.bounds else strip.bounds,
