@@ -64,8 +64,8 @@ def applies(act_name: str, params: Sequence[object], mean: Fraction, digits: int
 def pole_balls(monomials: Sequence[Monomial], std: Fraction, digits: int) -> dict[Monomial, arb]:
     """{monomial: its ball} for the monomials of COVERED among ``monomials`` (X ~ N(0, std²), their
     integrands tanh², x·tanh·sech², sech⁴, sech², x³·tanh·sech², x²·sech⁴: (x^a, φ^b, φ'^c)),
-        each with relative radius ≤ 10^−(digits+3) (those not that narrow are left out: the caller's
-        route takes them)."""
+    each with relative radius ≤ 10^−(digits+3) (those not that narrow are left out: the caller's
+    route takes them)."""
     wanted = [m for m in dict.fromkeys(monomials) if m in COVERED]
     if not wanted:
         return {}
@@ -75,18 +75,20 @@ def pole_balls(monomials: Sequence[Monomial], std: Fraction, digits: int) -> dic
         found = _expectations(std, goal_log2, fourth)
         if found is None:
             return {}
-        e0, e2, e4 = (*found, None) if len(found) == 2 else found
+        e0, e2 = found[0], found[1]
         q = arb(std.numerator) ** 2 / arb(std.denominator) ** 2
         centred = e2 - q * e0  # E[(X² − q)·sech²(X)] = q²·E[f''(X)]
-        values = {
-            TANH_SQUARED: lambda: 1 - e0,
-            STEIN: lambda: -centred / (2 * q),
-            SECH4: lambda: (4 * e0 - centred / (q * q)) / 6,
-            SECH2: lambda: e0,
-            STEIN_X2: lambda: -(e4 / q - 3 * e2) / 2,
-            SECH4_X2: lambda: (4 * e2 - (2 * e0 - 5 * e2 / q + e4 / (q * q))) / 6,
+        balls = {
+            TANH_SQUARED: 1 - e0,
+            STEIN: -centred / (2 * q),
+            SECH4: (4 * e0 - centred / (q * q)) / 6,
+            SECH2: e0,
         }
-        balls = {m: values[m]() for m in wanted}
+        if fourth:
+            e4 = found[2]
+            balls[STEIN_X2] = -(e4 / q - 3 * e2) / 2
+            balls[SECH4_X2] = (4 * e2 - (2 * e0 - 5 * e2 / q + e4 / (q * q))) / 6
+        balls = {m: balls[m] for m in wanted}
         return {m: ball for m, ball in balls.items() if narrow(ball, digits)}
 
 
