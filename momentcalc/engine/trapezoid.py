@@ -217,7 +217,10 @@ def gaussian_sums(values: Values, count: int, mean: arb, std: arb, h: arb, n: in
 def _even_sums(
     values: Values, count: int, m: arb, s: arb, h: arb, n: int, exponent: Sequence[arb]
 ) -> list[arb]:
-    """``_sums`` for integrands even about m: g_j(m) + 2·Σ_{1≤k≤n} g_j(x_k)·e^{−k²h²/2}."""
+    """``_sums`` for integrands even about m: g_j(m) + 2·Σ_{1≤k≤n} g_j(x_k)·e^{−k²h²/2}. From
+    FEWER_BITS_FROM bits on, node k's values are taken at (k·h)²/(2 ln 2) bits fewer (the weight
+    e^{−k²h²/2} they are multiplied by is that much below 1: each term's rounding stays near
+    2^−prec of the integrand's envelope); the recurrences and the sums keep every bit."""
     step = s * h
     table = _exp_table(exponent, m, step)
     centre = list(values(m, table[0]))
@@ -226,14 +229,35 @@ def _even_sums(
     ratio = (-h * h / 2).exp()
     square = (-h * h).exp()
     x = m
-    for _ in range(n):
-        weight *= ratio
-        ratio *= square
-        x += step
-        right = values(x, _advance(table))
-        for j in range(count):
-            totals[j] += right[j] * weight
+    prec = ctx.prec
+    precisions = _node_precisions(prec, float(h.lower()), n)
+    try:
+        for k in range(n):
+            weight *= ratio
+            ratio *= square
+            x += step
+            e = _advance(table)
+            ctx.prec = precisions[k]
+            right = values(x, e)
+            ctx.prec = prec
+            for j in range(count):
+                totals[j] += right[j] * weight
+    finally:
+        ctx.prec = prec
     return [centre[j] + 2 * totals[j] for j in range(count)]
+
+
+# From this working precision (bits) on, the values at far nodes are taken at fewer bits.
+FEWER_BITS_FROM = 1024
+
+
+def _node_precisions(prec: int, h: float, n: int) -> list[int]:
+    """The precision of the values at nodes 1..n: ``prec`` less (k·h)²/(2 ln 2) bits (in steps of
+    32, at least 64), or ``prec`` throughout below FEWER_BITS_FROM."""
+    if prec < FEWER_BITS_FROM:
+        return [prec] * n
+    scale = h * h / (2 * math.log(2))
+    return [max(64, prec - int(scale * k * k) // 32 * 32) for k in range(1, n + 1)]
 
 
 def working_bits(size_log2: float, goal_log2: float, nodes_hint: int = MAX_NODES, degree: int = 1) -> int:
