@@ -796,7 +796,12 @@ def _lattice_sums(
     span = lattice_steps * nodes + inner
     delta = a * h / lattice_steps
     if strip.parity is not None:
-        return _symmetric_lattice_sums(strip, strip.parity, delta, h_v, lattice_steps, nodes, inner, error)
+        # a lattice point x is reached with weight at most ϕ(w)·ϕ(v) ≤ e^{−x²/(2q)} (x = a·w + b·v,
+        # Cauchy–Schwarz, q = a² + b²): its value is needed to about x²/(2q·ln 2) bits fewer
+        q = float((a * a).upper()) + float(((delta / h_v) ** 2).upper())
+        return _symmetric_lattice_sums(
+            strip, strip.parity, delta, h_v, lattice_steps, nodes, inner, error, 1 / (2 * q * math.log(2))
+        )
     # g at the lattice points x_n = n·δ, |n| ≤ span, e^{x_n} by recurrence.
     up = delta.exp()
     count = len(strip.bounds)
@@ -840,26 +845,67 @@ def _symmetric_lattice_sums(
     nodes: int,
     inner: int,
     error: arb,
+    fewer: float = 0.0,
 ) -> list[list[arb]]:
     """``_lattice_sums`` for integrands of known ``parity`` (``strip.parity``): g at x_n, 0 ≤ n ≤ span, gives g at
     −n; the sums at the means a·h·j, j ≥ 0, need the points n ≥ −inner only, and the weights
-    being even, ψ(−a·h·j) = parity·ψ(a·h·j) (the same bound holds for both)."""
+    being even, ψ(−a·h·j) = parity·ψ(a·h·j) (the same bound holds for both).
+
+    From FEWER_BITS_FROM bits on, g at x_n is taken at ``fewer``·x_n² bits fewer (in bands of
+    FEWER_BITS_BAND bits; ``fewer`` = 1/(2q·ln 2), the weight that reaches x_n being at most
+    e^{−x_n²/(2q)}), and the convolution charges each band's radius to the weights that meet it
+    (``FixedWeights.convolve``'s groups): the far points, a good part of the lattice, cost a
+    fraction of a full-precision evaluation."""
     span = lattice_steps * nodes + inner
     up = delta.exp()
+    prec = ctx.prec
+    bands = _point_bands(prec, float(delta.upper()), fewer, span)
     right: list[Sequence[arb]] = [strip.at(arb(0), arb(1))]
     e_right = arb(1)
-    for n in range(1, span + 1):
-        e_right *= up
-        right.append(strip.at(delta * n, e_right))
+    try:
+        for n in range(1, span + 1):
+            e_right *= up
+            x = delta * n
+            ctx.prec = bands[n]
+            right.append(strip.at(x, e_right))
+            ctx.prec = prec
+    finally:
+        ctx.prec = prec
     weights = _gaussian_weights(h_v, inner)
     scale = h_v / (2 * arb.pi()).sqrt()
     # column index i holds x_{i − inner}; the coefficient of x^(n + 2·inner) is Σ_k w_k·g(x_{n+k})
     positions = [lattice_steps * j + 2 * inner for j in range(nodes + 1)]
+    # where the precision changes along the column (x_{−inner} .. x_span)
+    column_bands = [bands[abs(i - inner)] for i in range(inner + span + 1)]
+    groups = [i for i in range(1, len(column_bands)) if column_bands[i] != column_bands[i - 1]] or None
     out = []
     for i, sign in enumerate(parity):
         column = [sign * right[n][i] for n in range(inner, 0, -1)] + [values[i] for values in right]
-        upper = [v * scale + arb(0, error) for v in weights.convolve(column, positions)]
+        upper = [v * scale + arb(0, error) for v in weights.convolve(column, positions, groups)]
         out.append([sign * v for v in upper[:0:-1]] + upper)
+    return out
+
+
+# From this working precision (bits) on, the lattice's far points are taken at fewer bits, in
+# bands of this many bits (a band's radius is charged to the weights that meet it; each band is
+# one more group in the convolution's error bound).
+FEWER_BITS_FROM = 1024
+FEWER_BITS_BAND = 256
+# Bits every point keeps beyond what its weight asks for (the sums' and bounds' slack).
+FEWER_BITS_GUARD = 64
+
+
+def _point_bands(prec: int, delta: float, fewer: float, span: int) -> list[int]:
+    """The precision of g at x_n = n·δ, n = 0..span: ``prec`` less ``fewer``·(n·δ)² bits (less the
+    guard), in steps of FEWER_BITS_BAND, at least 64; ``prec`` throughout below FEWER_BITS_FROM."""
+    if prec < FEWER_BITS_FROM or fewer <= 0:
+        return [prec] * (span + 1)
+    out = []
+    for n in range(span + 1):
+        drop = int(fewer * (n * delta) ** 2) - FEWER_BITS_GUARD
+        out.append(
+            prec if drop < FEWER_BITS_BAND else max(64, prec - drop // FEWER_BITS_BAND * FEWER_BITS_BAND)
+        )
     return out
 
 

@@ -117,10 +117,20 @@ class FixedWeights:
         self.total = arb(sum(map(abs, self._integers))) * arb(2) ** -bits
         return self
 
-    def convolve(self, values: Sequence[arb], positions: Sequence[int]) -> list[arb]:
+    def convolve(
+        self, values: Sequence[arb], positions: Sequence[int], groups: Sequence[int] | None = None
+    ) -> list[arb]:
         """Σ_k w_k·values[n − k] for each n in ``positions`` (coefficients of the product
-        polynomial), as balls that hold the exact sums for every value in its ball."""
+        polynomial), as balls that hold the exact sums for every value in its ball.
+
+        ``groups``: the indices where a new group of values starts (after 0, increasing), each
+        group's error E_g (its widest radius + 2^−F) charged only to the weights that meet it:
+        output n's bound has Σ_g E_g·Σ_{k: n−k in g}|W_k|/2^F (prefix sums of the weights' integers)
+        in place of E·Σ_k|W_k|/2^F, so values taken at fewer bits where the weights that reach
+        them are small (a lattice rule's far points) do not widen every output."""
         bits = self.bits
+        if groups:
+            return self._grouped(values, positions, groups)
         integers, error_g = _fixed(values, bits)
         largest = arb(_largest(integers)) * arb(2) ** -bits
         error = error_g * (self.total + self.count * self.error) + self.error * self.count * largest
@@ -137,6 +147,44 @@ class FixedWeights:
         )
         product = self.poly * fmpz_poly(integers)
         return [arb(product[n]) * unit + arb(0, radius) for n in positions]
+
+    def _grouped(self, values: Sequence[arb], positions: Sequence[int], groups: Sequence[int]) -> list[arb]:
+        """``convolve`` with the values' errors by group (see there)."""
+        bits = self.bits
+        edges = [0, *groups, len(values)]
+        integers: list[fmpz] = []
+        errors: list[arb] = []
+        for low, high in zip(edges, edges[1:]):
+            part, error_g = _fixed(values[low:high], bits)
+            integers += part
+            errors.append(error_g)
+        largest = arb(_largest(integers)) * arb(2) ** -bits
+        widest = max(errors)  # (exact balls: compared exactly)
+        common = widest * self.count * self.error + self.error * self.count * largest
+        # prefix[t] = Σ_{k<t} |W_k| (exact integers)
+        prefix = [fmpz(0)]
+        for w in self._coefficients():
+            prefix.append(prefix[-1] + abs(w))
+        count = self.count
+        unit_w = arb(2) ** -bits
+        unit = arb(2) ** (-2 * bits)
+        stride = _stride(positions)
+        if stride > 1:
+            sums = self._decimated(integers, positions, stride)
+        else:
+            check_room(count, len(integers), self.largest_bits, _largest(integers).bit_length())
+            product = self.poly * fmpz_poly(integers)
+            sums = [product[n] for n in positions]
+        out = []
+        for n, y in zip(positions, sums):
+            error = common
+            for (low, high), error_g in zip(zip(edges, edges[1:]), errors):
+                # the weights k with low ≤ n − k < high: n − high < k ≤ n − low, within 0..count−1
+                first, last = max(n - high + 1, 0), min(n - low, count - 1)
+                if first <= last:
+                    error += error_g * (arb(prefix[last + 1] - prefix[first]) * unit_w)
+            out.append(arb(y) * unit + arb(0, arb(error.upper())))
+        return out
 
     def _decimated(self, integers: list[fmpz], positions: Sequence[int], stride: int) -> list[fmpz]:
         """The product's coefficients at positions p₀ + s·j (j = 0..J−1, s = ``stride``) exactly,
