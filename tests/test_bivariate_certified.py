@@ -366,3 +366,29 @@ def test_tanh_poles_smoothing_and_strip_bounds():
                     continue
                 for f, bound in zip(functions, bounds):
                     assert abs(f(z)) <= bound, (x, y, abs(f(z)), bound)
+
+
+def test_far_lattice_points_at_fewer_bits_change_no_digit(monkeypatch):
+    """From FEWER_BITS_FROM bits on the lattice rule takes its far points at fewer bits (in bands,
+    each band's radius charged to the weights that meet it): the balls overlap those with every
+    point at full precision and prove the digits asked; and the bands are really taken."""
+    from momentcalc.engine import bivariate_balls
+
+    act, q, c, digits = resolve("tanh"), Fraction(21, 20), Fraction(9, 20), 330
+    taken: list[int] = []
+    original = bivariate_balls._point_bands
+
+    def spy(prec, delta, fewer, span):
+        bands = original(prec, delta, fewer, span)
+        taken.append(min(bands))
+        return bands
+
+    monkeypatch.setattr(bivariate_balls, "_point_bands", spy)
+    banded = cross_balls(act, q, c, digits)
+    assert taken and min(taken) < 200  # the farthest points at a few words
+    monkeypatch.setattr(bivariate_balls, "FEWER_BITS_FROM", 10**9)
+    full = cross_balls(act, q, c, digits)
+    assert banded is not None and full is not None
+    for ball, other in zip(banded, full):
+        assert ball.overlaps(other)
+        assert ball.rad() <= abs(ball.mid()) * arb(10) ** -(digits + 3)

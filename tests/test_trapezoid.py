@@ -218,3 +218,17 @@ def test_even_integrands_summed_from_one_side():
             assert abs(mpmath.mpf(ball.mid().str(60, radius=False)) - value) < mpmath.mpf(10) ** -49 * abs(
                 value
             )
+
+
+def test_far_nodes_at_fewer_bits(monkeypatch):
+    """From FEWER_BITS_FROM bits on a far node's values are taken at fewer bits: the balls overlap
+    those with every node at full precision and prove the digits asked."""
+    act, std, digits = resolve("swish"), Fraction(3, 2), 320
+    shapes = [((0, 1, 0), None), ((0, 2, 0), None)]
+    assert min(trapezoid._node_precisions(3400, 0.01, 7000)) == 64
+    fewer = trapezoid_balls(act, shapes, Fraction(1, 3), std, digits)
+    monkeypatch.setattr(trapezoid, "FEWER_BITS_FROM", 10**9)
+    full = trapezoid_balls(act, shapes, Fraction(1, 3), std, digits)
+    assert fewer is not None and full is not None
+    for ball, other in zip(fewer, full):
+        assert ball.overlaps(other) and ball.rad() <= abs(ball.mid()) * arb(10) ** -(digits + 3)

@@ -195,15 +195,23 @@ def _sums(
     ratio = (-h * h / 2).exp()
     square = (-h * h).exp()
     x_right, x_left = m, m
-    for _ in range(n):
-        weight *= ratio
-        ratio *= square
-        x_right += step
-        x_left -= step
-        right = values(x_right, _advance(right_table))
-        left = values(x_left, _advance(left_table))
-        for j in range(count):
-            totals[j] += (right[j] + left[j]) * weight
+    prec = ctx.prec
+    precisions = _node_precisions(prec, float(h.lower()), n)  # (as ``_even_sums``)
+    try:
+        for k in range(n):
+            weight *= ratio
+            ratio *= square
+            x_right += step
+            x_left -= step
+            e_right, e_left = _advance(right_table), _advance(left_table)
+            ctx.prec = precisions[k]
+            right = values(x_right, e_right)
+            left = values(x_left, e_left)
+            ctx.prec = prec
+            for j in range(count):
+                totals[j] += (right[j] + left[j]) * weight
+    finally:
+        ctx.prec = prec
     return totals
 
 
