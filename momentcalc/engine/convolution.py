@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 import os
 
-from flint import arb, fmpz, fmpz_poly
+from flint import arb, ctx, fmpz, fmpz_poly
 
 # Peak bytes of an fmpz_poly product per byte of its coefficients (FLINT's FFT scratch; measured
 # 6.5-7 at 60000-170000 terms of 1700-3400 bits).
@@ -175,16 +175,18 @@ class FixedWeights:
             check_room(count, len(integers), self.largest_bits, _largest(integers).bit_length())
             product = self.poly * fmpz_poly(integers)
             sums = [product[n] for n in positions]
-        out = []
-        for n, y in zip(positions, sums):
-            error = common
-            for (low, high), error_g in zip(zip(edges, edges[1:]), errors):
-                # the weights k with low ≤ n − k < high: n − high < k ≤ n − low, within 0..count−1
-                first, last = max(n - high + 1, 0), min(n - low, count - 1)
-                if first <= last:
-                    error += error_g * (arb(prefix[last + 1] - prefix[first]) * unit_w)
-            out.append(arb(y) * unit + arb(0, arb(error.upper())))
-        return out
+        radii = []
+        with ctx.workprec(64):  # upper bounds need few bits (Arb's balls round outward)
+            spans = list(zip(edges, edges[1:]))
+            for n in positions:
+                error = common
+                for (low, high), error_g in zip(spans, errors):
+                    # the weights k with low ≤ n − k < high: n − high < k ≤ n − low, within 0..count−1
+                    first, last = max(n - high + 1, 0), min(n - low, count - 1)
+                    if first <= last:
+                        error += error_g * (arb(prefix[last + 1] - prefix[first]) * unit_w)
+                radii.append(arb(error.upper()))
+        return [arb(y) * unit + arb(0, radius) for y, radius in zip(sums, radii)]
 
     def _decimated(self, integers: list[fmpz], positions: Sequence[int], stride: int) -> list[fmpz]:
         """The product's coefficients at positions p₀ + s·j (j = 0..J−1, s = ``stride``) exactly,
