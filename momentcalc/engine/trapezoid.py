@@ -260,12 +260,14 @@ FEWER_BITS_FROM = 1024
 
 
 def _node_precisions(prec: int, h: float, n: int) -> list[int]:
-    """The precision of the values at nodes 1..n: ``prec`` less (k·h)²/(2 ln 2) bits (in steps of
-    32, at least 64), or ``prec`` throughout below FEWER_BITS_FROM."""
+    """The precision of the values at nodes 1..n: ``prec`` less (k·h)²/(2 ln 2) bits less a guard
+    of 32 + log2(n) bits (the n terms' roundings then stay below the sum's own; in steps of 32,
+    at least 64), or ``prec`` throughout below FEWER_BITS_FROM."""
     if prec < FEWER_BITS_FROM:
         return [prec] * n
     scale = h * h / (2 * math.log(2))
-    return [max(64, prec - int(scale * k * k) // 32 * 32) for k in range(1, n + 1)]
+    guard = 32 + max(1, n).bit_length()
+    return [max(64, prec - max(0, int(scale * k * k) - guard) // 32 * 32) for k in range(1, n + 1)]
 
 
 def working_bits(size_log2: float, goal_log2: float, nodes_hint: int = MAX_NODES, degree: int = 1) -> int:
