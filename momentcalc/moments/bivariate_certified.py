@@ -60,6 +60,7 @@ from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS, STRIP_FUNC
 from ..engine.precision import Precision
 from .bivariate_conditional import conditional_cross, preferred
 from .bivariate_polar import polar_cross
+from .tanh_poles import subtracted_bounds
 from .bivariate_polar import preferred as polar_preferred
 
 # Goals lowered (cancellation: a value far below the integrand's size) at most this often.
@@ -106,33 +107,19 @@ def _tanh_subtracted(parity: Sequence[int] | None, second: bool = False) -> Stri
     """tanh less the principal parts of its poles at ±iπ/2, g₁ = tanh − P, P(z) = 2z/(z² + p²),
     p = π/2 (residue 1 at each), and g₁' = sech² − P', P'(z) = 2(p² − z²)/(z² + p²)²: analytic
     on |Im z| < 3π/2, taken on the strip of half-width W = π(3/2 − 2^−k) (k the precision's
-    bit length, as tanh's own strip). Bounds there, constant: for |Re z| ≥ X₀ = 2,
-    |tanh z| ≤ coth X₀ and |sech² z| ≤ 1/sinh² X₀ (|cosh z|² = sinh² x + cos² y), |P| ≤ 2/X₀ and
-    |P'| ≤ 2/X₀² (|z ± ip| ≥ |x|); on the rectangle |Re z| ≤ X₀, |Im z| ≤ W, where g₁ and g₁'
-    are analytic (tanh's residues there are P's), the maximum modulus principle bounds them by
-    their values on its sides: the vertical ones as above, the horizontal ones y = ±W by
-    |tanh| ≤ |sec W|, |sech²| ≤ sec² W and |P| ≤ 2/(W − p), |P'| ≤ 2/(W − p)². The real line
-    lies in the strip, so the same constants bound the tails.
+    bit length, as tanh's own strip), with constant bounds there (``tanh_poles.subtracted_bounds``:
+    the maximum modulus principle on a rectangle's sides; the real line lies in the strip, so the
+    same constants bound the tails).
 
     The smoothing of P: for Y ~ N(m, b²), E[1/(Y − ip)] = i·√(π/2)/b·w(z), z = (ip − m)/(b√2),
     w(z) = e^{−z²}·erfc(−iz) Faddeeva's function (Im z > 0), so E[P(Y)] = −(√(2π)/b)·Im w(z)
     and E[P'(Y)] = d/dm of it = (√π/b²)·Im w'(z), w'(z) = −2z·w(z) + 2i/√π.
 
-    ``second``: φ'' too, g₁'' = tanh'' − P'', P''(z) = 2/(z − ip)³ + 2/(z + ip)³ (tanh'' =
-    −2·tanh·sech²: |tanh''| ≤ 2·coth X₀/sinh² X₀ beyond X₀, 2|sec W|³ on y = ±W; |P''| ≤ 4/X₀³,
-    4/(W − p)³), E[P''(Y)] = −(√(2π)/b)·Im w''(z)/(2b²), w'' = −2w − 2z·w'."""
-    k = max(ctx.prec.bit_length(), 6)
+    ``second``: φ'' too, g₁'' = tanh'' − P'', P''(z) = 2/(z − ip)³ + 2/(z + ip)³,
+    E[P''(Y)] = −(√(2π)/b)·Im w''(z)/(2b²), w'' = −2w − 2z·w'."""
+    width, bounds = subtracted_bounds(second)
     p = arb.pi() / 2
-    width = arb.pi() * (3 * (1 << (k - 1)) - 1) / (1 << k)
-    x0, gap = arb(2), width - p
-    sec_w = 1 / abs(width.cos())
-    m0 = arb(((1 / x0.tanh() + 2 / x0).max(sec_w + 2 / gap)).upper())
-    m1 = arb(((1 / x0.sinh() ** 2 + 2 / x0**2).max(sec_w**2 + 2 / gap**2)).upper())
     p2 = p * p
-    bounds: tuple[tuple[arb], ...] = ((m0,), (m1,))
-    if second:
-        m2 = (2 / x0.tanh() / x0.sinh() ** 2 + 4 / x0**3).max(2 * sec_w**3 + 4 / gap**3)
-        bounds += ((arb(m2.upper()),),)
 
     def at(x: arb, ex: arb) -> list[arb]:
         e2 = ex * ex

@@ -6,8 +6,8 @@ trapezoidal rule", SIAM Review 56 (2014), Theorem 5.1, as ``engine.trapezoid``).
 
 With f = sech², p = π/2 and P'(z) = 2(p² − z²)/(z² + p²)² = −1/(z − ip)² − 1/(z + ip)² (the
 derivative of tanh's principal parts P(z) = 2z/(z² + p²); sech² = −1/(z ∓ ip)² + O(1) there),
-g = f − P' is analytic on |Im z| < 3π/2 and bounded there by the constant of
-``bivariate_certified._tanh_subtracted`` (the maximum modulus principle on its sides). Two
+g = f − P' is analytic on |Im z| < 3π/2 and bounded there by a constant (``subtracted_bounds``:
+the maximum modulus principle on a rectangle's sides). Two
 expectations are taken by the rule, E₀ = E[f(X)] and E₂ = E[X²·f(X)] (each g's plus P''s in
 closed form), and the four follow exactly:
 
@@ -92,13 +92,37 @@ def pole_balls(monomials: Sequence[Monomial], std: Fraction, digits: int) -> dic
         return {m: ball for m, ball in balls.items() if narrow(ball, digits)}
 
 
+def subtracted_bounds(second: bool = False) -> tuple[arb, tuple[tuple[arb], ...]]:
+    """(W, constant bounds of |tanh − P|, |sech² − P'| and where ``second`` |tanh'' − P''| on the
+    strip |Im z| ≤ W), W = π(3/2 − 2^−k) (k the precision's bit length, as tanh's own strip),
+    P(z) = 2z/(z² + p²), p = π/2: for |Re z| ≥ X₀ = 2, |tanh z| ≤ coth X₀ and |sech² z| ≤
+    1/sinh² X₀ (|cosh z|² = sinh² x + cos² y), |P| ≤ 2/X₀ and |P'| ≤ 2/X₀² (|z ± ip| ≥ |x|); on
+    the rectangle |Re z| ≤ X₀, |Im z| ≤ W, where the differences are analytic (tanh's residues
+    there are P's), the maximum modulus principle bounds them by their values on its sides: the
+    vertical ones as above, the horizontal ones y = ±W by |tanh| ≤ |sec W|, |sech²| ≤ sec² W and
+    |P| ≤ 2/(W − p), |P'| ≤ 2/(W − p)²; tanh'' = −2·tanh·sech²: |tanh''| ≤ 2·coth X₀/sinh² X₀
+    beyond X₀, 2|sec W|³ on y = ±W, |P''| ≤ 4/X₀³, 4/(W − p)³. The real line lies in the strip,
+    so the same constants bound the tails (``bivariate_certified._tanh_subtracted`` for the
+    bivariate rule, ``_expectations`` here)."""
+    k = max(ctx.prec.bit_length(), 6)
+    p = arb.pi() / 2
+    width = arb.pi() * (3 * (1 << (k - 1)) - 1) / (1 << k)
+    x0, gap = arb(2), width - p
+    sec_w = 1 / abs(width.cos())
+    m0 = arb(((1 / x0.tanh() + 2 / x0).max(sec_w + 2 / gap)).upper())
+    m1 = arb(((1 / x0.sinh() ** 2 + 2 / x0**2).max(sec_w**2 + 2 / gap**2)).upper())
+    bounds: tuple[tuple[arb], ...] = ((m0,), (m1,))
+    if second:
+        m2 = (2 / x0.tanh() / x0.sinh() ** 2 + 4 / x0**3).max(2 * sec_w**3 + 4 / gap**3)
+        bounds += ((arb(m2.upper()),),)
+    return width, bounds
+
+
 def _expectations(std: Fraction, goal_log2: float, fourth: bool) -> list[arb] | None:
     """[E[sech²(X)], E[X²·sech²(X)] and where ``fourth`` E[X⁴·sech²(X)]] within 2^goal_log2 each
     (and the arithmetic's radius), or None where the rule needs too many nodes."""
-    from .bivariate_certified import _tanh_subtracted
-
-    strip = _tanh_subtracted(None)
-    bound = strip.bounds[1][0]  # |sech² − P'| on the strip
+    width, bounds = subtracted_bounds()
+    bound = bounds[1][0]  # |sech² − P'| on the strip
     p = arb.pi() / 2
     p2 = p * p
 
@@ -118,7 +142,7 @@ def _expectations(std: Fraction, goal_log2: float, fourth: bool) -> list[arb] | 
     rule = trapezoid_expectations(
         values,
         strips,
-        strip.width,
+        width,
         growth,
         Fraction(0),
         std,
@@ -139,4 +163,4 @@ def _expectations(std: Fraction, goal_log2: float, fourth: bool) -> list[arb] | 
     return found + [rule[2] + fourth_part] if fourth else found
 
 
-__all__ = ["COVERED", "FROM_BITS", "applies", "pole_balls"]
+__all__ = ["COVERED", "FROM_BITS", "applies", "pole_balls", "subtracted_bounds"]
