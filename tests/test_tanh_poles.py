@@ -124,3 +124,12 @@ def test_one_integrand_alone_is_the_same_ball() -> None:
                     both = strip.at(x, x.exp())[which]
                     (alone,) = single.at(x, x.exp())
                     assert alone.mid() == both.mid() and alone.rad() == both.rad()
+
+
+@pytest.mark.parametrize("std", [Fraction(1, 10**400), Fraction(10**400)])
+def test_extreme_std_left_to_the_caller(std: Fraction) -> None:
+    """A std beyond a float's range (``activation-moment tanh --std 1e-400 --digits 1000`` ended
+    in a ValueError traceback, ``--std 1e400`` in exit 3 "overflowed", where e84ca8b answers both):
+    the route declines (the caller's route takes them) instead of raising."""
+    found = tanh_poles.pole_balls([tanh_poles.TANH_SQUARED], std, 310)  # raised before
+    assert set(found) <= {tanh_poles.TANH_SQUARED}
