@@ -133,3 +133,15 @@ def test_extreme_std_left_to_the_caller(std: Fraction) -> None:
     the route declines (the caller's route takes them) instead of raising."""
     found = tanh_poles.pole_balls([tanh_poles.TANH_SQUARED], std, 310)  # raised before
     assert set(found) <= {tanh_poles.TANH_SQUARED}
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize("q", ["1e-400", "1e-310"])
+def test_kernel_at_a_tiny_variance_from_1024_bits(q: str) -> None:
+    """The banded lattice (``bivariate_balls._lattice_sums``) takes 1/(2q·ln 2) in floats: q
+    below a float's range gave ZeroDivisionError (1e-400) or int(NaN) (1e-310), a traceback
+    and exit 1, where e84ca8b prints nngp = 5.0000…e-401 (2 s)."""
+    from tests.conftest import invoke
+
+    run = invoke("kernel", "tanh", "--q", q, "--rho", "0.5", "--digits", "320", "--get", "nngp")
+    assert run.code == 0, run.stderr[-300:]
