@@ -799,8 +799,18 @@ def _lattice_sums(
         # a lattice point x is reached with weight at most ϕ(w)·ϕ(v) ≤ e^{−x²/(2q)} (x = a·w + b·v,
         # Cauchy–Schwarz, q = a² + b²): its value is needed to about x²/(2q·ln 2) bits fewer
         q = float((a * a).upper()) + float(((delta / h_v) ** 2).upper())
+        # q beyond a float's range (Var u = 1e-400 or 1e-310): no bits are spared
+        fewer = 1 / (2 * q * math.log(2)) if 0 < q < math.inf else 0.0
         return _symmetric_lattice_sums(
-            strip, strip.parity, delta, h_v, lattice_steps, nodes, inner, error, 1 / (2 * q * math.log(2))
+            strip,
+            strip.parity,
+            delta,
+            h_v,
+            lattice_steps,
+            nodes,
+            inner,
+            error,
+            fewer if math.isfinite(fewer) else 0.0,
         )
     # g at the lattice points x_n = n·δ, |n| ≤ span, e^{x_n} by recurrence.
     up = delta.exp()
@@ -898,11 +908,12 @@ FEWER_BITS_GUARD = 64
 def _point_bands(prec: int, delta: float, fewer: float, span: int) -> list[int]:
     """The precision of g at x_n = n·δ, n = 0..span: ``prec`` less ``fewer``·(n·δ)² bits (less the
     guard), in steps of FEWER_BITS_BAND, at least 64; ``prec`` throughout below FEWER_BITS_FROM."""
-    if prec < FEWER_BITS_FROM or fewer <= 0:
+    if prec < FEWER_BITS_FROM or not 0 < fewer < math.inf or not math.isfinite(delta):
         return [prec] * (span + 1)
     out = []
     for n in range(span + 1):
-        drop = int(fewer * (n * delta) ** 2) - FEWER_BITS_GUARD
+        spare = fewer * (n * delta) ** 2
+        drop = (int(spare) if spare < prec else prec) - FEWER_BITS_GUARD
         out.append(
             prec if drop < FEWER_BITS_BAND else max(64, prec - drop // FEWER_BITS_BAND * FEWER_BITS_BAND)
         )

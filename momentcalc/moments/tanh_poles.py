@@ -67,7 +67,9 @@ def pole_balls(monomials: Sequence[Monomial], std: Fraction, digits: int) -> dic
     each with relative radius ≤ 10^−(digits+3) (those not that narrow are left out: the caller's
     route takes them)."""
     wanted = [m for m in dict.fromkeys(monomials) if m in COVERED]
-    if not wanted:
+    # Beyond 2^±64 (std 1e-330, 1e400) a float log2 fails and the rule does not pay: the caller's route.
+    scale = std.numerator.bit_length() - std.denominator.bit_length()
+    if not wanted or abs(scale) > 64:
         return {}
     goal_log2 = -(digits + 3) * math.log2(10) - GUARD_BITS - max(0.0, 2 * math.log2(float(std)) + 2)
     fourth = STEIN_X2 in wanted or SECH4_X2 in wanted
