@@ -210,6 +210,21 @@ def test_curvature_of_the_sigmoid_family_at_a_large_variance_against_quadrature(
     assert abs(_value(result, "c_map_curvature_at_1") / curvature - 1) < 1e-11
 
 
+def test_curvature_of_gelu_at_a_large_variance_against_quadrature():
+    """gelu's φ''² = ϕ(x)²(2 − x²)² decays like e^{−x²}, so its growth bound far out put the
+    integrand's size near 2^−92000 at Var u = 1000 (the value is 0.0098): the goals chased that and
+    ran out of tail (exit 3, "the tails ... cannot be bounded"); the size now also takes g's values
+    at the mean, the mean ± std and 0."""
+    q = 1000
+    result = kernel("gelu", q=q, digits=12)
+    with mpmath.workdps(25):
+        s = mpmath.sqrt(q)
+        E = lambda g: mpmath.quad(lambda z: g(s * z) * mpmath.npdf(z), [-30, -1, -0.1, 0, 0.1, 1, 30])
+        a = E(lambda x: (x * mpmath.ncdf(x)) ** 2)
+        curvature = q * q * E(lambda x: (mpmath.npdf(x) * (2 - x * x)) ** 2) / a
+    assert abs(_value(result, "c_map_curvature_at_1") / curvature - 1) < 1e-11
+
+
 @pytest.mark.parametrize("name", ["relu", "leaky_relu", "selu"])
 def test_kinked_activations_have_infinite_curvature(name):
     assert _value(kernel(name), "c_map_curvature_at_1") == mpmath.inf
