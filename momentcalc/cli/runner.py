@@ -15,6 +15,7 @@ import itertools
 import math
 import os
 import sys
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
@@ -591,7 +592,6 @@ NOT_COMPUTED = "not computed: "
 
 def _cpu_clock() -> float:
     """This process's CPU seconds (the in-process sweep's budget)."""
-    import time
 
     return time.process_time()
 

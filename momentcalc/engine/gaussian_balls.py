@@ -605,8 +605,12 @@ def sampled(integrand: Integrand, mean: Fraction, std: Fraction) -> arb:
     if abs(Fraction(mean)) <= 8 * std:
         points.append(Fraction(0))
     largest = arb(0)
-    low, high = min(points), max(points)
-    pieces = integrand.pieces(as_arb(low) - 1, as_arb(high) + 1)
+    try:
+        # finding the pieces may fail (a sign change it cannot place, min(max(x, −2), 2)): the
+        # size is then the growth bound's alone
+        pieces = integrand.pieces(as_arb(min(points)), as_arb(max(points)))
+    except (ArithmeticError, ValueError):
+        return largest
     for point in points:
         x = as_arb(point)
         for piece in pieces:
@@ -615,11 +619,12 @@ def sampled(integrand: Integrand, mean: Fraction, std: Fraction) -> arb:
             ):
                 try:
                     value = abs(piece.branch(acb(x), False).real)
-                except (ArithmeticError, ValueError, NotCertified):
+                except (ArithmeticError, ValueError):
                     break
                 t = (x - as_arb(mean)) / as_arb(std)
-                if value.is_finite():
-                    largest = largest.max(_upper(value * (-t * t / 2).exp()))
+                weighted = _upper(value * (-t * t / 2).exp()) if value.is_finite() else arb(0)
+                if weighted.is_finite() and weighted > 0:
+                    largest = largest.max(weighted)
                 break
     return largest
 
