@@ -199,6 +199,19 @@ TORCH_BOX_MULLER = Grid(
     "PyTorch's float32 log, sin and cos within 4 ulp (Box-Muller in normal_fill)",
     "box-muller",
 )
+# TensorFlow's TruncatedNormalDistribution<float> (tensorflow/core/lib/random/random_distributions.h):
+# BoxMullerFloat (random_distributions_utils.h) on two uint32 of Philox, Uint32ToFloat keeping 23
+# bits (u = k/2^23, u1 raised to 1.0e-7f), v1 = 2.0f * M_PI * u2, sincosf, candidates kept while
+# fabs(f) < kTruncateValue = 2.0f, then the op's rnd * stddev + mean (random_ops.py) in float32.
+TF_TRUNCATED_BOX_MULLER = Grid(
+    2**23,
+    Fraction(0),
+    Fraction(1, 2**24),
+    4,
+    "TensorFlow's float32 log, sin and cos within 4 ulp (BoxMullerFloat in TruncatedNormalDistribution) and "
+    "Philox's words independent and uniform",
+    "box-muller-truncated",
+)
 TORCH_NORMAL_NOTE = (
     "normal_ on a contiguous float32 tensor of 16 or more elements (a weight) casts mean and std to float32 "
     "before Box-Muller; a smaller one samples in double: the std is then the double's"
@@ -408,7 +421,16 @@ def relative_truncated_normal(std_name: str, low: str | int, high: str | int) ->
                 f"got {to_text(std)}",
             )
         mean = Fraction(keep(double(Fraction(args.get("mean", 0)))))
-        return Draw("truncated_normal", mean, ((Fraction(held), Fraction(1)),), ((std, Fraction(1)),), lo, hi)
+        grid = TF_TRUNCATED_BOX_MULLER if keep is float32 and (lo, hi) == (-2, 2) else None
+        return Draw(
+            "truncated_normal",
+            mean,
+            ((Fraction(held), Fraction(1)),),
+            ((std, Fraction(1)),),
+            lo,
+            hi,
+            grid=grid,
+        )
 
     rule.__doc__ = relative_truncated_normal.__doc__
     return rule
@@ -753,8 +775,15 @@ def variance_scaling(framework: str, dtype_argument: str) -> Callable[..., Draw]
         if framework == "JAX" and distribution == "normal":
             return jax_normal_draw(factor, dtype, root)
         if distribution == "truncated_normal":
+            grid = TF_TRUNCATED_BOX_MULLER if dtype == "float32" else None
             return Draw(
-                "truncated_normal", Fraction(0), ((factor, Fraction(1)),), root, Fraction(-2), Fraction(2)
+                "truncated_normal",
+                Fraction(0),
+                ((factor, Fraction(1)),),
+                root,
+                Fraction(-2),
+                Fraction(2),
+                grid=grid,
             )
         if distribution == "uniform":  # the bound; the std is bound/sqrt(3)
             bits = JAX_GRID_BITS[dtype]

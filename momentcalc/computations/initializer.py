@@ -31,6 +31,7 @@ from flint import arb, fmpq
 
 from ..catalog.initializers import BY_NAME, CATALOG, HALF, INF, Draw, Initializer, Product, RuleError, float32
 from ..engine import normal_balls
+from .box_muller_truncated import truncated_box_muller_bounds
 from ..engine.mpmath_internals import binary, is_mpf
 from ..engine.numbers import Number, as_number, quoted
 from ..engine.precision import to_decimal
@@ -568,7 +569,7 @@ def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
         sigma = _ball(draw.sigma)
         values: dict[str, Any] = {"nominal_std": _ball(draw.nominal)}
         if truncated:
-            _z, shift, gamma = normal_balls.truncated_moments(draw.low, draw.high, bits)
+            z_mass, shift, gamma = normal_balls.truncated_moments(draw.low, draw.high, bits)
             root = gamma.sqrt()
             values.update(
                 effective_std=sigma * root,
@@ -591,6 +592,8 @@ def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
             for end, where in (("low", draw.low), ("high", draw.high)):
                 if where not in (INF, -INF):
                     values[end] = exact_ball(draw.mean) + sigma * exact_ball(Fraction(where))
+            if draw.grid is not None and draw.grid.sampler == "box-muller-truncated" and not draw.atoms:
+                values.update(truncated_box_muller_bounds(draw, sigma, z_mass, gamma))
         else:
             values.update(effective_std=sigma, effective_ratio=_ball(ratio))
             if draw.family == "normal":
@@ -819,7 +822,7 @@ def initializer(
     if draw.grid is not None and "output_std_bound" in results:
         notes.append(
             f"output_std_bound, output_mean_bound: proven for the sampler's grid ({draw.grid.cells:,} equally likely "
-            f"values of {'each of its two uniforms' if draw.grid.sampler == 'box-muller' else 'its uniform'}) "
+            f"values of {'each of its two uniforms' if draw.grid.sampler.startswith('box-muller') else 'its uniform'}) "
             f"and float rounding, assuming {draw.grid.assumption}"
         )
     elif draw.family != "point":
