@@ -164,3 +164,55 @@ def test_the_calls_print_the_bound():
         assert 1e-6 < ratio < 1e-4
         assert any("BoxMullerFloat in TruncatedNormalDistribution" in note for note in result.notes)
         assert not any("not bounded for this sampler" in note for note in result.notes)
+
+
+def untruncated_bounds_at(bits: int) -> tuple[float, float, float]:
+    """Keras's untruncated normal (VarianceScaling, fan_in 768): the model's std and the bounds
+    for its Draw on a grid of 2^bits."""
+    from momentcalc.computations.box_muller_truncated import tf_box_muller_bounds
+
+    entry = BY_NAME["tf.keras.initializers.VarianceScaling"]
+    arguments = {"scale": _q("1"), "mode": "fan_in", "distribution": "untruncated_normal", "dtype": "float32"}
+    draw = entry.rule(arguments, _q("768"), _q("768"))
+    assert draw.grid is not None and draw.family == "normal"
+    draw = dataclasses.replace(draw, grid=dataclasses.replace(draw.grid, cells=2**bits))
+    with arb_precision(120):
+        sigma = arb(draw.sigma[0][0].numerator) / draw.sigma[0][0].denominator
+        found = tf_box_muller_bounds(draw, sigma)
+        return (
+            float(sigma.mid()),
+            float(found["output_std_bound"].upper()),
+            float(found["output_mean_bound"].upper()),
+        )
+
+
+@pytest.mark.parametrize("bits", [10, pytest.param(12, marks=pytest.mark.reference)])
+def test_untruncated_subgrid_within_the_bound(bits):
+    """TensorFlow's NormalDistribution<float> (both candidates of every pair kept) on every pair
+    of a 2^bits grid, replayed in float32 with rnd * stddev + 0: within the bounds for that grid."""
+    sigma, std_bound, mean_bound = untruncated_bounds_at(bits)
+    f0, f1 = candidates(bits)
+    s = F32(sigma)
+    values = numpy.concatenate([(f0 * s).astype(F32), (f1 * s).astype(F32)]).astype(numpy.float64)
+    assert abs(values.std() - sigma) <= std_bound
+    assert abs(values.mean()) <= mean_bound
+    # the grid's own deficit is what the bound's first term holds: sqrt(rho) from the direct sum
+    n = 2**bits
+    u1 = numpy.maximum(numpy.arange(n) / n, float(F32(1.0e-7)))
+    rho = numpy.mean(-numpy.log(u1))
+    assert abs(values.std() / sigma - math.sqrt(rho)) < 1e-5
+
+
+def test_untruncated_grid_moment_at_full_size():
+    """At N = 2^23 the grid's E[-log u1], summed directly in float64, is the rho the bound uses
+    (its std term sigma |1 - sqrt(rho)| is the printed bound less the rounding)."""
+    n = 2**23
+    u1 = numpy.maximum(numpy.arange(n, dtype=numpy.float64) / n, float(F32(1.0e-7)))
+    rho = float(numpy.mean(-numpy.log(u1)))
+    with arb_precision(120):
+        cells = arb(n)
+        eps = arb(float(F32(1.0e-7)))
+        want = (cells - 1) * cells.log() - cells.lgamma() - eps.log()
+        assert abs(rho - float((want / cells).mid())) < 1e-12
+    sigma, std_bound, _mean_bound = untruncated_bounds_at(23)
+    assert sigma * abs(1 - math.sqrt(rho)) < std_bound < 1e-5 * sigma

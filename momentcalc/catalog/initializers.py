@@ -212,6 +212,16 @@ TF_TRUNCATED_BOX_MULLER = Grid(
     "Philox's words independent and uniform",
     "box-muller-truncated",
 )
+# TensorFlow's NormalDistribution<float> (random_distributions.h): BoxMullerFloat on each pair of
+# Philox words, both candidates kept, then the op's rnd * stddev + mean (stateless_random_ops.py).
+TF_BOX_MULLER = Grid(
+    2**23,
+    Fraction(0),
+    Fraction(1, 2**24),
+    4,
+    "TensorFlow's float32 log, sin and cos within 4 ulp (BoxMullerFloat in NormalDistribution)",
+    "box-muller-tf",
+)
 TORCH_NORMAL_NOTE = (
     "normal_ on a contiguous float32 tensor of 16 or more elements (a weight) casts mean and std to float32 "
     "before Box-Muller; a smaller one samples in double: the std is then the double's"
@@ -799,7 +809,8 @@ def variance_scaling(framework: str, dtype_argument: str) -> Callable[..., Draw]
             return Draw(
                 "uniform", Fraction(0), ((factor, Fraction(1)), (Fraction(3), -HALF)), root, grid=grid
             )
-        return Draw("normal", Fraction(0), ((factor, Fraction(1)),), root)
+        grid = TF_BOX_MULLER if dtype == "float32" else None
+        return Draw("normal", Fraction(0), ((factor, Fraction(1)),), root, grid=grid)
 
     rule.__doc__ = variance_scaling.__doc__
     return rule

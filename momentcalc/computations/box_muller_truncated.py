@@ -101,3 +101,28 @@ def truncated_box_muller_bounds(draw: Draw, sigma: Any, mass: Any, gamma: Any) -
         "output_std_bound": sigma * std_z + rounding,
         "output_mean_bound": sigma * e1 + rounding,
     }
+
+
+def tf_box_muller_bounds(draw: Draw, sigma: Any) -> dict[str, Any]:
+    """output_std_bound and output_mean_bound for TensorFlow's float32 normal (NormalDistribution:
+    BoxMullerFloat on every pair, both candidates kept; then rnd * stddev + mean), as PyTorch's
+    Box-Muller is bounded: on the grid (u1 = k/N raised to eps, theta = 2 pi j/N) in exact
+    arithmetic the mean is exactly 0 (theta -> theta + pi) and E[z^2] = E[r^2]/2 = rho with rho =
+    E[-log u1] = (1/N)((N - 1) log N - lgamma(N) - log eps) (sum cos^2 = sum sin^2 = N/2, N > 2),
+    so the grid's std is sigma sqrt(rho). Each output is within (K + 3) u sigma r + u |mean| of
+    sigma z + mean (K as for the truncated normal: the candidate; 3 for the product with the
+    stddev, the sum and the candidate's own excess over r), so in L^2 within (K + 3) u sigma
+    sqrt(2 rho) + u |mean|: the std moves by at most that plus sigma |1 - sqrt(rho)|, the mean
+    by at most that."""
+    grid = draw.grid
+    assert grid is not None
+    cells = exact_ball(grid.cells)
+    eps = Fraction(float32(EPSILON))
+    rho = ((cells - 1) * cells.log() - cells.lgamma() - exact_ball(eps).log()) / cells
+    k = 3 * grid.ulps + 4 * arb.pi() + 7
+    unit = exact_ball(grid.unit)
+    rounding = k * unit * sigma * (2 * rho).sqrt() + unit * abs(exact_ball(draw.mean))
+    return {
+        "output_std_bound": sigma * abs(1 - rho.sqrt()) + rounding,
+        "output_mean_bound": rounding,
+    }

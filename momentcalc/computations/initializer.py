@@ -31,7 +31,7 @@ from flint import arb, fmpq
 
 from ..catalog.initializers import BY_NAME, CATALOG, HALF, INF, Draw, Initializer, Product, RuleError, float32
 from ..engine import normal_balls
-from .box_muller_truncated import truncated_box_muller_bounds
+from .box_muller_truncated import tf_box_muller_bounds, truncated_box_muller_bounds
 from ..engine.mpmath_internals import binary, is_mpf
 from ..engine.numbers import Number, as_number, quoted
 from ..engine.precision import to_decimal
@@ -600,6 +600,8 @@ def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
                 values["normal_std"] = sigma
                 if draw.grid is not None and draw.grid.sampler == "box-muller":
                     values.update(_box_muller_bounds(draw, sigma))
+                elif draw.grid is not None and draw.grid.sampler == "box-muller-tf":
+                    values.update(tf_box_muller_bounds(draw, sigma))
                 elif draw.grid is not None:  # an inverse-CDF normal: erfinv of U on [-1, 1]
                     known = {"effective_std": sigma, "effective_mean": exact_ball(draw.mean)}
                     values.update(_output_bounds(replace(draw, family="erfinv"), known))
