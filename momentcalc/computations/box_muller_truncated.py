@@ -5,7 +5,8 @@ The sampler (TensorFlow, tensorflow/core/lib/random/random_distributions.h,
 each pair of Philox words gives u1 = k/N and u2 = j/N (``Uint32ToFloat``: 23 mantissa bits,
 N = 2^23), u1 raised to eps = 1.0e-7f when below it, r = sqrt(-2 log u1), theta = 2 pi u2, the
 candidates f0 = r sin theta and f1 = r cos theta; a candidate is kept when |f| < c = 2
-(``kTruncateValue``), and a group of n <= 4 outputs takes the first n kept candidates; the op
+(``kTruncateValue``), and a group of n <= 4 outputs takes the first n kept candidates of its own
+stretch of Philox words (tensorflow/core/kernels/random_op_cpu.h, FillPhiloxRandomTask); the op
 then computes f * stddev + mean (tensorflow/python/ops/random_ops.py, truncated_normal). The
 model: N(0, 1) cut at +-c (variance gamma), times stddev, plus mean.
 
