@@ -203,6 +203,7 @@ def test_untruncated_subgrid_within_the_bound(bits):
     assert abs(values.std() / sigma - math.sqrt(rho)) < 1e-5
 
 
+@pytest.mark.reference
 def test_untruncated_grid_moment_at_full_size():
     """At N = 2^23 the grid's E[-log u1], summed directly in float64, is the rho the bound uses
     (its std term sigma |1 - sqrt(rho)| is the printed bound less the rounding)."""
