@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import mpmath
 import numpy
 import pytest
 from flint import arb
@@ -217,3 +218,24 @@ def test_untruncated_grid_moment_at_full_size():
         assert abs(rho - float((want / cells).mid())) < 1e-12
     sigma, std_bound, _mean_bound = untruncated_bounds_at(23)
     assert sigma * abs(1 - math.sqrt(rho)) < std_bound < 1e-5 * sigma
+
+
+@pytest.mark.parametrize("bits", [6, pytest.param(11, marks=pytest.mark.reference)])
+def test_grid_sums_within_their_riemann_bounds(bits):
+    """Step 1 of the bound alone: on the exact-arithmetic grid (float64, every pair), P(|f1| < 2),
+    E[f1^2; |f1| < 2], P(both kept) and E[f1^2; both kept] lie within 5/N, 40/N, 9/N and 56/N of
+    p, p gamma, p^2 and p^2 gamma (mpmath), and every odd moment is 0."""
+    n = 2**bits
+    k, j = (a.ravel() for a in numpy.meshgrid(numpy.arange(n), numpy.arange(n), indexing="ij"))
+    u1 = numpy.maximum(k / n, float(F32(1.0e-7)))
+    r = numpy.sqrt(-2 * numpy.log(u1))
+    f0, f1 = r * numpy.sin(2 * numpy.pi * j / n), r * numpy.cos(2 * numpy.pi * j / n)
+    keep0, keep1 = numpy.abs(f0) < 2, numpy.abs(f1) < 2
+    both = keep0 & keep1
+    p = float(mpmath.erf(mpmath.sqrt(2)))
+    second = p - float(4 * mpmath.npdf(2))  # E[Z^2; |Z| < 2] = p - 2·2·phi(2)
+    assert abs(keep1.mean() - p) <= 5 / n
+    assert abs(numpy.mean(f1**2 * keep1) - second) <= 40 / n
+    assert abs(both.mean() - p * p) <= 9 / n
+    assert abs(numpy.mean(f1**2 * both) - p * second) <= 56 / n
+    assert abs(numpy.mean(f1 * both)) < 1e-12 and abs(numpy.mean(f0 * keep0)) < 1e-12
