@@ -90,6 +90,21 @@ class Grid:
     sampler: str = "inverse"
 
 
+# By a grid's unit roundoff: its dtype's smallest normal and largest finite value (float32, float64).
+FLOAT_RANGES = {
+    Fraction(1, 2**24): (Fraction(1, 2**126), (2 - Fraction(1, 2**23)) * 2**127),
+    Fraction(1, 2**53): (Fraction(1, 2**1022), (2 - Fraction(1, 2**52)) * 2**1023),
+}
+
+
+def flush_margin(grid: Grid) -> Fraction:
+    """The absolute part of each output's float error, beyond the relative unit·|x| the bounds
+    count: a product or sum that lands below the dtype's smallest normal is flushed to 0
+    (TensorFlow runs its kernels with flush-to-zero) or rounded subnormally, at most that
+    smallest normal each time, twice (the product with the std, the sum with the mean)."""
+    return 2 * FLOAT_RANGES[grid.unit][0]
+
+
 @dataclass(frozen=True)
 class Draw:
     """The distribution a call produces.

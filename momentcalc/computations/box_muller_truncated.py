@@ -39,7 +39,10 @@ independent and uniform):
    model's measures have second moment gamma times their mass, |E z^2 - gamma| <= (d0 + d1 +
    dJ)/p0, d = |second moment - gamma mass| of each measure, and |E z| <= (|m0| + |m1| +
    |mJ|)/p0 from their first moments; a tensor's law is a mixture of such groups.
-4. The output x = fl(fl(z stddev) + mean): within u(c s + c s (1 + u) + |mean|) of z s + mean.
+4. The output x = fl(fl(z stddev) + mean): within u(c s + c s (1 + u) + |mean|) of z s + mean,
+   plus 2^-125 where a product or sum lands below float32's smallest normal (TensorFlow's kernels
+   flush to zero; ``catalog.initializers.flush_margin``); a subnormal stddev or mean, or values
+   that may overflow, get no bound (``computations.initializer._in_float_range``).
    std(z) within (e2 + e1^2)/(sqrt(gamma) + sqrt(gamma - e2 - e1^2)) of sqrt(gamma).
 
 Only the cut at +-2 and float32 are bounded (the double sampler raises u1 to 1e-7 over many
@@ -52,7 +55,7 @@ from typing import Any
 
 from flint import arb
 
-from ..catalog.initializers import Draw, float32
+from ..catalog.initializers import Draw, float32, flush_margin
 from ..tier import exact_ball
 
 EPSILON = 1.0e-7  # BoxMullerFloat's ``const float epsilon = 1.0e-7f``
@@ -98,6 +101,7 @@ def truncated_box_muller_bounds(draw: Draw, sigma: Any, mass: Any, gamma: Any) -
     lower = rest.sqrt() if rest > 0 else arb(0)
     std_z = spread / (gamma.sqrt() + lower)
     rounding = unit * (2 * c * sigma + c * sigma * unit + abs(exact_ball(draw.mean)))
+    rounding += exact_ball(flush_margin(grid))
     return {
         "output_std_bound": sigma * std_z + rounding,
         "output_mean_bound": sigma * e1 + rounding,
@@ -122,7 +126,11 @@ def tf_box_muller_bounds(draw: Draw, sigma: Any) -> dict[str, Any]:
     rho = ((cells - 1) * cells.log() - cells.lgamma() - exact_ball(eps).log()) / cells
     k = 3 * grid.ulps + 4 * arb.pi() + 7
     unit = exact_ball(grid.unit)
-    rounding = k * unit * sigma * (2 * rho).sqrt() + unit * abs(exact_ball(draw.mean))
+    rounding = (
+        k * unit * sigma * (2 * rho).sqrt()
+        + unit * abs(exact_ball(draw.mean))
+        + exact_ball(flush_margin(grid))
+    )
     return {
         "output_std_bound": sigma * abs(1 - rho.sqrt()) + rounding,
         "output_mean_bound": rounding,

@@ -29,7 +29,19 @@ from typing import Any
 import mpmath
 from flint import arb, fmpq
 
-from ..catalog.initializers import BY_NAME, CATALOG, HALF, INF, Draw, Initializer, Product, RuleError, float32
+from ..catalog.initializers import (
+    BY_NAME,
+    CATALOG,
+    FLOAT_RANGES,
+    HALF,
+    INF,
+    Draw,
+    Initializer,
+    Product,
+    RuleError,
+    flush_margin,
+    float32,
+)
 from ..engine import normal_balls
 from .box_muller_truncated import tf_box_muller_bounds, truncated_box_muller_bounds
 from ..engine.mpmath_internals import binary, is_mpf
@@ -452,8 +464,9 @@ def _output_bounds(draw: Draw, values: Mapping[str, Any]) -> dict[str, Any]:
     rest = std * std - variance_bound
     lower = rest.sqrt() if rest > 0 else arb(0)  # the real std is at least this
     return {
-        "output_mean_bound": abs(mean_bound).upper() * arb(1),
-        "output_std_bound": abs(variance_bound / (std + lower)).upper() * arb(1),
+        "output_mean_bound": abs(mean_bound).upper() * arb(1) + exact_ball(flush_margin(grid)),
+        "output_std_bound": abs(variance_bound / (std + lower)).upper() * arb(1)
+        + exact_ball(flush_margin(grid)),
     }
 
 
@@ -479,9 +492,29 @@ def _box_muller_bounds(draw: Draw, sigma: Any) -> dict[str, Any]:
     unit = exact_ball(grid.unit)
     rounding = k * unit * sigma * (2 * rho).sqrt() + unit * abs(exact_ball(draw.mean))
     return {
-        "output_std_bound": sigma * (1 - rho.sqrt()) + rounding,
-        "output_mean_bound": rounding,
+        "output_std_bound": sigma * (1 - rho.sqrt()) + rounding + exact_ball(flush_margin(grid)),
+        "output_mean_bound": rounding + exact_ball(flush_margin(grid)),
     }
+
+
+# No sampler's standardized value reaches this (Box-Muller's r: sqrt(-2 log 2^-53) < 8.6).
+REACH = 9
+
+
+def _in_float_range(draw: Draw) -> bool:
+    """Whether the grid's bounds hold at these arguments: the std and mean (as floats of the dtype)
+    each 0 or normal, and |mean| + REACH·(std·sqrt(3) for a uniform) within the dtype's range with
+    room for the roundings. The bounds count each float operation's error as relative (unit·|x|)
+    plus ``flush_margin``; a subnormal argument (read as 0 under flush-to-zero) or an overflow
+    breaks that (review of the TensorFlow bound: stddev 1e-44 or 3e38)."""
+    assert draw.grid is not None
+    ranges = FLOAT_RANGES.get(draw.grid.unit)
+    if ranges is None:
+        return False
+    tiny, largest = (exact_ball(v) for v in ranges)
+    sigma, mean = _ball(draw.sigma), abs(exact_ball(draw.mean))
+    normal = (sigma == 0 or sigma >= tiny) and (mean == 0 or mean >= tiny)
+    return bool(normal and mean + REACH * 2 * sigma < largest / 2)
 
 
 def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
@@ -558,6 +591,7 @@ def _proven(draw: Draw, digits: int) -> dict[str, Fields]:
                 # ulps·unit·half of v_k (IEEE roundings), which moves the mean and (an L² distance on
                 # the same N points) the std by at most that.
                 cells, rounding = draw.grid.cells, draw.grid.ulps * draw.grid.unit * half_width
+                rounding += flush_margin(draw.grid)
                 exact["output_mean_bound"] = half_width / cells + rounding
                 exact["output_std_bound"] = half_width / cells**2 + rounding
     elif truncated and sigma_value is not None:
@@ -765,6 +799,9 @@ def initializer(
             error.message + f" ({entry.name})", param=error.argument, params=_placeholders(error.message)
         ) from None
 
+    out_of_range = draw.grid is not None and not _in_float_range(draw)
+    if out_of_range:
+        draw = replace(draw, grid=None)
     fields = _proven(draw, digits)
     results = {quantity.name: quantity for quantity in quantities(DESCRIPTIONS, fields)}
     if draw.family == "erfinv":  # an end the uniform and the clamp leave open: ±inf
@@ -826,6 +863,12 @@ def initializer(
             f"output_std_bound, output_mean_bound: proven for the sampler's grid ({draw.grid.cells:,} equally likely "
             f"values of {'each of its two uniforms' if draw.grid.sampler.startswith('box-muller') else 'its uniform'}) "
             f"and float rounding, assuming {draw.grid.assumption}"
+        )
+    elif out_of_range:
+        notes.append(
+            "the distance between the model and the real output is not bounded at these arguments: the std or "
+            "the mean is outside the dtype's normal range (a subnormal may be read as 0: TensorFlow's kernels flush "
+            "to zero), or the values may overflow"
         )
     elif draw.family != "point":
         notes.append(
