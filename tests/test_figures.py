@@ -202,8 +202,16 @@ def test_without_matplotlib_plot_says_how_to_install_it():
     assert "pip install 'momentcalc[plot]'" in proc.stderr and "Traceback" not in proc.stderr
 
 
-def test_a_matplotlib_whose_import_fails_is_exit_2_before_computing():
-    """Installed but broken (a shared library it needs is missing): one line, no traceback."""
+@pytest.mark.parametrize(
+    "raised",
+    [
+        "ImportError('libfreetype.so.6: cannot open shared object file')",
+        "OSError('libfreetype.so.6: cannot open shared object file')",
+    ],
+)
+def test_a_matplotlib_whose_import_fails_is_exit_2_before_computing(raised):
+    """Installed but broken (a shared library it needs is missing: an ImportError, or an OSError
+    from a library loaded by hand): one line, no traceback."""
     code = (
         "import sys, importlib.abc, importlib.machinery\n"
         "class Broken(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n"
@@ -213,7 +221,7 @@ def test_a_matplotlib_whose_import_fails_is_exit_2_before_computing():
         "    def create_module(self, spec):\n"
         "        return None\n"
         "    def exec_module(self, module):\n"
-        "        raise ImportError('libfreetype.so.6: cannot open shared object file')\n"
+        f"        raise {raised}\n"
         "sys.meta_path.insert(0, Broken())\n"
         "sys.argv = ['momentcalc', 'truncnorm', '--std', '1,2', '--plot', 'x.png']\n"
         "from momentcalc.cli.app import main; main()"

@@ -62,7 +62,7 @@ def check_matplotlib() -> None:
         raise InputError(f"{{plot}} needs matplotlib, which is not installed: {INSTALL}", param="plot")
     try:
         import matplotlib.figure  # noqa: F401
-    except ImportError as error:
+    except Exception as error:  # a broken install raises what its failing part raises (OSError, RuntimeError)
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise InputError(
             f"{{plot}} needs matplotlib, which is installed but cannot be imported ({reason}): "
