@@ -148,3 +148,17 @@ def test_selu_target_just_below_the_curves_top_is_solved():
     """1.464: within 0.003 of the largest C'(1) found on the curve (1.4666 at input_scale 1000)."""
     result = tat("selu", depth=1, target_slope="1.464")
     assert float(result.value("input_scale")) > 100
+
+
+def test_selu_target_needing_a_large_input_scale_is_solved():
+    """1.4662 needs input_scale 431: the final Newton stage stalled at the dyadic rounding of a
+    (|Δa| about 10^−28 relative to a = 431, never below the absolute 10^−28 asked) and the call was
+    exit 3 for every target from 1.4658 up to the surveyed 1.4666. The transform is checked by
+    selu's closed-form Q'(1) and C'(1) at 30 digits."""
+    result = tat("selu", depth=1, target_slope="1.4662")
+    with mpmath.workdps(30):
+        a = mpmath.mpf(result.value("input_scale"))
+        y = -mpmath.mpf(result.value("input_shift")) / a
+        q_slope, c_slope = _selu_q_and_c(a, y)
+    assert a > 400
+    assert abs(q_slope - 1) < 1e-13 and abs(c_slope - mpmath.mpf("1.4662")) < 1e-13
