@@ -73,7 +73,7 @@ EDGE_LABEL = r"$\chi_1 = 1$, the edge of chaos (Schoenholz et al. 2017, Deep inf
 HATCHES = {"explodes": "//", "no_fixed_point": "\\\\", "diverges": "xx", "collapses": ".."}
 OTHER_HATCH = "++"
 REGION_GREY = "0.85"
-REFUSED_LABEL = "refused: not proven (stderr says why)"
+REFUSED_LABEL = "refused: not proven or past a limit (stderr says why)"
 
 
 def symbol(name: str) -> str:
