@@ -21,7 +21,7 @@ out (parts in 10^7 of the std in float32).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 import math
 import struct
@@ -227,15 +227,12 @@ TF_TRUNCATED_BOX_MULLER = Grid(
     "Philox's words independent and uniform",
     "box-muller-truncated",
 )
-# TensorFlow's NormalDistribution<float> (random_distributions.h): BoxMullerFloat on each pair of
-# Philox words, both candidates kept, then the op's rnd * stddev + mean (stateless_random_ops.py).
-TF_BOX_MULLER = Grid(
-    2**23,
-    Fraction(0),
-    Fraction(1, 2**24),
-    4,
-    "TensorFlow's float32 log, sin and cos within 4 ulp (BoxMullerFloat in NormalDistribution)",
-    "box-muller-tf",
+# TensorFlow's NormalDistribution<float> (random_distributions.h): BoxMullerFloat's grid on each pair
+# of Philox words, both candidates kept, then the op's rnd * stddev + mean (stateless_random_ops.py).
+TF_BOX_MULLER = replace(
+    TF_TRUNCATED_BOX_MULLER,
+    assumption="TensorFlow's float32 log, sin and cos within 4 ulp (BoxMullerFloat in NormalDistribution)",
+    sampler="box-muller-tf",
 )
 TORCH_NORMAL_NOTE = (
     "normal_ on a contiguous float32 tensor of 16 or more elements (a weight) casts mean and std to float32 "

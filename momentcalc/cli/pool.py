@@ -134,8 +134,7 @@ def run_points(
     docstring); ``done(finished)`` after each point."""
     sys.stdout.flush()
     sys.stderr.flush()
-    records: list[Any] = [None] * count
-    decided = [False] * count
+    records: list[Any] = [None] * count  # None: not finished
     pool: dict[int, _Worker] = {}  # result pipe -> worker
     life_read, life = os.pipe()
     waiting = iter(range(count))
@@ -174,7 +173,6 @@ def run_points(
     def finish(index: int, record: Any) -> None:
         nonlocal finished
         records[index] = record
-        decided[index] = True
         finished += 1
         if done is not None:
             done(finished)
@@ -237,7 +235,7 @@ def run_points(
         if finished < count:  # the budget is spent: the points not finished are not computed
             progress = f"{finished} of {count}"
             for index in range(count):
-                if not decided[index]:
+                if records[index] is None:
                     records[index] = lost(index, "budget", progress)
     finally:
         for worker in pool.values():

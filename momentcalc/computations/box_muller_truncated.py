@@ -61,6 +61,13 @@ from ..tier import exact_ball
 EPSILON = 1.0e-7  # BoxMullerFloat's ``const float epsilon = 1.0e-7f``
 
 
+def _log_mean(cells: arb) -> arb:
+    """E[−log u1] over BoxMullerFloat's grid, u1 = k/N (k = 1..N−1) and k = 0 raised to eps:
+    (1/N)((N − 1) log N − lgamma(N) − log eps); E[r²] = 2·E[−log u1] (r = sqrt(−2 log u1))."""
+    eps = exact_ball(Fraction(float32(EPSILON)))
+    return ((cells - 1) * cells.log() - cells.lgamma() - eps.log()) / cells
+
+
 def truncated_box_muller_bounds(draw: Draw, sigma: Any, mass: Any, gamma: Any) -> dict[str, Any]:
     """output_std_bound and output_mean_bound (balls, to be rounded up) for TensorFlow's float32
     truncated normal: ``sigma`` the stddev (float32, as a ball), ``mass`` = P(|Z| < c) and
@@ -82,8 +89,7 @@ def truncated_box_muller_bounds(draw: Draw, sigma: Any, mass: Any, gamma: Any) -
     k = 3 * grid.ulps + 4 * arb.pi() + 4
     r_max = (-2 * exact_ball(eps).log()).sqrt()
     delta = k * unit * r_max
-    # the grid's E[r] <= sqrt(E[r^2]), E[r^2] = (2/N)((N - 1) log N - lgamma(N) - log eps)
-    mean_r = (2 * ((cells - 1) * cells.log() - cells.lgamma() - exact_ball(eps).log()) / cells).sqrt()
+    mean_r = (2 * _log_mean(cells)).sqrt()  # the grid's E[r] <= sqrt(E[r^2])
     shift = k * unit * mean_r  # the mean of |float candidate - exact candidate|
     root2 = arb(2).sqrt()
     band = ((c + delta) / root2).erf() - ((c - delta) / root2).erf()
@@ -121,9 +127,7 @@ def tf_box_muller_bounds(draw: Draw, sigma: Any) -> dict[str, Any]:
     by at most that."""
     grid = draw.grid
     assert grid is not None
-    cells = exact_ball(grid.cells)
-    eps = Fraction(float32(EPSILON))
-    rho = ((cells - 1) * cells.log() - cells.lgamma() - exact_ball(eps).log()) / cells
+    rho = _log_mean(exact_ball(grid.cells))
     k = 3 * grid.ulps + 4 * arb.pi() + 7
     unit = exact_ball(grid.unit)
     rounding = (

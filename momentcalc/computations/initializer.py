@@ -463,10 +463,10 @@ def _output_bounds(draw: Draw, values: Mapping[str, Any]) -> dict[str, Any]:
     variance_bound = w * e2 + mean_bound * (2 * shift_mean + mean_bound)
     rest = std * std - variance_bound
     lower = rest.sqrt() if rest > 0 else arb(0)  # the real std is at least this
+    flush = exact_ball(flush_margin(grid))
     return {
-        "output_mean_bound": abs(mean_bound).upper() * arb(1) + exact_ball(flush_margin(grid)),
-        "output_std_bound": abs(variance_bound / (std + lower)).upper() * arb(1)
-        + exact_ball(flush_margin(grid)),
+        "output_mean_bound": abs(mean_bound).upper() * arb(1) + flush,
+        "output_std_bound": abs(variance_bound / (std + lower)).upper() * arb(1) + flush,
     }
 
 
@@ -491,9 +491,10 @@ def _box_muller_bounds(draw: Draw, sigma: Any) -> dict[str, Any]:
     k = exact_ball(Fraction(grid.ulps, 2) + grid.ulps) + 4 * arb.pi() + exact_ball(Fraction(9, 2))
     unit = exact_ball(grid.unit)
     rounding = k * unit * sigma * (2 * rho).sqrt() + unit * abs(exact_ball(draw.mean))
+    rounding += exact_ball(flush_margin(grid))
     return {
-        "output_std_bound": sigma * (1 - rho.sqrt()) + rounding + exact_ball(flush_margin(grid)),
-        "output_mean_bound": rounding + exact_ball(flush_margin(grid)),
+        "output_std_bound": sigma * (1 - rho.sqrt()) + rounding,
+        "output_mean_bound": rounding,
     }
 
 
@@ -503,8 +504,8 @@ REACH = 9
 
 def _in_float_range(draw: Draw) -> bool:
     """Whether the grid's bounds hold at these arguments: the std and mean (as floats of the dtype)
-    each 0 or normal, and |mean| + REACH·(std·sqrt(3) for a uniform) within the dtype's range with
-    room for the roundings. The bounds count each float operation's error as relative (unit·|x|)
+    each 0 or normal, and |mean| + 2·REACH·std (a uniform's sqrt(3)·std too) within half the dtype's
+    range, room for the roundings. The bounds count each float operation's error as relative (unit·|x|)
     plus ``flush_margin``; a subnormal argument (read as 0 under flush-to-zero) or an overflow
     breaks that (review of the TensorFlow bound: stddev 1e-44 or 3e38)."""
     assert draw.grid is not None

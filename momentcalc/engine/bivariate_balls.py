@@ -63,7 +63,7 @@ from flint import arb, ctx
 from .gaussian_balls import Term, tail_bound
 from . import sinc_slopes
 from .convolution import FixedWeights
-from .trapezoid import A_MAX, _decreasing_from, gaussian_sums, strip_integral_bound
+from .trapezoid import A_MAX, FEWER_BITS_FROM, _decreasing_from, gaussian_sums, strip_integral_bound
 from .balls import abs_normal_moments
 
 # Beyond this many lattice points (a correlation very close to 1, a very wide strip of means)
@@ -799,18 +799,11 @@ def _lattice_sums(
         # a lattice point x is reached with weight at most ϕ(w)·ϕ(v) ≤ e^{−x²/(2q)} (x = a·w + b·v,
         # Cauchy–Schwarz, q = a² + b²): its value is needed to about x²/(2q·ln 2) bits fewer
         q = float((a * a).upper()) + float(((delta / h_v) ** 2).upper())
-        # q beyond a float's range (Var u = 1e-400 or 1e-310): no bits are spared
-        fewer = 1 / (2 * q * math.log(2)) if 0 < q < math.inf else 0.0
+        # q beyond a float's range (Var u = 1e-400: 0; 1e-310: fewer overflows): ``_point_bands``
+        # spares no bits
+        fewer = 1 / (2 * q * math.log(2)) if q > 0 else 0.0
         return _symmetric_lattice_sums(
-            strip,
-            strip.parity,
-            delta,
-            h_v,
-            lattice_steps,
-            nodes,
-            inner,
-            error,
-            fewer if math.isfinite(fewer) else 0.0,
+            strip, strip.parity, delta, h_v, lattice_steps, nodes, inner, error, fewer
         )
     # g at the lattice points x_n = n·δ, |n| ≤ span, e^{x_n} by recurrence.
     up = delta.exp()
@@ -896,10 +889,9 @@ def _symmetric_lattice_sums(
     return out
 
 
-# From this working precision (bits) on, the lattice's far points are taken at fewer bits, in
-# bands of this many bits (a band's radius is charged to the weights that meet it; each band is
-# one more group in the convolution's error bound).
-FEWER_BITS_FROM = 1024
+# From ``trapezoid.FEWER_BITS_FROM`` bits of working precision on, the lattice's far points are
+# taken at fewer bits, in bands of this many bits (a band's radius is charged to the weights that
+# meet it; each band is one more group in the convolution's error bound).
 FEWER_BITS_BAND = 256
 # Bits every point keeps beyond what its weight asks for (the sums' and bounds' slack).
 FEWER_BITS_GUARD = 64

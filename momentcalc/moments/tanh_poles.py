@@ -40,6 +40,7 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
+from ..catalog.ball_functions import TANH_NEAR_POLES_BITS
 from ..engine.gaussian_balls import Term, narrow
 from ..engine.trapezoid import trapezoid_expectations, working_bits
 from .monomials import Monomial
@@ -47,9 +48,8 @@ from .monomials import Monomial
 TANH_SQUARED, STEIN, SECH4, SECH2 = (0, 2, 0), (1, 1, 1), (0, 0, 2), (0, 0, 1)
 STEIN_X2, SECH4_X2 = (3, 1, 1), (2, 0, 2)  # X² times STEIN's and SECH4's integrands
 COVERED = (TANH_SQUARED, STEIN, SECH4, SECH2, STEIN_X2, SECH4_X2)
-# From this working precision (bits) on: tanh's own strip reaches near its poles from the same
-# precision (``ball_functions.TANH_NEAR_POLES_BITS``).
-FROM_BITS = 1024
+# From this working precision (bits) on: where tanh's own strip reaches near its poles.
+FROM_BITS = TANH_NEAR_POLES_BITS
 # Bits of the rule's goal below the results' (the combinations above divide by q and 6 and
 # subtract: a few bits, and q* of a thousand-digit meanfield is not extreme).
 GUARD_BITS = 24
