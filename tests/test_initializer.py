@@ -755,3 +755,24 @@ def test_excluded_mass_is_what_the_calls_uniform_never_reaches(name):
     assert result["excluded_mass"].decimal(20) == "0.045500278472900390625"
     low = result.value("low_sigma")
     assert abs(2 * mpmath.ncdf(low) - (1 - top)) < mpmath.mpf(10) ** -18
+
+
+def test_box_muller_log_error_moves_the_radius_by_ulps_roundoffs():
+    """PyTorch's Box-Muller bound (``_box_muller_bounds``) allows log within ``ulps`` ulp: at
+    log(u1) just past a power of two in size an ulp is 2u·|log(u1)| (u = 2^-24), so r = sqrt(-2 log u1)
+    moves by up to ulps·u relative, not ulps/2·u; replayed in numpy float32 with the log pushed
+    4 ulp outward, r's error reaches above 3.9u (where ulps/2 + 1.5 = 3.5 was allowed) and stays
+    within ulps + 1.5 = 5.5 roundoffs."""
+    f32 = numpy.float32
+    unit = 2.0**-24
+    worst = 0.0
+    for k in range(1, 200):
+        y_exact = -(1 + k * 2.0**-20)  # |log u1| just above 1: an ulp is 2^-23 = 2u there
+        u1 = f32(numpy.exp(y_exact))
+        y = numpy.log(u1)
+        for _ in range(4):
+            y = numpy.nextafter(y, f32(-numpy.inf))
+        r = numpy.sqrt(f32(-2) * y)
+        exact = mpmath.sqrt(-2 * mpmath.log(mpmath.mpf(float(u1))))
+        worst = max(worst, float(abs(mpmath.mpf(float(r)) - exact) / exact) / unit)
+    assert 3.9 < worst <= 4 + 1.5

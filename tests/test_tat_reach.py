@@ -11,6 +11,7 @@ quadrature at 40 digits of E[φ̂(Z)] = 0 (C(0) = 0), E[φ̂(Z)²] = 1 (Q(1) = 1
 from __future__ import annotations
 
 import functools
+from fractions import Fraction
 import re
 
 import mpmath
@@ -666,3 +667,25 @@ def test_selu_curve_approaches_relus_limit_from_below():
         act = resolve("selu", None)
         a, b, t = top(act, survey(act, 1.5)[0].highest())
         assert abs(_selu_q_and_c(mpmath.mpf(a), -mpmath.mpf(b) / a)[1] - t) < 1e-6 and t < limit
+
+
+def test_unfound_target_past_relus_limit_names_it(monkeypatch):
+    """selu and the convex relu mixtures approach relu's π/(π − 1) as input_scale → ∞, beyond
+    the survey's input_scale 1000: the hint names that limit (1.46694, rounded down), not the
+    survey's 1.4666; gelu's (an interior peak) is unchanged."""
+    from momentcalc.catalog import resolve
+    from momentcalc.computations import tat_reach
+    from flint import arb, ctx
+
+    from momentcalc.moments.dks_survey import Survey
+
+    monkeypatch.setattr(tat_reach, "top", lambda act, point: point)
+    found = Survey(((3.16, 15.0, 1.0), (1000.0, -1.67, 1.4666)), (0.0178, 1000.0), (-8.0, 8.0))
+    with ctx.workprec(64):
+        target = arb("1.4695")
+    for name in ("selu", "softplus"):
+        text = tat_reach.unreached_text(found, target, Fraction(14695, 10000), 1, resolve(name, None))
+        assert "approaches relu's pi/(pi - 1) = 1.4669422 as input_scale -> infinity" in text
+        assert "try {target_slope} below 1.46694^1 = 1.46694, or {depth} 2 or more" in text
+    text = tat_reach.unreached_text(found, target, Fraction(14695, 10000), 1, resolve("gelu", None))
+    assert "pi/(pi - 1)" not in text and "below 1.4666^1 = 1.4666" in text

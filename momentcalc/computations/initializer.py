@@ -478,17 +478,19 @@ def _box_muller_bounds(draw: Draw, sigma: Any) -> dict[str, Any]:
     On the grid in exact arithmetic the values have mean exactly ``mean`` (Σ cos(2πk/N) = Σ
     sin(2πk/N) = 0) and variance std²·ρ, ρ = E[−2·log(u1)]·E[cos²] = −(1/N)·Σ_{j=1..N} log(j/N)
     = log N − lgamma(N + 1)/N (Σ cos² = Σ sin² = N/2 for N > 2): their std is std·sqrt(ρ)
-    (2.75e-7 low at N = 2^24). Each value's float rounding: r within (ulps/2 + 1.5) roundoffs
-    relative (log, sqrt), θ within 2·2π roundoffs absolute (the float 2π and the product), cos
-    and sin within ulps roundoffs absolute, the product one more, so |δ| <= K·u·std·r + u·|mean|
-    with K = ulps/2 + ulps + 4π + 4.5 (the fma's rounding included), and in L² on the same grid
+    (2.75e-7 low at N = 2^24). Each value's float rounding: log within ulps ulp of its value y,
+    an ulp at most 2u·|y| (u the unit roundoff), so −2·log(u1) within 2·ulps roundoffs relative and
+    r within (ulps + 1.5) (the square root halves it, then rounds), θ within 2·2π roundoffs
+    absolute (the float 2π and the product), cos and sin within ulps roundoffs absolute (the ulp of
+    a value below 1), the product one more, so |δ| <= K·u·std·r + u·|mean| with
+    K = ulps + ulps + 4π + 4.5 (the fma's rounding included), and in L² on the same grid
     ||δ||₂ <= K·u·std·sqrt(2ρ) + u·|mean|: the std moves by at most that plus std·(1 − sqrt(ρ)),
     the mean by at most ||δ||₂."""
     grid = draw.grid
     assert grid is not None
     cells = grid.cells
     rho = arb(cells).log() - arb(cells + 1).lgamma() / cells
-    k = exact_ball(Fraction(grid.ulps, 2) + grid.ulps) + 4 * arb.pi() + exact_ball(Fraction(9, 2))
+    k = exact_ball(2 * grid.ulps) + 4 * arb.pi() + exact_ball(Fraction(9, 2))
     unit = exact_ball(grid.unit)
     rounding = k * unit * sigma * (2 * rho).sqrt() + unit * abs(exact_ball(draw.mean))
     rounding += exact_ball(flush_margin(grid))

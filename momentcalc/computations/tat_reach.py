@@ -78,6 +78,19 @@ def log_of(zeta: Fraction) -> float:
     return math.log(zeta.numerator) - math.log(zeta.denominator)
 
 
+def relu_limit(act: Any) -> float | None:
+    """relu's C'(1) on the curve Q'(1) = 1, pi/(pi - 1), for an activation that becomes relu as
+    input_scale → ∞ and whose C'(1) there is proven below a ceiling near it (a convex mixture of
+    relus, ``moments.dks_convex``; an exponential linear unit whose slope drops at its kink,
+    ``moments.dks_selu``): the survey, which stops at input_scale 1000, falls short of it."""
+    from ..moments.dks_convex import convex_relu_mixture
+    from ..moments.dks_selu import drop_alpha
+
+    if convex_relu_mixture(act) or drop_alpha(act) is not None:
+        return math.pi / (math.pi - 1)
+    return None
+
+
 def unreached_text(found: Any, target: Any, zeta: Fraction, depth: int, act: Any = None) -> str:
     """The message for a per-layer ``target`` (a ball) the search did not reach; with ``act``, the
     highest C'(1) found is the curve's local maximum near the best surveyed point
@@ -102,9 +115,19 @@ def unreached_text(found: Any, target: Any, zeta: Fraction, depth: int, act: Any
         f"to about {high[2]:.5g} (input_scale {high[0]:.3g}, input_shift {high[1]:.3g})"
     )
     log_zeta = log_of(zeta)
-    if layer > high[2]:
-        deeper = int(log_zeta / math.log(high[2])) + 1 if high[2] > 1 else None
-        hint = f"; try {{target_slope}} below {high[2]:.5g}^{depth} = {power_text(high[2], depth)}"
+    ceiling, ceiling_text = high[2], f"{high[2]:.5g}"
+    limit = relu_limit(act) if act is not None else None
+    if limit is not None and ceiling < limit <= layer:
+        # the survey stops at input_scale 1000, short of the curve's limit: name the limit too
+        span += (
+            f"; C'(1) on that curve approaches relu's pi/(pi - 1) = {limit:.8g} as input_scale -> infinity "
+            "(its apparent supremum, not proven)"
+        )
+        ceiling = math.floor(limit * 10**5) / 10**5
+        ceiling_text = f"{ceiling:.6g}"
+    if layer > ceiling:
+        deeper = int(log_zeta / math.log(ceiling)) + 1 if ceiling > 1 else None
+        hint = f"; try {{target_slope}} below {ceiling_text}^{depth} = {power_text(ceiling, depth)}"
         if deeper is not None and deeper > depth:
             hint += f", or {{depth}} {deeper} or more (the per-layer target is target_slope^(1/depth))"
         return head + span + hint
@@ -128,6 +151,7 @@ __all__ = [
     "outward_text",
     "power_bound",
     "power_text",
+    "relu_limit",
     "survey_locate",
     "unreached_text",
 ]

@@ -179,12 +179,13 @@ def fraction_to_mpf(numerator: int, denominator: int = 1) -> mpmath.mpf:
 
 
 def to_text(value: Number) -> str:
-    """Short exact text for tables and CSV (``0.02``, ``-2``, ``inf``)."""
+    """Short exact text for tables and CSV (``0.02``, ``-2``, ``inf``, ``1e+100000``: a lower-case
+    exponent, as the JSON inputs and every printed result write it)."""
     if isinstance(value, float):
         return "inf" if value > 0 else "-inf"
     if max(value.numerator.bit_length(), value.denominator.bit_length()) > _TEXT_BITS:
         # Python will not print an integer this long; 20 significant digits say enough.
-        return _significant_text(value, 20)
+        return _significant_text(value, 20).lower()
     if value.denominator == 1:
         return str(value.numerator)
     try:
@@ -201,7 +202,7 @@ def to_text(value: Number) -> str:
         )
         return str(
             context.divide(decimal.Decimal(value.numerator), decimal.Decimal(value.denominator)).normalize()
-        )
+        ).lower()
     return f"{value.numerator}/{value.denominator}"
 
 

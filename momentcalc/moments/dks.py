@@ -55,6 +55,7 @@ STARTS = (
     (Fraction(-1, 2), Fraction(1, 2)),
 )
 BOUND_DIGITS = 5
+FAR_SCALE = 16  # input scale from which a first start still walking is screened (``locate``)
 
 
 class Jet:
@@ -246,6 +247,13 @@ def _monomial_pieces(act: Activation) -> list[tuple[Fraction, int]] | None:
     return pieces
 
 
+def _closed_form(act: Activation) -> bool:
+    """Its Gaussian expectations are closed forms (a catalog piecewise exp-polynomial: elu, selu,
+    celu, relu, ...), so a certified Newton step costs little at any input scale."""
+    entry = catalog_entry(act)
+    return entry is not None and not entry.expression and entry.name in EXP_POLYNOMIALS
+
+
 def homogeneous(act: Activation) -> bool:
     """φ(λx) = λ^k·φ(x) for every λ > 0, some k ≥ 1 (relu, relu2, leaky_relu, identity): then
     C'(1) and Q'(1) of φ(a·z + b) depend on b/a alone, so Q'(1) = 1 cannot be had beside the
@@ -325,8 +333,11 @@ def locate(
     those carried to the activation's kinks), or from ``starts`` (pairs (b, a)) when given; at a
     few digits, then at ``digits``; PrecisionError when none converges. ``screen(b, a)`` gives
     each start after the first its replacement (b, a), the end of a cheaper iteration from it,
-    or None: the start is passed over (that iteration diverges)."""
+    or None: the start is passed over (that iteration diverges); the first start is screened too
+    once its certified iteration walks past a = ``FAR_SCALE`` (unless its expectations are closed
+    forms)."""
     fixed = shift is not None
+    closed = _closed_form(act)
     if starts is None:
         starts = (
             [(shift, a) for a in (Fraction(1), Fraction(1, 2), Fraction(1, 10), Fraction(2))]
@@ -341,6 +352,7 @@ def locate(
                 continue
             b, a = moved
         try:
+            walking = screen is not None and not index and not closed
             for _ in range(40):
                 a_new, b_new, size = _newton_step(act, a, b, target, 12 + near, fixed)
                 if (
@@ -350,8 +362,18 @@ def locate(
                 ):
                     break
                 # damped: at most halve or double a per step
+                far = walking and a_new >= FAR_SCALE and a_new >= a * 5 / 4
                 a = min(max(a_new, a / 2), a * 2)
                 b = b_new
+                if far and screen is not None:
+                    # the first start still walks out to large input scales, where each certified
+                    # step costs more (the rule's nodes grow with a: softplus at C'(1) = 1.46 took
+                    # 16 steps from a = 1 to 168): the walk is finished in double precision once
+                    walking = False
+                    moved = screen(b, a)
+                    if moved is not None:
+                        b, a = moved
+                        continue
                 if size < 1e-10:
                     break
             else:
