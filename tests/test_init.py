@@ -311,6 +311,8 @@ def test_expect_against_seed_value():
 _SECOND_AT_80: dict[str, mpmath.mpf] = {}  # E[act(Z)²] by quadrature at 80 digits, once per activation
 
 
+# one worker runs them all, so each activation's 80-digit quadrature is done once, not once per worker
+@pytest.mark.xdist_group("init-second-moments")
 @pytest.mark.parametrize(
     "scheme,activation,function,fan_in,fan_out",
     [

@@ -72,6 +72,12 @@ SLOW_AT_30 = {"softsign", "tanh(x)/2 + x/4"}
 AS_TANH = {"swish"}
 
 
+# One worker runs the tests that read the 42-digit references (_reference_q, cached per process):
+# the 15- and 30-digit cases of an activation share one quadrature (0.4-0.9 s of CPU each).
+QUADRATURE_GROUP = pytest.mark.xdist_group("meanfield-layers-quadrature")
+
+
+@QUADRATURE_GROUP
 @pytest.mark.parametrize(
     "case, digits",
     [
@@ -113,6 +119,7 @@ def test_relu_layers_exact_and_arccos_correlations(digits):
         assert got["c_layers"]["decimal"] == [to_decimal(c, digits) for c in cs]
 
 
+@QUADRATURE_GROUP
 @pytest.mark.parametrize("digits", [15, pytest.param(30, marks=pytest.mark.reference)])  # 30: 0.6 s of CPU
 def test_erf_correlations_against_quadrature(digits):
     """c_{l+1} = (σ_w²·E[erf(u₁)erf(u₂)] + σ_b²)/q_{l+1}, the kernel by a 1-d quadrature of

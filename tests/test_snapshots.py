@@ -19,8 +19,18 @@ def test_every_case_has_a_snapshot():
     assert sorted(CODES) == sorted([*(name for name, _ in CASES), *(name for name, _, _ in SIZED_CASES)])
 
 
-@pytest.mark.usefixtures("verify_rows_remembered")  # the `verify` case: conftest.py
-@pytest.mark.parametrize(("name", "argv"), CASES, ids=[name for name, _ in CASES])
+# The `verify` case runs on the worker that runs test_verify.py's entries (xdist_group): each row is
+# computed once for both (verify_rows_remembered, conftest.py), not once on each worker.
+@pytest.mark.usefixtures("verify_rows_remembered")
+@pytest.mark.parametrize(
+    ("name", "argv"),
+    [
+        pytest.param(
+            name, argv, id=name, marks=pytest.mark.xdist_group("verify-rows") if name == "verify" else ()
+        )
+        for name, argv in CASES
+    ],
+)
 def test_output_is_byte_identical(name, argv):
     code, stdout, stderr = run_case(argv)
     err = SNAPSHOTS / f"{name}.err"

@@ -49,6 +49,7 @@ def test_registry_covers_the_seeds_and_sources():
 
 
 @pytest.mark.usefixtures("verify_rows_remembered")  # fills the rows the snapshot and the fuzz reuse
+@pytest.mark.xdist_group("verify-rows")  # with the `verify` snapshot case (test_snapshots.py)
 @pytest.mark.parametrize("entry", REGISTRY, ids=lambda e: e.id)
 def test_every_real_entry_passes(entry):
     row = verify_module.check_entry(entry)  # (the suite's memo: a later full verify reuses the row)
