@@ -6,6 +6,7 @@ verdicts, the simulation within its Monte Carlo error, bad configs, CI formats a
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 from pathlib import Path
 
@@ -365,3 +366,50 @@ def test_lipschitz_bounds_of_the_activations(per_unit):
                 if l2:
                     second = mpmath.diff(lambda t: act.derivative(t, {}), x)
                     assert abs(second) <= mpmath.mpf(l2.numerator) / l2.denominator, (name, x)
+
+
+@pytest.mark.parametrize("positions", [20001, 131072])
+def test_long_contexts_use_the_exact_harmonic_number(tmp_path, positions):
+    """Llama-3's 131072 positions (Mistral's 32768, Qwen2's ...): the attention output's variance
+    is Var(v)·H_T/T, with H_T by mpmath; was a fixed-width ball that could not reach 15 digits,
+    three minutes of CPU and then exit 2 naming a --digits of 1563."""
+    config = json.loads((FIXTURES / "llama2_7b.json").read_text())
+    config["max_position_embeddings"] = positions
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    result = init_report(path)
+    with mp.workdps(30):
+        values = 4096 * mpmath.mpf("0.02") ** 2  # the normed stream (1) through v_proj
+        want = values * mpmath.harmonic(positions) / positions
+        got = mpmath.mpf(mpmath.nstr(result.value("attention_output_variance")[0], 20))
+        assert abs(got - want) < 1e-14 * want
+
+
+def test_tied_t5_own_logit_is_rescaled_like_the_output(tmp_path):
+    """T5 ties its head and multiplies the decoder output by d_model^-0.5 (as output_logit_std does):
+    each token's own logit is |e|²·d^-0.5/rms(x_L) = sqrt(512/q_L) ≈ 11.19, not 253.1."""
+    config = json.loads((FIXTURES / "t5_small_untied.json").read_text())
+    config["tie_word_embeddings"] = True
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    result = init_report(path, digits=10)
+    q_last = float(result.value("final_residual_second_moment"))
+    shift = math.sqrt(512 / q_last)
+    tied = next(v for v in result.extra["verdicts"] if v["check"] == "tied_head")
+    assert f"sits near {shift:.4g} " in tied["message"] and 11 < shift < 12
+    # one logit of 32128 moved from about N(0, 1) to the shift: about 0.86 nats
+    impact = math.log1p((math.exp(shift) - math.exp(0.5)) / (32128 * math.exp(0.5)))
+    assert f"adding about {impact:.2g} nats" in tied["message"] and tied["verdict"] == "warn"
+
+
+@pytest.mark.parametrize("table, key", [("init", "residual_scalng"), ("model", "widht"), ("init", "foo")])
+def test_a_description_key_it_does_not_have_is_exit_2(tmp_path, table, key):
+    """A misspelt key in a model description was read as its default, silently (residual
+    growth 1973.71, the unscaled figure, for a description that meant 1/sqrt(2L))."""
+    text = (FIXTURES / "gpt2_small_scaled.toml").read_text()
+    text = text.replace(f"[{table}]\n", f"[{table}]\n{key} = 1\n", 1)
+    path = tmp_path / "model.toml"
+    path.write_text(text)
+    run = invoke("init-report", str(path))
+    assert run.code == 2 and run.stdout == "" and run.stderr.count("\n") == 1
+    assert f"[{table}] has no key {key!r}" in run.stderr

@@ -153,3 +153,24 @@ def test_prove_with_raises_keeps_what_rounds():
         return {"third": exact_ball(Fraction(1, 3))}
 
     assert prove(failing, 30, start_bits=64, raises=3) == {}
+
+
+def test_a_part_asking_past_the_digit_limit_is_a_refusal_not_bad_input():
+    """A computation whose ball stays too wide escalates its precision until a part asks for
+    more digits than any route gives: that is the precision limit (exit 3), not the user's
+    --digits (exit 2); init-report once said "--digits must be ... 1100, got 1563"."""
+    from flint import arb
+
+    def evaluate(bits: int) -> dict:
+        if bits > 200:
+            raise InputError(param="digits", allowed="a whole number from 1 to 1100", got="1563")
+        return {"x": arb(1) / 3 + arb(0, 1e-10)}  # never rounds to 15 digits
+
+    with pytest.raises(PrecisionError):
+        prove(evaluate, 15)
+
+    def bad_from_the_start(bits: int) -> dict:
+        raise InputError(param="digits", allowed="a whole number from 1 to 1100", got="1563")
+
+    with pytest.raises(InputError):
+        prove(bad_from_the_start, 15)

@@ -37,7 +37,7 @@ import mpmath
 from ..engine.balls import arb_precision, ball_midpoint, ball_radius, exactly, proven
 from ..engine.precision import Precision
 from ..engine.rounding import ball_text, directed_ball_text
-from ..errors import MomentcalcError, PrecisionError
+from ..errors import InputError, MomentcalcError, PrecisionError
 from ..result import Computation, Quantity
 from .inputs import check_digits
 
@@ -142,8 +142,17 @@ def _by_bits(
     rounds; PrecisionError past ``precision.max_bits``."""
     bits = start
     while True:
-        with arb_precision(bits):
-            values = {name: value for name, value in evaluate(bits).items() if name not in exact}
+        try:
+            with arb_precision(bits):
+                values = {name: value for name, value in evaluate(bits).items() if name not in exact}
+        except InputError as error:
+            if bits == start or error.param != "digits":
+                raise
+            # a part asked for more digits than any route gives: past the limit, not bad input
+            # (init-report's 15 digits reached 1563 where a part's ball stayed too wide)
+            raise PrecisionError(
+                f"could not reach {precision.digits} correct digits within the working precision's limit"
+            ) from None
         undecided = _undecided(values, precision.digits, outward)
         if not undecided:
             return values

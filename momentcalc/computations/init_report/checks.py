@@ -28,7 +28,7 @@ from typing import Any
 
 from ...result import Quantity
 from .rules import Group
-from .spec import Model, key_line
+from .spec import Model, head_rescale2, key_line
 
 OUTPUT_ROLES = ("o", "down")
 INPUT_ROLES = ("q", "k", "v", "up", "gate")
@@ -172,10 +172,12 @@ def verdicts(
             "tied_head", "warn", "head", "the config unties the head but the library's code ties it", head_key
         )
     elif head is not None and head.tied and model.placement == "pre" and "transform" not in roles:
-        # each input token's own logit: e·h = |e|²/rms(x_L) ≈ σ_e²·d/√q_L at infinite width
+        # each input token's own logit: e·h = |e|²/rms(x_L) ≈ σ_e²·d/√q_L at infinite width, times
+        # the model's rescale before the head (T5: d_model^-0.5)
         shift = (
             float(roles["embedding"].variance)
             * model.width
+            * math.sqrt(head_rescale2(model))
             / math.sqrt(_float(found["final_residual_second_moment"]))
         )
         # about what it adds to the loss: one logit of V moved from ~N(0, S²) to the shift

@@ -43,7 +43,7 @@ from flint import arb
 from ...engine.balls import exact_ball, midpoint_fraction
 from .gaussian import moments
 from .rules import Group
-from .spec import Model
+from .spec import Model, head_rescale2
 
 
 class Figures(NamedTuple):
@@ -85,10 +85,9 @@ def keys_seen(model: Model, seq_len: int) -> Any:
         return arb(seq_len)
     if seq_len <= 20000:
         return exact_ball(Fraction(seq_len) / harmonic(seq_len))
-    # H_T = ln T + γ + 1/(2T) − ε, 0 ≤ ε ≤ 1/(12T²)
+    # H_T = ψ(T + 1) + γ (digamma), to the working precision: Llama-3's 8192 to 131072 positions
     t = arb(seq_len)
-    h = t.log() + arb.const_euler() + 1 / (2 * t) - arb(0, 1) / (24 * t * t) - 1 / (24 * t * t)
-    return t / h
+    return t / ((t + 1).digamma() + arb.const_euler())
 
 
 def _variances(groups: Mapping[str, Group], effective: Mapping[str, Any], layer: int, layers: int) -> dict:
@@ -193,7 +192,5 @@ def propagate(
     if "transform" in groups:  # BERT's prediction head: dense, activation, LayerNorm
         final = arb(1)
     head = var("head", 0)
-    out_var = head * d * final
-    if model.family == "t5" and model.tied:  # T5ForConditionalGeneration rescales by d_model**-0.5
-        out_var = out_var / d
+    out_var = head * d * final * exact_ball(head_rescale2(model))
     return Figures(residual, attention, cross, mlp, logits, values, gradient, out_var, final)

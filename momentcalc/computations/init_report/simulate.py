@@ -29,7 +29,7 @@ from ...tier import prove, whole
 from ..common import simulation_options
 from .figures import figures_of
 from .rules import Group, groups
-from .spec import Model
+from .spec import Model, head_rescale2
 
 DEFAULT_WIDTH = 64
 DEFAULT_TRIALS = 16
@@ -315,8 +315,7 @@ def run(model: Model, drawn: list[Group], trials: int, seed: int) -> dict[str, A
         head = roles["head"]
         weight = table.T if head.tied else _sampler(rng, head, 0, layers)(d, V)
         z = final @ weight
-        if model.family == "t5" and model.tied:
-            z = z / math.sqrt(d)
+        z = z * math.sqrt(head_rescale2(model))
         top = z.max(axis=-1, keepdims=True)
         lse = top[..., 0] + np.log(np.exp(z - top).sum(axis=-1))
         target = rng.integers(0, V, size=(BATCH, T))

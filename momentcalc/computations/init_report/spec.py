@@ -85,6 +85,13 @@ class Model(NamedTuple):
     path: str
 
 
+def head_rescale2(model: Model) -> Fraction:
+    """The square of the factor the model multiplies the final hidden state by before a tied head:
+    d_model^-1 for T5 (transformers, models/t5/modeling_t5.py, T5ForConditionalGeneration.forward:
+    ``sequence_output * (self.model_dim**-0.5)`` when the embeddings are tied), else 1."""
+    return Fraction(1, model.width) if model.family == "t5" and model.tied else Fraction(1)
+
+
 def read_config(path: object) -> tuple[Model, str]:
     """The model described by the file at ``path`` and the text read (for line numbers)."""
     name = str(path)
@@ -438,6 +445,24 @@ _READERS = {
 RESIDUAL_SCALINGS = ("none", "1/sqrt(2L)", "1/sqrt(2(l+1))", "1/sqrt(L)")
 
 
+# A description's keys (a config.json's extra keys are normal; a description's are typos)
+MODEL_KEYS = (
+    "vocab", "width", "layers", "heads", "kv_heads", "head_dim", "ffn", "activation", "norm",
+    "placement", "tied", "seq_len", "causal", "positions", "embedding_norm",
+)  # fmt: skip
+INIT_KEYS = ("std", "embedding_std", "head_std", "truncation", "truncation_absolute", "residual_scaling")
+
+
+def _known_keys(table: Mapping[str, Any], known: tuple[str, ...], where: str) -> None:
+    """InputError naming the first key of ``table`` a description does not have (a misspelt
+    'residual_scalng' was read as the default, silently)."""
+    for key in table:
+        if key not in known:
+            raise InputError(
+                f"{{config}}: {where} has no key {key!r}; its keys are {', '.join(known)}", param="config"
+            )
+
+
 def _description(data: Mapping[str, Any], path: str) -> Model:
     model = data["model"]
     init = data.get("init", {})
@@ -445,6 +470,9 @@ def _description(data: Mapping[str, Any], path: str) -> Model:
         raise InputError("{config}: 'model' must be a table", param="config")
     if not isinstance(init, Mapping):
         raise InputError("{config}: 'init' must be a table", param="config")
+    _known_keys(data, ("model", "init"), "the description")
+    _known_keys(model, MODEL_KEYS, "[model]")
+    _known_keys(init, INIT_KEYS, "[init]")
     where = "model description"
     width = _whole(model, "width", where, "width")
     heads = _whole(model, "heads", where, "heads")
