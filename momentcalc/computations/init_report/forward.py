@@ -192,5 +192,8 @@ def propagate(
     if "transform" in groups:  # BERT's prediction head: dense, activation, LayerNorm
         final = arb(1)
     head = var("head", 0)
-    out_var = head * d * final * exact_ball(head_rescale2(model))
+    out_var = head * d * final
+    rescale = head_rescale2(model)
+    if rescale != 1:
+        out_var = out_var * exact_ball(rescale)
     return Figures(residual, attention, cross, mlp, logits, values, gradient, out_var, final)
