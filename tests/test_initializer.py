@@ -776,3 +776,23 @@ def test_box_muller_log_error_moves_the_radius_by_ulps_roundoffs():
         exact = mpmath.sqrt(-2 * mpmath.log(mpmath.mpf(float(u1))))
         worst = max(worst, float(abs(mpmath.mpf(float(r)) - exact) / exact) / unit)
     assert 3.9 < worst <= 4 + 1.5
+
+
+@pytest.mark.parametrize(
+    "spelled, name",
+    [
+        ("nn.init.trunc_normal_", "torch.nn.init.trunc_normal_"),  # import torch.nn as nn
+        ("nn.Linear", "torch.nn.Linear"),
+        ("keras.initializers.he_normal", "tf.keras.initializers.HeNormal"),  # Keras's snake_case alias
+        ("tf.keras.initializers.glorot_uniform", "tf.keras.initializers.GlorotUniform"),
+        ("keras.initializers.TruncatedNormal", "tf.keras.initializers.TruncatedNormal"),
+    ],
+)
+def test_the_spellings_code_uses_name_the_same_call(spelled, name):
+    from momentcalc.computations.initializer import lookup
+
+    assert lookup(spelled).name == name
+    run = invoke("initializer", spelled, "--fan-in", "768", "--fan-out", "768", "--json")
+    if run.code == 2:  # a call whose std ignores the fans says so
+        run = invoke("initializer", spelled, "--json")
+    assert run.code == 0 and run.json()["inputs"]["name"] == name

@@ -120,17 +120,38 @@ def closest_names(name: str) -> list[str]:
     return list(dict.fromkeys(same_tail + close))[:4]
 
 
-# Keras 3 is imported as ``keras``; under TensorFlow 2 the same classes are ``tf.keras``.
-KERAS_SPELLINGS = (("keras.", "tf.keras."),)
+# Other spellings of the same call: Keras 3 is imported as ``keras`` (under TensorFlow 2 the
+# same classes are ``tf.keras``); PyTorch code writes ``import torch.nn as nn``.
+SPELLINGS = (("keras.", "tf.keras."), ("nn.", "torch.nn."))
+# Keras's snake_case aliases of its initializer classes (keras.initializers.he_normal is HeNormal:
+# keras/src/initializers/__init__.py registers both names for one class)
+KERAS_ALIASES = {
+    "he_normal": "HeNormal",
+    "lecun_normal": "LecunNormal",
+    "glorot_uniform": "GlorotUniform",
+    "truncated_normal": "TruncatedNormal",
+    "variance_scaling": "VarianceScaling",
+}
+KERAS_INITIALIZERS = "tf.keras.initializers."
+
+
+def _spelled(text: str) -> str:
+    """``text`` in the catalog's spelling (tf.keras.initializers.HeNormal, torch.nn.init.*)."""
+    for short, long in SPELLINGS:
+        if text.startswith(short):
+            text = long + text[len(short) :]
+    if text.startswith(KERAS_INITIALIZERS):
+        tail = text[len(KERAS_INITIALIZERS) :]
+        text = KERAS_INITIALIZERS + KERAS_ALIASES.get(tail, tail)
+    return text
 
 
 def lookup(name: object) -> Initializer:
     text = str(name).strip()
     if text in BY_NAME:
         return BY_NAME[text]
-    for short, long in KERAS_SPELLINGS:
-        if text.startswith(short) and long + text[len(short) :] in BY_NAME:
-            return BY_NAME[long + text[len(short) :]]
+    if _spelled(text) in BY_NAME:
+        return BY_NAME[_spelled(text)]
     close = closest_names(text)
     hint = f"; closest: {', '.join(close)}" if close else ""
     raise InputError(

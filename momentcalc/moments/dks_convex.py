@@ -102,6 +102,8 @@ def _far_bounds() -> arb:
     upper = 2 * _density(y) * (y + arb(1) / 2).exp() * ((y + 1) ** 2 + 1) / (y * (y + 1))
     s0 = arb(1) / 2 - 1 / (2 * arb.pi())  # s(0)² = Q(0) − ϕ(0)²
     lower = _density(y) * (y + _density(arb(0))) / s0
+    if not (upper.is_finite() and lower.is_finite()):  # max() would drop a NaN: no bound then
+        return arb("nan")
     return arb(max(upper.upper(), lower.upper()))
 
 
