@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import mpmath
 import pytest
 
 import momentcalc.verification.run as verify_module
@@ -176,3 +177,27 @@ def test_constants_lists_registry():
     assert {"id", "published", "tolerance", "source", "description", "computed_by"} <= set(rows[0])
     csv = invoke("constants", "--format", "csv").stdout.splitlines()
     assert csv[0] == "id,published,tolerance,source,description,computed_by" and len(csv) == len(REGISTRY) + 1
+
+
+@pytest.mark.parametrize(
+    "published, exact, digits",
+    [
+        # SELU's alpha as PyTorch prints it: correctly rounded to its 32 digits (exact ...91671652...)
+        ("1.6732632423543772848170429916717", "1.6732632423543772848170429916716520", 32),
+        ("0.2933790", "0.29337903590", 7),  # sigmoid's second moment, rounded
+        ("-1.7580993408473766", "-1.75809934084737685994", 16),  # alpha_dropout: its 17th digit is off
+        ("0.01", "0.01126", 1),
+        ("100", "88.82", 0),
+    ],
+)
+def test_agreeing_digits_count_as_rounding_does(published, exact, digits):
+    """verify's "agree": the digits to which both round alike, as audit and identify count them
+    (a correctly rounded published value agrees in all its digits; the old count of matching
+    leading digits said 31 for SELU's 32-digit alpha)."""
+    from momentcalc.verification.tolerance import agreeing_digits
+
+    with mpmath.workdps(50):
+        found = agreeing_digits(
+            mpmath.mpf(exact), mpmath.mpf(published), len(published.strip("-").replace(".", "").lstrip("0"))
+        )
+    assert found == digits

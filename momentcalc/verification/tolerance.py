@@ -14,6 +14,7 @@ import math
 import mpmath
 from mpmath import mp
 
+from ..engine.rounding import decimal_text
 from ..engine.written import last_digit_unit
 from ..engine.numbers import to_mpf
 
@@ -21,13 +22,18 @@ KINDS = ("truncated", "rounded", "double", "magnitude", "exact")
 
 
 def agreeing_digits(computed: mpmath.mpf, published: mpmath.mpf, cap: int) -> int:
-    """Leading significant digits on which the two agree, at most ``cap``."""
+    """The most significant digits n ≤ ``cap`` to which both round alike (half away from zero,
+    as audit and identify count them): a published value correctly rounded to its 32 digits
+    agrees in 32, though its last digit differs from the computed value's 32nd."""
     if computed == published:
         return cap
+    if computed == 0 or published == 0:
+        return 0
     with mp.workdps(cap + 10):
-        scale = max(abs(computed), abs(published))
-        value = float(-mpmath.log10(abs(computed - published) / scale))
-    return max(0, min(cap, math.floor(value)))
+        for n in range(cap, 0, -1):
+            if decimal_text(computed, n) == decimal_text(published, n):
+                return n
+    return 0
 
 
 def within(kind: str, computed: mpmath.mpf, published: mpmath.mpf, text: str, digits: int) -> bool:
