@@ -441,6 +441,14 @@ def bivariate_balls(
     psis = smoothed(a, b) if first_only is None else first_only[1]()
     if psis is None:
         return None
+    # the outer weights e^{−(jh)²/2}, j = 1..nodes, by recurrence (once for every integrand and
+    # the cardinal series' samples)
+    weights = []
+    weight, ratio, weight_square = arb(1), (-h * h / 2).exp(), (-h * h).exp()
+    for _ in range(nodes):
+        weight *= ratio
+        ratio *= weight_square
+        weights.append(weight)
     if cardinal is not None:
         # sqrt(Q₁(n·h)) ≥ |ψ₁(a·w)| for |w| ≤ n·h (Q₁'s coefficients are ≥ 0)
         far = h * nodes
@@ -454,13 +462,13 @@ def bivariate_balls(
         )
         if planned is not None:
             second, curvature_bound = planned
-        first, derived = sinc_slopes.derivatives(psis[0], h, a, parity, (cardinal_error, slope_size), second)
+        first, derived = sinc_slopes.derivatives(
+            psis[0], h, a, parity, (cardinal_error, slope_size), second, [arb(1), *weights]
+        )
         psis = [psis[0], first] + ([] if derived is None else [derived])
     others = psis if q2 is None else smoothed(a2, b2)
     if others is None:
         return None
-    weight_ratio = (-h * h / 2).exp()
-    weight_square = (-h * h).exp()
     results = []
     bounds = [bound, bound] + ([curvature_bound] if len(psis) == 3 else [])
     for values, seconds, bound in zip(psis, others, bounds):
@@ -470,10 +478,7 @@ def bivariate_balls(
             total = values[nodes] * values[nodes]  # (not ** 2: Arb's power of a ball holding 0 is nan)
         else:
             total = values[nodes] * seconds[nodes]
-        weight, ratio = arb(1), weight_ratio
-        for j in range(1, nodes + 1):
-            weight *= ratio
-            ratio *= weight_square
+        for j, weight in zip(range(1, nodes + 1), weights):
             if seconds is values:
                 right, left = values[nodes + j], values[nodes - j]
                 total += weight * (right * right + left * left)
@@ -836,7 +841,7 @@ def _gaussian_weights(h_v: arb, inner: int) -> FixedWeights:
         weight *= r
         r *= r2
         half.append(weight)
-    return FixedWeights(half[:0:-1] + half, ctx.prec)
+    return FixedWeights.symmetric(half, ctx.prec)
 
 
 def _symmetric_lattice_sums(

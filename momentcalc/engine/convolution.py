@@ -96,25 +96,44 @@ class FixedWeights:
     def __init__(self, weights: Sequence[arb], bits: int) -> None:
         self.bits = bits
         integers, self.error = _fixed(weights, bits)
+        self._set(integers)
+
+    def _set(self, integers: list[fmpz]) -> None:
+        """The integers' derived fields: the count, the largest's bits and Σ|W_k|/2^F (weights of one
+        sign, as the Gaussian ones are, summed as they are). The polynomial is built on first use
+        (``poly``): the residue-by-residue products (``_decimated``) build their own from slices."""
         self._integers: list[fmpz] | None = integers
-        self.poly = fmpz_poly(integers)
+        self._poly: fmpz_poly | None = None
         self.count = len(integers)
         self.largest_bits = _largest(integers).bit_length()
         low = min(integers, default=0)
-        # Σ|W_k|/2^F (weights of one sign, as the Gaussian ones are, summed as they are)
         total = sum(integers) if low >= 0 else sum(map(abs, integers))
-        self.total = arb(total) * arb(2) ** -bits
+        self.total = arb(total) * arb(2) ** -self.bits
+
+    @property
+    def poly(self) -> fmpz_poly:
+        if self._poly is None:
+            self._poly = fmpz_poly(self._coefficients())
+        return self._poly
 
     @classmethod
     def from_integers(cls, integers: Sequence[int], bits: int, error: arb) -> FixedWeights:
         """Weights given in fixed point: w_k within ``error`` of integers[k]/2^bits."""
-        self = cls([], bits)
-        self._integers = [fmpz(v) for v in integers]
+        self = cls.__new__(cls)
+        self.bits = bits
         self.error = arb(error.upper())
-        self.poly = fmpz_poly(self._integers)
-        self.count = len(self._integers)
-        self.largest_bits = _largest(self._integers).bit_length()
-        self.total = arb(sum(map(abs, self._integers))) * arb(2) ** -bits
+        self._set([fmpz(v) for v in integers])
+        return self
+
+    @classmethod
+    def symmetric(cls, half: Sequence[arb], bits: int) -> FixedWeights:
+        """The weights half[K−1], ..., half[1], half[0], half[1], ..., half[K−1] (even about the
+        middle): the same integers and bounds as ``FixedWeights`` of that list, each ball
+        converted once."""
+        self = cls.__new__(cls)
+        self.bits = bits
+        integers, self.error = _fixed(half, bits)  # the same balls: the same widest radius
+        self._set(integers[:0:-1] + integers)
         return self
 
     def convolve(
@@ -212,9 +231,7 @@ class FixedWeights:
         return out
 
     def _coefficients(self) -> list[fmpz]:
-        if self._integers is None:
-            self._integers = list(self.poly.coeffs())
-            self._integers += [fmpz(0)] * (self.count - len(self._integers))
+        assert self._integers is not None
         return self._integers
 
 

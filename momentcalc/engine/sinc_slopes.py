@@ -128,25 +128,30 @@ def derivatives(
     parity: int | None,
     first_bounds: tuple[arb, arb],
     second_bounds: tuple[arb, arb, int] | None = None,
+    down: Sequence[arb] | None = None,
 ) -> tuple[list[arb], list[arb] | None]:
     """(ψ' as ``slopes`` gives it with (error, size) = ``first_bounds``, and where
     ``second_bounds`` = (error, size, bits) is given ψ'' too, else None): a²·ψ''(a·w_j) =
     e^{w_j²/2}·G''(w_j) + 2w_j·a·ψ'(a·w_j) + (1 − w_j²)·ψ(a·w_j), G''(w_j) = Σ_i G(ih)·D2_{j−i}
     ± error, D2_k = 2(−1)^{k+1}/(k²h²), D2_0 = −π²/(3h²) (the cardinal series' second derivative),
     the sum in fixed point with ``bits`` fractional bits (fewer where ψ'' is wanted to fewer
-    digits than ψ')."""
+    digits than ψ'). ``down``: e^{−(jh)²/2} for j = 0..n as this recurrence gives them (the outer
+    rule's weights, computed there already), else computed here."""
     n = (len(psi) - 1) // 2
     # e^{∓(jh)²/2} for j = 0..n, by recurrence
-    down, up = [arb(1)], [arb(1)]
+    computed, up = [arb(1)], [arb(1)]
     weight, ratio, square = arb(1), (-h * h / 2).exp(), (-h * h).exp()
     grow, rise, rise_square = arb(1), 1 / ratio, 1 / square
     for _ in range(n):
-        weight *= ratio
-        ratio *= square
-        down.append(weight)
+        if down is None:
+            weight *= ratio
+            ratio *= square
+            computed.append(weight)
         grow *= rise
         rise *= rise_square
         up.append(grow)
+    if down is None:
+        down = computed
     right = [psi[n + i] * down[i] for i in range(n + 1)]
     if parity is None:
         samples = [psi[n - i] * down[i] for i in range(n, 0, -1)] + right
