@@ -170,3 +170,77 @@ def test_second_cross_ball_from_the_same_smoothing(monkeypatch):
     own = cross_ball(act, Q, C, 33, 2)
     assert own is not None and k2.overlaps(own)
     assert k2.rad() <= abs(k2.mid()) * arb(10) ** -36
+
+
+def test_third_cross_ball_from_the_same_smoothing(monkeypatch):
+    """E[tanh'''(u₁)·tanh'''(u₂)] beside the other three (forced at 60 digits, wanted to 20): it
+    proves its digits and agrees, to 17 digits, with the independent second difference
+    (K₁(c + ε) − 2K₁(c) + K₁(c − ε))/(ε²q²) of E[tanh'(u₁)·tanh'(u₂)] by its own lattice rule
+    (dK₁/dc = q·K₂, dK₂/dc = q·K₃; ε = 10^−10, the difference's own error about 10^−20)."""
+    used = _forced(monkeypatch)
+    act = resolve("tanh", {})
+    found = bivariate_certified.cross_balls_with_third(act, Q, C, 60, 40, 20)
+    assert used and found is not None
+    k3 = found[3]
+    assert k3 is not None and k3.rad() <= abs(k3.mid()) * arb(10) ** -23
+    eps = Fraction(1, 10**10)
+    slopes = [cross_ball(act, Q, C + d, 50, 1) for d in (-eps, Fraction(0), eps)]
+    assert all(s is not None for s in slopes)
+    with ctx.workprec(400):
+        q = arb(Q.numerator) / Q.denominator
+        low, middle, high = slopes
+        difference = (low - 2 * middle + high) * 10**20 / (q * q)
+        assert abs(k3 - difference) <= abs(difference) * arb(10) ** -17
+
+
+def _erf_third(step: arb | None, scale: int) -> tuple[list[arb], list[arb], int]:
+    """(ψ''' at the nodes from ``derivatives``' third, erf's exact ψ''' = (4m²/s⁴ − 2/s²)·ψ' there,
+    n) at q = 1.3, c = 0.6 and 400 bits (ψ' and ψ'' with their bounds, ψ'' summed at 250 bits,
+    ψ''' at 150): the step ``cardinal_step``'s for 2^−370, or ``step``; the series' bound of
+    ψ''' times ``scale``."""
+    with ctx.workprec(400):
+        c = arb(C.numerator) / C.denominator
+        q = arb(Q.numerator) / Q.denominator
+        a, b = (q * c).sqrt(), (q * (1 - c)).sqrt()
+        s = (1 + 2 * b * b).sqrt()
+        h = sinc_slopes.cardinal_step(arb("0.3"), c, arb(1), arb(2) ** -370) if step is None else step
+        assert h is not None
+        L = 45.0
+        tail = sinc_slopes.truncation_error([Term(arb(1), 0)], L, h)
+        assert tail is not None
+        first = sinc_slopes.cardinal_error(h, c, arb(1)) + tail
+        second = sinc_slopes.curvature_error(h, c, arb(1)) + tail * arb.pi() ** 2 / (3 * h)
+        third = sinc_slopes.third_error(h, c, arb(1)) + tail * (6 + arb.pi() ** 2) / (h * h)
+        n = math.ceil(L / float(h.lower()))
+        psi = [(a * h * j / s).erf() for j in range(-n, n + 1)]
+        size = 2 / (s * arb.pi().sqrt())
+        found: list[list[arb]] = []
+        sinc_slopes.derivatives(
+            psi,
+            h,
+            a,
+            -1,
+            (first, size),
+            (second, 4 * L * size, 250),
+            None,
+            (third * scale, 8 * L**2 * size, 150),
+            found,
+        )
+        exact = []
+        for j in range(-n, n + 1):
+            m = a * h * j
+            exact.append((4 * m * m / s**4 - 2 / s**2) * 2 * (-((m / s) ** 2)).exp() / (s * arb.pi().sqrt()))
+        return found[0], exact, n
+
+
+def test_third_derivative_holds_erf_smoothing():
+    """ψ''' from the same values holds erf's exact ψ''' at every node, near the middle to about
+    2^−130; at a coarse step (0.6) it holds with the series' bound and not without it."""
+    got, exact, n = _erf_third(None, 1)
+    assert all(value.overlaps(truth) for value, truth in zip(got, exact))
+    assert got[n].rad() < arb(2) ** -130 and got[n + 3].rad() < arb(2) ** -130
+    coarse = arb("0.6")
+    got, exact, _ = _erf_third(coarse, 1)
+    assert all(value.overlaps(truth) for value, truth in zip(got, exact))
+    got, exact, _ = _erf_third(coarse, 0)
+    assert not all(value.overlaps(truth) for value, truth in zip(got, exact))

@@ -332,6 +332,7 @@ def bivariate_balls(
     mirror: bool = False,
     derivative: bool = False,
     curvature: tuple[Sequence[arb], float] | None = None,
+    third: tuple[Sequence[arb], float] | None = None,
 ) -> list[arb] | None:
     """E[g_i(u₁)·g_i(u₂)] for each integrand g_i, |g_i(x)| ≤ Σ polys[i][k]·|x|^k on the real
     line, each within 2^goal_log2 plus its arithmetic's own radius, at the current precision.
@@ -353,7 +354,9 @@ def bivariate_balls(
     dearer with more outer nodes, the outer sums do). ``curvature`` = (a bound P₂ of |g''| on
     the real line, a goal 2^goal_log2): where ψ' comes so, E[g''(u₁)·g''(u₂)] comes from ψ's values
     too (ψ'' by the cardinal series' second derivative), within that goal, as a third result
-    (its outer rule's error from P₂ by the entire bound at the step taken)."""
+    (its outer rule's error from P₂ by the entire bound at the step taken). ``third`` = (a bound
+    P₃ of |g'''| on the real line, a goal), with ``curvature``: E[g'''(u₁)·g'''(u₂)] likewise (ψ'''
+    by the cardinal series' third derivative), a fourth result where the third is."""
     if not (c > 0 and c < 1 and q > 0) or (q2 is not None and not q2 > 0):
         return None
     goal = arb(2) ** math.floor(goal_log2)
@@ -460,17 +463,32 @@ def bivariate_balls(
             if curvature is None
             else _curvature_plan(curvature, outer, a_up, b_up, c, kappa, h, L, nodes)
         )
+        third_planned = None
         if planned is not None:
             second, curvature_bound = planned
+            if third is not None:
+                third_planned = _curvature_plan(third, outer, a_up, b_up, c, kappa, h, L, nodes, order=3)
+        thirds: list[list[arb]] = []
         first, derived = sinc_slopes.derivatives(
-            psis[0], h, a, parity, (cardinal_error, slope_size), second, [arb(1), *weights]
+            psis[0],
+            h,
+            a,
+            parity,
+            (cardinal_error, slope_size),
+            second,
+            [arb(1), *weights],
+            None if third_planned is None else third_planned[0],
+            thirds,
         )
-        psis = [psis[0], first] + ([] if derived is None else [derived])
+        psis = [psis[0], first] + ([] if derived is None else [derived, *thirds])
     others = psis if q2 is None else smoothed(a2, b2)
     if others is None:
         return None
     results = []
-    bounds = [bound, bound] + ([curvature_bound] if len(psis) == 3 else [])
+    bounds = [bound, bound] + ([curvature_bound] if len(psis) >= 3 else [])
+    if len(psis) == 4:
+        assert third_planned is not None
+        bounds.append(third_planned[1])
     for values, seconds, bound in zip(psis, others, bounds):
         if mirror:
             seconds = seconds[::-1]
@@ -542,13 +560,16 @@ def _curvature_plan(
     h: arb,
     L: float,
     nodes: int,
+    order: int = 2,
 ) -> tuple[tuple[arb, arb, int], arb] | None:
     """((the error of G'' at the nodes, a bound of |ψ''| there, the bits of its fixed-point sum), the
     outer rule's error) for E[g''g''] from ψ's values within 2^goal_log2 (``curvature``): the
     entire bound 2M₀e^{κβ²}/(e^{2πβ/h} − 1) at β = π/(κh) and Q₂'s tails beyond L; the error of
     G'' from the cardinal series' bound (``sinc_slopes.curvature_error``, the left-out nodes by
     π²/(3h²) ≥ |D2_k|) and the sum's rounding, each a share of the goal as in ``_cardinal_plan``;
-    None where Q₂'s tails are not proven beyond L."""
+    None where Q₂'s tails are not proven beyond L. ``order`` 3: the same for E[g'''g'''] (P₃ in
+    ``curvature``): ``sinc_slopes.third_error``, the left-out nodes by (6 + π²)/h³ ≥ |D3_k|, the
+    share a³ in place of a², and Σ|D3_k| ≤ 2(6·ζ(3) + π²·(1 + ln 3n))/h³ for the rounding."""
     poly, goal_log2 = curvature
     goal = arb(2) ** math.floor(goal_log2)
     terms, m0 = _outer_terms(poly, a, b)
@@ -565,6 +586,12 @@ def _curvature_plan(
     q_terms = [Term(c_, j) for j, c_ in enumerate(outer[0][0]) if c_ != 0]
     truncation = sinc_slopes.truncation_error(q_terms, L, h)
     assert truncation is not None  # the same L and terms as ``_cardinal_plan``'s
+    if order == 3:
+        error = _up(sinc_slopes.third_error(h, c, root_m0) + truncation * (6 + arb.pi() ** 2) / (h * h))
+        share = goal * a * a * a / (64 * (L + 1) * (1 + size))
+        spread = 2 * (6 * arb("1.21") + arb.pi() ** 2 * (1 + arb(3 * nodes + 1).log())) / (h * h * h)
+        bits = max(64, int(float((spread / share).log().upper()) / math.log(2)) + 8)
+        return (error, size, min(bits, ctx.prec)), bound
     error = _up(sinc_slopes.curvature_error(h, c, root_m0) + truncation * arb.pi() ** 2 / (3 * h))
     # Σ|D2_k| = (π²/3 + 2π²/3)/h² = π²/h² < 10/h²: the sum's rounding (2^−bits a term) within the error's
     # share, goal·a²/(64·(L + 1)·(1 + size))

@@ -34,6 +34,13 @@ above over 2πi), so |G''(jh) − Σ_i G(ih)·D2_{j−i}| ≤ N(G, d)/(h·d²·s
 2(−1)^{k+1}/(k²h²), D2_0 = −π²/(3h²), the nodes left out by π²/(3h²) ≥ |D2_k| as above; then
 a²·ψ''(a·w) = e^{w²/2}·G''(w) + 2w·a·ψ'(a·w) + (1 − w²)·ψ(a·w) (E[g''g''] beside the others,
 wanted to fewer digits: its sum in fixed point at fewer bits).
+
+Three times: the sine's derivatives at a node leave 3(π/h)·cos·J'' − (π/h)³·cos·J, and
+|J^{(m)}| ≤ m!·N/(2π·d^{m+1}·sinh(πd/h)) (|t − x| ≥ d on the strip's edges), so
+|G'''(jh) − Σ_i G(ih)·D3_{j−i}| ≤ N(G, d)·(3/(h·d³) + π²/(2h³·d))/sinh(πd/h), D3_k =
+(−1)^k·(6/k³ − π²/k)/h³ (the third derivative of sin(πt)/(πt) at the integer k), D3_0 = 0, the
+nodes left out by |D3_k| ≤ (6 + π²)/h³; then a³·ψ'''(a·w) = e^{w²/2}·G'''(w) + 3w·a²·ψ''(a·w)
+− 3(w² − 1)·a·ψ'(a·w) + (w³ − 3w)·ψ(a·w) (from a^k·ψ^{(k)}(a·w) = d^k/dw^k of e^{w²/2}·G(w)).
 """
 
 from __future__ import annotations
@@ -70,6 +77,15 @@ def curvature_error(h: arb, c: arb, root_m0: arb) -> arb:
     d = arb(arb(math.pi * float((1 - c).lower()) / float(h.mid())).mid().str(10, radius=False))
     norm = 2 * (2 * arb.pi()).sqrt() * root_m0 * (d * d / (2 * (1 - c))).exp()
     return _up(norm / (h * d * d * (arb.pi() * d / h).sinh()))
+
+
+def third_error(h: arb, c: arb, root_m0: arb) -> arb:
+    """The third derivative's bound N(G, d)·(3/(h·d³) + π²/(2h³·d))/sinh(πd/h) (the module
+    docstring's), at the d of ``cardinal_error``."""
+    d = arb(arb(math.pi * float((1 - c).lower()) / float(h.mid())).mid().str(10, radius=False))
+    norm = 2 * (2 * arb.pi()).sqrt() * root_m0 * (d * d / (2 * (1 - c))).exp()
+    factor = 3 / (h * d**3) + arb.pi() ** 2 / (2 * h**3 * d)
+    return _up(norm * factor / (arb.pi() * d / h).sinh())
 
 
 def cardinal_step(h: arb, c: arb, root_m0: arb, goal: arb) -> arb | None:
@@ -129,6 +145,8 @@ def derivatives(
     first_bounds: tuple[arb, arb],
     second_bounds: tuple[arb, arb, int] | None = None,
     down: Sequence[arb] | None = None,
+    third_bounds: tuple[arb, arb, int] | None = None,
+    third_out: list[list[arb]] | None = None,
 ) -> tuple[list[arb], list[arb] | None]:
     """(ψ' as ``slopes`` gives it with (error, size) = ``first_bounds``, and where
     ``second_bounds`` = (error, size, bits) is given ψ'' too, else None): a²·ψ''(a·w_j) =
@@ -136,7 +154,9 @@ def derivatives(
     ± error, D2_k = 2(−1)^{k+1}/(k²h²), D2_0 = −π²/(3h²) (the cardinal series' second derivative),
     the sum in fixed point with ``bits`` fractional bits (fewer where ψ'' is wanted to fewer
     digits than ψ'). ``down``: e^{−(jh)²/2} for j = 0..n as this recurrence gives them (the outer
-    rule's weights, computed there already), else computed here."""
+    rule's weights, computed there already), else computed here. ``third_bounds`` = (error, size,
+    bits), with ``second_bounds``: ψ''' too (D3_k = (−1)^k·(6/k³ − π²/k)/h³, its sum at ``bits``),
+    appended to ``third_out``."""
     n = (len(psi) - 1) // 2
     # e^{∓(jh)²/2} for j = 0..n, by recurrence
     computed, up = [arb(1)], [arb(1)]
@@ -207,6 +227,10 @@ def derivatives(
             if not value.rad() < size2:
                 value = arb(0, size2)
             second.append(value)
+        if third_bounds is not None and third_out is not None:
+            third_out.append(
+                _third(samples, positions, first, low, n, h, a, psi, up, out, second, third_bounds, parity)
+            )
         if parity is not None:
             second = [parity * v for v in second[:0:-1]] + second
     if parity is not None:
@@ -214,4 +238,65 @@ def derivatives(
     return out, second
 
 
-__all__ = ["cardinal_error", "cardinal_step", "curvature_error", "derivatives", "slopes", "truncation_error"]
+def _third(
+    samples: Sequence[arb],
+    positions: Sequence[int],
+    first: int,
+    low: int,
+    n: int,
+    h: arb,
+    a: arb,
+    psi: Sequence[arb],
+    up: Sequence[arb],
+    slope: Sequence[arb],
+    curve: Sequence[arb],
+    bounds: tuple[arb, arb, int],
+    parity: int | None,
+) -> list[arb]:
+    """ψ'''(a·h·j) for j = −n..n (``derivatives``' third; ``slope`` and ``curve`` are ψ' and ψ'' at
+    j = ``low``..n). The kernel in fixed point: 6/h³ and π²/h³ each within its radius + 2^−bits
+    of ⌊2^bits·mid⌋/2^bits, divided by |k|³ and |k| with floors (2^−bits each), so each D3_k lies
+    within rad(6/h³) + rad(π²/h³) + 4·2^−bits of its integer over 2^bits."""
+    error, size, bits = bounds
+    cube = h * h * h
+    six, square = 6 / cube, arb.pi() ** 2 / cube
+    scaled6, scaled_pi = _fixed_point(six, bits), _fixed_point(square, bits)
+    kernel: list[int] = []
+    for k in range(first, 2 * n + 1):
+        if k == 0:
+            kernel.append(0)
+            continue
+        m = abs(k)
+        entry = scaled6 // (m * m * m) - scaled_pi // m
+        kernel.append(entry if (m % 2 == 0) == (k > 0) else -entry)  # (−1)^k·sign(k)
+    slack = _up(six.rad() + square.rad() + arb(2) ** (2 - bits))
+    sums = FixedWeights.from_integers(kernel, bits, slack).convolve(samples, positions)
+    spread = arb(0, error)
+    inverse_cube = 1 / (a * a * a)
+    out: list[arb] = []
+    for j in range(low, n + 1):
+        w = h * j
+        i = j - low
+        value = (
+            (sums[i] + spread) * up[abs(j)]
+            + 3 * w * a * a * curve[i]
+            - 3 * (w * w - 1) * a * slope[i]
+            + (w * w * w - 3 * w) * psi[n + j]
+        ) * inverse_cube
+        if not value.rad() < size:
+            value = arb(0, size)
+        out.append(value)
+    if parity is not None:  # three derivatives: ψ''' has the parity opposite to ψ's
+        out = [-parity * v for v in out[:0:-1]] + out
+    return out
+
+
+__all__ = [
+    "cardinal_error",
+    "cardinal_step",
+    "curvature_error",
+    "derivatives",
+    "slopes",
+    "third_error",
+    "truncation_error",
+]

@@ -206,6 +206,17 @@ SECOND_DERIVATIVES: dict[str, tuple[int, Callable[[arb], arb], Callable[[arb, ar
 }
 
 
+# A bound of |φ'''| on the real line where E[φ'''(u₁)φ'''(u₂)] comes from ψ's values
+# (``cross_balls_with_third``): tanh''' = −2(1 − t²)(1 − 3t²), t = tanh x, is −2(1 − u)(1 − 3u) in
+# u = t² ∈ [0, 1): −2 at u = 0, 2/3 at its vertex u = 2/3, 0 as u → 1, so |tanh'''| ≤ 2.
+THIRD_BOUNDS: dict[str, int] = {"tanh": 2}
+
+
+def has_third(act: Activation) -> bool:
+    """Whether ``cross_balls_with_third`` can give E[φ'''(u₁)φ'''(u₂)] for this activation."""
+    return has_second(act) and act.name in THIRD_BOUNDS
+
+
 def has_second(act: Activation) -> bool:
     """Whether ``cross_ball(..., which=2)`` (E[φ''(u₁)φ''(u₂)]) applies to this activation."""
     return not act.expression and act.name in SECOND_DERIVATIVES and _strip(act) is not None
@@ -338,11 +349,37 @@ def cross_balls_with_second(
     10^−(second_digits+3) of its value) where it comes from the same smoothing of φ
     (``engine.sinc_slopes``: ψ'' from ψ's values at the outer nodes), else None in its place
     (the caller then takes ``cross_ball(..., 2)``)."""
+    found = cross_balls_with_third(act, q, c, digits, second_digits, None)
+    return None if found is None else found[:3]
+
+
+def cross_balls_with_third(
+    act: Activation,
+    q: arb | Fraction,
+    c: arb | Fraction,
+    digits: int,
+    second_digits: int,
+    third_digits: int | None,
+) -> tuple[arb, arb, arb | None, arb | None] | None:
+    """``cross_balls_with_second``'s three balls and E[φ'''(u₁)φ'''(u₂)] to ``third_digits``
+    (``has_third``; radius ≤ 10^−(third_digits+3) of its value) where it comes from the same
+    smoothing (ψ''' by the cardinal series' third derivative), else None in its place (no other
+    route has it)."""
     found: list[arb | None] = []
-    balls = _cross(act, q, c, digits, (0, 1), curvature_digits=second_digits, curvature_out=found)
+    balls = _cross(
+        act,
+        q,
+        c,
+        digits,
+        (0, 1),
+        curvature_digits=second_digits,
+        curvature_out=found,
+        third_digits=third_digits if third_digits is not None and has_third(act) else None,
+    )
     if balls is None:
         return None
-    return balls[0], balls[1], found[0] if found else None
+    found += [None, None]
+    return balls[0], balls[1], found[0], found[1]
 
 
 def cross_ball(act: Activation, q: arb | Fraction, c: arb | Fraction, digits: int, which: int) -> arb | None:
@@ -431,6 +468,8 @@ class Cross:
         # ``curvature_out`` where found
         self.curvature_digits: int | None = None
         self.curvature_out: list[arb | None] | None = None
+        # E[φ'''φ'''] to these digits beside it (``cross_balls_with_third``), second in ``curvature_out``
+        self.third_digits: int | None = None
         self._strip: Any = False
 
     @property
@@ -503,6 +542,12 @@ def _shared_part(p: Cross) -> list[arb] | None:
         with ctx.workprec(64):
             size = _size_log2(bound, as_arb(p.widest))
         curvature = (bound, size - (p.curvature_digits + 3) * BITS_PER_DIGIT - 6)
+    third = None
+    if curvature is not None and p.third_digits is not None and has_third(act):
+        bound3 = [arb(THIRD_BOUNDS[act.name])]
+        with ctx.workprec(64):
+            size3 = _size_log2(bound3, as_arb(p.widest))
+        third = (bound3, size3 - (p.third_digits + 3) * BITS_PER_DIGIT - 6)
     if p.curvature_out is not None:
         p.curvature_out[:] = [None]
 
@@ -537,14 +582,18 @@ def _shared_part(p: Cross) -> list[arb] | None:
                 # E[φ'φ'] from ψ's values where ψ comes from a strip (``_strip``: φ, φ')
                 derivative=which == (0, 1) and p.expression is None and DERIVED_SLOPES,
                 curvature=curvature,
+                third=third,
             )
             if found is not None and len(found) > len(which):
-                # E[φ''φ''] beside them (not part of the goals' loop: wanted to fewer digits)
+                # E[φ''φ''] (and E[φ'''φ''']) beside them (not part of the goals' loop: wanted to
+                # fewer digits)
                 assert curvature is not None and p.curvature_out is not None
-                extra = found[len(which)]
-                wanted = (p.curvature_digits or 0) + 3
-                narrow = extra.rad() <= abs(extra.mid()) * arb(10) ** -wanted
-                p.curvature_out[:] = [extra if narrow else None]
+                extras = []
+                for extra, digits in zip(found[len(which) :], (p.curvature_digits, p.third_digits)):
+                    wanted = (digits or 0) + 3
+                    narrow = extra.rad() <= abs(extra.mid()) * arb(10) ** -wanted
+                    extras.append(extra if narrow else None)
+                p.curvature_out[:] = extras
                 found = found[: len(which)]
             return found
 
@@ -570,6 +619,7 @@ def _cross(
     mirror: bool = False,
     curvature_digits: int | None = None,
     curvature_out: list[arb | None] | None = None,
+    third_digits: int | None = None,
 ) -> list[arb] | None:
     """``cross_balls`` for the integrands ``which`` (0: φ, 1: φ'); ``q2`` and ``mirror`` as in
     ``engine.bivariate_balls``: the first of ``ROUTES`` that applies and proves them.
@@ -578,7 +628,7 @@ def _cross(
     if not supported(act):
         return None
     p = Cross(act, q, c, digits, which, q2, mirror)
-    p.curvature_digits, p.curvature_out = curvature_digits, curvature_out
+    p.curvature_digits, p.curvature_out, p.third_digits = curvature_digits, curvature_out, third_digits
     with ctx.workprec(max(64, int(p.wanted) + 64)):
         qq, cc = as_arb(q), as_arb(c)
         if q2 is not None:
