@@ -43,7 +43,15 @@ from typing import Any
 
 from flint import arb
 
-from ...moments.bivariate_certified import cross_ball, cross_balls_with_second, has_second, second_bound
+from ...moments.bivariate_certified import (
+    THIRD_BOUNDS,
+    cross_ball,
+    cross_balls_with_second,
+    cross_balls_with_third,
+    has_second,
+    has_third,
+    second_bound,
+)
 from ...tier import Precision
 
 ATTEMPTS = 2
@@ -122,12 +130,15 @@ def prove_correlation(
     centre: Any,
     digits: int,
     q_slopes: tuple[Any, Any] | None = None,
+    centre_digits: int | None = None,
 ) -> tuple[Any, Any] | None:
     """(c*'s ball, the ball of σ_w²·K₁(c*)) with radii near 10^−digits, or None when the route
     does not apply or the signs could not be proven. ``b_ball`` holds E[φ'(√q·Z)²] over q*'s
     ball ``q_star``; ``centre`` is an exact point near c* (to about half the digits suffices);
     ``q_slopes`` bound |∂K/∂q| and |∂K₁/∂q| over q*'s ball (None: the ball itself goes into
-    the integrals)."""
+    the integrals). ``centre_digits``: ``centre`` is right to only about that many digits (a
+    third: ``third_order``), for the third-order step (``_third_lattice``); where that does not
+    prove c*, one Newton step (``_refined``) first brings ``centre`` to the half the rest needs."""
 
     def ball(c: Any, which: int, wanted: int) -> Any | None:
         found = cross_ball(act, q_star if q_slopes is None else arb(q_star.mid()), c, wanted, which)
@@ -135,6 +146,15 @@ def prove_correlation(
             found = found + arb(0, (q_star.rad() * q_slopes[which]).upper())
         return found
 
+    if centre_digits is not None:
+        if has_third(act):
+            third = _third_lattice(act, ww, bb, q_star, b_ball, centre, digits, centre_digits, q_slopes)
+            if third is not None:
+                return third
+        refined = _refined(act, ww, bb, q_star, centre, centre_digits)
+        if refined is None:
+            return None
+        centre = refined
     if has_second(act):
         shared = _shared_lattice(act, ww, bb, q_star, b_ball, centre, digits, q_slopes)
         if shared is not None:
@@ -212,3 +232,140 @@ def _shared_lattice(
     remainder = arb((reach * reach / 2 * b_ball * _sup_power2(c_max)).upper())
     slope_k1 = k1 + offset * q_star * k2 + arb(0, remainder)
     return c_star, ww * slope_k1
+
+
+# From this many working digits on (where the proof's K₁ and K₂ come from ψ's values: the
+# cardinal route, from ``bivariate_balls.CARDINAL_FROM_BITS``) and at q* of at least THIRD_Q, c*'s
+# rough Newton stages stop near a third of the digits (``third_stage``) and the proof takes a
+# third-order step (``_third_lattice``): the rough stage at half the digits, the dearest, is left
+# out, and the proof's cardinal series take K₂ to two thirds of the digits and K₃ to a third. At
+# a thousand digits, tanh: at q* = 16.2 (σ_w² 20, σ_b² 0.05) the rough stages 2.3 → 1.1 s, the
+# proof's series 0.25 s more; at q* = 1.06 (σ_w² 2.5) 0.46 → 0.34 s against 0.3 s more (the outer
+# nodes, which set the series' cost, are many beside the lattice there): not taken below THIRD_Q.
+THIRD_FROM = 800
+THIRD_Q = 6.0
+THIRD_MARGIN = 12  # digits the rough stages carry past a third of the digits
+
+
+def third_order(act: Any, digits: int, q: float) -> bool:
+    """Does c*'s proof at ``digits`` working digits and q* = ``q`` start from a c₀ right to
+    ``third_stage`` (the caller's rough stages decide, and say so: ``prove_correlation``'s
+    ``centre_digits``)?"""
+    return digits >= THIRD_FROM and q >= THIRD_Q and has_third(act)
+
+
+def third_stage(digits: int) -> int:
+    """The digits c*'s rough Newton stages reach where ``third_order``."""
+    return (digits + 5) // 3 + THIRD_MARGIN
+
+
+def _sup_power3(c: Any) -> Any:
+    """sup_{n≥3} n(n − 1)(n − 2)·c^{n−3} for 0 ≤ c < 1 (an upper bound, as a ball): the ratio of
+    consecutive terms (n + 1)c/(n − 2) falls below 1 beyond n = (1 + 2c)/(1 − c)."""
+    last = int(float(((1 + 2 * c) / (1 - c)).upper())) + 2
+    best, power = arb(6), arb(1)
+    for n in range(4, last + 1):
+        power *= c
+        best = best.max(n * (n - 1) * (n - 2) * power)
+    return arb(best.upper())
+
+
+def _third_lattice(
+    act: Any,
+    ww: Any,
+    bb: Any,
+    q_star: Any,
+    b_ball: Any,
+    centre: Any,
+    digits: int,
+    centre_digits: int,
+    q_slopes: tuple[Any, Any] | None,
+) -> tuple[Any, Any] | None:
+    """``_shared_lattice`` from a c₀ right to about ``centre_digits`` (a third of the digits), by
+    a third-order step: K and K₁ to every digit, K₂ (F'' = σ_w²·q·K₂) to digits − centre_digits
+    and K₃ = E[φ'''(u₁)φ'''(u₂)] (dK₂/dc = q·K₃) to digits − 2·centre_digits, all from one lattice
+    rule (``cross_balls_with_third``). With δ = −F/F' and the step s = −F/(F' + F''·δ/2) (Halley's),
+    c₁ = c₀ + s; on [0, c_max] |F'''| = σ_w²·|K₁''| ≤ M₃ = σ_w²·B·S₂(c_max) (Mehler's expansion, as
+    ``_shared_lattice``'s), so by Taylor's theorem at c₀
+
+        F(c) ∈ F + F'·(c − c₀) + F''·(c − c₀)²/2 ± M₃·|c − c₀|³/6,
+
+    and opposite signs at the ends of c₁ ± ρ prove c* between them. The slope at c*:
+
+        K₁(c*) ∈ K₁ + (c* − c₀)·q·K₂ + (c* − c₀)²·q²·K₃/2 ± |c* − c₀|³·B·S₃(c_max)/6,
+
+    S₃(c) = sup_{n≥3} n(n − 1)(n − 2)·c^{n−3} bounding K₁'''/B. Over q*'s ball, |∂K₃/∂q| ≤
+    sup|φ'''|²/q as for K₂. None where a ball is missing or the signs are not proven."""
+    q_mid = q_star if q_slopes is None else arb(q_star.mid())
+    found = cross_balls_with_third(
+        act,
+        q_mid,
+        centre,
+        digits,
+        digits - centre_digits + SLOPE_GUARD,
+        digits - 2 * centre_digits + SLOPE_GUARD,
+    )
+    if found is None:
+        return None
+    k, k1, k2, k3 = found
+    if k2 is None or k3 is None:
+        return None
+    if q_slopes is not None:
+        k = k + arb(0, (q_star.rad() * q_slopes[0]).upper())
+        k1 = k1 + arb(0, (q_star.rad() * q_slopes[1]).upper())
+        bound2, bound3 = second_bound(act), arb(THIRD_BOUNDS[act.name])
+        k2 = k2 + arb(0, (q_star.rad() * bound2 * bound2 / arb(q_star.lower())).upper())
+        k3 = k3 + arb(0, (q_star.rad() * bound3 * bound3 / arb(q_star.lower())).upper())
+    f0 = (ww * k + bb) / q_star - centre
+    f1 = ww * k1 - 1
+    if not f1 < 0:  # a stable fixed point has slope below 1
+        return None
+    f2 = ww * q_star * k2
+    newton = -f0 / f1
+    c1 = centre - f0 / (f1 + f2 * newton / 2)
+    step = abs(c1 - centre)
+    c_max = arb((centre + 2 * step + arb(2) ** -20).upper())
+    if not c_max < 1:
+        return None
+    m3 = arb((ww * b_ball * _sup_power2(c_max)).upper())  # |F'''| on [0, c_max]
+    rho = arb(
+        (
+            4 * c1.rad()
+            + 2 * m3 * (2 * step) ** 3 / (6 * abs(f1))
+            + abs(c1) * arb(2) ** -(Precision(digits, guard=0).bits + 10)
+        ).upper()
+    )
+    ends = [arb((c1 - rho).lower()), arb((c1 + rho).upper())]
+    if not ends[0] > 0 or not ends[1] <= c_max:
+        return None
+    values = []
+    for end in ends:
+        offset = end - centre
+        size = abs(offset)
+        values.append(
+            f0 + f1 * offset + f2 * offset * offset / 2 + arb(0, (m3 * size * size * size / 6).upper())
+        )
+    if not _opposite(*values):
+        return None
+    c_star = (ends[0] + ends[1]) / 2 + arb(0, ((ends[1] - ends[0]) / 2).upper())
+    offset = c_star - centre  # a ball: c* anywhere in its interval
+    reach = arb(max(abs(ends[0] - centre).upper(), abs(ends[1] - centre).upper()))
+    remainder = arb((reach * reach * reach / 6 * b_ball * _sup_power3(c_max)).upper())
+    slope_k1 = k1 + offset * q_star * k2 + offset * offset * q_star * q_star * k3 / 2 + arb(0, remainder)
+    return c_star, ww * slope_k1
+
+
+def _refined(act: Any, ww: Any, bb: Any, q_star: Any, centre: Any, centre_digits: int) -> Any | None:
+    """c₀ from a c₀ right to about ``centre_digits`` by one Newton step with K to twice as many
+    digits and K₁ to about as many (at q*'s midpoint; not proven, only nearer c*: the step the
+    rough stages leave out where ``third_order``), or None."""
+    q_mid = arb(q_star.mid())
+    k = cross_ball(act, q_mid, centre, 2 * centre_digits, 0)
+    k1 = cross_ball(act, q_mid, centre, centre_digits + SLOPE_GUARD, 1)
+    if k is None or k1 is None:
+        return None
+    slope = ww * k1 - 1
+    if not slope < 0:
+        return None
+    c1 = arb((centre - ((ww * k + bb) / q_mid - centre) / slope).mid())
+    return c1 if c1 > 0 and c1 < 1 else None

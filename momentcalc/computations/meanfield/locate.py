@@ -448,11 +448,14 @@ def correlation_fixed_point(
     mean_zero: bool = False,
     rough: bool = False,
     point: mpmath.mpf | None = None,
+    third: int | None = None,
 ) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(c*, slope of the correlation map at c*) in the chaotic phase; ``mean_zero``: E[φ(√q·Z)]
     = 0 exactly (by the catalog), as it is for an odd φ. ``rough``: only to about half the
     digits (Newton's stages but the last, one step each), for the proof to finish: its
-    Newton step from there at full digits is the one a last stage here would take. ``point``:
+    Newton step from there at full digits is the one a last stage here would take; ``third``:
+    only to that many digits, about a third (``correlation_proof.third_order``: the proof's step
+    is then of third order). ``point``:
     the std of q*'s last Newton step where it was ``ProofFinish``'s (c* = 0: E[φ'] from there)."""
     if b == 0 and (model.act.parity == "odd" or mean_zero):
         # R(0) = (σ_w²·E[φ]² + σ_b²)/q* = 0: c* = 0 (R convex with R(1) = 1 lies below the
@@ -501,7 +504,10 @@ def correlation_fixed_point(
     if (
         rough and len(newton_stages(digits, C_LOCATE_DIGITS)) > 1
     ):  # (at a few digits the search's c is as rough)
-        for t in newton_stages(digits, C_LOCATE_DIGITS)[:-1]:
+        stages = newton_stages(digits, C_LOCATE_DIGITS)[:-1]
+        if third is not None:  # the proof's step is of third order: to about a third of the digits
+            stages = newton_stages(third - 5, C_LOCATE_DIGITS)
+        for t in stages:
             with mp.workdps(t + 10):
                 slope, delta = step(+c, t, slope_digits(t))[2]
                 c = c - delta

@@ -265,15 +265,17 @@ def prove(
     c_estimate: mpmath.mpf | None = None,
     fold: int = 0,
     point: mpmath.mpf | None = None,
+    c_digits: int | None = None,
 ) -> dict[str, Any]:
     """Proven balls (or exact values: Fraction, or mpmath.inf) of the results, by name, for the
     fixed point near ``q`` > 0 (``w`` None: the critical line); ``c_estimate`` is the mpmath
-    route's c* in the chaotic phase; ``point``, where given, the std of q*'s last Newton step
-    (``locate.ProofFinish``: q* proven from that step, ``NewtonInterval``). Results that cannot
-    be proven are left out (the caller keeps the mpmath route's value, not certified)."""
+    route's c* in the chaotic phase (right to about ``c_digits``, a third of the digits, where
+    given: ``correlation_proof.third_order``); ``point``, where given, the std of q*'s last Newton
+    step (``locate.ProofFinish``: q* proven from that step, ``NewtonInterval``). Results that
+    cannot be proven are left out (the caller keeps the mpmath route's value, not certified)."""
     with arb_precision(Precision(digits + ROOT_GUARD + EXTRA + fold + 20, guard=0).bits):
         try:
-            return _prove(model, w, b, q, digits, c_estimate, fold, point)
+            return _prove(model, w, b, q, digits, c_estimate, fold, point, c_digits)
         except MomentcalcError:  # a moment the certified engine cannot prove: nothing is claimed
             return {}
 
@@ -306,6 +308,7 @@ def _prove(
     c_estimate: mpmath.mpf | None,
     fold: int = 0,
     point: mpmath.mpf | None = None,
+    c_digits: int | None = None,
 ) -> dict[str, Any]:
     target = digits + ROOT_GUARD + EXTRA + fold
     critical = w is None
@@ -383,7 +386,7 @@ def _prove(
         out["c_star"] = Fraction(1)
         xi_c = _depth(chi)
     elif chi > 1:
-        xi_c = _chaotic(model, ww, bb, b, q_star, here, out, digits, c_estimate)
+        xi_c = _chaotic(model, ww, bb, b, q_star, here, out, digits, c_estimate, c_digits)
     else:
         xi_c = None
     if xi_c is not None:
@@ -401,6 +404,7 @@ def _chaotic(
     out: dict[str, Any],
     digits: int,
     c_estimate: mpmath.mpf | None = None,
+    c_digits: int | None = None,
 ) -> Any | None:
     """c* and ξ_c in the chaotic phase where they can be proven (see the module docstring)."""
     kernel = None if model.act.expression else BALL_CROSS.get(model.act.name)
@@ -437,6 +441,7 @@ def _chaotic(
             _arb(c_estimate),
             digits + ROOT_GUARD + EXTRA,
             q_slopes,
+            c_digits,
         )
         if proven is None:
             return None

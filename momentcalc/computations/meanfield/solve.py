@@ -77,6 +77,8 @@ DESCRIPTIONS = {
 }
 # Results key: c* was found only roughly, for the proof to finish (``correlation_fixed_point``).
 ROUGH = "c_star_rough"
+# ... to these digits only, about a third (the proof's step then of third order)
+ROUGH_THIRD = "c_star_rough_third"
 # The first pass works to at least this many digits: near the edge of chaos the mpmath
 # route's phase at fewer would send it after a c* near 1 (slow) on the wrong side.
 MIN_WORK = 15
@@ -472,6 +474,7 @@ def _prove(
 
     results, model = found.results, given.model
     chaotic_c = results["c_star"] if 0 < results["c_star"] < 1 else None
+    third = results.pop(ROUGH_THIRD, None)
     proof = prove(
         model,
         None if given.critical else given.sigma_w2,
@@ -481,6 +484,7 @@ def _prove(
         chaotic_c,
         fold,
         found.point,
+        None if third is None else int(third),
     )
     if results.pop(ROUGH, None) is not None and not all(
         name in proof and rounds(proof[name], given.digits) for name in ("c_star", "depth_scale_c")
@@ -617,9 +621,16 @@ def _at_fixed_point(
     mean_zero = q == 1 and mean_zero_at_unit(model)
     # c* = 0 exactly needs no Newton's method; otherwise the proof may finish a rough c*
     rough = provable_correlation(model) and not (b == 0 and (model.act.parity == "odd" or mean_zero))
-    c_star, slope = correlation_fixed_point(model, w, b, q, digits, mean_zero, rough, point)
+    third = None
+    if rough:
+        from .correlation_proof import third_order, third_stage
+
+        third = third_stage(digits) if third_order(model.act, digits, float(q)) else None
+    c_star, slope = correlation_fixed_point(model, w, b, q, digits, mean_zero, rough, point, third)
     if rough:
         out[ROUGH] = mp.one
+    if third is not None:
+        out[ROUGH_THIRD] = mpmath.mpf(third)
     out["c_star"] = c_star
     xi = _depth_scale(slope)
     out["depth_scale_c"] = xi
