@@ -291,43 +291,48 @@ def test_shared_lattice_slope_agrees_with_the_integral_at_c1(monkeypatch, digits
             assert mine.rad() <= abs(mine.mid()) * arb(10) ** -(digits + 3)
 
 
-@pytest.mark.parametrize("w", ["2.5", pytest.param("4", marks=pytest.mark.reference)])
-def test_third_order_step_agrees_with_the_newton_route(monkeypatch, w):
+@pytest.mark.parametrize(
+    "w, third", [("2.5", True), pytest.param("4", True, marks=pytest.mark.reference), ("1.8", False)]
+)
+def test_third_order_step_agrees_with_the_newton_route(monkeypatch, w, third):
     """c*'s proof from a c₀ right to a third of the digits (``correlation_proof._third_lattice``:
     Halley's step, K₂ and K₃ from the cardinal series), forced at 40 digits: it is taken, and the
     printed results are those of the default route (rough stages to half the digits, Newton's
     step), every one certified; its two balls overlap those of the Newton route from the same
-    c₀ brought nearer first (``_refined``), both proving every digit."""
+    c₀ brought nearer first (``_refined``), both proving every digit. At c* = 0.95 (σ_w² 1.8,
+    above ``THIRD_C``) the rough stages go to half the digits and the route is not taken."""
     from momentcalc.computations.meanfield import correlation_proof
     from momentcalc.engine import bivariate_balls
 
     digits = 40
     default = meanfield("tanh", sigma_w2=w, sigma_b2="0.05", digits=digits)
     monkeypatch.setattr(correlation_proof, "THIRD_FROM", 0)
-    monkeypatch.setattr(correlation_proof, "THIRD_Q", 0.0)
     monkeypatch.setattr(bivariate_balls, "CARDINAL_FROM_BITS", 0)
     monkeypatch.setattr(bivariate_balls, "CARDINAL_NODE_COST", 0)
     found, taken = {}, []
-    original, third = correlation_proof.prove_correlation, correlation_proof._third_lattice
+    original, third_step = correlation_proof.prove_correlation, correlation_proof._third_lattice
 
     def keep(*args, **kwargs):
         found["args"] = args, kwargs
         return original(*args, **kwargs)
 
     def counted(*args, **kwargs):
-        result = third(*args, **kwargs)
+        result = third_step(*args, **kwargs)
         taken.append(result is not None)
         return result
 
     monkeypatch.setattr(correlation_proof, "prove_correlation", keep)
     monkeypatch.setattr(correlation_proof, "_third_lattice", counted)
     forced = meanfield("tanh", sigma_w2=w, sigma_b2="0.05", digits=digits)
-    assert taken == [True]
+    assert taken == ([True] if third else [])
     for name in ("q_star", "chi1", "c_star", "depth_scale_q", "depth_scale_c"):
         assert forced[name].certified and default[name].certified
         with mp.workdps(digits + 20):
             assert mpmath.nstr(forced.value(name), digits) == mpmath.nstr(default.value(name), digits)
     args, kwargs = found["args"]
+    if not third:
+        assert args[-1] is None  # the rough stages went to half the digits
+        return
     assert args[-1] is not None  # centre_digits: the rough stages stopped near a third
     with ctx.workprec(_bits(digits)):
         mine = original(*args, **kwargs)

@@ -235,23 +235,23 @@ def _shared_lattice(
 
 
 # From this many working digits on (where the proof's K₁ and K₂ come from ψ's values: the
-# cardinal route, from ``bivariate_balls.CARDINAL_FROM_BITS``) and at q* of at least THIRD_Q, c*'s
-# rough Newton stages stop near a third of the digits (``third_stage``) and the proof takes a
+# cardinal route, from ``bivariate_balls.CARDINAL_FROM_BITS``) and at c* up to THIRD_C, c*'s rough
+# Newton stages stop near a third of the digits (``third_stage``) and the proof takes a
 # third-order step (``_third_lattice``): the rough stage at half the digits, the dearest, is left
-# out, and the proof's cardinal series take K₂ to two thirds of the digits and K₃ to a third. At
-# a thousand digits, tanh: at q* = 16.2 (σ_w² 20, σ_b² 0.05) the rough stages 2.3 → 1.1 s, the
-# proof's series 0.25 s more; at q* = 1.06 (σ_w² 2.5) 0.46 → 0.34 s against 0.3 s more (the outer
-# nodes, which set the series' cost, are many beside the lattice there): not taken below THIRD_Q.
+# out, and the proof's cardinal series take K₂ to two thirds of the digits and K₃ to a third.
+# Measured at a thousand digits (tanh, σ_b² = 0.05, in process, alternating): c* = 0.012 (σ_w² 20)
+# 15% less CPU, 0.047 (σ_w² 8) 5-11%, 0.165 (σ_w² 4) 7-18%, 0.45 (σ_w² 2.5) about 6% (3.75 → 3.53 s
+# over seven pairs); c* = 0.82 (σ_w² 3, σ_b² 0.3) 5.3 → 9.6 s and 0.95 (σ_w² 1.8) 3.3-4.1 → 6.0 s,
+# where the route is not taken.
 THIRD_FROM = 800
-THIRD_Q = 6.0
+THIRD_C = 0.5
 THIRD_MARGIN = 12  # digits the rough stages carry past a third of the digits
 
 
-def third_order(act: Any, digits: int, q: float) -> bool:
-    """Does c*'s proof at ``digits`` working digits and q* = ``q`` start from a c₀ right to
-    ``third_stage`` (the caller's rough stages decide, and say so: ``prove_correlation``'s
-    ``centre_digits``)?"""
-    return digits >= THIRD_FROM and q >= THIRD_Q and has_third(act)
+def third_order(act: Any, digits: int) -> bool:
+    """May c*'s proof at ``digits`` working digits start from a c₀ right to ``third_stage`` (the
+    rough stages decide, by c* ≤ THIRD_C, and say so: ``prove_correlation``'s ``centre_digits``)?"""
+    return digits >= THIRD_FROM and has_third(act)
 
 
 def third_stage(digits: int) -> int:

@@ -448,14 +448,15 @@ def correlation_fixed_point(
     mean_zero: bool = False,
     rough: bool = False,
     point: mpmath.mpf | None = None,
-    third: int | None = None,
+    third: list[int | None] | None = None,
 ) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(c*, slope of the correlation map at c*) in the chaotic phase; ``mean_zero``: E[φ(√q·Z)]
     = 0 exactly (by the catalog), as it is for an odd φ. ``rough``: only to about half the
     digits (Newton's stages but the last, one step each), for the proof to finish: its
-    Newton step from there at full digits is the one a last stage here would take; ``third``:
-    only to that many digits, about a third (``correlation_proof.third_order``: the proof's step
-    is then of third order). ``point``:
+    Newton step from there at full digits is the one a last stage here would take; ``third``,
+    a list of one item, the digits of about a third: only to those digits where c* is at most
+    ``correlation_proof.THIRD_C`` (the proof's step is then of third order), else its item is
+    set to None. ``point``:
     the std of q*'s last Newton step where it was ``ProofFinish``'s (c* = 0: E[φ'] from there)."""
     if b == 0 and (model.act.parity == "odd" or mean_zero):
         # R(0) = (σ_w²·E[φ]² + σ_b²)/q* = 0: c* = 0 (R convex with R(1) = 1 lies below the
@@ -505,8 +506,13 @@ def correlation_fixed_point(
         rough and len(newton_stages(digits, C_LOCATE_DIGITS)) > 1
     ):  # (at a few digits the search's c is as rough)
         stages = newton_stages(digits, C_LOCATE_DIGITS)[:-1]
-        if third is not None:  # the proof's step is of third order: to about a third of the digits
-            stages = newton_stages(third - 5, C_LOCATE_DIGITS)
+        if third is not None and third[0] is not None:
+            from .correlation_proof import THIRD_C
+
+            if c <= THIRD_C:  # the proof's step is of third order: to about a third of the digits
+                stages = newton_stages(third[0] - 5, C_LOCATE_DIGITS)
+            else:
+                third[0] = None
         for t in stages:
             with mp.workdps(t + 10):
                 slope, delta = step(+c, t, slope_digits(t))[2]

@@ -621,16 +621,16 @@ def _at_fixed_point(
     mean_zero = q == 1 and mean_zero_at_unit(model)
     # c* = 0 exactly needs no Newton's method; otherwise the proof may finish a rough c*
     rough = provable_correlation(model) and not (b == 0 and (model.act.parity == "odd" or mean_zero))
-    third = None
+    third: list[int | None] = [None]
     if rough:
         from .correlation_proof import third_order, third_stage
 
-        third = third_stage(digits) if third_order(model.act, digits, float(q)) else None
+        third = [third_stage(digits) if third_order(model.act, digits) else None]
     c_star, slope = correlation_fixed_point(model, w, b, q, digits, mean_zero, rough, point, third)
     if rough:
         out[ROUGH] = mp.one
-    if third is not None:
-        out[ROUGH_THIRD] = mpmath.mpf(third)
+    if third[0] is not None:  # (the rough stages stopped there: c* not too near 1)
+        out[ROUGH_THIRD] = mpmath.mpf(third[0])
     out["c_star"] = c_star
     xi = _depth_scale(slope)
     out["depth_scale_c"] = xi
