@@ -445,3 +445,13 @@ def test_far_lattice_points_at_fewer_bits_change_no_digit(monkeypatch):
     for ball, other in zip(banded, full):
         assert ball.overlaps(other)
         assert ball.rad() <= abs(ball.mid()) * arb(10) ** -(digits + 3)
+
+
+def test_third_order_step_is_not_started_where_its_series_give_nothing():
+    """The third-order step needs K₂ and K₃ from the cardinal series, which give none where
+    q*·c* is small: there (c* = 0.0015 at q* ≈ 29, σ_w² 30, σ_b² 0.01) the route's full-digit
+    lattice was thrown away and the old route run after it, 24 → 39 s at a thousand digits."""
+    from momentcalc.computations.meanfield.correlation_proof import third_pays
+
+    assert third_pays(19.0, 0.012) and third_pays(2.4, 0.45)  # σ_w² 20 and 2.5 at σ_b² 0.05
+    assert not third_pays(29.0, 0.0015) and not third_pays(3.0, 0.82)

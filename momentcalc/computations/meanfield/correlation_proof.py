@@ -245,7 +245,17 @@ def _shared_lattice(
 # where the route is not taken.
 THIRD_FROM = 800
 THIRD_C = 0.5
+# ... and where q*·c* (the inner variance a² of the lattice's outer variable) is at least this:
+# below, the cardinal series give no K₂, K₃ and the route's full-digit lattice is thrown away
+# (c* = 0.0015, q*·c* = 0.043, σ_w² 30, σ_b² 0.01: 24 → 39 s at a thousand digits, past the budget;
+# found by review); taken at q*·c* = 0.23 (c* = 0.012, σ_w² 20), about even at 0.066 (c* = 0.0069)
+THIRD_QC = 0.1
 THIRD_MARGIN = 12  # digits the rough stages carry past a third of the digits
+
+
+def third_pays(q: float, c: float) -> bool:
+    """Is c*'s third-order step worth starting at the fixed point q*, c* (both rough)?"""
+    return c <= THIRD_C and q * c >= THIRD_QC
 
 
 def third_order(act: Any, digits: int) -> bool:

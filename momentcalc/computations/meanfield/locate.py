@@ -454,8 +454,8 @@ def correlation_fixed_point(
     = 0 exactly (by the catalog), as it is for an odd φ. ``rough``: only to about half the
     digits (Newton's stages but the last, one step each), for the proof to finish: its
     Newton step from there at full digits is the one a last stage here would take; ``third``,
-    a list of one item, the digits of about a third: only to those digits where c* is at most
-    ``correlation_proof.THIRD_C`` (the proof's step is then of third order), else its item is
+    a list of one item, the digits of about a third: only to those digits where
+    ``correlation_proof.third_pays`` (the proof's step is then of third order), else its item is
     set to None. ``point``:
     the std of q*'s last Newton step where it was ``ProofFinish``'s (c* = 0: E[φ'] from there)."""
     if b == 0 and (model.act.parity == "odd" or mean_zero):
@@ -507,9 +507,9 @@ def correlation_fixed_point(
     ):  # (at a few digits the search's c is as rough)
         stages = newton_stages(digits, C_LOCATE_DIGITS)[:-1]
         if third is not None and third[0] is not None:
-            from .correlation_proof import THIRD_C
+            from .correlation_proof import third_pays
 
-            if c <= THIRD_C:  # the proof's step is of third order: to about a third of the digits
+            if third_pays(float(q), float(c)):  # the proof's step is of third order: a third of the digits
                 stages = newton_stages(third[0] - 5, C_LOCATE_DIGITS)
             else:
                 third[0] = None
