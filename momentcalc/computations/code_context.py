@@ -135,13 +135,14 @@ def _words_by_constant() -> dict[str, frozenset[str]]:
     return {key: frozenset(words) for key, words in found.items()}
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=1 << 18)
 def _route(text: str) -> bool | frozenset[str]:
     """What the literal ``text`` needs to be a finding: True when its digits alone identify it
     (``identification.value_alone``), else the words that can name a constant its digits reach
     but only a context names (a generic value: √2 is relu's gain), or that can name a constant
     it can be by context (within 1 %, as ``by_context`` asks: that constant's subject words and
-    their aliases); empty when there is none. Cached: a codebase repeats its numbers."""
+    their aliases); empty when there is none. Cached: a codebase repeats its numbers,
+    and the scan asks again after the cheap pass (a file of 200,000 numbers asks twice)."""
     fast = _float_route(text)
     return fast if fast is not None else _exact_route(text)
 
@@ -329,8 +330,16 @@ def candidate(text: str) -> Literal | None:
     return literal
 
 
-def _wanted(text: str) -> bool:
-    return candidate(text) is not None
+def _routed(text: str) -> bool:
+    """A number read further: some constant's value, or a context naming one, may identify it
+    (``_route``)."""
+    return bool(_route(text))
+
+
+def _wanted_in_code(text: str, keyed: bool) -> bool:
+    """A Python number read further: as ``_routed``; an entry under a key when it is a
+    ``candidate`` (each counts in its table's vote, ``_tables``)."""
+    return candidate(text) is not None if keyed else bool(_route(text))
 
 
 def findings_in(path: str, text: str, python: bool | None = None) -> list[Found]:
@@ -341,11 +350,16 @@ def findings_in(path: str, text: str, python: bool | None = None) -> list[Found]
     if not worth_reading(text, python):
         return []
     lines = source_lines(text)
-    occurrences = list(python_numbers(text, lines, _wanted) if python else regex_numbers(lines))
+    occurrences = list(
+        python_numbers(text, lines, _wanted_in_code) if python else regex_numbers(lines, _routed)
+    )
     framework = framework_of(text) if python else None
     tables = _tables(occurrences)
     found = []
     for occ in occurrences:
+        route = _route(occ.text)
+        if not route or (route is not True and not _may_name(route, occ)):
+            continue  # (the cheap pass's test, number by number: a file of data stays linear)
         literal = candidate(occ.text)
         if literal is None:
             continue  # no constant within 2 digits: neither value nor context can identify it
@@ -361,6 +375,23 @@ def findings_in(path: str, text: str, python: bool | None = None) -> list[Found]
         if matches:
             found.append(Found(occ.line, occ.column, occ.text, literal, matches[0], context))
     return found
+
+
+def _may_name(route: frozenset[str], occ: Occurrence) -> bool:
+    """Does a word of ``route`` stand in the context ``identification`` reads for the number:
+    its line (and the comment above), its keys, the names it is assigned to or defined under, the
+    call it is joined to? Every subject a context names is made of such words, so a number none
+    of whose constants' words is there is identified neither by context nor as a generic value
+    the context names."""
+    if not route.isdisjoint(_line_words(occ.text_around)):
+        return True
+    parts = (*occ.keys, *occ.names, *((occ.call.name,) if occ.call is not None else ()))
+    return any(not route.isdisjoint(tokens(part)) for part in parts)
+
+
+@functools.lru_cache(maxsize=256)
+def _line_words(text: str) -> frozenset[str]:
+    return frozenset(tokens(text))
 
 
 # --- occurrences -------------------------------------------------------------------------------
@@ -385,14 +416,51 @@ class Occurrence(NamedTuple):
     data: bool
 
 
-def regex_numbers(lines: list[str]) -> Iterator[Occurrence]:
+def regex_numbers(lines: list[str], wanted: Callable[[str], bool] | None = None) -> Iterator[Occurrence]:
+    """Each decimal number of the lines, with the ``key:``/``key =`` just before it
+    (``wanted``: only the numbers it accepts; all of them still count towards a line's size)."""
     for i, line in enumerate(lines, 1):
         hits = list(NUMBER.finditer(line))
         data = len(hits) >= DATA_ARRAY
         for hit in hits:
-            before = KEY_BEFORE.search(line[max(0, hit.start() - KEY_REACH) : hit.start()])
-            keys = (before.group(1),) if before else ()
-            yield Occurrence(i, hit.start() + 1, hit.group(), keys, (), line, None, None, data)
+            number = hit.group()
+            if wanted is not None and not wanted(number):
+                continue
+            start = hit.start()
+            key = key_before(line[max(0, start - KEY_REACH) : start])
+            yield Occurrence(i, start + 1, number, (key,) if key else (), (), line, None, None, data)
+
+
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+
+def key_before(window: str) -> str | None:
+    """``KEY_BEFORE.search(window).group(1)`` (None when it does not match), read backwards
+    from the end: the operator, an optional quote, then the name — the longest run of
+    ``[\\w.-]`` before it, from its first ``[A-Za-z_]`` (the leftmost match). The regex tries
+    every start in the window: 0.1 ms a number on a line of numbers."""
+    end = len(window.rstrip())
+    last = window[end - 1 : end]
+    if last == ":":
+        end -= 1
+    elif last == ">":
+        if window[end - 2 : end - 1] != "=":
+            return None
+        end -= 2
+    elif last == "=":
+        end -= 2 if window[end - 2 : end - 1] == ":" else 1
+    else:
+        return None
+    end = len(window[:end].rstrip())
+    if window[end - 1 : end] in ('"', "'"):
+        end -= 1
+    first = end
+    while first > 0 and (window[first - 1].isalnum() or window[first - 1] in "_.-"):
+        first -= 1
+    for at in range(first, end):
+        if window[at] in _NAME_START:
+            return window[at:end]
+    return None
 
 
 class _Frame:
@@ -407,10 +475,11 @@ class _Frame:
 
 
 def python_numbers(
-    text: str, lines: list[str], wanted: Callable[[str], bool] | None = None
+    text: str, lines: list[str], wanted: Callable[[str, bool], bool] | None = None
 ) -> Iterator[Occurrence]:
     """Each float literal of a Python source with its context (``wanted``: only the literals it
-    accepts; all of them still count towards an array's size)."""
+    accepts, given the literal and whether it is an entry under a key; all of them still count
+    towards an array's size)."""
     try:
         toks = [
             t
@@ -418,7 +487,7 @@ def python_numbers(
             if t.type not in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING)
         ]
     except (tokenize.TokenError, SyntaxError, IndentationError):
-        yield from regex_numbers(lines)
+        yield from regex_numbers(lines, None if wanted is None else lambda number: wanted(number, False))
         return
     stack: list[_Frame] = []
     frames: list[_Frame] = []
@@ -444,9 +513,10 @@ def python_numbers(
                 stack[-1].element_tokens += 1
             if not NUMBER.fullmatch(string):
                 continue  # an integer: a count, no constant
-            if stack and stack[-1].key is None:
+            keyed = bool(stack) and stack[-1].key is not None
+            if stack and not keyed:
                 stack[-1].unkeyed += 1
-            if wanted is not None and not wanted(string):
+            if wanted is not None and not wanted(string, keyed):
                 continue
             keys = tuple(f.key for f in reversed(stack) if f.key is not None)
             names = tuple(
@@ -528,7 +598,7 @@ def python_numbers(
     for occurrence, outermost in pending:
         # The outermost bracket's total is the largest of the chain (it holds the others').
         data = occurrence.data or (outermost is not None and totals[outermost] >= DATA_ARRAY)
-        yield occurrence._replace(data=data)
+        yield occurrence if data == occurrence.data else occurrence._replace(data=data)
 
 
 _STRING = re.compile(r"^[rRbBuU]*('''|\"\"\"|'|\")(.*)\1$", re.S)

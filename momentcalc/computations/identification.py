@@ -234,7 +234,11 @@ def by_value(literal: Literal) -> list[Constant]:
 
 @functools.lru_cache(maxsize=1 << 16)  # a codebase writes the same literals again and again
 def _by_value(literal: Literal) -> tuple[Constant, ...]:
-    if simple_fraction(literal) is not None or not in_range(literal) or literal.digits < PUBLISHED_DIGITS:
+    if literal.digits < PUBLISHED_DIGITS or not in_range(literal):
+        return ()
+    # A first cut before any exact work: both reaches below are at least min(digits, 6) digits,
+    # so a literal with no constant that near has none in either (most numbers of a data file).
+    if not near(literal.value, min(literal.digits, 6)) or simple_fraction(literal) is not None:
         return ()
     f32 = float32_print(literal)
     reach = near(literal.value, 6 if f32 else min(literal.digits, BY_VALUE_DIGITS))

@@ -1,0 +1,83 @@
+"""audit on files full of numbers (checked-in results, minified data): each number costs a
+float bisect unless some constant is near it; the exact (Fraction/Decimal) reading is kept for
+the few that are, and what is reported does not change. Every fixture is written here."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from momentcalc.computations import code_context, identification, literals
+from momentcalc.computations.code_context import KEY_BEFORE, findings_in, key_before
+
+
+def test_the_key_before_a_number_is_the_regex_match():
+    rng = random.Random(1)
+    alphabet = list("aZ_9.-\"' \t:=>;,é²\u00a0(")
+    for length in range(12):
+        for _ in range(3000):
+            window = "".join(rng.choice(alphabet) for _ in range(length))
+            match = KEY_BEFORE.search(window)
+            assert key_before(window) == (match.group(1) if match else None), repr(window)
+    for window in ('"relu_gamma": ', "selu.lambda = ", "x := ", "a => ", "9relu: ", "var a0="):
+        match = KEY_BEFORE.search(window)
+        assert match is not None and key_before(window) == match.group(1)
+
+
+def _data(rng: random.Random, count: int) -> list[str]:
+    return [f"{rng.random():.6f}" for _ in range(count)]
+
+
+CONSTANTS = (
+    "selu_lambda = 1.0507009873554805\n",
+    "relu_gamma = 1.7139588594436646\n",  # wrong
+    "std = 0.87962566103423978\n",
+    "SELU's lambda 1.0507 and alpha 1.6733\n",
+)
+
+
+@pytest.mark.parametrize("name", ["data.js", "data.py", "data.md"])
+def test_numbers_far_from_every_constant_are_not_read_exactly(name, monkeypatch):
+    rng = random.Random(7)
+    numbers = _data(rng, 3000)
+    if name.endswith(".py"):
+        text = "x = [" + ", ".join(numbers) + "]\n" + "".join(CONSTANTS[:3])
+    else:
+        text = "".join(f"var a{i}={x};\n" for i, x in enumerate(numbers)) + "".join(CONSTANTS)
+    exact = []
+    original = literals.float32_print.__wrapped__
+
+    def counted(literal):
+        exact.append(literal.text)
+        return original(literal)
+
+    monkeypatch.setattr(identification, "float32_print", counted)
+    found = findings_in(name, text)
+    # (a 6-digit number meets a constant's 6-digit window about one time in 80)
+    assert len(exact) < 100, len(exact)
+    assert {"1.0507009873554805", "1.7139588594436646", "0.87962566103423978"} <= {f.text for f in found}
+
+
+@pytest.mark.parametrize("name", ["data.js", "data.py", "notes.md"])
+def test_the_number_by_number_filter_keeps_every_finding(name, monkeypatch):
+    rng = random.Random(3)
+    numbers = [*_data(rng, 400), "1.0507009873554805", "0.7071067811865476", "1.7139588594436646"]
+    rng.shuffle(numbers)
+    if name.endswith(".py"):
+        lines = [f"relu_gain = {numbers[0]}\n", "g = dict(relu=1.71, gelu=1.70, tanh=1.59, silu=1.79)\n"]
+        lines += [f"v{i} = {x}\n" for i, x in enumerate(numbers)]
+    else:
+        lines = [f'"relu_{i}": {x},\n' if i % 3 else f"selu {x}\n" for i, x in enumerate(numbers)]
+    text = "".join(lines)
+    fast = findings_in(name, text)
+    with monkeypatch.context() as patch:  # every number read in full, as before the filter
+        patch.setattr(code_context, "_may_name", lambda route, occ: True)
+        patch.setattr(code_context, "_routed", lambda number: True)
+        patch.setattr(
+            code_context, "_wanted_in_code", lambda number, keyed: code_context.candidate(number) is not None
+        )
+        patch.setattr(code_context, "_route", lambda number: True)
+        full = findings_in(name, text)
+    assert fast == full
+    assert len(fast) >= 2
