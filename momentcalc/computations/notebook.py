@@ -5,10 +5,10 @@ The code cells are joined in order (markdown and raw cells are not code), so tha
 the first cell says which framework a later cell's ``gelu`` is; IPython's magics and shell
 escapes (``%matplotlib inline``, ``!pip install``) become comments, keeping every column. A
 finding's place is given twice: ``cell`` and ``cell_line`` (1-based, as Jupyter counts code and
-markdown cells alike), and ``line``/``column`` in the ``.ipynb`` file itself — the JSON string
-that holds that source line, as nbformat writes one string per line — which an editor, SARIF
-viewers and GitHub's annotations can open. Where the file is not laid out so (a notebook written
-on one line), ``line`` is the cell's first line in the file and ``column`` 1.
+markdown cells alike), and ``line``/``column`` in the ``.ipynb`` file itself — where the
+literal's first character stands in the JSON text of the cell's ``source`` (a string per line,
+as nbformat writes it, or one string for the cell, in any layout, the escapes before it on its
+line counted as written) — which an editor, SARIF viewers and GitHub's annotations can open.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ class Notebook(NamedTuple):
     cells: list[Cell]
     file_lines: list[str]  # the .ipynb file's own lines
     cell_starts: list[int]  # 0-based lines of the file with a "cell_type" key
+    text: str = ""  # the .ipynb file's text
 
 
 class NotANotebook(ValueError):
@@ -77,7 +78,7 @@ def read_notebook(text: str) -> Notebook:
         joined += [_MAGIC.sub(r"\1#", line) for line in lines] if python else lines
     file_lines = source_lines(text)
     starts = [n for n, raw in enumerate(file_lines) if '"cell_type":' in raw]
-    return Notebook("\n".join(joined) + "\n", python, cells, file_lines, starts)
+    return Notebook("\n".join(joined) + "\n", python, cells, file_lines, starts, text)
 
 
 def cell_of(notebook: Notebook, line: int) -> tuple[Cell, int]:
@@ -91,9 +92,14 @@ def cell_of(notebook: Notebook, line: int) -> tuple[Cell, int]:
 
 
 def place_in_file(notebook: Notebook, cell: Cell, cell_line: int, column: int) -> tuple[int, int]:
-    """(line, column) in the .ipynb file of a place in a cell: the JSON string holding that
-    source line (searched from the cell's "source" key on, within the cell), the column counted
-    in the JSON text (escapes included); the cell's first line and column 1 when not found."""
+    """(line, column) in the .ipynb file of a place in a cell: where its character stands in the
+    JSON text of the cell's ``source`` (one string per line as nbformat writes it, or one string
+    for the whole cell, in any layout; the escapes before it on its line counted as written), by
+    ``_source_tokens``; failing that, the JSON string holding that source line (searched from the
+    cell's "source" key on, within the cell), else the cell's first line and column 1."""
+    exact = _exact_place(notebook, cell, cell_line, column)
+    if exact is not None:
+        return exact
     text = cell.lines[cell_line - 1]
     lines = notebook.file_lines
     first, end = _cell_region(notebook, cell)
@@ -122,3 +128,97 @@ def _cell_region(notebook: Notebook, cell: Cell) -> tuple[int | None, int]:
     if cell.number < len(starts):
         return first, starts[cell.number]
     return first, len(notebook.file_lines)
+
+
+# --- exact places ------------------------------------------------------------------------------
+
+# Outside its strings JSON holds no quote: its strings and brackets, in order, are its structure.
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
+_ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\.")
+
+
+def _source_tokens(text: str) -> dict[int, list[tuple[int, str]]]:
+    """For each cell (1-based, as ``Cell.number``), the JSON strings of its ``source`` value as
+    (offset in the file of the opening quote, the string as written): the top object's
+    ``cells`` list, each cell an object in it, its key ``source``; a string or a list of them."""
+    found: dict[int, list[tuple[int, str]]] = {}
+    depth = 0
+    in_cells = False  # inside the top object's "cells" list
+    cell = 0
+    key: str | None = None
+    last_string: str | None = None
+    value_of: str | None = None  # the key whose value comes next
+    for m in _JSON_TOKEN.finditer(text):
+        token = m.group()
+        if token == ":":
+            value_of, last_string = last_string, None
+            continue
+        if token == ",":
+            value_of = last_string = None
+            continue
+        if token in "{[":
+            if depth == 1 and value_of == '"cells"' and token == "[":
+                in_cells = True
+            elif in_cells and depth == 2 and token == "{":
+                cell += 1
+            depth += 1
+            if not (depth == 4 and key == '"source"' and token == "["):
+                key = None
+            value_of = None
+            continue
+        if token in "}]":
+            depth -= 1
+            if in_cells and depth == 1:
+                in_cells = False
+            key = '"source"' if depth == 3 and key == '"source"' else None
+            continue
+        # a string: a key, or a value
+        if in_cells and depth == 3 and value_of == '"source"':
+            found.setdefault(cell, []).append((m.start(), token))
+            value_of = None
+        elif in_cells and depth == 4 and key == '"source"':
+            found.setdefault(cell, []).append((m.start(), token))
+        elif depth == 3 and value_of is None:
+            key = token
+        last_string = token
+    return found
+
+
+def _exact_place(notebook: Notebook, cell: Cell, cell_line: int, column: int) -> tuple[int, int] | None:
+    """(line, column) of the character in the file, by decoding the cell's source strings with
+    each character's offset (None when they do not hold the cell's lines)."""
+    text = notebook.text
+    strings = _source_tokens(text).get(cell.number) if text else None
+    if not strings:
+        return None
+    offsets: list[int] = []  # the file offset of each character of the source
+    decoded: list[str] = []
+    for start, token in strings:
+        at = start + 1
+        body_end = start + len(token) - 1
+        while at < body_end:
+            escape = _ESCAPE.match(text, at) if text[at] == "\\" else None
+            raw = escape.group() if escape else text[at]
+            try:
+                char = json.loads(f'"{raw}"') if escape else raw
+            except ValueError:
+                return None
+            for c in char:
+                decoded.append(c)
+                offsets.append(at)
+            at += len(raw)
+    source = "".join(decoded)
+    if source_lines(source) != cell.lines:
+        return None
+    breaks = [0, *(m.end() for m in _BREAK.finditer(source))]
+    if cell_line - 1 >= len(breaks):
+        return None
+    index = breaks[cell_line - 1] + column - 1
+    if index >= len(offsets):
+        return None
+    where = offsets[index]
+    line_start = max(text.rfind("\n", 0, where), text.rfind("\r", 0, where)) + 1
+    return len(_BREAK.findall(text, 0, where)) + 1, where - line_start + 1
+
+
+_BREAK = re.compile(r"\r\n|\r|\n")
