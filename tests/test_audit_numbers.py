@@ -81,3 +81,31 @@ def test_the_number_by_number_filter_keeps_every_finding(name, monkeypatch):
         full = findings_in(name, text)
     assert fast == full
     assert len(fast) >= 2
+
+
+# --- prose --------------------------------------------------------------------------------------
+
+
+def _found(name: str, text: str) -> list[tuple[str, str, str]]:
+    return [(f.text, f.match.constant.id, f.match.verdict) for f in findings_in(name, text)]
+
+
+def test_a_short_number_in_a_row_about_an_activation_is_no_constant_in_markdown():
+    # a timing table: the row's words name the commands (selu, sigmoid), not each number's quantity
+    row = "| `truncnorm`, `selu-solve`, `attention` | 0.83–1.06 | 0.92–1.08 |\n"
+    assert _found("speed.md", row) == []
+    assert _found("bench.md", "| `sigmoid(x)-1/2` | 0.21 | 4.72 | 0 | 22.2 (over) | 20x |\n") == []
+    assert _found("bench.md", "| `gau-scale --activation gelu` | 0.41 | 7.91 | 0.28 |\n") == []
+    # the same numbers in code still are (a subject named there is the code's own)
+    assert ("1.06", "selu.lambda", "inexact") in _found("m.py", "y = selu(x) * 1.06  # selu-solve\n")
+
+
+def test_a_constant_named_in_prose_is_still_reported():
+    assert _found("README.md", "SELU's lambda 1.0507 (Klambauer et al.).\n") == [
+        ("1.0507", "selu.lambda", "ok")
+    ]
+    # three digits with the quantity named: a constant, one digit short
+    assert _found("README.md", "SELU's lambda is 1.06 in our runs.\n") == [("1.06", "selu.lambda", "inexact")]
+    assert _found("notes.md", "selu_lambda: 1.05\n") == [("1.05", "selu.lambda", "ok")]
+    # four digits with only the subject named: as before, a weak context
+    assert _found("notes.md", "selu 1.051\n") == [("1.051", "selu.lambda", "ok")]

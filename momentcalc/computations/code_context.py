@@ -53,6 +53,7 @@ from .literals import Literal, digits_correct, in_range, parse_literal, simple_f
 from .python_lines import in_comment, in_string, indentation_holds, logical_lines, scope_names, statement_span
 
 PYTHON = (".py", ".pyi")
+PROSE = (".md",)  # read as prose: a short number needs its quantity named (``identification``)
 # A decimal literal with a point or an exponent (integers are counts, not constants): the
 # pattern (?<![\w.])(?:\d[\d_]*\.[\d_]*|\.\d[\d_]*|\d[\d_]*(?=[eE][+-]?\d))(?:[eE][+-]?\d+)?[fFdD]?(?![\w.]),
 # written to begin with a character class so that the regex engine skips ahead to the next digit
@@ -347,6 +348,7 @@ def findings_in(path: str, text: str, python: bool | None = None) -> list[Found]
     read as Python, by default for a .py or .pyi file)."""
     python = path.endswith(PYTHON) if python is None else python
     test = is_test_file(path)
+    prose = not python and path.endswith(PROSE)
     if not worth_reading(text, python):
         return []
     lines = source_lines(text)
@@ -370,6 +372,7 @@ def findings_in(path: str, text: str, python: bool | None = None) -> list[Found]
             call=_resolve(occ.call, framework) if occ.call else None,
             table=tables.get(occ.container) if occ.container is not None else None,
             data=test or occ.data,
+            prose=prose,
         )
         matches = identify_literal(literal, context)
         if matches:

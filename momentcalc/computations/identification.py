@@ -80,6 +80,9 @@ CONTEXT_DIGITS = 2
 CONTEXT_RELATIVE = Decimal("0.01")
 ORDINARY_LITERAL_DIGITS = 4
 PUBLISHED_DIGITS = 3  # a published coefficient written out exactly
+# In prose a subject names what a sentence or a table row is about, not each number in it: a
+# literal this short is a constant there only when its quantity is named too (strong context).
+PROSE_WEAK_DIGITS = 3
 BY_VALUE_CHANCE = 1e-3
 FLOAT32_ULPS = 4  # a float32 print this near the constant's float32 is it, computed in float32
 ROUND_NUMBER_DIGITS = 4  # a constant with this few digits (0.52, 0.545) is nobody's approximation
@@ -108,6 +111,7 @@ class Context(NamedTuple):
     call: Call | None = None
     table: str | None = None  # the form (``centered_gain``) a table of named activations agrees with
     data: bool = False  # a test expectation or generated data
+    prose: bool = False  # a line of prose (Markdown): its words say what a sentence or row is about
 
 
 NO_CONTEXT = Context()
@@ -363,6 +367,8 @@ def by_context(literal: Literal, context: Context) -> list[Match]:
             continue
         if not strong and (m.digits_correct < literal.digits - 1 or _fits_better(literal, c)):
             continue
+        if not strong and context.prose and literal.digits <= PROSE_WEAK_DIGITS:
+            continue  # a timing or a score in a row about SELU is not SELU's lambda
         found.append((m, level, strong))
     found.sort(key=lambda t: (not t[2], LEVELS.index(t[1]), abs(t[0].rel_error), _kind_rank(t[0].constant)))
     return [m for m, _, _ in found]

@@ -13,6 +13,7 @@ line counted as written) — which an editor, SARIF viewers and GitHub's annotat
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any, NamedTuple
@@ -137,6 +138,7 @@ _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
 _ESCAPE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\.")
 
 
+@functools.lru_cache(maxsize=4)  # (asked once a finding: a notebook is scanned once)
 def _source_tokens(text: str) -> dict[int, list[tuple[int, str]]]:
     """For each cell (1-based, as ``Cell.number``), the JSON strings of its ``source`` value as
     (offset in the file of the opening quote, the string as written): the top object's
