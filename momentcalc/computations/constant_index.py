@@ -247,7 +247,7 @@ def quantities_in(words: list[str]) -> frozenset[str]:
     """The quantity words among ``words`` (plurals count: gammas, stds; and numbered ones: gamma2)."""
     known = quantity_words()
     found = set()
-    for w in words:
+    for w in set(words):  # (a minified line repeats its words: each is looked at once)
         for form in (w, _stem(w)):
             if form in known:
                 found.add(form)
