@@ -73,7 +73,6 @@ def test_the_number_by_number_filter_keeps_every_finding(name, monkeypatch):
     fast = findings_in(name, text)
     with monkeypatch.context() as patch:  # every number read in full, as before the filter
         patch.setattr(code_context, "_may_name", lambda route, occ: True)
-        patch.setattr(code_context, "_routed", lambda number: True)
         patch.setattr(
             code_context, "_wanted_in_code", lambda number, keyed: code_context.candidate(number) is not None
         )
@@ -109,3 +108,35 @@ def test_a_constant_named_in_prose_is_still_reported():
     assert _found("notes.md", "selu_lambda: 1.05\n") == [("1.05", "selu.lambda", "ok")]
     # four digits with only the subject named: as before, a weak context
     assert _found("notes.md", "selu 1.051\n") == [("1.051", "selu.lambda", "ok")]
+
+
+def _float32_shortest_by_every_length(literal: literals.Literal) -> bool:
+    """The definition: the first length at which the float32 rounded reads back decides."""
+    m, s = literals._nearest(literals.Fraction(literal.value), literals.FLOAT32_BITS)
+    x = literals._decimal(m, s)
+    for k in range(1, 10):
+        r = literals.round_sig(x.normalize(literals._CONTEXT), k)
+        if literals._nearest(literals.Fraction(r), literals.FLOAT32_BITS) == (m, s):
+            return r == literal.value and k == literal.digits
+    return False
+
+
+def test_the_float32_shortest_test_agrees_with_its_definition():
+    import struct
+
+    rng = random.Random(5)
+    texts = []
+    for _ in range(600):
+        x = rng.uniform(1e-3, 10)
+        single = struct.unpack("f", struct.pack("f", x))[0]
+        texts += [f"{x:.6f}", f"{x:.8g}", f"{single:.9g}", repr(single), f"{single:.7g}", f"{single:.6g}"]
+    agree = shortest = 0
+    for text in texts:
+        literal = literals.parse_literal(text)
+        if literal is None or not 6 <= literal.digits <= 9:
+            continue
+        expected = _float32_shortest_by_every_length(literal)
+        assert literals._float32_shortest(literal) == expected, text
+        agree += 1
+        shortest += expected
+    assert agree > 2000 and shortest > 300

@@ -138,12 +138,15 @@ def _ulps(literal: Decimal, exact: Decimal, bits: int) -> int:
 def _float32_shortest(literal: Literal) -> bool:
     """Is the literal the shortest decimal that reads back as its float32?"""
     m, s = _nearest(Fraction(literal.value), FLOAT32_BITS)
-    x = _decimal(m, s)
-    for k in range(1, 10):
-        r = round_sig(x.normalize(_CONTEXT), k)
-        if _nearest(Fraction(r), FLOAT32_BITS) == (m, s):
-            return r == literal.value and k == literal.digits
-    return False
+    x = _decimal(m, s).normalize(_CONTEXT)
+    # Only at its own length can the literal be the shortest: first whether it is the float32
+    # rounded to its digits (most literals are not: one Fraction rounding, not nine), then that
+    # no shorter rounding reads back as that float32.
+    if round_sig(x, literal.digits) != literal.value:
+        return False
+    return not any(
+        _nearest(Fraction(round_sig(x, k)), FLOAT32_BITS) == (m, s) for k in range(1, literal.digits)
+    )
 
 
 @functools.lru_cache(maxsize=1 << 16)
