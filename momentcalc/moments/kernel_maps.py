@@ -183,17 +183,40 @@ def kernel_pair(
     series = small_variance_kernel(act, rho, q1, q2, digits)
     if series is not None:
         return series
-    from .bivariate_certified import signed_cross_balls
+    from .relu_like import applies, relu_like_kernel
+
+    if applies(act, q1, q2):
+        found = relu_like_kernel(act, rho, q1, q2, digits)
+        if found is not None:
+            return found
+    from .bivariate_certified import signed_cross_balls, supported
 
     found = signed_cross_balls(act, q1, q2, rho, digits)
     if found is None:
+        if not supported(act):
+            raise NotProven(
+                f"the bivariate expectations of {_named(act)} have no certified route (it needs "
+                "|phi| and |phi'| bounded by polynomials on the real line)",
+                param="activation",
+            )
         raise NotProven(
-            f"the bivariate expectations of {act.formula if act.expression else act.name} "
-            "have no certified route (it needs |phi| and |phi'| bounded by polynomials on the real "
-            "line, and a correlation the rules reach)",
+            f"the bivariate expectations of {_named(act)} at {_where(rho, q1, q2)} have no certified "
+            "route: the rules' nodes, whose count grows with sqrt(q) and with 1/sqrt(1 - rho^2), pass "
+            "their limits here (a smaller variance or a correlation further from ±1 is within reach)",
             param="activation",
         )
     return found
+
+
+def _where(rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb) -> str:
+    """'rho = 0.5, q = 1e+08' (q1 = q2) or with q1 and q2, for messages."""
+
+    def short(x: Fraction | arb) -> str:
+        with ctx.workprec(64):
+            return f"{float(as_arb(x).mid()):.6g}"
+
+    qs = f"q = {short(q1)}" if _same(q1, q2) or q1 == q2 else f"q1 = {short(q1)}, q2 = {short(q2)}"
+    return f"rho = {short(rho)}, {qs}"
 
 
 def nngp_over(

@@ -1,0 +1,540 @@
+"""Gaussian kernels at large variances of activations that are relu plus a bounded, integrable
+part (``catalog.relu_like``: gelu, swish, quick_gelu, softplus, mish): no integral over the
+width of the Gaussian, only over the unit-scale support of the bounded part.
+
+For (u, v) centred Gaussian, Var u = q1 = σ₁², Var v = q2 = σ₂², correlation |ρ| < 1, and
+φ = r + g (r = relu, g = φ − r), φ' = h + g' (h = [x > 0]):
+
+    E[φ(u)φ(v)]   = E[r(u)r(v)] + E[r(u)g(v)] + E[g(u)r(v)] + E[g(u)g(v)],
+    E[φ'(u)φ'(v)] = E[h(u)h(v)] + E[h(u)g'(v)] + E[g'(u)h(v)] + E[g'(u)g'(v)].
+
+* E[r(u)r(v)] = σ₁σ₂·(sqrt(1 − ρ²) + (π − arccos ρ)·ρ)/(2π) and E[h(u)h(v)] = (π − arccos ρ)/(2π):
+  the arc-cosine kernels of degrees 1 and 0 (Cho & Saul 2009, "Kernel methods for deep
+  learning"; ``catalog.kernels.BALL_KERNELS``).
+* The cross terms by conditioning on the bounded side: given v = y, u ~ N(μ, s²) with
+  μ = ρ·(σ₁/σ₂)·y, s = σ₁·sqrt(1 − ρ²), so E[r(u) | v = y] = μ·Φ(μ/s) + s·n(μ/s) (n the normal
+  density) and E[h(u) | v = y] = Φ(μ/s), and
+
+      E[r(u)g(v)] = ∫ g(y)·n(y/σ₂)/σ₂·(μΦ(μ/s) + s·n(μ/s)) dy,   E[h(u)g'(v)] = ∫ g'(y)·n(y/σ₂)/σ₂·Φ(μ/s) dy:
+
+  one integral each over [−T, 0] and [0, T] (g's two analytic branches) by Arb's rigorous
+  Gauss–Legendre integration (``acb.integral``), the rest bounded below.
+* E[g(u)g(v)] = ∫∫ g(x)·g(y)·p(x, y): over the square [−T, T]² as an integral over x of
+  g(x)·n(x/σ₁)/σ₁·H(x), H(x) = ∫_{−T}^{T} g(y)·n((y − μ(x))/s)/s dy with μ(x) = ρ(σ₂/σ₁)·x,
+  s = σ₂·sqrt(1 − ρ²) (the inner integral is entire in x: the integrator's complex boxes are
+  allowed); the same for g'.
+
+Tails, from the catalog's decay |g(x)| ≤ C·(1 + |x|)·e^{−λ|x|} (C = C₀ for g, C₁ for g') and
+I_k(T) = ∫_T^∞ y^k·e^{−λy} dy = e^{−λT}·Σ_{j ≤ k} k!/j!·T^j/λ^{k−j+1}:
+
+    M_k(T) = ∫_{|y|>T} |g(y)|·|y|^k dy ≤ 2C·(I_k(T) + I_{k+1}(T));
+    |cross term beyond T| ≤ (|ρ|·(σ₁/σ₂)·M_1(T) + s·M_0(T)/√(2π))/(σ₂√(2π))
+        (E[r(u) | v = y] ≤ |μ| + s/√(2π); E[h(u) | v = y] ≤ 1: M_0(T)/(σ₂√(2π)));
+    |E[g(u)g(v)] beyond the square| ≤ G·(M_0(T)/σ₁ + M_0(T)/σ₂)/√(2π)
+
+(outside the square |x| > T or |y| > T; there ∫|g(y)|·p(y | x) dy ≤ G = sup|g| ≤
+C·max(1, e^{λ−1}/λ), and p_u(x) ≤ 1/(σ₁√(2π))). At T = 0 the same bounds bound a whole term,
+which is then a ball around 0 where it is below the tolerance (so at q = 1e300 nothing is
+integrated). Each term's tolerance is a share of 10^−(digits + 3) of the closed part's size; a
+result that ends up wider than its digits allow is recomputed with the tolerance taken from
+itself (a value near 0, ρ near −1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+from flint import acb, arb, ctx
+
+from ..catalog import Activation
+from ..catalog.ball_parts import BallFn
+from ..catalog.kernels import BALL_KERNELS
+from ..catalog.relu_like import RELU_LIKE, ReluLike
+from ..engine.gaussian_balls import as_arb
+from ..engine.precision import Precision
+
+# The route applies where both variances are at least this (below it the bivariate rules
+# are faster: the integrals here need nearly all the digits there).
+MIN_VARIANCE = 10**4
+# Work limits of one acb.integral call (a call that cannot meet its goal returns a wide ball,
+# which the caller refuses or the outer integral subdivides).
+EVAL_LIMIT = 20000
+INNER_EVAL_LIMIT = 2000
+# Attempts with a tolerance taken from the value found.
+ATTEMPTS = 3
+
+
+def declared(act: Activation) -> ReluLike | None:
+    """The catalog's declaration φ = relu + g for ``act``, or None."""
+    return None if act.expression else RELU_LIKE.get(act.name)
+
+
+def applies(act: Activation, q1: Any, q2: Any) -> bool:
+    """Whether ``relu_like_kernel`` is the route for these variances (Fractions or balls)."""
+    if declared(act) is None:
+        return False
+    with ctx.workprec(64):
+        return bool(as_arb(q1) >= MIN_VARIANCE and as_arb(q2) >= MIN_VARIANCE)
+
+
+def _tail_power(k: int, T: arb, rate: arb) -> arb:
+    """I_k(T) = ∫_T^∞ y^k·e^{−λy} dy."""
+    total = arb(0)
+    for j in range(k + 1):
+        total += arb(math.factorial(k) // math.factorial(j)) * T**j / rate ** (k - j + 1)
+    return (-rate * T).exp() * total
+
+
+def _moment(C: arb, rate: arb, T: arb, k: int) -> arb:
+    """M_k(T) = ∫_{|y|>T} C·(1 + |y|)·|y|^k·e^{−λ|y|} dy."""
+    return 2 * C * (_tail_power(k, T, rate) + _tail_power(k + 1, T, rate))
+
+
+def _sup(C: arb, rate: arb) -> arb:
+    """sup over x ≥ 0 of C·(1 + x)·e^{−λx}."""
+    return C if rate >= 1 else C * (rate - 1).exp() / rate
+
+
+class _Sides:
+    """The two variances' scales and the conditional spreads, at the current precision."""
+
+    def __init__(self, q1: arb, q2: arb, rho: arb) -> None:
+        self.s1, self.s2, self.rho = q1.sqrt(), q2.sqrt(), rho
+        self.root = (1 - rho * rho).sqrt()
+        self.norm = (2 * arb.pi()).sqrt()
+
+
+def _cross_bound(sides: _Sides, C: arb, rate: arb, T: arb, relu: bool, swap: bool) -> arb:
+    """The bound of the cross term beyond T (module docstring); ``swap``: u is the bounded side."""
+    a, b = (sides.s2, sides.s1) if swap else (sides.s1, sides.s2)
+    if not relu:
+        return _moment(C, rate, T, 0) / (b * sides.norm)
+    s = a * sides.root
+    return (abs(sides.rho) * a / b * _moment(C, rate, T, 1) + s * _moment(C, rate, T, 0) / sides.norm) / (
+        b * sides.norm
+    )
+
+
+def _square_bound(sides: _Sides, C: arb, rate: arb, T: arb) -> arb:
+    return _sup(C, rate) * _moment(C, rate, T, 0) * (1 / sides.s1 + 1 / sides.s2) / sides.norm
+
+
+def _reach(bound: Callable[[arb], arb], tol: arb) -> int | None:
+    """The least integer T ≥ 1 (doubling, then bisection) with bound(T) ≤ tol."""
+    high = 1
+    while not bound(arb(high)) <= tol:
+        high *= 2
+        if high > 2**20:
+            return None
+    low = high // 2
+    while high - low > 1:
+        mid = (low + high) // 2
+        if bound(arb(mid)) <= tol:
+            high = mid
+        else:
+            low = mid
+    return high
+
+
+def _integral(f: Callable[[acb, bool], acb], a: arb, b: arb, tol: arb, limit: int) -> acb:
+    """∫_a^b f by acb.integral to absolute tolerance ``tol``; an exception raised in f is
+    raised after the integrator returns (it must not cross Arb's C code)."""
+    raised: list[BaseException] = []
+    zero = acb(0)
+
+    def guarded(x: acb, analytic: bool) -> acb:
+        if raised:
+            return zero
+        try:
+            return f(x, analytic)
+        except BaseException as error:  # kept, raised below
+            raised.append(error)
+            return zero
+
+    found = acb.integral(
+        guarded, a, b, abs_tol=tol, rel_tol=arb(2) ** (-ctx.prec), eval_limit=limit, deg_limit=ctx.prec // 2 + 60
+    )
+    if raised:
+        raise raised[0]
+    return found
+
+
+def _normal_cdf(z: acb) -> acb:
+    return (-z / arb(2).sqrt()).erfc() / 2
+
+
+def _density(z: acb) -> acb:
+    return (-z * z / 2).exp() / (2 * arb.pi()).sqrt()
+
+
+def _halves(decl: ReluLike, which: int) -> tuple[tuple[BallFn, int], tuple[BallFn, int]]:
+    """(branch, sign of the half-line) for g (which = 0) or g' (which = 1)."""
+    return (decl.left[which], -1), (decl.right[which], 1)
+
+
+def _cross(
+    decl: ReluLike, sides: _Sides, params: Mapping[str, arb], which: int, swap: bool, tol: arb
+) -> arb | None:
+    """E[r(u)g(v)] (which = 0) or E[h(u)g'(v)] (which = 1); ``swap``: the bounded part on u."""
+    C = as_arb(decl.value if which == 0 else decl.slope)
+    rate = as_arb(decl.rate)
+    relu = which == 0
+    whole = _cross_bound(sides, C, rate, arb(0), relu, swap)
+    if whole <= tol:
+        return arb(0, whole.upper())
+    found = _reach(lambda t: _cross_bound(sides, C, rate, t, relu, swap), tol / 4)
+    if found is None:
+        return None
+    T = arb(found)
+    a, b = (sides.s2, sides.s1) if swap else (sides.s1, sides.s2)
+    slope, s = acb(sides.rho * a / b), acb(a * sides.root)
+    bb = acb(b)
+    total = arb(0, _cross_bound(sides, C, rate, T, relu, swap).upper())
+    for branch, sign in _halves(decl, which):
+
+        def integrand(y: acb, analytic: bool, branch: BallFn = branch) -> acb:
+            mu = slope * y
+            t = mu / s
+            weight = _density(y / bb) / bb
+            inner = mu * _normal_cdf(t) + s * _density(t) if relu else _normal_cdf(t)
+            return branch(y, params, analytic) * weight * inner
+
+        low, high = (-T, arb(0)) if sign < 0 else (arb(0), T)
+        part = _integral(integrand, low, high, tol / 4, EVAL_LIMIT)
+        if not part.is_finite():
+            return None
+        total += part.real
+    return total
+
+
+def _square(decl: ReluLike, sides: _Sides, params: Mapping[str, arb], which: int, tol: arb) -> arb | None:
+    """E[g(u)g(v)] (which = 0) or E[g'(u)g'(v)] (which = 1)."""
+    C = as_arb(decl.value if which == 0 else decl.slope)
+    rate = as_arb(decl.rate)
+    whole = _square_bound(sides, C, rate, arb(0))
+    if whole <= tol:
+        return arb(0, whole.upper())
+    found = _reach(lambda t: _square_bound(sides, C, rate, t), tol / 4)
+    if found is None:
+        return None
+    T = arb(found)
+    slope = acb(sides.rho * sides.s2 / sides.s1)
+    s, s1 = acb(sides.s2 * sides.root), acb(sides.s1)
+    halves = _halves(decl, which)
+    # the outer integrand is at most G/(σ₁√(2π)) times H's error, over a length 2T
+    inner_tol = tol * sides.s1 * sides.norm / (16 * T * _sup(C, rate))
+    total = arb(0, _square_bound(sides, C, rate, T).upper())
+    for outer, sign in halves:
+
+        def integrand(x: acb, analytic: bool, outer: BallFn = outer) -> acb:
+            value = outer(x, params, analytic)
+            if not value.is_finite():
+                return value
+            mu = slope * x
+            inner = acb(0)
+            for branch, side in halves:
+
+                def conditional(y: acb, analytic: bool, branch: BallFn = branch) -> acb:
+                    return branch(y, params, analytic) * _density((y - mu) / s) / s
+
+                low, high = (-T, arb(0)) if side < 0 else (arb(0), T)
+                inner += _integral(conditional, low, high, inner_tol, INNER_EVAL_LIMIT)
+            return value * _density(x / s1) / s1 * inner
+
+        low, high = (-T, arb(0)) if sign < 0 else (arb(0), T)
+        part = _integral(integrand, low, high, tol / 4, EVAL_LIMIT)
+        if not part.is_finite():
+            return None
+        total += part.real
+    return total
+
+
+class _Series(NamedTuple):
+    """Σ c_k·y^k on |y| ≤ T, within ``rest`` of the function it stands for there."""
+
+    coeffs: list[arb]
+    rest: arb
+
+
+def _order(x: arb, grow: arb, target: arb) -> int | None:
+    """The least N ≤ MAX_ORDER with x^N/N!·grow ≤ target (x ≥ 0)."""
+    term = grow
+    for n in range(MAX_ORDER + 1):
+        if term <= target:
+            return n
+        term = term * x / (n + 1)
+    return None
+
+
+def _gaussian(a: arb, T: arb, target: arb) -> _Series | None:
+    """e^{−a·y²}, a ≥ 0: Σ_{j<N} (−a)^j/j!·y^{2j}, the rest ≤ (aT²)^N/N! (an alternating
+    exponential series at −aT² ≤ 0)."""
+    x = a * T * T
+    n = _order(x, arb(1), target)
+    if n is None:
+        return None
+    coeffs = [arb(0)] * (2 * n + 1)
+    term = arb(1)
+    for j in range(n):
+        coeffs[2 * j] = term
+        term = -term * a / (j + 1)
+    return _Series(coeffs, arb((x**n / arb(n).fac()).upper()) if n else arb(1))
+
+
+def _odd_series(w: arb, T: arb, target: arb, slope: bool) -> _Series | None:
+    """Φ(w·y) (``slope``) or f(w·y) = w·y·Φ(w·y) + n(w·y), from n(t) = n(0)·Σ_j (−t²/2)^j/j!:
+    Φ(t) = 1/2 + n(0)·Σ_j (−1)^j·t^{2j+1}/(2^j·j!·(2j + 1)),
+    f(t) = n(0) + t/2 + n(0)·Σ_j (−1)^j·t^{2j+2}/(2^j·j!·(2j + 1)(2j + 2)) (f'' = n);
+    the rest after N terms ≤ n(0)·|wT|^e·x^N/N!·e^x, x = (wT)²/2, e = 1 (Φ) or 2 (f)."""
+    n0 = 1 / (2 * arb.pi()).sqrt()
+    x = w * w * T * T / 2
+    power = abs(w) * T if slope else w * w * T * T
+    n = _order(x, n0 * power * x.exp(), target)
+    if n is None:
+        return None
+    shift = 1 if slope else 2
+    coeffs = [arb(0)] * (2 * n + shift + 1)
+    if slope:
+        coeffs[0] = arb(1) / 2
+    else:
+        coeffs[0], coeffs[1] = n0, w / 2
+    term = n0
+    for j in range(n):
+        tail = 2 * j + 1 if slope else (2 * j + 1) * (2 * j + 2)
+        coeffs[2 * j + shift] += term * w ** (2 * j + shift) / tail
+        term = -term / (2 * (j + 1))
+    rest = n0 * power * x**n / arb(n).fac() * x.exp()
+    return _Series(coeffs, arb(rest.upper()))
+
+
+def _size(series: _Series, T: arb) -> arb:
+    """sup over |y| ≤ T of |Σ c_k·y^k|, at most Σ |c_k|·T^k."""
+    return arb(sum((abs(c) * T**k for k, c in enumerate(series.coeffs)), arb(0)).upper())
+
+
+def _product(a: _Series, b: _Series, T: arb) -> _Series:
+    coeffs = [arb(0)] * (len(a.coeffs) + len(b.coeffs) - 1)
+    for i, x in enumerate(a.coeffs):
+        if x == 0:
+            continue
+        for j, y in enumerate(b.coeffs):
+            coeffs[i + j] += x * y
+    rest = a.rest * _size(b, T) + _size(a, T) * b.rest + a.rest * b.rest
+    return _Series(coeffs, arb(rest.upper()))
+
+
+# Where a series argument (ωT, the exponents' aT²) passes this, the integrals instead.
+SERIES_REACH = 2
+# The most terms of one series.
+MAX_ORDER = 60
+# Moments ∫_{−T}^{T} g(x)·x^k dx already found: (name, params, which, T, bits) -> (goal bits, balls).
+_MOMENTS: dict[tuple[Any, ...], tuple[int, list[arb]]] = {}
+
+
+def _moments(
+    act: Activation, decl: ReluLike, params: Mapping[str, arb], which: int, T: int, count: int, goal: arb
+) -> list[arb] | None:
+    """m_k = ∫_{−T}^{T} g(x)·x^k dx (g' for which = 1), k < count, each within goal·T^k (the
+    goal rounded to a multiple of 32 bits: a deep network's layers reuse them)."""
+    bits = max(32, -int(float(goal.log().mid()) / math.log(2)) + 32)
+    bits += -bits % 32
+    key = (act.name, act.values, which, T, ctx.prec)
+    found = _MOMENTS.get(key)
+    if found is not None and found[0] >= bits and len(found[1]) >= count:
+        return found[1][:count]
+    known = found[1] if found is not None and found[0] >= bits else []
+    edge = arb(T)
+    out = list(known)
+    for k in range(len(known), count):
+        total = arb(0)
+        for branch, sign in _halves(decl, which):
+
+            def integrand(y: acb, analytic: bool, branch: BallFn = branch, k: int = k) -> acb:
+                return branch(y, params, analytic) * y**k
+
+            low, high = (-edge, arb(0)) if sign < 0 else (arb(0), edge)
+            part = _integral(integrand, low, high, arb(2) ** -bits * edge**k / 2, EVAL_LIMIT)
+            if not part.is_finite():
+                return None
+            total += part.real
+        out.append(total)
+    _MOMENTS[key] = (bits, out)
+    return out
+
+
+def _pair(series: _Series, moments: list[arb], whole: arb) -> arb:
+    """∫ g·S over [−T, T] from the moments: Σ c_k·m_k ± rest·∫|g|."""
+    value = sum((c * m for c, m in zip(series.coeffs, moments)), arb(0))
+    return value + arb(0, (series.rest * whole).upper())
+
+
+def _quantized(t: int) -> int:
+    """T rounded up to a multiple of 4 (moments are kept per T)."""
+    return t + (-t % 4)
+
+
+def _cross_series(
+    act: Activation,
+    decl: ReluLike,
+    sides: _Sides,
+    params: Mapping[str, arb],
+    which: int,
+    swap: bool,
+    tol: arb,
+    T: int,
+) -> arb | None:
+    """The cross term from power series of its weight in y (module docstring: W(y) = P·e^{−y²/(2σ_b²)}·F(ωy)
+    with ω = ρ/(σ_b·sqrt(1 − ρ²)), F = f (P = s·n(0)/σ_b) or Φ (P = n(0)/σ_b)) and g's moments."""
+    a, b = (sides.s2, sides.s1) if swap else (sides.s1, sides.s2)
+    edge = arb(T)
+    omega = sides.rho / (b * sides.root)
+    if not (abs(omega) * edge <= SERIES_REACH):
+        return None
+    n0 = 1 / sides.norm
+    factor = n0 / b if which else a * sides.root * n0 / b
+    C = as_arb(decl.value if which == 0 else decl.slope)
+    whole = _moment(C, as_arb(decl.rate), arb(0), 0)
+    target = tol / (16 * factor * whole)
+    first = _gaussian(1 / (2 * b * b), edge, target)
+    second = _odd_series(omega, edge, target, bool(which))
+    if first is None or second is None:
+        return None
+    series = _product(first, second, edge)
+    moments = _moments(act, decl, params, which, T, len(series.coeffs), tol / (8 * factor * _size(series, edge)))
+    if moments is None:
+        return None
+    return factor * _pair(series, moments, whole)
+
+
+def _square_series(
+    act: Activation, decl: ReluLike, sides: _Sides, params: Mapping[str, arb], which: int, tol: arb, T: int
+) -> arb | None:
+    """E[g(u)g(v)] over the square from p(x, y) = p₀·e^{−αx²}·e^{−βxy}·e^{−γy²}, p₀ =
+    1/(2πσ₁σ₂sqrt(1 − ρ²)), α = 1/(2q1(1 − ρ²)), β = −ρ/(σ₁σ₂(1 − ρ²)), γ = 1/(2q2(1 − ρ²)):
+    p₀·Σ_{j<J} (−β)^j/j!·X_j·Y_j, X_j = ∫ g(x)·x^j·e^{−αx²} dx from the moments (Y_j with γ), the
+    rest ≤ p₀·(|β|T²)^J/J!·e^{|β|T²}·(∫|g|)² (|e^{−αx²−γy²}| ≤ 1)."""
+    edge = arb(T)
+    squeeze = sides.root * sides.root
+    alpha = 1 / (2 * sides.s1 * sides.s1 * squeeze)
+    gamma = 1 / (2 * sides.s2 * sides.s2 * squeeze)
+    beta = -sides.rho / (sides.s1 * sides.s2 * squeeze)
+    reach = (alpha.max(gamma) + abs(beta)) * edge * edge
+    if not reach <= SERIES_REACH:
+        return None
+    p0 = 1 / (2 * arb.pi() * sides.s1 * sides.s2 * sides.root)
+    C = as_arb(decl.value if which == 0 else decl.slope)
+    whole = _moment(C, as_arb(decl.rate), arb(0), 0)
+    target = tol / (8 * p0 * whole * whole * reach.exp())
+    x = abs(beta) * edge * edge
+    J = _order(x, x.exp(), target)
+    ex, ey = _gaussian(alpha, edge, target), _gaussian(gamma, edge, target)
+    if J is None or ex is None or ey is None:
+        return None
+    count = J + max(len(ex.coeffs), len(ey.coeffs))
+    moments = _moments(act, decl, params, which, T, count, tol / (8 * p0 * whole * reach.exp()))
+    if moments is None:
+        return None
+    total = arb(0)
+    term = arb(1)
+    for j in range(J):
+        xs = _pair(ex, moments[j:], whole * edge**j)
+        ys = _pair(ey, moments[j:], whole * edge**j)
+        total += term * xs * ys
+        term = -term * beta / (j + 1)
+    rest = x**J / arb(J).fac() * x.exp() * whole * whole
+    return p0 * (total + arb(0, rest.upper()))
+
+
+def relu_like_kernel(
+    act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb, digits: int
+) -> tuple[arb, arb] | None:
+    """(E[φ(u)φ(v)], E[φ'(u)φ'(v)]) as balls for an activation the catalog declares relu + g
+    (module docstring), |ρ| < 1; None where the integrals cannot meet their goals."""
+    decl = declared(act)
+    if decl is None:
+        return None
+    from .kernel_maps import params_of
+
+    with ctx.workprec(Precision(digits).ball_bits):
+        params = params_of(act)
+        Q1, Q2, R = as_arb(q1), as_arb(q2), as_arb(rho)
+        if not (abs(R) < 1 and Q1 > 0 and Q2 > 0):
+            return None
+        closed = BALL_KERNELS["relu"](Q1, Q2, R, {})
+        sides = _Sides(Q1, Q2, R)
+        goal = arb(10) ** -(digits + 1)
+        out = []
+        for which in (0, 1):
+            scale = abs(closed[which])
+            for _ in range(ATTEMPTS):
+                tol = arb((scale * arb(10) ** -(digits + 3) / 8).lower())
+                if not tol > 0:
+                    return None
+                parts = _terms(act, decl, sides, params, which, tol)
+                if parts is None:
+                    return None
+                value = closed[which] + sum(parts, arb(0))
+                if value.rad() <= goal * abs(value).lower():
+                    break
+                if not abs(value).lower() > 0:
+                    return None
+                scale = arb(abs(value).lower())
+            else:
+                return None
+            out.append(value)
+        return out[0], out[1]
+
+
+def _terms(
+    act: Activation, decl: ReluLike, sides: _Sides, params: Mapping[str, arb], which: int, tol: arb
+) -> list[arb] | None:
+    """The two cross terms and the square term of ``which`` (0: φ, 1: φ'), each within ``tol``
+    or so: a ball around 0 where its whole bound is below tol, else by the series where they
+    reach, else by the integrals."""
+    C = as_arb(decl.value if which == 0 else decl.slope)
+    rate = as_arb(decl.rate)
+    relu = which == 0
+    out = []
+    for swap in (False, True):
+        whole = _cross_bound(sides, C, rate, arb(0), relu, swap)
+        if whole <= tol:
+            out.append(arb(0, whole.upper()))
+            continue
+        T = _reach(lambda t: _cross_bound(sides, C, rate, t, relu, swap), tol / 4)
+        if T is None:
+            return None
+        edge = _quantized(T)
+        beyond = arb(0, _cross_bound(sides, C, rate, arb(edge), relu, swap).upper())
+        found = _cross_series(act, decl, sides, params, which, swap, tol, edge) if SERIES else None
+        if found is None:
+            found = _cross(decl, sides, params, which, swap, tol)
+            beyond = arb(0)
+        if found is None:
+            return None
+        out.append(found + beyond)
+    whole = _square_bound(sides, C, rate, arb(0))
+    if whole <= tol:
+        out.append(arb(0, whole.upper()))
+        return out
+    T = _reach(lambda t: _square_bound(sides, C, rate, t), tol / 4)
+    if T is None:
+        return None
+    edge = _quantized(T)
+    found = _square_series(act, decl, sides, params, which, tol, edge) if SERIES else None
+    if found is None:
+        found = _square(decl, sides, params, which, tol)
+    else:
+        found += arb(0, _square_bound(sides, C, rate, arb(edge)).upper())
+    if found is None:
+        return None
+    out.append(found)
+    return out
+
+
+# False: the integrals alone (the independent route the tests compare the series with).
+SERIES = True
+
+__all__ = ["MIN_VARIANCE", "applies", "declared", "relu_like_kernel"]
