@@ -113,6 +113,11 @@ def gaussian_balls(
     """E[X^a·φ(X)^b·φ'(X)^c], X ~ N(mean, v), for every v in the variance (or ball of variances)
     ``q``, each to about ``digits`` digits (see the module docstring)."""
     if mean == 0:
+        from .relu_like import applies, relu_like_expectations
+
+        found = relu_like_expectations(act, monomials, q, digits) if applies(act, q, q, True) else None
+        if found is not None:
+            return found
         series = small_variance_moments(act, monomials, q, digits)
         if series is not None:
             return series

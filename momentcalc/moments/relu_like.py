@@ -1,6 +1,6 @@
-"""Gaussian kernels at large variances of activations that are relu plus a bounded, integrable
-part (``catalog.relu_like``: gelu, swish, quick_gelu, softplus, mish): no integral over the
-width of the Gaussian, only over the unit-scale support of the bounded part.
+"""Gaussian kernels and moments at large variances of activations that are relu plus a bounded,
+integrable part (``catalog.relu_like``: gelu, swish, quick_gelu, softplus, mish): no integral
+over the width of the Gaussian, only moments of the bounded part over its unit-scale support.
 
 For (u, v) centred Gaussian, Var u = q1 = σ₁², Var v = q2 = σ₂², correlation |ρ| < 1, and
 φ = r + g (r = relu, g = φ − r), φ' = h + g' (h = [x > 0]):
@@ -12,17 +12,18 @@ For (u, v) centred Gaussian, Var u = q1 = σ₁², Var v = q2 = σ₂², correla
   the arc-cosine kernels of degrees 1 and 0 (Cho & Saul 2009, "Kernel methods for deep
   learning"; ``catalog.kernels.BALL_KERNELS``).
 * The cross terms by conditioning on the bounded side: given v = y, u ~ N(μ, s²) with
-  μ = ρ·(σ₁/σ₂)·y, s = σ₁·sqrt(1 − ρ²), so E[r(u) | v = y] = μ·Φ(μ/s) + s·n(μ/s) (n the normal
-  density) and E[h(u) | v = y] = Φ(μ/s), and
+  μ = ρ·(σ₁/σ₂)·y, s = σ₁·sqrt(1 − ρ²), so E[r(u) | v = y] = s·f(ωy), f(t) = t·Φ(t) + n(t)
+  (n the normal density), E[h(u) | v = y] = Φ(ωy), ω = ρ/(σ₂·sqrt(1 − ρ²)), and
 
-      E[r(u)g(v)] = ∫ g(y)·n(y/σ₂)/σ₂·(μΦ(μ/s) + s·n(μ/s)) dy,   E[h(u)g'(v)] = ∫ g'(y)·n(y/σ₂)/σ₂·Φ(μ/s) dy:
+      E[r(u)g(v)] = (s/σ₂)·∫ g(y)·n(y/σ₂)·f(ωy) dy,   E[h(u)g'(v)] = (1/σ₂)·∫ g'(y)·n(y/σ₂)·Φ(ωy) dy.
 
-  one integral each over [−T, 0] and [0, T] (g's two analytic branches) by Arb's rigorous
-  Gauss–Legendre integration (``acb.integral``), the rest bounded below.
-* E[g(u)g(v)] = ∫∫ g(x)·g(y)·p(x, y): over the square [−T, T]² as an integral over x of
-  g(x)·n(x/σ₁)/σ₁·H(x), H(x) = ∫_{−T}^{T} g(y)·n((y − μ(x))/s)/s dy with μ(x) = ρ(σ₂/σ₁)·x,
-  s = σ₂·sqrt(1 − ρ²) (the inner integral is entire in x: the integrator's complex boxes are
-  allowed); the same for g'.
+  On [−T, T] the weight is a power series in y with a proven rest (n(y/σ₂) = n(0)·e^{−y²/(2q2)},
+  Φ and f from n's series, ``_gaussian``, ``_odd_series``, products ``_product``) paired with
+  g's moments m_k = ∫_{−T}^{T} g(x)·x^k dx (Arb's rigorous integration, ``acb.integral``, kept
+  across calls: a deep network's layers reuse them); where ωT is too large, the integral itself.
+* E[g(u)g(v)] over the square [−T, T]²: p(x, y) = p₀·e^{−αx²}·e^{−βxy}·e^{−γy²} expanded in
+  βxy, each factor from the same moments (``_square_series``); where (α + |β| + γ)·T² is too large
+  (ρ near ±1 at a moderate variance) the route gives way (None) to the bivariate rules.
 
 Tails, from the catalog's decay |g(x)| ≤ C·(1 + |x|)·e^{−λ|x|} (C = C₀ for g, C₁ for g') and
 I_k(T) = ∫_T^∞ y^k·e^{−λy} dy = e^{−λT}·Σ_{j ≤ k} k!/j!·T^j/λ^{k−j+1}:
@@ -37,19 +38,21 @@ C·max(1, e^{λ−1}/λ), and p_u(x) ≤ 1/(σ₁√(2π))). At T = 0 the same b
 which is then a ball around 0 where it is below the tolerance (so at q = 1e300 nothing is
 integrated). Each term's tolerance is a share of 10^−(digits + 3) of the closed part's size; a
 result that ends up wider than its digits allow is recomputed with the tolerance taken from
-itself (a value near 0, ρ near −1).
+itself (a value near 0, ρ near −1). The univariate moments E[X^a·φ^b·φ'^c] likewise
+(``relu_like_expectations``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
 
 from flint import acb, arb, ctx
 
 from ..catalog import Activation
+from ..catalog.ball_functions import NORMAL_CDF_POLYNOMIALS
 from ..catalog.ball_parts import BallFn
 from ..catalog.kernels import BALL_KERNELS
 from ..catalog.relu_like import RELU_LIKE, ReluLike
@@ -62,7 +65,6 @@ MIN_VARIANCE = 10**4
 # Work limits of one acb.integral call (a call that cannot meet its goal returns a wide ball,
 # which the caller refuses or the outer integral subdivides).
 EVAL_LIMIT = 20000
-INNER_EVAL_LIMIT = 2000
 # Attempts with a tolerance taken from the value found.
 ATTEMPTS = 3
 
@@ -72,9 +74,11 @@ def declared(act: Activation) -> ReluLike | None:
     return None if act.expression else RELU_LIKE.get(act.name)
 
 
-def applies(act: Activation, q1: Any, q2: Any) -> bool:
-    """Whether ``relu_like_kernel`` is the route for these variances (Fractions or balls)."""
-    if declared(act) is None:
+def applies(act: Activation, q1: Any, q2: Any, univariate: bool = False) -> bool:
+    """Whether ``relu_like_kernel`` (``univariate``: ``relu_like_expectations``) is the route for
+    these variances (Fractions or balls); univariate expectations the catalog has exactly
+    (``NORMAL_CDF_POLYNOMIALS``: gelu) keep that route."""
+    if declared(act) is None or (univariate and act.name in NORMAL_CDF_POLYNOMIALS):
         return False
     with ctx.workprec(64):
         return bool(as_arb(q1) >= MIN_VARIANCE and as_arb(q2) >= MIN_VARIANCE)
@@ -155,7 +159,13 @@ def _integral(f: Callable[[acb, bool], acb], a: arb, b: arb, tol: arb, limit: in
             return zero
 
     found = acb.integral(
-        guarded, a, b, abs_tol=tol, rel_tol=arb(2) ** (-ctx.prec), eval_limit=limit, deg_limit=ctx.prec // 2 + 60
+        guarded,
+        a,
+        b,
+        abs_tol=tol,
+        rel_tol=arb(2) ** (-ctx.prec),
+        eval_limit=limit,
+        deg_limit=ctx.prec // 2 + 60,
     )
     if raised:
         raise raised[0]
@@ -201,48 +211,6 @@ def _cross(
             weight = _density(y / bb) / bb
             inner = mu * _normal_cdf(t) + s * _density(t) if relu else _normal_cdf(t)
             return branch(y, params, analytic) * weight * inner
-
-        low, high = (-T, arb(0)) if sign < 0 else (arb(0), T)
-        part = _integral(integrand, low, high, tol / 4, EVAL_LIMIT)
-        if not part.is_finite():
-            return None
-        total += part.real
-    return total
-
-
-def _square(decl: ReluLike, sides: _Sides, params: Mapping[str, arb], which: int, tol: arb) -> arb | None:
-    """E[g(u)g(v)] (which = 0) or E[g'(u)g'(v)] (which = 1)."""
-    C = as_arb(decl.value if which == 0 else decl.slope)
-    rate = as_arb(decl.rate)
-    whole = _square_bound(sides, C, rate, arb(0))
-    if whole <= tol:
-        return arb(0, whole.upper())
-    found = _reach(lambda t: _square_bound(sides, C, rate, t), tol / 4)
-    if found is None:
-        return None
-    T = arb(found)
-    slope = acb(sides.rho * sides.s2 / sides.s1)
-    s, s1 = acb(sides.s2 * sides.root), acb(sides.s1)
-    halves = _halves(decl, which)
-    # the outer integrand is at most G/(σ₁√(2π)) times H's error, over a length 2T
-    inner_tol = tol * sides.s1 * sides.norm / (16 * T * _sup(C, rate))
-    total = arb(0, _square_bound(sides, C, rate, T).upper())
-    for outer, sign in halves:
-
-        def integrand(x: acb, analytic: bool, outer: BallFn = outer) -> acb:
-            value = outer(x, params, analytic)
-            if not value.is_finite():
-                return value
-            mu = slope * x
-            inner = acb(0)
-            for branch, side in halves:
-
-                def conditional(y: acb, analytic: bool, branch: BallFn = branch) -> acb:
-                    return branch(y, params, analytic) * _density((y - mu) / s) / s
-
-                low, high = (-T, arb(0)) if side < 0 else (arb(0), T)
-                inner += _integral(conditional, low, high, inner_tol, INNER_EVAL_LIMIT)
-            return value * _density(x / s1) / s1 * inner
 
         low, high = (-T, arb(0)) if sign < 0 else (arb(0), T)
         part = _integral(integrand, low, high, tol / 4, EVAL_LIMIT)
@@ -327,53 +295,87 @@ def _product(a: _Series, b: _Series, T: arb) -> _Series:
 
 
 # Where a series argument (ωT, the exponents' aT²) passes this, the integrals instead.
-SERIES_REACH = 2
+SERIES_REACH = 8
 # The most terms of one series.
 MAX_ORDER = 60
-# Moments ∫_{−T}^{T} g(x)·x^k dx already found: (name, params, which, T, bits) -> (goal bits, balls).
+# Moments already found: (name, params, side, p, s, T, precision) -> (goal bits, balls).
 _MOMENTS: dict[tuple[Any, ...], tuple[int, list[arb]]] = {}
+
+
+def _goal_bits(goal: arb) -> int:
+    """−log2 of a goal, rounded up to a multiple of 32 (so a deep network's layers reuse moments)."""
+    bits = max(32, -int(float(goal.log().mid()) / math.log(2)) + 32)
+    return bits + (-bits % 32)
+
+
+def _edge(act: Activation, powers: tuple[int, int], T: int) -> int:
+    """T, or an edge T' ≤ 2T + 8 whose moments are kept already (a wider square only shrinks the
+    tails), else T rounded up to a multiple of 8."""
+    kept = [
+        key[5]
+        for key in _MOMENTS
+        if key[:2] == (act.name, act.values) and key[3:5] == powers and key[6] == ctx.prec
+    ]
+    fits = [t for t in kept if T <= t <= 2 * T + 8]
+    return min(fits) if fits else T + (-T % 8)
+
+
+def _half_moments(
+    act: Activation,
+    decl: ReluLike,
+    params: Mapping[str, arb],
+    side: int,
+    powers: tuple[int, int],
+    T: int,
+    count: int,
+    goal: arb,
+) -> list[arb] | None:
+    """μ_k = ∫ x^k·g(x)^p·g'(x)^s dx over [0, T] (side 1) or [−T, 0] (side −1), (p, s) =
+    ``powers``, k < count, each within goal·T^k."""
+    bits = _goal_bits(goal)
+    key = (act.name, act.values, side, *powers, T, ctx.prec)
+    found = _MOMENTS.get(key)
+    if found is not None and found[0] >= bits and len(found[1]) >= count:
+        return found[1][:count]
+    known = found[1] if found is not None and found[0] >= bits else []
+    value, slope = decl.left if side < 0 else decl.right
+    p, s = powers
+    edge = arb(T)
+    low, high = (-edge, arb(0)) if side < 0 else (arb(0), edge)
+    out = list(known)
+    for k in range(len(known), count):
+
+        def integrand(y: acb, analytic: bool, k: int = k) -> acb:
+            total = y**k
+            if p:
+                total *= value(y, params, analytic) ** p
+            if s:
+                total *= slope(y, params, analytic) ** s
+            return total
+
+        part = _integral(integrand, low, high, arb(2) ** -bits * edge**k, EVAL_LIMIT)
+        if not part.is_finite():
+            return None
+        out.append(part.real)
+    _MOMENTS[key] = (bits, out)
+    return out
 
 
 def _moments(
     act: Activation, decl: ReluLike, params: Mapping[str, arb], which: int, T: int, count: int, goal: arb
 ) -> list[arb] | None:
-    """m_k = ∫_{−T}^{T} g(x)·x^k dx (g' for which = 1), k < count, each within goal·T^k (the
-    goal rounded to a multiple of 32 bits: a deep network's layers reuse them)."""
-    bits = max(32, -int(float(goal.log().mid()) / math.log(2)) + 32)
-    bits += -bits % 32
-    key = (act.name, act.values, which, T, ctx.prec)
-    found = _MOMENTS.get(key)
-    if found is not None and found[0] >= bits and len(found[1]) >= count:
-        return found[1][:count]
-    known = found[1] if found is not None and found[0] >= bits else []
-    edge = arb(T)
-    out = list(known)
-    for k in range(len(known), count):
-        total = arb(0)
-        for branch, sign in _halves(decl, which):
-
-            def integrand(y: acb, analytic: bool, branch: BallFn = branch, k: int = k) -> acb:
-                return branch(y, params, analytic) * y**k
-
-            low, high = (-edge, arb(0)) if sign < 0 else (arb(0), edge)
-            part = _integral(integrand, low, high, arb(2) ** -bits * edge**k / 2, EVAL_LIMIT)
-            if not part.is_finite():
-                return None
-            total += part.real
-        out.append(total)
-    _MOMENTS[key] = (bits, out)
-    return out
+    """m_k = ∫_{−T}^{T} g(x)·x^k dx (g' for which = 1), k < count, each within goal·T^k."""
+    powers = (0, 1) if which else (1, 0)
+    halves = [_half_moments(act, decl, params, side, powers, T, count, goal / 2) for side in (-1, 1)]
+    if halves[0] is None or halves[1] is None:
+        return None
+    return [x + y for x, y in zip(halves[0], halves[1])]
 
 
 def _pair(series: _Series, moments: list[arb], whole: arb) -> arb:
     """∫ g·S over [−T, T] from the moments: Σ c_k·m_k ± rest·∫|g|."""
     value = sum((c * m for c, m in zip(series.coeffs, moments)), arb(0))
     return value + arb(0, (series.rest * whole).upper())
-
-
-def _quantized(t: int) -> int:
-    """T rounded up to a multiple of 4 (moments are kept per T)."""
-    return t + (-t % 4)
 
 
 def _cross_series(
@@ -403,7 +405,9 @@ def _cross_series(
     if first is None or second is None:
         return None
     series = _product(first, second, edge)
-    moments = _moments(act, decl, params, which, T, len(series.coeffs), tol / (8 * factor * _size(series, edge)))
+    moments = _moments(
+        act, decl, params, which, T, len(series.coeffs), tol / (8 * factor * _size(series, edge))
+    )
     if moments is None:
         return None
     return factor * _pair(series, moments, whole)
@@ -506,9 +510,9 @@ def _terms(
         T = _reach(lambda t: _cross_bound(sides, C, rate, t, relu, swap), tol / 4)
         if T is None:
             return None
-        edge = _quantized(T)
+        edge = _edge(act, (0, 1) if which else (1, 0), T)
         beyond = arb(0, _cross_bound(sides, C, rate, arb(edge), relu, swap).upper())
-        found = _cross_series(act, decl, sides, params, which, swap, tol, edge) if SERIES else None
+        found = _cross_series(act, decl, sides, params, which, swap, tol, edge)
         if found is None:
             found = _cross(decl, sides, params, which, swap, tol)
             beyond = arb(0)
@@ -522,19 +526,131 @@ def _terms(
     T = _reach(lambda t: _square_bound(sides, C, rate, t), tol / 4)
     if T is None:
         return None
-    edge = _quantized(T)
-    found = _square_series(act, decl, sides, params, which, tol, edge) if SERIES else None
-    if found is None:
-        found = _square(decl, sides, params, which, tol)
-    else:
-        found += arb(0, _square_bound(sides, C, rate, arb(edge)).upper())
+    edge = _edge(act, (0, 1) if which else (1, 0), T)
+    found = _square_series(act, decl, sides, params, which, tol, edge)
     if found is None:
         return None
-    out.append(found)
+    out.append(found + arb(0, _square_bound(sides, C, rate, arb(edge)).upper()))
     return out
 
 
-# False: the integrals alone (the independent route the tests compare the series with).
-SERIES = True
+def _half_gaussian(k: int) -> arb:
+    """E[Z^k; Z > 0] = 2^{k/2}·Γ((k + 1)/2)/(2√π)."""
+    return arb(2) ** (arb(k) / 2) * (arb(k + 1) / 2).gamma() / (2 * arb.pi().sqrt())
 
-__all__ = ["MIN_VARIANCE", "applies", "declared", "relu_like_kernel"]
+
+def relu_like_expectations(
+    act: Activation, monomials: Sequence[tuple[int, int, int]], q: Fraction | arb, digits: int
+) -> list[arb] | None:
+    """E[X^a·φ(X)^b·φ'(X)^c], X ~ N(0, q), for an activation the catalog declares relu + g:
+    on X > 0, φ = X + g and φ' = 1 + g' (binomially expanded), on X < 0, φ = g and φ' = g', so
+
+        E = q^{(a+b)/2}·E[Z^{a+b}; Z > 0] + Σ coefficient·∫_{half} x^k·g^p·g'^s·n(x/σ)/σ dx   (p + s ≥ 1),
+
+    each integral from the series n(x/σ)/σ = (n(0)/σ)·Σ_j (−x²/(2q))^j/j! (the rest ≤
+    (T²/(2q))^N/N! on |x| ≤ T) and the moments of x^k·g^p·g'^s over [0, T] or [−T, 0], beyond T
+    bounded by |g^p·g'^s| ≤ C₀^p·C₁^s·G^{p+s−1}·(1 + |x|)·e^{−λ|x|} (G = sup (1 + x)e^{−λx}) and
+    n ≤ n(0): (n(0)/σ)·C·(I_k(T) + I_{k+1}(T)). None where the moments cannot be found."""
+    decl = declared(act)
+    if decl is None:
+        return None
+    from .kernel_maps import params_of
+
+    out = []
+    with ctx.workprec(Precision(digits).ball_bits):
+        params = params_of(act)
+        Q = as_arb(q)
+        if not Q > 0:
+            return None
+        for monomial in monomials:
+            found = _monomial(act, decl, params, Q, monomial, digits)
+            if found is None:
+                return None
+            out.append(found)
+    return out
+
+
+def _monomial(
+    act: Activation,
+    decl: ReluLike,
+    params: Mapping[str, arb],
+    Q: arb,
+    monomial: tuple[int, int, int],
+    digits: int,
+) -> arb | None:
+    a, b, c = monomial
+    closed = arb(0)
+    terms: list[tuple[int, int, int, int, int]] = []  # (side, coefficient, k, p, s)
+    if b + c == 0:
+        closed += (1 + (-1) ** a) * Q ** (arb(a) / 2) * _half_gaussian(a)
+    else:
+        terms.append((-1, 1, a, b, c))
+        for i in range(b + 1):
+            for j in range(c + 1):
+                weight = math.comb(b, i) * math.comb(c, j)
+                if i == b and j == c:
+                    closed += weight * Q ** (arb(a + i) / 2) * _half_gaussian(a + i)
+                else:
+                    terms.append((1, weight, a + i, b - i, c - j))
+    scale = abs(closed)
+    goal = arb(10) ** -(digits + 1)
+    for _ in range(ATTEMPTS):
+        if not scale > 0:
+            scale = arb(1)
+        tol = arb((scale * arb(10) ** -(digits + 3) / (8 * max(1, len(terms)))).lower())
+        value = closed
+        for side, weight, k, p, s in terms:
+            part = _g_term(act, decl, params, Q, side, k, (p, s), tol / weight)
+            if part is None:
+                return None
+            value += weight * part
+        if value.rad() <= goal * abs(value).lower() or (value.is_exact() and value == 0):
+            return value
+        scale = arb(abs(value).lower())
+    return None
+
+
+def _g_term(
+    act: Activation,
+    decl: ReluLike,
+    params: Mapping[str, arb],
+    Q: arb,
+    side: int,
+    k: int,
+    powers: tuple[int, int],
+    tol: arb,
+) -> arb | None:
+    """∫ x^k·g^p·g'^s·n(x/σ)/σ dx over the half-line ``side`` (``relu_like_expectations``)."""
+    p, s = powers
+    rate = as_arb(decl.rate)
+    C = as_arb(decl.value) ** p * as_arb(decl.slope) ** s * _sup(arb(1), rate) ** (p + s - 1)
+    front = 1 / ((2 * arb.pi()).sqrt() * Q.sqrt())
+
+    def beyond(t: arb) -> arb:
+        return front * C * (_tail_power(k, t, rate) + _tail_power(k + 1, t, rate))
+
+    whole = beyond(arb(0))
+    if whole <= tol:
+        return arb(0, whole.upper())
+    found = _reach(beyond, tol / 4)
+    if found is None:
+        return None
+    T = _edge(act, powers, found)
+    edge = arb(T)
+    alpha = 1 / (2 * Q)
+    if not alpha * edge * edge <= SERIES_REACH:
+        return None
+    area = C * (_tail_power(0, arb(0), rate) + _tail_power(1, arb(0), rate))  # ∫_0^∞ |g^p·g'^s|
+    series = _gaussian(alpha, edge, tol / (8 * front * edge**k * area))
+    if series is None:
+        return None
+    goal = tol / (4 * front * edge**k * (alpha * edge * edge).exp())
+    moments = _half_moments(act, decl, params, side, powers, T, k + len(series.coeffs), goal)
+    if moments is None:
+        return None
+    value = sum((coeff * moments[k + j] for j, coeff in enumerate(series.coeffs)), arb(0))
+    value += arb(0, (series.rest * edge**k * area).upper())
+    return front * value + arb(0, beyond(edge).upper())
+
+
+__all__ = ["MIN_VARIANCE", "applies", "declared", "relu_like_expectations", "relu_like_kernel"]
