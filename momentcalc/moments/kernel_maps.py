@@ -216,12 +216,12 @@ def kernel_pair(
 def _where(rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb) -> str:
     """'rho = 0.5, q = 1e+08' (q1 = q2) or with q1 and q2, for messages."""
 
-    def short(x: Fraction | arb) -> str:
+    def short(x: Fraction | arb, figures: int = 6) -> str:
         with ctx.workprec(64):
-            return f"{float(as_arb(x).mid()):.6g}"
+            return f"{float(as_arb(x).mid()):.{figures}g}"
 
     qs = f"q = {short(q1)}" if _same(q1, q2) or q1 == q2 else f"q1 = {short(q1)}, q2 = {short(q2)}"
-    return f"rho = {short(rho)}, {qs}"
+    return f"rho = {short(rho, 12)}, {qs}"
 
 
 def nngp_over(

@@ -53,7 +53,6 @@ from flint import acb, arb, ctx
 
 from ..catalog import Activation
 from ..catalog.ball_functions import NORMAL_CDF_POLYNOMIALS
-from ..catalog.ball_parts import BallFn
 from ..catalog.kernels import BALL_KERNELS
 from ..catalog.relu_like import RELU_LIKE, ReluLike
 from ..engine.gaussian_balls import as_arb
@@ -170,54 +169,6 @@ def _integral(f: Callable[[acb, bool], acb], a: arb, b: arb, tol: arb, limit: in
     if raised:
         raise raised[0]
     return found
-
-
-def _normal_cdf(z: acb) -> acb:
-    return (-z / arb(2).sqrt()).erfc() / 2
-
-
-def _density(z: acb) -> acb:
-    return (-z * z / 2).exp() / (2 * arb.pi()).sqrt()
-
-
-def _halves(decl: ReluLike, which: int) -> tuple[tuple[BallFn, int], tuple[BallFn, int]]:
-    """(branch, sign of the half-line) for g (which = 0) or g' (which = 1)."""
-    return (decl.left[which], -1), (decl.right[which], 1)
-
-
-def _cross(
-    decl: ReluLike, sides: _Sides, params: Mapping[str, arb], which: int, swap: bool, tol: arb
-) -> arb | None:
-    """E[r(u)g(v)] (which = 0) or E[h(u)g'(v)] (which = 1); ``swap``: the bounded part on u."""
-    C = as_arb(decl.value if which == 0 else decl.slope)
-    rate = as_arb(decl.rate)
-    relu = which == 0
-    whole = _cross_bound(sides, C, rate, arb(0), relu, swap)
-    if whole <= tol:
-        return arb(0, whole.upper())
-    found = _reach(lambda t: _cross_bound(sides, C, rate, t, relu, swap), tol / 4)
-    if found is None:
-        return None
-    T = arb(found)
-    a, b = (sides.s2, sides.s1) if swap else (sides.s1, sides.s2)
-    slope, s = acb(sides.rho * a / b), acb(a * sides.root)
-    bb = acb(b)
-    total = arb(0, _cross_bound(sides, C, rate, T, relu, swap).upper())
-    for branch, sign in _halves(decl, which):
-
-        def integrand(y: acb, analytic: bool, branch: BallFn = branch) -> acb:
-            mu = slope * y
-            t = mu / s
-            weight = _density(y / bb) / bb
-            inner = mu * _normal_cdf(t) + s * _density(t) if relu else _normal_cdf(t)
-            return branch(y, params, analytic) * weight * inner
-
-        low, high = (-T, arb(0)) if sign < 0 else (arb(0), T)
-        part = _integral(integrand, low, high, tol / 4, EVAL_LIMIT)
-        if not part.is_finite():
-            return None
-        total += part.real
-    return total
 
 
 class _Series(NamedTuple):
@@ -513,9 +464,6 @@ def _terms(
         edge = _edge(act, (0, 1) if which else (1, 0), T)
         beyond = arb(0, _cross_bound(sides, C, rate, arb(edge), relu, swap).upper())
         found = _cross_series(act, decl, sides, params, which, swap, tol, edge)
-        if found is None:
-            found = _cross(decl, sides, params, which, swap, tol)
-            beyond = arb(0)
         if found is None:
             return None
         out.append(found + beyond)
