@@ -355,6 +355,7 @@ LOCAL_IMPORTS = {
     "moments/kernel_maps.py -> .catalog.expressions": "an activation given as a formula only",
     "moments/kernel_maps.py -> .catalog.kernels": "the kernels' closed forms only",
     "moments/kernel_maps.py -> .moments.bivariate_certified": "the bivariate Arb route only",
+    "moments/kernel_maps.py -> .moments.relu_like": "the relu + g route at large variances only (it imports this module)",
     "moments/normal_cdf.py -> .engine.normal_cdf_moments": "Phi's moments only",
     "moments/quadrature.py -> .catalog.expressions": "an activation given as a formula only",
     "progress.py -> rich.console": "a progress bar only (long runs on a terminal)",

@@ -57,6 +57,7 @@ from ..catalog.kernels import BALL_KERNELS
 from ..catalog.relu_like import RELU_LIKE, ReluLike
 from ..engine.gaussian_balls import as_arb
 from ..engine.precision import Precision
+from .kernel_maps import params_of
 
 # The route applies where both variances are at least this (below it the bivariate rules
 # are faster: the integrals here need nearly all the digits there).
@@ -411,8 +412,6 @@ def relu_like_kernel(
     decl = declared(act)
     if decl is None:
         return None
-    from .kernel_maps import params_of
-
     with ctx.workprec(Precision(digits).ball_bits):
         params = params_of(act)
         Q1, Q2, R = as_arb(q1), as_arb(q2), as_arb(rho)
@@ -502,8 +501,6 @@ def relu_like_expectations(
     decl = declared(act)
     if decl is None:
         return None
-    from .kernel_maps import params_of
-
     out = []
     with ctx.workprec(Precision(digits).ball_bits):
         params = params_of(act)
