@@ -115,7 +115,7 @@ def gaussian_balls(
     if mean == 0:
         from .relu_like import applies, relu_like_expectations
 
-        found = relu_like_expectations(act, monomials, q, digits) if applies(act, q, q, True) else None
+        found = relu_like_expectations(act, monomials, q, digits) if applies(act, q, q) else None
         if found is not None:
             return found
         series = small_variance_moments(act, monomials, q, digits)

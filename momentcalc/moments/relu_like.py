@@ -52,7 +52,6 @@ from typing import Any, NamedTuple
 from flint import acb, arb, ctx
 
 from ..catalog import Activation
-from ..catalog.ball_functions import NORMAL_CDF_POLYNOMIALS
 from ..catalog.kernels import BALL_KERNELS
 from ..catalog.relu_like import RELU_LIKE, ReluLike
 from ..engine.gaussian_balls import as_arb
@@ -74,11 +73,10 @@ def declared(act: Activation) -> ReluLike | None:
     return None if act.expression else RELU_LIKE.get(act.name)
 
 
-def applies(act: Activation, q1: Any, q2: Any, univariate: bool = False) -> bool:
-    """Whether ``relu_like_kernel`` (``univariate``: ``relu_like_expectations``) is the route for
-    these variances (Fractions or balls); univariate expectations the catalog has exactly
-    (``NORMAL_CDF_POLYNOMIALS``: gelu) keep that route."""
-    if declared(act) is None or (univariate and act.name in NORMAL_CDF_POLYNOMIALS):
+def applies(act: Activation, q1: Any, q2: Any) -> bool:
+    """Whether ``relu_like_kernel`` and ``relu_like_expectations`` are the route for these
+    variances (Fractions or balls)."""
+    if declared(act) is None:
         return False
     with ctx.workprec(64):
         return bool(as_arb(q1) >= MIN_VARIANCE and as_arb(q2) >= MIN_VARIANCE)
