@@ -25,22 +25,26 @@ NAMES = sorted(RELU_LIKE)
 
 @pytest.mark.parametrize("name", NAMES)
 def test_declarations_on_a_grid(name):
-    """Left branches are φ, φ' on x ≤ 0, right ones φ − x, φ' − 1 on x ≥ 0 (against the catalog's
-    mpmath φ at 30 digits), and |g|, |g'| stay below the declared C·(1 + |x|)·e^{−λ|x|}."""
-    act = resolve(name, None)
+    """Left branches are φ − c, φ' on x ≤ 0, right ones φ − A·x, φ' − A on x ≥ 0 (against the
+    catalog's mpmath φ at 30 digits), and |g|, |g'| stay below the declared C·(1 + |x|)·e^{−λ|x|}."""
+    act = resolve(name, {"alpha": Fraction(1, 2)} if name == "celu" else None)
     decl = RELU_LIKE[name]
     params = act.param_values()
     xs = [Fraction(k, 8) for k in range(-320, 321, 3)] + [Fraction(1, 1000), Fraction(-1, 1000)]
     with mp.workdps(30), ctx.workprec(120):
-        C0, C1, rate = (arb(f.numerator) / f.denominator for f in (decl.value, decl.slope, decl.rate))
+        balls = kernel_maps.params_of(act)
+        C0, C1, rate, A, c = (f(balls) for f in (decl.value, decl.slope, decl.rate, decl.scale, decl.floor))
+        A_mp, c_mp = (mpmath.mpf(b.mid().str(40, radius=False)) for b in (A, c))
         for x in xs:
             point = mpmath.mpf(x.numerator) / x.denominator
             value, slope = act.fn(point, params), act.derivative(point, params)
             if x > 0:
-                value, slope = value - point, slope - 1
+                value, slope = value - A_mp * point, slope - A_mp
+            else:
+                value = value - c_mp
             g, dg = decl.right if x > 0 else decl.left
             z = acb(arb(x.numerator) / x.denominator)
-            got = (g(z, {}, False).real, dg(z, {}, False).real)
+            got = (g(z, balls, False).real, dg(z, balls, False).real)
             for ball, want in zip(got, (value, slope)):
                 assert abs(mpmath.mpf(ball.mid().str(40, radius=False)) - want) <= mpmath.mpf(10) ** -25 * (
                     1 + abs(want)
@@ -120,6 +124,9 @@ def test_gelu_kernel_against_quadrature(q1, q2, rho, digits):
         pytest.param("softplus", Fraction(3, 5), 2 * 10**4, marks=pytest.mark.reference),
         pytest.param("mish", Fraction(-4, 5), 2 * 10**4, marks=pytest.mark.reference),
         pytest.param("quick_gelu", Fraction(1, 2), 10**4, marks=pytest.mark.reference),
+        ("elu", Fraction(-3, 10), 4 * 10**4),
+        pytest.param("selu", Fraction(9, 10), 10**4, marks=pytest.mark.reference),
+        pytest.param("celu", Fraction(1, 2), 3 * 10**4, marks=pytest.mark.reference),
     ],
 )
 def test_kernel_against_the_bivariate_rules(monkeypatch, name, rho, q2):
@@ -160,6 +167,9 @@ MONOMIALS = [(0, 1, 0), (0, 2, 0), (2, 2, 0), (0, 0, 2), (1, 1, 1)]
         pytest.param("softplus", MONOMIALS, 25, marks=pytest.mark.reference),
         pytest.param("mish", MONOMIALS, 25, marks=pytest.mark.reference),
         pytest.param("quick_gelu", MONOMIALS, 25, marks=pytest.mark.reference),
+        ("elu", MONOMIALS[1:4:2], 16),
+        pytest.param("selu", MONOMIALS, 25, marks=pytest.mark.reference),
+        pytest.param("celu", MONOMIALS, 25, marks=pytest.mark.reference),
     ],
 )
 def test_univariate_moments_against_quadrature(name, monomials, digits):
@@ -186,7 +196,7 @@ def test_kernel_cli_at_a_large_variance():
 
 
 @pytest.mark.reference
-@pytest.mark.parametrize("name", ["gelu", "swish"])
+@pytest.mark.parametrize("name", NAMES)
 def test_deep_network_whose_variance_grows(name):
     """Issue 35: at σ_w² = 3, σ_b² = 0.1 the variance grows about 1.5× a layer (1e17 at layer
     100); the depth run was exit 3 after 39 layers with advice to raise the budget."""

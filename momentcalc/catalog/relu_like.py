@@ -1,11 +1,13 @@
-"""Activations that are relu at a large variance, as data: φ = relu + g with g = φ − relu
-bounded and integrable (``moments.relu_like`` proves their Gaussian kernels at large variances
-from relu's arc-cosine kernel and integrals of g over its unit-scale support).
+"""Activations that are relu at a large variance, as data: φ = A·relu(x) + c·[x < 0] + g(x)
+with g bounded and integrable (``moments.relu_like`` proves their Gaussian kernels at large
+variances from relu's arc-cosine kernel, closed forms for the step c·[x < 0], and integrals of g
+over its unit-scale support). A (``scale``) is 1 and c (``floor``, φ's limit at −∞) is 0 except
+for selu (A = λ, c = −λα), elu (c = −1) and celu (c = −α).
 
 For each entry, g and g' on each half-line as acb functions of (z, params, analytic), each
 holomorphic near the closed half-line it serves (so that Arb's integrator may evaluate it on
-complex boxes), in forms free of cancellation: left (x ≤ 0) g = φ, g' = φ'; right (x ≥ 0)
-g = φ − x, g' = φ' − 1. And a proven decay: for every real x,
+complex boxes), in forms free of cancellation: left (x ≤ 0) g = φ − c, g' = φ'; right (x ≥ 0)
+g = φ − A·x, g' = φ' − A. And a proven decay: for every real x,
 
     |g(x)| ≤ C₀·(1 + |x|)·e^{−λ|x|},   |g'(x)| ≤ C₁·(1 + |x|)·e^{−λ|x|}.
 
@@ -22,35 +24,45 @@ inequality Φ(−t) ≤ n(t)/t (t > 0, n the normal density):
   x ≤ 0: |g| ≤ |x|·softplus(x) ≤ |x|·e^x, g' = n/(n + 2) + 4x·S, S = e^x(1 + e^x)/(n + 2)² ≤ e^x/2,
   n/(n + 2) ≤ 3e^x/2: |g'| ≤ (3/2 + 2|x|)·e^x; x ≥ 0 in u = e^{−x}: 1 − n/(n + 2) =
   2u²/(1 + 2u + 2u²) ≤ 2u², S = u²(1 + u)/(1 + 2u + 2u²)² ≤ u², so |g| ≤ 2x·e^{−2x} and
-  |g'| ≤ (2 + 4x)·e^{−2x}: C₀ = 2, C₁ = 4, λ = 1.
+  |g'| ≤ (2 + 4x)·e^{−2x}: C₀ = 2, C₁ = 4, λ = 1;
+* elu: g = e^x on x < 0, 0 on x > 0: C₀ = C₁ = 1, λ = 1; selu = λ·elu_α: g = λα·e^x, C₀ = C₁ = λα;
+  celu: g = α·e^{x/α}, g' = e^{x/α}: C₀ = α, C₁ = 1, λ = 1/α (α > 0).
 
-(elu, selu and celu tend to a constant at −∞: g is bounded but not integrable; they are
-piecewise exp-polynomials whose kernels have routes of their own.) tests/test_relu_like.py
-checks every declaration (branches against φ, decay bounds) on a grid.
+tests/test_relu_like.py checks every declaration (branches against φ, decay bounds) on a grid.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 from typing import NamedTuple
 
 from flint import acb, arb
 
 from .ball_parts import BallFn, _m, _sigmoid, _sigmoid_slope, softplus_ball
-from .ball_functions import _gelu, _gelu_derivative, _mish, _mish_derivative
+from .ball_functions import _gelu, _gelu_derivative, _mish, _mish_derivative, selu_constants
 from .framework_activations import QUICK_GELU_SCALE
 
 
+ParamFn = Callable[[Mapping[str, arb]], arb]
+
+
 class ReluLike(NamedTuple):
-    """φ = relu + g: (g, g') on x ≤ 0 (``left``) and on x ≥ 0 (``right``), and the decay
-    |g(x)| ≤ value·(1 + |x|)·e^{−rate·|x|}, |g'(x)| ≤ slope·(1 + |x|)·e^{−rate·|x|}."""
+    """φ = scale·relu(x) + floor·[x < 0] + g(x): (g, g') on x ≤ 0 (``left``) and on x ≥ 0
+    (``right``), and the decay |g(x)| ≤ value·(1 + |x|)·e^{−rate·|x|},
+    |g'(x)| ≤ slope·(1 + |x|)·e^{−rate·|x|}; each number a function of the parameters (balls)."""
 
     left: tuple[BallFn, BallFn]
     right: tuple[BallFn, BallFn]
-    value: Fraction
-    slope: Fraction
-    rate: Fraction
+    value: ParamFn
+    slope: ParamFn
+    rate: ParamFn
+    scale: ParamFn = lambda p: arb(1)
+    floor: ParamFn = lambda p: arb(0)
+
+
+def _number(value: int | Fraction) -> ParamFn:
+    return lambda p: arb(value.numerator) / value.denominator if isinstance(value, Fraction) else arb(value)
 
 
 def _normal_tail(z: acb) -> acb:
@@ -64,6 +76,15 @@ def _density(z: acb) -> acb:
 
 def _k() -> arb:
     return arb(QUICK_GELU_SCALE.numerator) / QUICK_GELU_SCALE.denominator
+
+
+_ZERO = _m(lambda z, p: acb(0))
+
+
+def _selu_size() -> arb:
+    """λα of selu (its floor is −λα)."""
+    lam, alpha = selu_constants()
+    return lam * alpha
 
 
 def _mish_right(z: acb, p: Mapping[str, arb]) -> acb:
@@ -88,16 +109,16 @@ RELU_LIKE: dict[str, ReluLike] = {
             _m(lambda z, p: -z * _normal_tail(z)),
             _m(lambda z, p: -_normal_tail(z) + z * _density(z)),
         ),
-        Fraction(3),
-        Fraction(3),
-        Fraction(2),
+        _number(3),
+        _number(3),
+        _number(2),
     ),
     "swish": ReluLike(
         (_m(lambda z, p: z * _sigmoid(z)), _m(lambda z, p: _sigmoid(z) + z * _sigmoid_slope(z))),
         (_m(lambda z, p: -z * _sigmoid(-z)), _m(lambda z, p: -_sigmoid(-z) + z * _sigmoid_slope(z))),
-        Fraction(1),
-        Fraction(1),
-        Fraction(1),
+        _number(1),
+        _number(1),
+        _number(1),
     ),
     "quick_gelu": ReluLike(
         (
@@ -108,22 +129,47 @@ RELU_LIKE: dict[str, ReluLike] = {
             _m(lambda z, p: -z * _sigmoid(-_k() * z)),
             _m(lambda z, p: -_sigmoid(-_k() * z) + _k() * z * _sigmoid_slope(_k() * z)),
         ),
-        Fraction(1),
-        Fraction(2),
-        QUICK_GELU_SCALE,
+        _number(1),
+        _number(2),
+        lambda p: _k(),
     ),
     "softplus": ReluLike(
         (lambda z, p, analytic: softplus_ball(z, analytic), _m(lambda z, p: _sigmoid(z))),
         (_softplus_right, _m(lambda z, p: -_sigmoid(-z))),
-        Fraction(1),
-        Fraction(1),
-        Fraction(1),
+        _number(1),
+        _number(1),
+        _number(1),
     ),
     "mish": ReluLike(
         (_m(_mish), _m(_mish_derivative)),
         (_m(_mish_right), _m(_mish_right_slope)),
-        Fraction(2),
-        Fraction(4),
-        Fraction(1),
+        _number(2),
+        _number(4),
+        _number(1),
+    ),
+    "elu": ReluLike(
+        (_m(lambda z, p: z.exp()), _m(lambda z, p: z.exp())),
+        (_ZERO, _ZERO),
+        _number(1),
+        _number(1),
+        _number(1),
+        floor=lambda p: arb(-1),
+    ),
+    "selu": ReluLike(
+        (_m(lambda z, p: _selu_size() * z.exp()), _m(lambda z, p: _selu_size() * z.exp())),
+        (_ZERO, _ZERO),
+        lambda p: _selu_size(),
+        lambda p: _selu_size(),
+        _number(1),
+        scale=lambda p: selu_constants()[0],
+        floor=lambda p: -_selu_size(),
+    ),
+    "celu": ReluLike(
+        (_m(lambda z, p: p["alpha"] * (z / p["alpha"]).exp()), _m(lambda z, p: (z / p["alpha"]).exp())),
+        (_ZERO, _ZERO),
+        lambda p: p["alpha"],
+        _number(1),
+        lambda p: 1 / p["alpha"],
+        floor=lambda p: -p["alpha"],
     ),
 }

@@ -100,6 +100,20 @@ def _sup(C: arb, rate: arb) -> arb:
     return C if rate >= 1 else C * (rate - 1).exp() / rate
 
 
+class _Numbers(NamedTuple):
+    """The declaration's numbers at the current precision: C₀, C₁, λ, A (scale), c (floor)."""
+
+    value: arb
+    slope: arb
+    rate: arb
+    scale: arb
+    floor: arb
+
+
+def _numbers(decl: ReluLike, params: Mapping[str, arb]) -> _Numbers:
+    return _Numbers(*(f(params) for f in (decl.value, decl.slope, decl.rate, decl.scale, decl.floor)))
+
+
 class _Sides:
     """The two variances' scales and the conditional spreads, at the current precision."""
 
@@ -109,18 +123,19 @@ class _Sides:
         self.norm = (2 * arb.pi()).sqrt()
 
 
-def _cross_bound(sides: _Sides, C: arb, rate: arb, T: arb, relu: bool, swap: bool) -> arb:
+def _cross_bound(sides: _Sides, nums: _Numbers, which: int, T: arb, swap: bool) -> arb:
     """The bound of the cross term beyond T (module docstring); ``swap``: u is the bounded side."""
     a, b = (sides.s2, sides.s1) if swap else (sides.s1, sides.s2)
-    if not relu:
-        return _moment(C, rate, T, 0) / (b * sides.norm)
-    s = a * sides.root
-    return (abs(sides.rho) * a / b * _moment(C, rate, T, 1) + s * _moment(C, rate, T, 0) / sides.norm) / (
-        b * sides.norm
-    )
+    rate, A = nums.rate, abs(nums.scale)
+    if which:
+        return A * _moment(nums.slope, rate, T, 0) / (b * sides.norm)
+    C, s = nums.value, a * sides.root
+    mean = A * (abs(sides.rho) * a / b * _moment(C, rate, T, 1) + s * _moment(C, rate, T, 0) / sides.norm)
+    return (mean + abs(nums.floor) * _moment(C, rate, T, 0)) / (b * sides.norm)
 
 
-def _square_bound(sides: _Sides, C: arb, rate: arb, T: arb) -> arb:
+def _square_bound(sides: _Sides, nums: _Numbers, which: int, T: arb) -> arb:
+    C, rate = (nums.slope if which else nums.value), nums.rate
     return _sup(C, rate) * _moment(C, rate, T, 0) * (1 / sides.s1 + 1 / sides.s2) / sides.norm
 
 
@@ -233,6 +248,18 @@ def _size(series: _Series, T: arb) -> arb:
     return arb(sum((abs(c) * T**k for k, c in enumerate(series.coeffs)), arb(0)).upper())
 
 
+def _combined(parts: Sequence[tuple[arb, _Series]], constant: arb) -> _Series:
+    """constant + Σ k·S."""
+    coeffs = [arb(0)] * max(len(series.coeffs) for _, series in parts)
+    coeffs[0] += constant
+    rest = arb(0)
+    for k, series in parts:
+        for i, c in enumerate(series.coeffs):
+            coeffs[i] += k * c
+        rest += abs(k) * series.rest
+    return _Series(coeffs, arb(rest.upper()))
+
+
 def _product(a: _Series, b: _Series, T: arb) -> _Series:
     coeffs = [arb(0)] * (len(a.coeffs) + len(b.coeffs) - 1)
     for i, x in enumerate(a.coeffs):
@@ -254,20 +281,17 @@ _MOMENTS: dict[tuple[Any, ...], tuple[int, list[arb]]] = {}
 
 def _goal_bits(goal: arb) -> int:
     """−log2 of a goal, rounded up to a multiple of 32 (so a deep network's layers reuse moments)."""
+    if not (goal > 0 and goal < 1):  # (a loose goal, or an empty series: size 0, goal +∞)
+        return 32
     bits = max(32, -int(float(goal.log().mid()) / math.log(2)) + 32)
     return bits + (-bits % 32)
 
 
-def _edge(act: Activation, powers: tuple[int, int], T: int) -> int:
-    """T, or an edge T' ≤ 2T + 8 whose moments are kept already (a wider square only shrinks the
-    tails), else T rounded up to a multiple of 8."""
-    kept = [
-        key[5]
-        for key in _MOMENTS
-        if key[:2] == (act.name, act.values) and key[3:5] == powers and key[6] == ctx.prec
-    ]
-    fits = [t for t in kept if T <= t <= 2 * T + 8]
-    return min(fits) if fits else T + (-T % 8)
+def _edges(act: Activation, powers: tuple[int, int], T: int) -> list[int]:
+    """T rounded up to a multiple of 8: moments are kept per edge, and a deep network's layers,
+    whose T shrinks slowly as the variance grows, reuse them. (A kept wider edge reused for a
+    smaller T put the series' terms, growing like e^{(ωT)²}, past the working precision.)"""
+    return [T + (-T % 8)]
 
 
 def _half_moments(
@@ -333,28 +357,36 @@ def _cross_series(
     decl: ReluLike,
     sides: _Sides,
     params: Mapping[str, arb],
+    nums: _Numbers,
     which: int,
     swap: bool,
     tol: arb,
     T: int,
 ) -> arb | None:
-    """The cross term from power series of its weight in y (module docstring: W(y) = P·e^{−y²/(2σ_b²)}·F(ωy)
-    with ω = ρ/(σ_b·sqrt(1 − ρ²)), F = f (P = s·n(0)/σ_b) or Φ (P = n(0)/σ_b)) and g's moments."""
+    """The cross term from power series of its weight in y (module docstring): W(y) =
+    (n(0)/σ_b)·e^{−y²/(2σ_b²)}·F(y), ω = ρ/(σ_b·sqrt(1 − ρ²)), with F = A·Φ(ωy) for φ' and
+    F = A·s·f(ωy) + c·(1 − Φ(ωy)) for φ (E[A·r(u) + c·[u < 0] | v = y]), and g's moments."""
     a, b = (sides.s2, sides.s1) if swap else (sides.s1, sides.s2)
     edge = arb(T)
     omega = sides.rho / (b * sides.root)
     if not (abs(omega) * edge <= SERIES_REACH):
         return None
-    n0 = 1 / sides.norm
-    factor = n0 / b if which else a * sides.root * n0 / b
-    C = as_arb(decl.value if which == 0 else decl.slope)
-    whole = _moment(C, as_arb(decl.rate), arb(0), 0)
-    target = tol / (16 * factor * whole)
-    first = _gaussian(1 / (2 * b * b), edge, target)
-    second = _odd_series(omega, edge, target, bool(which))
-    if first is None or second is None:
+    factor = 1 / (sides.norm * b)
+    C = nums.slope if which else nums.value
+    whole = _moment(C, nums.rate, arb(0), 0)
+    target = tol / (32 * factor * whole)
+    # the product's rest is each rest times the other's size: the targets shrink until it is below
+    for _ in range(ATTEMPTS):
+        first = _gaussian(1 / (2 * b * b), edge, target)
+        second = _conditional_series(sides, nums, which, omega, a, edge, target)
+        if first is None or second is None:
+            return None
+        series = _product(first, second, edge)
+        if series.rest * factor * whole <= tol / 16:
+            break
+        target = target / (2 * (_size(first, edge) + _size(second, edge)))
+    else:
         return None
-    series = _product(first, second, edge)
     moments = _moments(
         act, decl, params, which, T, len(series.coeffs), tol / (8 * factor * _size(series, edge))
     )
@@ -363,8 +395,35 @@ def _cross_series(
     return factor * _pair(series, moments, whole)
 
 
+def _conditional_series(
+    sides: _Sides, nums: _Numbers, which: int, omega: arb, a: arb, edge: arb, target: arb
+) -> _Series | None:
+    """F(y) of ``_cross_series`` within ``target`` on [−T, T]."""
+    if which:
+        cdf = _odd_series(omega, edge, target / abs(nums.scale), True)
+        return None if cdf is None else _combined([(nums.scale, cdf)], arb(0))
+    spread = nums.scale * a * sides.root
+    mills = _odd_series(omega, edge, target / (2 * abs(spread)), False)
+    if mills is None:
+        return None
+    parts = [(spread, mills)]
+    if nums.floor != 0:
+        cdf = _odd_series(omega, edge, target / (2 * abs(nums.floor)), True)
+        if cdf is None:
+            return None
+        parts.append((-nums.floor, cdf))
+    return _combined(parts, nums.floor)
+
+
 def _square_series(
-    act: Activation, decl: ReluLike, sides: _Sides, params: Mapping[str, arb], which: int, tol: arb, T: int
+    act: Activation,
+    decl: ReluLike,
+    sides: _Sides,
+    params: Mapping[str, arb],
+    nums: _Numbers,
+    which: int,
+    tol: arb,
+    T: int,
 ) -> arb | None:
     """E[g(u)g(v)] over the square from p(x, y) = p₀·e^{−αx²}·e^{−βxy}·e^{−γy²}, p₀ =
     1/(2πσ₁σ₂sqrt(1 − ρ²)), α = 1/(2q1(1 − ρ²)), β = −ρ/(σ₁σ₂(1 − ρ²)), γ = 1/(2q2(1 − ρ²)):
@@ -379,8 +438,7 @@ def _square_series(
     if not reach <= SERIES_REACH:
         return None
     p0 = 1 / (2 * arb.pi() * sides.s1 * sides.s2 * sides.root)
-    C = as_arb(decl.value if which == 0 else decl.slope)
-    whole = _moment(C, as_arb(decl.rate), arb(0), 0)
+    whole = _moment(nums.slope if which else nums.value, nums.rate, arb(0), 0)
     target = tol / (8 * p0 * whole * whole * reach.exp())
     x = abs(beta) * edge * edge
     J = _order(x, x.exp(), target)
@@ -415,7 +473,13 @@ def relu_like_kernel(
         Q1, Q2, R = as_arb(q1), as_arb(q2), as_arb(rho)
         if not (abs(R) < 1 and Q1 > 0 and Q2 > 0):
             return None
-        closed = BALL_KERNELS["relu"](Q1, Q2, R, {})
+        nums = _numbers(decl, params)
+        relu, step = BALL_KERNELS["relu"](Q1, Q2, R, {})
+        A, c = nums.scale, nums.floor
+        # E[A·r(u) + c·[u < 0])(A·r(v) + c·[v < 0])]: E[r(u)·[v < 0]] = σ₁(1 − ρ)/(2√(2π)) and
+        # E[[u < 0]·[v < 0]] = E[[u > 0]·[v > 0]]; E[φ'φ'] from A²·E[h(u)h(v)]
+        mixed = (Q1.sqrt() + Q2.sqrt()) * (1 - R) / (2 * (2 * arb.pi()).sqrt())
+        closed = (A * A * relu + A * c * mixed + c * c * step, A * A * step)
         sides = _Sides(Q1, Q2, R)
         goal = arb(10) ** -(digits + 1)
         out = []
@@ -425,7 +489,7 @@ def relu_like_kernel(
                 tol = arb((scale * arb(10) ** -(digits + 3) / 8).lower())
                 if not tol > 0:
                     return None
-                parts = _terms(act, decl, sides, params, which, tol)
+                parts = _terms(act, decl, sides, params, nums, which, tol)
                 if parts is None:
                     return None
                 value = closed[which] + sum(parts, arb(0))
@@ -441,41 +505,47 @@ def relu_like_kernel(
 
 
 def _terms(
-    act: Activation, decl: ReluLike, sides: _Sides, params: Mapping[str, arb], which: int, tol: arb
+    act: Activation,
+    decl: ReluLike,
+    sides: _Sides,
+    params: Mapping[str, arb],
+    nums: _Numbers,
+    which: int,
+    tol: arb,
 ) -> list[arb] | None:
     """The two cross terms and the square term of ``which`` (0: φ, 1: φ'), each within ``tol``
     or so: a ball around 0 where its whole bound is below tol, else by the series where they
-    reach, else by the integrals."""
-    C = as_arb(decl.value if which == 0 else decl.slope)
-    rate = as_arb(decl.rate)
-    relu = which == 0
+    reach (None where they do not)."""
     out = []
     for swap in (False, True):
-        whole = _cross_bound(sides, C, rate, arb(0), relu, swap)
+        whole = _cross_bound(sides, nums, which, arb(0), swap)
         if whole <= tol:
             out.append(arb(0, whole.upper()))
             continue
-        T = _reach(lambda t: _cross_bound(sides, C, rate, t, relu, swap), tol / 4)
+        T = _reach(lambda t: _cross_bound(sides, nums, which, t, swap), tol / 4)
         if T is None:
             return None
-        edge = _edge(act, (0, 1) if which else (1, 0), T)
-        beyond = arb(0, _cross_bound(sides, C, rate, arb(edge), relu, swap).upper())
-        found = _cross_series(act, decl, sides, params, which, swap, tol, edge)
+        for edge in _edges(act, (0, 1) if which else (1, 0), T):
+            found = _cross_series(act, decl, sides, params, nums, which, swap, tol, edge)
+            if found is not None:
+                break
         if found is None:
             return None
-        out.append(found + beyond)
-    whole = _square_bound(sides, C, rate, arb(0))
+        out.append(found + arb(0, _cross_bound(sides, nums, which, arb(edge), swap).upper()))
+    whole = _square_bound(sides, nums, which, arb(0))
     if whole <= tol:
         out.append(arb(0, whole.upper()))
         return out
-    T = _reach(lambda t: _square_bound(sides, C, rate, t), tol / 4)
+    T = _reach(lambda t: _square_bound(sides, nums, which, t), tol / 4)
     if T is None:
         return None
-    edge = _edge(act, (0, 1) if which else (1, 0), T)
-    found = _square_series(act, decl, sides, params, which, tol, edge)
+    for edge in _edges(act, (0, 1) if which else (1, 0), T):
+        found = _square_series(act, decl, sides, params, nums, which, tol, edge)
+        if found is not None:
+            break
     if found is None:
         return None
-    out.append(found + arb(0, _square_bound(sides, C, rate, arb(edge)).upper()))
+    out.append(found + arb(0, _square_bound(sides, nums, which, arb(edge)).upper()))
     return out
 
 
@@ -521,20 +591,30 @@ def _monomial(
     monomial: tuple[int, int, int],
     digits: int,
 ) -> arb | None:
-    a, b, c = monomial
+    """One E[X^a·φ^b·φ'^e]: on x > 0 φ = A·x + g, φ' = A + g'; on x < 0 φ = c + g, φ' = g'."""
+    a, b, e = monomial
+    nums = _numbers(decl, params)
+    A, c = nums.scale, nums.floor
     closed = arb(0)
-    terms: list[tuple[int, int, int, int, int]] = []  # (side, coefficient, k, p, s)
-    if b + c == 0:
+    terms: list[tuple[int, arb, int, int, int]] = []  # (side, coefficient, k, p, s)
+    if b + e == 0:
         closed += (1 + (-1) ** a) * Q ** (arb(a) / 2) * _half_gaussian(a)
     else:
-        terms.append((-1, 1, a, b, c))
-        for i in range(b + 1):
-            for j in range(c + 1):
-                weight = math.comb(b, i) * math.comb(c, j)
-                if i == b and j == c:
+        for i in range(b + 1):  # x < 0: Σ C(b, i)·c^i·g^{b−i}·g'^e
+            weight = math.comb(b, i) * c**i
+            if i and c == 0:
+                continue
+            if i == b and e == 0:
+                closed += weight * (-1) ** a * Q ** (arb(a) / 2) * _half_gaussian(a)
+            else:
+                terms.append((-1, weight, a, b - i, e))
+        for i in range(b + 1):  # x > 0: Σ C(b, i)·C(e, j)·A^{i+j}·x^i·g^{b−i}·g'^{e−j}
+            for j in range(e + 1):
+                weight = math.comb(b, i) * math.comb(e, j) * A ** (i + j)
+                if i == b and j == e:
                     closed += weight * Q ** (arb(a + i) / 2) * _half_gaussian(a + i)
                 else:
-                    terms.append((1, weight, a + i, b - i, c - j))
+                    terms.append((1, weight, a + i, b - i, e - j))
     scale = abs(closed)
     goal = arb(10) ** -(digits + 1)
     for _ in range(ATTEMPTS):
@@ -543,7 +623,7 @@ def _monomial(
         tol = arb((scale * arb(10) ** -(digits + 3) / (8 * max(1, len(terms)))).lower())
         value = closed
         for side, weight, k, p, s in terms:
-            part = _g_term(act, decl, params, Q, side, k, (p, s), tol / weight)
+            part = _g_term(act, decl, params, nums, Q, side, k, (p, s), tol / abs(weight))
             if part is None:
                 return None
             value += weight * part
@@ -557,6 +637,7 @@ def _g_term(
     act: Activation,
     decl: ReluLike,
     params: Mapping[str, arb],
+    nums: _Numbers,
     Q: arb,
     side: int,
     k: int,
@@ -565,8 +646,8 @@ def _g_term(
 ) -> arb | None:
     """∫ x^k·g^p·g'^s·n(x/σ)/σ dx over the half-line ``side`` (``relu_like_expectations``)."""
     p, s = powers
-    rate = as_arb(decl.rate)
-    C = as_arb(decl.value) ** p * as_arb(decl.slope) ** s * _sup(arb(1), rate) ** (p + s - 1)
+    rate = nums.rate
+    C = nums.value**p * nums.slope**s * _sup(arb(1), rate) ** (p + s - 1)
     front = 1 / ((2 * arb.pi()).sqrt() * Q.sqrt())
 
     def beyond(t: arb) -> arb:
@@ -578,11 +659,11 @@ def _g_term(
     found = _reach(beyond, tol / 4)
     if found is None:
         return None
-    T = _edge(act, powers, found)
-    edge = arb(T)
     alpha = 1 / (2 * Q)
-    if not alpha * edge * edge <= SERIES_REACH:
+    T = next((t for t in _edges(act, powers, found) if alpha * t * t <= SERIES_REACH), None)
+    if T is None:
         return None
+    edge = arb(T)
     area = C * (_tail_power(0, arb(0), rate) + _tail_power(1, arb(0), rate))  # ∫_0^∞ |g^p·g'^s|
     series = _gaussian(alpha, edge, tol / (8 * front * edge**k * area))
     if series is None:
