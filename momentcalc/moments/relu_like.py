@@ -1,36 +1,42 @@
-"""Gaussian kernels and moments at large variances of activations that are relu plus a bounded,
-integrable part (``catalog.relu_like``: gelu, swish, quick_gelu, softplus, mish): no integral
-over the width of the Gaussian, only moments of the bounded part over its unit-scale support.
+"""Gaussian kernels and moments at large variances of activations that are relu plus a step and a
+bounded, integrable part (``catalog.relu_like``: gelu, swish, quick_gelu, softplus, mish, elu,
+selu, celu): no integral over the width of the Gaussian, only moments of the bounded part over
+its unit-scale support.
 
 For (u, v) centred Gaussian, Var u = q1 = σ₁², Var v = q2 = σ₂², correlation |ρ| < 1, and
-φ = r + g (r = relu, g = φ − r), φ' = h + g' (h = [x > 0]):
+φ = ψ + g with ψ = A·r + c·ℓ (r = relu, ℓ = [x < 0]; A = 1, c = 0 but for elu, selu, celu),
+φ' = A·h + g' (h = [x > 0]):
 
-    E[φ(u)φ(v)]   = E[r(u)r(v)] + E[r(u)g(v)] + E[g(u)r(v)] + E[g(u)g(v)],
-    E[φ'(u)φ'(v)] = E[h(u)h(v)] + E[h(u)g'(v)] + E[g'(u)h(v)] + E[g'(u)g'(v)].
+    E[φ(u)φ(v)]   = E[ψ(u)ψ(v)] + E[ψ(u)g(v)] + E[g(u)ψ(v)] + E[g(u)g(v)],
+    E[φ'(u)φ'(v)] = A²·E[h(u)h(v)] + A·E[h(u)g'(v)] + A·E[g'(u)h(v)] + E[g'(u)g'(v)].
 
-* E[r(u)r(v)] = σ₁σ₂·(sqrt(1 − ρ²) + (π − arccos ρ)·ρ)/(2π) and E[h(u)h(v)] = (π − arccos ρ)/(2π):
-  the arc-cosine kernels of degrees 1 and 0 (Cho & Saul 2009, "Kernel methods for deep
-  learning"; ``catalog.kernels.BALL_KERNELS``).
+* E[r(u)r(v)] = σ₁σ₂·(sqrt(1 − ρ²) + (π − arccos ρ)·ρ)/(2π) and E[h(u)h(v)] = E[ℓ(u)ℓ(v)] =
+  (π − arccos ρ)/(2π): the arc-cosine kernels of degrees 1 and 0 (Cho & Saul 2009, "Kernel
+  methods for deep learning"; ``catalog.kernels.BALL_KERNELS``); E[r(u)ℓ(v)] = E[u; u > 0] −
+  E[u; u > 0, v > 0] = σ₁(1 − ρ)/(2√(2π)).
 * The cross terms by conditioning on the bounded side: given v = y, u ~ N(μ, s²) with
   μ = ρ·(σ₁/σ₂)·y, s = σ₁·sqrt(1 − ρ²), so E[r(u) | v = y] = s·f(ωy), f(t) = t·Φ(t) + n(t)
-  (n the normal density), E[h(u) | v = y] = Φ(ωy), ω = ρ/(σ₂·sqrt(1 − ρ²)), and
+  (n the normal density), E[h(u) | v = y] = Φ(ωy) = 1 − E[ℓ(u) | v = y], ω = ρ/(σ₂·sqrt(1 − ρ²)),
 
-      E[r(u)g(v)] = (s/σ₂)·∫ g(y)·n(y/σ₂)·f(ωy) dy,   E[h(u)g'(v)] = (1/σ₂)·∫ g'(y)·n(y/σ₂)·Φ(ωy) dy.
+      E[ψ(u)g(v)] = (1/σ₂)·∫ g(y)·n(y/σ₂)·(A·s·f(ωy) + c·(1 − Φ(ωy))) dy,
+      E[h(u)g'(v)] = (1/σ₂)·∫ g'(y)·n(y/σ₂)·Φ(ωy) dy.
 
   On [−T, T] the weight is a power series in y with a proven rest (n(y/σ₂) = n(0)·e^{−y²/(2q2)},
   Φ and f from n's series, ``_gaussian``, ``_odd_series``, products ``_product``) paired with
   g's moments m_k = ∫_{−T}^{T} g(x)·x^k dx (Arb's rigorous integration, ``acb.integral``, kept
-  across calls: a deep network's layers reuse them); where ωT is too large, the integral itself.
+  across calls: a deep network's layers reuse them); where ωT is too large (ρ near ±1 at a
+  moderate variance) the route gives way (None) to the bivariate rules. E[ψ(u)ψ(v)] =
+  A²·E[r(u)r(v)] + A·c·(E[r(u)ℓ(v)] + E[ℓ(u)r(v)]) + c²·E[ℓ(u)ℓ(v)].
 * E[g(u)g(v)] over the square [−T, T]²: p(x, y) = p₀·e^{−αx²}·e^{−βxy}·e^{−γy²} expanded in
-  βxy, each factor from the same moments (``_square_series``); where (α + |β| + γ)·T² is too large
-  (ρ near ±1 at a moderate variance) the route gives way (None) to the bivariate rules.
+  βxy, each factor from the same moments (``_square_series``); where (α + |β| + γ)·T² is too large,
+  None likewise.
 
 Tails, from the catalog's decay |g(x)| ≤ C·(1 + |x|)·e^{−λ|x|} (C = C₀ for g, C₁ for g') and
 I_k(T) = ∫_T^∞ y^k·e^{−λy} dy = e^{−λT}·Σ_{j ≤ k} k!/j!·T^j/λ^{k−j+1}:
 
     M_k(T) = ∫_{|y|>T} |g(y)|·|y|^k dy ≤ 2C·(I_k(T) + I_{k+1}(T));
-    |cross term beyond T| ≤ (|ρ|·(σ₁/σ₂)·M_1(T) + s·M_0(T)/√(2π))/(σ₂√(2π))
-        (E[r(u) | v = y] ≤ |μ| + s/√(2π); E[h(u) | v = y] ≤ 1: M_0(T)/(σ₂√(2π)));
+    |cross term beyond T| ≤ (|A|·(|ρ|·(σ₁/σ₂)·M_1(T) + s·M_0(T)/√(2π)) + |c|·M_0(T))/(σ₂√(2π))
+        (E[r(u) | v = y] ≤ |μ| + s/√(2π), E[ℓ(u) | v = y] ≤ 1; for φ': |A|·M_0(T)/(σ₂√(2π)));
     |E[g(u)g(v)] beyond the square| ≤ G·(M_0(T)/σ₁ + M_0(T)/σ₂)/√(2π)
 
 (outside the square |x| > T or |y| > T; there ∫|g(y)|·p(y | x) dy ≤ G = sup|g| ≤
@@ -557,10 +563,11 @@ def _half_gaussian(k: int) -> arb:
 def relu_like_expectations(
     act: Activation, monomials: Sequence[tuple[int, int, int]], q: Fraction | arb, digits: int
 ) -> list[arb] | None:
-    """E[X^a·φ(X)^b·φ'(X)^c], X ~ N(0, q), for an activation the catalog declares relu + g:
-    on X > 0, φ = X + g and φ' = 1 + g' (binomially expanded), on X < 0, φ = g and φ' = g', so
+    """E[X^a·φ(X)^b·φ'(X)^c], X ~ N(0, q), for an activation the catalog declares A·relu + c·[x < 0]
+    + g: on X > 0, φ = A·X + g and φ' = A + g', on X < 0, φ = c + g and φ' = g' (binomially
+    expanded), so E is closed parts (A^{b+c}·q^{(a+b)/2}·E[Z^{a+b}; Z > 0], c^b·E[X^a; X < 0]) plus
 
-        E = q^{(a+b)/2}·E[Z^{a+b}; Z > 0] + Σ coefficient·∫_{half} x^k·g^p·g'^s·n(x/σ)/σ dx   (p + s ≥ 1),
+        Σ coefficient·∫_{half} x^k·g^p·g'^s·n(x/σ)/σ dx   (p + s ≥ 1),
 
     each integral from the series n(x/σ)/σ = (n(0)/σ)·Σ_j (−x²/(2q))^j/j! (the rest ≤
     (T²/(2q))^N/N! on |x| ≤ T) and the moments of x^k·g^p·g'^s over [0, T] or [−T, 0], beyond T
