@@ -25,6 +25,10 @@ inequality Φ(−t) ≤ n(t)/t (t > 0, n the normal density):
   n/(n + 2) ≤ 3e^x/2: |g'| ≤ (3/2 + 2|x|)·e^x; x ≥ 0 in u = e^{−x}: 1 − n/(n + 2) =
   2u²/(1 + 2u + 2u²) ≤ 2u², S = u²(1 + u)/(1 + 2u + 2u²)² ≤ u², so |g| ≤ 2x·e^{−2x} and
   |g'| ≤ (2 + 4x)·e^{−2x}: C₀ = 2, C₁ = 4, λ = 1;
+* gelu_tanh = x·σ(2u), u = sqrt(2/π)·(x + c·x³), c = 0.044715: |u| ≥ k|x|, k = sqrt(2/π) > 3/4, so
+  |g| = |x|·σ(−2|u|) ≤ |x|·e^{−2k|x|} and |g'| = |∓σ(−2|u|) + x·u'·σ(2u)σ(−2u)|·… ≤
+  (1 + 2k|x| + 6ck·|x|³)·e^{−2k|x| − 2ck|x|³}, where 6ck·t·e^{−2ck·t} ≤ 3/e (t = |x|³):
+  C₀ = 1, C₁ = 3, λ = 3/2;
 * elu: g = e^x on x < 0, 0 on x > 0: C₀ = C₁ = 1, λ = 1; selu = λ·elu_α: g = λα·e^x, C₀ = C₁ = λα;
   celu: g = α·e^{x/α}, g' = e^{x/α}: C₀ = α, C₁ = 1, λ = 1/α (α > 0).
 
@@ -40,7 +44,17 @@ from typing import NamedTuple
 from flint import acb, arb
 
 from .ball_parts import BallFn, _m, _sigmoid, _sigmoid_slope, softplus_ball
-from .ball_functions import _gelu, _gelu_derivative, _mish, _mish_derivative, selu_constants
+from ..engine.gaussian_balls import as_arb
+from .ball_functions import (
+    _gelu,
+    _gelu_derivative,
+    _gelu_tanh,
+    _gelu_tanh_c,
+    _gelu_tanh_derivative,
+    _mish,
+    _mish_derivative,
+    selu_constants,
+)
 from .framework_activations import QUICK_GELU_SCALE
 
 
@@ -85,6 +99,18 @@ def _selu_size() -> arb:
     """λα of selu (its floor is −λα)."""
     lam, alpha = selu_constants()
     return lam * alpha
+
+
+def _tanh_inner(z: acb) -> acb:
+    """u = sqrt(2/π)·(z + c·z³) of gelu_tanh = z·σ(2u)."""
+    return (2 / arb.pi()).sqrt() * (z + as_arb(_gelu_tanh_c()) * z**3)
+
+
+def _gelu_tanh_right_slope(z: acb, p: Mapping[str, arb]) -> acb:
+    """gelu_tanh' − 1 = −σ(−2u) + (z/2)·sech²(u)·u'."""
+    u = _tanh_inner(z)
+    slope = (2 / arb.pi()).sqrt() * (1 + 3 * as_arb(_gelu_tanh_c()) * z * z)
+    return -_sigmoid(-2 * u) + z / 2 * u.sech() ** 2 * slope
 
 
 def _mish_right(z: acb, p: Mapping[str, arb]) -> acb:
@@ -146,6 +172,13 @@ RELU_LIKE: dict[str, ReluLike] = {
         _number(2),
         _number(4),
         _number(1),
+    ),
+    "gelu_tanh": ReluLike(
+        (_m(_gelu_tanh), _m(_gelu_tanh_derivative)),
+        (_m(lambda z, p: -z * _sigmoid(-2 * _tanh_inner(z))), _m(_gelu_tanh_right_slope)),
+        _number(1),
+        _number(3),
+        _number(Fraction(3, 2)),
     ),
     "elu": ReluLike(
         (_m(lambda z, p: z.exp()), _m(lambda z, p: z.exp())),
