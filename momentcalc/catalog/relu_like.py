@@ -15,7 +15,9 @@ The bounds, with σ(t) = 1/(1 + e^{−t}) ≤ e^{t} (t ≤ 0), σ(t)σ(−t) ≤
 inequality Φ(−t) ≤ n(t)/t (t > 0, n the normal density):
 
 * gelu = x·Φ(x): g = −|x|·Φ(−|x|), |g| ≤ n(x) ≤ (e²/√(2π))·e^{−2|x|} (x²/2 − 2|x| + 2 ≥ 0),
-  g' = Φ(x) + x·n(x) − [x > 0] = ±Φ(−|x|) + x·n(x), |g'| ≤ (1 + |x|)·n(x): C₀ = C₁ = 3, λ = 2;
+  g' = Φ(x) + x·n(x) − [x > 0] = ±Φ(−|x|) + x·n(x), |g'| ≤ Φ(−|x|) + |x|·n(x): for |x| ≥ 1
+  (Mills) ≤ (1 + |x|)·n(x), for |x| ≤ 1 ≤ 1/2 + n(1) < 6e^{−2} ≤ 3(1 + |x|)·e^{−2|x|} (not
+  (1 + |x|)·n(x): 1/2 > n(0) at 0): C₀ = C₁ = 3, λ = 2;
 * swish = x·σ(x): g = −|x|·σ(−|x|), g' = ±σ(−|x|) + x·σ(x)σ(−x): C₀ = C₁ = 1, λ = 1;
 * quick_gelu = x·σ(kx), k = 1.702: g = −|x|·σ(−k|x|), |g'| ≤ (1 + k|x|)·e^{−k|x|}: C₀ = 1,
   C₁ = 2, λ = k;
