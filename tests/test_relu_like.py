@@ -163,7 +163,8 @@ MONOMIALS = [(0, 1, 0), (0, 2, 0), (2, 2, 0), (0, 0, 2), (1, 1, 1)]
 @pytest.mark.parametrize(
     "name, monomials, digits",
     [
-        ("swish", MONOMIALS[1:4:2], 16),
+        # swish's (0.7 s of CPU, the route elu's default case takes too) with -m reference
+        pytest.param("swish", MONOMIALS[1:4:2], 16, marks=pytest.mark.reference),
         pytest.param("swish", MONOMIALS, 25, marks=pytest.mark.reference),
         pytest.param("softplus", MONOMIALS, 25, marks=pytest.mark.reference),
         pytest.param("mish", MONOMIALS, 25, marks=pytest.mark.reference),
