@@ -47,6 +47,7 @@ from ..engine.gaussian_balls import BITS_PER_DIGIT, ExpTerm, as_arb, exp_poly_ex
 from ..engine.precision import Precision
 from ..errors import PrecisionError
 from .monomials import Monomial, vanishes
+from .param_balls import params_of
 from .activation_balls import model_of
 from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
 from ..catalog.expression_calculus import derivative
@@ -150,12 +151,6 @@ class FourthMoments:
     def __init__(self) -> None:
         self.V: Fraction | None = None
         self.found: list[arb] = []
-
-
-def params_of(act: Activation) -> dict[str, arb]:
-    """The activation's parameters as balls at the current precision (its defaults filled in)."""
-    given = dict(act.values)
-    return {p.name: as_arb(Fraction(given.get(p.name, p.default))) for p in act.params}
 
 
 def _is_exact(value: Fraction | arb, target: int) -> bool:

@@ -62,7 +62,7 @@ from ..catalog.kernels import BALL_KERNELS
 from ..catalog.relu_like import RELU_LIKE, ReluLike
 from ..engine.gaussian_balls import as_arb
 from ..engine.precision import Precision
-from .kernel_maps import params_of
+from .param_balls import params_of
 
 # The route applies where both variances are at least this (below it the bivariate rules
 # are faster: the integrals here need nearly all the digits there).
