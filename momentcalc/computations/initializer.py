@@ -150,8 +150,9 @@ def lookup(name: object) -> Initializer:
     text = str(name).strip()
     if text in BY_NAME:
         return BY_NAME[text]
-    if _spelled(text) in BY_NAME:
-        return BY_NAME[_spelled(text)]
+    spelled = _spelled(text)
+    if spelled in BY_NAME:
+        return BY_NAME[spelled]
     close = closest_names(text)
     hint = f"; closest: {', '.join(close)}" if close else ""
     raise InputError(

@@ -143,7 +143,7 @@ def prove_correlation(
     def ball(c: Any, which: int, wanted: int) -> Any | None:
         found = cross_ball(act, q_star if q_slopes is None else arb(q_star.mid()), c, wanted, which)
         if found is not None and q_slopes is not None:
-            found = found + arb(0, (q_star.rad() * q_slopes[which]).upper())
+            found = _over_q(found, q_star, q_slopes[which])
         return found
 
     if centre_digits is not None:
@@ -184,6 +184,17 @@ def prove_correlation(
     return None
 
 
+def _over_q(value: Any, q_star: Any, slope: Any) -> Any:
+    """``value``, taken at q*'s midpoint, widened to hold over q*'s ball: |∂/∂q| ≤ ``slope``."""
+    return value + arb(0, (q_star.rad() * slope).upper())
+
+
+def _over_q_square(value: Any, q_star: Any, bound: Any) -> Any:
+    """``_over_q`` with the slope |∂K_j/∂q| ≤ sup|φ⁽ʲ⁾|²/q, ``bound`` ≥ sup|φ⁽ʲ⁾| (Cauchy–Schwarz,
+    as for K and K₁)."""
+    return value + arb(0, (q_star.rad() * bound * bound / arb(q_star.lower())).upper())
+
+
 def _shared_lattice(
     act: Any,
     ww: Any,
@@ -214,8 +225,7 @@ def _shared_lattice(
         return None
     k, k1, k2 = both
     if q_slopes is not None:
-        k = k + arb(0, (q_star.rad() * q_slopes[0]).upper())
-        k1 = k1 + arb(0, (q_star.rad() * q_slopes[1]).upper())
+        k, k1 = _over_q(k, q_star, q_slopes[0]), _over_q(k1, q_star, q_slopes[1])
     bracket = _newton_bracket(ww, bb, q_star, b_ball, centre, k, k1, digits)
     if bracket is None or bracket[0] is None:
         return None
@@ -225,8 +235,7 @@ def _shared_lattice(
     if k2 is None:
         return None
     if q_slopes is not None:
-        bound = second_bound(act)
-        k2 = k2 + arb(0, (q_star.rad() * bound * bound / arb(q_star.lower())).upper())
+        k2 = _over_q_square(k2, q_star, second_bound(act))
     offset = c_star - centre  # a ball: c* anywhere in its interval
     reach = arb(max(abs(ends[0] - centre).upper(), abs(ends[1] - centre).upper()))
     remainder = arb((reach * reach / 2 * b_ball * _sup_power2(c_max)).upper())
@@ -321,11 +330,9 @@ def _third_lattice(
     if k2 is None or k3 is None:
         return None
     if q_slopes is not None:
-        k = k + arb(0, (q_star.rad() * q_slopes[0]).upper())
-        k1 = k1 + arb(0, (q_star.rad() * q_slopes[1]).upper())
-        bound2, bound3 = second_bound(act), arb(THIRD_BOUNDS[act.name])
-        k2 = k2 + arb(0, (q_star.rad() * bound2 * bound2 / arb(q_star.lower())).upper())
-        k3 = k3 + arb(0, (q_star.rad() * bound3 * bound3 / arb(q_star.lower())).upper())
+        k, k1 = _over_q(k, q_star, q_slopes[0]), _over_q(k1, q_star, q_slopes[1])
+        k2 = _over_q_square(k2, q_star, second_bound(act))
+        k3 = _over_q_square(k3, q_star, arb(THIRD_BOUNDS[act.name]))
     f0 = (ww * k + bb) / q_star - centre
     f1 = ww * k1 - 1
     if not f1 < 0:  # a stable fixed point has slope below 1
