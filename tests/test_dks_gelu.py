@@ -185,3 +185,54 @@ def test_the_far_left_bound_is_below_g(a, b):
 @pytest.mark.parametrize("region", sorted(dks_gelu.REGIONS))
 def test_every_region(region):
     assert dks_gelu.REGIONS[region]()
+
+
+def test_the_tilted_identity():
+    """2π·e^{h²/(1+ρ)}·G = 2(R(|h|)²·E + Ĵ) + s·K(λ, ρ) − 3E·(ρ − |h|R(|h|))(2 − h²s² − ρ) at
+    a = 4, b = −40 (h ≈ −9.70, s ≈ 0.243: the tilted corner)."""
+    a, b = F(4), F(-40)
+    with ctx.workprec(128):
+        slope, cov = dks_gelu.point_moments(a, b)
+        s = 1 / arb(17).sqrt()
+        h = -40 * s
+        rho = 1 - s * s
+        scale = 2 * arb.pi() * (h * h / (1 + rho)).exp()
+        mills = dks_gelu.mills(-h)
+        tilt = (-h * h * rho / (1 + rho)).exp()
+        j_hat = scale * dks_gelu.sheppard(h, rho)
+        k = dks_gelu.tilted_k(-h * s, rho)
+        right = (
+            2 * (mills * mills * tilt + j_hat)
+            + s * k
+            - 3 * tilt * (rho + h * mills) * (2 - h * h * s * s - rho)
+        )
+        left = scale * (2 * slope + 3 * cov)
+        assert abs(left - right) < arb(10) ** -15 * abs(left)
+        assert j_hat > arb(-1).exp() / (h * h)  # the bound ``tilted_remainder`` rests on
+
+
+@pytest.mark.parametrize("lam, rho", [(F(1, 2), F(55, 64)), (F(3), F(15, 16)), (F(20), F(1))])
+def test_tilted_k_is_its_explicit_form(lam, rho):
+    """K = A·R(x) + C (the form ``tilted_tail`` bounds), and K ≥ the Gordon bound N/((1 + ρ)²r(1 + ρ + λ²))."""
+    with ctx.workprec(128):
+        lb, rb = arb(lam.numerator) / lam.denominator, arb(rho.numerator) / rho.denominator
+        r = (1 + rb).sqrt()
+        x = lb / r
+        big_a = lb * (3 * lb * lb + 9 * rb - 10)
+        big_c = -(
+            lb * lb * (3 * rb**3 + 9 * rb**2 + 9 * rb - 2) + 6 * rb**4 + 5 * rb**3 - 13 * rb**2 - 12 * rb
+        )
+        big_c = big_c / ((1 + rb) ** 2 * r)
+        k = dks_gelu.tilted_k(lb, rb)
+        assert abs(k - (big_a * dks_gelu.mills(x) + big_c)) < arb(10) ** -25
+        square = lb * lb
+        n = 5 * square**2 - 8 * (1 + rb) ** 2 * square - rb * (1 + rb) ** 2 * (2 * rb - 3) * (3 * rb + 4)
+        if lam >= 1:
+            assert k * (1 + rb) ** 2 * r * (1 + rb + square) > n
+
+
+def test_tilted_slice():
+    assert dks_gelu.tilted_tail() and not dks_gelu.tilted_tail(F(2))  # N(4, ρ) < 0: the bound fails at λ = 2
+    assert dks_gelu.tilted_remainder()
+    cells = dks_gelu.tilted_cells()
+    assert all(not dks_gelu.tilted_cover(cell) for cell in (cells[0], cells[8], cells[-1]))
