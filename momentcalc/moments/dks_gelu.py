@@ -529,3 +529,25 @@ def prove() -> bool:
     """The whole proof: True only if every region of the (h, s) strip is shown (C'(1) < CEILING
     wherever Q'(1) = 1, for every input scale a > 0 and shift b)."""
     return all(region() for region in REGIONS.values())
+
+
+SLICE_CORE: list[Cell] = [
+    (Fraction(-3, 2), Fraction(-23, 16), Fraction(27, 32), Fraction(7, 8)),  # around κ's peak
+    (Fraction(-1, 2), Fraction(-7, 16), Fraction(0), Fraction(1, 16)),  # the relu edge s = 0
+    (Fraction(-13, 16), Fraction(-3, 4), Fraction(15, 16), Fraction(1)),  # G = 0 at (b*, s = 1)
+]
+SLICE_FAR = (Fraction(5, 8), Fraction(41, 64))  # one s-cell of the far left
+
+
+def slice_proof() -> bool:
+    """A cheap slice of ``prove``: a few cells of the core, one s-cell of the far left (its
+    frontier and the band's first cell there), three first cells of K, and every closing
+    inequality (``right_side``, ``near_zero_scale``, ``tilted_tail``, ``tilted_remainder``)."""
+    if not (right_side() and near_zero_scale() and tilted_tail() and tilted_remainder()):
+        return False
+    frontier = far_frontier(*SLICE_FAR)
+    if frontier is None:
+        return False
+    cells = SLICE_CORE + strip_cells(frontier, frontier + CORE_STEP, *SLICE_FAR)
+    first = tilted_cells()
+    return shown_cells(cells) and all(not tilted_cover(cell) for cell in (first[0], first[8], first[-1]))
