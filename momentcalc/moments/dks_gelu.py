@@ -252,10 +252,11 @@ def point_moments(a: Fraction, b: Fraction) -> tuple[arb, arb]:
 
 
 def _ball(low: Fraction, high: Fraction) -> tuple[arb, arb, arb]:
-    """(centre, the cell's ball, [−r, r]) of [low, high] (exact dyadic ends)."""
+    """(centre c, a ball holding [low, high], a ball holding every x − c): exact for dyadic
+    ends, outward otherwise."""
     centre = as_arb((low + high) / 2)
-    radius = as_arb((high - low) / 2)
-    return centre, arb(centre.mid(), radius.mid()), arb(0, radius.mid())
+    whole = as_arb(low).union(as_arb(high))
+    return centre, whole, whole - centre
 
 
 def cell_g(h0: Fraction, h1: Fraction, s0: Fraction, s1: Fraction, ceiling: Fraction = CEILING) -> arb:
