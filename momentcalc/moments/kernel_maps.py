@@ -53,6 +53,7 @@ from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
 from ..catalog.expression_calculus import derivative
 from ..catalog.formulas import mirrored_product, substitute, tree_of
 from .expectations import expectation_balls
+from .normal_cdf import normal_cdf_curvature
 from .polynomial_kernel import closed_kernel
 from .small_variance import small_variance_kernel, small_variance_moments
 from ..engine.balls import midpoint_fraction
@@ -553,7 +554,9 @@ def local_balls(act: Activation, q: Fraction | arb, digits: int) -> dict[str, ar
 
 
 def curvature_ball(act: Activation, q: Fraction | arb, digits: int) -> arb | None:
-    """E[φ''(u)²] at Var u = q as a ball, or None for +∞ (φ' jumps: φ'' holds a delta)."""
+    """E[φ''(u)²] at Var u = q as a ball, or None for +∞ (φ' jumps: φ'' holds a delta): in closed
+    form where the catalog gives φ'' as a polynomial in x, Φ and ϕ (``normal_cdf_curvature``),
+    else the expectation of φ'' as an expression."""
     from ..catalog.expressions import tree_activation
 
     with ctx.workprec(128):
@@ -569,6 +572,10 @@ def curvature_ball(act: Activation, q: Fraction | arb, digits: int) -> arb | Non
                     f"c_map_curvature_at_1: cannot decide whether phi' is continuous at {kink}",
                     param="activation",
                 )
+    if isinstance(q, Fraction):
+        closed = normal_cdf_curvature(act, q, digits)  # (gelu's, erf's: no quadrature)
+        if closed is not None:
+            return closed
     tree = tree_of(act)
     if tree is None:
         raise NotProven(
