@@ -632,9 +632,7 @@ def relu_like_expectations(
     return out
 
 
-def _side_terms(
-    monomial: tuple[int, int, int], constant: arb, slope: arb
-) -> list[tuple[arb, int, int, int]]:
+def _side_terms(monomial: tuple[int, int, int], constant: arb, slope: arb) -> list[tuple[arb, int, int, int]]:
     """x^a·φ^b·φ'^e on a half-line where φ = P + g, P = constant + slope·x, φ' = slope + g',
     expanded: Σ C(b, i)·C(i, m)·C(e, j)·constant^{i−m}·slope^{m+j}·x^{a+m}·g^{b−i}·g'^{e−j}, as
     (coefficient, k = a + m, p = b − i, s = e − j), exact zeros left out."""
