@@ -6,6 +6,7 @@ at the commands that were exit 3."""
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import mpmath
@@ -18,6 +19,7 @@ from momentcalc.catalog import resolve
 from momentcalc.catalog.ball_parts import _m
 from momentcalc.catalog.kernels import BALL_KERNELS
 from momentcalc.catalog.relu_like import RELU_LIKE, ReluLike
+from momentcalc.moments import relu_like
 from momentcalc.moments.normal_cdf import normal_cdf_ball, normal_cdf_curvature
 from momentcalc.moments.relu_like import relu_like_expectations, relu_like_kernel
 from tests.conftest import invoke
@@ -114,12 +116,14 @@ def _step_reference(q1, q2, rho, dps, top, floor, g, dg):
         a, b, e = 1 / (2 * q1 * r * r), -rho / (s1 * s2 * r * r), 1 / (2 * q2 * r * r)
 
         def square(f):
-            total, term, j = mpmath.mpf(0), mpmath.mpf(1), 0
+            total, term, j, small = mpmath.mpf(0), mpmath.mpf(1), 0, 0
             while True:
                 X = mpmath.quad(lambda x: f(x) * x**j * mpmath.exp(-a * x * x), cut)
                 Y = X if a == e else mpmath.quad(lambda x: f(x) * x**j * mpmath.exp(-e * x * x), cut)
                 total += term * X * Y
-                if j > 3 and abs(term * X * Y) < mpmath.mpf(10) ** -(dps + 5) * abs(total):
+                # (two small terms in a row: an odd g has X_j = 0 at every even j)
+                small = small + 1 if abs(term * X * Y) < mpmath.mpf(10) ** -(dps + 5) * abs(total) else 0
+                if small == 2:
                     return p0 * total
                 j += 1
                 term = term * (-b) / j
@@ -347,3 +351,27 @@ def test_deep_network_at_a_large_weight_variance(name):
     assert len(layers) == 51 and "nngp_depth" in results and "ntk_depth" in results
     if name == "tanh":  # the sign map (2/π)·arcsin c drives c to 0 (slope 2/π at 0)
         assert all(0 < b < a for a, b in zip(layers, layers[1:])) and layers[-1] < 1e-9
+
+
+def test_reach_near_one_is_named():
+    """Near ρ = 1 at large variances the series need q·(1 − ρ²) to cover the unit scale:
+    ``correlation_reach`` names the correlation nearest 1 they reach (by their conditions alone,
+    milliseconds), about q·(1 − ρ) ≈ 100 here."""
+    act = resolve("gelu", None)
+    near = relu_like.correlation_reach(act, Fraction(999999999, 10**9), Fraction(10**8), Fraction(10**8), 18)
+    assert near is not None and Fraction(999999, 10**6) < near < Fraction(9999999, 10**7)
+    assert 1 - near == Fraction(round((1 - near) * 10**8), 10**8)  # two significant digits
+    far = relu_like.correlation_reach(act, Fraction(-9999, 10**4), Fraction(10**4), Fraction(10**4), 18)
+    assert far is not None and Fraction(-999, 1000) < far < Fraction(-9, 10)
+
+
+@pytest.mark.reference
+def test_refusal_near_one_names_a_correlation_that_works():
+    """Issue 35: ``kernel gelu --q 1e8 --rho 0.999999999`` is exit 3 naming the --rho to give;
+    that --rho answers."""
+    run = invoke("kernel", "gelu", "--q", "1e8", "--rho", "0.999999999")
+    assert run.code == 3
+    match = re.search(r"a --rho of ([0-9.]+) or further from ±1", run.stderr)
+    assert match, run.stderr
+    run = invoke("kernel", "gelu", "--q", "1e8", "--rho", match.group(1))
+    assert run.code == 0, run.stderr

@@ -44,6 +44,7 @@ from flint import acb, arb, ctx
 from ..catalog import Activation
 from ..catalog.expression_tree import Node, X
 from ..engine.gaussian_balls import BITS_PER_DIGIT, ExpTerm, as_arb, exp_poly_expectation, exp_poly_product
+from ..engine.numbers import to_text
 from ..engine.precision import Precision
 from ..errors import PrecisionError
 from .monomials import Monomial, vanishes
@@ -186,7 +187,8 @@ def kernel_pair(
         return series
     from .relu_like import applies, relu_like_kernel
 
-    if applies(act, q1, q2):
+    large = applies(act, q1, q2)
+    if large:
         found = relu_like_kernel(act, rho, q1, q2, digits)
         if found is not None:
             return found
@@ -200,6 +202,8 @@ def kernel_pair(
                 "|phi| and |phi'| bounded by polynomials on the real line)",
                 param="activation",
             )
+        if large:
+            _refuse_near_one(act, rho, q1, q2, digits)
         raise NotProven(
             f"the bivariate expectations of {_named(act)} at {_where(rho, q1, q2)} have no certified "
             "route: the rules' nodes, whose count grows with sqrt(q) and with 1/sqrt(1 - rho^2), pass "
@@ -207,6 +211,28 @@ def kernel_pair(
             param="activation",
         )
     return found
+
+
+def _refuse_near_one(
+    act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb, digits: int
+) -> None:
+    """At large variances, near ρ = ±1: NotProven naming the correlation nearest ±1 that the
+    large-variance series reach here (``relu_like.correlation_reach``); nothing where there is none."""
+    from .relu_like import correlation_reach
+
+    if not all(isinstance(x, Fraction) for x in (rho, q1, q2)):
+        return
+    nearest = correlation_reach(act, Fraction(rho), Fraction(q1), Fraction(q2), digits)
+    if nearest is None or abs(nearest) >= abs(Fraction(rho)):
+        return
+    raise NotProven(
+        f"the bivariate expectations of {_named(act)} at {_where(rho, q1, q2)} have no certified route: "
+        f"the large-variance series need the spread q*(1 - rho^2) across the diagonal to cover the unit "
+        f"scale of {_named(act)}, which holds here for 1 - |rho| >= {to_text(1 - abs(nearest))} "
+        f"(a {{rho}} of {to_text(nearest)} or further from ±1, or larger variances), and the rules' "
+        "nodes, whose count grows with sqrt(q), pass their limits",
+        param="rho",
+    )
 
 
 def _where(rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb) -> str:

@@ -594,6 +594,79 @@ def _terms(
     return out
 
 
+def _series_reach(sides: _Sides, nums: _Numbers, which: int, scale: arb, digits: int) -> bool:
+    """Whether every term of ``_terms`` (first attempt) stays within SERIES_REACH: |ω|·T for the
+    cross terms, (max(α, γ) + |β|)·T² for the square, T rounded up as ``_edges`` does."""
+    tol = arb((scale * arb(10) ** -(digits + 3) / 8).lower())
+    if not tol > 0:
+        return False
+    for swap in (False, True):
+        if _cross_bound(sides, nums, which, arb(0), swap) <= tol:
+            continue
+        T = _reach(lambda t: _cross_bound(sides, nums, which, t, swap), tol / 4)
+        b = sides.s1 if swap else sides.s2
+        if T is None or not abs(sides.rho / (b * sides.root)) * (T + (-T % 8)) <= SERIES_REACH:
+            return False
+    if _square_bound(sides, nums, which, arb(0)) <= tol:
+        return True
+    T = _reach(lambda t: _square_bound(sides, nums, which, t), tol / 4)
+    if T is None:
+        return False
+    squeeze = sides.root * sides.root
+    widest = 1 / (2 * squeeze * sides.s1.min(sides.s2) ** 2)
+    beta = abs(sides.rho) / (sides.s1 * sides.s2 * squeeze)
+    return bool((widest + beta) * (T + (-T % 8)) ** 2 <= SERIES_REACH)
+
+
+def correlation_reach(
+    act: Activation, rho: Fraction, q1: Fraction, q2: Fraction, digits: int
+) -> Fraction | None:
+    """The correlation ρ' of ρ's sign nearest ±1 (to two significant digits of 1 − |ρ'|, rounded
+    away from ±1) at which the series of ``relu_like_kernel`` reach at these variances and digits,
+    for a refusal near ±1 to say how far to move: they need the spread q·(1 − ρ²) across the
+    diagonal to cover g's unit-scale support (ω·T and (α + |β|)·T² at most SERIES_REACH, the
+    tolerances of the first attempt). Found by bisection in log(1 − |ρ'|) of those conditions
+    alone (milliseconds; tests/test_step_like.py runs the route at the ρ' it gives); None where
+    even |ρ'| = 1/2 is beyond them."""
+    decl = declared(act)
+    if decl is None or not 0 < abs(rho) < 1:
+        return None
+    sign = 1 if rho > 0 else -1
+
+    def reaches(gap: Fraction) -> bool:
+        with ctx.workprec(Precision(digits).ball_bits):
+            Q1, Q2, R = as_arb(q1), as_arb(q2), as_arb(sign * (1 - gap))
+            nums = _numbers(decl, params_of(act))
+            sides = _Sides(Q1, Q2, R)
+            relu, step = BALL_KERNELS["relu"](Q1, Q2, R, {})
+            A, c, d = nums.scale, nums.step, nums.top
+            mixed = (Q1.sqrt() + Q2.sqrt()) * (1 - R) / (2 * (2 * arb.pi()).sqrt())
+            nngp = A * A * relu + A * c * mixed + c * c * step + d * d + d * c
+            nngp += d * A * (Q1.sqrt() + Q2.sqrt()) / (2 * arb.pi()).sqrt()
+            for which, closed in enumerate((nngp, A * A * step)):
+                scale = abs(closed) if abs(closed) > 0 else _square_size(sides, nums, which)
+                if not _series_reach(sides, nums, which, scale, digits):
+                    return False
+            return True
+
+    low, high = 1 - abs(rho), Fraction(1, 2)  # (the gap 1 − |ρ'|: low fails, high reaches)
+    if not reaches(high):
+        return None
+    for _ in range(40):
+        if high / low < Fraction(101, 100):
+            break
+        mid = Fraction(math.sqrt(low * high))
+        low, high = (low, mid) if reaches(mid) else (mid, high)
+    return sign * (1 - _round_up(high))
+
+
+def _round_up(gap: Fraction) -> Fraction:
+    """gap rounded up to two significant decimal digits."""
+    exponent = math.floor(math.log10(gap)) - 1
+    unit = Fraction(10) ** exponent
+    return math.ceil(gap / unit) * unit
+
+
 def _half_gaussian(k: int) -> arb:
     """E[Z^k; Z > 0] = 2^{k/2}·Γ((k + 1)/2)/(2√π)."""
     return arb(2) ** (arb(k) / 2) * (arb(k + 1) / 2).gamma() / (2 * arb.pi().sqrt())
@@ -749,4 +822,11 @@ def _g_term(
     return front * value + arb(0, beyond(edge).upper())
 
 
-__all__ = ["MIN_VARIANCE", "applies", "declared", "relu_like_expectations", "relu_like_kernel"]
+__all__ = [
+    "MIN_VARIANCE",
+    "applies",
+    "correlation_reach",
+    "declared",
+    "relu_like_expectations",
+    "relu_like_kernel",
+]
