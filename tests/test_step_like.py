@@ -106,7 +106,7 @@ def _step_reference(q1, q2, rho, dps, top, floor, g, dg):
         s1, s2, r = mpmath.sqrt(q1), mpmath.sqrt(q2), mpmath.sqrt(1 - rho**2)
         n, N, c = mpmath.npdf, mpmath.ncdf, floor - top
         closed = top * top + top * c + c * c * (mpmath.pi - mpmath.acos(rho)) / (2 * mpmath.pi)
-        cut = [-40, -10, -3, -1, 0, 1, 3, 10, 40]
+        cut = [-90, -40, -10, -3, -1, 0, 1, 3, 10, 40, 90]  # (sigmoid's g is e^{−|x|}: 1e-39 beyond 90)
 
         def cross(sb):
             omega = rho / (sb * r)
