@@ -220,10 +220,10 @@ def _refuse_near_one(
     large-variance series reach here (``relu_like.correlation_reach``); nothing where there is none."""
     from .relu_like import correlation_reach
 
-    if not all(isinstance(x, Fraction) for x in (rho, q1, q2)):
+    if not (isinstance(rho, Fraction) and isinstance(q1, Fraction) and isinstance(q2, Fraction)):
         return
-    nearest = correlation_reach(act, Fraction(rho), Fraction(q1), Fraction(q2), digits)
-    if nearest is None or abs(nearest) >= abs(Fraction(rho)):
+    nearest = correlation_reach(act, rho, q1, q2, digits)
+    if nearest is None or abs(nearest) >= abs(rho):
         return
     raise NotProven(
         f"the bivariate expectations of {_named(act)} at {_where(rho, q1, q2)} have no certified route: "

@@ -44,7 +44,11 @@ I_k(T) = ∫_T^∞ y^k·e^{−λy} dy = e^{−λT}·Σ_{j ≤ k} k!/j!·T^j/λ^{
     |E[g(u)g(v)] beyond the square| ≤ G·(M_0(T)/σ₁ + M_0(T)/σ₂)/√(2π)
 
 (outside the square |x| > T or |y| > T; there ∫|g(y)|·p(y | x) dy ≤ G = sup|g| ≤
-C·max(1, e^{λ−1}/λ), and p_u(x) ≤ 1/(σ₁√(2π))). At T = 0 the same bounds bound a whole term,
+C·max(1, e^{λ−1}/λ), and p_u(x) ≤ 1/(σ₁√(2π))), or, where the joint density's top
+p₀ = 1/(2πσ₁σ₂sqrt(1 − ρ²)) is the smaller factor (both variances large: a step's E[φ'φ'] is
+about p₀·(∫g')², and 1/σ₁ would ask T for digits of 1/σ₂ too),
+
+    |E[g(u)g(v)] beyond the square| ≤ ∫_{|x|>T} |g(x)|·∫ |g(y)|·p dy dx + (x ↔ y) ≤ 2·p₀·M_0(0)·M_0(T). At T = 0 the same bounds bound a whole term,
 which is then a ball around 0 where it is below the tolerance (so at q = 1e300 nothing is
 integrated). Each term's tolerance is a share of 10^−(digits + 3) of the closed part's size (where
 that is 0, as in a step's E[φ'φ'] = E[g'(u)g'(v)], of p₀·(∫|g'|)² ≥ |E[g'(u)g'(v)]|, p₀ the joint
@@ -161,8 +165,13 @@ def _cross_bound(sides: _Sides, nums: _Numbers, which: int, T: arb, swap: bool) 
 
 
 def _square_bound(sides: _Sides, nums: _Numbers, which: int, T: arb) -> arb:
+    """|E[g(u)g(v)] beyond the square [−T, T]²|: the lesser of G·M_0(T)·(1/σ₁ + 1/σ₂)/√(2π) and
+    2·p₀·M_0(0)·M_0(T) (module docstring)."""
     C, rate = (nums.slope if which else nums.value), nums.rate
-    return _sup(C, rate) * _moment(C, rate, T, 0) * (1 / sides.s1 + 1 / sides.s2) / sides.norm
+    tail = _moment(C, rate, T, 0)
+    marginal = _sup(C, rate) * tail * (1 / sides.s1 + 1 / sides.s2) / sides.norm
+    joint = 2 * _moment(C, rate, arb(0), 0) * tail / (2 * arb.pi() * sides.s1 * sides.s2 * sides.root)
+    return marginal.min(joint)
 
 
 def _square_size(sides: _Sides, nums: _Numbers, which: int) -> arb:
@@ -499,6 +508,22 @@ def _square_series(
     return p0 * (total + arb(0, rest.upper()))
 
 
+def _closed(Q1: arb, Q2: arb, R: arb, nums: _Numbers) -> tuple[arb, arb]:
+    """E[ψ(u)ψ(v)] and A²·E[h(u)h(v)], ψ = d + A·r + c·ℓ: E[r(u)·[v < 0]] = σ₁(1 − ρ)/(2√(2π)),
+    E[[u < 0]·[v < 0]] = E[[u > 0]·[v > 0]] = 1/4 + arcsin(ρ)/(2π), E[r(u)] = σ₁/√(2π),
+    E[[u < 0]] = 1/2; with a top d, d² + d·c + c²·E[ℓℓ] = (d + c/2)² + c²·arcsin(ρ)/(2π), free of
+    cancellation (tanh: d + c/2 = 0, the sign kernel (2/π)·arcsin ρ, whole at ρ = 1e-30)."""
+    relu, step = BALL_KERNELS["relu"](Q1, Q2, R, {})
+    A, c, d = nums.scale, nums.step, nums.top
+    mixed = (Q1.sqrt() + Q2.sqrt()) * (1 - R) / (2 * (2 * arb.pi()).sqrt())
+    if d == 0:
+        return A * A * relu + A * c * mixed + c * c * step, A * A * step
+    half = d + c / 2
+    nngp = A * A * relu + A * c * mixed + half * half + c * c * R.asin() / (2 * arb.pi())
+    nngp += d * A * (Q1.sqrt() + Q2.sqrt()) / (2 * arb.pi()).sqrt()
+    return nngp, A * A * step
+
+
 def relu_like_kernel(
     act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb, digits: int
 ) -> tuple[arb, arb] | None:
@@ -513,16 +538,7 @@ def relu_like_kernel(
         if not (abs(R) < 1 and Q1 > 0 and Q2 > 0):
             return None
         nums = _numbers(decl, params)
-        relu, step = BALL_KERNELS["relu"](Q1, Q2, R, {})
-        A, c, d = nums.scale, nums.step, nums.top
-        # E[(d + A·r(u) + c·[u < 0])(d + A·r(v) + c·[v < 0])]: E[r(u)·[v < 0]] = σ₁(1 − ρ)/(2√(2π)),
-        # E[[u < 0]·[v < 0]] = E[[u > 0]·[v > 0]], E[r(u)] = σ₁/√(2π), E[[u < 0]] = 1/2;
-        # E[φ'φ'] from A²·E[h(u)h(v)]
-        mixed = (Q1.sqrt() + Q2.sqrt()) * (1 - R) / (2 * (2 * arb.pi()).sqrt())
-        nngp = A * A * relu + A * c * mixed + c * c * step
-        if d != 0:
-            nngp += d * d + d * c + d * A * (Q1.sqrt() + Q2.sqrt()) / (2 * arb.pi()).sqrt()
-        closed = (nngp, A * A * step)
+        closed = _closed(Q1, Q2, R, nums)
         sides = _Sides(Q1, Q2, R)
         goal = arb(10) ** -(digits + 1)
         out = []
@@ -534,7 +550,8 @@ def relu_like_kernel(
                 tol = arb((scale * arb(10) ** -(digits + 3) / 8).lower())
                 if not tol > 0:
                     return None
-                parts = _terms(act, decl, sides, params, nums, which, tol)
+                with ctx.workprec(_bits_for(sides, nums, which, tol)):
+                    parts = _terms(act, decl, sides, params, nums, which, tol)
                 if parts is None:
                     return None
                 value = closed[which] + sum(parts, arb(0))
@@ -547,6 +564,19 @@ def relu_like_kernel(
                 return None
             out.append(value)
         return out[0], out[1]
+
+
+def _bits_for(sides: _Sides, nums: _Numbers, which: int, tol: arb) -> int:
+    """The working precision of ``_terms``: the current one, or more where the terms may be much
+    larger than the tolerance (tanh's E[φ(u)φ(v)] at ρ = 1e-30 is about (2/π)·ρ, its g-terms
+    each up to 1/σ before they cancel to O(ρ/q)): log2 of their bounds over tol, plus 64."""
+    size = _square_bound(sides, nums, which, arb(0))
+    for swap in (False, True):
+        size = size.max(_cross_bound(sides, nums, which, arb(0), swap))
+    ratio = size / tol
+    if not (ratio.is_finite() and ratio > 1):
+        return ctx.prec
+    return max(ctx.prec, int(float(ratio.log().upper().mid()) / math.log(2)) + 64)
 
 
 def _terms(
@@ -638,12 +668,7 @@ def correlation_reach(
             Q1, Q2, R = as_arb(q1), as_arb(q2), as_arb(sign * (1 - gap))
             nums = _numbers(decl, params_of(act))
             sides = _Sides(Q1, Q2, R)
-            relu, step = BALL_KERNELS["relu"](Q1, Q2, R, {})
-            A, c, d = nums.scale, nums.step, nums.top
-            mixed = (Q1.sqrt() + Q2.sqrt()) * (1 - R) / (2 * (2 * arb.pi()).sqrt())
-            nngp = A * A * relu + A * c * mixed + c * c * step + d * d + d * c
-            nngp += d * A * (Q1.sqrt() + Q2.sqrt()) / (2 * arb.pi()).sqrt()
-            for which, closed in enumerate((nngp, A * A * step)):
+            for which, closed in enumerate(_closed(Q1, Q2, R, nums)):
                 scale = abs(closed) if abs(closed) > 0 else _square_size(sides, nums, which)
                 if not _series_reach(sides, nums, which, scale, digits):
                     return False
