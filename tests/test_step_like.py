@@ -375,3 +375,29 @@ def test_refusal_near_one_names_a_correlation_that_works():
     assert match, run.stderr
     run = invoke("kernel", "gelu", "--q", "1e8", "--rho", match.group(1))
     assert run.code == 0, run.stderr
+
+
+@pytest.mark.reference
+def test_tanh_at_a_tiny_correlation():
+    """ρ = 1e-30: the sign kernel's closed part without cancellation, the g-terms at the precision
+    their size over the tolerance asks. For odd φ, E[φ(u)φ(v)] = Σ_k a_k²·ρ^k with a_1 = σ·E[φ']
+    (Stein; Mehler's expansion), so nngp = q·E[φ']²·ρ and ntk = E[φ']² to O(ρ²) = 1e-60, E[φ'] =
+    E[sech²(u)] by a 1-D quadrature."""
+    rho = Fraction(1, 10**30)
+    got = relu_like_kernel(resolve("tanh", None), rho, Fraction(10**6), Fraction(10**6), 25)
+    assert got is not None
+    with mp.workdps(40):
+        slope = mpmath.quad(lambda x: mpmath.sech(x) ** 2 * mpmath.npdf(x / 1000) / 1000, [-60, 0, 60])
+        _assert_digits(got[0], 10**6 * slope**2 * mpmath.mpf(10) ** -30, 25)
+        _assert_digits(got[1], slope**2, 25)
+
+
+@pytest.mark.reference
+def test_sigmoid_at_two_far_apart_variances():
+    """q1 = 1e4, q2 = 1e300: E[g'(u)g'(v)] is about p₀·(∫g')², p₀ = 1/(2π·σ₁σ₂·sqrt(1 − ρ²)), and
+    its tail beyond the square is bounded by p₀ too (by 1/σ₁ it asked for T = 400, past the series)."""
+    got = relu_like_kernel(resolve("sigmoid", None), Fraction(-3, 10), Fraction(10**4), Fraction(10**300), 20)
+    assert got is not None
+    want = _sigmoid_reference(10**4, 10**300, Fraction(-3, 10), 25)
+    for ball, value in zip(got, want):
+        _assert_digits(ball, value, 20)
