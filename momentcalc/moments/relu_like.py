@@ -624,9 +624,10 @@ def _terms(
     return out
 
 
-def _series_reach(sides: _Sides, nums: _Numbers, which: int, scale: arb, digits: int) -> bool:
-    """Whether every term of ``_terms`` (first attempt) stays within SERIES_REACH: |ω|·T for the
-    cross terms, (max(α, γ) + |β|)·T² for the square, T rounded up as ``_edges`` does."""
+def _series_reach(sides: _Sides, nums: _Numbers, which: int, scale: arb, digits: int, limit: arb) -> bool:
+    """Whether every term of ``_terms`` (first attempt) stays within ``limit`` (at most
+    SERIES_REACH): |ω|·T for the cross terms, (max(α, γ) + |β|)·T² for the square, T rounded up
+    as ``_edges`` does."""
     tol = arb((scale * arb(10) ** -(digits + 3) / 8).lower())
     if not tol > 0:
         return False
@@ -635,7 +636,7 @@ def _series_reach(sides: _Sides, nums: _Numbers, which: int, scale: arb, digits:
             continue
         T = _reach(lambda t: _cross_bound(sides, nums, which, t, swap), tol / 4)
         b = sides.s1 if swap else sides.s2
-        if T is None or not abs(sides.rho / (b * sides.root)) * (T + (-T % 8)) <= SERIES_REACH:
+        if T is None or not abs(sides.rho / (b * sides.root)) * (T + (-T % 8)) <= limit:
             return False
     if _square_bound(sides, nums, which, arb(0)) <= tol:
         return True
@@ -645,7 +646,7 @@ def _series_reach(sides: _Sides, nums: _Numbers, which: int, scale: arb, digits:
     squeeze = sides.root * sides.root
     widest = 1 / (2 * squeeze * sides.s1.min(sides.s2) ** 2)
     beta = abs(sides.rho) / (sides.s1 * sides.s2 * squeeze)
-    return bool((widest + beta) * (T + (-T % 8)) ** 2 <= SERIES_REACH)
+    return bool((widest + beta) * (T + (-T % 8)) ** 2 <= limit)
 
 
 def correlation_reach(
@@ -654,8 +655,10 @@ def correlation_reach(
     """The correlation ρ' of ρ's sign nearest ±1 (to two significant digits of 1 − |ρ'|, rounded
     away from ±1) at which the series of ``relu_like_kernel`` reach at these variances and digits,
     for a refusal near ±1 to say how far to move: they need the spread q·(1 − ρ²) across the
-    diagonal to cover g's unit-scale support (ω·T and (α + |β|)·T² at most SERIES_REACH, the
-    tolerances of the first attempt). Found by bisection in log(1 − |ρ'|) of those conditions
+    diagonal to cover g's unit-scale support (ω·T and (α + |β|)·T² at most SERIES_REACH/4, the
+    tolerances of the first attempt: near SERIES_REACH itself the series are long and their
+    moments many, gelu at q = 1e8 took 3.5 s of the 4 s budget, at a quarter of it 2.8 s). Found
+    by bisection in log(1 − |ρ'|) of those conditions
     alone (milliseconds; tests/test_step_like.py runs the route at the ρ' it gives); None where
     even |ρ'| = 1/2 is beyond them."""
     decl = declared(act)
@@ -670,7 +673,7 @@ def correlation_reach(
             sides = _Sides(Q1, Q2, R)
             for which, closed in enumerate(_closed(Q1, Q2, R, nums)):
                 scale = abs(closed) if abs(closed) > 0 else _square_size(sides, nums, which)
-                if not _series_reach(sides, nums, which, scale, digits):
+                if not _series_reach(sides, nums, which, scale, digits, arb(SERIES_REACH) / 4):
                     return False
             return True
 
