@@ -658,9 +658,8 @@ def correlation_reach(
     diagonal to cover g's unit-scale support (ω·T and (α + |β|)·T² at most SERIES_REACH/4, the
     tolerances of the first attempt: near SERIES_REACH itself the series are long and their
     moments many, gelu at q = 1e8 took 3.5 s of the 4 s budget, at a quarter of it 2.8 s). Found
-    by bisection in log(1 − |ρ'|) of those conditions
-    alone (milliseconds; tests/test_step_like.py runs the route at the ρ' it gives); None where
-    even |ρ'| = 1/2 is beyond them."""
+    by bisection in log(1 − |ρ'|) of those conditions alone (milliseconds; tests/test_step_like.py
+    runs the route at the ρ' it gives); None where even |ρ'| = 1/2 is beyond them."""
     decl = declared(act)
     if decl is None or not 0 < abs(rho) < 1:
         return None
