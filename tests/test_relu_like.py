@@ -201,11 +201,14 @@ def test_kernel_cli_at_a_large_variance():
 
 
 @pytest.mark.reference
-@pytest.mark.parametrize("name", [name for name in NAMES if name != "gelu_tanh"])
+@pytest.mark.parametrize(
+    "name", [name for name in NAMES if name != "gelu_tanh" and RELU_LIKE[name].scale({}) != 0]
+)
 def test_deep_network_whose_variance_grows(name):
     """Issue 35: at σ_w² = 3, σ_b² = 0.1 the variance grows about 1.5× a layer (1e17 at layer
     100); the depth run was exit 3 after 39 layers with advice to raise the budget. (gelu_tanh's
-    first layers, below the route's variances, take the bivariate rules past the budget.)"""
+    first layers, below the route's variances, take the bivariate rules past the budget. The
+    sign-like tanh and sigmoid, bounded, keep q ≤ 3.1 here: tests/test_step_like.py has theirs.)"""
     run = invoke("kernel", name, "--sigma-w2", "3", "--sigma-b2", "0.1", "--depth", "100", "--json")
     assert run.code == 0, run.stderr
     layers = run.json()["results"]["correlation_layers"]["decimal"]
