@@ -293,6 +293,12 @@ NORMAL_CDF_POLYNOMIALS: dict[str, Callable[[Mapping[str, arb]], tuple]] = {
     "gelu": lambda p: (1, {(1, 1, 0): 1}, {(0, 1, 0): 1, (1, 0, 1): 1}),
     "erf": lambda p: (2, {(0, 1, 0): 2, (0, 0, 0): -1}, {(0, 0, 1): 2 * arb(2).sqrt()}),
 }
+# φ'' of the same entries, in the same polynomials (ϕ'(t) = −t·ϕ(t), so d/dx ϕ(αx) = −α²x·ϕ(αx)):
+# gelu'' = 2ϕ(x) − x²·ϕ(x); erf'' = 2√2·(−2x)·ϕ(√2·x) = −4√2·x·ϕ(√2·x) (= −(4x/√π)·e^(−x²)).
+NORMAL_CDF_CURVATURES: dict[str, Callable[[Mapping[str, arb]], dict[tuple[int, int, int], Any]]] = {
+    "gelu": lambda p: {(0, 0, 1): 2, (2, 0, 1): -1},
+    "erf": lambda p: {(1, 0, 1): -4 * arb(2).sqrt()},
+}
 
 
 # Laurent polynomials in q = 1 + σx on the half-line σx > 0 (σ = ±1; there x = σ(q − 1)): their

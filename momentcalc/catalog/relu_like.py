@@ -1,13 +1,16 @@
-"""Activations that are relu at a large variance, as data: φ = A·relu(x) + c·[x < 0] + g(x)
-with g bounded and integrable (``moments.relu_like`` proves their Gaussian kernels at large
-variances from relu's arc-cosine kernel, closed forms for the step c·[x < 0], and integrals of g
-over its unit-scale support). A (``scale``) is 1 and c (``floor``, φ's limit at −∞) is 0 except
-for selu (A = λ, c = −λα), elu (c = −1) and celu (c = −α).
+"""Activations that are relu or a step at a large variance, as data:
+φ = A·relu(x) + d·[x > 0] + c·[x < 0] + g(x) with g bounded and integrable (``moments.relu_like``
+proves their Gaussian kernels at large variances from relu's arc-cosine kernel, closed forms for
+the steps, and integrals of g over its unit-scale support). A (``scale``) is 1, d (``top``, the
+limit of φ − A·x at +∞) is 0 and c (``floor``, φ's limit at −∞) is 0 except for selu (A = λ,
+c = −λα), elu (c = −1) and celu (c = −α), and for the sign-like tanh (A = 0, d = 1, c = −1) and
+sigmoid (A = 0, d = 1, c = 0).
 
 For each entry, g and g' on each half-line as acb functions of (z, params, analytic), each
 holomorphic near the closed half-line it serves (so that Arb's integrator may evaluate it on
 complex boxes), in forms free of cancellation: left (x ≤ 0) g = φ − c, g' = φ'; right (x ≥ 0)
-g = φ − A·x, g' = φ' − A. And a proven decay: for every real x,
+g = φ − A·x − d, g' = φ' − A (g jumps at 0 where d ≠ c; g' is φ' − A·[x > 0] off 0, never a
+delta). And a proven decay: for every real x,
 
     |g(x)| ≤ C₀·(1 + |x|)·e^{−λ|x|},   |g'(x)| ≤ C₁·(1 + |x|)·e^{−λ|x|}.
 
@@ -32,7 +35,13 @@ inequality Φ(−t) ≤ n(t)/t (t > 0, n the normal density):
   (1 + 2k|x| + 6ck·|x|³)·e^{−2k|x| − 2ck|x|³}, where 6ck·t·e^{−2ck·t} ≤ 3/e (t = |x|³):
   C₀ = 1, C₁ = 3, λ = 3/2;
 * elu: g = e^x on x < 0, 0 on x > 0: C₀ = C₁ = 1, λ = 1; selu = λ·elu_α: g = λα·e^x, C₀ = C₁ = λα;
-  celu: g = α·e^{x/α}, g' = e^{x/α}: C₀ = α, C₁ = 1, λ = 1/α (α > 0).
+  celu: g = α·e^{x/α}, g' = e^{x/α}: C₀ = α, C₁ = 1, λ = 1/α (α > 0);
+* tanh = sign(x) + g: with t = e^{−2|x|} ≤ 1, |g| = 1 − tanh|x| = 2t/(1 + t) ≤ 2t and
+  g' = sech²x = 4t/(1 + t)² ≤ 4t: C₀ = 2, C₁ = 4, λ = 2 (the factor 1 + |x| ≥ 1 only loosens);
+* sigmoid = [x > 0] + g: with t = e^{−|x|}, |g| = σ(−|x|) = t/(1 + t) ≤ t and
+  g' = σ(x)σ(−x) = t/(1 + t)² ≤ t: C₀ = C₁ = 1, λ = 1.
+
+(hardtanh, hard_sigmoid, relu6 need no entry: their kernels are closed forms at every variance.)
 
 tests/test_relu_like.py checks every declaration (branches against φ, decay bounds) on a grid.
 """
@@ -64,8 +73,8 @@ ParamFn = Callable[[Mapping[str, arb]], arb]
 
 
 class ReluLike(NamedTuple):
-    """φ = scale·relu(x) + floor·[x < 0] + g(x): (g, g') on x ≤ 0 (``left``) and on x ≥ 0
-    (``right``), and the decay |g(x)| ≤ value·(1 + |x|)·e^{−rate·|x|},
+    """φ = scale·relu(x) + top·[x > 0] + floor·[x < 0] + g(x): (g, g') on x ≤ 0 (``left``) and on
+    x ≥ 0 (``right``), and the decay |g(x)| ≤ value·(1 + |x|)·e^{−rate·|x|},
     |g'(x)| ≤ slope·(1 + |x|)·e^{−rate·|x|}; each number a function of the parameters (balls)."""
 
     left: tuple[BallFn, BallFn]
@@ -75,6 +84,7 @@ class ReluLike(NamedTuple):
     rate: ParamFn
     scale: ParamFn = lambda p: arb(1)
     floor: ParamFn = lambda p: arb(0)
+    top: ParamFn = lambda p: arb(0)
 
 
 def _number(value: int | Fraction) -> ParamFn:
@@ -124,6 +134,24 @@ def _mish_right_slope(z: acb, p: Mapping[str, arb]) -> acb:
     u = (-z).exp()
     den = 1 + 2 * u + 2 * u * u
     return -2 * u * u / den + 4 * z * u * u * (1 + u) / (den * den)
+
+
+def _flat_left(z: acb, rate: int) -> acb:
+    """σ(k·z) = e^{kz}/(1 + e^{kz}) for Re z ≤ 0 (no overflow, no cancellation)."""
+    e = (rate * z).exp()
+    return e / (1 + e)
+
+
+def _flat_right(z: acb, rate: int) -> acb:
+    """σ(k·z) − 1 = −e^{−kz}/(1 + e^{−kz}) for Re z ≥ 0."""
+    e = (-rate * z).exp()
+    return -e / (1 + e)
+
+
+def _flat_slope(z: acb, rate: int) -> acb:
+    """d/dz σ(k·z) / k = e^{−k|z|}/(1 + e^{−k|z|})², in e^{−kz} for Re z ≥ 0, e^{kz} else."""
+    e = (-rate * z).exp() if z.real >= 0 else (rate * z).exp()
+    return e / (1 + e) ** 2
 
 
 def _softplus_right(z: acb, p: Mapping[str, arb], analytic: bool) -> acb:
@@ -206,5 +234,25 @@ RELU_LIKE: dict[str, ReluLike] = {
         _number(1),
         lambda p: 1 / p["alpha"],
         floor=lambda p: -p["alpha"],
+    ),
+    # tanh = 2σ(2x) − 1: g = 2σ(2x) on the left, 2(σ(2x) − 1) on the right, tanh' = 4σ'(2x)
+    "tanh": ReluLike(
+        (_m(lambda z, p: 2 * _flat_left(z, 2)), _m(lambda z, p: 4 * _flat_slope(z, 2))),
+        (_m(lambda z, p: 2 * _flat_right(z, 2)), _m(lambda z, p: 4 * _flat_slope(z, 2))),
+        _number(2),
+        _number(4),
+        _number(2),
+        scale=lambda p: arb(0),
+        floor=lambda p: arb(-1),
+        top=lambda p: arb(1),
+    ),
+    "sigmoid": ReluLike(
+        (_m(lambda z, p: _flat_left(z, 1)), _m(lambda z, p: _flat_slope(z, 1))),
+        (_m(lambda z, p: _flat_right(z, 1)), _m(lambda z, p: _flat_slope(z, 1))),
+        _number(1),
+        _number(1),
+        _number(1),
+        scale=lambda p: arb(0),
+        top=lambda p: arb(1),
     ),
 }

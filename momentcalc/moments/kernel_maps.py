@@ -44,6 +44,7 @@ from flint import acb, arb, ctx
 from ..catalog import Activation
 from ..catalog.expression_tree import Node, X
 from ..engine.gaussian_balls import BITS_PER_DIGIT, ExpTerm, as_arb, exp_poly_expectation, exp_poly_product
+from ..engine.numbers import to_text
 from ..engine.precision import Precision
 from ..errors import PrecisionError
 from .monomials import Monomial, vanishes
@@ -53,6 +54,7 @@ from ..catalog.ball_functions import BALL_FUNCTIONS, EXP_POLYNOMIALS
 from ..catalog.expression_calculus import derivative
 from ..catalog.formulas import mirrored_product, substitute, tree_of
 from .expectations import expectation_balls
+from .normal_cdf import normal_cdf_curvature
 from .polynomial_kernel import closed_kernel
 from .small_variance import small_variance_kernel, small_variance_moments
 from ..engine.balls import midpoint_fraction
@@ -185,7 +187,8 @@ def kernel_pair(
         return series
     from .relu_like import applies, relu_like_kernel
 
-    if applies(act, q1, q2):
+    large = applies(act, q1, q2)
+    if large:
         found = relu_like_kernel(act, rho, q1, q2, digits)
         if found is not None:
             return found
@@ -199,6 +202,8 @@ def kernel_pair(
                 "|phi| and |phi'| bounded by polynomials on the real line)",
                 param="activation",
             )
+        if large:
+            _refuse_near_one(act, rho, q1, q2, digits)
         raise NotProven(
             f"the bivariate expectations of {_named(act)} at {_where(rho, q1, q2)} have no certified "
             "route: the rules' nodes, whose count grows with sqrt(q) and with 1/sqrt(1 - rho^2), pass "
@@ -206,6 +211,28 @@ def kernel_pair(
             param="activation",
         )
     return found
+
+
+def _refuse_near_one(
+    act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb, digits: int
+) -> None:
+    """At large variances, near ρ = ±1: NotProven naming the correlation nearest ±1 that the
+    large-variance series reach here (``relu_like.correlation_reach``); nothing where there is none."""
+    from .relu_like import correlation_reach
+
+    if not (isinstance(rho, Fraction) and isinstance(q1, Fraction) and isinstance(q2, Fraction)):
+        return
+    nearest = correlation_reach(act, rho, q1, q2, digits)
+    if nearest is None or abs(nearest) >= abs(rho):
+        return
+    raise NotProven(
+        f"the bivariate expectations of {_named(act)} at {_where(rho, q1, q2)} have no certified route: "
+        f"the large-variance series need the spread q*(1 - rho^2) across the diagonal to cover the unit "
+        f"scale of {_named(act)}, which holds here for 1 - |rho| >= {to_text(1 - abs(nearest))} "
+        f"(a {{rho}} of {to_text(nearest)} or further from ±1, or larger variances), and the rules' "
+        "nodes, whose count grows with sqrt(q), pass their limits",
+        param="rho",
+    )
 
 
 def _where(rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb) -> str:
@@ -553,7 +580,9 @@ def local_balls(act: Activation, q: Fraction | arb, digits: int) -> dict[str, ar
 
 
 def curvature_ball(act: Activation, q: Fraction | arb, digits: int) -> arb | None:
-    """E[φ''(u)²] at Var u = q as a ball, or None for +∞ (φ' jumps: φ'' holds a delta)."""
+    """E[φ''(u)²] at Var u = q as a ball, or None for +∞ (φ' jumps: φ'' holds a delta): in closed
+    form where the catalog gives φ'' as a polynomial in x, Φ and ϕ (``normal_cdf_curvature``),
+    else the expectation of φ'' as an expression."""
     from ..catalog.expressions import tree_activation
 
     with ctx.workprec(128):
@@ -569,6 +598,10 @@ def curvature_ball(act: Activation, q: Fraction | arb, digits: int) -> arb | Non
                     f"c_map_curvature_at_1: cannot decide whether phi' is continuous at {kink}",
                     param="activation",
                 )
+    if isinstance(q, Fraction):
+        closed = normal_cdf_curvature(act, q, digits)  # (gelu's, erf's: no quadrature)
+        if closed is not None:
+            return closed
     tree = tree_of(act)
     if tree is None:
         raise NotProven(

@@ -1,11 +1,12 @@
-"""Gaussian kernels and moments at large variances of activations that are relu plus a step and a
+"""Gaussian kernels and moments at large variances of activations that are relu plus steps and a
 bounded, integrable part (``catalog.relu_like``: gelu, swish, quick_gelu, softplus, mish, elu,
-selu, celu): no integral over the width of the Gaussian, only moments of the bounded part over
-its unit-scale support.
+selu, celu; the sign-like tanh and sigmoid, A = 0): no integral over the width of the Gaussian,
+only moments of the bounded part over its unit-scale support.
 
 For (u, v) centred Gaussian, Var u = q1 = σ₁², Var v = q2 = σ₂², correlation |ρ| < 1, and
-φ = ψ + g with ψ = A·r + c·ℓ (r = relu, ℓ = [x < 0]; A = 1, c = 0 but for elu, selu, celu),
-φ' = A·h + g' (h = [x > 0]):
+φ = ψ + g with ψ = d + A·r + c·ℓ (r = relu, ℓ = [x < 0]; A = 1, d = c = 0 but for elu, selu,
+celu, tanh, sigmoid; d = ``top``, c = floor − top), φ' = A·h + g' (h = [x > 0]; where ψ jumps,
+g jumps back, and g' is φ' − A·h off 0):
 
     E[φ(u)φ(v)]   = E[ψ(u)ψ(v)] + E[ψ(u)g(v)] + E[g(u)ψ(v)] + E[g(u)g(v)],
     E[φ'(u)φ'(v)] = A²·E[h(u)h(v)] + A·E[h(u)g'(v)] + A·E[g'(u)h(v)] + E[g'(u)g'(v)].
@@ -18,7 +19,7 @@ For (u, v) centred Gaussian, Var u = q1 = σ₁², Var v = q2 = σ₂², correla
   μ = ρ·(σ₁/σ₂)·y, s = σ₁·sqrt(1 − ρ²), so E[r(u) | v = y] = s·f(ωy), f(t) = t·Φ(t) + n(t)
   (n the normal density), E[h(u) | v = y] = Φ(ωy) = 1 − E[ℓ(u) | v = y], ω = ρ/(σ₂·sqrt(1 − ρ²)),
 
-      E[ψ(u)g(v)] = (1/σ₂)·∫ g(y)·n(y/σ₂)·(A·s·f(ωy) + c·(1 − Φ(ωy))) dy,
+      E[ψ(u)g(v)] = (1/σ₂)·∫ g(y)·n(y/σ₂)·(d + A·s·f(ωy) + c·(1 − Φ(ωy))) dy,
       E[h(u)g'(v)] = (1/σ₂)·∫ g'(y)·n(y/σ₂)·Φ(ωy) dy.
 
   On [−T, T] the weight is a power series in y with a proven rest (n(y/σ₂) = n(0)·e^{−y²/(2q2)},
@@ -26,7 +27,9 @@ For (u, v) centred Gaussian, Var u = q1 = σ₁², Var v = q2 = σ₂², correla
   g's moments m_k = ∫_{−T}^{T} g(x)·x^k dx (Arb's rigorous integration, ``acb.integral``, kept
   across calls: a deep network's layers reuse them); where ωT is too large (ρ near ±1 at a
   moderate variance) the route gives way (None) to the bivariate rules. E[ψ(u)ψ(v)] =
-  A²·E[r(u)r(v)] + A·c·(E[r(u)ℓ(v)] + E[ℓ(u)r(v)]) + c²·E[ℓ(u)ℓ(v)].
+  A²·E[r(u)r(v)] + A·c·(E[r(u)ℓ(v)] + E[ℓ(u)r(v)]) + c²·E[ℓ(u)ℓ(v)] + d² + d·c +
+  d·A·(σ₁ + σ₂)/√(2π) (E[r(u)] = σ₁/√(2π), E[ℓ(u)] = 1/2): for tanh (d = 1, c = −2, A = 0)
+  (2/π)·arcsin ρ, the sign kernel.
 * E[g(u)g(v)] over the square [−T, T]²: p(x, y) = p₀·e^{−αx²}·e^{−βxy}·e^{−γy²} expanded in
   βxy, each factor from the same moments (``_square_series``); where (α + |β| + γ)·T² is too large,
   None likewise.
@@ -35,15 +38,21 @@ Tails, from the catalog's decay |g(x)| ≤ C·(1 + |x|)·e^{−λ|x|} (C = C₀ 
 I_k(T) = ∫_T^∞ y^k·e^{−λy} dy = e^{−λT}·Σ_{j ≤ k} k!/j!·T^j/λ^{k−j+1}:
 
     M_k(T) = ∫_{|y|>T} |g(y)|·|y|^k dy ≤ 2C·(I_k(T) + I_{k+1}(T));
-    |cross term beyond T| ≤ (|A|·(|ρ|·(σ₁/σ₂)·M_1(T) + s·M_0(T)/√(2π)) + |c|·M_0(T))/(σ₂√(2π))
-        (E[r(u) | v = y] ≤ |μ| + s/√(2π), E[ℓ(u) | v = y] ≤ 1; for φ': |A|·M_0(T)/(σ₂√(2π)));
+    |cross term beyond T| ≤ (|A|·(|ρ|·(σ₁/σ₂)·M_1(T) + s·M_0(T)/√(2π)) + L·M_0(T))/(σ₂√(2π))
+        (E[r(u) | v = y] ≤ |μ| + s/√(2π), |E[d + c·ℓ(u) | v = y]| ≤ L = max(|d|, |d + c|);
+        for φ': |A|·M_0(T)/(σ₂√(2π)));
     |E[g(u)g(v)] beyond the square| ≤ G·(M_0(T)/σ₁ + M_0(T)/σ₂)/√(2π)
 
 (outside the square |x| > T or |y| > T; there ∫|g(y)|·p(y | x) dy ≤ G = sup|g| ≤
-C·max(1, e^{λ−1}/λ), and p_u(x) ≤ 1/(σ₁√(2π))). At T = 0 the same bounds bound a whole term,
+C·max(1, e^{λ−1}/λ), and p_u(x) ≤ 1/(σ₁√(2π))), or, where the joint density's top
+p₀ = 1/(2πσ₁σ₂sqrt(1 − ρ²)) is the smaller factor (both variances large: a step's E[φ'φ'] is
+about p₀·(∫g')², and 1/σ₁ would ask T for digits of 1/σ₂ too),
+
+    |E[g(u)g(v)] beyond the square| ≤ ∫_{|x|>T} |g(x)|·∫ |g(y)|·p dy dx + (x ↔ y) ≤ 2·p₀·M_0(0)·M_0(T). At T = 0 the same bounds bound a whole term,
 which is then a ball around 0 where it is below the tolerance (so at q = 1e300 nothing is
-integrated). Each term's tolerance is a share of 10^−(digits + 3) of the closed part's size; a
-result that ends up wider than its digits allow is recomputed with the tolerance taken from
+integrated). Each term's tolerance is a share of 10^−(digits + 3) of the closed part's size (where
+that is 0, as in a step's E[φ'φ'] = E[g'(u)g'(v)], of p₀·(∫|g'|)² ≥ |E[g'(u)g'(v)]|, p₀ the joint
+density's top); a result that ends up wider than its digits allow is recomputed with the tolerance taken from
 itself (a value near 0, ρ near −1). The univariate moments E[X^a·φ^b·φ'^c] likewise
 (``relu_like_expectations``).
 """
@@ -62,6 +71,7 @@ from ..catalog.kernels import BALL_KERNELS
 from ..catalog.relu_like import RELU_LIKE, ReluLike
 from ..engine.gaussian_balls import as_arb
 from ..engine.precision import Precision
+from .monomials import vanishes
 from .param_balls import params_of
 
 # The route applies where both variances are at least this (below it the bivariate rules
@@ -107,17 +117,31 @@ def _sup(C: arb, rate: arb) -> arb:
 
 
 class _Numbers(NamedTuple):
-    """The declaration's numbers at the current precision: C₀, C₁, λ, A (scale), c (floor)."""
+    """The declaration's numbers at the current precision: C₀, C₁, λ, A (scale), φ(−∞) (floor),
+    d (top: the limit of φ − A·x at +∞)."""
 
     value: arb
     slope: arb
     rate: arb
     scale: arb
     floor: arb
+    top: arb
+
+    @property
+    def step(self) -> arb:
+        """c = floor − top, the size of the step c·[x < 0] in ψ = d + A·r + c·ℓ."""
+        return self.floor - self.top
+
+    @property
+    def level(self) -> arb:
+        """sup |d + c·p| over p ∈ [0, 1] = max(|d|, |d + c|): bounds E[d + c·ℓ(u) | v]."""
+        return abs(self.top).max(abs(self.floor))
 
 
 def _numbers(decl: ReluLike, params: Mapping[str, arb]) -> _Numbers:
-    return _Numbers(*(f(params) for f in (decl.value, decl.slope, decl.rate, decl.scale, decl.floor)))
+    return _Numbers(
+        *(f(params) for f in (decl.value, decl.slope, decl.rate, decl.scale, decl.floor, decl.top))
+    )
 
 
 class _Sides:
@@ -137,12 +161,24 @@ def _cross_bound(sides: _Sides, nums: _Numbers, which: int, T: arb, swap: bool) 
         return A * _moment(nums.slope, rate, T, 0) / (b * sides.norm)
     C, s = nums.value, a * sides.root
     mean = A * (abs(sides.rho) * a / b * _moment(C, rate, T, 1) + s * _moment(C, rate, T, 0) / sides.norm)
-    return (mean + abs(nums.floor) * _moment(C, rate, T, 0)) / (b * sides.norm)
+    return (mean + nums.level * _moment(C, rate, T, 0)) / (b * sides.norm)
 
 
 def _square_bound(sides: _Sides, nums: _Numbers, which: int, T: arb) -> arb:
+    """|E[g(u)g(v)] beyond the square [−T, T]²|: the lesser of G·M_0(T)·(1/σ₁ + 1/σ₂)/√(2π) and
+    2·p₀·M_0(0)·M_0(T) (module docstring)."""
     C, rate = (nums.slope if which else nums.value), nums.rate
-    return _sup(C, rate) * _moment(C, rate, T, 0) * (1 / sides.s1 + 1 / sides.s2) / sides.norm
+    tail = _moment(C, rate, T, 0)
+    marginal = _sup(C, rate) * tail * (1 / sides.s1 + 1 / sides.s2) / sides.norm
+    joint = 2 * _moment(C, rate, arb(0), 0) * tail / (2 * arb.pi() * sides.s1 * sides.s2 * sides.root)
+    return marginal.min(joint)
+
+
+def _square_size(sides: _Sides, nums: _Numbers, which: int) -> arb:
+    """p₀·(∫|g|)² (g' for which = 1), p₀ = 1/(2πσ₁σ₂sqrt(1 − ρ²)) the density's top: the size
+    of E[g(u)g(v)], which is about p₀·(∫g)² at large variances."""
+    whole = _moment(nums.slope if which else nums.value, nums.rate, arb(0), 0)
+    return arb((whole * whole / (2 * arb.pi() * sides.s1 * sides.s2 * sides.root)).lower())
 
 
 def _reach(bound: Callable[[arb], arb], tol: arb) -> int | None:
@@ -404,20 +440,26 @@ def _cross_series(
 def _conditional_series(
     sides: _Sides, nums: _Numbers, which: int, omega: arb, a: arb, edge: arb, target: arb
 ) -> _Series | None:
-    """F(y) of ``_cross_series`` within ``target`` on [−T, T]."""
+    """F(y) of ``_cross_series`` within ``target`` on [−T, T]: A·Φ(ωy) (φ') or
+    floor + A·s·f(ωy) − c·Φ(ωy) (φ; d + c·(1 − Φ) = floor − c·Φ with c = floor − top)."""
     if which:
         cdf = _odd_series(omega, edge, target / abs(nums.scale), True)
         return None if cdf is None else _combined([(nums.scale, cdf)], arb(0))
+    parts = []
     spread = nums.scale * a * sides.root
-    mills = _odd_series(omega, edge, target / (2 * abs(spread)), False)
-    if mills is None:
-        return None
-    parts = [(spread, mills)]
-    if nums.floor != 0:
-        cdf = _odd_series(omega, edge, target / (2 * abs(nums.floor)), True)
+    if spread != 0:
+        mills = _odd_series(omega, edge, target / (2 * abs(spread)), False)
+        if mills is None:
+            return None
+        parts.append((spread, mills))
+    step = nums.step
+    if step != 0:
+        cdf = _odd_series(omega, edge, target / (2 * abs(step)), True)
         if cdf is None:
             return None
-        parts.append((-nums.floor, cdf))
+        parts.append((-step, cdf))
+    if not parts:
+        return _Series([arb(0)], arb(0))
     return _combined(parts, nums.floor)
 
 
@@ -466,6 +508,22 @@ def _square_series(
     return p0 * (total + arb(0, rest.upper()))
 
 
+def _closed(Q1: arb, Q2: arb, R: arb, nums: _Numbers) -> tuple[arb, arb]:
+    """E[ψ(u)ψ(v)] and A²·E[h(u)h(v)], ψ = d + A·r + c·ℓ: E[r(u)·[v < 0]] = σ₁(1 − ρ)/(2√(2π)),
+    E[[u < 0]·[v < 0]] = E[[u > 0]·[v > 0]] = 1/4 + arcsin(ρ)/(2π), E[r(u)] = σ₁/√(2π),
+    E[[u < 0]] = 1/2; with a top d, d² + d·c + c²·E[ℓℓ] = (d + c/2)² + c²·arcsin(ρ)/(2π), free of
+    cancellation (tanh: d + c/2 = 0, the sign kernel (2/π)·arcsin ρ, whole at ρ = 1e-30)."""
+    relu, step = BALL_KERNELS["relu"](Q1, Q2, R, {})
+    A, c, d = nums.scale, nums.step, nums.top
+    mixed = (Q1.sqrt() + Q2.sqrt()) * (1 - R) / (2 * (2 * arb.pi()).sqrt())
+    if d == 0:
+        return A * A * relu + A * c * mixed + c * c * step, A * A * step
+    half = d + c / 2
+    nngp = A * A * relu + A * c * mixed + half * half + c * c * R.asin() / (2 * arb.pi())
+    nngp += d * A * (Q1.sqrt() + Q2.sqrt()) / (2 * arb.pi()).sqrt()
+    return nngp, A * A * step
+
+
 def relu_like_kernel(
     act: Activation, rho: Fraction | arb, q1: Fraction | arb, q2: Fraction | arb, digits: int
 ) -> tuple[arb, arb] | None:
@@ -480,22 +538,20 @@ def relu_like_kernel(
         if not (abs(R) < 1 and Q1 > 0 and Q2 > 0):
             return None
         nums = _numbers(decl, params)
-        relu, step = BALL_KERNELS["relu"](Q1, Q2, R, {})
-        A, c = nums.scale, nums.floor
-        # E[A·r(u) + c·[u < 0])(A·r(v) + c·[v < 0])]: E[r(u)·[v < 0]] = σ₁(1 − ρ)/(2√(2π)) and
-        # E[[u < 0]·[v < 0]] = E[[u > 0]·[v > 0]]; E[φ'φ'] from A²·E[h(u)h(v)]
-        mixed = (Q1.sqrt() + Q2.sqrt()) * (1 - R) / (2 * (2 * arb.pi()).sqrt())
-        closed = (A * A * relu + A * c * mixed + c * c * step, A * A * step)
+        closed = _closed(Q1, Q2, R, nums)
         sides = _Sides(Q1, Q2, R)
         goal = arb(10) ** -(digits + 1)
         out = []
         for which in (0, 1):
             scale = abs(closed[which])
+            if not scale > 0:  # (a step's φ': all of E[φ'φ'] is E[g'(u)g'(v)], at most p₀·(∫|g'|)²)
+                scale = _square_size(sides, nums, which)
             for _ in range(ATTEMPTS):
                 tol = arb((scale * arb(10) ** -(digits + 3) / 8).lower())
                 if not tol > 0:
                     return None
-                parts = _terms(act, decl, sides, params, nums, which, tol)
+                with ctx.workprec(_bits_for(sides, nums, which, tol)):
+                    parts = _terms(act, decl, sides, params, nums, which, tol)
                 if parts is None:
                     return None
                 value = closed[which] + sum(parts, arb(0))
@@ -508,6 +564,19 @@ def relu_like_kernel(
                 return None
             out.append(value)
         return out[0], out[1]
+
+
+def _bits_for(sides: _Sides, nums: _Numbers, which: int, tol: arb) -> int:
+    """The working precision of ``_terms``: the current one, or more where the terms may be much
+    larger than the tolerance (tanh's E[φ(u)φ(v)] at ρ = 1e-30 is about (2/π)·ρ, its g-terms
+    each up to 1/σ before they cancel to O(ρ/q)): log2 of their bounds over tol, plus 64."""
+    size = _square_bound(sides, nums, which, arb(0))
+    for swap in (False, True):
+        size = size.max(_cross_bound(sides, nums, which, arb(0), swap))
+    ratio = size / tol
+    if not (ratio.is_finite() and ratio > 1):
+        return ctx.prec
+    return max(ctx.prec, int(float(ratio.log().upper().mid()) / math.log(2)) + 64)
 
 
 def _terms(
@@ -555,6 +624,76 @@ def _terms(
     return out
 
 
+def _series_reach(sides: _Sides, nums: _Numbers, which: int, scale: arb, digits: int, limit: arb) -> bool:
+    """Whether every term of ``_terms`` (first attempt) stays within ``limit`` (at most
+    SERIES_REACH): |ω|·T for the cross terms, (max(α, γ) + |β|)·T² for the square, T rounded up
+    as ``_edges`` does."""
+    tol = arb((scale * arb(10) ** -(digits + 3) / 8).lower())
+    if not tol > 0:
+        return False
+    for swap in (False, True):
+        if _cross_bound(sides, nums, which, arb(0), swap) <= tol:
+            continue
+        T = _reach(lambda t: _cross_bound(sides, nums, which, t, swap), tol / 4)
+        b = sides.s1 if swap else sides.s2
+        if T is None or not abs(sides.rho / (b * sides.root)) * (T + (-T % 8)) <= limit:
+            return False
+    if _square_bound(sides, nums, which, arb(0)) <= tol:
+        return True
+    T = _reach(lambda t: _square_bound(sides, nums, which, t), tol / 4)
+    if T is None:
+        return False
+    squeeze = sides.root * sides.root
+    widest = 1 / (2 * squeeze * sides.s1.min(sides.s2) ** 2)
+    beta = abs(sides.rho) / (sides.s1 * sides.s2 * squeeze)
+    return bool((widest + beta) * (T + (-T % 8)) ** 2 <= limit)
+
+
+def correlation_reach(
+    act: Activation, rho: Fraction, q1: Fraction, q2: Fraction, digits: int
+) -> Fraction | None:
+    """The correlation ρ' of ρ's sign nearest ±1 (to two significant digits of 1 − |ρ'|, rounded
+    away from ±1) at which the series of ``relu_like_kernel`` reach at these variances and digits,
+    for a refusal near ±1 to say how far to move: they need the spread q·(1 − ρ²) across the
+    diagonal to cover g's unit-scale support (ω·T and (α + |β|)·T² at most SERIES_REACH/4, the
+    tolerances of the first attempt: near SERIES_REACH itself the series are long and their
+    moments many, gelu at q = 1e8 took 3.5 s of the 4 s budget, at a quarter of it 2.8 s). Found
+    by bisection in log(1 − |ρ'|) of those conditions alone (milliseconds; tests/test_step_like.py
+    runs the route at the ρ' it gives); None where even |ρ'| = 1/2 is beyond them."""
+    decl = declared(act)
+    if decl is None or not 0 < abs(rho) < 1:
+        return None
+    sign = 1 if rho > 0 else -1
+
+    def reaches(gap: Fraction) -> bool:
+        with ctx.workprec(Precision(digits).ball_bits):
+            Q1, Q2, R = as_arb(q1), as_arb(q2), as_arb(sign * (1 - gap))
+            nums = _numbers(decl, params_of(act))
+            sides = _Sides(Q1, Q2, R)
+            for which, closed in enumerate(_closed(Q1, Q2, R, nums)):
+                scale = abs(closed) if abs(closed) > 0 else _square_size(sides, nums, which)
+                if not _series_reach(sides, nums, which, scale, digits, arb(SERIES_REACH) / 4):
+                    return False
+            return True
+
+    low, high = 1 - abs(rho), Fraction(1, 2)  # (the gap 1 − |ρ'|: low fails, high reaches)
+    if not reaches(high):
+        return None
+    for _ in range(40):
+        if high / low < Fraction(101, 100):
+            break
+        mid = Fraction(math.sqrt(low * high))
+        low, high = (low, mid) if reaches(mid) else (mid, high)
+    return sign * (1 - _round_up(high))
+
+
+def _round_up(gap: Fraction) -> Fraction:
+    """gap rounded up to two significant decimal digits."""
+    exponent = math.floor(math.log10(gap)) - 1
+    unit = Fraction(10) ** exponent
+    return math.ceil(gap / unit) * unit
+
+
 def _half_gaussian(k: int) -> arb:
     """E[Z^k; Z > 0] = 2^{k/2}·Γ((k + 1)/2)/(2√π)."""
     return arb(2) ** (arb(k) / 2) * (arb(k + 1) / 2).gamma() / (2 * arb.pi().sqrt())
@@ -583,10 +722,33 @@ def relu_like_expectations(
         if not Q > 0:
             return None
         for monomial in monomials:
+            if vanishes(monomial, act.parity):  # (tanh's E[φ]: 0 by symmetry, which no ball proves)
+                out.append(arb(0))
+                continue
             found = _monomial(act, decl, params, Q, monomial, digits)
             if found is None:
                 return None
             out.append(found)
+    return out
+
+
+def _side_terms(monomial: tuple[int, int, int], constant: arb, slope: arb) -> list[tuple[arb, int, int, int]]:
+    """x^a·φ^b·φ'^e on a half-line where φ = P + g, P = constant + slope·x, φ' = slope + g',
+    expanded: Σ C(b, i)·C(i, m)·C(e, j)·constant^{i−m}·slope^{m+j}·x^{a+m}·g^{b−i}·g'^{e−j}, as
+    (coefficient, k = a + m, p = b − i, s = e − j), exact zeros left out."""
+    a, b, e = monomial
+
+    def power(x: arb, n: int) -> arb:
+        return arb(1) if n == 0 else x**n
+
+    out = []
+    for i in range(b + 1):
+        for m in range(i + 1):
+            for j in range(e + 1):
+                weight = math.comb(b, i) * math.comb(i, m) * math.comb(e, j) * power(constant, i - m)
+                weight = weight * power(slope, m + j)
+                if not (weight.is_exact() and weight == 0):
+                    out.append((weight, a + m, b - i, e - j))
     return out
 
 
@@ -598,31 +760,19 @@ def _monomial(
     monomial: tuple[int, int, int],
     digits: int,
 ) -> arb | None:
-    """One E[X^a·φ^b·φ'^e]: on x > 0 φ = A·x + g, φ' = A + g'; on x < 0 φ = c + g, φ' = g'."""
-    a, b, e = monomial
+    """One E[X^a·φ^b·φ'^e]: on x > 0 φ = A·x + d + g, φ' = A + g'; on x < 0 φ = c + g, φ' = g'
+    (c = floor, d = top), each side expanded (``_side_terms``): the terms free of g are
+    coefficient·E[X^k; side] = coefficient·(±1)^k·q^{k/2}·E[Z^k; Z > 0]."""
     nums = _numbers(decl, params)
-    A, c = nums.scale, nums.floor
     closed = arb(0)
     terms: list[tuple[int, arb, int, int, int]] = []  # (side, coefficient, k, p, s)
-    if b + e == 0:
-        closed += (1 + (-1) ** a) * Q ** (arb(a) / 2) * _half_gaussian(a)
-    else:
-        for i in range(b + 1):  # x < 0: Σ C(b, i)·c^i·g^{b−i}·g'^e
-            weight = math.comb(b, i) * c**i
-            if i and c == 0:
-                continue
-            if i == b and e == 0:
-                closed += weight * (-1) ** a * Q ** (arb(a) / 2) * _half_gaussian(a)
+    for side, constant, slope in ((-1, nums.floor, arb(0)), (1, nums.top, nums.scale)):
+        for weight, k, p, s in _side_terms(monomial, constant, slope):
+            if p == s == 0:
+                closed += weight * (side**k) * Q ** (arb(k) / 2) * _half_gaussian(k)
             else:
-                terms.append((-1, weight, a, b - i, e))
-        for i in range(b + 1):  # x > 0: Σ C(b, i)·C(e, j)·A^{i+j}·x^i·g^{b−i}·g'^{e−j}
-            for j in range(e + 1):
-                weight = math.comb(b, i) * math.comb(e, j) * A ** (i + j)
-                if i == b and j == e:
-                    closed += weight * Q ** (arb(a + i) / 2) * _half_gaussian(a + i)
-                else:
-                    terms.append((1, weight, a + i, b - i, e - j))
-    scale = abs(closed)
+                terms.append((side, weight, k, p, s))
+    scale = abs(closed) if abs(closed) > 0 else _g_size(nums, Q, terms)
     goal = arb(10) ** -(digits + 1)
     for _ in range(ATTEMPTS):
         if not scale > 0:
@@ -640,6 +790,22 @@ def _monomial(
     return None
 
 
+def _power_decay(nums: _Numbers, powers: tuple[int, int]) -> arb:
+    """C with |g^p·g'^s| ≤ C·(1 + |x|)·e^{−λ|x|}: C₀^p·C₁^s·G^{p+s−1}, G = sup (1 + x)·e^{−λx}."""
+    p, s = powers
+    return nums.value**p * nums.slope**s * _sup(arb(1), nums.rate) ** (p + s - 1)
+
+
+def _g_size(nums: _Numbers, Q: arb, terms: Sequence[tuple[int, arb, int, int, int]]) -> arb:
+    """Σ |coefficient|·∫_{half} |x|^k·|g^p·g'^s|·n(x/σ)/σ dx bounded with n ≤ n(0): the size of
+    the terms of g, the scale of a moment whose closed part is 0 (a step's E[φ'²])."""
+    total = arb(0)
+    for _, weight, k, p, s in terms:
+        C = _power_decay(nums, (p, s))
+        total += abs(weight) * C * (_tail_power(k, arb(0), nums.rate) + _tail_power(k + 1, arb(0), nums.rate))
+    return arb((total / ((2 * arb.pi()).sqrt() * Q.sqrt())).lower())
+
+
 def _g_term(
     act: Activation,
     decl: ReluLike,
@@ -652,9 +818,8 @@ def _g_term(
     tol: arb,
 ) -> arb | None:
     """∫ x^k·g^p·g'^s·n(x/σ)/σ dx over the half-line ``side`` (``relu_like_expectations``)."""
-    p, s = powers
     rate = nums.rate
-    C = nums.value**p * nums.slope**s * _sup(arb(1), rate) ** (p + s - 1)
+    C = _power_decay(nums, powers)
     front = 1 / ((2 * arb.pi()).sqrt() * Q.sqrt())
 
     def beyond(t: arb) -> arb:
@@ -684,4 +849,11 @@ def _g_term(
     return front * value + arb(0, beyond(edge).upper())
 
 
-__all__ = ["MIN_VARIANCE", "applies", "declared", "relu_like_expectations", "relu_like_kernel"]
+__all__ = [
+    "MIN_VARIANCE",
+    "applies",
+    "correlation_reach",
+    "declared",
+    "relu_like_expectations",
+    "relu_like_kernel",
+]
