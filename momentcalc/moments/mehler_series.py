@@ -58,7 +58,7 @@ from ..engine.balls import arb_precision
 # the caller takes another route.
 MAX_TERMS = 1600
 GUARD_BITS = 64  # working bits past the fixed point's
-_STRIPS = tuple(1.5 + 0.025 * i for i in range(20))  # candidate half-widths d < 2
+_STRIPS = (1.5, 1.7, 1.8, 1.9, 1.95, 1.975, 1.99)  # candidate half-widths d < 2
 
 
 class MehlerSeries:
@@ -103,9 +103,7 @@ def terms_needed(c_top: float, bits: int) -> int:
     return n + 1 - n % 2
 
 
-def series(
-    form: tuple[Fraction, Fraction, Fraction], q: arb, c_top: float, goal: int
-) -> MehlerSeries | None:
+def series(form: tuple[Fraction, Fraction, Fraction], q: arb, c_top: float, goal: int) -> MehlerSeries | None:
     """Mehler's series of φ = a + b·tanh(x/s) (``form`` = (a, b, s)) at the exact q > 0, its
     coefficients within about 2^−goal (absolute, per term, at c_top) and its tails below that on
     [0, c_top]; None where it would need more than MAX_TERMS terms."""
@@ -191,19 +189,22 @@ def _plan(q: float, last: int, goal: int, c: float) -> tuple[float, float, int, 
     assert best is not None
     step, strip = best
     step = math.ldexp(math.floor(math.ldexp(step, 40)), -40)  # exact and short
-    x = math.sqrt((last + 1) / q) + 0.5
-    while True:
+
+    def cut_off(x: float) -> bool:  # the nodes past x negligible for every n
         worst = max(
-            weight[n]
-            + n * math.log(x)
-            - q * x * x / 2
-            - math.log(q * x - n / x)
-            - math.log(math.sinh(math.pi * x / 2))
+            weight[n] + n * math.log(x) - q * x * x / 2 - math.log(q * x - n / x) - math.pi * x / 2
             for n in odd
         )
-        if worst <= -target:
-            break
-        x += 0.05
+        return worst + math.log(2) <= -target  # (sinh(πx/2) ≥ e^(πx/2)/2 here)
+
+    low = math.sqrt((last + 1) / q) + 0.5
+    high = low
+    while not cut_off(high):
+        high *= 1.5
+    while high - low > 0.02:  # the leftmost x where the nodes past it do not matter
+        middle = (low + high) / 2
+        low, high = (low, middle) if cut_off(middle) else (middle, high)
+    x = high
     nodes = math.ceil(x / step)
     top = (nodes + 1) * step
     rounding = max(weight[n] + (n + 1) * math.log(top) - math.log(n + 1) for n in odd)
@@ -235,9 +236,7 @@ def _values(q: arb, h: arb, nodes: int, bits: int) -> tuple[list[fmpz], arb]:
 
 def _power_sums(integers: Sequence[fmpz], length: int) -> list[fmpz]:
     """Σ_j (j²)^k·(j·W_j) for k < ``length`` (j from 1), exactly: P/Q mod t^length."""
-    leaves = [
-        (fmpz_poly([j * w]), fmpz_poly([1, -j * j])) for j, w in enumerate(integers, start=1) if w != 0
-    ]
+    leaves = [(fmpz_poly([j * w]), fmpz_poly([1, -j * j])) for j, w in enumerate(integers, start=1) if w != 0]
     if not leaves:
         return [fmpz(0)] * length
     while len(leaves) > 1:

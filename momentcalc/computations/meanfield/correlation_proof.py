@@ -148,7 +148,9 @@ def prove_correlation(
             found = _over_q(found, q_star, q_slopes[which])
         return found
 
-    if (centre_digits is not None and centre_digits <= MEHLER_ROUGH) or mehler_pays(act, float(centre), digits):
+    if (centre_digits is not None and centre_digits <= MEHLER_ROUGH) or mehler_pays(
+        act, float(centre), digits
+    ):
         found, polished = _mehler(act, ww, bb, q_star, b_ball, centre, digits, q_slopes)
         if found is not None:
             return found
@@ -202,7 +204,7 @@ MEHLER_FROM = 200
 MEHLER_TERMS = 1000
 MEHLER_ROUGH = 30  # digits c*'s rough Newton stages reach where the series is taken
 MEHLER_NEWTON = 40  # Newton steps on the series' midpoints, at most
-MEHLER_GUARD = 40  # bits of K and K₁ past the Newton bracket's (the slope's ball is then set by c*'s)
+MEHLER_GUARD = 64  # bits of K and K₁ past the Newton bracket's (the slope's ball is then set by c*'s)
 
 
 def _mehler_goal(digits: int) -> int:
