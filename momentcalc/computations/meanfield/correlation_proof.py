@@ -148,9 +148,8 @@ def prove_correlation(
             found = _over_q(found, q_star, q_slopes[which])
         return found
 
-    if (centre_digits is not None and centre_digits <= MEHLER_ROUGH) or mehler_pays(
-        act, float(centre), digits
-    ):
+    # the rough stages stopped at MEHLER_ROUGH digits where ``mehler_pays`` (at the working digits)
+    if (centre_digits == MEHLER_ROUGH and digits >= MEHLER_FROM) or mehler_pays(act, float(centre), digits):
         found, polished = _mehler(act, ww, bb, q_star, b_ball, centre, digits, q_slopes)
         if found is not None:
             return found
@@ -239,7 +238,7 @@ def _mehler(
     Newton's method on F(c) = (σ_w²·K(c) + σ_b²)/q* − c at the balls' midpoints takes a rough
     c₀ to every digit (each step one polynomial evaluation); from there ``_newton_bracket``
     proves c*'s ball, and the slope is σ_w²·K₁ on that ball."""
-    if q_slopes is None:
+    if q_slopes is None or act.tanh_form is None or act.expression:
         return None, None
     q_mid = arb(q_star.mid())
     series = mehler_series.series(act.tanh_form, q_mid, _mehler_top(float(centre)), _mehler_goal(digits))
