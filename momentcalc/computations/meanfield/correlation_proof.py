@@ -200,7 +200,7 @@ def prove_correlation(
 # 0.047 (σ_w² 8, 779 terms) 2.8 s, 0.165 (σ_w² 4, 1319 terms) 8.4 s (the lattice's whole proof
 # about 5 s there): its products grow as terms × nodes × bits.
 MEHLER_FROM = 200
-MEHLER_TERMS = 1000
+MEHLER_TERMS = 1600
 MEHLER_ROUGH = 30  # digits c*'s rough Newton stages reach where the series is taken
 MEHLER_NEWTON = 40  # Newton steps on the series' midpoints, at most
 MEHLER_GUARD = 64  # bits of K and K₁ past the Newton bracket's (the slope's ball is then set by c*'s)
