@@ -61,7 +61,7 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 
-from flint import arb, arb_poly, ctx, fmpz, fmpz_poly
+from flint import arb, ctx, fmpz, fmpz_poly
 
 from ..engine.balls import arb_precision
 
@@ -80,9 +80,9 @@ class MehlerSeries:
         self.coefficients = coefficients  # β_n², n = 0..N (N odd)
         self.terms = len(coefficients) - 1
         self.q, self.c_top = q, c_top
-        self._k = arb_poly(coefficients)
-        self._k1 = arb_poly([n * coefficients[n] for n in range(1, len(coefficients))])
-        self._k2 = self._k1.derivative()
+        self._k = coefficients
+        self._k1 = [n * coefficients[n] for n in range(1, len(coefficients))]
+        self._k2 = [n * self._k1[n] for n in range(1, len(self._k1))]
         self._square, self._slope_square = amplitude * amplitude, (amplitude / scale) ** 2
 
     def k(self, c: arb) -> arb | None:
@@ -100,13 +100,21 @@ class MehlerSeries:
         return _mean_value(self._k1, self._k2, c) / self.q + arb(0, tail.upper())
 
 
-def _mean_value(poly: arb_poly, slope: arb_poly, c: arb) -> arb:
+def _horner(coefficients: Sequence[arb], c: arb) -> arb:
+    """Σ_n coefficients[n]·c^n (Horner's rule)."""
+    total = arb(0)
+    for value in reversed(coefficients):
+        total = total * c + value
+    return total
+
+
+def _mean_value(poly: Sequence[arb], slope: Sequence[arb], c: arb) -> arb:
     """poly over the ball c by the mean value theorem: poly(mid) ± rad·sup|poly'| (tighter than
     the polynomial evaluated on the ball, whose radius is about twice that)."""
     radius = c.rad()
     if radius == 0:
-        return poly(c)
-    return poly(arb(c.mid())) + arb(0, (radius * abs(slope(c))).upper())
+        return _horner(poly, c)
+    return _horner(poly, arb(c.mid())) + arb(0, (radius * abs(_horner(slope, c))).upper())
 
 
 def terms_needed(c_top: float, bits: int) -> int:

@@ -29,6 +29,13 @@ map is σ_w²·K₁(c)):
 
 If the signs are not proven (c₀ was not close enough), the evaluation is repeated once at c₁.
 
+Where φ = a + b·tanh(x/s) and c* is small (``mehler_pays``: Mehler's series K(c) = Σ β_n²·c^n
+reaches every digit within MEHLER_TERMS terms), K and K₁ come from that series instead
+(``_mehler``, ``moments.mehler_series``): a polynomial in c with proven coefficients and tail,
+valid for every c in [0, 1), so Newton's method on its midpoints takes c₀ from a few digits (the
+rough stages stop at MEHLER_ROUGH) to every digit at the cost of polynomial evaluations, the
+Newton step's proof is the one above, and the slope is K₁ on c*'s ball. No lattice rule at all.
+
 Where φ'' is known to the certified route (tanh: ``bivariate_certified.has_second``) the slope
 needs no integral at c₁ (``_shared_lattice``): K and K₁ come to every digit from one lattice
 rule at c₀ (φ and φ' from the same points, the same Gaussian weights), and K₁(c*) by Taylor's
@@ -195,10 +202,12 @@ def prove_correlation(
 
 # Mehler's series (``moments.mehler_series``) for c* and the slope there, where φ declares
 # φ = a + b·tanh(x/s) (``Activation.tanh_form``), from MEHLER_FROM working digits and where the
-# series needs at most MEHLER_TERMS terms (c* small: c*^N ≤ 10^−digits). Measured in process at
-# a thousand digits (tanh, σ_b² = 0.05): the series at c* = 0.012 (σ_w² 20, 541 terms) 1.4 s,
-# 0.047 (σ_w² 8, 779 terms) 2.8 s, 0.165 (σ_w² 4, 1319 terms) 8.4 s (the lattice's whole proof
-# about 5 s there): its products grow as terms × nodes × bits.
+# series needs at most MEHLER_TERMS terms (c* small: c*^N ≤ 2^−bits). The series' cost grows
+# with the terms (its products as terms × nodes × bits); at a thousand digits (tanh, σ_b² = 0.05,
+# in process at load 5-8) c* = 0.0015 (σ_w² 30, σ_b² 0.01; 365 terms) about 0.2-0.3 s,
+# c* = 0.012 (σ_w² 20, 541 terms) 0.3-0.5 s, 0.047 (σ_w² 8, 779) 0.5-0.9 s, 0.165 (σ_w² 4,
+# 1319) 1.4-1.8 s (the lattice's proof about 5 s there), 0.45 (σ_w² 2.5, 2947) 5.4 s (the
+# lattice's 2.4-2.7 s): hence MEHLER_TERMS.
 MEHLER_FROM = 200
 MEHLER_TERMS = 1600
 MEHLER_ROUGH = 30  # digits c*'s rough Newton stages reach where the series is taken
