@@ -109,8 +109,7 @@ def _horner(coefficients: Sequence[arb], c: arb) -> arb:
 
 
 def _mean_value(poly: Sequence[arb], slope: Sequence[arb], c: arb) -> arb:
-    """poly over the ball c by the mean value theorem: poly(mid) ± rad·sup|poly'| (tighter than
-    the polynomial evaluated on the ball, whose radius is about twice that)."""
+    """poly over the ball c by the mean value theorem: poly(mid) ± rad·sup|poly'|."""
     radius = c.rad()
     if radius == 0:
         return _horner(poly, c)
