@@ -117,6 +117,10 @@ class Activation(NamedTuple):
     # (log_sigmoid), else 0. ``moments.dks_convex`` bounds DKS's C'(1) for them
     # (tests/test_tat_reach.py checks every declaration on a grid).
     relu_mixture: int = 0
+    # (a, b, s) when φ(x) = a + b·tanh(x/s) exactly (tanh, sigmoid): its Hermite moments then
+    # come from tanh's Fourier transform (``moments.mehler_series``: Mehler's series of the
+    # bivariate kernel at small correlations; tests/test_mehler_series.py checks each declaration)
+    tanh_form: tuple[Fraction, Fraction, Fraction] | None = None
 
     def bind(self, **values: Number) -> Activation:
         """This activation with its parameters set (defaults for the ones not given)."""
@@ -510,6 +514,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
         nonnegative=_always,
         aliases=("logistic",),
         pair=lambda x, p: _sigmoid_pair(x),
+        tanh_form=(Fraction(1, 2), Fraction(1, 2), Fraction(2)),
     ),
     Activation(
         "tanh",
@@ -520,6 +525,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
         nonnegative=_never,
         tangent_bound=True,
         parity="odd",
+        tanh_form=(Fraction(0), Fraction(1), Fraction(1)),
     ),
     Activation(
         "swish",

@@ -29,6 +29,13 @@ map is σ_w²·K₁(c)):
 
 If the signs are not proven (c₀ was not close enough), the evaluation is repeated once at c₁.
 
+Where φ = a + b·tanh(x/s) and c* is small (``mehler_pays``: Mehler's series K(c) = Σ β_n²·c^n
+reaches every digit within MEHLER_TERMS terms), K and K₁ come from that series instead
+(``_mehler``, ``moments.mehler_series``): a polynomial in c with proven coefficients and tail,
+valid for every c in [0, 1), so Newton's method on its midpoints takes c₀ from a few digits (the
+rough stages stop at MEHLER_ROUGH) to every digit at the cost of polynomial evaluations, the
+Newton step's proof is the one above, and the slope is K₁ on c*'s ball. No lattice rule at all.
+
 Where φ'' is known to the certified route (tanh: ``bivariate_certified.has_second``) the slope
 needs no integral at c₁ (``_shared_lattice``): K and K₁ come to every digit from one lattice
 rule at c₀ (φ and φ' from the same points, the same Gaussian weights), and K₁(c*) by Taylor's
@@ -52,6 +59,8 @@ from ...moments.bivariate_certified import (
     has_third,
     second_bound,
 )
+from ...moments import mehler_series
+from ...moments.mehler_series import terms_needed
 from ...tier import Precision
 
 ATTEMPTS = 2
@@ -146,6 +155,13 @@ def prove_correlation(
             found = _over_q(found, q_star, q_slopes[which])
         return found
 
+    # the rough stages stopped at MEHLER_ROUGH digits where ``mehler_pays`` (at the working digits)
+    if (centre_digits == MEHLER_ROUGH and digits >= MEHLER_FROM) or mehler_pays(act, float(centre), digits):
+        found, polished = _mehler(act, ww, bb, q_star, b_ball, centre, digits, q_slopes)
+        if found is not None:
+            return found
+        if polished is not None:  # c₀ to about every digit (the series' midpoints): no third-order step
+            centre, centre_digits = polished, None
     if centre_digits is not None:
         if has_third(act):
             third = _third_lattice(act, ww, bb, q_star, b_ball, centre, digits, centre_digits, q_slopes)
@@ -182,6 +198,88 @@ def prove_correlation(
         spread = arb((dist * b_ball * _sup_power(c_max)).upper())  # K₁ over [point, c*]
         return c_star, ww * (k1_point + arb(0, spread))
     return None
+
+
+# Mehler's series (``moments.mehler_series``) for c* and the slope there, where φ declares
+# φ = a + b·tanh(x/s) (``Activation.tanh_form``), from MEHLER_FROM working digits and where the
+# series needs at most MEHLER_TERMS terms (c* small: c*^N ≤ 2^−bits). The series' cost grows
+# with the terms (its products as terms × nodes × bits); at a thousand digits (tanh, σ_b² = 0.05,
+# in process at load 5-8) c* = 0.0015 (σ_w² 30, σ_b² 0.01; 365 terms) about 0.2-0.3 s,
+# c* = 0.012 (σ_w² 20, 541 terms) 0.3-0.5 s, 0.047 (σ_w² 8, 779) 0.5-0.9 s, 0.165 (σ_w² 4,
+# 1319) 1.4-1.8 s (the lattice's proof about 5 s there), 0.45 (σ_w² 2.5, 2947) 5.4 s (the
+# lattice's 2.4-2.7 s): hence MEHLER_TERMS.
+MEHLER_FROM = 200
+MEHLER_TERMS = 1600
+MEHLER_ROUGH = 30  # digits c*'s rough Newton stages reach where the series is taken
+MEHLER_NEWTON = 40  # Newton steps on the series' midpoints, at most
+MEHLER_GUARD = 64  # bits of K and K₁ past the Newton bracket's (the slope's ball is then set by c*'s)
+
+
+def _mehler_goal(digits: int) -> int:
+    return Precision(digits, guard=0).bits + MEHLER_GUARD
+
+
+def mehler_pays(act: Any, c: float, digits: int) -> bool:
+    """Is c* (near ``c``) proven from Mehler's series at ``digits`` working digits?"""
+    if act.expression or act.tanh_form is None or digits < MEHLER_FROM or not 0 < c < 1:
+        return False
+    return terms_needed(_mehler_top(c), _mehler_goal(digits)) <= MEHLER_TERMS
+
+
+def _mehler_top(c: float) -> float:
+    """The largest correlation the series is planned for (c* is within this of a rough c)."""
+    return c * (1 + 2.0**-20) + 2.0**-40
+
+
+def _mehler(
+    act: Any,
+    ww: Any,
+    bb: Any,
+    q_star: Any,
+    b_ball: Any,
+    centre: Any,
+    digits: int,
+    q_slopes: tuple[Any, Any] | None,
+) -> tuple[tuple[Any, Any] | None, Any | None]:
+    """(``prove_correlation``'s answer from Mehler's series of K and K₁ at q*'s midpoint, or
+    None; c₀ polished by the series, or None). K(c) and K₁(c) at q*'s midpoint hold for every
+    c in [0, 1) (the series' tails bounded by c^N), widened over q*'s ball by ``q_slopes``.
+    Newton's method on F(c) = (σ_w²·K(c) + σ_b²)/q* − c at the balls' midpoints takes a rough
+    c₀ to every digit (each step one polynomial evaluation); from there ``_newton_bracket``
+    proves c*'s ball, and the slope is σ_w²·K₁ on that ball."""
+    if q_slopes is None or act.tanh_form is None or act.expression:
+        return None, None
+    q_mid = arb(q_star.mid())
+    series = mehler_series.series(act.tanh_form, q_mid, _mehler_top(float(centre)), _mehler_goal(digits))
+    if series is None:
+        return None, None
+    c = arb(centre.mid())
+    small = arb(2) ** -(_mehler_goal(digits) + 8)
+    for _ in range(MEHLER_NEWTON):
+        k, k1 = series.k(c), series.k1(c)
+        if k is None or k1 is None:
+            return None, None
+        slope = ww * k1 - 1
+        if not slope < 0:
+            return None, None
+        step = ((ww * k + bb) / q_mid - c) / slope
+        c = arb((c - step).mid())
+        if not 0 < c < 1:
+            return None, None
+        if abs(step.mid()) <= small * c:
+            break
+    k, k1 = series.k(c), series.k1(c)
+    if k is None or k1 is None:
+        return None, None
+    k, k1 = _over_q(k, q_star, q_slopes[0]), _over_q(k1, q_star, q_slopes[1])
+    bracket = _newton_bracket(ww, bb, q_star, b_ball, c, k, k1, digits)
+    if bracket is None or bracket[0] is None:
+        return None, c
+    c_star = bracket[0]
+    slope_k1 = series.k1(c_star)
+    if slope_k1 is None:
+        return None, c
+    return (c_star, ww * _over_q(slope_k1, q_star, q_slopes[1])), c
 
 
 def _over_q(value: Any, q_star: Any, slope: Any) -> Any:

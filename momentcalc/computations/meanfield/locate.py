@@ -506,10 +506,14 @@ def correlation_fixed_point(
         rough and len(newton_stages(digits, C_LOCATE_DIGITS)) > 1
     ):  # (at a few digits the search's c is as rough)
         stages = newton_stages(digits, C_LOCATE_DIGITS)[:-1]
-        if third is not None and third[0] is not None:
-            from .correlation_proof import third_pays
+        if third is not None:
+            from .correlation_proof import MEHLER_ROUGH, mehler_pays, third_pays
 
-            if third_pays(float(q), float(c)):  # the proof's step is of third order: a third of the digits
+            if mehler_pays(model.act, float(c), digits):  # the proof's Newton steps take c* from a few digits
+                stages = newton_stages(MEHLER_ROUGH - 5, C_LOCATE_DIGITS)
+                third[0] = MEHLER_ROUGH
+            elif third[0] is not None and third_pays(float(q), float(c)):
+                # the proof's step is of third order: a third of the digits
                 stages = newton_stages(third[0] - 5, C_LOCATE_DIGITS)
             else:
                 third[0] = None
