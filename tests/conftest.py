@@ -8,6 +8,15 @@ import os
 import warnings
 from dataclasses import dataclass
 
+# One BLAS thread per process: xdist already runs one worker per core, and OpenBLAS's extra
+# threads spin while they wait, which cost the simulation tests about a third more CPU.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import pytest
+from hypothesis import settings
+
+from tests import cli_runner, source_trees
+
 # Python's collector runs a young-generation pass every 700 new container objects and a full pass
 # every 100 young ones; collecting the suite (assertion rewriting's ASTs, the parametrizations)
 # and mpmath's, sympy's and the parsers' temporaries cross 700 so often that the passes cost
@@ -17,15 +26,6 @@ from dataclasses import dataclass
 # 0.4-0.5 s (10.5-12.8 s -> 7.9-9.2 s in all), test_certified.py 0.6 -> 0.14 s, test_kernel.py
 # 0.45 -> 0.23 s. Cyclic garbage still goes, later; nothing in the tests waits for a collection.
 gc.set_threshold(50_000, 20, 20)
-
-# One BLAS thread per process: xdist already runs one worker per core, and OpenBLAS's extra
-# threads spin while they wait, which cost the simulation tests about a third more CPU.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-import pytest
-from hypothesis import settings
-
-from tests import cli_runner, source_trees
 
 # The default run (CI's) draws the same examples every time, so a red CI is reproducible and
 # never a coin toss; `HYPOTHESIS_PROFILE=explore` draws fresh ones to hunt for new failures.
