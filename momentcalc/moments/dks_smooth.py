@@ -1,0 +1,271 @@
+"""Toward a proven ceiling over the per-layer C'(1) that deep kernel shaping can give a smooth
+relu-like activation (swish, and by the same framework mish and gelu; Martens et al., 2021,
+"Rapid training of deep neural networks without skip connections or normalization layers").
+
+NOT WIRED INTO ``tat``: the proof below covers one region of the (input_scale, input_shift)
+plane (the core, where the largest C'(1) sits), not the whole plane, so no user-visible result
+rests on it yet. The remaining regions, and how to close them, are set out at the end.
+
+The identity. With f(z) = φ(a·z + b), Z ~ N(0, 1), X = aZ + b, DKS's local maps give
+C'(1) = E[f'²]/Var f and, by Stein's lemma, Q'(1) = (E[f'²] + Cov(f, f''))/Var f. Put
+κ = −Cov(f, f'')/E[f'²] (scale-free: = −Cov(φ(X), φ''(X))/E[φ'(X)²]). Wherever Q'(1) = 1,
+C'(1) = 1/(1 − κ), so C'(1) < B there for every (a, b) as soon as
+
+    G_B = (B − 1)·E[f'²] + B·Cov(f, f'') > 0    for every a > 0 and b.
+
+Relu's part taken out. With y = −b/a (the kink's place in z), t = 1/a and g = relu − φ (for
+these activations g is even-like, ≥ 0 and decays exponentially on both sides; g(0) = 0, g' jumps
+by 1 at 0 and g'' below means −φ'', the regular part), f = a·F with F = r_y − t·g(X),
+r_y(z) = max(z − y, 0), F' = 1{X > 0} − g'(X), F'' = −a·g''(X). For a kernel k put
+I[k] = ∫ k(x)·ϕ(y + t·x) dx (so E[k(X)] = t·I[k]); with ϕ, Q the standard normal's density and
+tail and m(y) = ϕ(y) − y·Q(y) = E r_y,
+
+    E[F'²]      = Q(y) + t·I[k₁],                          k₁ = −2·1{x > 0}·g' + g'²,
+    Cov(F, F'') = t·I[k₂] + (m(y) − t²·I[g])·I[g''],         k₂ = −max(x, 0)·g'' + g·g'',
+
+and G_B/a² = (B − 1)·E[F'²] + B·Cov(F, F''). At t = 0 (input_scale → ∞) I[g''] = −ϕ(y) and
+G_B/a² = (B − 1)·Q(y) − B·m(y)·ϕ(y): relu's own condition, whose ratio ϕ·m/Q is at most
+0.3554 (at y = −0.48), so B = 3 holds there with room. Every I[k] is continuous in (t, y) down to
+t = 0, which is what makes the unbounded direction a → ∞ a compact one in t.
+
+The core region (``core_cells``): 0 ≤ t ≤ T, −Y ≤ y ≤ Y, on cells in (t, y), each shown by
+the mean-value form G(centre) + ∂_t G(cell)·[−r_t, r_t] + ∂_y G(cell)·[−r_y, r_y]. The I[k] are
+Arb's certified integrals (``acb.integral``) over [−U, 0] and [0, U] (the analytic branches of g
+on each side of its kink), the derivatives ∂_y I[k] = −∫ k·u·ϕ(u) dx and
+∂_t I[k] = −∫ k·x·u·ϕ(u) dx (u = y + t·x) likewise with the cell's balls for t and y, and the
+tails |x| > U bounded by the activation's envelopes |g|, |g'|, |g''| ≤ p(|x|)·e^{−|x|}
+(with ϕ ≤ 1/sqrt(2π) and |u·ϕ(u)| ≤ ϕ(1)): ∫_U^∞ p(x)e^{−x} dx = e^{−U}·Σ_j p^{(j)}(U).
+Q, m, ϕ enter with their exact derivatives Q' = −ϕ, m' = −Q, ϕ' = −y·ϕ.
+
+Swish (x·σ(x), σ the logistic function; Ramachandran et al., 2017, "Searching for activation
+functions"): g = |x|·σ(−|x|) on both sides; σ(−|x|) ≤ e^{−|x|} and σ' = σ(x)σ(−x) ≤ e^{−|x|}
+give |g| ≤ |x|e^{−|x|}, |g'| ≤ (1 + |x|)e^{−|x|} (g' = σ(−x) − xσ'(x) for x > 0, −σ − xσ' for
+x < 0) and |g''| = σ'·|2 + x(1 − 2σ)| ≤ (2 + |x|)e^{−|x|}.
+
+What remains for a full proof (``tat`` may trust a ceiling only once all of it is shown):
+
+* a ≤ 1/T (small input_scale), every b: the covariance inequality
+  |Cov(φ(X), ψ(X))| ≤ a²·sqrt(E φ'(X)²)·sqrt(E ψ'(X)²) gives κ ≤ a²·sqrt(E φ'''²/E φ'²), and
+  E φ'² ≥ (E φ')² + a²(E φ'')²; cells in b on a bounded range with Taylor bounds on E φ', E φ''
+  around φ'(b), φ''(b), the far left by the pointwise ratio φ'''²/φ'² on x ≤ −3 plus the
+  Gaussian mass beyond, the far right by φ' ≥ 1/2 on x ≥ 0.
+* y ≤ −Y (the mass on the linear side): G_B/a² ≥ (B − 1)·(Q − t|I[k₁]|) − B·(...), with the
+  I[k] bounded by e^{−b + a²/2}·poly (a small) or by t·ϕ(y)·∫|k|e^{|y|t|x|} (|y|t ≤ 1/2).
+* y ≥ Y (the mass left of the kink): three regimes in λ = y·t = −b/a²: relu-like (λ → 0),
+  the tilted kink (0 < λ < 2, where E[k(X)] = (ϕ(y)/a)·∫k(x)e^{−λx − t²x²/2}dx stays finite as
+  t → 0: second-order kernels decay like e^{2x} on the left) and the exponential tail (λ > 2,
+  where σ(x) = Σ (−1)^{j+1}e^{jx} on x < 0 gives closed forms E[X^k e^{nX}] up to alternating
+  remainders); the transitions at λ = 1 (first-order kernels) and λ = 2 need cells in (t, λ).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+from flint import acb, arb, ctx
+
+from ..engine.gaussian_balls import as_arb
+
+PRECISION = 96
+CEILING = Fraction(3)  # the bound aimed at: C'(1) < 3 wherever Q'(1) = 1
+T, Y = Fraction(4), Fraction(6)  # the core region: 0 ≤ t = 1/a ≤ T, |y| ≤ Y
+U = 30  # the integrals run over [−U, U]; beyond, the envelopes
+MIN_CELL = Fraction(1, 1 << 10)
+
+# (g, g', g'') on one side of the kink at 0, as acb functions of x
+Branch = Callable[[acb], tuple[acb, acb, acb]]
+
+
+class SmoothRelu(NamedTuple):
+    """What the proof needs of φ: g = relu − φ on each side of 0 (g'' meaning −φ'') and
+    polynomials p with |g|, |g'|, |g''| ≤ p(|x|)·e^{−|x|} on the whole line (coefficients from
+    the constant term up)."""
+
+    name: str
+    left: Branch
+    right: Branch
+    envelopes: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
+def _sigmoid(z: acb) -> acb:
+    return (1 + (z / 2).tanh()) / 2
+
+
+def _swish_parts(z: acb) -> tuple[acb, acb, acb]:
+    """φ, φ', φ'' of swish (σ' = sech²(z/2)/4: no overflow of e^{−z})."""
+    s = _sigmoid(z)
+    ds = (z / 2).sech() ** 2 / 4
+    return z * s, s + z * ds, ds * (2 + z * (1 - 2 * s))
+
+
+def _swish_left(z: acb) -> tuple[acb, acb, acb]:
+    phi, d1, d2 = _swish_parts(z)
+    return -phi, -d1, -d2
+
+
+def _swish_right(z: acb) -> tuple[acb, acb, acb]:
+    phi, d1, d2 = _swish_parts(z)
+    return z - phi, 1 - d1, -d2
+
+
+SWISH = SmoothRelu("swish", _swish_left, _swish_right, ((0, 1), (1, 1), (2, 1)))
+
+
+def _a(x: Fraction | int) -> arb:
+    return as_arb(Fraction(x))
+
+
+def _poly(coefficients: Sequence[Any], x: Any) -> Any:
+    total = 0 * x
+    for c in reversed(coefficients):
+        total = total * x + c
+    return total
+
+
+def _mul(p: Sequence[int], q: Sequence[int]) -> tuple[int, ...]:
+    out = [0] * (len(p) + len(q) - 1)
+    for i, a in enumerate(p):
+        for j, b in enumerate(q):
+            out[i + j] += a * b
+    return tuple(out)
+
+
+def _add(p: Sequence[int], q: Sequence[int]) -> tuple[int, ...]:
+    n = max(len(p), len(q))
+    return tuple((p[i] if i < len(p) else 0) + (q[i] if i < len(q) else 0) for i in range(n))
+
+
+def _tail_integral(p: Sequence[int], start: int) -> arb:
+    """∫_start^∞ p(x)·e^{−x} dx = e^{−start}·Σ_j p^{(j)}(start) (p with nonnegative coefficients)."""
+    total = arb(0)
+    current = list(p)
+    while current:
+        total += _poly(current, _a(start))
+        current = [i * c for i, c in enumerate(current)][1:]
+    return (-_a(start)).exp() * total
+
+
+def _kernel_envelopes(act: SmoothRelu) -> tuple[tuple[int, ...], ...]:
+    """Envelopes of |k₁|, |k₂|, |g|, |g''| (times e^{−|x|}; e^{−2|x|} ≤ e^{−|x|} for products)."""
+    e0, e1, e2 = act.envelopes
+    k1 = _add(_mul((2,), e1), _mul(e1, e1))
+    k2 = _add(_mul((0, 1), e2), _mul(e0, e2))
+    return k1, k2, e0, e2
+
+
+KERNELS = 4  # k₁, k₂, g, g''
+
+
+def _kernels(parts: tuple[acb, acb, acb], z: acb, right: bool) -> tuple[acb, acb, acb, acb]:
+    g, g1, g2 = parts
+    if right:
+        return -2 * g1 + g1 * g1, -z * g2 + g * g2, g, g2
+    return g1 * g1, g * g2, g, g2
+
+
+def _density(u: Any) -> Any:
+    return (-(u * u) / 2).exp() / (2 * arb.pi()).sqrt()
+
+
+def _integrals(act: SmoothRelu, t: arb, y: arb, weight: int) -> list[arb]:
+    """[I[k] for k in (k₁, k₂, g, g'')] with weight 0: ϕ(u), 1: −u·ϕ(u) (∂_y), 2: −x·u·ϕ(u) (∂_t),
+    u = y + t·x, t and y balls; each with its tail beyond |x| = U."""
+    tc, yc = acb(t), acb(y)
+    out = [arb(0)] * KERNELS
+    for right in (False, True):
+        branch = act.right if right else act.left
+        for index in range(KERNELS):
+
+            def integrand(z: acb, analytic: bool, index: int = index, right: bool = right) -> acb:
+                u = yc + tc * z
+                w = _density(u)
+                if weight >= 1:
+                    w = -u * w
+                if weight == 2:
+                    w = z * w
+                return _kernels(branch(z), z, right)[index] * w
+
+            lo, hi = (0, U) if right else (-U, 0)
+            part = acb.integral(integrand, lo, hi, rel_tol=arb(2) ** -40, abs_tol=arb(2) ** -90)
+            out[index] += part.real
+    # tails: |weight| ≤ 1/sqrt(2π) (ϕ), ϕ(1) (|u|ϕ(u)), ϕ(1)·|x| (the t-derivative)
+    top = 1 / (2 * arb.pi()).sqrt()
+    if weight >= 1:
+        top = _density(arb(1))
+    for index, envelope in enumerate(_kernel_envelopes(act)):
+        poly = _mul(envelope, (0, 1)) if weight == 2 else envelope
+        out[index] += arb(0, (2 * top * _tail_integral(poly, U)).upper())
+    return out
+
+
+def _gauss(y: arb) -> tuple[arb, arb, arb]:
+    q = (y / arb(2).sqrt()).erfc() / 2
+    d = _density(y)
+    return q, d, d - y * q
+
+
+def _form(b: arb, t: arb, q: arb, m: arb, i: Sequence[arb]) -> arb:
+    """G_B/a² = (B − 1)(Q + t·I[k₁]) + B(t·I[k₂] + (m − t²·I[g])·I[g''])."""
+    return (b - 1) * (q + t * i[0]) + b * (t * i[1] + (m - t * t * i[2]) * i[3])
+
+
+def _derivatives(
+    b: arb, t: arb, y: arb, i: Sequence[arb], di_y: Sequence[arb], di_t: Sequence[arb]
+) -> tuple[arb, arb]:
+    """∂_t and ∂_y of ``_form`` from the I[k] and their derivatives (Q' = −ϕ, m' = −Q)."""
+    q, d, m = _gauss(y)
+    lin = lambda k: (b - 1) * k[0] + b * k[1]  # noqa: E731
+    prod_t = (-2 * t * i[2] - t * t * di_t[2]) * i[3] + (m - t * t * i[2]) * di_t[3]
+    prod_y = (-q - t * t * di_y[2]) * i[3] + (m - t * t * i[2]) * di_y[3]
+    along_t = lin(i) + t * lin(di_t) + b * prod_t
+    along_y = (b - 1) * (-d) + t * lin(di_y) + b * prod_y
+    return along_t, along_y
+
+
+def cell_value(
+    act: SmoothRelu, bound: Fraction, t0: Fraction, t1: Fraction, y0: Fraction, y1: Fraction
+) -> arb:
+    """An enclosure of G_B/a² over the cell [t0, t1] × [y0, y1] (a mean-value form)."""
+    b = _a(bound)
+    tc, yc = _a((t0 + t1) / 2), _a((y0 + y1) / 2)
+    rt, ry = _a((t1 - t0) / 2), _a((y1 - y0) / 2)
+    q, _, m = _gauss(yc)
+    centre = _form(b, tc, q, m, _integrals(act, tc, yc, 0))
+    tb, yb = arb(tc, rt), arb(yc, ry)
+    i = _integrals(act, tb, yb, 0)
+    di_y = _integrals(act, tb, yb, 1)
+    di_t = _integrals(act, tb, yb, 2)
+    along_t, along_y = _derivatives(b, tb, yb, i, di_y, di_t)
+    return centre + along_t * arb(0, rt) + along_y * arb(0, ry)
+
+
+def core_cells(
+    act: SmoothRelu, bound: Fraction, cells: list[tuple[Fraction, Fraction, Fraction, Fraction]]
+) -> bool:
+    """G_B > 0 on every cell (t0, t1, y0, y1), halving those that do not show it."""
+    cells = list(cells)
+    with ctx.workprec(PRECISION):
+        while cells:
+            t0, t1, y0, y1 = cells.pop()
+            if bool(cell_value(act, bound, t0, t1, y0, y1) > 0):
+                continue
+            if t1 - t0 <= MIN_CELL:
+                return False
+            tm, ym = (t0 + t1) / 2, (y0 + y1) / 2
+            cells += [(t0, tm, y0, ym), (t0, tm, ym, y1), (tm, t1, y0, ym), (tm, t1, ym, y1)]
+    return True
+
+
+def core_grid(step: Fraction = Fraction(1, 2)) -> list[tuple[Fraction, Fraction, Fraction, Fraction]]:
+    """The starting cells of the core region 0 ≤ t ≤ T, −Y ≤ y ≤ Y."""
+    rows, cols = int(T / step), int(2 * Y / step)
+    return [
+        (i * step, (i + 1) * step, -Y + j * step, -Y + (j + 1) * step)
+        for i in range(rows)
+        for j in range(cols)
+    ]
+
+
+__all__ = ["CEILING", "SWISH", "SmoothRelu", "cell_value", "core_cells", "core_grid"]

@@ -1,0 +1,134 @@
+"""``moments.dks_smooth``: the core region of the proof that DKS cannot give swish a per-layer
+C'(1) of 3 (κ = −Cov(φ(X), φ''(X))/E[φ'(X)²] < 2/3 for every input scale and shift). Not wired
+into ``tat`` (the other regions are not proven yet), so these tests check the pieces.
+
+Independent route: κ by mpmath quadrature of the four Gaussian expectations in z, φ and its
+derivatives written out here (not the catalog's, not the proof's relu-split form)."""
+
+from __future__ import annotations
+
+import functools
+from fractions import Fraction
+
+import mpmath
+import pytest
+from flint import arb, ctx
+
+from momentcalc.moments import dks_smooth
+
+REFERENCE = pytest.mark.reference
+
+
+def _swish(x):
+    s = 1 / (1 + mpmath.exp(-x))
+    ds = s * (1 - s)
+    return x * s, s + x * ds, ds * (2 + x * (1 - 2 * s))
+
+
+def _mish(x):
+    s = 1 / (1 + mpmath.exp(-x))
+    th = mpmath.tanh(mpmath.log1p(mpmath.exp(x)))
+    u = (1 - th * th) * s  # (tanh(softplus))' = sech²(softplus)·σ
+    return x * th, th + x * u, 2 * u + x * u * ((1 - s) - 2 * th * s)
+
+
+def _gelu(x):
+    big, small = mpmath.ncdf(x), mpmath.npdf(x)
+    return x * big, big + x * small, small * (2 - x * x)
+
+
+PHI = {"swish": _swish, "mish": _mish, "gelu": _gelu}
+
+
+@functools.cache
+def _kappa(name, a, b, digits=20, pieces=48):
+    """κ(a, b) by quadrature over z in [−12, 12], split in ``pieces`` and at the kink −b/a ± k/a
+    (a single tanh-sinh interval misses the tilted peak of e^{2X}: κ(1, −30) came out +0.13)."""
+    phi = PHI[name]
+    with mpmath.workdps(digits):
+        a, b = mpmath.mpf(a.numerator) / a.denominator, mpmath.mpf(b.numerator) / b.denominator
+        kink = [-b / a + mpmath.mpf(k) / a for k in (-8, -4, -2, -1, 0, 1, 2, 4, 8)]
+        points = sorted(set(list(mpmath.linspace(-12, 12, pieces + 1)) + [p for p in kink if -12 < p < 12]))
+
+        def mean(i, j=None):
+            return mpmath.quad(
+                lambda z: (lambda v: v[i] * (1 if j is None else v[j]))(phi(a * z + b)) * mpmath.npdf(z),
+                points,
+            )
+
+        return -(mean(0, 2) - mean(0) * mean(2)) / mean(1, 1)
+
+
+@pytest.mark.parametrize(
+    "name, a, b, low, high",
+    [
+        # the largest κ of a double-precision scan (log10 a in [−3, 4], b in [−50, 20]), each
+        ("swish", "1", "-3", 0.4797, 0.4798),
+        pytest.param("mish", "0.8", "-2.5", 0.4588, 0.4589, marks=REFERENCE),
+        pytest.param("gelu", "0.6", "-1.7", 0.5688, 0.5689, marks=REFERENCE),
+        # input_scale → ∞ with the kink at y = −0.481: relu's largest ϕ·m/Q = 0.35542
+        pytest.param("swish", "1000", "481", 0.3554, 0.3555, marks=REFERENCE),
+        pytest.param("gelu", "100", "50", 0.3557, 0.3558, marks=REFERENCE),
+        # far left: κ → −(1 − e^{−a²}) + O(1/b) (here −0.6040, from E[X^k e^{nX}] in closed form)
+        pytest.param("swish", "1", "-30", -0.6041, -0.6040, marks=REFERENCE),
+    ],
+)
+def test_kappa_by_quadrature_stays_below_two_thirds(name, a, b, low, high):
+    kappa = _kappa(name, Fraction(a), Fraction(b), pieces=16 if (name, a, b) == ("swish", "1", "-3") else 48)
+    assert low < kappa < high < Fraction(2, 3) - Fraction(9, 100)
+
+
+def _proof_kappa(a, b):
+    """κ from the proof's relu-split form at one point: G_B/a² at B = 1 is Cov(F, F''), and at
+    B = 2 it is E[F'²] + 2·Cov(F, F'')."""
+    with ctx.workprec(dks_smooth.PRECISION):
+        t, y = arb(1) / a, -arb(b) / a
+        integrals = dks_smooth._integrals(dks_smooth.SWISH, t, y, 0)
+        q, _, m = dks_smooth._gauss(y)
+        cov = dks_smooth._form(arb(1), t, q, m, integrals)
+        square = dks_smooth._form(arb(2), t, q, m, integrals) - 2 * cov
+        return -cov / square
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (1, -3),
+        pytest.param(3, -5, marks=REFERENCE),
+        pytest.param(Fraction(1, 2), Fraction(3, 10), marks=REFERENCE),
+    ],
+)
+def test_the_proofs_form_is_kappa_by_quadrature(a, b):
+    proof = _proof_kappa(a, b)
+    assert proof.rad() < 1e-6  # the tails beyond |x| = U, bounded by the envelopes
+    assert abs(float(proof.mid()) - float(_kappa("swish", Fraction(a), Fraction(b), pieces=16))) < 1e-6
+
+
+def test_the_relu_limit_of_the_form():
+    """At t = 0 the form is relu's (B − 1)·Q(y) − B·m(y)·ϕ(y) (the corrections vanish)."""
+    with ctx.workprec(dks_smooth.PRECISION):
+        y = arb("-0.5")
+        q, d, m = dks_smooth._gauss(y)
+        integrals = dks_smooth._integrals(dks_smooth.SWISH, arb(0), y, 0)
+        assert abs(integrals[3] + d) < 1e-9  # I[g''] = −ϕ(y)·∫φ'' = −ϕ(y)
+        form = dks_smooth._form(arb(3), arb(0), q, m, integrals)
+        assert abs(form - (2 * q - 3 * m * d)) < 1e-9
+
+
+def test_core_cells_hold_near_the_peak_and_can_fail():
+    """Cells at the scan's largest κ (t = 1, y = 3) hold at B = 3; next to relu's limit
+    (t → 0, y = −0.5, where C'(1) on the curve nears 1/(1 − 0.3554) = 1.5514) they cannot
+    show B = 3/2."""
+    peak = [(Fraction(1), Fraction(17, 16), Fraction(3), Fraction(49, 16))]
+    relu = [(Fraction(0), dks_smooth.MIN_CELL, Fraction(-61, 128), Fraction(-15, 32))]
+    assert dks_smooth.core_cells(dks_smooth.SWISH, Fraction(3), peak)
+    with ctx.workprec(dks_smooth.PRECISION):
+        assert bool(dks_smooth.cell_value(dks_smooth.SWISH, Fraction(3, 2), *relu[0]) < 0)
+    assert not dks_smooth.core_cells(dks_smooth.SWISH, Fraction(3, 2), relu)
+
+
+@pytest.mark.reference
+@pytest.mark.slow
+def test_the_core_region_holds_for_swish():
+    """The whole core region 0 ≤ t ≤ T, |y| ≤ Y: minutes of CPU."""
+    assert dks_smooth.core_cells(dks_smooth.SWISH, dks_smooth.CEILING, dks_smooth.core_grid(Fraction(1, 4)))
