@@ -216,7 +216,7 @@ def _derivatives(
 ) -> tuple[arb, arb]:
     """∂_t and ∂_y of ``_form`` from the I[k] and their derivatives (Q' = −ϕ, m' = −Q)."""
     q, d, m = _gauss(y)
-    lin = lambda k: (b - 1) * k[0] + b * k[1]  # noqa: E731
+    lin = lambda k: (b - 1) * k[0] + b * k[1]
     prod_t = (-2 * t * i[2] - t * t * di_t[2]) * i[3] + (m - t * t * i[2]) * di_t[3]
     prod_y = (-q - t * t * di_y[2]) * i[3] + (m - t * t * i[2]) * di_y[3]
     along_t = lin(i) + t * lin(di_t) + b * prod_t
