@@ -42,20 +42,49 @@ functions"): g = |x|·σ(−|x|) on both sides; σ(−|x|) ≤ e^{−|x|} and σ
 give |g| ≤ |x|e^{−|x|}, |g'| ≤ (1 + |x|)e^{−|x|} (g' = σ(−x) − xσ'(x) for x > 0, −σ − xσ' for
 x < 0) and |g''| = σ'·|2 + x(1 − 2σ)| ≤ (2 + |x|)e^{−|x|}.
 
-What remains for a full proof (``tat`` may trust a ceiling only once all of it is shown):
+What remains for a full proof (``tat`` may trust a ceiling only once all of it is shown). Every
+E[h(X)] has the exact tilted form E[h(X)] = (ϕ(y)/a)·∫ h(x)·e^{−λx − t²x²/2} dx with
+λ = y·t = −b/a²; on an x-interval where h has one sign, that integral is monotone in t (the factor
+e^{−t²x²/2} falls) and in λ (the sign of x decides), so a cell [t₀, t₁] × [λ₀, λ₁] is enclosed by
+integrals at its corners with exact parameters (no parameter balls inside ``acb.integral``).
 
-* a ≤ 1/T (small input_scale), every b: the covariance inequality
-  |Cov(φ(X), ψ(X))| ≤ a²·sqrt(E φ'(X)²)·sqrt(E ψ'(X)²) gives κ ≤ a²·sqrt(E φ'''²/E φ'²), and
-  E φ'² ≥ (E φ')² + a²(E φ'')²; cells in b on a bounded range with Taylor bounds on E φ', E φ''
-  around φ'(b), φ''(b), the far left by the pointwise ratio φ'''²/φ'² on x ≤ −3 plus the
-  Gaussian mass beyond, the far right by φ' ≥ 1/2 on x ≥ 0.
-* y ≤ −Y (the mass on the linear side): G_B/a² ≥ (B − 1)·(Q − t|I[k₁]|) − B·(...), with the
-  I[k] bounded by e^{−b + a²/2}·poly (a small) or by t·ϕ(y)·∫|k|e^{|y|t|x|} (|y|t ≤ 1/2).
-* y ≥ Y (the mass left of the kink): three regimes in λ = y·t = −b/a²: relu-like (λ → 0),
-  the tilted kink (0 < λ < 2, where E[k(X)] = (ϕ(y)/a)·∫k(x)e^{−λx − t²x²/2}dx stays finite as
-  t → 0: second-order kernels decay like e^{2x} on the left) and the exponential tail (λ > 2,
-  where σ(x) = Σ (−1)^{j+1}e^{jx} on x < 0 gives closed forms E[X^k e^{nX}] up to alternating
-  remainders); the transitions at λ = 1 (first-order kernels) and λ = 2 need cells in (t, λ).
+* y ≤ −Y (the mass on the linear side): split by b = |y|/t. For |y|·t ≤ 1/2, ϕ(y + tx) ≤ ϕ(y)
+  for x ≤ 0 and ≤ ϕ(y)·e^{x/2} for x > 0, so |I[k]| ≤ ϕ(y)·∫p(|x|)(e^{−|x|} + e^{−|x|/2})dx and
+  G_B/a² ≥ (B − 1)(Q − t·ϕ·c₁) − B(t·ϕ·c₂ + (m + t²ϕc_g)·ϕ·c_g2), every term falling in |y|
+  beyond Y. For |y|·t ≥ 1/2 and b ≥ B₀ (B₀ ≈ 24): |I[k]| ≤ ϕ(y/2)∫|k| + ∫_{b/2}^∞ p(x)e^{−x}dx
+  /sqrt(2π). The rest (b < B₀, t ≤ T) is a bounded piece for ``core_cells`` (y ≥ −B₀·T).
+* a ≤ 1/T (small input_scale), every b: the covariance identity
+  Cov(φ(X), ψ(X)) = a²∫₀¹ E[φ'(X)ψ'(X_ρ)]dρ gives |Cov(φ, φ'')| ≤ a²·sqrt(E[φ'²]·E[φ'''²]),
+  and E[φ'²] ≥ (E φ')² + a²(E φ'')² (the first two Hermite coefficients of φ'(b + aZ)), so
+  κ < 2/3 once 9a⁴·E[φ'''²] < 4·((E φ')² + a²(E φ'')²): cells in b on a bounded range with
+  E φ' ∈ φ'(b) ± a²·sup|φ'''|/2 and E φ'' ∈ φ''(b) ± a²·sup|φ''''|/2 (near b* = −1.2785, where
+  φ' = 0, the a²(E φ'')² term carries it: a ≤ 1/4 suffices since sup|φ'''| ≈ 0.5 and
+  φ''(b*) ≈ 0.22); far right φ' ≥ 1/2 on x ≥ 0; far left a pointwise bound φ'''² ≤ K·φ'² on
+  x ≤ −3 (both ≈ x²e^{2x}) plus the Gaussian mass above −3, e^{−(b+3)²/(2a²)}, against E[φ'²].
+* y ≥ Y (the mass left of the kink), in (t, λ):
+  - λ ≤ λ₀ (≈ 0.2): G_B·a/(ϕ(y)·t) ≥ (B − 1)·Mi(y)/t − C(λ₀) with Mi(y)/t ≥ (Y²/(Y² + 1))/λ
+    (Mills' ratio, Gordon's bound) and C(λ₀) from the envelopes against e^{λ₀|x|}: relu's
+    (B − 1)/λ dominates.
+  - λ₀ ≤ λ ≤ 2 − δ, 0 ≤ t ≤ λ/Y: the tilted kink. The kernels k₁, k₂ decay like e^{2x} on the
+    left, so their tilted integrals stay finite at t = 0 (the Laplace transform at λ); g and g''
+    (like e^{x}) enter only through the product term, which carries a factor ϕ(y) and is
+    bounded by closed-form Gaussian integrals of the envelopes, e^{(λ − 1)²/(2t²)}·poly, against
+    ϕ(λ/t) (exponent (1 − 2λ)/(2t²) < 0 for λ > 1/2). Cells by the corner enclosures above.
+  - the corner (t, λ) → (0, 2) and λ ≥ 2 + c·t² + k·t (the exponential tail, every t ≤ T,
+    including b → −∞ at fixed a): on x ≤ −c, σ(x) = e^x − e^{2x} + θ·e^{3x} (θ ∈ [0, 1]) makes
+    φ, φ', φ'' exp-polynomials, whose integrals over (−∞, −c] are closed forms in erfc
+    (E[X^k e^{nX}; X ≤ −c] = e^{nb + n²a²/2}·E[Y_n^k; Y_n ≤ −c], Y_n ~ N(b + na², a²)); the
+    leading term is swish's far-left limit κ → −(1 − e^{−a²}) (pointwise (B − 1)φ'² + B·φφ''
+    ≈ e^{2x}(5x² + 10x + 2) at B = 3), and near (0, 2) everything scales like t^{−3}·F(s),
+    s = (2 − λ)/t, so t³·G is continuous there; the part x > −c is bounded by the envelopes.
+  - what is left between (moderate t, λ between 2 − δ and 2 + ct² + kt) is a bounded band for
+    the corner enclosures with t ≥ t_min > 0.
+
+Mish (g decays like e^{x} on the left and e^{−2x} on the right) fits the same scheme with its own
+envelopes; gelu's g = |x|·Q(|x|) decays like a Gaussian, so its tilted integrals converge for
+every λ (no transition at λ = 1, 2) and its expectations have closed forms in Φ, ϕ and
+E[Φ(X)²] = Φ(h)² + (1/2π)∫₀^{arcsin ρ} e^{−h²/(1 + sin θ)}dθ (h = b/sqrt(1 + a²),
+ρ = a²/(1 + a²)), the route to take for it.
 """
 
 from __future__ import annotations
