@@ -58,7 +58,7 @@ integrals at its corners with exact parameters (no parameter balls inside ``acb.
   and E[φ'²] ≥ (E φ')² + a²(E φ'')² (the first two Hermite coefficients of φ'(b + aZ)), so
   κ < 2/3 once 9a⁴·E[φ'''²] < 4·((E φ')² + a²(E φ'')²): cells in b on a bounded range with
   E φ' ∈ φ'(b) ± a²·sup|φ'''|/2 and E φ'' ∈ φ''(b) ± a²·sup|φ''''|/2 (near b* = −1.2785, where
-  φ' = 0, the a²(E φ'')² term carries it: a ≤ 1/4 suffices since sup|φ'''| ≈ 0.5 and
+  φ' = 0, the a²(E φ'')² term carries it: a ≤ 1/4 suffices since sup|φ'''| ≈ 0.31 and
   φ''(b*) ≈ 0.22); far right φ' ≥ 1/2 on x ≥ 0; far left a pointwise bound φ'''² ≤ K·φ'² on
   x ≤ −3 (both ≈ x²e^{2x}) plus the Gaussian mass above −3, e^{−(b+3)²/(2a²)}, against E[φ'²].
 * y ≥ Y (the mass left of the kink), in (t, λ):
