@@ -130,8 +130,24 @@ def test_core_cells_hold_near_the_peak_and_can_fail():
     assert not dks_smooth.core_cells(dks_smooth.SWISH, Fraction(3, 2), relu)
 
 
+def test_the_linear_sides_closing_inequalities_hold_and_can_fail():
+    assert dks_smooth.linear_side(dks_smooth.SWISH, dks_smooth.CEILING)
+    # B = 1 + 1/100: relu's own (B − 1)Q − B·mϕ is negative near y = 0, but here the bound's
+    # corrections are what fail
+    assert not dks_smooth.linear_side(dks_smooth.SWISH, Fraction(101, 100))
+
+
+def test_linear_side_bound_is_above_kappa_by_quadrature():
+    """A point of each of the linear side's analytic parts (y ≤ −8; |y|·t ≤ 1/2, and b ≥ 20):
+    κ is small there, as the bounds say."""
+    for a, b in [(Fraction(100), Fraction(800)), (Fraction(1, 4), Fraction(24))]:
+        assert abs(float(_kappa("swish", a, b, digits=15, pieces=8))) < 0.01
+
+
 @pytest.mark.reference
 @pytest.mark.slow
-def test_the_core_region_holds_for_swish():
-    """The whole core region 0 ≤ t ≤ T, |y| ≤ Y: minutes of CPU."""
-    assert dks_smooth.core_cells(dks_smooth.SWISH, dks_smooth.CEILING, dks_smooth.core_grid(Fraction(1, 4)))
+@pytest.mark.parametrize("part", ["core", "linear"])
+def test_the_shown_regions_hold_for_swish(part):
+    """The core region and the bounded piece of the linear side, cell by cell: minutes of CPU."""
+    cells = dks_smooth.core_grid() if part == "core" else dks_smooth.linear_grid()
+    assert dks_smooth.core_cells(dks_smooth.SWISH, dks_smooth.CEILING, cells)

@@ -28,14 +28,34 @@ G_B/a² = (B − 1)·Q(y) − B·m(y)·ϕ(y): relu's own condition, whose ratio 
 0.3554 (at y = −0.48), so B = 3 holds there with room. Every I[k] is continuous in (t, y) down to
 t = 0, which is what makes the unbounded direction a → ∞ a compact one in t.
 
-The core region (``core_cells``): 0 ≤ t ≤ T, −Y ≤ y ≤ Y, on cells in (t, y), each shown by
-the mean-value form G(centre) + ∂_t G(cell)·[−r_t, r_t] + ∂_y G(cell)·[−r_y, r_y]. The I[k] are
-Arb's certified integrals (``acb.integral``) over [−U, 0] and [0, U] (the analytic branches of g
-on each side of its kink), the derivatives ∂_y I[k] = −∫ k·u·ϕ(u) dx and
-∂_t I[k] = −∫ k·x·u·ϕ(u) dx (u = y + t·x) likewise with the cell's balls for t and y, and the
-tails |x| > U bounded by the activation's envelopes |g|, |g'|, |g''| ≤ p(|x|)·e^{−|x|}
-(with ϕ ≤ 1/sqrt(2π) and |u·ϕ(u)| ≤ ϕ(1)): ∫_U^∞ p(x)e^{−x} dx = e^{−U}·Σ_j p^{(j)}(U).
-Q, m, ϕ enter with their exact derivatives Q' = −ϕ, m' = −Q, ϕ' = −y·ϕ.
+Regions shown (``core_cells`` on ``core_grid`` and ``linear_grid``, and ``linear_side``):
+
+* The core, 0 ≤ t ≤ T, −YN ≤ y ≤ Y: cells in (t, y), each shown by the better of the cell's
+  own ball and the mean-value form G(centre) + ∂_t G(cell)·[−r_t, r_t] + ∂_y G(cell)·[−r_y, r_y].
+  At the centre the I[k] are Arb's certified integrals (``acb.integral``) over [−U, 0] and
+  [0, U] (the analytic branches of g on each side of its kink). Over the cell, the I[k] and
+  ∂_y I[k] = −∫ k·u·ϕ(u) dx, ∂_t I[k] = −∫ k·x·u·ϕ(u) dx (u = y + t·x) are Arb's integrals with
+  the cell's balls for t and y when the cell is small (r_t·U + r_y ≤ 1), else the sum over
+  x-pieces of width 1/8 of the piece's width times the real-ball hull of the integrand (ϕ over
+  a ball of u from the ends of |u|). The tails |x| > U are bounded by the activation's envelopes
+  |g|, |g'|, |g''| ≤ p(|x|)·e^{−|x|} (with ϕ ≤ 1/sqrt(2π), |u·ϕ(u)| ≤ ϕ(1)):
+  ∫_U^∞ p(x)e^{−x} dx = e^{−U}·Σ_j p^{(j)}(U). Q, m, ϕ enter with Q' = −ϕ, m' = −Q, ϕ' = −y·ϕ.
+* The linear side, y ≤ −YN, t ≤ T (the mass where φ is nearly x), in three parts. Write
+  A_k = ∫ p_k(|x|)e^{−|x|}dx and A'_k = ∫_0^∞ p_k(x)(e^{−x} + e^{−x/2})dx, with p_k the
+  envelopes of k₁, k₂, g, g''
+  (products of envelopes: e^{−2|x|} ≤ e^{−|x|}).
+  - |y|·t ≤ 1/2: ϕ(y + tx) ≤ ϕ(y) for x ≤ 0 (|y + tx| ≥ |y|) and ≤ ϕ(y)·e^{|y|tx} ≤ ϕ(y)e^{x/2}
+    for x > 0, so |I[k]| ≤ ϕ(y)·A'_k and, with t·ϕ(y) ≤ ϕ(y)/(2|y|), m(y)ϕ(y) ≤ (|y| + 1)ϕ(y)
+    and Q(y) = Φ(|y|), every term monotone in |y| ≥ YN:
+    G_B/a² ≥ (B − 1)(Φ(YN) − ϕ(YN)A'₁/(2YN)) − B(ϕ(YN)A'₂/(2YN) + ((YN + 1)ϕ(YN) +
+    ϕ(YN)²A'_g/(4YN²))·A'_{g''}) > 0.
+  - |y|·t ≥ 1/2 and b = |y|/t ≥ B₀: for x ≤ b/2, |y + tx| ≥ |y|/2; for x ≥ b/2,
+    |k| ≤ p_k(b/2)e^{−b/2} (p(x)e^{−x} falls for x ≥ deg p) and ∫ϕ(y + tx)dx = 1/t. So
+    t·|I[k]| ≤ T·ϕ(YN/2)·A_k + p_k(B₀/2)e^{−B₀/2} = E_k, and with 1/t = b/|y| ≤ b/YN,
+    m·|I[g'']| ≤ (YN + 1)ϕ(YN/2)A_{g''} + B₀(1 + 1/YN)p_{g''}(B₀/2)e^{−B₀/2} = M
+    ((|y| + 1)ϕ(y/2) and b·p(b/2)e^{−b/2} fall for |y| ≥ 2, b/2 ≥ deg p + 1), so
+    G_B/a² ≥ (B − 1)(Φ(YN) − E₁) − B(E₂ + M + E_g·E_{g''}) > 0.
+  - the rest, |y|·t ≥ 1/2 and b < B₀, lies in YN/B₀ ≤ t ≤ T, −B₀·T ≤ y ≤ −YN: core cells.
 
 Swish (x·σ(x), σ the logistic function; Ramachandran et al., 2017, "Searching for activation
 functions"): g = |x|·σ(−|x|) on both sides; σ(−|x|) ≤ e^{−|x|} and σ' = σ(x)σ(−x) ≤ e^{−|x|}
@@ -48,11 +68,6 @@ E[h(X)] has the exact tilted form E[h(X)] = (ϕ(y)/a)·∫ h(x)·e^{−λx − t
 e^{−t²x²/2} falls) and in λ (the sign of x decides), so a cell [t₀, t₁] × [λ₀, λ₁] is enclosed by
 integrals at its corners with exact parameters (no parameter balls inside ``acb.integral``).
 
-* y ≤ −Y (the mass on the linear side): split by b = |y|/t. For |y|·t ≤ 1/2, ϕ(y + tx) ≤ ϕ(y)
-  for x ≤ 0 and ≤ ϕ(y)·e^{x/2} for x > 0, so |I[k]| ≤ ϕ(y)·∫p(|x|)(e^{−|x|} + e^{−|x|/2})dx and
-  G_B/a² ≥ (B − 1)(Q − t·ϕ·c₁) − B(t·ϕ·c₂ + (m + t²ϕc_g)·ϕ·c_g2), every term falling in |y|
-  beyond Y. For |y|·t ≥ 1/2 and b ≥ B₀ (B₀ ≈ 24): |I[k]| ≤ ϕ(y/2)∫|k| + ∫_{b/2}^∞ p(x)e^{−x}dx
-  /sqrt(2π). The rest (b < B₀, t ≤ T) is a bounded piece for ``core_cells`` (y ≥ −B₀·T).
 * a ≤ 1/T (small input_scale), every b: the covariance identity
   Cov(φ(X), ψ(X)) = a²∫₀¹ E[φ'(X)ψ'(X_ρ)]dρ gives |Cov(φ, φ'')| ≤ a²·sqrt(E[φ'²]·E[φ'''²]),
   and E[φ'²] ≥ (E φ')² + a²(E φ'')² (the first two Hermite coefficients of φ'(b + aZ)), so
@@ -99,7 +114,8 @@ from ..engine.gaussian_balls import as_arb
 
 PRECISION = 96
 CEILING = Fraction(3)  # the bound aimed at: C'(1) < 3 wherever Q'(1) = 1
-T, Y = Fraction(4), Fraction(6)  # the core region: 0 ≤ t = 1/a ≤ T, |y| ≤ Y
+T, Y, YN = Fraction(4), Fraction(6), Fraction(8)  # the core region: 0 ≤ t = 1/a ≤ T, −YN ≤ y ≤ Y
+B0 = 20  # the linear side: b = −y/t ≥ B0 by the bound of the docstring, below by cells
 U = 30  # the integrals run over [−U, U]; beyond, the envelopes
 MIN_CELL = Fraction(1, 1 << 10)
 
@@ -219,14 +235,57 @@ def _integrals(act: SmoothRelu, t: arb, y: arb, weight: int) -> list[arb]:
             lo, hi = (0, U) if right else (-U, 0)
             part = acb.integral(integrand, lo, hi, rel_tol=arb(2) ** -40, abs_tol=arb(2) ** -90)
             out[index] += part.real
-    # tails: |weight| ≤ 1/sqrt(2π) (ϕ), ϕ(1) (|u|ϕ(u)), ϕ(1)·|x| (the t-derivative)
-    top = 1 / (2 * arb.pi()).sqrt()
-    if weight >= 1:
-        top = _density(arb(1))
-    for index, envelope in enumerate(_kernel_envelopes(act)):
-        poly = _mul(envelope, (0, 1)) if weight == 2 else envelope
-        out[index] += arb(0, (2 * top * _tail_integral(poly, U)).upper())
+    for index, tail in enumerate(_tails(act, weight)):
+        out[index] += tail
     return out
+
+
+PIECE = Fraction(1, 8)  # the width of the x-pieces of the box enclosures
+
+
+def _box_integrals(act: SmoothRelu, t: arb, y: arb) -> tuple[list[arb], list[arb], list[arb]]:
+    """The I[k] and their y- and t-derivative integrals (weights as in ``_integrals``) for every
+    t and y in the balls: on each x-piece of width PIECE, the piece's width times the hull of
+    the integrand over the piece and the balls (real ball arithmetic: no complex boxes, whose
+    bounds blow up when the parameters are balls); the tails as in ``_integrals``."""
+    outs = ([arb(0)] * KERNELS, [arb(0)] * KERNELS, [arb(0)] * KERNELS)
+    width = _a(PIECE)
+    steps = int(2 * U / PIECE)
+    for j in range(steps):
+        low = -U + j * PIECE
+        x = arb(_a(low + PIECE / 2), width / 2)
+        right = low >= 0
+        branch = act.right if right else act.left
+        z = acb(x)
+        kernels = [k.real for k in _kernels(branch(z), z, right)]
+        u = y + t * x
+        w0 = _density_hull(u)
+        w1 = -u * w0
+        w2 = x * w1
+        for out, w in zip(outs, (w0, w1, w2)):
+            for index in range(KERNELS):
+                out[index] += kernels[index] * w * width
+    for weight, out in enumerate(outs):
+        for index, tail in enumerate(_tails(act, weight)):
+            out[index] += tail
+    return outs
+
+
+def _density_hull(u: arb) -> arb:
+    """ϕ over a real ball u, from the ends of |u| (ϕ falls in |u|): ``_density`` of a wide ball
+    would square it as a ball containing negative values and bound e^{−u²/2} above 1."""
+    return _density(arb(u.abs_upper())).union(_density(arb(u.abs_lower())))
+
+
+def _tails(act: SmoothRelu, weight: int) -> list[arb]:
+    """Balls around 0 bounding ∫_{|x| > U} |k|·|weight| for the four kernels: |weight| ≤
+    1/sqrt(2π) (ϕ), ϕ(1) (|u|ϕ(u)), ϕ(1)·|x| (the t-derivative)."""
+    top = 1 / (2 * arb.pi()).sqrt() if weight == 0 else _density(arb(1))
+    tails = []
+    for envelope in _kernel_envelopes(act):
+        poly = _mul(envelope, (0, 1)) if weight == 2 else envelope
+        tails.append(arb(0, (2 * top * _tail_integral(poly, U)).upper()))
+    return tails
 
 
 def _gauss(y: arb) -> tuple[arb, arb, arb]:
@@ -263,11 +322,15 @@ def cell_value(
     q, _, m = _gauss(yc)
     centre = _form(b, tc, q, m, _integrals(act, tc, yc, 0))
     tb, yb = arb(tc, rt), arb(yc, ry)
-    i = _integrals(act, tb, yb, 0)
-    di_y = _integrals(act, tb, yb, 1)
-    di_t = _integrals(act, tb, yb, 2)
+    if rt * U + ry <= 1:  # complex boxes stay narrow: Arb's integrals, tighter than the hulls
+        i, di_y, di_t = (_integrals(act, tb, yb, weight) for weight in range(3))
+    else:
+        i, di_y, di_t = _box_integrals(act, tb, yb)
     along_t, along_y = _derivatives(b, tb, yb, i, di_y, di_t)
-    return centre + along_t * arb(0, rt) + along_y * arb(0, ry)
+    mean_value = centre + along_t * arb(0, rt) + along_y * arb(0, ry)
+    q, _, m = _gauss(yb)
+    naive = _form(b, tb, q, m, i)  # the cell's own ball: tighter where G is large and flat
+    return mean_value if mean_value.lower() >= naive.lower() else naive
 
 
 def core_cells(
@@ -287,14 +350,73 @@ def core_cells(
     return True
 
 
-def core_grid(step: Fraction = Fraction(1, 2)) -> list[tuple[Fraction, Fraction, Fraction, Fraction]]:
-    """The starting cells of the core region 0 ≤ t ≤ T, −Y ≤ y ≤ Y."""
-    rows, cols = int(T / step), int(2 * Y / step)
+def grid(
+    t_range: tuple[Fraction, Fraction], y_range: tuple[Fraction, Fraction], t_step: Fraction, y_step: Fraction
+) -> list[tuple[Fraction, Fraction, Fraction, Fraction]]:
+    """Starting cells covering t_range × y_range (the ends rounded outward to the steps)."""
+    t0 = (t_range[0] / t_step).__floor__() * t_step
+    y0 = (y_range[0] / y_step).__floor__() * y_step
+    rows = -((t0 - t_range[1]) / t_step).__floor__()
+    cols = -((y0 - y_range[1]) / y_step).__floor__()
     return [
-        (i * step, (i + 1) * step, -Y + j * step, -Y + (j + 1) * step)
+        (t0 + i * t_step, t0 + (i + 1) * t_step, y0 + j * y_step, y0 + (j + 1) * y_step)
         for i in range(rows)
         for j in range(cols)
     ]
 
 
-__all__ = ["CEILING", "SWISH", "SmoothRelu", "cell_value", "core_cells", "core_grid"]
+def core_grid(step: Fraction = Fraction(1, 4)) -> list[tuple[Fraction, Fraction, Fraction, Fraction]]:
+    """The starting cells of the core region 0 ≤ t ≤ T, −YN ≤ y ≤ Y."""
+    return grid((Fraction(0), T), (-YN, Y), step, step)
+
+
+def linear_grid() -> list[tuple[Fraction, Fraction, Fraction, Fraction]]:
+    """The starting cells of the bounded piece of the linear side: Y/B₀ ≤ t ≤ T,
+    −B₀·T ≤ y ≤ −YN."""
+    return grid((YN / B0, T), (-B0 * T, -YN), Fraction(1, 4), Fraction(1))
+
+
+def _moments(p: Sequence[int], rate: int) -> arb:
+    """∫_0^∞ p(x)·e^{−x/rate} dx = Σ c_j·j!·rate^{j+1}."""
+    total, factorial = arb(0), 1
+    for j, c in enumerate(p):
+        factorial *= max(j, 1)
+        total += c * factorial * rate ** (j + 1)
+    return total
+
+
+def linear_side(act: SmoothRelu, bound: Fraction) -> bool:
+    """G_B > 0 for y ≤ −YN, t ≤ T outside ``linear_grid``'s piece: the two closing inequalities
+    of the docstring (|y|·t ≤ 1/2; |y|·t ≥ 1/2 with b ≥ B₀), at y = −YN and b = B₀."""
+    with ctx.workprec(PRECISION):
+        b = _a(bound)
+        y, t_top, far = _a(YN), _a(T), _a(B0)
+        envelopes = _kernel_envelopes(act)  # k₁, k₂, g, g''
+        if not all(2 * (len(p) - 1) + 2 <= B0 for p in envelopes):  # p(x)e^{−x} and x·p(x)e^{−x} fall
+            return False
+        whole = [2 * _moments(p, 1) for p in envelopes]
+        tilted = [_moments(p, 1) + _moments(p, 2) for p in envelopes]
+        q, d, _ = _gauss(-y)
+        # |y|·t ≤ 1/2: |I[k]| ≤ ϕ(y)·tilted[k]
+        near = (b - 1) * (q - d * tilted[0] / (2 * y)) - b * (
+            d * tilted[1] / (2 * y) + ((y + 1) * d + d * d * tilted[2] / (4 * y * y)) * tilted[3]
+        )
+        # |y|·t ≥ 1/2, b ≥ B₀: t·|I[k]| ≤ T·ϕ(y/2)·whole[k] + p_k(B₀/2)·e^{−B₀/2}
+        half = _density(y / 2)
+        fall = (-far / 2).exp()
+        e = [t_top * half * whole[k] + _poly(envelopes[k], far / 2) * fall for k in range(KERNELS)]
+        m_term = (y + 1) * half * whole[3] + far * (1 + 1 / y) * _poly(envelopes[3], far / 2) * fall
+        far_side = (b - 1) * (q - e[0]) - b * (e[1] + m_term + e[2] * e[3])
+        return bool(near > 0) and bool(far_side > 0)
+
+
+__all__ = [
+    "CEILING",
+    "SWISH",
+    "SmoothRelu",
+    "cell_value",
+    "core_cells",
+    "core_grid",
+    "linear_grid",
+    "linear_side",
+]
