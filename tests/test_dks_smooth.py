@@ -137,11 +137,39 @@ def test_the_linear_sides_closing_inequalities_hold_and_can_fail():
     assert not dks_smooth.linear_side(dks_smooth.SWISH, Fraction(101, 100))
 
 
+@pytest.mark.reference
 def test_linear_side_bound_is_above_kappa_by_quadrature():
     """A point of each of the linear side's analytic parts (y ≤ −8; |y|·t ≤ 1/2, and b ≥ 20):
     κ is small there, as the bounds say."""
     for a, b in [(Fraction(100), Fraction(800)), (Fraction(1, 4), Fraction(24))]:
         assert abs(float(_kappa("swish", a, b, digits=15, pieces=8))) < 0.01
+
+
+def test_small_scales_hold_and_can_fail():
+    """a ≤ 1/4, every b: shown at B = 3; at B = 11/10 (κ < 1/11) the bound is too weak."""
+    assert dks_smooth.small_scale(dks_smooth.CEILING)
+    assert not dks_smooth.small_scale(Fraction(11, 10))
+
+
+@pytest.mark.reference
+def test_the_sups_are_above_sampled_values():
+    """sup|φ'''| and sup|φ''''| of swish by mpmath on a grid, just below the proof's bounds."""
+    with ctx.workprec(dks_smooth.PRECISION):
+        m3, m4 = dks_smooth.swish_sups()
+    f = lambda x: x / (1 + mpmath.exp(-x))
+    with mpmath.workdps(15):
+        grid = [mpmath.mpf(k) / 8 for k in range(-48, 49)]
+        top3 = max(abs(mpmath.diff(f, x, 3)) for x in grid)
+        top4 = max(abs(mpmath.diff(f, x, 4)) for x in grid)
+    assert top3 < float(m3.upper()) < top3 * 1.02 and top4 < float(m4.upper()) < top4 * 1.02
+
+
+@pytest.mark.parametrize(
+    "b", ["-1.2785", pytest.param("-4", marks=REFERENCE), pytest.param("-12", marks=REFERENCE)]
+)
+def test_kappa_at_small_scale_by_quadrature(b):
+    """At a = 1/4 (the small scales' edge) κ stays far below 2/3: near b* (φ' = 0), at b_L, far left."""
+    assert abs(float(_kappa("swish", Fraction(1, 4), Fraction(b), digits=15, pieces=8))) < 0.2
 
 
 @pytest.mark.reference

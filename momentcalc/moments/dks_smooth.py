@@ -28,7 +28,7 @@ G_B/a² = (B − 1)·Q(y) − B·m(y)·ϕ(y): relu's own condition, whose ratio 
 0.3554 (at y = −0.48), so B = 3 holds there with room. Every I[k] is continuous in (t, y) down to
 t = 0, which is what makes the unbounded direction a → ∞ a compact one in t.
 
-Regions shown (``core_cells`` on ``core_grid`` and ``linear_grid``, and ``linear_side``):
+Regions shown (``core_cells`` on ``core_grid`` and ``linear_grid``, ``linear_side``, ``small_scale``):
 
 * The core, 0 ≤ t ≤ T, −YN ≤ y ≤ Y: cells in (t, y), each shown by the better of the cell's
   own ball and the mean-value form G(centre) + ∂_t G(cell)·[−r_t, r_t] + ∂_y G(cell)·[−r_y, r_y].
@@ -57,6 +57,29 @@ Regions shown (``core_cells`` on ``core_grid`` and ``linear_grid``, and ``linear
     G_B/a² ≥ (B − 1)(Φ(YN) − E₁) − B(E₂ + M + E_g·E_{g''}) > 0.
   - the rest, |y|·t ≥ 1/2 and b < B₀, lies in YN/B₀ ≤ t ≤ T, −B₀·T ≤ y ≤ −YN: core cells.
 
+* Small input scales, a ≤ 1/T, every b (``small_scale``; swish's derivatives through σ). The
+  covariance identity Cov(φ(X), ψ(X)) = a²∫₀¹ E[φ'(X)·ψ'(X_ρ)]dρ ((X, X_ρ) Gaussian with X's
+  law and correlation ρ; Houdré and Pérez-Abreu, 1995, "Covariance identities and inequalities
+  for functionals on Wiener and Poisson spaces") and Cauchy–Schwarz give
+  |Cov(φ, φ'')| ≤ a²·sqrt(E[φ'²]·E[φ'''²]), so κ < r = 1 − 1/B once a²·sqrt(E[φ'''²]) <
+  r·sqrt(E[φ'²]); and sqrt(E[φ'²]) ≥ max(|E φ'|, a·|E φ''|) (the first two Hermite
+  coefficients of φ'(b + aZ)). With M₃ ≥ sup|φ'''|, M₄ ≥ sup|φ''''| (``swish_sups``: cells on
+  [−12, 12], and |φ'''| ≤ (3 + |x|)e^{−|x|}, |φ''''| ≤ (4 + 2|x|)e^{−|x|} beyond) Taylor gives
+  E φ' ∈ φ'(b) ± a²M₃/2 and E φ'' ∈ φ''(b) ± a²M₄/2, so it suffices that
+  (i) a²M₃(1 + r/2) < r·|φ'(b)| or (ii) a·M₃ + (r/2)a²M₄ < r·|φ''(b)|; both grow with a, so
+  a = 1/T is the worst.
+  - b ≥ 0: φ' = σ + bσ' ≥ σ ≥ 1/2, (i) at once.
+  - b_L ≤ b ≤ 0 (b_L = −4): (i) or (ii) on cells in b of width 1/256 (near b* = −1.2785, where
+    φ' = 0, (ii) carries it: φ''(b*) = 0.218).
+  - b ≤ b_L: on x ≤ −c (c = 2, where φ' < 0), (φ'''/φ')² ≤ K (cells on [−12, −2]; beyond,
+    |φ'''| ≤ σ'(3 + |x|) ≤ σ(3 + |x|) and |φ'| ≥ σ(|x|/2 − 1)), so
+    E[φ'''²] ≤ K·E[φ'²] + M₃²·P(X > −c) with P(X > −c) ≤ Q(T(−c − b)); and |φ'| grows with x
+    on x ≤ −2.5 (φ'' = σ'(2 + x(1 − 2σ)) < 0 there, as 2.5(1 − 2σ(−2.5)) > 2), so
+    E[φ'²] ≥ P(0 ≤ Z ≤ 1)·φ'(b)² ≥ P(0 ≤ Z ≤ 1)·(σ(b)(|b|/2 − 1))². The ratio of the last two
+    falls as b decreases (d/d|b| of its log ≤ −16(|b| − c) + 2 < 0, Mills' ratio Q/ϕ ≤ 1/u), so
+    a⁴(K + M₃²·Q(T(−c − b))/(P(0 ≤ Z ≤ 1)(σ(b)(|b|/2 − 1))²)) < r², checked at b = b_L, holds
+    for all b ≤ b_L.
+
 Swish (x·σ(x), σ the logistic function; Ramachandran et al., 2017, "Searching for activation
 functions"): g = |x|·σ(−|x|) on both sides; σ(−|x|) ≤ e^{−|x|} and σ' = σ(x)σ(−x) ≤ e^{−|x|}
 give |g| ≤ |x|e^{−|x|}, |g'| ≤ (1 + |x|)e^{−|x|} (g' = σ(−x) − xσ'(x) for x > 0, −σ − xσ' for
@@ -68,14 +91,6 @@ E[h(X)] has the exact tilted form E[h(X)] = (ϕ(y)/a)·∫ h(x)·e^{−λx − t
 e^{−t²x²/2} falls) and in λ (the sign of x decides), so a cell [t₀, t₁] × [λ₀, λ₁] is enclosed by
 integrals at its corners with exact parameters (no parameter balls inside ``acb.integral``).
 
-* a ≤ 1/T (small input_scale), every b: the covariance identity
-  Cov(φ(X), ψ(X)) = a²∫₀¹ E[φ'(X)ψ'(X_ρ)]dρ gives |Cov(φ, φ'')| ≤ a²·sqrt(E[φ'²]·E[φ'''²]),
-  and E[φ'²] ≥ (E φ')² + a²(E φ'')² (the first two Hermite coefficients of φ'(b + aZ)), so
-  κ < 2/3 once 9a⁴·E[φ'''²] < 4·((E φ')² + a²(E φ'')²): cells in b on a bounded range with
-  E φ' ∈ φ'(b) ± a²·sup|φ'''|/2 and E φ'' ∈ φ''(b) ± a²·sup|φ''''|/2 (near b* = −1.2785, where
-  φ' = 0, the a²(E φ'')² term carries it: a ≤ 1/4 suffices since sup|φ'''| ≈ 0.31 and
-  φ''(b*) ≈ 0.22); far right φ' ≥ 1/2 on x ≥ 0; far left a pointwise bound φ'''² ≤ K·φ'² on
-  x ≤ −3 (both ≈ x²e^{2x}) plus the Gaussian mass above −3, e^{−(b+3)²/(2a²)}, against E[φ'²].
 * y ≥ Y (the mass left of the kink), in (t, λ):
   - λ ≤ λ₀ (≈ 0.2): G_B·a/(ϕ(y)·t) ≥ (B − 1)·Mi(y)/t − C(λ₀) with Mi(y)/t ≥ (Y²/(Y² + 1))/λ
     (Mills' ratio, Gordon's bound) and C(λ₀) from the envelopes against e^{λ₀|x|}: relu's
@@ -410,6 +425,73 @@ def linear_side(act: SmoothRelu, bound: Fraction) -> bool:
         return bool(near > 0) and bool(far_side > 0)
 
 
+# The small input scales, a ≤ 1/T (swish's derivatives through σ: v = σ(1 − σ) = σ',
+# σ'' = v(1 − 2σ), σ''' = v(1 − 6v), σ'''' = v(1 − 2σ)(1 − 12v)).
+SUP_REACH = 12  # sup |φ'''|, |φ''''| by cells on [−SUP_REACH, SUP_REACH], envelopes beyond
+LEFT_CUT, B_LEFT = 2, Fraction(-4)  # c and b_L of the docstring
+
+
+def _swish_jets(x: arb) -> tuple[arb, arb, arb, arb, arb]:
+    """φ', φ'', φ''', φ'''' and σ of swish at a real ball (φ⁽ⁿ⁾ = n·σ⁽ⁿ⁻¹⁾ + x·σ⁽ⁿ⁾)."""
+    s = (1 + (x / 2).tanh()) / 2
+    v = (x / 2).sech() ** 2 / 4
+    s2, s3 = v * (1 - 2 * s), v * (1 - 6 * v)
+    s4 = s2 * (1 - 12 * v)
+    return s + x * v, 2 * v + x * s2, 3 * s2 + x * s3, 4 * s3 + x * s4, s
+
+
+def _cells(low: Fraction, high: Fraction, width: Fraction) -> list[arb]:
+    count = int((high - low) / width)
+    return [arb(_a(low + (j + Fraction(1, 2)) * width), _a(width / 2)) for j in range(count)]
+
+
+def swish_sups() -> tuple[arb, arb]:
+    """Upper bounds of sup|φ'''| and sup|φ''''| over the line: cells of width 1/64 on
+    [−SUP_REACH, SUP_REACH], and beyond |φ'''| ≤ (3 + |x|)e^{−|x|}, |φ''''| ≤ (4 + 2|x|)e^{−|x|}
+    (|σ''|, |σ'''| ≤ v, |σ''''| ≤ 2v, v ≤ e^{−|x|}), which fall for |x| ≥ 1."""
+    edge = _a(SUP_REACH)
+    top3 = (3 + edge) * (-edge).exp()
+    top4 = (4 + 2 * edge) * (-edge).exp()
+    for x in _cells(Fraction(-SUP_REACH), Fraction(SUP_REACH), Fraction(1, 64)):
+        _, _, d3, d4, _ = _swish_jets(x)
+        top3 = arb(max(top3.upper(), abs(d3).upper()))
+        top4 = arb(max(top4.upper(), abs(d4).upper()))
+    return top3, top4
+
+
+def small_scale(bound: Fraction) -> bool:
+    """C'(1) < bound for every a ≤ 1/T and every b (swish): the three parts of the docstring."""
+    with ctx.workprec(PRECISION):
+        ratio = 1 - 1 / _a(bound)  # κ must stay below this
+        a = 1 / _a(T)
+        m3, m4 = swish_sups()
+        # b ≥ 0, where φ' ≥ σ ≥ 1/2: (i) with |φ'(b)| ≥ 1/2
+        if not bool(a * a * m3 * (1 + ratio / 2) < ratio / 2):
+            return False
+        # B_LEFT ≤ b ≤ 0: (i) a²M₃(1 + ratio/2) < ratio·|φ'(b)|, or
+        # (ii) a·M₃ + (ratio/2)·a²·M₄ < ratio·|φ''(b)|
+        for b in _cells(B_LEFT, Fraction(0), Fraction(1, 256)):
+            d1, d2, _, _, _ = _swish_jets(b)
+            first = a * a * m3 * (1 + ratio / 2) < ratio * abs(d1)
+            second = a * m3 + ratio / 2 * a * a * m4 < ratio * abs(d2)
+            if not (bool(first) or bool(second)):
+                return False
+        # b ≤ B_LEFT: K ≥ (φ'''/φ')² on x ≤ −c, by cells on [−SUP_REACH, −c] and beyond by
+        # ((3 + |x|)/(|x|/2 − 1))², which falls for |x| > 2
+        edge = _a(SUP_REACH)
+        k = ((3 + edge) / (edge / 2 - 1)) ** 2
+        for x in _cells(Fraction(-SUP_REACH), Fraction(-LEFT_CUT), Fraction(1, 64)):
+            d1, _, d3, _, _ = _swish_jets(x)
+            k = arb(max(k.upper(), (abs(d3) / abs(d1)).upper() ** 2))
+        b = _a(B_LEFT)
+        s = _swish_jets(b)[4]
+        # E φ'² ≥ P(0 ≤ Z ≤ 1)·φ'(b)² ≥ P(0 ≤ Z ≤ 1)·(σ(b)·(|b|/2 − 1))²
+        low = ((1 / arb(2).sqrt()).erf() / 2) * (s * (-b / 2 - 1)) ** 2
+        w = _a(T) * (-_a(LEFT_CUT) - b)  # (−c − b)/a ≥ T·(−c − b)
+        mass = (w / arb(2).sqrt()).erfc() / 2  # P(X > −c)
+        return bool(a**4 * (k + m3 * m3 * mass / low) < ratio * ratio)
+
+
 __all__ = [
     "CEILING",
     "SWISH",
@@ -419,4 +501,6 @@ __all__ = [
     "core_grid",
     "linear_grid",
     "linear_side",
+    "small_scale",
+    "swish_sups",
 ]
