@@ -83,7 +83,7 @@ def _proof_kappa(a, b):
     """κ from the proof's relu-split form at one point: G_B/a² at B = 1 is Cov(F, F''), and at
     B = 2 it is E[F'²] + 2·Cov(F, F'')."""
     with ctx.workprec(dks_smooth.PRECISION):
-        t, y = arb(1) / a, -arb(b) / a
+        t, y = dks_smooth._a(1 / Fraction(a)), dks_smooth._a(-Fraction(b) / Fraction(a))
         integrals = dks_smooth._integrals(dks_smooth.SWISH, t, y, 0)
         q, _, m = dks_smooth._gauss(y)
         cov = dks_smooth._form(arb(1), t, q, m, integrals)
