@@ -1,6 +1,7 @@
-"""``moments.dks_smooth``: the core region of the proof that DKS cannot give swish a per-layer
-C'(1) of 3 (κ = −Cov(φ(X), φ''(X))/E[φ'(X)²] < 2/3 for every input scale and shift). Not wired
-into ``tat`` (the other regions are not proven yet), so these tests check the pieces.
+"""``moments.dks_smooth``: the regions shown so far of the proof that DKS cannot give swish a
+per-layer C'(1) of 3 (κ = −Cov(φ(X), φ''(X))/E[φ'(X)²] < 2/3 for every input scale and shift).
+Not wired into ``tat`` (the region b ≤ −6a, a ≥ 1/4 is not proven yet), so these tests check
+the pieces: each proven part holds at B = 3 and fails at a B too small.
 
 Independent route: κ by mpmath quadrature of the four Gaussian expectations in z, φ and its
 derivatives written out here (not the catalog's, not the proof's relu-split form)."""

@@ -2,9 +2,10 @@
 relu-like activation (swish, and by the same framework mish and gelu; Martens et al., 2021,
 "Rapid training of deep neural networks without skip connections or normalization layers").
 
-NOT WIRED INTO ``tat``: the proof below covers one region of the (input_scale, input_shift)
-plane (the core, where the largest C'(1) sits), not the whole plane, so no user-visible result
-rests on it yet. The remaining regions, and how to close them, are set out at the end.
+NOT WIRED INTO ``tat``: for swish the proof below covers the (input_scale, input_shift) plane
+except one region, a ≥ 1/4 with b ≤ −6a (the Gaussian mass left of the kink, into swish's
+exponential tail), so no user-visible result rests on it yet. That region, and how to close it,
+is set out at the end.
 
 The identity. With f(z) = φ(a·z + b), Z ~ N(0, 1), X = aZ + b, DKS's local maps give
 C'(1) = E[f'²]/Var f and, by Stein's lemma, Q'(1) = (E[f'²] + Cov(f, f''))/Var f. Put
