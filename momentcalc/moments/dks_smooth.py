@@ -98,9 +98,12 @@ integrals at its corners with exact parameters (no parameter balls inside ``acb.
     (B − 1)/λ dominates.
   - λ₀ ≤ λ ≤ 2 − δ, 0 ≤ t ≤ λ/Y: the tilted kink. The kernels k₁, k₂ decay like e^{2x} on the
     left, so their tilted integrals stay finite at t = 0 (the Laplace transform at λ); g and g''
-    (like e^{x}) enter only through the product term, which carries a factor ϕ(y) and is
-    bounded by closed-form Gaussian integrals of the envelopes, e^{(λ − 1)²/(2t²)}·poly, against
-    ϕ(λ/t) (exponent (1 − 2λ)/(2t²) < 0 for λ > 1/2). Cells by the corner enclosures above.
+    (like e^{x}) enter only through the product term, which carries an extra factor ϕ(y):
+    relative to the rest it is ϕ(λ/t)·t times two tilted integrals of the envelopes, bounded for
+    λ ≤ 1 and each at most e^{(λ − 1)²/(2t²)}·poly (a closed-form Gaussian integral) beyond, so
+    at most e^{(λ² − 4λ + 2)/(2t²)}·poly, which vanishes as t → 0 for 2 − sqrt 2 < λ < 2 + sqrt 2.
+    (κ is far below 2/3 here: −0.75 at a = 10, λ = 1.5, by quadrature.) Cells by the corner
+    enclosures above.
   - the corner (t, λ) → (0, 2) and λ ≥ 2 + c·t² + k·t (the exponential tail, every t ≤ T,
     including b → −∞ at fixed a): on x ≤ −c, σ(x) = e^x − e^{2x} + θ·e^{3x} (θ ∈ [0, 1]) makes
     φ, φ', φ'' exp-polynomials, whose integrals over (−∞, −c] are closed forms in erfc
