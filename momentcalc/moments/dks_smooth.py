@@ -102,8 +102,10 @@ integrals at its corners with exact parameters (no parameter balls inside ``acb.
     relative to the rest it is ϕ(λ/t)·t times two tilted integrals of the envelopes, bounded for
     λ ≤ 1 and each at most e^{(λ − 1)²/(2t²)}·poly (a closed-form Gaussian integral) beyond, so
     at most e^{(λ² − 4λ + 2)/(2t²)}·poly, which vanishes as t → 0 for 2 − sqrt 2 < λ < 2 + sqrt 2.
-    (κ is far below 2/3 here: −0.75 at a = 10, λ = 1.5, by quadrature.) Cells by the corner
-    enclosures above.
+    At t = 0, κ → −L[k₂](λ)/(1/λ + L[k₁](λ)) (L the two-sided Laplace transform), at most about
+    0.007 on (0, 2) and → −1 as λ → 2 (double-precision quadrature; −0.75 at a = 10, λ = 1.5 by
+    mpmath): the margin is wide. Cells by the corner enclosures above, with
+    Mi(y)/t ∈ [λ/(λ² + t²), 1/λ] (Gordon) continuous at t = 0.
   - the corner (t, λ) → (0, 2) and λ ≥ 2 + c·t² + k·t (the exponential tail, every t ≤ T,
     including b → −∞ at fixed a): on x ≤ −c, σ(x) = e^x − e^{2x} + θ·e^{3x} (θ ∈ [0, 1]) makes
     φ, φ', φ'' exp-polynomials, whose integrals over (−∞, −c] are closed forms in erfc
