@@ -162,7 +162,8 @@ def _sigmoid(z: acb) -> acb:
 def _swish_parts(z: acb) -> tuple[acb, acb, acb]:
     """φ, φ', φ'' of swish (σ' = sech²(z/2)/4: no overflow of e^{−z})."""
     s = _sigmoid(z)
-    ds = (z / 2).sech() ** 2 / 4
+    h = (z / 2).sech()
+    ds = h * h / 4
     return z * s, s + z * ds, ds * (2 + z * (1 - 2 * s))
 
 
@@ -440,7 +441,8 @@ LEFT_CUT, B_LEFT = 2, Fraction(-4)  # c and b_L of the docstring
 def _swish_jets(x: arb) -> tuple[arb, arb, arb, arb, arb]:
     """φ', φ'', φ''', φ'''' and σ of swish at a real ball (φ⁽ⁿ⁾ = n·σ⁽ⁿ⁻¹⁾ + x·σ⁽ⁿ⁾)."""
     s = (1 + (x / 2).tanh()) / 2
-    v = (x / 2).sech() ** 2 / 4
+    h = (x / 2).sech()
+    v = h * h / 4
     s2, s3 = v * (1 - 2 * s), v * (1 - 6 * v)
     s4 = s2 * (1 - 12 * v)
     return s + x * v, 2 * v + x * s2, 3 * s2 + x * s3, 4 * s3 + x * s4, s
@@ -460,9 +462,9 @@ def swish_sups() -> tuple[arb, arb]:
     top4 = (4 + 2 * edge) * (-edge).exp()
     for x in _cells(Fraction(-SUP_REACH), Fraction(SUP_REACH), Fraction(1, 64)):
         _, _, d3, d4, _ = _swish_jets(x)
-        top3 = arb(max(top3.upper(), abs(d3).upper()))
-        top4 = arb(max(top4.upper(), abs(d4).upper()))
-    return top3, top4
+        top3 = top3.union(abs(d3))  # a union: a nan or an undecided max cannot drop a value
+        top4 = top4.union(abs(d4))
+    return arb(top3.upper()), arb(top4.upper())
 
 
 def small_scale(bound: Fraction) -> bool:
@@ -485,14 +487,17 @@ def small_scale(bound: Fraction) -> bool:
         # b ≤ B_LEFT: K ≥ (φ'''/φ')² on x ≤ −c, by cells on [−SUP_REACH, −c] and beyond by
         # ((3 + |x|)/(|x|/2 − 1))², which falls for |x| > 2
         edge = _a(SUP_REACH)
-        k = ((3 + edge) / (edge / 2 - 1)) ** 2
+        beyond = (3 + edge) / (edge / 2 - 1)
+        k = beyond * beyond
         for x in _cells(Fraction(-SUP_REACH), Fraction(-LEFT_CUT), Fraction(1, 64)):
             d1, _, d3, _, _ = _swish_jets(x)
-            k = arb(max(k.upper(), (abs(d3) / abs(d1)).upper() ** 2))
+            ratio_ball = abs(d3) / abs(d1)
+            k = k.union(ratio_ball * ratio_ball)
         b = _a(B_LEFT)
         s = _swish_jets(b)[4]
         # E φ'² ≥ P(0 ≤ Z ≤ 1)·φ'(b)² ≥ P(0 ≤ Z ≤ 1)·(σ(b)·(|b|/2 − 1))²
-        low = ((1 / arb(2).sqrt()).erf() / 2) * (s * (-b / 2 - 1)) ** 2
+        slope = s * (-b / 2 - 1)
+        low = ((1 / arb(2).sqrt()).erf() / 2) * slope * slope
         w = _a(T) * (-_a(LEFT_CUT) - b)  # (−c − b)/a ≥ T·(−c − b)
         mass = (w / arb(2).sqrt()).erfc() / 2  # P(X > −c)
         return bool(a**4 * (k + m3 * m3 * mass / low) < ratio * ratio)
