@@ -106,6 +106,14 @@ integrals at its corners with exact parameters (no parameter balls inside ``acb.
     0.007 on (0, 2) and → −1 as λ → 2 (double-precision quadrature; −0.75 at a = 10, λ = 1.5 by
     mpmath): the margin is wide. Cells by the corner enclosures above, with
     Mi(y)/t ∈ [λ/(λ² + t²), 1/λ] (Gordon) continuous at t = 0.
+  - a bounded, b → −∞ (a sign argument, simpler than the closed forms there): far left
+    κ < 0, i.e. Cov(φ, φ'') > 0. By the covariance identity above
+    Cov(φ, φ'') = a²∫₀¹ E[φ'(X)φ'''(X_ρ)]dρ, and φ' < 0, φ''' < 0 on x ≤ −c (c ≈ 4: φ''' =
+    σ'(3(1 − 2σ) + x(1 − 6σ'))), so the integrand is ≥ 0 where X, X_ρ ≤ −c and
+    Cov ≥ −2a²·sup|φ'|·sup|φ'''|·Q((−c − b)/a); with E[φ'²] ≥ P(0 ≤ Z ≤ 1)(σ(b)(|b|/2 − 1))²
+    (as for the small scales) G_B > 0 once b ≤ b_far(a) ≈ −(4a² + c + k·a). For
+    a ∈ [1/T, A] this leaves the bounded piece 6 ≤ y ≤ |b_far(a)|/a for ``core_cells``. It fails
+    as a → ∞ (E[φ'²] ~ e^{2b + 2a²} outgrows that lower bound): large a needs the closed forms.
   - the corner (t, λ) → (0, 2) and λ ≥ 2 + c·t² + k·t (the exponential tail, every t ≤ T,
     including b → −∞ at fixed a): on x ≤ −c, σ(x) = e^x − e^{2x} + θ·e^{3x} (θ ∈ [0, 1]) makes
     φ, φ', φ'' exp-polynomials, whose integrals over (−∞, −c] are closed forms in erfc
