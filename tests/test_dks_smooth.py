@@ -42,8 +42,8 @@ PHI = {"swish": _swish, "mish": _mish, "gelu": _gelu}
 
 
 @functools.cache
-def _kappa(name, a, b, digits=20, pieces=48):
-    """κ(a, b) by quadrature over z in [−12, 12 + min(2a, max(−b/a, 0))] (the weight e^{2X}
+def _moments(name, a, b, digits=20, pieces=48):
+    """(Cov(φ(X), φ''(X)), E[φ'(X)²]) by quadrature over z in [−12, 12 + min(2a, max(−b/a, 0))] (the weight e^{2X}
     of the second moments moves the mass up to z = 2a, or to the kink −b/a if that comes
     first), split in ``pieces`` per 24 and at the kink −b/a ± k/a (a single tanh-sinh interval
     misses the tilted peak: κ(1, −30) came out +0.13)."""
@@ -61,7 +61,13 @@ def _kappa(name, a, b, digits=20, pieces=48):
                 points,
             )
 
-        return -(mean(0, 2) - mean(0) * mean(2)) / mean(1, 1)
+        return mean(0, 2) - mean(0) * mean(2), mean(1, 1)
+
+
+def _kappa(name, a, b, digits=20, pieces=48):
+    """κ = −Cov(φ, φ'')/E[φ'²] by quadrature (``_moments``)."""
+    cov, square = _moments(name, a, b, digits, pieces)
+    return -cov / square
 
 
 @pytest.mark.parametrize(
@@ -128,6 +134,27 @@ def test_the_proofs_form_is_kappa_by_quadrature(a, b):
     assert (
         abs(float(proof.mid()) - float(_kappa("swish", Fraction(a), Fraction(b), digits=15, pieces=8))) < 1e-6
     )
+
+
+@pytest.mark.reference
+@pytest.mark.parametrize(
+    "cell",
+    [
+        (Fraction(1), Fraction(17, 16), Fraction(3), Fraction(49, 16)),
+        (Fraction(1, 16), Fraction(1, 8), Fraction(-1, 2), Fraction(-3, 8)),
+        (Fraction(3), Fraction(13, 4), Fraction(-3), Fraction(-11, 4)),
+    ],
+)
+def test_cell_enclosures_contain_quadrature_values(cell):
+    """G_B/a² = (B − 1)·E[φ'(X)²] + B·Cov(φ(X), φ''(X)) by quadrature at the centre and two
+    corners of a cell lies in ``cell_value``'s enclosure of the cell (B = 3)."""
+    t0, t1, y0, y1 = cell
+    with ctx.workprec(dks_smooth.PRECISION):
+        enclosure = dks_smooth.cell_value(dks_smooth.SWISH, Fraction(3), *cell)
+    for t, y in [((t0 + t1) / 2, (y0 + y1) / 2), (t0, y0), (t1, y1)]:
+        cov, square = _moments("swish", 1 / t, -y / t, digits=15, pieces=8)
+        value = 2 * square + 3 * cov
+        assert float(enclosure.lower()) <= float(value) <= float(enclosure.upper())
 
 
 def test_the_relu_limit_of_the_form():
