@@ -1,0 +1,265 @@
+"""Swish's ceiling left of the kink: the region y = −b/a ≥ 6 of ``dks_smooth``'s proof that deep
+kernel shaping cannot give swish a per-layer C'(1) of 3 (Martens et al., 2021, "Rapid training
+of deep neural networks without skip connections or normalization layers"), in three parts
+shown here and one bounded part not yet shown.
+
+The form. For X = aZ + b, t = 1/a, λ = −b/a² = y·t, every expectation has the exact tilted
+form E[h(X)] = t·ϕ(y)·J[h], J[h](t, λ) = ∫ h(x)·w(x) dx, w = e^{−λx − t²x²/2} (complete the
+square: −(x − b)²/(2a²) = −y²/2 − λx − t²x²/2). With p = 2φ'² + 3φφ'' (B = 3),
+
+    G = 2·E[φ'²] + 3·Cov(φ, φ'') = t·ϕ(y)·H,    H = J[p] − 3·t·ϕ(y)·J[φ]·J[φ''],
+
+so G > 0 wherever H > 0. Swish's p (φ = x·σ(x)) is ≥ 0 on x ≤ R1 = −2.152 and on
+x ≥ R2 = −0.361, ≤ 0 on [N1, N2] = [−2.15, −0.362] (its roots are near −2.1512 and −0.3618):
+``p_signs`` shows it, by Arb cells on [−5/2, R1], [N1, N2] and [R2, 8] (halved until
+decided) and, beyond, because φ < 0 and φ'' < 0 for x ≤ −5/2
+(φ'' = σ'·(2 + x(1 − 2σ)) and 5/2·(1 − 2σ(−5/2)) > 2), and for x ≥ 8,
+2φ'² ≥ 2σ(8)² > 3·8·10·e^{−8} ≥ 3|φφ''| (|φ| ≤ x, |φ''| ≤ (2 + x)e^{−x}, x(2 + x)e^{−x} falls).
+On one x-interval where p has one sign, ∫ p·w is monotone in t (e^{−t²x²/2} falls) and in λ
+(by the sign of x), so over a cell [0, t₁] × [λa, λb]: w ≥ w(t₁, λa) for x ≤ 0 and
+w ≥ w(t₁, λb) for x ≥ 0, and w ≤ w(0, λb) for x ≤ 0; positive pieces may also be cut short
+(a lower bound).
+
+1. The far left, every a ≥ 1/4 (``far_left``): b ≤ b_far(a) = −2a² − c − a·sqrt(2·ln(2Ka)),
+   c = 4. By the covariance identity Cov(φ(X), ψ(X)) = a²∫₀¹ E[φ'(X)·ψ'(X_ρ)] dρ ((X, X_ρ)
+   Gaussian with X's law and correlation ρ; Houdré and Pérez-Abreu, 1995, "Covariance
+   identities and inequalities for functionals on Wiener and Poisson spaces") with ψ = φ'':
+   φ' < 0 and φ''' < 0 on x ≤ −c (φ' = σ·(1 + x(1 − σ)) with 4(1 − e^{−4}) > 1;
+   φ''' = σ'·(3(1 − 2σ) + x(1 − 6σ')) with 4(1 − 6e^{−4}) > 3), so the integrand is ≥ 0 where
+   X, X_ρ ≤ −c and Cov ≥ −2a²·M₁·M₃·Q((−c − b)/a), M₁ = 1 + 1/e ≥ |σ + xσ'|, M₃ ≥ sup|φ'''|
+   (``dks_smooth.swish_sups``). On x ≤ −c, |φ'| ≥ d·e^{x}, d = (c(1 − σ(−c)) − 1)/(1 + e^{−c}),
+   so E[φ'²] ≥ d²·E[e^{2X}; X ≤ −c] = d²·e^{2b + 2a²}·Φ(u), u = (s − c)/a, s = −b − 2a².
+   With Q(u + 2a) ≤ ϕ(u + 2a)/(u + 2a) and a²/(u + 2a) ≤ a/2, G > 0 once
+   e^{u²/2}·Φ(u) > K·a, K = 3·M₁·M₃·e^{2c}/(2·d²·sqrt(2π)); as Φ(u) > 1/2 for u > 0 this holds
+   for u = sqrt(2·ln(2Ka)) (2Ka > 1 at a = 1/4). In (t, λ): λ ≥ λ_far(t) = 2 + c·t² +
+   t·sqrt(2·ln(2K/t)), which grows with t (its t-derivative is sqrt(L) − 1/sqrt(L) + 2ct,
+   L = 2·ln(2K/t) > 1).
+2. Small λ, λ ≤ Λ0 = 1/16 with y ≥ 6 (so t ≤ Λ0/6; ``small_tilt``): relu's part dominates.
+   ∫_0^∞ w = Q(y)/(t·ϕ(y)) ≥ (y²/(y² + 1))/λ ≥ (36/37)/λ (Gordon's bound on Mills' ratio,
+   1941, "Values of Mills' ratio of area to bounding ordinate..."); on x ≥ 0, w ≤ 1 and
+   |2 − p| ≤ 2(2 + 1/e)(1 + x)e^{−x} + 3x(2 + x)e^{−x} (|1 − φ'| ≤ (1 + x)e^{−x}), whose
+   integral is 8 + 4/e + 12; on [R1, 0], w ≤ e^{λ·|R1|}, and the part x ≤ R1 (p ≥ 0) is dropped.
+   The product: for λ < 1, |J[φ]| ≤ 1/λ² + 1/(1 − λ)² (|φ| ≤ x, ≤ |x|e^{x}) and
+   |J[φ'']| ≤ 3 + 2/(1 − λ) + 1/(1 − λ)² (|φ''| ≤ (2 + |x|)e^{−|x|}), and t·ϕ(y) ≤ λ·ϕ(6)/6
+   (ϕ(y)/y falls). So λ·H ≥ 2·36/37 − Λ0·(8 + 4/e + 12 + e^{Λ0|R1|}·(−∫_{N1}^{N2} p + edges))
+   − 3·(ϕ(6)/6)·(1 + Λ0²/(1 − Λ0)²)·(3 + 2/(1 − Λ0) + 1/(1 − Λ0)²) > 0 (edges: the two
+   intervals [R1, N1], [N2, R2] by their width times a ball of |p|).
+3. Large input scales, t ≤ T_STRIP = 1/20 (a ≥ 20), Λ0 ≤ λ ≤ λ_far(T_STRIP) (``strip_cells``):
+   cells [λa, λb] in λ with t over [0, t₁], t₁ = min(T_STRIP, λb/6) (y ≥ 6): J[p] from below
+   by the corner integrals of its sign pieces (Arb's ``acb.integral`` at exact parameters;
+   positive pieces cut to [−XL, R1] and [R2, XR], the edges by width times ball). The product
+   from above: with β = max(λ − 1, 0), L_m(β) = ∫_0^∞ s^m·e^{βs − t²s²/2} ds ≤
+   e^{β²/(2t²)}·(sqrt(2π)/t)·(β/t² + 1/t)^m (E|S|, S ~ N(β/t², 1/t²)), and on x ≥ 0
+   ∫ x·w ≤ 1/λ², ∫ (2 + x)e^{−x}w ≤ 3, so
+   3t·ϕ(y)·|J[φ]|·|J[φ'']| ≤ F(t) = 3t·e^{−E/(2t²)}/sqrt(2π)·(1/λa² + sqrt(2π)(βb/t³ + 1/t²))
+   ·(3 + sqrt(2π)(2/t + βb/t³ + 1/t²)) with E ≤ λ² − 2β² on the cell
+   (E = min(λa², 1, 4λb − λb² − 2), as λ² − 2(λ − 1)² is concave and is 1 at λ = 1); each
+   term t^{−k}·e^{−E/(2t²)} (k ≤ 5) rises on t² ≤ E/5, so F(t₁) bounds the cell when
+   t₁² ≤ E/5 (checked). H ≥ J_low − F(t₁) > 0 cell by cell.
+
+What is left (not shown, so ``tat`` must not trust swish's ceiling yet): the bounded region
+1/4 ≤ a ≤ 20, b_far(a) ≤ b ≤ −6a. There the weight is peaked (x-width a around b), so the
+corner enclosures need tiny cells; the way to close it is a mean-value form in (a, b) (or
+(t, λ)) whose derivative integrals ∂_λJ[h] = −J[x·h], ∂_tJ[h] = −t·J[x²·h] are enclosed by the
+corners (the looseness then multiplies only the cell's radius).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from flint import acb, arb, ctx
+
+from .dks_smooth import PRECISION, _a, _density, _swish_jets, _swish_parts, swish_sups
+
+C_LEFT = 4  # c: φ' < 0 and φ''' < 0 on x ≤ −c
+LAMBDA0 = Fraction(1, 16)  # Λ0
+T_STRIP = Fraction(1, 20)
+Y_LEFT = 6  # the region: y ≥ 6 (``dks_smooth`` shows y ≤ 6)
+R1, N1, N2, R2 = Fraction(-2152, 1000), Fraction(-215, 100), Fraction(-362, 1000), Fraction(-361, 1000)
+XL, XR = 60, 200  # the positive pieces, cut
+SIGN_REACH = (Fraction(-5, 2), Fraction(8))  # beyond: p > 0 by the docstring's argument
+MIN_SIGN_CELL = Fraction(1, 1 << 22)
+
+
+def _p_ball(x: arb) -> arb:
+    """p = 2φ'² + 3φφ'' over a real ball (products, not squares of balls: both are enclosures)."""
+    d1, d2, _, _, s = _swish_jets(x)
+    return 2 * d1 * d1 + 3 * (x * s) * d2
+
+
+def _sign_holds(low: Fraction, high: Fraction, positive: bool) -> bool:
+    """p > 0 (or < 0) on [low, high], by balls halved until decided."""
+    stack = [(low, high)]
+    while stack:
+        lo, hi = stack.pop()
+        value = _p_ball(arb(_a((lo + hi) / 2), _a((hi - lo) / 2)))
+        if bool(value > 0) if positive else bool(value < 0):
+            continue
+        if hi - lo <= MIN_SIGN_CELL:
+            return False
+        mid = (lo + hi) / 2
+        stack += [(lo, mid), (mid, hi)]
+    return True
+
+
+def p_signs() -> bool:
+    """p ≥ 0 on x ≤ R1 and x ≥ R2, p ≤ 0 on [N1, N2] (the docstring's cells and arguments)."""
+    with ctx.workprec(PRECISION):
+        left_edge, right_edge = (_a(x) for x in SIGN_REACH)
+        s_left = _swish_jets(left_edge)[4]
+        s_right = _swish_jets(right_edge)[4]
+        analytic = bool(-left_edge * (1 - 2 * s_left) > 2) and bool(
+            2 * s_right * s_right > 3 * right_edge * (2 + right_edge) * (-right_edge).exp()
+        )
+        return (
+            analytic
+            and _sign_holds(SIGN_REACH[0], R1, True)
+            and _sign_holds(N1, N2, False)
+            and _sign_holds(R2, SIGN_REACH[1], True)
+        )
+
+
+def _far_constant() -> tuple[arb, arb]:
+    """(K, d²) of part 1."""
+    c = _a(C_LEFT)
+    s = 1 / (1 + c.exp())  # σ(−c)
+    d = (c * (1 - s) - 1) / (1 + (-c).exp())
+    m1 = 1 + (-arb(1)).exp()
+    m3, _ = swish_sups()
+    k = 3 * m1 * m3 * (2 * c).exp() / (2 * d * d * (2 * arb.pi()).sqrt())
+    return k, d * d
+
+
+def far_left() -> bool:
+    """Part 1's side conditions: φ' < 0 and φ''' < 0 on x ≤ −c, d > 0, 2K·(1/4) > 1."""
+    with ctx.workprec(PRECISION):
+        c = _a(C_LEFT)
+        k, d2 = _far_constant()
+        e = (-c).exp()
+        return bool(c * (1 - e) > 1) and bool(c * (1 - 6 * e) > 3) and bool(d2 > 0) and bool(k / 2 > 1)
+
+
+def lambda_far(t: Fraction) -> arb:
+    """λ_far(t) = 2 + c·t² + t·sqrt(2·ln(2K/t)) (an upper ball end is what callers use)."""
+    with ctx.workprec(PRECISION):
+        k, _ = _far_constant()
+        tt = _a(t)
+        return 2 + C_LEFT * tt * tt + tt * (2 * (2 * k / tt).log()).sqrt()
+
+
+def small_tilt() -> bool:
+    """Part 2's closing inequality."""
+    with ctx.workprec(PRECISION):
+        lam = _a(LAMBDA0)
+        e = (-arb(1)).exp()
+        negative = -_piece_integral(N1, N2, arb(0), arb(0))  # ∫_N |p| (w = 1 here)
+        grow = (lam * _a(-R1)).exp()
+        edges = _edges_abs(arb(0), lam, lam)
+        right = 8 + 4 * e + 12
+        one = 1 - lam
+        product = 3 * (_density(_a(Y_LEFT)) / Y_LEFT) * (1 + lam * lam / (one * one))
+        product *= 3 + 2 / one + 1 / (one * one)
+        total = 2 * _a(Fraction(36, 37)) - lam * (right + grow * negative + edges) - product
+        return bool(total > 0)
+
+
+def _weight(z: acb, t: acb, lam: acb) -> acb:
+    return (-lam * z - t * t * z * z / 2).exp()
+
+
+def _piece_integral(low: Fraction | int, high: Fraction | int, t: arb, lam: arb) -> arb:
+    """∫_low^high p(x)·e^{−λx − t²x²/2} dx at exact t, λ (Arb's certified integral)."""
+    tc, lc = acb(t), acb(lam)
+
+    def integrand(z: acb, analytic: bool) -> acb:
+        phi, d1, d2 = _swish_parts(z)
+        return (2 * d1 * d1 + 3 * phi * d2) * _weight(z, tc, lc)
+
+    return acb.integral(integrand, _a(low), _a(high), rel_tol=arb(2) ** -30).real
+
+
+def _edges_abs(t: arb, lam_low: arb, lam_high: arb) -> arb:
+    """An upper bound of |∫ p·w| over [R1, N1] ∪ [N2, R2] for t in [0, t], λ in [λ_low, λ_high]
+    (x < 0: w ≤ e^{−λ_high·x})."""
+    total = arb(0)
+    for low, high in ((R1, N1), (N2, R2)):
+        x = arb(_a((low + high) / 2), _a((high - low) / 2))
+        total += _a(high - low) * abs(_p_ball(x)) * (-lam_high * _a(low)).exp()
+    return arb(total.upper())
+
+
+def _product_bound(t1: arb, lam_a: arb, lam_b: arb) -> arb | None:
+    """F(t₁) of part 3 (None when t₁² ≤ E/5 fails: F then need not bound the cell), or for
+    λb < 1 the smaller of it and 3t₁ϕ(λa/t₁)·(1/λa² + 1/(1 − λb)²)·(3 + 2/(1 − λb) +
+    1/(1 − λb)²) (part 2's bounds; t·ϕ(λ/t) rises with t and falls with λ)."""
+    if bool(lam_b < 1):
+        one = 1 - lam_b
+        plain = 3 * t1 * _density(lam_a / t1) * (1 / (lam_a * lam_a) + 1 / (one * one))
+        plain *= 3 + 2 / one + 1 / (one * one)
+        closed = _product_bound(t1, lam_a, arb(1))
+        return plain if closed is None else min(plain, closed)
+    beta = lam_b - 1 if bool(lam_b > 1) else arb(0)
+    ends = [lam_a * lam_a, arb(1)]
+    if bool(lam_b > 1):
+        ends.append(4 * lam_b - lam_b * lam_b - 2)
+    e = arb(min(end.lower() for end in ends))  # by lower ends: an undecided min cannot pick the larger
+    if not bool(e > 0) or not bool(5 * t1 * t1 <= e):
+        return None
+    root = (2 * arb.pi()).sqrt()
+    first = 1 / (lam_a * lam_a) + root * (beta / t1**3 + 1 / (t1 * t1))
+    second = 3 + root * (2 / t1 + beta / t1**3 + 1 / (t1 * t1))
+    return 3 * t1 * (-e / (2 * t1 * t1)).exp() / root * first * second
+
+
+def strip_cell(lam_a: Fraction, lam_b: Fraction) -> bool:
+    """H > 0 for t in [0, min(T_STRIP, λb/6)] and λ in [λa, λb] (part 3)."""
+    with ctx.workprec(PRECISION):
+        t1 = _a(min(T_STRIP, lam_b / Y_LEFT))
+        la, lb = _a(lam_a), _a(lam_b)
+        product = _product_bound(t1, la, lb)
+        if product is None:
+            return False
+        low = (
+            _piece_integral(-XL, R1, t1, la)
+            + _piece_integral(R2, 0, t1, la)
+            + _piece_integral(0, XR, t1, lb)
+            + _piece_integral(N1, N2, arb(0), lb)
+            - _edges_abs(t1, la, lb)
+        )
+        return bool(low - product > 0)
+
+
+def strip_grid(step: Fraction = Fraction(1, 16)) -> list[tuple[Fraction, Fraction]]:
+    """λ-cells from Λ0 up past λ_far(T_STRIP)."""
+    top = lambda_far(T_STRIP).upper()
+    cells, lam = [], LAMBDA0
+    while bool(arb(lam.numerator) / lam.denominator < top):
+        cells.append((lam, lam + step))
+        lam += step
+    return cells
+
+
+def strip_cells(cells: list[tuple[Fraction, Fraction]]) -> bool:
+    """Every cell shown, halving those that do not show it (down to width 1/1024)."""
+    stack = list(cells)
+    while stack:
+        lam_a, lam_b = stack.pop()
+        if strip_cell(lam_a, lam_b):
+            continue
+        if lam_b - lam_a <= Fraction(1, 1024):
+            return False
+        mid = (lam_a + lam_b) / 2
+        stack += [(lam_a, mid), (mid, lam_b)]
+    return True
+
+
+__all__ = [
+    "far_left",
+    "lambda_far",
+    "p_signs",
+    "small_tilt",
+    "strip_cell",
+    "strip_cells",
+    "strip_grid",
+]
