@@ -88,3 +88,64 @@ def test_the_tilted_form_is_the_expectation(a, b):
         p = lambda x: (lambda v: 2 * v[1] ** 2 + 3 * v[0] * v[2])(_swish(x))
         expected = mpmath.quad(lambda z: p(af * z + bf) * mpmath.npdf(z), mpmath.linspace(-12, 12, 25))
     assert abs(float(value.mid()) / float(expected) - 1) < 1e-8
+
+
+def _h_by_quadrature(t, lam):
+    """H = G/(t·ϕ(y)) by quadrature (``test_dks_smooth._moments``), G = 2E[φ'²] + 3Cov(φ, φ'')."""
+    from tests.test_dks_smooth import _moments
+
+    a, b = 1 / t, -lam / t / t
+    cov, square = _moments("swish", a, b, digits=15, pieces=8)
+    with mpmath.workdps(15):
+        y = mpmath.mpf(lam.numerator) / lam.denominator / (mpmath.mpf(t.numerator) / t.denominator)
+        return (2 * square + 3 * cov) / (mpmath.mpf(t.numerator) / t.denominator * mpmath.npdf(y))
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        (Fraction(1), Fraction(201, 200), Fraction(6), Fraction(193, 32)),
+        pytest.param((Fraction(1, 5), Fraction(21, 100), Fraction(1), Fraction(17, 16)), marks=REFERENCE),
+    ],
+)
+def test_a_box_cells_bound_is_below_h_by_quadrature(cell):
+    """The box cell's lower bound of H is positive and below H by quadrature at two corners."""
+    t0, t1, la, lb = cell
+    low = dks_smooth_left.box_cell(*cell)
+    assert bool(low > 0)
+    for t, lam in [(t0, la), (t1, lb)]:
+        assert float(low.upper()) < float(_h_by_quadrature(t, lam))
+
+
+def test_box_cells_cannot_show_small_scales_near_the_kink():
+    """At a = 1/3, y = 6, J[p] < 0 (the product term carries G): the Cauchy–Schwarz cells' part."""
+    assert not bool(
+        dks_smooth_left.box_cell(
+            Fraction(3), Fraction(3) + Fraction(1, 3200), Fraction(18), Fraction(18) + Fraction(1, 256)
+        )
+        > 0
+    )
+
+
+def test_cauchy_schwarz_cells_hold_and_fail_at_scale_one():
+    """9a⁴E[φ'''²] < 4E[φ'²] on the cells at a = 1/4, y = 6 (ratio about 0.2; quartered),
+    not at a = 1 next to b_far(1) = −9.23 (ratio about 1.05 by a double-precision scan)."""
+    near_kink = (Fraction(1, 4), Fraction(17, 64), Fraction(-13, 8), Fraction(-3, 2))
+    assert not dks_smooth_left.cs_cell(*near_kink)  # too wide for the ball integrals
+    assert dks_smooth_left.cs_cells([near_kink])
+    assert not dks_smooth_left.cs_cell(
+        Fraction(1), Fraction(1025, 1024), Fraction(-37, 4), Fraction(-295, 32)
+    )
+
+
+def test_the_cauchy_schwarz_ratio_by_quadrature():
+    """9a⁴E[φ'''²]/(4E[φ'²]) by mpmath at the scan's worst points of the Cauchy–Schwarz cells'
+    region (a = 4/5 at b_far; a = 1/4 at y = 6): below 1 with room, as the cells show."""
+    with mpmath.workdps(15):
+        f = lambda x: x / (1 + mpmath.exp(-x))
+        for a, b, high in [(0.8, -7.8, 0.4), (0.25, -1.5, 0.21)]:
+            d1 = lambda x: mpmath.diff(f, x, 1)
+            d3 = lambda x: mpmath.diff(f, x, 3)
+            e = lambda g: mpmath.quad(lambda z: g(a * z + b) ** 2 * mpmath.npdf(z), [-10, -3, 0, 3, 10])
+            ratio = 9 * a**4 * e(d3) / (4 * e(d1))
+            assert high - 0.05 < ratio < high
