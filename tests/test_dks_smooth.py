@@ -1,7 +1,7 @@
 """``moments.dks_smooth``: the regions shown so far of the proof that DKS cannot give swish a
 per-layer C'(1) of 3 (κ = −Cov(φ(X), φ''(X))/E[φ'(X)²] < 2/3 for every input scale and shift).
-Not wired into ``tat`` (the region b ≤ −6a, a ≥ 1/4 is not proven yet), so these tests check
-the pieces: each proven part holds at B = 3 and fails at a B too small.
+The region b ≤ −6a, a ≥ 1/4 is ``dks_smooth_left``'s (tests/test_dks_smooth_left.py); these
+tests check this module's pieces: each part holds at B = 3 and fails at a B too small.
 
 Independent route: κ by mpmath quadrature of the four Gaussian expectations in z, φ and its
 derivatives written out here (not the catalog's, not the proof's relu-split form)."""
@@ -102,9 +102,9 @@ def test_kappa_by_quadrature_stays_below_two_thirds(name, a, b, low, high):
         (1, -6, -0.30),
     ],
 )
-def test_kappa_in_the_unproven_region_by_quadrature(a, b, high):
-    """The region not yet proven (a ≥ 1/4, b ≤ −6a): κ by quadrature, far below 2/3 (values to
-    two digits, 20-digit quadrature)."""
+def test_kappa_left_of_the_kink_by_quadrature(a, b, high):
+    """The region a ≥ 1/4, b ≤ −6a (``dks_smooth_left``'s): κ by quadrature, far below 2/3
+    (values to two digits, 20-digit quadrature)."""
     assert float(_kappa("swish", Fraction(a), Fraction(b))) < high
 
 
@@ -222,10 +222,5 @@ def test_kappa_at_small_scale_by_quadrature(b):
     assert abs(float(_kappa("swish", Fraction(1, 4), Fraction(b), digits=15, pieces=8))) < 0.2
 
 
-@pytest.mark.reference
-@pytest.mark.slow
-@pytest.mark.parametrize("part", ["core", "linear"])
-def test_the_shown_regions_hold_for_swish(part):
-    """The core region and the bounded piece of the linear side, cell by cell: minutes of CPU."""
-    cells = dks_smooth.core_grid() if part == "core" else dks_smooth.linear_grid()
-    assert dks_smooth.core_cells(dks_smooth.SWISH, dks_smooth.CEILING, cells)
+# The core's and the linear side's cells run in the whole proof (``dks_swish.proof``:
+# tests/test_dks_ceilings.py, -m reference), a slice of them by default.

@@ -117,6 +117,10 @@ class Activation(NamedTuple):
     # (log_sigmoid), else 0. ``moments.dks_convex`` bounds DKS's C'(1) for them
     # (tests/test_tat_reach.py checks every declaration on a grid).
     relu_mixture: int = 0
+    # The proof module (``moments.dks_ceilings.PROOFS``) showing that DKS's per-layer C'(1) stays
+    # below its CEILING wherever Q'(1) = 1 (swish: "dks_swish"), else "". ``tat`` trusts it (the
+    # proofs cost minutes of CPU); tests/test_dks_ceilings.py runs them.
+    dks_ceiling: str = ""
 
     def bind(self, **values: Number) -> Activation:
         """This activation with its parameters set (defaults for the ones not given)."""
@@ -531,6 +535,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
         nonnegative=_never,
         aliases=("silu",),
         pair=_swish_pair,
+        dks_ceiling="dks_swish",
     ),
     Activation(
         "softplus",

@@ -1,11 +1,10 @@
-"""Toward a proven ceiling over the per-layer C'(1) that deep kernel shaping can give a smooth
-relu-like activation (swish, and by the same framework mish and gelu; Martens et al., 2021,
-"Rapid training of deep neural networks without skip connections or normalization layers").
+"""The part y = −b/a ≤ 6 of a proven ceiling over the per-layer C'(1) that deep kernel shaping
+can give a smooth relu-like activation (swish, and by the same framework mish and gelu; Martens
+et al., 2021, "Rapid training of deep neural networks without skip connections or normalization layers").
 
-NOT WIRED INTO ``tat``: for swish the proof below covers the (input_scale, input_shift) plane
-except one region, a ≥ 1/4 with b ≤ −6a (the Gaussian mass left of the kink, into swish's
-exponential tail), so no user-visible result rests on it yet. That region, and how to close it,
-is set out at the end.
+This module shows the (input_scale, input_shift) plane except one region, a ≥ 1/4 with
+b ≤ −6a (the Gaussian mass left of the kink, into swish's exponential tail), which
+``dks_smooth_left`` shows; ``dks_swish`` runs both and is what ``tat`` trusts.
 
 The identity. With f(z) = φ(a·z + b), Z ~ N(0, 1), X = aZ + b, DKS's local maps give
 C'(1) = E[f'²]/Var f and, by Stein's lemma, Q'(1) = (E[f'²] + Cov(f, f''))/Var f. Put
@@ -81,53 +80,21 @@ Regions shown (``core_cells`` on ``core_grid`` and ``linear_grid``, ``linear_sid
     a⁴(K + M₃²·Q(T(−c − b))/(P(0 ≤ Z ≤ 1)(σ(b)(|b|/2 − 1))²)) < r², checked at b = b_L, holds
     for all b ≤ b_L.
 
-The cells of the shown regions cost about ten minutes of CPU (582 s measured: the core's 7,200
-cell evaluations most of it, the linear side's 1,080 cells 43 s), so ``tests/test_dks_smooth.py`` runs them under the
-reference marker and a few cells, the closing inequalities and the small scales in the default
-run.
+The cells of the shown regions cost about nine minutes of CPU (the core's 485 s, the linear
+side's 43 s), so they run in ``dks_swish.proof`` (tests/test_dks_ceilings.py, under the
+reference marker); the default run checks a few cells, the closing inequalities and the small
+scales.
 
 Swish (x·σ(x), σ the logistic function; Ramachandran et al., 2017, "Searching for activation
 functions"): g = |x|·σ(−|x|) on both sides; σ(−|x|) ≤ e^{−|x|} and σ' = σ(x)σ(−x) ≤ e^{−|x|}
 give |g| ≤ |x|e^{−|x|}, |g'| ≤ (1 + |x|)e^{−|x|} (g' = σ(−x) − xσ'(x) for x > 0, −σ − xσ' for
 x < 0) and |g''| = σ'·|2 + x(1 − 2σ)| ≤ (2 + |x|)e^{−|x|}.
 
-What remains for a full proof (``tat`` may trust a ceiling only once all of it is shown). Every
-E[h(X)] has the exact tilted form E[h(X)] = (ϕ(y)/a)·∫ h(x)·e^{−λx − t²x²/2} dx with
-λ = y·t = −b/a²; on an x-interval where h has one sign, that integral is monotone in t (the factor
-e^{−t²x²/2} falls) and in λ (the sign of x decides), so a cell [t₀, t₁] × [λ₀, λ₁] is enclosed by
-integrals at its corners with exact parameters (no parameter balls inside ``acb.integral``).
-
-* y ≥ Y (the mass left of the kink), in (t, λ):
-  - λ ≤ λ₀ (≈ 0.2): G_B·a/(ϕ(y)·t) ≥ (B − 1)·Mi(y)/t − C(λ₀) with Mi(y)/t ≥ (Y²/(Y² + 1))/λ
-    (Mills' ratio, Gordon's bound) and C(λ₀) from the envelopes against e^{λ₀|x|}: relu's
-    (B − 1)/λ dominates.
-  - λ₀ ≤ λ ≤ 2 − δ, 0 ≤ t ≤ λ/Y: the tilted kink. The kernels k₁, k₂ decay like e^{2x} on the
-    left, so their tilted integrals stay finite at t = 0 (the Laplace transform at λ); g and g''
-    (like e^{x}) enter only through the product term, which carries an extra factor ϕ(y):
-    relative to the rest it is ϕ(λ/t)·t times two tilted integrals of the envelopes, bounded for
-    λ ≤ 1 and each at most e^{(λ − 1)²/(2t²)}·poly (a closed-form Gaussian integral) beyond, so
-    at most e^{(λ² − 4λ + 2)/(2t²)}·poly, which vanishes as t → 0 for 2 − sqrt 2 < λ < 2 + sqrt 2.
-    At t = 0, κ → −L[k₂](λ)/(1/λ + L[k₁](λ)) (L the two-sided Laplace transform), at most about
-    0.007 on (0, 2) and → −1 as λ → 2 (double-precision quadrature; −0.75 at a = 10, λ = 1.5 by
-    mpmath): the margin is wide. Cells by the corner enclosures above, with
-    Mi(y)/t ∈ [λ/(λ² + t²), 1/λ] (Gordon) continuous at t = 0.
-  - a bounded, b → −∞ (a sign argument, simpler than the closed forms there): far left
-    κ < 0, i.e. Cov(φ, φ'') > 0. By the covariance identity above
-    Cov(φ, φ'') = a²∫₀¹ E[φ'(X)φ'''(X_ρ)]dρ, and φ' < 0, φ''' < 0 on x ≤ −c (c ≈ 4: φ''' =
-    σ'(3(1 − 2σ) + x(1 − 6σ'))), so the integrand is ≥ 0 where X, X_ρ ≤ −c and
-    Cov ≥ −2a²·sup|φ'|·sup|φ'''|·Q((−c − b)/a); with E[φ'²] ≥ P(0 ≤ Z ≤ 1)(σ(b)(|b|/2 − 1))²
-    (as for the small scales) G_B > 0 once b ≤ b_far(a) ≈ −(4a² + c + k·a). For
-    a ∈ [1/T, A] this leaves the bounded piece 6 ≤ y ≤ |b_far(a)|/a for ``core_cells``. It fails
-    as a → ∞ (E[φ'²] ~ e^{2b + 2a²} outgrows that lower bound): large a needs the closed forms.
-  - the corner (t, λ) → (0, 2) and λ ≥ 2 + c·t² + k·t (the exponential tail, every t ≤ T,
-    including b → −∞ at fixed a): on x ≤ −c, σ(x) = e^x − e^{2x} + θ·e^{3x} (θ ∈ [0, 1]) makes
-    φ, φ', φ'' exp-polynomials, whose integrals over (−∞, −c] are closed forms in erfc
-    (E[X^k e^{nX}; X ≤ −c] = e^{nb + n²a²/2}·E[Y_n^k; Y_n ≤ −c], Y_n ~ N(b + na², a²)); the
-    leading term is swish's far-left limit κ → −(1 − e^{−a²}) (pointwise (B − 1)φ'² + B·φφ''
-    ≈ e^{2x}(5x² + 10x + 2) at B = 3), and near (0, 2) everything scales like t^{−3}·F(s),
-    s = (2 − λ)/t, so t³·G is continuous there; the part x > −c is bounded by the envelopes.
-  - what is left between (moderate t, λ between 2 − δ and 2 + ct² + kt) is a bounded band for
-    the corner enclosures with t ≥ t_min > 0.
+The region a ≥ 1/4, y ≥ 6 is shown in ``dks_smooth_left`` in the tilted form
+E[h(X)] = (ϕ(y)/a)·∫ h(x)·e^{−λx − t²x²/2} dx (λ = y·t = −b/a²), whose integral is monotone in t
+and λ on an x-interval where h has one sign: a sign argument for the far left, relu's part for
+small λ, cells enclosed by corner integrals for a ≥ 4/5, and a Cauchy–Schwarz bound on cells
+for 1/4 ≤ a ≤ 4/5.
 
 Mish (g decays like e^{x} on the left and e^{−2x} on the right) fits the same scheme with its own
 envelopes; gelu's g = |x|·Q(|x|) decays like a Gaussian, so its tilted integrals converge for

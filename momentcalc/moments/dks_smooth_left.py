@@ -62,8 +62,9 @@ w ≥ w(t₁, λb) for x ≥ 0, and w ≤ w(0, λb) for x ≤ 0; positive pieces
    [t0, t1] by its ends and, for k < 0 < E, its peak t² = E/(−k) (a ball around it); E may be
    negative here. When that does not show the cell, by its exact pieces: 3·max(t·ϕ(λ/t)) (at
    (t1, λa): it rises with t, falls with λ) times ∫|φ|·w and ∫|φ''|·w, each over its sign
-   pieces (φ'' changes sign near ±2.39936: the two intervals of width 1/10⁴ by width times a
-   ball) at their upper corners, cut at −X = −((λb − 1)/t0² + 12/t0 + 12) and at XR: beyond −X
+   pieces (φ'' = σ'·(2 + x(1 − 2σ)) with x(1 − 2σ) even and rising on x < 0 has one root each
+   side of 0, near ±2.39936, bracketed by ROOT2 in ``p_signs``: the two intervals of width
+   1/10⁴ by width times a ball) at their upper corners, cut at −X = −((λb − 1)/t0² + 12/t0 + 12) and at XR: beyond −X
    the envelopes |x|e^{x}, (2 + |x|)e^{x} give ∫_X^∞ (α + s)e^{γs − t²s²/2} ds ≤
    e^{γX − t²X²/2}·((α + γ⁺/t²)/(t·v) + 1/t²), γ = λ − 1, v = tX − γ/t > 0 (Mills' ratio
    ≤ 1/v); beyond XR, ∫ x·e^{−λx} and ∫ (2 + x)e^{−(1 + λ)x}. Cells that show nothing are
@@ -79,13 +80,14 @@ w ≥ w(t₁, λb) for x ≥ 0, and w ≤ w(0, λb) for x ≤ 0; positive pieces
    (double-precision scan; 1.05 at a = 1, where the bound stops working).
 
 The parts together with ``dks_smooth``'s cover every a ≥ 1/4 with y ≥ 6 (``dks_swish`` runs
-them all). Cost: the box cells about BOXCOST s of CPU, the Cauchy–Schwarz cells 43 s, the
+them all). Cost: the box cells 377 s of CPU, the Cauchy–Schwarz cells 43 s, the
 rest under a second.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import cache
 
 from flint import acb, arb, ctx
 
@@ -131,16 +133,26 @@ def p_signs() -> bool:
         analytic = bool(-left_edge * (1 - 2 * s_left) > 2) and bool(
             2 * s_right * s_right > 3 * right_edge * (2 + right_edge) * (-right_edge).exp()
         )
+        # φ'' = σ'·(2 + x(1 − 2σ)) with x(1 − 2σ) even and rising on x < 0: one root each side
+        # of 0, ±r with φ''(ROOT2[0]) < 0 < φ''(ROOT2[1]) (``_product_exact``'s sign pieces)
+        roots = bool(_swish_jets(_a(ROOT2[0]))[1] < 0) and bool(_swish_jets(_a(ROOT2[1]))[1] > 0)
         return (
             analytic
+            and roots
             and _sign_holds(SIGN_REACH[0], R1, True)
             and _sign_holds(N1, N2, False)
             and _sign_holds(R2, SIGN_REACH[1], True)
         )
 
 
+@cache  # swish_sups' cells cost a tenth of a second; the grids ask once a row
 def _far_constant() -> tuple[arb, arb]:
-    """(K, d²) of part 1."""
+    """(K, d²) of part 1 (at PRECISION)."""
+    with ctx.workprec(PRECISION):
+        return _far_constant_at()
+
+
+def _far_constant_at() -> tuple[arb, arb]:
     c = _a(C_LEFT)
     s = 1 / (1 + c.exp())  # σ(−c)
     d = (c * (1 - s) - 1) / (1 + (-c).exp())
