@@ -121,6 +121,10 @@ class Activation(NamedTuple):
     # come from tanh's Fourier transform (``moments.mehler_series``: Mehler's series of the
     # bivariate kernel at small correlations; tests/test_mehler_series.py checks each declaration)
     tanh_form: tuple[Fraction, Fraction, Fraction] | None = None
+    # The proof module (``moments.dks_ceilings.PROOFS``) showing that DKS's per-layer C'(1) stays
+    # below its CEILING wherever Q'(1) = 1 (swish: "dks_swish"), else "". ``tat`` trusts it (the
+    # proofs cost minutes of CPU); tests/test_dks_ceilings.py runs them.
+    dks_ceiling: str = ""
 
     def bind(self, **values: Number) -> Activation:
         """This activation with its parameters set (defaults for the ones not given)."""
@@ -537,6 +541,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
         nonnegative=_never,
         aliases=("silu",),
         pair=_swish_pair,
+        dks_ceiling="dks_swish",
     ),
     Activation(
         "softplus",

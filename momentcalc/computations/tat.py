@@ -11,8 +11,9 @@
   transform: exit 2.
 * Reach: c·x^k + d above its proven top (``moments.dks.monomial_reach``), a clipped linear φ at or
   below its proven floor (``moments.dks_clip``), a convex sum of relus at or above its proven ceiling
-  (``moments.dks_convex``) and selu at or above its proven bound (``moments.dks_selu``) are exit 2
-  with the range; where DKS's starting points
+  (``moments.dks_convex``), selu at or above its proven bound (``moments.dks_selu``) and an
+  activation whose catalog entry declares a proven ceiling (swish: ``moments.dks_ceilings``) at or
+  above it are exit 2 with the range; where DKS's starting points
   find nothing, a survey of the curve Q'(1) = 1 gives new ones (``tat_reach``), and failing those
   the exit 3 says what was searched and the C'(1) found.
 """
@@ -244,6 +245,7 @@ def _dks(act: Any, zeta: Fraction, depth: int, digits: int) -> dict[str, Any]:
         _clipped_reach(act, target, zeta, depth)
         _convex_reach(act, target, zeta, depth)
         _drop_reach(act, target, zeta, depth)
+        _declared_reach(act, target, zeta, depth)
     shifts = (Fraction(1), Fraction(-1)) if fixed else (None,)
     for shift in shifts:
         try:
@@ -355,6 +357,19 @@ def _drop_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
         "Q'(1) = 1 (a proven bound, not the supremum; the largest C'(1) on that curve appears to be relu's "
         "pi/(pi - 1) = 1.4669, approached as input_scale -> infinity), ",
     )
+
+
+def _declared_reach(act: Any, target: Any, zeta: Fraction, depth: int) -> None:
+    """Exit 2 when φ's catalog entry declares a proven ceiling B on its C'(1) where Q'(1) = 1
+    (``Activation.dks_ceiling``, ``moments.dks_ceilings``: swish, ``moments.dks_swish``) and the
+    per-layer target is at least B. The call trusts the declaration: the proof costs minutes of
+    CPU, and the tests run it (the whole under the reference marker, a slice by default)."""
+    from ..moments.dks_ceilings import declared_ceiling
+
+    declared = declared_ceiling(act)
+    if declared is None or zeta < declared[0] ** depth:  # exact: ζ^(1/L) ≥ B ⇔ ζ ≥ B^L
+        return
+    _above_ceiling(act, target, zeta, depth, declared[0], declared[1])
 
 
 def _above_ceiling(act: Any, target: Any, zeta: Fraction, depth: int, top: Fraction, why: str) -> None:
