@@ -339,6 +339,7 @@ LOCAL_IMPORTS = {
     "computations/tat.py -> .moments.dks_selu": "selu's proven bound only",
     "computations/tat.py -> .moments.dks_ceilings": "an activation declaring a proven ceiling, DKS only",
     "moments/dks_ceilings.py -> .moments.dks_swish": "swish's proof module, when its ceiling is read",
+    "moments/dks_ceilings.py -> .moments.dks_gelu": "gelu's proof module, when its ceiling is read",
     "computations/tat_reach.py -> .moments.dks_convex": "the relu limit's hint, for a target nothing reached",
     "computations/tat_reach.py -> .moments.dks_selu": "the relu limit's hint, for a target nothing reached",
     "computations/tat.py -> flint": "importing momentcalc.tat loads no python-flint (first call)",

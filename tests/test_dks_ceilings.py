@@ -20,7 +20,7 @@ DECLARED = sorted({act.dks_ceiling for act in CATALOG if act.dks_ceiling})
 
 
 def test_declarations_name_registered_proofs():
-    assert [act.name for act in CATALOG if act.dks_ceiling] == ["swish"]
+    assert [act.name for act in CATALOG if act.dks_ceiling] == ["gelu", "swish"]
     assert set(DECLARED) <= set(dks_ceilings.PROOFS)
     for name, load in dks_ceilings.PROOFS.items():
         module = load()
@@ -31,7 +31,8 @@ def test_declarations_name_registered_proofs():
 
 def test_an_undeclared_activation_has_no_ceiling():
     assert dks_ceilings.declared_ceiling(resolve("mish", None)) is None
-    assert dks_ceilings.declared_ceiling(resolve("gelu", None)) is None
+    assert dks_ceilings.declared_ceiling(resolve("gelu", None))[0] == 3
+    assert dks_ceilings.declared_ceiling(resolve("gelu_tanh", None)) is None  # its own function
     assert dks_ceilings.declared_ceiling(resolve("swish", None))[0] == 3
     assert dks_ceilings.declared_ceiling(resolve("silu", None))[0] == 3
 
@@ -56,6 +57,8 @@ def test_the_declared_proof_holds(name):
         (("swish", "--target-slope", "3"), "3^1 = 3"),
         (("silu", "--depth", "3", "--target-slope", "30"), "3^3 = 27"),
         (("x*sigmoid(x)", "--target-slope", "3.5"), "3^1 = 3"),
+        (("gelu", "--target-slope", "3"), "3^1 = 3"),
+        (("gelu", "--depth", "2", "--target-slope", "9"), "3^2 = 9"),
     ],
 )
 def test_a_target_at_or_above_the_ceiling_is_exit_2(argv, power):

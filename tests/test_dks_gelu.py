@@ -131,10 +131,6 @@ def test_the_cell_test_fails_below_the_true_sup():
     assert dks_gelu.shown(PEAK)
 
 
-def test_slice():
-    assert dks_gelu.slice_proof()
-
-
 def test_the_zero_at_b_star_needs_the_small_scale_bound():
     """G = 0 at s = 1, h = b* ≈ −0.7518: no cell there has G > 0, the small-scale bound holds on
     the thin ones and fails on a thick one."""

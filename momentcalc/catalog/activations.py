@@ -486,6 +486,7 @@ CORE_CATALOG: tuple[Activation, ...] = (
                 lambda sp, p: sp.Rational(1, 3) + 2 * sp.sqrt(3) / (9 * sp.pi),
             ),
         },
+        dks_ceiling="dks_gelu",
     ),
     Activation(
         "gelu_tanh",

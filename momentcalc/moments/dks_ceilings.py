@@ -29,7 +29,13 @@ def _swish() -> ModuleType:
     return dks_swish
 
 
-PROOFS: dict[str, Callable[[], ModuleType]] = {"dks_swish": _swish}
+def _gelu() -> ModuleType:
+    from . import dks_gelu
+
+    return dks_gelu
+
+
+PROOFS: dict[str, Callable[[], ModuleType]] = {"dks_swish": _swish, "dks_gelu": _gelu}
 
 
 def declared_ceiling(act: Any) -> tuple[Fraction, str] | None:

@@ -2,8 +2,14 @@
 al., 2021, "Rapid training of deep neural networks without skip connections or normalization
 layers"; gelu: Hendrycks and Gimpel, 2016, "Gaussian error linear units (GELUs)").
 
-The public surface: ``CEILING`` (3) and ``prove()`` (True only when every region below is shown;
-``REGIONS`` names them). Not wired into ``tat`` here.
+The public surface: ``CEILING`` (3), ``WHY`` (the text ``tat``'s exit 2 quotes), ``prove()`` (True
+only when every region below is shown; ``REGIONS`` names them; also ``proof``) and ``slice_proof()``
+(also ``proof_slice``). gelu's catalog entry declares this proof (``Activation.dks_ceiling =
+"dks_gelu"``, read through ``moments.dks_ceilings``): ``tat`` trusts the declaration, the tests
+run the proof (the whole, about a minute of CPU, under the reference marker; the slice by
+default). The largest C'(1) on the curve Q'(1) = 1 appears to be about 1.979 (input_scale 0.78,
+input_shift −2.04: the double-precision survey of ``moments.dks_survey``), well below the bound;
+κ's own largest value over the plane is about 0.574 (C'(1) = 2.35 would need Q'(1) = 1 there).
 
 The identity. With f(z) = φ(a·z + b), Z ~ N(0, 1), X = aZ + b ~ N(b, a²), DKS's local maps
 (``moments.dks``: F1 = a²·E[φ'(X)²]/V − t, F2 = E[(X − b)(φ(X) − μ)φ'(X)]/V − 1) are
@@ -113,6 +119,12 @@ from ..engine.gaussian_balls import as_arb
 
 PRECISION = 64
 CEILING = Fraction(3)  # C'(1) < 3 wherever Q'(1) = 1, for every input scale and shift
+WHY = (
+    "(a smooth relu-like activation): below 3 wherever Q'(1) = 1 (proven: there C'(1) = 1/(1 - kappa) with "
+    "kappa = -Cov(f, f'')/E[f'^2] < 2/3 for every input_scale and input_shift, from closed forms in "
+    "Phi and phi; the largest C'(1) on that curve appears to be about 1.979, near input_scale 0.78 "
+    "and input_shift -2.04), "
+)
 RIGHT = Fraction(4)  # h ≥ RIGHT: ``right_side``
 LEFT = Fraction(-8)  # the core runs over LEFT ≤ h ≤ RIGHT
 CORE_STEP = Fraction(1, 2)  # the core's first cells: CORE_STEP in h times the whole of s
@@ -552,3 +564,7 @@ def slice_proof() -> bool:
     cells = SLICE_CORE + strip_cells(frontier, frontier + CORE_STEP, *SLICE_FAR)
     first = tilted_cells()
     return shown_cells(cells) and all(not tilted_cover(cell) for cell in (first[0], first[8], first[-1]))
+
+
+proof = prove  # the names ``moments.dks_ceilings`` reads
+proof_slice = slice_proof
