@@ -229,9 +229,11 @@ def _refuse_near_one(
         f"the bivariate expectations of {_named(act)} at {_where(rho, q1, q2)} have no certified route: "
         f"the large-variance series need the spread q*(1 - rho^2) across the diagonal to cover the unit "
         f"scale of {_named(act)}, which holds here for 1 - |rho| >= {to_text(1 - abs(nearest))} "
-        f"(a {{rho}} of {to_text(nearest)} or further from ±1, or larger variances), and the rules' "
-        "nodes, whose count grows with sqrt(q), pass their limits",
+        f"(a {{rho}} of {to_text(nearest)} or further from ±1, or larger variances; near that "
+        "correlation many {digits} may need a larger {budget}), and the rules' nodes, whose count "
+        "grows with sqrt(q), pass their limits",
         param="rho",
+        params=("digits", "budget"),
     )
 
 
