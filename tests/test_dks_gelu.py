@@ -1,8 +1,9 @@
 """``moments.dks_gelu``: the closed forms of E[φ'(X)²] and Cov(φ(X), φ''(X)) for gelu (φ = x·Φ(x))
 against mpmath quadrature in z, Sheppard's integral and its slopes against quadrature and
 numerical differentiation, and the proof's regions (a slice in the default run, every cell
-under the reference marker). The inequalities must be able to fail: at a ceiling below gelu's
-true sup of C'(1) (about 2.349, at a ≈ 0.588, b ≈ −1.730) the cell around the maximizer has
+under the reference marker). The inequalities must be able to fail: at a ceiling below the
+largest 1/(1 − κ) over the plane (about 2.349, at a ≈ 0.588, b ≈ −1.730, off the curve
+Q'(1) = 1, on which C'(1) appears to reach only about 1.979) the cell around κ's maximizer has
 G_B < 0."""
 
 from __future__ import annotations
@@ -120,11 +121,11 @@ def test_cell_ball_contains_the_closed_form_at_points_of_the_cell():
             assert ball.contains(2 * slope + 3 * cov)
 
 
-# gelu's largest κ: C'(1) = 1/(1 − κ) ≈ 2.349 at h ≈ −1.4916, s ≈ 0.8620
+# gelu's largest κ over the plane: 1/(1 − κ) ≈ 2.349 at h ≈ −1.4916, s ≈ 0.8620 (off the curve)
 PEAK = (F(-1493, 1000), F(-1490, 1000), F(861, 1000), F(863, 1000))
 
 
-def test_the_cell_test_fails_below_the_true_sup():
+def test_the_cell_test_fails_below_the_largest_kappa():
     with ctx.workprec(dks_gelu.PRECISION):
         assert dks_gelu.cell_g(*PEAK, ceiling=F(7, 3)) < 0  # 2.333 < 2.349: G_B < 0 there
         assert dks_gelu.cell_g(*PEAK, ceiling=F(12, 5)) > 0

@@ -103,8 +103,10 @@ Regions (the whole (h, s) strip ℝ × (0, 1]):
 The proof (``prove``: every region of ``REGIONS``) costs about 75 s of CPU, the core's 49,000
 cells and the far left's bands nearly all of it, so ``tests/test_dks_gelu.py`` runs it under
 the reference marker, and a slice (a few cells per region and every closing inequality) by
-default. Numerically, gelu's sup of C'(1) on DKS's curve is about 2.349 (κ ≈ 0.5743 at
-a ≈ 0.588, b ≈ −1.730); the ceiling 3 is what the proof shows.
+default. Numerically, κ's largest value over the whole plane is about 0.5743 (a ≈ 0.588,
+b ≈ −1.730), so 1/(1 − κ) stays below about 2.349 everywhere; that point is off the curve
+Q'(1) = 1 (Q'(1) ≈ 0.609 there), and on the curve the largest C'(1) appears to be about 1.979.
+The ceiling 3 is what the proof shows.
 """
 
 from __future__ import annotations
