@@ -61,6 +61,7 @@ from ...moments.bivariate_certified import (
 )
 from ...moments import mehler_series
 from ...moments.mehler_series import terms_needed
+from ...engine.balls import arb_precision
 from ...tier import Precision
 
 ATTEMPTS = 2
@@ -156,7 +157,11 @@ def prove_correlation(
         return found
 
     # the rough stages stopped at MEHLER_ROUGH digits where ``mehler_pays`` (at the working digits)
-    if (centre_digits == MEHLER_ROUGH and digits >= MEHLER_FROM) or mehler_pays(act, float(centre), digits):
+    # ``mehler_locates``: c* tiny, the rough c is the double-precision start (at any digits)
+    if (
+        centre_digits == MEHLER_ROUGH
+        and (digits >= MEHLER_FROM or mehler_locates(act, float(centre), digits))
+    ) or mehler_pays(act, float(centre), digits):
         found, polished = _mehler(act, ww, bb, q_star, b_ball, centre, digits, q_slopes)
         if found is not None:
             return found
@@ -224,6 +229,52 @@ def mehler_pays(act: Any, c: float, digits: int) -> bool:
     if act.expression or act.tanh_form is None or digits < MEHLER_FROM or not 0 < c < 1:
         return False
     return terms_needed(_mehler_top(c), _mehler_goal(digits)) <= MEHLER_TERMS
+
+
+# Below MEHLER_FROM digits the series also locates c* where c* is tiny (``mehler_locates``): at
+# c ≤ MEHLER_LOCATE_C it needs few terms at any digits (about digits/3), so its polynomial Newton
+# takes the double-precision start (``floats.correlation_start``) to every digit where the
+# lattice's rough Newton stages cost seconds (meanfield tanh --sigma-w2 20 --sigma-b2 1e-6 at
+# --digits 100: 38 s of lattice sums before).
+MEHLER_LOCATE_C = 1e-3
+
+
+def mehler_locates(act: Any, c: float, digits: int) -> bool:
+    """May c*'s rough stages stop at the double-precision start ``c`` for Mehler's series to
+    locate and prove c* at ``digits`` (φ = a + b·tanh(x/s), c* tiny)?"""
+    if act.expression or act.tanh_form is None or not 0 < c <= MEHLER_LOCATE_C:
+        return False
+    return terms_needed(_mehler_top(c), _mehler_goal(digits)) <= MEHLER_TERMS
+
+
+MEHLER_LOCATE_BITS = 96  # c* from the series in locate: bits of its estimate (a start, not a proof)
+
+
+def mehler_locate(act: Any, ww: Any, bb: Any, q: str, c: float) -> tuple[str, str] | None:
+    """(c*, the correlation map's slope σ_w²·K₁ there), as decimal strings to about
+    MEHLER_LOCATE_BITS bits, by Newton's method on Mehler's series of K and K₁ at q (a decimal
+    string) from a rough ``c`` (right to a few digits): an estimate for ``_mehler`` to take to
+    every digit and prove, or None."""
+    with arb_precision(MEHLER_LOCATE_BITS + 30):
+        q_ball, w_ball, b_ball = arb(q), arb(ww), arb(bb)
+        series = mehler_series.series(act.tanh_form, q_ball, _mehler_top(2 * c), MEHLER_LOCATE_BITS)
+        if series is None:
+            return None
+        x = arb(c)
+        for _ in range(MEHLER_NEWTON):
+            k, k1 = series.k(x), series.k1(x)
+            if k is None or k1 is None or not w_ball * k1 - 1 < 0:
+                return None
+            step = ((w_ball * k + b_ball) / q_ball - x) / (w_ball * k1 - 1)
+            x = arb((x - step).mid())
+            if not 0 < x < 2 * c:
+                return None
+            if abs(step.mid()) <= arb(2) ** -MEHLER_LOCATE_BITS * x:
+                k1 = series.k1(x)
+                if k1 is None:
+                    return None
+                return x.mid().str(35, radius=False), (w_ball * k1).mid().str(35, radius=False)
+    return None
 
 
 def _mehler_top(c: float) -> float:

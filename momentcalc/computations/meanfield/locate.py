@@ -502,6 +502,19 @@ def correlation_fixed_point(
         c = _correlation_search(step)
     if c == 0:
         return mp.zero, step(mp.zero, digits + 3)[2][0]
+    if rough and third is not None:
+        from .correlation_proof import MEHLER_ROUGH, mehler_locate, mehler_locates
+
+        if mehler_locates(model.act, float(c), digits):
+            # c* tiny: Mehler's series locates c* (about 30 digits, for the notes and as the
+            # proof's start) and ``correlation_proof._mehler`` takes it to every digit and
+            # proves it: no Newton stage on the bivariate lattice
+            located = mehler_locate(
+                model.act, mpmath.nstr(w, 40), mpmath.nstr(b, 40), mpmath.nstr(q, 40), float(c)
+            )
+            if located is not None:
+                third[0] = MEHLER_ROUGH
+                return mpmath.mpf(located[0]), mpmath.mpf(located[1])
     if (
         rough and len(newton_stages(digits, C_LOCATE_DIGITS)) > 1
     ):  # (at a few digits the search's c is as rough)

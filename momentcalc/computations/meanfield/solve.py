@@ -182,6 +182,22 @@ def _check_conditioning(w: mpmath.mpf, length: Length, work: int, digits: int) -
         raise _Raise(worst, lost_q if lost_q > GUARD_COVERS else 0)
 
 
+def _check_tiny_correlation(results: dict[str, object], work: int, digits: int, fold: int) -> None:
+    """Raise _Raise where Mehler's series locates a tiny c* (``locate.correlation_fixed_point``):
+    c*'s proven ball is about as wide in absolute terms as q*'s (the bound of |∂K/∂q| over q*'s
+    ball does not shrink with c), so c* to ``digits`` significant digits needs about
+    log10(1/c*) more working digits; raised once here rather than by escalating attempts, each
+    of which would locate c* again on the lattice where its proof does not round."""
+    from .correlation_proof import MEHLER_ROUGH
+
+    c_star = results.get("c_star")
+    if results.get(ROUGH_THIRD) != MEHLER_ROUGH or not isinstance(c_star, mpmath.mpf) or not 0 < c_star < 1:
+        return
+    lost = int(mpmath.floor(-mpmath.log10(c_star)))
+    if lost > GUARD_COVERS and work < digits + lost + RAISE_GUARD:
+        raise _Raise(lost, fold)
+
+
 def _computation(given: Inputs, found: _Found, work: int, derive: bool) -> Computation:
     digits = given.digits
     with mp.workdps(working_dps(work)):
@@ -407,6 +423,7 @@ def _attempt(given: Inputs, work: int, fold: int) -> _Found:
                 )
             )
             if length is not None:  # q* > 0: proven in balls around the values found
+                _check_tiny_correlation(results, work, given.digits, fold)
                 found.proof = _prove(given, found, b, unit, work, fold)
             else:
                 from .prove import prove_at_zero
