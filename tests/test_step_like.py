@@ -288,6 +288,17 @@ def test_tanh_cli_at_the_largest_variances():
             )
 
 
+def _assert_kernels_printed(results: dict, k: mpmath.mpf, k1: mpmath.mpf) -> None:
+    """Every printed digit of the command's nngp and ntk_derivative against the references."""
+    with mp.workdps(30):
+        for key, want in (("nngp", k), ("ntk_derivative", k1)):
+            text = results[key]["decimal"]
+            assert abs(mpmath.mpf(text) - want) <= abs(want) * mpmath.mpf(10) ** -_printed_digits(text), (
+                key,
+                text,
+            )
+
+
 @pytest.mark.reference
 def test_tanh_cli_at_a_large_variance():
     """Issue 35: ``kernel tanh --q 1e8 --rho 0.5`` was exit 3 ("the rules' nodes ... grow with
@@ -296,13 +307,7 @@ def test_tanh_cli_at_a_large_variance():
     assert run.code == 0, run.stderr
     results = run.json()["results"]
     k, k1 = _tanh_reference(10**8, 10**8, Fraction(1, 2), 20)
-    with mp.workdps(30):
-        for key, want in (("nngp", k), ("ntk_derivative", k1)):
-            text = results[key]["decimal"]
-            assert abs(mpmath.mpf(text) - want) <= abs(want) * mpmath.mpf(10) ** -_printed_digits(text), (
-                key,
-                text,
-            )
+    _assert_kernels_printed(results, k, k1)
 
 
 def test_erf_cli_at_a_large_variance():
@@ -331,13 +336,7 @@ def test_sigmoid_cli_at_a_large_variance():
     assert run.code == 0, run.stderr
     results = run.json()["results"]
     k, k1 = _sigmoid_reference(10**6, 10**6, Fraction(1, 2), 20)
-    with mp.workdps(30):
-        for key, want in (("nngp", k), ("ntk_derivative", k1)):
-            text = results[key]["decimal"]
-            assert abs(mpmath.mpf(text) - want) <= abs(want) * mpmath.mpf(10) ** -_printed_digits(text), (
-                key,
-                text,
-            )
+    _assert_kernels_printed(results, k, k1)
 
 
 @pytest.mark.reference

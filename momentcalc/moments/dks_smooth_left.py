@@ -86,6 +86,7 @@ rest under a second.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from functools import cache
 
@@ -435,18 +436,27 @@ def box_grid(
     return cells
 
 
-def box_cells(cells: list[tuple[Fraction, Fraction, Fraction, Fraction]]) -> bool:
-    """H > 0 on every cell, halving (both ways) those that do not show it."""
+def _quartered(
+    cells: list[tuple[Fraction, Fraction, Fraction, Fraction]],
+    shown: Callable[[Fraction, Fraction, Fraction, Fraction], bool],
+) -> bool:
+    """``shown`` on every cell (x₀, x₁, y₀, y₁), quartering those it does not show down to a
+    width of BOX_MIN in x (False there)."""
     stack = list(cells)
     while stack:
-        t0, t1, la, lb = stack.pop()
-        if bool(box_cell(t0, t1, la, lb) > 0):
+        x0, x1, y0, y1 = stack.pop()
+        if shown(x0, x1, y0, y1):
             continue
-        if t1 - t0 <= BOX_MIN:
+        if x1 - x0 <= BOX_MIN:
             return False
-        tm, lm = (t0 + t1) / 2, (la + lb) / 2
-        stack += [(t0, tm, la, lm), (t0, tm, lm, lb), (tm, t1, la, lm), (tm, t1, lm, lb)]
+        xm, ym = (x0 + x1) / 2, (y0 + y1) / 2
+        stack += [(x0, xm, y0, ym), (x0, xm, ym, y1), (xm, x1, y0, ym), (xm, x1, ym, y1)]
     return True
+
+
+def box_cells(cells: list[tuple[Fraction, Fraction, Fraction, Fraction]]) -> bool:
+    """H > 0 on every cell, halving (both ways) those that do not show it."""
+    return _quartered(cells, lambda t0, t1, la, lb: bool(box_cell(t0, t1, la, lb) > 0))
 
 
 Z_CUT = 12  # the Cauchy–Schwarz cells integrate over |z| ≤ Z_CUT
@@ -508,13 +518,4 @@ def cs_grid(
 
 def cs_cells(cells: list[tuple[Fraction, Fraction, Fraction, Fraction]]) -> bool:
     """Every cell shown, quartering those that do not show it."""
-    stack = list(cells)
-    while stack:
-        a0, a1, b0, b1 = stack.pop()
-        if cs_cell(a0, a1, b0, b1):
-            continue
-        if a1 - a0 <= BOX_MIN:
-            return False
-        am, bm = (a0 + a1) / 2, (b0 + b1) / 2
-        stack += [(a0, am, b0, bm), (a0, am, bm, b1), (am, a1, b0, bm), (am, a1, bm, b1)]
-    return True
+    return _quartered(cells, cs_cell)
